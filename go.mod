@@ -1,0 +1,3 @@
+module github.com/pakton/pakton
+
+go 1.26.8

@@ -1,0 +1,219 @@
+// Package document defines a contract's canonical text and the spans that
+// point into it.
+//
+// Every span in pakton — a clause, a retrieval unit, a citation, a benchmark
+// snippet — is a half-open interval [Start, End) of Unicode code points of one
+// document's canonical text. Byte offsets exist only at the edges that need
+// them (slicing a Go string), and this package does that conversion.
+package document
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Span is a half-open interval [Start, End) of code points.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Len returns the number of code points in s (zero for an empty or inverted span).
+func (s Span) Len() int {
+	if s.End <= s.Start {
+		return 0
+	}
+	return s.End - s.Start
+}
+
+// Empty reports whether s covers no code points.
+func (s Span) Empty() bool { return s.End <= s.Start }
+
+// Overlaps reports whether s and o share at least one code point.
+func (s Span) Overlaps(o Span) bool { return s.Start < o.End && o.Start < s.End }
+
+// Contains reports whether o lies entirely inside s.
+func (s Span) Contains(o Span) bool { return s.Start <= o.Start && o.End <= s.End }
+
+// Intersect returns the overlap of s and o (empty when they do not overlap).
+func (s Span) Intersect(o Span) Span {
+	r := Span{max(s.Start, o.Start), min(s.End, o.End)}
+	if r.End < r.Start {
+		r.End = r.Start
+	}
+	return r
+}
+
+func (s Span) String() string { return fmt.Sprintf("[%d,%d)", s.Start, s.End) }
+
+// Page locates one page of a paginated source (PDF) in the canonical text.
+type Page struct {
+	Number int  `json:"number"` // 1-based
+	Span   Span `json:"span"`
+}
+
+// BlockKind says what a parser knows about a block of the source layout.
+type BlockKind string
+
+// Block kinds a parser may report.
+const (
+	BlockParagraph BlockKind = "paragraph"
+	BlockHeading   BlockKind = "heading"
+	BlockListItem  BlockKind = "list_item"
+	BlockTableCell BlockKind = "table_cell"
+)
+
+// Block is a layout hint from a parser: a paragraph, heading or list item the
+// source format marks explicitly (HTML <h2>, a DOCX numbered paragraph, a PDF
+// line set in a larger font). The clause parser may use blocks to refine the
+// tree it builds from the text; the text alone must still be enough.
+type Block struct {
+	Kind  BlockKind `json:"kind"`
+	Span  Span      `json:"span"`
+	Level int       `json:"level,omitempty"` // outline or list level, 0 = top
+	Label string    `json:"label,omitempty"` // numbering the source generated, e.g. "1.1" or "(a)"
+}
+
+// Document is one contract: its canonical text and what parsing learned
+// about its layout.
+type Document struct {
+	ID     string  `json:"id"`               // stable within a collection
+	Name   string  `json:"name"`             // display name, usually the file name
+	Format string  `json:"format"`           // "text", "html", "docx", "pdf", "pdf-ocr"
+	Text   string  `json:"-"`                // canonical text, valid UTF-8
+	Pages  []Page  `json:"pages,omitempty"`  // nil for unpaginated formats
+	Blocks []Block `json:"blocks,omitempty"` // optional layout hints
+
+	index *Index
+}
+
+// Runes returns the length of the canonical text in code points.
+func (d *Document) Runes() int { return d.idx().Len() }
+
+// Slice returns the canonical text of span s, clamped to the text.
+func (d *Document) Slice(s Span) string { return d.idx().Slice(s) }
+
+// PagesOf returns the 1-based page numbers that span s touches, or nil when
+// the document has no page map.
+func (d *Document) PagesOf(s Span) []int {
+	var out []int
+	for _, p := range d.Pages {
+		if p.Span.Overlaps(s) || (s.Empty() && p.Span.Start <= s.Start && s.Start < p.Span.End) {
+			out = append(out, p.Number)
+		}
+	}
+	return out
+}
+
+func (d *Document) idx() *Index {
+	if d.index == nil {
+		d.index = NewIndex(d.Text)
+	}
+	return d.index
+}
+
+// Index converts between code-point and byte offsets of one string. It keeps
+// a byte offset for every 64th code point, so memory stays small and a lookup
+// scans at most 63 code points. ASCII text needs no table at all.
+type Index struct {
+	s      string
+	n      int
+	ascii  bool
+	checks []int32 // byte offset of code point i*stride
+}
+
+const stride = 64
+
+// NewIndex builds the index of s. Invalid UTF-8 bytes count as one code point
+// each, as utf8.DecodeRuneInString does; parsers are expected to have produced
+// valid UTF-8 already.
+func NewIndex(s string) *Index {
+	ix := &Index{s: s}
+	n := utf8.RuneCountInString(s)
+	ix.n = n
+	if n == len(s) {
+		ix.ascii = true
+		return ix
+	}
+	ix.checks = make([]int32, 0, n/stride+1)
+	i, b := 0, 0
+	for b < len(s) {
+		if i%stride == 0 {
+			ix.checks = append(ix.checks, int32(b))
+		}
+		_, w := utf8.DecodeRuneInString(s[b:])
+		b += w
+		i++
+	}
+	return ix
+}
+
+// Len returns the number of code points.
+func (ix *Index) Len() int { return ix.n }
+
+// Byte returns the byte offset of code point r (clamped to [0, Len]).
+func (ix *Index) Byte(r int) int {
+	if r <= 0 {
+		return 0
+	}
+	if r >= ix.n {
+		return len(ix.s)
+	}
+	if ix.ascii {
+		return r
+	}
+	b := int(ix.checks[r/stride])
+	for k := r % stride; k > 0; k-- {
+		_, w := utf8.DecodeRuneInString(ix.s[b:])
+		b += w
+	}
+	return b
+}
+
+// Rune returns the code-point offset of byte offset b. A b inside a multi-byte
+// sequence maps to the code point that contains it.
+func (ix *Index) Rune(b int) int {
+	if b <= 0 {
+		return 0
+	}
+	if b >= len(ix.s) {
+		return ix.n
+	}
+	if ix.ascii {
+		return b
+	}
+	// Binary search for the last checkpoint at or before b.
+	lo, hi := 0, len(ix.checks)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if int(ix.checks[mid]) <= b {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	r, pos := lo*stride, int(ix.checks[lo])
+	for pos < b {
+		_, w := utf8.DecodeRuneInString(ix.s[pos:])
+		if pos+w > b {
+			break
+		}
+		pos += w
+		r++
+	}
+	return r
+}
+
+// Slice returns the substring for code-point span sp, clamped to the text.
+func (ix *Index) Slice(sp Span) string {
+	if sp.End <= sp.Start {
+		return ""
+	}
+	return ix.s[ix.Byte(sp.Start):ix.Byte(sp.End)]
+}
+
+// ByteSpan converts a code-point span to a byte range [b0, b1).
+func (ix *Index) ByteSpan(sp Span) (int, int) { return ix.Byte(sp.Start), ix.Byte(sp.End) }
+
+// RuneSpan converts a byte range to a code-point span.
+func (ix *Index) RuneSpan(b0, b1 int) Span { return Span{ix.Rune(b0), ix.Rune(b1)} }

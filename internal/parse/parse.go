@@ -1,0 +1,127 @@
+// Package parse turns a contract file into a document.Document: one canonical
+// text with exact code-point offsets, a page map for paginated formats, and
+// optional layout hints (blocks). One file per format lives beside this one.
+package parse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// MaxFileSize is the largest file pakton reads by default (bytes).
+const MaxFileSize = 256 << 20
+
+// Errors a caller can test for with errors.Is. Each returned error also names
+// the file and the reason in its message.
+var (
+	ErrUnsupported = errors.New("unsupported file type")
+	ErrEmpty       = errors.New("no text found")
+	ErrTooLarge    = errors.New("file too large")
+	ErrEncrypted   = errors.New("file is encrypted")
+	ErrCorrupt     = errors.New("file is corrupt or truncated")
+	ErrNotText     = errors.New("file is binary, not text")
+	ErrMissingTool = errors.New("required system tool is not installed")
+)
+
+// Options tune parsing. The zero value is the default.
+type Options struct {
+	// MaxBytes overrides MaxFileSize when > 0.
+	MaxBytes int64
+	// OCR controls scanned-PDF handling: "auto" (default: OCR pages with no
+	// text layer when tesseract is installed), "off", or "force".
+	OCR string
+	// PDFEngine selects the PDF text extractor: "auto" (default), "pdftotext"
+	// (poppler-utils), or "pdfium" (pure Go, no system packages).
+	PDFEngine string
+	// Progress, when set, receives human-readable progress for slow steps
+	// (OCR of page n/N). It must be safe to call from several goroutines.
+	Progress func(msg string)
+}
+
+// File parses the file at path. The format is chosen by extension and checked
+// against the content (a .txt holding binary data is refused).
+func File(ctx context.Context, path string, opt Options) (*document.Document, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = MaxFileSize
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, st.Size(), limit)
+	}
+	if st.Size() == 0 {
+		return nil, fmt.Errorf("%s: %w (empty file)", path, ErrEmpty)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	doc, err := Bytes(ctx, filepath.Base(path), data, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// Bytes parses data whose name (used for its extension) is name. Errors do
+// not repeat the name; File adds the path.
+func Bytes(ctx context.Context, name string, data []byte, opt Options) (*document.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w (empty file)", ErrEmpty)
+	}
+	var (
+		doc *document.Document
+		err error
+	)
+	switch Format(name) {
+	case "text":
+		doc, err = parseText(data)
+	case "html":
+		doc, err = parseHTML(data)
+	case "docx":
+		doc, err = parseDOCX(data)
+	case "pdf":
+		doc, err = parsePDF(ctx, data, opt)
+	default:
+		return nil, fmt.Errorf("%w %q (supported: .txt .md .html .htm .docx .pdf)", ErrUnsupported, filepath.Ext(name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	doc.Name = name
+	if strings.TrimSpace(doc.Text) == "" {
+		return nil, fmt.Errorf("%w (the file holds no readable text)", ErrEmpty)
+	}
+	return doc, nil
+}
+
+// Format returns the format name pakton uses for a file name's extension, or
+// "" when the extension is not supported.
+func Format(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".txt", ".md", ".markdown", ".text":
+		return "text"
+	case ".html", ".htm", ".xhtml":
+		return "html"
+	case ".docx":
+		return "docx"
+	case ".pdf":
+		return "pdf"
+	}
+	return ""
+}
