@@ -1,12 +1,494 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/pakton/pakton/internal/document"
 )
 
-// parseHTML is a placeholder until the tokenizer-based parser lands.
+// Canonical text of an HTML file is what a reader sees, not the markup:
+//
+//   - head, script, style, noscript, template and elements marked hidden
+//     (the hidden attribute or style="display:none") are dropped.
+//   - Whitespace in ordinary text collapses to one space as a browser does;
+//     non-breaking spaces count as spaces. <pre> and <textarea> keep theirs.
+//   - Block elements end the line; paragraphs, headings, top-level lists,
+//     tables, blockquotes and <hr> are set off by a blank line. <br> is a
+//     line break.
+//   - Table cells of a row are separated by a tab, one row per line.
+//   - List items are prefixed with their marker, as a browser draws it:
+//     "1.", "b.", "iv." for <ol> (honouring start, type, reversed and the
+//     value of <li>), "•", "◦", "▪" by depth for <ul>, then a space. Nested
+//     items are indented two spaces per level.
+//   - Headings, list items and paragraphs are reported as blocks.
+//
+// The input is UTF-8 unless it is not valid UTF-8, in which case it is
+// decoded as Windows-1252 (which covers a declared ISO-8859-1 / Latin-1, as
+// browsers do); a UTF-16 byte-order mark is honoured.
+
 func parseHTML(data []byte) (*document.Document, error) {
-	return nil, fmt.Errorf("%w: html parser not implemented yet", ErrUnsupported)
+	src := decodeHTMLBytes(data)
+	root, err := html.Parse(strings.NewReader(src))
+	if err != nil {
+		return nil, fmt.Errorf("%w: html: %v", ErrCorrupt, err)
+	}
+	w := &htmlWriter{}
+	w.walk(root)
+	text, blocks := w.finish()
+	return &document.Document{Format: "html", Text: text, Blocks: blocks}, nil
+}
+
+var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
+
+// decodeHTMLBytes returns the document as a Go (UTF-8) string.
+func decodeHTMLBytes(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		return string(data[3:])
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return decodeUTF16(data[2:], false)
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return decodeUTF16(data[2:], true)
+	}
+	if utf8.Valid(data) {
+		return string(data)
+	}
+	cs := ""
+	if m := metaCharset.FindSubmatch(data[:min(len(data), 4096)]); m != nil {
+		cs = strings.ToLower(string(m[1]))
+	}
+	switch cs {
+	case "utf-8", "utf8":
+		if !mostlyNotUTF8(data) {
+			return string(data) // invalid bytes become U+FFFD later
+		}
+	}
+	// windows-1252, iso-8859-1, latin1, us-ascii, undeclared or unknown:
+	// browsers treat all of these as Windows-1252.
+	return decodeWindows1252(data)
+}
+
+// htmlWriter renders a parsed HTML tree to text. Line breaks are requested
+// lazily and written only before the next visible text, so blocks never
+// leave trailing blank lines or spaces.
+type htmlWriter struct {
+	b      strings.Builder
+	runes  int
+	trailN int  // newlines at the end of the output
+	lastWS bool // output ends with whitespace (or is empty)
+
+	pendBreaks int  // newlines wanted before the next text
+	pendSpace  bool // a collapsed space wanted before the next text
+	glue       bool // a list marker was just written: ignore breaks until text
+	pre        int  // depth of <pre>/<textarea>
+
+	open   []*openBlock
+	blocks []document.Block
+	lists  []*htmlList
+	cells  []int // cells seen in each open table row
+}
+
+type openBlock struct {
+	kind  document.BlockKind
+	level int
+	label string
+	start int // -1 until the first visible character
+}
+
+type htmlList struct {
+	ordered  bool
+	typ      string
+	next     int
+	reversed bool
+}
+
+func (w *htmlWriter) finish() (string, []document.Block) {
+	return w.b.String(), w.blocks
+}
+
+func (w *htmlWriter) requestBreaks(n int) {
+	if w.glue {
+		return
+	}
+	w.pendBreaks = max(w.pendBreaks, n)
+}
+
+func (w *htmlWriter) writeRaw(s string) {
+	if s == "" {
+		return
+	}
+	for _, ob := range w.open {
+		if ob.start < 0 {
+			ob.start = w.runes
+		}
+	}
+	w.b.WriteString(s)
+	w.runes += utf8.RuneCountInString(s)
+	n := 0
+	for i := len(s) - 1; i >= 0 && s[i] == '\n'; i-- {
+		n++
+	}
+	if n == len(s) {
+		w.trailN += n
+	} else {
+		w.trailN = n
+	}
+	last, _ := utf8.DecodeLastRuneInString(s)
+	w.lastWS = last == ' ' || last == '\t' || last == '\n'
+}
+
+// flush writes pending line breaks and space before visible text.
+func (w *htmlWriter) flush() {
+	if w.pendBreaks > 0 && w.runes > 0 {
+		if n := w.pendBreaks - w.trailN; n > 0 {
+			w.writeRawNoMark(strings.Repeat("\n", n))
+		}
+		w.pendSpace = false
+	}
+	w.pendBreaks = 0
+	if w.pendSpace && !w.lastWS && w.runes > 0 {
+		w.writeRawNoMark(" ")
+	}
+	w.pendSpace = false
+}
+
+// writeRawNoMark writes separators that must not start an open block.
+func (w *htmlWriter) writeRawNoMark(s string) {
+	saved := make([]int, len(w.open))
+	for i, ob := range w.open {
+		saved[i] = ob.start
+	}
+	w.writeRaw(s)
+	for i, ob := range w.open {
+		ob.start = saved[i]
+	}
+}
+
+// text writes inline text, collapsing whitespace unless inside <pre>.
+func (w *htmlWriter) text(s string) {
+	s = canonicalText(s)
+	if w.pre > 0 {
+		if s == "" {
+			return
+		}
+		w.flush()
+		w.glue = false
+		w.writeRaw(s)
+		return
+	}
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, isHTMLSpace)
+		if i < 0 {
+			i = len(s)
+		}
+		if i > 0 {
+			w.flush()
+			w.glue = false
+			w.writeRaw(s[:i])
+			s = s[i:]
+			continue
+		}
+		_, sz := utf8.DecodeRuneInString(s)
+		s = s[sz:]
+		w.pendSpace = true
+	}
+}
+
+func isHTMLSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\f', '\u00A0':
+		return true
+	}
+	return false
+}
+
+func (w *htmlWriter) lineBreak() {
+	w.pendSpace = false
+	w.glue = false
+	if w.pendBreaks > 0 && w.runes > 0 {
+		if n := w.pendBreaks - w.trailN; n > 0 {
+			w.writeRawNoMark(strings.Repeat("\n", n))
+		}
+	}
+	w.pendBreaks = 0
+	if w.runes > 0 {
+		w.writeRawNoMark("\n")
+	}
+}
+
+func (w *htmlWriter) push(kind document.BlockKind, level int, label string) {
+	w.open = append(w.open, &openBlock{kind: kind, level: level, label: label, start: -1})
+}
+
+func (w *htmlWriter) pop() {
+	ob := w.open[len(w.open)-1]
+	w.open = w.open[:len(w.open)-1]
+	if ob.start >= 0 && w.runes > ob.start {
+		end := w.runes
+		// The output never ends in collapsed space, but <pre> may.
+		s := w.b.String()
+		for end > ob.start {
+			r, sz := utf8.DecodeLastRuneInString(s)
+			if r != ' ' && r != '\t' && r != '\n' {
+				break
+			}
+			s = s[:len(s)-sz]
+			end--
+		}
+		if end > ob.start {
+			w.blocks = append(w.blocks, document.Block{Kind: ob.kind, Span: document.Span{Start: ob.start, End: end}, Level: ob.level, Label: ob.label})
+		}
+	}
+}
+
+func hasAttr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func hidden(n *html.Node) bool {
+	if _, ok := hasAttr(n, "hidden"); ok {
+		return true
+	}
+	if st, ok := hasAttr(n, "style"); ok {
+		st = strings.ToLower(strings.Join(strings.Fields(st), ""))
+		if strings.Contains(st, "display:none") {
+			return true
+		}
+	}
+	return false
+}
+
+// blockBreaks returns how many newlines separate element a from its
+// neighbours: 2 for elements browsers set off with margins, 1 for other
+// block elements, 0 for inline ones.
+func (w *htmlWriter) blockBreaks(a atom.Atom) int {
+	switch a {
+	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote,
+		atom.Pre, atom.Dl, atom.Figure, atom.Hr, atom.Table, atom.Fieldset, atom.Listing, atom.Xmp:
+		return 2
+	case atom.Ol, atom.Ul, atom.Menu, atom.Dir:
+		if len(w.lists) == 0 {
+			return 2
+		}
+		return 1
+	case atom.Address, atom.Article, atom.Aside, atom.Center, atom.Dd, atom.Details,
+		atom.Dialog, atom.Div, atom.Dt, atom.Figcaption, atom.Footer, atom.Form, atom.Header,
+		atom.Hgroup, atom.Li, atom.Main, atom.Nav, atom.Section, atom.Summary, atom.Tr,
+		atom.Caption, atom.Legend, atom.Body, atom.Html, atom.Tbody, atom.Thead, atom.Tfoot,
+		atom.Option, atom.Textarea:
+		return 1
+	}
+	return 0
+}
+
+func (w *htmlWriter) walk(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data)
+		return
+	case html.DocumentNode:
+		w.children(n)
+		return
+	case html.ElementNode:
+	default:
+		return // comments, doctype
+	}
+	switch n.DataAtom {
+	case atom.Head, atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Iframe,
+		atom.Object, atom.Canvas, atom.Svg, atom.Math, atom.Title, atom.Select:
+		return
+	}
+	if hidden(n) {
+		return
+	}
+	switch n.DataAtom {
+	case atom.Br:
+		w.lineBreak()
+		return
+	case atom.Img:
+		if alt, ok := hasAttr(n, "alt"); ok {
+			w.text(alt)
+		}
+		return
+	case atom.Td, atom.Th:
+		if k := len(w.cells); k > 0 {
+			if w.cells[k-1] > 0 {
+				w.pendSpace = false
+				w.flush()
+				w.writeRawNoMark("\t")
+			}
+			w.cells[k-1]++
+		}
+		w.children(n)
+		w.pendSpace = false
+		return
+	}
+
+	br := w.blockBreaks(n.DataAtom)
+	w.requestBreaks(br)
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		w.push(document.BlockHeading, int(n.Data[1]-'1'), "")
+		w.children(n)
+		w.pop()
+	case atom.P:
+		w.push(document.BlockParagraph, 0, "")
+		w.children(n)
+		w.pop()
+	case atom.Pre, atom.Textarea, atom.Listing, atom.Xmp:
+		w.pre++
+		w.children(n)
+		w.pre--
+	case atom.Ol, atom.Ul, atom.Menu, atom.Dir:
+		w.lists = append(w.lists, newHTMLList(n))
+		w.children(n)
+		w.lists = w.lists[:len(w.lists)-1]
+	case atom.Li:
+		w.listItem(n)
+	case atom.Tr:
+		w.cells = append(w.cells, 0)
+		w.children(n)
+		w.cells = w.cells[:len(w.cells)-1]
+	case atom.Table:
+		saved := w.cells
+		w.cells = nil
+		w.children(n)
+		w.cells = saved
+	default:
+		w.children(n)
+	}
+	w.requestBreaks(br)
+}
+
+func (w *htmlWriter) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.walk(c)
+	}
+}
+
+func newHTMLList(n *html.Node) *htmlList {
+	l := &htmlList{ordered: n.DataAtom == atom.Ol, next: 1}
+	if !l.ordered {
+		return l
+	}
+	l.typ, _ = hasAttr(n, "type")
+	_, l.reversed = hasAttr(n, "reversed")
+	if l.reversed {
+		l.next = 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.Li {
+				l.next++
+			}
+		}
+	}
+	if s, ok := hasAttr(n, "start"); ok {
+		if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			l.next = v
+		}
+	}
+	return l
+}
+
+func (w *htmlWriter) listItem(n *html.Node) {
+	depth := max(len(w.lists)-1, 0)
+	label := "•"
+	if len(w.lists) > 0 {
+		l := w.lists[len(w.lists)-1]
+		if l.ordered {
+			if s, ok := hasAttr(n, "value"); ok {
+				if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+					l.next = v
+				}
+			}
+			typ := l.typ
+			if t, ok := hasAttr(n, "type"); ok {
+				typ = t
+			}
+			label = formatHTMLNumber(l.next, typ) + "."
+			if l.reversed {
+				l.next--
+			} else {
+				l.next++
+			}
+		} else {
+			label = []string{"•", "◦", "▪"}[min(depth, 2)]
+		}
+	}
+	w.push(document.BlockListItem, depth, label)
+	w.pendSpace = false
+	w.flush()
+	w.writeRaw(strings.Repeat("  ", depth))
+	// The indent is not part of the item.
+	w.open[len(w.open)-1].start = w.runes
+	w.writeRaw(label + " ")
+	w.glue = true
+	w.children(n)
+	w.glue = false
+	w.pop()
+}
+
+func formatHTMLNumber(n int, typ string) string {
+	switch typ {
+	case "a":
+		return alphaNumber(n, false)
+	case "A":
+		return alphaNumber(n, true)
+	case "i":
+		return romanNumber(n, false)
+	case "I":
+		return romanNumber(n, true)
+	}
+	return strconv.Itoa(n)
+}
+
+// alphaNumber formats n as a, b, …, z, aa, ab, … (spreadsheet style, as
+// browsers do); non-positive n falls back to decimal.
+func alphaNumber(n int, upper bool) string {
+	if n <= 0 {
+		return strconv.Itoa(n)
+	}
+	base := byte('a')
+	if upper {
+		base = 'A'
+	}
+	var b []byte
+	for n > 0 {
+		n--
+		b = append([]byte{base + byte(n%26)}, b...)
+		n /= 26
+	}
+	return string(b)
+}
+
+// romanNumber formats 1..3999 in roman numerals; others fall back to decimal.
+func romanNumber(n int, upper bool) string {
+	if n <= 0 || n >= 4000 {
+		return strconv.Itoa(n)
+	}
+	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
+	syms := []string{"m", "cm", "d", "cd", "c", "xc", "l", "xl", "x", "ix", "v", "iv", "i"}
+	var sb strings.Builder
+	for i, v := range vals {
+		for n >= v {
+			sb.WriteString(syms[i])
+			n -= v
+		}
+	}
+	if upper {
+		return strings.ToUpper(sb.String())
+	}
+	return sb.String()
 }
