@@ -1,0 +1,204 @@
+package clause
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Short words that stay lower case inside a Title Case heading.
+var minorWords = map[string]bool{
+	"a": true, "an": true, "and": true, "as": true, "at": true, "by": true, "for": true,
+	"from": true, "in": true, "into": true, "of": true, "on": true, "or": true, "the": true,
+	"to": true, "with": true, "upon": true, "under": true, "non": true, "vs": true, "etc": true,
+	"its": true, "per": true, "not": true, "than": true, "over": true, "between": true,
+	"after": true, "before": true, "during": true, "without": true, "via": true, "nor": true,
+}
+
+// isHeadingLine reports whether text reads as a heading: short, no sentence
+// inside, ALL CAPS or Title Case.
+func isHeadingLine(text string) bool {
+	text = strings.TrimSpace(text)
+	if text == "" || utf8.RuneCountInString(text) > 100 || strings.ContainsAny(text, "\n\"“”") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text)
+	if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	t := strings.TrimRight(text, ".:")
+	if strings.Contains(t, ". ") {
+		return false
+	}
+	words := strings.Fields(t)
+	if len(words) == 0 || len(words) > 12 {
+		return false
+	}
+	letters := 0
+	for _, w := range words {
+		w = strings.Trim(w, "()[],'’-–&/")
+		if w == "" {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLetter(r) {
+			letters++
+		}
+		if unicode.IsLower(r) && !minorWords[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return letters > 0
+}
+
+// cleanHeading trims a heading line of white space and a final period or
+// colon.
+func cleanHeading(text string) string {
+	t := strings.TrimSpace(text)
+	t = strings.TrimRight(t, ".:-–— \t")
+	return strings.Join(strings.Fields(t), " ")
+}
+
+// headingOf finds the heading at the start of a numbered node's text (after
+// its label): the first line when it is a short heading-like line followed
+// by more text, or an inline heading ending at the first period ("1.
+// DEFINITIONS. The following ..."). It returns "" when there is none.
+func headingOf(body string, hasChildren bool) string {
+	if body == "" {
+		return ""
+	}
+	// The first line, ended by a newline or a wide run of spaces.
+	end := len(body)
+	if k := strings.IndexByte(body, '\n'); k >= 0 {
+		end = k
+	}
+	if k := strings.Index(body[:end], "   "); k >= 0 {
+		end = k
+	}
+	if k := strings.Index(body[:end], "\t"); k >= 0 {
+		end = k
+	}
+	line := body[:end]
+	rest := strings.TrimSpace(body[end:])
+	if isHeadingLine(line) && (rest != "" || hasChildren || !strings.HasSuffix(strings.TrimSpace(line), ".")) {
+		if h := cleanHeading(line); h != "" && !(rest == "" && !hasChildren && len(strings.Fields(h)) > 8) {
+			return h
+		}
+	}
+	// Inline heading: up to the first period, when what precedes reads as a
+	// heading and a sentence follows.
+	lim := min(len(body), 120)
+	for k := 0; k < lim; k++ {
+		c := body[k]
+		if c == '\n' {
+			break
+		}
+		if c != '.' && c != ':' {
+			continue
+		}
+		if k+1 < len(body) && body[k+1] != ' ' && body[k+1] != '\n' && body[k+1] != '\t' {
+			continue // "U.S.", "1.5"
+		}
+		cand := body[:k]
+		if len(strings.Fields(cand)) > 10 {
+			break
+		}
+		if isHeadingLine(cand) && !endsWithAbbrev(cand) {
+			return cleanHeading(cand)
+		}
+		break
+	}
+	return ""
+}
+
+func endsWithAbbrev(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return true
+	}
+	last := strings.ToLower(f[len(f)-1])
+	switch last {
+	case "inc", "co", "corp", "ltd", "no", "mr", "mrs", "ms", "dr", "st", "u.s", "n.v", "s.a", "l.p", "llc":
+		return true
+	}
+	return len(last) == 1 && len(f) > 1
+}
+
+// dropTOC removes markers that belong to a table of contents: runs of three
+// or more consecutive markers whose text is only a heading (and perhaps a
+// page number), when the first of them recurs later in the document.
+func dropTOC(s string, ms []marker) []marker {
+	if len(ms) < 4 {
+		return ms
+	}
+	entry := make([]bool, len(ms))
+	for i := range ms {
+		end := len(s)
+		if i+1 < len(ms) {
+			end = ms[i+1].pos
+		}
+		entry[i] = ms[i].fam != famDefinition && ms[i].fam != famClosing && tocEntry(s[ms[i].labelEnd:end])
+	}
+	drop := make([]bool, len(ms))
+	for i := 0; i < len(ms); {
+		if !entry[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ms) && entry[j] {
+			j++
+		}
+		if j-i >= 3 && recurs(ms, i, j) {
+			for k := i; k < j; k++ {
+				drop[k] = true
+			}
+		}
+		i = j
+	}
+	out := ms[:0:0]
+	for i, m := range ms {
+		if !drop[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// recurs reports whether a label of the run ms[i:j] appears again after it.
+func recurs(ms []marker, i, j int) bool {
+	labels := map[string]bool{}
+	for k := i; k < j; k++ {
+		labels[strings.ToLower(strings.Join(strings.Fields(ms[k].label), " "))] = true
+	}
+	hits := 0
+	for k := j; k < len(ms); k++ {
+		if labels[strings.ToLower(strings.Join(strings.Fields(ms[k].label), " "))] {
+			hits++
+			if hits >= 2 || j-i < 4 {
+				return true
+			}
+		}
+	}
+	return hits > 0
+}
+
+// tocEntry reports whether the text after a marker is only a heading with an
+// optional page number or dot leader.
+func tocEntry(seg string) bool {
+	t := strings.TrimSpace(seg)
+	if t == "" {
+		return true
+	}
+	if utf8.RuneCountInString(t) > 160 || strings.Count(t, "\n") > 3 {
+		return false
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	t = strings.TrimRight(t, "0123456789 .…_-\t")
+	t = strings.TrimSuffix(t, " Page")
+	t = strings.TrimRight(t, " .")
+	if t == "" {
+		return true
+	}
+	return isHeadingLine(t)
+}

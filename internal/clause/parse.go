@@ -1,0 +1,639 @@
+package clause
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Parse builds the clause tree of doc's canonical text. It never fails: a
+// document without recognisable structure becomes a root with one paragraph
+// node per blank-line-separated paragraph.
+//
+// Nodes open at numbering found at a line start (or after a wide run of
+// spaces, which is how many text extractions render a line break): 1., 1.1,
+// (a), a), (i), (A), Article IV, Section 2.3, § 4, Schedule 1, Exhibit A and
+// definitions such as `"X" means`. Which list a number continues is decided by
+// the sequence of numbers seen so far, so cross-references, dates, amounts and
+// a table of contents are not mistaken for structure. doc.Blocks, when
+// present, add layout breaks and list labels the text may not show.
+func Parse(doc *document.Document) *Tree {
+	p := &parser{s: doc.Text, blocks: doc.Blocks}
+	return p.parse()
+}
+
+type parser struct {
+	s      string
+	blocks []document.Block
+	ix     *document.Index
+
+	markers []marker // accepted, in document order
+	parent  []int    // parent marker index, -1 for top level
+	read    []interp // chosen reading of each accepted marker
+}
+
+// open is one open list on the nesting stack.
+type open struct {
+	m    int // index into p.markers
+	st   string
+	val  int
+	nums []int
+	fam  family
+	rank int
+	lvl  int
+}
+
+// tmpNode is a node before code-point conversion: byte offsets.
+type tmpNode struct {
+	parent   int
+	kind     Kind
+	label    string
+	heading  string
+	term     string
+	start    int // byte offset of the node's first character
+	labelEnd int
+	end      int // byte offset where the node's own region ends (exclusive)
+}
+
+func (p *parser) parse() *Tree {
+	p.ix = document.NewIndex(p.s)
+	cands := p.scan()
+	cands = dropTOC(p.s, cands)
+	for i := range cands {
+		p.add(cands[i])
+	}
+	return p.build()
+}
+
+// scan finds every marker at a strong position: a line start, a layout
+// block start, or the first character after a run of three or more spaces.
+func (p *parser) scan() []marker {
+	s := p.s
+	var out []marker
+	blockAt := map[int]document.Block{}
+	if len(p.blocks) > 0 {
+		for _, b := range p.blocks {
+			if b.Kind == document.BlockListItem || b.Kind == document.BlockHeading || b.Kind == document.BlockParagraph {
+				bo := p.ix.Byte(b.Span.Start)
+				bo = skipSpace(s, bo)
+				if _, dup := blockAt[bo]; !dup || b.Kind != document.BlockParagraph {
+					blockAt[bo] = b
+				}
+			}
+		}
+	}
+	try := func(pos int) {
+		if b, ok := blockAt[pos]; ok {
+			if m, ok := p.blockMarker(pos, b); ok {
+				out = append(out, m)
+				delete(blockAt, pos)
+				return
+			}
+			delete(blockAt, pos)
+		}
+		if m, ok := scanMarker(s, pos); ok {
+			m.strong = true
+			out = append(out, m)
+		}
+	}
+	i := 0
+	for i < len(s) {
+		// i is at a line start.
+		j := i
+		for j < len(s) && s[j] != '\n' {
+			r, w := utf8.DecodeRuneInString(s[j:])
+			if !isHSpace(r) {
+				break
+			}
+			j += w
+		}
+		if j < len(s) && s[j] != '\n' {
+			try(j)
+		}
+		// Soft breaks inside the line.
+		k := j
+		run := 0
+		for k < len(s) && s[k] != '\n' {
+			c := s[k]
+			if c == ' ' || c == '\t' {
+				run++
+				if c == '\t' {
+					run += 2
+				}
+				k++
+				continue
+			}
+			if run >= 3 && c != '\r' {
+				try(k)
+			}
+			run = 0
+			if c < utf8.RuneSelf {
+				k++
+			} else {
+				_, w := utf8.DecodeRuneInString(s[k:])
+				k += w
+			}
+		}
+		i = k + 1
+	}
+	// Blocks whose start fell inside a line.
+	if len(blockAt) > 0 {
+		var rest []int
+		for pos := range blockAt {
+			rest = append(rest, pos)
+		}
+		sort.Ints(rest)
+		for _, pos := range rest {
+			if pos < len(s) {
+				try(pos)
+			}
+		}
+		sort.SliceStable(out, func(a, b int) bool { return out[a].pos < out[b].pos })
+	}
+	// Two readings at one position (a block and the text): keep the first.
+	dedup := out[:0]
+	for _, m := range out {
+		if len(dedup) > 0 && dedup[len(dedup)-1].pos == m.pos {
+			continue
+		}
+		dedup = append(dedup, m)
+	}
+	return dedup
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += w
+	}
+	return i
+}
+
+// blockMarker turns a layout block into a marker. A list item whose label
+// the text does not repeat gets a zero-width label.
+func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
+	if m, ok := scanMarker(p.s, pos); ok {
+		m.strong = true
+		if b.Kind != document.BlockParagraph {
+			m.level = b.Level
+		}
+		return m, true
+	}
+	switch b.Kind {
+	case document.BlockListItem:
+		if b.Label == "" {
+			return marker{}, false
+		}
+		m := marker{pos: pos, labelEnd: pos, label: b.Label, fam: famItem, level: b.Level, strong: true}
+		lab := strings.TrimSpace(b.Label)
+		if tm, ok := scanMarker(lab+" X", 0); ok && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
+			m.fam, m.nums, m.reads = tm.fam, tm.nums, tm.reads
+		} else {
+			m.reads = []interp{{"list", 0}}
+		}
+		m.label = strings.TrimRight(lab, ".")
+		return m, true
+	case document.BlockHeading:
+		end := strings.IndexByte(p.s[pos:], '\n')
+		if end < 0 {
+			end = len(p.s) - pos
+		}
+		h := strings.TrimSpace(p.s[pos : pos+end])
+		if h == "" || len(h) > 200 {
+			return marker{}, false
+		}
+		return marker{pos: pos, labelEnd: pos, fam: famHeading, level: b.Level, strong: true, heading: h, reads: []interp{{"heading", 0}}}, true
+	}
+	return marker{}, false
+}
+
+// gap is how far a number may jump and still continue its list: redactions
+// and lost lines skip a number now and then.
+func gap(fam family) int {
+	if fam == famItem {
+		return 2
+	}
+	return 3
+}
+
+// add places marker m on the stack of open lists, or drops it when it
+// neither continues an open list nor plausibly opens a new one.
+func (p *parser) add(m marker) {
+	stack := p.stackOf()
+	switch m.fam {
+	case famSchedule, famClosing:
+		p.accept(m, m.reads[0], -1)
+		return
+	case famHeading:
+		par := -1
+		for k := len(stack) - 1; k >= 0; k-- {
+			e := stack[k]
+			if e.lvl >= 0 && e.lvl < m.level && (e.fam == famHeading || e.fam == famArticle || e.fam == famSchedule) {
+				par = e.m
+				break
+			}
+			if e.fam == famSchedule {
+				par = e.m
+				break
+			}
+		}
+		p.accept(m, m.reads[0], par)
+		return
+	case famDefinition:
+		for k := len(stack) - 1; k >= 0; k-- {
+			if stack[k].fam == famDefinition {
+				p.accept(m, m.reads[0], p.parent[stack[k].m])
+				return
+			}
+			if stack[k].rank <= 5 {
+				break
+			}
+		}
+		p.accept(m, m.reads[0], top(stack))
+		return
+	}
+	// Layout levels from a list block decide nesting directly.
+	if m.level >= 0 && m.fam == famItem {
+		for k := len(stack) - 1; k >= 0; k-- {
+			e := stack[k]
+			if e.lvl >= 0 && e.lvl < m.level || e.fam == famSchedule || (e.lvl < 0 && e.fam != famItem && e.fam != famDefinition) {
+				p.accept(m, m.reads[0], e.m)
+				return
+			}
+		}
+		p.accept(m, m.reads[0], -1)
+		return
+	}
+	// 1. Continue an open list.
+	for k := len(stack) - 1; k >= 0; k-- {
+		e := stack[k]
+		for _, r := range m.reads {
+			if r.style != e.st || !continues(e, m, r) {
+				continue
+			}
+			p.accept(m, r, p.parent[e.m])
+			return
+		}
+	}
+	// 2. Open a new list.
+	if (m.fam == famDecimal || m.fam == famSectionKw) && len(m.nums) > 1 {
+		prefix := m.nums[:len(m.nums)-1]
+		last := m.nums[len(m.nums)-1]
+		for k := len(stack) - 1; k >= 0; k-- {
+			e := stack[k]
+			if pathIs(e, prefix) {
+				if last >= 1 && last <= gap(m.fam) {
+					p.accept(m, m.reads[0], e.m)
+				}
+				return
+			}
+		}
+		if last != 1 {
+			return
+		}
+		p.accept(m, m.reads[0], p.popRank(stack, m.rank()))
+		return
+	}
+	for _, r := range m.reads {
+		if r.val != 1 {
+			continue
+		}
+		if m.fam == famItem {
+			// A list restarting beside an earlier list of the same style.
+			for k := len(stack) - 1; k >= 0; k-- {
+				if stack[k].st == r.style {
+					p.accept(m, r, p.parent[stack[k].m])
+					return
+				}
+				if stack[k].fam != famItem && stack[k].fam != famDefinition {
+					break
+				}
+			}
+			p.accept(m, r, top(stack))
+			return
+		}
+		p.accept(m, r, p.popRank(stack, m.rank()))
+		return
+	}
+}
+
+// pathIs reports whether open list e carries the hierarchical number path.
+func pathIs(e open, path []int) bool {
+	switch e.fam {
+	case famDecimal, famSectionKw:
+		if len(e.nums) != len(path) {
+			return false
+		}
+		for i := range path {
+			if e.nums[i] != path[i] {
+				return false
+			}
+		}
+		return true
+	case famArticle:
+		return len(path) == 1 && e.val == path[0]
+	}
+	return false
+}
+
+func continues(e open, m marker, r interp) bool {
+	g := gap(m.fam)
+	switch m.fam {
+	case famDecimal, famSectionKw:
+		if len(e.nums) != len(m.nums) {
+			return false
+		}
+		n := len(m.nums)
+		for i := 0; i < n-1; i++ {
+			if e.nums[i] != m.nums[i] {
+				return false
+			}
+		}
+		return m.nums[n-1] > e.nums[n-1] && m.nums[n-1] <= e.nums[n-1]+g
+	}
+	return r.val > e.val && r.val <= e.val+g
+}
+
+func top(stack []open) int {
+	if len(stack) == 0 {
+		return -1
+	}
+	return stack[len(stack)-1].m
+}
+
+// popRank returns the node a new list of rank r nests under: the innermost
+// open list of lower rank.
+func (p *parser) popRank(stack []open, r int) int {
+	for k := len(stack) - 1; k >= 0; k-- {
+		if stack[k].rank < r {
+			return stack[k].m
+		}
+	}
+	return -1
+}
+
+func (p *parser) accept(m marker, r interp, parent int) {
+	p.markers = append(p.markers, m)
+	p.parent = append(p.parent, parent)
+	p.read = append(p.read, r)
+}
+
+// stackOf returns the open lists: the path from the root to the last
+// accepted marker.
+func (p *parser) stackOf() []open {
+	var rev []open
+	for i := len(p.markers) - 1; i >= 0; i = p.parent[i] {
+		m := &p.markers[i]
+		rev = append(rev, open{m: i, st: p.read[i].style, val: p.read[i].val, nums: m.nums, fam: m.fam, rank: m.rank(), lvl: m.level})
+	}
+	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
+		rev[a], rev[b] = rev[b], rev[a]
+	}
+	return rev
+}
+
+// build turns the accepted markers into the tree: it adds the preamble,
+// falls back to paragraphs when nothing was found, fills headings and terms
+// and converts byte offsets to code points.
+func (p *parser) build() *Tree {
+	s := p.s
+	var nodes []tmpNode
+	nodes = append(nodes, tmpNode{parent: -1, kind: KindDocument, start: 0, end: 0})
+	if len(p.markers) == 0 {
+		p.paragraphs(&nodes, 0, 0, len(s), true)
+		return p.finish(nodes)
+	}
+	first := p.markers[0].pos
+	if a, b := trimRange(s, 0, first); a < b {
+		pre := len(nodes)
+		nodes = append(nodes, tmpNode{parent: 0, kind: KindPreamble, start: a, labelEnd: a, end: b})
+		if b-a > 1500 {
+			p.paragraphs(&nodes, pre, a, b, false)
+		}
+	}
+	base := len(nodes)
+	for i := range p.markers {
+		m := &p.markers[i]
+		par := 0
+		if p.parent[i] >= 0 {
+			par = base + p.parent[i]
+		}
+		nodes = append(nodes, tmpNode{
+			parent:   par,
+			kind:     kindOf(m),
+			label:    m.label,
+			heading:  m.heading,
+			start:    m.pos,
+			labelEnd: m.labelEnd,
+		})
+	}
+	for i := base; i < len(nodes); i++ {
+		if i+1 < len(nodes) {
+			nodes[i].end = nodes[i+1].start
+		} else {
+			nodes[i].end = len(s)
+		}
+	}
+	return p.finish(nodes)
+}
+
+func kindOf(m *marker) Kind {
+	switch m.fam {
+	case famSchedule:
+		return KindSchedule
+	case famArticle:
+		return KindArticle
+	case famSectionKw:
+		return KindSection
+	case famDecimal:
+		if len(m.nums) == 1 {
+			return KindSection
+		}
+		return KindClause
+	case famDefinition:
+		return KindDefinition
+	case famClosing:
+		return KindParagraph
+	case famHeading:
+		return KindSection
+	}
+	return KindItem
+}
+
+// paragraphs appends one paragraph node per blank-line separated paragraph
+// of s[a:b] under parent. With headings set, a short heading line followed by
+// body paragraphs becomes an unnumbered section holding them.
+func (p *parser) paragraphs(nodes *[]tmpNode, parent, a, b int, headings bool) {
+	s := p.s
+	type para struct{ a, b int }
+	var paras []para
+	i := a
+	for i < b {
+		i = skipSpace(s, i)
+		if i >= b {
+			break
+		}
+		j := paragraphEnd(s, i, b)
+		ta, tb := trimRange(s, i, j)
+		if ta < tb {
+			paras = append(paras, para{ta, tb})
+		}
+		i = j
+	}
+	sec := -1
+	for k, pr := range paras {
+		if headings {
+			text := s[pr.a:pr.b]
+			if !strings.Contains(text, "\n") && k+1 < len(paras) && isHeadingLine(text) {
+				sec = len(*nodes)
+				*nodes = append(*nodes, tmpNode{parent: parent, kind: KindSection, heading: cleanHeading(text), start: pr.a, labelEnd: pr.a, end: pr.b})
+				continue
+			}
+		}
+		par := parent
+		if sec >= 0 {
+			par = sec
+		}
+		*nodes = append(*nodes, tmpNode{parent: par, kind: KindParagraph, start: pr.a, labelEnd: pr.a, end: pr.b})
+	}
+}
+
+// paragraphEnd returns where the paragraph starting at i ends: at a blank
+// line, or at a run of four or more spaces when the text renders paragraph
+// breaks that way, but never before b.
+func paragraphEnd(s string, i, b int) int {
+	run := 0
+	nl := 0
+	for k := i; k < b; k++ {
+		switch s[k] {
+		case '\n':
+			nl++
+			run = 0
+			if nl >= 2 {
+				return k
+			}
+		case ' ', '\t', '\r', '\f':
+			run++
+			if run >= 4 && nl == 0 {
+				return k
+			}
+		default:
+			if nl == 1 && run >= 4 {
+				return k
+			}
+			run, nl = 0, 0
+		}
+	}
+	return b
+}
+
+// trimRange returns [a, b) without leading and trailing white space.
+func trimRange(s string, a, b int) (int, int) {
+	for a < b {
+		r, w := utf8.DecodeRuneInString(s[a:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		a += w
+	}
+	for b > a {
+		r, w := utf8.DecodeLastRuneInString(s[:b])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		b -= w
+	}
+	return a, b
+}
+
+// finish computes spans, headings and terms and converts to code points.
+func (p *parser) finish(nodes []tmpNode) *Tree {
+	s := p.s
+	n := len(nodes)
+	children := make([][]int, n)
+	for i := 1; i < n; i++ {
+		children[nodes[i].parent] = append(children[nodes[i].parent], i)
+	}
+	spanEnd := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		e := nodes[i].end
+		if c := children[i]; len(c) > 0 {
+			e = max(e, spanEnd[c[len(c)-1]])
+		}
+		spanEnd[i] = e
+	}
+	t := &Tree{Nodes: make([]Node, n)}
+	ra, rb := trimRange(s, 0, len(s))
+	for i := range nodes {
+		tn := &nodes[i]
+		nd := &t.Nodes[i]
+		nd.ID = i
+		nd.Parent = tn.parent
+		nd.Children = children[i]
+		nd.Kind = tn.kind
+		nd.Label = tn.label
+		nd.Heading = tn.heading
+		if i == 0 {
+			nd.Span = p.ix.RuneSpan(ra, rb)
+			nd.Own = document.Span{Start: nd.Span.Start, End: nd.Span.Start}
+			if len(children[0]) == 0 {
+				nd.Own = nd.Span
+			}
+			continue
+		}
+		nd.Depth = t.Nodes[tn.parent].Depth + 1
+		ownEnd := tn.end
+		if c := children[i]; len(c) > 0 {
+			ownEnd = nodes[c[0]].start
+		}
+		oa, ob := trimRange(s, tn.start, ownEnd)
+		sa, sb := trimRange(s, tn.start, spanEnd[i])
+		nd.Own = p.ix.RuneSpan(oa, ob)
+		nd.Span = p.ix.RuneSpan(sa, sb)
+		p.describe(nd, tn, ob, len(children[i]) > 0)
+	}
+	return t
+}
+
+// describe fills a numbered node's heading and, for definitions, its term.
+func (p *parser) describe(nd *Node, tn *tmpNode, ownEnd int, hasChildren bool) {
+	if tn.kind == KindPreamble || tn.kind == KindParagraph && tn.label == "" && tn.heading == "" {
+		return
+	}
+	s := p.s
+	if tn.kind == KindDefinition && tn.label == "" {
+		nd.Term = tn.heading
+		nd.Heading = ""
+		return
+	}
+	if nd.Heading != "" {
+		return
+	}
+	a := tn.labelEnd
+	if a > ownEnd {
+		return
+	}
+	body := s[a:ownEnd]
+	body = strings.TrimLeft(body, " \t\r\n\f.:-–—")
+	if term, ok := definitionTerm(body); ok {
+		nd.Kind = KindDefinition
+		nd.Term = term
+		return
+	}
+	nd.Heading = headingOf(body, hasChildren)
+	if nd.Heading != "" {
+		// "1.1 Definitions. "Affiliate" means ..." keeps its heading; a
+		// definition after a heading is still a definition.
+		rest := strings.TrimLeft(body[min(len(body), len(nd.Heading)):], " \t\r\n.:-–—")
+		if term, ok := definitionTerm(rest); ok && nd.Kind != KindArticle && nd.Kind != KindSchedule {
+			nd.Kind = KindDefinition
+			nd.Term = term
+		}
+	}
+}
