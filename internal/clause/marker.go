@@ -11,14 +11,14 @@ import (
 type family int
 
 const (
-	famSchedule family = iota // Schedule 1, Exhibit A: always top level
-	famArticle                // Article IV, ARTICLE 4, PART 2
-	famSectionKw              // Section 2.3, § 4
-	famDecimal                // 1. / 1.1 / 1.1.1
-	famItem                   // (a), a), (i), (A), (1), 1)
-	famDefinition             // "X" means ... on its own line
-	famClosing                // IN WITNESS WHEREOF
-	famHeading                // a layout heading block without numbering
+	famSchedule   family = iota // Schedule 1, Exhibit A: always top level
+	famArticle                  // Article IV, ARTICLE 4, PART 2
+	famSectionKw                // Section 2.3, § 4
+	famDecimal                  // 1. / 1.1 / 1.1.1
+	famItem                     // (a), a), (i), (A), (1), 1)
+	famDefinition               // "X" means ... on its own line
+	famClosing                  // IN WITNESS WHEREOF
+	famHeading                  // a layout heading block without numbering
 )
 
 // interp is one reading of a marker's number: its style key and value. A
