@@ -21,7 +21,8 @@ import (
 //   - Whitespace in ordinary text collapses to one space as a browser does;
 //     non-breaking spaces count as spaces. <pre> and <textarea> keep theirs.
 //   - Block elements end the line; paragraphs, headings, top-level lists,
-//     tables, blockquotes and <hr> are set off by a blank line. <br> is a
+//     tables, blockquotes and <hr> are set off by a blank line (a single
+//     line break inside a list). <br> is a
 //     line break.
 //   - Table cells of a row are separated by a tab, one row per line.
 //   - List items are prefixed with their marker, as a browser draws it:
@@ -278,6 +279,9 @@ func (w *htmlWriter) blockBreaks(a atom.Atom) int {
 	switch a {
 	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote,
 		atom.Pre, atom.Dl, atom.Figure, atom.Hr, atom.Table, atom.Fieldset, atom.Listing, atom.Xmp:
+		if len(w.lists) > 0 {
+			return 1 // keep list items together, as in a tight list
+		}
 		return 2
 	case atom.Ol, atom.Ul, atom.Menu, atom.Dir:
 		if len(w.lists) == 0 {
