@@ -1,0 +1,364 @@
+// Package embed turns texts into vectors through an OpenAI-compatible
+// embeddings endpoint.
+//
+// The same wire protocol (POST {base}/embeddings) is spoken by OpenAI, Ollama
+// (http://localhost:11434/v1), vLLM, llama.cpp's server, LM Studio and Text
+// Embeddings Inference's OpenAI route, so one Client serves them all. Nothing
+// here computes an embedding itself: with no server configured, callers use
+// lexical search only.
+package embed
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/pakton/pakton/internal/httpretry"
+)
+
+// Embedder turns texts into vectors. Consumers such as the vector index may
+// declare their own narrower interface; Client satisfies this one.
+type Embedder interface {
+	// Embed returns one vector per text, in the order of texts.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Dim returns the vector length, or 0 until it is known.
+	Dim() int
+	// Name identifies the model, so vectors from different models are not mixed.
+	Name() string
+}
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultBatchSize  = 64
+	DefaultMaxRetries = 4
+	DefaultTimeout    = 60 * time.Second
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root, e.g. "http://localhost:11434/v1" or
+	// "https://api.openai.com/v1"; requests go to BaseURL + "/embeddings".
+	// A BaseURL that already ends in "/embeddings" is used as is. Required.
+	BaseURL string
+	// APIKey, when set, is sent as a Bearer token. It never appears in errors.
+	APIKey string
+	// Model is the embedding model name, e.g. "nomic-embed-text". Required.
+	Model string
+	// BatchSize is the number of texts per request; 0 means DefaultBatchSize.
+	BatchSize int
+	// MaxRetries is the number of retries of a failed request; 0 means
+	// DefaultMaxRetries and a negative value disables retries.
+	MaxRetries int
+	// Timeout bounds each HTTP request; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Dimensions, when positive, is sent as "dimensions" to ask the model
+	// for shorter vectors (OpenAI text-embedding-3 and Matryoshka models);
+	// every returned vector must then have this length.
+	Dimensions int
+	// HTTPClient sends the requests; nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// FromEnv reads a Config from PAKTON_EMBED_URL, PAKTON_EMBED_MODEL,
+// PAKTON_EMBED_API_KEY and PAKTON_EMBED_DIM. ok is false when the URL or the
+// model is unset, meaning no embedder is configured. A PAKTON_EMBED_DIM that
+// is not a positive integer yields a Config that New rejects.
+func FromEnv() (cfg Config, ok bool) {
+	cfg = Config{
+		BaseURL: strings.TrimSpace(os.Getenv("PAKTON_EMBED_URL")),
+		Model:   strings.TrimSpace(os.Getenv("PAKTON_EMBED_MODEL")),
+		APIKey:  strings.TrimSpace(os.Getenv("PAKTON_EMBED_API_KEY")),
+	}
+	if v := strings.TrimSpace(os.Getenv("PAKTON_EMBED_DIM")); v != "" {
+		d, err := strconv.Atoi(v)
+		if err != nil || d <= 0 {
+			d = -1
+		}
+		cfg.Dimensions = d
+	}
+	return cfg, cfg.BaseURL != "" && cfg.Model != ""
+}
+
+// Stats counts a Client's work since it was created.
+type Stats struct {
+	// Requests is the number of HTTP requests sent, retries included.
+	Requests int64
+	// Retries is the number of those requests that were retries.
+	Retries int64
+	// Texts is the number of texts embedded successfully.
+	Texts int64
+	// PromptTokens is the sum of usage.prompt_tokens reported by the server
+	// (0 for servers that do not report usage).
+	PromptTokens int64
+}
+
+// Client is an Embedder backed by an OpenAI-compatible /embeddings endpoint.
+// It is safe for concurrent use.
+type Client struct {
+	url       string
+	model     string
+	batchSize int
+	dims      int // requested dimensions, 0 for the model's default
+	http      *httpretry.Client
+
+	dim          atomic.Int64 // vector length once known
+	texts        atomic.Int64
+	promptTokens atomic.Int64
+}
+
+var _ Embedder = (*Client)(nil)
+
+// New validates cfg, applies defaults and returns a Client. It makes no
+// request: the vector length is learned from the first response (or from
+// cfg.Dimensions).
+func New(cfg Config) (*Client, error) {
+	endpoint, err := endpointURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("embed: Model is required")
+	}
+	if cfg.Dimensions < 0 {
+		return nil, errors.New("embed: Dimensions (PAKTON_EMBED_DIM) must be a positive integer")
+	}
+	if cfg.BatchSize < 0 {
+		return nil, fmt.Errorf("embed: BatchSize %d is negative", cfg.BatchSize)
+	}
+	c := &Client{
+		url:       endpoint,
+		model:     cfg.Model,
+		batchSize: orDefault(cfg.BatchSize, DefaultBatchSize),
+		dims:      cfg.Dimensions,
+		http: &httpretry.Client{
+			HTTP:       cfg.HTTPClient,
+			APIKey:     cfg.APIKey,
+			MaxRetries: max(orDefault(cfg.MaxRetries, DefaultMaxRetries), 0),
+			Timeout:    orDefault(cfg.Timeout, DefaultTimeout),
+		},
+	}
+	c.dim.Store(int64(cfg.Dimensions))
+	return c, nil
+}
+
+// cmp returns v, or def when v is zero.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func endpointURL(base string) (string, error) {
+	base = strings.TrimRight(strings.TrimSpace(base), "/")
+	if base == "" {
+		return "", errors.New("embed: BaseURL is required (e.g. http://localhost:11434/v1)")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("embed: BaseURL %q: %w", base, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("embed: BaseURL %q must be an http or https URL such as http://localhost:11434/v1", base)
+	}
+	if strings.HasSuffix(u.Path, "/embeddings") {
+		return base, nil
+	}
+	return base + "/embeddings", nil
+}
+
+// Name returns the model name, with the requested dimensions appended
+// ("text-embedding-3-large@256") when Config.Dimensions is set.
+func (c *Client) Name() string {
+	if c.dims > 0 {
+		return c.model + "@" + strconv.Itoa(c.dims)
+	}
+	return c.model
+}
+
+// Dim returns the vector length: Config.Dimensions if set, otherwise the
+// length seen in the first successful response, or 0 before that.
+func (c *Client) Dim() int { return int(c.dim.Load()) }
+
+// Stats returns the Client's counters.
+func (c *Client) Stats() Stats {
+	req, retries := c.http.Counts()
+	return Stats{Requests: req, Retries: retries, Texts: c.texts.Load(), PromptTokens: c.promptTokens.Load()}
+}
+
+// Embed returns one vector per text, in order, sending BatchSize texts per
+// request. Empty input returns nil without a request. Every vector has the
+// same length as every vector this Client returned before; a server that
+// changes length (a swapped model) is an error, not a silently broken index.
+func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += c.batchSize {
+		end := min(start+c.batchSize, len(texts))
+		vecs, err := c.embedBatch(ctx, texts[start:end])
+		if err != nil {
+			return nil, fmt.Errorf("embed: model %q at %s, texts %d..%d of %d: %w",
+				c.model, c.url, start, end-1, len(texts), err)
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+type request struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+	Dimensions     int      `json:"dimensions,omitempty"`
+}
+
+type response struct {
+	Data []struct {
+		Index     *int            `json:"index"`
+		Embedding json.RawMessage `json:"embedding"`
+	} `json:"data"`
+	Usage struct {
+		PromptTokens int64 `json:"prompt_tokens"`
+	} `json:"usage"`
+}
+
+func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	body, err := c.http.PostJSON(ctx, c.url, request{
+		Model: c.model, Input: texts, EncodingFormat: "float", Dimensions: c.dims,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var resp response
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, fmt.Errorf("decode response: %w", err)
+	}
+	if len(resp.Data) != len(texts) {
+		return nil, fmt.Errorf("server returned %d embeddings for %d texts", len(resp.Data), len(texts))
+	}
+	vecs := make([][]float32, len(texts))
+	for pos, d := range resp.Data {
+		i := pos // servers that omit "index" return data in input order
+		if d.Index != nil {
+			i = *d.Index
+		}
+		if i < 0 || i >= len(texts) {
+			return nil, fmt.Errorf("server returned embedding index %d for %d texts", i, len(texts))
+		}
+		if vecs[i] != nil {
+			return nil, fmt.Errorf("server returned embedding index %d twice", i)
+		}
+		v, err := decodeVector(d.Embedding)
+		if err != nil {
+			return nil, fmt.Errorf("embedding %d: %w", i, err)
+		}
+		if len(v) == 0 {
+			return nil, fmt.Errorf("embedding %d is empty", i)
+		}
+		vecs[i] = v
+	}
+	n := len(vecs[0])
+	for i, v := range vecs {
+		if len(v) != n {
+			return nil, fmt.Errorf("inconsistent dimensions: embedding 0 has %d, embedding %d has %d", n, i, len(v))
+		}
+	}
+	if err := c.checkDim(n); err != nil {
+		return nil, err
+	}
+	c.texts.Add(int64(len(texts)))
+	c.promptTokens.Add(resp.Usage.PromptTokens)
+	return vecs, nil
+}
+
+// checkDim records n as the vector length, or reports that it differs from
+// the one already known.
+func (c *Client) checkDim(n int) error {
+	if c.dim.CompareAndSwap(0, int64(n)) {
+		return nil
+	}
+	if want := c.Dim(); want != n {
+		if c.dims > 0 {
+			return fmt.Errorf("server returned %d-dimensional vectors, but dimensions=%d was requested (does the model support \"dimensions\"?)", n, want)
+		}
+		return fmt.Errorf("server returned %d-dimensional vectors, earlier ones had %d (was the model changed?)", n, want)
+	}
+	return nil
+}
+
+// decodeVector reads an embedding given either as a JSON array of numbers or,
+// for encoding_format "base64", as a base64 string of little-endian float32s.
+func decodeVector(raw json.RawMessage) ([]float32, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("decode base64 embedding: %w", err)
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, fmt.Errorf("decode base64 embedding: %w", err)
+		}
+		if len(b)%4 != 0 {
+			return nil, fmt.Errorf("base64 embedding has %d bytes, not a whole number of float32s", len(b))
+		}
+		v := make([]float32, len(b)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return v, nil
+	}
+	var v []float32
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("decode embedding: %w", err)
+	}
+	return v, nil
+}
+
+// Normalize scales v in place to unit L2 length, so that Dot of two
+// normalized vectors is their cosine similarity. A zero vector is left as is.
+func Normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// Dot returns the dot product of a and b. It panics if their lengths differ,
+// since that is a programming error (vectors from different models).
+func Dot(a, b []float32) float32 {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("embed.Dot: lengths differ (%d and %d)", len(a), len(b)))
+	}
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
