@@ -1,0 +1,69 @@
+// Command pakton answers questions about legal agreements with exact, cited
+// evidence. Run "pakton help" for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"demo", "ingest the bundled sample contracts into a temporary store and answer sample questions", runDemo},
+		{"ingest", "add contracts (files or directories) to a collection", runIngest},
+		{"search", "find the provisions that answer a question", runSearch},
+		{"docs", "list or remove documents and collections", runDocs},
+		{"tree", "print the clause tree of a file", runTree},
+		{"eval", "measure retrieval on LegalBench-RAG (eval legalbench …)", runEval},
+	}
+}
+
+func usage() {
+	fmt.Fprintf(os.Stderr, "pakton — question answering and review over legal agreements\n\nUsage: pakton COMMAND [flags]\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(os.Stderr, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(os.Stderr, "\nRun \"pakton COMMAND -h\" for a command's flags.\n")
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
+		usage()
+		if len(os.Args) < 2 {
+			os.Exit(2)
+		}
+		return
+	}
+	name := os.Args[1]
+	for _, c := range commands {
+		if c.name == name {
+			err := c.run(ctx, os.Args[2:])
+			if err == nil {
+				return
+			}
+			if errors.Is(err, flag.ErrHelp) {
+				os.Exit(2)
+			}
+			fmt.Fprintf(os.Stderr, "pakton %s: %v\n", name, err)
+			os.Exit(1)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "pakton: unknown command %q\n\n", name)
+	usage()
+	os.Exit(2)
+}

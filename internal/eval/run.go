@@ -1,0 +1,316 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search"
+)
+
+// Method builds the retrieval units of one document for a named retrieval
+// method ("naive", "rcts", "pakton").
+type Method interface {
+	Name() string
+	Units(doc *document.Document) (search.DocInput, error)
+}
+
+// Options configure a LegalBench-RAG run.
+type Options struct {
+	CorpusDir string   // the benchmark's corpus/ directory
+	Benches   []string // benchmark files
+	Scope     string   // "corpus" (default) or "document"
+	Method    Method
+	K         int // deepest cut-off searched (default 64)
+	// Progress, when set, receives (stage, done, total) as work advances.
+	Progress func(stage string, done, total int)
+}
+
+// BenchResult is the JSON form of one benchmark's scores (percentages).
+type BenchResult struct {
+	Queries   int                `json:"queries"`
+	Precision map[string]float64 `json:"precision"`
+	Recall    map[string]float64 `json:"recall"`
+	DRM       map[string]float64 `json:"drm"`
+	Chars     map[string]float64 `json:"chars"`
+	Routed    float64            `json:"routed_correctly,omitempty"` // corpus scope: share of queries routed to a ground-truth document
+}
+
+// Report is the JSON report of a run.
+type Report struct {
+	Method        string                  `json:"method"`
+	Scope         string                  `json:"scope"`
+	Documents     int                     `json:"documents"`
+	Units         int                     `json:"units"`
+	Benchmarks    map[string]*BenchResult `json:"benchmarks"`
+	All           AllResult               `json:"all"`
+	IngestSeconds float64                 `json:"ingest_seconds"`
+	QueryMsP50    float64                 `json:"query_ms_p50"`
+	QueryMsP99    float64                 `json:"query_ms_p99"`
+}
+
+// AllResult is the mean over benchmark files.
+type AllResult struct {
+	Precision map[string]float64 `json:"precision"`
+	Recall    map[string]float64 `json:"recall"`
+}
+
+// Run indexes the corpus with the method and scores every benchmark query.
+func Run(ctx context.Context, opt Options) (*Report, error) {
+	if opt.Scope == "" {
+		opt.Scope = "corpus"
+	}
+	if opt.Scope != "corpus" && opt.Scope != "document" {
+		return nil, fmt.Errorf("eval: scope %q: want corpus or document", opt.Scope)
+	}
+	if opt.K <= 0 {
+		opt.K = Ks[len(Ks)-1]
+	}
+	if opt.Method == nil {
+		return nil, fmt.Errorf("eval: no method")
+	}
+	var benches []*Benchmark
+	subdirs := map[string]bool{}
+	for _, p := range opt.Benches {
+		b, err := LoadBenchmark(p)
+		if err != nil {
+			return nil, err
+		}
+		benches = append(benches, b)
+		for _, t := range b.Tests {
+			for _, s := range t.Snippets {
+				if i := strings.IndexByte(s.FilePath, '/'); i > 0 {
+					subdirs[s.FilePath[:i]] = true
+				} else {
+					subdirs[""] = true
+				}
+			}
+		}
+	}
+	if len(benches) == 0 {
+		return nil, fmt.Errorf("eval: no benchmark files given")
+	}
+	var files []string
+	for sd := range subdirs {
+		dir := filepath.Join(opt.CorpusDir, sd)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("eval: corpus: %w", err)
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
+				files = append(files, filepath.ToSlash(filepath.Join(sd, e.Name())))
+			}
+		}
+	}
+	sort.Strings(files)
+
+	start := time.Now()
+	ix, err := buildIndex(ctx, opt, files)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		Method: opt.Method.Name(), Scope: opt.Scope, Documents: ix.Docs(), Units: ix.Units(),
+		Benchmarks: map[string]*BenchResult{}, IngestSeconds: time.Since(start).Seconds(),
+	}
+
+	var lat []time.Duration
+	totalQ := 0
+	for _, b := range benches {
+		totalQ += len(b.Tests)
+	}
+	done := 0
+	allP, allR := map[int]float64{}, map[int]float64{}
+	for _, b := range benches {
+		sum := newScores()
+		routedOK := 0
+		for _, t := range b.Tests {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			q := search.Query{Text: t.Query, K: opt.K}
+			if opt.Scope == "document" {
+				q.Docs = []string{t.Snippets[0].FilePath}
+				q.NoRoute = true
+			}
+			t0 := time.Now()
+			res := ix.Search(q)
+			lat = append(lat, time.Since(t0))
+			ret := make([]Snippet, len(res.Hits))
+			for i, h := range res.Hits {
+				ret[i] = Snippet{FilePath: h.DocID, Span: h.Span}
+			}
+			sc, err := ScoreQuery(t.Snippets, ret)
+			if err != nil {
+				return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
+			}
+			for _, s := range t.Snippets {
+				if res.RoutedTo == s.FilePath {
+					routedOK++
+					break
+				}
+			}
+			for _, k := range Ks {
+				sum.Precision[k] += sc.Precision[k]
+				sum.Recall[k] += sc.Recall[k]
+				sum.DRM[k] += sc.DRM[k]
+				sum.Chars[k] += sc.Chars[k]
+			}
+			done++
+			if opt.Progress != nil && done%50 == 0 {
+				opt.Progress("query", done, totalQ)
+			}
+		}
+		n := float64(len(b.Tests))
+		br := &BenchResult{Queries: len(b.Tests)}
+		for _, k := range Ks {
+			sum.Precision[k] /= n
+			sum.Recall[k] /= n
+			sum.DRM[k] /= n
+			sum.Chars[k] /= n
+			allP[k] += sum.Precision[k] / float64(len(benches))
+			allR[k] += sum.Recall[k] / float64(len(benches))
+		}
+		br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
+		if opt.Scope == "corpus" {
+			br.Routed = 100 * float64(routedOK) / n
+		}
+		rep.Benchmarks[b.Name] = br
+	}
+	rep.All = AllResult{Precision: kmap(allP, 100), Recall: kmap(allR, 100)}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		rep.QueryMsP50 = ms(lat[len(lat)/2])
+		rep.QueryMsP99 = ms(lat[min(len(lat)-1, len(lat)*99/100)])
+	}
+	return rep, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// buildIndex reads and chunks the corpus files in parallel and indexes them
+// in file order.
+func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index, error) {
+	type item struct {
+		in  search.DocInput
+		err error
+	}
+	out := make([]item, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i].in, out[i].err = loadDoc(opt, files[i])
+				mu.Lock()
+				done++
+				if opt.Progress != nil && done%25 == 0 {
+					opt.Progress("ingest", done, len(files))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ix := search.NewIndex()
+	for i, it := range out {
+		if it.err != nil {
+			return nil, it.err
+		}
+		if err := ix.Add(it.in); err != nil {
+			return nil, err
+		}
+		out[i] = item{}
+	}
+	return ix, nil
+}
+
+// loadDoc reads one corpus file as is: benchmark spans are code-point offsets
+// into the exact file contents, so no normalization may change them.
+func loadDoc(opt Options, rel string) (search.DocInput, error) {
+	data, err := os.ReadFile(filepath.Join(opt.CorpusDir, filepath.FromSlash(rel)))
+	if err != nil {
+		return search.DocInput{}, fmt.Errorf("eval: %w", err)
+	}
+	if !utf8.Valid(data) {
+		return search.DocInput{}, fmt.Errorf("eval: %s is not valid UTF-8", rel)
+	}
+	doc := &document.Document{ID: rel, Name: filepath.Base(rel), Format: "text", Text: string(data)}
+	in, err := opt.Method.Units(doc)
+	if err != nil {
+		return in, fmt.Errorf("eval: %s: %w", rel, err)
+	}
+	in.ID, in.Name = rel, doc.Name
+	return in, nil
+}
+
+// WriteTable prints a human-readable summary of a report.
+func WriteTable(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "method %s, scope %s: %d documents, %d units, ingest %.1fs, query p50 %.2fms p99 %.2fms\n",
+		r.Method, r.Scope, r.Documents, r.Units, r.IngestSeconds, r.QueryMsP50, r.QueryMsP99)
+	names := make([]string, 0, len(r.Benchmarks))
+	for n := range r.Benchmarks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b := r.Benchmarks[n]
+		fmt.Fprintf(w, "%s (%d queries)", n, b.Queries)
+		if r.Scope == "corpus" {
+			fmt.Fprintf(w, ", routed to a ground-truth document: %.1f%%", b.Routed)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  %-10s", "k")
+		for _, k := range Ks {
+			fmt.Fprintf(w, "%9d", k)
+		}
+		fmt.Fprintln(w)
+		row := func(name string, m map[string]float64, format string) {
+			fmt.Fprintf(w, "  %-10s", name)
+			for _, k := range Ks {
+				fmt.Fprintf(w, format, m[fmt.Sprint(k)])
+			}
+			fmt.Fprintln(w)
+		}
+		row("recall", b.Recall, "%9.2f")
+		row("precision", b.Precision, "%9.2f")
+		row("drm %", b.DRM, "%9.2f")
+		row("chars", b.Chars, "%9.0f")
+	}
+	if len(r.Benchmarks) > 1 {
+		fmt.Fprintf(w, "ALL\n")
+		fmt.Fprintf(w, "  %-10s", "recall")
+		for _, k := range Ks {
+			fmt.Fprintf(w, "%9.2f", r.All.Recall[fmt.Sprint(k)])
+		}
+		fmt.Fprintf(w, "\n  %-10s", "precision")
+		for _, k := range Ks {
+			fmt.Fprintf(w, "%9.2f", r.All.Precision[fmt.Sprint(k)])
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,167 @@
+package search
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// router matches questions that name a contract ("Consider the Supply
+// Agreement between A and B; …", "in the Acme NDA …") to that contract. Each
+// document is represented by its header: its name and its deterministic
+// summary (title, parties, type). Routing prevents document-level retrieval
+// mismatch: a question about one contract answered from another.
+type router struct {
+	docs  []routeDoc
+	df    map[string]int
+	total int
+}
+
+type routeDoc struct {
+	id    string
+	terms map[string]int
+	len   int
+}
+
+func newRouter() *router { return &router{df: map[string]int{}} }
+
+func (r *router) add(id, name, header string) {
+	terms := map[string]int{}
+	n := 0
+	for _, t := range Analyze(nameWords(name) + "\n" + header) {
+		terms[t]++
+		n++
+	}
+	for t := range terms {
+		r.df[t]++
+	}
+	r.docs = append(r.docs, routeDoc{id: id, terms: terms, len: n})
+	r.total += n
+}
+
+// nameWords turns a file name into words: extension dropped, separators and
+// camel-case humps become spaces.
+func nameWords(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 && len(name)-i <= 6 {
+		name = name[:i]
+	}
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ',' || r == '(' || r == ')':
+			b.WriteByte(' ')
+			prevLower = false
+			continue
+		case r >= 'A' && r <= 'Z' && prevLower:
+			b.WriteByte(' ')
+		}
+		prevLower = r >= 'a' && r <= 'z'
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// routeResult is the outcome of routing one question.
+type routeResult struct {
+	doc        int // index into router.docs, or -1 when no document is named
+	score      float64
+	runnerUp   float64
+	confidence float64
+}
+
+// idf is the inverse document frequency of a term among document headers.
+func (r *router) idf(t string) float64 {
+	df := r.df[t]
+	n := float64(len(r.docs))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// route scores every document header against the question's terms and
+// returns the best one when it stands out. A document is named when its best
+// score is both large in absolute terms (several rare header words matched)
+// and clearly ahead of the runner-up.
+func (r *router) route(terms []string) routeResult {
+	res := routeResult{doc: -1}
+	if len(r.docs) < 2 || len(terms) == 0 {
+		return res
+	}
+	uniq := map[string]bool{}
+	for _, t := range terms {
+		uniq[t] = true
+	}
+	avg := float64(r.total) / float64(len(r.docs))
+	type ds struct {
+		doc   int
+		score float64
+	}
+	scores := make([]ds, 0, 16)
+	for i, d := range r.docs {
+		s := 0.0
+		for t := range uniq {
+			tf := float64(d.terms[t])
+			if tf == 0 {
+				continue
+			}
+			// Saturate fast: a header that says "Inc." ten times is no more
+			// about Inc. than one that says it once.
+			norm := 0.5 * (1 - 0.3 + 0.3*float64(d.len)/avg)
+			s += r.idf(t) * tf * 1.5 / (tf + norm)
+		}
+		if s > 0 {
+			scores = append(scores, ds{i, s})
+		}
+	}
+	if len(scores) == 0 {
+		return res
+	}
+	sort.Slice(scores, func(i, j int) bool { return scores[i].score > scores[j].score })
+	best := scores[0]
+	second := 0.0
+	if len(scores) > 1 {
+		second = scores[1].score
+	}
+	res.score, res.runnerUp = best.score, second
+	// The best possible score from the question's rarest words, for scale.
+	maxIDF := math.Log(1 + (float64(len(r.docs))-0.5)/1.5)
+	res.confidence = (best.score - second) / maxIDF
+	if best.score >= 2*maxIDF && res.confidence >= 0.5 {
+		res.doc = best.doc
+	}
+	return res
+}
+
+// referenceTerms returns the positions of question terms that name the
+// document with the given header terms: runs of two or more consecutive
+// question terms that all occur in the header, at least one of them rare among
+// headers. Those words identify the contract; they say nothing about which of
+// its clauses answers, so in-document search leaves them out.
+func (r *router) referenceTerms(terms []string, doc int) map[int]bool {
+	if doc < 0 || doc >= len(r.docs) {
+		return nil
+	}
+	h := r.docs[doc].terms
+	rare := math.Log(1+(float64(len(r.docs))-0.5)/1.5) * 0.5
+	out := map[int]bool{}
+	for i := 0; i < len(terms); {
+		if h[terms[i]] == 0 {
+			i++
+			continue
+		}
+		j := i
+		hasRare := false
+		for j < len(terms) && h[terms[j]] > 0 {
+			if r.idf(terms[j]) >= rare {
+				hasRare = true
+			}
+			j++
+		}
+		if j-i >= 2 && hasRare {
+			for k := i; k < j; k++ {
+				out[k] = true
+			}
+		}
+		i = j
+	}
+	return out
+}

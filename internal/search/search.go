@@ -1,0 +1,169 @@
+package search
+
+import (
+	"sort"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Query is one search request.
+type Query struct {
+	Text string
+	// Docs restricts the search to these document ids (nil = whole index).
+	Docs []string
+	// K is the number of spans to return (default 10).
+	K int
+	// NoRoute disables routing questions that name a contract to it.
+	NoRoute bool
+	// Views restricts which unit views are searched (nil = all).
+	Views []View
+}
+
+// Hit is one returned source span.
+type Hit struct {
+	DocID string        `json:"doc_id"`
+	Span  document.Span `json:"span"`
+	Score float64       `json:"score"`
+	Node  int           `json:"node"` // clause node of the best unit, -1 if none
+	View  View          `json:"view"`
+	Rank  int           `json:"rank"`
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	Hits []Hit `json:"hits"`
+	// RoutedTo is the id of the document the question named, if routing
+	// restricted the search to it.
+	RoutedTo string `json:"routed_to,omitempty"`
+}
+
+// Search runs q against the index.
+func (ix *Index) Search(q Query) Result {
+	k := q.K
+	if k <= 0 {
+		k = 10
+	}
+	terms := Analyze(q.Text)
+	var res Result
+
+	// Which documents to search.
+	var docs []int32
+	for _, id := range q.Docs {
+		if d, ok := ix.byID[id]; ok {
+			docs = append(docs, d)
+		}
+	}
+	if len(q.Docs) > 0 && len(docs) == 0 {
+		return res
+	}
+	if len(docs) == 0 && !q.NoRoute {
+		if rr := ix.router.route(terms); rr.doc >= 0 {
+			docs = []int32{int32(rr.doc)}
+			res.RoutedTo = ix.docs[rr.doc].id
+		}
+	}
+
+	// Words that only name the contract do not help find the clause.
+	if len(docs) == 1 {
+		ref := ix.router.referenceTerms(terms, int(docs[0]))
+		if len(ref) > 0 && len(ref) < len(terms) {
+			kept := terms[:0:0]
+			for i, t := range terms {
+				if !ref[i] {
+					kept = append(kept, t)
+				}
+			}
+			terms = kept
+		}
+	}
+	qt := make([]queryTerm, 0, len(terms))
+	seen := map[string]int{}
+	for _, t := range terms {
+		if i, ok := seen[t]; ok {
+			qt[i].weight += 0.5 // a repeated word matters a little more
+			continue
+		}
+		seen[t] = len(qt)
+		qt = append(qt, queryTerm{t, 1})
+	}
+
+	var ranges [][2]int32
+	if docs != nil {
+		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
+		for _, d := range docs {
+			ranges = append(ranges, [2]int32{ix.docs[d].first, ix.docs[d].limit})
+		}
+	}
+	acc := ix.scoreUnits(qt, ranges, q.Views)
+	ranked := topUnits(acc, 0)
+	res.Hits = ix.collect(ranked, k)
+	return res
+}
+
+// collect turns ranked units into at most k non-overlapping spans, best
+// first. Text already returned is not returned again: a unit whose span lies
+// inside returned spans is skipped, and one that partly overlaps them
+// contributes only its new part (dropped when shorter than minFragment). The
+// first k hits of a search for K > k are therefore exactly the hits of a
+// search for k.
+func (ix *Index) collect(ranked []scored, k int) []Hit {
+	var hits []Hit
+	taken := map[int32][]document.Span{} // returned spans per document, sorted
+	for _, s := range ranked {
+		if len(hits) >= k {
+			break
+		}
+		u := &ix.units[s.unit]
+		for _, sp := range u.Spans {
+			for _, frag := range subtract(sp, taken[u.Doc]) {
+				if len(hits) >= k {
+					break
+				}
+				if frag.Len() < minFragment && frag != sp {
+					continue
+				}
+				hits = append(hits, Hit{DocID: ix.docs[u.Doc].id, Span: frag, Score: s.score, Node: int(u.Node), View: u.View, Rank: len(hits) + 1})
+				taken[u.Doc] = insertSpan(taken[u.Doc], frag)
+			}
+		}
+	}
+	return hits
+}
+
+// minFragment is the shortest leftover of a partly returned unit worth
+// returning on its own (code points).
+const minFragment = 40
+
+// subtract returns the parts of sp not covered by the sorted, disjoint spans.
+func subtract(sp document.Span, taken []document.Span) []document.Span {
+	out := []document.Span{sp}
+	for _, t := range taken {
+		if t.Start >= sp.End {
+			break
+		}
+		if !t.Overlaps(sp) {
+			continue
+		}
+		last := out[len(out)-1]
+		out = out[:len(out)-1]
+		if last.Start < t.Start {
+			out = append(out, document.Span{Start: last.Start, End: t.Start})
+		}
+		if t.End < last.End {
+			out = append(out, document.Span{Start: t.End, End: last.End})
+		}
+		if len(out) == 0 {
+			break
+		}
+	}
+	return out
+}
+
+// insertSpan inserts sp into the sorted, disjoint list.
+func insertSpan(list []document.Span, sp document.Span) []document.Span {
+	i := sort.Search(len(list), func(i int) bool { return list[i].Start >= sp.Start })
+	list = append(list, document.Span{})
+	copy(list[i+1:], list[i:])
+	list[i] = sp
+	return list
+}
