@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -123,9 +122,9 @@ var _ Embedder = (*Client)(nil)
 // request: the vector length is learned from the first response (or from
 // cfg.Dimensions).
 func New(cfg Config) (*Client, error) {
-	endpoint, err := endpointURL(cfg.BaseURL)
+	endpoint, err := httpretry.Endpoint(cfg.BaseURL, "embeddings")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("embed: %w", err)
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("embed: Model is required")
@@ -158,24 +157,6 @@ func orDefault[T int | time.Duration](v, def T) T {
 		return def
 	}
 	return v
-}
-
-func endpointURL(base string) (string, error) {
-	base = strings.TrimRight(strings.TrimSpace(base), "/")
-	if base == "" {
-		return "", errors.New("embed: BaseURL is required (e.g. http://localhost:11434/v1)")
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", fmt.Errorf("embed: BaseURL %q: %w", base, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("embed: BaseURL %q must be an http or https URL such as http://localhost:11434/v1", base)
-	}
-	if strings.HasSuffix(u.Path, "/embeddings") {
-		return base, nil
-	}
-	return base + "/embeddings", nil
 }
 
 // Name returns the model name, with the requested dimensions appended

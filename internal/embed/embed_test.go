@@ -145,7 +145,7 @@ func TestNew(t *testing.T) {
 		{"ollama", Config{BaseURL: "http://localhost:11434/v1", Model: "m"}, "", "http://localhost:11434/v1/embeddings"},
 		{"trailing slash", Config{BaseURL: "https://api.openai.com/v1/", Model: "m"}, "", "https://api.openai.com/v1/embeddings"},
 		{"full endpoint", Config{BaseURL: "http://h:8080/v1/embeddings", Model: "m"}, "", "http://h:8080/v1/embeddings"},
-		{"no url", Config{Model: "m"}, "BaseURL is required", ""},
+		{"no url", Config{Model: "m"}, "base URL is required", ""},
 		{"no scheme", Config{BaseURL: "localhost:11434/v1", Model: "m"}, "http or https", ""},
 		{"no model", Config{BaseURL: "http://h/v1"}, "Model is required", ""},
 		{"bad dim", Config{BaseURL: "http://h/v1", Model: "m", Dimensions: -1}, "positive integer", ""},

@@ -18,6 +18,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -304,3 +305,24 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// Endpoint validates base, an API root such as "http://localhost:11434/v1",
+// and returns base + "/" + path (e.g. "embeddings"). A base that already ends
+// in "/" + path is returned as is, so users may paste either form.
+func Endpoint(base, path string) (string, error) {
+	base = strings.TrimRight(strings.TrimSpace(base), "/")
+	if base == "" {
+		return "", errors.New("base URL is required (e.g. http://localhost:11434/v1)")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("base URL %q: %w", base, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base URL %q must be an http or https URL such as http://localhost:11434/v1", base)
+	}
+	if strings.HasSuffix(u.Path, "/"+path) {
+		return base, nil
+	}
+	return base + "/" + path, nil
+}

@@ -186,3 +186,31 @@ func TestPostJSONRedactsKey(t *testing.T) {
 		t.Fatalf("error = %v, want the key redacted", err)
 	}
 }
+
+func TestEndpoint(t *testing.T) {
+	tests := []struct {
+		base, path, want, wantErr string
+	}{
+		{"http://localhost:11434/v1", "embeddings", "http://localhost:11434/v1/embeddings", ""},
+		{" https://api.jina.ai/v1/ ", "rerank", "https://api.jina.ai/v1/rerank", ""},
+		{"http://tei:8080", "rerank", "http://tei:8080/rerank", ""},
+		{"http://tei:8080/rerank", "rerank", "http://tei:8080/rerank", ""},
+		{"http://h/v1/embeddings/", "embeddings", "http://h/v1/embeddings", ""},
+		{"", "rerank", "", "required"},
+		{"localhost:8080", "rerank", "", "http or https"},
+		{"ftp://h/v1", "rerank", "", "http or https"},
+		{"http://h/%zz", "rerank", "", "invalid URL escape"},
+	}
+	for _, tt := range tests {
+		got, err := Endpoint(tt.base, tt.path)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Endpoint(%q) error = %v, want containing %q", tt.base, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("Endpoint(%q, %q) = %q, %v; want %q", tt.base, tt.path, got, err, tt.want)
+		}
+	}
+}
