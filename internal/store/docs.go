@@ -1,0 +1,427 @@
+package store
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+)
+
+// faultHook, when set by a test, is called before each step of a write and
+// may fail it, to check that a failure anywhere leaves the store consistent.
+var faultHook func(step string) error
+
+func fault(step string) error {
+	if faultHook != nil {
+		return faultHook(step)
+	}
+	return nil
+}
+
+// docMeta is a version directory's meta.json: everything about the document
+// except the bulky files, plus enough to rebuild a lost manifest.
+type docMeta struct {
+	Format int                `json:"format"`
+	Doc    *document.Document `json:"doc"` // Text is stored in text.txt
+	Info   DocInfo            `json:"info"`
+	Files  files              `json:"files"`
+}
+
+// prepared holds the encoded files of one Put, built before taking the lock.
+type prepared struct {
+	id        string
+	text      []byte
+	tree      []byte // nil without a tree
+	meta      []byte
+	info      DocInfo
+	files     files
+	artifacts map[string][]byte
+}
+
+func sumOf(b []byte) fileSum {
+	h := sha256.Sum256(b)
+	return fileSum{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b))}
+}
+
+func prepare(collection string, rec *Record) (*prepared, error) {
+	if rec == nil || rec.Doc == nil {
+		return nil, fmt.Errorf("store: collection %q: put: record without a document", collection)
+	}
+	d := rec.Doc
+	if err := checkDocID(collection, d.ID); err != nil {
+		return nil, err
+	}
+	p := &prepared{id: d.ID, text: []byte(d.Text), artifacts: rec.Artifacts}
+	p.files.Text = sumOf(p.text)
+	src := rec.Source
+	if src.IngestedAt.IsZero() {
+		src.IngestedAt = time.Now().UTC()
+	}
+	p.info = DocInfo{
+		ID: d.ID, Name: d.Name, Format: d.Format,
+		Runes: utf8.RuneCountInString(d.Text), Pages: len(d.Pages), Source: src,
+	}
+	if rec.Tree != nil {
+		b, err := json.Marshal(rec.Tree)
+		if err != nil {
+			return nil, fmt.Errorf("store: collection %q: document %q: encode tree: %w", collection, d.ID, err)
+		}
+		p.tree = b
+		s := sumOf(b)
+		p.files.Tree = &s
+		p.info.Nodes = len(rec.Tree.Nodes)
+	}
+	if len(rec.Artifacts) > 0 {
+		p.files.Artifacts = make(map[string]fileSum, len(rec.Artifacts))
+		for name, b := range rec.Artifacts {
+			if err := checkArtifactName(collection, d.ID, name); err != nil {
+				return nil, err
+			}
+			p.files.Artifacts[name] = sumOf(b)
+		}
+	}
+	meta, err := json.Marshal(docMeta{Format: FormatVersion, Doc: d, Info: p.info, Files: p.files})
+	if err != nil {
+		return nil, fmt.Errorf("store: collection %q: document %q: encode meta: %w", collection, d.ID, err)
+	}
+	p.meta = meta
+	return p, nil
+}
+
+// Put stores rec in a collection under rec.Doc.ID, atomically replacing any
+// document with that id: readers and a crash see the old version or the new
+// one, never a mix. Putting into a collection other than the default one
+// requires CreateCollection first. A zero Source.IngestedAt is stored as the
+// current time; rec is not modified.
+func (s *Store) Put(collection string, rec *Record) error {
+	p, err := prepare(collection, rec)
+	if err != nil {
+		return err
+	}
+	err = s.withWriteLock(func() error { return s.putLocked(collection, p) })
+	if err != nil && !errors.Is(err, ErrClosed) {
+		return fmt.Errorf("store: collection %q: put document %q: %w", collection, p.id, err)
+	}
+	return err
+}
+
+func (s *Store) putLocked(collection string, p *prepared) error {
+	m, err := s.loadManifest(collection)
+	if err != nil {
+		return err
+	}
+	if collection == DefaultCollection && !s.exists(collection) {
+		if err := s.createCollectionLocked(collection); err != nil {
+			return err
+		}
+		if m, err = s.loadManifest(collection); err != nil {
+			return err
+		}
+	}
+	docs := s.docsDir(collection)
+	tmp := filepath.Join(docs, tmpName())
+	if err := s.writeVersion(tmp, p); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	rev := m.Generation + 1
+	final := filepath.Join(docs, versionDir(p.id, rev))
+	// A directory by this name can only be left over from a writer that
+	// crashed before committing: the manifest never references revisions
+	// above its generation.
+	if err := os.RemoveAll(final); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := fault("rename"); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := syncDir(docs); err != nil {
+		os.RemoveAll(final)
+		return err
+	}
+	next := m.clone()
+	next.Generation = rev
+	old := next.Docs[p.id]
+	next.Docs[p.id] = &entry{Dir: versionDir(p.id, rev), Info: p.info, Files: p.files}
+	committed, err := s.writeManifest(collection, next)
+	if !committed {
+		os.RemoveAll(final)
+		return err
+	}
+	if err != nil {
+		return err // committed but maybe not durable; leave the old version for recovery
+	}
+	if old != nil {
+		s.removeVersion(collection, old.Dir)
+	}
+	return nil
+}
+
+// writeVersion writes a complete, fsynced version directory at dir.
+func (s *Store) writeVersion(dir string, p *prepared) error {
+	if err := fault("mkdir"); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	if err := fault("text"); err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(dir, "text.txt"), p.text); err != nil {
+		return err
+	}
+	if p.tree != nil {
+		if err := fault("tree"); err != nil {
+			return err
+		}
+		if err := writeFileSync(filepath.Join(dir, "tree.json"), p.tree); err != nil {
+			return err
+		}
+	}
+	if len(p.artifacts) > 0 {
+		adir := filepath.Join(dir, "artifacts")
+		if err := fault("artifacts"); err != nil {
+			return err
+		}
+		if err := os.Mkdir(adir, 0o755); err != nil {
+			return err
+		}
+		for _, name := range slices.Sorted(maps.Keys(p.artifacts)) {
+			if err := fault("artifact"); err != nil {
+				return err
+			}
+			if err := writeFileSync(filepath.Join(adir, name+".bin"), p.artifacts[name]); err != nil {
+				return err
+			}
+		}
+		if err := syncDir(adir); err != nil {
+			return err
+		}
+	}
+	if err := fault("meta"); err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(dir, "meta.json"), p.meta); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func (s *Store) removeVersion(collection, dir string) {
+	if err := os.RemoveAll(filepath.Join(s.docsDir(collection), dir)); err != nil {
+		slog.Warn("store: could not remove a replaced document version; the next Open retries", "collection", collection, "dir", dir, "err", err)
+	}
+}
+
+// Delete removes a document. Deleting one that does not exist is an error
+// wrapping ErrNotFound.
+func (s *Store) Delete(collection, id string) error {
+	if err := checkDocID(collection, id); err != nil {
+		return err
+	}
+	return s.withWriteLock(func() error {
+		m, err := s.loadManifest(collection)
+		if err != nil {
+			return err
+		}
+		old := m.Docs[id]
+		if old == nil {
+			return notFound(collection, id)
+		}
+		next := m.clone()
+		next.Generation++
+		delete(next.Docs, id)
+		committed, err := s.writeManifest(collection, next)
+		if err != nil {
+			return fmt.Errorf("store: collection %q: delete document %q: %w", collection, id, err)
+		}
+		if committed {
+			s.removeVersion(collection, old.Dir)
+		}
+		return nil
+	})
+}
+
+func notFound(collection, id string) error {
+	return fmt.Errorf("store: collection %q: document %q: %w", collection, id, ErrNotFound)
+}
+
+// lookup returns the manifest entry of a document.
+func (s *Store) lookup(collection, id string) (*entry, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := checkDocID(collection, id); err != nil {
+		return nil, err
+	}
+	m, err := s.loadManifest(collection)
+	if err != nil {
+		return nil, err
+	}
+	e := m.Docs[id]
+	if e == nil {
+		return nil, notFound(collection, id)
+	}
+	return e, nil
+}
+
+// retry runs read against the current version of a document. A writer in
+// another process may remove that version between our reading the manifest
+// and reading its files; then the manifest names a newer one (or none), and
+// the read is repeated.
+func retry[T any](s *Store, collection, id string, read func(e *entry) (T, error)) (T, error) {
+	var zero T
+	for attempt := 0; ; attempt++ {
+		e, err := s.lookup(collection, id)
+		if err != nil {
+			return zero, err
+		}
+		v, err := read(e)
+		if err == nil {
+			return v, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) && attempt < 10 {
+			if now, lerr := s.lookup(collection, id); lerr != nil || now.Dir != e.Dir {
+				continue
+			}
+		}
+		return zero, fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+	}
+}
+
+// readFile reads one file of a version and verifies it against its checksum.
+func readFile(path string, want fileSum) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if got := sumOf(b); got != want {
+		return nil, fmt.Errorf("%s: checksum mismatch (store damaged)", path)
+	}
+	return b, nil
+}
+
+// Get returns a document with its text, tree, source and all artifacts.
+func (s *Store) Get(collection, id string) (*Record, error) {
+	return retry(s, collection, id, func(e *entry) (*Record, error) {
+		dir := filepath.Join(s.docsDir(collection), e.Dir)
+		mb, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+		if err != nil {
+			return nil, err
+		}
+		var meta docMeta
+		if err := json.Unmarshal(mb, &meta); err != nil || meta.Doc == nil {
+			return nil, fmt.Errorf("%s: damaged meta.json: %v", dir, err)
+		}
+		text, err := readFile(filepath.Join(dir, "text.txt"), e.Files.Text)
+		if err != nil {
+			return nil, err
+		}
+		rec := &Record{Doc: meta.Doc, Source: e.Info.Source, Artifacts: make(map[string][]byte, len(e.Files.Artifacts))}
+		rec.Doc.Text = string(text)
+		if e.Files.Tree != nil {
+			tb, err := readFile(filepath.Join(dir, "tree.json"), *e.Files.Tree)
+			if err != nil {
+				return nil, err
+			}
+			rec.Tree = new(clause.Tree)
+			if err := json.Unmarshal(tb, rec.Tree); err != nil {
+				return nil, fmt.Errorf("%s: damaged tree.json: %w", dir, err)
+			}
+		}
+		for name, sum := range e.Files.Artifacts {
+			b, err := readFile(filepath.Join(dir, "artifacts", name+".bin"), sum)
+			if err != nil {
+				return nil, err
+			}
+			rec.Artifacts[name] = b
+		}
+		return rec, nil
+	})
+}
+
+// Info returns a document's summary without reading its files.
+func (s *Store) Info(collection, id string) (DocInfo, error) {
+	e, err := s.lookup(collection, id)
+	if err != nil {
+		return DocInfo{}, err
+	}
+	return e.Info, nil
+}
+
+// Artifact returns one artifact of a document. A document without an
+// artifact by that name yields an error wrapping ErrNotFound.
+func (s *Store) Artifact(collection, id, name string) ([]byte, error) {
+	if err := checkArtifactName(collection, id, name); err != nil {
+		return nil, err
+	}
+	return retry(s, collection, id, func(e *entry) ([]byte, error) {
+		sum, ok := e.Files.Artifacts[name]
+		if !ok {
+			return nil, fmt.Errorf("artifact %q: %w", name, ErrNotFound)
+		}
+		return readFile(filepath.Join(s.docsDir(collection), e.Dir, "artifacts", name+".bin"), sum)
+	})
+}
+
+// List returns the summaries of a collection's documents sorted by name
+// (then id).
+func (s *Store) List(collection string) ([]DocInfo, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := checkCollection(collection); err != nil {
+		return nil, err
+	}
+	m, err := s.loadManifest(collection)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DocInfo, 0, len(m.Docs))
+	for _, e := range m.Docs {
+		out = append(out, e.Info)
+	}
+	slices.SortFunc(out, func(a, b DocInfo) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// Generation returns a number that changes whenever a document of the
+// collection is put or deleted, so a reader can cache an index built from the
+// collection and notice when it is stale. Values are never reused within a
+// store directory, even across DeleteCollection; an empty default collection
+// nobody has written to has generation 0.
+func (s *Store) Generation(collection string) (uint64, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	if err := checkCollection(collection); err != nil {
+		return 0, err
+	}
+	m, err := s.loadManifest(collection)
+	if err != nil {
+		return 0, err
+	}
+	return m.Generation, nil
+}

@@ -1,0 +1,283 @@
+// Package store keeps ingested contracts in one directory on disk: each
+// document's canonical text, page map, layout blocks, clause tree, source
+// provenance and the opaque artifacts other packages derive from it (retrieval
+// units, postings, vectors). Ingest once, query later from other processes.
+//
+// # Layout
+//
+//	dir/VERSION                                   store format version ("1")
+//	dir/LOCK                                      flock(2) target for writers
+//	dir/collections/<name>/manifest.json          live documents + generation
+//	dir/collections/<name>/docs/<id>@<rev>/       one immutable document version
+//	    meta.json  text.txt  tree.json  artifacts/<artifact>.bin
+//
+// # Crash safety
+//
+// The manifest is the source of truth, and it is only ever replaced whole
+// (write temp, fsync, rename, fsync directory). A document version lives in a
+// directory that is written and fsynced under a temporary name, renamed into
+// place under a name no manifest has referenced before (<id>@<rev>, rev being
+// the collection's next generation), and never modified afterwards. Put
+// commits by replacing the manifest, and only then removes the previous
+// version's directory. A crash at any point therefore leaves the manifest
+// naming either the old complete directory or the new complete one. Open
+// removes whatever the manifest does not reference (temporary directories,
+// versions whose commit never happened, versions whose removal was cut short)
+// and drops, with a warning, manifest entries whose directory is missing or
+// damaged.
+//
+// (The first design sketch renamed the old docs/<id> away and the new one in
+// under the same name. That has a moment where the manifest names a directory
+// that does not exist, and readers in other processes could read meta.json of
+// one version and text.txt of the next. Versioned directory names remove both.)
+//
+// # Concurrency
+//
+// Writers (Put, Delete, CreateCollection, DeleteCollection, and Open's
+// recovery) hold an exclusive flock on dir/LOCK plus an in-process mutex, so
+// there is one writer at a time across processes and goroutines. Readers take
+// no lock: they read a manifest snapshot, then the immutable directory it
+// names; if a concurrent writer removed that directory in between, they read
+// the manifest again.
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+)
+
+// FormatVersion is the on-disk format this package reads and writes. Open
+// refuses a store whose VERSION file names a newer one.
+const FormatVersion = 1
+
+// DefaultCollection exists implicitly in every store.
+const DefaultCollection = "default"
+
+// ErrNotFound reports a missing collection, document or artifact. Errors that
+// wrap it name the collection and document.
+var ErrNotFound = errors.New("not found")
+
+// ErrInvalidName reports a collection name, document id or artifact name that
+// is not 1-64 (ids: 1-128) characters of [a-z0-9._-], or starts with a dot.
+var ErrInvalidName = errors.New("invalid name")
+
+// ErrClosed is returned by methods of a closed Store.
+var ErrClosed = errors.New("store: closed")
+
+// Source records where a document came from.
+type Source struct {
+	Path       string    `json:"path"`        // as given at ingest
+	SHA256     string    `json:"sha256"`      // lowercase hex of the file bytes
+	Size       int64     `json:"size"`        // file size in bytes
+	ModTime    time.Time `json:"mod_time"`    // file modification time
+	IngestedAt time.Time `json:"ingested_at"` // set by Put when zero
+}
+
+// Record is everything the store keeps about one document.
+type Record struct {
+	// Doc is the document, including its canonical text (stored as a plain
+	// UTF-8 file beside the rest), page map and layout blocks. Doc.ID names
+	// the record within its collection.
+	Doc *document.Document
+	// Tree is the clause tree; it may be nil.
+	Tree *clause.Tree
+	// Source is the document's provenance.
+	Source Source
+	// Artifacts are opaque blobs owned by other packages, keyed by a name
+	// such as "units" or "postings", stored and returned verbatim. Get
+	// returns a non-nil map.
+	Artifacts map[string][]byte
+}
+
+// DocInfo summarises a stored document without reading its text.
+type DocInfo struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	Runes  int    `json:"runes"` // length of the canonical text in code points
+	Pages  int    `json:"pages"` // 0 for unpaginated formats
+	Nodes  int    `json:"nodes"` // clause tree nodes, 0 without a tree
+	Source Source `json:"source"`
+}
+
+// CollectionInfo summarises a collection.
+type CollectionInfo struct {
+	Name    string    `json:"name"`
+	Docs    int       `json:"docs"`    // number of live documents
+	Created time.Time `json:"created"` // zero for a default collection never written to
+}
+
+// Store is an open store directory. Its methods are safe for concurrent use
+// by multiple goroutines, and several processes may open the same directory.
+type Store struct {
+	dir  string
+	lock *os.File // dir/LOCK, flocked by writers
+
+	wmu    sync.Mutex // one writer per process; flock serialises processes
+	closed bool       // guarded by wmu
+
+	cmu   sync.Mutex
+	cache map[string]*cachedManifest // collection -> last manifest read
+}
+
+// Open opens the store in dir, creating it if needed, and recovers from any
+// writer that crashed: it removes temporary and unreferenced files and drops
+// manifest entries whose documents are missing or damaged. Open waits while
+// another process is writing.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("store: open: empty directory name")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	lf, err := os.OpenFile(filepath.Join(abs, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	s := &Store{dir: abs, lock: lf, cache: map[string]*cachedManifest{}}
+	if err := s.withWriteLock(func() error {
+		if err := s.checkFormat(); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(s.collectionsDir(), 0o755); err != nil {
+			return err
+		}
+		return s.recover()
+	}); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Close releases the store. Methods called afterwards return ErrClosed.
+func (s *Store) Close() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.lock.Close()
+}
+
+// Dir returns the store's directory as an absolute path.
+func (s *Store) Dir() string { return s.dir }
+
+// DocID returns a stable document id for a document name: the lowercase hex
+// of the first 8 bytes of its SHA-256 (16 characters).
+func DocID(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(h[:8])
+}
+
+// checkFormat writes dir/VERSION for a new store and refuses one written by
+// a newer format. Called with the write lock held.
+func (s *Store) checkFormat() error {
+	p := filepath.Join(s.dir, "VERSION")
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		_, err := replaceFile(p, []byte(strconv.Itoa(FormatVersion)+"\n"))
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || v < 1 {
+		return fmt.Errorf("%s: unreadable store format version %q", p, strings.TrimSpace(string(b)))
+	}
+	if v > FormatVersion {
+		return fmt.Errorf("store format version %d is newer than this pakton supports (%d); upgrade pakton to open it", v, FormatVersion)
+	}
+	return nil
+}
+
+// withWriteLock runs fn as the only writer across goroutines and processes.
+func (s *Store) withWriteLock(fn func() error) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := lockFile(s.lock); err != nil {
+		return fmt.Errorf("lock %s: %w", s.lock.Name(), err)
+	}
+	defer unlockFile(s.lock)
+	return fn()
+}
+
+func (s *Store) checkOpen() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) collectionsDir() string { return filepath.Join(s.dir, "collections") }
+
+func (s *Store) collectionDir(name string) string {
+	return filepath.Join(s.dir, "collections", name)
+}
+
+func (s *Store) docsDir(collection string) string {
+	return filepath.Join(s.dir, "collections", collection, "docs")
+}
+
+// validName reports whether name is 1-max characters of [a-z0-9._-] and does
+// not start with a dot (dot names are reserved for temporary files, and this
+// also rules out "." and "..").
+func validName(name string, max int) bool {
+	if len(name) == 0 || len(name) > max || name[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func checkCollection(name string) error {
+	if !validName(name, 64) {
+		return fmt.Errorf("store: collection %q: %w (want 1-64 characters of [a-z0-9._-], not starting with '.')", name, ErrInvalidName)
+	}
+	return nil
+}
+
+func checkDocID(collection, id string) error {
+	if err := checkCollection(collection); err != nil {
+		return err
+	}
+	if !validName(id, 128) {
+		return fmt.Errorf("store: collection %q: document id %q: %w (want 1-128 characters of [a-z0-9._-], not starting with '.'; see DocID)", collection, id, ErrInvalidName)
+	}
+	return nil
+}
+
+func checkArtifactName(collection, id, name string) error {
+	if !validName(name, 64) {
+		return fmt.Errorf("store: collection %q: document %q: artifact %q: %w (want 1-64 characters of [a-z0-9._-], not starting with '.')", collection, id, name, ErrInvalidName)
+	}
+	return nil
+}
