@@ -726,18 +726,16 @@ func (bw *docxBody) parse(b []byte) error {
 			}
 		}
 	}
-	if bw.carry != "" {
-		*bw.dest() = append(*bw.dest(), docxPara{text: bw.carry})
-		bw.carry = ""
+	if t := strings.Trim(bw.carry, " \t\n\f"); t != "" {
+		*bw.dest() = append(*bw.dest(), docxPara{text: t})
 	}
+	bw.carry = ""
 	return nil
 }
 
 // finishPara computes the paragraph's numbering and appends it.
 func (bw *docxBody) finishPara(p *docxParaState) {
 	text := canonicalText(p.b.String())
-	text = strings.TrimRight(text, " \t\n\f")
-	text = strings.TrimLeft(text, " \n\f")
 	if bw.carry != "" {
 		text = bw.carry + text
 		bw.carry = ""
@@ -747,6 +745,7 @@ func (bw *docxBody) finishPara(p *docxParaState) {
 		bw.carry = text
 		return
 	}
+	text = strings.Trim(text, " \t\n\f")
 	style := p.style
 	if style == "" {
 		style = bw.styles.defaultParaS
