@@ -172,7 +172,7 @@ func TestParseDOCX(t *testing.T) {
 			wantLabel: []string{"1.", "2."},
 		},
 		{
-			name: "alternate content: fallback dropped",
+			name:  "alternate content: fallback dropped",
 			parts: map[string]string{"word/document.xml": `<w:p><w:r><w:t>Outer</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent>` + para("", "box") + `</w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent>` + para("", "box") + `</w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>`},
 			want:  "box\n\nOuter",
 		},
