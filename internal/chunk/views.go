@@ -1,6 +1,8 @@
 package chunk
 
 import (
+	"strings"
+
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/search"
@@ -8,16 +10,108 @@ import (
 
 // Options tune how units are built. The zero value is the default.
 type Options struct {
-	MaxUnit int // largest unit in code points before splitting (default 1200)
+	// MaxUnit is the largest piece of a clause's own text indexed as one unit
+	// (code points); longer text is split with the recursive splitter.
+	MaxUnit int
+	// MaxDescendant caps the descendant-aware view: a clause whose whole
+	// subtree is longer is not indexed as one unit.
+	MaxDescendant int
+	// NoSummary leaves the document summary out of the indexed text.
+	NoSummary bool
 }
 
-// Build returns the retrieval units of a document. When tree is nil the
-// units are the recursive splitter's chunks.
+func (o Options) withDefaults() Options {
+	if o.MaxUnit <= 0 {
+		o.MaxUnit = 600
+	}
+	if o.MaxDescendant <= 0 {
+		o.MaxDescendant = 1500
+	}
+	return o
+}
+
+// Build returns the retrieval units of a document: for every clause of its
+// tree, the clause's own text alone (split when long), the same text with its
+// ancestors' labels and headings and the document summary (ancestor-aware),
+// and, for clauses with sub-clauses, the whole subtree when it is small enough
+// (descendant-aware). Every unit returns only its source spans.
 func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInput {
-	text := []rune(doc.Text)
-	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String()}
-	for _, sp := range Recursive(text, 500, nil) {
-		in.Units = append(in.Units, search.UnitInput{Text: string(text[sp.Start:sp.End]), Spans: []document.Span{sp}, Node: -1})
+	opt = opt.withDefaults()
+	if tree == nil {
+		tree = clause.Parse(doc)
+	}
+	ix := document.NewIndex(doc.Text)
+	sum := Summary(doc)
+	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: sum.String() + "\n" + Opening(doc, 1500)}
+	seen := map[string]bool{} // near-duplicate suppression by normalized text
+	add := func(u search.UnitInput) {
+		key := normKey(u.Text)
+		if key == "" || seen[key] {
+			return
+		}
+		seen[key] = true
+		in.Units = append(in.Units, u)
+	}
+	for id := 1; id < len(tree.Nodes); id++ {
+		n := &tree.Nodes[id]
+		if n.Own.Empty() {
+			continue
+		}
+		context := ancestorContext(tree, id)
+		if !opt.NoSummary {
+			context = sum.String() + "\n" + context
+		}
+		for _, sp := range pieces(ix, n.Own, opt.MaxUnit) {
+			text := ix.Slice(sp)
+			add(search.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: search.ViewPlain})
+			if context != "" {
+				add(search.UnitInput{Text: context + "\n" + text, Spans: []document.Span{sp}, Node: id, View: search.ViewAncestors})
+			}
+		}
+		if !n.Leaf() && n.Span.Len() <= opt.MaxDescendant {
+			add(search.UnitInput{Text: ix.Slice(n.Span), Spans: []document.Span{n.Span}, Node: id, View: search.ViewDescendant})
+		}
 	}
 	return in
+}
+
+// pieces splits a span into parts of at most max code points with the
+// recursive splitter, so long clauses still yield passage-sized units.
+func pieces(ix *document.Index, sp document.Span, max int) []document.Span {
+	if sp.Len() <= max {
+		return []document.Span{sp}
+	}
+	text := []rune(ix.Slice(sp))
+	parts := Recursive(text, max, nil)
+	for i := range parts {
+		parts[i].Start += sp.Start
+		parts[i].End += sp.Start
+	}
+	return parts
+}
+
+// ancestorContext is the labels and headings of a node's ancestors, outermost
+// first, e.g. "Article 9 Limitation of Liability > 9.2".
+func ancestorContext(t *clause.Tree, id int) string {
+	var parts []string
+	for _, a := range t.Ancestors(id) {
+		n := &t.Nodes[a]
+		p := strings.TrimSpace(n.Label + " " + n.Heading)
+		if n.Term != "" && n.Heading == "" {
+			p = strings.TrimSpace(p + " " + n.Term)
+		}
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	n := &t.Nodes[id]
+	if n.Heading != "" {
+		parts = append(parts, n.Heading)
+	}
+	return strings.Join(parts, " > ")
+}
+
+// normKey is text reduced to lower-case words, for duplicate detection.
+func normKey(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
