@@ -27,7 +27,7 @@ func isHeadingLine(text string) bool {
 		return false
 	}
 	t := strings.TrimRight(text, ".:")
-	if strings.Contains(t, ". ") {
+	if strings.Contains(t, ". ") || strings.HasSuffix(t, ",") || strings.HasSuffix(t, ";") {
 		return false
 	}
 	words := strings.Fields(t)
@@ -63,7 +63,7 @@ func cleanHeading(text string) string {
 // its label): the first line when it is a short heading-like line followed
 // by more text, or an inline heading ending at the first period ("1.
 // DEFINITIONS. The following ..."). It returns "" when there is none.
-func headingOf(body string, hasChildren bool) string {
+func headingOf(body string, hasChildren, sentenceCase bool) string {
 	if body == "" {
 		return ""
 	}
@@ -100,10 +100,16 @@ func headingOf(body string, hasChildren bool) string {
 			continue // "U.S.", "1.5"
 		}
 		cand := body[:k]
-		if len(strings.Fields(cand)) > 10 {
+		if len(strings.Fields(cand)) > 14 {
 			break
 		}
-		if isHeadingLine(cand) && !endsWithAbbrev(cand) {
+		// A sentence must follow on the same line.
+		after := strings.TrimLeft(body[k+1:], " \t")
+		r, _ := utf8.DecodeRuneInString(after)
+		if after == "" || after[0] == '\n' || unicode.IsLower(r) {
+			break
+		}
+		if (isHeadingLine(cand) || sentenceCase && isSentenceCaseHeading(cand)) && !endsWithAbbrev(cand) {
 			return cleanHeading(cand)
 		}
 		break
@@ -201,4 +207,30 @@ func tocEntry(seg string) bool {
 		return true
 	}
 	return isHeadingLine(t)
+}
+
+// Words that show a short phrase is a sentence, not a heading.
+var sentenceWords = map[string]bool{
+	"shall": true, "will": true, "may": true, "must": true, "is": true, "are": true,
+	"was": true, "be": true, "has": true, "have": true, "agrees": true, "agree": true,
+	"hereby": true, "can": true, "does": true, "do": true, "should": true, "would": true,
+}
+
+// isSentenceCaseHeading accepts short inline headings in sentence case,
+// "No offset", "Governing law", that hold no verb.
+func isSentenceCaseHeading(text string) bool {
+	words := strings.Fields(text)
+	if len(words) == 0 || len(words) > 4 || strings.ContainsAny(text, "\"“”") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(words[0])
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	for _, w := range words {
+		if sentenceWords[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
 }

@@ -38,6 +38,7 @@ type marker struct {
 	nums     []int // decimal path for famDecimal and famSectionKw
 	reads    []interp
 	strong   bool // at a line start (or a layout break), not inline
+	block    bool // a list item reported by a layout block; level nests it
 	level    int  // layout level from a Block, -1 when unknown
 	heading  string
 }
@@ -52,11 +53,14 @@ func (m *marker) rank() int {
 	case famSchedule:
 		return 0
 	case famArticle:
-		return 1
+		if len(m.reads) > 0 && m.reads[0].style == "art:part" {
+			return 1
+		}
+		return 2
 	case famSectionKw:
-		return 1 + len(m.nums)
+		return 2 + len(m.nums)
 	case famDecimal:
-		return 3 + len(m.nums)
+		return 4 + len(m.nums)
 	case famClosing:
 		return 0
 	case famHeading:
@@ -206,7 +210,10 @@ func scanMarker(s string, p int) (marker, bool) {
 		if m, ok := scanClosing(s, p); ok {
 			return m, true
 		}
-		return scanLetter(s, p)
+		if m, ok := scanLetter(s, p); ok {
+			return m, true
+		}
+		return scanDefinition(s, p)
 	}
 	return m, false
 }
@@ -525,7 +532,7 @@ func scanKeyword(s string, p int) (marker, bool) {
 		m.reads = []interp{{"art:" + strings.ToLower(kw), v}}
 	case famSchedule:
 		// "Exhibit 10.31" is an SEC filing's exhibit number, not a schedule.
-		if strings.Contains(tok, ".") {
+		if nums, ok := parseDotted(tok); ok && len(nums) > 1 && (nums[0] >= 10 || strings.EqualFold(kw, "exhibit") && p < 500) {
 			return m, false
 		}
 		m.reads = []interp{{"sched", 0}}
@@ -652,6 +659,41 @@ func definitionTerm(text string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(term, ",."), true
+}
+
+// bareDefinitionTerm reads a definition whose term has lost its quotes, as
+// text extraction often does: "Affiliate means ...", "Effective Date shall
+// have the meaning ...". The term must be Title Case and short; only numbered
+// clauses are read this way.
+func bareDefinitionTerm(text string) (string, bool) {
+	words := 0
+	i := 0
+	for i < len(text) && words <= 8 {
+		if hasVerb(text[i:]) && words > 0 {
+			return strings.TrimSpace(text[:i]), true
+		}
+		j := i
+		for j < len(text) && !isSpaceByte(text[j]) && text[j] != '\n' {
+			j++
+		}
+		w := text[i:j]
+		if w == "" {
+			return "", false
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || w == "[***]" || (words > 0 && minorWords[strings.ToLower(w)])) {
+			return "", false
+		}
+		if strings.ContainsAny(w, ".,;:\"“”") && w != "[***]" {
+			return "", false
+		}
+		words++
+		i = j
+		for i < len(text) && isSpaceByte(text[i]) {
+			i++
+		}
+	}
+	return "", false
 }
 
 func hasVerb(rest string) bool {

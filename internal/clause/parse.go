@@ -33,17 +33,20 @@ type parser struct {
 	markers []marker // accepted, in document order
 	parent  []int    // parent marker index, -1 for top level
 	read    []interp // chosen reading of each accepted marker
+
+	bodyStarted bool // an article, section or numbered clause was accepted
 }
 
 // open is one open list on the nesting stack.
 type open struct {
-	m    int // index into p.markers
-	st   string
-	val  int
-	nums []int
-	fam  family
-	rank int
-	lvl  int
+	m     int // index into p.markers
+	st    string
+	val   int
+	nums  []int
+	fam   family
+	rank  int
+	lvl   int
+	block bool
 }
 
 // tmpNode is a node before code-point conversion: byte offsets.
@@ -85,20 +88,23 @@ func (p *parser) scan() []marker {
 			}
 		}
 	}
-	try := func(pos int) {
+	try := func(pos int) bool {
 		if b, ok := blockAt[pos]; ok {
 			if m, ok := p.blockMarker(pos, b); ok {
 				out = append(out, m)
 				delete(blockAt, pos)
-				return
+				return true
 			}
 			delete(blockAt, pos)
 		}
 		if m, ok := scanMarker(s, pos); ok {
 			m.strong = true
 			out = append(out, m)
+			return true
 		}
+		return false
 	}
+	headers := runningHeaders(s)
 	i := 0
 	for i < len(s) {
 		// i is at a line start.
@@ -110,8 +116,17 @@ func (p *parser) scan() []marker {
 			}
 			j += w
 		}
-		if j < len(s) && s[j] != '\n' {
-			try(j)
+		if j < len(s) && s[j] != '\n' && !try(j) {
+			// A running page header glued to the start of the line:
+			// "Confidential Execution Version 6.3 Commercialization Plan".
+			for _, h := range headers {
+				if strings.HasPrefix(s[j:], h) {
+					if k := j + len(h); k < len(s) && isSpaceByte(s[k]) {
+						try(skipHSpace(s, k))
+					}
+					break
+				}
+			}
 		}
 		// Soft breaks inside the line.
 		k := j
@@ -164,6 +179,68 @@ func (p *parser) scan() []marker {
 	return dedup
 }
 
+func skipHSpace(s string, i int) int {
+	for i < len(s) && isSpaceByte(s[i]) {
+		i++
+	}
+	return i
+}
+
+// runningHeaders returns line prefixes of two to six words that start at
+// least three lines and read as a heading ("Confidential Execution
+// Version"): page headers that text extraction glued to the line after
+// them. Longest first.
+func runningHeaders(s string) []string {
+	counts := map[string]int{}
+	for i := 0; i < len(s); {
+		e := strings.IndexByte(s[i:], '\n')
+		if e < 0 {
+			e = len(s) - i
+		}
+		line := s[i : i+e]
+		i += e + 1
+		line = strings.TrimLeft(line, " \t\r\f")
+		if len(line) < 12 || !isUpperByte(line[0]) {
+			continue
+		}
+		// End of each of the first six words.
+		w, k := 0, 0
+		for k < len(line) && w < 6 {
+			for k < len(line) && !isSpaceByte(line[k]) {
+				k++
+			}
+			w++
+			if w >= 2 && k < len(line) {
+				counts[line[:k]]++
+			}
+			for k < len(line) && isSpaceByte(line[k]) {
+				k++
+			}
+		}
+	}
+	var out []string
+	for h, c := range counts {
+		if c >= 3 && len(h) >= 10 && isHeadingLine(h) && !strings.HasSuffix(h, ".") {
+			if _, ok := scanMarker(h+" ", 0); ok {
+				continue
+			}
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if len(out[a]) != len(out[b]) {
+			return len(out[a]) > len(out[b])
+		}
+		return out[a] < out[b]
+	})
+	if len(out) > 50 {
+		out = out[:50]
+	}
+	return out
+}
+
+func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
+
 func skipSpace(s string, i int) int {
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -180,8 +257,8 @@ func skipSpace(s string, i int) int {
 func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 	if m, ok := scanMarker(p.s, pos); ok {
 		m.strong = true
-		if b.Kind != document.BlockParagraph {
-			m.level = b.Level
+		if b.Kind == document.BlockListItem {
+			m.level, m.block = b.Level, true
 		}
 		return m, true
 	}
@@ -190,9 +267,9 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 		if b.Label == "" {
 			return marker{}, false
 		}
-		m := marker{pos: pos, labelEnd: pos, label: b.Label, fam: famItem, level: b.Level, strong: true}
+		m := marker{pos: pos, labelEnd: pos, label: b.Label, fam: famItem, level: b.Level, strong: true, block: true}
 		lab := strings.TrimSpace(b.Label)
-		if tm, ok := scanMarker(lab+" X", 0); ok && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
+		if tm, ok := scanMarker(lab+" Clause", 0); ok && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
 			m.fam, m.nums, m.reads = tm.fam, tm.nums, tm.reads
 		} else {
 			m.reads = []interp{{"list", 0}}
@@ -227,7 +304,20 @@ func gap(fam family) int {
 func (p *parser) add(m marker) {
 	stack := p.stackOf()
 	switch m.fam {
-	case famSchedule, famClosing:
+	case famSchedule:
+		// A schedule list before the body starts is a table of contents or
+		// a cover page; a schedule label repeated is a running page header.
+		if !p.bodyStarted {
+			return
+		}
+		for _, e := range stack {
+			if e.fam == famSchedule && strings.EqualFold(p.markers[e.m].label, m.label) {
+				return
+			}
+		}
+		p.accept(m, m.reads[0], -1)
+		return
+	case famClosing:
 		p.accept(m, m.reads[0], -1)
 		return
 	case famHeading:
@@ -258,14 +348,17 @@ func (p *parser) add(m marker) {
 		p.accept(m, m.reads[0], top(stack))
 		return
 	}
-	// Layout levels from a list block decide nesting directly.
-	if m.level >= 0 && m.fam == famItem {
+	// Layout levels from a list block decide nesting directly: a list item
+	// nests under the nearest list item of a lower level, or else under the
+	// nearest structure that is not a list item.
+	if m.block {
 		for k := len(stack) - 1; k >= 0; k-- {
 			e := stack[k]
-			if e.lvl >= 0 && e.lvl < m.level || e.fam == famSchedule || (e.lvl < 0 && e.fam != famItem && e.fam != famDefinition) {
-				p.accept(m, m.reads[0], e.m)
-				return
+			if e.block && e.lvl >= m.level {
+				continue
 			}
+			p.accept(m, m.reads[0], e.m)
+			return
 		}
 		p.accept(m, m.reads[0], -1)
 		return
@@ -301,7 +394,9 @@ func (p *parser) add(m marker) {
 		return
 	}
 	for _, r := range m.reads {
-		if r.val != 1 {
+		// Articles are few and keyword-led: one may open at any number
+		// (a document may hold only ARTICLE 5 onwards, or PART 1 then ARTICLE 4).
+		if r.val != 1 && !(m.fam == famArticle && r.val <= 50) {
 			continue
 		}
 		if m.fam == famItem {
@@ -379,6 +474,9 @@ func (p *parser) popRank(stack []open, r int) int {
 }
 
 func (p *parser) accept(m marker, r interp, parent int) {
+	if m.fam == famArticle || m.fam == famSectionKw || m.fam == famDecimal {
+		p.bodyStarted = true
+	}
 	p.markers = append(p.markers, m)
 	p.parent = append(p.parent, parent)
 	p.read = append(p.read, r)
@@ -390,7 +488,7 @@ func (p *parser) stackOf() []open {
 	var rev []open
 	for i := len(p.markers) - 1; i >= 0; i = p.parent[i] {
 		m := &p.markers[i]
-		rev = append(rev, open{m: i, st: p.read[i].style, val: p.read[i].val, nums: m.nums, fam: m.fam, rank: m.rank(), lvl: m.level})
+		rev = append(rev, open{m: i, st: p.read[i].style, val: p.read[i].val, nums: m.nums, fam: m.fam, rank: m.rank(), lvl: m.level, block: m.block})
 	}
 	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
 		rev[a], rev[b] = rev[b], rev[a]
@@ -626,7 +724,14 @@ func (p *parser) describe(nd *Node, tn *tmpNode, ownEnd int, hasChildren bool) {
 		nd.Term = term
 		return
 	}
-	nd.Heading = headingOf(body, hasChildren)
+	if tn.label != "" && tn.kind != KindArticle && tn.kind != KindSchedule {
+		if term, ok := bareDefinitionTerm(body); ok {
+			nd.Kind = KindDefinition
+			nd.Term = term
+			return
+		}
+	}
+	nd.Heading = headingOf(body, hasChildren, tn.kind != KindItem)
 	if nd.Heading != "" {
 		// "1.1 Definitions. "Affiliate" means ..." keeps its heading; a
 		// definition after a heading is still a definition.
