@@ -288,16 +288,34 @@ func TestFormatDocxNumber(t *testing.T) {
 	}
 }
 
+// FuzzParseDOCX fuzzes both the raw bytes (zip layer) and, wrapped in a
+// valid zip, the XML of the body, numbering and styles parts.
 func FuzzParseDOCX(f *testing.F) {
-	f.Add(buildDOCX(f, map[string]string{"word/document.xml": para("", "x")}))
-	f.Add(buildDOCX(f, map[string]string{"word/numbering.xml": legalNumbering, "word/document.xml": para(numPr("1", "3"), "deep") + para(numPr("3", "9"), "bad level")}))
-	f.Add(buildDOCX(f, map[string]string{"word/document.xml": `<w:tbl><w:tr><w:tc><w:tbl><w:tr><w:tc>` + para("", "n") + `</w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl>`}))
-	f.Add([]byte("PK\x03\x04garbage"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := parseDOCX(data)
-		if err != nil {
-			return
+	styles := `<w:style w:type="paragraph" w:styleId="L"><w:basedOn w:val="L"/><w:pPr><w:numPr><w:numId w:val="1"/></w:numPr><w:outlineLvl w:val="1"/></w:pPr></w:style>`
+	seeds := []struct{ body, num, styles string }{
+		{para("", "x"), "", ""},
+		{para(numPr("1", "3"), "deep") + para(numPr("3", "9"), "bad level") + para(numPr("4", "0"), "•"), legalNumbering, ""},
+		{`<w:tbl><w:tr><w:tc><w:tbl><w:tr><w:tc>` + para("", "n") + `</w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl>`, "", ""},
+		{para(`<w:pStyle w:val="L"/>`, "styled") + `<w:p><w:pPr><w:rPr><w:del/></w:rPr></w:pPr><w:ins><w:r><w:t>i</w:t><w:br/></w:r></w:ins></w:p>`, legalNumbering, styles},
+		{`<w:p><w:r><mc:AlternateContent><mc:Choice><w:txbxContent>` + para("", "b") + `</w:txbxContent></mc:Choice></mc:AlternateContent></w:r></w:p>`, "", ""},
+	}
+	for _, s := range seeds {
+		f.Add(buildDOCX(f, map[string]string{"word/document.xml": s.body}), s.body, s.num, s.styles)
+	}
+	f.Add([]byte("PK\x03\x04garbage"), "", "", "")
+	f.Fuzz(func(t *testing.T, data []byte, body, num, styles string) {
+		if doc, err := parseDOCX(data); err == nil {
+			checkDoc(t, doc)
 		}
-		checkDoc(t, doc)
+		parts := map[string]string{"word/document.xml": body}
+		if num != "" {
+			parts["word/numbering.xml"] = num
+		}
+		if styles != "" {
+			parts["word/styles.xml"] = styles
+		}
+		if doc, err := parseDOCX(buildDOCX(t, parts)); err == nil {
+			checkDoc(t, doc)
+		}
 	})
 }
