@@ -70,3 +70,56 @@ func TestDumpTree(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCorpusStats prints per-corpus structure statistics when
+// PAKTON_STATS is set; a development aid for judging parse quality.
+func TestCorpusStats(t *testing.T) {
+	if os.Getenv("PAKTON_STATS") == "" {
+		t.Skip("set PAKTON_STATS=1 to print corpus statistics")
+	}
+	for _, sub := range []string{"cuad", "contractnli"} {
+		files, _ := filepath.Glob(filepath.Join(corpusDir, sub, "*.txt"))
+		if len(files) == 0 {
+			continue
+		}
+		var docs, nodes, fallback, chars, fallbackChars, preChars, bigLeaf int
+		kinds := map[Kind]int{}
+		var dur time.Duration
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := &document.Document{Text: string(b)}
+			start := time.Now()
+			tr := Parse(doc)
+			dur += time.Since(start)
+			docs++
+			nodes += len(tr.Nodes)
+			n := doc.Runes()
+			chars += n
+			numbered := 0
+			for _, nd := range tr.Nodes {
+				kinds[nd.Kind]++
+				if nd.Label != "" {
+					numbered++
+				}
+				if nd.Kind == KindPreamble {
+					preChars += nd.Span.Len()
+				}
+				if nd.Leaf() && nd.Own.Len() > 5000 {
+					bigLeaf++
+				}
+			}
+			if numbered == 0 {
+				fallback++
+				fallbackChars += n
+			}
+			if os.Getenv("PAKTON_STATS") == "2" {
+				t.Logf("%5d nodes %4d numbered %s", len(tr.Nodes), numbered, filepath.Base(f))
+			}
+		}
+		t.Logf("%s: %d docs, %.1f nodes/doc, %d docs without numbering (%.1f%% of text), preamble %.1f%% of text, %d leaves > 5000 chars, parse %v; kinds %v",
+			sub, docs, float64(nodes)/float64(docs), fallback, 100*float64(fallbackChars)/float64(chars), 100*float64(preChars)/float64(chars), bigLeaf, dur, kinds)
+	}
+}

@@ -39,6 +39,9 @@ type marker struct {
 	reads    []interp
 	strong   bool // at a line start (or a layout break), not inline
 	block    bool // a list item reported by a layout block; level nests it
+	// confirmed: an inline marker that opens a list is followed by the
+	// list's second member.
+	confirmed bool
 	level    int  // layout level from a Block, -1 when unknown
 	heading  string
 }

@@ -21,7 +21,20 @@ import (
 // a table of contents are not mistaken for structure. doc.Blocks, when
 // present, add layout breaks and list labels the text may not show.
 func Parse(doc *document.Document) *Tree {
-	p := &parser{s: doc.Text, blocks: doc.Blocks}
+	return ParseWith(doc, Options{})
+}
+
+// Options adjusts Parse. The zero value is what Parse uses.
+type Options struct {
+	// LineStartsOnly disables inline markers: numbering in running text
+	// ("... as follows: (a) foo; (b) bar" or a whole contract on one line)
+	// then never opens a node.
+	LineStartsOnly bool
+}
+
+// ParseWith is Parse with options.
+func ParseWith(doc *document.Document, opts Options) *Tree {
+	p := &parser{s: doc.Text, blocks: doc.Blocks, noInline: opts.LineStartsOnly}
 	return p.parse()
 }
 
@@ -35,6 +48,7 @@ type parser struct {
 	read    []interp // chosen reading of each accepted marker
 
 	bodyStarted bool // an article, section or numbered clause was accepted
+	noInline    bool // only line-start markers open nodes
 }
 
 // open is one open list on the nesting stack.
@@ -168,6 +182,9 @@ func (p *parser) scan() []marker {
 		}
 		sort.SliceStable(out, func(a, b int) bool { return out[a].pos < out[b].pos })
 	}
+	if !p.noInline {
+		out = mergeMarkers(out, scanInline(s, out))
+	}
 	// Two readings at one position (a block and the text): keep the first.
 	dedup := out[:0]
 	for _, m := range out {
@@ -292,8 +309,11 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 
 // gap is how far a number may jump and still continue its list: redactions
 // and lost lines skip a number now and then.
-func gap(fam family) int {
-	if fam == famItem {
+func gap(m *marker) int {
+	if !m.strong {
+		return 1
+	}
+	if m.fam == famItem {
 		return 2
 	}
 	return 3
@@ -374,14 +394,18 @@ func (p *parser) add(m marker) {
 			return
 		}
 	}
-	// 2. Open a new list.
+	// 2. Open a new list. An inline marker opens one only when the list's
+	// second member follows.
+	if !m.strong && !m.confirmed {
+		return
+	}
 	if (m.fam == famDecimal || m.fam == famSectionKw) && len(m.nums) > 1 {
 		prefix := m.nums[:len(m.nums)-1]
 		last := m.nums[len(m.nums)-1]
 		for k := len(stack) - 1; k >= 0; k-- {
 			e := stack[k]
 			if pathIs(e, prefix) {
-				if last >= 1 && last <= gap(m.fam) {
+				if last >= 1 && last <= gap(&m) {
 					p.accept(m, m.reads[0], e.m)
 				}
 				return
@@ -396,7 +420,7 @@ func (p *parser) add(m marker) {
 	for _, r := range m.reads {
 		// Articles are few and keyword-led: one may open at any number
 		// (a document may hold only ARTICLE 5 onwards, or PART 1 then ARTICLE 4).
-		if r.val != 1 && !(m.fam == famArticle && r.val <= 50) {
+		if r.val != 1 && !(m.fam == famArticle && r.val <= 50 && m.strong) {
 			continue
 		}
 		if m.fam == famItem {
@@ -438,7 +462,7 @@ func pathIs(e open, path []int) bool {
 }
 
 func continues(e open, m marker, r interp) bool {
-	g := gap(m.fam)
+	g := gap(&m)
 	switch m.fam {
 	case famDecimal, famSectionKw:
 		if len(e.nums) != len(m.nums) {

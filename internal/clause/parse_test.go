@@ -354,6 +354,22 @@ func TestParseOutline(t *testing.T) {
 		`,
 		},
 		{
+			name: "inline enumerations and a contract on one line",
+			text: "SUPPLY AGREEMENT This Agreement is made by A and B. 1. Products. A. Product. A sells. B. Pricing. B pays. 2. Term. The term is one year, except that: (a) either party may end it; (b) the buyer may renew it under Section 2(a) and (b) of the Master Agreement; and (c) nothing else applies. 3. Notices. All notices go to ATTN: Tim Orr 4. Entire Agreement. This is all.",
+			want: `
+		preamble
+		section 1 [Products]
+		  item A. [Product]
+		  item B. [Pricing]
+		section 2 [Term]
+		  item (a)
+		  item (b)
+		  item (c)
+		section 3 [Notices]
+		section 4 [Entire Agreement]
+		`,
+		},
+		{
 			name: "article sections numbered under article number",
 			text: `
 		ARTICLE 5
