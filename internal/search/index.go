@@ -81,19 +81,23 @@ type Index struct {
 	docs    []docEntry
 	byID    map[string]int32
 	units   []Unit
+	fwdOff  []int32 // unit u's distinct terms are fwd[fwdOff[u]:fwdOff[u+1]]
+	fwd     []int32
 	vocab   map[string]int32
+	terms   []string // term id → term
 	post    [][]posting
 	viewLen [numViews]int64 // total terms per view
 	viewN   [numViews]int64 // units per view
 
 	router *router
 
-	mu sync.Mutex // guards lazily built structures
+	assoc sync.Map // term id → []assocTerm, learned lazily
+	accs  sync.Pool
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byID: map[string]int32{}, vocab: map[string]int32{}, router: newRouter()}
+	return &Index{byID: map[string]int32{}, vocab: map[string]int32{}, router: newRouter(), fwdOff: []int32{0}}
 }
 
 // Docs returns the number of indexed documents.
@@ -121,12 +125,15 @@ func (ix *Index) Add(d DocInput) error {
 				tid = int32(len(ix.post))
 				ix.vocab[t] = tid
 				ix.post = append(ix.post, nil)
+				ix.terms = append(ix.terms, t)
 			}
 			counts[tid]++
 		}
 		for tid, c := range counts {
 			ix.post[tid] = append(ix.post[tid], posting{uid, uint16(min(c, math.MaxUint16))})
+			ix.fwd = append(ix.fwd, tid)
 		}
+		ix.fwdOff = append(ix.fwdOff, int32(len(ix.fwd)))
 		ix.units = append(ix.units, Unit{Doc: di, Node: int32(u.Node), View: u.View, Len: int32(len(terms)), Spans: u.Spans})
 		ix.viewLen[u.View] += int64(len(terms))
 		ix.viewN[u.View]++
@@ -163,38 +170,97 @@ const (
 // queryTerm is an analyzed query term with a weight (1 for the user's own
 // words; less for expansion terms).
 type queryTerm struct {
-	term   string
+	id     int32
 	weight float64
 }
 
-// scoreUnits returns BM25 scores of units in the given document ranges (nil =
-// all) for the weighted query terms, restricted to units of the given views
-// (nil = all). IDF is computed over the searched ranges, so a question routed
-// to one contract weighs words by how rare they are in that contract.
-func (ix *Index) scoreUnits(q []queryTerm, ranges [][2]int32, views []View) map[int32]float64 {
-	acc := map[int32]float64{}
-	var viewOK [numViews]bool
+// accumulator holds per-unit scores for one search without allocating a map:
+// score by unit id, and the list of units touched.
+type accumulator struct {
+	score   []float64
+	touched []int32
+}
+
+func (ix *Index) getAcc() *accumulator {
+	if a, ok := ix.accs.Get().(*accumulator); ok && len(a.score) == len(ix.units) {
+		return a
+	}
+	return &accumulator{score: make([]float64, len(ix.units))}
+}
+
+func (ix *Index) putAcc(a *accumulator) {
+	for _, u := range a.touched {
+		a.score[u] = 0
+	}
+	a.touched = a.touched[:0]
+	ix.accs.Put(a)
+}
+
+func (a *accumulator) add(u int32, s float64) {
+	if a.score[u] == 0 {
+		a.touched = append(a.touched, u)
+	}
+	a.score[u] += s
+}
+
+// scope is the set of units a search may return: document ranges and views.
+type scope struct {
+	ranges [][2]int32 // nil = every unit
+	views  [numViews]bool
+	n      int64 // units in scope, for IDF
+}
+
+func (ix *Index) newScope(ranges [][2]int32, views []View) scope {
+	sc := scope{ranges: ranges}
 	if views == nil {
-		for v := range viewOK {
-			viewOK[v] = true
+		for v := range sc.views {
+			sc.views[v] = true
 		}
 	} else {
 		for _, v := range views {
-			viewOK[v] = true
+			sc.views[v] = true
 		}
 	}
-	var nUnits int64
 	if ranges == nil {
 		for v := View(0); v < numViews; v++ {
-			if viewOK[v] {
-				nUnits += ix.viewN[v]
+			if sc.views[v] {
+				sc.n += ix.viewN[v]
 			}
 		}
 	} else {
 		for _, r := range ranges {
-			nUnits += int64(r[1] - r[0])
+			sc.n += int64(r[1] - r[0])
 		}
 	}
+	return sc
+}
+
+// postings returns the parts of a term's posting list inside the scope.
+func (ix *Index) postings(tid int32, sc scope) [][]posting {
+	pl := ix.post[tid]
+	if sc.ranges == nil {
+		return [][]posting{pl}
+	}
+	var parts [][]posting
+	for _, r := range sc.ranges {
+		lo := sort.Search(len(pl), func(i int) bool { return pl[i].unit >= r[0] })
+		hi := lo + sort.Search(len(pl)-lo, func(i int) bool { return pl[lo+i].unit >= r[1] })
+		if hi > lo {
+			parts = append(parts, pl[lo:hi])
+		}
+	}
+	return parts
+}
+
+// idf is BM25's inverse document frequency of a term with df units in scope.
+func idf(n int64, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// score adds the BM25 scores of the weighted query terms to acc. IDF is
+// computed over the scope, so a question routed to one contract weighs words
+// by how rare they are in that contract.
+func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 	var avg [numViews]float64
 	for v := View(0); v < numViews; v++ {
 		if ix.viewN[v] > 0 {
@@ -202,23 +268,7 @@ func (ix *Index) scoreUnits(q []queryTerm, ranges [][2]int32, views []View) map[
 		}
 	}
 	for _, qt := range q {
-		tid, ok := ix.vocab[qt.term]
-		if !ok {
-			continue
-		}
-		pl := ix.post[tid]
-		var parts [][]posting
-		if ranges == nil {
-			parts = [][]posting{pl}
-		} else {
-			for _, r := range ranges {
-				lo := sort.Search(len(pl), func(i int) bool { return pl[i].unit >= r[0] })
-				hi := lo + sort.Search(len(pl)-lo, func(i int) bool { return pl[lo+i].unit >= r[1] })
-				if hi > lo {
-					parts = append(parts, pl[lo:hi])
-				}
-			}
-		}
+		parts := ix.postings(qt.id, sc)
 		df := 0
 		for _, p := range parts {
 			df += len(p)
@@ -226,28 +276,26 @@ func (ix *Index) scoreUnits(q []queryTerm, ranges [][2]int32, views []View) map[
 		if df == 0 {
 			continue
 		}
-		idf := math.Log(1 + (float64(nUnits)-float64(df)+0.5)/(float64(df)+0.5))
-		w := idf * qt.weight
+		w := idf(sc.n, df) * qt.weight
 		for _, p := range parts {
 			for _, e := range p {
 				u := &ix.units[e.unit]
-				if !viewOK[u.View] {
+				if !sc.views[u.View] {
 					continue
 				}
 				tf := float64(e.tf)
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
-				acc[e.unit] += w * tf * (bm25K1 + 1) / (tf + norm)
+				acc.add(e.unit, w*tf*(bm25K1+1)/(tf+norm))
 			}
 		}
 	}
-	return acc
 }
 
-// topUnits returns the n best-scored units, best first (ties by unit id).
-func topUnits(acc map[int32]float64, n int) []scored {
-	out := make([]scored, 0, len(acc))
-	for u, s := range acc {
-		out = append(out, scored{u, s})
+// top returns the n best-scored units of acc, best first (ties by unit id).
+func (acc *accumulator) top(n int) []scored {
+	out := make([]scored, 0, len(acc.touched))
+	for _, u := range acc.touched {
+		out = append(out, scored{u, acc.score[u]})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].score != out[j].score {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"sort"
 
 	"github.com/pakton/pakton/internal/document"
@@ -17,6 +18,8 @@ type Query struct {
 	NoRoute bool
 	// Views restricts which unit views are searched (nil = all).
 	Views []View
+	// NoExpand disables expansion with words associated in the corpus.
+	NoExpand bool
 }
 
 // Hit is one returned source span.
@@ -77,14 +80,21 @@ func (ix *Index) Search(q Query) Result {
 		}
 	}
 	qt := make([]queryTerm, 0, len(terms))
-	seen := map[string]int{}
+	seen := map[int32]int{}
 	for _, t := range terms {
-		if i, ok := seen[t]; ok {
+		id, ok := ix.vocab[t]
+		if !ok {
+			continue
+		}
+		if i, ok := seen[id]; ok {
 			qt[i].weight += 0.5 // a repeated word matters a little more
 			continue
 		}
-		seen[t] = len(qt)
-		qt = append(qt, queryTerm{t, 1})
+		seen[id] = len(qt)
+		qt = append(qt, queryTerm{id, 1})
+	}
+	if !q.NoExpand {
+		qt = ix.expand(qt)
 	}
 
 	var ranges [][2]int32
@@ -94,10 +104,45 @@ func (ix *Index) Search(q Query) Result {
 			ranges = append(ranges, [2]int32{ix.docs[d].first, ix.docs[d].limit})
 		}
 	}
-	acc := ix.scoreUnits(qt, ranges, q.Views)
-	ranked := topUnits(acc, 0)
+	sc := ix.newScope(ranges, q.Views)
+	acc := ix.getAcc()
+	defer ix.putAcc(acc)
+	ix.score(acc, qt, sc)
+	ranked := acc.top(0)
+	if ranges != nil {
+		ranked = ix.fill(ranked, ranges, acc)
+	}
 	res.Hits = ix.collect(ranked, k)
 	return res
+}
+
+// fill appends, after the scored units, the unscored plain units of the
+// searched documents, nearest to the best unit first: when the words run out,
+// the text around the best match is the likeliest place for the rest of the
+// answer. Only searches restricted to some documents are filled.
+func (ix *Index) fill(ranked []scored, ranges [][2]int32, acc *accumulator) []scored {
+	anchor := int32(-1)
+	if len(ranked) > 0 {
+		anchor = ranked[0].unit
+	}
+	var rest []scored
+	for _, r := range ranges {
+		for u := r[0]; u < r[1]; u++ {
+			if acc.score[u] != 0 || ix.units[u].View != ViewPlain {
+				continue
+			}
+			d := float64(u - anchor)
+			if anchor < 0 {
+				d = float64(u)
+			}
+			rest = append(rest, scored{u, -math.Abs(d)})
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].score > rest[j].score })
+	for i := range rest {
+		rest[i].score = 0
+	}
+	return append(ranked, rest...)
 }
 
 // collect turns ranked units into at most k non-overlapping spans, best

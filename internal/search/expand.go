@@ -1,0 +1,103 @@
+package search
+
+import (
+	"math"
+	"sort"
+)
+
+// Query expansion from term associations learned on the indexed corpus
+// itself: two words are associated when they occur in the same retrieval
+// units far more often than chance (pointwise mutual information, weighted
+// by how often they co-occur). A question about a "cap on liability" then
+// also matches clauses that say "aggregate damages shall not exceed". No
+// model and no hand-written thesaurus are involved, so this adapts to any
+// corpus; it is learned lazily per query word and cached.
+
+type assocTerm struct {
+	id int32
+	w  float64 // in (0, 1], 1 for the strongest association
+}
+
+const (
+	assocSample   = 2000 // postings examined per word
+	assocMinCo    = 3    // co-occurrences needed to trust an association
+	assocPerTerm  = 6    // associations kept per word
+	expandWeight  = 0.3  // weight of an expansion term relative to a query word
+	assocMinRatio = 2.0  // co-occurrence must be at least this many times chance
+)
+
+// associations returns the words most associated with term tid.
+func (ix *Index) associations(tid int32) []assocTerm {
+	if v, ok := ix.assoc.Load(tid); ok {
+		return v.([]assocTerm)
+	}
+	pl := ix.post[tid]
+	step := 1
+	if len(pl) > assocSample {
+		step = len(pl) / assocSample
+	}
+	co := map[int32]int{}
+	seen := 0
+	for i := 0; i < len(pl); i += step {
+		u := pl[i].unit
+		seen++
+		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
+			if c != tid {
+				co[c]++
+			}
+		}
+	}
+	n := float64(len(ix.units))
+	var cand []assocTerm
+	for c, k := range co {
+		if k < assocMinCo {
+			continue
+		}
+		ratio := float64(k) * n / (float64(seen) * float64(len(ix.post[c])))
+		if ratio < assocMinRatio {
+			continue
+		}
+		cand = append(cand, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
+	}
+	sort.Slice(cand, func(i, j int) bool {
+		if cand[i].w != cand[j].w {
+			return cand[i].w > cand[j].w
+		}
+		return cand[i].id < cand[j].id
+	})
+	if len(cand) > assocPerTerm {
+		cand = cand[:assocPerTerm]
+	}
+	if len(cand) > 0 {
+		top := cand[0].w
+		for i := range cand {
+			cand[i].w /= top
+		}
+	}
+	ix.assoc.Store(tid, cand)
+	return cand
+}
+
+// expand adds associated words to a query, each weighted below the user's
+// own words. A word associated with several query words adds up.
+func (ix *Index) expand(q []queryTerm) []queryTerm {
+	have := map[int32]int{}
+	for i, t := range q {
+		have[t.id] = i
+	}
+	out := append([]queryTerm(nil), q...)
+	for _, t := range q {
+		for _, a := range ix.associations(t.id) {
+			w := expandWeight * a.w * t.weight
+			if i, ok := have[a.id]; ok {
+				if i >= len(q) { // an expansion term already added
+					out[i].weight += w
+				}
+				continue
+			}
+			have[a.id] = len(out)
+			out = append(out, queryTerm{a.id, w})
+		}
+	}
+	return out
+}
