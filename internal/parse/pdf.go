@@ -31,7 +31,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -367,17 +366,17 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 // pdfLine is one text line as pdfium reports it, with its geometry in PDF
 // points (y grows upwards).
 type pdfLine struct {
-	text        string
-	top, bottom float64
-	size        float64 // font size of the line's first character
-	boxed       bool    // whether top/bottom are known
-	first, last int     // pdfium char indices of the first and last non-space characters
+	text   string
+	base   float64 // baseline of the line's first character
+	size   float64 // font size of the line's first character
+	placed bool    // whether base is known
+	first  int     // pdfium char index of the first non-space character
 }
 
 // pdfiumPageLines reads the text of page i in one call; pdfium marks the
 // line breaks it infers with generated "\r\n" characters. Then, per line,
-// the boxes of the first and last characters and the first one's font size
-// let layoutLines find paragraph gaps and headings. (Asking for every
+// the first character's baseline and font size let layoutLines find
+// paragraph gaps and headings. (Asking for every
 // character's box costs ~0.1 s per page across the WebAssembly boundary.)
 func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (lines []pdfLine, hasImage bool, err error) {
 	pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
@@ -444,7 +443,6 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 			if line.first < 0 {
 				line.first = k
 			}
-			line.last = k
 		}
 	}
 	endLine()
@@ -455,16 +453,8 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 			if l.first < 0 {
 				continue
 			}
-			for _, k := range []int{l.first, l.last} {
-				box, err := inst.FPDFText_GetCharBox(&requests.FPDFText_GetCharBox{TextPage: tp.TextPage, Index: k})
-				if err != nil || box.Top <= box.Bottom {
-					continue
-				}
-				if !l.boxed {
-					l.top, l.bottom, l.boxed = box.Top, box.Bottom, true
-				} else {
-					l.top, l.bottom = max(l.top, box.Top), min(l.bottom, box.Bottom)
-				}
+			if o, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: l.first}); err == nil {
+				l.base, l.placed = o.Y, true
 			}
 			if fs, err := inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: l.first}); err == nil && fs.FontSize > 0 {
 				l.size = roundSize(fs.FontSize)
@@ -533,21 +523,25 @@ func bodyFontSize(pages [][]pdfLine) float64 {
 }
 
 // layoutLines renders one page's lines as text, inserting a blank line
-// where the vertical gap between two lines is clearly larger than the page's
+// where the step between two baselines is clearly larger than the page's
 // usual line pitch, and returns the byte ranges of heading lines (a font at
 // least 20% larger than the body text, on a short line).
 func layoutLines(lines []pdfLine, body float64) (string, [][2]int) {
-	var pitches []float64
+	// The usual pitch is the most common step between baselines (rounded
+	// to half a point; ties go to the smaller step): paragraph gaps are the
+	// exception on a page, and a double-spaced page has a double pitch.
+	count := map[float64]int{}
 	for i := 1; i < len(lines); i++ {
 		a, b := lines[i-1], lines[i]
-		if a.boxed && b.boxed && a.bottom > b.bottom {
-			pitches = append(pitches, a.bottom-b.bottom)
+		if a.placed && b.placed && a.base-b.base > 0.5 {
+			count[roundSize(a.base-b.base)]++
 		}
 	}
-	pitch := 0.0
-	if len(pitches) > 0 {
-		slices.Sort(pitches)
-		pitch = pitches[len(pitches)/2]
+	pitch, best := 0.0, 0
+	for p, n := range count {
+		if n > best || (n == best && p < pitch) {
+			pitch, best = p, n
+		}
 	}
 	var b strings.Builder
 	var heads [][2]int
@@ -565,23 +559,24 @@ func layoutLines(lines []pdfLine, body float64) (string, [][2]int) {
 	return b.String(), heads
 }
 
+// paragraphGap reports whether a blank line belongs between lines a and b.
 func paragraphGap(a, b pdfLine, pitch float64) bool {
-	if !a.boxed || !b.boxed {
+	if !a.placed || !b.placed {
 		return false
 	}
-	if b.top > a.top+1 { // b sits above a: a new column or a jump back up the page
-		return true
-	}
-	step := a.bottom - b.bottom
-	if step <= 0 {
-		return false // same baseline: pieces of one visual line
-	}
-	if pitch <= 0 {
-		return step > 2*max(a.top-a.bottom, b.top-b.bottom)
-	}
-	white := a.bottom - b.top
 	size := max(a.size, b.size, 1)
-	return step > 1.4*pitch && white > 0.5*size
+	step := a.base - b.base
+	switch {
+	case step < -size: // b sits above a: a new column, or a jump back up the page
+		return true
+	case step <= 0.5: // same baseline: pieces of one visual line
+		return false
+	case pitch <= 0:
+		return step > 2*size
+	}
+	// The white space above b must also be clearly more than a line's
+	// leading, measured in b's own font size.
+	return step > 1.4*pitch && step > 1.6*max(b.size, 1)
 }
 
 // cleanPlainText brings text from pdftotext or tesseract into canonical
