@@ -42,8 +42,8 @@ type marker struct {
 	// confirmed: an inline marker that opens a list is followed by the
 	// list's second member.
 	confirmed bool
-	level    int  // layout level from a Block, -1 when unknown
-	heading  string
+	level     int // layout level from a Block, -1 when unknown
+	heading   string
 }
 
 // depth returns the number of components of a hierarchical number.

@@ -396,25 +396,30 @@ func (p *parser) add(m marker) {
 	}
 	// 2. Open a new list. An inline marker opens one only when the list's
 	// second member follows.
-	if !m.strong && !m.confirmed {
-		return
-	}
 	if (m.fam == famDecimal || m.fam == famSectionKw) && len(m.nums) > 1 {
 		prefix := m.nums[:len(m.nums)-1]
 		last := m.nums[len(m.nums)-1]
 		for k := len(stack) - 1; k >= 0; k-- {
 			e := stack[k]
 			if pathIs(e, prefix) {
-				if last >= 1 && last <= gap(&m) {
+				// "5. Indemnification. 5.1 ..." needs no second member:
+				// the parent's number vouches for it.
+				if last >= 1 && last <= gap(&m) && (m.strong || m.confirmed || k == len(stack)-1) {
 					p.accept(m, m.reads[0], e.m)
 				}
 				return
 			}
 		}
+		if !m.strong && !m.confirmed {
+			return
+		}
 		if last != 1 {
 			return
 		}
 		p.accept(m, m.reads[0], p.popRank(stack, m.rank()))
+		return
+	}
+	if !m.strong && !m.confirmed {
 		return
 	}
 	for _, r := range m.reads {
@@ -424,8 +429,9 @@ func (p *parser) add(m marker) {
 			continue
 		}
 		if m.fam == famItem {
-			// A list restarting beside an earlier list of the same style.
-			for k := len(stack) - 1; k >= 0; k-- {
+			// A list restarting beside an earlier list of the same style,
+			// unless the text before it announces a list ("as follows:").
+			for k := len(stack) - 1; k >= 0 && !p.introducesList(m.pos); k-- {
 				if stack[k].st == r.style {
 					p.accept(m, r, p.parent[stack[k].m])
 					return
@@ -443,6 +449,13 @@ func (p *parser) add(m marker) {
 }
 
 // pathIs reports whether open list e carries the hierarchical number path.
+// introducesList reports whether the text before byte pos ends with a colon
+// or a dash, the way a sentence announces an enumeration.
+func (p *parser) introducesList(pos int) bool {
+	r, _ := before(p.s, pos)
+	return r == ':' || r == '—' || r == '–'
+}
+
 func pathIs(e open, path []int) bool {
 	switch e.fam {
 	case famDecimal, famSectionKw:
