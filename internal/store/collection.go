@@ -158,7 +158,7 @@ func (s *Store) loadManifest(collection string) (*manifest, error) {
 // writeManifest atomically replaces a collection's manifest. committed
 // reports whether the new manifest became visible (see replaceFile).
 func (s *Store) writeManifest(collection string, m *manifest) (committed bool, err error) {
-	raw, err := json.MarshalIndent(m, "", " ")
+	raw, err := json.Marshal(m)
 	if err != nil {
 		return false, err
 	}
@@ -245,7 +245,7 @@ func (s *Store) createCollectionLocked(name string) error {
 		if err := os.Mkdir(filepath.Join(tmp, "docs"), 0o755); err != nil {
 			return err
 		}
-		raw, err := json.MarshalIndent(newManifest(), "", " ")
+		raw, err := json.Marshal(newManifest())
 		if err != nil {
 			return err
 		}
