@@ -13,6 +13,18 @@ var minorWords = map[string]bool{
 	"to": true, "with": true, "upon": true, "under": true, "non": true, "vs": true, "etc": true,
 	"its": true, "per": true, "not": true, "than": true, "over": true, "between": true,
 	"after": true, "before": true, "during": true, "without": true, "via": true, "nor": true,
+	"this": true, "such": true, "these": true, "other": true, "certain": true, "all": true,
+	"each": true, "any": true, "that": true, "against": true, "within": true, "through": true,
+}
+
+// Words that start the sentence after a heading whose line break was lost:
+// "2. Maintenance of Records The Administrator agrees ...".
+var sentenceStarters = map[string]bool{
+	"The": true, "This": true, "Each": true, "Any": true, "All": true, "If": true,
+	"Neither": true, "Unless": true, "Subject": true, "Notwithstanding": true, "Upon": true,
+	"Except": true, "Either": true, "Nothing": true, "During": true, "Within": true,
+	"Such": true, "These": true, "Both": true, "Where": true, "In": true, "No": true,
+	"It": true, "Without": true, "A": true, "An": true, "Company": true, "As": true,
 }
 
 // isHeadingLine reports whether text reads as a heading: short, no sentence
@@ -84,6 +96,9 @@ func headingOf(body string, hasChildren, sentenceCase bool) string {
 		if h := cleanHeading(line); h != "" && !(rest == "" && !hasChildren && len(strings.Fields(h)) > 8) {
 			return h
 		}
+	}
+	if h := headingBeforeSentence(line); h != "" {
+		return h
 	}
 	// Inline heading: up to the first period, when what precedes reads as a
 	// heading and a sentence follows.
@@ -233,4 +248,34 @@ func isSentenceCaseHeading(text string) bool {
 		}
 	}
 	return true
+}
+
+// headingBeforeSentence finds a Title Case heading run directly followed by
+// a sentence on the same line: "Confidentiality The parties agree ...".
+func headingBeforeSentence(line string) string {
+	words := strings.Fields(line)
+	for k := 1; k < len(words) && k <= 10; k++ {
+		w := words[k]
+		if sentenceStarters[w] && k+2 < len(words) {
+			// The sentence must go on in lower case soon.
+			lower := false
+			for _, x := range words[k+1 : min(len(words), k+4)] {
+				r, _ := utf8.DecodeRuneInString(x)
+				if unicode.IsLower(r) && !minorWords[x] {
+					lower = true
+					break
+				}
+			}
+			cand := strings.Join(words[:k], " ")
+			if lower && isHeadingLine(cand) && !endsWithAbbrev(cand) {
+				return cleanHeading(cand)
+			}
+			return ""
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) && !minorWords[w] {
+			return ""
+		}
+	}
+	return ""
 }
