@@ -123,3 +123,28 @@ func TestCorpusStats(t *testing.T) {
 			sub, docs, float64(nodes)/float64(docs), fallback, 100*float64(fallbackChars)/float64(chars), 100*float64(preChars)/float64(chars), bigLeaf, dur, kinds)
 	}
 }
+
+// TestCorpusSample prints nodes whose own text is suspiciously short, for
+// eyeballing false splits; set PAKTON_SAMPLE.
+func TestCorpusSample(t *testing.T) {
+	if os.Getenv("PAKTON_SAMPLE") == "" {
+		t.Skip("set PAKTON_SAMPLE=1")
+	}
+	files := corpusFiles(t)
+	count := 0
+	for fi, f := range files {
+		if fi%7 != 0 {
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		doc := &document.Document{Text: string(b)}
+		tr := Parse(doc)
+		for _, nd := range tr.Nodes[1:] {
+			if nd.Own.Len() < 25 && nd.Label != "" && count < 150 {
+				count++
+				prev := tr.Nodes[nd.ID-1]
+				t.Logf("%-40.40s %-10s %q  <- after %q", filepath.Base(f), nd.Label, doc.Slice(nd.Own), previewText(doc.Slice(prev.Own), 50))
+			}
+		}
+	}
+}

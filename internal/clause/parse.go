@@ -1,6 +1,7 @@
 package clause
 
 import (
+	"log/slog"
 	"sort"
 	"strings"
 	"unicode"
@@ -24,6 +25,9 @@ func Parse(doc *document.Document) *Tree {
 	return ParseWith(doc, Options{})
 }
 
+// catchPanics is switched off by the tests so that a bug fails them.
+var catchPanics = true
+
 // Options adjusts Parse. The zero value is what Parse uses.
 type Options struct {
 	// LineStartsOnly disables inline markers: numbering in running text
@@ -33,8 +37,22 @@ type Options struct {
 }
 
 // ParseWith is Parse with options.
-func ParseWith(doc *document.Document, opts Options) *Tree {
+func ParseWith(doc *document.Document, opts Options) (t *Tree) {
 	p := &parser{s: doc.Text, blocks: doc.Blocks, noInline: opts.LineStartsOnly}
+	defer func() {
+		// A bug here must not take down ingestion: fall back to the
+		// paragraph tree, which needs none of the numbering logic.
+		if !catchPanics {
+			return
+		}
+		if r := recover(); r != nil {
+			slog.Error("clause: parser failed, using paragraphs", "doc", doc.Name, "panic", r)
+			q := &parser{s: doc.Text, ix: document.NewIndex(doc.Text)}
+			nodes := []tmpNode{{parent: -1, kind: KindDocument}}
+			q.paragraphs(&nodes, 0, 0, len(q.s), false)
+			t = q.finish(nodes)
+		}
+	}()
 	return p.parse()
 }
 
@@ -185,10 +203,11 @@ func (p *parser) scan() []marker {
 	if !p.noInline {
 		out = mergeMarkers(out, scanInline(s, out))
 	}
-	// Two readings at one position (a block and the text): keep the first.
+	// Two readings at one position (a block and the text), or a marker
+	// inside another's label: keep the first.
 	dedup := out[:0]
 	for _, m := range out {
-		if len(dedup) > 0 && dedup[len(dedup)-1].pos == m.pos {
+		if len(dedup) > 0 && m.pos < max(dedup[len(dedup)-1].labelEnd, dedup[len(dedup)-1].pos+1) {
 			continue
 		}
 		dedup = append(dedup, m)

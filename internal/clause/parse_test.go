@@ -2,6 +2,7 @@ package clause
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -504,4 +505,9 @@ func TestRender(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != len(tr.Nodes) {
 		t.Errorf("%d lines for %d nodes", n, len(tr.Nodes))
 	}
+}
+
+func TestMain(m *testing.M) {
+	catchPanics = false
+	os.Exit(m.Run())
 }
