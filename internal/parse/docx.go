@@ -664,7 +664,7 @@ func (bw *docxBody) parse(b []byte) error {
 				}
 			case "t":
 				inText = parentIs("r", 1)
-			case "tab":
+			case "tab", "ptab":
 				if p != nil && parentIs("r", 1) && !runHidden {
 					p.b.WriteByte('\t')
 				}

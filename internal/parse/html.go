@@ -24,7 +24,8 @@ import (
 //     tables, blockquotes and <hr> are set off by a blank line (a single
 //     line break inside a list). <br> is a
 //     line break.
-//   - Table cells of a row are separated by a tab, one row per line.
+//   - Table cells of a row are separated by a tab, one row per line;
+//     paragraphs inside a cell are single lines.
 //   - List items are prefixed with their marker, as a browser draws it:
 //     "1.", "b.", "iv." for <ol> (honouring start, type, reversed and the
 //     value of <li>), "•", "◦", "▪" by depth for <ul>, then a space. Nested
@@ -91,10 +92,11 @@ type htmlWriter struct {
 	glue       bool // a list marker was just written: ignore breaks until text
 	pre        int  // depth of <pre>/<textarea>
 
-	open   []*openBlock
-	blocks []document.Block
-	lists  []*htmlList
-	cells  []int // cells seen in each open table row
+	open     []*openBlock
+	blocks   []document.Block
+	lists    []*htmlList
+	cells    []int // cells seen in each open table row
+	rowStart []int // output length (runes) when each open row began
 }
 
 type openBlock struct {
@@ -148,13 +150,7 @@ func (w *htmlWriter) writeRaw(s string) {
 
 // flush writes pending line breaks and space before visible text.
 func (w *htmlWriter) flush() {
-	if w.pendBreaks > 0 && w.runes > 0 {
-		if n := w.pendBreaks - w.trailN; n > 0 {
-			w.writeRawNoMark(strings.Repeat("\n", n))
-		}
-		w.pendSpace = false
-	}
-	w.pendBreaks = 0
+	w.flushBreaksOnly()
 	if w.pendSpace && !w.lastWS && w.runes > 0 {
 		w.writeRawNoMark(" ")
 	}
@@ -171,6 +167,18 @@ func (w *htmlWriter) writeRawNoMark(s string) {
 	for i, ob := range w.open {
 		ob.start = saved[i]
 	}
+}
+
+// flushBreaksOnly writes pending line breaks now (so the row that follows
+// starts after them) without writing a pending space.
+func (w *htmlWriter) flushBreaksOnly() {
+	if w.pendBreaks > 0 && w.runes > 0 {
+		if n := w.pendBreaks - w.trailN; n > 0 {
+			w.writeRawNoMark(strings.Repeat("\n", n))
+		}
+		w.pendSpace = false
+	}
+	w.pendBreaks = 0
 }
 
 // text writes inline text, collapsing whitespace unless inside <pre>.
@@ -214,12 +222,7 @@ func isHTMLSpace(r rune) bool {
 func (w *htmlWriter) lineBreak() {
 	w.pendSpace = false
 	w.glue = false
-	if w.pendBreaks > 0 && w.runes > 0 {
-		if n := w.pendBreaks - w.trailN; n > 0 {
-			w.writeRawNoMark(strings.Repeat("\n", n))
-		}
-	}
-	w.pendBreaks = 0
+	w.flushBreaksOnly()
 	if w.runes > 0 {
 		w.writeRawNoMark("\n")
 	}
@@ -276,6 +279,14 @@ func hidden(n *html.Node) bool {
 // neighbours: 2 for elements browsers set off with margins, 1 for other
 // block elements, 0 for inline ones.
 func (w *htmlWriter) blockBreaks(a atom.Atom) int {
+	if len(w.cells) > 0 && a != atom.Tr {
+		// Inside a table cell: blocks are lines, never blank lines.
+		return min(w.blockBreaksOutside(a), 1)
+	}
+	return w.blockBreaksOutside(a)
+}
+
+func (w *htmlWriter) blockBreaksOutside(a atom.Atom) int {
 	switch a {
 	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote,
 		atom.Pre, atom.Dl, atom.Figure, atom.Hr, atom.Table, atom.Fieldset, atom.Listing, atom.Xmp:
@@ -330,13 +341,20 @@ func (w *htmlWriter) walk(n *html.Node) {
 	case atom.Td, atom.Th:
 		if k := len(w.cells); k > 0 {
 			if w.cells[k-1] > 0 {
+				// Breaks left by the previous cell's blocks do not split
+				// the row, once the row has started.
 				w.pendSpace = false
+				if w.runes > w.rowStart[k-1] {
+					w.pendBreaks = 0
+				}
 				w.flush()
 				w.writeRawNoMark("\t")
 			}
 			w.cells[k-1]++
 		}
+		w.glue = true // a <p> opening the cell stays on the row's line
 		w.children(n)
+		w.glue = false
 		w.pendSpace = false
 		return
 	}
@@ -363,14 +381,17 @@ func (w *htmlWriter) walk(n *html.Node) {
 	case atom.Li:
 		w.listItem(n)
 	case atom.Tr:
+		w.flushBreaksOnly()
 		w.cells = append(w.cells, 0)
+		w.rowStart = append(w.rowStart, w.runes)
 		w.children(n)
 		w.cells = w.cells[:len(w.cells)-1]
+		w.rowStart = w.rowStart[:len(w.rowStart)-1]
 	case atom.Table:
-		saved := w.cells
-		w.cells = nil
+		saved, savedStart := w.cells, w.rowStart
+		w.cells, w.rowStart = nil, nil
 		w.children(n)
-		w.cells = saved
+		w.cells, w.rowStart = saved, savedStart
 	default:
 		w.children(n)
 	}

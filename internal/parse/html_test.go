@@ -51,6 +51,11 @@ func TestParseHTML(t *testing.T) {
 			"Party\tAddress\nAcme\t1 Main St\n\tx\n\nafter",
 		},
 		{
+			"paragraphs inside cells stay on the row",
+			`<table><tr><td><p>1.</p></td><td><p>First para.</p><p>Second para.</p></td></tr><tr><td><p>2.</p></td><td><div>Next</div></td></tr></table>`,
+			"1.\tFirst para.\nSecond para.\n2.\tNext",
+		},
+		{
 			"pre keeps whitespace",
 			"<p>a</p><pre>  x  y\n z</pre>",
 			"a\n\n  x  y\n z",
