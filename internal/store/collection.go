@@ -32,6 +32,7 @@ type manifest struct {
 type entry struct {
 	Dir   string  `json:"dir"` // "<id>@<rev>" under docs/
 	Info  DocInfo `json:"info"`
+	Meta  fileSum `json:"meta"` // meta.json, which cannot list itself in Files
 	Files files   `json:"files"`
 }
 
@@ -46,13 +47,6 @@ type files struct {
 type fileSum struct {
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
-}
-
-func (a files) equal(b files) bool {
-	if a.Text != b.Text || (a.Tree == nil) != (b.Tree == nil) || (a.Tree != nil && *a.Tree != *b.Tree) {
-		return false
-	}
-	return maps.Equal(a.Artifacts, b.Artifacts)
 }
 
 func newManifest() *manifest {

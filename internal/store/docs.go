@@ -161,7 +161,7 @@ func (s *Store) putLocked(collection string, p *prepared) error {
 	next := m.clone()
 	next.Generation = rev
 	old := next.Docs[p.id]
-	next.Docs[p.id] = &entry{Dir: versionDir(p.id, rev), Info: p.info, Files: p.files}
+	next.Docs[p.id] = &entry{Dir: versionDir(p.id, rev), Info: p.info, Meta: sumOf(p.meta), Files: p.files}
 	committed, err := s.writeManifest(collection, next)
 	if !committed {
 		os.RemoveAll(final)
@@ -345,7 +345,7 @@ func readFile(path string, want fileSum) ([]byte, error) {
 func (s *Store) Get(collection, id string) (*Record, error) {
 	return retry(s, collection, id, func(e *entry) (*Record, error) {
 		dir := filepath.Join(s.docsDir(collection), e.Dir)
-		mb, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+		mb, err := readFile(filepath.Join(dir, "meta.json"), e.Meta)
 		if err != nil {
 			return nil, err
 		}

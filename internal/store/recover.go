@@ -83,7 +83,7 @@ func (s *Store) recoverCollection(name string) error {
 	}
 	m = m.clone()
 	for id, e := range m.Docs {
-		if _, err := s.checkVersion(name, id, e.Dir, &e.Files); err != nil {
+		if err := s.checkEntry(name, e); err != nil {
 			slog.Warn("store: dropping damaged document from manifest", "collection", name, "id", id, "dir", e.Dir, "err", err)
 			delete(m.Docs, id)
 			changed = true
@@ -121,25 +121,11 @@ func (s *Store) recoverCollection(name string) error {
 	return nil
 }
 
-// checkVersion verifies that a version directory holds document id with the
-// files want lists, by size (reads verify checksums). want may be nil to
-// accept whatever meta.json lists, which is returned.
-func (s *Store) checkVersion(collection, id, dir string, want *files) (*docMeta, error) {
-	path := filepath.Join(s.docsDir(collection), dir)
-	b, err := os.ReadFile(filepath.Join(path, "meta.json"))
-	if err != nil {
-		return nil, err
-	}
-	var meta docMeta
-	if err := json.Unmarshal(b, &meta); err != nil {
-		return nil, fmt.Errorf("meta.json: %w", err)
-	}
-	if meta.Doc == nil || meta.Doc.ID != id || meta.Info.ID != id {
-		return nil, errors.New("meta.json names another document")
-	}
-	if want != nil && !meta.Files.equal(*want) {
-		return nil, errors.New("meta.json disagrees with the manifest")
-	}
+// checkEntry verifies that the files of a manifest entry exist with the
+// sizes it lists. Stat calls only, so Open stays fast on large stores; reads
+// verify checksums.
+func (s *Store) checkEntry(collection string, e *entry) error {
+	path := filepath.Join(s.docsDir(collection), e.Dir)
 	size := func(rel string, sum fileSum) error {
 		fi, err := os.Stat(filepath.Join(path, rel))
 		if err != nil {
@@ -150,20 +136,44 @@ func (s *Store) checkVersion(collection, id, dir string, want *files) (*docMeta,
 		}
 		return nil
 	}
-	if err := size("text.txt", meta.Files.Text); err != nil {
+	if err := size("meta.json", e.Meta); err != nil {
+		return err
+	}
+	if err := size("text.txt", e.Files.Text); err != nil {
+		return err
+	}
+	if e.Files.Tree != nil {
+		if err := size("tree.json", *e.Files.Tree); err != nil {
+			return err
+		}
+	}
+	for a, sum := range e.Files.Artifacts {
+		if err := size(filepath.Join("artifacts", a+".bin"), sum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readEntry rebuilds the manifest entry of a version directory from its
+// meta.json, and checks it.
+func (s *Store) readEntry(collection, id, dir string) (*entry, error) {
+	b, err := os.ReadFile(filepath.Join(s.docsDir(collection), dir, "meta.json"))
+	if err != nil {
 		return nil, err
 	}
-	if meta.Files.Tree != nil {
-		if err := size("tree.json", *meta.Files.Tree); err != nil {
-			return nil, err
-		}
+	var meta docMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return nil, fmt.Errorf("meta.json: %w", err)
 	}
-	for a, sum := range meta.Files.Artifacts {
-		if err := size(filepath.Join("artifacts", a+".bin"), sum); err != nil {
-			return nil, err
-		}
+	if meta.Doc == nil || meta.Doc.ID != id || meta.Info.ID != id {
+		return nil, errors.New("meta.json names another document")
 	}
-	return &meta, nil
+	e := &entry{Dir: dir, Info: meta.Info, Meta: sumOf(b), Files: meta.Files}
+	if err := s.checkEntry(collection, e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // rebuildManifest makes a manifest from the newest intact version directory
@@ -189,13 +199,13 @@ func (s *Store) rebuildManifest(collection string) (*manifest, error) {
 		if rev < revs[id] {
 			continue
 		}
-		meta, err := s.checkVersion(collection, id, e.Name(), nil)
+		ent, err := s.readEntry(collection, id, e.Name())
 		if err != nil {
 			slog.Warn("store: skipping damaged document version", "collection", collection, "dir", e.Name(), "err", err)
 			continue
 		}
 		revs[id] = rev
-		m.Docs[id] = &entry{Dir: e.Name(), Info: meta.Info, Files: meta.Files}
+		m.Docs[id] = ent
 	}
 	return m, nil
 }

@@ -248,3 +248,24 @@ func TestPutOverLeftover(t *testing.T) {
 		t.Errorf("docs dir: %v", e)
 	}
 }
+
+// TestGetDetectsCorruption flips one byte in each file of a stored document
+// and checks that Get reports the damage instead of returning wrong data.
+func TestGetDetectsCorruption(t *testing.T) {
+	for _, file := range []string{"meta.json", "text.txt", "tree.json", "artifacts/units.bin"} {
+		t.Run(file, func(t *testing.T) {
+			s := openTemp(t)
+			rec := record("a.txt", "v1")
+			must(t, s.Put(DefaultCollection, rec))
+			path := filepath.Join(s.docsDir(DefaultCollection), mustDir(t, s, DefaultCollection, rec.Doc.ID), file)
+			b, err := os.ReadFile(path)
+			must(t, err)
+			b[len(b)/2] ^= 0x20
+			must(t, os.WriteFile(path, b, 0o644))
+			_, err = s.Get(DefaultCollection, rec.Doc.ID)
+			if err == nil || !strings.Contains(err.Error(), "checksum") || !strings.Contains(err.Error(), rec.Doc.ID) {
+				t.Errorf("Get of a damaged %s: %v, want a checksum error naming the document", file, err)
+			}
+		})
+	}
+}
