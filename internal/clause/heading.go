@@ -1,6 +1,8 @@
 package clause
 
 import (
+	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -149,6 +151,7 @@ func endsWithAbbrev(s string) bool {
 // or more consecutive markers whose text is only a heading (and perhaps a
 // page number), when the first of them recurs later in the document.
 func dropTOC(s string, ms []marker) []marker {
+	ms = dropTOCRegions(s, ms)
 	if len(ms) < 4 {
 		return ms
 	}
@@ -278,4 +281,119 @@ func headingBeforeSentence(line string) string {
 		}
 	}
 	return ""
+}
+
+// labelKey normalises a marker's number for comparing a table of contents
+// with the body: "ARTICLE I" and "Article 1" match, as do "Section 1.01"
+// and "1.1".
+func labelKey(m *marker) string {
+	var b strings.Builder
+	switch m.fam {
+	case famArticle:
+		b.WriteString("art")
+	case famSchedule:
+		return "sched " + strings.ToLower(strings.Join(strings.Fields(m.label), " "))
+	case famDecimal, famSectionKw:
+		b.WriteString("sec")
+	default:
+		return ""
+	}
+	for _, v := range m.nums {
+		b.WriteString(" ")
+		b.WriteString(strconv.Itoa(v))
+	}
+	return b.String()
+}
+
+// tocHeading reports whether line is the heading of a table of contents.
+func tocHeading(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || len(t) > 80 {
+		return false
+	}
+	u := strings.ToUpper(t)
+	if strings.Contains(u, "TABLE OF CONTENTS") {
+		return true
+	}
+	f := strings.Fields(u)
+	for i, w := range f {
+		if (w == "CONTENTS" || w == "INDEX") && strings.ToUpper(t) == t && i >= len(f)-2 {
+			return len(f) <= 6
+		}
+	}
+	return false
+}
+
+// dropTOCRegions drops the markers of a table of contents that has a
+// heading ("TABLE OF CONTENTS", "CONTENTS"): from the heading up to the
+// first marker whose number the region has already listed, which is where
+// the body starts again. Entries may share lines, as flattened SEC text has
+// them.
+func dropTOCRegions(s string, ms []marker) []marker {
+	drop := make([]bool, len(ms))
+	any := false
+	for i := 0; i < len(s); {
+		e := strings.IndexByte(s[i:], '\n')
+		if e < 0 {
+			e = len(s) - i
+		}
+		line := s[i : i+e]
+		start := i
+		i += e + 1
+		if len(line) > 200 || !tocHeading(line) {
+			continue
+		}
+		k := sort.Search(len(ms), func(k int) bool { return ms[k].pos >= start })
+		seen := map[string]bool{}
+		j := k
+		for ; j < len(ms) && ms[j].pos-start < 30000; j++ {
+			key := labelKey(&ms[j])
+			if key == "" {
+				continue
+			}
+			if seen[key] {
+				break
+			}
+			seen[key] = true
+		}
+		// The entries must be dense and read as headings; the text between
+		// the last entry and the body (often the preamble) does not count.
+		if j < len(ms) && ms[j].pos-start < 30000 && len(seen) >= 3 && (ms[j-1].pos-start)/(j-k) < 250 &&
+			!prose(s[start:min(ms[j].pos, ms[j-1].pos+200)]) {
+			for x := k; x < j; x++ {
+				drop[x] = true
+				any = true
+			}
+			if j > 0 {
+				i = max(i, ms[j].pos)
+			}
+		}
+	}
+	if !any {
+		return ms
+	}
+	out := ms[:0:0]
+	for i, m := range ms {
+		if !drop[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// prose reports whether text reads as running sentences rather than a list
+// of headings: more than one word in six starts in lower case.
+func prose(text string) bool {
+	words, lower := 0, 0
+	for _, w := range strings.Fields(text) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		words++
+		if unicode.IsLower(r) && !minorWords[w] {
+			lower++
+		}
+	}
+	return lower*6 > words
 }

@@ -260,6 +260,33 @@ func TestParseOutline(t *testing.T) {
 		`,
 		},
 		{
+			name: "table of contents with a heading and entries sharing lines",
+			text: `
+		TABLE OF CONTENTS Page
+		ARTICLE I DEFINITIONS Section 1.01. Definitions 1 ARTICLE II TERM
+		Section 2.01. Term 4 Section 2.02. Renewal 4
+		SCHEDULE A - Products SCHEDULE B - Prices
+
+		This Agreement is made between A and B.
+
+		ARTICLE I
+		DEFINITIONS
+		Section 1.01. Definitions. Words have meanings.
+		ARTICLE II
+		TERM
+		Section 2.01. Term. One year.
+		Section 2.02. Renewal. It renews.
+		`,
+			want: `
+		preamble
+		article ARTICLE I [DEFINITIONS]
+		  section Section 1.01 [Definitions]
+		article ARTICLE II [TERM]
+		  section Section 2.01 [Term]
+		  section Section 2.02 [Renewal]
+		`,
+		},
+		{
 			name: "dates, amounts and cross-references at line starts",
 			text: `
 		1. Payment. The Buyer shall pay on March
