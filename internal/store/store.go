@@ -23,8 +23,15 @@
 // naming either the old complete directory or the new complete one. Open
 // removes whatever the manifest does not reference (temporary directories,
 // versions whose commit never happened, versions whose removal was cut short)
-// and drops, with a warning, manifest entries whose directory is missing or
-// damaged.
+// and drops, with a slog warning, manifest entries whose directory is missing
+// or whose files are missing or of the wrong size (Open only stats files, so
+// it stays fast; every read verifies SHA-256 checksums). A missing or
+// unparsable manifest is rebuilt from the newest intact version of each
+// document, the damaged file kept beside it.
+//
+// Cost: each Put rewrites the collection's manifest, so ingesting N documents
+// writes O(N²) manifest bytes; fine for thousands of documents, a batch API
+// is the fix if collections grow much larger.
 //
 // (The first design sketch renamed the old docs/<id> away and the new one in
 // under the same name. That has a moment where the manifest names a directory
