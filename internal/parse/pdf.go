@@ -135,10 +135,14 @@ func extractPDF(ctx context.Context, data []byte, opt Options) ([]pdfPageText, e
 	engine := strings.ToLower(opt.PDFEngine)
 	switch engine {
 	case "", EngineAuto:
-		// TODO(measure): see docs/PDF_FIDELITY.md.
-		if _, err := exec.LookPath("pdftotext"); err == nil {
-			return extractPDFToText(ctx, data, false)
-		}
+		// pdfium is the default even when pdftotext is installed: on the 30
+		// CUAD contracts it agreed best with the reference text (mean
+		// character similarity 0.9977 against 0.9962 for pdftotext -layout
+		// and 0.9899 for pdftotext without -layout; pdftotext misplaces
+		// superscripts and footers on some files), it gives the line
+		// geometry behind paragraph gaps and headings, and it costs only
+		// ~20 ms of CPU per page against pdftotext's ~13 ms.
+		// docs/PDF_FIDELITY.md has the table and the command.
 		return extractPDFium(ctx, data)
 	case EnginePDFium:
 		return extractPDFium(ctx, data)
@@ -146,7 +150,7 @@ func extractPDF(ctx context.Context, data []byte, opt Options) ([]pdfPageText, e
 		if _, err := exec.LookPath("pdftotext"); err != nil {
 			return nil, fmt.Errorf("%w: pdftotext not found on PATH: install the Debian package poppler-utils, or use the pdfium engine", ErrMissingTool)
 		}
-		return extractPDFToText(ctx, data, false)
+		return extractPDFToText(ctx, data, true) // -layout measured better than raw order
 	}
 	return nil, fmt.Errorf("unknown PDF engine %q (want auto, pdfium or pdftotext)", opt.PDFEngine)
 }
