@@ -152,6 +152,10 @@ func TestKill(t *testing.T) {
 	start := time.Now()
 	kills := 0
 	for round := 1; round <= rounds; round++ {
+		if round > 5 && time.Since(start) > 10*time.Second { // a loaded machine: keep the suite bounded
+			t.Logf("stopping after %d rounds to stay within the time budget", round-1)
+			break
+		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
 		cmd.Env = append(os.Environ(), helperEnv+"=1", helperDirEnv+"="+dir, helperRound+"="+strconv.Itoa(round))
 		out := &strings.Builder{}
