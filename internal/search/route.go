@@ -64,10 +64,10 @@ func nameWords(name string) string {
 
 // routeResult is the outcome of routing one question.
 type routeResult struct {
-	doc        int // index into router.docs, or -1 when no document is named
-	score      float64
-	runnerUp   float64
-	confidence float64
+	doc      int   // the best document, or -1 when no document is named
+	docs     []int // every document the question may name, best first
+	score    float64
+	runnerUp float64
 }
 
 // idf is the inverse document frequency of a term among document headers.
@@ -115,21 +115,39 @@ func (r *router) route(terms []string) routeResult {
 	if len(scores) == 0 {
 		return res
 	}
-	sort.Slice(scores, func(i, j int) bool { return scores[i].score > scores[j].score })
+	sort.Slice(scores, func(i, j int) bool {
+		if scores[i].score != scores[j].score {
+			return scores[i].score > scores[j].score
+		}
+		return scores[i].doc < scores[j].doc
+	})
 	best := scores[0]
-	second := 0.0
+	res.score = best.score
 	if len(scores) > 1 {
-		second = scores[1].score
+		res.runnerUp = scores[1].score
 	}
-	res.score, res.runnerUp = best.score, second
-	// The best possible score from the question's rarest words, for scale.
+	// The score one word found in a single header would get, for scale.
 	maxIDF := math.Log(1 + (float64(len(r.docs))-0.5)/1.5)
-	res.confidence = (best.score - second) / maxIDF
-	if best.score >= 2*maxIDF && res.confidence >= 0.5 {
-		res.doc = best.doc
+	if best.score < routeMinWords*maxIDF {
+		return res
 	}
+	// Documents close to the best (the same parties' other agreements, a
+	// typo in a name) stay candidates; the clause search decides among them.
+	for _, s := range scores {
+		if s.score < routeCloseRatio*best.score || len(res.docs) == routeMaxDocs {
+			break
+		}
+		res.docs = append(res.docs, s.doc)
+	}
+	res.doc = best.doc
 	return res
 }
+
+const (
+	routeMinWords   = 1.5  // best header score, in units of one unique word
+	routeCloseRatio = 0.75 // candidates score at least this share of the best
+	routeMaxDocs    = 4    // at most this many candidate documents
+)
 
 // referenceTerms returns the positions of question terms that name the
 // document with the given header terms: runs of two or more consecutive

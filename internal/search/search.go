@@ -35,9 +35,9 @@ type Hit struct {
 // Result is the outcome of a search.
 type Result struct {
 	Hits []Hit `json:"hits"`
-	// RoutedTo is the id of the document the question named, if routing
-	// restricted the search to it.
-	RoutedTo string `json:"routed_to,omitempty"`
+	// RoutedTo lists the documents the question named, best first, when
+	// routing restricted the search to them.
+	RoutedTo []string `json:"routed_to,omitempty"`
 }
 
 // Search runs q against the index.
@@ -59,29 +59,32 @@ func (ix *Index) Search(q Query) Result {
 	if len(q.Docs) > 0 && len(docs) == 0 {
 		return res
 	}
+	var ref map[int]bool
 	if len(docs) == 0 && !q.NoRoute {
 		if rr := ix.router.route(terms); rr.doc >= 0 {
-			docs = []int32{int32(rr.doc)}
-			res.RoutedTo = ix.docs[rr.doc].id
+			for _, d := range rr.docs {
+				docs = append(docs, int32(d))
+				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
+			}
+			ref = ix.router.referenceTerms(terms, rr.doc)
 		}
+	} else if len(docs) == 1 {
+		ref = ix.router.referenceTerms(terms, int(docs[0]))
 	}
 
 	// Words that only name the contract do not help find the clause.
-	if len(docs) == 1 {
-		ref := ix.router.referenceTerms(terms, int(docs[0]))
-		if len(ref) > 0 && len(ref) < len(terms) {
-			kept := terms[:0:0]
-			for i, t := range terms {
-				if !ref[i] {
-					kept = append(kept, t)
-				}
+	if len(ref) > 0 && len(ref) < len(terms) {
+		kept := terms[:0:0]
+		for i, t := range terms {
+			if !ref[i] {
+				kept = append(kept, t)
 			}
-			terms = kept
 		}
+		terms = kept
 	}
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
-	for _, t := range terms {
+	for _, t := range dropFraming(terms) {
 		id, ok := ix.vocab[t]
 		if !ok {
 			continue
@@ -211,4 +214,29 @@ func insertSpan(list []document.Span, sp document.Span) []document.Span {
 	copy(list[i+1:], list[i:])
 	list[i] = sp
 	return list
+}
+
+// framingWords are words a question uses to talk about the document rather
+// than about its content: "Does the contract mention …", "Is there a clause
+// that …". They are dropped from a question (when it has other words), since
+// every clause of every contract is "in the agreement".
+var framingWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range Analyze("document documents contract contracts agreement agreements clause clauses provision provisions mention mentions mentioned state states stated specify specifies specified include includes included contain contains whether exist exists existing") {
+		m[w] = true
+	}
+	return m
+}()
+
+func dropFraming(terms []string) []string {
+	kept := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if !framingWords[t] {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		return terms
+	}
+	return kept
 }
