@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -154,11 +155,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
 			}
-			for _, s := range t.Snippets {
-				if res.RoutedTo == s.FilePath {
-					routedOK++
-					break
-				}
+			if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, s.FilePath) }) {
+				routedOK++
 			}
 			for _, k := range Ks {
 				sum.Precision[k] += sc.Precision[k]
