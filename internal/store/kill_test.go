@@ -163,7 +163,7 @@ func TestKill(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(80+rand.IntN(500)) * time.Millisecond)
+		time.Sleep(time.Duration(40+rand.IntN(360)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		err := cmd.Wait()
 		var ee *exec.ExitError
