@@ -343,17 +343,28 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 		if err != nil {
 			return err
 		}
-		var all [][]pdfLine
+		var (
+			all     [][]pdfLine
+			failed  int
+			lastErr error
+		)
 		for i := range n {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			lines, hasImage, err := pdfiumPageLines(inst, doc, i)
 			if err != nil {
-				return fmt.Errorf("%w: page %d: %v", ErrCorrupt, i+1, err)
+				// A damaged page reads as empty; the rest of the file is
+				// still worth having.
+				slog.Debug("pdfium: page unreadable", "page", i+1, "err", err)
+				failed++
+				lastErr = fmt.Errorf("page %d: %v", i+1, err)
 			}
 			all = append(all, lines)
 			pages = append(pages, pdfPageText{noTextLayer: len(lines) == 0 && hasImage})
+		}
+		if failed > 0 && failed == n {
+			return fmt.Errorf("%w: pdfium could read none of its %d pages (%v)", ErrCorrupt, n, lastErr)
 		}
 		body := bodyFontSize(all)
 		for i, lines := range all {

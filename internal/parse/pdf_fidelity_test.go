@@ -108,6 +108,41 @@ func TestPDFFidelity(t *testing.T) {
 			float64(elapsed[i].Microseconds())/1000/float64(pages), float64(cpu[i].Microseconds())/1000/float64(pages))
 	}
 	t.Log(b.String())
+
+	// OCR is slow (seconds a page), so it is measured on the short files
+	// only: every page rendered at 300 dpi and read by tesseract.
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Log("tesseract not installed: OCR not measured")
+		return
+	}
+	var ob strings.Builder
+	fmt.Fprintf(&ob, "\n| file (OCR, ≤ 4 pages) | pages | OCR | OCR folded | wall s/page |\n|---|---|---|---|---|\n")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pp, err := extractPDFium(context.Background(), data)
+		if err != nil || len(pp) > 4 {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".pdf")
+		ref, err := os.ReadFile(filepath.Join(refDir, name+".txt"))
+		if err != nil {
+			continue
+		}
+		t0 := time.Now()
+		doc, err := Bytes(context.Background(), filepath.Base(f), data, Options{OCR: OCRForce})
+		el := time.Since(t0)
+		if err != nil {
+			t.Errorf("%s: OCR: %v", name, err)
+			continue
+		}
+		got, refN := normalizeSpace(doc.Text), normalizeSpace(string(ref))
+		fmt.Fprintf(&ob, "| %s | %d | %.4f | %.4f | %.1f |\n", shorten(name, 40), len(doc.Pages),
+			charSimilarity(got, refN), charSimilarity(foldPunct(got), foldPunct(refN)), el.Seconds()/float64(len(doc.Pages)))
+	}
+	t.Log(ob.String())
 }
 
 // cpuTime is the CPU time (user+system) this process and its finished
