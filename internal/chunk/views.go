@@ -16,13 +16,19 @@ type Options struct {
 	// MaxDescendant caps the descendant-aware view: a clause whose whole
 	// subtree is longer is not indexed as one unit.
 	MaxDescendant int
+	// LeadIn is how much of a parent clause's own text (code points) the
+	// ancestor-aware view of a child indexes (default 200; negative = none).
+	LeadIn int
 	// NoSummary leaves the document summary out of the indexed text.
 	NoSummary bool
 }
 
 func (o Options) withDefaults() Options {
 	if o.MaxUnit <= 0 {
-		o.MaxUnit = 600
+		o.MaxUnit = 900
+	}
+	if o.LeadIn == 0 {
+		o.LeadIn = 200
 	}
 	if o.MaxDescendant <= 0 {
 		o.MaxDescendant = 1500
@@ -58,6 +64,11 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 			continue
 		}
 		context := ancestorContext(tree, id)
+		// The parent's lead-in ("The restrictions above shall not apply to
+		// information which:") is what gives a list item its meaning.
+		if p := n.Parent; p > 0 && opt.LeadIn > 0 {
+			context += "\n" + truncateRunes(ix.Slice(tree.Nodes[p].Own), opt.LeadIn)
+		}
 		if !opt.NoSummary {
 			context = sum.String() + "\n" + context
 		}

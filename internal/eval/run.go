@@ -200,7 +200,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // in file order.
 func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index, error) {
 	type item struct {
-		in  search.DocInput
+		seg *search.Segment
 		err error
 	}
 	out := make([]item, len(files))
@@ -213,7 +213,11 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i].in, out[i].err = loadDoc(opt, files[i])
+				in, err := loadDoc(opt, files[i])
+				if err == nil {
+					out[i].seg = search.AnalyzeDoc(in)
+				}
+				out[i].err = err
 				mu.Lock()
 				done++
 				if opt.Progress != nil && done%25 == 0 {
@@ -239,7 +243,7 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		if it.err != nil {
 			return nil, it.err
 		}
-		if err := ix.Add(it.in); err != nil {
+		if err := ix.AddSegment(it.seg); err != nil {
 			return nil, err
 		}
 		out[i] = item{}

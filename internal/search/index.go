@@ -106,44 +106,45 @@ func (ix *Index) Docs() int { return len(ix.docs) }
 // Units returns the number of indexed units.
 func (ix *Index) Units() int { return len(ix.units) }
 
-// Add indexes a document. Adding an id that is already present is an error:
-// build a new Index to replace documents.
-func (ix *Index) Add(d DocInput) error {
-	if _, ok := ix.byID[d.ID]; ok {
-		return fmt.Errorf("search: document %q is already indexed", d.ID)
+// Add analyzes and indexes a document. Adding an id that is already
+// present is an error: build a new Index to replace documents.
+func (ix *Index) Add(d DocInput) error { return ix.AddSegment(AnalyzeDoc(d)) }
+
+// AddSegment indexes an analyzed document.
+func (ix *Index) AddSegment(seg *Segment) error {
+	if _, ok := ix.byID[seg.ID]; ok {
+		return fmt.Errorf("search: document %q is already indexed", seg.ID)
 	}
 	di := int32(len(ix.docs))
-	e := docEntry{id: d.ID, name: d.Name, first: int32(len(ix.units))}
-	counts := map[int32]int{}
-	for _, u := range d.Units {
-		uid := int32(len(ix.units))
-		terms := Analyze(u.Text)
-		clear(counts)
-		for _, t := range terms {
-			tid, ok := ix.vocab[t]
-			if !ok {
-				tid = int32(len(ix.post))
-				ix.vocab[t] = tid
-				ix.post = append(ix.post, nil)
-				ix.terms = append(ix.terms, t)
-			}
-			counts[tid]++
+	e := docEntry{id: seg.ID, name: seg.Name, first: int32(len(ix.units))}
+	global := make([]int32, len(seg.Vocab))
+	for i, t := range seg.Vocab {
+		tid, ok := ix.vocab[t]
+		if !ok {
+			tid = int32(len(ix.post))
+			ix.vocab[t] = tid
+			ix.post = append(ix.post, nil)
+			ix.terms = append(ix.terms, t)
 		}
-		for tid, c := range counts {
-			ix.post[tid] = append(ix.post[tid], posting{uid, uint16(min(c, math.MaxUint16))})
+		global[i] = tid
+	}
+	for _, u := range seg.Units {
+		uid := int32(len(ix.units))
+		for _, tc := range u.Terms {
+			tid := global[tc.Term]
+			// Units only grow, so each posting list stays sorted by unit.
+			ix.post[tid] = append(ix.post[tid], posting{uid, tc.Count})
 			ix.fwd = append(ix.fwd, tid)
 		}
 		ix.fwdOff = append(ix.fwdOff, int32(len(ix.fwd)))
-		ix.units = append(ix.units, Unit{Doc: di, Node: int32(u.Node), View: u.View, Len: int32(len(terms)), Spans: u.Spans})
-		ix.viewLen[u.View] += int64(len(terms))
+		ix.units = append(ix.units, Unit{Doc: di, Node: u.Node, View: u.View, Len: u.Len, Spans: u.Spans})
+		ix.viewLen[u.View] += int64(u.Len)
 		ix.viewN[u.View]++
 	}
 	e.limit = int32(len(ix.units))
 	ix.docs = append(ix.docs, e)
-	ix.byID[d.ID] = di
-	ix.router.add(d.ID, d.Name, d.Header)
-	// Postings were appended per unit in map order; units only grow, so each
-	// list stays sorted by unit id.
+	ix.byID[seg.ID] = di
+	ix.router.add(seg.ID, seg.Name, seg.Header)
 	return nil
 }
 

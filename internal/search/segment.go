@@ -1,0 +1,192 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Segment is one document's analyzed units: what the index needs to search
+// the document, without the document's text. A store keeps a document's
+// encoded segment beside it, so opening a collection loads segments instead of
+// re-analyzing every clause.
+type Segment struct {
+	ID, Name, Header string
+	Vocab            []string // the document's distinct terms
+	Units            []SegmentUnit
+}
+
+// SegmentUnit is an analyzed unit: term counts by index into Segment.Vocab.
+type SegmentUnit struct {
+	Node  int32
+	View  View
+	Len   int32 // number of terms
+	Spans []document.Span
+	Terms []TermCount
+}
+
+// TermCount is a term of a unit and how often it occurs there.
+type TermCount struct {
+	Term  int32 // index into Segment.Vocab
+	Count uint16
+}
+
+// AnalyzeDoc turns a document's units into a segment.
+func AnalyzeDoc(d DocInput) *Segment {
+	seg := &Segment{ID: d.ID, Name: d.Name, Header: d.Header}
+	local := map[string]int32{}
+	counts := map[int32]int{}
+	for _, u := range d.Units {
+		terms := Analyze(u.Text)
+		clear(counts)
+		for _, t := range terms {
+			id, ok := local[t]
+			if !ok {
+				id = int32(len(seg.Vocab))
+				local[t] = id
+				seg.Vocab = append(seg.Vocab, t)
+			}
+			counts[id]++
+		}
+		su := SegmentUnit{Node: int32(u.Node), View: u.View, Len: int32(len(terms)), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
+		for id, c := range counts {
+			su.Terms = append(su.Terms, TermCount{id, uint16(min(c, math.MaxUint16))})
+		}
+		seg.Units = append(seg.Units, su)
+	}
+	return seg
+}
+
+const segmentMagic = "PKSEG1\n"
+
+// Encode serializes the segment in pakton's compact binary format.
+func (s *Segment) Encode() []byte {
+	var b bytes.Buffer
+	b.WriteString(segmentMagic)
+	var tmp [binary.MaxVarintLen64]byte
+	uv := func(v uint64) { b.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
+	str := func(x string) { uv(uint64(len(x))); b.WriteString(x) }
+	str(s.ID)
+	str(s.Name)
+	str(s.Header)
+	uv(uint64(len(s.Vocab)))
+	for _, t := range s.Vocab {
+		str(t)
+	}
+	uv(uint64(len(s.Units)))
+	for _, u := range s.Units {
+		uv(uint64(u.Node + 1))
+		uv(uint64(u.View))
+		uv(uint64(u.Len))
+		uv(uint64(len(u.Spans)))
+		for _, sp := range u.Spans {
+			uv(uint64(sp.Start))
+			uv(uint64(sp.End - sp.Start))
+		}
+		uv(uint64(len(u.Terms)))
+		for _, t := range u.Terms {
+			uv(uint64(t.Term))
+			uv(uint64(t.Count))
+		}
+	}
+	return b.Bytes()
+}
+
+// ErrBadSegment reports a segment that cannot be decoded.
+var ErrBadSegment = errors.New("search: malformed index segment")
+
+// DecodeSegment parses an encoded segment, checking every count and index
+// against the data so a damaged segment is an error, never a panic.
+func DecodeSegment(data []byte) (*Segment, error) {
+	if !bytes.HasPrefix(data, []byte(segmentMagic)) {
+		return nil, fmt.Errorf("%w: bad header", ErrBadSegment)
+	}
+	r := &reader{b: data[len(segmentMagic):]}
+	s := &Segment{ID: r.str(), Name: r.str(), Header: r.str()}
+	nv := r.count(1)
+	s.Vocab = make([]string, 0, nv)
+	for i := 0; i < nv && r.err == nil; i++ {
+		s.Vocab = append(s.Vocab, r.str())
+	}
+	nu := r.count(4)
+	s.Units = make([]SegmentUnit, 0, nu)
+	for i := 0; i < nu && r.err == nil; i++ {
+		var u SegmentUnit
+		u.Node = int32(r.uv()) - 1
+		v := r.uv()
+		if v >= uint64(numViews) {
+			r.fail("view")
+		}
+		u.View = View(v)
+		u.Len = int32(r.uv())
+		ns := r.count(2)
+		for j := 0; j < ns && r.err == nil; j++ {
+			st := int(r.uv())
+			u.Spans = append(u.Spans, document.Span{Start: st, End: st + int(r.uv())})
+		}
+		nt := r.count(2)
+		u.Terms = make([]TermCount, 0, nt)
+		for j := 0; j < nt && r.err == nil; j++ {
+			t := r.uv()
+			if t >= uint64(len(s.Vocab)) {
+				r.fail("term index")
+			}
+			u.Terms = append(u.Terms, TermCount{int32(t), uint16(min(r.uv(), math.MaxUint16))})
+		}
+		s.Units = append(s.Units, u)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return s, nil
+}
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: bad %s", ErrBadSegment, what)
+	}
+	r.b = nil
+}
+
+func (r *reader) uv() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length whose elements take at least min bytes each, and
+// refuses one larger than the remaining data could hold.
+func (r *reader) count(min int) int {
+	n := r.uv()
+	if n > uint64(len(r.b)/min) {
+		r.fail("length")
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) str() string {
+	n := r.count(1)
+	if r.err != nil {
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
