@@ -43,6 +43,9 @@ var (
 	betweenRe = regexp.MustCompile(`(?is)\b(?:by and between|between|among|by and among)\s+(.{3,400}?)(?:\.\s|;|\bwhereas\b|\brecitals\b|\bwitnesseth\b|\n\s*\n)`)
 	partySep  = regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`)
 	parenRe   = regexp.MustCompile(`\([^)]*\)`)
+	// abbrevRe finds company-form abbreviations whose period does not end a
+	// sentence ("Acme, Inc. and …").
+	abbrevRe  = regexp.MustCompile(`\b(Inc|Ltd|Corp|Co|Cos|Bros|L\.L\.C|L\.P|N\.V|S\.A|B\.V|A\.G|S\.p\.A|Pty|No|St|Mr|Ms|Dr)\.`)
 	typeWords = []string{"agreement", "contract", "license", "licence", "amendment", "addendum", "memorandum", "deed", "lease", "terms", "statement of work", "letter"}
 )
 
@@ -83,7 +86,7 @@ func Summary(doc *document.Document) DocSummary {
 		s.Title = first
 	}
 	s.Title = truncateRunes(s.Title, 120)
-	if m := betweenRe.FindStringSubmatch(head); m != nil {
+	if m := betweenRe.FindStringSubmatch(abbrevRe.ReplaceAllString(head, "$1")); m != nil {
 		body := parenRe.ReplaceAllString(m[1], " ")
 		for _, p := range partySep.Split(body, 4) {
 			p = strings.Trim(strings.Join(strings.Fields(p), " "), " ,.;:\"“”")

@@ -1,0 +1,221 @@
+package search
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"The Licensee shall not assign this Agreement.", []string{"license", "shall", "not", "assign", "agreement"}},
+		{"Party's rights; Section 2.3(a)", []string{"parti", "right", "section", "2.3"}},
+		{"Café RENEWAL renewals", []string{"cafe", "renew", "renew"}},
+		{"", []string{}},
+	}
+	for _, tc := range tests {
+		got := Analyze(tc.in)
+		if len(got) == 0 && len(tc.want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Analyze(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// corpus builds an index of small synthetic contracts, one unit per
+// paragraph.
+func corpus(t testing.TB, docs map[string]string) *Index {
+	t.Helper()
+	ix := NewIndex()
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		text := docs[id]
+		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text)}
+		pos := 0
+		for _, para := range strings.Split(text, "\n\n") {
+			n := len([]rune(para))
+			in.Units = append(in.Units, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
+			pos += n + 2
+		}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+var contracts = map[string]string{
+	"acme-supply": "SUPPLY AGREEMENT between Acme Widgets Inc. and Borealis Foods Ltd.\n\nThe Supplier shall deliver Products monthly.\n\nEither party's aggregate liability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware.",
+	"zenith-license": "SOFTWARE LICENSE AGREEMENT between Zenith Software LLC and Quarry Partners.\n\nLicensee may not assign this Agreement without consent.\n\nLicensor's liability is limited to the license fees.\n\nThis Agreement is governed by the laws of New York.",
+	"orion-nda": "MUTUAL NONDISCLOSURE AGREEMENT between Orion Bank and Vega Capital.\n\nThe Recipient shall keep Confidential Information secret for five years.\n\nThis Agreement is governed by the laws of England.",
+}
+
+func TestRoutingToTheNamedContract(t *testing.T) {
+	ix := corpus(t, contracts)
+	tests := []struct {
+		q    string
+		want string // first routed document, "" for none
+	}{
+		{"Consider the Supply Agreement between Acme Widgets and Borealis Foods; what law governs it?", "acme-supply"},
+		{"In the Zenith Software license, can the licensee assign?", "zenith-license"},
+		{"under the Orion Bank NDA how long is information kept secret", "orion-nda"},
+		{"which law governs?", ""},
+	}
+	for _, tc := range tests {
+		res := ix.Search(Query{Text: tc.q, K: 3})
+		got := ""
+		if len(res.RoutedTo) > 0 {
+			got = res.RoutedTo[0]
+		}
+		if got != tc.want {
+			t.Errorf("%q routed to %q, want %q", tc.q, got, tc.want)
+		}
+		if tc.want != "" {
+			for _, h := range res.Hits {
+				if h.DocID != tc.want {
+					t.Errorf("%q: hit from %s, want only %s", tc.q, h.DocID, tc.want)
+				}
+			}
+		}
+	}
+}
+
+func TestSearchFindsTheClause(t *testing.T) {
+	ix := corpus(t, contracts)
+	res := ix.Search(Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 1})
+	if len(res.Hits) != 1 {
+		t.Fatalf("got %d hits", len(res.Hits))
+	}
+	text := []rune(contracts["acme-supply"])
+	got := string(text[res.Hits[0].Span.Start:res.Hits[0].Span.End])
+	if !strings.Contains(got, "aggregate liability") {
+		t.Errorf("top hit %q, want the liability clause", got)
+	}
+}
+
+func TestDocumentFilterIsolation(t *testing.T) {
+	ix := corpus(t, contracts)
+	for _, q := range []string{"liability", "governed by the laws", "Acme Widgets supply liability"} {
+		res := ix.Search(Query{Text: q, K: 10, Docs: []string{"orion-nda"}})
+		for _, h := range res.Hits {
+			if h.DocID != "orion-nda" {
+				t.Fatalf("%q with a filter on orion-nda returned %s", q, h.DocID)
+			}
+		}
+	}
+	if res := ix.Search(Query{Text: "liability", Docs: []string{"no-such-doc"}}); len(res.Hits) != 0 {
+		t.Fatalf("unknown filter document returned hits: %v", res.Hits)
+	}
+}
+
+// TestHitsNeverOverlap indexes overlapping views of random text and checks
+// that returned spans are disjoint and that a deeper search extends a
+// shallower one.
+func TestHitsNeverOverlap(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	words := strings.Fields("licensee licensor assign liability cap fee term renew notice terminate law court audit")
+	ix := NewIndex()
+	for d := 0; d < 5; d++ {
+		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		for u := 0; u < 60; u++ {
+			var b strings.Builder
+			for w := 0; w < 5+rng.Intn(20); w++ {
+				b.WriteString(words[rng.Intn(len(words))] + " ")
+			}
+			start := rng.Intn(5000)
+			in.Units = append(in.Units, UnitInput{Text: b.String(), Spans: []document.Span{{Start: start, End: start + 1 + rng.Intn(600)}}, Node: -1, View: View(rng.Intn(int(numViews)))})
+		}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 50; i++ {
+		q := words[rng.Intn(len(words))] + " " + words[rng.Intn(len(words))]
+		deep := ix.Search(Query{Text: q, K: 64, Docs: []string{"d1", "d3"}})
+		for a := range deep.Hits {
+			for b := a + 1; b < len(deep.Hits); b++ {
+				if deep.Hits[a].DocID == deep.Hits[b].DocID && deep.Hits[a].Span.Overlaps(deep.Hits[b].Span) {
+					t.Fatalf("%q: hits %v and %v overlap", q, deep.Hits[a], deep.Hits[b])
+				}
+			}
+		}
+		shallow := ix.Search(Query{Text: q, K: 8, Docs: []string{"d1", "d3"}})
+		for j, h := range shallow.Hits {
+			if h.Span != deep.Hits[j].Span || h.DocID != deep.Hits[j].DocID {
+				t.Fatalf("%q: top-8 hit %d differs from the top-64 list", q, j)
+			}
+		}
+	}
+}
+
+func TestFillReturnsKHitsInScopedDocument(t *testing.T) {
+	ix := corpus(t, contracts)
+	res := ix.Search(Query{Text: "audit rights", K: 4, Docs: []string{"acme-supply"}})
+	if len(res.Hits) != 4 {
+		t.Fatalf("got %d hits, want 4 (every paragraph of the document)", len(res.Hits))
+	}
+}
+
+func TestSegmentRoundTrip(t *testing.T) {
+	in := DocInput{ID: "x", Name: "x.txt", Header: "H", Units: []UnitInput{
+		{Text: "The licensee shall pay fees.", Spans: []document.Span{{Start: 0, End: 28}}, Node: 3, View: ViewAncestors},
+		{Text: "Fees are due monthly; fees fees.", Spans: []document.Span{{Start: 30, End: 60}, {Start: 70, End: 80}}, Node: -1},
+	}}
+	seg := AnalyzeDoc(in)
+	got, err := DecodeSegment(seg.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seg, got) {
+		t.Fatalf("round trip changed the segment:\n%+v\n%+v", seg, got)
+	}
+	a, b := NewIndex(), NewIndex()
+	if err := a.Add(in); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddSegment(got); err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := a.Search(Query{Text: "fees", K: 5}), b.Search(Query{Text: "fees", K: 5})
+	if !reflect.DeepEqual(ra, rb) {
+		t.Fatalf("index from decoded segment differs: %v vs %v", ra, rb)
+	}
+}
+
+func FuzzDecodeSegment(f *testing.F) {
+	f.Add(AnalyzeDoc(DocInput{ID: "x", Units: []UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
+	f.Add([]byte(segmentMagic))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		seg, err := DecodeSegment(data)
+		if err != nil {
+			return
+		}
+		ix := NewIndex()
+		if err := ix.AddSegment(seg); err != nil {
+			return
+		}
+		ix.Search(Query{Text: "a b", K: 3})
+	})
+}
