@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,10 @@ type Options struct {
 	Scope     string   // "corpus" (default) or "document"
 	Method    Method
 	K         int // deepest cut-off searched (default 64)
+	// Replicate indexes every corpus document this many times (under new
+	// names) to measure how speed grows with corpus size. Scores of a
+	// replicated run are not comparable: copies compete with the originals.
+	Replicate int
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
 }
@@ -114,6 +119,14 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 	}
 	sort.Strings(files)
+	if opt.Replicate > 1 {
+		base := files
+		for c := 2; c <= opt.Replicate; c++ {
+			for _, f := range base {
+				files = append(files, f+copySuffix+strconv.Itoa(c))
+			}
+		}
+	}
 
 	start := time.Now()
 	ix, err := buildIndex(ctx, opt, files)
@@ -251,10 +264,17 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 	return ix, nil
 }
 
+// copySuffix marks the name of a replicated document.
+const copySuffix = "#copy"
+
 // loadDoc reads one corpus file as is: benchmark spans are code-point offsets
 // into the exact file contents, so no normalization may change them.
 func loadDoc(opt Options, rel string) (search.DocInput, error) {
-	data, err := os.ReadFile(filepath.Join(opt.CorpusDir, filepath.FromSlash(rel)))
+	path := rel
+	if i := strings.Index(path, copySuffix); i >= 0 {
+		path = path[:i]
+	}
+	data, err := os.ReadFile(filepath.Join(opt.CorpusDir, filepath.FromSlash(path)))
 	if err != nil {
 		return search.DocInput{}, fmt.Errorf("eval: %w", err)
 	}

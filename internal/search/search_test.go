@@ -66,9 +66,9 @@ func firstLine(s string) string {
 }
 
 var contracts = map[string]string{
-	"acme-supply": "SUPPLY AGREEMENT between Acme Widgets Inc. and Borealis Foods Ltd.\n\nThe Supplier shall deliver Products monthly.\n\nEither party's aggregate liability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware.",
+	"acme-supply":    "SUPPLY AGREEMENT between Acme Widgets Inc. and Borealis Foods Ltd.\n\nThe Supplier shall deliver Products monthly.\n\nEither party's aggregate liability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware.",
 	"zenith-license": "SOFTWARE LICENSE AGREEMENT between Zenith Software LLC and Quarry Partners.\n\nLicensee may not assign this Agreement without consent.\n\nLicensor's liability is limited to the license fees.\n\nThis Agreement is governed by the laws of New York.",
-	"orion-nda": "MUTUAL NONDISCLOSURE AGREEMENT between Orion Bank and Vega Capital.\n\nThe Recipient shall keep Confidential Information secret for five years.\n\nThis Agreement is governed by the laws of England.",
+	"orion-nda":      "MUTUAL NONDISCLOSURE AGREEMENT between Orion Bank and Vega Capital.\n\nThe Recipient shall keep Confidential Information secret for five years.\n\nThis Agreement is governed by the laws of England.",
 }
 
 func TestRoutingToTheNamedContract(t *testing.T) {
