@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pakton/pakton/examples"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// demoQuestions are the sample questions the demo answers by default
+// (indexes into examples/questions.txt): four agreements, each with
+// its answer in a sub-clause.
+var demoQuestions = []int{1, 5, 8, 10}
+
+func runDemo(ctx context.Context, args []string) error {
+	fset, _ := newFlags("demo", "demo [flags]\n\nIngests the bundled sample contracts into a temporary store (removed afterwards)\nand answers sample questions with cited provisions. Needs no model server.")
+	all := fset.Bool("all", false, "answer every sample question, not just four")
+	k := fset.Int("k", 3, "provisions per question")
+	if _, err := parseArgs(fset, args); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "pakton-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	contracts := filepath.Join(tmp, "contracts")
+	if err := writeExamples(contracts); err != nil {
+		return err
+	}
+	st, err := store.Open(filepath.Join(tmp, "store"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	fmt.Fprintf(stdout, "pakton demo — five fictional agreements, searched offline with no model server.\n\n")
+	sum, err := ingestWithProgress(ctx, st, store.DefaultCollection, []string{contracts}, ingest.Options{}, false)
+	if err != nil {
+		return err
+	}
+	if err := sum.Err(); err != nil {
+		return err
+	}
+	ix, err := ingest.LoadIndex(ctx, st, store.DefaultCollection)
+	if err != nil {
+		return err
+	}
+	qs := examples.Questions()
+	pick := demoQuestions
+	if *all {
+		pick = nil
+		for i := range qs {
+			pick = append(pick, i)
+		}
+	}
+	for _, i := range pick {
+		if i >= len(qs) || ctx.Err() != nil {
+			continue
+		}
+		if err := demoAnswer(stdout, st, ix, qs[i], *k); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "Try your own: pakton ingest DIR, then pakton search \"QUESTION\" (or --json).\n")
+	return ctx.Err()
+}
+
+// writeExamples copies the embedded sample contracts to dir.
+func writeExamples(dir string) error {
+	return fs.WalkDir(examples.FS, "contracts", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := examples.FS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(p, "contracts/")))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+}
+
+// demoAnswer prints one question, the document it was routed to and its top
+// provisions, each quote on a few wrapped lines.
+func demoAnswer(w io.Writer, st *store.Store, ix *search.Index, question string, k int) error {
+	res := ix.Search(search.Query{Text: question, K: k})
+	ps, err := ingest.Passages(st, store.DefaultCollection, res.Hits)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nQ: %s\n", question)
+	if len(res.RoutedTo) > 0 {
+		names := make([]string, len(res.RoutedTo))
+		for i, id := range res.RoutedTo {
+			names[i] = ix.DocName(id)
+		}
+		fmt.Fprintf(w, "   routed to %s\n", strings.Join(names, ", "))
+	}
+	for _, p := range ps {
+		where := p.Path
+		if where == "" {
+			where = "(preamble)"
+		}
+		fmt.Fprintf(w, "  %d. %s  %s%s\n", p.Rank, where, pagesText(p.Pages), p.Span)
+		quote := trimText(strings.Join(strings.Fields(p.Text), " "), 200)
+		for _, line := range wrap("“"+quote+"”", 74) {
+			fmt.Fprintf(w, "     %s\n", line)
+		}
+	}
+	return nil
+}
+
+// wrap breaks text into lines of at most width characters at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, word := range strings.Fields(text) {
+		wl := len([]rune(word))
+		if n > 0 && n+1+wl > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += wl
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}

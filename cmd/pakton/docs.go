@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/store"
+)
+
+const docsUsage = `docs [flags]                     list the documents of the collection
+       pakton docs rm [flags] ID|NAME…          remove documents
+       pakton docs collections [flags]          list collections
+       pakton docs rm-collection --yes NAME     delete a collection and its documents`
+
+func runDocs(ctx context.Context, args []string) error {
+	sub := "list"
+	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "collections" || args[0] == "rm-collection") {
+		sub, args = args[0], args[1:]
+	}
+	fs, g := newFlags("docs "+sub, docsUsage)
+	asJSON := fs.Bool("json", false, "print JSON (list, collections)")
+	yes := fs.Bool("yes", false, "confirm rm-collection")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch sub {
+	case "list":
+		if len(rest) > 0 {
+			return fmt.Errorf("unknown docs subcommand %q (want list, rm, collections, rm-collection)", rest[0])
+		}
+		return listDocs(st, g.collection, *asJSON)
+	case "rm":
+		if len(rest) == 0 {
+			return fmt.Errorf("docs rm: name at least one document (id or name)")
+		}
+		var failed int
+		for _, ref := range rest {
+			info, err := ingest.FindDoc(st, g.collection, ref)
+			if err == nil {
+				err = st.Delete(g.collection, info.ID)
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "pakton docs rm: %v\n", err)
+				failed++
+				continue
+			}
+			fmt.Fprintf(stdout, "removed %s %s\n", info.ID, info.Name)
+		}
+		if failed > 0 {
+			return fmt.Errorf("%d of %d documents not removed", failed, len(rest))
+		}
+		return nil
+	case "collections":
+		cols, err := st.Collections()
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(cols)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "COLLECTION\tDOCS\tCREATED")
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Name, c.Docs, timeText(c.Created))
+		}
+		return tw.Flush()
+	case "rm-collection":
+		if len(rest) != 1 {
+			return fmt.Errorf("docs rm-collection: name exactly one collection")
+		}
+		if !*yes {
+			return fmt.Errorf("docs rm-collection %s deletes the collection and all its documents; add --yes to confirm", rest[0])
+		}
+		if err := st.DeleteCollection(rest[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "deleted collection %s\n", rest[0])
+		return nil
+	}
+	return nil
+}
+
+func listDocs(st *store.Store, collection string, asJSON bool) error {
+	infos, err := st.List(collection)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(infos)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintf(stdout, "collection %q in %s holds no documents\n", collection, st.Dir())
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tINGESTED")
+	for _, in := range infos {
+		pages := "-"
+		if in.Pages > 0 {
+			pages = fmt.Sprint(in.Pages)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", in.ID, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), timeText(in.Source.IngestedAt))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%d documents in collection %q\n", len(infos), collection)
+	return err
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+func writeJSON(v any) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

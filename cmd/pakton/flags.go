@@ -1,0 +1,119 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// globals are the flags every command accepts.
+type globals struct {
+	store      string
+	collection string
+}
+
+// newFlags returns a flag set for a command with the global flags added.
+func newFlags(name, usage string) (*flag.FlagSet, *globals) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	g := &globals{}
+	fs.StringVar(&g.store, "store", config.StoreDir(), "store directory (env "+config.EnvStore+")")
+	fs.StringVar(&g.collection, "collection", config.Collection(), "collection name (env "+config.EnvCollection+")")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: pakton %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs, g
+}
+
+// open opens the store the global flags name.
+func (g *globals) open() (*store.Store, error) {
+	return store.Open(g.store)
+}
+
+// parseArgs parses flags placed anywhere among the arguments ("pakton search
+// QUERY -k 3" as well as "pakton search -k 3 QUERY"); "--" ends the flags.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// parseFlags are the parser options shared by ingest and tree.
+type parseFlags struct {
+	ocr, engine, maxSize string
+}
+
+func addParseFlags(fs *flag.FlagSet) *parseFlags {
+	p := &parseFlags{}
+	fs.StringVar(&p.ocr, "ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
+	fs.StringVar(&p.engine, "pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
+	fs.StringVar(&p.maxSize, "max-size", sizeFlag(parse.MaxFileSize), "largest file to read (e.g. 50MB, 1GiB)")
+	return p
+}
+
+func (p *parseFlags) options() (parse.Options, error) {
+	n, err := parseSize(p.maxSize)
+	if err != nil {
+		return parse.Options{}, fmt.Errorf("--max-size: %w", err)
+	}
+	switch p.ocr {
+	case parse.OCRAuto, parse.OCROff, parse.OCRForce:
+	default:
+		return parse.Options{}, fmt.Errorf("--ocr %q: want auto, off or force", p.ocr)
+	}
+	switch p.engine {
+	case parse.EngineAuto, parse.EnginePDFium, parse.EnginePDFToText:
+	default:
+		return parse.Options{}, fmt.Errorf("--pdf-engine %q: want auto, pdfium or pdftotext", p.engine)
+	}
+	return parse.Options{MaxBytes: n, OCR: p.ocr, PDFEngine: p.engine}, nil
+}
+
+func sizeFlag(n int64) string { return strconv.FormatInt(n>>20, 10) + "MiB" }
+
+// parseSize reads a byte count with an optional unit: 1000, 200KB, 50MB,
+// 1.5GB (powers of 1000) or 200KiB, 50MiB, 1GiB (powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("%q is not a size (e.g. 200MB, 1GiB)", s)
+	}
+	return int64(v * mult), nil
+}
+
+// stdout and stderr are variables so tests can capture the commands' output.
+var (
+	stdout io.Writer = os.Stdout
+	stderr io.Writer = os.Stderr
+)

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/progress"
+	"github.com/pakton/pakton/internal/store"
+)
+
+func runIngest(ctx context.Context, args []string) error {
+	fs, g := newFlags("ingest", "ingest [flags] PATH…\n\nAdds contracts (files, or directories walked recursively) to a collection.\nRe-ingesting a changed file replaces its document; unchanged files are skipped.")
+	pf := addParseFlags(fs)
+	force := fs.Bool("force", false, "re-ingest files even when unchanged")
+	workers := fs.Int("j", 0, "files parsed at once (default: number of CPUs)")
+	quiet := fs.Bool("q", false, "no progress output")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return fmt.Errorf("no PATH given")
+	}
+	popt, err := pf.options()
+	if err != nil {
+		return err
+	}
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sum, err := ingestWithProgress(ctx, st, g.collection, paths, ingest.Options{Parse: popt, Force: *force, Workers: *workers}, *quiet)
+	if err != nil {
+		return err
+	}
+	if n := sum.Count(ingest.StatusFailed); n > 0 {
+		return fmt.Errorf("%d of %d files failed (the others are stored)", n, len(sum.Files))
+	}
+	return nil
+}
+
+// ingestWithProgress runs ingest.Ingest with a progress bar on stderr and
+// prints the summary on stdout.
+func ingestWithProgress(ctx context.Context, st *store.Store, collection string, paths []string, opt ingest.Options, quiet bool) (ingest.Summary, error) {
+	var bar *progress.Bar
+	if !quiet {
+		opt.Progress = func(p ingest.Progress) {
+			if bar == nil {
+				bar = progress.New(stderr, "ingest", p.Total, p.TotalBytes)
+			}
+			line := fmt.Sprintf("%s (%s)", p.File, p.Status)
+			if p.Status == ingest.StatusFailed && progress.IsTerminal(stderr) {
+				bar.Printf("failed: %s: %s", p.File, p.Reason)
+			} else if p.Reason != "" && p.Status != ingest.StatusUnchanged {
+				line += ": " + p.Reason
+			}
+			bar.Update(p.Done, p.Bytes, line)
+		}
+	}
+	sum, err := ingest.Ingest(ctx, st, collection, paths, opt)
+	if bar != nil {
+		bar.Finish()
+	}
+	if rerr := sum.Report(stdout); rerr != nil && err == nil {
+		err = rerr
+	}
+	return sum, err
+}

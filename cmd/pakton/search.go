@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+func runSearch(ctx context.Context, args []string) error {
+	fs, g := newFlags("search", "search [flags] QUERY\n\nFinds the provisions of a collection that answer a question.")
+	var docs stringList
+	fs.Var(&docs, "doc", "search only this document: id or name (repeatable)")
+	k := fs.Int("k", 5, "number of passages")
+	asJSON := fs.Bool("json", false, "print a JSON object")
+	full := fs.Bool("full", false, "print each passage in full (default: about 600 characters)")
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(words, " "))
+	if query == "" {
+		fs.Usage()
+		return fmt.Errorf("no QUERY given")
+	}
+	if *k <= 0 {
+		return fmt.Errorf("-k %d: want a positive number", *k)
+	}
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	q := search.Query{Text: query, K: *k}
+	for _, ref := range docs {
+		info, err := ingest.FindDoc(st, g.collection, ref)
+		if err != nil {
+			return err
+		}
+		q.Docs = append(q.Docs, info.ID)
+	}
+	ix, err := ingest.LoadIndex(ctx, st, g.collection)
+	if err != nil {
+		return err
+	}
+	if ix.Docs() == 0 {
+		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
+	}
+	res := ix.Search(q)
+	passages, err := ingest.Passages(st, g.collection, res.Hits)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeSearchJSON(stdout, query, ix, res, passages)
+	}
+	return writeSearchText(stdout, st, g.collection, ix, res, passages, *full)
+}
+
+// searchJSON is the stable JSON shape of "pakton search --json".
+type searchJSON struct {
+	Query    string      `json:"query"`
+	RoutedTo []routedDoc `json:"routed_to"`
+	Hits     []hitJSON   `json:"hits"`
+}
+
+type routedDoc struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type hitJSON struct {
+	Rank    int           `json:"rank"`
+	DocID   string        `json:"doc_id"`
+	DocName string        `json:"doc_name"`
+	Path    string        `json:"path"`
+	Pages   []int         `json:"pages"`
+	Span    document.Span `json:"span"`
+	Score   float64       `json:"score"`
+	Text    string        `json:"text"`
+}
+
+func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
+	out := searchJSON{Query: query, RoutedTo: []routedDoc{}, Hits: []hitJSON{}}
+	for _, id := range res.RoutedTo {
+		out.RoutedTo = append(out.RoutedTo, routedDoc{id, ix.DocName(id)})
+	}
+	for _, p := range ps {
+		pages := p.Pages
+		if pages == nil {
+			pages = []int{}
+		}
+		out.Hits = append(out.Hits, hitJSON{p.Rank, p.DocID, p.DocName, p.Path, pages, p.Span, p.Score, p.Text})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func writeSearchText(w io.Writer, st *store.Store, collection string, ix *search.Index, res search.Result, ps []ingest.Passage, full bool) error {
+	if len(res.RoutedTo) > 0 {
+		names := make([]string, len(res.RoutedTo))
+		for i, id := range res.RoutedTo {
+			names[i] = ix.DocName(id)
+		}
+		fmt.Fprintf(w, "The question names %s; searched %s only.\n\n", plural(len(names), "a document", "documents"), strings.Join(names, ", "))
+	}
+	if len(ps) == 0 {
+		_, err := fmt.Fprintln(w, "No passages found.")
+		return err
+	}
+	for _, p := range ps {
+		writePassage(w, p, full)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writePassage prints one passage: a header line (rank, document, clause
+// path, pages, span, score) and the quoted text, indented.
+func writePassage(w io.Writer, p ingest.Passage, full bool) {
+	fmt.Fprintf(w, "%d. %s", p.Rank, p.DocName)
+	if p.Path != "" {
+		fmt.Fprintf(w, " — %s", p.Path)
+	}
+	fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages), p.Span, p.Score)
+	text := strings.TrimSpace(p.Text)
+	if !full {
+		text = trimText(text, 600)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" {
+			fmt.Fprintln(w, "   │")
+			continue
+		}
+		fmt.Fprintf(w, "   │ %s\n", line)
+	}
+	fmt.Fprintln(w)
+}
+
+func pagesText(pages []int) string {
+	switch {
+	case len(pages) == 0:
+		return ""
+	case len(pages) == 1:
+		return fmt.Sprintf("p. %d, ", pages[0])
+	}
+	return fmt.Sprintf("pp. %d–%d, ", pages[0], pages[len(pages)-1])
+}
+
+// trimText cuts text to about n characters at a word boundary, marking the
+// cut.
+func trimText(text string, n int) string {
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	r := []rune(text)[:n]
+	cut := string(r)
+	if i := strings.LastIndexAny(cut, " \n"); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " \n,;:") + " […]"
+}

@@ -1,0 +1,370 @@
+// Package ingest adds contracts to a store collection and loads a
+// collection's search index back: file → parse → clause tree → retrieval
+// units → analyzed index segment → store. The pakton command-line client uses
+// this package for "ingest", "search", "docs" and "demo".
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// Artifact names this package stores beside each document.
+const (
+	// ArtifactSegment is the document's analyzed retrieval units
+	// (search.Segment.Encode), what LoadIndex reads.
+	ArtifactSegment = "segment"
+	// ArtifactSummary is the document's deterministic summary (title,
+	// parties, type) as JSON (chunk.DocSummary).
+	ArtifactSummary = "summary"
+)
+
+// Status is what happened to one file.
+type Status string
+
+// File statuses.
+const (
+	StatusAdded     Status = "added"     // a new document
+	StatusReplaced  Status = "replaced"  // the file changed since it was last ingested
+	StatusUnchanged Status = "unchanged" // same bytes (SHA-256) as the stored version: not re-ingested
+	StatusSkipped   Status = "skipped"   // not a contract pakton reads (unsupported type)
+	StatusFailed    Status = "failed"    // could not be read, parsed or stored
+)
+
+// Options tune Ingest. The zero value is the default.
+type Options struct {
+	// Parse is passed to the parser: size limit (MaxBytes, default
+	// parse.MaxFileSize), OCR mode and PDF engine.
+	Parse parse.Options
+	// Workers is the number of files parsed at once (default runtime.NumCPU()).
+	Workers int
+	// Force re-ingests files whose bytes have not changed, e.g. after
+	// changing OCR or PDF engine options.
+	Force bool
+	// Progress, when set, is called after each file is finished (stored,
+	// skipped or failed), from one goroutine at a time.
+	Progress func(Progress)
+}
+
+// Progress reports how far an Ingest has got.
+type Progress struct {
+	Done, Total       int    // files finished, files found
+	Bytes, TotalBytes int64  // bytes of the files finished, of all files found
+	File              string // the document name of the file just finished
+	Status            Status
+	Reason            string // why it was skipped or failed
+}
+
+// FileResult is the outcome for one file.
+type FileResult struct {
+	Path   string `json:"path"`         // as found on disk
+	Name   string `json:"name"`         // document name: path relative to the directory given, or the base name
+	ID     string `json:"id,omitempty"` // document id (store.DocID(Name))
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"` // why it was unchanged, skipped or failed
+	Bytes  int64  `json:"bytes"`
+	// Err is the error of a failed file; its message names the file.
+	Err error `json:"-"`
+}
+
+// Summary lists what an Ingest did, file by file in the order found.
+type Summary struct {
+	Collection string        `json:"collection"`
+	Files      []FileResult  `json:"files"`
+	Bytes      int64         `json:"bytes"` // bytes of all files read
+	Elapsed    time.Duration `json:"elapsed_ns"`
+}
+
+// Count returns the number of files with status st.
+func (s *Summary) Count(st Status) int {
+	n := 0
+	for _, f := range s.Files {
+		if f.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// Err returns the errors of the failed files joined, or nil when none
+// failed.
+func (s *Summary) Err() error {
+	var errs []error
+	for _, f := range s.Files {
+		if f.Status == StatusFailed {
+			errs = append(errs, f.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// String is a one-line count of the outcome.
+func (s *Summary) String() string {
+	return fmt.Sprintf("%d files in %.1fs: %d added, %d replaced, %d unchanged, %d skipped, %d failed",
+		len(s.Files), s.Elapsed.Seconds(), s.Count(StatusAdded), s.Count(StatusReplaced),
+		s.Count(StatusUnchanged), s.Count(StatusSkipped), s.Count(StatusFailed))
+}
+
+// Report writes the one-line count and a line per skipped or failed file
+// with its reason.
+func (s *Summary) Report(w io.Writer) error {
+	if _, err := fmt.Fprintln(w, s.String()); err != nil {
+		return err
+	}
+	for _, st := range []Status{StatusSkipped, StatusFailed} {
+		for _, f := range s.Files {
+			if f.Status == st {
+				if _, err := fmt.Fprintf(w, "  %-7s %s: %s\n", st, f.Path, f.Reason); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Ingest adds the files at paths to a collection of st, creating the
+// collection if needed. A path may be a file or a directory, walked
+// recursively (hidden files and directories are skipped). A document's name
+// is its path relative to the directory given (the base name for a file given
+// directly), and its id is store.DocID(name): ingesting a changed file again
+// replaces its document, an unchanged one is left alone.
+//
+// A file that cannot be read, parsed or stored is recorded as failed with its
+// reason and the batch goes on; Summary.Err joins those errors. The returned
+// error is for what stops the whole batch: an unusable store or collection,
+// or ctx being cancelled — then the documents already stored stay (each is
+// stored atomically) and the Summary lists the files finished so far.
+func Ingest(ctx context.Context, st *store.Store, collection string, paths []string, opt Options) (Summary, error) {
+	start := time.Now()
+	sum := Summary{Collection: collection}
+	if collection != store.DefaultCollection {
+		if err := st.CreateCollection(collection); err != nil {
+			return sum, fmt.Errorf("ingest: %w", err)
+		}
+	}
+	existing := map[string]store.DocInfo{}
+	infos, err := st.List(collection)
+	if err != nil {
+		return sum, fmt.Errorf("ingest: %w", err)
+	}
+	for _, in := range infos {
+		existing[in.ID] = in
+	}
+
+	items := collect(paths)
+	var totalBytes int64
+	for _, it := range items {
+		totalBytes += it.size
+	}
+	results := make([]FileResult, len(items))
+	finished := make([]bool, len(items))
+
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	jobs := make(chan int)
+	type outcome struct {
+		i   int
+		res FileResult
+		rec *store.Record
+	}
+	out := make(chan outcome, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				res, rec := prepare(ctx, items[i], existing, opt)
+				out <- outcome{i, res, rec}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range items {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+
+	// One goroutine stores documents and reports progress, so Put calls and
+	// Progress callbacks never overlap.
+	done := 0
+	var doneBytes int64
+	var fatal error
+	for o := range out {
+		res := o.res
+		if o.rec != nil {
+			if ctx.Err() != nil || fatal != nil {
+				continue // interrupted: do not start another write, drain the workers
+			}
+			if err := st.Put(collection, o.rec); err != nil {
+				if errors.Is(err, store.ErrClosed) {
+					fatal = err
+					continue
+				}
+				res.Status, res.Reason = StatusFailed, "cannot store: "+err.Error()
+				res.Err = fmt.Errorf("%s: %w", res.Path, err)
+			}
+		}
+		if res.Status == "" { // a cancelled job
+			continue
+		}
+		results[o.i], finished[o.i] = res, true
+		done++
+		doneBytes += res.Bytes
+		if opt.Progress != nil {
+			opt.Progress(Progress{Done: done, Total: len(items), Bytes: doneBytes, TotalBytes: totalBytes,
+				File: res.Name, Status: res.Status, Reason: res.Reason})
+		}
+	}
+	for i, ok := range finished {
+		if ok {
+			sum.Files = append(sum.Files, results[i])
+			sum.Bytes += results[i].Bytes
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	if fatal != nil {
+		return sum, fmt.Errorf("ingest: %w", fatal)
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, fmt.Errorf("ingest interrupted after %d of %d files (the documents stored so far are kept): %w", done, len(items), err)
+	}
+	return sum, nil
+}
+
+// prepare reads and analyzes one file into a record to store. It returns a
+// nil record when there is nothing to store (unchanged, skipped, failed) and
+// a zero status when ctx was cancelled first.
+func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, opt Options) (res FileResult, rec *store.Record) {
+	res = FileResult{Path: it.path, Name: it.name, Status: it.status, Reason: it.reason, Err: it.err}
+	if it.status != "" {
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		return FileResult{}, nil
+	}
+	res.ID = store.DocID(it.name)
+	fail := func(reason string, err error) (FileResult, *store.Record) {
+		res.Status, res.Reason, res.Err = StatusFailed, reason, fmt.Errorf("%s: %w", it.path, err)
+		return res, nil
+	}
+	// A parser bug must cost one file, not the batch.
+	defer func() {
+		if r := recover(); r != nil {
+			res, rec = fail(fmt.Sprintf("internal error (please report): %v", r), fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
+
+	data, fi, err := readFile(it.path, opt.Parse.MaxBytes)
+	if err != nil {
+		return fail(err.Error(), err)
+	}
+	res.Bytes = int64(len(data))
+	h := sha256.Sum256(data)
+	sha := hex.EncodeToString(h[:])
+	prev, had := existing[res.ID]
+	if had && prev.Source.SHA256 == sha && !opt.Force {
+		res.Status, res.Reason = StatusUnchanged, "same content as the stored version"
+		return res, nil
+	}
+
+	doc, err := parse.Bytes(ctx, path.Base(it.name), data, opt.Parse)
+	if err != nil {
+		if ctx.Err() != nil {
+			return FileResult{}, nil
+		}
+		return fail(err.Error(), err)
+	}
+	doc.ID, doc.Name = res.ID, it.name
+	tree := clause.Parse(doc)
+	units := chunk.Build(doc, tree, chunk.Options{})
+	seg := search.AnalyzeDoc(units).Encode()
+	summary, err := json.Marshal(chunk.Summary(doc))
+	if err != nil {
+		return fail("cannot encode summary: "+err.Error(), err)
+	}
+	res.Status = StatusAdded
+	if had {
+		res.Status = StatusReplaced
+	}
+	return res, &store.Record{
+		Doc:  doc,
+		Tree: tree,
+		Source: store.Source{
+			Path: it.path, SHA256: sha, Size: int64(len(data)), ModTime: fi.ModTime().UTC(),
+		},
+		Artifacts: map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary},
+	}
+}
+
+// readFile reads a regular file of at most limit bytes (parse.MaxFileSize
+// when limit ≤ 0). Errors wrap parse.ErrTooLarge or parse.ErrEmpty where
+// they apply; the caller adds the path.
+func readFile(name string, limit int64) ([]byte, os.FileInfo, error) {
+	if limit <= 0 {
+		limit = parse.MaxFileSize
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot open: %s", errText(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read: %s", errText(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("not a regular file (%s)", fileKind(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return nil, nil, fmt.Errorf("%w: %s, the limit is %s (--max-size)", parse.ErrTooLarge, sizeText(fi.Size()), sizeText(limit))
+	}
+	if fi.Size() == 0 {
+		return nil, nil, fmt.Errorf("%w (empty file)", parse.ErrEmpty)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read: %s", errText(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, nil, fmt.Errorf("%w: it grew past the limit of %s while being read", parse.ErrTooLarge, sizeText(limit))
+	}
+	return data, fi, nil
+}
+
+// sizeText formats a byte count as "209715200 bytes (200 MiB)".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d bytes (%.0f MiB)", n, float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d bytes (%.0f KiB)", n, float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
