@@ -12,7 +12,7 @@ import (
 func TestNaive(t *testing.T) {
 	text := []rune(strings.Repeat("é", 1234))
 	got := Naive(text, 500)
-	want := []document.Span{{0, 500}, {500, 1000}, {1000, 1234}}
+	want := []document.Span{{Start: 0, End: 500}, {Start: 500, End: 1000}, {Start: 1000, End: 1234}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

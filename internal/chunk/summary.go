@@ -23,7 +23,7 @@ type DocSummary struct {
 func (s DocSummary) String() string {
 	var b strings.Builder
 	b.WriteString(s.Title)
-	if len(s.Parties) > 0 {
+	if len(s.Parties) > 0 && !strings.Contains(s.Title, s.Parties[0]) {
 		b.WriteString(" between ")
 		b.WriteString(strings.Join(s.Parties, " and "))
 	}

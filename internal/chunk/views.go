@@ -48,7 +48,7 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 	}
 	ix := document.NewIndex(doc.Text)
 	sum := Summary(doc)
-	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: sum.String() + "\n" + Opening(doc, 1500)}
+	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: sum.String(), Opening: Opening(doc, 1500)}
 	seen := map[string]bool{} // near-duplicate suppression by normalized text
 	add := func(u search.UnitInput) {
 		key := normKey(u.Text)

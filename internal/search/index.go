@@ -50,7 +50,10 @@ type DocInput struct {
 	ID     string
 	Name   string
 	Header string // title, parties and type: what a question naming the contract would mention
-	Units  []UnitInput
+	// Opening is the start of the document's text. Routing also matches it,
+	// since the first page names the parties however the title reads.
+	Opening string
+	Units   []UnitInput
 }
 
 // Unit is an indexed retrieval unit.
@@ -144,7 +147,7 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	e.limit = int32(len(ix.units))
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
-	ix.router.add(seg.ID, seg.Name, seg.Header)
+	ix.router.add(seg.ID, seg.Name, seg.Header, seg.Opening)
 	return nil
 }
 

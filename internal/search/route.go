@@ -19,16 +19,16 @@ type router struct {
 
 type routeDoc struct {
 	id    string
-	terms map[string]int
+	terms map[string]int // name, summary and opening text
 	len   int
 }
 
 func newRouter() *router { return &router{df: map[string]int{}} }
 
-func (r *router) add(id, name, header string) {
+func (r *router) add(id, name, header, opening string) {
 	terms := map[string]int{}
 	n := 0
-	for _, t := range Analyze(nameWords(name) + "\n" + header) {
+	for _, t := range Analyze(nameWords(name) + "\n" + header + "\n" + opening) {
 		terms[t]++
 		n++
 	}
@@ -152,9 +152,11 @@ const (
 // referenceTerms returns the positions of question terms that name the
 // document with the given header terms: runs of two or more consecutive
 // question terms that all occur in the header, at least one of them rare among
-// headers. Those words identify the contract; they say nothing about which of
+// headers, within one part of the question (a run never crosses a break:
+// "Consider the Acme Supply Agreement; is liability capped?" names the
+// contract before the semicolon only). Those words identify the contract; they say nothing about which of
 // its clauses answers, so in-document search leaves them out.
-func (r *router) referenceTerms(terms []string, doc int) map[int]bool {
+func (r *router) referenceTerms(terms []string, breaks []bool, doc int) map[int]bool {
 	if doc < 0 || doc >= len(r.docs) {
 		return nil
 	}
@@ -168,7 +170,7 @@ func (r *router) referenceTerms(terms []string, doc int) map[int]bool {
 		}
 		j := i
 		hasRare := false
-		for j < len(terms) && h[terms[j]] > 0 {
+		for j < len(terms) && h[terms[j]] > 0 && (j == i || !breaks[j]) {
 			if r.idf(terms[j]) >= rare {
 				hasRare = true
 			}

@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/pakton/pakton/internal/document"
 )
@@ -46,7 +47,7 @@ func (ix *Index) Search(q Query) Result {
 	if k <= 0 {
 		k = 10
 	}
-	terms := Analyze(q.Text)
+	terms, breaks := analyzeQuery(q.Text)
 	var res Result
 
 	// Which documents to search.
@@ -66,10 +67,10 @@ func (ix *Index) Search(q Query) Result {
 				docs = append(docs, int32(d))
 				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
 			}
-			ref = ix.router.referenceTerms(terms, rr.doc)
+			ref = ix.router.referenceTerms(terms, breaks, rr.doc)
 		}
 	} else if len(docs) == 1 {
-		ref = ix.router.referenceTerms(terms, int(docs[0]))
+		ref = ix.router.referenceTerms(terms, breaks, int(docs[0]))
 	}
 
 	// Words that only name the contract do not help find the clause.
@@ -239,4 +240,19 @@ func dropFraming(terms []string) []string {
 		return terms
 	}
 	return kept
+}
+
+// analyzeQuery analyzes a question part by part, split at ; : ? ! and line
+// breaks, and reports for each term whether a part starts with it.
+func analyzeQuery(text string) (terms []string, breaks []bool) {
+	parts := strings.FieldsFunc(text, func(r rune) bool {
+		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
+	})
+	for _, p := range parts {
+		for i, t := range Analyze(p) {
+			terms = append(terms, t)
+			breaks = append(breaks, i == 0)
+		}
+	}
+	return terms, breaks
 }
