@@ -29,6 +29,8 @@ func runEval(ctx context.Context, args []string) error {
 	method := fs.String("method", "pakton", "retrieval method: "+strings.Join(eval.Methods, ", "))
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress on stderr")
+	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
+	noFill := fs.Bool("no-fill", false, "ablation: return only passages that match the question's words")
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -40,7 +42,7 @@ func runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate}
+	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, NoFill: *noFill}
 	if !*quiet {
 		opt.Progress = func(stage string, done, total int) {
 			fmt.Fprintf(os.Stderr, "\r%s %d/%d", stage, done, total)

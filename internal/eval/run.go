@@ -37,6 +37,9 @@ type Options struct {
 	// names) to measure how speed grows with corpus size. Scores of a
 	// replicated run are not comparable: copies compete with the originals.
 	Replicate int
+	// NoExpand and NoFill switch off query expansion and filling to k, for
+	// ablation runs.
+	NoExpand, NoFill bool
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
 }
@@ -152,7 +155,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			q := search.Query{Text: t.Query, K: opt.K}
+			q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill}
 			if opt.Scope == "document" {
 				q.Docs = []string{t.Snippets[0].FilePath}
 				q.NoRoute = true

@@ -21,6 +21,9 @@ type Query struct {
 	Views []View
 	// NoExpand disables expansion with words associated in the corpus.
 	NoExpand bool
+	// NoFill returns only units that match the question's words, even when
+	// the search is restricted to some documents and fewer than K match.
+	NoFill bool
 }
 
 // Hit is one returned source span.
@@ -113,7 +116,7 @@ func (ix *Index) Search(q Query) Result {
 	defer ix.putAcc(acc)
 	ix.score(acc, qt, sc)
 	ranked := acc.top(0)
-	if ranges != nil {
+	if ranges != nil && !q.NoFill {
 		ranked = ix.fill(ranked, ranges, acc)
 	}
 	res.Hits = ix.collect(ranked, k)
