@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/config"
+)
+
+// capture runs a command with stdout and stderr captured.
+func capture(t *testing.T, run func(context.Context, []string) error, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	stdout, stderr = &out, &errOut
+	defer func() { stdout, stderr = os.Stdout, os.Stderr }()
+	err := run(context.Background(), args)
+	return out.String(), errOut.String(), err
+}
+
+// TestCLIEndToEnd runs ingest → docs → search (text and JSON) → docs rm →
+// collections on the sample contracts, plus a file that fails, with the
+// store named by the environment.
+func TestCLIEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
+	t.Setenv(config.EnvCollection, "deal-room")
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "broken.pdf"), []byte("%PDF-1.4\nnot really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, err := capture(t, runIngest, src)
+	if err == nil || !strings.Contains(err.Error(), "1 of 6 files failed") {
+		t.Errorf("ingest with a broken file: error %v, want \"1 of 6 files failed\"", err)
+	}
+	if !strings.Contains(out, "5 added") || !strings.Contains(out, "broken.pdf") {
+		t.Errorf("ingest summary:\n%s", out)
+	}
+	if strings.Count(errOut, "\n") != 6 || !strings.Contains(errOut, "ingest [6/6]") {
+		t.Errorf("progress (not a terminal) should be one line per file:\n%s", errOut)
+	}
+
+	out, _, err = capture(t, runDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"supply-agreement.docx", "docx", "5 documents in collection \"deal-room\""} {
+		if !strings.Contains(out, want) {
+			t.Errorf("docs lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _, err = capture(t, runSearch, "Does a labour strike at the supplier's own plant count as force majeure under the supply agreement?", "-k", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"searched supply-agreement.docx only", "1. supply-agreement.docx — 15 > 15.2", "a strike, lockout or other labour dispute"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("search output lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _, err = capture(t, runSearch, "--json", "--doc", "mutual-nda.md", "-k", "3", "how long does confidentiality survive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res searchJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, out)
+	}
+	if len(res.Hits) != 3 {
+		t.Fatalf("search --json: %d hits, want 3", len(res.Hits))
+	}
+	for _, h := range res.Hits {
+		if h.DocName != "mutual-nda.md" || h.Span.End <= h.Span.Start || h.Text == "" || h.Path == "" {
+			t.Errorf("hit %+v", h)
+		}
+	}
+	if strings.Contains(out, `\u003e`) {
+		t.Error("JSON escapes '>' in clause paths")
+	}
+
+	out, _, err = capture(t, runDocs, "rm", "mutual-nda.md", "nonexistent.txt")
+	if err == nil || !strings.Contains(out, "removed") {
+		t.Errorf("docs rm: out %q, err %v; want one removal and an error for the missing one", out, err)
+	}
+	out, _, _ = capture(t, runDocs)
+	if strings.Contains(out, "mutual-nda.md") || !strings.Contains(out, "4 documents") {
+		t.Errorf("docs after rm:\n%s", out)
+	}
+	if _, _, err := capture(t, runSearch, "--doc", "mutual-nda.md", "confidentiality"); err == nil {
+		t.Error("search --doc of a removed document succeeded")
+	}
+
+	out, _, err = capture(t, runDocs, "collections")
+	if err != nil || !strings.Contains(out, "deal-room") {
+		t.Errorf("docs collections: %v\n%s", err, out)
+	}
+	if _, _, err := capture(t, runDocs, "rm-collection", "deal-room"); err == nil || !strings.Contains(err.Error(), "--yes") {
+		t.Errorf("rm-collection without --yes: %v", err)
+	}
+	if _, _, err := capture(t, runDocs, "rm-collection", "--yes", "deal-room"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = capture(t, runDocs, "collections")
+	if strings.Contains(out, "deal-room") {
+		t.Errorf("collection still listed after rm-collection:\n%s", out)
+	}
+}
+
+func TestCLITree(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeExamples(dir); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := capture(t, runTree, filepath.Join(dir, "master-services-agreement.txt"), "--depth", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "ARTICLE") || !strings.Contains(out, "11.2") {
+		t.Errorf("tree output:\n%s", out)
+	}
+	out, _, err = capture(t, runTree, "--json", filepath.Join(dir, "supply-agreement.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree struct {
+		Format string `json:"format"`
+		Nodes  []struct {
+			Label string `json:"label"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(out), &tree); err != nil || tree.Format != "docx" || len(tree.Nodes) < 20 {
+		t.Errorf("tree --json: %v, format %q, %d nodes", err, tree.Format, len(tree.Nodes))
+	}
+	if _, _, err := capture(t, runTree, filepath.Join(dir, "missing.txt")); err == nil {
+		t.Error("tree of a missing file succeeded")
+	}
+}
+
+func TestCLIDemo(t *testing.T) {
+	out, _, err := capture(t, runDemo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n > 80 {
+		t.Errorf("demo prints %d lines, want at most 80", n)
+	}
+	for _, want := range []string{"5 added", "Q: ", "routed to", "“"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestParseArgsAndSize(t *testing.T) {
+	fs, g := newFlags("x", "x")
+	k := fs.Int("k", 1, "")
+	pos, err := parseArgs(fs, []string{"what", "--store", "/s", "is", "-k", "3", "--", "-literal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(pos, " ") != "what is -literal" || *k != 3 || g.store != "/s" {
+		t.Errorf("parseArgs: %q k=%d store=%q", pos, *k, g.store)
+	}
+	for in, want := range map[string]int64{"1000": 1000, "200MB": 200e6, "50MiB": 50 << 20, "1.5GB": 1.5e9, "256m": 256 << 20} {
+		got, err := parseSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "lots", "0"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) succeeded", in)
+		}
+	}
+}
