@@ -1,0 +1,83 @@
+package document
+
+import (
+	"math/rand"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestIndexMatchesNaiveConversion compares the sparse index with a plain
+// rune slice on random mixed-width text, at every offset.
+func TestIndexMatchesNaiveConversion(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	alphabet := []rune("ab c\n€é—𝄞ü")
+	for iter := 0; iter < 50; iter++ {
+		n := rng.Intn(700)
+		rs := make([]rune, n)
+		for i := range rs {
+			rs[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		s := string(rs)
+		ix := NewIndex(s)
+		if ix.Len() != n {
+			t.Fatalf("Len %d, want %d", ix.Len(), n)
+		}
+		b := 0
+		for r := 0; r <= n; r++ {
+			if got := ix.Byte(r); got != b {
+				t.Fatalf("Byte(%d) = %d, want %d", r, got, b)
+			}
+			if got := ix.Rune(b); got != r {
+				t.Fatalf("Rune(%d) = %d, want %d", b, got, r)
+			}
+			if r < n {
+				b += utf8.RuneLen(rs[r])
+			}
+		}
+		for k := 0; k < 20; k++ {
+			a := rng.Intn(n + 1)
+			e := a + rng.Intn(n-a+1)
+			if got, want := ix.Slice(Span{a, e}), string(rs[a:e]); got != want {
+				t.Fatalf("Slice(%d,%d) = %q, want %q", a, e, got, want)
+			}
+		}
+	}
+}
+
+func TestIndexClampsAndInsideRune(t *testing.T) {
+	ix := NewIndex("a€b")
+	if ix.Byte(-3) != 0 || ix.Byte(99) != 5 {
+		t.Fatal("Byte does not clamp")
+	}
+	// Byte 2 is inside "€" (bytes 1..3): it belongs to code point 1.
+	if got := ix.Rune(2); got != 1 {
+		t.Fatalf("Rune(2) = %d, want 1", got)
+	}
+	if got := ix.Slice(Span{2, 1}); got != "" {
+		t.Fatalf("inverted span sliced to %q", got)
+	}
+}
+
+func TestSpanOps(t *testing.T) {
+	a, b := Span{0, 10}, Span{5, 15}
+	if !a.Overlaps(b) || a.Overlaps(Span{10, 12}) {
+		t.Error("Overlaps")
+	}
+	if a.Intersect(b) != (Span{5, 10}) || a.Intersect(Span{20, 30}).Len() != 0 {
+		t.Error("Intersect")
+	}
+	if !a.Contains(Span{2, 3}) || a.Contains(b) {
+		t.Error("Contains")
+	}
+}
+
+func TestPagesOf(t *testing.T) {
+	d := &Document{Text: "page one\n\npage two\n\npage three", Pages: []Page{{1, Span{0, 10}}, {2, Span{10, 20}}, {3, Span{20, 30}}}}
+	got := d.PagesOf(Span{8, 12})
+	if len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Fatalf("PagesOf = %v", got)
+	}
+	if got := d.PagesOf(Span{25, 25}); len(got) != 1 || got[0] != 3 {
+		t.Fatalf("PagesOf(empty span) = %v", got)
+	}
+}
