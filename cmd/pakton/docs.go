@@ -8,17 +8,19 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/store"
 )
 
 const docsUsage = `docs [flags]                     list the documents of the collection
        pakton docs rm [flags] ID|NAME…          remove documents
+       pakton docs reindex [flags]              re-analyze stored documents (after upgrading pakton)
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents`
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "collections" || args[0] == "rm-collection") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "reindex" || args[0] == "collections" || args[0] == "rm-collection") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
@@ -36,7 +38,7 @@ func runDocs(ctx context.Context, args []string) error {
 	switch sub {
 	case "list":
 		if len(rest) > 0 {
-			return fmt.Errorf("unknown docs subcommand %q (want list, rm, collections, rm-collection)", rest[0])
+			return fmt.Errorf("unknown docs subcommand %q (want list, rm, reindex, collections, rm-collection)", rest[0])
 		}
 		return listDocs(st, g.collection, *asJSON)
 	case "rm":
@@ -60,6 +62,19 @@ func runDocs(ctx context.Context, args []string) error {
 			return fmt.Errorf("%d of %d documents not removed", failed, len(rest))
 		}
 		return nil
+	case "reindex":
+		var bar *progress.Bar
+		n, err := ingest.Reindex(ctx, st, g.collection, func(done, total int, name string) {
+			if bar == nil {
+				bar = progress.New(stderr, "reindex", total, 0)
+			}
+			bar.Update(done, 0, name)
+		})
+		if bar != nil {
+			bar.Finish()
+		}
+		fmt.Fprintf(stdout, "re-analyzed %d documents of collection %q\n", n, g.collection)
+		return err
 	case "collections":
 		cols, err := st.Collections()
 		if err != nil {

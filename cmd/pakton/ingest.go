@@ -46,15 +46,17 @@ func runIngest(ctx context.Context, args []string) error {
 // prints the summary on stdout.
 func ingestWithProgress(ctx context.Context, st *store.Store, collection string, paths []string, opt ingest.Options, quiet bool) (ingest.Summary, error) {
 	var bar *progress.Bar
+	tty := progress.IsTerminal(stderr)
 	if !quiet {
 		opt.Progress = func(p ingest.Progress) {
 			if bar == nil {
 				bar = progress.New(stderr, "ingest", p.Total, p.TotalBytes)
 			}
 			line := fmt.Sprintf("%s (%s)", p.File, p.Status)
-			if p.Status == ingest.StatusFailed && progress.IsTerminal(stderr) {
+			switch {
+			case tty && p.Status == ingest.StatusFailed:
 				bar.Printf("failed: %s: %s", p.File, p.Reason)
-			} else if p.Reason != "" && p.Status != ingest.StatusUnchanged {
+			case !tty && p.Reason != "" && p.Status != ingest.StatusUnchanged:
 				line += ": " + p.Reason
 			}
 			bar.Update(p.Done, p.Bytes, line)

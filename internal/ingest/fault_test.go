@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -305,13 +307,15 @@ func TestIngestCancel(t *testing.T) {
 	}
 }
 
-// TestLoadIndexSkipsBadSegment damages one document's segment: LoadIndex
-// leaves that document out, names it, and loads the rest.
-func TestLoadIndexSkipsBadSegment(t *testing.T) {
+// TestLoadIndexBadSegment damages one document's segment: Load analyzes
+// that document again from its stored text and Reindex repairs it. A
+// document whose stored text is damaged is left out with an error naming it.
+func TestLoadIndexBadSegment(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "src/a.txt", []byte(contractText(1, 3)))
 	writeFile(t, dir, "src/b.txt", []byte(contractText(2, 3)))
-	st, err := store.Open(filepath.Join(dir, "store"))
+	storeDir := filepath.Join(dir, "store")
+	st, err := store.Open(storeDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,30 +324,60 @@ func TestLoadIndexSkipsBadSegment(t *testing.T) {
 	if _, err := Ingest(ctx, st, store.DefaultCollection, []string{filepath.Join(dir, "src")}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	// Store b.txt again with a segment that does not decode.
+	const q = "obligation 2-3-2 due care"
+	ix0, err := LoadIndex(ctx, st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ix0.Search(search.Query{Text: q, K: 3})
+
+	// Store b.txt again with a segment that does not decode (as one written
+	// by another version of pakton would not).
 	id := store.DocID("b.txt")
 	rec, err := st.Get(store.DefaultCollection, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Artifacts[ArtifactSegment] = []byte("PKSEG1\n\xff\xff\xff")
+	rec.Artifacts[ArtifactSegment] = []byte("PKSEG0\n\xff\xff\xff")
 	if err := st.Put(store.DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
-	ix, problems, err := loadIndex(ctx, st, store.DefaultCollection)
+	ix, rep, err := Load(ctx, st, store.DefaultCollection)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.Docs() != 1 || len(problems) != 1 || !strings.Contains(problems[0].Error(), "b.txt") {
-		t.Errorf("index holds %d docs, problems %v; want 1 doc and one problem naming b.txt", ix.Docs(), problems)
+	if ix.Docs() != 2 || len(rep.Reanalyzed) != 1 || !strings.Contains(rep.Reanalyzed[0], "b.txt") || len(rep.Skipped) != 0 {
+		t.Errorf("index holds %d docs, report %+v; want 2 docs, b.txt re-analyzed", ix.Docs(), rep)
 	}
-	// A document without a segment is analyzed again.
-	delete(rec.Artifacts, ArtifactSegment)
-	if err := st.Put(store.DefaultCollection, rec); err != nil {
+	if after := ix.Search(search.Query{Text: q, K: 3}); fmt.Sprint(after.Hits) != fmt.Sprint(before.Hits) {
+		t.Errorf("hits differ after re-analysis:\n%v\n%v", before.Hits, after.Hits)
+	}
+	if n, err := Reindex(ctx, st, store.DefaultCollection, nil); err != nil || n != 2 {
+		t.Fatalf("Reindex: %d, %v", n, err)
+	}
+	if _, rep, _ = Load(ctx, st, store.DefaultCollection); len(rep.Reanalyzed) != 0 {
+		t.Errorf("after Reindex, still re-analyzed: %v", rep.Reanalyzed)
+	}
+
+	// Damage b.txt's stored segment file (same size, so only its checksum
+	// notices): the document cannot be read reliably and is left out.
+	matches, _ := filepath.Glob(filepath.Join(storeDir, "collections", "default", "docs", id+"@*", "artifacts", ArtifactSegment+".bin"))
+	if len(matches) != 1 {
+		t.Fatalf("found %d segment files for %s", len(matches), id)
+	}
+	data, err := os.ReadFile(matches[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err = LoadIndex(ctx, st, store.DefaultCollection)
-	if err != nil || ix.Docs() != 2 {
-		t.Errorf("without a segment: %d docs, %v; want 2", ix.Docs(), err)
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(matches[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, rep, err = Load(ctx, st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Docs() != 1 || len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0].Error(), "b.txt") || !strings.Contains(rep.Skipped[0].Error(), "checksum") {
+		t.Errorf("with a damaged segment file: %d docs, skipped %v; want 1 doc and an error naming b.txt", ix.Docs(), rep.Skipped)
 	}
 }

@@ -171,12 +171,15 @@ func verifyStore(t testing.TB, dir, collection string) int {
 			t.Errorf("document %s: id %s, want DocID(name) %s", in.Name, in.ID, store.DocID(in.Name))
 		}
 	}
-	_, problems, err := loadIndex(context.Background(), st, collection)
+	_, rep, err := Load(context.Background(), st, collection)
 	if err != nil {
 		t.Fatalf("load index: %v", err)
 	}
-	for _, p := range problems {
+	for _, p := range rep.Skipped {
 		t.Errorf("load index: %v", p)
+	}
+	if len(rep.Reanalyzed) > 0 {
+		t.Errorf("load index re-analyzed %v: their stored segments do not decode", rep.Reanalyzed)
 	}
 	return len(infos)
 }

@@ -2,99 +2,190 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
 
+// LoadReport says how a collection's index was loaded.
+type LoadReport struct {
+	Docs int // documents in the index
+	// Reanalyzed names the documents (id and name) whose stored segment was
+	// missing or could not be decoded — typically written by another version
+	// of pakton — and that were analyzed again from their stored text and
+	// clause tree. That is slower; Reindex stores fresh segments.
+	Reanalyzed []string
+	// Skipped holds one error per document left out of the index, naming it.
+	Skipped []error
+	Elapsed time.Duration
+}
+
 // LoadIndex builds the search index of a collection from its stored
-// segments, in the store's document order (by name). Segments are read and
-// decoded in parallel and added in order, so the index is the same on every
-// load.
-//
-// A document whose segment cannot be read or decoded is left out of the index
-// with a slog warning naming it, rather than failing the whole collection;
-// a document stored without a segment (by an older pakton) is re-analyzed
-// from its text and tree. The error is for a collection that cannot be
-// listed, or ctx being cancelled.
+// segments. See Load.
 func LoadIndex(ctx context.Context, st *store.Store, collection string) (*search.Index, error) {
-	ix, _, err := loadIndex(ctx, st, collection)
+	ix, _, err := Load(ctx, st, collection)
 	return ix, err
 }
 
-// loadIndex is LoadIndex that also returns the per-document problems.
-func loadIndex(ctx context.Context, st *store.Store, collection string) (*search.Index, []error, error) {
+// Load builds the search index of a collection from its stored segments, in
+// the store's document order (by name), so the index is the same on every
+// load. Segments are read and decoded in parallel and added in order as they
+// arrive, so only a few decoded segments are held at a time.
+//
+// A document whose segment is missing or does not decode is analyzed again
+// from its stored text and tree (listed in LoadReport.Reanalyzed, with a slog
+// warning); one that cannot be read at all is left out of the index with a
+// slog warning naming it (LoadReport.Skipped) rather than failing the whole
+// collection. The error is for a collection that cannot be listed, or ctx
+// being cancelled.
+func Load(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
+	start := time.Now()
+	var rep LoadReport
 	infos, err := st.List(collection)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load index: %w", err)
+		return nil, rep, fmt.Errorf("load index: %w", err)
 	}
-	segs := make([]*search.Segment, len(infos))
-	errs := make([]error, len(infos))
-	var next int
-	var mu sync.Mutex
+	type loaded struct {
+		i          int
+		seg        *search.Segment
+		reanalyzed bool
+		err        error
+	}
+	workers := min(runtime.NumCPU(), max(1, len(infos)))
+	jobs := make(chan int)
+	out := make(chan loaded, 2*workers)
 	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), max(1, len(infos))) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(infos) || ctx.Err() != nil {
-					return
-				}
-				segs[i], errs[i] = loadSegment(st, collection, infos[i])
+			for i := range jobs {
+				seg, re, err := loadSegment(st, collection, infos[i])
+				out <- loaded{i, seg, re, err}
 			}
 		}()
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
+	go func() {
+		defer close(jobs)
+		for i := range infos {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+
 	ix := search.NewIndex()
-	var problems []error
-	for i, seg := range segs {
-		if errs[i] == nil {
-			errs[i] = ix.AddSegment(seg)
-		}
-		if errs[i] != nil {
-			err := fmt.Errorf("document %s (%s) left out of the index: %w", infos[i].ID, infos[i].Name, errs[i])
-			slog.Warn("document left out of the search index", "collection", collection, "id", infos[i].ID, "name", infos[i].Name, "err", errs[i])
-			problems = append(problems, err)
+	pending := map[int]loaded{}
+	next := 0
+	for l := range out {
+		pending[l.i] = l
+		for {
+			l, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			in := infos[next]
+			next++
+			err := l.err
+			if err == nil {
+				err = ix.AddSegment(l.seg)
+			}
+			if err != nil {
+				slog.Warn("document left out of the search index", "collection", collection, "id", in.ID, "name", in.Name, "err", err)
+				rep.Skipped = append(rep.Skipped, fmt.Errorf("document %s (%s) left out of the index: %w", in.ID, in.Name, err))
+				continue
+			}
+			if l.reanalyzed {
+				rep.Reanalyzed = append(rep.Reanalyzed, in.ID+" "+in.Name)
+			}
 		}
 	}
-	return ix, problems, nil
+	if err := ctx.Err(); err != nil {
+		return nil, rep, err
+	}
+	if n := len(rep.Reanalyzed); n > 0 {
+		slog.Warn("documents without a usable stored index segment were analyzed again; store fresh segments with \"pakton docs reindex\"", "collection", collection, "documents", n)
+	}
+	rep.Docs = ix.Docs()
+	rep.Elapsed = time.Since(start)
+	return ix, rep, nil
 }
 
-// loadSegment reads and decodes one document's segment, re-analyzing the
-// document when it has none.
-func loadSegment(st *store.Store, collection string, info store.DocInfo) (*search.Segment, error) {
+// loadSegment reads and decodes one document's segment; when it is missing
+// or does not decode, it analyzes the stored document again.
+func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *search.Segment, reanalyzed bool, err error) {
 	data, err := st.Artifact(collection, info.ID, ArtifactSegment)
-	if errors.Is(err, store.ErrNotFound) {
-		rec, gerr := st.Get(collection, info.ID)
-		if gerr != nil {
-			return nil, gerr
+	if err == nil {
+		seg, err = search.DecodeSegment(data)
+		if err == nil && seg.ID != info.ID {
+			err = fmt.Errorf("%w: it belongs to document %q", search.ErrBadSegment, seg.ID)
 		}
-		slog.Info("document has no stored segment; analyzing it again", "collection", collection, "id", info.ID, "name", info.Name)
-		return search.AnalyzeDoc(chunk.Build(rec.Doc, rec.Tree, chunk.Options{})), nil
+		if err == nil {
+			return seg, false, nil
+		}
+		slog.Debug("stored segment unusable; analyzing the document again", "collection", collection, "id", info.ID, "err", err)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, false, err
 	}
+	rec, gerr := st.Get(collection, info.ID)
+	if gerr != nil {
+		return nil, false, errors.Join(err, gerr)
+	}
+	seg, _ = analyze(rec)
+	return seg, true, nil
+}
+
+// analyze builds a stored document's segment and summary from its text and
+// clause tree.
+func analyze(rec *store.Record) (*search.Segment, []byte) {
+	tree := Tree(rec)
+	seg := search.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{}))
+	summary, _ := json.Marshal(chunk.Summary(rec.Doc)) // a struct of strings: cannot fail
+	return seg, summary
+}
+
+// Reindex stores a fresh segment and summary for every document of a
+// collection, analyzed from the stored text and clause tree (the source
+// files are not read again). Run it after upgrading pakton when the index
+// format or the retrieval units changed. progress, when set, is called after
+// each document. It returns the number of documents rewritten.
+func Reindex(ctx context.Context, st *store.Store, collection string, progress func(done, total int, name string)) (int, error) {
+	infos, err := st.List(collection)
 	if err != nil {
-		return nil, err
+		return 0, fmt.Errorf("reindex: %w", err)
 	}
-	seg, err := search.DecodeSegment(data)
-	if err != nil {
-		return nil, fmt.Errorf("segment: %w", err)
+	n := 0
+	for i, in := range infos {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		rec, err := st.Get(collection, in.ID)
+		if err != nil {
+			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
+		}
+		rec.Tree = Tree(rec)
+		seg, summary := analyze(rec)
+		rec.Artifacts[ArtifactSegment] = seg.Encode()
+		rec.Artifacts[ArtifactSummary] = summary
+		if err := st.Put(collection, rec); err != nil {
+			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
+		}
+		n++
+		if progress != nil {
+			progress(i+1, len(infos), in.Name)
+		}
 	}
-	if seg.ID != info.ID {
-		return nil, fmt.Errorf("segment: %w: it belongs to document %q", search.ErrBadSegment, seg.ID)
-	}
-	return seg, nil
+	return n, nil
 }
