@@ -1,0 +1,221 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Section headings, in the order a report shows them.
+const (
+	HeadSummary   = "Summary of Topic"
+	HeadReasoning = "Legal Reasoning & Analysis"
+	HeadAnswer    = "Preliminary Answer & Direction for Further Research"
+	HeadGaps      = "Gaps & Next Questions"
+	HeadSources   = "Sources"
+)
+
+// WriteJSON writes r as indented JSON. Field names are stable; empty lists
+// are written as [] rather than null.
+func WriteJSON(w io.Writer, r *Report) error {
+	c := *r
+	c.Sources = fillSources(c.Sources)
+	c.Removed = fillSources(c.Removed)
+	if c.Documents == nil {
+		c.Documents = []DocRef{}
+	}
+	if c.Turns == nil {
+		c.Turns = []Turn{}
+	}
+	for i := range c.Turns {
+		if c.Turns[i].Tools == nil {
+			c.Turns[i].Tools = []string{}
+		}
+	}
+	if c.Flags == nil {
+		c.Flags = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(&c)
+}
+
+func fillSources(in []Source) []Source {
+	out := make([]Source, len(in))
+	copy(out, in)
+	for i := range out {
+		if out[i].Pages == nil {
+			out[i].Pages = []int{}
+		}
+	}
+	return out
+}
+
+// WriteMarkdown writes r as Markdown for a terminal or a file.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	title := r.Title
+	if title == "" {
+		title = "Report"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", oneLine(title))
+	if !r.Complete {
+		b.WriteString("**Incomplete report:** ")
+		switch r.StopReason {
+		case "cancelled":
+			b.WriteString("the run was cancelled; this is the best draft so far.\n\n")
+		default:
+			b.WriteString("the run stopped early; this is the best draft so far.\n\n")
+		}
+	}
+	if r.Notice != "" {
+		fmt.Fprintf(&b, "> %s\n\n", oneLine(r.Notice))
+	}
+	fmt.Fprintf(&b, "**Question:** %s\n", oneLine(r.Question))
+	if r.Context != "" {
+		fmt.Fprintf(&b, "**Context:** %s\n", oneLine(r.Context))
+	}
+	if r.Instructions != "" {
+		fmt.Fprintf(&b, "**Instructions:** %s\n", oneLine(r.Instructions))
+	}
+	if len(r.Documents) > 0 {
+		names := make([]string, len(r.Documents))
+		for i, d := range r.Documents {
+			names[i] = d.Name
+		}
+		fmt.Fprintf(&b, "**Documents:** %s\n", strings.Join(names, ", "))
+	}
+	b.WriteString("\n")
+
+	sections := []struct{ head, body string }{
+		{HeadSummary, r.Summary}, {HeadReasoning, r.Reasoning}, {HeadAnswer, r.Answer}, {HeadGaps, r.Gaps},
+	}
+	for _, s := range sections {
+		if r.Mode == ModeEvidence && strings.TrimSpace(s.body) == "" {
+			continue
+		}
+		body := strings.TrimSpace(s.body)
+		if body == "" {
+			body = "—"
+		}
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n", s.head, body)
+	}
+
+	head := HeadSources
+	if r.Mode == ModeEvidence {
+		head = "Provisions"
+	}
+	fmt.Fprintf(&b, "## %s\n\n", head)
+	if len(r.Sources) == 0 {
+		b.WriteString("None.\n\n")
+	}
+	for _, s := range r.Sources {
+		writeSource(&b, s)
+	}
+	if len(r.Removed) > 0 {
+		b.WriteString("### Removed quotations\n\nThese quotations do not occur in the document they name; the claims citing them are marked unverified.\n\n")
+		for _, s := range r.Removed {
+			writeSource(&b, s)
+		}
+	}
+
+	if len(r.Turns) > 0 {
+		b.WriteString("## Interrogation\n\n")
+		for _, t := range r.Turns {
+			tools := "no tools"
+			if len(t.Tools) > 0 {
+				tools = strings.Join(t.Tools, ", ")
+			}
+			fmt.Fprintf(&b, "%d. %s — %s; %s\n", t.N, oneLine(t.Question), tools, plural(t.Found, "passage"))
+			for _, e := range t.Errors {
+				fmt.Fprintf(&b, "   - tool error: %s\n", oneLine(e))
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	v := r.Verification
+	if v.Quotes > 0 || v.Dangling > 0 {
+		fmt.Fprintf(&b, "## Verification\n\n%s checked against the documents: %d verified in place, %d re-cited, %d removed; %s verbatim.",
+			plural(v.Quotes, "quotation"), v.Verified, v.Recited, v.Removed, percent(v.Rate))
+		if v.Dangling > 0 {
+			fmt.Fprintf(&b, " %s named no source.", plural(v.Dangling, "citation"))
+		}
+		b.WriteString("\n\n")
+	}
+	if len(r.Flags) > 0 {
+		b.WriteString("## Flags\n\n")
+		for _, f := range r.Flags {
+			fmt.Fprintf(&b, "- %s\n", oneLine(f))
+		}
+		b.WriteString("\n")
+	}
+	if a := r.Accounting; a != nil {
+		fmt.Fprintf(&b, "## Model use\n\n%s (%s): %d prompt + %d completion tokens, %.1f s",
+			plural(a.Calls, "model call"), strings.Join(a.Models, ", "), a.PromptTokens, a.CompletionTokens, float64(a.WallMS)/1000)
+		if a.PaperCalls > 0 {
+			fmt.Fprintf(&b, "; the paper's cost model predicts %d calls for these turns", a.PaperCalls)
+		}
+		b.WriteString(".\n")
+		for _, s := range a.Steps {
+			fmt.Fprintf(&b, "- %s: %s, %d + %d tokens\n", s.Step, plural(s.Calls, "call"), s.PromptTokens, s.CompletionTokens)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+func writeSource(b *strings.Builder, s Source) {
+	var loc []string
+	if s.DocName != "" {
+		loc = append(loc, s.DocName)
+	} else if s.DocID != "" {
+		loc = append(loc, s.DocID)
+	}
+	if s.Path != "" {
+		loc = append(loc, s.Path)
+	}
+	if len(s.Pages) == 1 {
+		loc = append(loc, "p. "+strconv.Itoa(s.Pages[0]))
+	} else if len(s.Pages) > 1 {
+		loc = append(loc, fmt.Sprintf("pp. %d–%d", s.Pages[0], s.Pages[len(s.Pages)-1]))
+	}
+	if s.Status != StatusExternal {
+		loc = append(loc, "chars "+s.Span.String())
+	}
+	if s.Tool != "" && s.Status == StatusExternal {
+		loc = append(loc, "via "+s.Tool)
+	}
+	if s.URL != "" {
+		loc = append(loc, s.URL)
+	}
+	fmt.Fprintf(b, "[%d] %s — %s\n", s.N, strings.Join(loc, " — "), s.Status)
+	if s.Note != "" && s.Status != StatusVerified {
+		fmt.Fprintf(b, "    (%s)\n", s.Note)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(s.Quote), "\n") {
+		fmt.Fprintf(b, "> %s\n", strings.TrimRight(line, " \t\r"))
+	}
+	if len(s.Highlights) > 0 {
+		b.WriteString("\nBest-matching sentences:\n")
+		for _, h := range s.Highlights {
+			fmt.Fprintf(b, "- %s %s\n", oneLine(h.Text), h.Span)
+		}
+	}
+	b.WriteString("\n")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }

@@ -1,0 +1,180 @@
+// Package report is the answer pakton gives to a question: the structured
+// legal report the agents write (Title; Summary of Topic; Legal Reasoning &
+// Analysis; Preliminary Answer & Direction for Further Research; Gaps & Next
+// Questions; Sources), or, with no language model, an evidence report of the
+// provisions a question routed to. Every quotation is verified verbatim
+// against the document it cites before the report is shown (Verify), and the
+// report renders as Markdown for a terminal and as JSON with stable field
+// names.
+package report
+
+import (
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Mode says who wrote a report.
+type Mode string
+
+// Report modes.
+const (
+	// ModeAgents is a report written by the Archivist, Researcher and
+	// Interrogator with a language model.
+	ModeAgents Mode = "agents"
+	// ModeEvidence is a report assembled without any language model: the
+	// provisions retrieval found, quoted verbatim, and nothing interpreted.
+	ModeEvidence Mode = "evidence"
+)
+
+// Status is the outcome of checking one quotation against its document.
+type Status string
+
+// Quote statuses.
+const (
+	// StatusUnchecked: Verify has not run on the source yet.
+	StatusUnchecked Status = "unchecked"
+	// StatusVerified: the quote occurs verbatim (after whitespace, quote and
+	// dash normalization) inside the span it cites; the span is narrowed to
+	// exactly where it occurs.
+	StatusVerified Status = "verified"
+	// StatusRecited: the quote does not occur in the cited span but occurs
+	// elsewhere in the same document; the source now cites that place.
+	StatusRecited Status = "recited"
+	// StatusRemoved: the quote occurs nowhere in the document. The source is
+	// moved to Report.Removed and every [n] citing it is flagged.
+	StatusRemoved Status = "removed"
+	// StatusExternal: the source is not contract text (web, Wikipedia, SQL,
+	// MCP); it is shown as such and never checked against a contract.
+	StatusExternal Status = "external"
+)
+
+// Source is one numbered piece of evidence the report cites as [N].
+type Source struct {
+	N       int           `json:"n"`
+	DocID   string        `json:"doc_id,omitempty"`
+	DocName string        `json:"doc_name,omitempty"`
+	Path    string        `json:"path,omitempty"`  // clause path, e.g. "Article 5 > 5.2 > (a)"
+	Pages   []int         `json:"pages"`           // pages the span touches; empty for unpaginated formats
+	Span    document.Span `json:"span"`            // code points [start, end) of the document's canonical text
+	Quote   string        `json:"quote"`           // verbatim text the report relies on
+	Status  Status        `json:"status"`          // outcome of verification
+	Note    string        `json:"note,omitempty"`  // why the status is what it is, when not plain "verified"
+	Tool    string        `json:"tool,omitempty"`  // the tool that found it (external sources)
+	URL     string        `json:"url,omitempty"`   // external sources with an address
+	// Highlights are the sentences of the quote that best match the
+	// question (evidence reports), each a span of the same document.
+	Highlights []Highlight `json:"highlights,omitempty"`
+}
+
+// Highlight is a sentence of a quoted provision that matches the question.
+type Highlight struct {
+	Span  document.Span `json:"span"`
+	Text  string        `json:"text"`
+	Score float64       `json:"score"`
+}
+
+// DocRef names a document.
+type DocRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// Turn is one question the Interrogator asked the Researcher.
+type Turn struct {
+	N        int      `json:"n"`
+	Question string   `json:"question"`
+	Tools    []string `json:"tools"`           // tools the Researcher called, in order
+	Found    int      `json:"found"`           // contract passages found
+	Answer   string   `json:"answer"`          // the Researcher's answer, as the Interrogator read it
+	Errors   []string `json:"errors,omitempty"` // tool errors the loop continued past
+}
+
+// StepCost is the model use of one pipeline step.
+type StepCost struct {
+	Step             string `json:"step"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	WallMS           int64  `json:"wall_ms"`
+}
+
+// Accounting is the model use behind one report, with the number of calls
+// the PAKTON paper's cost model predicts for the same run (appendix E).
+type Accounting struct {
+	Models           []string   `json:"models"`
+	Calls            int        `json:"calls"`
+	PromptTokens     int        `json:"prompt_tokens"`
+	CompletionTokens int        `json:"completion_tokens"`
+	WallMS           int64      `json:"wall_ms"`
+	Steps            []StepCost `json:"steps"`
+	PaperCalls       int        `json:"paper_calls"` // the paper's N for the same turns
+}
+
+// Verification counts the outcome of checking a report's quotations.
+type Verification struct {
+	Quotes   int `json:"quotes"`   // contract quotations checked
+	Verified int `json:"verified"` // found in the span they cite
+	Recited  int `json:"recited"`  // found elsewhere in the same document, re-cited
+	Removed  int `json:"removed"`  // found nowhere: removed and their claims flagged
+	Dangling int `json:"dangling"` // [n] markers naming no source
+	// Rate is (Verified+Recited)/Quotes: the share of quotations that are
+	// verbatim text of the document they name (1 when there are none).
+	Rate float64 `json:"rate"`
+	// ExactRate is Verified/Quotes: the share found where first cited.
+	ExactRate float64 `json:"exact_rate"`
+}
+
+// Report is pakton's answer to one question.
+type Report struct {
+	Mode         Mode   `json:"mode"`
+	Question     string `json:"question"`
+	Context      string `json:"context,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
+
+	Title     string `json:"title"`
+	Summary   string `json:"summary"`   // Summary of Topic
+	Reasoning string `json:"reasoning"` // Legal Reasoning & Analysis
+	Answer    string `json:"answer"`    // Preliminary Answer & Direction for Further Research
+	Gaps      string `json:"gaps"`      // Gaps & Next Questions
+
+	Sources []Source `json:"sources"`
+	// Removed are quotations that occur nowhere in the document they name.
+	Removed []Source `json:"removed"`
+
+	// Documents are the documents the question was answered from (routed to
+	// or selected).
+	Documents []DocRef `json:"documents"`
+	// Notice is a plain statement about how the report was made, e.g. that
+	// no language model interpreted the provisions.
+	Notice string `json:"notice,omitempty"`
+
+	Turns        []Turn       `json:"turns"`
+	Accounting   *Accounting  `json:"accounting,omitempty"`
+	Verification Verification `json:"verification"`
+	// Complete is false for a report cut short (cancelled, or a model call
+	// that failed mid-loop): the best draft so far.
+	Complete   bool   `json:"complete"`
+	StopReason string `json:"stop_reason,omitempty"` // "confident", "max_turns", "cancelled", "error", "evidence"
+	// Flags are warnings a reader must see: unverified quotes, dangling
+	// citations, tool errors, an unresolved ambiguity.
+	Flags []string `json:"flags"`
+}
+
+// Flag adds a warning to the report once.
+func (r *Report) Flag(msg string) {
+	for _, f := range r.Flags {
+		if f == msg {
+			return
+		}
+	}
+	r.Flags = append(r.Flags, msg)
+}
+
+// Source returns the kept source numbered n, or nil.
+func (r *Report) Source(n int) *Source {
+	for i := range r.Sources {
+		if r.Sources[i].N == n {
+			return &r.Sources[i]
+		}
+	}
+	return nil
+}
