@@ -52,14 +52,14 @@ type Source struct {
 	N       int           `json:"n"`
 	DocID   string        `json:"doc_id,omitempty"`
 	DocName string        `json:"doc_name,omitempty"`
-	Path    string        `json:"path,omitempty"`  // clause path, e.g. "Article 5 > 5.2 > (a)"
-	Pages   []int         `json:"pages"`           // pages the span touches; empty for unpaginated formats
-	Span    document.Span `json:"span"`            // code points [start, end) of the document's canonical text
-	Quote   string        `json:"quote"`           // verbatim text the report relies on
-	Status  Status        `json:"status"`          // outcome of verification
-	Note    string        `json:"note,omitempty"`  // why the status is what it is, when not plain "verified"
-	Tool    string        `json:"tool,omitempty"`  // the tool that found it (external sources)
-	URL     string        `json:"url,omitempty"`   // external sources with an address
+	Path    string        `json:"path,omitempty"` // clause path, e.g. "Article 5 > 5.2 > (a)"
+	Pages   []int         `json:"pages"`          // pages the span touches; empty for unpaginated formats
+	Span    document.Span `json:"span"`           // code points [start, end) of the document's canonical text
+	Quote   string        `json:"quote"`          // verbatim text the report relies on
+	Status  Status        `json:"status"`         // outcome of verification
+	Note    string        `json:"note,omitempty"` // why the status is what it is, when not plain "verified"
+	Tool    string        `json:"tool,omitempty"` // the tool that found it (external sources)
+	URL     string        `json:"url,omitempty"`  // external sources with an address
 	// Highlights are the sentences of the quote that best match the
 	// question (evidence reports), each a span of the same document.
 	Highlights []Highlight `json:"highlights,omitempty"`
@@ -82,9 +82,9 @@ type DocRef struct {
 type Turn struct {
 	N        int      `json:"n"`
 	Question string   `json:"question"`
-	Tools    []string `json:"tools"`           // tools the Researcher called, in order
-	Found    int      `json:"found"`           // contract passages found
-	Answer   string   `json:"answer"`          // the Researcher's answer, as the Interrogator read it
+	Tools    []string `json:"tools"`            // tools the Researcher called, in order
+	Found    int      `json:"found"`            // contract passages found
+	Answer   string   `json:"answer"`           // the Researcher's answer, as the Interrogator read it
 	Errors   []string `json:"errors,omitempty"` // tool errors the loop continued past
 }
 
