@@ -94,6 +94,10 @@ type Index struct {
 
 	router *router
 
+	vecs       map[int32][]float32 // unit → normalized embedding (dense units only)
+	dim        int
+	denseModel string
+
 	assoc sync.Map // term id → []assocTerm, learned lazily
 	accs  sync.Pool
 }

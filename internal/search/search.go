@@ -1,6 +1,8 @@
 package search
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -24,6 +26,10 @@ type Query struct {
 	// NoFill returns only units that match the question's words, even when
 	// the search is restricted to some documents and fewer than K match.
 	NoFill bool
+	// Vector is the question's embedding (from the same model as the
+	// index's vectors). When set and the index has vectors, lexical and dense
+	// rankings are fused by reciprocal rank fusion.
+	Vector []float32
 }
 
 // Hit is one returned source span.
@@ -116,26 +122,55 @@ func (ix *Index) Search(q Query) Result {
 	defer ix.putAcc(acc)
 	ix.score(acc, qt, sc)
 	ranked := acc.top(0)
+	if len(q.Vector) > 0 && len(ix.vecs) > 0 && len(q.Vector) == ix.dim {
+		ranked = ix.hybrid(ranked, q.Vector, sc)
+	}
 	if ranges != nil && !q.NoFill {
-		ranked = ix.fill(ranked, ranges, acc)
+		ranked = ix.fill(ranked, ranges)
 	}
 	res.Hits = ix.collect(ranked, k)
 	return res
+}
+
+// fusionDepth is how many units of each ranking reciprocal rank fusion sees.
+const fusionDepth = 200
+
+// hybrid fuses the lexical ranking with the dense one; lexical matches beyond
+// the fused depth follow in their own order.
+func (ix *Index) hybrid(lex []scored, qv []float32, sc scope) []scored {
+	qv = append([]float32(nil), qv...)
+	normalize(qv)
+	head := lex[:min(len(lex), fusionDepth)]
+	fused := fuse(head, ix.denseRank(qv, sc, fusionDepth))
+	seen := make(map[int32]bool, len(fused))
+	for _, s := range fused {
+		seen[s.unit] = true
+	}
+	for _, s := range lex[len(head):] {
+		if !seen[s.unit] {
+			fused = append(fused, scored{s.unit, 0})
+		}
+	}
+	return fused
 }
 
 // fill appends, after the scored units, the unscored plain units of the
 // searched documents, nearest to the best unit first: when the words run out,
 // the text around the best match is the likeliest place for the rest of the
 // answer. Only searches restricted to some documents are filled.
-func (ix *Index) fill(ranked []scored, ranges [][2]int32, acc *accumulator) []scored {
+func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
 	anchor := int32(-1)
 	if len(ranked) > 0 {
 		anchor = ranked[0].unit
 	}
+	inRanked := make(map[int32]bool, len(ranked))
+	for _, s := range ranked {
+		inRanked[s.unit] = true
+	}
 	var rest []scored
 	for _, r := range ranges {
 		for u := r[0]; u < r[1]; u++ {
-			if acc.score[u] != 0 || ix.units[u].View != ViewPlain {
+			if inRanked[u] || ix.units[u].View != ViewPlain {
 				continue
 			}
 			d := float64(u - anchor)
@@ -258,4 +293,42 @@ func analyzeQuery(text string) (terms []string, breaks []bool) {
 		}
 	}
 	return terms, breaks
+}
+
+// RerankHits reorders the first n hits by a reranker's scores of their text
+// (text returns a hit's source text). Hits beyond n keep their order after
+// them. The spans themselves are unchanged, so they still never overlap.
+func RerankHits(ctx context.Context, rr Reranker, query string, hits []Hit, n int, text func(Hit) string) ([]Hit, error) {
+	n = min(n, len(hits))
+	if n < 2 {
+		return hits, nil
+	}
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = text(hits[i])
+	}
+	scores, err := rr.Rerank(ctx, query, texts)
+	if err != nil {
+		return hits, fmt.Errorf("rerank: %w", err)
+	}
+	if len(scores) != n {
+		return hits, fmt.Errorf("rerank: %d scores for %d passages", len(scores), n)
+	}
+	head := append([]Hit(nil), hits[:n]...)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+	out := make([]Hit, 0, len(hits))
+	for _, i := range order {
+		h := head[i]
+		h.Score = scores[i]
+		out = append(out, h)
+	}
+	out = append(out, hits[n:]...)
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out, nil
 }

@@ -1,0 +1,179 @@
+package search
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/rerank"
+)
+
+// concepts is the scripted embedding server's vocabulary: words of one
+// concept share a dimension, so "cancel" and "terminate" embed alike while
+// sharing no letters. It stands in for a real model server in tests only.
+var concepts = map[string]int{
+	"terminate": 0, "termination": 0, "cancel": 0, "end": 0,
+	"convenience": 1, "reason": 1, "any": 1,
+	"liability": 2, "damages": 2, "losses": 2,
+	"law": 3, "governed": 3, "jurisdiction": 3,
+	"pay": 4, "fees": 4, "invoice": 4,
+}
+
+func embeddingServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" {
+			http.NotFound(w, r)
+			return
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var data []item
+		for i, text := range req.Input {
+			v := make([]float32, 6)
+			v[5] = 0.01
+			for _, w := range strings.Fields(strings.ToLower(text)) {
+				if d, ok := concepts[strings.Trim(w, ".,;:?")]; ok {
+					v[d]++
+				}
+			}
+			data = append(data, item{i, v})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model, "usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}})
+	}))
+}
+
+func denseCorpus(t *testing.T, emb Embedder) *Index {
+	t.Helper()
+	ix := NewIndex()
+	in := DocInput{ID: "msa", Name: "msa.txt"}
+	for i, text := range []string{
+		"Either party may terminate this Agreement for convenience on sixty days notice.",
+		"Neither party is liable for indirect damages or lost profits.",
+		"This Agreement is governed by the law of Delaware.",
+		"Customer shall pay all fees within thirty days of invoice.",
+	} {
+		in.Units = append(in.Units, UnitInput{Text: text, Spans: []document.Span{{Start: i * 100, End: i*100 + len(text)}}, Node: i})
+	}
+	if err := ix.Add(in); err != nil {
+		t.Fatal(err)
+	}
+	v, err := EmbedDoc(t.Context(), emb, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := DecodeVectors(v.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v, dec) {
+		t.Fatalf("vectors changed in a round trip")
+	}
+	if err := ix.AddVectors("msa", dec); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestHybridSearchFindsParaphrase(t *testing.T) {
+	srv := embeddingServer(t)
+	defer srv.Close()
+	emb, err := embed.New(embed.Config{BaseURL: srv.URL + "/v1", Model: "scripted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := denseCorpus(t, emb)
+	q := "can we cancel early for any reason"
+	lex := ix.Search(Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true})
+	qv, err := emb.Embed(t.Context(), []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hyb := ix.Search(Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true, Vector: qv[0]})
+	if len(hyb.Hits) != 1 || hyb.Hits[0].Span.Start != 0 {
+		t.Fatalf("hybrid top hit %v, want the termination clause at 0", hyb.Hits)
+	}
+	if len(lex.Hits) == 1 && lex.Hits[0].Span.Start == 0 && lex.Hits[0].Score > 0 {
+		t.Fatalf("lexical search already matched the paraphrase; the test proves nothing")
+	}
+}
+
+func TestAddVectorsRefusesMixedModels(t *testing.T) {
+	ix := NewIndex()
+	in := DocInput{ID: "a", Units: []UnitInput{{Text: "x", Spans: []document.Span{{Start: 0, End: 1}}}}}
+	in2 := DocInput{ID: "b", Units: in.Units}
+	ix.Add(in)
+	ix.Add(in2)
+	if err := ix.AddVectors("a", &Vectors{Model: "m1", Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.AddVectors("b", &Vectors{Model: "m2", Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err == nil {
+		t.Fatal("vectors of another model accepted")
+	}
+	if err := ix.AddVectors("b", &Vectors{Model: "m1", Units: []int32{0}, Vecs: [][]float32{{1, 0, 0}}}); err == nil {
+		t.Fatal("vectors of another dimension accepted")
+	}
+	if err := ix.AddVectors("b", &Vectors{Model: "m1", Units: []int32{5}, Vecs: [][]float32{{1, 0}}}); err == nil {
+		t.Fatal("vectors past the document's units accepted")
+	}
+}
+
+func TestRerankHits(t *testing.T) {
+	// A Cohere-style rerank server that prefers passages mentioning "Delaware".
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Documents []string `json:"documents"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		type res struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		}
+		var out []res
+		for i, d := range req.Documents {
+			s := 0.1
+			if strings.Contains(d, "Delaware") {
+				s = 0.9
+			}
+			out = append(out, res{i, s})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"results": out})
+	}))
+	defer srv.Close()
+	rr, err := rerank.New(rerank.Config{BaseURL: srv.URL, Model: "scripted", Style: "cohere"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[int]string{0: "fees are due", 100: "governed by Delaware law", 200: "no damages"}
+	hits := []Hit{{DocID: "a", Span: document.Span{Start: 0, End: 10}}, {DocID: "a", Span: document.Span{Start: 100, End: 110}}, {DocID: "a", Span: document.Span{Start: 200, End: 210}}}
+	got, err := RerankHits(t.Context(), rr, "which law", hits, 3, func(h Hit) string { return texts[h.Span.Start] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Span.Start != 100 || got[0].Rank != 1 || len(got) != 3 {
+		t.Fatalf("reranked %v", got)
+	}
+}
+
+func FuzzDecodeVectors(f *testing.F) {
+	f.Add((&Vectors{Model: "m", Units: []int32{0, 3}, Vecs: [][]float32{{1, 2}, {3, 4}}}).Encode())
+	f.Add([]byte(vectorsMagic + "\x01m\xff\xff\xff\xff\x0f\x02"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		DecodeVectors(data)
+	})
+}
