@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/embed"
 )
 
 // Embedder turns texts into vectors (internal/embed's client satisfies it).
@@ -76,31 +77,9 @@ func EmbedDoc(ctx context.Context, emb Embedder, d DocInput) (*Vectors, error) {
 	v := &Vectors{Model: emb.Name(), Units: make([]int32, len(idx)), Vecs: vecs}
 	for i, u := range idx {
 		v.Units[i] = int32(u)
-		normalize(v.Vecs[i])
+		embed.Normalize(v.Vecs[i])
 	}
 	return v, nil
-}
-
-func normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
-}
-
-func dot(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 const vectorsMagic = "PKVEC1\n"
@@ -203,7 +182,7 @@ func (ix *Index) denseRank(qv []float32, sc scope, n int) []scored {
 	var out []scored
 	consider := func(u int32) {
 		if v, ok := ix.vecs[u]; ok && sc.views[ix.units[u].View] {
-			out = append(out, scored{u, float64(dot(qv, v))})
+			out = append(out, scored{u, float64(embed.Dot(qv, v))})
 		}
 	}
 	if sc.ranges == nil {
