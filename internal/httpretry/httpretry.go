@@ -192,7 +192,16 @@ func (c *Client) attempt(ctx context.Context, url string, payload []byte) ([]byt
 // Retry-After when it gave one, otherwise BaseDelay·2^attempt with "equal
 // jitter" (a random point in the upper half), both capped at MaxDelay.
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	base, maxDelay := c.BaseDelay, c.MaxDelay
+	return Backoff(attempt, c.BaseDelay, c.MaxDelay, retryAfter)
+}
+
+// Backoff returns the wait before retry number attempt+1 (attempt counts
+// from zero): retryAfter when the server gave one, otherwise base·2^attempt
+// with "equal jitter" (a random point in the upper half), both capped at
+// maxDelay. Zero base or maxDelay mean DefaultBaseDelay and DefaultMaxDelay.
+// It is the policy Client uses, exported for clients that send their own
+// requests (the chat client in internal/llm).
+func Backoff(attempt int, base, maxDelay, retryAfter time.Duration) time.Duration {
 	if base <= 0 {
 		base = DefaultBaseDelay
 	}
@@ -210,6 +219,11 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	half := d / 2
 	return half + rand.N(d-half+1)
 }
+
+// ParseRetryAfter reads a Retry-After header value, given either as delay
+// seconds or as an HTTP date relative to now. It returns zero for an absent,
+// malformed or past value.
+func ParseRetryAfter(v string, now time.Time) time.Duration { return parseRetryAfter(v, now) }
 
 // parseRetryAfter reads a Retry-After header, given either as delay seconds
 // or as an HTTP date. It returns zero for an absent, malformed or past value.
@@ -231,6 +245,10 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// ServerMessage extracts a human-readable error message from a model server's
+// error body (see serverMessage), trimmed to a few hundred characters.
+func ServerMessage(body []byte) string { return serverMessage(body) }
 
 // serverMessage extracts a human-readable error message from an error body.
 // It understands the shapes model servers use — OpenAI and llama.cpp

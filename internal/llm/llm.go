@@ -44,6 +44,9 @@ type ToolSpec struct {
 type Schema struct {
 	Name   string          `json:"name"`
 	Schema json.RawMessage `json:"schema"`
+	// Strict asks the server to enforce the schema exactly (OpenAI's
+	// "strict": every property required, additionalProperties false).
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Request is one chat completion request.
