@@ -49,8 +49,12 @@ func ingestWithProgress(ctx context.Context, st *store.Store, collection string,
 	tty := progress.IsTerminal(stderr)
 	if !quiet {
 		opt.Progress = func(p ingest.Progress) {
-			if bar == nil {
+			if p.Done == 0 { // files found, none finished
 				bar = progress.New(stderr, "ingest", p.Total, p.TotalBytes)
+				if tty {
+					bar.Update(0, 0, "")
+				}
+				return
 			}
 			line := fmt.Sprintf("%s (%s)", p.File, p.Status)
 			switch {
@@ -61,6 +65,8 @@ func ingestWithProgress(ctx context.Context, st *store.Store, collection string,
 			}
 			bar.Update(p.Done, p.Bytes, line)
 		}
+		// Slow steps (OCR) report per page; bar is set before any file starts.
+		opt.Parse.Progress = func(msg string) { bar.Note(msg) }
 	}
 	sum, err := ingest.Ingest(ctx, st, collection, paths, opt)
 	if bar != nil {

@@ -129,8 +129,8 @@ func TestIngestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
-	if calls != len(sum.Files) {
-		t.Errorf("progress called %d times for %d files", calls, len(sum.Files))
+	if calls != len(sum.Files)+1 {
+		t.Errorf("progress called %d times for %d files, want once more (the start)", calls, len(sum.Files))
 	}
 	got := map[string]FileResult{}
 	for _, f := range sum.Files {
@@ -292,7 +292,11 @@ func TestIngestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sum, err := Ingest(ctx, st, store.DefaultCollection, []string{filepath.Join(dir, "src")}, Options{
-		Progress: func(p Progress) { cancel() },
+		Progress: func(p Progress) {
+			if p.Done > 0 {
+				cancel()
+			}
+		},
 	})
 	st.Close()
 	if !errors.Is(err, context.Canceled) {

@@ -58,8 +58,11 @@ type Options struct {
 	// Force re-ingests files whose bytes have not changed, e.g. after
 	// changing OCR or PDF engine options.
 	Force bool
-	// Progress, when set, is called after each file is finished (stored,
-	// skipped or failed), from one goroutine at a time.
+	// Progress, when set, is called once when the files have been found
+	// (Done == 0) and after each file is finished (stored, skipped or
+	// failed), from one goroutine at a time. Parse.Progress, when set,
+	// receives the parser's messages about slow steps (OCR) prefixed with
+	// the document name; it may be called from several goroutines.
 	Progress func(Progress)
 }
 
@@ -173,6 +176,9 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	var totalBytes int64
 	for _, it := range items {
 		totalBytes += it.size
+	}
+	if opt.Progress != nil {
+		opt.Progress(Progress{Total: len(items), TotalBytes: totalBytes})
 	}
 	results := make([]FileResult, len(items))
 	finished := make([]bool, len(items))
@@ -294,7 +300,11 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 		return res, nil
 	}
 
-	doc, err := parse.Bytes(ctx, path.Base(it.name), data, opt.Parse)
+	popt := opt.Parse
+	if report := popt.Progress; report != nil {
+		popt.Progress = func(msg string) { report(it.name + ": " + msg) }
+	}
+	doc, err := parse.Bytes(ctx, path.Base(it.name), data, popt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return FileResult{}, nil

@@ -82,6 +82,28 @@ func (b *Bar) Update(done int, bytes int64, current string) {
 	b.draw()
 }
 
+// Note shows a message about the work in progress (e.g. "contract.pdf: OCR
+// page 3/12"): on a terminal it replaces the current item on the bar; elsewhere
+// it is printed as a line.
+func (b *Bar) Note(msg string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.tty {
+		fmt.Fprintf(b.w, "%s %s\n", b.label, msg)
+		return
+	}
+	if b.finished {
+		return
+	}
+	b.current = msg
+	now := b.now()
+	if now.Sub(b.lastDraw) < redrawEvery {
+		return
+	}
+	b.lastDraw = now
+	b.draw()
+}
+
 // Printf prints a message line (a warning, a failed file) without breaking
 // the bar: on a terminal the bar is cleared, the message printed and the bar
 // drawn again below it.
