@@ -121,10 +121,11 @@ func ExtractJSON(s string) ([]byte, error) {
 		}
 		end := balancedEnd(t[start:])
 		if end < 0 {
+			// The values nested inside are fragments, not the answer.
 			if firstErr == nil {
-				firstErr = fmt.Errorf("reply has an unterminated JSON value starting %q", clip(t[start:], 40))
+				firstErr = fmt.Errorf("reply has an unterminated JSON value (truncated or unbalanced brackets) starting %q", clip(t[start:], 40))
 			}
-			continue
+			return nil, firstErr
 		}
 		cand := t[start : start+end]
 		if json.Valid([]byte(cand)) {
@@ -135,6 +136,7 @@ func ExtractJSON(s string) ([]byte, error) {
 			err := json.Unmarshal([]byte(cand), &v)
 			firstErr = fmt.Errorf("reply is not valid JSON: %w", err)
 		}
+		start += end - 1 // skip the invalid value's insides
 	}
 	if firstErr != nil {
 		return nil, firstErr
