@@ -25,6 +25,7 @@ func init() {
 		{"demo", "ingest the bundled sample contracts into a temporary store and answer sample questions", runDemo},
 		{"ingest", "add contracts (files or directories) to a collection", runIngest},
 		{"search", "find the provisions that answer a question", runSearch},
+		{"ask", "answer a question with a cited, verified report (agents with a model server; evidence without)", runAsk},
 		{"docs", "list or remove documents and collections", runDocs},
 		{"tree", "print the clause tree of a file", runTree},
 		{"eval", "measure retrieval on LegalBench-RAG (eval legalbench …)", runEval},

@@ -216,3 +216,14 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
 	}
 }
+
+func TestLocate(t *testing.T) {
+	text := "The Supplier shall  deliver\nthe Goods “on time” — always."
+	sp, ok := Locate(text, `deliver the Goods "on time" - always`)
+	if !ok || string([]rune(text)[sp.Start:sp.End]) != "deliver\nthe Goods “on time” — always" {
+		t.Errorf("Locate = %v %v", sp, ok)
+	}
+	if _, ok := Locate(text, "deliver the Services"); ok {
+		t.Error("Locate found text that is not there")
+	}
+}

@@ -388,3 +388,15 @@ func (n normText) findNearest(frags []string, near int) (document.Span, bool) {
 	}
 	return best, bestDist >= 0
 }
+
+// Locate finds quote in text verbatim after the same normalization Verify
+// uses (whitespace collapsed, quotes and dashes folded, ellipses separating
+// fragments in order) and returns the code-point span of text it covers.
+func Locate(text, quote string) (document.Span, bool) {
+	frags := quoteFragments(quote)
+	if len(frags) == 0 {
+		return document.Span{}, false
+	}
+	n := normalize(text)
+	return n.findFrags(frags, 0, len(n.start))
+}

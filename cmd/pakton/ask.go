@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/tool"
+)
+
+// stdin is a variable so tests can answer clarifying questions.
+var stdin io.Reader = os.Stdin
+
+// stdinIsTerminal reports whether clarifying questions can be asked.
+var stdinIsTerminal = func() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func runAsk(ctx context.Context, args []string) error {
+	fs, g := newFlags("ask", "ask [flags] QUESTION\n\n"+
+		"Answers a question about the contracts of a collection with a cited, verified report.\n"+
+		"With a model server configured, the Archivist, Researcher and Interrogator agents write it;\n"+
+		"without one, the report quotes the provisions that best match the question and interprets nothing.")
+	var docs stringList
+	fs.Var(&docs, "doc", "answer from this document: id or name (repeatable)")
+	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks the Researcher")
+	bg := fs.String("context", "", "background the answer should take into account")
+	instr := fs.String("instructions", "", "instructions for the report (audience, focus, form)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	noClarify := fs.Bool("no-clarify", false, "never ask a clarifying question; proceed with the question as given")
+	evidence := fs.Bool("evidence", false, "print the evidence report even when a model is configured")
+	k := fs.Int("k", agent.EvidenceK, "provisions quoted by an evidence report")
+	var mf llm.Config
+	fs.StringVar(&mf.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
+	fs.StringVar(&mf.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
+	fs.StringVar(&mf.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
+	cfgPath := fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	question := strings.TrimSpace(strings.Join(words, " "))
+	if question == "" {
+		fs.Usage()
+		return fmt.Errorf("no QUESTION given")
+	}
+	if *maxTurns <= 0 {
+		return fmt.Errorf("--max-turns %d: want a positive number", *maxTurns)
+	}
+	roles, err := llm.Load(*cfgPath, llm.Roles{Default: mf})
+	if err != nil {
+		return err
+	}
+	useModel := roles.Configured() && !*evidence
+	if !roles.Configured() && !*evidence && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
+		return fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither for an evidence report", roles.Default.BaseURL, roles.Default.Model)
+	}
+
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	req := agent.Request{Question: question, Context: *bg, Instructions: *instr}
+	for _, ref := range docs {
+		info, err := ingest.FindDoc(st, g.collection, ref)
+		if err != nil {
+			return err
+		}
+		req.Docs = append(req.Docs, info.ID)
+	}
+	ix, err := ingest.LoadIndex(ctx, st, g.collection)
+	if err != nil {
+		return err
+	}
+	if ix.Docs() == 0 {
+		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
+	}
+	lib := agent.NewLibrary(&tool.Corpus{Store: st, Collection: g.collection, Index: ix})
+	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
+
+	var rep *report.Report
+	var runErr error
+	if !useModel {
+		progress("no language model configured: building an evidence report")
+		rep, runErr = agent.Evidence(ctx, lib, req, *k)
+	} else {
+		ext, closeExt, err := externalTools(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeExt()
+		models, err := agent.ModelsFrom(roles)
+		if err != nil {
+			return err
+		}
+		a := &agent.Asker{Library: lib, Models: models, External: ext, MaxTurns: *maxTurns, Progress: progress}
+		if !*noClarify && stdinIsTerminal() {
+			a.Clarifier = &termClarifier{in: bufio.NewReader(stdin), out: stderr}
+		}
+		rep, runErr = a.Ask(ctx, req)
+	}
+	if rep == nil {
+		return runErr
+	}
+	if *asJSON {
+		err = report.WriteJSON(stdout, rep)
+	} else {
+		err = report.WriteMarkdown(stdout, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) {
+			return fmt.Errorf("interrupted: the partial report above is the best draft so far")
+		}
+		return fmt.Errorf("stopped early (the partial report above is the best draft so far): %w", runErr)
+	}
+	return nil
+}
+
+// externalTools opens the external tools the user configured (none by
+// default).
+func externalTools(ctx context.Context) ([]tool.Tool, func() error, error) {
+	cfg, err := tool.LoadExternalConfig(tool.ConfigPath(), os.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tool.External(ctx, cfg)
+}
+
+// termClarifier asks the user a clarifying question on the terminal.
+type termClarifier struct {
+	in  *bufio.Reader
+	out io.Writer
+}
+
+// Clarify implements agent.Clarifier.
+func (c *termClarifier) Clarify(ctx context.Context, question string) (string, error) {
+	fmt.Fprintf(c.out, "\n%s\n> ", question)
+	line, err := c.in.ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimSpace(line), ctx.Err()
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/report"
+)
+
+// noModel clears every source of model configuration for a test.
+func noModel(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, v := range []string{config.EnvLLMURL, config.EnvLLMModel, config.EnvLLMAPIKey} {
+		t.Setenv(v, "")
+	}
+}
+
+// TestAskWithoutModel runs "pakton ask" with no model configured: an
+// evidence report in Markdown and in JSON.
+func TestAskWithoutModel(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
+	t.Setenv(config.EnvCollection, "default")
+	noModel(t)
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, runIngest, src); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, err := capture(t, runAsk, "Does a labour strike at the supplier's own plant count as force majeure under the supply agreement?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Evidence:", "No language model is configured", "**Documents:** supply-agreement.docx",
+		"[1] supply-agreement.docx — 15 > 15.2", "a strike, lockout or other labour dispute", "Best-matching sentences:", "100.0% verbatim"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ask output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "no language model configured") {
+		t.Errorf("progress: %q", errOut)
+	}
+
+	out, _, err = capture(t, runAsk, "--json", "--doc", "mutual-nda.md", "-k", "2", "how long does confidentiality survive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("ask --json: %v\n%s", err, out)
+	}
+	if r.Mode != report.ModeEvidence || len(r.Sources) != 2 || r.Sources[0].DocName != "mutual-nda.md" || r.Sources[0].Status != report.StatusVerified {
+		t.Errorf("ask --json: %+v", r)
+	}
+
+	if _, _, err := capture(t, runAsk, "--llm-url", "http://127.0.0.1:1/v1", "what is the cap"); err == nil || !strings.Contains(err.Error(), "half configured") {
+		t.Errorf("half a model configuration: err %v", err)
+	}
+	if _, _, err := capture(t, runAsk); err == nil {
+		t.Error("ask with no question succeeded")
+	}
+}

@@ -1,0 +1,99 @@
+// Package agent answers a question about contracts with PAKTON's three
+// agents — the Archivist, which turns a request into a question, context and
+// instructions; the Researcher, which answers one focused question with
+// tools and numbered evidence; and the Interrogator, which questions the
+// Researcher about the gaps of a draft report and refines it — or, with no
+// language model configured, with an evidence report that quotes the
+// provisions retrieval found and interprets nothing.
+package agent
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/tool"
+)
+
+// Library is the collection a question is asked about: the corpus the
+// contract tools search, and the stored documents quotations are verified
+// against. It implements report.Documents and report.Locator.
+type Library struct {
+	Corpus *tool.Corpus
+
+	mu   sync.Mutex
+	recs map[string]*store.Record
+}
+
+// NewLibrary returns a Library over an indexed collection.
+func NewLibrary(c *tool.Corpus) *Library {
+	return &Library{Corpus: c, recs: map[string]*store.Record{}}
+}
+
+func (l *Library) record(id string) (*store.Record, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if rec, ok := l.recs[id]; ok {
+		return rec, nil
+	}
+	rec, err := l.Corpus.Store.Get(l.Corpus.Collection, id)
+	if err != nil {
+		return nil, fmt.Errorf("document %s: %w", id, err)
+	}
+	rec.Tree = ingest.Tree(rec)
+	l.recs[id] = rec
+	return rec, nil
+}
+
+// Document returns a stored document with its canonical text.
+func (l *Library) Document(id string) (*document.Document, error) {
+	rec, err := l.record(id)
+	if err != nil {
+		return nil, err
+	}
+	return rec.Doc, nil
+}
+
+// ClausePath returns the clause path of the deepest node holding the start
+// of span.
+func (l *Library) ClausePath(id string, span document.Span) string {
+	rec, err := l.record(id)
+	if err != nil || rec.Tree == nil || len(rec.Tree.Nodes) == 0 {
+		return ""
+	}
+	return rec.Tree.Path(rec.Tree.At(span.Start))
+}
+
+// Find resolves what a user typed to name a document (id, name, base name).
+func (l *Library) Find(ref string) (report.DocRef, error) {
+	info, err := ingest.FindDoc(l.Corpus.Store, l.Corpus.Collection, ref)
+	if err != nil {
+		return report.DocRef{}, err
+	}
+	return report.DocRef{ID: info.ID, Name: info.Name}, nil
+}
+
+// List returns every document of the collection.
+func (l *Library) List() ([]report.DocRef, error) {
+	infos, err := l.Corpus.Store.List(l.Corpus.Collection)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]report.DocRef, len(infos))
+	for i, in := range infos {
+		out[i] = report.DocRef{ID: in.ID, Name: in.Name}
+	}
+	return out, nil
+}
+
+// docRefs names document ids.
+func (l *Library) docRefs(ids []string) []report.DocRef {
+	out := make([]report.DocRef, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, report.DocRef{ID: id, Name: l.Corpus.Index.DocName(id)})
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/report"
+)
+
+// Models are the chat models of the agents; one model may play every role.
+type Models struct {
+	Archivist    llm.Chat
+	Researcher   llm.Chat
+	Interrogator llm.Chat // asks the questions
+	Writer       llm.Chat // writes and refines the report
+}
+
+// ModelsFrom opens a client for every role of a model configuration.
+func ModelsFrom(r llm.Roles) (Models, error) {
+	var m Models
+	for _, x := range []struct {
+		role string
+		dst  *llm.Chat
+	}{{llm.RoleArchivist, &m.Archivist}, {llm.RoleResearcher, &m.Researcher}, {llm.RoleInterrogator, &m.Interrogator}, {llm.RoleWriter, &m.Writer}} {
+		c, err := r.Chat(x.role)
+		if err != nil {
+			return Models{}, err
+		}
+		*x.dst = c
+	}
+	return m, nil
+}
+
+// meter counts the model calls, tokens and wall time of one report, per
+// pipeline step.
+type meter struct {
+	mu     sync.Mutex
+	steps  []report.StepCost
+	models []string
+}
+
+func (m *meter) add(step, model string, u llm.Usage, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	found := false
+	for _, s := range m.models {
+		found = found || s == model
+	}
+	if !found {
+		m.models = append(m.models, model)
+	}
+	for i := range m.steps {
+		if m.steps[i].Step == step {
+			s := &m.steps[i]
+			s.Calls++
+			s.PromptTokens += u.PromptTokens
+			s.CompletionTokens += u.CompletionTokens
+			s.WallMS += d.Milliseconds()
+			return
+		}
+	}
+	m.steps = append(m.steps, report.StepCost{Step: step, Calls: 1, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, WallMS: d.Milliseconds()})
+}
+
+func (m *meter) accounting() *report.Accounting {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := &report.Accounting{Models: append([]string{}, m.models...), Steps: append([]report.StepCost{}, m.steps...)}
+	for _, s := range m.steps {
+		a.Calls += s.Calls
+		a.PromptTokens += s.PromptTokens
+		a.CompletionTokens += s.CompletionTokens
+		a.WallMS += s.WallMS
+	}
+	return a
+}
+
+// PaperCalls is the number of model calls the PAKTON paper's cost model
+// (appendix E, equation 4) predicts for a run with the given number of
+// clarifying exchanges with the user and interrogation turns, without
+// model-based document parsing and with natural-language Researcher
+// answers: (clarifications + 1) + turns × (2 + 1 + 1).
+func PaperCalls(clarifications, turns int) int { return clarifications + 1 + turns*4 }
+
+// call sends one request and records its cost.
+func (s *session) call(ctx context.Context, chat llm.Chat, req llm.Request) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := chat.Complete(ctx, req)
+	if resp != nil {
+		s.meter.add(req.Step, chat.Model(), resp.Usage, time.Since(start))
+	} else if err != nil && ctx.Err() == nil {
+		s.meter.add(req.Step, chat.Model(), llm.Usage{}, time.Since(start))
+	}
+	if err != nil {
+		return resp, fmt.Errorf("%s: %w", req.Step, err)
+	}
+	return resp, nil
+}
+
+// callJSON sends a request for structured output and decodes the reply into
+// out. A reply that is not valid JSON, or lacks a required field, gets one
+// repair request quoting the problem; a second failure is an error.
+func (s *session) callJSON(ctx context.Context, chat llm.Chat, req llm.Request, out any, check func() error) error {
+	resp, err := s.call(ctx, chat, req)
+	if err != nil {
+		return err
+	}
+	perr := decodeJSON(resp.Message.Content, out, check)
+	if perr == nil {
+		return nil
+	}
+	return s.repair(ctx, chat, req, resp.Message.Content, perr, out, check)
+}
+
+// repair asks once for a corrected reply after content failed to decode.
+func (s *session) repair(ctx context.Context, chat llm.Chat, req llm.Request, content string, perr error, out any, check func() error) error {
+	s.progress(fmt.Sprintf("%s: the reply was not valid JSON (%v); asking once for a repair", req.Step, perr))
+	repair := req
+	repair.Tools = nil
+	repair.Messages = append(append([]llm.Message{}, req.Messages...),
+		llm.Message{Role: llm.RoleAssistant, Content: content},
+		llm.Message{Role: llm.RoleUser, Content: "That reply could not be used: " + perr.Error() +
+			". Reply again with only the JSON object the schema describes, and nothing else."})
+	resp, err := s.call(ctx, chat, repair)
+	if err != nil {
+		return err
+	}
+	if err := decodeJSON(resp.Message.Content, out, check); err != nil {
+		return fmt.Errorf("%s: the model's reply is not valid JSON even after a repair request: %w", req.Step, err)
+	}
+	return nil
+}
+
+// decodeJSON reads a JSON object from a model's reply, tolerating a code
+// fence or text around it.
+func decodeJSON(content string, out any, check func() error) error {
+	t := strings.TrimSpace(content)
+	if i := strings.Index(t, "{"); i > 0 {
+		t = t[i:]
+	}
+	if j := strings.LastIndex(t, "}"); j >= 0 && j < len(t)-1 {
+		t = t[:j+1]
+	}
+	if t == "" {
+		return errors.New("the reply is empty")
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	if check != nil {
+		return check()
+	}
+	return nil
+}
+
+func schema(name, s string) *llm.Schema {
+	return &llm.Schema{Name: name, Schema: json.RawMessage(s)}
+}

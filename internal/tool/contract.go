@@ -1,0 +1,157 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// Corpus is an indexed collection the contract tools search: the store that
+// holds the documents and the collection's search index.
+type Corpus struct {
+	Store      *store.Store
+	Collection string
+	Index      *search.Index
+}
+
+// Search runs q and resolves the hits to passages of the stored documents.
+func (c *Corpus) Search(q search.Query) (search.Result, []Evidence, error) {
+	res := c.Index.Search(q)
+	ps, err := ingest.Passages(c.Store, c.Collection, res.Hits)
+	if err != nil {
+		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
+	}
+	ev := make([]Evidence, len(ps))
+	for i, p := range ps {
+		ev[i] = Evidence{DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: p.Pages, Start: p.Span.Start, End: p.Span.End, Text: p.Text}
+	}
+	return res, ev, nil
+}
+
+// searchArgs are the arguments of the contract tools.
+type searchArgs struct {
+	Query string `json:"query"`
+	K     int    `json:"k,omitempty"`
+}
+
+func parseSearchArgs(name string, raw json.RawMessage) (searchArgs, error) {
+	var a searchArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, fmt.Errorf("%s: arguments are not a JSON object with a \"query\": %w", name, err)
+	}
+	a.Query = strings.TrimSpace(a.Query)
+	if a.Query == "" {
+		return a, fmt.Errorf("%s: \"query\" is empty", name)
+	}
+	return a, nil
+}
+
+const searchParams = `{"type":"object","properties":{` +
+	`"query":{"type":"string","description":"what to look for, in the words a contract would use"},` +
+	`"k":{"type":"integer","minimum":1,"maximum":10,"description":"number of passages (default 5)"}},` +
+	`"required":["query"],"additionalProperties":false}`
+
+// SearchContract is the in-document search tool: it searches the contracts
+// under review (Docs) with the retrieval core and returns verbatim passages
+// with their clause path, pages and code-point span.
+type SearchContract struct {
+	Corpus *Corpus
+	// Docs are the documents under review. When empty, each query is routed
+	// to the contracts it names, or searches the whole collection.
+	Docs []string
+	// K is the default number of passages (5 when zero).
+	K int
+}
+
+// Spec describes the tool to a model.
+func (t *SearchContract) Spec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name: "search_contract",
+		Description: "Search the contract under review for the provisions that bear on a query. " +
+			"Returns verbatim passages, each with its clause path, pages and character span. " +
+			"Phrase the query in the contract's own vocabulary (e.g. \"terminate for convenience notice\") rather than as a question. " +
+			"Call it again with a different query to look for exceptions, definitions or cross-referenced clauses.",
+		Parameters: json.RawMessage(searchParams),
+	}
+}
+
+// Call runs one search.
+func (t *SearchContract) Call(ctx context.Context, raw json.RawMessage) (Result, error) {
+	a, err := parseSearchArgs("search_contract", raw)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	_, ev, err := t.Corpus.Search(search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K))})
+	if err != nil {
+		return Result{}, fmt.Errorf("search_contract: %w", err)
+	}
+	return Result{Text: FormatEvidence(ev, nil), Evidence: ev}, nil
+}
+
+func defaultK(k int) int {
+	if k <= 0 {
+		return 5
+	}
+	return k
+}
+
+// FormatEvidence renders passages as delimited data for a model: each inside
+// <contract_passage …>…</contract_passage>, with its locator as attributes.
+// ids, when given, names each passage (ids[i] for ev[i]). Text that looks like
+// a closing delimiter is defused, so a passage cannot end its own quotation.
+func FormatEvidence(ev []Evidence, ids []string) string {
+	if len(ev) == 0 {
+		return "No passages found."
+	}
+	var b strings.Builder
+	for i, e := range ev {
+		b.WriteString("<contract_passage")
+		if i < len(ids) {
+			fmt.Fprintf(&b, " id=%q", ids[i])
+		}
+		fmt.Fprintf(&b, " document=%q", e.DocName)
+		if e.Path != "" {
+			fmt.Fprintf(&b, " clause=%q", e.Path)
+		}
+		if len(e.Pages) > 0 {
+			ps := make([]string, len(e.Pages))
+			for j, p := range e.Pages {
+				ps[j] = strconv.Itoa(p)
+			}
+			fmt.Fprintf(&b, " pages=%q", strings.Join(ps, ","))
+		}
+		fmt.Fprintf(&b, " span=\"[%d,%d)\">\n", e.Start, e.End)
+		b.WriteString(DefuseDelimiters(e.Text))
+		b.WriteString("\n</contract_passage>\n")
+	}
+	return b.String()
+}
+
+// DefuseDelimiters breaks any tag in text that could close or open one of
+// the delimiters pakton wraps data in, so quoted text stays data.
+func DefuseDelimiters(text string) string {
+	if !strings.Contains(text, "<") {
+		return text
+	}
+	r := strings.NewReplacer("</", "<\u200B/", "<contract_", "<\u200Bcontract_", "<external_", "<\u200Bexternal_", "<exemplar_", "<\u200Bexemplar_")
+	return r.Replace(text)
+}
+
+// clampK returns the number of passages a model asked for, in [1, 10], or
+// def when it asked for none.
+func clampK(k, def int) int {
+	if k <= 0 {
+		return def
+	}
+	return min(k, 10)
+}
