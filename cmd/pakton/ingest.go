@@ -32,7 +32,11 @@ func runIngest(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	sum, err := ingestWithProgress(ctx, st, g.collection, paths, ingest.Options{Parse: popt, Force: *force, Workers: *workers}, *quiet)
+	emb, err := embedderFromEnv()
+	if err != nil {
+		return err
+	}
+	sum, err := ingestWithProgress(ctx, st, g.collection, paths, ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb)}, *quiet)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,10 @@ func runSearch(ctx context.Context, args []string) error {
 	if ix.Docs() == 0 {
 		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
 	}
-	res := ix.Search(q)
+	res, err := hybridSearch(ctx, st, g.collection, ix, q)
+	if err != nil {
+		return err
+	}
 	passages, err := ingest.Passages(st, g.collection, res.Hits)
 	if err != nil {
 		return err
@@ -175,4 +178,52 @@ func trimText(text string, n int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " \n,;:") + " […]"
+}
+
+// rerankDepth is how many passages a configured reranker reorders.
+const rerankDepth = 30
+
+// hybridSearch runs q, fusing dense retrieval in when the collection has
+// vectors and an embedding server is configured, and reordering the best
+// passages when a rerank server is configured. With neither it is
+// ix.Search(q).
+func hybridSearch(ctx context.Context, st *store.Store, collection string, ix *search.Index, q search.Query) (search.Result, error) {
+	if dense, model := ix.Dense(); dense {
+		emb, err := embedderFromEnv()
+		if err != nil {
+			return search.Result{}, err
+		}
+		if emb == nil {
+			fmt.Fprintf(stderr, "note: the collection has %s vectors but no embedding server is configured (PAKTON_EMBED_URL); searching lexically\n", model)
+		} else {
+			v, err := emb.Embed(ctx, []string{q.Text})
+			if err != nil {
+				return search.Result{}, fmt.Errorf("embedding the question: %w", err)
+			}
+			q.Vector = v[0]
+		}
+	}
+	rr, err := rerankerFromEnv()
+	if err != nil || rr == nil {
+		return ix.Search(q), err
+	}
+	k := q.K
+	q.K = max(k, rerankDepth)
+	res := ix.Search(q)
+	passages, err := ingest.Passages(st, collection, res.Hits)
+	if err != nil {
+		return res, err
+	}
+	text := map[search.Hit]string{}
+	for i, h := range res.Hits {
+		text[h] = passages[i].Text
+	}
+	res.Hits, err = search.RerankHits(ctx, rr, q.Text, res.Hits, rerankDepth, func(h search.Hit) string { return text[h] })
+	if err != nil {
+		return res, err
+	}
+	if len(res.Hits) > k {
+		res.Hits = res.Hits[:k]
+	}
+	return res, nil
 }

@@ -34,6 +34,9 @@ const (
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).
 	ArtifactSummary = "summary"
+	// ArtifactVectors holds the embeddings of the document's passages
+	// (search.Vectors.Encode), present when an embedder was configured.
+	ArtifactVectors = "vectors"
 )
 
 // Status is what happened to one file.
@@ -64,6 +67,10 @@ type Options struct {
 	// receives the parser's messages about slow steps (OCR) prefixed with
 	// the document name; it may be called from several goroutines.
 	Progress func(Progress)
+	// Embedder, when set, embeds every passage through a model server and
+	// stores the vectors beside the document (artifact "vectors"), so search
+	// can fuse dense and lexical rankings. A failure to embed fails the file.
+	Embedder search.Embedder
 }
 
 // Progress reports how far an Ingest has got.
@@ -319,6 +326,17 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 	if err != nil {
 		return fail("cannot encode summary: "+err.Error(), err)
 	}
+	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
+	if opt.Embedder != nil {
+		vecs, err := search.EmbedDoc(ctx, opt.Embedder, units)
+		if err != nil {
+			if ctx.Err() != nil {
+				return FileResult{}, nil
+			}
+			return fail(err.Error(), err)
+		}
+		artifacts[ArtifactVectors] = vecs.Encode()
+	}
 	res.Status = StatusAdded
 	if had {
 		res.Status = StatusReplaced
@@ -329,7 +347,7 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 		Source: store.Source{
 			Path: it.path, SHA256: sha, Size: int64(len(data)), ModTime: fi.ModTime().UTC(),
 		},
-		Artifacts: map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary},
+		Artifacts: artifacts,
 	}
 }
 

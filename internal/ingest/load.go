@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,7 +26,10 @@ type LoadReport struct {
 	Reanalyzed []string
 	// Skipped holds one error per document left out of the index, naming it.
 	Skipped []error
-	Elapsed time.Duration
+	// NoVectors holds one error per document whose stored vectors could not
+	// be used (it is still searched lexically).
+	NoVectors []error
+	Elapsed   time.Duration
 }
 
 // LoadIndex builds the search index of a collection from its stored
@@ -56,6 +60,8 @@ func Load(ctx context.Context, st *store.Store, collection string) (*search.Inde
 	type loaded struct {
 		i          int
 		seg        *search.Segment
+		vecs       *search.Vectors
+		vecErr     error
 		reanalyzed bool
 		err        error
 	}
@@ -69,7 +75,12 @@ func Load(ctx context.Context, st *store.Store, collection string) (*search.Inde
 			defer wg.Done()
 			for i := range jobs {
 				seg, re, err := loadSegment(st, collection, infos[i])
-				out <- loaded{i, seg, re, err}
+				var vecs *search.Vectors
+				var vecErr error
+				if err == nil {
+					vecs, vecErr = loadVectors(st, collection, infos[i])
+				}
+				out <- loaded{i, seg, vecs, vecErr, re, err}
 			}
 		}()
 	}
@@ -110,6 +121,14 @@ func Load(ctx context.Context, st *store.Store, collection string) (*search.Inde
 			if l.reanalyzed {
 				rep.Reanalyzed = append(rep.Reanalyzed, in.ID+" "+in.Name)
 			}
+			vecErr := l.vecErr
+			if vecErr == nil && l.vecs != nil {
+				vecErr = ix.AddVectors(in.ID, l.vecs)
+			}
+			if err := vecErr; err != nil {
+				slog.Warn("document searched without its vectors", "collection", collection, "id", in.ID, "name", in.Name, "err", err)
+				rep.NoVectors = append(rep.NoVectors, fmt.Errorf("document %s (%s): %w", in.ID, in.Name, err))
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -145,6 +164,21 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *s
 	}
 	seg, _ = analyze(rec)
 	return seg, true, nil
+}
+
+// loadVectors reads a document's stored vectors: nil when it has none.
+func loadVectors(st *store.Store, collection string, info store.DocInfo) (*search.Vectors, error) {
+	if !slices.Contains(info.Artifacts, ArtifactVectors) {
+		return nil, nil
+	}
+	data, err := st.Artifact(collection, info.ID, ArtifactVectors)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return search.DecodeVectors(data)
 }
 
 // analyze builds a stored document's segment and summary from its text and

@@ -10,52 +10,18 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/embed/embedtest"
 	"github.com/pakton/pakton/internal/rerank"
 )
 
 // concepts is the scripted embedding server's vocabulary: words of one
-// concept share a dimension, so "cancel" and "terminate" embed alike while
-// sharing no letters. It stands in for a real model server in tests only.
+// concept share a dimension.
 var concepts = map[string]int{
 	"terminate": 0, "termination": 0, "cancel": 0, "end": 0,
 	"convenience": 1, "reason": 1, "any": 1,
 	"liability": 2, "damages": 2, "losses": 2,
 	"law": 3, "governed": 3, "jurisdiction": 3,
 	"pay": 4, "fees": 4, "invoice": 4,
-}
-
-func embeddingServer(t *testing.T) *httptest.Server {
-	t.Helper()
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" {
-			http.NotFound(w, r)
-			return
-		}
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var data []item
-		for i, text := range req.Input {
-			v := make([]float32, 6)
-			v[5] = 0.01
-			for _, w := range strings.Fields(strings.ToLower(text)) {
-				if d, ok := concepts[strings.Trim(w, ".,;:?")]; ok {
-					v[d]++
-				}
-			}
-			data = append(data, item{i, v})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model, "usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}})
-	}))
 }
 
 func denseCorpus(t *testing.T, emb Embedder) *Index {
@@ -91,9 +57,8 @@ func denseCorpus(t *testing.T, emb Embedder) *Index {
 }
 
 func TestHybridSearchFindsParaphrase(t *testing.T) {
-	srv := embeddingServer(t)
-	defer srv.Close()
-	emb, err := embed.New(embed.Config{BaseURL: srv.URL + "/v1", Model: "scripted"})
+	srv := embedtest.NewServer(t, concepts)
+	emb, err := embed.New(embed.Config{BaseURL: srv.BaseURL(), Model: "scripted"})
 	if err != nil {
 		t.Fatal(err)
 	}

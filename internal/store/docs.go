@@ -386,7 +386,18 @@ func (s *Store) Info(collection, id string) (DocInfo, error) {
 	if err != nil {
 		return DocInfo{}, err
 	}
-	return e.Info, nil
+	return e.info(), nil
+}
+
+// info is the entry's DocInfo with its artifact names.
+func (e *entry) info() DocInfo {
+	in := e.Info
+	in.Artifacts = nil
+	for name := range e.Files.Artifacts {
+		in.Artifacts = append(in.Artifacts, name)
+	}
+	slices.Sort(in.Artifacts)
+	return in
 }
 
 // Artifact returns one artifact of a document. A document without an
@@ -419,7 +430,7 @@ func (s *Store) List(collection string) ([]DocInfo, error) {
 	}
 	out := make([]DocInfo, 0, len(m.Docs))
 	for _, e := range m.Docs {
-		out = append(out, e.Info)
+		out = append(out, e.info())
 	}
 	slices.SortFunc(out, func(a, b DocInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))

@@ -116,6 +116,10 @@ type DocInfo struct {
 	Pages  int    `json:"pages"` // 0 for unpaginated formats
 	Nodes  int    `json:"nodes"` // clause tree nodes, 0 without a tree
 	Source Source `json:"source"`
+	// Artifacts names the document's stored artifacts, sorted (filled in by
+	// List and Info from the manifest, so a reader can skip asking for an
+	// artifact a document does not have).
+	Artifacts []string `json:"artifacts,omitempty"`
 }
 
 // CollectionInfo summarises a collection.
