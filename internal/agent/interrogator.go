@@ -193,6 +193,13 @@ func (s *session) nextQuestion(ctx context.Context, b brief, draft *writerReply,
 func (s *session) refine(ctx context.Context, b brief, draft *writerReply, f *finding) (*writerReply, error) {
 	var ex strings.Builder
 	fmt.Fprintf(&ex, "Question: %s\nAnswer: %s\n", f.Question, f.Answer)
+	for _, c := range f.Cited {
+		q := c.Quote
+		if r := []rune(q); len(r) > 400 {
+			q = string(r[:400]) + " …"
+		}
+		fmt.Fprintf(&ex, "Relied on <contract_excerpt of=%q>%s</contract_excerpt>\n", c.ID, tool.DefuseDelimiters(q))
+	}
 	if len(f.Errors) > 0 {
 		fmt.Fprintf(&ex, "Problems during the research: %s\n", strings.Join(f.Errors, "; "))
 	}
@@ -232,12 +239,12 @@ func (s *session) briefText(b brief) string {
 // maxEvidenceRunes caps each passage shown to the writer.
 const maxEvidenceRunes = 1500
 
-// evidenceText lists the passages of the session the writer may cite: the
-// Researcher's excerpt when it narrowed one, else the passage.
+// evidenceText lists the passages of the session the writer may cite, each
+// whole (up to maxEvidenceRunes), so a quotation can be taken from any part.
 func (s *session) evidenceText() string {
 	var b strings.Builder
 	for _, p := range s.passages {
-		text := p.Quote
+		text := p.E.Text
 		if r := []rune(text); len(r) > maxEvidenceRunes {
 			text = string(r[:maxEvidenceRunes]) + " …"
 		}
@@ -246,7 +253,7 @@ func (s *session) evidenceText() string {
 			continue
 		}
 		e := p.E
-		e.Text, e.Start, e.End = text, p.Span.Start, p.Span.End
+		e.Text = text
 		if p.Exemplar {
 			b.WriteString("(exemplar from another contract, not a term of the contract under review)\n")
 		}

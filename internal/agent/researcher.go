@@ -26,8 +26,15 @@ type passage struct {
 	External bool // not contract text
 	E        tool.Evidence
 	// Quote and Span narrow the passage to the excerpt the Researcher
-	// relied on: always a verbatim substring of the passage (checked), or
-	// the whole passage.
+	// last relied on: always a verbatim substring of the passage (checked),
+	// or the whole passage.
+	Quote string
+	Span  document.Span
+}
+
+// excerpt is a narrowed passage the Researcher relied on in one answer.
+type excerpt struct {
+	ID    string
 	Quote string
 	Span  document.Span
 }
@@ -39,7 +46,7 @@ type finding struct {
 	Tools    []string
 	Errors   []string
 	Found    []*passage // every passage the tools returned
-	Cited    []*passage // the passages the answer relies on, narrowed
+	Cited    []excerpt  // the excerpts the answer relies on
 }
 
 type researcherReply struct {
@@ -106,7 +113,7 @@ func (s *session) research(ctx context.Context, b brief, question string) (*find
 			continue
 		}
 		s.narrow(p, e.Quote)
-		f.Cited = append(f.Cited, p)
+		f.Cited = append(f.Cited, excerpt{p.ID, p.Quote, p.Span})
 	}
 	s.progress(fmt.Sprintf("Researcher: %d passages found, %d relied on", len(f.Found), len(f.Cited)))
 	return f, nil

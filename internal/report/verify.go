@@ -210,6 +210,12 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 	lo, hi := n.fromOrig(s.Span.Start), n.fromOrig(s.Span.End)
 	if sp, ok := n.findFrags(frags, lo, hi); ok {
 		s.Status, s.Span = StatusVerified, sp
+		// The narrowed span may sit in a deeper clause of the one cited.
+		if l, ok := docs.(Locator); ok {
+			if p := l.ClausePath(s.DocID, sp); p != "" && strings.HasPrefix(p, s.Path) {
+				s.Path = p
+			}
+		}
 	} else if sp, ok := n.findNearest(frags, s.Span.Start); ok {
 		s.Status, s.Span = StatusRecited, sp
 		s.Note = "the quotation was not in the cited span; it occurs here"
