@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/report"
 )
 
@@ -64,5 +65,44 @@ func TestAskWithoutModel(t *testing.T) {
 	}
 	if _, _, err := capture(t, runAsk); err == nil {
 		t.Error("ask with no question succeeded")
+	}
+}
+
+// TestAskWithModel runs "pakton ask" against the scripted model server:
+// flags configure the real client, the report is Markdown on stdout and
+// the progress lines go to stderr.
+func TestAskWithModel(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
+	t.Setenv(config.EnvCollection, "default")
+	noModel(t)
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, runIngest, src); err != nil {
+		t.Fatal(err)
+	}
+	sys := llmtest.SystemContains
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Name: "archivist", Match: sys("You are the Archivist"), JSON: map[string]any{"query": "Can the customer terminate the master services agreement for convenience?", "context": "", "instructions": "", "documents": []string{"master-services-agreement.txt"}, "clarifying_question": ""}},
+		llmtest.Turn{Name: "search", Match: llmtest.All(sys("You are the Researcher"), func(r *llmtest.Request) bool { return !llmtest.LastIsTool()(r) }), ToolCalls: []llmtest.ToolCall{{Name: "search_contract", Arguments: `{"query":"terminate for convenience"}`}}},
+		llmtest.Turn{Name: "answer", Match: llmtest.All(sys("You are the Researcher"), llmtest.LastIsTool()), JSON: map[string]any{"answer": "Yes, on sixty days' notice.", "evidence": []any{}}},
+		llmtest.Turn{Name: "writer", Match: sys("You are the legal writer"), JSON: map[string]any{"title": "Termination for convenience", "summary": "s", "reasoning": "The Customer may terminate for convenience [1].", "answer": "Yes [1].", "gaps": "-",
+			"sources": []map[string]any{{"n": 1, "evidence_id": "E1", "quote": "not less than sixty (60) days' prior written notice"}}}},
+	)
+	out, errOut, err := capture(t, runAsk, "--llm-url", srv.BaseURL(), "--llm-model", "scripted", "--max-turns", "1", "--no-clarify", "can the customer terminate for convenience?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Termination for convenience", "## Legal Reasoning & Analysis", "not less than sixty (60) days' prior written notice", "100.0% verbatim", "## Model use"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"ask: Archivist: reading the request", "ask: question 1/1", "ask: Researcher: search_contract", "ask: Writer: refining the report"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("progress lacks %q:\n%s", want, errOut)
+		}
 	}
 }

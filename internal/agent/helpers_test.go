@@ -3,15 +3,18 @@ package agent
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
 )
@@ -97,4 +100,43 @@ func golden(t *testing.T, name string, got []byte) {
 	if string(got) != string(want) {
 		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
 	}
+}
+
+// verifications collects the verification outcome of every scripted run,
+// for the rate docs/EVALUATION.md reports (go test -v prints it).
+var (
+	verifyMu      sync.Mutex
+	verifications = map[string]report.Verification{}
+)
+
+// askT is Ask that records the run's verification outcome.
+func (a *Asker) askT(t *testing.T, ctx context.Context, req Request) (*report.Report, error) {
+	r, err := a.Ask(ctx, req)
+	if r != nil {
+		verifyMu.Lock()
+		verifications[t.Name()] = r.Verification
+		verifyMu.Unlock()
+	}
+	return r, err
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if testing.Verbose() && len(verifications) > 0 {
+		var q, v, rc, rm, d int
+		names := make([]string, 0, len(verifications))
+		for name := range verifications {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			x := verifications[name]
+			fmt.Printf("verification %-45s quotes %d verified %d recited %d removed %d dangling %d\n", name, x.Quotes, x.Verified, x.Recited, x.Removed, x.Dangling)
+			q, v, rc, rm, d = q+x.Quotes, v+x.Verified, rc+x.Recited, rm+x.Removed, d+x.Dangling
+		}
+		fmt.Printf("verification total: %d runs, %d quotes: %d verified in place, %d re-cited, %d removed, %d dangling; rate %.3f, exact %.3f\n",
+			len(verifications), q, v, rc, rm, d, float64(v+rc)/float64(max(q, 1)), float64(v)/float64(max(q, 1)))
+	}
+	os.Exit(code)
 }
