@@ -40,7 +40,7 @@ type session struct {
 	tools     []tool.Tool
 	clarifier Clarifier
 	progress  func(string)
-	meter     meter
+	meter     *llm.Meter
 
 	passages []*passage
 	nextID   int
@@ -82,7 +82,10 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxTurns
 	}
-	s := &session{lib: a.Library, models: a.Models, clarifier: a.Clarifier, progress: a.Progress}
+	m := &llm.Meter{}
+	models := Models{Archivist: m.Wrap(a.Models.Archivist), Researcher: m.Wrap(a.Models.Researcher),
+		Interrogator: m.Wrap(a.Models.Interrogator), Writer: m.Wrap(a.Models.Writer)}
+	s := &session{lib: a.Library, models: models, clarifier: a.Clarifier, progress: a.Progress, meter: m}
 	if s.progress == nil {
 		s.progress = func(string) {}
 	}
@@ -340,7 +343,7 @@ func (s *session) finish(rep *report.Report, reason string, maxTurns int) {
 		}
 	}
 	report.Verify(rep, s.lib)
-	acc := s.meter.accounting()
+	acc := accounting(s.meter)
 	acc.PaperCalls = PaperCalls(s.clarifications, len(rep.Turns))
 	rep.Accounting = acc
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
@@ -37,66 +35,30 @@ func ModelsFrom(r llm.Roles) (Models, error) {
 	return m, nil
 }
 
-// meter counts the model calls, tokens and wall time of one report, per
-// pipeline step.
-type meter struct {
-	mu     sync.Mutex
-	steps  []report.StepCost
-	models []string
-}
-
-func (m *meter) add(step, model string, u llm.Usage, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	found := false
-	for _, s := range m.models {
-		found = found || s == model
+// accounting converts a meter's summary into the report's accounting.
+func accounting(m *llm.Meter) *report.Accounting {
+	sum := m.Summary()
+	a := &report.Accounting{Models: sum.Total.Models, Calls: sum.Total.Calls, PromptTokens: sum.Total.PromptTokens,
+		CompletionTokens: sum.Total.CompletionTokens, WallMS: sum.Total.Duration.Milliseconds()}
+	if a.Models == nil {
+		a.Models = []string{}
 	}
-	if !found {
-		m.models = append(m.models, model)
-	}
-	for i := range m.steps {
-		if m.steps[i].Step == step {
-			s := &m.steps[i]
-			s.Calls++
-			s.PromptTokens += u.PromptTokens
-			s.CompletionTokens += u.CompletionTokens
-			s.WallMS += d.Milliseconds()
-			return
-		}
-	}
-	m.steps = append(m.steps, report.StepCost{Step: step, Calls: 1, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, WallMS: d.Milliseconds()})
-}
-
-func (m *meter) accounting() *report.Accounting {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	a := &report.Accounting{Models: append([]string{}, m.models...), Steps: append([]report.StepCost{}, m.steps...)}
-	for _, s := range m.steps {
-		a.Calls += s.Calls
-		a.PromptTokens += s.PromptTokens
-		a.CompletionTokens += s.CompletionTokens
-		a.WallMS += s.WallMS
+	for _, st := range sum.Steps {
+		a.Steps = append(a.Steps, report.StepCost{Step: st.Step, Calls: st.Calls, PromptTokens: st.PromptTokens,
+			CompletionTokens: st.CompletionTokens, WallMS: st.Duration.Milliseconds()})
 	}
 	return a
 }
 
 // PaperCalls is the number of model calls the PAKTON paper's cost model
-// (appendix E, equation 4) predicts for a run with the given number of
-// clarifying exchanges with the user and interrogation turns, without
-// model-based document parsing and with natural-language Researcher
-// answers: (clarifications + 1) + turns × (2 + 1 + 1).
-func PaperCalls(clarifications, turns int) int { return clarifications + 1 + turns*4 }
+// (appendix E, equation 4; llm.PaperCost) predicts for a run with the given
+// number of clarifying exchanges with the user and interrogation turns:
+// no model-based parsing, natural-language Researcher answers.
+func PaperCalls(clarifications, turns int) int { return llm.PaperCost(clarifications, 0, turns, 1) }
 
-// call sends one request and records its cost.
+// call sends one request; the session's models are metered.
 func (s *session) call(ctx context.Context, chat llm.Chat, req llm.Request) (*llm.Response, error) {
-	start := time.Now()
 	resp, err := chat.Complete(ctx, req)
-	if resp != nil {
-		s.meter.add(req.Step, chat.Model(), resp.Usage, time.Since(start))
-	} else if err != nil && ctx.Err() == nil {
-		s.meter.add(req.Step, chat.Model(), llm.Usage{}, time.Since(start))
-	}
 	if err != nil {
 		return resp, fmt.Errorf("%s: %w", req.Step, err)
 	}
