@@ -107,6 +107,7 @@ func golden(t *testing.T, name string, got []byte) {
 var (
 	verifyMu      sync.Mutex
 	verifications = map[string]report.Verification{}
+	costs         = map[string][2]int{} // model calls measured, predicted by the paper
 )
 
 // askT is Ask that records the run's verification outcome.
@@ -115,6 +116,9 @@ func (a *Asker) askT(t *testing.T, ctx context.Context, req Request) (*report.Re
 	if r != nil {
 		verifyMu.Lock()
 		verifications[t.Name()] = r.Verification
+		if r.Accounting != nil {
+			costs[t.Name()] = [2]int{r.Accounting.Calls, r.Accounting.PaperCalls}
+		}
 		verifyMu.Unlock()
 	}
 	return r, err
@@ -132,7 +136,7 @@ func TestMain(m *testing.M) {
 		sort.Strings(names)
 		for _, name := range names {
 			x := verifications[name]
-			fmt.Printf("verification %-45s quotes %d verified %d recited %d removed %d dangling %d\n", name, x.Quotes, x.Verified, x.Recited, x.Removed, x.Dangling)
+			fmt.Printf("run %-40s quotes %d verified %d recited %d removed %d dangling %d | model calls %d, paper %d\n", name, x.Quotes, x.Verified, x.Recited, x.Removed, x.Dangling, costs[name][0], costs[name][1])
 			q, v, rc, rm, d = q+x.Quotes, v+x.Verified, rc+x.Recited, rm+x.Removed, d+x.Dangling
 		}
 		fmt.Printf("verification total: %d runs, %d quotes: %d verified in place, %d re-cited, %d removed, %d dangling; rate %.3f, exact %.3f\n",
