@@ -94,7 +94,7 @@ func runAsk(ctx context.Context, args []string) error {
 		progress("no language model configured: building an evidence report")
 		rep, runErr = agent.Evidence(ctx, lib, req, *k)
 	} else {
-		ext, closeExt, err := externalTools(ctx)
+		ext, closeExt, err := externalTools(ctx, *cfgPath)
 		if err != nil {
 			return err
 		}
@@ -130,9 +130,13 @@ func runAsk(ctx context.Context, args []string) error {
 }
 
 // externalTools opens the external tools the user configured (none by
-// default).
-func externalTools(ctx context.Context) ([]tool.Tool, func() error, error) {
-	cfg, err := tool.LoadExternalConfig(tool.ConfigPath(), os.Getenv)
+// default), from the "tools" section of the same config file the models
+// come from.
+func externalTools(ctx context.Context, path string) ([]tool.Tool, func() error, error) {
+	if path == "" {
+		path = tool.ConfigPath()
+	}
+	cfg, err := tool.LoadExternalConfig(path, os.Getenv)
 	if err != nil {
 		return nil, nil, err
 	}
