@@ -89,10 +89,10 @@ type NLIPair struct {
 // nliFile is the dataset's own JSON format.
 type nliFile struct {
 	Documents []struct {
-		ID             *int       `json:"id"`
-		FileName       string     `json:"file_name"`
-		Text           *string    `json:"text"`
-		Spans          [][]int    `json:"spans"`
+		ID             *int    `json:"id"`
+		FileName       string  `json:"file_name"`
+		Text           *string `json:"text"`
+		Spans          [][]int `json:"spans"`
 		AnnotationSets []struct {
 			Annotations map[string]struct {
 				Choice string `json:"choice"`
