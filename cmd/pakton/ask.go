@@ -11,7 +11,6 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/tool"
 )
@@ -39,11 +38,7 @@ func runAsk(ctx context.Context, args []string) error {
 	noClarify := fs.Bool("no-clarify", false, "never ask a clarifying question; proceed with the question as given")
 	evidence := fs.Bool("evidence", false, "print the evidence report even when a model is configured")
 	k := fs.Int("k", agent.EvidenceK, "provisions quoted by an evidence report")
-	var mf llm.Config
-	fs.StringVar(&mf.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
-	fs.StringVar(&mf.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
-	fs.StringVar(&mf.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
-	cfgPath := fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	mf := addModelFlags(fs)
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -56,14 +51,11 @@ func runAsk(ctx context.Context, args []string) error {
 	if *maxTurns <= 0 {
 		return fmt.Errorf("--max-turns %d: want a positive number", *maxTurns)
 	}
-	roles, err := llm.Load(*cfgPath, llm.Roles{Default: mf})
-	if err != nil {
-		return err
+	roles, err := mf.roles()
+	if err != nil && !*evidence {
+		return fmt.Errorf("%w for an evidence report", err)
 	}
 	useModel := roles.Configured() && !*evidence
-	if !roles.Configured() && !*evidence && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
-		return fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither for an evidence report", roles.Default.BaseURL, roles.Default.Model)
-	}
 
 	st, err := g.open()
 	if err != nil {
@@ -94,7 +86,7 @@ func runAsk(ctx context.Context, args []string) error {
 		progress("no language model configured: building an evidence report")
 		rep, runErr = agent.Evidence(ctx, lib, req, *k)
 	} else {
-		ext, closeExt, err := externalTools(ctx, *cfgPath)
+		ext, closeExt, err := externalTools(ctx, *mf.path)
 		if err != nil {
 			return err
 		}

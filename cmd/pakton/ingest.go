@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -15,6 +18,8 @@ func runIngest(ctx context.Context, args []string) error {
 	force := fs.Bool("force", false, "re-ingest files even when unchanged")
 	workers := fs.Int("j", 0, "files parsed at once (default: number of CPUs)")
 	quiet := fs.Bool("q", false, "no progress output")
+	summarize := fs.Bool("summarize", false, "have the archivist model write each document's summary (one model call per document; needs a configured model)")
+	mf := addModelFlags(fs)
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -36,7 +41,24 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum, err := ingestWithProgress(ctx, st, g.collection, paths, ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb)}, *quiet)
+	opt := ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb)}
+	if *summarize {
+		roles, err := mf.roles()
+		if err != nil {
+			return err
+		}
+		if !roles.Configured() {
+			return fmt.Errorf("--summarize needs a language model: set --llm-url and --llm-model (or PAKTON_LLM_URL and PAKTON_LLM_MODEL)")
+		}
+		chat, err := roles.Chat(llm.RoleArchivist)
+		if err != nil {
+			return err
+		}
+		opt.Summarize = func(ctx context.Context, doc *document.Document) (string, error) {
+			return agent.Summarize(ctx, chat, doc)
+		}
+	}
+	sum, err := ingestWithProgress(ctx, st, g.collection, paths, opt, *quiet)
 	if err != nil {
 		return err
 	}

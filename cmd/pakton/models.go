@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/rerank"
 	"github.com/pakton/pakton/internal/search"
 )
@@ -42,4 +44,36 @@ func asEmbedder(c *embed.Client) search.Embedder {
 		return nil
 	}
 	return c
+}
+
+// modelFlags are the flags that configure language models, shared by every
+// command that may use one.
+type modelFlags struct {
+	cfg  llm.Config
+	path *string
+}
+
+// addModelFlags registers --llm-url, --llm-model, --llm-key and
+// --llm-config on fs.
+func addModelFlags(fs *flag.FlagSet) *modelFlags {
+	m := &modelFlags{}
+	fs.StringVar(&m.cfg.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
+	fs.StringVar(&m.cfg.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
+	fs.StringVar(&m.cfg.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
+	m.path = fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	return m
+}
+
+// roles loads the models configured by flags, environment and config file.
+// A half-configured default (a URL without a model or the reverse) is an
+// error, so a typo never silently turns models off.
+func (m *modelFlags) roles() (llm.Roles, error) {
+	roles, err := llm.Load(*m.path, llm.Roles{Default: m.cfg})
+	if err != nil {
+		return roles, err
+	}
+	if !roles.Configured() && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
+		return roles, fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither", roles.Default.BaseURL, roles.Default.Model)
+	}
+	return roles, nil
 }

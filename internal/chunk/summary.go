@@ -17,6 +17,10 @@ type DocSummary struct {
 	Title   string   `json:"title"`
 	Parties []string `json:"parties,omitempty"`
 	Type    string   `json:"type,omitempty"`
+	// Generated is a model-written summary (the Archivist's), when one was
+	// made at ingest; it then stands in for the line above in routing and
+	// summary augmentation.
+	Generated string `json:"generated,omitempty"`
 }
 
 // String renders the summary as one line of at most about 300 characters.

@@ -21,6 +21,9 @@ type Options struct {
 	LeadIn int
 	// NoSummary leaves the document summary out of the indexed text.
 	NoSummary bool
+	// Summary, when set, replaces the deterministic summary line (a model
+	// written one, from the Archivist) in routing and summary augmentation.
+	Summary string
 }
 
 func (o Options) withDefaults() Options {
@@ -47,8 +50,11 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 		tree = clause.Parse(doc)
 	}
 	ix := document.NewIndex(doc.Text)
-	sum := Summary(doc)
-	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: sum.String(), Opening: Opening(doc, 1500)}
+	sumLine := Summary(doc).String()
+	if opt.Summary != "" {
+		sumLine = opt.Summary
+	}
+	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary}
 	seen := map[string]bool{} // near-duplicate suppression by normalized text
 	add := func(u search.UnitInput) {
 		key := normKey(u.Text)
@@ -70,7 +76,7 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 			context += "\n" + truncateRunes(ix.Slice(tree.Nodes[p].Own), opt.LeadIn)
 		}
 		if !opt.NoSummary {
-			context = sum.String() + "\n" + context
+			context = sumLine + "\n" + context
 		}
 		for _, sp := range pieces(ix, n.Own, opt.MaxUnit) {
 			text := ix.Slice(sp)

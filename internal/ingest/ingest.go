@@ -21,6 +21,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -67,6 +68,10 @@ type Options struct {
 	// receives the parser's messages about slow steps (OCR) prefixed with
 	// the document name; it may be called from several goroutines.
 	Progress func(Progress)
+	// Summarize, when set, writes each document's short summary with a
+	// model (the Archivist) for routing and summary augmentation. When it
+	// fails, the deterministic summary is used and the file's Reason says so.
+	Summarize func(ctx context.Context, doc *document.Document) (string, error)
 	// Embedder, when set, embeds every passage through a model server and
 	// stores the vectors beside the document (artifact "vectors"), so search
 	// can fuse dense and lexical rankings. A failure to embed fails the file.
@@ -320,9 +325,21 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 	}
 	doc.ID, doc.Name = res.ID, it.name
 	tree := clause.Parse(doc)
-	units := chunk.Build(doc, tree, chunk.Options{})
+	sum := chunk.Summary(doc)
+	if opt.Summarize != nil {
+		gen, err := opt.Summarize(ctx, doc)
+		switch {
+		case ctx.Err() != nil:
+			return FileResult{}, nil
+		case err != nil:
+			res.Reason = "model summary failed, deterministic summary used: " + err.Error()
+		default:
+			sum.Generated = gen
+		}
+	}
+	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
 	seg := search.AnalyzeDoc(units).Encode()
-	summary, err := json.Marshal(chunk.Summary(doc))
+	summary, err := json.Marshal(sum)
 	if err != nil {
 		return fail("cannot encode summary: "+err.Error(), err)
 	}

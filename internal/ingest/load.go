@@ -185,8 +185,13 @@ func loadVectors(st *store.Store, collection string, info store.DocInfo) (*searc
 // clause tree.
 func analyze(rec *store.Record) (*search.Segment, []byte) {
 	tree := Tree(rec)
-	seg := search.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{}))
-	summary, _ := json.Marshal(chunk.Summary(rec.Doc)) // a struct of strings: cannot fail
+	sum := chunk.Summary(rec.Doc)
+	var stored chunk.DocSummary
+	if json.Unmarshal(rec.Artifacts[ArtifactSummary], &stored) == nil {
+		sum.Generated = stored.Generated // a model-written summary is kept
+	}
+	seg := search.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
+	summary, _ := json.Marshal(sum) // a struct of strings: cannot fail
 	return seg, summary
 }
 

@@ -53,7 +53,11 @@ type DocInput struct {
 	// Opening is the start of the document's text. Routing also matches it,
 	// since the first page names the parties however the title reads.
 	Opening string
-	Units   []UnitInput
+	// About is an optional model-written summary. Routing matches it, but
+	// since it describes topics as well as names, its words are never taken
+	// for a reference to the contract (see referenceTerms).
+	About string
+	Units []UnitInput
 }
 
 // Unit is an indexed retrieval unit.
@@ -151,7 +155,7 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	e.limit = int32(len(ix.units))
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
-	ix.router.add(seg.ID, seg.Name, seg.Header, seg.Opening)
+	ix.router.add(seg.ID, seg.Name, seg.Header, seg.Opening, seg.About)
 	return nil
 }
 

@@ -19,23 +19,30 @@ type router struct {
 
 type routeDoc struct {
 	id    string
-	terms map[string]int // name, summary and opening text
+	terms map[string]int  // name, summary, opening text and model summary: what routing matches
+	names map[string]bool // the same without the model summary: what may name the contract
 	len   int
 }
 
 func newRouter() *router { return &router{df: map[string]int{}} }
 
-func (r *router) add(id, name, header, opening string) {
+func (r *router) add(id, name, header, opening, about string) {
 	terms := map[string]int{}
+	names := map[string]bool{}
 	n := 0
 	for _, t := range Analyze(nameWords(name) + "\n" + header + "\n" + opening) {
+		terms[t]++
+		names[t] = true
+		n++
+	}
+	for _, t := range Analyze(about) {
 		terms[t]++
 		n++
 	}
 	for t := range terms {
 		r.df[t]++
 	}
-	r.docs = append(r.docs, routeDoc{id: id, terms: terms, len: n})
+	r.docs = append(r.docs, routeDoc{id: id, terms: terms, names: names, len: n})
 	r.total += n
 }
 
@@ -160,17 +167,17 @@ func (r *router) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 	if doc < 0 || doc >= len(r.docs) {
 		return nil
 	}
-	h := r.docs[doc].terms
+	h := r.docs[doc].names
 	rare := math.Log(1+(float64(len(r.docs))-0.5)/1.5) * 0.5
 	out := map[int]bool{}
 	for i := 0; i < len(terms); {
-		if h[terms[i]] == 0 {
+		if !h[terms[i]] {
 			i++
 			continue
 		}
 		j := i
 		hasRare := false
-		for j < len(terms) && h[terms[j]] > 0 && (j == i || !breaks[j]) {
+		for j < len(terms) && h[terms[j]] && (j == i || !breaks[j]) {
 			if r.idf(terms[j]) >= rare {
 				hasRare = true
 			}

@@ -15,9 +15,9 @@ import (
 // encoded segment beside it, so opening a collection loads segments instead of
 // re-analyzing every clause.
 type Segment struct {
-	ID, Name, Header, Opening string
-	Vocab                     []string // the document's distinct terms
-	Units                     []SegmentUnit
+	ID, Name, Header, Opening, About string
+	Vocab                            []string // the document's distinct terms
+	Units                            []SegmentUnit
 }
 
 // SegmentUnit is an analyzed unit: term counts by index into Segment.Vocab.
@@ -37,7 +37,7 @@ type TermCount struct {
 
 // AnalyzeDoc turns a document's units into a segment.
 func AnalyzeDoc(d DocInput) *Segment {
-	seg := &Segment{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening}
+	seg := &Segment{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening, About: d.About}
 	local := map[string]int32{}
 	counts := map[int32]int{}
 	for _, u := range d.Units {
@@ -61,7 +61,7 @@ func AnalyzeDoc(d DocInput) *Segment {
 	return seg
 }
 
-const segmentMagic = "PKSEG2\n"
+const segmentMagic = "PKSEG3\n"
 
 // Encode serializes the segment in pakton's compact binary format.
 func (s *Segment) Encode() []byte {
@@ -74,6 +74,7 @@ func (s *Segment) Encode() []byte {
 	str(s.Name)
 	str(s.Header)
 	str(s.Opening)
+	str(s.About)
 	uv(uint64(len(s.Vocab)))
 	for _, t := range s.Vocab {
 		str(t)
@@ -107,7 +108,7 @@ func DecodeSegment(data []byte) (*Segment, error) {
 		return nil, fmt.Errorf("%w: bad header", ErrBadSegment)
 	}
 	r := &reader{b: data[len(segmentMagic):]}
-	s := &Segment{ID: r.str(), Name: r.str(), Header: r.str(), Opening: r.str()}
+	s := &Segment{ID: r.str(), Name: r.str(), Header: r.str(), Opening: r.str(), About: r.str()}
 	nv := r.count(1)
 	s.Vocab = make([]string, 0, nv)
 	for i := 0; i < nv && r.err == nil; i++ {
