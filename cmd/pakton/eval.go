@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
 )
 
@@ -18,8 +21,12 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runEval(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "contractnli" {
+		return runEvalContractNLI(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "legalbench" {
-		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--json OUT]", strings.Join(eval.Methods, "|"))
+		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--json OUT]\n"+
+			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
 	fs := flag.NewFlagSet("eval legalbench", flag.ContinueOnError)
 	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "LegalBench-RAG corpus directory")
@@ -65,6 +72,85 @@ func runEval(ctx context.Context, args []string) error {
 			return err
 		}
 		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", *jsonOut, err)
+		}
+	}
+	return nil
+}
+
+// errNLINeedsModel explains how to configure the model ContractNLI needs.
+var errNLINeedsModel = errors.New("ContractNLI classification needs a language model, and none is configured.\n" +
+	"Labelling a hypothesis Entailment, Contradiction or NotMentioned is a judgement only a model can make; pakton does not guess one.\n" +
+	"Point pakton at an OpenAI-compatible server, for example:\n" +
+	"  Ollama: pakton eval contractnli --data FILE --llm-url http://localhost:11434/v1 --llm-model qwen2.5:7b-instruct\n" +
+	"  vLLM:   pakton eval contractnli --data FILE --llm-url http://localhost:8000/v1 --llm-model Qwen/Qwen2.5-7B-Instruct\n" +
+	"or set " + config.EnvLLMURL + " and " + config.EnvLLMModel + ", or write a config file (--llm-config; see docs/MODELS.md)")
+
+// runEvalContractNLI runs "pakton eval contractnli".
+func runEvalContractNLI(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval contractnli", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI dataset file, in the dataset's own JSON format")
+	limit := fs.Int("limit", 0, "classify only the first N (document, hypothesis) pairs: documents in file order, hypotheses by number (0: all)")
+	workers := fs.Int("workers", eval.DefaultNLIWorkers, "pairs classified concurrently (the model server is the bottleneck)")
+	full := fs.Bool("full", false, "run the whole Archivist/Interrogator loop per pair instead of the Researcher alone (about 5x the model calls)")
+	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks per pair (--full)")
+	jsonOut := fs.String("json", "", "write the JSON report to this file")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	mf := addModelFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: pakton eval contractnli --data FILE [flags]\n\n"+
+			"Labels each (NDA, hypothesis) pair of a ContractNLI file Entailment, Contradiction or NotMentioned with the agents\n"+
+			"and reports accuracy, weighted F1 and F1 per class, as the PAKTON paper's Table 1. Needs a model server.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("eval contractnli: unexpected argument %q", fs.Arg(0))
+	}
+	if *limit < 0 || *workers < 1 || *maxTurns < 1 {
+		return fmt.Errorf("eval contractnli: --limit must be 0 or more, --workers and --max-turns 1 or more")
+	}
+	roles, err := mf.roles()
+	if err != nil {
+		return err
+	}
+	if !roles.Configured() {
+		return errNLINeedsModel
+	}
+	models, err := agent.ModelsFrom(roles)
+	if err != nil {
+		return err
+	}
+	opt := eval.NLIOptions{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
+	if !*quiet {
+		correct := 0
+		opt.Progress = func(done, total int, r eval.NLIResult) {
+			outcome := string(r.Predicted)
+			switch {
+			case r.Error != "":
+				outcome = "ERROR: " + r.Error
+			case r.Predicted == r.Gold:
+				correct++
+			default:
+				outcome += " (gold " + string(r.Gold) + ")"
+			}
+			fmt.Fprintf(stderr, "contractnli %d/%d (%d correct) %s %s: %s\n", done, total, correct, r.Document, r.Hypothesis, outcome)
+		}
+	}
+	rep, err := eval.RunNLI(ctx, opt)
+	if err != nil {
+		return err
+	}
+	eval.WriteNLITable(stdout, rep)
+	if *jsonOut != "" {
+		out, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
