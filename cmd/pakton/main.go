@@ -28,6 +28,7 @@ func init() {
 		{"ask", "answer a question with a cited, verified report (agents with a model server; evidence without)", runAsk},
 		{"docs", "list or remove documents and collections", runDocs},
 		{"tree", "print the clause tree of a file", runTree},
+		{"mcp", "serve a collection to assistants over the Model Context Protocol (stdio)", runMCP},
 		{"eval", "measure retrieval on LegalBench-RAG (eval legalbench …)", runEval},
 	}
 }

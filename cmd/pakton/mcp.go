@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/mcp"
+)
+
+// mcpTransport is the transport "pakton mcp" serves on; tests replace it.
+var mcpTransport = func() mcpsdk.Transport { return &mcpsdk.StdioTransport{} }
+
+func runMCP(ctx context.Context, args []string) error {
+	fs, g := newFlags("mcp", "mcp [flags]\n\n"+
+		"Serves one collection to an assistant over the Model Context Protocol on stdin/stdout:\n"+
+		"tools search_contracts, get_clause, list_documents and ask, and every document as a resource.\n"+
+		"Logs go to stderr; stdout carries only the protocol. See docs/MCP.md.")
+	evidence := fs.Bool("evidence", false, "answer ask with evidence reports even when a model is configured")
+	var mf llm.Config
+	fs.StringVar(&mf.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
+	fs.StringVar(&mf.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
+	fs.StringVar(&mf.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
+	cfgPath := fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q", rest)
+	}
+	// stdout is the protocol: anything else written there breaks the client.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+
+	roles, err := llm.Load(*cfgPath, llm.Roles{Default: mf})
+	if err != nil {
+		return err
+	}
+	if !roles.Configured() && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
+		return fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither for evidence reports", roles.Default.BaseURL, roles.Default.Model)
+	}
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.Generation(g.collection); err != nil {
+		return fmt.Errorf("collection %q in %s: %w", g.collection, st.Dir(), err)
+	}
+	var opts []mcp.Option
+	if roles.Configured() && !*evidence {
+		models, err := agent.ModelsFrom(roles)
+		if err != nil {
+			return err
+		}
+		ext, closeExt, err := externalTools(ctx, *cfgPath)
+		if err != nil {
+			return err
+		}
+		defer closeExt()
+		opts = append(opts, mcp.WithModels(models), mcp.WithExternalTools(ext))
+		slog.Info("mcp: ask uses the agents", "model", roles.Default.Model)
+	} else {
+		slog.Info("mcp: no language model configured; ask returns evidence reports")
+	}
+	slog.Info("mcp: serving on stdio", "store", st.Dir(), "collection", g.collection)
+	srv := mcp.NewServer(mcp.NewStoreBackend(st, g.collection, opts...))
+	err = srv.Run(ctx, mcpTransport())
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcpsdk.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,349 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/tool"
+)
+
+// Limits on what a caller may ask for and on what one answer carries, so an
+// assistant's context window (and the server) stay bounded.
+const (
+	// MaxK is the most passages search_contracts returns.
+	MaxK = 50
+	// DefaultK is the number of passages when k is not given.
+	DefaultK = 8
+	// MaxQuery is the longest query or question, in characters.
+	MaxQuery = 2000
+	// MaxContext is the longest background context or instructions of ask.
+	MaxContext = 20000
+	// MaxPassageText is the most characters of one passage returned; a longer
+	// passage is cut and marked truncated (its span still covers it all).
+	MaxPassageText = 6000
+	// MaxClauseText is the most characters of a clause get_clause returns.
+	MaxClauseText = 30000
+	// MaxChildren is the most children get_clause summarises.
+	MaxChildren = 200
+	// MaxTurns is the most interrogation turns ask accepts.
+	MaxTurns = 10
+)
+
+// Version is reported to clients in the initialize handshake.
+var Version = "dev"
+
+const instructions = `pakton answers questions about the legal contracts of one collection with exact, verifiable citations.
+Start with list_documents to see the contracts. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
+Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
+
+// NewServer returns an MCP server with pakton's tools and document
+// resources. Every request works on the collection b.Collection returns for
+// its context.
+func NewServer(b Backend) *mcpsdk.Server {
+	s := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "pakton", Title: "pakton contract search", Version: Version},
+		&mcpsdk.ServerOptions{Instructions: instructions, Capabilities: &mcpsdk.ServerCapabilities{}})
+	h := &handlers{b: b}
+	readOnly := &mcpsdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "search_contracts",
+		Title: "Search the contracts",
+		Description: "Find the provisions of the collection's contracts that bear on a question or topic " +
+			"(e.g. \"who may terminate for convenience\", \"cap on liability\", \"assignment without consent\"). " +
+			"Returns passages best first, each with its document, clause path, pages, exact code-point span and verbatim text. " +
+			"Use it before answering anything about what a contract says, and quote only the text it returns. " +
+			"A question that names a contract is routed to that contract; pass doc to search one document only. " +
+			"Use get_clause to read the surrounding clause, and ask for a full written report.",
+		Annotations: readOnly,
+	}, h.search)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "get_clause",
+		Title: "Read a clause",
+		Description: "Read one clause of a contract in full: its text, clause path, span, pages and a summary of its sub-clauses. " +
+			"Identify the clause by path (as search_contracts returns it, e.g. \"Article 5 > 5.2 > (a)\", or just a label like \"5.2\" when unique), " +
+			"by node id (from an earlier get_clause), or by span (the clause that contains it, e.g. a search passage's span). " +
+			"Give only doc to get the document's top-level outline. Use it to read definitions, exceptions and provisos around a search hit.",
+		Annotations: readOnly,
+	}, h.getClause)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "list_documents",
+		Title: "List the contracts",
+		Description: "List the contracts of the collection: id, name, format, pages, number of clauses and resource URI. " +
+			"Use it first to learn what is available and to find the id or name other tools take as doc.",
+		Annotations: readOnly,
+	}, h.listDocuments)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "ask",
+		Title: "Ask for a cited report",
+		Description: "Answer a legal question about the contracts with a structured report (Title, Summary of Topic, Legal Reasoning & Analysis, " +
+			"Preliminary Answer, Gaps & Next Questions, Sources), every source a verbatim quote verified against its document with clause path, pages and span. " +
+			"With a language model configured on the pakton server, its agents research and write the report (this takes a while); without one it returns an " +
+			"evidence report that quotes the best-matching provisions and interprets nothing — the text says which. " +
+			"Prefer search_contracts for quick look-ups; use ask when the user wants a reasoned, cited answer. " +
+			"Pass background in context (who the user is, the deal) and the desired form in instructions.",
+		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+	}, h.ask)
+
+	addResources(s, b)
+	return s
+}
+
+// handlers holds the tool handlers of one server.
+type handlers struct {
+	b Backend
+}
+
+// corpus resolves the request's collection and its indexed corpus.
+func (h *handlers) corpus(ctx context.Context) (*tool.Corpus, error) {
+	name, err := h.b.Collection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h.b.Corpus(ctx, name)
+}
+
+// findDoc resolves what the caller typed to name a document.
+func findDoc(c *tool.Corpus, ref string) (store.DocInfo, error) {
+	ref = strings.TrimSpace(ref)
+	if u, ok := parseURI(ref); ok {
+		if u.collection != c.Collection {
+			return store.DocInfo{}, fmt.Errorf("no document %q in this collection; call list_documents for the ids", ref)
+		}
+		ref = u.id
+	}
+	info, err := ingest.FindDoc(c.Store, c.Collection, ref)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return info, fmt.Errorf("no document with id or name %q in this collection; call list_documents for the ids", ref)
+		}
+		return info, err
+	}
+	return info, nil
+}
+
+// cut returns text limited to n code points and whether it was cut.
+func cut(text string, n int) (string, bool) {
+	if utf8.RuneCountInString(text) <= n {
+		return text, false
+	}
+	i := 0
+	for j := range text {
+		if i == n {
+			return text[:j], true
+		}
+		i++
+	}
+	return text, false
+}
+
+// DocRef names a document.
+type DocRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// SearchInput are the arguments of search_contracts.
+type SearchInput struct {
+	Query string `json:"query" jsonschema:"the question or topic to look for, in plain words"`
+	K     int    `json:"k,omitempty" jsonschema:"number of passages, 1 to 50 (default 8)"`
+	Doc   string `json:"doc,omitempty" jsonschema:"search only this document: its id or name from list_documents"`
+}
+
+// Passage is one search result.
+type Passage struct {
+	Rank    int           `json:"rank"`
+	DocID   string        `json:"doc_id"`
+	DocName string        `json:"doc_name"`
+	URI     string        `json:"uri" jsonschema:"resource URI of the document's full text"`
+	Path    string        `json:"path" jsonschema:"clause path, e.g. Article 5 > 5.2 > (a)"`
+	Pages   []int         `json:"pages" jsonschema:"1-based pages the passage touches; empty for unpaginated formats"`
+	Span    document.Span `json:"span" jsonschema:"[start, end) in Unicode code points of the document's canonical text"`
+	Score   float64       `json:"score"`
+	Text    string        `json:"text" jsonschema:"the verbatim text of span"`
+	// Truncated is true when text holds only the start of the span.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// SearchOutput is the structured result of search_contracts.
+type SearchOutput struct {
+	Collection string    `json:"collection"`
+	Query      string    `json:"query"`
+	RoutedTo   []DocRef  `json:"routed_to" jsonschema:"documents the question named, to which the search was restricted"`
+	Passages   []Passage `json:"passages"`
+}
+
+func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in SearchInput) (*mcpsdk.CallToolResult, SearchOutput, error) {
+	var out SearchOutput
+	q := strings.TrimSpace(in.Query)
+	switch {
+	case q == "":
+		return nil, out, errors.New("query is empty: say what to look for, e.g. \"termination for convenience\"")
+	case utf8.RuneCountInString(q) > MaxQuery:
+		return nil, out, fmt.Errorf("query is longer than %d characters", MaxQuery)
+	case in.K < 0 || in.K > MaxK:
+		return nil, out, fmt.Errorf("k = %d: want 1 to %d", in.K, MaxK)
+	}
+	k := in.K
+	if k == 0 {
+		k = DefaultK
+	}
+	c, err := h.corpus(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	query := search.Query{Text: q, K: k}
+	if in.Doc != "" {
+		info, err := findDoc(c, in.Doc)
+		if err != nil {
+			return nil, out, err
+		}
+		query.Docs = []string{info.ID}
+	}
+	if c.Index.Docs() == 0 {
+		return nil, out, fmt.Errorf("collection %q holds no documents yet", c.Collection)
+	}
+	res := c.Index.Search(query)
+	ps, err := ingest.Passages(c.Store, c.Collection, res.Hits)
+	if err != nil {
+		return nil, out, fmt.Errorf("reading the passages: %w", err)
+	}
+	out = SearchOutput{Collection: c.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}}
+	for _, id := range res.RoutedTo {
+		out.RoutedTo = append(out.RoutedTo, DocRef{ID: id, Name: c.Index.DocName(id)})
+	}
+	for _, p := range ps {
+		text, truncated := cut(p.Text, MaxPassageText)
+		pages := p.Pages
+		if pages == nil {
+			pages = []int{}
+		}
+		out.Passages = append(out.Passages, Passage{
+			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
+			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated,
+		})
+	}
+	return textResult(searchText(out)), out, nil
+}
+
+// searchText renders search results for a reader.
+func searchText(out SearchOutput) string {
+	var b strings.Builder
+	if len(out.RoutedTo) > 0 {
+		names := make([]string, len(out.RoutedTo))
+		for i, d := range out.RoutedTo {
+			names[i] = d.Name
+		}
+		fmt.Fprintf(&b, "The question names %s; searched only that.\n\n", strings.Join(names, ", "))
+	}
+	if len(out.Passages) == 0 {
+		b.WriteString("No passages found.\n")
+		return b.String()
+	}
+	for _, p := range out.Passages {
+		fmt.Fprintf(&b, "[%d] %s (doc %s)", p.Rank, p.DocName, p.DocID)
+		if p.Path != "" {
+			fmt.Fprintf(&b, " — %s", p.Path)
+		}
+		fmt.Fprintf(&b, "\n%sspan %d–%d\n", pagesText(p.Pages), p.Span.Start, p.Span.End)
+		b.WriteString(quote(p.Text))
+		if p.Truncated {
+			b.WriteString("> […] (cut; read the rest with get_clause or the document resource)\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// quote prefixes every line of text with "> ".
+func quote(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(text, "\n "), "\n") {
+		b.WriteString(strings.TrimRight("> "+line, " "))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func pagesText(pages []int) string {
+	switch len(pages) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("p. %d, ", pages[0])
+	}
+	return fmt.Sprintf("pp. %d–%d, ", pages[0], pages[len(pages)-1])
+}
+
+func textResult(text string) *mcpsdk.CallToolResult {
+	return &mcpsdk.CallToolResult{Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}}
+}
+
+// ListInput are the (no) arguments of list_documents.
+type ListInput struct{}
+
+// DocumentInfo describes one document of the collection.
+type DocumentInfo struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Format  string `json:"format"`
+	Pages   int    `json:"pages" jsonschema:"0 for unpaginated formats"`
+	Clauses int    `json:"clauses" jsonschema:"number of nodes of the clause tree"`
+	Chars   int    `json:"chars" jsonschema:"length of the canonical text in code points"`
+	URI     string `json:"uri" jsonschema:"resource URI of the full text"`
+}
+
+// ListOutput is the structured result of list_documents.
+type ListOutput struct {
+	Collection string         `json:"collection"`
+	Documents  []DocumentInfo `json:"documents"`
+}
+
+// maxListText is the most documents list_documents names in its text (the
+// structured result lists them all).
+const maxListText = 300
+
+func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest, _ ListInput) (*mcpsdk.CallToolResult, ListOutput, error) {
+	var out ListOutput
+	name, err := h.b.Collection(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	c, err := h.b.Corpus(ctx, name)
+	if err != nil {
+		return nil, out, err
+	}
+	infos, err := c.Store.List(c.Collection)
+	if err != nil {
+		return nil, out, fmt.Errorf("listing collection %q: %w", c.Collection, err)
+	}
+	out = ListOutput{Collection: c.Collection, Documents: make([]DocumentInfo, 0, len(infos))}
+	for _, in := range infos {
+		out.Documents = append(out.Documents, DocumentInfo{ID: in.ID, Name: in.Name, Format: in.Format, Pages: in.Pages, Clauses: in.Nodes, Chars: in.Runes, URI: docURI(c.Collection, in.ID)})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Collection %q holds %d documents.\n", c.Collection, len(out.Documents))
+	for i, d := range out.Documents {
+		if i == maxListText {
+			fmt.Fprintf(&b, "… and %d more (see the structured result)\n", len(out.Documents)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- %s (id %s, %s", d.Name, d.ID, d.Format)
+		if d.Pages > 0 {
+			fmt.Fprintf(&b, ", %d pages", d.Pages)
+		}
+		fmt.Fprintf(&b, ", %d clauses)\n", d.Clauses)
+	}
+	return textResult(b.String()), out, nil
+}
