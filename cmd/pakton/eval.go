@@ -154,5 +154,11 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
+	if rep.Errors > 0 && rep.Completed == 0 {
+		return fmt.Errorf("eval contractnli: all %d pairs failed; the scores above mean nothing (first error: %s)", rep.Errors, rep.Failures[0].Error)
+	}
+	if rep.Errors > 0 {
+		fmt.Fprintf(stderr, "contractnli: %d of %d pairs failed and are not scored (listed above)\n", rep.Errors, rep.Pairs)
+	}
 	return nil
 }

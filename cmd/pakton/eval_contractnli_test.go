@@ -114,3 +114,17 @@ func TestEvalContractNLIWithModel(t *testing.T) {
 		t.Errorf("report %+v\n%s", rep, data)
 	}
 }
+
+// TestEvalContractNLIAllFailed: a run in which no pair completes exits with
+// an error after printing the report, so it cannot pass for a result.
+func TestEvalContractNLIAllFailed(t *testing.T) {
+	noModel(t)
+	srv := llmtest.NewServer(t, llmtest.Turn{Name: "bad request", Times: -1, Status: 400, ErrorMessage: "model not found"})
+	out, _, err := capture(t, runEval, "contractnli", "--data", nliFile(t), "--llm-url", srv.BaseURL(), "--llm-model", "missing", "-q")
+	if err == nil || !strings.Contains(err.Error(), "all 2 pairs failed") || !strings.Contains(err.Error(), "model not found") {
+		t.Errorf("err %v", err)
+	}
+	if !strings.Contains(out, "2 pairs, 0 completed, 2 errors") {
+		t.Errorf("output:\n%s", out)
+	}
+}

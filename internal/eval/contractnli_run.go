@@ -52,7 +52,14 @@ const (
 	// maxNLIPassageRunes each passage.
 	maxNLIPassages     = 12
 	maxNLIPassageRunes = 1500
+	// nliAbortAfter failed pairs with none completed end the run: the model
+	// server is down or misconfigured, and each further pair would only
+	// spend its retries.
+	nliAbortAfter = 5
 )
+
+// errAborted is wrapped by RunNLI's error when it gave up early.
+var errAborted = errors.New("stopped early")
 
 // NLIOptions configure a ContractNLI run.
 type NLIOptions struct {
@@ -179,20 +186,31 @@ func RunNLI(ctx context.Context, opt NLIOptions) (*NLIReport, error) {
 		workers = DefaultNLIWorkers
 	}
 	results := make([]NLIResult, len(pairs))
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	done := 0
+	done, completed, failed := 0, 0, 0
 	for w := 0; w < min(workers, max(len(pairs), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = r.pair(ctx, pairs[i])
+				res := r.pair(runCtx, pairs[i])
 				mu.Lock()
+				results[i] = res
 				done++
-				if opt.Progress != nil && ctx.Err() == nil {
-					opt.Progress(done, len(pairs), results[i])
+				if res.Error == "" {
+					completed++
+				} else {
+					failed++
+				}
+				if completed == 0 && failed == nliAbortAfter {
+					stop(fmt.Errorf("%w: the first %d pairs all failed, so the model server looks unusable; the first error: %s", errAborted, failed, res.Error))
+				}
+				if opt.Progress != nil && runCtx.Err() == nil {
+					opt.Progress(done, len(pairs), res)
 				}
 				mu.Unlock()
 			}
@@ -202,13 +220,16 @@ feed:
 	for i := range pairs {
 		select {
 		case next <- i:
-		case <-ctx.Done():
+		case <-runCtx.Done():
 			break feed
 		}
 	}
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("contractnli: %w", err)
+	}
+	if err := context.Cause(runCtx); err != nil {
 		return nil, fmt.Errorf("contractnli: %w", err)
 	}
 

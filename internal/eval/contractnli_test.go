@@ -500,3 +500,16 @@ func TestRunNLINoModel(t *testing.T) {
 		t.Errorf("no model: %v", err)
 	}
 }
+
+// TestRunNLIAbort: when the first pairs all fail, the run stops instead of
+// spending every pair's retries on a server that cannot answer.
+func TestRunNLIAbort(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Name: "bad request", Times: -1, Status: 400, ErrorMessage: "no such model"})
+	_, err := RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "the first 5 pairs all failed") || !strings.Contains(err.Error(), "no such model") {
+		t.Errorf("err %v", err)
+	}
+	if n := len(srv.Requests()); n != 5 {
+		t.Errorf("%d requests after the run gave up, want 5", n)
+	}
+}
