@@ -82,8 +82,8 @@ func runEval(ctx context.Context, args []string) error {
 var errNLINeedsModel = errors.New("ContractNLI classification needs a language model, and none is configured.\n" +
 	"Labelling a hypothesis Entailment, Contradiction or NotMentioned is a judgement only a model can make; pakton does not guess one.\n" +
 	"Point pakton at an OpenAI-compatible server, for example:\n" +
-	"  Ollama: pakton eval contractnli --data FILE --llm-url http://localhost:11434/v1 --llm-model qwen2.5:7b-instruct\n" +
-	"  vLLM:   pakton eval contractnli --data FILE --llm-url http://localhost:8000/v1 --llm-model Qwen/Qwen2.5-7B-Instruct\n" +
+	"  Ollama: pakton eval contractnli --data FILE --llm-url http://localhost:11434/v1 --llm-model qwen3:8b\n" +
+	"  vLLM:   pakton eval contractnli --data FILE --llm-url http://localhost:8000/v1 --llm-model Qwen/Qwen3-8B\n" +
 	"or set " + config.EnvLLMURL + " and " + config.EnvLLMModel + ", or write a config file (--llm-config; see docs/MODELS.md)")
 
 // runEvalContractNLI runs "pakton eval contractnli".
