@@ -314,7 +314,10 @@ func researcherTurns() []llmtest.Turn {
 	sys := llmtest.SystemContains("You are the Researcher")
 	return []llmtest.Turn{
 		{Name: "researcher search", Times: -1, Match: llmtest.All(sys, func(r *llmtest.Request) bool { return !llmtest.LastIsTool()(r) }),
-			ToolCalls: []llmtest.ToolCall{{Name: "search_contract", Arguments: `{"query":"confidential information recipient"}`}}},
+			// An explicit id: llmtest fills in missing ids by writing to the
+			// turn's shared slice, a data race when a Times: -1 turn answers
+			// concurrent requests.
+			ToolCalls: []llmtest.ToolCall{{ID: "call_search", Name: "search_contract", Arguments: `{"query":"confidential information recipient"}`}}},
 		{Name: "researcher answer", Times: -1, Match: llmtest.All(sys, llmtest.LastIsTool()),
 			JSON: map[string]any{"answer": "The closest provision is [E1].", "evidence": []any{map[string]any{"id": "E1", "quote": ""}}}},
 	}
