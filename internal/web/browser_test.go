@@ -1,0 +1,330 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// Browser paths of the Debian chromium and chromium-driver packages.
+const (
+	chromiumPath     = "/usr/bin/chromium"
+	chromedriverPath = "/usr/bin/chromedriver"
+)
+
+// TestBrowser drives the web app in headless Chromium end to end: open the
+// page with #key=, upload contracts, watch ingestion, browse the clause tree,
+// ask a question (evidence report: no model server), click the first
+// citation and check that the highlighted text is exactly the cited span.
+//
+// It runs only with PAKTON_BROWSER=1. Screenshots of each step go to the
+// directory in PAKTON_SCREENSHOTS when set (docs/screenshots in the repo).
+func TestBrowser(t *testing.T) {
+	if os.Getenv("PAKTON_BROWSER") != "1" {
+		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
+	}
+	for _, p := range []string{chromiumPath, chromedriverPath} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
+		}
+	}
+	const key = "test-key-3b1f"
+	api := newFakeAPI(t, key)
+	srv := httptest.NewServer(api.handler())
+	t.Cleanup(srv.Close)
+
+	b := newBrowser(t)
+	shots := os.Getenv("PAKTON_SCREENSHOTS")
+
+	// The key moves from the address into sessionStorage.
+	var href, stored string
+	var cp []int
+	b.run("open the app",
+		chromedp.Navigate(srv.URL+"/#key="+key),
+		chromedp.WaitVisible("#drop", chromedp.ByQuery),
+		chromedp.Evaluate(`location.href`, &href),
+		chromedp.Evaluate(`sessionStorage.getItem('pakton.key')`, &stored),
+		chromedp.Evaluate(`Array.from(cpIndex("a€𝄞b"))`, &cp),
+	)
+	if strings.Contains(href, key) || stored != key {
+		t.Fatalf("key not moved out of the address: href %q, sessionStorage %q", href, stored)
+	}
+	if fmt.Sprint(cp) != "[0 1 2 4 5]" {
+		t.Errorf(`cpIndex("a€𝄞b") = %v, want [0 1 2 4 5]`, cp)
+	}
+
+	// Upload three contracts and a broken file; watch the job finish.
+	broken := filepath.Join(t.TempDir(), "broken.pdf")
+	os.WriteFile(broken, []byte("this is not a PDF"), 0o644)
+	files := []string{
+		abs(t, "../../examples/contracts/master-services-agreement.txt"),
+		abs(t, "../../examples/contracts/supply-agreement.docx"),
+		abs(t, "testdata/music-licence.txt"),
+		broken,
+	}
+	var failedReason string
+	b.run("upload",
+		chromedp.SetUploadFiles("#file-input", files, chromedp.ByQuery),
+		chromedp.WaitVisible(`.job[data-state="done"]`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll('#doc-list .doc-item').length === 3`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Evaluate(`(document.querySelector('.job-files .status-failed .reason') || {}).textContent || ''`, &failedReason),
+	)
+	if failedReason == "" {
+		t.Error("the broken file shows no failure reason")
+	}
+	b.shot(shots, "1-upload")
+
+	// Open a document, click a clause in the tree: its span is highlighted.
+	msa := b.docID("master-services-agreement")
+	b.run("open a document",
+		chromedp.Click(`#doc-list button[data-doc="`+msa+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#outline .node`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => {
+			[...document.querySelectorAll('#outline .node')].find((b) => /Cap on Liability/.test(b.textContent)).click();
+		})()`, nil),
+		chromedp.WaitVisible(`mark.hl-clause`, chromedp.ByQuery),
+	)
+	b.checkMark(srv.URL, key, "mark.hl-clause", msa, nil)
+	b.shot(shots, "2-document")
+
+	// Ask (no model server: evidence report), then click the first citation.
+	b.run("ask",
+		chromedp.SendKeys("#ask-question", "What is the cap on the Provider's liability?"+kb.Enter, chromedp.ByQuery),
+		chromedp.WaitVisible(`#report #source-1 .cite`, chromedp.ByQuery),
+	)
+	b.shot(shots, "3-report")
+	rep := api.lastReport()
+	if rep == nil || len(rep.Sources) == 0 {
+		t.Fatal("no report with sources")
+	}
+	b.run("click the first citation",
+		chromedp.Click(`#source-1 .cite`, chromedp.ByQuery),
+		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+	)
+	src := rep.Sources[0]
+	b.checkMark(srv.URL, key, "mark.hl-cite", src.DocID, &[2]int{src.Span.Start, src.Span.End})
+	b.shot(shots, "4-citation")
+
+	// Non-ASCII text before and inside the cited span (€, 𝄞, 📨): code-point
+	// spans must land on the same characters in the UTF-16 page.
+	music := b.docID("music-licence")
+	b.run("ask about the music licence",
+		chromedp.Click(`#doc-list button[data-doc="`+music+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#ask-scope:not([disabled])`, chromedp.ByQuery),
+		chromedp.Click(`#ask-scope`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('ask-question').value = ''`, nil),
+		chromedp.SendKeys("#ask-question", "What reminder fee and interest apply to late payment?"+kb.Enter, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#report #source-1 .source-where')?.textContent.includes('music-licence')`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Click(`#source-1 .cite`, chromedp.ByQuery),
+		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+	)
+	rep = api.lastReport()
+	src = rep.Sources[0]
+	got := b.checkMark(srv.URL, key, "mark.hl-cite", src.DocID, &[2]int{src.Span.Start, src.Span.End})
+	if !strings.Contains(got, "€") {
+		t.Errorf("the late-payment citation %q does not contain the euro amounts", got)
+	}
+
+	// Contract text is never markup.
+	var hostile struct {
+		Elements int  `json:"elements"`
+		Pwned    bool `json:"pwned"`
+		Shown    bool `json:"shown"`
+	}
+	b.run("hostile text", chromedp.Evaluate(`({
+		elements: document.querySelectorAll('#doc-text img, #doc-text script').length,
+		pwned: window.pwned !== undefined,
+		shown: document.getElementById('doc-text').textContent.includes('<img src=x onerror='),
+	})`, &hostile))
+	if hostile.Elements != 0 || hostile.Pwned || !hostile.Shown {
+		t.Errorf("contract HTML was not shown as text: %+v", hostile)
+	}
+	b.noErrors()
+}
+
+// browser is one headless Chromium tab.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu     sync.Mutex
+	errors []string // uncaught exceptions and console errors in the page
+}
+
+func newBrowser(t *testing.T) *browser {
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile for a moment after the browser exits, failing its cleanup.
+	profile, err := os.MkdirTemp("", "pakton-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() {
+		cancelTime()
+		cancelTab()
+		cancelAlloc()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	b := &browser{t: t, ctx: ctx}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			b.errors = append(b.errors, ev.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value))
+				}
+				b.errors = append(b.errors, "console.error: "+strings.Join(args, " "))
+			}
+		}
+	})
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start %s: %v", chromiumPath, err)
+	}
+	return b
+}
+
+func (b *browser) run(step string, actions ...chromedp.Action) {
+	b.t.Helper()
+	if err := chromedp.Run(b.ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v (page errors: %v)", step, err, b.errors)
+	}
+}
+
+func (b *browser) noErrors() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.errors {
+		b.t.Errorf("page error: %s", e)
+	}
+}
+
+// shot saves a PNG of the viewport as dir/name.png when dir is set.
+func (b *browser) shot(dir, name string) {
+	b.t.Helper()
+	if dir == "" {
+		return
+	}
+	var png []byte
+	b.run("screenshot "+name, chromedp.CaptureScreenshot(&png))
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// docID returns the id of the listed document whose name contains part.
+func (b *browser) docID(part string) string {
+	b.t.Helper()
+	var id string
+	b.run("find "+part, chromedp.Evaluate(fmt.Sprintf(
+		`([...document.querySelectorAll('#doc-list .doc-item')].find((b) => b.textContent.includes(%q)) || {dataset: {}}).dataset.doc || ''`, part), &id))
+	if id == "" {
+		b.t.Fatalf("no document named like %q in the list", part)
+	}
+	return id
+}
+
+// checkMark checks that the <mark> matching sel sits in document docID and
+// holds exactly the code points [start, end) of the document text the API
+// returns; when want is set, the mark must cover that span. It returns the
+// marked text.
+func (b *browser) checkMark(base, key, sel, docID string, want *[2]int) string {
+	b.t.Helper()
+	var m struct {
+		Doc     string `json:"doc"`
+		Start   int    `json:"start"`
+		End     int    `json:"end"`
+		Text    string `json:"text"`
+		Visible bool   `json:"visible"`
+	}
+	b.run("read "+sel, chromedp.Evaluate(fmt.Sprintf(`(() => {
+		const m = document.querySelector(%q);
+		const pre = document.getElementById('doc-text').getBoundingClientRect();
+		const r = m.getBoundingClientRect();
+		return {doc: state.doc.id, start: +m.dataset.start, end: +m.dataset.end, text: m.textContent,
+			visible: r.top < pre.bottom && r.bottom > pre.top};
+	})()`, sel), &m))
+	if m.Doc != docID {
+		b.t.Fatalf("%s is in document %q, want %q", sel, m.Doc, docID)
+	}
+	if want != nil && (m.Start != want[0] || m.End != want[1]) {
+		b.t.Errorf("%s covers [%d,%d), want [%d,%d)", sel, m.Start, m.End, want[0], want[1])
+	}
+	text := []rune(fetchText(b.t, base, key, docID))
+	if m.Start < 0 || m.End > len(text) || m.Start >= m.End {
+		b.t.Fatalf("%s span [%d,%d) outside the document (%d code points)", sel, m.Start, m.End, len(text))
+	}
+	if exact := string(text[m.Start:m.End]); m.Text != exact {
+		b.t.Errorf("%s text differs from the span [%d,%d) of the document:\n got %q\nwant %q", sel, m.Start, m.End, m.Text, exact)
+	}
+	if !m.Visible {
+		b.t.Errorf("%s is not scrolled into view", sel)
+	}
+	return m.Text
+}
+
+// fetchText returns a document's canonical text from the API.
+func fetchText(t *testing.T, base, key, id string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/api/v1/collections/default/documents/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var d struct {
+		Text string `json:"text"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&d); err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET document %s: %d %v", id, res.StatusCode, err)
+	}
+	return d.Text
+}
+
+func abs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
