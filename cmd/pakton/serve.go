@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/mcp"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/server"
+	"github.com/pakton/pakton/internal/store"
+)
+
+const serveUsage = `serve [flags]
+
+Serves the HTTP API (docs/API.md), the web app and the MCP endpoint over the store.
+Every request needs an API key ("Authorization: Bearer KEY"): on the first start
+with no keys, an admin key is created and printed once, with a login URL for the
+web app. Create more with "pakton keys create". --no-auth serves without keys and
+is allowed only on a loopback address.`
+
+func runServe(ctx context.Context, args []string) error {
+	fs, g := newFlags("serve", serveUsage)
+	addr := fs.String("addr", server.DefaultAddr, "address to listen on (host:port)")
+	noAuth := fs.Bool("no-auth", false, "serve without API keys (loopback addresses only)")
+	cors := fs.String("cors-origin", "", "the one browser origin allowed to call the API cross-origin (closed by default)")
+	maxUpload := fs.String("max-upload", "100MB", "largest uploaded file")
+	maxFiles := fs.Int("max-files", server.DefaultMaxFiles, "most files in one upload")
+	maxAsks := fs.Int("max-asks", server.DefaultMaxAsks, "questions answered at once")
+	logFormat := fs.String("log", "text", "access log format on stderr: text or json")
+	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
+	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
+	maxTurns := fs.Int("max-turns", 0, "most questions the Interrogator asks the Researcher (default: the agents' default)")
+	var mf llm.Config
+	fs.StringVar(&mf.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
+	fs.StringVar(&mf.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
+	fs.StringVar(&mf.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
+	cfgPath := fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	fileMax, err := parseSize(*maxUpload)
+	if err != nil {
+		return fmt.Errorf("--max-upload: %w", err)
+	}
+	var logger *slog.Logger
+	switch *logFormat {
+	case "text":
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	default:
+		return fmt.Errorf("--log %q: want text or json", *logFormat)
+	}
+	roles, err := llm.Load(*cfgPath, llm.Roles{Default: mf})
+	if err != nil {
+		return err
+	}
+	if !roles.Configured() && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
+		return fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither for evidence reports", roles.Default.BaseURL, roles.Default.Model)
+	}
+	emb, err := embedderFromEnv()
+	if err != nil {
+		return err
+	}
+	rr, err := rerankerFromEnv()
+	if err != nil {
+		return err
+	}
+
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg := server.Config{
+		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
+		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns,
+		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
+		Embedder: asEmbedder(emb), Models: roles, Logger: logger,
+	}
+	if rr != nil {
+		cfg.Reranker = rr
+	}
+	if roles.Configured() {
+		ext, closeExt, err := externalTools(ctx, *cfgPath)
+		if err != nil {
+			return err
+		}
+		defer closeExt()
+		cfg.External = ext
+	}
+	var secret string
+	if !*noAuth {
+		keys, err := auth.Open(st.Dir())
+		if err != nil {
+			return err
+		}
+		cfg.Keys = keys
+		if secret, err = keys.EnsureAdmin("local admin (created by pakton serve)"); err != nil {
+			return err
+		}
+	}
+	if err := mountExtras(&cfg, st, roles); err != nil {
+		return err
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	base := "http://" + *addr
+	fmt.Fprintf(stderr, "pakton: serving store %s on %s\n", st.Dir(), base)
+	switch {
+	case *noAuth:
+		fmt.Fprintf(stderr, "pakton: no-auth mode: anyone who can reach %s may use every collection\n", *addr)
+	case secret != "":
+		fmt.Fprintf(stderr, "\npakton: created an admin API key (shown only now; it is stored hashed):\n\n    %s\n\n"+
+			"Open the web app logged in:  %s/#key=%s\n"+
+			"Use the API:                 curl -H 'Authorization: Bearer %s' %s/api/v1/collections\n"+
+			"Manage keys with \"pakton keys\".\n\n", secret, base, secret, secret, base)
+	}
+	return srv.ListenAndServe(ctx)
+}
+
+// mountExtras wires the MCP endpoint (and, once it lands, the web app) into
+// the server. The MCP backend binds no collection itself: the server binds
+// each request to its key's collection.
+//
+// TODO(serve): mount the web app once internal/web is committed:
+//
+//	cfg.UI = web.Handler() // embedded static app at "/"
+func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) error {
+	var opts []mcp.Option
+	if roles.Configured() {
+		models, err := agent.ModelsFrom(roles)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, mcp.WithModels(models), mcp.WithExternalTools(cfg.External))
+	}
+	cfg.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(st, "", opts...))
+	return nil
+}

@@ -1,0 +1,290 @@
+// Package auth holds pakton's API keys. A key either belongs to one
+// collection — it can read, search, ask about and add to that collection and
+// nothing else — or is an admin key, which may also create, list and delete
+// collections. Keys are random secrets ("pk_" and 43 base64url characters)
+// shown once when created; the key file stores only their SHA-256 hashes,
+// compared in constant time. The pakton "keys" command and the HTTP server
+// both use this package.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/jobs"
+)
+
+// Prefix starts every key, so a leaked key is easy to recognise and scan for.
+const Prefix = "pk_"
+
+// ErrNotFound is returned when revoking a key id that does not exist.
+var ErrNotFound = errors.New("key not found")
+
+// Key is a stored API key: what it may do, never the secret itself.
+type Key struct {
+	ID   string `json:"id"`             // public identifier, e.g. for "pakton keys revoke"
+	Name string `json:"name,omitempty"` // a label chosen by whoever created it
+	// Collection is the one collection a non-admin key may use.
+	Collection string `json:"collection,omitempty"`
+	// Admin keys may use every collection and create, list and delete them.
+	Admin   bool      `json:"admin,omitempty"`
+	Hash    string    `json:"hash"` // lowercase hex SHA-256 of the secret
+	Created time.Time `json:"created"`
+}
+
+// Allows reports whether the key may use a collection.
+func (k Key) Allows(collection string) bool {
+	return k.Admin || (k.Collection != "" && k.Collection == collection)
+}
+
+// Scope describes what a key may use, for listings.
+func (k Key) Scope() string {
+	if k.Admin {
+		return "admin (all collections)"
+	}
+	return "collection " + k.Collection
+}
+
+// Keyring is the set of API keys of a store, kept in a JSON file. It notices
+// changes another process (the "pakton keys" command) makes to the file.
+type Keyring struct {
+	path string
+
+	mu     sync.Mutex
+	keys   []Key
+	hashes [][]byte
+	stamp  fileStamp
+}
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
+	ok   bool
+}
+
+// File returns the key file of a store directory.
+func File(storeDir string) string { return filepath.Join(storeDir, "auth", "keys.json") }
+
+// Open returns the keyring of a store directory. A missing key file is an
+// empty keyring; the file is created on the first Create.
+func Open(storeDir string) (*Keyring, error) {
+	r := &Keyring{path: File(storeDir)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadLocked(true); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// reloadLocked rereads the key file when it changed since last read.
+func (r *Keyring) reloadLocked(force bool) error {
+	var st fileStamp
+	fi, err := os.Stat(r.path)
+	switch {
+	case err == nil:
+		st = fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		return fmt.Errorf("auth: %s: %w", r.path, err)
+	}
+	if !force && st == r.stamp {
+		return nil
+	}
+	var keys []Key
+	if st.ok {
+		raw, err := os.ReadFile(r.path)
+		if err != nil {
+			return fmt.Errorf("auth: %s: %w", r.path, err)
+		}
+		var f struct {
+			Keys []Key `json:"keys"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return fmt.Errorf("auth: %s: damaged key file: %w", r.path, err)
+		}
+		keys = f.Keys
+	}
+	hashes := make([][]byte, len(keys))
+	for i, k := range keys {
+		h, err := hex.DecodeString(k.Hash)
+		if err != nil || len(h) != sha256.Size {
+			return fmt.Errorf("auth: %s: key %q has a malformed hash", r.path, k.ID)
+		}
+		hashes[i] = h
+	}
+	r.keys, r.hashes, r.stamp = keys, hashes, st
+	return nil
+}
+
+func (r *Keyring) saveLocked(keys []Key) error {
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	raw, err := json.MarshalIndent(struct {
+		Keys []Key `json:"keys"`
+	}{keys}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("auth: encode keys: %w", err)
+	}
+	if err := jobs.WriteFileAtomic(r.path, raw, 0o600); err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	return r.reloadLocked(true)
+}
+
+// Create makes a new key for one collection, or an admin key, and returns
+// the secret — the only time it is available — with the stored key.
+func (r *Keyring) Create(collection, name string, admin bool) (string, Key, error) {
+	if !admin && !ValidCollection(collection) {
+		return "", Key{}, fmt.Errorf("auth: collection %q: want 1-64 characters of [a-z0-9._-], not starting with '.'", collection)
+	}
+	if admin {
+		collection = ""
+	}
+	secret := NewSecret()
+	var id [6]byte
+	rand.Read(id[:])
+	k := Key{ID: hex.EncodeToString(id[:]), Name: strings.TrimSpace(name), Collection: collection, Admin: admin,
+		Hash: Hash(secret), Created: time.Now().UTC().Truncate(time.Second)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadLocked(false); err != nil {
+		return "", Key{}, err
+	}
+	if err := r.saveLocked(append(slices.Clone(r.keys), k)); err != nil {
+		return "", Key{}, err
+	}
+	return secret, k, nil
+}
+
+// List returns the stored keys, oldest first.
+func (r *Keyring) List() ([]Key, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadLocked(false); err != nil {
+		return nil, err
+	}
+	return slices.Clone(r.keys), nil
+}
+
+// Len returns the number of stored keys.
+func (r *Keyring) Len() int {
+	ks, _ := r.List()
+	return len(ks)
+}
+
+// Revoke deletes a key by id; requests with it fail from then on, in this
+// process at once and in a running server at its next request.
+func (r *Keyring) Revoke(id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadLocked(false); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(r.keys, func(k Key) bool { return k.ID == id })
+	if i < 0 {
+		return fmt.Errorf("auth: key %q: %w", id, ErrNotFound)
+	}
+	return r.saveLocked(slices.Delete(slices.Clone(r.keys), i, i+1))
+}
+
+// Lookup returns the key whose secret this is. It compares the secret's
+// hash with every stored hash in constant time, so timing reveals neither
+// which key matched nor how much of one did.
+func (r *Keyring) Lookup(secret string) (Key, bool) {
+	if !strings.HasPrefix(secret, Prefix) || len(secret) > 256 {
+		return Key{}, false
+	}
+	h := sha256.Sum256([]byte(secret))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadLocked(false); err != nil {
+		return Key{}, false // fail closed
+	}
+	found := -1
+	for i, kh := range r.hashes {
+		if subtle.ConstantTimeCompare(h[:], kh) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Key{}, false
+	}
+	return r.keys[found], true
+}
+
+// NewSecret returns a new random key: Prefix and 32 random bytes in
+// unpadded base64url.
+func NewSecret() string {
+	var b [32]byte
+	rand.Read(b[:])
+	return Prefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Hash returns the lowercase hex SHA-256 of a secret, as stored.
+func Hash(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// ValidCollection reports whether name is a valid collection name (the
+// store's rule: 1-64 characters of [a-z0-9._-], not starting with '.').
+func ValidCollection(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+type ctxKey struct{}
+
+// WithKey returns a context carrying the key a request was authorized with.
+func WithKey(ctx context.Context, k Key) context.Context {
+	return context.WithValue(ctx, ctxKey{}, k)
+}
+
+// FromContext returns the key a request was authorized with. Handlers
+// mounted behind the server's authentication (the MCP endpoint) use it to
+// learn which collection a caller may use.
+func FromContext(ctx context.Context) (Key, bool) {
+	k, ok := ctx.Value(ctxKey{}).(Key)
+	return k, ok
+}
+
+// EnsureAdmin creates an admin key named name when the keyring holds no key
+// at all, so a first local start is usable at once. It returns the new
+// secret, or "" when keys already existed.
+func (r *Keyring) EnsureAdmin(name string) (string, error) {
+	r.mu.Lock()
+	if err := r.reloadLocked(false); err != nil {
+		r.mu.Unlock()
+		return "", err
+	}
+	n := len(r.keys)
+	r.mu.Unlock()
+	if n > 0 {
+		return "", nil
+	}
+	secret, _, err := r.Create("", name, true)
+	return secret, err
+}

@@ -1,0 +1,536 @@
+// Package jobs runs long background work — ingesting an upload, reviewing a
+// deal room — as jobs a client can watch, cancel and find again after a
+// restart. Each job is one JSON file in the manager's directory, replaced
+// atomically on every change, so a crash leaves either the previous state or
+// the next one, never half of either. Jobs still queued or running when the
+// process stopped are run again on the next start (their functions must be
+// idempotent) or, when that is not possible, marked failed.
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is where a job is in its life.
+type State string
+
+// Job states. Done, Failed and Cancelled are final.
+const (
+	Queued    State = "queued"
+	Running   State = "running"
+	Done      State = "done"
+	Failed    State = "failed"
+	Cancelled State = "cancelled"
+)
+
+// Final reports whether a job in state s will not change any more.
+func (s State) Final() bool { return s == Done || s == Failed || s == Cancelled }
+
+// ErrNotFound is returned for a job id the manager does not know.
+var ErrNotFound = errors.New("job not found")
+
+// ErrClosed is returned by Submit after Close.
+var ErrClosed = errors.New("jobs: manager closed")
+
+// Progress is how far a running job has got.
+type Progress struct {
+	Done    int    `json:"done"`              // items finished
+	Total   int    `json:"total"`             // items found (0 while unknown)
+	Current string `json:"current,omitempty"` // the item just finished or being worked on
+}
+
+// Result is the outcome for one item of a job (a file, a document).
+type Result struct {
+	Name   string `json:"name"`
+	ID     string `json:"id,omitempty"`     // e.g. the document id
+	Status string `json:"status"`           // kind-specific, e.g. "added", "failed"
+	Reason string `json:"reason,omitempty"` // why, when not plainly successful
+}
+
+// Job is one unit of background work and everything a client may see about
+// it.
+type Job struct {
+	ID         string    `json:"id"`
+	Kind       string    `json:"kind"`
+	Collection string    `json:"collection"`
+	State      State     `json:"state"`
+	Created    time.Time `json:"created"`
+	Started    time.Time `json:"started,omitzero"`
+	Finished   time.Time `json:"finished,omitzero"`
+	// Attempts counts the runs started, including runs a restart cut short.
+	Attempts int      `json:"attempts"`
+	Progress Progress `json:"progress"`
+	Results  []Result `json:"results"`
+	// Error says why a failed job failed.
+	Error string `json:"error,omitempty"`
+	// Params are the kind-specific inputs given to Submit.
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Reporter is how a running job publishes its progress and results.
+type Reporter interface {
+	// Progress replaces the job's progress.
+	Progress(p Progress)
+	// Result records the outcome of one item; a later result with the same
+	// Name replaces an earlier one (a resumed job reports items again).
+	Result(r Result)
+}
+
+// Func runs one job. It must return promptly once ctx is cancelled, and must
+// be idempotent: a job interrupted by a restart is run again from the start.
+// A nil error finishes the job as done, an error as failed (unless ctx was
+// cancelled by Cancel: then it is cancelled).
+type Func func(ctx context.Context, j Job, r Reporter) error
+
+// Options tune a Manager. The zero value is the default.
+type Options struct {
+	// Workers is the number of jobs run at once (default 1).
+	Workers int
+	// MaxAttempts bounds the runs of a job interrupted by restarts; a job
+	// that already started this many runs is marked failed on the next start
+	// rather than run again (default 3).
+	MaxAttempts int
+	// Finished, when set, is called once when a job reaches a final state
+	// (e.g. to remove its uploaded files), before Wait returns it. It runs
+	// with the manager locked: it must be quick and must not call the
+	// Manager.
+	Finished func(Job)
+	// Logger receives warnings (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Manager queues, runs and persists jobs.
+type Manager struct {
+	dir   string
+	opt   Options
+	funcs map[string]Func
+
+	ctx    context.Context // cancelled by Close
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	cond   *sync.Cond
+	jobs   map[string]*entry
+	queue  []string
+	closed bool
+	start  sync.Once
+}
+
+type entry struct {
+	job       Job
+	cancel    context.CancelFunc // set while running
+	cancelled bool               // Cancel was called
+	done      chan struct{}      // closed when final
+	saved     time.Time          // last persisted progress
+}
+
+// Open loads the jobs persisted in dir (creating it if needed). Register the
+// job kinds with Handle, then call Start to resume unfinished jobs and begin
+// running new ones.
+func Open(dir string, opt Options) (*Manager, error) {
+	if opt.Workers <= 0 {
+		opt.Workers = 1
+	}
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = 3
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}}
+	m.cond = sync.NewCond(&m.mu)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if strings.HasPrefix(name, ".tmp-") {
+			os.Remove(path) // a write a crash interrupted; the previous file is intact
+			continue
+		}
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || !ValidID(id) {
+			continue
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
+		}
+		var j Job
+		if err := json.Unmarshal(raw, &j); err != nil || j.ID != id {
+			opt.Logger.Warn("jobs: ignoring unreadable job file", "path", path, "err", err)
+			continue
+		}
+		en := &entry{job: j, done: make(chan struct{})}
+		if j.State.Final() {
+			close(en.done)
+		}
+		m.jobs[id] = en
+	}
+	return m, nil
+}
+
+// Handle registers the function that runs jobs of a kind. Call it before
+// Start.
+func (m *Manager) Handle(kind string, f Func) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.funcs[kind] = f
+}
+
+// Start resumes the jobs a previous process left queued or running — or
+// marks them failed when their kind is unknown or they were interrupted
+// MaxAttempts times — and starts the workers. Calls after the first do
+// nothing.
+func (m *Manager) Start() {
+	m.start.Do(func() {
+		m.mu.Lock()
+		var unfinished []*entry
+		for _, en := range m.jobs {
+			if !en.job.State.Final() {
+				unfinished = append(unfinished, en)
+			}
+		}
+		slices.SortFunc(unfinished, func(a, b *entry) int { return cmpJobs(a.job, b.job) })
+		for _, en := range unfinished {
+			switch {
+			case m.funcs[en.job.Kind] == nil:
+				m.finishLocked(en, Failed, fmt.Sprintf("interrupted by a restart, and this server cannot run %q jobs", en.job.Kind))
+			case en.job.Attempts >= m.opt.MaxAttempts:
+				m.finishLocked(en, Failed, fmt.Sprintf("interrupted by a restart %d times; not retried again", en.job.Attempts))
+			default:
+				en.job.State = Queued
+				m.saveLocked(en)
+				m.queue = append(m.queue, en.job.ID)
+			}
+		}
+		m.mu.Unlock()
+		for range m.opt.Workers {
+			m.wg.Add(1)
+			go m.work()
+		}
+	})
+}
+
+func cmpJobs(a, b Job) int {
+	return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+}
+
+// Submit persists a new queued job of a kind for a collection and returns
+// it. params is encoded as JSON and handed back to the job's function.
+func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return Job{}, fmt.Errorf("jobs: submit %s: encode params: %w", kind, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Job{}, ErrClosed
+	}
+	if m.funcs[kind] == nil {
+		return Job{}, fmt.Errorf("jobs: submit: unknown kind %q", kind)
+	}
+	j := Job{ID: NewID(), Kind: kind, Collection: collection, State: Queued, Created: time.Now().UTC(), Params: raw}
+	en := &entry{job: j, done: make(chan struct{})}
+	if err := m.write(j); err != nil {
+		return Job{}, err
+	}
+	m.jobs[j.ID] = en
+	m.queue = append(m.queue, j.ID)
+	m.cond.Signal()
+	return clone(j), nil
+}
+
+// Get returns a job by id.
+func (m *Manager) Get(id string) (Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	en := m.jobs[id]
+	if en == nil {
+		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	return clone(en.job), nil
+}
+
+// List returns the jobs of a collection ("" for all), newest first.
+func (m *Manager) List(collection string) []Job {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Job
+	for _, en := range m.jobs {
+		if collection == "" || en.job.Collection == collection {
+			out = append(out, clone(en.job))
+		}
+	}
+	slices.SortFunc(out, func(a, b Job) int { return cmpJobs(b, a) })
+	return out
+}
+
+// Cancel stops a job: a queued job is cancelled at once, a running one as
+// soon as its function returns. Cancelling a finished job changes nothing.
+func (m *Manager) Cancel(id string) (Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	en := m.jobs[id]
+	if en == nil {
+		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	switch en.job.State {
+	case Queued:
+		m.queue = slices.DeleteFunc(m.queue, func(q string) bool { return q == id })
+		m.finishLocked(en, Cancelled, "")
+	case Running:
+		en.cancelled = true
+		en.cancel()
+	}
+	return clone(en.job), nil
+}
+
+// CancelCollection cancels every unfinished job of a collection.
+func (m *Manager) CancelCollection(collection string) {
+	for _, j := range m.List(collection) {
+		if !j.State.Final() {
+			m.Cancel(j.ID)
+		}
+	}
+}
+
+// Wait blocks until the job is final or ctx is done, and returns it.
+func (m *Manager) Wait(ctx context.Context, id string) (Job, error) {
+	m.mu.Lock()
+	en := m.jobs[id]
+	m.mu.Unlock()
+	if en == nil {
+		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	select {
+	case <-en.done:
+	case <-ctx.Done():
+		return Job{}, ctx.Err()
+	}
+	return m.Get(id)
+}
+
+// Close stops the workers. Running jobs are interrupted without being
+// marked final, so the next Start runs them again; queued jobs stay queued.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	m.cond.Broadcast()
+	m.mu.Unlock()
+	m.stop()
+	m.wg.Wait()
+	return nil
+}
+
+// work runs queued jobs until Close.
+func (m *Manager) work() {
+	defer m.wg.Done()
+	for {
+		m.mu.Lock()
+		for len(m.queue) == 0 && !m.closed {
+			m.cond.Wait()
+		}
+		if m.closed {
+			m.mu.Unlock()
+			return
+		}
+		id := m.queue[0]
+		m.queue = m.queue[1:]
+		en := m.jobs[id]
+		f := m.funcs[en.job.Kind]
+		ctx, cancel := context.WithCancel(m.ctx)
+		en.cancel = cancel
+		en.job.State = Running
+		en.job.Attempts++
+		en.job.Started = time.Now().UTC()
+		m.saveLocked(en)
+		j := clone(en.job)
+		m.mu.Unlock()
+
+		err := m.run(ctx, f, j, &reporter{m: m, en: en})
+		cancel()
+
+		m.mu.Lock()
+		en.cancel = nil
+		switch {
+		case en.cancelled:
+			m.finishLocked(en, Cancelled, "")
+		case m.ctx.Err() != nil:
+			// Shutting down: leave the job running on disk so the next
+			// start runs it again.
+		case err != nil:
+			m.finishLocked(en, Failed, err.Error())
+		default:
+			m.finishLocked(en, Done, "")
+		}
+		m.mu.Unlock()
+	}
+}
+
+// run calls f, turning a panic into an error so one job cannot stop the
+// workers.
+func (m *Manager) run(ctx context.Context, f Func, j Job, r Reporter) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.opt.Logger.Error("jobs: job panicked", "id", j.ID, "kind", j.Kind, "panic", p)
+			err = fmt.Errorf("internal error (please report): %v", p)
+		}
+	}()
+	return f(ctx, j, r)
+}
+
+// finishLocked moves a job to a final state, persists it and notifies.
+func (m *Manager) finishLocked(en *entry, st State, msg string) {
+	en.job.State = st
+	en.job.Error = msg
+	en.job.Finished = time.Now().UTC()
+	m.saveLocked(en)
+	if m.opt.Finished != nil {
+		m.opt.Finished(clone(en.job))
+	}
+	close(en.done)
+}
+
+// saveLocked persists a job, logging a failure: the in-memory state stays
+// authoritative for this process.
+func (m *Manager) saveLocked(en *entry) {
+	en.saved = time.Now()
+	if err := m.write(en.job); err != nil {
+		m.opt.Logger.Error("jobs: cannot persist job", "id", en.job.ID, "err", err)
+	}
+}
+
+// write replaces the job's file atomically: a temporary file is written and
+// synced, then renamed over the old one, and the directory synced.
+func (m *Manager) write(j Job) error {
+	raw, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return fmt.Errorf("jobs: encode job %s: %w", j.ID, err)
+	}
+	return WriteFileAtomic(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
+}
+
+// WriteFileAtomic replaces path with data so that a crash leaves either the
+// old file or the new one: it writes a temporary file beside it (named
+// ".tmp-…"), syncs it, renames it over path and syncs the directory.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// reporter updates a running job. Progress is persisted at most every
+// progressEvery; results and final states always.
+type reporter struct {
+	m  *Manager
+	en *entry
+}
+
+const progressEvery = 500 * time.Millisecond
+
+func (r *reporter) Progress(p Progress) {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	r.en.job.Progress = p
+	if time.Since(r.en.saved) >= progressEvery {
+		r.m.saveLocked(r.en)
+	}
+}
+
+func (r *reporter) Result(res Result) {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	rs := r.en.job.Results
+	if i := slices.IndexFunc(rs, func(x Result) bool { return x.Name == res.Name }); i >= 0 {
+		rs[i] = res
+	} else {
+		r.en.job.Results = append(rs, res)
+	}
+	if time.Since(r.en.saved) >= progressEvery {
+		r.m.saveLocked(r.en)
+	}
+}
+
+func clone(j Job) Job {
+	j.Results = slices.Clone(j.Results)
+	if j.Results == nil {
+		j.Results = []Result{}
+	}
+	return j
+}
+
+// NewID returns a new job id: a time prefix (so ids sort roughly by
+// creation) and 48 random bits.
+func NewID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return strconv.FormatInt(time.Now().UnixMilli(), 36) + hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id has the form NewID produces (lowercase letters
+// and digits only), so it is safe as a file name.
+func ValidID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

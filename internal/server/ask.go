@@ -1,0 +1,357 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/tool"
+)
+
+// askRequest is the body of POST …/ask.
+type askRequest struct {
+	Question     string   `json:"question"`
+	Context      string   `json:"context"`
+	Instructions string   `json:"instructions"`
+	Docs         []string `json:"docs"`
+	MaxTurns     int      `json:"max_turns"`
+	// Evidence asks for an evidence report even when a model is configured.
+	Evidence bool `json:"evidence"`
+}
+
+// maxTurnsLimit bounds max_turns a client may ask for.
+const maxTurnsLimit = 20
+
+// savedReport is a report as stored and served.
+type savedReport struct {
+	ID         string         `json:"id"`
+	Collection string         `json:"collection"`
+	Created    time.Time      `json:"created"`
+	Report     *report.Report `json:"report"`
+}
+
+// reportSummary is one line of GET …/reports.
+type reportSummary struct {
+	ID       string      `json:"id"`
+	Created  time.Time   `json:"created"`
+	Question string      `json:"question"`
+	Title    string      `json:"title"`
+	Mode     report.Mode `json:"mode"`
+	Complete bool        `json:"complete"`
+}
+
+// sse writes server-sent events. Each write pushes the connection's write
+// deadline forward, so a stream may last as long as it keeps sending while a
+// stalled client is still cut off.
+type sse struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+const sseWriteWindow = 30 * time.Second
+
+func (e *sse) send(event string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	e.rc.SetWriteDeadline(time.Now().Add(sseWriteWindow))
+	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", event, data); err != nil {
+		return err
+	}
+	return e.rc.Flush()
+}
+
+func (e *sse) comment(text string) error {
+	e.rc.SetWriteDeadline(time.Now().Add(sseWriteWindow))
+	if _, err := fmt.Fprintf(e.w, ": %s\n\n", text); err != nil {
+		return err
+	}
+	return e.rc.Flush()
+}
+
+// ask answers a question as a stream of server-sent events: "progress"
+// lines while the agents (or the evidence search) work, one "source" per
+// source of the report, then "report" with the saved report, or "error".
+func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	var req askRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	req.Question = strings.TrimSpace(req.Question)
+	if req.Question == "" {
+		fail(w, http.StatusBadRequest, "empty question")
+		return
+	}
+	if req.MaxTurns < 0 || req.MaxTurns > maxTurnsLimit {
+		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
+		return
+	}
+	ids, ok := s.resolveDocs(w, r, c, req.Docs)
+	if !ok {
+		return
+	}
+	li, err := s.indexes.get(r.Context(), c)
+	if err != nil {
+		s.storeErr(w, r, "load index", err)
+		return
+	}
+	if li.ix.Docs() == 0 {
+		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.AskTimeout)
+	defer cancel()
+	defer context.AfterFunc(s.streams, cancel)()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	ev := &sse{w: w, rc: http.NewResponseController(w)}
+	rc := ev.rc
+	rc.SetReadDeadline(time.Time{})
+	if err := ev.comment("pakton ask"); err != nil {
+		return
+	}
+
+	// Wait for a free slot, bounded.
+	select {
+	case s.asks <- struct{}{}:
+	default:
+		ev.send("progress", progressEvent{"waiting for a free slot (other questions are being answered)"})
+		wait := time.NewTimer(s.cfg.AskQueueWait)
+		defer wait.Stop()
+		select {
+		case s.asks <- struct{}{}:
+		case <-wait.C:
+			ev.send("error", apiError{"the server is busy answering other questions; try again later"})
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+	defer func() { <-s.asks }()
+
+	// The agents run in their own goroutine; this one writes the stream.
+	progress := make(chan string, 64)
+	type outcome struct {
+		rep *report.Report
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("ask: panic", "panic", p)
+				done <- outcome{nil, fmt.Errorf("internal error")}
+			}
+		}()
+		say := func(msg string) {
+			select {
+			case progress <- msg:
+			default: // a slow client loses progress lines, never the report
+			}
+		}
+		lib := agent.NewLibrary(&tool.Corpus{Store: s.st, Collection: c, Index: li.ix})
+		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids}
+		if s.models == nil || req.Evidence {
+			if s.models == nil {
+				say("no language model configured: building an evidence report")
+			} else {
+				say("evidence report requested: quoting the best-matching provisions")
+			}
+			rep, err := agent.Evidence(ctx, lib, areq, agent.EvidenceK)
+			done <- outcome{rep, err}
+			return
+		}
+		turns := req.MaxTurns
+		if turns == 0 {
+			turns = s.cfg.MaxTurns
+		}
+		a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say}
+		rep, err := a.Ask(ctx, areq)
+		done <- outcome{rep, err}
+	}()
+
+	keepalive := time.NewTicker(15 * time.Second)
+	defer keepalive.Stop()
+	var out outcome
+wait:
+	for {
+		select {
+		case msg := <-progress:
+			if ev.send("progress", progressEvent{msg}) != nil {
+				cancel()
+			}
+		case <-keepalive.C:
+			if ev.comment("keepalive") != nil {
+				cancel()
+			}
+		case out = <-done:
+			break wait
+		}
+	}
+	for len(progress) > 0 {
+		ev.send("progress", progressEvent{<-progress})
+	}
+	if out.rep == nil {
+		msg := "the question could not be answered"
+		switch {
+		case errors.Is(out.err, context.DeadlineExceeded):
+			msg = "the answer took longer than the server allows"
+		case errors.Is(out.err, context.Canceled):
+			msg = "cancelled"
+		case out.err != nil:
+			msg = out.err.Error()
+		}
+		ev.send("error", apiError{msg})
+		return
+	}
+	saved := savedReport{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Report: out.rep}
+	if err := s.saveReport(saved); err != nil {
+		s.log.Error("ask: cannot save report", "collection", c, "err", err)
+		saved.ID = ""
+	}
+	for _, src := range out.rep.Sources {
+		if src.Pages == nil {
+			src.Pages = []int{}
+		}
+		ev.send("source", src)
+	}
+	raw, err := stableJSON(out.rep)
+	if err != nil {
+		ev.send("error", apiError{"cannot encode the report"})
+		return
+	}
+	ev.send("report", map[string]any{"id": saved.ID, "collection": c, "created": saved.Created, "report": raw})
+	if out.err != nil {
+		ev.send("error", apiError{"stopped early; the report is the best draft so far: " + out.err.Error()})
+	}
+}
+
+type progressEvent struct {
+	Message string `json:"message"`
+}
+
+// reportsDir is where a collection's reports live: inside the collection's
+// directory of the store, so deleting the collection deletes them.
+func (s *Server) reportsDir(c string) string {
+	return filepath.Join(s.st.Dir(), "collections", c, "reports")
+}
+
+// saveReport writes a report atomically. It never creates the collection's
+// directory: a collection deleted meanwhile takes its reports with it.
+func (s *Server) saveReport(sr savedReport) error {
+	dir := s.reportsDir(sr.Collection)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	raw, err := json.Marshal(sr)
+	if err != nil {
+		return err
+	}
+	return jobs.WriteFileAtomic(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
+}
+
+func (s *Server) readReport(c, id string) (savedReport, error) {
+	var sr savedReport
+	if !jobs.ValidID(id) {
+		return sr, store.ErrNotFound
+	}
+	raw, err := os.ReadFile(filepath.Join(s.reportsDir(c), id+".json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return sr, store.ErrNotFound
+	}
+	if err != nil {
+		return sr, err
+	}
+	if err := json.Unmarshal(raw, &sr); err != nil {
+		return sr, fmt.Errorf("report %s: %w", id, err)
+	}
+	if sr.Collection != c {
+		return savedReport{}, store.ErrNotFound
+	}
+	return sr, nil
+}
+
+func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	if _, err := s.st.Generation(c); err != nil {
+		s.storeErr(w, r, "list reports", err)
+		return
+	}
+	ents, err := os.ReadDir(s.reportsDir(c))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.internal(w, "list reports", err)
+		return
+	}
+	out := []reportSummary{}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !jobs.ValidID(id) {
+			continue
+		}
+		sr, err := s.readReport(c, id)
+		if err != nil || sr.Report == nil {
+			continue
+		}
+		out = append(out, reportSummary{ID: sr.ID, Created: sr.Created, Question: sr.Report.Question,
+			Title: sr.Report.Title, Mode: sr.Report.Mode, Complete: sr.Report.Complete})
+	}
+	slices.SortFunc(out, func(a, b reportSummary) int { return b.Created.Compare(a.Created) })
+	writeJSON(w, http.StatusOK, map[string]any{"reports": out})
+}
+
+func (s *Server) getReport(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	if _, err := s.st.Generation(c); err != nil {
+		s.storeErr(w, r, "get report", err)
+		return
+	}
+	sr, err := s.readReport(c, id)
+	if errors.Is(err, store.ErrNotFound) {
+		fail(w, http.StatusNotFound, "report %q not found", id)
+		return
+	}
+	if err != nil {
+		s.internal(w, "get report", err)
+		return
+	}
+	raw, err := stableJSON(sr.Report)
+	if err != nil {
+		s.internal(w, "get report", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": sr.ID, "collection": sr.Collection, "created": sr.Created, "report": raw})
+}
+
+// stableJSON encodes a report in report.WriteJSON's stable shape (lists as
+// [] rather than null) on one line.
+func stableJSON(rep *report.Report) (json.RawMessage, error) {
+	var buf strings.Builder
+	if err := report.WriteJSON(&buf, rep); err != nil {
+		return nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(buf.String())); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
+}

@@ -1,0 +1,407 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// kindIngest is the job kind that ingests an upload.
+const kindIngest = "ingest"
+
+// ingestParams are the parameters of an ingest job.
+type ingestParams struct {
+	// Upload names the directory under <store>/uploads holding the files.
+	Upload string   `json:"upload"`
+	Files  []string `json:"files"`
+}
+
+// uploadTimeout bounds reading one upload request's body.
+const uploadTimeout = 15 * time.Minute
+
+func (s *Server) uploadsDir() string { return filepath.Join(s.st.Dir(), "uploads") }
+
+// docJSON is a document's metadata as the API shows it. The server-side
+// path of the uploaded file is never shown.
+type docJSON struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Format     string    `json:"format"`
+	Runes      int       `json:"runes"`
+	Pages      int       `json:"pages"`
+	Nodes      int       `json:"nodes"`
+	SHA256     string    `json:"sha256"`
+	Size       int64     `json:"size"`
+	IngestedAt time.Time `json:"ingested_at"`
+}
+
+func toDocJSON(in store.DocInfo) docJSON {
+	return docJSON{ID: in.ID, Name: in.Name, Format: in.Format, Runes: in.Runes, Pages: in.Pages, Nodes: in.Nodes,
+		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt}
+}
+
+// storeErr answers a store error: 404 for a missing collection or
+// document, 500 otherwise.
+func (s *Server) storeErr(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalidName) {
+		if id := r.PathValue("id"); id != "" {
+			if _, gerr := s.st.Generation(r.PathValue("c")); gerr == nil {
+				fail(w, http.StatusNotFound, "document %q not found", id)
+				return
+			}
+		}
+		collectionNotFound(w, r.PathValue("c"))
+		return
+	}
+	s.internal(w, what, err)
+}
+
+func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	infos, err := s.st.List(r.PathValue("c"))
+	if err != nil {
+		s.storeErr(w, r, "list documents", err)
+		return
+	}
+	out := make([]docJSON, len(infos))
+	for i, in := range infos {
+		out[i] = toDocJSON(in)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"documents": out})
+}
+
+// documentJSON is a document with its clause tree and, unless ?text=0, its
+// canonical text. Spans everywhere are code points of that text.
+type documentJSON struct {
+	Document docJSON         `json:"document"`
+	Text     *string         `json:"text,omitempty"`
+	Pages    []document.Page `json:"pages"`
+	Tree     *clause.Tree    `json:"tree"`
+}
+
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	rec, err := s.st.Get(c, id)
+	if err != nil {
+		s.storeErr(w, r, "get document", err)
+		return
+	}
+	info, err := s.st.Info(c, id)
+	if err != nil {
+		s.storeErr(w, r, "get document", err)
+		return
+	}
+	out := documentJSON{Document: toDocJSON(info), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec)}
+	if out.Pages == nil {
+		out.Pages = []document.Page{}
+	}
+	if t := r.URL.Query().Get("text"); t != "0" && t != "false" {
+		out.Text = &rec.Doc.Text
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	if err := s.st.Delete(r.PathValue("c"), r.PathValue("id")); err != nil {
+		s.storeErr(w, r, "delete document", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// uploadError is a rejected upload: its status and message.
+type uploadError struct {
+	status int
+	msg    string
+}
+
+func (e *uploadError) Error() string { return e.msg }
+
+func rejected(status int, format string, args ...any) error {
+	return &uploadError{status, fmt.Sprintf(format, args...)}
+}
+
+// upload saves the files of a multipart request under <store>/uploads and
+// queues one ingestion job for them. The request is all or nothing: one file
+// too large, of the wrong type, or with content that does not match its
+// type rejects the whole upload and nothing is kept.
+func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	if !auth.ValidCollection(c) {
+		collectionNotFound(w, c)
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(uploadTimeout))
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		fail(w, http.StatusBadRequest, "want a multipart/form-data body with one or more file parts: %v", err)
+		return
+	}
+	if err := os.MkdirAll(s.uploadsDir(), 0o700); err != nil {
+		s.internal(w, "upload", err)
+		return
+	}
+	tmp, err := os.MkdirTemp(s.uploadsDir(), ".tmp-")
+	if err != nil {
+		s.internal(w, "upload", err)
+		return
+	}
+	files, err := s.receive(mr, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		var ue *uploadError
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &ue):
+			fail(w, ue.status, "%s", ue.msg)
+		case errors.As(err, &mbe):
+			fail(w, http.StatusRequestEntityTooLarge, "upload larger than the limit of %d bytes per request", mbe.Limit)
+		default:
+			fail(w, http.StatusBadRequest, "cannot read the upload: %v", err)
+		}
+		return
+	}
+	name := jobs.NewID()
+	if err := os.Rename(tmp, filepath.Join(s.uploadsDir(), name)); err != nil {
+		os.RemoveAll(tmp)
+		s.internal(w, "upload", err)
+		return
+	}
+	j, err := s.jobs.Submit(kindIngest, c, ingestParams{Upload: name, Files: files})
+	if err != nil {
+		os.RemoveAll(filepath.Join(s.uploadsDir(), name))
+		s.internal(w, "upload", err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/jobs/"+j.ID)
+	writeJSON(w, http.StatusAccepted, map[string]any{"job": jobJSON(j)})
+}
+
+// receive streams the file parts of an upload into dir, checking count,
+// sizes, names and content. It returns the saved (sanitized) names.
+func (s *Server) receive(mr *multipart.Reader, dir string) ([]string, error) {
+	var names []string
+	seen := map[string]bool{}
+	fields := 0
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if part.FileName() == "" {
+			// A plain form field: ignored, but bounded.
+			fields++
+			if fields > 100 {
+				return nil, rejected(http.StatusBadRequest, "too many form fields")
+			}
+			io.Copy(io.Discard, io.LimitReader(part, 64<<10))
+			part.Close()
+			continue
+		}
+		if len(names) == s.cfg.MaxFiles {
+			return nil, rejected(http.StatusRequestEntityTooLarge, "too many files: at most %d per upload", s.cfg.MaxFiles)
+		}
+		name, err := SafeName(part.FileName())
+		if err != nil {
+			return nil, err
+		}
+		if seen[strings.ToLower(name)] {
+			return nil, rejected(http.StatusBadRequest, "file %q appears twice in this upload", name)
+		}
+		seen[strings.ToLower(name)] = true
+		if err := s.saveFile(part, dir, name); err != nil {
+			return nil, err
+		}
+		part.Close()
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil, rejected(http.StatusBadRequest, "no files in the upload (send multipart/form-data file parts)")
+	}
+	return names, nil
+}
+
+// saveFile writes one part to dir/name, bounded by MaxFileBytes, checking
+// that its content matches the type its extension claims.
+func (s *Server) saveFile(part io.Reader, dir, name string) error {
+	head := make([]byte, 1024)
+	n, err := io.ReadFull(part, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return err
+	}
+	head = head[:n]
+	if n == 0 {
+		return rejected(http.StatusBadRequest, "file %q is empty", name)
+	}
+	if err := Sniff(name, head); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(head); err != nil {
+		return err
+	}
+	limit := s.cfg.MaxFileBytes - int64(n)
+	written, err := io.Copy(f, io.LimitReader(part, limit+1))
+	if err != nil {
+		return err
+	}
+	if written > limit {
+		return rejected(http.StatusRequestEntityTooLarge, "file %q is larger than the limit of %d bytes per file", name, s.cfg.MaxFileBytes)
+	}
+	return f.Sync()
+}
+
+// SafeName turns a client's file name into the name a document is stored
+// under: the last path element only (so "../../etc/passwd.txt" becomes
+// "passwd.txt"), characters outside letters, digits, space, '.', '-', '_',
+// '(' and ')' replaced by '_', no leading dots, at most 120 bytes keeping the
+// extension. The extension must be one pakton reads. The name is never used
+// as a path on its own: uploads are saved inside a directory the server
+// creates.
+func SafeName(client string) (string, error) {
+	base := path.Base(strings.ReplaceAll(client, "\\", "/"))
+	ext := path.Ext(base)
+	if base == ".." || base == "." || base == "/" {
+		ext = ""
+	}
+	stem := strings.TrimLeft(strings.TrimSpace(safeChars(strings.TrimSuffix(base, ext))), ". ")
+	ext = safeChars(ext)
+	if len(ext) > 10 {
+		ext = ""
+	}
+	if len(stem)+len(ext) > 120 {
+		stem = strings.TrimSpace(stem[:120-len(ext)])
+	}
+	if stem == "" {
+		stem = "upload"
+	}
+	n := stem + ext
+	if parse.Format(n) == "" {
+		return "", rejected(http.StatusUnsupportedMediaType, "file %q: unsupported type (pakton reads .txt .md .html .htm .docx .pdf)", n)
+	}
+	return n, nil
+}
+
+// safeChars replaces every character outside letters, digits, space and
+// ".-_()" with '_'.
+func safeChars(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+			r == '.', r == '-', r == '_', r == ' ', r == '(', r == ')':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// Sniff checks that the first bytes of a file match the format its name
+// claims: "%PDF-" for PDF, a zip header for DOCX, text for HTML and text
+// files. Anything else is refused before it reaches a parser.
+func Sniff(name string, head []byte) error {
+	ok := false
+	switch parse.Format(name) {
+	case "pdf":
+		ok = bytes.Contains(head, []byte("%PDF-"))
+	case "docx":
+		ok = bytes.HasPrefix(head, []byte("PK\x03\x04"))
+	case "html", "text":
+		ok = strings.HasPrefix(http.DetectContentType(head), "text/")
+	}
+	if !ok {
+		return rejected(http.StatusUnsupportedMediaType, "file %q: its content is not %s", name, parse.Format(name))
+	}
+	return nil
+}
+
+// runIngest is the ingest job: it ingests the upload's directory into the
+// collection. Ingest skips files already stored with the same bytes, so a
+// job resumed after a restart only does what is left.
+func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) error {
+	var p ingestParams
+	if err := json.Unmarshal(j.Params, &p); err != nil || !jobs.ValidID(p.Upload) {
+		return fmt.Errorf("bad job parameters")
+	}
+	dir := filepath.Join(s.uploadsDir(), p.Upload)
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("the uploaded files are no longer on the server; upload them again")
+	}
+	clean := func(reason string) string { return strings.ReplaceAll(reason, dir+string(filepath.Separator), "") }
+	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder,
+		Progress: func(pr ingest.Progress) {
+			rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.File})
+			if pr.Done > 0 {
+				rep.Result(jobs.Result{Name: pr.File, ID: store.DocID(pr.File), Status: string(pr.Status), Reason: clean(pr.Reason)})
+			}
+		}}
+	sum, err := ingest.Ingest(ctx, s.st, j.Collection, []string{dir}, opt)
+	if err != nil {
+		return errors.New(clean(err.Error()))
+	}
+	if n := sum.Count(ingest.StatusFailed) + sum.Count(ingest.StatusSkipped); n == len(sum.Files) && n > 0 {
+		return fmt.Errorf("none of the %d files could be ingested", n)
+	}
+	return nil
+}
+
+// jobFinished removes an upload's files once its job is final.
+func (s *Server) jobFinished(j jobs.Job) {
+	if j.Kind != kindIngest {
+		return
+	}
+	var p ingestParams
+	if json.Unmarshal(j.Params, &p) == nil && jobs.ValidID(p.Upload) {
+		os.RemoveAll(filepath.Join(s.uploadsDir(), p.Upload))
+	}
+}
+
+// removeOrphanUploads removes upload directories no unfinished job refers
+// to: partial uploads and files of jobs finished while their cleanup was
+// cut short.
+func (s *Server) removeOrphanUploads() {
+	ents, err := os.ReadDir(s.uploadsDir())
+	if err != nil {
+		return
+	}
+	live := map[string]bool{}
+	for _, j := range s.jobs.List("") {
+		var p ingestParams
+		if j.Kind == kindIngest && !j.State.Final() && json.Unmarshal(j.Params, &p) == nil {
+			live[p.Upload] = true
+		}
+	}
+	for _, e := range ents {
+		if !live[e.Name()] {
+			os.RemoveAll(filepath.Join(s.uploadsDir(), e.Name()))
+		}
+	}
+}

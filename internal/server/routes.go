@@ -1,0 +1,245 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/mcp"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// routes builds the handler: the API, health checks, the MCP endpoint and
+// the web app, behind the access log and the browser guard.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	const api = "/api/v1"
+	mux.Handle("POST "+api+"/collections", s.admin(s.createCollection))
+	mux.Handle("GET "+api+"/collections", s.authed(s.listCollections))
+	mux.Handle("DELETE "+api+"/collections/{c}", s.admin(s.deleteCollection))
+
+	mux.Handle("POST "+api+"/collections/{c}/documents", s.authed(s.upload))
+	mux.Handle("GET "+api+"/collections/{c}/documents", s.authed(s.listDocuments))
+	mux.Handle("GET "+api+"/collections/{c}/documents/{id}", s.authed(s.getDocument))
+	mux.Handle("DELETE "+api+"/collections/{c}/documents/{id}", s.authed(s.deleteDocument))
+
+	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
+	mux.Handle("POST "+api+"/collections/{c}/ask", s.authed(s.ask))
+	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
+	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))
+
+	mux.Handle("GET "+api+"/collections/{c}/jobs", s.authed(s.listJobs))
+	mux.Handle("GET "+api+"/jobs/{id}", s.authed(s.getJob))
+	mux.Handle("POST "+api+"/jobs/{id}/cancel", s.authed(s.cancelJob))
+
+	mux.Handle("GET "+api+"/whoami", s.authed(s.whoami))
+	mux.Handle(api+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, "no such API route")
+	}))
+
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := s.ready(); err != nil {
+			s.log.Warn("readyz: store not ready", "err", err)
+			fail(w, http.StatusServiceUnavailable, "store not ready")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	s.mountExtras(mux)
+	return s.accessLog(s.guard(mux))
+}
+
+// mountExtras mounts the MCP endpoint and the web app. The MCP endpoint is
+// behind the API's authentication: each request is bound (mcp.WithCollection)
+// to its key's collection, or for an admin key to the collection named by
+// the X-Pakton-Collection header or ?collection= ("default" when neither).
+// cmd/pakton/serve.go wires Config.MCP and Config.UI from packages mcp and
+// web.
+func (s *Server) mountExtras(mux *http.ServeMux) {
+	if s.cfg.MCP != nil {
+		h := s.authed(func(w http.ResponseWriter, r *http.Request, k auth.Key) {
+			c := k.Collection
+			if k.Admin {
+				// An admin key names the collection it works on.
+				c = cmpOr(r.Header.Get("X-Pakton-Collection"), r.URL.Query().Get("collection"), store.DefaultCollection)
+			}
+			s.cfg.MCP.ServeHTTP(w, r.WithContext(mcp.WithCollection(r.Context(), c)))
+		})
+		mux.Handle("/mcp", h)
+		mux.Handle("/mcp/", h)
+	}
+	if s.cfg.UI != nil {
+		mux.Handle("/", s.cfg.UI)
+	} else {
+		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Write([]byte("pakton API server. See docs/API.md; the API is under /api/v1.\n"))
+		})
+	}
+}
+
+func cmpOr(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (s *Server) whoami(w http.ResponseWriter, r *http.Request, k auth.Key) {
+	writeJSON(w, http.StatusOK, map[string]any{"id": k.ID, "name": k.Name, "admin": k.Admin, "collection": k.Collection})
+}
+
+// --- collections ---
+
+type collectionJSON struct {
+	Name    string `json:"name"`
+	Docs    int    `json:"docs"`
+	Created string `json:"created,omitempty"`
+}
+
+func toCollectionJSON(c store.CollectionInfo) collectionJSON {
+	out := collectionJSON{Name: c.Name, Docs: c.Docs}
+	if !c.Created.IsZero() {
+		out.Created = c.Created.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	return out
+}
+
+func (s *Server) createCollection(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	var req struct {
+		Name string `json:"name"`
+	}
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	if !auth.ValidCollection(req.Name) {
+		fail(w, http.StatusBadRequest, "collection name %q: want 1-64 characters of [a-z0-9._-], not starting with '.'", req.Name)
+		return
+	}
+	if _, err := s.st.Generation(req.Name); err == nil && req.Name != store.DefaultCollection {
+		fail(w, http.StatusConflict, "collection %q already exists", req.Name)
+		return
+	}
+	if err := s.st.CreateCollection(req.Name); err != nil {
+		s.internal(w, "create collection", err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"collection": collectionJSON{Name: req.Name}})
+}
+
+func (s *Server) listCollections(w http.ResponseWriter, r *http.Request, k auth.Key) {
+	all, err := s.st.Collections()
+	if err != nil {
+		s.internal(w, "list collections", err)
+		return
+	}
+	out := []collectionJSON{}
+	for _, c := range all {
+		if k.Allows(c.Name) {
+			out = append(out, toCollectionJSON(c))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"collections": out})
+}
+
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	if !auth.ValidCollection(c) {
+		collectionNotFound(w, c)
+		return
+	}
+	s.jobs.CancelCollection(c)
+	err := s.st.DeleteCollection(c)
+	s.indexes.drop(c)
+	if errors.Is(err, store.ErrNotFound) {
+		collectionNotFound(w, c)
+		return
+	}
+	if err != nil {
+		s.internal(w, "delete collection", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// internal logs an unexpected error (without request data) and answers 500.
+func (s *Server) internal(w http.ResponseWriter, what string, err error) {
+	if errors.Is(err, store.ErrClosed) {
+		fail(w, http.StatusServiceUnavailable, "server shutting down")
+		return
+	}
+	s.log.Error("server: "+what, "err", err)
+	fail(w, http.StatusInternalServerError, "internal error: %s failed", what)
+}
+
+// --- jobs ---
+
+// jobJSON is a job as the API shows it (without its internal parameters).
+func jobJSON(j jobs.Job) jobs.Job {
+	j.Params = nil
+	return j
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	list := s.jobs.List(c)
+	if _, err := s.st.Generation(c); err != nil && len(list) == 0 {
+		s.storeErr(w, r, "list jobs", err)
+		return
+	}
+	out := make([]jobs.Job, len(list))
+	for i, j := range list {
+		out[i] = jobJSON(j)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": out})
+}
+
+// visibleJob returns a job the key may see; any other answers 404 exactly
+// as a missing job does.
+func (s *Server) visibleJob(w http.ResponseWriter, r *http.Request, k auth.Key) (jobs.Job, bool) {
+	id := r.PathValue("id")
+	j, err := s.jobs.Get(id)
+	if err != nil || !k.Allows(j.Collection) {
+		fail(w, http.StatusNotFound, "job %q not found", id)
+		return jobs.Job{}, false
+	}
+	return j, true
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
+	if j, ok := s.visibleJob(w, r, k); ok {
+		writeJSON(w, http.StatusOK, map[string]any{"job": jobJSON(j)})
+	}
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
+	j, ok := s.visibleJob(w, r, k)
+	if !ok {
+		return
+	}
+	j, err := s.jobs.Cancel(j.ID)
+	if err != nil {
+		s.internal(w, "cancel job", err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"job": jobJSON(j)})
+}
+
+// docRefs normalises a request's document list: trimmed, deduplicated.
+func docRefs(in []string) []string {
+	var out []string
+	for _, d := range in {
+		if d = strings.TrimSpace(d); d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}

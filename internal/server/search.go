@@ -1,0 +1,288 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// indexes caches each collection's search index, keyed by the collection's
+// store generation: a request reloads the index only when a document was
+// put or deleted since it was loaded (by this server or another process),
+// and concurrent requests share one load.
+type indexes struct {
+	st *store.Store
+	mu sync.Mutex
+	m  map[string]*indexSlot
+}
+
+type indexSlot struct {
+	load sync.Mutex // one load at a time
+	cur  atomic.Pointer[loadedIndex]
+}
+
+// loadedIndex is one collection's index at one generation, with the texts
+// and trees of the documents its hits were resolved against.
+type loadedIndex struct {
+	coll string
+	gen  uint64
+	ix   *search.Index
+	vers map[string]string // document id → version (sha256 and ingest time)
+
+	mu    sync.RWMutex
+	docs  map[string]*cachedDoc
+	bytes int64
+}
+
+type cachedDoc struct {
+	ver  string
+	doc  *document.Document
+	tree *clause.Tree
+}
+
+// maxCachedText bounds the document text a collection's cache holds; past
+// it documents are read from the store per request.
+const maxCachedText = 256 << 20
+
+func newIndexes(st *store.Store) *indexes { return &indexes{st: st, m: map[string]*indexSlot{}} }
+
+// drop forgets a collection's index (it was deleted).
+func (x *indexes) drop(c string) {
+	x.mu.Lock()
+	delete(x.m, c)
+	x.mu.Unlock()
+}
+
+// get returns the index of a collection at its current generation.
+func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
+	gen, err := x.st.Generation(c)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	sl := x.m[c]
+	if sl == nil {
+		sl = &indexSlot{}
+		x.m[c] = sl
+	}
+	x.mu.Unlock()
+	if cur := sl.cur.Load(); cur != nil && cur.gen == gen {
+		return cur, nil
+	}
+	sl.load.Lock()
+	defer sl.load.Unlock()
+	old := sl.cur.Load()
+	if old != nil && old.gen == gen {
+		return old, nil
+	}
+	infos, err := x.st.List(c)
+	if err != nil {
+		return nil, err
+	}
+	// The load is shared by every waiting request, so one client going away
+	// must not cancel it.
+	ix, err := ingest.LoadIndex(context.WithoutCancel(ctx), x.st, c)
+	if err != nil {
+		return nil, err
+	}
+	li := &loadedIndex{coll: c, gen: gen, ix: ix, vers: make(map[string]string, len(infos)), docs: map[string]*cachedDoc{}}
+	for _, in := range infos {
+		li.vers[in.ID] = in.Source.SHA256 + "@" + in.Source.IngestedAt.String()
+	}
+	if old != nil { // keep the documents that did not change
+		old.mu.RLock()
+		for id, d := range old.docs {
+			if li.vers[id] == d.ver {
+				li.docs[id] = d
+				li.bytes += int64(len(d.doc.Text))
+			}
+		}
+		old.mu.RUnlock()
+	}
+	sl.cur.Store(li)
+	return li, nil
+}
+
+// doc returns a document's text and tree, from the cache when it holds the
+// version the index was built from.
+func (li *loadedIndex) doc(st *store.Store, id string) (*cachedDoc, error) {
+	li.mu.RLock()
+	d := li.docs[id]
+	li.mu.RUnlock()
+	if d != nil {
+		return d, nil
+	}
+	rec, err := st.Get(li.coll, id)
+	if err != nil {
+		return nil, err
+	}
+	rec.Artifacts = nil
+	d = &cachedDoc{ver: li.vers[id], doc: rec.Doc, tree: ingest.Tree(rec)}
+	li.mu.Lock()
+	if li.bytes+int64(len(d.doc.Text)) <= maxCachedText {
+		li.docs[id] = d
+		li.bytes += int64(len(d.doc.Text))
+	}
+	li.mu.Unlock()
+	return d, nil
+}
+
+// searchRequest is the body of POST …/search.
+type searchRequest struct {
+	Query string   `json:"query"`
+	K     int      `json:"k"`
+	Docs  []string `json:"docs"` // document ids or names; empty: whole collection
+}
+
+type hitJSON struct {
+	Rank    int           `json:"rank"`
+	DocID   string        `json:"doc_id"`
+	DocName string        `json:"doc_name"`
+	Path    string        `json:"path"`
+	Pages   []int         `json:"pages"`
+	Span    document.Span `json:"span"`
+	Score   float64       `json:"score"`
+	Text    string        `json:"text"`
+}
+
+type routedJSON struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type searchResponse struct {
+	Query    string       `json:"query"`
+	RoutedTo []routedJSON `json:"routed_to"`
+	Hits     []hitJSON    `json:"hits"`
+}
+
+// maxK bounds the hits one search returns.
+const maxK = 100
+
+// rerankDepth is how many hits a configured reranker reorders.
+const rerankDepth = 30
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	var req searchRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	if req.Query == "" {
+		fail(w, http.StatusBadRequest, "empty query")
+		return
+	}
+	if req.K == 0 {
+		req.K = 10
+	}
+	if req.K < 0 || req.K > maxK {
+		fail(w, http.StatusBadRequest, "k %d: want 1 to %d", req.K, maxK)
+		return
+	}
+	ids, ok := s.resolveDocs(w, r, c, req.Docs)
+	if !ok {
+		return
+	}
+	li, err := s.indexes.get(r.Context(), c)
+	if err != nil {
+		s.storeErr(w, r, "load index", err)
+		return
+	}
+	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids})
+	if err != nil {
+		s.log.Warn("search: model server failed", "err", err)
+		fail(w, http.StatusBadGateway, "search failed: %v", err)
+		return
+	}
+	out := searchResponse{Query: req.Query, RoutedTo: []routedJSON{}, Hits: []hitJSON{}}
+	for _, id := range res.RoutedTo {
+		out.RoutedTo = append(out.RoutedTo, routedJSON{id, li.ix.DocName(id)})
+	}
+	for _, h := range res.Hits {
+		d, err := li.doc(s.st, h.DocID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted since the index was loaded
+		}
+		if err != nil {
+			s.internal(w, "read document", err)
+			return
+		}
+		hj := hitJSON{Rank: len(out.Hits) + 1, DocID: h.DocID, DocName: d.doc.Name, Pages: d.doc.PagesOf(h.Span),
+			Span: h.Span, Score: h.Score, Text: d.doc.Slice(h.Span)}
+		if hj.Pages == nil {
+			hj.Pages = []int{}
+		}
+		if t := d.tree; t != nil && len(t.Nodes) > 0 {
+			node := h.Node
+			if node <= 0 || node >= len(t.Nodes) {
+				node = t.At(h.Span.Start)
+			}
+			hj.Path = t.Path(node)
+		}
+		out.Hits = append(out.Hits, hj)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// resolveDocs turns the document ids or names of a request into ids,
+// answering 404 itself for one the collection does not hold.
+func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, refs []string) ([]string, bool) {
+	var ids []string
+	for _, ref := range docRefs(refs) {
+		info, err := ingest.FindDoc(s.st, c, ref)
+		if err != nil {
+			if _, gerr := s.st.Generation(c); gerr != nil {
+				collectionNotFound(w, c)
+			} else {
+				fail(w, http.StatusNotFound, "document %q not found", ref)
+			}
+			return nil, false
+		}
+		ids = append(ids, info.ID)
+	}
+	return ids, true
+}
+
+// runSearch runs q, fusing dense retrieval in when the index has vectors and
+// an embedder is configured, and reranking when a reranker is.
+func (s *Server) runSearch(ctx context.Context, li *loadedIndex, q search.Query) (search.Result, error) {
+	if dense, _ := li.ix.Dense(); dense && s.cfg.Embedder != nil {
+		v, err := s.cfg.Embedder.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return search.Result{}, fmt.Errorf("embedding the query: %w", err)
+		}
+		q.Vector = v[0]
+	}
+	if s.cfg.Reranker == nil {
+		return li.ix.Search(q), nil
+	}
+	k := q.K
+	q.K = max(k, rerankDepth)
+	res := li.ix.Search(q)
+	text := func(h search.Hit) string {
+		d, err := li.doc(s.st, h.DocID)
+		if err != nil {
+			return ""
+		}
+		return d.doc.Slice(h.Span)
+	}
+	var err error
+	res.Hits, err = search.RerankHits(ctx, s.cfg.Reranker, q.Text, res.Hits, rerankDepth, text)
+	if err != nil {
+		return res, fmt.Errorf("reranking: %w", err)
+	}
+	if len(res.Hits) > k {
+		res.Hits = res.Hits[:k]
+	}
+	return res, nil
+}

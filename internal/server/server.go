@@ -1,0 +1,290 @@
+// Package server is pakton's HTTP API: collections, document upload with
+// background ingestion jobs, search, questions answered as a stream of
+// server-sent events, saved reports, and health checks, all under /api/v1
+// and all authorized per collection with API keys (package auth). The web
+// app and the MCP endpoint are mounted beside it and use the same API and
+// keys. docs/API.md describes every route.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/tool"
+)
+
+// Defaults for the limits in Config.
+const (
+	DefaultAddr            = "127.0.0.1:8080"
+	DefaultMaxFileBytes    = 100 << 20
+	DefaultMaxFiles        = 100
+	DefaultMaxRequestBytes = 1 << 30
+	DefaultMaxJSONBytes    = 1 << 20
+	DefaultMaxAsks         = 4
+	DefaultAskTimeout      = 10 * time.Minute
+	DefaultAskQueueWait    = 2 * time.Minute
+)
+
+// Config configures a Server. Store is required; so is Keys unless NoAuth.
+type Config struct {
+	// Store is the open store the API serves. The server does not close it.
+	Store *store.Store
+	// Keys authorizes requests. Required unless NoAuth.
+	Keys *auth.Keyring
+	// NoAuth serves every request as if made with an admin key. It is
+	// refused unless the server listens on a loopback address, and then
+	// requests must also name a loopback host (against DNS rebinding).
+	NoAuth bool
+	// Addr is the address ListenAndServe listens on (DefaultAddr).
+	Addr string
+	// CORSOrigin, when set, is the one browser origin (e.g.
+	// "https://app.example.com") allowed to call the API from another
+	// origin. Cross-origin requests from any other origin are refused.
+	CORSOrigin string
+
+	// MaxFileBytes bounds each uploaded file (DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// MaxFiles bounds the files of one upload (DefaultMaxFiles).
+	MaxFiles int
+	// MaxRequestBytes bounds an upload request's body (DefaultMaxRequestBytes).
+	MaxRequestBytes int64
+	// MaxJSONBytes bounds the body of every JSON request (DefaultMaxJSONBytes).
+	MaxJSONBytes int64
+	// MaxAsks bounds the questions answered at once; more wait for a slot
+	// up to AskQueueWait (DefaultMaxAsks).
+	MaxAsks int
+	// AskTimeout bounds one answer (DefaultAskTimeout).
+	AskTimeout time.Duration
+	// AskQueueWait bounds how long a question waits for a slot.
+	AskQueueWait time.Duration
+
+	// Parse configures parsing of uploads (OCR, PDF engine). Its MaxBytes
+	// is set from MaxFileBytes.
+	Parse parse.Options
+	// IngestWorkers is the number of files parsed at once per job
+	// (default: the number of CPUs).
+	IngestWorkers int
+	// Embedder, when set, embeds uploaded documents and questions for dense
+	// retrieval.
+	Embedder search.Embedder
+	// Reranker, when set, reorders the best search hits.
+	Reranker search.Reranker
+	// Models are the agents' models; when none is configured, asks return
+	// evidence reports.
+	Models llm.Roles
+	// External are the external tools the agents may use (none by default).
+	External []tool.Tool
+	// MaxTurns bounds the Interrogator's questions (agent.DefaultMaxTurns).
+	MaxTurns int
+
+	// Logger receives the access log and warnings (slog.Default()).
+	Logger *slog.Logger
+	// UI, when set, serves the web app at "/".
+	UI http.Handler
+	// MCP, when set (mcp.HTTPHandler), is mounted at "/mcp" behind the same
+	// authentication; each request is bound to a collection with
+	// mcp.WithCollection (see mountExtras).
+	MCP http.Handler
+}
+
+// Server is the HTTP API over one store.
+type Server struct {
+	cfg     Config
+	st      *store.Store
+	log     *slog.Logger
+	jobs    *jobs.Manager
+	indexes *indexes
+	models  *agent.Models // nil: evidence reports
+	asks    chan struct{} // semaphore of running asks
+	handler http.Handler
+
+	streams    context.Context // cancelled when the server shuts down
+	stopStream context.CancelFunc
+	closeOnce  sync.Once
+}
+
+// New returns a Server over cfg.Store: it opens the job directory, resumes
+// the jobs a previous run left unfinished and starts the job workers. Call
+// Close (or ListenAndServe, which closes on return) to stop them.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: no store")
+	}
+	if cfg.Keys == nil && !cfg.NoAuth {
+		return nil, errors.New("server: no keyring (give Keys, or NoAuth for local use)")
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.NoAuth && !loopbackAddr(cfg.Addr) {
+		return nil, fmt.Errorf("server: --no-auth is only allowed on a loopback address, not %q; create keys with \"pakton keys create\" instead", cfg.Addr)
+	}
+	if cfg.MaxFileBytes <= 0 {
+		cfg.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if cfg.MaxFiles <= 0 {
+		cfg.MaxFiles = DefaultMaxFiles
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if cfg.MaxJSONBytes <= 0 {
+		cfg.MaxJSONBytes = DefaultMaxJSONBytes
+	}
+	if cfg.MaxAsks <= 0 {
+		cfg.MaxAsks = DefaultMaxAsks
+	}
+	if cfg.AskTimeout <= 0 {
+		cfg.AskTimeout = DefaultAskTimeout
+	}
+	if cfg.AskQueueWait <= 0 {
+		cfg.AskQueueWait = DefaultAskQueueWait
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = agent.DefaultMaxTurns
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.Parse.MaxBytes = cfg.MaxFileBytes
+	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks)}
+	s.indexes = newIndexes(cfg.Store)
+	if cfg.Models.Configured() {
+		m, err := agent.ModelsFrom(cfg.Models)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.models = &m
+	}
+	s.streams, s.stopStream = context.WithCancel(context.Background())
+	var err error
+	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), jobs.Options{Logger: s.log, Finished: s.jobFinished})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.jobs.Handle(kindIngest, s.runIngest)
+	s.removeOrphanUploads()
+	s.jobs.Start()
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler: the API, health checks, and the
+// web app and MCP endpoint when configured.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Jobs returns the server's job manager, for features that add job kinds.
+func (s *Server) Jobs() *jobs.Manager { return s.jobs }
+
+// Close cancels the streams in progress and stops the job workers; running
+// jobs stay unfinished on disk and resume on the next start. It does not
+// close the store.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.stopStream()
+		s.jobs.Close()
+	})
+	return nil
+}
+
+// ListenAndServe listens on Config.Addr and serves until ctx is cancelled,
+// then shuts down gracefully: it stops accepting connections, ends the
+// answer streams in progress, waits up to 10 s for requests to finish, and
+// closes the server.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on a listener the caller opened.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer s.Close()
+	if s.cfg.NoAuth && !loopbackAddr(ln.Addr().String()) {
+		ln.Close()
+		return fmt.Errorf("server: --no-auth is only allowed on a loopback address, not %s", ln.Addr())
+	}
+	srv := s.HTTPServer()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("server: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shut)
+	if errors.Is(err, context.DeadlineExceeded) {
+		srv.Close()
+	}
+	if e := <-errc; e != nil && !errors.Is(e, http.ErrServerClosed) {
+		return fmt.Errorf("server: %w", e)
+	}
+	return err
+}
+
+// HTTPServer returns an http.Server for the handler with the server's
+// timeouts. Uploads and answer streams extend their own deadlines.
+func (s *Server) HTTPServer() *http.Server {
+	srv := &http.Server{
+		Addr:              s.cfg.Addr,
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	srv.RegisterOnShutdown(s.stopStream)
+	return srv
+}
+
+// loopbackAddr reports whether a host:port names a loopback interface.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return loopbackHost(host)
+}
+
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ready reports whether the store is open and writable.
+func (s *Server) ready() error {
+	if _, err := s.st.Collections(); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.st.Dir(), ".tmp-readyz-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
