@@ -29,6 +29,8 @@ func init() {
 		{"docs", "list or remove documents and collections", runDocs},
 		{"tree", "print the clause tree of a file", runTree},
 		{"mcp", "serve a collection to assistants over the Model Context Protocol (stdio)", runMCP},
+		{"serve", "serve the HTTP API, web app and MCP endpoint (docs/API.md)", runServe},
+		{"keys", "create, list or revoke API keys for serve", runKeys},
 		{"eval", "measure retrieval on LegalBench-RAG (eval legalbench …)", runEval},
 	}
 }
