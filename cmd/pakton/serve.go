@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/server"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/web"
 )
 
 const serveUsage = `serve [flags]
@@ -130,13 +131,9 @@ func runServe(ctx context.Context, args []string) error {
 	return srv.ListenAndServe(ctx)
 }
 
-// mountExtras wires the MCP endpoint (and, once it lands, the web app) into
-// the server. The MCP backend binds no collection itself: the server binds
-// each request to its key's collection.
-//
-// TODO(serve): mount the web app once internal/web is committed:
-//
-//	cfg.UI = web.Handler() // embedded static app at "/"
+// mountExtras wires the web app and the MCP endpoint into the server. The
+// MCP backend binds no collection itself: the server binds each request to
+// its key's collection.
 func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) error {
 	var opts []mcp.Option
 	if roles.Configured() {
@@ -147,5 +144,6 @@ func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) error {
 		opts = append(opts, mcp.WithModels(models), mcp.WithExternalTools(cfg.External))
 	}
 	cfg.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(st, "", opts...))
+	cfg.UI = web.Handler()
 	return nil
 }
