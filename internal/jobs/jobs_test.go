@@ -1,0 +1,182 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func wait(t *testing.T, m *Manager, id string) Job {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	j, err := m.Wait(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// TestLifecycle: done, failed, cancelled (queued and running), progress and
+// results, and every state persisted as complete JSON.
+func TestLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	var finished atomic.Int32
+	m, err := Open(dir, Options{Finished: func(Job) { finished.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	block := make(chan struct{})
+	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
+		var p struct{ Mode string }
+		json.Unmarshal(j.Params, &p)
+		r.Progress(Progress{Done: 0, Total: 2})
+		r.Result(Result{Name: "a", Status: "ok"})
+		r.Result(Result{Name: "a", Status: "redone"})
+		r.Progress(Progress{Done: 1, Total: 2, Current: "a"})
+		switch p.Mode {
+		case "fail":
+			return errors.New("boom")
+		case "panic":
+			panic("oops")
+		case "block":
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-block:
+			}
+		}
+		return nil
+	})
+	m.Start()
+	ok, _ := m.Submit("work", "c1", map[string]string{"mode": "ok"})
+	if j := wait(t, m, ok.ID); j.State != Done || len(j.Results) != 1 || j.Results[0].Status != "redone" || j.Progress.Done != 1 || j.Attempts != 1 {
+		t.Errorf("done job %+v", j)
+	}
+	bad, _ := m.Submit("work", "c1", map[string]string{"mode": "fail"})
+	if j := wait(t, m, bad.ID); j.State != Failed || j.Error != "boom" {
+		t.Errorf("failed job %+v", j)
+	}
+	pan, _ := m.Submit("work", "c1", map[string]string{"mode": "panic"})
+	if j := wait(t, m, pan.ID); j.State != Failed || !strings.Contains(j.Error, "oops") {
+		t.Errorf("panicking job %+v", j)
+	}
+	run, _ := m.Submit("work", "c2", map[string]string{"mode": "block"})
+	queued, _ := m.Submit("work", "c2", map[string]string{"mode": "ok"})
+	for { // wait until the first is running
+		if j, _ := m.Get(run.ID); j.State == Running {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if j, _ := m.Cancel(queued.ID); j.State != Cancelled {
+		t.Errorf("cancelled queued job %+v", j)
+	}
+	m.Cancel(run.ID)
+	if j := wait(t, m, run.ID); j.State != Cancelled {
+		t.Errorf("cancelled running job %+v", j)
+	}
+	if n := len(m.List("c2")); n != 2 {
+		t.Errorf("List(c2) = %d jobs", n)
+	}
+	if n := len(m.List("")); n != 5 {
+		t.Errorf("List() = %d jobs", n)
+	}
+	if finished.Load() != 5 {
+		t.Errorf("Finished called %d times", finished.Load())
+	}
+	if _, err := m.Submit("nope", "c", nil); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	if _, err := m.Get("nosuch"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get(nosuch) = %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		raw, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		var j Job
+		if err := json.Unmarshal(raw, &j); err != nil || !j.State.Final() {
+			t.Errorf("%s on disk: %v %s", e.Name(), err, raw)
+		}
+	}
+}
+
+// TestResume: jobs a stopped manager left running are run again by the next
+// one; unknown kinds and jobs interrupted too often are marked failed; a
+// stray temporary file and a damaged file are ignored.
+func TestResume(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := Open(dir, Options{MaxAttempts: 2})
+	started := make(chan struct{}, 1)
+	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	m.Start()
+	j, _ := m.Submit("work", "c", nil)
+	<-started
+	queued, _ := m.Submit("work", "c", nil)
+	m.Close()
+	if _, err := m.Submit("work", "c", nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Submit after Close: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, ".tmp-123"), []byte("{half"), 0o600)
+	os.WriteFile(filepath.Join(dir, "zzzz.json"), []byte("{half"), 0o600)
+	orphan := Job{ID: "orphan1", Kind: "gone", Collection: "c", State: Running, Created: time.Now()}
+	raw, _ := json.Marshal(orphan)
+	os.WriteFile(filepath.Join(dir, "orphan1.json"), raw, 0o600)
+
+	// Second run: the job resumes (attempt 2) and finishes.
+	m2, err := Open(dir, Options{MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2.Handle("work", func(ctx context.Context, j Job, r Reporter) error { return nil })
+	m2.Start()
+	if got := wait(t, m2, j.ID); got.State != Done || got.Attempts != 2 {
+		t.Errorf("resumed job %+v", got)
+	}
+	if got := wait(t, m2, queued.ID); got.State != Done || got.Attempts != 1 {
+		t.Errorf("queued job %+v", got)
+	}
+	if got := wait(t, m2, "orphan1"); got.State != Failed || !strings.Contains(got.Error, "cannot run") {
+		t.Errorf("unknown kind %+v", got)
+	}
+	m2.Close()
+	if _, err := os.Stat(filepath.Join(dir, ".tmp-123")); err == nil {
+		t.Error("temporary file not removed")
+	}
+
+	// A job interrupted MaxAttempts times is not run again.
+	tired := Job{ID: "tired1", Kind: "work", Collection: "c", State: Running, Attempts: 2, Created: time.Now()}
+	raw, _ = json.Marshal(tired)
+	os.WriteFile(filepath.Join(dir, "tired1.json"), raw, 0o600)
+	m3, _ := Open(dir, Options{MaxAttempts: 2})
+	m3.Handle("work", func(ctx context.Context, j Job, r Reporter) error { return nil })
+	m3.Start()
+	defer m3.Close()
+	if got := wait(t, m3, "tired1"); got.State != Failed {
+		t.Errorf("job interrupted twice: %+v", got)
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for _, id := range []string{NewID(), "abc123"} {
+		if !ValidID(id) {
+			t.Errorf("ValidID(%q) = false", id)
+		}
+	}
+	for _, id := range []string{"", "../x", "A", "a.b", strings.Repeat("a", 65)} {
+		if ValidID(id) {
+			t.Errorf("ValidID(%q) = true", id)
+		}
+	}
+}
