@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/pakton/pakton/internal/report"
 )
 
 // Browser paths of the Debian chromium and chromium-driver packages.
@@ -40,10 +42,7 @@ func TestBrowser(t *testing.T) {
 			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
 		}
 	}
-	const key = "test-key-3b1f"
-	api := newFakeAPI(t, key)
-	srv := httptest.NewServer(api.handler())
-	t.Cleanup(srv.Close)
+	srv, key := startAPI(t)
 
 	b := newBrowser(t)
 	shots := os.Getenv("PAKTON_SCREENSHOTS")
@@ -67,7 +66,7 @@ func TestBrowser(t *testing.T) {
 
 	// Upload three contracts and a broken file; watch the job finish.
 	broken := filepath.Join(t.TempDir(), "broken.pdf")
-	os.WriteFile(broken, []byte("this is not a PDF"), 0o644)
+	os.WriteFile(broken, []byte("%PDF-1.7\nthe header is right but nothing after it is a PDF\n"), 0o644)
 	files := []string{
 		abs(t, "../../examples/contracts/master-services-agreement.txt"),
 		abs(t, "../../examples/contracts/supply-agreement.docx"),
@@ -99,16 +98,27 @@ func TestBrowser(t *testing.T) {
 	b.checkMark(srv.URL, key, "mark.hl-clause", msa, nil)
 	b.shot(shots, "2-document")
 
+	// The same with the keyboard: into the tree, down one clause, Enter.
+	var before, after string
+	b.run("keyboard in the clause tree",
+		chromedp.Evaluate(`document.querySelector('#outline .node[tabindex="0"]').focus(); document.activeElement.textContent`, &before),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.Evaluate(`document.querySelector('#outline .node[aria-current]').textContent`, &after),
+	)
+	if before == after || after == "" {
+		t.Errorf("ArrowDown and Enter in the tree: selected %q, starting from %q", after, before)
+	}
+	b.checkMark(srv.URL, key, "mark.hl-clause", msa, nil)
+
 	// Ask (no model server: evidence report), then click the first citation.
 	b.run("ask",
+		chromedp.Click("#ask-evidence", chromedp.ByQuery),
 		chromedp.SendKeys("#ask-question", "What is the cap on the Provider's liability?"+kb.Enter, chromedp.ByQuery),
 		chromedp.WaitVisible(`#report #source-1 .cite`, chromedp.ByQuery),
 	)
 	b.shot(shots, "3-report")
-	rep := api.lastReport()
-	if rep == nil || len(rep.Sources) == 0 {
-		t.Fatal("no report with sources")
-	}
+	rep := b.report(srv.URL, key)
 	b.run("click the first citation",
 		chromedp.Click(`#source-1 .cite`, chromedp.ByQuery),
 		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
@@ -130,7 +140,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(`#source-1 .cite`, chromedp.ByQuery),
 		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
 	)
-	rep = api.lastReport()
+	rep = b.report(srv.URL, key)
 	src = rep.Sources[0]
 	got := b.checkMark(srv.URL, key, "mark.hl-cite", src.DocID, &[2]int{src.Span.Start, src.Span.End})
 	if !strings.Contains(got, "€") {
@@ -152,6 +162,15 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("contract HTML was not shown as text: %+v", hostile)
 	}
 	b.noErrors()
+}
+
+// startAPI starts the API server with Handler mounted at "/" on a loopback
+// port over an empty temporary store, and returns it with an API key.
+var startAPI = func(t *testing.T) (*httptest.Server, string) {
+	const key = "test-key-3b1f"
+	srv := httptest.NewServer(newFakeAPI(t, key).handler())
+	t.Cleanup(srv.Close)
+	return srv, key
 }
 
 // browser is one headless Chromium tab.
@@ -302,23 +321,47 @@ func (b *browser) checkMark(base, key, sel, docID string, want *[2]int) string {
 	return m.Text
 }
 
+// report returns the report on the page, read back from the API by the id
+// the ask stream gave it.
+func (b *browser) report(base, key string) *report.Report {
+	b.t.Helper()
+	var id string
+	b.run("report id", chromedp.Evaluate(`document.getElementById('report').dataset.reportId || ''`, &id))
+	if id == "" {
+		b.t.Fatal("the report on the page has no id")
+	}
+	var saved struct {
+		Report *report.Report `json:"report"`
+	}
+	getJSON(b.t, base, key, "/api/v1/collections/default/reports/"+id, &saved)
+	if saved.Report == nil || len(saved.Report.Sources) == 0 {
+		b.t.Fatalf("report %s has no sources", id)
+	}
+	return saved.Report
+}
+
 // fetchText returns a document's canonical text from the API.
 func fetchText(t *testing.T, base, key, id string) string {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/api/v1/collections/default/documents/"+id, nil)
+	var d struct {
+		Text string `json:"text"`
+	}
+	getJSON(t, base, key, "/api/v1/collections/default/documents/"+id, &d)
+	return d.Text
+}
+
+func getJSON(t *testing.T, base, key, path string, v any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var d struct {
-		Text string `json:"text"`
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
 	}
-	if err := json.NewDecoder(res.Body).Decode(&d); err != nil || res.StatusCode != 200 {
-		t.Fatalf("GET document %s: %d %v", id, res.StatusCode, err)
-	}
-	return d.Text
 }
 
 func abs(t *testing.T, p string) string {

@@ -29,17 +29,10 @@ type fakeAPI struct {
 	key string
 	dir string // uploaded files
 
-	mu   sync.Mutex
-	jobs map[string]*fakeJob
-	n    int
-	last *report.Report // the last report an ask sent
-}
-
-// lastReport returns the report the last ask sent, or nil.
-func (f *fakeAPI) lastReport() *report.Report {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.last
+	mu      sync.Mutex
+	jobs    map[string]*fakeJob
+	n       int
+	reports map[string]*report.Report
 }
 
 type fakeJob struct {
@@ -68,7 +61,7 @@ func newFakeAPI(t *testing.T, key string) *fakeAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &fakeAPI{t: t, st: st, key: key, dir: t.TempDir(), jobs: map[string]*fakeJob{}}
+	return &fakeAPI{t: t, st: st, key: key, dir: t.TempDir(), jobs: map[string]*fakeJob{}, reports: map[string]*report.Report{}}
 }
 
 // handler mounts the fake API and the web app as internal/server will.
@@ -81,7 +74,11 @@ func (f *fakeAPI) handler() http.Handler {
 	mux.HandleFunc("GET /api/v1/collections/{c}/documents/{id}", f.document)
 	mux.HandleFunc("POST /api/v1/collections/{c}/search", f.search)
 	mux.HandleFunc("POST /api/v1/collections/{c}/ask", f.ask)
+	mux.HandleFunc("GET /api/v1/collections/{c}/reports/{id}", f.report)
 	mux.HandleFunc("GET /api/v1/jobs/{id}", f.job)
+	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"admin": true})
+	})
 	mux.Handle("/", Handler())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") && r.Header.Get("Authorization") != "Bearer "+f.key {
@@ -177,7 +174,9 @@ func (f *fakeAPI) upload(w http.ResponseWriter, r *http.Request) {
 			j.State, j.Error = "failed", err.Error()
 		}
 	}()
-	writeJSON(w, http.StatusAccepted, map[string]string{"job_id": id})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	writeJSON(w, http.StatusAccepted, map[string]any{"job": j})
 }
 
 func (f *fakeAPI) job(w http.ResponseWriter, r *http.Request) {
@@ -188,7 +187,7 @@ func (f *fakeAPI) job(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, 404, fmt.Errorf("no job %q", r.PathValue("id")))
 		return
 	}
-	writeJSON(w, 200, j)
+	writeJSON(w, 200, map[string]any{"job": j})
 }
 
 func (f *fakeAPI) documents(w http.ResponseWriter, r *http.Request) {
@@ -206,10 +205,12 @@ func (f *fakeAPI) document(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, 404, err)
 		return
 	}
-	writeJSON(w, 200, map[string]any{
-		"id": rec.Doc.ID, "name": rec.Doc.Name, "format": rec.Doc.Format, "pages": rec.Doc.Pages,
-		"text": rec.Doc.Text, "tree": ingest.Tree(rec),
-	})
+	info, err := f.st.Info(r.PathValue("c"), r.PathValue("id"))
+	if err != nil {
+		f.fail(w, 404, err)
+		return
+	}
+	writeJSON(w, 200, map[string]any{"document": info, "text": rec.Doc.Text, "pages": rec.Doc.Pages, "tree": ingest.Tree(rec)})
 }
 
 func (f *fakeAPI) corpus(ctx context.Context, c string) (*tool.Corpus, error) {
@@ -248,6 +249,7 @@ func (f *fakeAPI) ask(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Question string   `json:"question"`
 		Docs     []string `json:"docs"`
+		Evidence bool     `json:"evidence"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		f.fail(w, 400, err)
@@ -271,10 +273,23 @@ func (f *fakeAPI) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	f.last = rep
+	f.n++
+	id := fmt.Sprintf("rep%d", f.n)
+	f.reports[id] = rep
 	f.mu.Unlock()
 	for _, s := range rep.Sources {
 		send("source", s)
 	}
-	send("report", rep)
+	send("report", map[string]any{"id": id, "report": rep})
+}
+
+func (f *fakeAPI) report(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rep, ok := f.reports[r.PathValue("id")]
+	if !ok {
+		f.fail(w, 404, fmt.Errorf("no report %q", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, 200, map[string]any{"id": r.PathValue("id"), "report": rep})
 }

@@ -39,6 +39,7 @@ func TestHandlerServesFiles(t *testing.T) {
 		{"/index.html", "text/html; charset=utf-8", "no-cache", "<title>pakton</title>"},
 		{"/app.js", "text/javascript; charset=utf-8", "no-cache", "function cpIndex"},
 		{"/app.css", "text/css; charset=utf-8", "no-cache", "mark.hl-cite"},
+		{"/favicon.svg", "image/svg+xml", "no-cache", "<svg"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			res := get(t, h, "GET", tc.path, nil)

@@ -290,7 +290,49 @@ function renderOutline(doc) {
     nav.replaceChildren(el('p', { className: 'hint' }, 'No clause structure found.'));
     return;
   }
-  nav.replaceChildren(el('h3', { className: 'outline-h' }, 'Clauses'), renderBranch(doc, root.children, 0));
+  nav.replaceChildren(el('h3', { className: 'outline-h', id: 'outline-h' }, 'Clauses'), renderBranch(doc, root.children, 0));
+  const first = nav.querySelector('.node');
+  if (first) first.tabIndex = 0;
+}
+
+// outlineKeys moves through the clause tree with the keyboard: Up and Down
+// to the previous and next visible clause, Right to expand, Left to
+// collapse or go to the parent, Home and End; Enter or Space selects. Only
+// one clause is in the Tab order at a time.
+function outlineKeys(e) {
+  const btn = e.target.closest('.node');
+  if (!btn) return;
+  const nodes = [...$('outline').querySelectorAll('.node')].filter((b) => b.offsetParent !== null);
+  const i = nodes.indexOf(btn);
+  const li = btn.closest('li');
+  const twisty = li.querySelector(':scope > .tree-row > .twisty');
+  const expanded = twisty && twisty.getAttribute('aria-expanded') === 'true';
+  let next = null;
+  switch (e.key) {
+    case 'ArrowDown': next = nodes[i + 1]; break;
+    case 'ArrowUp': next = nodes[i - 1]; break;
+    case 'Home': next = nodes[0]; break;
+    case 'End': next = nodes[nodes.length - 1]; break;
+    case 'ArrowRight':
+      if (twisty && !expanded) toggle(li, twisty, true);
+      else next = nodes[i + 1];
+      break;
+    case 'ArrowLeft': {
+      const parent = li.parentElement.closest('li');
+      if (expanded) toggle(li, twisty, false);
+      else if (parent) next = parent.querySelector(':scope > .tree-row > .node');
+      break;
+    }
+    default: return;
+  }
+  e.preventDefault();
+  if (next) next.focus();
+}
+
+function outlineFocus(e) {
+  if (!e.target.classList.contains('node')) return;
+  for (const b of $('outline').querySelectorAll('.node[tabindex="0"]')) b.tabIndex = -1;
+  e.target.tabIndex = 0;
 }
 
 function renderBranch(doc, ids, depth) {
@@ -304,7 +346,7 @@ function renderBranch(doc, ids, depth) {
     const row = el('div', { className: 'tree-row' });
     if (kids.length) {
       row.append(el('button', {
-        type: 'button', className: 'twisty', 'aria-expanded': String(open),
+        type: 'button', className: 'twisty', 'aria-expanded': String(open), tabIndex: -1,
         'aria-label': (open ? 'Collapse ' : 'Expand ') + nodeTitle(doc, n),
         onclick: (e) => toggle(li, e.currentTarget),
       }));
@@ -312,7 +354,7 @@ function renderBranch(doc, ids, depth) {
       row.append(el('span', { className: 'twisty-space' }));
     }
     row.append(el('button', {
-      type: 'button', className: 'node kind-' + n.kind, 'data-node': n.id,
+      type: 'button', className: 'node kind-' + n.kind, 'data-node': n.id, tabIndex: -1,
       title: n.kind + ': ' + nodeTitle(doc, n), onclick: () => selectNode(n.id),
     }, nodeTitle(doc, n)));
     li.append(row);
@@ -519,6 +561,8 @@ async function search(ev) {
     const r = await api('POST', coll() + '/search', body);
     const hits = listOf(r, 'hits', 'results', 'passages');
     $('results-h').textContent = hits.length + ' result' + (hits.length === 1 ? '' : 's') + ' for “' + query + '”';
+    const routed = listOf(r.routed_to, 'routed_to').map((d) => d.name || d.id || d).filter(Boolean);
+    $('routed').textContent = routed.length ? 'The query names ' + routed.join(', ') + ': only searched there.' : '';
     out.replaceChildren(...hits.map((h, i) => {
       const span = h.span || { start: h.start, end: h.end };
       const text = h.text || h.quote || '';
@@ -579,14 +623,15 @@ function logLine(kind, text) {
   log.scrollTop = log.scrollHeight;
 }
 
-// progressText turns a progress event into one line and its kind.
+// progressText turns a progress event into its kind (the agent speaking, a
+// question asked, a step) and its text.
 function progressText(d) {
-  if (typeof d === 'string') return ['step', d];
-  const kind = d.kind || d.type || d.step || 'step';
-  let text = d.message || d.text || d.question || '';
-  if (!text && d.tool) text = d.tool;
-  if (!text) text = JSON.stringify(d);
-  return [kind, text];
+  const text = typeof d === 'string' ? d : d.message || d.text || JSON.stringify(d);
+  let m = /^(Archivist|Researcher|Interrogator|Writer):\s*([\s\S]*)$/.exec(text);
+  if (m) return [m[1].toLowerCase(), m[2]];
+  m = /^question (\d+\/\d+):\s*([\s\S]*)$/.exec(text);
+  if (m) return ['question ' + m[1], m[2]];
+  return ['step', text];
 }
 
 async function ask(ev) {
@@ -598,10 +643,12 @@ async function ask(ev) {
   state.asking = ctl;
   const body = { question };
   if ($('ask-scope').checked && state.doc) body.docs = [state.doc.id];
+  if ($('ask-evidence').checked) body.evidence = true;
   $('activity').hidden = false;
   $('progress').replaceChildren();
   $('report').hidden = true;
   $('report').replaceChildren();
+  delete $('report').dataset.reportId;
   const btn = $('ask-button');
   btn.disabled = true;
   btn.textContent = 'Asking…';
@@ -628,6 +675,7 @@ async function ask(ev) {
           logLine('source', '[' + d.n + '] ' + (d.doc_name || d.doc_id || d.tool || '') + (d.path ? ' — ' + d.path : ''));
         } else if (event === 'report') {
           renderReport(d.report || d);
+          if (d.id) $('report').dataset.reportId = d.id;
           got = true;
         } else if (event === 'error') {
           const msg = typeof d === 'string' ? d : d.message || d.error || JSON.stringify(d);
@@ -753,7 +801,7 @@ function init() {
     $('key-input').value = '';
     $('key-form').hidden = true;
     showError(null);
-    loadCollections();
+    whoami().then(loadCollections);
   });
   $('collection-form').addEventListener('submit', createCollection);
   $('collection-select').addEventListener('change', (e) => useCollection(e.target.value));
@@ -765,8 +813,22 @@ function init() {
     }
   });
   $('search-form').addEventListener('submit', search);
+  $('outline').addEventListener('keydown', outlineKeys);
+  $('outline').addEventListener('focusin', outlineFocus);
   setupUpload();
-  loadCollections();
+  whoami().then(loadCollections);
+}
+
+// whoami hides what the key may not do: only an admin key creates
+// collections. A server without the route leaves the form alone.
+async function whoami() {
+  try {
+    const me = await api('GET', '/whoami');
+    if (me && me.admin === false) {
+      for (const id of ['collection-new', 'collection-create']) $(id).hidden = true;
+      if (me.collection) state.collection = me.collection;
+    }
+  } catch (_) { /* older server or no key yet: loadCollections reports it */ }
 }
 
 init();
