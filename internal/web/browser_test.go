@@ -127,6 +127,22 @@ func TestBrowser(t *testing.T) {
 	b.checkMark(srv.URL, key, "mark.hl-cite", src.DocID, &[2]int{src.Span.Start, src.Span.End})
 	b.shot(shots, "4-citation")
 
+	// A search hit opens its span too.
+	var hit struct {
+		Doc   string `json:"doc"`
+		Start int    `json:"start"`
+		End   int    `json:"end"`
+	}
+	b.run("search",
+		chromedp.SendKeys("#search-query", "governing law"+kb.Enter, chromedp.ByQuery),
+		chromedp.WaitVisible(`#hits .hit-open`, chromedp.ByQuery),
+		chromedp.Click(`#hits .hit-open`, chromedp.ByQuery),
+		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+		chromedp.Evaluate(`({doc: state.doc.id, start: +document.querySelector('mark.hl-cite').dataset.start,
+			end: +document.querySelector('mark.hl-cite').dataset.end})`, &hit),
+	)
+	b.checkMark(srv.URL, key, "mark.hl-cite", hit.Doc, &[2]int{hit.Start, hit.End})
+
 	// Non-ASCII text before and inside the cited span (€, 𝄞, 📨): code-point
 	// spans must land on the same characters in the UTF-16 page.
 	music := b.docID("music-licence")
