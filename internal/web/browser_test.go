@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +19,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/server"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // Browser paths of the Debian chromium and chromium-driver packages.
@@ -180,12 +185,30 @@ func TestBrowser(t *testing.T) {
 	b.noErrors()
 }
 
-// startAPI starts the API server with Handler mounted at "/" on a loopback
-// port over an empty temporary store, and returns it with an API key.
-var startAPI = func(t *testing.T) (*httptest.Server, string) {
-	const key = "test-key-3b1f"
-	srv := httptest.NewServer(newFakeAPI(t, key).handler())
-	t.Cleanup(srv.Close)
+// startAPI starts the real API server (internal/server) with Handler
+// mounted at "/", on a loopback port over an empty temporary store, and
+// returns it with an admin API key.
+func startAPI(t *testing.T) (*httptest.Server, string) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	keys, err := auth.Open(st.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := keys.EnsureAdmin("browser test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(server.Config{Store: st, Keys: keys, UI: Handler(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { srv.Close(); s.Close() })
 	return srv, key
 }
 
