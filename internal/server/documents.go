@@ -123,6 +123,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.K
 		s.storeErr(w, r, "delete document", err)
 		return
 	}
+	s.indexes.refresh(r.PathValue("c"))
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -364,6 +365,8 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 			}
 		}}
 	sum, err := ingest.Ingest(ctx, s.st, j.Collection, []string{dir}, opt)
+	// Searches see the new documents by the time the job is reported done.
+	s.indexes.refresh(j.Collection)
 	if err != nil {
 		return errors.New(clean(err.Error()))
 	}

@@ -17,18 +17,26 @@ import (
 )
 
 // indexes caches each collection's search index, keyed by the collection's
-// store generation: a request reloads the index only when a document was
-// put or deleted since it was loaded (by this server or another process),
-// and concurrent requests share one load.
+// store generation: an index is reloaded only when a document was put or
+// deleted since it was loaded (by this server or another process), and one
+// load serves every request waiting for it.
+//
+// Requests never wait for a reload when an index is already loaded: they
+// keep using the previous one while one background load runs. Changes made
+// through this server are visible at once anyway, because an ingest job and
+// a document deletion refresh the index before they report back (refresh);
+// changes made by another process (the CLI) show within one index load.
 type indexes struct {
-	st *store.Store
-	mu sync.Mutex
-	m  map[string]*indexSlot
+	st  *store.Store
+	log func(msg string, args ...any)
+	mu  sync.Mutex
+	m   map[string]*indexSlot
 }
 
 type indexSlot struct {
-	load sync.Mutex // one load at a time
-	cur  atomic.Pointer[loadedIndex]
+	load    sync.Mutex // one load at a time
+	loading atomic.Bool
+	cur     atomic.Pointer[loadedIndex]
 }
 
 // loadedIndex is one collection's index at one generation, with the texts
@@ -54,7 +62,9 @@ type cachedDoc struct {
 // it documents are read from the store per request.
 const maxCachedText = 256 << 20
 
-func newIndexes(st *store.Store) *indexes { return &indexes{st: st, m: map[string]*indexSlot{}} }
+func newIndexes(st *store.Store, log func(string, ...any)) *indexes {
+	return &indexes{st: st, log: log, m: map[string]*indexSlot{}}
+}
 
 // drop forgets a collection's index (it was deleted).
 func (x *indexes) drop(c string) {
@@ -63,24 +73,71 @@ func (x *indexes) drop(c string) {
 	x.mu.Unlock()
 }
 
-// get returns the index of a collection at its current generation.
-func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
-	gen, err := x.st.Generation(c)
-	if err != nil {
-		return nil, err
-	}
+func (x *indexes) slot(c string) *indexSlot {
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	sl := x.m[c]
 	if sl == nil {
 		sl = &indexSlot{}
 		x.m[c] = sl
 	}
-	x.mu.Unlock()
-	if cur := sl.cur.Load(); cur != nil && cur.gen == gen {
+	return sl
+}
+
+// get returns the index of a collection: the current one, or while a newer
+// one loads in the background the previous one. The first request for a
+// collection waits for its load.
+func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
+	gen, err := x.st.Generation(c)
+	if err != nil {
+		return nil, err
+	}
+	sl := x.slot(c)
+	cur := sl.cur.Load()
+	if cur != nil && cur.gen == gen {
 		return cur, nil
 	}
+	if cur == nil {
+		return x.load(c, sl)
+	}
+	if sl.loading.CompareAndSwap(false, true) {
+		go func() {
+			defer sl.loading.Store(false)
+			if _, err := x.load(c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+				x.log("server: reloading a collection's index failed", "collection", c, "err", err)
+			}
+		}()
+	}
+	return cur, nil
+}
+
+// refresh brings a loaded index of a collection up to date before
+// returning, so a client told that its upload or deletion is done sees it
+// in the next search. A collection never searched is left to load lazily.
+func (x *indexes) refresh(c string) {
+	x.mu.Lock()
+	sl := x.m[c]
+	x.mu.Unlock()
+	if sl == nil || sl.cur.Load() == nil {
+		return
+	}
+	if _, err := x.load(c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+		x.log("server: refreshing a collection's index failed", "collection", c, "err", err)
+	}
+}
+
+// load loads the index at the collection's current generation unless the
+// slot already holds it, reusing the cached documents that did not change.
+func (x *indexes) load(c string, sl *indexSlot) (*loadedIndex, error) {
 	sl.load.Lock()
 	defer sl.load.Unlock()
+	// The generation is read before the documents, so an index can only be
+	// newer than its label, which makes the next request reload: never a
+	// stale index taken for a current one.
+	gen, err := x.st.Generation(c)
+	if err != nil {
+		return nil, err
+	}
 	old := sl.cur.Load()
 	if old != nil && old.gen == gen {
 		return old, nil
@@ -89,9 +146,7 @@ func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The load is shared by every waiting request, so one client going away
-	// must not cancel it.
-	ix, err := ingest.LoadIndex(context.WithoutCancel(ctx), x.st, c)
+	ix, err := ingest.LoadIndex(context.Background(), x.st, c)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +182,12 @@ func (li *loadedIndex) doc(st *store.Store, id string) (*cachedDoc, error) {
 		return nil, err
 	}
 	rec.Artifacts = nil
-	d = &cachedDoc{ver: li.vers[id], doc: rec.Doc, tree: ingest.Tree(rec)}
+	ver := rec.Source.SHA256 + "@" + rec.Source.IngestedAt.String()
+	if ver != li.vers[id] {
+		// Replaced since this index was loaded: its spans would not match.
+		return nil, fmt.Errorf("document %s changed since the index was loaded: %w", id, store.ErrNotFound)
+	}
+	d = &cachedDoc{ver: ver, doc: rec.Doc, tree: ingest.Tree(rec)}
 	li.mu.Lock()
 	if li.bytes+int64(len(d.doc.Text)) <= maxCachedText {
 		li.docs[id] = d

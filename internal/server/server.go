@@ -163,7 +163,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks)}
-	s.indexes = newIndexes(cfg.Store)
+	s.indexes = newIndexes(cfg.Store, s.log.Warn)
 	if cfg.Models.Configured() {
 		m, err := agent.ModelsFrom(cfg.Models)
 		if err != nil {
