@@ -281,7 +281,7 @@ func (s *Server) saveFile(part io.Reader, dir, name string) error {
 // SafeName turns a client's file name into the name a document is stored
 // under: the last path element only (so "../../etc/passwd.txt" becomes
 // "passwd.txt"), characters outside letters, digits, space, '.', '-', '_',
-// '(' and ')' replaced by '_', no leading dots, at most 120 bytes keeping the
+// '(' and ')' replaced by '_', no leading dots, at most 200 bytes keeping the
 // extension. The extension must be one pakton reads. The name is never used
 // as a path on its own: uploads are saved inside a directory the server
 // creates.
@@ -296,8 +296,8 @@ func SafeName(client string) (string, error) {
 	if len(ext) > 10 {
 		ext = ""
 	}
-	if len(stem)+len(ext) > 120 {
-		stem = strings.TrimSpace(stem[:120-len(ext)])
+	if len(stem)+len(ext) > 200 {
+		stem = strings.TrimSpace(stem[:200-len(ext)])
 	}
 	if stem == "" {
 		stem = "upload"
