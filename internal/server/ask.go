@@ -64,10 +64,13 @@ type sse struct {
 const sseWriteWindow = 30 * time.Second
 
 func (e *sse) send(event string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	e.rc.SetWriteDeadline(time.Now().Add(sseWriteWindow))
 	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", event, data); err != nil {
 		return err
