@@ -3,6 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +14,11 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -367,5 +373,247 @@ func TestIndexFollowsGeneration(t *testing.T) {
 	call(t, cs, "search_contracts", map[string]any{"query": "rent marigolds"}, &sr)
 	if len(sr.Passages) == 0 || !strings.Contains(sr.Passages[0].Text, "marigolds") {
 		t.Errorf("after ingest: %+v", sr.Passages)
+	}
+}
+
+// keyAuth stands in for the API server's authorization: a bearer key maps
+// to one collection, bound to the request with WithCollection; a request
+// without a known key never reaches the MCP handler.
+func keyAuth(keys map[string]string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, ok := keys[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+		if !ok {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithCollection(r.Context(), name)))
+	})
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.base.RoundTrip(r)
+}
+
+func connectHTTP(t *testing.T, url, key string) *mcpsdk.ClientSession {
+	t.Helper()
+	tr := &mcpsdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}}}
+	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestHTTPIsolation serves two collections through one HTTPHandler behind
+// per-collection keys: a session bound to one collection sees only its
+// documents, resources, search hits and reports, and cannot use a session
+// opened under the other key.
+func TestHTTPIsolation(t *testing.T) {
+	st := testStore(t)
+	h := keyAuth(map[string]string{"key-a": "alpha", "key-b": "beta"}, HTTPHandler(NewStoreBackend(st, "")))
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close) // after the sessions' cleanups, which end their streams
+	ctx := context.Background()
+	a := connectHTTP(t, ts.URL, "key-a")
+	b := connectHTTP(t, ts.URL, "key-b")
+
+	var la, lb ListOutput
+	call(t, a, "list_documents", nil, &la)
+	call(t, b, "list_documents", nil, &lb)
+	if la.Collection != "alpha" || len(la.Documents) != len(samples) || lb.Collection != "beta" || len(lb.Documents) != 1 {
+		t.Fatalf("list_documents: A %+v, B %+v", la, lb)
+	}
+	betaDoc := lb.Documents[0]
+
+	// A cannot read B's resource, even by its exact URI, nor name B's
+	// document to a tool.
+	if _, err := a.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: betaDoc.URI}); err == nil {
+		t.Error("A read B's document resource")
+	}
+	if _, err := a.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "pakton://alpha/documents/" + betaDoc.ID}); err == nil {
+		t.Error("A read B's document under its own collection's URI")
+	}
+	if rr, err := b.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: betaDoc.URI}); err != nil || !strings.Contains(rr.Contents[0].Text, "marigolds") {
+		t.Errorf("B reading its own document: %v", err)
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_clause", map[string]any{"doc": betaDoc.ID}},
+		{"get_clause", map[string]any{"doc": betaDoc.URI}},
+		{"search_contracts", map[string]any{"query": "rent", "doc": betaDoc.Name}},
+		{"ask", map[string]any{"question": "what is the rent", "doc": betaDoc.ID}},
+	} {
+		if res := call(t, a, tc.tool, tc.args, nil); !res.IsError || strings.Contains(text(res), "marigolds") {
+			t.Errorf("A %s %v: %s", tc.tool, tc.args, text(res))
+		}
+	}
+	rl, err := a.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rl.Resources {
+		if !strings.HasPrefix(r.URI, "pakton://alpha/") {
+			t.Errorf("A lists %s", r.URI)
+		}
+	}
+
+	// Searches and reports stay within the bound collection, concurrently.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs, name, other := a, "alpha", betaDoc.ID
+			if i%2 == 1 {
+				cs, name, other = b, "beta", la.Documents[0].ID
+			}
+			var sr SearchOutput
+			res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "search_contracts", Arguments: map[string]any{"query": "zanzibar helicopter rent marigolds termination", "k": 50}})
+			if err != nil || res.IsError {
+				t.Errorf("%s search: %v %v", name, err, res)
+				return
+			}
+			data, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(data, &sr)
+			if sr.Collection != name || len(sr.Passages) == 0 {
+				t.Errorf("%s search: %+v", name, sr)
+			}
+			for _, p := range sr.Passages {
+				if p.DocID == other || !strings.HasPrefix(p.URI, "pakton://"+name+"/") {
+					t.Errorf("%s search returned %s (%s)", name, p.DocName, p.URI)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var rep report.Report
+	call(t, a, "ask", map[string]any{"question": "what rent is payable for the zanzibar helicopter in marigolds?"}, &rep)
+	for _, s := range rep.Sources {
+		if s.DocID == betaDoc.ID || strings.Contains(s.Quote, "marigolds") {
+			t.Errorf("A's report cites B: %+v", s)
+		}
+	}
+
+	// A session opened under key A is unknown when presented with key B.
+	if sid := a.ID(); sid != "" {
+		body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"list_documents","arguments":{}}}`
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer key-b")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", a.InitializeResult().ProtocolVersion)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || strings.Contains(string(data), "supply-agreement") {
+			t.Errorf("A's session with B's key: %d %s", resp.StatusCode, data)
+		}
+	} else {
+		t.Log("sessionless protocol: no session id to replay")
+	}
+
+	// A request the server did not bind to a collection sees nothing.
+	unbound := httptest.NewServer(HTTPHandler(NewStoreBackend(st, "")))
+	defer unbound.Close()
+	resp, err := http.Post(unbound.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("unbound request: %d", resp.StatusCode)
+	}
+	// A collection that does not exist is 404.
+	missing := httptest.NewServer(keyAuth(map[string]string{"k": "gamma"}, HTTPHandler(NewStoreBackend(st, ""))))
+	defer missing.Close()
+	req, _ := http.NewRequest("POST", missing.URL, strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("missing collection: %d", resp.StatusCode)
+	}
+}
+
+// TestAskAgents asks through the scripted model server: the agents' report
+// comes back as Markdown and JSON, and their steps as progress
+// notifications to a client that asked for them.
+func TestAskAgents(t *testing.T) {
+	st := testStore(t)
+	sys := llmtest.SystemContains
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Name: "archivist", Match: sys("You are the Archivist"), JSON: map[string]any{"query": "Can the customer terminate the master services agreement for convenience?", "context": "", "instructions": "", "documents": []string{"master-services-agreement.txt"}, "clarifying_question": ""}},
+		llmtest.Turn{Name: "search", Match: llmtest.All(sys("You are the Researcher"), func(r *llmtest.Request) bool { return !llmtest.LastIsTool()(r) }), ToolCalls: []llmtest.ToolCall{{Name: "search_contract", Arguments: `{"query":"terminate for convenience"}`}}},
+		llmtest.Turn{Name: "answer", Match: llmtest.All(sys("You are the Researcher"), llmtest.LastIsTool()), JSON: map[string]any{"answer": "Yes, on sixty days' notice.", "evidence": []any{}}},
+		llmtest.Turn{Name: "writer", Match: sys("You are the legal writer"), JSON: map[string]any{"title": "Termination for convenience", "summary": "s", "reasoning": "The Customer may terminate for convenience [1].", "answer": "Yes [1].", "gaps": "-",
+			"sources": []map[string]any{{"n": 1, "evidence_id": "E1", "quote": "not less than sixty (60) days' prior written notice"}}}},
+	)
+	models, err := agent.ModelsFrom(llm.Roles{Default: llm.Config{BaseURL: srv.BaseURL(), Model: "scripted"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := NewServer(NewStoreBackend(st, "alpha", WithModels(models)))
+	ct, stt := mcpsdk.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), stt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	var mu sync.Mutex
+	var steps []string
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test"}, &mcpsdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcpsdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			steps = append(steps, req.Params.Message)
+			mu.Unlock()
+		},
+	})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcpsdk.CallToolParams{Name: "ask", Arguments: map[string]any{"question": "can the customer terminate for convenience?", "max_turns": 1}}
+	params.SetProgressToken("ask-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("ask: %v %s", err, text(res))
+	}
+	out := text(res)
+	for _, want := range []string{"# Termination for convenience", "not less than sixty (60) days' prior written notice"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "EVIDENCE REPORT") {
+		t.Error("an agents' report is labelled an evidence report")
+	}
+	var rep report.Report
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Mode != report.ModeAgents || len(rep.Sources) != 1 || rep.Sources[0].Status != report.StatusVerified {
+		t.Errorf("structured report: %v %+v", err, rep)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(steps) == 0 || !strings.Contains(strings.Join(steps, "\n"), "Archivist") {
+		t.Errorf("progress notifications: %q", steps)
 	}
 }
