@@ -93,7 +93,9 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"evidence report that quotes the best-matching provisions and interprets nothing — the text says which. " +
 			"Prefer search_contracts for quick look-ups; use ask when the user wants a reasoned, cited answer. " +
 			"Pass background in context (who the user is, the deal) and the desired form in instructions.",
-		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+		// With a model, the Researcher may use external tools (web search,
+		// MCP servers) the operator configured, so the world is not closed.
+		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
 	}, h.ask)
 
 	addResources(s, b)
