@@ -77,7 +77,11 @@ func runAsk(ctx context.Context, args []string) error {
 	if ix.Docs() == 0 {
 		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
 	}
-	lib := agent.NewLibrary(&tool.Corpus{Store: st, Collection: g.collection, Index: ix})
+	sm, err := searchModels(ix)
+	if err != nil {
+		return err
+	}
+	lib := agent.NewLibrary(&tool.Corpus{Store: st, Collection: g.collection, Index: ix, Models: sm})
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
 
 	var rep *report.Report

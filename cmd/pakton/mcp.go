@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/mcp"
+	"github.com/pakton/pakton/internal/search"
 )
 
 // mcpTransport is the transport "pakton mcp" serves on; tests replace it.
@@ -54,6 +55,19 @@ func runMCP(ctx context.Context, args []string) error {
 		return fmt.Errorf("collection %q in %s: %w", g.collection, st.Dir(), err)
 	}
 	var opts []mcp.Option
+	emb, err := embedderFromEnv()
+	if err != nil {
+		return err
+	}
+	rr, err := rerankerFromEnv()
+	if err != nil {
+		return err
+	}
+	sm := search.Models{Embedder: asEmbedder(emb)}
+	if rr != nil {
+		sm.Reranker = rr
+	}
+	opts = append(opts, mcp.WithSearchModels(sm))
 	if roles.Configured() && !*evidence {
 		models, err := agent.ModelsFrom(roles)
 		if err != nil {

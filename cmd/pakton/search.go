@@ -180,50 +180,37 @@ func trimText(text string, n int) string {
 	return strings.TrimRight(cut, " \n,;:") + " […]"
 }
 
-// rerankDepth is how many passages a configured reranker reorders.
-const rerankDepth = 30
-
-// hybridSearch runs q, fusing dense retrieval in when the collection has
-// vectors and an embedding server is configured, and reordering the best
-// passages when a rerank server is configured. With neither it is
+// hybridSearch runs q with the model servers configured in the
+// environment: dense fusion when the collection has vectors and an embedding
+// server is configured, reranking when a rerank server is. With neither it is
 // ix.Search(q).
 func hybridSearch(ctx context.Context, st *store.Store, collection string, ix *search.Index, q search.Query) (search.Result, error) {
-	if dense, model := ix.Dense(); dense {
-		emb, err := embedderFromEnv()
-		if err != nil {
-			return search.Result{}, err
-		}
-		if emb == nil {
-			fmt.Fprintf(stderr, "note: the collection has %s vectors but no embedding server is configured (PAKTON_EMBED_URL); searching lexically\n", model)
-		} else {
-			v, err := emb.Embed(ctx, []string{q.Text})
-			if err != nil {
-				return search.Result{}, fmt.Errorf("embedding the question: %w", err)
-			}
-			q.Vector = v[0]
-		}
+	m, err := searchModels(ix)
+	if err != nil {
+		return search.Result{}, err
 	}
+	return ix.SearchWith(ctx, m, q, ingest.TextFunc(st, collection))
+}
+
+// searchModels returns the embedding and rerank servers configured in the
+// environment, noting on stderr when the collection has vectors that cannot
+// be used.
+func searchModels(ix *search.Index) (search.Models, error) {
+	var m search.Models
+	emb, err := embedderFromEnv()
+	if err != nil {
+		return m, err
+	}
+	if dense, model := ix.Dense(); dense && emb == nil {
+		fmt.Fprintf(stderr, "note: the collection has %s vectors but no embedding server is configured (PAKTON_EMBED_URL); searching lexically\n", model)
+	}
+	m.Embedder = asEmbedder(emb)
 	rr, err := rerankerFromEnv()
-	if err != nil || rr == nil {
-		return ix.Search(q), err
-	}
-	k := q.K
-	q.K = max(k, rerankDepth)
-	res := ix.Search(q)
-	passages, err := ingest.Passages(st, collection, res.Hits)
 	if err != nil {
-		return res, err
+		return m, err
 	}
-	text := map[search.Hit]string{}
-	for i, h := range res.Hits {
-		text[h] = passages[i].Text
+	if rr != nil {
+		m.Reranker = rr
 	}
-	res.Hits, err = search.RerankHits(ctx, rr, q.Text, res.Hits, rerankDepth, func(h search.Hit) string { return text[h] })
-	if err != nil {
-		return res, err
-	}
-	if len(res.Hits) > k {
-		res.Hits = res.Hits[:k]
-	}
-	return res, nil
+	return m, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/mcp"
 	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/server"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/web"
@@ -135,7 +136,7 @@ func runServe(ctx context.Context, args []string) error {
 // MCP backend binds no collection itself: the server binds each request to
 // its key's collection.
 func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) error {
-	var opts []mcp.Option
+	opts := []mcp.Option{mcp.WithSearchModels(search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker})}
 	if roles.Configured() {
 		models, err := agent.ModelsFrom(roles)
 		if err != nil {

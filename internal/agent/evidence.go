@@ -46,7 +46,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 	if k <= 0 {
 		k = EvidenceK
 	}
-	res, ev, err := lib.Corpus.Search(search.Query{Text: req.Question, Docs: req.Docs, K: k})
+	res, ev, err := lib.Corpus.SearchContext(ctx, search.Query{Text: req.Question, Docs: req.Docs, K: k})
 	if err != nil {
 		return nil, err
 	}

@@ -95,3 +95,20 @@ func Tree(rec *store.Record) *clause.Tree {
 	}
 	return clause.Parse(rec.Doc)
 }
+
+// TextFunc returns a function giving a hit's source text from the stored
+// documents, reading each document once (for search.Index.SearchWith).
+func TextFunc(st *store.Store, collection string) func(search.Hit) (string, error) {
+	docs := map[string]*store.Record{}
+	return func(h search.Hit) (string, error) {
+		rec, ok := docs[h.DocID]
+		if !ok {
+			var err error
+			if rec, err = st.Get(collection, h.DocID); err != nil {
+				return "", err
+			}
+			docs[h.DocID] = rec
+		}
+		return rec.Doc.Slice(h.Span), nil
+	}
+}

@@ -70,6 +70,7 @@ type StoreBackend struct {
 	collection string
 	models     *agent.Models
 	external   []tool.Tool
+	search     search.Models
 
 	mu      sync.Mutex
 	indexes map[string]*cachedIndex
@@ -91,6 +92,12 @@ type Option func(*StoreBackend)
 // returning an evidence report.
 func WithModels(m agent.Models) Option {
 	return func(b *StoreBackend) { b.models = &m }
+}
+
+// WithSearchModels makes searches use an embedding server (dense fusion, for
+// collections with vectors) and a rerank server.
+func WithSearchModels(m search.Models) Option {
+	return func(b *StoreBackend) { b.search = m }
 }
 
 // WithExternalTools gives the Researcher external tools (web search,
@@ -152,7 +159,7 @@ func (b *StoreBackend) Corpus(ctx context.Context, collection string) (*tool.Cor
 		}
 		c.ix, c.gen = ix, gen
 	}
-	return &tool.Corpus{Store: b.st, Collection: collection, Index: c.ix}, nil
+	return &tool.Corpus{Store: b.st, Collection: collection, Index: c.ix, Models: b.search}, nil
 }
 
 // Ask implements Backend.

@@ -216,7 +216,10 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if c.Index.Docs() == 0 {
 		return nil, out, fmt.Errorf("collection %q holds no documents yet", c.Collection)
 	}
-	res := c.Index.Search(query)
+	res, err := c.Index.SearchWith(ctx, c.Models, query, ingest.TextFunc(c.Store, c.Collection))
+	if err != nil {
+		return nil, out, err
+	}
 	ps, err := ingest.Passages(c.Store, c.Collection, res.Hits)
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the passages: %w", err)

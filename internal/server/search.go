@@ -316,33 +316,17 @@ func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, r
 // runSearch runs q, fusing dense retrieval in when the index has vectors and
 // an embedder is configured, and reranking when a reranker is.
 func (s *Server) runSearch(ctx context.Context, li *loadedIndex, q search.Query) (search.Result, error) {
-	if dense, _ := li.ix.Dense(); dense && s.cfg.Embedder != nil {
-		v, err := s.cfg.Embedder.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return search.Result{}, fmt.Errorf("embedding the query: %w", err)
-		}
-		q.Vector = v[0]
-	}
-	if s.cfg.Reranker == nil {
-		return li.ix.Search(q), nil
-	}
-	k := q.K
-	q.K = max(k, rerankDepth)
-	res := li.ix.Search(q)
-	text := func(h search.Hit) string {
+	text := func(h search.Hit) (string, error) {
 		d, err := li.doc(s.st, h.DocID)
 		if err != nil {
-			return ""
+			return "", err
 		}
-		return d.doc.Slice(h.Span)
+		return d.doc.Slice(h.Span), nil
 	}
-	var err error
-	res.Hits, err = search.RerankHits(ctx, s.cfg.Reranker, q.Text, res.Hits, rerankDepth, text)
-	if err != nil {
-		return res, fmt.Errorf("reranking: %w", err)
-	}
-	if len(res.Hits) > k {
-		res.Hits = res.Hits[:k]
-	}
-	return res, nil
+	return li.ix.SearchWith(ctx, s.searchModels(), q, text)
+}
+
+// searchModels are the embedding and rerank servers searches use.
+func (s *Server) searchModels() search.Models {
+	return search.Models{Embedder: s.cfg.Embedder, Reranker: s.cfg.Reranker, RerankDepth: rerankDepth}
 }

@@ -19,11 +19,21 @@ type Corpus struct {
 	Store      *store.Store
 	Collection string
 	Index      *search.Index
+	// Models are the optional embedding and rerank servers searches use.
+	Models search.Models
 }
 
 // Search runs q and resolves the hits to passages of the stored documents.
 func (c *Corpus) Search(q search.Query) (search.Result, []Evidence, error) {
-	res := c.Index.Search(q)
+	return c.SearchContext(context.Background(), q)
+}
+
+// SearchContext is Search with a context for the model servers' calls.
+func (c *Corpus) SearchContext(ctx context.Context, q search.Query) (search.Result, []Evidence, error) {
+	res, err := c.Index.SearchWith(ctx, c.Models, q, ingest.TextFunc(c.Store, c.Collection))
+	if err != nil {
+		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
+	}
 	ps, err := ingest.Passages(c.Store, c.Collection, res.Hits)
 	if err != nil {
 		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
@@ -91,7 +101,7 @@ func (t *SearchContract) Call(ctx context.Context, raw json.RawMessage) (Result,
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	_, ev, err := t.Corpus.Search(search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K))})
+	_, ev, err := t.Corpus.SearchContext(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K))})
 	if err != nil {
 		return Result{}, fmt.Errorf("search_contract: %w", err)
 	}

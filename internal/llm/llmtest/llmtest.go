@@ -310,8 +310,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		ts.used++
 		t := ts.Turn
-	// Each request gets its own copy: default tool-call ids are filled in below.
-	t.ToolCalls = append([]ToolCall(nil), ts.ToolCalls...)
+		// Each request gets its own copy: default tool-call ids are filled in below.
+		t.ToolCalls = append([]ToolCall(nil), ts.ToolCalls...)
 		turn = &t
 		break
 	}
