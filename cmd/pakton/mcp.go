@@ -10,7 +10,6 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/agent"
-	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/mcp"
 	"github.com/pakton/pakton/internal/search"
 )
@@ -24,11 +23,7 @@ func runMCP(ctx context.Context, args []string) error {
 		"tools search_contracts, get_clause, list_documents and ask, and every document as a resource.\n"+
 		"Logs go to stderr; stdout carries only the protocol. See docs/MCP.md.")
 	evidence := fs.Bool("evidence", false, "answer ask with evidence reports even when a model is configured")
-	var mf llm.Config
-	fs.StringVar(&mf.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
-	fs.StringVar(&mf.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
-	fs.StringVar(&mf.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
-	cfgPath := fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	mf := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -39,12 +34,9 @@ func runMCP(ctx context.Context, args []string) error {
 	// stdout is the protocol: anything else written there breaks the client.
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 
-	roles, err := llm.Load(*cfgPath, llm.Roles{Default: mf})
+	roles, err := mf.roles()
 	if err != nil {
-		return err
-	}
-	if !roles.Configured() && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
-		return fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither for evidence reports", roles.Default.BaseURL, roles.Default.Model)
+		return fmt.Errorf("%w for evidence reports", err)
 	}
 	st, err := g.open()
 	if err != nil {
@@ -73,7 +65,7 @@ func runMCP(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		ext, closeExt, err := externalTools(ctx, *cfgPath)
+		ext, closeExt, err := externalTools(ctx, *mf.path)
 		if err != nil {
 			return err
 		}

@@ -37,11 +37,7 @@ func runServe(ctx context.Context, args []string) error {
 	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
 	maxTurns := fs.Int("max-turns", 0, "most questions the Interrogator asks the Researcher (default: the agents' default)")
-	var mf llm.Config
-	fs.StringVar(&mf.BaseURL, "llm-url", "", "OpenAI-compatible server, e.g. http://localhost:11434/v1 (env PAKTON_LLM_URL)")
-	fs.StringVar(&mf.Model, "llm-model", "", "model name (env PAKTON_LLM_MODEL)")
-	fs.StringVar(&mf.APIKey, "llm-key", "", "API key (env PAKTON_LLM_API_KEY)")
-	cfgPath := fs.String("llm-config", "", "model config file (default: $XDG_CONFIG_HOME/pakton/config.json when present)")
+	mf := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -62,12 +58,9 @@ func runServe(ctx context.Context, args []string) error {
 	default:
 		return fmt.Errorf("--log %q: want text or json", *logFormat)
 	}
-	roles, err := llm.Load(*cfgPath, llm.Roles{Default: mf})
+	roles, err := mf.roles()
 	if err != nil {
-		return err
-	}
-	if !roles.Configured() && (roles.Default.BaseURL != "" || roles.Default.Model != "") {
-		return fmt.Errorf("model server half configured (url %q, model %q): give both --llm-url and --llm-model, or neither for evidence reports", roles.Default.BaseURL, roles.Default.Model)
+		return fmt.Errorf("%w for evidence reports", err)
 	}
 	emb, err := embedderFromEnv()
 	if err != nil {
@@ -93,7 +86,7 @@ func runServe(ctx context.Context, args []string) error {
 		cfg.Reranker = rr
 	}
 	if roles.Configured() {
-		ext, closeExt, err := externalTools(ctx, *cfgPath)
+		ext, closeExt, err := externalTools(ctx, *mf.path)
 		if err != nil {
 			return err
 		}
