@@ -83,6 +83,10 @@ type Document struct {
 	Text   string  `json:"-"`                // canonical text, valid UTF-8
 	Pages  []Page  `json:"pages,omitempty"`  // nil for unpaginated formats
 	Blocks []Block `json:"blocks,omitempty"` // optional layout hints
+	// Layout is where the text sits on the pages, when the parser knows
+	// (PDFs read by pdfium); nil otherwise. It is not part of the JSON:
+	// ingest stores it as its own artifact ("layout").
+	Layout *Layout `json:"-"`
 
 	index *Index
 }

@@ -77,6 +77,9 @@ type pdfPageText struct {
 	noTextLayer bool
 	// ocr is set when text came from OCR.
 	ocr bool
+	// geom is the page's geometry when pdfium read it: its size and one
+	// box per non-blank line of text, in order (see pdf_layout.go).
+	geom *pageGeom
 }
 
 // errPDFEncrypted is wrapped around ErrEncrypted with the advice users need.
@@ -176,6 +179,7 @@ func assemblePDF(pages []pdfPageText) *document.Document {
 		doc.Pages = append(doc.Pages, document.Page{Number: i + 1, Span: document.Span{Start: start, End: runes}})
 	}
 	doc.Text = b.String()
+	doc.Layout = buildLayout(pages, doc.Pages)
 	return doc
 }
 
@@ -352,7 +356,7 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			lines, hasImage, err := pdfiumPageLines(inst, doc, i)
+			lines, hasImage, geom, err := pdfiumPageLines(inst, doc, i)
 			if err != nil {
 				// A damaged page reads as empty; the rest of the file is
 				// still worth having.
@@ -361,7 +365,7 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 				lastErr = fmt.Errorf("page %d: %v", i+1, err)
 			}
 			all = append(all, lines)
-			pages = append(pages, pdfPageText{noTextLayer: len(lines) == 0 && hasImage})
+			pages = append(pages, pdfPageText{noTextLayer: len(lines) == 0 && hasImage, geom: geom})
 		}
 		if failed > 0 && failed == n {
 			return fmt.Errorf("%w: pdfium could read none of its %d pages (%v)", ErrCorrupt, n, lastErr)
@@ -369,6 +373,9 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 		body := bodyFontSize(all)
 		for i, lines := range all {
 			pages[i].text, pages[i].headings = layoutLines(lines, body)
+			if g := pages[i].geom; g != nil {
+				g.lines = lineBoxes(lines)
+			}
 		}
 		return nil
 	})
@@ -386,6 +393,11 @@ type pdfLine struct {
 	size   float64 // font size of the line's first character
 	placed bool    // whether base is known
 	first  int     // pdfium char index of the first non-space character
+	last   int     // pdfium char index of the last non-space character
+	// box is the line's rectangle in displayed page points (x0, y0, x1,
+	// y1 from the top-left corner), when boxed.
+	box   [4]float64
+	boxed bool
 }
 
 // pdfiumPageLines reads the text of page i in one call; pdfium marks the
@@ -393,28 +405,28 @@ type pdfLine struct {
 // the first character's baseline and font size let layoutLines find
 // paragraph gaps and headings. (Asking for every
 // character's box costs ~0.1 s per page across the WebAssembly boundary.)
-func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (lines []pdfLine, hasImage bool, err error) {
+func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (lines []pdfLine, hasImage bool, geom *pageGeom, err error) {
 	pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer func() { _, _ = inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: pg.Page}) }()
 	page := requests.Page{ByReference: &pg.Page}
 
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer func() { _, _ = inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage}) }()
 	cc, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	var text []rune
 	if cc.Count > 0 {
 		t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, Count: cc.Count})
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		text = []rune(t.Text)
 	}
@@ -424,7 +436,7 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 
 	var (
 		cur  []rune
-		line = pdfLine{first: -1}
+		line = pdfLine{first: -1, last: -1}
 		prev rune
 	)
 	endLine := func() {
@@ -434,7 +446,7 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 			lines = append(lines, line)
 		}
 		cur = cur[:0]
-		line = pdfLine{first: -1}
+		line = pdfLine{first: -1, last: -1}
 	}
 	for k, r := range text {
 		switch {
@@ -458,6 +470,7 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 			if line.first < 0 {
 				line.first = k
 			}
+			line.last = k
 		}
 	}
 	endLine()
@@ -476,10 +489,11 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 			}
 		}
 	}
+	geom = pdfiumPageGeom(inst, page, tp.TextPage, lines, indexed)
 	if len(lines) == 0 {
 		hasImage = pdfiumPageHasImage(inst, page)
 	}
-	return lines, hasImage, nil
+	return lines, hasImage, geom, nil
 }
 
 func roundSize(s float64) float64 { return float64(int(s*2+0.5)) / 2 }
