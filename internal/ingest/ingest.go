@@ -38,6 +38,14 @@ const (
 	// ArtifactVectors holds the embeddings of the document's passages
 	// (search.Vectors.Encode), present when an embedder was configured.
 	ArtifactVectors = "vectors"
+	// ArtifactLayout is where the text sits on the pages
+	// (document.EncodeLayout: gzipped JSON), present for PDFs read by
+	// pdfium (document.Document.Layout).
+	ArtifactLayout = "layout"
+	// ArtifactSource is the original file's bytes, kept for documents with
+	// a layout (PDFs read by pdfium) so their pages can be rendered. It is
+	// as large as the file (bounded by Parse.MaxBytes).
+	ArtifactSource = "source"
 )
 
 // Status is what happened to one file.
@@ -344,6 +352,14 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 		return fail("cannot encode summary: "+err.Error(), err)
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
+	if doc.Layout != nil {
+		layout, err := document.EncodeLayout(doc.Layout)
+		if err != nil {
+			return fail("cannot encode layout: "+err.Error(), err)
+		}
+		artifacts[ArtifactLayout] = layout
+		artifacts[ArtifactSource] = data
+	}
 	if opt.Embedder != nil {
 		vecs, err := search.EmbedDoc(ctx, opt.Embedder, units)
 		if err != nil {
