@@ -25,6 +25,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents", s.authed(s.listDocuments))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}", s.authed(s.getDocument))
 	mux.Handle("DELETE "+api+"/collections/{c}/documents/{id}", s.authed(s.deleteDocument))
+	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/layout", s.authed(s.getLayout))
+	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
 	mux.Handle("POST "+api+"/collections/{c}/ask", s.authed(s.ask))

@@ -26,7 +26,8 @@ func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 func TestIsolation(t *testing.T) {
 	e := newEnv(t, nil)
 	keyA, keyB := e.key("alpha"), e.key("bravo")
-	j := e.ingest("alpha", keyA, file{"a.txt", contract("Alpha Ltd", "three years")})
+	j := e.ingest("alpha", keyA, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"z.pdf", onePagePDF("Alpha Ltd lease")})
+	pdfID := e.docIDOf("alpha", keyA, "z.pdf")
 	e.ingest("bravo", keyB, file{"b.txt", contract("Bravo Inc", "one year")})
 	_, body := e.json("GET", "/api/v1/collections/alpha/documents", keyA, nil)
 	docID := decode[struct{ Documents []docJSON }](t, body).Documents[0].ID
@@ -59,6 +60,8 @@ func TestIsolation(t *testing.T) {
 	routes := []route{
 		{"GET", "/api/v1/collections/alpha/documents", nil, 200, false},
 		{"GET", "/api/v1/collections/alpha/documents/" + docID, nil, 200, false},
+		{"GET", "/api/v1/collections/alpha/documents/" + pdfID + "/layout", nil, 200, false},
+		{"GET", "/api/v1/collections/alpha/documents/" + pdfID + "/pages/1.png", nil, 200, false},
 		{"POST", "/api/v1/collections/alpha/search", jsonBody(map[string]any{"query": "assignment"}), 200, false},
 		{"POST", "/api/v1/collections/alpha/ask", jsonBody(map[string]any{"question": "who may assign?"}), 200, false},
 		{"GET", "/api/v1/collections/alpha/reports", nil, 200, false},

@@ -111,6 +111,7 @@ type Server struct {
 	indexes *indexes
 	models  *agent.Models // nil: evidence reports
 	asks    chan struct{} // semaphore of running asks
+	renders chan struct{} // semaphore of running page renders (pages.go)
 	handler http.Handler
 
 	streams    context.Context // cancelled when the server shuts down
@@ -162,7 +163,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
-	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks)}
+	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
+		renders: make(chan struct{}, maxRenders)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
 	if cfg.Models.Configured() {
 		m, err := agent.ModelsFrom(cfg.Models)
