@@ -182,7 +182,148 @@ func TestBrowser(t *testing.T) {
 	if hostile.Elements != 0 || hostile.Pwned || !hostile.Shown {
 		t.Errorf("contract HTML was not shown as text: %+v", hostile)
 	}
+
+	// A PDF: the cited span in page view is highlighted on the page image.
+	b.pageView(srv.URL, key, shots)
 	b.noErrors()
+}
+
+// pageView uploads a two-page PDF, asks about it, clicks the first
+// citation, switches to page view and checks the highlight boxes: over the
+// page image, visible, and together exactly the cited span.
+func (b *browser) pageView(base, key, shots string) {
+	t := b.t
+	t.Helper()
+	b.run("upload a PDF",
+		chromedp.SetUploadFiles("#file-input", []string{abs(t, "testdata/equipment-lease.pdf")}, chromedp.ByQuery),
+		chromedp.Poll(`[...document.querySelectorAll('#doc-list .doc-item')].some((b) => b.textContent.includes('equipment-lease'))`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+	)
+	lease := b.docID("equipment-lease")
+	b.run("ask about the lease",
+		chromedp.Click(`#doc-list button[data-doc="`+lease+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#view-toggle:not([hidden]) #view-page`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('ask-scope').checked = true; document.getElementById('ask-question').value = ''`, nil),
+		chromedp.SendKeys("#ask-question", "How much is the security deposit and when is it returned?"+kb.Enter, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#report #source-1 .source-where')?.textContent.includes('equipment-lease')`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Click(`#source-1 .cite`, chromedp.ByQuery),
+		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+	)
+	rep := b.report(base, key)
+	src := rep.Sources[0]
+	b.checkMark(base, key, "mark.hl-cite", src.DocID, &[2]int{src.Span.Start, src.Span.End})
+
+	// Switch with the keyboard: focus the toggle, Enter.
+	b.run("page view",
+		chromedp.Focus("#view-page", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(`#doc-pages .hl-box.hl-cite`, chromedp.ByQuery),
+		chromedp.Poll(`(() => {
+			const img = document.querySelector('#doc-pages .hl-box').parentElement.querySelector('img');
+			return img.complete && img.naturalWidth > 0;
+		})()`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+	)
+	var pv struct {
+		Pressed   string `json:"pressed"`
+		TextShown bool   `json:"textShown"`
+		Boxes     int    `json:"boxes"`
+		Start     int    `json:"start"`
+		End       int    `json:"end"`
+		Contig    bool   `json:"contig"`
+		Inside    bool   `json:"inside"`
+		Visible   bool   `json:"visible"`
+		Page      int    `json:"page"`
+		Sel       string `json:"sel"`
+	}
+	b.run("read the page highlight", chromedp.Evaluate(`(() => {
+		const boxes = [...document.querySelectorAll('#doc-pages .hl-box.hl-cite')];
+		const view = document.getElementById('doc-pages').getBoundingClientRect();
+		let contig = true, inside = true;
+		for (let i = 0; i < boxes.length; i++) {
+			const r = boxes[i].getBoundingClientRect();
+			const img = boxes[i].parentElement.querySelector('img').getBoundingClientRect();
+			if (r.width < 2 || r.height < 4 || r.left < img.left - 1 || r.right > img.right + 1 || r.top < img.top - 1 || r.bottom > img.bottom + 1) inside = false;
+			// Consecutive boxes are consecutive lines: only white space between them.
+			if (i > 0) {
+				const gap = state.doc.text.slice(state.doc.cp[+boxes[i-1].dataset.end], state.doc.cp[+boxes[i].dataset.start]);
+				if (gap.trim() !== '') contig = false;
+			}
+		}
+		const first = boxes[0].getBoundingClientRect();
+		return {
+			pressed: document.getElementById('view-page').getAttribute('aria-pressed'),
+			textShown: !document.getElementById('doc-text').hidden,
+			boxes: boxes.length,
+			start: Math.min(...boxes.map((b) => +b.dataset.start)),
+			end: Math.max(...boxes.map((b) => +b.dataset.end)),
+			contig, inside,
+			visible: first.top >= view.top && first.bottom <= view.bottom,
+			page: +boxes[0].parentElement.dataset.page,
+			sel: document.getElementById('doc-pages').dataset.start + '-' + document.getElementById('doc-pages').dataset.end,
+		};
+	})()`, &pv))
+	t.Logf("page view: %+v; cited span %v", pv, src.Span)
+	if pv.Pressed != "true" || pv.TextShown {
+		t.Errorf("page view not shown: aria-pressed %q, text view shown %v", pv.Pressed, pv.TextShown)
+	}
+	if pv.Boxes == 0 || !pv.Inside || !pv.Contig {
+		t.Errorf("highlight boxes: %d, inside the page image %v, consecutive lines %v", pv.Boxes, pv.Inside, pv.Contig)
+	}
+	if pv.Start != src.Span.Start || pv.End != src.Span.End || pv.Sel != fmt.Sprintf("%d-%d", src.Span.Start, src.Span.End) {
+		t.Errorf("page highlight covers [%d,%d) (selection %s), want the cited span %v", pv.Start, pv.End, pv.Sel, src.Span)
+	}
+	if !pv.Visible {
+		t.Error("the first highlight box is not scrolled into view")
+	}
+	if want := pagesOf(t, base, key, lease, src.Span.Start); pv.Page != want {
+		t.Errorf("first highlight on page %d, want %d", pv.Page, want)
+	}
+
+	// In page view, a search hit on page 2 is highlighted there too.
+	var hit struct {
+		Start, End, BoxStart, BoxEnd, Page int
+	}
+	b.run("search in page view",
+		chromedp.Evaluate(`document.getElementById('search-query').value = ''`, nil),
+		chromedp.SendKeys("#search-query", "security deposit returned"+kb.Enter, chromedp.ByQuery),
+		chromedp.WaitVisible(`#hits .hit-open`, chromedp.ByQuery),
+		chromedp.Click(`#hits .hit-open`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#doc-pages .hl-box.hl-cite')?.parentElement.dataset.page === '2'`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Evaluate(`Promise.all([...document.querySelectorAll('#doc-pages img[src]')].map((i) => i.decode())).then(() => {
+			const boxes = [...document.querySelectorAll('#doc-pages .hl-box.hl-cite')];
+			const pages = document.getElementById('doc-pages');
+			return {Start: +pages.dataset.start, End: +pages.dataset.end,
+				BoxStart: Math.min(...boxes.map((b) => +b.dataset.start)), BoxEnd: Math.max(...boxes.map((b) => +b.dataset.end)),
+				Page: +boxes[0].parentElement.dataset.page};
+		})`, &hit, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+	)
+	if hit.BoxStart != hit.Start || hit.BoxEnd != hit.End || hit.Page != 2 {
+		t.Errorf("search hit in page view: boxes [%d,%d) on page %d, selection [%d,%d)", hit.BoxStart, hit.BoxEnd, hit.Page, hit.Start, hit.End)
+	}
+	b.shot(shots, "5-page-view")
+
+	// Back to text: the mark is the same span.
+	b.run("text view",
+		chromedp.Click("#view-text", chromedp.ByQuery),
+		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+	)
+	b.checkMark(base, key, "mark.hl-cite", lease, &[2]int{hit.Start, hit.End})
+}
+
+// pagesOf returns the page of a document holding code point pos.
+func pagesOf(t *testing.T, base, key, id string, pos int) int {
+	var d struct {
+		Pages []struct {
+			Number int `json:"number"`
+			Span   struct{ Start, End int }
+		} `json:"pages"`
+	}
+	getJSON(t, base, key, "/api/v1/collections/default/documents/"+id+"?text=0", &d)
+	for _, p := range d.Pages {
+		if p.Span.Start <= pos && pos < p.Span.End {
+			return p.Number
+		}
+	}
+	return 0
 }
 
 // startAPI starts the real API server (internal/server) with Handler

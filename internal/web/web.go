@@ -45,7 +45,7 @@ var assetTypes = map[string]string{
 // contentSecurityPolicy allows only the app's own files and API: no inline
 // script or style, no frames, so contract text that slips into the page as
 // markup could not run or load anything.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler returns the web app. It serves the embedded files by name, and

@@ -18,6 +18,9 @@ const state = {
   docs: [],      // document list of the collection
   doc: null,     // the open document: {id, name, text, cp, nodes, byId}
   asking: null,  // AbortController of the running ask
+  sel: null,     // the highlighted span of the open document: {span, kind, label}
+  pageView: false, // show PDFs with a layout as page images (the user's choice)
+  pageObserver: null, // IntersectionObserver loading page images lazily
 };
 
 const $ = (id) => document.getElementById(id);
@@ -238,6 +241,9 @@ async function fetchDocument(id) {
   const doc = {
     id: d.id || id, name: d.name || id, format: d.format, pages: d.pages,
     text, cp: cpIndex(text), nodes, byId: new Map(nodes.map((n) => [n.id, n])),
+    base: coll() + '/documents/' + encodeURIComponent(d.id || id),
+    layout: undefined, // fetched by fetchLayout: null when the document has none
+    pageURLs: new Map(), // page number -> object URL of its image
   };
   docCache.set(key, doc);
   return doc;
@@ -246,7 +252,9 @@ async function fetchDocument(id) {
 async function openDocument(id) {
   if (state.doc && state.doc.id === id) return state.doc;
   const doc = await fetchDocument(id);
+  await fetchLayout(doc);
   state.doc = doc;
+  state.sel = null;
   $('doc-title').textContent = doc.name;
   const facts = [doc.format, (doc.cp.length - 1).toLocaleString() + ' characters'];
   if (Array.isArray(doc.pages) && doc.pages.length) facts.push(doc.pages.length + ' pages');
@@ -255,6 +263,7 @@ async function openDocument(id) {
   $('doc-selection').textContent = '';
   $('doc-text').replaceChildren(doc.text);
   $('doc-text').scrollTop = 0;
+  applyView();
   renderOutline(doc);
   for (const cb of [$('ask-scope'), $('search-scope')]) cb.disabled = false;
   $('ask-scope').parentElement.title = 'Ask about ' + doc.name + ' only';
@@ -268,6 +277,8 @@ function closeDocument() {
   $('doc-meta').textContent = 'Pick a document, a search hit or a citation.';
   $('doc-selection').textContent = '';
   $('doc-text').replaceChildren();
+  state.sel = null;
+  applyView();
   $('outline').replaceChildren();
   for (const cb of [$('ask-scope'), $('search-scope')]) { cb.checked = false; cb.disabled = true; }
 }
@@ -419,6 +430,7 @@ function markOutline(id) {
 // scrolled into view.
 function highlight(span, kind, label) {
   const doc = state.doc;
+  state.sel = { span, kind, label };
   const { from, to } = slice(doc, span);
   const mark = el('mark', { className: 'hl-' + kind, tabIndex: -1, 'data-start': span.start, 'data-end': span.end },
     doc.text.slice(from, to));
@@ -428,7 +440,156 @@ function highlight(span, kind, label) {
   const pre = $('doc-text');
   const top = mark.offsetTop - pre.offsetTop;
   pre.scrollTop = Math.max(0, top - pre.clientHeight / 4);
+  if (showingPages()) return drawPageHighlight(true) || mark;
   return mark;
+}
+
+// ---- page view: PDFs with a layout ----
+//
+// GET …/layout gives each page's size in points and one box per text line
+// with its code-point span: [start, end, x0, y0, x1, y1], from the top-left
+// corner. A page is a box with the page's aspect ratio holding the page image
+// (fetched when it scrolls near, with the API key, shown from an object
+// URL); highlight boxes are placed over it in percentages of the page, so
+// they follow the image at any width. A line only partly inside a span is
+// cut in proportion to its code points.
+
+const PAGE_SCALE = window.devicePixelRatio >= 2 ? 2.5 : 1.5;
+
+async function fetchLayout(doc) {
+  if (doc.layout !== undefined) return doc.layout;
+  doc.layout = null;
+  if (!/^pdf/.test(doc.format || '')) return null;
+  try {
+    const l = await api('GET', doc.base + '/layout');
+    if (l && Array.isArray(l.pages) && l.pages.length) doc.layout = l;
+  } catch (err) {
+    if (err.status !== 404) showError(err);
+  }
+  return doc.layout;
+}
+
+function showingPages() {
+  return !!(state.pageView && state.doc && state.doc.layout);
+}
+
+// applyView shows the open document as text or as pages, and the toggle
+// when it has a layout.
+function applyView() {
+  const doc = state.doc;
+  const pages = showingPages();
+  $('view-toggle').hidden = !(doc && doc.layout);
+  $('view-text').setAttribute('aria-pressed', String(!pages));
+  $('view-page').setAttribute('aria-pressed', String(pages));
+  $('doc-text').hidden = pages;
+  $('doc-pages').hidden = !pages;
+  if (!doc || !doc.layout) {
+    if (state.pageObserver) state.pageObserver.disconnect();
+    $('doc-pages').replaceChildren();
+    delete $('doc-pages').dataset.doc;
+    return;
+  }
+  if (pages) {
+    renderPages(doc);
+    drawPageHighlight(true);
+  } else {
+    const mark = $('doc-text').querySelector('mark');
+    const pre = $('doc-text');
+    if (mark) pre.scrollTop = Math.max(0, mark.offsetTop - pre.offsetTop - pre.clientHeight / 4);
+  }
+}
+
+function setView(page) {
+  state.pageView = page;
+  applyView();
+  (page ? $('doc-pages') : $('doc-text')).focus({ preventScroll: true });
+}
+
+function renderPages(doc) {
+  const box = $('doc-pages');
+  if (box.dataset.doc === doc.id) return;
+  box.dataset.doc = doc.id;
+  if (state.pageObserver) state.pageObserver.disconnect();
+  const obs = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) {
+        obs.unobserve(e.target);
+        loadPage(doc, e.target);
+      }
+    }
+  }, { root: box, rootMargin: '800px 0px' });
+  state.pageObserver = obs;
+  const total = doc.layout.pages.length;
+  box.replaceChildren(...doc.layout.pages.map((p) => {
+    const div = el('div', { className: 'page', 'data-page': p.number },
+      el('img', { alt: 'Page ' + p.number + ' of ' + total + ' of ' + doc.name, decoding: 'async' }),
+      el('span', { className: 'page-no', 'aria-hidden': 'true' }, String(p.number)));
+    div.style.aspectRatio = p.width + ' / ' + p.height;
+    return div;
+  }));
+  for (const div of box.children) obs.observe(div);
+  box.scrollTop = 0;
+}
+
+async function loadPage(doc, div) {
+  const n = Number(div.dataset.page);
+  const img = div.querySelector('img');
+  try {
+    let url = doc.pageURLs.get(n);
+    if (!url) {
+      const res = await fetch(API + doc.base + '/pages/' + n + '.png?scale=' + PAGE_SCALE, { headers: headers() });
+      if (!res.ok) throw await errorOf(res);
+      url = URL.createObjectURL(await res.blob());
+      doc.pageURLs.set(n, url);
+    }
+    img.src = url;
+  } catch (err) {
+    div.append(el('p', { className: 'page-error' }, 'Page ' + n + ' could not be shown: ' + (err.message || err)));
+  }
+}
+
+const pct = (v, of) => (100 * v / of).toFixed(3) + '%';
+
+// drawPageHighlight lays boxes over the pages for the selected span, one
+// per line it touches, and scrolls the first into view. It returns the
+// first box, or null.
+function drawPageHighlight(scroll) {
+  const doc = state.doc;
+  const box = $('doc-pages');
+  for (const b of box.querySelectorAll('.hl-box')) b.remove();
+  const sel = state.sel;
+  if (!sel || !doc || !doc.layout) {
+    delete box.dataset.start;
+    delete box.dataset.end;
+    return null;
+  }
+  box.dataset.start = sel.span.start;
+  box.dataset.end = sel.span.end;
+  const pad = 1.5; // points around each line
+  let first = null;
+  for (const p of doc.layout.pages) {
+    const div = box.querySelector('.page[data-page="' + p.number + '"]');
+    if (!div) continue;
+    for (const [s, e, x0, y0, x1, y1] of p.lines) {
+      const a = Math.max(s, sel.span.start), b = Math.min(e, sel.span.end);
+      if (a >= b) continue;
+      const w = (x1 - x0) / (e - s);
+      const l = x0 + w * (a - s) - pad, r = x0 + w * (b - s) + pad;
+      const hl = el('div', { className: 'hl-box hl-' + sel.kind, 'data-start': a, 'data-end': b, 'aria-hidden': 'true' });
+      hl.style.left = pct(Math.max(0, l), p.width);
+      hl.style.width = pct(Math.min(p.width, r) - Math.max(0, l), p.width);
+      hl.style.top = pct(Math.max(0, y0 - pad), p.height);
+      hl.style.height = pct(Math.min(p.height, y1 + pad) - Math.max(0, y0 - pad), p.height);
+      div.append(hl);
+      if (!first) first = hl;
+    }
+  }
+  if (first && scroll) {
+    const page = first.parentElement;
+    box.scrollTop = Math.max(0, page.offsetTop + first.offsetTop - box.clientHeight / 4);
+  }
+  if (first) first.tabIndex = -1;
+  return first;
 }
 
 // showSource opens a cited document and highlights the cited span.
@@ -815,6 +976,8 @@ function init() {
   $('search-form').addEventListener('submit', search);
   $('outline').addEventListener('keydown', outlineKeys);
   $('outline').addEventListener('focusin', outlineFocus);
+  $('view-text').addEventListener('click', () => setView(false));
+  $('view-page').addEventListener('click', () => setView(true));
   setupUpload();
   whoami().then(loadCollections);
 }
