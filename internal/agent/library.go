@@ -39,7 +39,7 @@ func (l *Library) record(id string) (*store.Record, error) {
 	if rec, ok := l.recs[id]; ok {
 		return rec, nil
 	}
-	rec, err := l.Corpus.Store.Get(l.Corpus.Collection, id)
+	rec, err := l.Corpus.Store.Document(l.Corpus.Collection, id)
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", id, err)
 	}

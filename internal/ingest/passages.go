@@ -66,7 +66,7 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 		rec, ok := recs[h.DocID]
 		if !ok {
 			var err error
-			rec, err = st.Get(collection, h.DocID)
+			rec, err = st.Document(collection, h.DocID)
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +104,7 @@ func TextFunc(st *store.Store, collection string) func(search.Hit) (string, erro
 		rec, ok := docs[h.DocID]
 		if !ok {
 			var err error
-			if rec, err = st.Get(collection, h.DocID); err != nil {
+			if rec, err = st.Document(collection, h.DocID); err != nil {
 				return "", err
 			}
 			docs[h.DocID] = rec

@@ -83,7 +83,7 @@ func (h *handlers) getClause(ctx context.Context, _ *mcpsdk.CallToolRequest, in 
 	if err != nil {
 		return nil, out, err
 	}
-	rec, err := c.Store.Get(c.Collection, info.ID)
+	rec, err := c.Store.Document(c.Collection, info.ID)
 	if err != nil {
 		return nil, out, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}

@@ -123,7 +123,7 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 	if err != nil {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
-	rec, err := c.Store.Get(name, info.ID)
+	rec, err := c.Store.Document(name, info.ID)
 	if err != nil {
 		return nil, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}

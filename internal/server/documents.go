@@ -98,7 +98,7 @@ type documentJSON struct {
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	rec, err := s.st.Get(c, id)
+	rec, err := s.st.Document(c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return

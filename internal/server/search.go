@@ -177,7 +177,7 @@ func (li *loadedIndex) doc(st *store.Store, id string) (*cachedDoc, error) {
 	if d != nil {
 		return d, nil
 	}
-	rec, err := st.Get(li.coll, id)
+	rec, err := st.Document(li.coll, id)
 	if err != nil {
 		return nil, err
 	}

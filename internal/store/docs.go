@@ -343,6 +343,17 @@ func readFile(path string, want fileSum) ([]byte, error) {
 
 // Get returns a document with its text, tree, source and all artifacts.
 func (s *Store) Get(collection, id string) (*Record, error) {
+	return s.get(collection, id, true)
+}
+
+// Document is Get without the artifacts (Record.Artifacts is empty): the
+// document, its clause tree and source. Readers that only need the text use
+// it, so they never read a large artifact such as a stored source PDF.
+func (s *Store) Document(collection, id string) (*Record, error) {
+	return s.get(collection, id, false)
+}
+
+func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 	return retry(s, collection, id, func(e *entry) (*Record, error) {
 		dir := filepath.Join(s.docsDir(collection), e.Dir)
 		mb, err := readFile(filepath.Join(dir, "meta.json"), e.Meta)
@@ -370,6 +381,9 @@ func (s *Store) Get(collection, id string) (*Record, error) {
 			}
 		}
 		for name, sum := range e.Files.Artifacts {
+			if !artifacts {
+				break
+			}
 			b, err := readFile(filepath.Join(dir, "artifacts", name+".bin"), sum)
 			if err != nil {
 				return nil, err

@@ -177,6 +177,28 @@ func TestArtifact(t *testing.T) {
 	}
 }
 
+func TestDocumentSkipsArtifacts(t *testing.T) {
+	s := openTemp(t)
+	rec := record("a.txt", "v1")
+	if err := s.Put(DefaultCollection, rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Document(DefaultCollection, rec.Doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Doc.Text != rec.Doc.Text || got.Tree == nil || len(got.Artifacts) != 0 {
+		t.Fatalf("Document = text %q, tree %v, %d artifacts; want the text and tree without artifacts", got.Doc.Text, got.Tree != nil, len(got.Artifacts))
+	}
+	full, err := s.Get(DefaultCollection, rec.Doc.ID)
+	if err != nil || len(full.Artifacts) != len(rec.Artifacts) {
+		t.Fatalf("Get returned %d artifacts (%v), want %d", len(full.Artifacts), err, len(rec.Artifacts))
+	}
+	if _, err := s.Document(DefaultCollection, "nosuchdoc"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Document of a missing id: %v", err)
+	}
+}
+
 func TestListSortedByName(t *testing.T) {
 	s := openTemp(t)
 	for _, n := range []string{"c.txt", "a.txt", "b.txt"} {
