@@ -4,7 +4,8 @@
 // atomically on every change, so a crash leaves either the previous state or
 // the next one, never half of either. Jobs still queued or running when the
 // process stopped are run again on the next start (their functions must be
-// idempotent) or, when that is not possible, marked failed.
+// idempotent) or, when that is not possible, marked failed. Finished jobs
+// are kept for Options.Retention, then removed.
 package jobs
 
 import (
@@ -45,6 +46,9 @@ var ErrNotFound = errors.New("job not found")
 
 // ErrClosed is returned by Submit after Close.
 var ErrClosed = errors.New("jobs: manager closed")
+
+// ErrUnfinished is returned by Remove for a job still queued or running.
+var ErrUnfinished = errors.New("job not finished")
 
 // Progress is how far a running job has got.
 type Progress struct {
@@ -109,6 +113,22 @@ type Options struct {
 	// with the manager locked: it must be quick and must not call the
 	// Manager.
 	Finished func(Job)
+	// Retention is how long a finished job is kept after it finished; older
+	// ones are removed by Start and then every PruneEvery until Close.
+	// Zero keeps finished jobs forever. Queued and running jobs are never
+	// removed.
+	Retention time.Duration
+	// PruneEvery is the period of the removal of expired jobs (default one
+	// hour).
+	PruneEvery time.Duration
+	// Removing, when set, is called before a finished job is removed, to
+	// delete what it left behind (e.g. its uploaded files). An error keeps
+	// the job, to be removed on a later try. It runs with the manager
+	// locked: it must be quick and must not call the Manager.
+	Removing func(Job) error
+	// Now is the clock for the jobs' timestamps and their retention
+	// (default time.Now).
+	Now func() time.Time
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -150,6 +170,12 @@ func Open(dir string, opt Options) (*Manager, error) {
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.PruneEvery <= 0 {
+		opt.PruneEvery = time.Hour
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
@@ -202,8 +228,9 @@ func (m *Manager) Handle(kind string, f Func) {
 
 // Start resumes the jobs a previous process left queued or running — or
 // marks them failed when their kind is unknown or they were interrupted
-// MaxAttempts times — and starts the workers. Calls after the first do
-// nothing.
+// MaxAttempts times — removes the finished jobs older than the retention,
+// and starts the workers and the periodic removal. Calls after the first
+// do nothing.
 func (m *Manager) Start() {
 	m.start.Do(func() {
 		m.mu.Lock()
@@ -227,11 +254,98 @@ func (m *Manager) Start() {
 			}
 		}
 		m.mu.Unlock()
+		if m.opt.Retention > 0 {
+			m.Prune()
+			m.wg.Add(1)
+			go m.pruneEvery()
+		}
 		for range m.opt.Workers {
 			m.wg.Add(1)
 			go m.work()
 		}
 	})
+}
+
+// pruneEvery removes expired jobs every PruneEvery until Close.
+func (m *Manager) pruneEvery() {
+	defer m.wg.Done()
+	t := time.NewTicker(m.opt.PruneEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+			m.Prune()
+		}
+	}
+}
+
+// Prune removes the finished jobs that finished more than the retention
+// ago and returns how many it removed. It does nothing when the retention
+// is zero. Start and the periodic removal call it; so may tests.
+func (m *Manager) Prune() int {
+	if m.opt.Retention <= 0 {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cutoff := m.opt.Now().Add(-m.opt.Retention)
+	n := 0
+	for _, en := range m.jobs {
+		j := en.job
+		end := j.Finished
+		if end.IsZero() {
+			end = j.Created
+		}
+		if !j.State.Final() || !end.Before(cutoff) {
+			continue
+		}
+		if err := m.removeLocked(en); err != nil {
+			m.opt.Logger.Warn("jobs: cannot remove expired job; will retry", "id", j.ID, "err", err)
+			continue
+		}
+		n++
+	}
+	if n > 0 {
+		m.opt.Logger.Info("jobs: removed expired jobs", "count", n, "retention", m.opt.Retention.String())
+	}
+	return n
+}
+
+// Remove deletes a finished job with what it left behind. It returns
+// ErrNotFound for an unknown job and ErrUnfinished for one queued or
+// running (cancel it first).
+func (m *Manager) Remove(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	en := m.jobs[id]
+	if en == nil {
+		return fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	if !en.job.State.Final() {
+		return fmt.Errorf("job %q is %s: %w", id, en.job.State, ErrUnfinished)
+	}
+	return m.removeLocked(en)
+}
+
+// removeLocked removes a finished job: first what it left behind
+// (Options.Removing), then its file, then the job in memory. A crash at any
+// point leaves the job's file whole and final, so the job is never run
+// again, and the next Prune or Remove finishes the work.
+func (m *Manager) removeLocked(en *entry) error {
+	id := en.job.ID
+	if m.opt.Removing != nil {
+		if err := m.opt.Removing(clone(en.job)); err != nil {
+			return fmt.Errorf("jobs: remove %s: %w", id, err)
+		}
+	}
+	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("jobs: remove %s: %w", id, err)
+	}
+	syncDir(m.dir)
+	delete(m.jobs, id)
+	return nil
 }
 
 func cmpJobs(a, b Job) int {
@@ -253,7 +367,7 @@ func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
 	if m.funcs[kind] == nil {
 		return Job{}, fmt.Errorf("jobs: submit: unknown kind %q", kind)
 	}
-	j := Job{ID: NewID(), Kind: kind, Collection: collection, State: Queued, Created: time.Now().UTC(), Params: raw}
+	j := Job{ID: NewID(), Kind: kind, Collection: collection, State: Queued, Created: m.opt.Now().UTC(), Params: raw}
 	en := &entry{job: j, done: make(chan struct{})}
 	if err := m.write(j); err != nil {
 		return Job{}, err
@@ -366,7 +480,7 @@ func (m *Manager) work() {
 		en.cancel = cancel
 		en.job.State = Running
 		en.job.Attempts++
-		en.job.Started = time.Now().UTC()
+		en.job.Started = m.opt.Now().UTC()
 		m.saveLocked(en)
 		j := clone(en.job)
 		m.mu.Unlock()
@@ -407,7 +521,7 @@ func (m *Manager) run(ctx context.Context, f Func, j Job, r Reporter) (err error
 func (m *Manager) finishLocked(en *entry, st State, msg string) {
 	en.job.State = st
 	en.job.Error = msg
-	en.job.Finished = time.Now().UTC()
+	en.job.Finished = m.opt.Now().UTC()
 	m.saveLocked(en)
 	if m.opt.Finished != nil {
 		m.opt.Finished(clone(en.job))
@@ -465,11 +579,17 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename or removal in dir durable, as far as the file
+// system allows.
+func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // reporter updates a running job. Progress is persisted at most every

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -178,5 +179,205 @@ func TestValidID(t *testing.T) {
 		if ValidID(id) {
 			t.Errorf("ValidID(%q) = true", id)
 		}
+	}
+}
+
+// clock is a fake time source tests move by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// TestRetention: finished jobs are removed once older than the retention —
+// at Start and by Prune — with what they left behind first; queued and
+// running jobs are kept however old; zero retention keeps everything.
+func TestRetention(t *testing.T) {
+	dir := t.TempDir()
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var removed []string
+	var mu sync.Mutex
+	opt := Options{Retention: 7 * 24 * time.Hour, Now: clk.Now, Removing: func(j Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		removed = append(removed, j.ID)
+		return nil
+	}}
+	m, err := Open(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
+		var p struct{ Block bool }
+		json.Unmarshal(j.Params, &p)
+		if p.Block {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-release:
+			}
+		}
+		return nil
+	})
+	m.Start()
+	defer m.Close()
+	old, _ := m.Submit("work", "c", nil)
+	wait(t, m, old.ID)
+	running, _ := m.Submit("work", "c", map[string]bool{"block": true})
+	queued, _ := m.Submit("work", "c", nil) // one worker: stays queued behind running
+	for {
+		if j, _ := m.Get(running.ID); j.State == Running {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	clk.Advance(6 * 24 * time.Hour)
+	if n := m.Prune(); n != 0 {
+		t.Fatalf("Prune after 6 days removed %d jobs", n)
+	}
+	clk.Advance(2 * 24 * time.Hour) // old finished 8 days ago
+	if n := m.Prune(); n != 1 {
+		t.Fatalf("Prune after 8 days removed %d jobs, want 1", n)
+	}
+	if _, err := m.Get(old.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("expired job still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, old.ID+".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("expired job's file still there: %v", err)
+	}
+	mu.Lock()
+	if len(removed) != 1 || removed[0] != old.ID {
+		t.Errorf("Removing called for %v", removed)
+	}
+	mu.Unlock()
+	for _, id := range []string{running.ID, queued.ID} {
+		if j, err := m.Get(id); err != nil || j.State.Final() {
+			t.Errorf("unfinished job %s: %+v %v", id, j, err)
+		}
+	}
+	// Once finished, they wait their own retention from when they finished.
+	close(release)
+	wait(t, m, running.ID)
+	wait(t, m, queued.ID)
+	clk.Advance(7*24*time.Hour - time.Minute)
+	if n := m.Prune(); n != 0 {
+		t.Errorf("jobs finished less than 7 days ago removed: %d", n)
+	}
+	m.Close()
+
+	// A new manager removes expired jobs at Start.
+	clk.Advance(time.Hour)
+	m2, err := Open(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m2.List("")); n != 2 {
+		t.Fatalf("reopened with %d jobs", n)
+	}
+	m2.Start()
+	defer m2.Close()
+	if n := len(m2.List("")); n != 0 {
+		t.Errorf("Start left %d expired jobs", n)
+	}
+
+	// Zero retention keeps finished jobs forever.
+	keep, _ := Open(t.TempDir(), Options{Now: clk.Now})
+	keep.Handle("work", func(context.Context, Job, Reporter) error { return nil })
+	keep.Start()
+	defer keep.Close()
+	j, _ := keep.Submit("work", "c", nil)
+	wait(t, keep, j.ID)
+	clk.Advance(10 * 365 * 24 * time.Hour)
+	if n := keep.Prune(); n != 0 {
+		t.Errorf("zero retention removed %d jobs", n)
+	}
+}
+
+// TestRemove: Remove deletes a finished job but refuses an unfinished one;
+// when what the job left behind cannot be deleted, the job stays, whole and
+// final — a later manager neither loses nor runs it again.
+func TestRemove(t *testing.T) {
+	dir := t.TempDir()
+	failing := true
+	opt := Options{Removing: func(Job) error {
+		if failing {
+			return errors.New("disk says no")
+		}
+		return nil
+	}}
+	m, _ := Open(dir, opt)
+	release := make(chan struct{})
+	var runs atomic.Int32
+	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
+		runs.Add(1)
+		var p struct{ Block bool }
+		json.Unmarshal(j.Params, &p)
+		if p.Block {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-release:
+			}
+		}
+		return nil
+	})
+	m.Start()
+	done, _ := m.Submit("work", "c", nil)
+	wait(t, m, done.ID)
+	running, _ := m.Submit("work", "c", map[string]bool{"block": true})
+	for {
+		if j, _ := m.Get(running.ID); j.State == Running {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := m.Remove(running.ID); !errors.Is(err, ErrUnfinished) {
+		t.Errorf("Remove(running) = %v, want ErrUnfinished", err)
+	}
+	if err := m.Remove("nosuch"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Remove(nosuch) = %v", err)
+	}
+	// Removing fails: the job stays in memory and on disk.
+	if err := m.Remove(done.ID); err == nil {
+		t.Fatal("Remove succeeded although Removing failed")
+	}
+	if _, err := m.Get(done.ID); err != nil {
+		t.Errorf("job lost after a failed removal: %v", err)
+	}
+	close(release)
+	wait(t, m, running.ID)
+	m.Close()
+
+	m2, _ := Open(dir, opt)
+	m2.Handle("work", func(context.Context, Job, Reporter) error { runs.Add(1); return nil })
+	m2.Start()
+	defer m2.Close()
+	if j, err := m2.Get(done.ID); err != nil || j.State != Done {
+		t.Fatalf("half-removed job after restart: %+v %v", j, err)
+	}
+	failing = false // Close and Start synchronise with the Removing calls
+	if err := m2.Remove(done.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.Get(done.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("removed job still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, done.ID+".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("removed job's file still there: %v", err)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Errorf("jobs ran %d times, want 2 (a finished job was run again)", n)
 	}
 }
