@@ -33,6 +33,9 @@ func runServe(ctx context.Context, args []string) error {
 	maxUpload := fs.String("max-upload", "100MB", "largest uploaded file")
 	maxFiles := fs.Int("max-files", server.DefaultMaxFiles, "most files in one upload")
 	maxAsks := fs.Int("max-asks", server.DefaultMaxAsks, "questions answered at once")
+	retention := fs.Duration("job-retention", server.DefaultJobRetention, "keep finished jobs this long, then remove them (0 keeps them forever)")
+	rate := fs.Float64("rate", server.DefaultRate, "API requests per second per key (per address with --no-auth); an ask counts 5, an upload 10 (0 disables the limit)")
+	burst := fs.Float64("burst", server.DefaultBurst, "API requests a key may make at once before --rate applies")
 	logFormat := fs.String("log", "text", "access log format on stderr: text or json")
 	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
@@ -44,6 +47,18 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	if *retention < 0 {
+		return fmt.Errorf("--job-retention %v: want 0 (keep forever) or more", *retention)
+	}
+	if *retention == 0 {
+		*retention = -1 // server.Config: negative keeps forever
+	}
+	if *rate < 0 || *burst < 1 {
+		return fmt.Errorf("--rate %g --burst %g: want a rate of 0 (no limit) or more and a burst of at least 1", *rate, *burst)
+	}
+	if *rate == 0 {
+		*rate = -1 // server.Config: negative disables the limit
 	}
 	fileMax, err := parseSize(*maxUpload)
 	if err != nil {
@@ -79,6 +94,7 @@ func runServe(ctx context.Context, args []string) error {
 	cfg := server.Config{
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns,
+		JobRetention: *retention, Rate: *rate, Burst: *burst,
 		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
 		Embedder: asEmbedder(emb), Models: roles, Logger: logger,
 	}

@@ -377,14 +377,20 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 }
 
 // jobFinished removes an upload's files once its job is final.
-func (s *Server) jobFinished(j jobs.Job) {
+func (s *Server) jobFinished(j jobs.Job) { s.removeJobFiles(j) }
+
+// removeJobFiles removes the uploaded files of an ingest job, if any are
+// left. The job manager calls it before it removes a finished job, so a job
+// file outlives its uploads.
+func (s *Server) removeJobFiles(j jobs.Job) error {
 	if j.Kind != kindIngest {
-		return
+		return nil
 	}
 	var p ingestParams
 	if json.Unmarshal(j.Params, &p) == nil && jobs.ValidID(p.Upload) {
-		os.RemoveAll(filepath.Join(s.uploadsDir(), p.Upload))
+		return os.RemoveAll(filepath.Join(s.uploadsDir(), p.Upload))
 	}
+	return nil
 }
 
 // removeOrphanUploads removes upload directories no unfinished job refers

@@ -68,7 +68,9 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, st: st, keys: keys, admin: admin, logBuf: &bytes.Buffer{}}
-	cfg := Config{Store: st, Keys: keys, Logger: slog.New(slog.NewJSONHandler(lockedWriter{w: e.logBuf}, nil)), IngestWorkers: 2}
+	// Rate limiting is off: these tests send requests as fast as they can
+	// to test other things; TestRateLimit turns it on.
+	cfg := Config{Store: st, Keys: keys, Logger: slog.New(slog.NewJSONHandler(lockedWriter{w: e.logBuf}, nil)), IngestWorkers: 2, Rate: -1}
 	if mod != nil {
 		mod(&cfg)
 	}

@@ -181,15 +181,29 @@ type keyed func(w http.ResponseWriter, r *http.Request, k auth.Key)
 
 // authed requires a valid key. When the route has a {c} collection, the key
 // must allow it; a key for another collection gets the same 404 as a
-// collection that does not exist, so existence never leaks.
-func (s *Server) authed(h keyed) http.Handler { return s.check(false, h) }
+// collection that does not exist, so existence never leaks. The request
+// counts once against the key's rate limit.
+func (s *Server) authed(h keyed) http.Handler { return s.check(false, 1, h) }
+
+// costly is authed for a route that counts cost times against the rate
+// limit.
+func (s *Server) costly(cost float64, h keyed) http.Handler { return s.check(false, cost, h) }
 
 // admin requires an admin key.
-func (s *Server) admin(h keyed) http.Handler { return s.check(true, h) }
+func (s *Server) admin(h keyed) http.Handler { return s.check(true, 1, h) }
 
-func (s *Server) check(admin bool, h keyed) http.Handler {
+func (s *Server) check(admin bool, cost float64, h keyed) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k, ok := s.authenticate(r)
+		// A request without a valid key is limited by its address and
+		// counts once: it does no work beyond the lookup.
+		spend := cost
+		if !ok {
+			spend = 1
+		}
+		if s.limited(w, s.caller(r, k, ok), spend) {
+			return
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="pakton"`)
 			fail(w, http.StatusUnauthorized, "missing or invalid API key (send \"Authorization: Bearer KEY\")")

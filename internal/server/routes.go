@@ -21,7 +21,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections", s.authed(s.listCollections))
 	mux.Handle("DELETE "+api+"/collections/{c}", s.admin(s.deleteCollection))
 
-	mux.Handle("POST "+api+"/collections/{c}/documents", s.authed(s.upload))
+	mux.Handle("POST "+api+"/collections/{c}/documents", s.costly(uploadCost, s.upload))
 	mux.Handle("GET "+api+"/collections/{c}/documents", s.authed(s.listDocuments))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}", s.authed(s.getDocument))
 	mux.Handle("DELETE "+api+"/collections/{c}/documents/{id}", s.authed(s.deleteDocument))
@@ -29,13 +29,14 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
-	mux.Handle("POST "+api+"/collections/{c}/ask", s.authed(s.ask))
+	mux.Handle("POST "+api+"/collections/{c}/ask", s.costly(askCost, s.ask))
 	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
 	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))
 
 	mux.Handle("GET "+api+"/collections/{c}/jobs", s.authed(s.listJobs))
 	mux.Handle("GET "+api+"/jobs/{id}", s.authed(s.getJob))
 	mux.Handle("POST "+api+"/jobs/{id}/cancel", s.authed(s.cancelJob))
+	mux.Handle("DELETE "+api+"/jobs/{id}", s.authed(s.deleteJob))
 
 	mux.Handle("GET "+api+"/whoami", s.authed(s.whoami))
 	mux.Handle(api+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -233,6 +234,26 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"job": jobJSON(j)})
+}
+
+// deleteJob removes a finished job (and any uploaded files of it left);
+// a queued or running job must be cancelled first (409).
+func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
+	j, ok := s.visibleJob(w, r, k)
+	if !ok {
+		return
+	}
+	err := s.jobs.Remove(j.ID)
+	switch {
+	case err == nil:
+		w.WriteHeader(http.StatusNoContent)
+	case errors.Is(err, jobs.ErrUnfinished):
+		fail(w, http.StatusConflict, "job %q is %s; cancel it and wait for it to stop first", j.ID, j.State)
+	case errors.Is(err, jobs.ErrNotFound):
+		fail(w, http.StatusNotFound, "job %q not found", j.ID)
+	default:
+		s.internal(w, "delete job", err)
+	}
 }
 
 // docRefs normalises a request's document list: trimmed, deduplicated.

@@ -69,6 +69,7 @@ func TestIsolation(t *testing.T) {
 		{"GET", "/api/v1/collections/alpha/jobs", nil, 200, false},
 		{"GET", "/api/v1/jobs/" + j.ID, nil, 200, false},
 		{"POST", "/api/v1/jobs/" + j.ID + "/cancel", nil, 202, false},
+		{"DELETE", "/api/v1/jobs/" + j.ID, nil, 204, false},
 		{"POST", "/api/v1/collections/alpha/documents", upload, 202, false},
 		{"DELETE", "/api/v1/collections/alpha/documents/" + docID, nil, 204, false},
 		{"POST", "/api/v1/collections", jsonBody(map[string]string{"name": "charlie"}), 201, true},

@@ -38,6 +38,9 @@ const (
 	DefaultMaxAsks         = 4
 	DefaultAskTimeout      = 10 * time.Minute
 	DefaultAskQueueWait    = 2 * time.Minute
+	DefaultJobRetention    = 7 * 24 * time.Hour
+	DefaultRate            = 20
+	DefaultBurst           = 40
 )
 
 // Config configures a Server. Store is required; so is Keys unless NoAuth.
@@ -72,6 +75,20 @@ type Config struct {
 	AskTimeout time.Duration
 	// AskQueueWait bounds how long a question waits for a slot.
 	AskQueueWait time.Duration
+
+	// JobRetention is how long finished jobs (and whatever uploaded files
+	// of theirs are left) are kept after they finished
+	// (DefaultJobRetention); a negative value keeps them forever.
+	JobRetention time.Duration
+	// Rate is the requests per second each API key may make on average
+	// (per remote address in no-auth mode, and for requests without a
+	// valid key); an ask counts as 5 requests and an upload as 10
+	// (DefaultRate). A negative value disables rate limiting. /healthz and
+	// /readyz are never limited.
+	Rate float64
+	// Burst is how many requests a key may make at once before Rate
+	// applies (DefaultBurst).
+	Burst float64
 
 	// Parse configures parsing of uploads (OCR, PDF engine). Its MaxBytes
 	// is set from MaxFileBytes.
@@ -109,6 +126,7 @@ type Server struct {
 	log     *slog.Logger
 	jobs    *jobs.Manager
 	indexes *indexes
+	limiter *limiter      // nil: no rate limiting
 	models  *agent.Models // nil: evidence reports
 	asks    chan struct{} // semaphore of running asks
 	renders chan struct{} // semaphore of running page renders (pages.go)
@@ -156,6 +174,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
 	}
+	if cfg.JobRetention == 0 {
+		cfg.JobRetention = DefaultJobRetention
+	}
+	if cfg.Rate == 0 {
+		cfg.Rate = DefaultRate
+	}
+	if cfg.Burst <= 0 {
+		cfg.Burst = DefaultBurst
+	}
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = agent.DefaultMaxTurns
 	}
@@ -166,6 +193,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
 		renders: make(chan struct{}, maxRenders)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
+	if cfg.Rate > 0 {
+		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
+	}
 	if cfg.Models.Configured() {
 		m, err := agent.ModelsFrom(cfg.Models)
 		if err != nil {
@@ -175,7 +205,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.streams, s.stopStream = context.WithCancel(context.Background())
 	var err error
-	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), jobs.Options{Logger: s.log, Finished: s.jobFinished})
+	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), jobs.Options{Logger: s.log,
+		Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0)})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
