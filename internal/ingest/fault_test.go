@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pakton/pakton/internal/parse/pdftest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ import (
 func TestIngestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "batch")
-	pdf := minimalPDF("SUPPLY AGREEMENT", "1. Term", "This Agreement lasts five years.", "2. Governing Law", "The laws of Delaware govern.")
+	pdf := pdftest.OnePage("SUPPLY AGREEMENT", "1. Term", "This Agreement lasts five years.", "2. Governing Law", "The laws of Delaware govern.")
 	encrypted, err := os.ReadFile(filepath.Join("..", "parse", "testdata", "pdf", "encrypted-rc4.pdf"))
 	if err != nil {
 		t.Fatal(err)

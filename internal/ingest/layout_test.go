@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"github.com/pakton/pakton/internal/parse/pdftest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,7 @@ import (
 // source bytes (for page images); a text file with neither.
 func TestIngestLayout(t *testing.T) {
 	dir := t.TempDir()
-	pdf := minimalPDF("SUPPLY AGREEMENT", "1. Term", "This Agreement lasts five years.")
+	pdf := pdftest.OnePage("SUPPLY AGREEMENT", "1. Term", "This Agreement lasts five years.")
 	os.WriteFile(filepath.Join(dir, "a.pdf"), pdf, 0o644)
 	os.WriteFile(filepath.Join(dir, "b.txt"), []byte(contractText(1, 2)), 0o644)
 	st, err := store.Open(t.TempDir())

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"fmt"
+	"github.com/pakton/pakton/internal/parse/pdftest"
 	"image/png"
 	"io"
 	"net/http"
@@ -13,38 +13,6 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 )
-
-// onePagePDF is a one-page US Letter PDF with a line of Helvetica text per
-// argument.
-func onePagePDF(lines ...string) string {
-	var content bytes.Buffer
-	y := 720
-	for _, l := range lines {
-		fmt.Fprintf(&content, "BT /F1 11 Tf 72 %d Td (%s) Tj ET\n", y, l)
-		y -= 14
-	}
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
-	}
-	var out bytes.Buffer
-	out.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = out.Len()
-		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&out, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return out.String()
-}
 
 // docIDOf returns the id of the document named name in a collection.
 func (e *env) docIDOf(collection, key, name string) string {
@@ -81,7 +49,7 @@ func TestPageView(t *testing.T) {
 	e := newEnv(t, nil)
 	key := e.key("alpha")
 	e.ingest("alpha", key,
-		file{"lease.pdf", onePagePDF("LEASE", "1. Rent", "The tenant pays rent monthly.")},
+		file{"lease.pdf", string(pdftest.OnePage("LEASE", "1. Rent", "The tenant pays rent monthly."))},
 		file{"a.txt", contract("Alpha Ltd", "three years")})
 	pdf, txt := e.docIDOf("alpha", key, "lease.pdf"), e.docIDOf("alpha", key, "a.txt")
 	base := "/api/v1/collections/alpha/documents/"

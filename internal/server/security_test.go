@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pakton/pakton/internal/parse/pdftest"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +27,7 @@ func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 func TestIsolation(t *testing.T) {
 	e := newEnv(t, nil)
 	keyA, keyB := e.key("alpha"), e.key("bravo")
-	j := e.ingest("alpha", keyA, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"z.pdf", onePagePDF("Alpha Ltd lease")})
+	j := e.ingest("alpha", keyA, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"z.pdf", string(pdftest.OnePage("Alpha Ltd lease"))})
 	pdfID := e.docIDOf("alpha", keyA, "z.pdf")
 	e.ingest("bravo", keyB, file{"b.txt", contract("Bravo Inc", "one year")})
 	_, body := e.json("GET", "/api/v1/collections/alpha/documents", keyA, nil)
