@@ -47,9 +47,9 @@ type Provision struct {
 	Group string `yaml:"group" json:"group,omitempty"`
 	// Definition says what the provision is; Excludes what it is not
 	// (Effective Date is not the date the agreement was signed).
-	Definition string   `yaml:"definition" json:"definition"`
-	Excludes   string   `yaml:"excludes" json:"excludes,omitempty"`
-	Questions  []string `yaml:"questions" json:"questions,omitempty"`
+	Definition string    `yaml:"definition" json:"definition"`
+	Excludes   string    `yaml:"excludes" json:"excludes,omitempty"`
+	Questions  []string  `yaml:"questions" json:"questions,omitempty"`
 	Keywords   []Keyword `yaml:"keywords" json:"keywords,omitempty"`
 	// Examples are clauses that hold the provision (a clause bank).
 	Examples []string     `yaml:"examples" json:"examples,omitempty"`
