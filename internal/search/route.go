@@ -11,39 +11,65 @@ import (
 // document is represented by its header: its name and its deterministic
 // summary (title, parties, type). Routing prevents document-level retrieval
 // mismatch: a question about one contract answered from another.
+//
+// The headers are kept as an inverted index over the Index's vocabulary, so
+// routing a question costs the header postings of its words, not a look-up
+// in every document: with many similar contracts (a deal room of one
+// template) the words of a question occur in few headers each.
 type router struct {
-	docs  []routeDoc
-	df    map[string]int
-	total int
+	post   [][]routePosting // by term id; sorted by document
+	docLen []int32          // header terms per document
+	total  int64            // header terms of all documents
 }
 
-type routeDoc struct {
-	id    string
-	terms map[string]int  // name, summary, opening text and model summary: what routing matches
-	names map[string]bool // the same without the model summary: what may name the contract
-	len   int
+// routePosting is one document whose header holds a term.
+type routePosting struct {
+	doc int32
+	tf  uint16
+	// name is 1 when the term is in the name, header or opening (what may
+	// name the contract), 0 when only in the model-written summary.
+	name uint8
+	_    uint8
 }
 
-func newRouter() *router { return &router{df: map[string]int{}} }
-
-func (r *router) add(id, name, header, opening, about string) {
-	terms := map[string]int{}
-	names := map[string]bool{}
+// addRoute indexes the header of document di.
+func (ix *Index) addRoute(di int32, seg *Segment) {
+	r := &ix.router
+	type count struct {
+		tf   int
+		name bool
+	}
+	terms := map[int32]*count{}
+	var order []int32
 	n := 0
-	for _, t := range Analyze(nameWords(name) + "\n" + header + "\n" + opening) {
-		terms[t]++
-		names[t] = true
+	see := func(t string, name bool) {
+		tid := ix.termID(t)
+		c := terms[tid]
+		if c == nil {
+			c = &count{}
+			terms[tid] = c
+			order = append(order, tid)
+		}
+		c.tf++
+		c.name = c.name || name
 		n++
 	}
-	for _, t := range Analyze(about) {
-		terms[t]++
-		n++
+	for _, t := range Analyze(nameWords(seg.Name) + "\n" + seg.Header + "\n" + seg.Opening) {
+		see(t, true)
 	}
-	for t := range terms {
-		r.df[t]++
+	for _, t := range Analyze(seg.About) {
+		see(t, false)
 	}
-	r.docs = append(r.docs, routeDoc{id: id, terms: terms, names: names, len: n})
-	r.total += n
+	for _, tid := range order {
+		c := terms[tid]
+		p := routePosting{doc: di, tf: uint16(min(c.tf, math.MaxUint16))}
+		if c.name {
+			p.name = 1
+		}
+		r.post[tid] = append(r.post[tid], p)
+	}
+	r.docLen = append(r.docLen, int32(n))
+	r.total += int64(n)
 }
 
 // nameWords turns a file name into words: extension dropped, separators and
@@ -78,75 +104,99 @@ type routeResult struct {
 }
 
 // idf is the inverse document frequency of a term among document headers.
-func (r *router) idf(t string) float64 {
-	df := r.df[t]
-	n := float64(len(r.docs))
+func (r *router) idf(tid int32) float64 {
+	df := len(r.post[tid])
+	n := float64(len(r.docLen))
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// routeTerms returns the distinct ids of the question's terms that occur in
+// some header, in question order.
+func (ix *Index) routeTerms(terms []string) []int32 {
+	var out []int32
+	seen := map[int32]bool{}
+	for _, t := range terms {
+		tid, ok := ix.vocab[t]
+		if !ok || seen[tid] || len(ix.router.post[tid]) == 0 {
+			continue
+		}
+		seen[tid] = true
+		out = append(out, tid)
+	}
+	return out
 }
 
 // route scores every document header against the question's terms and
 // returns the best one when it stands out. A document is named when its best
 // score is both large in absolute terms (several rare header words matched)
 // and clearly ahead of the runner-up.
-func (r *router) route(terms []string) routeResult {
+func (ix *Index) route(terms []string) routeResult {
+	r := &ix.router
 	res := routeResult{doc: -1}
-	if len(r.docs) < 2 || len(terms) == 0 {
+	if len(r.docLen) < 2 || len(terms) == 0 {
 		return res
 	}
-	uniq := map[string]bool{}
-	for _, t := range terms {
-		uniq[t] = true
-	}
-	avg := float64(r.total) / float64(len(r.docs))
-	type ds struct {
-		doc   int
-		score float64
-	}
-	scores := make([]ds, 0, 16)
-	for i, d := range r.docs {
-		s := 0.0
-		for t := range uniq {
-			tf := float64(d.terms[t])
-			if tf == 0 {
-				continue
-			}
+	avg := float64(r.total) / float64(len(r.docLen))
+	score := make([]float64, len(r.docLen))
+	var touched []int32
+	for _, tid := range ix.routeTerms(terms) {
+		w := r.idf(tid)
+		for _, p := range r.post[tid] {
+			tf := float64(p.tf)
 			// Saturate fast: a header that says "Inc." ten times is no more
 			// about Inc. than one that says it once.
-			norm := 0.5 * (1 - 0.3 + 0.3*float64(d.len)/avg)
-			s += r.idf(t) * tf * 1.5 / (tf + norm)
-		}
-		if s > 0 {
-			scores = append(scores, ds{i, s})
+			norm := 0.5 * (1 - 0.3 + 0.3*float64(r.docLen[p.doc])/avg)
+			if score[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			score[p.doc] += w * tf * 1.5 / (tf + norm)
 		}
 	}
-	if len(scores) == 0 {
+	if len(touched) == 0 {
 		return res
 	}
-	sort.Slice(scores, func(i, j int) bool {
-		if scores[i].score != scores[j].score {
-			return scores[i].score > scores[j].score
+	type ds struct {
+		doc   int32
+		score float64
+	}
+	ahead := func(a, b ds) bool {
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return scores[i].doc < scores[j].doc
-	})
-	best := scores[0]
+		return a.doc < b.doc
+	}
+	best, second := ds{-1, 0}, ds{-1, 0}
+	for _, d := range touched {
+		s := ds{d, score[d]}
+		switch {
+		case best.doc < 0 || ahead(s, best):
+			best, second = s, best
+		case second.doc < 0 || ahead(s, second):
+			second = s
+		}
+	}
 	res.score = best.score
-	if len(scores) > 1 {
-		res.runnerUp = scores[1].score
+	if second.doc >= 0 {
+		res.runnerUp = second.score
 	}
 	// The score one word found in a single header would get, for scale.
-	maxIDF := math.Log(1 + (float64(len(r.docs))-0.5)/1.5)
+	maxIDF := math.Log(1 + (float64(len(r.docLen))-0.5)/1.5)
 	if best.score < routeMinWords*maxIDF {
 		return res
 	}
 	// Documents close to the best (the same parties' other agreements, a
 	// typo in a name) stay candidates; the clause search decides among them.
-	for _, s := range scores {
-		if s.score < routeCloseRatio*best.score || len(res.docs) == routeMaxDocs {
-			break
+	var close []ds
+	for _, d := range touched {
+		if score[d] >= routeCloseRatio*best.score {
+			close = append(close, ds{d, score[d]})
 		}
-		res.docs = append(res.docs, s.doc)
 	}
-	res.doc = best.doc
+	sort.Slice(close, func(i, j int) bool { return ahead(close[i], close[j]) })
+	for _, d := range close[:min(len(close), routeMaxDocs)] {
+		res.docs = append(res.docs, int(d.doc))
+	}
+	res.doc = int(best.doc)
 	return res
 }
 
@@ -163,22 +213,29 @@ const (
 // "Consider the Acme Supply Agreement; is liability capped?" names the
 // contract before the semicolon only). Those words identify the contract; they say nothing about which of
 // its clauses answers, so in-document search leaves them out.
-func (r *router) referenceTerms(terms []string, breaks []bool, doc int) map[int]bool {
-	if doc < 0 || doc >= len(r.docs) {
+func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]bool {
+	r := &ix.router
+	if doc < 0 || doc >= len(r.docLen) {
 		return nil
 	}
-	h := r.docs[doc].names
-	rare := math.Log(1+(float64(len(r.docs))-0.5)/1.5) * 0.5
+	ids := make([]int32, len(terms))
+	for i, t := range terms {
+		ids[i] = -1
+		if tid, ok := ix.vocab[t]; ok && r.names(tid, int32(doc)) {
+			ids[i] = tid
+		}
+	}
+	rare := math.Log(1+(float64(len(r.docLen))-0.5)/1.5) * 0.5
 	out := map[int]bool{}
 	for i := 0; i < len(terms); {
-		if !h[terms[i]] {
+		if ids[i] < 0 {
 			i++
 			continue
 		}
 		j := i
 		hasRare := false
-		for j < len(terms) && h[terms[j]] && (j == i || !breaks[j]) {
-			if r.idf(terms[j]) >= rare {
+		for j < len(terms) && ids[j] >= 0 && (j == i || !breaks[j]) {
+			if r.idf(ids[j]) >= rare {
 				hasRare = true
 			}
 			j++
@@ -191,4 +248,12 @@ func (r *router) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 		i = j
 	}
 	return out
+}
+
+// names reports whether term tid is in the name, header or opening of
+// document doc.
+func (r *router) names(tid, doc int32) bool {
+	pl := r.post[tid]
+	i := sort.Search(len(pl), func(i int) bool { return pl[i].doc >= doc })
+	return i < len(pl) && pl[i].doc == doc && pl[i].name == 1
 }
