@@ -26,6 +26,7 @@ func init() {
 		{"ingest", "add contracts (files or directories) to a collection", runIngest},
 		{"search", "find the provisions that answer a question", runSearch},
 		{"ask", "answer a question with a cited, verified report (agents with a model server; evidence without)", runAsk},
+		{"review", "review every contract of a collection against a playbook of provisions (CSV, XLSX, JSON, HTML)", runReview},
 		{"docs", "list or remove documents and collections", runDocs},
 		{"tree", "print the clause tree of a file", runTree},
 		{"mcp", "serve a collection to assistants over the Model Context Protocol (stdio)", runMCP},
