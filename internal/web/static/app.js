@@ -28,6 +28,12 @@ function init() {
   $('outline').addEventListener('focusin', outlineFocus);
   $('view-text').addEventListener('click', () => setView(false));
   $('view-page').addEventListener('click', () => setView(true));
+  $('zoom-in').addEventListener('click', () => zoomBy(1));
+  $('zoom-out').addEventListener('click', () => zoomBy(-1));
+  $('zoom-fit').addEventListener('click', () => setZoom(1));
+  $('doc-pages').addEventListener('keydown', zoomKeys);
+  $('doc-back').addEventListener('click', goBack);
+  $('doc-filter').addEventListener('input', renderDocuments);
   setupUpload();
   whoami().then(loadCollections);
 }

@@ -61,6 +61,7 @@ async function ask(ev) {
   if ($('ask-scope').checked && state.doc) body.docs = [state.doc.id];
   if ($('ask-evidence').checked) body.evidence = true;
   $('activity').hidden = false;
+  reveal($('activity'));
   $('progress').replaceChildren();
   $('report').hidden = true;
   $('report').replaceChildren();

@@ -27,6 +27,8 @@ const state = {
   sel: null,     // the highlighted span of the open document: {span, kind, label}
   pageView: false, // show PDFs with a layout as page images (the user's choice)
   pageObserver: null, // IntersectionObserver loading page images lazily
+  zoom: 1,       // page view zoom, a share of the pane width (1 fits a page to it)
+  returnTo: null, // the element that opened the document view, for its Back button
 };
 
 const $ = (id) => document.getElementById(id);
@@ -153,3 +155,29 @@ function slice(doc, span) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// pagesLabel names the pages a span touches. The numbers are physical PDF
+// pages (1 is the file's first page), not the page numbers printed on them,
+// and the label says so. labels, when given, holds the printed label of
+// each of those pages (a later API field); a printed label that differs from
+// the physical number is shown first.
+function pagesLabel(pages, labels) {
+  if (!pages || !pages.length) return '';
+  const a = pages[0], b = pages[pages.length - 1];
+  const la = labels && labels[0], lb = labels && labels[labels.length - 1];
+  if (la && (String(la) !== String(a) || String(lb) !== String(b))) {
+    return a === b ? 'p. ' + la + ' (PDF page ' + a + ')' : 'pp. ' + la + '–' + lb + ' (PDF pages ' + a + '–' + b + ')';
+  }
+  return a === b ? 'p. ' + a + ' (PDF page)' : 'pp. ' + a + '–' + b + ' (PDF pages)';
+}
+
+// narrow reports whether the app is laid out in one column (a phone), where
+// the document view sits below the questions and answers.
+const narrow = () => window.matchMedia('(max-width: 700px)').matches;
+
+// reveal scrolls the window so that element e starts in view, when it does
+// not already; panes that scroll on their own are left alone.
+function reveal(e) {
+  const r = e.getBoundingClientRect();
+  if (r.top < 0 || r.top > window.innerHeight * 0.6) e.scrollIntoView({ block: 'start' });
+}

@@ -11,7 +11,10 @@ async function fetchDocument(id) {
   const text = typeof d.text === 'string' ? d.text : '';
   const nodes = listOf(d.tree || d.nodes, 'nodes');
   const doc = {
-    id: d.id || id, name: d.name || id, format: d.format, pages: d.pages,
+    id: d.id || id, name: d.name || id, format: d.format,
+    // The page map: physical pages with their code-point spans (the
+    // document's summary carries only the page count under the same name).
+    pages: Array.isArray(r.pages) ? r.pages : Array.isArray(d.pages) ? d.pages : d.pages,
     text, cp: cpIndex(text), nodes, byId: new Map(nodes.map((n) => [n.id, n])),
     base: coll() + '/documents/' + encodeURIComponent(d.id || id),
     layout: undefined, // fetched by fetchLayout: null when the document has none
@@ -28,6 +31,7 @@ async function openDocument(id) {
   state.doc = doc;
   state.sel = null;
   $('doc-title').textContent = doc.name;
+  $('doc-section').classList.add('open');
   const facts = [doc.format, (doc.cp.length - 1).toLocaleString() + ' characters'];
   if (Array.isArray(doc.pages) && doc.pages.length) facts.push(doc.pages.length + ' pages');
   else if (typeof doc.pages === 'number' && doc.pages) facts.push(doc.pages + ' pages');
@@ -46,6 +50,7 @@ async function openDocument(id) {
 function closeDocument() {
   state.doc = null;
   $('doc-title').textContent = 'No document open';
+  $('doc-section').classList.remove('open');
   $('doc-meta').textContent = 'Pick a document, a search hit or a citation.';
   $('doc-selection').textContent = '';
   $('doc-text').replaceChildren();
@@ -207,7 +212,8 @@ function highlight(span, kind, label) {
   const mark = el('mark', { className: 'hl-' + kind, tabIndex: -1, 'data-start': span.start, 'data-end': span.end },
     doc.text.slice(from, to));
   $('doc-text').replaceChildren(doc.text.slice(0, from), mark, doc.text.slice(to));
-  $('doc-selection').textContent = label + ' · characters ' + span.start + '–' + span.end;
+  $('doc-selection').textContent = [label, pagesLabel(pagesOfSpan(doc, span)),
+    'characters ' + span.start + '–' + span.end].filter(Boolean).join(' · ');
   // Scroll only the text pane, so the question and report stay in view.
   const pre = $('doc-text');
   const top = mark.offsetTop - pre.offsetTop;
@@ -216,11 +222,45 @@ function highlight(span, kind, label) {
   return mark;
 }
 
+// pagesOfSpan returns the physical pages of the open document that span
+// touches (none for formats without pages).
+function pagesOfSpan(doc, span) {
+  if (!Array.isArray(doc.pages)) return [];
+  return doc.pages.filter((p) => p.span && p.span.start < Math.max(span.end, span.start + 1) && span.start < p.span.end)
+    .map((p) => p.number);
+}
+
 // showSource opens a cited document and highlights the cited span.
 async function showSource(src, label) {
   if (!src.doc_id) return;
+  const from = document.activeElement;
   await openDocument(src.doc_id);
   const mark = highlight(src.span, 'cite', label);
   markOutline(deepestAt(state.doc, src.span.start));
   mark.focus({ preventScroll: true });
+  showDocPane(from);
+}
+
+// showDocPane brings the document view into the window when the highlight
+// is not in it (in one column the document sits below the answers), and
+// offers a way back to where the user clicked.
+function showDocPane(from) {
+  const target = (showingPages() && $('doc-pages').querySelector('.hl-box')) || $('doc-text').querySelector('mark') || $('doc-title');
+  const r = target.getBoundingClientRect();
+  if (r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0) return;
+  state.returnTo = from && from !== document.body ? from : null;
+  $('doc-back').hidden = !state.returnTo;
+  $('doc-section').scrollIntoView({ block: 'start' });
+}
+
+// goBack returns from the document view to the hit, citation or document
+// that opened it.
+function goBack() {
+  let to = state.returnTo;
+  state.returnTo = null;
+  $('doc-back').hidden = true;
+  if (to && !to.isConnected && to.dataset.doc) to = $('doc-list').querySelector('[data-doc="' + CSS.escape(to.dataset.doc) + '"]');
+  if (!to || !to.isConnected) return;
+  to.scrollIntoView({ block: 'center' });
+  to.focus({ preventScroll: true });
 }

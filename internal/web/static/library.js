@@ -60,15 +60,33 @@ async function loadDocuments() {
   renderDocuments();
 }
 
+// docMatches reports whether document d matches every word of the filter,
+// in its name, id or format, ignoring case and accents.
+function docMatches(d, words) {
+  const hay = fold([d.name, d.id, d.format].filter(Boolean).join(' '));
+  return words.every((w) => hay.includes(w));
+}
+
+const fold = (s) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+
 function renderDocuments() {
   const list = $('doc-list');
-  $('doc-empty').hidden = state.docs.length > 0;
-  $('doc-count').textContent = state.docs.length ? String(state.docs.length) : '';
-  list.replaceChildren(...state.docs.map((d) => el('li', {},
+  const total = state.docs.length;
+  const words = fold($('doc-filter').value).split(/\s+/).filter(Boolean);
+  const shown = words.length ? state.docs.filter((d) => docMatches(d, words)) : state.docs;
+  $('doc-empty').hidden = total > 0;
+  $('doc-filter-row').hidden = total < 2 && !words.length;
+  $('doc-count').textContent = !total ? '' : shown.length === total ? String(total) : shown.length + ' of ' + total;
+  $('doc-nomatch').hidden = !total || shown.length > 0;
+  $('doc-nomatch').textContent = 'No document matches “' + $('doc-filter').value.trim() + '”.';
+  list.replaceChildren(...shown.map((d) => el('li', {},
     el('button', {
       type: 'button', className: 'doc-item', 'data-doc': d.id,
       'aria-current': state.doc && state.doc.id === d.id ? 'true' : null,
-      onclick: () => openDocument(d.id).catch(showError),
+      onclick: (e) => {
+        const from = e.currentTarget;
+        openDocument(d.id).then(() => showDocPane(from)).catch(showError);
+      },
     },
     el('span', { className: 'doc-name' }, d.name || d.id),
     el('span', { className: 'doc-facts' }, docFacts(d))),

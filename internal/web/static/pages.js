@@ -11,6 +11,10 @@
 
 const PAGE_SCALE = window.devicePixelRatio >= 2 ? 2.5 : 1.5;
 
+// ZOOMS are the page zoom steps, as a share of the pane's width (1 fits a
+// page to it).
+const ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3];
+
 async function fetchLayout(doc) {
   if (doc.layout !== undefined) return doc.layout;
   doc.layout = null;
@@ -36,6 +40,7 @@ function applyView() {
   $('view-toggle').hidden = !(doc && doc.layout);
   $('view-text').setAttribute('aria-pressed', String(!pages));
   $('view-page').setAttribute('aria-pressed', String(pages));
+  $('zoom').hidden = !pages;
   $('doc-text').hidden = pages;
   $('doc-pages').hidden = !pages;
   if (!doc || !doc.layout) {
@@ -86,18 +91,28 @@ function renderPages(doc) {
   box.scrollTop = 0;
 }
 
+// scaleFor returns the image scale (pixels per point) page div needs to
+// stay sharp at its shown width: PAGE_SCALE, or more when zoomed in.
+function scaleFor(doc, div) {
+  const p = doc.layout.pages[Number(div.dataset.page) - 1];
+  const need = p && p.width ? div.clientWidth * (window.devicePixelRatio || 1) / p.width : 0;
+  return Math.min(4, Math.max(PAGE_SCALE, Math.ceil(need * 2) / 2));
+}
+
 async function loadPage(doc, div) {
   const n = Number(div.dataset.page);
   const img = div.querySelector('img');
+  const scale = scaleFor(doc, div);
   try {
-    let url = doc.pageURLs.get(n);
+    let url = doc.pageURLs.get(n + '@' + scale);
     if (!url) {
-      const res = await fetch(API + doc.base + '/pages/' + n + '.png?scale=' + PAGE_SCALE, { headers: headers() });
+      const res = await fetch(API + doc.base + '/pages/' + n + '.png?scale=' + scale, { headers: headers() });
       if (!res.ok) throw await errorOf(res);
       url = URL.createObjectURL(await res.blob());
-      doc.pageURLs.set(n, url);
+      doc.pageURLs.set(n + '@' + scale, url);
     }
     img.src = url;
+    div.dataset.scale = scale;
   } catch (err) {
     div.append(el('p', { className: 'page-error' }, 'Page ' + n + ' could not be shown: ' + (err.message || err)));
   }
@@ -142,7 +157,49 @@ function drawPageHighlight(scroll) {
   if (first && scroll) {
     const page = first.parentElement;
     box.scrollTop = Math.max(0, page.offsetTop + first.offsetTop - box.clientHeight / 4);
+    // Zoomed wider than the pane: show where the lines start.
+    if (box.scrollWidth > box.clientWidth) box.scrollLeft = Math.max(0, page.offsetLeft + first.offsetLeft - 16);
   }
   if (first) first.tabIndex = -1;
   return first;
+}
+
+// setZoom shows the pages at zoom times the pane's width, keeping the
+// selected span (or else the same place) in view, and fetches sharper
+// images for pages already shown when they need them.
+function setZoom(zoom) {
+  state.zoom = zoom;
+  const box = $('doc-pages');
+  const x = box.scrollWidth > box.clientWidth ? (box.scrollLeft + box.clientWidth / 2) / box.scrollWidth : 0.5;
+  const y = (box.scrollTop + box.clientHeight / 3) / (box.scrollHeight || 1);
+  box.style.setProperty('--zoom', zoom);
+  $('zoom-level').textContent = zoom === 1 ? 'Fit width' : Math.round(zoom * 100) + '%';
+  $('zoom-level').title = zoom === 1 ? 'Pages fit the pane' : Math.round(zoom * 100) + '% of the pane width';
+  $('zoom-out').disabled = zoom <= ZOOMS[0];
+  $('zoom-in').disabled = zoom >= ZOOMS[ZOOMS.length - 1];
+  $('zoom-fit').disabled = zoom === 1;
+  box.scrollLeft = Math.max(0, x * box.scrollWidth - box.clientWidth / 2);
+  if (!drawPageHighlight(true)) box.scrollTop = Math.max(0, y * box.scrollHeight - box.clientHeight / 3);
+  const doc = state.doc;
+  if (!doc || !doc.layout) return;
+  for (const div of box.querySelectorAll('.page[data-scale]')) {
+    if (scaleFor(doc, div) > Number(div.dataset.scale)) loadPage(doc, div);
+  }
+}
+
+// zoomBy moves dir steps (+1 in, -1 out) through ZOOMS.
+function zoomBy(dir) {
+  const z = state.zoom || 1;
+  const i = dir > 0 ? ZOOMS.findIndex((s) => s > z) : ZOOMS.findLastIndex((s) => s < z);
+  if (i >= 0) setZoom(ZOOMS[i]);
+}
+
+// zoomKeys zooms the focused page pane with +, - and 0, as a browser does.
+function zoomKeys(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const dir = { '+': 1, '=': 1, '-': -1, '_': -1 }[e.key];
+  if (dir) zoomBy(dir);
+  else if (e.key === '0') setZoom(1);
+  else return;
+  e.preventDefault();
 }

@@ -67,10 +67,12 @@ function renderReport(rep) {
   }
   out.replaceChildren(...parts);
   out.hidden = false;
+  // The report may land below earlier results: bring its top into view.
+  reveal(out);
 }
 
 function renderSource(s, rep) {
-  const where = s.doc_id ? [s.doc_name || s.doc_id, s.path, (s.pages || []).length ? 'p. ' + s.pages.join(', ') : '']
+  const where = s.doc_id ? [s.doc_name || s.doc_id, s.path, pagesLabel(s.pages, s.page_labels)]
     : [s.tool, s.url];
   const li = el('li', { id: 'source-' + s.n, className: 'source status-' + (s.status || 'unchecked') },
     el('div', { className: 'source-head' },

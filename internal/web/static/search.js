@@ -9,6 +9,7 @@ async function search(ev) {
   if ($('search-scope').checked && state.doc) body.docs = [state.doc.id];
   const out = $('hits');
   $('results').hidden = false;
+  reveal($('results'));
   out.replaceChildren(el('li', { className: 'hint' }, 'Searching…'));
   try {
     const r = await api('POST', coll() + '/search', body);
@@ -25,7 +26,7 @@ async function search(ev) {
           type: 'button', className: 'hit-open',
           onclick: () => showSource({ doc_id: h.doc_id, span }, 'Search result ' + (i + 1)).catch(showError),
         },
-        el('span', { className: 'hit-where' }, name, h.path ? ' — ' + h.path : ''),
+        el('span', { className: 'hit-where' }, [name, h.path, pagesLabel(h.pages, h.page_labels)].filter(Boolean).join(' — ')),
         el('span', { className: 'hit-text' }, text.length > 320 ? text.slice(0, 320) + '…' : text)));
     }));
     if (!hits.length) out.replaceChildren(el('li', { className: 'hint' }, 'Nothing matched.'));
