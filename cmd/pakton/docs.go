@@ -14,7 +14,7 @@ import (
 
 const docsUsage = `docs [flags]                     list the documents of the collection
        pakton docs rm [flags] ID|NAME…          remove documents
-       pakton docs reindex [flags]              re-analyze stored documents (after upgrading pakton)
+       pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents`
 

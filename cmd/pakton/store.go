@@ -26,6 +26,11 @@ func (g *globals) openExisting() (*store.Store, error) {
 	return store.Open(g.store)
 }
 
+// open is openExisting: the store of a command that reads it. Commands that
+// read one collection use openCollection; those that may create the store
+// use openOrCreate.
+func (g *globals) open() (*store.Store, error) { return g.openExisting() }
+
 // openOrCreate opens the store the global flags name, creating it when
 // needed (ingest, serve), and says on stderr when it made a new one, so a
 // mistyped directory does not go unnoticed.

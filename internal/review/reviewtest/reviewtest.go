@@ -75,11 +75,20 @@ func IngestFiles(t testing.TB, st *store.Store, collection string, paths ...stri
 // contracts in collection.
 func Store(t testing.TB, collection string) *store.Store {
 	t.Helper()
-	st, err := store.Open(t.TempDir())
+	st := StoreAt(t, t.TempDir(), collection)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// StoreAt opens a store in dir holding the example contracts in
+// collection; the caller closes it and removes dir (for a store shared by
+// the tests of a package).
+func StoreAt(t testing.TB, dir, collection string) *store.Store {
+	t.Helper()
+	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
 	Ingest(t, st, collection)
 	return st
 }
