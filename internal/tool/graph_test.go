@@ -44,7 +44,7 @@ func TestGraphTools(t *testing.T) {
 		{"term", dt, `{"term":"licensed software"}`, "", "", "\"Licensed Software\" means the programs"},
 		{"undefined term", dt, `{"term":"Territory"}`, "", "\"Territory\" is not defined in licence.txt", ""},
 		{"empty term", dt, `{"term":" "}`, "\"term\" is empty", "", ""},
-		{"unknown document", dt, `{"term":"X","document":"nope.txt"}`, "no document with id or name", "", ""},
+		{"unknown document", dt, `{"term":"X","document":"nope.txt"}`, "no document has the id, name", "", ""},
 		{"bad arguments", dt, `[1]`, "not a JSON object", "", ""},
 		{"section", fr, `{"reference":"Section 3.2"}`, "", "", "3.2 Use is limited"},
 		{"bare number", fr, `{"reference":"3.1","document":"licence.txt"}`, "", "", "3.1 No sublicensing."},
