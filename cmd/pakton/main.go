@@ -29,6 +29,7 @@ func init() {
 		{"review", "review every contract of a collection against a playbook of provisions (CSV, XLSX, JSON, HTML)", runReview},
 		{"docs", "list or remove documents and collections", runDocs},
 		{"tree", "print the clause tree of a file", runTree},
+		{"graph", "print the defined terms and cross-references of a collection or a document", runGraph},
 		{"mcp", "serve a collection to assistants over the Model Context Protocol (stdio)", runMCP},
 		{"serve", "serve the HTTP API, web app and MCP endpoint (docs/API.md)", runServe},
 		{"keys", "create, list or revoke API keys for serve", runKeys},

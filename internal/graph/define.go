@@ -69,7 +69,19 @@ func quotes(s string) []quote {
 			continue
 		}
 		cl := open + best
-		out = append(out, quote{a: i, open: open, close: cl, b: cl + bw})
+		q := quote{a: i, open: open, close: cl, b: cl + bw}
+		// Markdown emphasis inside the quotes: "**Agreement**".
+		for q.open < q.close && (s[q.open] == '*' || s[q.open] == '_') {
+			q.open++
+		}
+		for q.close > q.open && (s[q.close-1] == '*' || s[q.close-1] == '_') {
+			q.close--
+		}
+		if q.open == q.close {
+			i = cl + bw
+			continue
+		}
+		out = append(out, q)
 		i = cl + bw
 	}
 	return out

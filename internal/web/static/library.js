@@ -28,6 +28,7 @@ async function useCollection(name) {
   $('report').hidden = true;
   $('results').hidden = true;
   $('activity').hidden = true;
+  if (typeof resetReview === 'function') resetReview();
   await loadDocuments();
 }
 
