@@ -82,7 +82,7 @@ func runReview(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		return err
 	}
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}
