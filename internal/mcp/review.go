@@ -67,18 +67,7 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 	if len(in.PlaybookYAML) > MaxPlaybookYAML {
 		return nil, out, fmt.Errorf("playbook_yaml is larger than %d bytes", MaxPlaybookYAML)
 	}
-	pb, det := review.Builtin()
-	switch {
-	case strings.TrimSpace(in.PlaybookYAML) != "":
-		own, err := review.ParsePlaybook("playbook_yaml", []byte(in.PlaybookYAML))
-		if err != nil {
-			return nil, out, err
-		}
-		pb = own
-	case in.Playbook != "" && in.Playbook != "builtin":
-		return nil, out, fmt.Errorf("unknown playbook %q: use \"builtin\" or pass your own as playbook_yaml", in.Playbook)
-	}
-	pb, err := pb.Select(in.Provisions)
+	pb, det, err := review.Choose(in.Playbook, "playbook_yaml", []byte(in.PlaybookYAML), in.Provisions)
 	if err != nil {
 		return nil, out, err
 	}
