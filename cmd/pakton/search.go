@@ -33,7 +33,7 @@ func runSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
 	}
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}
@@ -46,12 +46,9 @@ func runSearch(ctx context.Context, args []string) error {
 		}
 		q.Docs = append(q.Docs, info.ID)
 	}
-	ix, err := ingest.LoadIndex(ctx, st, g.collection)
+	ix, err := loadSearchIndex(ctx, st, g.collection)
 	if err != nil {
 		return err
-	}
-	if ix.Docs() == 0 {
-		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
 	}
 	res, err := hybridSearch(ctx, st, g.collection, ix, q)
 	if err != nil {
@@ -156,14 +153,12 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 	fmt.Fprintln(w)
 }
 
+// pagesText is the pages of a passage followed by a comma, or "".
 func pagesText(pages []int) string {
-	switch {
-	case len(pages) == 0:
-		return ""
-	case len(pages) == 1:
-		return fmt.Sprintf("p. %d, ", pages[0])
+	if p := document.PagesLabel(pages); p != "" {
+		return p + ", "
 	}
-	return fmt.Sprintf("pp. %d–%d, ", pages[0], pages[len(pages)-1])
+	return ""
 }
 
 // trimText cuts text to about n characters at a word boundary, marking the
