@@ -223,7 +223,7 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 	// A contract is named by its title, its parties or its file name; words
 	// found only in its opening text (defined terms: "Net Sales",
 	// "Deliverables") describe what it is about.
-	if !ix.namedByTitle(ids, best.doc) {
+	if !ix.namedByTitle(ids, named, best.doc) {
 		return res
 	}
 	// Documents close to the best (the same parties' other agreements, a
@@ -337,11 +337,18 @@ func (r *router) idfOf(df int) float64 {
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-// namedByTitle reports whether any of the question's terms is in the file
-// name, title or parties of document doc.
-func (ix *Index) namedByTitle(ids []int32, doc int32) bool {
-	for _, tid := range ids {
-		if tid >= 0 && slices.Contains(ix.router.titleSeq[doc], tid) {
+// namedByTitle reports whether the question names document doc by its file
+// name, title or parties, or, for a word written like a name, by the
+// model-written summary (which names the parties however the text reads).
+func (ix *Index) namedByTitle(ids []int32, named []bool, doc int32) bool {
+	r := &ix.router
+	for i, tid := range ids {
+		if tid < 0 {
+			continue
+		}
+		pl := r.post[tid]
+		j := sort.Search(len(pl), func(j int) bool { return pl[j].doc >= doc })
+		if j < len(pl) && pl[j].doc == doc && (pl[j].title == 1 || named[i] && pl[j].name == 0) {
 			return true
 		}
 	}
