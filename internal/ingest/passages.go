@@ -124,13 +124,19 @@ type Passage struct {
 	Span    document.Span `json:"span"`            // code points of the canonical text
 	Score   float64       `json:"score"`
 	Text    string        `json:"text"` // the canonical text of Span, verbatim
+	// Support holds the definitions of the terms the passage uses and the
+	// clauses it refers to: supporting evidence, apart from Span and Text
+	// (nil when there is none).
+	Support *Support `json:"support,omitempty"`
 }
 
 // Passages resolves hits against the documents of a collection, reading each
 // document once. The clause path is that of the hit's node (or, when the hit
-// has none, of the deepest node containing the span's start).
+// has none, of the deepest node containing the span's start). Each passage
+// carries its supporting evidence (SupportFor).
 func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage, error) {
 	recs := map[string]*store.Record{}
+	graphs := &docGraphs{st: st, collection: collection}
 	out := make([]Passage, 0, len(hits))
 	for _, h := range hits {
 		rec, ok := recs[h.DocID]
@@ -151,6 +157,11 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 				node = t.At(h.Span.Start)
 			}
 			p.Path = t.Path(node)
+			g, err := graphs.get(rec)
+			if err != nil {
+				return nil, err
+			}
+			p.Support = SupportFor(rec.Doc, t, g, h.Span)
 		}
 		out = append(out, p)
 	}
