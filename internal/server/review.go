@@ -80,8 +80,8 @@ type reviewParams struct {
 	Review string `json:"review"`
 }
 
-// decisionsMu serialises changes to decisions files.
-var decisionsMu sync.Mutex
+// reviewsMu serialises changes to reviews' decisions files and jobs.
+var reviewsMu sync.Mutex
 
 func (s *Server) reviewsDir(c string) string {
 	return filepath.Join(s.st.Dir(), "collections", c, "reviews")
@@ -336,6 +336,42 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// resumeReview runs a review that stopped before finishing (cancelled,
+// failed, or its job lost) again; the contracts it finished are not
+// reviewed again.
+func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
+	m, err := readMeta(dir) // again, under the lock
+	if err != nil {
+		fail(w, http.StatusNotFound, "review %q not found", r.PathValue("rid"))
+		return
+	}
+	switch v := s.reviewView(m); {
+	case v.State == jobs.Done:
+		fail(w, http.StatusConflict, "review %q has finished; start a new review to review changed contracts", m.ID)
+		return
+	case !v.State.Final():
+		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
+		return
+	}
+	j, err := s.jobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	if err != nil {
+		s.internal(w, "resume review", err)
+		return
+	}
+	m.Job = j.ID
+	if err := writeMeta(dir, m); err != nil {
+		s.internal(w, "resume review", err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(m), "job": jobJSON(j)})
+}
+
 // deleteReview cancels a running review and removes it with its decisions.
 func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	m, dir, ok := s.lookupReview(w, r)
@@ -505,8 +541,8 @@ func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 }
 
 func (s *Server) changeDecisions(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
-	decisionsMu.Lock()
-	defer decisionsMu.Unlock()
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
 	path := filepath.Join(dir, "decisions.json")
 	ds, err := review.LoadDecisions(path)
 	if err != nil {
