@@ -37,6 +37,17 @@ func (g *globals) open() (*store.Store, error) {
 	return store.Open(g.store)
 }
 
+// openReader opens the store for a command that only reads: without the
+// writers' lock and recovery, so a one-shot search starts in milliseconds.
+// A store that does not exist yet or needs converting is opened for
+// writing instead.
+func (g *globals) openReader() (*store.Store, error) {
+	if st, err := store.OpenReader(g.store); err == nil {
+		return st, nil
+	}
+	return store.Open(g.store)
+}
+
 // parseArgs parses flags placed anywhere among the arguments ("pakton search
 // QUERY -k 3" as well as "pakton search -k 3 QUERY"); "--" ends the flags.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
