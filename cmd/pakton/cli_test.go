@@ -44,8 +44,8 @@ func TestCLIEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "5 added") || !strings.Contains(out, "broken.pdf") {
 		t.Errorf("ingest summary:\n%s", out)
 	}
-	if strings.Count(errOut, "\n") != 6 || !strings.Contains(errOut, "ingest [6/6]") {
-		t.Errorf("progress (not a terminal) should be one line per file:\n%s", errOut)
+	if strings.Count(errOut, "\n") != 7 || !strings.Contains(errOut, "ingest [6/6]") || !strings.HasPrefix(errOut, "pakton: created a new, empty store at ") {
+		t.Errorf("progress (not a terminal) should be a note on the new store, then one line per file:\n%s", errOut)
 	}
 
 	out, _, err = capture(t, runDocs)

@@ -35,7 +35,7 @@ func runGraph(ctx context.Context, args []string) error {
 	if *term != "" && len(rest) == 0 {
 		return fmt.Errorf("--term needs a DOC: the document whose term to look up")
 	}
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}

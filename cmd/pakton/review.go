@@ -52,14 +52,9 @@ func runReview(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (subcommands: %s)", rest[0], subcommandNames())
 	}
-	pb, det, err := loadPlaybook(*pbPath)
+	pb, det, err := loadPlaybook(*pbPath, splitList(*provs))
 	if err != nil {
 		return err
-	}
-	if *provs != "" {
-		if pb, err = pb.Select(splitList(*provs)); err != nil {
-			return err
-		}
 	}
 	if *list {
 		return listProvisions(stdout, pb)
@@ -87,7 +82,7 @@ func runReview(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		return err
 	}
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}
@@ -164,21 +159,20 @@ func subcommandNames() string {
 	return strings.Join(names, ", ")
 }
 
-// loadPlaybook reads a playbook file, or returns the built-in one with its
-// trained detectors.
-func loadPlaybook(path string) (*review.Playbook, *review.Detectors, error) {
-	pb, det := review.Builtin()
-	if path == "" {
-		return pb, det, nil
+// loadPlaybook reads a playbook file (the built-in playbook when path is
+// empty), narrowed to provisions, with the detectors to find it.
+func loadPlaybook(path string, provisions []string) (*review.Playbook, *review.Detectors, error) {
+	var data []byte
+	if path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, nil, fmt.Errorf("playbook %s: %w", path, err)
+		}
+		if strings.TrimSpace(string(data)) == "" {
+			return nil, nil, fmt.Errorf("playbook %s: empty file", path)
+		}
 	}
-	own, err := review.LoadPlaybook(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The built-in detectors serve provisions of the user's playbook that
-	// share a built-in name; the others are found zero-shot, calibrated by
-	// the same file.
-	return own, det, nil
+	return review.Choose("", path, data, provisions)
 }
 
 func splitList(s string) []string {

@@ -84,7 +84,7 @@ func TestReviewCommand(t *testing.T) {
 		{[]string{"--playbook", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
 		{[]string{"--playbook", pb, "--provisions", "Nope"}, `no provision "Nope"`},
 		{[]string{"--playbook", pb, "--format", "pdf"}, `unknown export format "pdf"`},
-		{[]string{"--playbook", pb, "--collection", "empty", "--out", filepath.Join(dir, "o2")}, `collection "empty": not found`},
+		{[]string{"--playbook", pb, "--collection", "empty", "--out", filepath.Join(dir, "o2")}, `no collection "empty" in store`},
 		{[]string{"bogus"}, `unexpected argument "bogus"`},
 	}
 	for _, c := range cases {

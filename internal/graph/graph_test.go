@@ -176,3 +176,44 @@ func TestExtractEmpty(t *testing.T) {
 		}
 	}
 }
+
+func TestLookup(t *testing.T) {
+	doc, tree, _ := extract(t, sample)
+	tests := []struct {
+		ref  string
+		from int
+		want []string // target paths, "-" for none
+	}{
+		{"Section 2.3", 0, []string{"ARTICLE 2 > 2.3"}},
+		{"2.5(b)", 0, []string{"ARTICLE 2 > 2.5 > (b)"}},
+		{"Sections 2.2 through 2.4", 0, []string{"ARTICLE 2 > 2.2", "ARTICLE 2 > 2.3", "ARTICLE 2 > 2.4"}},
+		{"Exhibit A", 0, []string{"EXHIBIT A"}},
+		{"Article II", 0, []string{"ARTICLE 2"}},
+		{"Section 9.9", 0, []string{"-"}},
+		{"Section 4.2 of the License Agreement", 0, []string{"-"}},
+		{"what is this", 0, nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, r := range Lookup(doc, tree, tt.ref, tt.from) {
+			if r.Target < 0 {
+				got = append(got, "-")
+			} else {
+				got = append(got, tree.Path(r.Target))
+			}
+		}
+		if strings.Join(got, ";") != strings.Join(tt.want, ";") {
+			t.Errorf("Lookup(%q) = %q, want %q", tt.ref, got, tt.want)
+		}
+	}
+	// A bare "(b)" is read from the clause it is written in.
+	var item int
+	for id, n := range tree.Nodes {
+		if n.Label == "(c)" {
+			item = id
+		}
+	}
+	if refs := Lookup(doc, tree, "(b)", item); len(refs) != 1 || tree.Path(refs[0].Target) != "ARTICLE 2 > 2.5 > (b)" {
+		t.Errorf("Lookup((b)) from %s: %+v", tree.Path(item), refs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
 )
 
 // instrumentWords end the name of another legal instrument after "of the" /
@@ -105,7 +106,7 @@ func (x *text) references() []Reference {
 			continue // the label of a clause or schedule, not a reference to it
 		}
 		first, ok := parseLabel(s, m[1], kw.class)
-		if !ok || kw.class == classAttach && attachmentHeading(s, m[0], first.b) {
+		if !ok || x.from < 0 && kw.class == classAttach && attachmentHeading(s, m[0], first.b) {
 			continue
 		}
 		type item struct {
@@ -171,7 +172,7 @@ func (x *text) references() []Reference {
 				r.Target, r.Status = ix.resolve(kw, it.label, r.Node, scope)
 				if r.Status == Unresolved && scope == 0 {
 					if b := x.anchor(kw, it.label); b >= 0 {
-						r.Target, r.Status = x.nodeAt(b), Within
+						r.Target, r.Status = x.t.At(x.bodyIx.Rune(b)), Within
 					}
 				}
 			}
@@ -487,7 +488,7 @@ func attachmentHeading(s string, a, b int) bool {
 // start of a line) or a clause number at the start of a line followed by a
 // capitalised word ("7A. Insurance"). It returns the byte offset or -1.
 func (x *text) anchor(kw keyword, label string) int {
-	s := x.s
+	s := x.body
 	if kw.class == classAttach {
 		for _, m := range refWords(s) {
 			k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
@@ -521,4 +522,29 @@ func (x *text) anchor(kw keyword, label string) int {
 			}
 		}
 	}
+}
+
+// Lookup resolves a reference typed apart from the document — "Section 7.3",
+// "7.3", "Exhibit B", "clauses (a) and (c)" — against the document's clause
+// tree, as if it were written in node from (0: the document as a whole).
+// A bare number or bracketed label is read as a section. Spans of the
+// returned references are in ref, not in the document.
+func Lookup(doc *document.Document, t *clause.Tree, ref string, from int) []Reference {
+	if t == nil || len(t.Nodes) == 0 {
+		t = clause.Parse(doc)
+	}
+	ref = strings.TrimSpace(ref)
+	if ref != "" && (ref[0] >= '0' && ref[0] <= '9' || ref[0] == '(') {
+		ref = "Section " + ref
+	}
+	if from < 0 || from >= len(t.Nodes) {
+		from = 0
+	}
+	x := &text{s: " " + ref, ix: document.NewIndex(" " + ref), t: t, starts: map[int]bool{}, body: doc.Text, bodyIx: document.NewIndex(doc.Text), from: from}
+	refs := x.references()
+	for i := range refs {
+		refs[i].Span.Start--
+		refs[i].Span.End--
+	}
+	return refs
 }

@@ -16,10 +16,18 @@ type text struct {
 	ix     *document.Index
 	t      *clause.Tree
 	starts map[int]bool // rune offsets where a node's span starts
+	// body is the document text anchors are looked for in: s itself, or
+	// for Lookup the document whose tree resolves a reference typed apart.
+	body   string
+	bodyIx *document.Index
+	// from, when ≥ 0, is the node every reference is read as written in
+	// (Lookup); -1 reads it from the position in s.
+	from int
 }
 
 func newText(doc *document.Document, t *clause.Tree) *text {
-	x := &text{s: doc.Text, ix: document.NewIndex(doc.Text), t: t, starts: map[int]bool{}}
+	x := &text{s: doc.Text, ix: document.NewIndex(doc.Text), t: t, starts: map[int]bool{}, body: doc.Text, from: -1}
+	x.bodyIx = x.ix
 	for _, n := range t.Nodes[1:] {
 		x.starts[n.Span.Start] = true
 	}
@@ -30,7 +38,12 @@ func newText(doc *document.Document, t *clause.Tree) *text {
 func (x *text) span(b0, b1 int) document.Span { return x.ix.RuneSpan(b0, b1) }
 
 // nodeAt returns the deepest node containing byte offset b.
-func (x *text) nodeAt(b int) int { return x.t.At(x.ix.Rune(b)) }
+func (x *text) nodeAt(b int) int {
+	if x.from >= 0 {
+		return x.from
+	}
+	return x.t.At(x.ix.Rune(b))
+}
 
 // nodeCovering returns the deepest node whose span holds bytes [a, b).
 func (x *text) nodeCovering(a, b int) int {

@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -183,4 +184,38 @@ func TestBuiltinClauseBankSeparates(t *testing.T) {
 			t.Errorf("%s: its left-out examples outscore %.1f%% of other provisions' examples, want ≥ 95%%", p.Name, 100*auc)
 		}
 	}
+}
+
+// FuzzParsePlaybook checks that no input makes the playbook parser panic,
+// that every refusal wraps ErrPlaybook and names the file, and that every
+// accepted playbook is valid (named provisions, known answer formats).
+func FuzzParsePlaybook(f *testing.F) {
+	if ex, err := os.ReadFile(filepath.Join("..", "..", "examples", "playbooks", "ma-change-of-control.yaml")); err == nil {
+		f.Add(ex)
+	}
+	f.Add([]byte("provisions:\n  - name: A\n    keywords: [x, {text: y, near: [z], within: 3, boost: 2}]\n    risks: [q, {question: r, answer: amount}]\n"))
+	f.Add([]byte("provisions: [\n"))
+	f.Add([]byte("name: [1, 2]\nprovisions: {}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pb, err := ParsePlaybook("fuzz.yaml", data)
+		if err != nil {
+			if !errors.Is(err, ErrPlaybook) || !strings.Contains(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error %q does not wrap ErrPlaybook or name the file", err)
+			}
+			return
+		}
+		if len(pb.Provisions) == 0 {
+			t.Fatal("accepted a playbook without provisions")
+		}
+		for _, p := range pb.Provisions {
+			if p.Name == "" || !slices.Contains(answerFormats, p.Answer) {
+				t.Fatalf("accepted provision %+v", p)
+			}
+			for _, k := range p.Keywords {
+				if k.Text == "" || k.Boost <= 0 || k.Within < 0 {
+					t.Fatalf("accepted keyword %+v", k)
+				}
+			}
+		}
+	})
 }

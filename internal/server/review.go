@@ -35,9 +35,6 @@ import (
 // kindReview is the job kind that runs a review.
 const kindReview = "review"
 
-// builtinPlaybook names the shipped playbook in requests.
-const builtinPlaybook = "builtin"
-
 // reviewRequest is the body of POST …/reviews.
 type reviewRequest struct {
 	// Playbook names a built-in playbook ("builtin", the default) when
@@ -83,35 +80,14 @@ type reviewParams struct {
 	Review string `json:"review"`
 }
 
-// decisionsMu serialises changes to decisions files.
-var decisionsMu sync.Mutex
+// reviewsMu serialises changes to reviews' decisions files and jobs.
+var reviewsMu sync.Mutex
 
 func (s *Server) reviewsDir(c string) string {
 	return filepath.Join(s.st.Dir(), "collections", c, "reviews")
 }
 
 func (s *Server) reviewDir(c, id string) string { return filepath.Join(s.reviewsDir(c), id) }
-
-// playbookFor builds the playbook of a request or a stored review. Uploaded
-// playbooks are found with the built-in detectors for provisions that share
-// a built-in name, zero-shot otherwise.
-func playbookFor(name, yamlText string, provisions []string) (*review.Playbook, *review.Detectors, error) {
-	pb, det := review.Builtin()
-	if strings.TrimSpace(yamlText) != "" {
-		own, err := review.ParsePlaybook("uploaded playbook", []byte(yamlText))
-		if err != nil {
-			return nil, nil, err
-		}
-		pb = own
-	} else if name != "" && name != builtinPlaybook {
-		return nil, nil, fmt.Errorf("unknown playbook %q (the built-in one is %q; or send playbook_yaml)", name, builtinPlaybook)
-	}
-	pb, err := pb.Select(provisions)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pb, det, nil
-}
 
 // listPlaybooks lists the built-in playbooks with their provisions.
 func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Key) {
@@ -127,7 +103,7 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Ke
 		provs = append(provs, prov{p.Name, p.Group, p.Definition, p.Answer})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"playbooks": []map[string]any{{
-		"id": builtinPlaybook, "name": pb.Name, "version": pb.Version, "description": pb.Description, "provisions": provs,
+		"id": review.BuiltinName, "name": pb.Name, "version": pb.Version, "description": pb.Description, "provisions": provs,
 	}}})
 }
 
@@ -142,7 +118,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.storeErr(w, r, "start review", err)
 		return
 	}
-	pb, _, err := playbookFor(req.Playbook, req.PlaybookYAML, req.Provisions)
+	pb, _, err := review.Choose(req.Playbook, "uploaded playbook", []byte(req.PlaybookYAML), req.Provisions)
 	if err != nil {
 		fail(w, http.StatusBadRequest, "%v", err)
 		return
@@ -164,7 +140,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		}
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: builtinPlaybook, Provisions: pb.Names(), Docs: docs}
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs}
 	dir := s.reviewDir(c, meta.ID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.internal(w, "start review", err)
@@ -242,7 +218,7 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 			return fmt.Errorf("review %s: %w", p.Review, err)
 		}
 	}
-	pb, det, err := playbookFor(builtinPlaybook, string(yamlText), meta.Provisions)
+	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
 	if err != nil {
 		return err
 	}
@@ -358,6 +334,42 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		out["table"], out["decisions"] = res.Table, ds
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// resumeReview runs a review that stopped before finishing (cancelled,
+// failed, or its job lost) again; the contracts it finished are not
+// reviewed again.
+func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
+	m, err := readMeta(dir) // again, under the lock
+	if err != nil {
+		fail(w, http.StatusNotFound, "review %q not found", r.PathValue("rid"))
+		return
+	}
+	switch v := s.reviewView(m); {
+	case v.State == jobs.Done:
+		fail(w, http.StatusConflict, "review %q has finished; start a new review to review changed contracts", m.ID)
+		return
+	case !v.State.Final():
+		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
+		return
+	}
+	j, err := s.jobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	if err != nil {
+		s.internal(w, "resume review", err)
+		return
+	}
+	m.Job = j.ID
+	if err := writeMeta(dir, m); err != nil {
+		s.internal(w, "resume review", err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(m), "job": jobJSON(j)})
 }
 
 // deleteReview cancels a running review and removes it with its decisions.
@@ -529,8 +541,8 @@ func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 }
 
 func (s *Server) changeDecisions(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
-	decisionsMu.Lock()
-	defer decisionsMu.Unlock()
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
 	path := filepath.Join(dir, "decisions.json")
 	ds, err := review.LoadDecisions(path)
 	if err != nil {

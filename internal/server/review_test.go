@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/csv"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +151,39 @@ func TestReviewAPI(t *testing.T) {
 	}
 	if code, _ := e.do("GET", base+"/"+rv.ID+"/export/pdf", key, nil, ""); code != 400 {
 		t.Errorf("export pdf: %d", code)
+	}
+
+	// A finished review is not resumed; one that stopped short is, and its
+	// finished contracts are not reviewed again.
+	if code, body := e.do("POST", base+"/"+rv.ID+"/resume", key, nil, ""); code != http.StatusConflict {
+		t.Errorf("resume a finished review: %d %s", code, body)
+	}
+	dir := e.srv.reviewDir("deal", rv.ID)
+	if err := os.Remove(filepath.Join(dir, "table.json")); err != nil { // as if the job died before writing it
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "rows", got.Table.Rows[2].DocID+".json")) // and before finishing one contract
+	_, body = e.json("GET", base+"/"+rv.ID, key, nil)
+	if st := decode[struct{ Review reviewJSON }](t, body).Review.State; st != jobs.Failed {
+		t.Errorf("a review whose job finished without a table is %s, want failed", st)
+	}
+	code, body = e.do("POST", base+"/"+rv.ID+"/resume", key, nil, "")
+	if code != http.StatusAccepted {
+		t.Fatalf("resume: %d %s", code, body)
+	}
+	resumed := decode[struct{ Review reviewJSON }](t, body).Review
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if j, err := e.srv.Jobs().Wait(ctx, resumed.Job); err != nil || j.State != jobs.Done {
+		t.Fatalf("resumed job: %+v %v", j, err)
+	}
+	_, body = e.json("GET", base+"/"+rv.ID, key, nil)
+	after := decode[struct {
+		Review reviewJSON
+		Table  review.Table
+	}](t, body)
+	if s := after.Review.Stats; s == nil || s.Reused != 2 || s.Reviewed != 1 || len(after.Table.Rows) != 3 {
+		t.Errorf("resumed review: stats %+v, %d rows; want 2 reused, 1 reviewed", s, len(after.Table.Rows))
 	}
 
 	// Removing a decision, then the review.

@@ -39,6 +39,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/reviews/{rid}", s.authed(s.getReview))
 	mux.Handle("DELETE "+api+"/collections/{c}/reviews/{rid}", s.authed(s.deleteReview))
 	mux.Handle("GET "+api+"/collections/{c}/reviews/{rid}/events", s.authed(s.reviewEvents))
+	mux.Handle("POST "+api+"/collections/{c}/reviews/{rid}/resume", s.costly(reviewCost, s.resumeReview))
 	mux.Handle("GET "+api+"/collections/{c}/reviews/{rid}/export/{format}", s.authed(s.exportReview))
 	mux.Handle("POST "+api+"/collections/{c}/reviews/{rid}/decisions", s.authed(s.decide))
 	mux.Handle("DELETE "+api+"/collections/{c}/reviews/{rid}/decisions", s.authed(s.undecide))

@@ -77,6 +77,7 @@ func TestIsolation(t *testing.T) {
 		{"GET", reviews, nil, 200, false},
 		{"GET", reviews + "/events", nil, 200, false},
 		{"GET", reviews + "/export/csv", nil, 200, false},
+		{"POST", reviews + "/resume", nil, 409, false},
 		{"GET", reviews + "/export/html", nil, 200, false},
 		{"POST", reviews + "/decisions", jsonBody(map[string]any{"doc_id": cellDoc, "provision": "Governing Law", "verdict": "accepted"}), 200, false},
 		{"DELETE", reviews + "/decisions?doc_id=" + cellDoc + "&provision=Governing+Law", nil, 200, false},

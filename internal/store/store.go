@@ -378,3 +378,23 @@ func checkArtifactName(collection, id, name string) error {
 	}
 	return nil
 }
+
+// Exists reports whether dir holds a store (its VERSION file), without
+// creating anything: commands that only read use it to tell a mistyped
+// directory from an empty store.
+func Exists(dir string) (bool, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("store: %s: %w", dir, err)
+	}
+	_, err := os.Stat(filepath.Join(dir, "VERSION"))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: %s: %w", dir, err)
+	}
+	return true, nil
+}

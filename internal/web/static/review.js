@@ -10,6 +10,7 @@ const rv = {
   current: null,   // {review, table, decisions}
   cell: null,      // {row, col} of the open cell
   watching: null,  // AbortController of the progress stream
+  watched: null,   // the review whose progress is shown
   playbooks: null, // the server's built-in playbooks
 };
 
@@ -33,6 +34,30 @@ function setupReview() {
   });
   $('correct-form').addEventListener('submit', (e) => { e.preventDefault(); decide('corrected'); });
   $('decide-clear').addEventListener('click', () => decide(null));
+  $('review-cancel').addEventListener('click', cancelReview);
+  $('review-resume').addEventListener('click', resumeReview);
+}
+
+// cancelReview stops the review being watched; the contracts it finished
+// are kept, and Resume finishes it later.
+async function cancelReview() {
+  const r = rv.watched;
+  if (!r) return;
+  try {
+    await api('POST', '/jobs/' + encodeURIComponent(r.job) + '/cancel');
+  } catch (err) { showError(err); }
+}
+
+// resumeReview runs a stopped review again without redoing its finished
+// contracts.
+async function resumeReview() {
+  const id = $('review-resume').dataset.review;
+  if (!id) return;
+  $('review-resume').hidden = true;
+  try {
+    const r = await api('POST', coll() + '/reviews/' + encodeURIComponent(id) + '/resume');
+    await watchReview(r.review);
+  } catch (err) { showError(err); }
 }
 
 // setTab switches between asking and reviewing; the document view stays.
@@ -117,6 +142,8 @@ async function watchReview(review) {
   if (rv.watching) rv.watching.abort();
   const ctl = new AbortController();
   rv.watching = ctl;
+  rv.watched = review;
+  $('review-resume').hidden = true;
   const bar = $('review-bar');
   $('review-progress').hidden = false;
   $('review-results').hidden = true;
@@ -138,7 +165,9 @@ async function watchReview(review) {
         return;
       } else if (event === 'error') {
         $('review-progress').hidden = true;
-        throw new Error('The review ' + d.state + ': ' + d.error);
+        await openReview(review.id);
+        loadReviewList().catch(showError);
+        return;
       }
     }
   } catch (err) {
@@ -165,11 +194,16 @@ async function openReview(id) {
     const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id));
     if (!r.table) {
       if (r.review.state === 'queued' || r.review.state === 'running') return watchReview(r.review);
+      const p = r.review.progress || {};
       $('review-status').textContent = 'Review ' + (r.review.title || r.review.playbook) + ' ' + r.review.state +
-        (r.review.error ? ': ' + r.review.error : '');
+        (r.review.error && r.review.error !== r.review.state ? ': ' + r.review.error : '') +
+        (p.total ? ' after ' + p.done + ' of ' + p.total + ' contracts' : '') + '.';
       $('review-results').hidden = true;
+      $('review-resume').dataset.review = r.review.id;
+      $('review-resume').hidden = false;
       return;
     }
+    $('review-resume').hidden = true;
     rv.current = { review: r.review, table: r.table, decisions: r.decisions || [] };
     rv.cell = null;
     const s = r.review.stats || {};
