@@ -59,7 +59,7 @@ func (ix *Index) Search(q Query) Result {
 	if k <= 0 {
 		k = 10
 	}
-	terms, breaks := analyzeQuery(q.Text)
+	terms, breaks, named := analyzeQuery(q.Text)
 	var res Result
 
 	// Which documents to search.
@@ -74,7 +74,7 @@ func (ix *Index) Search(q Query) Result {
 	}
 	var ref map[int]bool
 	if len(docs) == 0 && !q.NoRoute {
-		if rr := ix.route(terms); rr.doc >= 0 {
+		if rr := ix.route(terms, breaks, named); rr.doc >= 0 {
 			for _, d := range rr.docs {
 				docs = append(docs, int32(d))
 				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
@@ -310,18 +310,21 @@ func dropFraming(terms []string) []string {
 }
 
 // analyzeQuery analyzes a question part by part, split at ; : ? ! and line
-// breaks, and reports for each term whether a part starts with it.
-func analyzeQuery(text string) (terms []string, breaks []bool) {
+// breaks, and reports for each term whether a part starts with it and
+// whether it was written like a name (see AnalyzeCased).
+func analyzeQuery(text string) (terms []string, breaks, named []bool) {
 	parts := strings.FieldsFunc(text, func(r rune) bool {
 		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
 	})
 	for _, p := range parts {
-		for i, t := range Analyze(p) {
+		ts, ns := AnalyzeCased(p)
+		for i, t := range ts {
 			terms = append(terms, t)
 			breaks = append(breaks, i == 0)
 		}
+		named = append(named, ns...)
 	}
-	return terms, breaks
+	return terms, breaks, named
 }
 
 // RerankHits reorders the first n hits by a reranker's scores of their text
