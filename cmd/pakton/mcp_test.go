@@ -101,7 +101,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("connect: %v\nstderr: %s", err, errOut.String())
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools/list: %v %+v", err, tools)
 	}
 	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "search_contracts", Arguments: map[string]any{"query": "terminate for convenience", "k": 2}})
@@ -112,7 +112,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("search_contracts:\n%s", txt)
 	}
 	rl, err := cs.ListResources(ctx, nil)
-	if err != nil || len(rl.Resources) != 5 || !strings.HasPrefix(rl.Resources[0].URI, "pakton://deals/documents/") {
+	if err != nil || len(rl.Resources) != 6 || !strings.HasPrefix(rl.Resources[0].URI, "pakton://deals/documents/") || rl.Resources[5].URI != "pakton://deals/graph" {
 		t.Fatalf("resources/list: %v %+v", err, rl)
 	}
 	if err := cs.Close(); err != nil {

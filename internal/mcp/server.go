@@ -43,7 +43,7 @@ const (
 var Version = "dev"
 
 const instructions = `pakton answers questions about the legal contracts of one collection with exact, verifiable citations.
-Start with list_documents to see the contracts. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
+Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
 Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
 
 // NewServer returns an MCP server with pakton's tools and document
@@ -98,6 +98,17 @@ func NewServer(b Backend) *mcpsdk.Server {
 		// MCP servers) the operator configured, so the world is not closed.
 		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
 	}, h.ask)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "review_collection",
+		Title: "Review the contracts against a playbook",
+		Description: "Review every contract of the collection against a playbook of provisions (governing law, term, assignment, change of control, " +
+			"cap on liability, exclusivity, …): for each contract, the provisions found with their value, clause path, page, exact span and verbatim extract, " +
+			"and the provisions not found. Use the built-in playbook (playbook \"builtin\", the default) or pass your own as playbook_yaml; narrow it with " +
+			"provisions and docs. It runs offline and reports progress per contract. Use it for due-diligence tables across many contracts; " +
+			"use search_contracts or get_clause to read around a finding.",
+		Annotations: readOnly,
+	}, h.review)
 
 	addResources(s, b)
 	return s
@@ -177,6 +188,9 @@ type Passage struct {
 	Text    string        `json:"text" jsonschema:"the verbatim text of span"`
 	// Truncated is true when text holds only the start of the span.
 	Truncated bool `json:"truncated,omitempty"`
+	// Support: the definitions of the terms the passage uses and the
+	// clauses it refers to; never part of span.
+	Support *ingest.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
 }
 
 // SearchOutput is the structured result of search_contracts.
@@ -237,7 +251,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		}
 		out.Passages = append(out.Passages, Passage{
 			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
-			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated,
+			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support,
 		})
 	}
 	return textResult(searchText(out)), out, nil
@@ -266,6 +280,21 @@ func searchText(out SearchOutput) string {
 		b.WriteString(quote(p.Text))
 		if p.Truncated {
 			b.WriteString("> […] (cut; read the rest with get_clause or the document resource)\n")
+		}
+		if s := p.Support; s != nil {
+			for _, d := range s.Definitions {
+				fmt.Fprintf(&b, "Defined: %q in %s\n", d.Term, d.Path)
+			}
+			for _, r := range s.References {
+				switch {
+				case r.Path != "":
+					fmt.Fprintf(&b, "Refers to: %s → %s\n", r.Text, r.Path)
+				case r.External != "":
+					fmt.Fprintf(&b, "Refers to: %s of %s (another instrument)\n", r.Text, r.External)
+				default:
+					fmt.Fprintf(&b, "Refers to: %s (not in this document)\n", r.Text)
+				}
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -57,6 +58,10 @@ type cachedDoc struct {
 	ver  string
 	doc  *document.Document
 	tree *clause.Tree
+
+	graphOnce sync.Once
+	graph     *graph.Doc // read on first use (docGraph)
+	graphErr  error
 }
 
 // maxCachedText bounds the document text a collection's cache holds; past
@@ -214,6 +219,9 @@ type hitJSON struct {
 	Span    document.Span `json:"span"`
 	Score   float64       `json:"score"`
 	Text    string        `json:"text"`
+	// Support: definitions of the terms the hit uses and the clauses it
+	// refers to (docs/GRAPH.md); never part of the hit's span.
+	Support *ingest.Support `json:"support,omitempty"`
 }
 
 type routedJSON struct {
@@ -263,6 +271,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.storeErr(w, r, "load index", err)
 		return
 	}
+	if li.ix.Docs() == 0 {
+		// The same answer as ask (and as the CLI and MCP): not "no hits".
+		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		return
+	}
 	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
@@ -293,6 +306,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 				node = t.At(h.Span.Start)
 			}
 			hj.Path = t.Path(node)
+			if g, err := s.docGraph(c, d); err == nil {
+				hj.Support = ingest.SupportFor(d.doc, t, g, h.Span)
+			} else {
+				s.log.Warn("search: no graph for supporting evidence", "collection", c, "doc", h.DocID, "err", err)
+			}
 		}
 		out.Hits = append(out.Hits, hj)
 	}
@@ -308,6 +326,8 @@ func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, r
 		if err != nil {
 			if _, gerr := s.st.Generation(c); gerr != nil {
 				collectionNotFound(w, c)
+			} else if errors.Is(err, ingest.ErrAmbiguous) {
+				fail(w, http.StatusBadRequest, "%s", err.Error())
 			} else {
 				fail(w, http.StatusNotFound, "document %q not found", ref)
 			}
