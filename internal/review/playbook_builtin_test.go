@@ -219,3 +219,31 @@ func FuzzParsePlaybook(f *testing.F) {
 		}
 	})
 }
+
+// TestDocsPlaybookExamplesParse keeps docs/PLAYBOOKS.md honest: every YAML
+// block in it that holds a playbook (a "provisions:" key) must parse.
+func TestDocsPlaybookExamplesParse(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "PLAYBOOKS.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(data), "```yaml\n")
+	var n int
+	for _, b := range blocks[1:] {
+		b, _, _ = strings.Cut(b, "```")
+		if !strings.Contains(b, "provisions:") {
+			continue
+		}
+		n++
+		pb, err := ParsePlaybook(path, []byte(b))
+		if err != nil {
+			t.Errorf("example %d: %v", n, err)
+			continue
+		}
+		checkExamplesHitKeywords(t, pb)
+	}
+	if n == 0 {
+		t.Errorf("%s has no example playbook", path)
+	}
+}
