@@ -169,6 +169,9 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 		seen[tid] = true
 		w := r.idf(tid)
 		for _, p := range r.post[tid] {
+			if uint(p.doc) >= uint(len(r.docLen)) {
+				continue // a damaged index file; see persist.go
+			}
 			tf := float64(p.tf)
 			// Saturate fast: a header that says "Inc." ten times is no more
 			// about Inc. than one that says it once.
@@ -304,7 +307,7 @@ func (ix *Index) phraseDocs(phrase []int32) []int32 {
 	r := &ix.router
 	var out []int32
 	for _, p := range r.post[phrase[0]] {
-		if p.title == 1 && containsPhrase(r.titleSeq[p.doc], phrase) {
+		if p.title == 1 && uint(p.doc) < uint(len(r.titleSeq)) && containsPhrase(r.titleSeq[p.doc], phrase) {
 			out = append(out, p.doc)
 		}
 	}
