@@ -496,8 +496,12 @@ func scanKeyword(s string, p int) (marker, bool) {
 	if k < len(s) && s[k] != '.' && s[k] != ':' && !isSpaceByte(s[k]) && s[k] != '\n' && !strings.HasPrefix(s[k:], "–") && !strings.HasPrefix(s[k:], "—") {
 		return m, false
 	}
-	w, first := nextWord(s, k+boolInt(k < len(s) && (s[k] == '.' || s[k] == ':')))
-	if refFollowers[w] || (unicode.IsLower(first) && m.fam != famSchedule) {
+	dotted := k < len(s) && (s[k] == '.' || s[k] == ':')
+	w, first := nextWord(s, k+boolInt(dotted))
+	// "Section 1. The Offering" is a heading; "Section 1 the" and
+	// "Section 1 of" are references. A period and a capital make the
+	// difference.
+	if refFollowers[w] && !(dotted && unicode.IsUpper(first)) || (unicode.IsLower(first) && m.fam != famSchedule) {
 		return m, false
 	}
 	if m.fam == famSchedule && unicode.IsLower(first) {

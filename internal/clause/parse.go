@@ -97,8 +97,25 @@ func (p *parser) parse() *Tree {
 	p.ix = document.NewIndex(p.s)
 	cands := p.scan()
 	cands = dropTOC(p.s, cands)
-	for i := range cands {
-		p.add(cands[i])
+	// A schedule label can be a line of a list of schedules or a
+	// cross-reference that wrapped to a line start; the body numbering
+	// that continues inside it gives it away (see listedSchedules). Such
+	// labels are dropped and the markers placed again.
+	rejected := map[int]bool{}
+	for range 4 {
+		p.markers, p.parent, p.read, p.bodyStarted = nil, nil, nil, false
+		for i := range cands {
+			if !rejected[cands[i].pos] {
+				p.add(cands[i])
+			}
+		}
+		bad := p.listedSchedules(cands)
+		if len(bad) == 0 {
+			break
+		}
+		for _, pos := range bad {
+			rejected[pos] = true
+		}
 	}
 	return p.build()
 }
