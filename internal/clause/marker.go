@@ -342,9 +342,12 @@ func scanDecimal(s string, p int) (marker, bool) {
 	}
 	m.labelEnd = j
 	if j < len(s) && !isSpaceByte(s[j]) && s[j] != '\n' {
-		// "1.Definitions" occurs; anything else glued to the number does not.
-		r, _ := utf8.DecodeRuneInString(s[j:])
-		if trail == 0 || !unicode.IsUpper(r) {
+		// "1.Definitions" occurs, and so does "2.1Term." when a PDF
+		// extractor loses the gap between a clause number and its heading
+		// (pdfium on some PDFs); anything else glued to a number does not.
+		r, w := utf8.DecodeRuneInString(s[j:])
+		r2, _ := utf8.DecodeRuneInString(s[min(len(s), j+w):])
+		if !unicode.IsUpper(r) || trail == 0 && (len(nums) < 2 || !unicode.IsLower(r2)) {
 			return m, false
 		}
 	}

@@ -449,7 +449,7 @@ func (p *parser) add(m marker) {
 		if !m.strong && !m.confirmed {
 			return
 		}
-		if last != 1 {
+		if last != 1 || !p.nextTop(stack, m.nums[0]) {
 			return
 		}
 		p.accept(m, m.reads[0], p.popRank(stack, m.rank()))
@@ -482,6 +482,23 @@ func (p *parser) add(m marker) {
 		p.accept(m, r, p.popRank(stack, m.rank()))
 		return
 	}
+}
+
+// nextTop reports whether a hierarchical number whose parent is not open
+// (3.1 with no section 3) can start at top-level number n: only when no
+// top-level body number is open outside a schedule, or n comes after it
+// within the usual gap (a missed "3." heading). "Section 3.1" that wrapped
+// to a line start inside section 7 fails this.
+func (p *parser) nextTop(stack []open, n int) bool {
+	for _, e := range stack {
+		if e.fam == famSchedule {
+			return true
+		}
+		if (e.fam == famDecimal || e.fam == famSectionKw || e.fam == famArticle) && len(e.nums) == 1 {
+			return n > e.nums[0] && n <= e.nums[0]+3
+		}
+	}
+	return true
 }
 
 // pathIs reports whether open list e carries the hierarchical number path.
