@@ -460,6 +460,15 @@ func scanKeyword(s string, p int) (marker, bool) {
 	for j < len(s) && isSpaceByte(s[j]) {
 		j++
 	}
+	// "ARTICLE – 1", "SCHEDULE - I": a dash between keyword and number.
+	if kw != "§" && j > p+len(kw) {
+		for _, d := range []string{"–", "—", "-"} {
+			if strings.HasPrefix(s[j:], d) && j+len(d) < len(s) && isSpaceByte(s[j+len(d)]) {
+				j = skipHSpace(s, j+len(d))
+				break
+			}
+		}
+	}
 	// The number: digits with dots, a roman numeral, a letter, a word number,
 	// optionally quoted for schedules (Schedule "A").
 	q := j

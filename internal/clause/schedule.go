@@ -104,12 +104,16 @@ func (p *parser) topLevel(i int) bool {
 }
 
 // continuesTop reports whether candidate m's leading number follows
-// top-level marker t's within the usual gap and in the same style:
-// ARTICLE 2 after ARTICLE 1, 2.1 or 3. after 2.
+// top-level marker t's within the usual gap and in the same style
+// (ARTICLE 2 after ARTICLE 1, 3. after 2.), or m is a clause of t (5.2 in
+// section 5 or ARTICLE 5).
 func continuesTop(t, m *marker) bool {
-	if t.fam != m.fam || len(t.nums) == 0 || len(m.nums) == 0 {
+	if len(t.nums) == 0 || len(m.nums) == 0 {
 		return false
 	}
 	n, k := t.nums[0], m.nums[0]
-	return k > n && k <= n+3
+	if len(m.nums) > 1 && m.fam != famArticle && k == n {
+		return true // 5.2 inside section 5 or ARTICLE 5
+	}
+	return t.fam == m.fam && k > n && k <= n+3
 }
