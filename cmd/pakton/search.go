@@ -80,14 +80,16 @@ type routedDoc struct {
 }
 
 type hitJSON struct {
-	Rank    int           `json:"rank"`
-	DocID   string        `json:"doc_id"`
-	DocName string        `json:"doc_name"`
-	Path    string        `json:"path"`
-	Pages   []int         `json:"pages"`
-	Span    document.Span `json:"span"`
-	Score   float64       `json:"score"`
-	Text    string        `json:"text"`
+	Rank    int    `json:"rank"`
+	DocID   string `json:"doc_id"`
+	DocName string `json:"doc_name"`
+	Path    string `json:"path"`
+	Pages   []int  `json:"pages"`
+	// PageLabels are the printed page numbers of Pages ("" where none).
+	PageLabels []string      `json:"page_labels,omitempty"`
+	Span       document.Span `json:"span"`
+	Score      float64       `json:"score"`
+	Text       string        `json:"text"`
 }
 
 func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
@@ -100,7 +102,7 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 		if pages == nil {
 			pages = []int{}
 		}
-		out.Hits = append(out.Hits, hitJSON{p.Rank, p.DocID, p.DocName, p.Path, pages, p.Span, p.Score, p.Text})
+		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -140,7 +142,7 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 	if p.Path != "" {
 		fmt.Fprintf(w, " — %s", p.Path)
 	}
-	fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages), p.Span, p.Score)
+	fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Score)
 	text := strings.TrimSpace(p.Text)
 	if !full {
 		text = trimText(text, 600)
@@ -156,14 +158,11 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 	fmt.Fprintln(w)
 }
 
-func pagesText(pages []int) string {
-	switch {
-	case len(pages) == 0:
-		return ""
-	case len(pages) == 1:
-		return fmt.Sprintf("p. %d, ", pages[0])
+func pagesText(pages []int, labels []string) string {
+	if p := document.FormatPages(pages, labels); p != "" {
+		return p + ", "
 	}
-	return fmt.Sprintf("pp. %d–%d, ", pages[0], pages[len(pages)-1])
+	return ""
 }
 
 // trimText cuts text to about n characters at a word boundary, marking the

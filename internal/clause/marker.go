@@ -513,7 +513,7 @@ func scanKeyword(s string, p int) (marker, bool) {
 	// "Section 1. The Offering" is a heading; "Section 1 the" and
 	// "Section 1 of" are references. A period and a capital make the
 	// difference.
-	if refFollowers[w] && !(dotted && unicode.IsUpper(first)) || (unicode.IsLower(first) && m.fam != famSchedule) {
+	if refFollowers[w] && !(dotted && unicode.IsUpper(first) && shortHeadingAt(s, k+1)) || (unicode.IsLower(first) && m.fam != famSchedule) {
 		return m, false
 	}
 	if m.fam == famSchedule && unicode.IsLower(first) {
@@ -557,6 +557,23 @@ func scanKeyword(s string, p int) (marker, bool) {
 		m.reads = []interp{{"sched", 0}}
 	}
 	return m, true
+}
+
+// shortHeadingAt reports whether the text at byte i, up to the period that
+// ends it on the same line, reads as a heading: "The Offering." does,
+// "The Company shall ..." (a reference wrapped to a line start, then its
+// sentence) does not.
+func shortHeadingAt(s string, i int) bool {
+	end := min(len(s), i+100)
+	line := s[i:end]
+	if k := strings.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	k := strings.IndexByte(line, '.')
+	if k < 0 {
+		return false
+	}
+	return isHeadingLine(line[:k])
 }
 
 func boolInt(b bool) int {

@@ -38,7 +38,11 @@ type Options struct {
 
 // ParseWith is Parse with options.
 func ParseWith(doc *document.Document, opts Options) (t *Tree) {
-	p := &parser{s: doc.Text, blocks: doc.Blocks, noInline: opts.LineStartsOnly}
+	// Page furniture reads as white space (same code points, so every
+	// offset holds): a page number or a running header never opens a node
+	// or becomes a heading.
+	text := doc.MaskedText()
+	p := &parser{s: text, blocks: doc.Blocks, noInline: opts.LineStartsOnly}
 	defer func() {
 		// A bug here must not take down ingestion: fall back to the
 		// paragraph tree, which needs none of the numbering logic.
@@ -47,7 +51,7 @@ func ParseWith(doc *document.Document, opts Options) (t *Tree) {
 		}
 		if r := recover(); r != nil {
 			slog.Error("clause: parser failed, using paragraphs", "doc", doc.Name, "panic", r)
-			q := &parser{s: doc.Text, ix: document.NewIndex(doc.Text)}
+			q := &parser{s: text, ix: document.NewIndex(text)}
 			nodes := []tmpNode{{parent: -1, kind: KindDocument}}
 			q.paragraphs(&nodes, 0, 0, len(q.s), false)
 			t = q.finish(nodes)

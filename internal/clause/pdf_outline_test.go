@@ -100,7 +100,9 @@ func treeUnits(t *clause.Tree) []unitKey {
 		for _, c := range t.Nodes[id].Children {
 			n := &t.Nodes[c]
 			switch {
-			case n.Kind == clause.KindItem:
+			case n.Kind == clause.KindItem || itemLabel(n.Label):
+				// A lettered definition ("a. "Affiliate" means") is a list
+				// item too.
 				continue
 			case n.Label == "":
 				walk(c, path)
@@ -120,6 +122,27 @@ func treeUnits(t *clause.Tree) []unitKey {
 	}
 	walk(0, nil)
 	return out
+}
+
+// itemLabel reports whether a label is list-item numbering: "(a)", "a.",
+// "iv)", "1)".
+func itemLabel(l string) bool {
+	if strings.HasPrefix(l, "(") {
+		return true
+	}
+	t := strings.TrimRight(l, ".)")
+	if t == l || t == "" || len(t) > 4 {
+		return false
+	}
+	if strings.HasSuffix(l, ")") {
+		return true
+	}
+	for _, r := range t {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // matchUnits counts the units present in both lists (as multisets), by the

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pakton/pakton/internal/document"
 )
 
 // Section headings, in the order a report shows them.
@@ -179,10 +181,8 @@ func writeSource(b *strings.Builder, s Source) {
 	if s.Path != "" {
 		loc = append(loc, s.Path)
 	}
-	if len(s.Pages) == 1 {
-		loc = append(loc, "p. "+strconv.Itoa(s.Pages[0]))
-	} else if len(s.Pages) > 1 {
-		loc = append(loc, fmt.Sprintf("pp. %d–%d", s.Pages[0], s.Pages[len(s.Pages)-1]))
+	if p := document.FormatPages(s.Pages, s.PageLabels); p != "" {
+		loc = append(loc, p)
 	}
 	if s.Status != StatusExternal {
 		loc = append(loc, "chars "+s.Span.String())
