@@ -57,7 +57,7 @@ func runAsk(ctx context.Context, args []string) error {
 	}
 	useModel := roles.Configured() && !*evidence
 
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}
@@ -70,12 +70,9 @@ func runAsk(ctx context.Context, args []string) error {
 		}
 		req.Docs = append(req.Docs, info.ID)
 	}
-	ix, err := ingest.LoadIndex(ctx, st, g.collection)
+	ix, err := loadSearchIndex(ctx, st, g.collection)
 	if err != nil {
 		return err
-	}
-	if ix.Docs() == 0 {
-		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
 	}
 	sm, err := searchModels(ix)
 	if err != nil {

@@ -44,8 +44,8 @@ func TestCLIEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "5 added") || !strings.Contains(out, "broken.pdf") {
 		t.Errorf("ingest summary:\n%s", out)
 	}
-	if strings.Count(errOut, "\n") != 6 || !strings.Contains(errOut, "ingest [6/6]") {
-		t.Errorf("progress (not a terminal) should be one line per file:\n%s", errOut)
+	if strings.Count(errOut, "\n") != 7 || !strings.Contains(errOut, "ingest [6/6]") || !strings.HasPrefix(errOut, "pakton: created a new, empty store at ") {
+		t.Errorf("progress (not a terminal) should be a note on the new store, then one line per file:\n%s", errOut)
 	}
 
 	out, _, err = capture(t, runDocs)
@@ -140,6 +140,37 @@ func TestCLITree(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &tree); err != nil || tree.Format != "docx" || len(tree.Nodes) < 20 {
 		t.Errorf("tree --json: %v, format %q, %d nodes", err, tree.Format, len(tree.Nodes))
+	}
+	out, _, err = capture(t, runTree, "--json", filepath.Join(dir, "master-services-agreement.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var graph struct {
+		Nodes       []json.RawMessage `json:"nodes"`
+		Definitions []struct {
+			Term string `json:"term"`
+			Node int    `json:"node"`
+		} `json:"definitions"`
+		References []struct {
+			Text   string `json:"text"`
+			Node   int    `json:"node"`
+			Target *int   `json:"target"`
+		} `json:"references"`
+	}
+	if err := json.Unmarshal([]byte(out), &graph); err != nil {
+		t.Fatal(err)
+	}
+	terms := map[string]bool{}
+	for _, d := range graph.Definitions {
+		terms[d.Term] = true
+	}
+	if !terms["Affiliate"] || !terms["Provider"] || len(graph.References) < 20 {
+		t.Errorf("tree --json: %d definitions %v, %d references", len(graph.Definitions), terms, len(graph.References))
+	}
+	for _, r := range graph.References {
+		if r.Target != nil && (*r.Target <= 0 || *r.Target >= len(graph.Nodes)) {
+			t.Errorf("reference %q: target %d out of %d nodes", r.Text, *r.Target, len(graph.Nodes))
+		}
 	}
 	if _, _, err := capture(t, runTree, filepath.Join(dir, "missing.txt")); err == nil {
 		t.Error("tree of a missing file succeeded")

@@ -14,7 +14,7 @@ import (
 
 const docsUsage = `docs [flags]                     list the documents of the collection
        pakton docs rm [flags] ID|NAME…          remove documents
-       pakton docs reindex [flags]              re-analyze stored documents (after upgrading pakton)
+       pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents`
 
@@ -30,11 +30,16 @@ func runDocs(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := g.open()
+	st, err := g.openExisting()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if sub == "list" || sub == "rm" || sub == "reindex" {
+		if err := checkCollection(st, g.collection); err != nil {
+			return err
+		}
+	}
 	switch sub {
 	case "list":
 		if len(rest) > 0 {
@@ -47,7 +52,7 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		var failed int
 		for _, ref := range rest {
-			info, err := ingest.FindDoc(st, g.collection, ref)
+			info, err := ingest.FindDocExact(st, g.collection, ref)
 			if err == nil {
 				err = st.Delete(g.collection, info.ID)
 			}

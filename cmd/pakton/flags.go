@@ -10,7 +10,6 @@ import (
 
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/parse"
-	"github.com/pakton/pakton/internal/store"
 )
 
 // globals are the flags every command accepts.
@@ -30,11 +29,6 @@ func newFlags(name, usage string) (*flag.FlagSet, *globals) {
 		fs.PrintDefaults()
 	}
 	return fs, g
-}
-
-// open opens the store the global flags name.
-func (g *globals) open() (*store.Store, error) {
-	return store.Open(g.store)
 }
 
 // parseArgs parses flags placed anywhere among the arguments ("pakton search

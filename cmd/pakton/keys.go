@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/server"
+	"github.com/pakton/pakton/internal/store"
 )
 
 const keysUsage = `keys create --collection NAME [--name LABEL]   create a key for one collection (printed once)
@@ -31,6 +33,19 @@ func runKeys(ctx context.Context, args []string) error {
 	}
 	collectionSet := false
 	fs.Visit(func(f *flag.Flag) { collectionSet = collectionSet || f.Name == "collection" })
+	// Keys live in the store: creating one may create the store (and says
+	// so); listing or revoking never does, so a mistyped --store is an error.
+	if sub == "create" {
+		st, err := g.openOrCreate()
+		if err != nil {
+			return err
+		}
+		st.Close()
+	} else if ok, err := store.Exists(g.store); err != nil {
+		return err
+	} else if !ok {
+		return noStore(g.store)
+	}
 	keys, err := auth.Open(g.store)
 	if err != nil {
 		return err
@@ -49,6 +64,7 @@ func runKeys(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(stderr, "created key %s (%s); it is shown only now:\n", k.ID, k.Scope())
 		fmt.Fprintln(stdout, secret)
+		fmt.Fprintf(stderr, "Open the web app with it: http://%s/#key=<the key> (pakton serve's --addr)\n", server.DefaultAddr)
 		return nil
 	case "list":
 		list, err := keys.List()

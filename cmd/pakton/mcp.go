@@ -38,14 +38,11 @@ func runMCP(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w for evidence reports", err)
 	}
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if _, err := st.Generation(g.collection); err != nil {
-		return fmt.Errorf("collection %q in %s: %w", g.collection, st.Dir(), err)
-	}
 	var opts []mcp.Option
 	emb, err := embedderFromEnv()
 	if err != nil {

@@ -33,7 +33,7 @@ func runSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
 	}
-	st, err := g.open()
+	st, err := g.openCollection()
 	if err != nil {
 		return err
 	}
@@ -46,12 +46,9 @@ func runSearch(ctx context.Context, args []string) error {
 		}
 		q.Docs = append(q.Docs, info.ID)
 	}
-	ix, err := ingest.LoadIndex(ctx, st, g.collection)
+	ix, err := loadSearchIndex(ctx, st, g.collection)
 	if err != nil {
 		return err
-	}
-	if ix.Docs() == 0 {
-		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
 	}
 	res, err := hybridSearch(ctx, st, g.collection, ix, q)
 	if err != nil {
@@ -90,6 +87,9 @@ type hitJSON struct {
 	Span       document.Span `json:"span"`
 	Score      float64       `json:"score"`
 	Text       string        `json:"text"`
+	// Support: definitions of the terms the hit uses and the clauses it
+	// refers to (docs/GRAPH.md); never part of the hit's span.
+	Support *ingest.Support `json:"support,omitempty"`
 }
 
 func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
@@ -102,7 +102,7 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 		if pages == nil {
 			pages = []int{}
 		}
-		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text})
+		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text, Support: p.Support})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -155,9 +155,34 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 		}
 		fmt.Fprintf(w, "   │ %s\n", line)
 	}
+	writeSupport(w, p.Support)
 	fmt.Fprintln(w)
 }
 
+// writeSupport lists a passage's supporting evidence under it, one line
+// each: the terms it uses with where they are defined, the clauses it
+// refers to.
+func writeSupport(w io.Writer, s *ingest.Support) {
+	if s == nil {
+		return
+	}
+	for _, d := range s.Definitions {
+		fmt.Fprintf(w, "   defined: %q — %s %s\n", d.Term, d.Path, d.Span)
+	}
+	for _, r := range s.References {
+		switch {
+		case r.Span != nil:
+			fmt.Fprintf(w, "   refers to: %s → %s %s\n", r.Text, r.Path, *r.Span)
+		case r.External != "":
+			fmt.Fprintf(w, "   refers to: %s of %s (another instrument)\n", r.Text, r.External)
+		default:
+			fmt.Fprintf(w, "   refers to: %s (not found in this document)\n", r.Text)
+		}
+	}
+}
+
+// pagesText is the pages of a passage, with their printed numbers where
+// they show one, followed by a comma, or "".
 func pagesText(pages []int, labels []string) string {
 	if p := document.FormatPages(pages, labels); p != "" {
 		return p + ", "

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 
@@ -86,7 +87,7 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 
-	st, err := g.open()
+	st, err := g.openOrCreate()
 	if err != nil {
 		return err
 	}
@@ -110,6 +111,7 @@ func runServe(ctx context.Context, args []string) error {
 		cfg.External = ext
 	}
 	var secret string
+	var existing []auth.Key
 	if !*noAuth {
 		keys, err := auth.Open(st.Dir())
 		if err != nil {
@@ -118,6 +120,11 @@ func runServe(ctx context.Context, args []string) error {
 		cfg.Keys = keys
 		if secret, err = keys.EnsureAdmin("local admin (created by pakton serve)"); err != nil {
 			return err
+		}
+		if secret == "" {
+			if existing, err = keys.List(); err != nil {
+				return err
+			}
 		}
 	}
 	if err := mountExtras(&cfg, st, roles); err != nil {
@@ -137,6 +144,8 @@ func runServe(ctx context.Context, args []string) error {
 			"Open the web app logged in:  %s/#key=%s\n"+
 			"Use the API:                 curl -H 'Authorization: Bearer %s' %s/api/v1/collections\n"+
 			"Manage keys with \"pakton keys\".\n\n", secret, base, secret, secret, base)
+	default:
+		writeKeysHint(stderr, existing, st.Dir(), base)
 	}
 	return srv.ListenAndServe(ctx)
 }
@@ -156,4 +165,31 @@ func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) error {
 	cfg.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(st, "", opts...))
 	cfg.UI = web.Handler()
 	return nil
+}
+
+// writeKeysHint tells the operator of a server whose store already has keys
+// how to get one to log in with: secrets are stored hashed and shown only
+// when created, so the first start's key cannot be shown again.
+func writeKeysHint(w io.Writer, keys []auth.Key, storeDir, base string) {
+	admins := 0
+	for _, k := range keys {
+		if k.Admin {
+			admins++
+		}
+	}
+	fmt.Fprintf(w, "\npakton: the store has %s (%d admin); a key's secret is shown only when it is created.\n"+
+		"Lost it? Create another and log in with it:\n\n"+
+		"    pakton keys create --admin --name NAME --store %s\n"+
+		"    open %s/#key=<the new key>\n\n"+
+		"\"pakton keys list\" shows the keys, \"pakton keys revoke ID\" removes one.\n\n",
+		plural(len(keys), "1 API key", fmt.Sprintf("%d API keys", len(keys))), admins, shellQuote(storeDir), base)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

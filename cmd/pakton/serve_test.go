@@ -73,8 +73,9 @@ func TestServeCLI(t *testing.T) {
 		err := runServe(ctx, args)
 		return errOut.String(), err
 	}
-	if _, err := run("--no-auth", "--addr", "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "loopback") {
-		t.Errorf("--no-auth on 0.0.0.0: %v", err)
+	if out, err := run("--no-auth", "--addr", "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "loopback") ||
+		!strings.Contains(out, "created a new, empty store at "+dir) {
+		t.Errorf("--no-auth on 0.0.0.0: %v\n%s", err, out)
 	}
 	out, err := run("--addr", "127.0.0.1:0")
 	if err != nil {
@@ -83,9 +84,16 @@ func TestServeCLI(t *testing.T) {
 	if !strings.Contains(out, "created an admin API key") || !strings.Contains(out, "/#key="+auth.Prefix) {
 		t.Errorf("first start printed:\n%s", out)
 	}
+	// Later starts print no secret, but say that keys exist and how to get
+	// another one.
 	out, err = run("--addr", "127.0.0.1:0")
-	if err != nil || strings.Contains(out, "created an admin API key") {
+	if err != nil || strings.Contains(out, "created an admin API key") || strings.Contains(out, auth.Prefix) || strings.Contains(out, "created a new") {
 		t.Errorf("second start: %v\n%s", err, out)
+	}
+	for _, want := range []string{"the store has 1 API key (1 admin)", "pakton keys create --admin --name NAME --store " + dir, "/#key=<the new key>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("second start does not say %q:\n%s", want, out)
+		}
 	}
 	if out, err = run("--no-auth", "--addr", "127.0.0.1:0"); err != nil || !strings.Contains(out, "no-auth") {
 		t.Errorf("--no-auth on loopback: %v\n%s", err, out)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/parse"
 )
 
@@ -42,17 +43,39 @@ func runTree(ctx context.Context, args []string) error {
 				}
 			}
 		}
+		g := graph.Extract(doc, t)
 		return writeJSON(struct {
-			Name   string          `json:"name"`
-			Format string          `json:"format"`
-			Chars  int             `json:"chars"`
-			Pages  []document.Page `json:"pages,omitempty"`
-			Nodes  []clause.Node   `json:"nodes"`
-		}{doc.Name, doc.Format, doc.Runes(), doc.Pages, nodes})
+			Name        string             `json:"name"`
+			Format      string             `json:"format"`
+			Chars       int                `json:"chars"`
+			Pages       []document.Page    `json:"pages,omitempty"`
+			Nodes       []clause.Node      `json:"nodes"`
+			Definitions []graph.Definition `json:"definitions"`
+			References  []treeReference    `json:"references"`
+		}{doc.Name, doc.Format, doc.Runes(), doc.Pages, nodes, g.Definitions, treeReferences(g.References)})
 	}
 	p := *preview
 	if p <= 0 {
 		p = -1
 	}
 	return clause.Render(stdout, doc, t, clause.RenderOptions{MaxDepth: *depth, Preview: p})
+}
+
+// treeReference is a graph.Reference as "tree --json" prints it: target is a
+// node id or null.
+type treeReference struct {
+	graph.Reference
+	Target *int `json:"target"`
+}
+
+func treeReferences(refs []graph.Reference) []treeReference {
+	out := make([]treeReference, len(refs))
+	for i, r := range refs {
+		out[i].Reference = r
+		if r.Target >= 0 {
+			t := r.Target
+			out[i].Target = &t
+		}
+	}
+	return out
 }

@@ -115,6 +115,8 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 	}
 	s.tools = append([]tool.Tool{
 		&tool.SearchContract{Corpus: a.Library.Corpus, Docs: ids},
+		&tool.DefineTerm{Corpus: a.Library.Corpus, Docs: ids},
+		&tool.FollowReference{Corpus: a.Library.Corpus, Docs: ids},
 		&tool.FindExamples{Corpus: a.Library.Corpus, Exclude: ids},
 	}, a.External...)
 

@@ -163,7 +163,13 @@ func (s *session) runTool(ctx context.Context, f *finding, tc llm.ToolCall) stri
 	return text
 }
 
-func isContractTool(name string) bool { return name == "search_contract" || name == "find_examples" }
+func isContractTool(name string) bool {
+	switch name {
+	case "search_contract", "find_examples", "define_term", "follow_reference":
+		return true
+	}
+	return false
+}
 
 func (s *session) toolNames() []string {
 	var out []string

@@ -29,6 +29,13 @@ func StoreDir() string {
 	if v := strings.TrimSpace(os.Getenv(EnvStore)); v != "" {
 		return v
 	}
+	return DefaultStoreDir()
+}
+
+// DefaultStoreDir returns the store directory used when $PAKTON_STORE is
+// not set: $XDG_DATA_HOME/pakton, else ~/.local/share/pakton, else ".pakton"
+// in the working directory.
+func DefaultStoreDir() string {
 	if v := strings.TrimSpace(os.Getenv("XDG_DATA_HOME")); v != "" && filepath.IsAbs(v) {
 		return filepath.Join(v, "pakton")
 	}

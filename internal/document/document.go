@@ -227,3 +227,19 @@ func (ix *Index) ByteSpan(sp Span) (int, int) { return ix.Byte(sp.Start), ix.Byt
 
 // RuneSpan converts a byte range to a code-point span.
 func (ix *Index) RuneSpan(b0, b1 int) Span { return Span{ix.Rune(b0), ix.Rune(b1)} }
+
+// PagesLabel names, for people, the pages a span touches (as PagesOf
+// returns them): "p. 3 (PDF page)" or "pp. 3–4 (PDF pages)", and "" for
+// none. The numbers are physical pages, the file's first page being 1, not
+// the numbers printed on the pages; the label says so, so that nobody looks
+// for a printed "page 3". Every face (CLI, reports, web app) uses these
+// words.
+func PagesLabel(pages []int) string {
+	switch len(pages) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("p. %d (PDF page)", pages[0])
+	}
+	return fmt.Sprintf("pp. %d–%d (PDF pages)", pages[0], pages[len(pages)-1])
+}

@@ -119,36 +119,36 @@ func (d *Document) PageLabelsOf(pages []int) []string {
 	return out
 }
 
-// PageCitation renders the pages span s touches for a citation, with the
-// printed labels where the pages show them: "p. 5 (printed 3)",
-// "pp. 5–6 (printed 3–4)". "" for an unpaginated document.
+// PageCitation names the pages span s touches for a citation, with the
+// numbers printed on them where those differ: "p. 5 (PDF page; printed
+// 3)", "pp. 5–6 (PDF pages; printed 3–4)". "" for an unpaginated document.
 func (d *Document) PageCitation(s Span) string {
 	pages := d.PagesOf(s)
 	return FormatPages(pages, d.PageLabelsOf(pages))
 }
 
-// FormatPages renders physical pages (ascending) and their printed labels
-// (parallel to pages, or nil) as PageCitation does.
+// FormatPages is PagesLabel with the printed labels (parallel to pages, or
+// nil) added where they differ from the physical numbers.
 func FormatPages(pages []int, labels []string) string {
-	if len(pages) == 0 {
-		return ""
+	out := PagesLabel(pages)
+	if out == "" || len(labels) != len(pages) {
+		return out
 	}
 	first, last := pages[0], pages[len(pages)-1]
-	out := "p. " + strconv.Itoa(first)
-	if last != first {
-		out = "pp. " + strconv.Itoa(first) + "–" + strconv.Itoa(last)
-	}
-	if len(labels) != len(pages) || labels[0] == strconv.Itoa(first) && labels[len(labels)-1] == strconv.Itoa(last) {
-		return out // no labels, or they say what the physical numbers say
-	}
 	a, b := labels[0], labels[len(labels)-1]
+	if a == strconv.Itoa(first) && b == strconv.Itoa(last) {
+		return out // the printed numbers say what the physical ones say
+	}
+	var printed string
 	switch {
 	case a != "" && (last == first || b == "" || a == b):
-		out += " (printed " + a + ")"
+		printed = a
 	case a != "" && b != "":
-		out += " (printed " + a + "–" + b + ")"
+		printed = a + "–" + b
 	case b != "":
-		out += " (printed " + b + ")"
+		printed = b
+	default:
+		return out
 	}
-	return out
+	return strings.TrimSuffix(out, ")") + "; printed " + printed + ")"
 }

@@ -9,7 +9,7 @@ import (
 // sharedData returns the benchmark data directory, or skips the test when it
 // is absent (a user's fresh clone does not have it) or when slow suites are
 // not enabled.
-func sharedData(t *testing.T) string {
+func sharedData(t testing.TB) string {
 	t.Helper()
 	if os.Getenv("PAKTON_SLOW") == "" {
 		t.Skip("set PAKTON_SLOW=1 to run the benchmark suites")

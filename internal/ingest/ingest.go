@@ -352,6 +352,10 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 		return fail("cannot encode summary: "+err.Error(), err)
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
+	rec0 := &store.Record{Doc: doc, Tree: tree}
+	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
+		return fail(err.Error(), err)
+	}
 	if doc.Layout != nil {
 		layout, err := document.EncodeLayout(doc.Layout)
 		if err != nil {

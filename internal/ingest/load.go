@@ -218,6 +218,9 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		seg, summary := analyze(rec)
 		rec.Artifacts[ArtifactSegment] = seg.Encode()
 		rec.Artifacts[ArtifactSummary] = summary
+		if rec.Artifacts[ArtifactGraph], err = encodeGraph(rec); err != nil {
+			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
+		}
 		if err := st.Put(collection, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -11,36 +12,105 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-// FindDoc resolves what a user typed to name a document: its id, its name
-// (path as ingested), or — when unambiguous — its base name or a
-// case-insensitive match of either.
+// ErrAmbiguous marks a document reference that matches several documents.
+var ErrAmbiguous = errors.New("ambiguous document reference")
+
+// FindDoc resolves what a user typed to name a document. It tries, in turn:
+// the exact id or name (path as ingested); the name or base name ignoring
+// case; a prefix of the id (4 characters or more); a prefix of the name or
+// base name ignoring case; a part of the name ignoring case. The first of
+// these that matches one document wins; one that matches several is an
+// error wrapping ErrAmbiguous that lists them, and no match at all is an
+// error wrapping store.ErrNotFound that lists (some of) the documents.
 func FindDoc(st *store.Store, collection, ref string) (store.DocInfo, error) {
+	return findDoc(st, collection, ref, true)
+}
+
+// FindDocExact is FindDoc without prefixes and parts of names: only the id,
+// the name or the base name (ignoring case) match. Removing documents uses
+// it, so a fragment never deletes the wrong contract.
+func FindDocExact(st *store.Store, collection, ref string) (store.DocInfo, error) {
+	return findDoc(st, collection, ref, false)
+}
+
+func findDoc(st *store.Store, collection, ref string, loose bool) (store.DocInfo, error) {
 	infos, err := st.List(collection)
 	if err != nil {
 		return store.DocInfo{}, err
 	}
-	for _, in := range infos {
-		if in.ID == ref || in.Name == ref {
-			return in, nil
+	ref = strings.TrimSpace(ref)
+	low := strings.ToLower(ref)
+	tiers := []func(in store.DocInfo) bool{
+		func(in store.DocInfo) bool { return in.ID == ref || in.Name == ref },
+		func(in store.DocInfo) bool {
+			return strings.EqualFold(in.Name, ref) || strings.EqualFold(path.Base(in.Name), ref)
+		},
+	}
+	if loose && ref != "" {
+		tiers = append(tiers,
+			func(in store.DocInfo) bool { return len(ref) >= 4 && strings.HasPrefix(in.ID, low) },
+			func(in store.DocInfo) bool {
+				n := strings.ToLower(in.Name)
+				return strings.HasPrefix(n, low) || strings.HasPrefix(path.Base(n), low)
+			},
+			func(in store.DocInfo) bool { return strings.Contains(strings.ToLower(in.Name), low) },
+		)
+	}
+	for _, match := range tiers {
+		var found []store.DocInfo
+		for _, in := range infos {
+			if match(in) {
+				found = append(found, in)
+			}
+		}
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], nil
+		}
+		return store.DocInfo{}, &refError{ErrAmbiguous, fmt.Sprintf("collection %q: %q matches %d documents: %s; give more of the name, or the id",
+			collection, ref, len(found), docList(found, true))}
+	}
+	how := "id or name"
+	if loose {
+		how = "id, name, or part of a name"
+	}
+	if len(infos) == 0 {
+		return store.DocInfo{}, &refError{store.ErrNotFound, fmt.Sprintf("collection %q holds no documents, so none matches %q", collection, ref)}
+	}
+	return store.DocInfo{}, &refError{store.ErrNotFound, fmt.Sprintf("collection %q: no document has the %s %q; its documents: %s",
+		collection, how, ref, docList(infos, false))}
+}
+
+// refError is a document reference that resolved to no document or to
+// several: msg says which, kind (store.ErrNotFound or ErrAmbiguous) is what
+// errors.Is sees.
+type refError struct {
+	kind error
+	msg  string
+}
+
+func (e *refError) Error() string { return e.msg }
+func (e *refError) Unwrap() error { return e.kind }
+
+// docList names up to eight documents (with their ids when withIDs) and how
+// many more there are.
+func docList(infos []store.DocInfo, withIDs bool) string {
+	const most = 8
+	var parts []string
+	for i, in := range infos {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("and %d more (see \"pakton docs\")", len(infos)-most))
+			break
+		}
+		if withIDs {
+			parts = append(parts, in.ID+" "+in.Name)
+		} else {
+			parts = append(parts, in.Name)
 		}
 	}
-	var matches []store.DocInfo
-	for _, in := range infos {
-		if strings.EqualFold(in.Name, ref) || strings.EqualFold(path.Base(in.Name), ref) {
-			matches = append(matches, in)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return matches[0], nil
-	case 0:
-		return store.DocInfo{}, fmt.Errorf("collection %q: no document with id or name %q (see \"pakton docs\"): %w", collection, ref, store.ErrNotFound)
-	}
-	var names []string
-	for _, m := range matches {
-		names = append(names, m.ID+" "+m.Name)
-	}
-	return store.DocInfo{}, fmt.Errorf("collection %q: %q names %d documents; use an id: %s", collection, ref, len(matches), strings.Join(names, ", "))
+	return strings.Join(parts, ", ")
 }
 
 // Passage is a search hit resolved against its stored document: where the
@@ -56,14 +126,20 @@ type Passage struct {
 	PageLabels []string      `json:"page_labels,omitempty"`
 	Span       document.Span `json:"span"` // code points of the canonical text
 	Score      float64       `json:"score"`
-	Text       string        `json:"text"` // the canonical text of Span, verbatim
+	Text       string        `json:"text"` // the canonical text of Span, page furniture as spaces
+	// Support holds the definitions of the terms the passage uses and the
+	// clauses it refers to: supporting evidence, apart from Span and Text
+	// (nil when there is none).
+	Support *Support `json:"support,omitempty"`
 }
 
 // Passages resolves hits against the documents of a collection, reading each
 // document once. The clause path is that of the hit's node (or, when the hit
-// has none, of the deepest node containing the span's start).
+// has none, of the deepest node containing the span's start). Each passage
+// carries its supporting evidence (SupportFor).
 func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage, error) {
 	recs := map[string]*store.Record{}
+	graphs := &docGraphs{st: st, collection: collection}
 	out := make([]Passage, 0, len(hits))
 	for _, h := range hits {
 		rec, ok := recs[h.DocID]
@@ -85,6 +161,11 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 				node = t.At(h.Span.Start)
 			}
 			p.Path = t.Path(node)
+			g, err := graphs.get(rec)
+			if err != nil {
+				return nil, err
+			}
+			p.Support = SupportFor(rec.Doc, t, g, h.Span)
 		}
 		out = append(out, p)
 	}

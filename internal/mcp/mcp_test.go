@@ -453,9 +453,20 @@ func TestHTTPIsolation(t *testing.T) {
 		{"get_clause", map[string]any{"doc": betaDoc.URI}},
 		{"search_contracts", map[string]any{"query": "rent", "doc": betaDoc.Name}},
 		{"ask", map[string]any{"question": "what is the rent", "doc": betaDoc.ID}},
+		{"review_collection", map[string]any{"docs": []string{betaDoc.ID}, "provisions": []string{"Governing Law"}}},
 	} {
 		if res := call(t, a, tc.tool, tc.args, nil); !res.IsError || strings.Contains(text(res), "marigolds") {
 			t.Errorf("A %s %v: %s", tc.tool, tc.args, text(res))
+		}
+	}
+	// A review of A's collection holds only A's contracts.
+	var rv ReviewOutput
+	if res := call(t, a, "review_collection", map[string]any{"provisions": []string{"Governing Law"}}, &rv); res.IsError || rv.Collection != "alpha" || len(rv.Rows) != len(samples) {
+		t.Errorf("A review_collection: %s %+v", text(res), rv)
+	}
+	for _, r := range rv.Rows {
+		if r.DocID == betaDoc.ID || !strings.HasPrefix(r.URI, "pakton://alpha/") {
+			t.Errorf("A's review holds %s (%s)", r.DocName, r.URI)
 		}
 	}
 	rl, err := a.ListResources(ctx, nil)

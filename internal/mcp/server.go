@@ -42,7 +42,7 @@ const (
 var Version = "dev"
 
 const instructions = `pakton answers questions about the legal contracts of one collection with exact, verifiable citations.
-Start with list_documents to see the contracts. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
+Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
 Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
 
 // NewServer returns an MCP server with pakton's tools and document
@@ -97,6 +97,17 @@ func NewServer(b Backend) *mcpsdk.Server {
 		// MCP servers) the operator configured, so the world is not closed.
 		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
 	}, h.ask)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "review_collection",
+		Title: "Review the contracts against a playbook",
+		Description: "Review every contract of the collection against a playbook of provisions (governing law, term, assignment, change of control, " +
+			"cap on liability, exclusivity, …): for each contract, the provisions found with their value, clause path, page, exact span and verbatim extract, " +
+			"and the provisions not found. Use the built-in playbook (playbook \"builtin\", the default) or pass your own as playbook_yaml; narrow it with " +
+			"provisions and docs. It runs offline and reports progress per contract. Use it for due-diligence tables across many contracts; " +
+			"use search_contracts or get_clause to read around a finding.",
+		Annotations: readOnly,
+	}, h.review)
 
 	addResources(s, b)
 	return s

@@ -67,7 +67,7 @@ func TestMarkFurniture(t *testing.T) {
 	if !strings.Contains(masked, "Schedule of quantities\n12") {
 		t.Errorf("body text masked")
 	}
-	if got := document.FormatPages([]int{1, 2}, doc.PageLabelsOf([]int{1, 2})); got != "pp. 1–2 (printed 3–4)" {
+	if got := document.FormatPages([]int{1, 2}, doc.PageLabelsOf([]int{1, 2})); got != "pp. 1–2 (PDF pages; printed 3–4)" {
 		t.Errorf("PageCitation = %q", got)
 	}
 }

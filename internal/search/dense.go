@@ -154,12 +154,8 @@ func (ix *Index) AddVectors(id string, v *Vectors) error {
 		return fmt.Errorf("search: vectors of %q come from model %q, the index uses %q: re-ingest with one embedding model", id, v.Model, ix.denseModel)
 	}
 	e := ix.docs[d]
-	if ix.vecs == nil {
-		ix.vecs = map[int32][]float32{}
-	}
 	for i, u := range v.Units {
-		uid := e.first + u
-		if uid >= e.limit || u < 0 {
+		if u < 0 || e.first+u >= e.limit {
 			return fmt.Errorf("search: vectors of %q point past its units", id)
 		}
 		if ix.dim == 0 {
@@ -168,40 +164,58 @@ func (ix *Index) AddVectors(id string, v *Vectors) error {
 		if len(v.Vecs[i]) != ix.dim {
 			return fmt.Errorf("search: vectors of %q have dimension %d, the index %d", id, len(v.Vecs[i]), ix.dim)
 		}
-		ix.vecs[uid] = v.Vecs[i]
+	}
+	if ix.vecOf == nil {
+		ix.vecOf = make([]int32, len(ix.units))
+		for i := range ix.vecOf {
+			ix.vecOf[i] = -1
+		}
+	}
+	for i, u := range v.Units {
+		uid := e.first + u
+		if j := ix.vecOf[uid]; j >= 0 { // the same unit twice: the last vector wins
+			copy(ix.vector(j), v.Vecs[i])
+			continue
+		}
+		ix.vecOf[uid] = int32(len(ix.vecUnit))
+		ix.vecUnit = append(ix.vecUnit, uid)
+		ix.vecs = append(ix.vecs, v.Vecs[i]...)
 	}
 	return nil
 }
 
+// vector returns the j-th stored vector.
+func (ix *Index) vector(j int32) []float32 {
+	return ix.vecs[int(j)*ix.dim : int(j+1)*ix.dim]
+}
+
 // Dense reports whether any document has vectors, and their model.
-func (ix *Index) Dense() (bool, string) { return len(ix.vecs) > 0, ix.denseModel }
+func (ix *Index) Dense() (bool, string) { return len(ix.vecUnit) > 0, ix.denseModel }
 
 // denseRank ranks the units in scope by cosine similarity to qv, best
 // first, keeping the n best.
 func (ix *Index) denseRank(qv []float32, sc scope, n int) []scored {
 	var out []scored
-	consider := func(u int32) {
-		if v, ok := ix.vecs[u]; ok && sc.views[ix.units[u].View] {
-			out = append(out, scored{u, float64(embed.Dot(qv, v))})
+	consider := func(j int32) {
+		u := ix.vecUnit[j]
+		if sc.views[ix.units[u].View] {
+			out = append(out, scored{u, float64(embed.Dot(qv, ix.vector(j)))})
 		}
 	}
 	if sc.ranges == nil {
-		for u := range ix.vecs {
-			consider(u)
+		for j := range ix.vecUnit {
+			consider(int32(j))
 		}
 	} else {
 		for _, r := range sc.ranges {
 			for u := r[0]; u < r[1]; u++ {
-				consider(u)
+				if j := ix.vecOf[u]; j >= 0 {
+					consider(j)
+				}
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].unit < out[j].unit
-	})
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
 	if len(out) > n {
 		out = out[:n]
 	}

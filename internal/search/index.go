@@ -60,18 +60,26 @@ type DocInput struct {
 	Units []UnitInput
 }
 
-// Unit is an indexed retrieval unit.
-type Unit struct {
-	Doc   int32
-	Node  int32
-	View  View
-	Len   int32 // number of indexed terms
-	Spans []document.Span
+// unit is an indexed retrieval unit. Its spans are
+// Index.spans[Index.spanOff[u]:Index.spanOff[u+1]]. The struct holds no
+// pointers, so the index's arrays can be written and read in one piece.
+type unit struct {
+	Doc  int32
+	Node int32
+	Len  int32 // number of indexed terms
+	View View
+	_    [3]byte
 }
+
+// span is a source span in code points, stored compactly.
+type span struct{ Start, End int32 }
+
+func (s span) doc() document.Span { return document.Span{Start: int(s.Start), End: int(s.End)} }
 
 type posting struct {
 	unit int32
 	tf   uint16
+	_    uint16
 }
 
 type docEntry struct {
@@ -80,14 +88,16 @@ type docEntry struct {
 }
 
 // Index is an in-memory inverted index over the units of many documents.
-// Units of one document are contiguous, so restricting a search to some
-// documents is a range restriction on every posting list. An Index is safe
-// for concurrent searches once built; Add must not run concurrently with
-// anything else.
+// Units of one document are contiguous, so restricting a search
+// to some documents is a range restriction on every posting list. An Index
+// is safe for concurrent searches once built; Add must not run concurrently
+// with anything else.
 type Index struct {
 	docs    []docEntry
 	byID    map[string]int32
-	units   []Unit
+	units   []unit
+	spanOff []int32 // unit u's spans are spans[spanOff[u]:spanOff[u+1]]
+	spans   []span
 	fwdOff  []int32 // unit u's distinct terms are fwd[fwdOff[u]:fwdOff[u+1]]
 	fwd     []int32
 	vocab   map[string]int32
@@ -96,9 +106,13 @@ type Index struct {
 	viewLen [numViews]int64 // total terms per view
 	viewN   [numViews]int64 // units per view
 
-	router *router
+	router router
 
-	vecs       map[int32][]float32 // unit → normalized embedding (dense units only)
+	// Dense vectors: vecOf[u] is the index of unit u's vector in vecUnit
+	// and vecs (dim components each), or -1; nil when no unit has one.
+	vecOf      []int32
+	vecUnit    []int32
+	vecs       []float32
 	dim        int
 	denseModel string
 
@@ -108,7 +122,7 @@ type Index struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byID: map[string]int32{}, vocab: map[string]int32{}, router: newRouter(), fwdOff: []int32{0}}
+	return &Index{byID: map[string]int32{}, vocab: map[string]int32{}, fwdOff: []int32{0}, spanOff: []int32{0}}
 }
 
 // Docs returns the number of indexed documents.
@@ -121,6 +135,19 @@ func (ix *Index) Units() int { return len(ix.units) }
 // present is an error: build a new Index to replace documents.
 func (ix *Index) Add(d DocInput) error { return ix.AddSegment(AnalyzeDoc(d)) }
 
+// termID returns the id of a term, adding it to the vocabulary if needed.
+func (ix *Index) termID(t string) int32 {
+	tid, ok := ix.vocab[t]
+	if !ok {
+		tid = int32(len(ix.post))
+		ix.vocab[t] = tid
+		ix.post = append(ix.post, nil)
+		ix.router.post = append(ix.router.post, nil)
+		ix.terms = append(ix.terms, t)
+	}
+	return tid
+}
+
 // AddSegment indexes an analyzed document.
 func (ix *Index) AddSegment(seg *Segment) error {
 	if _, ok := ix.byID[seg.ID]; ok {
@@ -130,34 +157,39 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	e := docEntry{id: seg.ID, name: seg.Name, first: int32(len(ix.units))}
 	global := make([]int32, len(seg.Vocab))
 	for i, t := range seg.Vocab {
-		tid, ok := ix.vocab[t]
-		if !ok {
-			tid = int32(len(ix.post))
-			ix.vocab[t] = tid
-			ix.post = append(ix.post, nil)
-			ix.terms = append(ix.terms, t)
-		}
-		global[i] = tid
+		global[i] = ix.termID(t)
 	}
 	for _, u := range seg.Units {
 		uid := int32(len(ix.units))
 		for _, tc := range u.Terms {
 			tid := global[tc.Term]
 			// Units only grow, so each posting list stays sorted by unit.
-			ix.post[tid] = append(ix.post[tid], posting{uid, tc.Count})
+			ix.post[tid] = append(ix.post[tid], posting{unit: uid, tf: tc.Count})
 			ix.fwd = append(ix.fwd, tid)
 		}
 		ix.fwdOff = append(ix.fwdOff, int32(len(ix.fwd)))
-		ix.units = append(ix.units, Unit{Doc: di, Node: u.Node, View: u.View, Len: u.Len, Spans: u.Spans})
+		for _, sp := range u.Spans {
+			ix.spans = append(ix.spans, span{int32(sp.Start), int32(sp.End)})
+		}
+		ix.spanOff = append(ix.spanOff, int32(len(ix.spans)))
+		ix.units = append(ix.units, unit{Doc: di, Node: u.Node, View: u.View, Len: u.Len})
 		ix.viewLen[u.View] += int64(u.Len)
 		ix.viewN[u.View]++
+	}
+	if ix.vecOf != nil {
+		for range seg.Units {
+			ix.vecOf = append(ix.vecOf, -1)
+		}
 	}
 	e.limit = int32(len(ix.units))
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
-	ix.router.add(seg.ID, seg.Name, seg.Header, seg.Opening, seg.About)
+	ix.addRoute(di, seg)
 	return nil
 }
+
+// unitSpans returns the source spans of unit u.
+func (ix *Index) unitSpans(u int32) []span { return ix.spans[ix.spanOff[u]:ix.spanOff[u+1]] }
 
 // DocName returns the name of an indexed document id.
 func (ix *Index) DocName(id string) string {
@@ -303,20 +335,62 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 	}
 }
 
-// top returns the n best-scored units of acc, best first (ties by unit id).
+// top returns the n best-scored units of acc (all of them for n ≤ 0), best
+// first, ties by unit id. Only the n best are sorted: a common word touches
+// a large share of a big collection's units, and sorting them all would make
+// a query cost grow faster than the collection.
 func (acc *accumulator) top(n int) []scored {
-	out := make([]scored, 0, len(acc.touched))
-	for _, u := range acc.touched {
-		out = append(out, scored{u, acc.score[u]})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+	if n <= 0 || n >= len(acc.touched) {
+		out := make([]scored, 0, len(acc.touched))
+		for _, u := range acc.touched {
+			out = append(out, scored{u, acc.score[u]})
 		}
-		return out[i].unit < out[j].unit
-	})
-	if n > 0 && len(out) > n {
-		out = out[:n]
+		sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+		return out
 	}
-	return out
+	// A min-heap of the n best so far: h[0] is the worst of them.
+	h := make([]scored, 0, n)
+	for _, u := range acc.touched {
+		s := scored{u, acc.score[u]}
+		if len(h) < n {
+			h = append(h, s)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(h[p], h[i]) {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
+			continue
+		}
+		if !better(s, h[0]) {
+			continue
+		}
+		h[0] = s
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < n && better(h[m], h[l]) {
+				m = l
+			}
+			if r < n && better(h[m], h[r]) {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	return h
+}
+
+// better orders scored units: higher score first, then lower unit id.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.unit < b.unit
 }

@@ -57,7 +57,7 @@ func (ix *Index) Search(q Query) Result {
 	if k <= 0 {
 		k = 10
 	}
-	terms, breaks := analyzeQuery(q.Text)
+	terms, breaks, named := analyzeQuery(q.Text)
 	var res Result
 
 	// Which documents to search.
@@ -72,15 +72,15 @@ func (ix *Index) Search(q Query) Result {
 	}
 	var ref map[int]bool
 	if len(docs) == 0 && !q.NoRoute {
-		if rr := ix.router.route(terms); rr.doc >= 0 {
+		if rr := ix.route(terms, breaks, named); rr.doc >= 0 {
 			for _, d := range rr.docs {
 				docs = append(docs, int32(d))
 				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
 			}
-			ref = ix.router.referenceTerms(terms, breaks, rr.doc)
+			ref = ix.referenceTerms(terms, breaks, rr.doc)
 		}
 	} else if len(docs) == 1 {
-		ref = ix.router.referenceTerms(terms, breaks, int(docs[0]))
+		ref = ix.referenceTerms(terms, breaks, int(docs[0]))
 	}
 
 	// Words that only name the contract do not help find the clause.
@@ -122,16 +122,38 @@ func (ix *Index) Search(q Query) Result {
 	acc := ix.getAcc()
 	defer ix.putAcc(acc)
 	ix.score(acc, qt, sc)
-	ranked := acc.top(0)
-	if len(q.Vector) > 0 && len(ix.vecs) > 0 && len(q.Vector) == ix.dim {
-		ranked = ix.hybrid(ranked, q.Vector, sc)
+	fill := ranges != nil && !q.NoFill
+	rank := func(n int) []scored {
+		ranked := acc.top(n)
+		if len(q.Vector) > 0 && len(ix.vecUnit) > 0 && len(q.Vector) == ix.dim {
+			ranked = ix.hybrid(ranked, q.Vector, sc)
+		}
+		if fill {
+			ranked = ix.fill(ranked, ranges)
+		}
+		return ranked
 	}
-	if ranges != nil && !q.NoFill {
-		ranked = ix.fill(ranked, ranges)
+	// Only the best units are ranked: collect rarely needs more than a few
+	// per hit. When it does (many overlapping spans), rank them all; the
+	// order is total, so the hits are the same either way. Filling needs the
+	// whole ranking to know which units went unscored.
+	n := 0
+	if !fill {
+		n = max(rankDepth, rankPerHit*k)
 	}
-	res.Hits = ix.collect(ranked, k)
+	res.Hits = ix.collect(rank(n), k)
+	if n > 0 && len(res.Hits) < k && len(acc.touched) > n {
+		res.Hits = ix.collect(rank(0), k)
+	}
 	return res
 }
+
+// rankDepth and rankPerHit bound how many scored units a search sorts
+// before collecting hits from them (at least fusionDepth, for hybrid search).
+const (
+	rankDepth  = 2 * fusionDepth
+	rankPerHit = 8
+)
 
 // fusionDepth is how many units of each ranking reciprocal rank fusion sees.
 const fusionDepth = 200
@@ -202,7 +224,8 @@ func (ix *Index) collect(ranked []scored, k int) []Hit {
 			break
 		}
 		u := &ix.units[s.unit]
-		for _, sp := range u.Spans {
+		for _, usp := range ix.unitSpans(s.unit) {
+			sp := usp.doc()
 			for _, frag := range subtract(sp, taken[u.Doc]) {
 				if len(hits) >= k {
 					break
@@ -282,18 +305,21 @@ func dropFraming(terms []string) []string {
 }
 
 // analyzeQuery analyzes a question part by part, split at ; : ? ! and line
-// breaks, and reports for each term whether a part starts with it.
-func analyzeQuery(text string) (terms []string, breaks []bool) {
+// breaks, and reports for each term whether a part starts with it and
+// whether it was written like a name (see AnalyzeCased).
+func analyzeQuery(text string) (terms []string, breaks, named []bool) {
 	parts := strings.FieldsFunc(text, func(r rune) bool {
 		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
 	})
 	for _, p := range parts {
-		for i, t := range Analyze(p) {
+		ts, ns := AnalyzeCased(p)
+		for i, t := range ts {
 			terms = append(terms, t)
 			breaks = append(breaks, i == 0)
 		}
+		named = append(named, ns...)
 	}
-	return terms, breaks
+	return terms, breaks, named
 }
 
 // RerankHits reorders the first n hits by a reranker's scores of their text

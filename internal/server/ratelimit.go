@@ -17,6 +17,7 @@ import (
 const (
 	askCost    = 5
 	uploadCost = 10
+	reviewCost = 10
 )
 
 // Bounds on the limiter's memory: idle buckets are swept every sweepEvery,

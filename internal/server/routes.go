@@ -33,6 +33,17 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
 	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))
 
+	mux.Handle("GET "+api+"/playbooks", s.authed(s.listPlaybooks))
+	mux.Handle("POST "+api+"/collections/{c}/reviews", s.costly(reviewCost, s.startReview))
+	mux.Handle("GET "+api+"/collections/{c}/reviews", s.authed(s.listReviews))
+	mux.Handle("GET "+api+"/collections/{c}/reviews/{rid}", s.authed(s.getReview))
+	mux.Handle("DELETE "+api+"/collections/{c}/reviews/{rid}", s.authed(s.deleteReview))
+	mux.Handle("GET "+api+"/collections/{c}/reviews/{rid}/events", s.authed(s.reviewEvents))
+	mux.Handle("POST "+api+"/collections/{c}/reviews/{rid}/resume", s.costly(reviewCost, s.resumeReview))
+	mux.Handle("GET "+api+"/collections/{c}/reviews/{rid}/export/{format}", s.authed(s.exportReview))
+	mux.Handle("POST "+api+"/collections/{c}/reviews/{rid}/decisions", s.authed(s.decide))
+	mux.Handle("DELETE "+api+"/collections/{c}/reviews/{rid}/decisions", s.authed(s.undecide))
+
 	mux.Handle("GET "+api+"/collections/{c}/jobs", s.authed(s.listJobs))
 	mux.Handle("GET "+api+"/jobs/{id}", s.authed(s.getJob))
 	mux.Handle("POST "+api+"/jobs/{id}/cancel", s.authed(s.cancelJob))

@@ -260,6 +260,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.storeErr(w, r, "load index", err)
 		return
 	}
+	if li.ix.Docs() == 0 {
+		// The same answer as ask (and as the CLI and MCP): not "no hits".
+		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		return
+	}
 	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
@@ -306,6 +311,8 @@ func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, r
 		if err != nil {
 			if _, gerr := s.st.Generation(c); gerr != nil {
 				collectionNotFound(w, c)
+			} else if errors.Is(err, ingest.ErrAmbiguous) {
+				fail(w, http.StatusBadRequest, "%s", err.Error())
 			} else {
 				fail(w, http.StatusNotFound, "document %q not found", ref)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/pakton/pakton/internal/parse/pdftest"
+	"github.com/pakton/pakton/internal/review"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -43,6 +44,11 @@ func TestIsolation(t *testing.T) {
 		t.Fatalf("no report: %s", body)
 	}
 
+	rv := e.startReviewOf("alpha", keyA, map[string]any{"playbook": "builtin", "provisions": []string{"Governing Law"}})
+	reviews := "/api/v1/collections/alpha/reviews/" + rv.ID
+	_, body = e.json("GET", reviews, keyA, nil)
+	cellDoc := decode[struct{ Table review.Table }](t, body).Table.Rows[0].DocID
+
 	type route struct {
 		method, path string
 		body         func() (*bytes.Buffer, string)
@@ -67,6 +73,16 @@ func TestIsolation(t *testing.T) {
 		{"POST", "/api/v1/collections/alpha/ask", jsonBody(map[string]any{"question": "who may assign?"}), 200, false},
 		{"GET", "/api/v1/collections/alpha/reports", nil, 200, false},
 		{"GET", "/api/v1/collections/alpha/reports/" + reportID, nil, 200, false},
+		{"GET", "/api/v1/collections/alpha/reviews", nil, 200, false},
+		{"GET", reviews, nil, 200, false},
+		{"GET", reviews + "/events", nil, 200, false},
+		{"GET", reviews + "/export/csv", nil, 200, false},
+		{"POST", reviews + "/resume", nil, 409, false},
+		{"GET", reviews + "/export/html", nil, 200, false},
+		{"POST", reviews + "/decisions", jsonBody(map[string]any{"doc_id": cellDoc, "provision": "Governing Law", "verdict": "accepted"}), 200, false},
+		{"DELETE", reviews + "/decisions?doc_id=" + cellDoc + "&provision=Governing+Law", nil, 200, false},
+		{"POST", "/api/v1/collections/alpha/reviews", jsonBody(map[string]any{"playbook": "builtin"}), 202, false},
+		{"DELETE", reviews, nil, 204, false},
 		{"GET", "/api/v1/collections/alpha/jobs", nil, 200, false},
 		{"GET", "/api/v1/jobs/" + j.ID, nil, 200, false},
 		{"POST", "/api/v1/jobs/" + j.ID + "/cancel", nil, 202, false},

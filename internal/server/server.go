@@ -211,6 +211,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs.Handle(kindIngest, s.runIngest)
+	s.jobs.Handle(kindReview, s.runReviewJob)
 	s.removeOrphanUploads()
 	s.jobs.Start()
 	s.handler = s.routes()

@@ -1,172 +1,15 @@
 package store
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 )
-
-// manifest is a collection's manifest.json: the documents that exist and the
-// directory holding each one's current version.
-type manifest struct {
-	Format int `json:"format"`
-	// Generation changes on every Put and Delete. A new collection starts
-	// from the clock in nanoseconds rather than zero, so a collection deleted
-	// and created again never repeats a value a reader may have cached.
-	Generation uint64            `json:"generation"`
-	Created    time.Time         `json:"created"`
-	Docs       map[string]*entry `json:"docs"` // by document id; entries are never mutated
-}
-
-// entry is one live document in a manifest.
-type entry struct {
-	Dir   string  `json:"dir"` // "<id>@<rev>" under docs/
-	Info  DocInfo `json:"info"`
-	Meta  fileSum `json:"meta"` // meta.json, which cannot list itself in Files
-	Files files   `json:"files"`
-}
-
-// files lists the checksums of a document version's files, so reads can
-// verify them without parsing meta.json.
-type files struct {
-	Text      fileSum            `json:"text"`
-	Tree      *fileSum           `json:"tree,omitempty"` // nil when stored without a tree
-	Artifacts map[string]fileSum `json:"artifacts,omitempty"`
-}
-
-type fileSum struct {
-	SHA256 string `json:"sha256"`
-	Size   int64  `json:"size"`
-}
-
-func newManifest() *manifest {
-	return &manifest{
-		Format:     FormatVersion,
-		Generation: uint64(time.Now().UnixNano()),
-		Created:    time.Now().UTC(),
-		Docs:       map[string]*entry{},
-	}
-}
-
-// clone returns a copy whose Docs map may be changed.
-func (m *manifest) clone() *manifest {
-	c := *m
-	c.Docs = maps.Clone(m.Docs)
-	if c.Docs == nil {
-		c.Docs = map[string]*entry{}
-	}
-	return &c
-}
-
-// parseManifest decodes and validates a manifest. Directory names are checked
-// so that a damaged or hostile manifest cannot point reads outside docs/.
-func parseManifest(raw []byte) (*manifest, error) {
-	var m manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	if m.Format < 1 || m.Format > FormatVersion {
-		return nil, fmt.Errorf("unsupported manifest format %d", m.Format)
-	}
-	if m.Docs == nil {
-		m.Docs = map[string]*entry{}
-	}
-	for id, e := range m.Docs {
-		if e == nil || !validName(id, 128) || e.Info.ID != id {
-			return nil, fmt.Errorf("bad entry for document %q", id)
-		}
-		if rev, ok := dirRev(id, e.Dir); !ok || rev > m.Generation {
-			return nil, fmt.Errorf("document %q: bad directory %q", id, e.Dir)
-		}
-	}
-	return &m, nil
-}
-
-// versionDir names the directory of document id's version rev.
-func versionDir(id string, rev uint64) string { return id + "@" + strconv.FormatUint(rev, 10) }
-
-// dirRev parses a version directory name made by versionDir for id.
-func dirRev(id, dir string) (uint64, bool) {
-	rest, ok := strings.CutPrefix(dir, id+"@")
-	if !ok || rest == "" || rest[0] == '0' && len(rest) > 1 {
-		return 0, false
-	}
-	rev, err := strconv.ParseUint(rest, 10, 64)
-	return rev, err == nil
-}
-
-// cachedManifest lets readers skip parsing a manifest whose bytes have not
-// changed since the last read.
-type cachedManifest struct {
-	raw []byte
-	m   *manifest
-}
-
-// errNoManifest marks a collection directory without a manifest.
-var errNoManifest = errors.New("collection does not exist")
-
-// loadManifest returns the current manifest of a collection. The result is
-// shared: callers clone it before changing it. A default collection nobody
-// has written to yields an empty manifest with generation 0; any other
-// missing collection yields an error wrapping ErrNotFound.
-func (s *Store) loadManifest(collection string) (*manifest, error) {
-	raw, err := os.ReadFile(filepath.Join(s.collectionDir(collection), "manifest.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		s.cmu.Lock()
-		delete(s.cache, collection)
-		s.cmu.Unlock()
-		if collection == DefaultCollection {
-			return &manifest{Format: FormatVersion, Docs: map[string]*entry{}}, nil
-		}
-		return nil, fmt.Errorf("store: collection %q: %w", collection, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: collection %q: %w", collection, err)
-	}
-	s.cmu.Lock()
-	c := s.cache[collection]
-	s.cmu.Unlock()
-	if c != nil && bytes.Equal(c.raw, raw) {
-		return c.m, nil
-	}
-	m, err := parseManifest(raw)
-	if err != nil {
-		return nil, fmt.Errorf("store: collection %q: damaged manifest.json (reopen the store to recover): %w", collection, err)
-	}
-	s.cmu.Lock()
-	s.cache[collection] = &cachedManifest{raw: raw, m: m}
-	s.cmu.Unlock()
-	return m, nil
-}
-
-// writeManifest atomically replaces a collection's manifest. committed
-// reports whether the new manifest became visible (see replaceFile).
-func (s *Store) writeManifest(collection string, m *manifest) (committed bool, err error) {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return false, err
-	}
-	if err := fault("manifest"); err != nil {
-		return false, err
-	}
-	committed, err = replaceFile(filepath.Join(s.collectionDir(collection), "manifest.json"), raw)
-	if committed {
-		s.cmu.Lock()
-		s.cache[collection] = &cachedManifest{raw: raw, m: m}
-		s.cmu.Unlock()
-	}
-	return committed, err
-}
 
 // Collections lists the collections, sorted by name. The default collection
 // is always included.
@@ -185,7 +28,11 @@ func (s *Store) Collections() ([]CollectionInfo, error) {
 		if !e.IsDir() || !validName(name, 64) {
 			continue
 		}
-		m, err := s.loadManifest(name)
+		var info CollectionInfo
+		err := s.view(name, func(m *manifest) error {
+			info = CollectionInfo{Name: name, Docs: len(m.Docs), Created: m.Created}
+			return nil
+		})
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted meanwhile
 		}
@@ -195,7 +42,7 @@ func (s *Store) Collections() ([]CollectionInfo, error) {
 		if name == DefaultCollection {
 			sawDefault = true
 		}
-		out = append(out, CollectionInfo{Name: name, Docs: len(m.Docs), Created: m.Created})
+		out = append(out, info)
 	}
 	if !sawDefault {
 		out = append(out, CollectionInfo{Name: DefaultCollection})
@@ -211,7 +58,7 @@ func (s *Store) CreateCollection(name string) error {
 		return err
 	}
 	return s.withWriteLock(func() error {
-		_, err := s.loadManifest(name)
+		_, err := s.state(name)
 		if err == nil && (name != DefaultCollection || s.exists(name)) {
 			return nil
 		}
@@ -223,7 +70,7 @@ func (s *Store) CreateCollection(name string) error {
 }
 
 func (s *Store) exists(collection string) bool {
-	_, err := os.Stat(filepath.Join(s.collectionDir(collection), "manifest.json"))
+	_, err := os.Stat(filepath.Join(s.collectionDir(collection), logName))
 	return err == nil
 }
 
@@ -239,11 +86,11 @@ func (s *Store) createCollectionLocked(name string) error {
 		if err := os.Mkdir(filepath.Join(tmp, "docs"), 0o755); err != nil {
 			return err
 		}
-		raw, err := json.Marshal(newManifest())
+		raw, err := snapshot(newManifest())
 		if err != nil {
 			return err
 		}
-		if err := writeFileSync(filepath.Join(tmp, "manifest.json"), raw); err != nil {
+		if err := writeFileSync(filepath.Join(tmp, logName), raw); err != nil {
 			return err
 		}
 		if err := syncDir(tmp); err != nil {
@@ -282,9 +129,7 @@ func (s *Store) DeleteCollection(name string) error {
 		if err := os.Rename(dir, gone); err != nil {
 			return fmt.Errorf("store: delete collection %q: %w", name, err)
 		}
-		s.cmu.Lock()
-		delete(s.cache, name)
-		s.cmu.Unlock()
+		s.dropState(name)
 		if err := syncDir(s.collectionsDir()); err != nil {
 			return fmt.Errorf("store: delete collection %q: %w", name, err)
 		}

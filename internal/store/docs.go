@@ -119,17 +119,18 @@ func (s *Store) Put(collection string, rec *Record) error {
 }
 
 func (s *Store) putLocked(collection string, p *prepared) error {
-	m, err := s.loadManifest(collection)
-	if err != nil {
-		return err
-	}
 	if collection == DefaultCollection && !s.exists(collection) {
 		if err := s.createCollectionLocked(collection); err != nil {
 			return err
 		}
-		if m, err = s.loadManifest(collection); err != nil {
-			return err
-		}
+	}
+	var gen uint64
+	var old *lazyEntry
+	if err := s.view(collection, func(m *manifest) error {
+		gen, old = m.Generation, m.Docs[p.id]
+		return nil
+	}); err != nil {
+		return err
 	}
 	docs := s.docsDir(collection)
 	tmp := filepath.Join(docs, tmpName())
@@ -137,7 +138,7 @@ func (s *Store) putLocked(collection string, p *prepared) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	rev := m.Generation + 1
+	rev := gen + 1
 	final := filepath.Join(docs, versionDir(p.id, rev))
 	// A directory by this name can only be left over from a writer that
 	// crashed before committing: the manifest never references revisions
@@ -158,11 +159,12 @@ func (s *Store) putLocked(collection string, p *prepared) error {
 		os.RemoveAll(final)
 		return err
 	}
-	next := m.clone()
-	next.Generation = rev
-	old := next.Docs[p.id]
-	next.Docs[p.id] = &entry{Dir: versionDir(p.id, rev), Info: p.info, Meta: sumOf(p.meta), Files: p.files}
-	committed, err := s.writeManifest(collection, next)
+	body, err := json.Marshal(&entry{Dir: versionDir(p.id, rev), Info: p.info, Meta: sumOf(p.meta), Files: p.files})
+	if err != nil {
+		os.RemoveAll(final)
+		return err
+	}
+	committed, err := s.appendRecord(collection, logLine(opPut, rev, p.id, body))
 	if !committed {
 		os.RemoveAll(final)
 		return err
@@ -171,9 +173,9 @@ func (s *Store) putLocked(collection string, p *prepared) error {
 		return err // committed but maybe not durable; leave the old version for recovery
 	}
 	if old != nil {
-		s.removeVersion(collection, old.Dir)
+		s.removeVersion(collection, old.dir)
 	}
-	return nil
+	return s.maybeCompact(collection)
 }
 
 // writeVersion writes a complete, fsynced version directory at dir. All files
@@ -260,23 +262,26 @@ func (s *Store) Delete(collection, id string) error {
 		return err
 	}
 	return s.withWriteLock(func() error {
-		m, err := s.loadManifest(collection)
-		if err != nil {
+		var gen uint64
+		var old *lazyEntry
+		if err := s.view(collection, func(m *manifest) error {
+			gen, old = m.Generation, m.Docs[id]
+			return nil
+		}); err != nil {
 			return err
 		}
-		old := m.Docs[id]
 		if old == nil {
 			return notFound(collection, id)
 		}
-		next := m.clone()
-		next.Generation++
-		delete(next.Docs, id)
-		committed, err := s.writeManifest(collection, next)
+		committed, err := s.appendRecord(collection, logLine(opDelete, gen+1, id, []byte("{}")))
 		if err != nil {
 			return fmt.Errorf("store: collection %q: delete document %q: %w", collection, id, err)
 		}
 		if committed {
-			s.removeVersion(collection, old.Dir)
+			s.removeVersion(collection, old.dir)
+		}
+		if err := s.maybeCompact(collection); err != nil {
+			return fmt.Errorf("store: collection %q: delete document %q: compact manifest: %w", collection, id, err)
 		}
 		return nil
 	})
@@ -294,13 +299,19 @@ func (s *Store) lookup(collection, id string) (*entry, error) {
 	if err := checkDocID(collection, id); err != nil {
 		return nil, err
 	}
-	m, err := s.loadManifest(collection)
-	if err != nil {
+	var l *lazyEntry
+	if err := s.view(collection, func(m *manifest) error {
+		l = m.Docs[id]
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	e := m.Docs[id]
-	if e == nil {
+	if l == nil {
 		return nil, notFound(collection, id)
+	}
+	e, err := l.get()
+	if err != nil {
+		return nil, fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
 	}
 	return e, nil
 }
@@ -438,13 +449,19 @@ func (s *Store) List(collection string) ([]DocInfo, error) {
 	if err := checkCollection(collection); err != nil {
 		return nil, err
 	}
-	m, err := s.loadManifest(collection)
-	if err != nil {
+	var out []DocInfo
+	if err := s.view(collection, func(m *manifest) error {
+		out = make([]DocInfo, 0, len(m.Docs))
+		for id, l := range m.Docs {
+			e, err := l.get()
+			if err != nil {
+				return fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+			}
+			out = append(out, e.info())
+		}
+		return nil
+	}); err != nil {
 		return nil, err
-	}
-	out := make([]DocInfo, 0, len(m.Docs))
-	for _, e := range m.Docs {
-		out = append(out, e.info())
 	}
 	slices.SortFunc(out, func(a, b DocInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
@@ -464,9 +481,10 @@ func (s *Store) Generation(collection string) (uint64, error) {
 	if err := checkCollection(collection); err != nil {
 		return 0, err
 	}
-	m, err := s.loadManifest(collection)
-	if err != nil {
-		return 0, err
-	}
-	return m.Generation, nil
+	var gen uint64
+	err := s.view(collection, func(m *manifest) error {
+		gen = m.Generation
+		return nil
+	})
+	return gen, err
 }

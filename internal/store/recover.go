@@ -50,10 +50,12 @@ func removeTemps(dir string) {
 	}
 }
 
-// recoverCollection drops manifest entries whose version directory is
-// missing or damaged, and removes every directory the manifest does not
-// reference. A missing or unreadable manifest is rebuilt from the version
-// directories.
+// recoverCollection brings a collection's log back to a consistent state:
+// a torn last record (a writer died while appending it) is cut off, a format
+// 1 manifest.json is converted, a missing or damaged log is rebuilt from the
+// version directories (the damaged file kept beside it), entries whose files
+// are missing or of the wrong size are dropped, and every directory the log
+// does not reference is removed.
 func (s *Store) recoverCollection(name string) error {
 	cdir := s.collectionDir(name)
 	removeTemps(cdir)
@@ -61,17 +63,38 @@ func (s *Store) recoverCollection(name string) error {
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		return err
 	}
+	s.dropState(name)
 	changed := false
-	mpath := filepath.Join(cdir, "manifest.json")
-	raw, err := os.ReadFile(mpath)
+	lpath := filepath.Join(cdir, logName)
+	legacy := filepath.Join(cdir, legacyManifest)
+	raw, err := os.ReadFile(lpath)
 	var m *manifest
-	if err == nil {
-		m, err = parseManifest(raw)
+	switch {
+	case err == nil:
+		var used int
+		m, used, err = applyLog(nil, raw)
+		if errors.Is(err, errTorn) || err == nil && used < len(raw) {
+			slog.Warn("store: cutting off the incomplete last manifest record of a writer that died", "collection", name, "bytes", len(raw)-used)
+			if err = truncateFile(lpath, int64(used)); err != nil {
+				return err
+			}
+		}
+		if err == nil && m == nil {
+			err = errors.New("no header record")
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		// Format 1, or a crash while the collection was converted: the log
+		// is written whole before the old manifest is removed.
+		raw, err = os.ReadFile(legacy)
+		if err == nil {
+			m, err = parseLegacyManifest(raw)
+			changed = true
+		}
 	}
 	if err != nil {
 		slog.Warn("store: manifest missing or damaged; rebuilding it from document directories", "collection", name, "err", err)
 		if raw != nil {
-			keep := fmt.Sprintf("%s.damaged-%d", mpath, time.Now().Unix())
+			keep := fmt.Sprintf("%s.damaged-%d", lpath, time.Now().Unix())
 			if err := os.WriteFile(keep, raw, 0o644); err != nil {
 				return err
 			}
@@ -81,17 +104,20 @@ func (s *Store) recoverCollection(name string) error {
 		}
 		changed = true
 	}
-	m = m.clone()
-	for id, e := range m.Docs {
-		if err := s.checkEntry(name, e); err != nil {
-			slog.Warn("store: dropping damaged document from manifest", "collection", name, "id", id, "dir", e.Dir, "err", err)
+	for id, l := range m.Docs {
+		e, err := l.get()
+		if err == nil {
+			err = s.checkEntry(name, e)
+		}
+		if err != nil {
+			slog.Warn("store: dropping damaged document from manifest", "collection", name, "id", id, "dir", l.dir, "err", err)
 			delete(m.Docs, id)
 			changed = true
 		}
 	}
 	live := make(map[string]bool, len(m.Docs))
-	for _, e := range m.Docs {
-		live[e.Dir] = true
+	for _, l := range m.Docs {
+		live[l.dir] = true
 	}
 	ents, err := os.ReadDir(docs)
 	if err != nil {
@@ -114,11 +140,67 @@ func (s *Store) recoverCollection(name string) error {
 	}
 	if changed {
 		m.Generation++
-		if _, err := s.writeManifest(name, m); err != nil {
+	}
+	if changed || m.dead() >= compactMinDead && m.dead() > len(m.Docs) {
+		data, err := snapshot(m)
+		if err != nil {
+			return err
+		}
+		if _, err := replaceFile(lpath, data); err != nil {
 			return err
 		}
 	}
+	if err := os.Remove(legacy); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	return nil
+}
+
+// truncateFile cuts path to size bytes and fsyncs it.
+func truncateFile(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// parseLegacyManifest decodes a format 1 manifest.json. Directory names are
+// checked so that a damaged or hostile manifest cannot point reads outside
+// docs/.
+func parseLegacyManifest(raw []byte) (*manifest, error) {
+	var v1 struct {
+		Format     int               `json:"format"`
+		Generation uint64            `json:"generation"`
+		Created    time.Time         `json:"created"`
+		Docs       map[string]*entry `json:"docs"`
+	}
+	if err := json.Unmarshal(raw, &v1); err != nil {
+		return nil, fmt.Errorf("%s: %w", legacyManifest, err)
+	}
+	if v1.Format != 1 {
+		return nil, fmt.Errorf("%s: unsupported format %d", legacyManifest, v1.Format)
+	}
+	m := &manifest{Generation: v1.Generation, Created: v1.Created, Docs: map[string]*lazyEntry{}}
+	for id, e := range v1.Docs {
+		if e == nil || !validName(id, 128) || e.Info.ID != id {
+			return nil, fmt.Errorf("%s: bad entry for document %q", legacyManifest, id)
+		}
+		if rev, ok := dirRev(id, e.Dir); !ok || rev > m.Generation {
+			return nil, fmt.Errorf("%s: document %q: bad directory %q", legacyManifest, id, e.Dir)
+		}
+		m.Docs[id] = decodedEntry(e)
+		m.records++
+	}
+	return m, nil
 }
 
 // checkEntry verifies that the files of a manifest entry exist with the
@@ -205,7 +287,7 @@ func (s *Store) rebuildManifest(collection string) (*manifest, error) {
 			continue
 		}
 		revs[id] = rev
-		m.Docs[id] = ent
+		m.Docs[id] = decodedEntry(ent)
 	}
 	return m, nil
 }

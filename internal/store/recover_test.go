@@ -181,8 +181,8 @@ func TestRebuildManifest(t *testing.T) {
 		must(t, s.Put(DefaultCollection, r))
 	}
 	gen, _ := s.Generation(DefaultCollection)
-	mpath := filepath.Join(s.collectionDir(DefaultCollection), "manifest.json")
-	must(t, os.WriteFile(mpath, []byte(`{"format":1,"generation":`), 0o644))
+	mpath := filepath.Join(s.collectionDir(DefaultCollection), logName)
+	must(t, os.WriteFile(mpath, []byte("00000000 H 1 - {\"format\":2}\n00000000 P 2 x {}\n"), 0o644))
 	if _, err := s.List(DefaultCollection); err == nil || !strings.Contains(err.Error(), "damaged manifest") {
 		t.Errorf("List over a damaged manifest: %v", err)
 	}

@@ -5,38 +5,58 @@
 //
 // # Layout
 //
-//	dir/VERSION                                   store format version ("1")
+//	dir/VERSION                                   store format version ("2")
 //	dir/LOCK                                      flock(2) target for writers
-//	dir/collections/<name>/manifest.json          live documents + generation
+//	dir/collections/<name>/manifest.log           live documents + generation (a log)
 //	dir/collections/<name>/docs/<id>@<rev>/       one immutable document version
 //	    meta.json  text.txt  tree.json  artifacts/<artifact>.bin
 //
+// manifest.log is the source of truth: one record per line,
+// "<crc32c> <kind> <generation> <id> <json>". The first line (H) carries the
+// generation and creation time of a snapshot, followed by one S line per
+// document live at that generation; then each Put appends a P line and each
+// Delete a D line, at the next generation. A document's current version is
+// the directory <id>@<generation of its last P or S line>.
+//
 // # Crash safety
 //
-// The manifest is the source of truth, and it is only ever replaced whole
-// (write temp, fsync, rename, fsync directory). A document version lives in a
-// directory that is written and fsynced under a temporary name, renamed into
-// place under a name no manifest has referenced before (<id>@<rev>, rev being
-// the collection's next generation), and never modified afterwards. Put
-// commits by replacing the manifest, and only then removes the previous
-// version's directory. A crash at any point therefore leaves the manifest
-// naming either the old complete directory or the new complete one. Open
-// removes whatever the manifest does not reference (temporary directories,
+// A document version lives in a directory that is written and fsynced under
+// a temporary name, renamed into place under a name no manifest has
+// referenced before (<id>@<rev>, rev being the collection's next generation),
+// and never modified afterwards. Put commits by appending the document's
+// record to the log in one write and fsyncing it, and only then removes the
+// previous version's directory. A crash at any point therefore leaves the log
+// naming either the old complete directory or the new complete one: a record
+// is applied only when its line is complete and its checksum matches, so an
+// append cut short is ignored by readers and cut off by the next Open or
+// writer. When superseded records outnumber the live documents (and number
+// at least 64), the writer compacts the log: it writes a snapshot to a
+// temporary file, fsyncs it and renames it over the log, so a crash leaves
+// the old log or the new one.
+//
+// Open removes whatever the log does not reference (temporary files,
 // versions whose commit never happened, versions whose removal was cut short)
-// and drops, with a slog warning, manifest entries whose directory is missing
-// or whose files are missing or of the wrong size (Open only stats files, so
-// it stays fast; every read verifies SHA-256 checksums). A missing or
-// unparsable manifest is rebuilt from the newest intact version of each
-// document, the damaged file kept beside it.
+// and drops, with a slog warning, entries whose directory is missing or whose
+// files are missing or of the wrong size (Open only stats files; every read
+// verifies SHA-256 checksums). A log damaged anywhere but in its last record
+// (not something a crash does) is rebuilt from the newest intact version of
+// each document, the damaged file kept beside it. A format 1 store (a
+// manifest.json rewritten whole on every write) is converted by Open.
 //
-// Cost: each Put rewrites the collection's manifest, so ingesting N documents
-// writes O(N²) manifest bytes; fine for thousands of documents, a batch API
-// is the fix if collections grow much larger.
+// Cost: a Put appends one record of about a kilobyte, so ingesting N
+// documents writes O(N) manifest bytes, and a reader in another process
+// catches up by reading only the records appended since it last looked (it
+// keeps the log open, so a compaction shows as a new file). Records are
+// decoded lazily, so opening a large collection to read a few documents does
+// not decode the rest. OpenReader skips recovery (and the lock) altogether:
+// what a crashed writer leaves is invisible to readers.
 //
-// (The first design sketch renamed the old docs/<id> away and the new one in
-// under the same name. That has a moment where the manifest names a directory
-// that does not exist, and readers in other processes could read meta.json of
-// one version and text.txt of the next. Versioned directory names remove both.)
+// (Format 1 rewrote a manifest.json on every Put: O(N²) bytes for N
+// documents — about 11 GB for 4,680 contracts at ~1 KB per entry — and every reader
+// re-read the whole file on each lookup. Before that, the first design sketch
+// renamed the old docs/<id> away and the new one in under the same name,
+// which has a moment where the manifest names a directory that does not
+// exist; versioned directory names remove it.)
 //
 // # Concurrency
 //
@@ -66,7 +86,7 @@ import (
 
 // FormatVersion is the on-disk format this package reads and writes. Open
 // refuses a store whose VERSION file names a newer one.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // DefaultCollection exists implicitly in every store.
 const DefaultCollection = "default"
@@ -138,8 +158,10 @@ type Store struct {
 	wmu    sync.Mutex // one writer per process; flock serialises processes
 	closed bool       // guarded by wmu
 
+	readOnly bool // opened by OpenReader: no recovery, writes refused
+
 	cmu   sync.Mutex
-	cache map[string]*cachedManifest // collection -> last manifest read
+	cache map[string]*collState // collection -> its log as last read
 }
 
 // Open opens the store in dir, creating it if needed, and recovers from any
@@ -161,7 +183,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, lock: lf, cache: map[string]*cachedManifest{}}
+	s := &Store{dir: abs, lock: lf, cache: map[string]*collState{}}
 	if err := s.withWriteLock(func() error {
 		if err := s.checkFormat(); err != nil {
 			return err
@@ -169,7 +191,10 @@ func Open(dir string) (*Store, error) {
 		if err := os.MkdirAll(s.collectionsDir(), 0o755); err != nil {
 			return err
 		}
-		return s.recover()
+		if err := s.recover(); err != nil {
+			return err
+		}
+		return s.upgradeFormat()
 	}); err != nil {
 		lf.Close()
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
@@ -185,7 +210,49 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.cmu.Lock()
+	for _, cs := range s.cache {
+		cs.close()
+	}
+	clear(s.cache)
+	s.cmu.Unlock()
+	if s.lock == nil {
+		return nil
+	}
 	return s.lock.Close()
+}
+
+// ErrReadOnly is returned by the writing methods of a store opened with
+// OpenReader.
+var ErrReadOnly = errors.New("store: opened read-only")
+
+// OpenReader opens an existing store for reading only, without taking the
+// writers' lock and without recovery, so it is cheap even for a large
+// store: what a crashed writer leaves behind (temporary files, versions it
+// never committed, a torn last manifest record) is invisible to readers
+// anyway, and every read verifies checksums. Writing methods return
+// ErrReadOnly. A directory that holds no store is an error wrapping
+// ErrNotFound.
+func OpenReader(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("store: open: empty directory name")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	b, err := os.ReadFile(filepath.Join(abs, "VERSION"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("store: open %s: no store here: %w", dir, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || v != FormatVersion {
+		// An older store is converted by Open, which needs the lock.
+		return nil, fmt.Errorf("store: open %s: store format %q, not %d: open it for writing once to convert it", dir, strings.TrimSpace(string(b)), FormatVersion)
+	}
+	return &Store{dir: abs, readOnly: true, cache: map[string]*collState{}}, nil
 }
 
 // Dir returns the store's directory as an absolute path.
@@ -220,12 +287,30 @@ func (s *Store) checkFormat() error {
 	return nil
 }
 
+// upgradeFormat records the current format version once recovery has
+// converted every collection. Called with the write lock held.
+func (s *Store) upgradeFormat() error {
+	p := filepath.Join(s.dir, "VERSION")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(string(b)) == strconv.Itoa(FormatVersion) {
+		return nil
+	}
+	_, err = replaceFile(p, []byte(strconv.Itoa(FormatVersion)+"\n"))
+	return err
+}
+
 // withWriteLock runs fn as the only writer across goroutines and processes.
 func (s *Store) withWriteLock(fn func() error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.closed {
 		return ErrClosed
+	}
+	if s.readOnly {
+		return ErrReadOnly
 	}
 	if err := lockFile(s.lock); err != nil {
 		return fmt.Errorf("lock %s: %w", s.lock.Name(), err)
@@ -291,4 +376,24 @@ func checkArtifactName(collection, id, name string) error {
 		return fmt.Errorf("store: collection %q: document %q: artifact %q: %w (want 1-64 characters of [a-z0-9._-], not starting with '.')", collection, id, name, ErrInvalidName)
 	}
 	return nil
+}
+
+// Exists reports whether dir holds a store (its VERSION file), without
+// creating anything: commands that only read use it to tell a mistyped
+// directory from an empty store.
+func Exists(dir string) (bool, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("store: %s: %w", dir, err)
+	}
+	_, err := os.Stat(filepath.Join(dir, "VERSION"))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: %s: %w", dir, err)
+	}
+	return true, nil
 }

@@ -146,11 +146,11 @@ func TestPutGetRoundTrip(t *testing.T) {
 
 func mustDir(t *testing.T, s *Store, collection, id string) string {
 	t.Helper()
-	m, err := s.loadManifest(collection)
-	if err != nil || m.Docs[id] == nil {
+	e, err := s.lookup(collection, id)
+	if err != nil {
 		t.Fatalf("no manifest entry for %s/%s: %v", collection, id, err)
 	}
-	return m.Docs[id].Dir
+	return e.Dir
 }
 
 func TestArtifact(t *testing.T) {
@@ -507,7 +507,7 @@ func TestVersionFile(t *testing.T) {
 	}{
 		{"", ""},
 		{"1\n", ""},
-		{"2\n", "newer"},
+		{"3\n", "newer"},
 		{"banana", "unreadable"},
 	} {
 		dir := t.TempDir()
@@ -521,7 +521,7 @@ func TestVersionFile(t *testing.T) {
 				continue
 			}
 			s.Close()
-			if b, _ := os.ReadFile(filepath.Join(dir, "VERSION")); string(b) != "1\n" {
+			if b, _ := os.ReadFile(filepath.Join(dir, "VERSION")); string(b) != "2\n" {
 				t.Errorf("VERSION = %q", b)
 			}
 			continue

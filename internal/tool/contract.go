@@ -40,7 +40,7 @@ func (c *Corpus) SearchContext(ctx context.Context, q search.Query) (search.Resu
 	}
 	ev := make([]Evidence, len(ps))
 	for i, p := range ps {
-		ev[i] = Evidence{DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: p.Pages, Start: p.Span.Start, End: p.Span.End, Text: p.Text}
+		ev[i] = Evidence{DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: p.Pages, Start: p.Span.Start, End: p.Span.End, Text: p.Text, Support: p.Support}
 	}
 	return res, ev, nil
 }
@@ -143,8 +143,42 @@ func FormatEvidence(ev []Evidence, ids []string) string {
 		fmt.Fprintf(&b, " span=\"[%d,%d)\">\n", e.Start, e.End)
 		b.WriteString(DefuseDelimiters(e.Text))
 		b.WriteString("\n</contract_passage>\n")
+		writeSupport(&b, e.Support)
 	}
 	return b.String()
+}
+
+// writeSupport names, after a passage, the defined terms it uses and the
+// clauses it refers to, so the model can read them with define_term and
+// follow_reference. Only names and clause paths: the definitions' and
+// clauses' text is fetched on demand, never mixed into the passage.
+func writeSupport(b *strings.Builder, s *ingest.Support) {
+	if s == nil {
+		return
+	}
+	b.WriteString("<contract_support>")
+	if len(s.Definitions) > 0 {
+		terms := make([]string, len(s.Definitions))
+		for i, d := range s.Definitions {
+			terms[i] = fmt.Sprintf("%q (%s)", d.Term, d.Path)
+		}
+		b.WriteString("\nDefined terms used (define_term): " + DefuseDelimiters(strings.Join(terms, "; ")))
+	}
+	if len(s.References) > 0 {
+		refs := make([]string, len(s.References))
+		for i, r := range s.References {
+			switch {
+			case r.Path != "":
+				refs[i] = fmt.Sprintf("%s → %s", r.Text, r.Path)
+			case r.External != "":
+				refs[i] = fmt.Sprintf("%s → %s (another instrument)", r.Text, r.External)
+			default:
+				refs[i] = fmt.Sprintf("%s → not in this document", r.Text)
+			}
+		}
+		b.WriteString("\nClauses referred to (follow_reference): " + DefuseDelimiters(strings.Join(refs, "; ")))
+	}
+	b.WriteString("\n</contract_support>\n")
 }
 
 // DefuseDelimiters breaks any tag in text that could close or open one of

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 )
 
@@ -38,4 +39,8 @@ type Evidence struct {
 	Start   int    `json:"start"`           // code-point span of the passage
 	End     int    `json:"end"`
 	Text    string `json:"text"`
+	// Support names the definitions of the terms the passage uses and the
+	// clauses it refers to (never part of Start–End); define_term and
+	// follow_reference read them.
+	Support *ingest.Support `json:"support,omitempty"`
 }

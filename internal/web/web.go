@@ -3,8 +3,9 @@
 // watch the agents work, and click a citation to see the exact cited text
 // highlighted in the document.
 //
-// The app is three hand-written static files (static/index.html, app.js,
-// app.css) embedded in the binary; there is no build step. It is a client of
+// The app is hand-written static files (static/index.html, app.css and
+// several classic scripts, one per part of the app, listed in index.html and
+// described in core.js) embedded in the binary; there is no build step. It is a client of
 // the JSON API under /api/v1 (internal/server), which mounts Handler at "/".
 package web
 
@@ -54,7 +55,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // app: an API route the API server does not know gets a JSON 404 here.
 //
 // index.html is revalidated on every load (Cache-Control: no-cache, with an
-// ETag); it references app.js and app.css with a content hash in the query
+// ETag); it references its scripts and app.css with a content hash in the query
 // string, and a request carrying the current hash may be cached for a year.
 func Handler() http.Handler {
 	assets, err := loadAssets(staticFS)
@@ -97,11 +98,12 @@ func loadAssets(fsys fs.FS) (map[string]*asset, error) {
 	if !ok {
 		return nil, fs.ErrNotExist
 	}
-	// Point index.html at the current versions of the files it loads.
+	// Point index.html at the current versions of the scripts and styles it
+	// loads.
 	body := index.body
-	for _, name := range []string{"app.js", "app.css"} {
-		if a, ok := out["/"+name]; ok {
-			body = bytes.ReplaceAll(body, []byte(`"/`+name+`"`), []byte(`"/`+name+`?v=`+a.version+`"`))
+	for name, a := range out {
+		if ext := path.Ext(name); ext == ".js" || ext == ".css" {
+			body = bytes.ReplaceAll(body, []byte(`"`+name+`"`), []byte(`"`+name+`?v=`+a.version+`"`))
 		}
 	}
 	out["/index.html"] = newAsset(body, index.contentType)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,7 +38,8 @@ func TestHandlerServesFiles(t *testing.T) {
 	}{
 		{"/", "text/html; charset=utf-8", "no-cache", "<title>pakton</title>"},
 		{"/index.html", "text/html; charset=utf-8", "no-cache", "<title>pakton</title>"},
-		{"/app.js", "text/javascript; charset=utf-8", "no-cache", "function cpIndex"},
+		{"/core.js", "text/javascript; charset=utf-8", "no-cache", "function cpIndex"},
+		{"/app.js", "text/javascript; charset=utf-8", "no-cache", "function init"},
 		{"/app.css", "text/css; charset=utf-8", "no-cache", "mark.hl-cite"},
 		{"/favicon.svg", "image/svg+xml", "no-cache", "<svg"},
 	} {
@@ -62,12 +64,12 @@ func TestHandlerServesFiles(t *testing.T) {
 	}
 }
 
-// index.html loads app.js and app.css by content hash; a request with the
+// index.html loads every script and app.css by content hash; a request with the
 // current hash may be cached for good, and the ETag revalidates the rest.
 func TestHandlerCaching(t *testing.T) {
 	h := Handler()
 	index := body(t, get(t, h, "GET", "/", nil))
-	for _, name := range []string{"app.js", "app.css"} {
+	for _, name := range []string{"core.js", "document.js", "app.js", "app.css"} {
 		m := regexp.MustCompile(`"/` + regexp.QuoteMeta(name) + `\?v=([0-9a-f]{16})"`).FindStringSubmatch(index)
 		if m == nil {
 			t.Fatalf("index.html does not load /%s?v=HASH", name)
@@ -155,5 +157,27 @@ func TestHandlerEmbedded(t *testing.T) {
 	}
 	if got := body(t, get(t, h, "GET", "/app.js", nil)); got != string(want) {
 		t.Error("/app.js differs from the embedded file")
+	}
+}
+
+// Every script in static/ is loaded by index.html, app.js last (it starts
+// the app once the other files have defined what it calls).
+func TestIndexLoadsEveryScript(t *testing.T) {
+	index := body(t, get(t, Handler(), "GET", "/", nil))
+	names, err := fs.Glob(staticFS, "static/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for _, n := range names {
+		tag := `<script src="/` + path.Base(n) + `?v=`
+		i := strings.Index(index, tag)
+		if i < 0 {
+			t.Errorf("index.html does not load %s", path.Base(n))
+		}
+		last = max(last, i)
+	}
+	if i := strings.Index(index, `<script src="/app.js?v=`); i != last {
+		t.Error("app.js is not the last script index.html loads")
 	}
 }

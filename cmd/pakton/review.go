@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/progress"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/export"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// reviewSubcommands are the "pakton review NAME" subcommands ("train" and
+// others), added by the files that implement them in their init functions.
+var reviewSubcommands = map[string]func([]string) error{}
+
+// reviewRefiner builds the model pass for a review when a model server is
+// configured; nil while this build has no model pass.
+var reviewRefiner func(roles llm.Roles, rev *review.Reviewer, cacheDir string) (review.Refiner, error)
+
+// runDir is where "pakton review" keeps its resumable state inside --out.
+const runDir = ".pakton-review"
+
+func runReview(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		if sub, ok := reviewSubcommands[args[0]]; ok {
+			return sub(args[1:])
+		}
+	}
+	fs, g := newFlags("review", "review [flags]\n\nReviews every contract of a collection against a playbook of provisions and writes\nthe table (CSV, XLSX, JSON, HTML) into --out. Re-running the same command resumes:\ncontracts already reviewed (and unchanged) are not reviewed again. See docs/REVIEW.md.")
+	pbPath := fs.String("playbook", "", "playbook file (YAML, docs/PLAYBOOKS.md); default: the built-in playbook")
+	out := fs.String("out", "", "output directory (default: review-COLLECTION)")
+	provs := fs.String("provisions", "", "review only these provisions (comma-separated names)")
+	conc := fs.Int("concurrency", 0, "contracts reviewed at once (default: the number of CPUs)")
+	formats := fs.String("format", "csv,xlsx,json,html", "output formats: csv, xlsx, json, html (comma-separated) or all")
+	resume := fs.Bool("resume", true, "reuse the rows an earlier run of the same review kept in --out (false: start afresh)")
+	list := fs.Bool("list", false, "print the playbook's provisions and exit")
+	dryRun := fs.Bool("dry-run", false, "print what the review would do (contracts, cells, model calls and tokens) and exit")
+	models := addModelFlags(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (subcommands: %s)", rest[0], subcommandNames())
+	}
+	pb, det, err := loadPlaybook(*pbPath, splitList(*provs))
+	if err != nil {
+		return err
+	}
+	if *list {
+		return listProvisions(stdout, pb)
+	}
+	fmts, err := export.ParseFormats(*formats)
+	if err != nil {
+		return err
+	}
+	if *conc < 0 {
+		return fmt.Errorf("--concurrency %d: want a positive number", *conc)
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = "review-" + g.collection
+	}
+	state := filepath.Join(*out, runDir)
+	if !*resume {
+		if err := os.RemoveAll(filepath.Join(state, "rows")); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		return err
+	}
+	st, err := g.openCollection()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
+
+	roles, err := models.roles()
+	if err != nil {
+		return err
+	}
+	if roles.Configured() {
+		if reviewRefiner == nil {
+			fmt.Fprintln(stderr, "review: this build has no model pass yet; the review is offline (see docs/REVIEW.md)")
+		} else if run.Refiner, err = reviewRefiner(roles, rev, filepath.Join(state, "model-cache")); err != nil {
+			return err
+		}
+	}
+	if *dryRun {
+		return reviewDryRun(ctx, stdout, run, pb)
+	}
+
+	var bar *progress.Bar
+	run.Progress = func(p review.RunProgress) {
+		if bar == nil {
+			bar = progress.New(stderr, "review", p.Total, 0)
+			if p.Reused > 0 {
+				bar.Note(fmt.Sprintf("resuming: %d of %d contracts already reviewed in %s", p.Reused, p.Total, *out))
+			}
+		}
+		bar.Update(p.Done, 0, p.Current)
+	}
+	start := time.Now()
+	tab, stats, err := run.Table(ctx)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("review interrupted; the finished contracts are kept in %s: run the same command again to finish", *out)
+		}
+		return err
+	}
+	if len(tab.Rows) == 0 {
+		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
+	}
+	decisions, err := review.LoadDecisions(filepath.Join(*out, "decisions.json"))
+	if err != nil {
+		return err
+	}
+	rv := &export.Review{Table: tab, Decisions: decisions, Collection: g.collection, Created: time.Now(), Text: storeText(st, g.collection)}
+	paths, err := export.WriteFiles(*out, fmts, rv)
+	if err != nil {
+		return err
+	}
+	writeReviewSummary(stdout, tab, stats, time.Since(start))
+	fmt.Fprintf(stdout, "\nWrote:\n")
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "  %s\n", p)
+	}
+	if stats.Failed > 0 {
+		return fmt.Errorf("%d of %d contracts could not be reviewed (see the Error column)", stats.Failed, stats.Contracts)
+	}
+	return nil
+}
+
+func subcommandNames() string {
+	if len(reviewSubcommands) == 0 {
+		return "none"
+	}
+	var names []string
+	for n := range reviewSubcommands {
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// loadPlaybook reads a playbook file (the built-in playbook when path is
+// empty), narrowed to provisions, with the detectors to find it.
+func loadPlaybook(path string, provisions []string) (*review.Playbook, *review.Detectors, error) {
+	var data []byte
+	if path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, nil, fmt.Errorf("playbook %s: %w", path, err)
+		}
+		if strings.TrimSpace(string(data)) == "" {
+			return nil, nil, fmt.Errorf("playbook %s: empty file", path)
+		}
+	}
+	return review.Choose("", path, data, provisions)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func listProvisions(w io.Writer, pb *review.Playbook) error {
+	fmt.Fprintf(w, "Playbook %s", pb.Name)
+	if pb.Version != "" {
+		fmt.Fprintf(w, " (version %s)", pb.Version)
+	}
+	fmt.Fprintf(w, ": %d provisions\n\n", len(pb.Provisions))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVISION\tANSWER\tDEFINITION")
+	for _, p := range pb.Provisions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Answer, progress.Shorten(strings.Join(strings.Fields(p.Definition), " "), 90))
+	}
+	return tw.Flush()
+}
+
+func reviewDryRun(ctx context.Context, w io.Writer, run *review.Run, pb *review.Playbook) error {
+	docs, err := run.Store.List(run.Collection)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Review of collection %q with playbook %s: %d contracts × %d provisions = %d cells.\n",
+		run.Collection, pb.Name, len(docs), len(pb.Provisions), len(docs)*len(pb.Provisions))
+	if run.Refiner == nil {
+		fmt.Fprintln(w, "Offline review: no model calls.")
+		return nil
+	}
+	est, err := run.Estimate(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Model pass: %d calls (%d more answered from the cache), about %d prompt tokens and at most %d completion tokens.\n",
+		est.Calls, est.Cached, est.PromptTokens, est.CompletionTokens)
+	return nil
+}
+
+// storeText reads a contract's canonical text for the HTML report.
+func storeText(st *store.Store, collection string) func(string) (string, error) {
+	return func(id string) (string, error) {
+		rec, err := st.Document(collection, id)
+		if err != nil {
+			return "", err
+		}
+		return rec.Doc.Text, nil
+	}
+}
+
+// writeReviewSummary prints, per provision, in how many contracts it was
+// found and how confident the finding was.
+func writeReviewSummary(w io.Writer, tab *review.Table, stats review.RunStats, took time.Duration) {
+	fmt.Fprintf(w, "Reviewed %d contracts × %d provisions in %s (%d reviewed now, %d kept from an earlier run, %d failed).\n\n",
+		stats.Contracts, len(tab.Provisions), progress.Duration(took), stats.Reviewed, stats.Reused, stats.Failed)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVISION\tFOUND\tNOT FOUND\tMEAN CONFIDENCE (FOUND)")
+	for _, p := range tab.Provisions {
+		var found, notFound int
+		var conf float64
+		for _, row := range tab.Rows {
+			for _, c := range row.Cells {
+				if c.Provision != p {
+					continue
+				}
+				if c.Found {
+					found++
+					conf += c.Confidence
+				} else {
+					notFound++
+				}
+			}
+		}
+		mean := "-"
+		if found > 0 {
+			mean = fmt.Sprintf("%.2f", conf/float64(found))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", p, found, notFound, mean)
+	}
+	tw.Flush()
+	for _, row := range tab.Rows {
+		if row.Error != "" {
+			fmt.Fprintf(w, "\n%s: %s", row.DocName, row.Error)
+		}
+	}
+	if stats.Failed > 0 {
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/review/reviewtest"
+)
+
+func TestReviewCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
+	t.Setenv(config.EnvCollection, "deal")
+	t.Setenv("PAKTON_LLM_URL", "")
+	t.Setenv("PAKTON_LLM_MODEL", "")
+	pb := filepath.Join(dir, "small.yaml")
+	os.WriteFile(pb, reviewtest.PlaybookYAML, 0o644)
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, runIngest, src); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+
+	stdout, stderr, err := capture(t, runReview, "--playbook", pb, "--out", out)
+	if err != nil {
+		t.Fatalf("review: %v\n%s\n%s", err, stdout, stderr)
+	}
+	for _, want := range []string{"Reviewed 5 contracts × 4 provisions", "Source Code Escrow", "review.csv", "review.xlsx", "review.json", "review.html"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("review output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "review [5/5]") {
+		t.Errorf("no progress lines:\n%s", stderr)
+	}
+	for _, f := range []string{"review.csv", "review.xlsx", "review.json", "review.html"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+
+	// The same command again resumes: nothing is reviewed again.
+	stdout, stderr, err = capture(t, runReview, "--playbook", pb, "--out", out, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "0 reviewed now, 5 kept from an earlier run") || !strings.Contains(stderr, "resuming") {
+		t.Errorf("second run did not resume:\n%s\n%s", stdout, stderr)
+	}
+	// --resume=false starts afresh; --provisions narrows the playbook.
+	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", out, "--format", "json", "--resume=false", "--provisions", "governing law")
+	if err != nil || !strings.Contains(stdout, "5 reviewed now, 0 kept") || !strings.Contains(stdout, "× 1 provisions") {
+		t.Errorf("fresh run: %v\n%s", err, stdout)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "review.json"))
+	var got struct {
+		Table struct {
+			Provisions []string `json:"provisions"`
+		} `json:"table"`
+	}
+	if json.Unmarshal(raw, &got) != nil || len(got.Table.Provisions) != 1 {
+		t.Errorf("review.json provisions: %v", got.Table.Provisions)
+	}
+
+	// --list, errors naming the input.
+	stdout, _, err = capture(t, runReview, "--playbook", pb, "--list")
+	if err != nil || !strings.Contains(stdout, "4 provisions") || !strings.Contains(stdout, "Termination For Convenience") {
+		t.Errorf("--list: %v\n%s", err, stdout)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("provisions:\n  - name: A\n    definiton: x\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--playbook", bad}, "bad.yaml: line 3"},
+		{[]string{"--playbook", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"--playbook", pb, "--provisions", "Nope"}, `no provision "Nope"`},
+		{[]string{"--playbook", pb, "--format", "pdf"}, `unknown export format "pdf"`},
+		{[]string{"--playbook", pb, "--collection", "empty", "--out", filepath.Join(dir, "o2")}, `no collection "empty" in store`},
+		{[]string{"bogus"}, `unexpected argument "bogus"`},
+	}
+	for _, c := range cases {
+		_, _, err := capture(t, runReview, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("review %v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestReviewSubcommandDispatch(t *testing.T) {
+	var got []string
+	reviewSubcommands["test-sub"] = func(args []string) error { got = args; return nil }
+	defer delete(reviewSubcommands, "test-sub")
+	if _, _, err := capture(t, runReview, "test-sub", "a", "b"); err != nil || strings.Join(got, " ") != "a b" {
+		t.Errorf("dispatch: %v %v", got, err)
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// openExisting opens the store the global flags name for a command that
+// reads it. It never creates one: a directory without a store is almost
+// always a mistyped --store or PAKTON_STORE, and an empty store made there
+// would only answer "no documents".
+func (g *globals) openExisting() (*store.Store, error) {
+	ok, err := store.Exists(g.store)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, noStore(g.store)
+	}
+	return store.Open(g.store)
+}
+
+// open is openExisting: the store of a command that reads it. Commands that
+// read one collection use openCollection; those that may create the store
+// use openOrCreate.
+func (g *globals) open() (*store.Store, error) { return g.openExisting() }
+
+// openOrCreate opens the store the global flags name, creating it when
+// needed (ingest, serve), and says on stderr when it made a new one, so a
+// mistyped directory does not go unnoticed.
+func (g *globals) openOrCreate() (*store.Store, error) {
+	existed, err := store.Exists(g.store)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(g.store)
+	if err != nil {
+		return nil, err
+	}
+	if !existed {
+		fmt.Fprintf(stderr, "pakton: created a new, empty store at %s\n", st.Dir())
+	}
+	return st, nil
+}
+
+// noStore explains a store directory that holds no store.
+func noStore(dir string) error {
+	if dir == config.DefaultStoreDir() {
+		return fmt.Errorf("no pakton store at %s yet: add contracts with \"pakton ingest PATH\" (or name another store with --store DIR or %s)",
+			dir, config.EnvStore)
+	}
+	return fmt.Errorf("no pakton store at %s: check --store and %s (the default store is %s); \"pakton ingest --store %s PATH\" creates one there",
+		dir, config.EnvStore, config.DefaultStoreDir(), dir)
+}
+
+// checkCollection returns an error naming the store's collections when name
+// is not one of them.
+func checkCollection(st *store.Store, name string) error {
+	cols, err := st.Collections()
+	if err != nil {
+		return err
+	}
+	var have []string
+	for _, c := range cols {
+		if c.Name == name {
+			return nil
+		}
+		have = append(have, fmt.Sprintf("%s (%s)", c.Name, plural(c.Docs, "1 document", fmt.Sprintf("%d documents", c.Docs))))
+	}
+	return fmt.Errorf("no collection %q in store %s; its collections: %s (choose one with --collection NAME or %s)",
+		name, st.Dir(), strings.Join(have, ", "), config.EnvCollection)
+}
+
+// openCollection opens an existing store and checks that it holds the
+// collection the global flags name.
+func (g *globals) openCollection() (*store.Store, error) {
+	st, err := g.openExisting()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCollection(st, g.collection); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// loadSearchIndex loads the collection's index for search and ask, which
+// both refuse, with the same words, a collection that holds no documents.
+func loadSearchIndex(ctx context.Context, st *store.Store, collection string) (*search.Index, error) {
+	ix, err := ingest.LoadIndex(ctx, st, collection)
+	if err != nil {
+		return nil, err
+	}
+	if ix.Docs() == 0 {
+		return nil, emptyCollection(st, collection)
+	}
+	return ix, nil
+}
+
+// emptyCollection is the error for a collection with no documents.
+func emptyCollection(st *store.Store, collection string) error {
+	return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"", collection, st.Dir(), collection)
+}

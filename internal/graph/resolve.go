@@ -1,0 +1,550 @@
+package graph
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+)
+
+// instrumentWords end the name of another legal instrument after "of the" /
+// "under the": "Section 365(n) of the Bankruptcy Code", "Section 2.1 of the
+// License Agreement". They are the generic nouns of legal instruments.
+var instrumentWords = map[string]bool{
+	"act": true, "code": true, "agreement": true, "agreements": true, "regulation": true,
+	"regulations": true, "rule": true, "rules": true, "plan": true, "law": true, "laws": true,
+	"statute": true, "statutes": true, "treaty": true, "convention": true, "contract": true,
+	"license": true, "licence": true, "lease": true, "note": true, "indenture": true,
+	"amendment": true, "constitution": true, "directive": true, "charter": true, "bylaws": true,
+	"by-laws": true, "certificate": true, "guidelines": true, "declaration": true, "title": true,
+	"ordinance": true, "order": true, "policy": true, "protocol": true, "instrument": true,
+	"deed": true, "mou": true, "memorandum": true, "sow": true, "tariff": true, "conditions": true,
+}
+
+// statutePrefix matches a statute or instrument named before the reference
+// word: "15 U.S.C. § 78", "Treasury Regulation Section 1.1502-6", "Code
+// Section 409A".
+var statutePrefix = regexp.MustCompile(`(u\.?s\.?c\.?|U\.?S\.?C\.?|C\.?F\.?R\.?|[A-Z][a-z]+ (?:Code|Act|Regulations?|Rules?)|Code|Stat\.?|Act|Regulations?)\s*$`)
+
+// instrumentBefore returns the instrument named right before the
+// reference word at byte i, or "".
+func instrumentBefore(s string, i int) string {
+	before := s[max(0, i-40):i]
+	if m := statutePrefix.FindString(before); m != "" {
+		return strings.TrimSpace(m)
+	}
+	return ""
+}
+
+// instrumentAfter returns the instrument named right after a reference
+// without "of", in the continental style: "Sec. 2 German Pharmaceuticals
+// Act", "Sec. 4 para. 19 AMG". An acronym counts only outside upper-case
+// text (where every word looks like one).
+func instrumentAfter(s string, end, kwStart int) string {
+	words := strings.Fields(s[end:min(len(s), end+80)])
+	var name []string
+	for _, raw := range words {
+		w := strings.TrimRight(raw, ",;:.)")
+		if w == "" || !unicode.IsUpper(firstRune(w)) {
+			break
+		}
+		name = append(name, w)
+		if len(w) < len(raw) || len(name) == 5 {
+			break
+		}
+	}
+	if len(name) == 0 {
+		return ""
+	}
+	if instrumentWords[strings.ToLower(name[len(name)-1])] {
+		return strings.Join(name, " ")
+	}
+	kw := s[kwStart:min(len(s), kwStart+3)]
+	if a := name[0]; len(name) == 1 && len(a) >= 2 && len(a) <= 6 && strings.ToUpper(a) == a && strings.ToUpper(kw) != kw && strings.IndexFunc(a, unicode.IsLetter) >= 0 {
+		return a
+	}
+	return ""
+}
+
+// subdivision extends a reference over a finer unit written after it,
+// "Sec. 4 para. 19", "§ 5 sentence 2", and returns the new end.
+func subdivision(s string, end int) int {
+	j := skipSpace(s, end)
+	for _, w := range []string{"para.", "paragraph", "sentence", "subsection", "no."} {
+		if strings.HasPrefix(strings.ToLower(s[j:min(len(s), j+len(w))]), w) {
+			k := skipSpace(s, j+len(w))
+			e := k
+			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+				e++
+			}
+			if e > k && (e >= len(s) || !isWordByte(s[e])) {
+				return e
+			}
+		}
+	}
+	return end
+}
+
+// references finds the cross-references, one per target, in text order.
+func (x *text) references() []Reference {
+	s := x.s
+	ix := newLabelIndex(x.t)
+	var out []Reference
+	done := 0 // end of the last reference read: its words are not read again
+	for _, m := range refWords(s) {
+		if m[0] < done {
+			continue
+		}
+		kw, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
+		if !ok {
+			continue
+		}
+		if x.starts[x.ix.Rune(m[0])] {
+			continue // the label of a clause or schedule, not a reference to it
+		}
+		first, ok := parseLabel(s, m[1], kw.class)
+		if !ok || x.from < 0 && kw.class == classAttach && attachmentHeading(s, m[0], first.b) {
+			continue
+		}
+		type item struct {
+			l     label
+			text  string
+			a, b  int
+			label string
+		}
+		items := []item{{l: first, a: m[0], b: first.b, label: first.text}}
+		prev := first
+		end := first.b
+		for {
+			j, isRange, ok := connector(s, end)
+			if !ok {
+				break
+			}
+			if _, _, again := refWordAt(s, j); again {
+				break // "Section 4 and Article 5": the next word opens its own reference
+			}
+			next, ok := parseLabel(s, j, kw.class)
+			if !ok || !sameShape(first, next, kw) {
+				break
+			}
+			lt := next.text
+			if next.shape == shapeParen && strings.Contains(prev.text, "(") {
+				lt = prev.base() + next.text // "Section 4.1(a) and (c)", "(a)(ii) and (iii)"
+			} else if next.shape == shapeParen && prev.shape == shapeNumber {
+				lt = prev.text + next.text // "Section 4.1 (a) or (b)" read as 4.1(a), 4.1(b)
+			}
+			if isRange {
+				pl := label{text: items[len(items)-1].label, shape: prev.shape}
+				nl := label{text: lt, shape: prev.shape}
+				if prev.shape == shapeNumber && strings.Contains(lt, "(") {
+					pl.shape, nl.shape = shapeParen, shapeParen
+				}
+				for _, mid := range expandRange(pl, nl) {
+					items = append(items, item{l: next, a: prev.a, b: next.b, label: mid})
+				}
+			}
+			items = append(items, item{l: next, a: next.a, b: next.b, label: lt})
+			if lt != next.text {
+				next.text, next.shape = lt, prev.shape
+			}
+			prev = next
+			end = next.b
+		}
+		end = subdivision(s, end)
+		done = end
+		scope, external := x.qualifier(s, end, ix)
+		if external == "" && kw.class != classAttach {
+			external = instrumentBefore(s, m[0])
+		}
+		if external == "" && kw.class != classAttach {
+			external = instrumentAfter(s, end, m[0])
+		}
+		for _, it := range items {
+			r := Reference{Text: s[it.a:it.b], Span: x.span(it.a, it.b), Node: x.nodeAt(it.a), Target: -1}
+			r.Label = displayLabel(kw, it.label)
+			switch {
+			case external != "":
+				r.Status, r.External = External, external
+			default:
+				r.Target, r.Status = ix.resolve(kw, it.label, r.Node, scope)
+				if r.Status == Unresolved && scope == 0 {
+					if b := x.anchor(kw, it.label); b >= 0 {
+						r.Target, r.Status = x.t.At(x.bodyIx.Rune(b)), Within
+					}
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// refWordAt reports whether a reference word starts at byte i.
+func refWordAt(s string, i int) (keyword, int, bool) {
+	e, ok := refWordAtLower(s, i)
+	if !ok {
+		return keyword{}, i, false
+	}
+	kw, ok := parseKeyword(strings.TrimSpace(s[i:e]))
+	return kw, e, ok
+}
+
+// displayLabel names a reference's target the way a reader would:
+// "Section 4.1(a)", "Exhibit A", "Article 4".
+func displayLabel(kw keyword, l string) string {
+	switch kw.class {
+	case classAttach:
+		return strings.ToUpper(kw.word[:1]) + kw.word[1:] + " " + strings.ToUpper(l)
+	case classArticle:
+		return strings.ToUpper(kw.word[:1]) + kw.word[1:] + " " + l
+	}
+	return strings.ToUpper(kw.word[:1]) + kw.word[1:] + " " + l
+}
+
+// qualifier reads what follows a reference: "of this Agreement" / "hereof"
+// (this document), "of Exhibit B" (a unit of this document, returned as
+// scope), or "of the Bankruptcy Code" / "under the License Agreement"
+// (another instrument, returned by name).
+func (x *text) qualifier(s string, i int, ix *labelIndex) (scope int, external string) {
+	j := skipSpace(s, i)
+	var e int
+	ok := false
+	for _, w := range []string{"of", "under", "in"} {
+		if e, ok = hasWordPrefix(s, j, w); ok {
+			break
+		}
+	}
+	if !ok {
+		return 0, ""
+	}
+	j = skipSpace(s, e)
+	if kw, e, ok := refWordAt(s, j); ok {
+		if l, ok := parseLabel(s, e, kw.class); ok {
+			if id, st := ix.resolve(kw, l.text, 0, 0); st == Resolved {
+				return id, ""
+			}
+		}
+		return 0, ""
+	}
+	if e, ok := hasWordPrefix(s, j, "the"); ok {
+		j = skipSpace(s, e)
+	} else if e, ok := hasWordPrefix(s, j, "that"); ok {
+		j = skipSpace(s, e)
+	}
+	// A capitalised name ending in an instrument noun, or an acronym.
+	words := strings.Fields(s[j:min(len(s), j+120)])
+	var name []string
+	for _, raw := range words {
+		w := strings.TrimRight(raw, ",;:.)")
+		if w == "" {
+			break
+		}
+		r := firstRune(w)
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || w == "of" || w == "and" || w == "the" || w == "for") {
+			break
+		}
+		name = append(name, w)
+		if len(name) > 10 || len(w) < len(raw) && !abbreviation(raw, len(raw)-1) {
+			break // the name ends at punctuation
+		}
+	}
+	for len(name) > 0 && (name[len(name)-1] == "of" || name[len(name)-1] == "and" || name[len(name)-1] == "the" || name[len(name)-1] == "for") {
+		name = name[:len(name)-1]
+	}
+	if len(name) == 0 {
+		return 0, ""
+	}
+	full := strings.Join(name, " ")
+	if strings.EqualFold(name[0], "this") || strings.EqualFold(full, "Agreement") {
+		return 0, ""
+	}
+	for k := len(name) - 1; k >= 0; k-- {
+		w := strings.ToLower(strings.TrimSuffix(strings.Trim(name[k], "\"”“'’"), "'s"))
+		if instrumentWords[w] || w == "schedule" && k > 0 {
+			return 0, full // "Section 6901 of the Code", "… of the General Terms and Conditions of Transporter's FERC Gas Tariff"
+		}
+	}
+	if len(name) == 1 && len(name[0]) >= 2 && len(name[0]) <= 6 && strings.ToUpper(name[0]) == name[0] && firstRune(name[0]) >= 'A' {
+		return 0, name[0] // an acronym: "UCC", "ERISA"
+	}
+	return 0, ""
+}
+
+// labelIndex finds nodes of a clause tree by their full label.
+type labelIndex struct {
+	t       *clause.Tree
+	full    []string // per node: "4.1(a)", "a" for Exhibit A, "4" for Article IV
+	class   []refClass
+	word    []string // per node: "exhibit", "schedule", … for attachments
+	inAttch []int    // per node: the attachment node it is inside, or 0
+	byLabel map[string][]int
+}
+
+var labelWords = regexp.MustCompile(`(?i)^(section|sec\.|clause|article|part|schedule|exhibit|annex|appendix|attachment|addendum|paragraph|§)\s*`)
+
+func newLabelIndex(t *clause.Tree) *labelIndex {
+	ix := &labelIndex{t: t, full: make([]string, len(t.Nodes)), class: make([]refClass, len(t.Nodes)),
+		word: make([]string, len(t.Nodes)), inAttch: make([]int, len(t.Nodes)), byLabel: map[string][]int{}}
+	for id, n := range t.Nodes {
+		if id == 0 {
+			continue
+		}
+		ix.inAttch[id] = ix.inAttch[n.Parent]
+		l := strings.TrimSpace(n.Label)
+		if l == "" {
+			continue
+		}
+		word := ""
+		if m := labelWords.FindString(l); m != "" {
+			word = strings.ToLower(strings.TrimSpace(strings.TrimRight(m, ". ")))
+			l = l[len(m):]
+		}
+		l = strings.Trim(l, "\"“”'. :-–—")
+		l = strings.ToLower(strings.ReplaceAll(l, " ", ""))
+		switch n.Kind {
+		case clause.KindSchedule:
+			ix.class[id], ix.word[id] = classAttach, word
+			ix.inAttch[id] = id
+		case clause.KindArticle:
+			ix.class[id] = classArticle
+			if v, ok := romanValue(strings.ToUpper(l)); ok && strings.Trim(strings.ToUpper(l), "IVXL") == "" {
+				l = strconv.Itoa(v)
+			}
+		default:
+			ix.class[id] = classSection
+			if strings.HasPrefix(l, "(") {
+				if p := n.Parent; p > 0 && ix.full[p] != "" && ix.class[p] == classSection {
+					l = ix.full[p] + l
+				}
+			}
+		}
+		ix.full[id] = l
+		key := strconv.Itoa(int(ix.class[id])) + ":" + l
+		ix.byLabel[key] = append(ix.byLabel[key], id)
+	}
+	return ix
+}
+
+// resolve finds the node a reference label names, seen from node src and
+// within node scope (0: the whole document).
+func (ix *labelIndex) resolve(kw keyword, l string, src, scope int) (int, Status) {
+	if kw.class == classAttach {
+		best := -1
+		for _, id := range ix.byLabel[strconv.Itoa(int(classAttach))+":"+l] {
+			// Several schedules share a label when a list of exhibits
+			// precedes them: the longest is the schedule itself.
+			if best < 0 || ix.t.Nodes[id].Span.Len() > ix.t.Nodes[best].Span.Len() ||
+				ix.word[id] == kw.word && ix.word[best] != kw.word {
+				best = id
+			}
+		}
+		if best < 0 {
+			return -1, Unresolved
+		}
+		return best, Resolved
+	}
+	if strings.HasPrefix(l, "(") {
+		if id := ix.nearest(l, src, scope); id > 0 {
+			return id, Resolved
+		}
+		return -1, Unresolved
+	}
+	classes := []refClass{classSection, classArticle}
+	if kw.class == classArticle {
+		classes = []refClass{classArticle, classSection}
+	}
+	for try, exact := l, true; try != ""; try, exact = shorter(try), false {
+		for _, c := range classes {
+			if id := ix.pick(ix.byLabel[strconv.Itoa(int(c))+":"+try], src, scope); id > 0 {
+				if exact {
+					return id, Resolved
+				}
+				return id, Within
+			}
+		}
+	}
+	return -1, Unresolved
+}
+
+// shorter drops a label's last "(x)" group or number component: "4.1(a)"
+// → "4.1" → "4"; "4" → "".
+func shorter(l string) string {
+	if k := strings.LastIndexByte(l, '('); k > 0 {
+		return l[:k]
+	}
+	if k := strings.LastIndexByte(l, '.'); k > 0 {
+		return l[:k]
+	}
+	return ""
+}
+
+// pick chooses among nodes with the same label: inside scope when one is
+// given; else in the same schedule as the reference; else in the body.
+func (ix *labelIndex) pick(ids []int, src, scope int) int {
+	if len(ids) == 0 {
+		return -1
+	}
+	if scope > 0 {
+		for _, id := range ids {
+			if ix.inside(id, scope) {
+				return id
+			}
+		}
+		return -1
+	}
+	for _, id := range ids {
+		if ix.inAttch[id] == ix.inAttch[src] {
+			return id
+		}
+	}
+	for _, id := range ids {
+		if ix.inAttch[id] == 0 {
+			return id
+		}
+	}
+	return ids[0]
+}
+
+// inside reports whether node id lies within node anc.
+func (ix *labelIndex) inside(id, anc int) bool {
+	for ; id > 0; id = ix.t.Nodes[id].Parent {
+		if id == anc {
+			return true
+		}
+	}
+	return anc == 0
+}
+
+// nearest resolves a bare "(a)" from node src: the closest node labelled so
+// among src's own sub-items, then its siblings' and ancestors'.
+func (ix *labelIndex) nearest(l string, src, scope int) int {
+	want := strings.ToLower(l)
+	if scope > 0 {
+		return ix.findBelow(scope, want, 3)
+	}
+	for anc := src; anc >= 0; anc = ix.t.Nodes[anc].Parent {
+		if id := ix.findBelow(anc, want, 3); id > 0 {
+			return id
+		}
+		if anc == 0 {
+			break
+		}
+	}
+	return -1
+}
+
+func (ix *labelIndex) findBelow(id int, want string, depth int) int {
+	if depth == 0 {
+		return -1
+	}
+	for _, c := range ix.t.Nodes[id].Children {
+		if strings.ToLower(strings.TrimSpace(ix.t.Nodes[c].Label)) == want {
+			return c
+		}
+	}
+	for _, c := range ix.t.Nodes[id].Children {
+		if k := ix.findBelow(c, want, depth-1); k > 0 {
+			return k
+		}
+	}
+	return -1
+}
+
+// lineStart reports whether byte i starts a line: after a line break, or
+// after a run of spaces where extraction flattened one.
+func lineStart(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	return j == 0 || s[j-1] == '\n' || i-j >= 2
+}
+
+// attachmentHeading reports whether the attachment word at byte a with
+// its label ending at byte b is the heading of the attachment ("EXHIBIT A
+// TO TRANSPORTATION SERVICE AGREEMENT") rather than a reference to it: it
+// starts a line, in capitals or followed by a line end, a dash or a colon.
+func attachmentHeading(s string, a, b int) bool {
+	if !lineStart(s, a) {
+		return false
+	}
+	word := s[a:min(len(s), a+4)]
+	if strings.ToUpper(word) == word {
+		return true
+	}
+	j := b
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	return j >= len(s) || s[j] == '\n' || j-b >= 2 || strings.HasPrefix(s[j:], "-") || strings.HasPrefix(s[j:], "–") ||
+		strings.HasPrefix(s[j:], "—") || strings.HasPrefix(s[j:], ":")
+}
+
+// anchor finds, for a label the clause tree has no node for, where the text
+// still shows that unit starting: an attachment heading ("EXHIBIT B" at the
+// start of a line) or a clause number at the start of a line followed by a
+// capitalised word ("7A. Insurance"). It returns the byte offset or -1.
+func (x *text) anchor(kw keyword, label string) int {
+	s := x.body
+	if kw.class == classAttach {
+		for _, m := range refWords(s) {
+			k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
+			if !ok || k.class != classAttach {
+				continue
+			}
+			if l, ok := parseLabel(s, m[1], classAttach); ok && l.text == label && attachmentHeading(s, m[0], l.b) {
+				return m[0]
+			}
+		}
+		return -1
+	}
+	if kw.class != classSection || strings.Contains(label, "(") {
+		return -1
+	}
+	lower := strings.ToLower(s)
+	for from := 0; ; {
+		k := strings.Index(lower[from:], label)
+		if k < 0 {
+			return -1
+		}
+		i := from + k
+		from = i + len(label)
+		e := from
+		if e < len(s) && (s[e] == '.' || s[e] == ')') {
+			e++
+		}
+		if e < len(s) && s[e] == ' ' && lineStart(s, i) && (i == 0 || !isWordByte(s[i-1])) {
+			if j := skipSpace(s, e); j < len(s) && unicode.IsUpper(rune(s[j])) {
+				return i
+			}
+		}
+	}
+}
+
+// Lookup resolves a reference typed apart from the document — "Section 7.3",
+// "7.3", "Exhibit B", "clauses (a) and (c)" — against the document's clause
+// tree, as if it were written in node from (0: the document as a whole).
+// A bare number or bracketed label is read as a section. Spans of the
+// returned references are in ref, not in the document.
+func Lookup(doc *document.Document, t *clause.Tree, ref string, from int) []Reference {
+	if t == nil || len(t.Nodes) == 0 {
+		t = clause.Parse(doc)
+	}
+	ref = strings.TrimSpace(ref)
+	if ref != "" && (ref[0] >= '0' && ref[0] <= '9' || ref[0] == '(') {
+		ref = "Section " + ref
+	}
+	if from < 0 || from >= len(t.Nodes) {
+		from = 0
+	}
+	x := &text{s: " " + ref, ix: document.NewIndex(" " + ref), t: t, starts: map[int]bool{}, body: doc.Text, bodyIx: document.NewIndex(doc.Text), from: from}
+	refs := x.references()
+	for i := range refs {
+		refs[i].Span.Start--
+		refs[i].Span.End--
+	}
+	return refs
+}

@@ -1,0 +1,181 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review"
+)
+
+// Limits of review_collection.
+const (
+	// MaxPlaybookYAML is the longest playbook text accepted, in bytes.
+	MaxPlaybookYAML = 1 << 20
+	// MaxReviewExtract is the most characters of one found cell's extract
+	// returned; a longer one is cut and marked truncated (its span still
+	// covers it all).
+	MaxReviewExtract = 600
+)
+
+// ReviewInput are the arguments of review_collection.
+type ReviewInput struct {
+	Playbook     string   `json:"playbook,omitempty" jsonschema:"the playbook to use: \"builtin\" (the default: the CUAD categories and a due-diligence list)"`
+	PlaybookYAML string   `json:"playbook_yaml,omitempty" jsonschema:"your own playbook as YAML text (see pakton docs/PLAYBOOKS.md); overrides playbook"`
+	Provisions   []string `json:"provisions,omitempty" jsonschema:"review only these provisions, by name (e.g. [\"Governing Law\", \"Cap on Liability\"]); all when empty"`
+	Docs         []string `json:"docs,omitempty" jsonschema:"review only these documents: ids or names from list_documents; all when empty"`
+}
+
+// ReviewCell is one found provision of one contract.
+type ReviewCell struct {
+	Provision  string        `json:"provision"`
+	Confidence float64       `json:"confidence" jsonschema:"probability in [0, 1] that the provision is there"`
+	Value      string        `json:"value,omitempty" jsonschema:"the answer read from the text in the provision's format (a date, duration, jurisdiction, parties, amount, Yes)"`
+	Path       string        `json:"path,omitempty" jsonschema:"clause path of the first extract"`
+	Pages      []int         `json:"pages,omitempty"`
+	Span       document.Span `json:"span" jsonschema:"[start, end) in code points of the first extract"`
+	Text       string        `json:"text" jsonschema:"the verbatim text of the extracts"`
+	Truncated  bool          `json:"truncated,omitempty"`
+	Extracts   int           `json:"extracts" jsonschema:"number of passages found for the cell"`
+}
+
+// ReviewRow is one contract of the review.
+type ReviewRow struct {
+	DocID    string       `json:"doc_id"`
+	DocName  string       `json:"doc_name"`
+	URI      string       `json:"uri"`
+	Error    string       `json:"error,omitempty" jsonschema:"why the contract could not be reviewed"`
+	Found    []ReviewCell `json:"found"`
+	NotFound []string     `json:"not_found" jsonschema:"provisions not found in this contract"`
+}
+
+// ReviewOutput is the structured result of review_collection.
+type ReviewOutput struct {
+	Collection string      `json:"collection"`
+	Playbook   string      `json:"playbook"`
+	Provisions []string    `json:"provisions"`
+	Contracts  int         `json:"contracts"`
+	FoundCells int         `json:"found_cells"`
+	Rows       []ReviewRow `json:"rows"`
+}
+
+func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in ReviewInput) (*mcpsdk.CallToolResult, ReviewOutput, error) {
+	var out ReviewOutput
+	if len(in.PlaybookYAML) > MaxPlaybookYAML {
+		return nil, out, fmt.Errorf("playbook_yaml is larger than %d bytes", MaxPlaybookYAML)
+	}
+	pb, det, err := review.Choose(in.Playbook, "playbook_yaml", []byte(in.PlaybookYAML), in.Provisions)
+	if err != nil {
+		return nil, out, err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return nil, out, err
+	}
+	c, err := h.corpus(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	run := &review.Run{Store: c.Store, Collection: c.Collection, Reviewer: rev, Progress: reviewProgress(ctx, req)}
+	for _, ref := range in.Docs {
+		info, err := findDoc(c, ref)
+		if err != nil {
+			return nil, out, err
+		}
+		run.Docs = append(run.Docs, info.ID)
+	}
+	tab, stats, err := run.Table(ctx)
+	if err != nil {
+		return nil, out, fmt.Errorf("reviewing the collection: %w", err)
+	}
+	if len(tab.Rows) == 0 {
+		return nil, out, fmt.Errorf("collection %q holds no documents yet", c.Collection)
+	}
+	out = ReviewOutput{Collection: c.Collection, Playbook: pb.Name, Provisions: tab.Provisions, Contracts: stats.Contracts, FoundCells: stats.Found}
+	for _, row := range tab.Rows {
+		r := ReviewRow{DocID: row.DocID, DocName: row.DocName, URI: docURI(c.Collection, row.DocID), Error: row.Error, Found: []ReviewCell{}, NotFound: []string{}}
+		for _, cell := range row.Cells {
+			if !cell.Found || len(cell.Extracts) == 0 {
+				r.NotFound = append(r.NotFound, cell.Provision)
+				continue
+			}
+			first := cell.Extracts[0]
+			parts := make([]string, len(cell.Extracts))
+			for i, e := range cell.Extracts {
+				parts[i] = strings.TrimSpace(e.Text)
+			}
+			text, cut := cut(strings.Join(parts, " […] "), MaxReviewExtract)
+			r.Found = append(r.Found, ReviewCell{Provision: cell.Provision, Confidence: round2(cell.Confidence), Value: cell.Value,
+				Path: first.Path, Pages: first.Pages, Span: first.Span, Text: text, Truncated: cut, Extracts: len(cell.Extracts)})
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	return textResult(reviewText(out)), out, nil
+}
+
+// reviewText renders the review compactly for the assistant: per contract,
+// each found provision with its value, location and extract, then the
+// provisions not found.
+func reviewText(out ReviewOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Review of collection %q with playbook %s: %d contracts × %d provisions, %d cells found. "+
+		"Extracts are verbatim; spans are code points of each document's text (resource uri). \"Not found\" means the provision's evidence is not in the contract.\n",
+		out.Collection, out.Playbook, out.Contracts, len(out.Provisions), out.FoundCells)
+	for _, r := range out.Rows {
+		fmt.Fprintf(&b, "\n## %s (%s)\n", r.DocName, r.DocID)
+		if r.Error != "" {
+			fmt.Fprintf(&b, "Could not be reviewed: %s\n", r.Error)
+			continue
+		}
+		for _, c := range r.Found {
+			fmt.Fprintf(&b, "- %s", c.Provision)
+			if c.Value != "" {
+				fmt.Fprintf(&b, ": %s", c.Value)
+			}
+			loc := []string{}
+			if c.Path != "" {
+				loc = append(loc, c.Path)
+			}
+			if len(c.Pages) > 0 {
+				loc = append(loc, fmt.Sprintf("p. %d", c.Pages[0]))
+			}
+			loc = append(loc, c.Span.String(), fmt.Sprintf("confidence %.2f", c.Confidence))
+			fmt.Fprintf(&b, " (%s) — %q", strings.Join(loc, ", "), oneLine(c.Text))
+			if c.Truncated {
+				b.WriteString(" [truncated]")
+			}
+			b.WriteString("\n")
+		}
+		if len(r.NotFound) > 0 {
+			fmt.Fprintf(&b, "- Not found: %s\n", strings.Join(r.NotFound, "; "))
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
+
+// reviewProgress sends one progress notification per reviewed contract
+// when the client asked for them.
+func reviewProgress(ctx context.Context, req *mcpsdk.CallToolRequest) func(review.RunProgress) {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return nil
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return func(p review.RunProgress) {
+		msg := fmt.Sprintf("reviewed %d of %d contracts", p.Done, p.Total)
+		if p.Current != "" {
+			msg += ": " + p.Current
+		}
+		_ = req.Session.NotifyProgress(ctx, &mcpsdk.ProgressNotificationParams{ProgressToken: token,
+			Progress: float64(p.Done), Total: float64(p.Total), Message: msg})
+	}
+}

@@ -1,0 +1,114 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pakton/pakton/internal/review/reviewtest"
+)
+
+func TestReviewCollection(t *testing.T) {
+	st := testStore(t)
+	server := NewServer(NewStoreBackend(st, "alpha"))
+	ct, stt := mcpsdk.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), stt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	var mu sync.Mutex
+	var steps []string
+	var last, total float64
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test"}, &mcpsdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcpsdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			steps = append(steps, req.Params.Message)
+			last, total = req.Params.Progress, req.Params.Total
+			mu.Unlock()
+		},
+	})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	docs, err := st.List("alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := &mcpsdk.CallToolParams{Name: "review_collection", Arguments: map[string]any{
+		"playbook_yaml": string(reviewtest.PlaybookYAML), "provisions": []string{"Governing Law", "Source Code Escrow"}}}
+	params.SetProgressToken("review-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("review_collection: %v %s", err, text(res))
+	}
+	var out ReviewOutput
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Contracts != len(docs) || len(out.Rows) != len(docs) || strings.Join(out.Provisions, ",") != "Governing Law,Source Code Escrow" {
+		t.Fatalf("review: %+v", out)
+	}
+	found := 0
+	for _, r := range out.Rows {
+		if len(r.Found)+len(r.NotFound) != 2 {
+			t.Errorf("%s: %d found + %d not found, want 2 cells", r.DocName, len(r.Found), len(r.NotFound))
+		}
+		for _, c := range r.Found {
+			found++
+			// Every extract is verbatim at its span (cut at MaxReviewExtract).
+			// The first extract's text is the span's (the others follow
+			// after " […] ").
+			exact := strings.TrimSpace(slice(docText(t, st, "alpha", r.DocID), c.Span))
+			first, _, _ := strings.Cut(c.Text, " […] ")
+			if !strings.HasPrefix(exact, first) || (!c.Truncated && first != exact) {
+				t.Errorf("%s %s: text %q is not the span's %q", r.DocName, c.Provision, c.Text, exact)
+			}
+			if c.Path == "" || c.Confidence <= 0 || c.Confidence > 1 {
+				t.Errorf("%s %s: path %q confidence %v", r.DocName, c.Provision, c.Path, c.Confidence)
+			}
+		}
+	}
+	if found != out.FoundCells || found == 0 {
+		t.Errorf("found cells %d, counted %d", out.FoundCells, found)
+	}
+	txt := text(res)
+	if !strings.Contains(txt, "Governing Law") || !strings.Contains(txt, "Not found: ") {
+		t.Errorf("text result:\n%s", txt)
+	}
+	mu.Lock()
+	if len(steps) == 0 || int(last) != len(docs) || int(total) != len(docs) || !strings.Contains(steps[len(steps)-1], "reviewed") {
+		t.Errorf("progress: %q (last %v of %v)", steps, last, total)
+	}
+	mu.Unlock()
+
+	// One document by name; the built-in playbook by default.
+	res = call(t, cs, "review_collection", map[string]any{"docs": []string{docs[0].Name}, "provisions": []string{"Governing Law"}}, &out)
+	if res.IsError || len(out.Rows) != 1 || out.Rows[0].DocID != docs[0].ID {
+		t.Errorf("one document: %s %+v", text(res), out)
+	}
+
+	// Errors name what is wrong.
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"playbook_yaml": "provisions:\n  - name: A\n    definiton: x\n"}, "line 3"},
+		{map[string]any{"playbook": "mine"}, `unknown playbook "mine"`},
+		{map[string]any{"provisions": []string{"Nope"}}, `no provision "Nope"`},
+		{map[string]any{"docs": []string{"nope.pdf"}}, "nope.pdf"},
+	} {
+		res := call(t, cs, "review_collection", c.args, nil)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%v: %s, want an error with %q", c.args, text(res), c.want)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+)
+
+// DetectorFormat is the version of the detectors file format.
+const DetectorFormat = 1
+
+// Detectors are what Train learns from a labels file: a logistic model per
+// labelled provision, the calibration of the zero-shot scorer used for
+// provisions nobody labelled, and word statistics of the training corpus.
+// They are plain JSON, written deterministically, so a retrain with the same
+// labels and code gives the same file.
+type Detectors struct {
+	Format    int    `json:"format"`
+	Version   string `json:"version"`
+	TrainedOn string `json:"trained_on"` // what labels, how many contracts
+	Command   string `json:"command"`    // the command that reproduces the file
+	// Models are the trained detectors, by provision.
+	Models []*Model `json:"models"`
+	// ZeroShot calibrates zero-shot scores into probabilities; it was fitted
+	// on the labelled provisions treated as unlabelled.
+	ZeroShot Calibration `json:"zero_shot"`
+	// IDF is the inverse document frequency of analyzed words over the
+	// training corpus's passages, for the zero-shot scorer.
+	IDF map[string]float64 `json:"idf"`
+	// DefaultIDF is the IDF given to a word absent from IDF.
+	DefaultIDF float64 `json:"default_idf"`
+}
+
+// Model is one provision's trained detector: a logistic model over passage
+// features, plus the calibration that turns the best passage's probability
+// into the cell's confidence and the threshold at which a cell is found.
+type Model struct {
+	Name string `json:"name"`
+	// Labelled is how many training contracts had the provision.
+	Labelled int     `json:"labelled"`
+	Bias     float64 `json:"bias"`
+	// ZeroShotWeight multiplies the zero-shot score, a feature of every
+	// passage, so the playbook's definition keeps a say.
+	ZeroShotWeight float64            `json:"zero_shot_weight"`
+	Weights        map[string]float64 `json:"weights"` // feature name → weight
+	// Platt maps the logit of the best passage's probability to the cell's
+	// confidence: σ(Platt[0]·logit(p) + Platt[1]).
+	Platt     [2]float64 `json:"platt"`
+	Threshold float64    `json:"threshold"`
+}
+
+// Calibration maps a zero-shot score s to σ(A·s + B); cells at or above
+// Threshold are found.
+type Calibration struct {
+	A         float64 `json:"a"`
+	B         float64 `json:"b"`
+	Threshold float64 `json:"threshold"`
+}
+
+// defaultCalibration is used when no detectors file is given: a zero-shot
+// score of 0.35 (about a third of the passage's weight in the provision's
+// words) is a coin flip. It is a fallback, not a measured calibration.
+var defaultCalibration = Calibration{A: 12, B: -4.2, Threshold: 0.5}
+
+func (d *Detectors) calibration() Calibration {
+	if d == nil || d.ZeroShot.A == 0 {
+		return defaultCalibration
+	}
+	return d.ZeroShot
+}
+
+func (d *Detectors) idf(w string) float64 {
+	if d == nil || d.IDF == nil {
+		return 0
+	}
+	if v, ok := d.IDF[w]; ok {
+		return v
+	}
+	return d.DefaultIDF
+}
+
+// lookup returns the trained model for a provision, or nil.
+func (d *Detectors) lookup(p *Provision) *Model {
+	if d == nil || strings.EqualFold(p.Detector, "none") {
+		return nil
+	}
+	name := p.Name
+	if p.Detector != "" {
+		name = p.Detector
+	}
+	for _, m := range d.Models {
+		if strings.EqualFold(m.Name, name) {
+			return m
+		}
+	}
+	return nil
+}
+
+// LoadDetectors reads a detectors file written by Train.
+func LoadDetectors(path string) (*Detectors, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("detectors %s: %w", path, err)
+	}
+	return decodeDetectors(path, data)
+}
+
+func decodeDetectors(name string, data []byte) (*Detectors, error) {
+	var d Detectors
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("detectors %s: %w", name, err)
+	}
+	if d.Format != DetectorFormat {
+		return nil, fmt.Errorf("detectors %s: format %d, this pakton reads format %d (retrain with \"pakton review train\")", name, d.Format, DetectorFormat)
+	}
+	for _, m := range d.Models {
+		if m == nil || m.Name == "" {
+			return nil, fmt.Errorf("detectors %s: a model has no name", name)
+		}
+		for k, v := range m.Weights {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("detectors %s: model %q: weight of %q is not a number", name, m.Name, k)
+			}
+		}
+	}
+	return &d, nil
+}
+
+// Save writes the detectors as indented JSON (map keys sorted, so the file
+// is reproducible).
+func (d *Detectors) Save(path string) error {
+	data, err := json.MarshalIndent(d, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+func logit(p float64) float64 {
+	p = math.Min(math.Max(p, 1e-6), 1-1e-6)
+	return math.Log(p / (1 - p))
+}

@@ -1,0 +1,73 @@
+package export
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/pakton/pakton/internal/review"
+)
+
+// CSV writes one row per contract: the contract's name, id and error, then
+// four columns per provision — the answer (the extract, the corrected text
+// or "Not found"), its confidence, its value and the reviewer's verdict.
+func CSV(w io.Writer, rv *Review) error {
+	cw := csv.NewWriter(w)
+	head := []string{"Contract", "Document ID", "Error"}
+	for _, p := range rv.Table.Provisions {
+		head = append(head, p, p+" (confidence)", p+" (value)", p+" (decision)")
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for i := range rv.Table.Rows {
+		row := &rv.Table.Rows[i]
+		rec := []string{row.DocName, row.DocID, row.Error}
+		for _, p := range rv.Table.Provisions {
+			c := cellOf(row, p)
+			if c == nil {
+				rec = append(rec, "", "", "", "")
+				continue
+			}
+			a := answerOf(c, rv.Decisions.Find(row.DocID, p))
+			rec = append(rec, a.Text, confidence(c.Confidence), a.Value, string(a.Verdict))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cellOf returns a row's cell for a provision, or nil (a row whose document
+// could not be read has none).
+func cellOf(row *review.Row, provision string) *review.Cell {
+	for i := range row.Cells {
+		if row.Cells[i].Provision == provision {
+			return &row.Cells[i]
+		}
+	}
+	return nil
+}
+
+// jsonReview is the JSON export.
+type jsonReview struct {
+	Title      string           `json:"title"`
+	Collection string           `json:"collection,omitempty"`
+	Created    time.Time        `json:"created,omitzero"`
+	Table      *review.Table    `json:"table"`
+	Decisions  review.Decisions `json:"decisions"`
+}
+
+// JSON writes the table and the decisions.
+func JSON(w io.Writer, rv *Review) error {
+	ds := rv.Decisions
+	if ds == nil {
+		ds = review.Decisions{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(jsonReview{Title: rv.title(), Collection: rv.Collection, Created: rv.Created, Table: rv.Table, Decisions: ds})
+}

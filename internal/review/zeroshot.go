@@ -1,0 +1,204 @@
+package review
+
+import (
+	"math"
+	"strings"
+)
+
+// The zero-shot scorer finds a provision nobody labelled from what the
+// playbook says about it. Its profile is a weighted bag of the words of the
+// provision's name, definition, questions, keywords and example clauses; a
+// passage scores the cosine between that profile and the passage's words
+// (its headings count at half weight), both weighted by how rare each word is
+// in contract language, plus a bonus for every keyword phrase it contains
+// (respecting the keyword's proximity rule).
+
+// Weights of the parts of a provision in its profile.
+const (
+	profName     = 3.0
+	profDef      = 1.0
+	profQuestion = 1.0
+	profKeyword  = 2.0
+	profExamples = 2.0 // shared by all the examples
+	headingShare = 0.5
+	keywordBonus = 0.1 // per unit of keyword boost
+	keywordCap   = 3.0 // boost counted at most
+)
+
+type zsRef struct {
+	prov int
+	w    float64
+}
+
+type phrase struct {
+	words  []string
+	near   [][]string
+	within int
+	boost  float64
+}
+
+type zeroShot struct {
+	det     *Detectors
+	terms   map[string][]zsRef // word → the provisions whose profile holds it
+	norms   []float64          // |profile| per provision
+	phrases [][]phrase         // keywords per provision
+	n       int
+}
+
+func newZeroShot(pb *Playbook, det *Detectors) *zeroShot {
+	z := &zeroShot{det: det, terms: map[string][]zsRef{}, n: len(pb.Provisions)}
+	for i := range pb.Provisions {
+		p := &pb.Provisions[i]
+		prof := map[string]float64{}
+		addText := func(text string, w float64) {
+			words := analyze(text)
+			for _, t := range words {
+				prof[t] += w
+			}
+		}
+		addText(p.Name, profName)
+		addText(p.Definition, profDef)
+		for _, q := range p.Questions {
+			addText(q, profQuestion)
+		}
+		var ph []phrase
+		for _, k := range p.Keywords {
+			addText(k.Text, profKeyword*k.Boost)
+			kp := phrase{words: analyze(k.Text), within: k.Within, boost: k.Boost}
+			for _, n := range k.Near {
+				if w := analyze(n); len(w) > 0 {
+					kp.near = append(kp.near, w)
+				}
+			}
+			if len(kp.words) > 0 {
+				ph = append(ph, kp)
+			}
+		}
+		if len(p.Examples) > 0 {
+			share := profExamples / float64(len(p.Examples))
+			for _, e := range p.Examples {
+				addText(e, share)
+			}
+		}
+		var norm float64
+		for t, w := range prof {
+			// Dampen repetition: a word said ten times in a long definition
+			// should not drown the rest.
+			v := (1 + math.Log(w)) * z.idf(t)
+			if w < 1 {
+				v = w * z.idf(t)
+			}
+			if v <= 0 {
+				continue
+			}
+			z.terms[t] = append(z.terms[t], zsRef{prov: i, w: v})
+			norm += v * v
+		}
+		z.norms = append(z.norms, math.Sqrt(norm))
+		z.phrases = append(z.phrases, ph)
+	}
+	return z
+}
+
+func (z *zeroShot) idf(w string) float64 {
+	if z.det == nil || z.det.IDF == nil {
+		return 1
+	}
+	return z.det.idf(w)
+}
+
+// scores returns every provision's zero-shot score of every passage.
+func (z *zeroShot) scores(prep *prepared) [][]float64 {
+	out := make([][]float64, z.n)
+	for i := range out {
+		out[i] = make([]float64, len(prep.passages))
+	}
+	dot := make([]float64, z.n)
+	for k := range prep.passages {
+		ps := &prep.passages[k]
+		vec := map[string]float64{}
+		for _, w := range ps.words {
+			vec[w]++
+		}
+		for _, w := range ps.context {
+			vec[w] += headingShare
+		}
+		clear(dot)
+		var norm float64
+		for w, tf := range vec {
+			v := (1 + math.Log(tf)) * z.idf(w)
+			if tf < 1 {
+				v = tf * z.idf(w)
+			}
+			norm += v * v
+			for _, ref := range z.terms[w] {
+				dot[ref.prov] += v * ref.w
+			}
+		}
+		norm = math.Sqrt(norm)
+		for i := range dot {
+			s := 0.0
+			if norm > 0 && z.norms[i] > 0 {
+				s = dot[i] / (norm * z.norms[i])
+			}
+			if len(z.phrases[i]) > 0 {
+				s += keywordBonus * math.Min(keywordHits(ps.words, z.phrases[i]), keywordCap)
+			}
+			out[i][k] = s
+		}
+	}
+	return out
+}
+
+// keywordHits sums the boosts of the keywords found in words.
+func keywordHits(words []string, phrases []phrase) float64 {
+	var total float64
+	for _, ph := range phrases {
+		if at := findPhrase(words, ph.words, 0); at >= 0 {
+			if len(ph.near) == 0 || nearAny(words, at, len(ph.words), ph.near, ph.within) {
+				total += ph.boost
+			}
+		}
+	}
+	return total
+}
+
+// findPhrase returns the first index ≥ from where seq occurs in words, or -1.
+func findPhrase(words, seq []string, from int) int {
+	if len(seq) == 0 {
+		return -1
+	}
+outer:
+	for i := from; i+len(seq) <= len(words); i++ {
+		for j, s := range seq {
+			if words[i+j] != s {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// nearAny reports whether one of the near phrases occurs within `within`
+// words of the match at [at, at+n).
+func nearAny(words []string, at, n int, near [][]string, within int) bool {
+	lo, hi := max(0, at-within), min(len(words), at+n+within)
+	window := words[lo:hi]
+	for _, nw := range near {
+		if findPhrase(window, nw, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// profileText is the text a provision's profile was built from (for
+// debugging and the model pass's prompt).
+func profileText(p *Provision) string {
+	var b strings.Builder
+	b.WriteString(p.Name)
+	b.WriteString(". ")
+	b.WriteString(p.Definition)
+	return b.String()
+}

@@ -1,0 +1,563 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/export"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// Reviews live inside their collection, so deleting the collection deletes
+// them and a key for another collection never reaches them:
+//
+//	collections/<c>/reviews/<id>/review.json     what was asked (reviewMeta)
+//	collections/<c>/reviews/<id>/playbook.yaml   an uploaded playbook
+//	collections/<c>/reviews/<id>/rows/           finished rows (review.Run)
+//	collections/<c>/reviews/<id>/table.json      the finished table
+//	collections/<c>/reviews/<id>/decisions.json  reviewers' decisions
+//
+// A review runs as a job of kind "review". The job is resumable: a restart
+// runs it again and the rows already finished are reused.
+
+// kindReview is the job kind that runs a review.
+const kindReview = "review"
+
+// reviewRequest is the body of POST …/reviews.
+type reviewRequest struct {
+	// Playbook names a built-in playbook ("builtin", the default) when
+	// PlaybookYAML is empty.
+	Playbook     string   `json:"playbook"`
+	PlaybookYAML string   `json:"playbook_yaml"`
+	Provisions   []string `json:"provisions"`
+	Docs         []string `json:"docs"`
+	Title        string   `json:"title"`
+}
+
+// reviewMeta is what a review was asked to do.
+type reviewMeta struct {
+	ID         string    `json:"id"`
+	Collection string    `json:"collection"`
+	Job        string    `json:"job"`
+	Created    time.Time `json:"created"`
+	Title      string    `json:"title,omitempty"`
+	Playbook   string    `json:"playbook"`        // the playbook's name
+	Source     string    `json:"playbook_source"` // "builtin" or "upload"
+	Provisions []string  `json:"provisions"`      // the provisions reviewed, in playbook order
+	Docs       []string  `json:"docs,omitempty"`  // document ids (all when empty)
+}
+
+// reviewResult is table.json.
+type reviewResult struct {
+	Table    *review.Table   `json:"table"`
+	Stats    review.RunStats `json:"stats"`
+	Finished time.Time       `json:"finished"`
+}
+
+// reviewJSON is a review as the API shows it.
+type reviewJSON struct {
+	reviewMeta
+	State    jobs.State       `json:"state"`
+	Progress jobs.Progress    `json:"progress"`
+	Error    string           `json:"error,omitempty"`
+	Stats    *review.RunStats `json:"stats,omitempty"`
+	Finished time.Time        `json:"finished,omitzero"`
+}
+
+type reviewParams struct {
+	Review string `json:"review"`
+}
+
+// reviewsMu serialises changes to reviews' decisions files and jobs.
+var reviewsMu sync.Mutex
+
+func (s *Server) reviewsDir(c string) string {
+	return filepath.Join(s.st.Dir(), "collections", c, "reviews")
+}
+
+func (s *Server) reviewDir(c, id string) string { return filepath.Join(s.reviewsDir(c), id) }
+
+// listPlaybooks lists the built-in playbooks with their provisions.
+func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	pb, _ := review.Builtin()
+	type prov struct {
+		Name       string              `json:"name"`
+		Group      string              `json:"group,omitempty"`
+		Definition string              `json:"definition"`
+		Answer     review.AnswerFormat `json:"answer"`
+	}
+	var provs []prov
+	for _, p := range pb.Provisions {
+		provs = append(provs, prov{p.Name, p.Group, p.Definition, p.Answer})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"playbooks": []map[string]any{{
+		"id": review.BuiltinName, "name": pb.Name, "version": pb.Version, "description": pb.Description, "provisions": provs,
+	}}})
+}
+
+// startReview validates a playbook and starts a review job (202).
+func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	var req reviewRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	if _, err := s.st.Generation(c); err != nil {
+		s.storeErr(w, r, "start review", err)
+		return
+	}
+	pb, _, err := review.Choose(req.Playbook, "uploaded playbook", []byte(req.PlaybookYAML), req.Provisions)
+	if err != nil {
+		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	infos, err := s.st.List(c)
+	if err != nil {
+		s.storeErr(w, r, "start review", err)
+		return
+	}
+	if len(infos) == 0 {
+		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		return
+	}
+	docs := docRefs(req.Docs)
+	for _, id := range docs {
+		if !slices.ContainsFunc(infos, func(in store.DocInfo) bool { return in.ID == id }) {
+			fail(w, http.StatusBadRequest, "document %q is not in collection %q", id, c)
+			return
+		}
+	}
+	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs}
+	dir := s.reviewDir(c, meta.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		s.internal(w, "start review", err)
+		return
+	}
+	if strings.TrimSpace(req.PlaybookYAML) != "" {
+		meta.Source = "upload"
+		if err := jobs.WriteFileAtomic(filepath.Join(dir, "playbook.yaml"), []byte(req.PlaybookYAML), 0o600); err != nil {
+			s.internal(w, "start review", err)
+			return
+		}
+	}
+	if err := writeMeta(dir, meta); err != nil {
+		s.internal(w, "start review", err)
+		return
+	}
+	j, err := s.jobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
+	if err != nil {
+		os.RemoveAll(dir)
+		s.internal(w, "start review", err)
+		return
+	}
+	meta.Job = j.ID
+	if err := writeMeta(dir, meta); err != nil {
+		s.internal(w, "start review", err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(meta), "job": jobJSON(j)})
+}
+
+func writeMeta(dir string, m reviewMeta) error {
+	raw, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return jobs.WriteFileAtomic(filepath.Join(dir, "review.json"), raw, 0o600)
+}
+
+func readMeta(dir string) (reviewMeta, error) {
+	var m reviewMeta
+	raw, err := os.ReadFile(filepath.Join(dir, "review.json"))
+	if err != nil {
+		return m, err
+	}
+	return m, json.Unmarshal(raw, &m)
+}
+
+func readResult(dir string) (*reviewResult, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "table.json"))
+	if err != nil {
+		return nil, err
+	}
+	var res reviewResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return &res, nil
+}
+
+// runReviewJob is the job that runs a review; a restart runs it again and
+// the finished rows are reused.
+func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter) error {
+	var p reviewParams
+	if err := json.Unmarshal(j.Params, &p); err != nil || !jobs.ValidID(p.Review) {
+		return fmt.Errorf("bad review job parameters")
+	}
+	dir := s.reviewDir(j.Collection, p.Review)
+	meta, err := readMeta(dir)
+	if err != nil {
+		return fmt.Errorf("review %s: %w", p.Review, err)
+	}
+	var yamlText []byte
+	if meta.Source == "upload" {
+		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
+			return fmt.Errorf("review %s: %w", p.Review, err)
+		}
+	}
+	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	if err != nil {
+		return err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return err
+	}
+	run := &review.Run{Store: s.st, Collection: j.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log,
+		Progress: func(pr review.RunProgress) {
+			rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
+		}}
+	tab, stats, err := run.Table(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range tab.Rows {
+		row := &tab.Rows[i]
+		if row.Error != "" {
+			// Server paths are no business of API clients.
+			row.Error = strings.ReplaceAll(row.Error, s.st.Dir()+string(filepath.Separator), "")
+			rep.Result(jobs.Result{Name: row.DocName, ID: row.DocID, Status: "failed", Reason: row.Error})
+		}
+	}
+	raw, err := json.Marshal(reviewResult{Table: tab, Stats: stats, Finished: time.Now().UTC()})
+	if err != nil {
+		return err
+	}
+	return jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), raw, 0o600)
+}
+
+// reviewView is a review's meta with its job's state.
+func (s *Server) reviewView(m reviewMeta) reviewJSON {
+	v := reviewJSON{reviewMeta: m, State: jobs.Queued}
+	dir := s.reviewDir(m.Collection, m.ID)
+	if res, err := readResult(dir); err == nil {
+		v.State, v.Stats, v.Finished = jobs.Done, &res.Stats, res.Finished
+		v.Progress = jobs.Progress{Done: res.Stats.Contracts, Total: res.Stats.Contracts}
+		return v
+	}
+	j, err := s.jobs.Get(m.Job)
+	if err != nil {
+		if m.Job != "" {
+			v.State, v.Error = jobs.Failed, "the review's job is gone (server data removed); start the review again"
+		}
+		return v
+	}
+	v.State, v.Progress, v.Error = j.State, j.Progress, j.Error
+	if j.State == jobs.Done {
+		// The job finished but wrote no table: only if the disk failed.
+		v.State, v.Error = jobs.Failed, "the review finished without a table"
+	}
+	return v
+}
+
+// lookupReview finds a review of the request's collection; it answers 404
+// itself (for a missing collection exactly as the authentication does).
+func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMeta, string, bool) {
+	c, id := r.PathValue("c"), r.PathValue("rid")
+	if _, err := s.st.Generation(c); err != nil {
+		collectionNotFound(w, c)
+		return reviewMeta{}, "", false
+	}
+	if !jobs.ValidID(id) {
+		fail(w, http.StatusNotFound, "review %q not found", id)
+		return reviewMeta{}, "", false
+	}
+	dir := s.reviewDir(c, id)
+	m, err := readMeta(dir)
+	if err != nil {
+		fail(w, http.StatusNotFound, "review %q not found", id)
+		return reviewMeta{}, "", false
+	}
+	return m, dir, true
+}
+
+func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	if _, err := s.st.Generation(c); err != nil {
+		collectionNotFound(w, c)
+		return
+	}
+	ents, _ := os.ReadDir(s.reviewsDir(c))
+	out := []reviewJSON{}
+	for _, e := range ents {
+		if !e.IsDir() || !jobs.ValidID(e.Name()) {
+			continue
+		}
+		if m, err := readMeta(filepath.Join(s.reviewsDir(c), e.Name())); err == nil {
+			out = append(out, s.reviewView(m))
+		}
+	}
+	slices.SortFunc(out, func(a, b reviewJSON) int { return b.Created.Compare(a.Created) })
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": out})
+}
+
+// getReview returns a review's state and, once finished, its table and the
+// decisions on it.
+func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	out := map[string]any{"review": s.reviewView(m)}
+	if res, err := readResult(dir); err == nil {
+		ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
+		if err != nil {
+			s.internal(w, "read decisions", err)
+			return
+		}
+		if ds == nil {
+			ds = review.Decisions{}
+		}
+		out["table"], out["decisions"] = res.Table, ds
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// resumeReview runs a review that stopped before finishing (cancelled,
+// failed, or its job lost) again; the contracts it finished are not
+// reviewed again.
+func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
+	m, err := readMeta(dir) // again, under the lock
+	if err != nil {
+		fail(w, http.StatusNotFound, "review %q not found", r.PathValue("rid"))
+		return
+	}
+	switch v := s.reviewView(m); {
+	case v.State == jobs.Done:
+		fail(w, http.StatusConflict, "review %q has finished; start a new review to review changed contracts", m.ID)
+		return
+	case !v.State.Final():
+		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
+		return
+	}
+	j, err := s.jobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	if err != nil {
+		s.internal(w, "resume review", err)
+		return
+	}
+	m.Job = j.ID
+	if err := writeMeta(dir, m); err != nil {
+		s.internal(w, "resume review", err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(m), "job": jobJSON(j)})
+}
+
+// deleteReview cancels a running review and removes it with its decisions.
+func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	if j, err := s.jobs.Get(m.Job); err == nil && !j.State.Final() {
+		s.jobs.Cancel(j.ID)
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+		_, err := s.jobs.Wait(ctx, j.ID)
+		cancel()
+		if err != nil {
+			fail(w, http.StatusConflict, "review %q is still stopping; try again", m.ID)
+			return
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		s.internal(w, "delete review", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// reviewEvents streams a review's progress as server-sent events:
+// "progress" ({done, total, current}) whenever it changes, then "done" with
+// the review, or "error" with the reason it failed or was cancelled.
+func (s *Server) reviewEvents(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, _, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	ev := &sse{w: w, rc: http.NewResponseController(w)}
+	ev.rc.SetReadDeadline(time.Time{})
+	if ev.comment("pakton review "+m.ID) != nil {
+		return
+	}
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last jobs.Progress
+	lastSent := time.Now()
+	first := true
+	for {
+		v := s.reviewView(m)
+		if first || v.Progress != last {
+			if ev.send("progress", v.Progress) != nil {
+				return
+			}
+			last, first, lastSent = v.Progress, false, time.Now()
+		}
+		switch {
+		case v.State == jobs.Done:
+			ev.send("done", map[string]any{"review": v})
+			return
+		case v.State.Final():
+			ev.send("error", map[string]any{"state": v.State, "error": cmpOr(v.Error, string(v.State))})
+			return
+		}
+		if time.Since(lastSent) > 15*time.Second {
+			if ev.comment("working") != nil {
+				return
+			}
+			lastSent = time.Now()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.streams.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// exportReview downloads a finished review as csv, xlsx, json or html, with
+// the decisions on it.
+func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	format := r.PathValue("format")
+	if !slices.Contains(export.Formats, format) {
+		fail(w, http.StatusBadRequest, "unknown export format %q (want %s)", format, strings.Join(export.Formats, ", "))
+		return
+	}
+	res, err := readResult(dir)
+	if err != nil {
+		fail(w, http.StatusConflict, "review %q has not finished (state %s)", m.ID, s.reviewView(m).State)
+		return
+	}
+	ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
+	if err != nil {
+		s.internal(w, "read decisions", err)
+		return
+	}
+	rv := &export.Review{Table: res.Table, Decisions: ds, Title: m.Title, Collection: m.Collection, Created: m.Created,
+		Text: func(id string) (string, error) {
+			rec, err := s.st.Document(m.Collection, id)
+			if err != nil {
+				return "", err
+			}
+			return rec.Doc.Text, nil
+		}}
+	w.Header().Set("Content-Type", export.ContentType(format))
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="review-%s-%s.%s"`, m.Collection, m.ID, format))
+	w.Header().Set("Cache-Control", "no-store")
+	if err := export.Write(w, format, rv); err != nil {
+		s.log.Warn("server: export review", "review", m.ID, "format", format, "err", err)
+	}
+}
+
+// decide records a reviewer's decision on one cell (accepted, rejected, or
+// corrected with text and/or value) and returns all the review's decisions.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
+	m, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	var d review.Decision
+	if !s.readJSON(w, r, &d) {
+		return
+	}
+	res, err := readResult(dir)
+	if err != nil {
+		fail(w, http.StatusConflict, "review %q has not finished; decisions are taken on a finished table", m.ID)
+		return
+	}
+	if err := d.Check(res.Table); err != nil {
+		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	d.By, d.At = k.Name, time.Now().UTC()
+	ds, err := s.changeDecisions(dir, func(ds review.Decisions) review.Decisions { return ds.Set(d) })
+	if err != nil {
+		s.internal(w, "save decision", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"decision": d, "decisions": ds})
+}
+
+// undecide removes the decision on a cell (?doc_id=…&provision=…).
+func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	_, dir, ok := s.lookupReview(w, r)
+	if !ok {
+		return
+	}
+	doc, prov := r.URL.Query().Get("doc_id"), r.URL.Query().Get("provision")
+	found := false
+	ds, err := s.changeDecisions(dir, func(ds review.Decisions) review.Decisions {
+		ds, found = ds.Remove(doc, prov)
+		return ds
+	})
+	if err != nil {
+		s.internal(w, "save decision", err)
+		return
+	}
+	if !found {
+		fail(w, http.StatusNotFound, "no decision on document %q, provision %q", doc, prov)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"decisions": ds})
+}
+
+func (s *Server) changeDecisions(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
+	path := filepath.Join(dir, "decisions.json")
+	ds, err := review.LoadDecisions(path)
+	if err != nil {
+		return nil, err
+	}
+	ds = change(ds)
+	if ds == nil {
+		ds = review.Decisions{}
+	}
+	raw, err := json.MarshalIndent(ds, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("review removed: %w", err)
+	}
+	return ds, jobs.WriteFileAtomic(path, raw, 0o600)
+}

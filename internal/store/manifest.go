@@ -1,0 +1,491 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// logName is a collection's manifest: an append-only log of the documents
+// put and deleted, one record per line (see the package comment).
+const logName = "manifest.log"
+
+// legacyManifest is where format 1 kept a collection's manifest, rewritten
+// whole on every write. Open converts it to a log.
+const legacyManifest = "manifest.json"
+
+// Record kinds, the second field of a log line.
+const (
+	opHeader   = 'H' // first line: generation of the snapshot that follows, creation time
+	opSnapshot = 'S' // a live document as of the header's generation
+	opPut      = 'P' // a document put at a new generation
+	opDelete   = 'D' // a document deleted at a new generation
+)
+
+// compactMinDead is how many superseded records a log may carry before a
+// writer compacts it; it compacts only once they also outnumber the live
+// ones, so compaction costs O(1) amortized per write. (A variable so tests
+// can make compaction frequent.)
+var compactMinDead = 64
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// manifest is a collection's state: the documents that exist and the
+// directory holding each one's current version.
+type manifest struct {
+	// Generation changes on every Put and Delete. A new collection starts
+	// from the clock in nanoseconds rather than zero, so a collection deleted
+	// and created again never repeats a value a reader may have cached.
+	Generation uint64
+	Created    time.Time
+	Docs       map[string]*lazyEntry // by document id; entries are never mutated
+	records    int                   // snapshot, put and delete records in the log
+}
+
+// dead is the number of log records that no longer describe a live document.
+func (m *manifest) dead() int { return m.records - len(m.Docs) }
+
+// entry is one live document in a manifest.
+type entry struct {
+	Dir   string  `json:"dir"` // "<id>@<rev>" under docs/
+	Info  DocInfo `json:"info"`
+	Meta  fileSum `json:"meta"` // meta.json, which cannot list itself in Files
+	Files files   `json:"files"`
+}
+
+// lazyEntry is a manifest entry whose JSON is decoded on first use: a reader
+// that opens a large collection to read a few documents never decodes the
+// others.
+type lazyEntry struct {
+	dir  string // from the record's fixed fields, so it is known without decoding
+	raw  []byte // the entry's JSON
+	once sync.Once
+	e    *entry
+	err  error
+}
+
+func decodedEntry(e *entry) *lazyEntry {
+	l := &lazyEntry{dir: e.Dir, e: e}
+	l.once.Do(func() {})
+	return l
+}
+
+// get returns the decoded entry.
+func (l *lazyEntry) get() (*entry, error) {
+	l.once.Do(func() {
+		var e entry
+		if err := json.Unmarshal(l.raw, &e); err != nil {
+			l.err = fmt.Errorf("damaged manifest record for %s: %w", l.dir, err)
+			return
+		}
+		e.Dir = l.dir
+		l.e = &e
+	})
+	return l.e, l.err
+}
+
+// encoded returns the entry's JSON.
+func (l *lazyEntry) encoded() ([]byte, error) {
+	if l.raw != nil {
+		return l.raw, nil
+	}
+	return json.Marshal(l.e)
+}
+
+// files lists the checksums of a document version's files, so reads can
+// verify them without parsing meta.json.
+type files struct {
+	Text      fileSum            `json:"text"`
+	Tree      *fileSum           `json:"tree,omitempty"` // nil when stored without a tree
+	Artifacts map[string]fileSum `json:"artifacts,omitempty"`
+}
+
+type fileSum struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+func newManifest() *manifest {
+	return &manifest{
+		Generation: uint64(time.Now().UnixNano()),
+		Created:    time.Now().UTC(),
+		Docs:       map[string]*lazyEntry{},
+	}
+}
+
+// logLine encodes one record: "<crc32c> <op> <gen> <id> <json>\n", the
+// checksum (8 hex digits) covering everything after it up to the newline.
+func logLine(op byte, gen uint64, id string, body []byte) []byte {
+	rest := make([]byte, 0, len(body)+len(id)+24)
+	rest = append(rest, op, ' ')
+	rest = strconv.AppendUint(rest, gen, 10)
+	rest = append(rest, ' ')
+	rest = append(rest, id...)
+	rest = append(rest, ' ')
+	rest = append(rest, body...)
+	line := fmt.Appendf(nil, "%08x ", crc32.Checksum(rest, crcTable))
+	line = append(line, rest...)
+	return append(line, '\n')
+}
+
+// header is the JSON of a log's first record.
+type header struct {
+	Format  int       `json:"format"`
+	Created time.Time `json:"created"`
+}
+
+// errTorn marks a log whose last record is incomplete or fails its checksum
+// with nothing after it: what a writer that died while appending leaves.
+var errTorn = errors.New("torn last record")
+
+// applyLog applies the complete records of data to m (a nil m starts from
+// the header record, which data must then begin with) and returns the state
+// and how many bytes it consumed. An incomplete last line is left unconsumed
+// without error: a writer may be appending it. A complete last line that
+// fails its checksum is left unconsumed with errTorn. Any other malformed
+// record is an error: the log is damaged.
+func applyLog(m *manifest, data []byte) (*manifest, int, error) {
+	off := 0
+	for off < len(data) {
+		nl := bytes.IndexByte(data[off:], '\n')
+		if nl < 0 {
+			return m, off, nil
+		}
+		line := data[off : off+nl]
+		err := applyLine(&m, line)
+		if err != nil {
+			if off+nl+1 == len(data) && errors.Is(err, errChecksum) {
+				return m, off, errTorn
+			}
+			return m, off, fmt.Errorf("record at byte %d: %w", off, err)
+		}
+		off += nl + 1
+	}
+	if m == nil {
+		return nil, 0, nil
+	}
+	return m, off, nil
+}
+
+var errChecksum = errors.New("checksum mismatch")
+
+// applyLine applies one record to *mp.
+func applyLine(mp **manifest, line []byte) error {
+	if len(line) < 9 || line[8] != ' ' {
+		return errChecksum
+	}
+	want, err := strconv.ParseUint(string(line[:8]), 16, 32)
+	rest := line[9:]
+	if err != nil || uint32(want) != crc32.Checksum(rest, crcTable) {
+		return errChecksum
+	}
+	f := bytes.SplitN(rest, []byte{' '}, 4)
+	if len(f) != 4 || len(f[0]) != 1 {
+		return errors.New("malformed record")
+	}
+	op, id, body := f[0][0], string(f[2]), f[3]
+	gen, err := strconv.ParseUint(string(f[1]), 10, 64)
+	if err != nil {
+		return errors.New("malformed generation")
+	}
+	m := *mp
+	if op == opHeader {
+		if m != nil {
+			return errors.New("second header")
+		}
+		var h header
+		if err := json.Unmarshal(body, &h); err != nil {
+			return fmt.Errorf("header: %w", err)
+		}
+		if h.Format < 2 || h.Format > FormatVersion {
+			return fmt.Errorf("unsupported manifest format %d", h.Format)
+		}
+		*mp = &manifest{Generation: gen, Created: h.Created, Docs: map[string]*lazyEntry{}}
+		return nil
+	}
+	if m == nil {
+		return errors.New("no header")
+	}
+	if !validName(id, 128) {
+		return fmt.Errorf("bad document id %q", id)
+	}
+	switch op {
+	case opSnapshot:
+		if gen > m.Generation {
+			return fmt.Errorf("document %q: revision %d above the snapshot's generation", id, gen)
+		}
+	case opPut, opDelete:
+		if gen <= m.Generation {
+			return fmt.Errorf("document %q: generation %d does not follow %d", id, gen, m.Generation)
+		}
+		m.Generation = gen
+	default:
+		return fmt.Errorf("unknown record kind %q", op)
+	}
+	m.records++
+	if op == opDelete {
+		delete(m.Docs, id)
+		return nil
+	}
+	m.Docs[id] = &lazyEntry{dir: versionDir(id, gen), raw: bytes.Clone(body)}
+	return nil
+}
+
+// snapshot encodes m as a complete log: a header and one record per live
+// document, sorted by id.
+func snapshot(m *manifest) ([]byte, error) {
+	hb, err := json.Marshal(header{Format: FormatVersion, Created: m.Created})
+	if err != nil {
+		return nil, err
+	}
+	out := logLine(opHeader, m.Generation, "-", hb)
+	ids := make([]string, 0, len(m.Docs))
+	for id := range m.Docs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		l := m.Docs[id]
+		rev, ok := dirRev(id, l.dir)
+		if !ok {
+			return nil, fmt.Errorf("document %q: bad directory %q", id, l.dir)
+		}
+		body, err := l.encoded()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, logLine(opSnapshot, rev, id, body)...)
+	}
+	return out, nil
+}
+
+// versionDir names the directory of document id's version rev.
+func versionDir(id string, rev uint64) string { return id + "@" + strconv.FormatUint(rev, 10) }
+
+// dirRev parses a version directory name made by versionDir for id.
+func dirRev(id, dir string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(dir, id+"@")
+	if !ok || rest == "" || rest[0] == '0' && len(rest) > 1 {
+		return 0, false
+	}
+	rev, err := strconv.ParseUint(rest, 10, 64)
+	return rev, err == nil
+}
+
+// collState is what this process knows of one collection's log: the open
+// file and the state its first off bytes describe. Readers bring it up to
+// date by reading only what was appended since (a compaction replaces the
+// file, which they notice by its identity: the open descriptor keeps the old
+// inode alive, so its number cannot be reused meanwhile).
+type collState struct {
+	mu  sync.RWMutex
+	f   *os.File // nil once replaced
+	fi  os.FileInfo
+	off int64
+	m   *manifest
+}
+
+// state returns the current state of a collection, reading what was
+// appended to its log since the last call. A default collection nobody has
+// written to yields an empty state with generation 0; any other missing
+// collection yields an error wrapping ErrNotFound.
+func (s *Store) state(collection string) (*collState, error) {
+	path := filepath.Join(s.collectionDir(collection), logName)
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.dropState(collection)
+		if collection == DefaultCollection {
+			return &collState{m: &manifest{Docs: map[string]*lazyEntry{}}}, nil
+		}
+		return nil, fmt.Errorf("store: collection %q: %w", collection, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: collection %q: %w", collection, err)
+	}
+	s.cmu.Lock()
+	cs := s.cache[collection]
+	s.cmu.Unlock()
+	if cs != nil {
+		cs.mu.Lock()
+		// A log rewritten in place (recovery cutting off a torn record, or
+		// something outside the store) is read again from the start.
+		if cs.f != nil && os.SameFile(cs.fi, fi) && fi.Size() >= cs.off {
+			err := cs.catchUp(fi.Size())
+			cs.mu.Unlock()
+			if err != nil {
+				return nil, fmt.Errorf("store: collection %q: damaged %s (reopen the store to recover): %w", collection, logName, err)
+			}
+			return cs, nil
+		}
+		cs.mu.Unlock()
+	}
+	flag := os.O_RDWR | os.O_APPEND
+	if s.readOnly {
+		flag = os.O_RDONLY
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if errors.Is(err, fs.ErrNotExist) { // deleted or replaced meanwhile
+		return s.state(collection)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: collection %q: %w", collection, err)
+	}
+	ffi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: collection %q: %w", collection, err)
+	}
+	ncs := &collState{f: f, fi: ffi}
+	if err := ncs.catchUp(ffi.Size()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: collection %q: damaged %s (reopen the store to recover): %w", collection, logName, err)
+	}
+	if ncs.m == nil {
+		f.Close()
+		return nil, fmt.Errorf("store: collection %q: damaged %s (reopen the store to recover): no header", collection, logName)
+	}
+	s.cmu.Lock()
+	old := s.cache[collection]
+	s.cache[collection] = ncs
+	s.cmu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return ncs, nil
+}
+
+// catchUp applies the records between cs.off and size. Called with cs.mu
+// held.
+func (cs *collState) catchUp(size int64) error {
+	if size <= cs.off {
+		return nil
+	}
+	buf := make([]byte, size-cs.off)
+	n, err := cs.f.ReadAt(buf, cs.off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	m, used, err := applyLog(cs.m, buf[:n])
+	if err != nil && !errors.Is(err, errTorn) {
+		// Some records may have been applied: read the whole log again
+		// next time rather than continue from a state that is not at off.
+		cs.f.Close()
+		cs.f = nil
+		return err
+	}
+	cs.m = m
+	cs.off += int64(used)
+	return nil
+}
+
+func (cs *collState) close() {
+	cs.mu.Lock()
+	if cs.f != nil {
+		cs.f.Close()
+		cs.f = nil
+	}
+	cs.mu.Unlock()
+}
+
+// dropState forgets a collection's cached state.
+func (s *Store) dropState(collection string) {
+	s.cmu.Lock()
+	cs := s.cache[collection]
+	delete(s.cache, collection)
+	s.cmu.Unlock()
+	if cs != nil {
+		cs.close()
+	}
+}
+
+// view calls fn with the current manifest of a collection, which fn must
+// not change or keep; writers to the collection in this process wait until
+// fn returns.
+func (s *Store) view(collection string, fn func(m *manifest) error) error {
+	cs, err := s.state(collection)
+	if err != nil {
+		return err
+	}
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	return fn(cs.m)
+}
+
+// appendRecord appends one record to a collection's log and fsyncs it.
+// committed reports whether the record may have become visible to readers;
+// a record that could not be written whole is cut off again. Called with the
+// write lock held.
+func (s *Store) appendRecord(collection string, line []byte) (committed bool, err error) {
+	if err := fault("manifest"); err != nil {
+		return false, err
+	}
+	cs, err := s.state(collection)
+	if err != nil {
+		return false, err
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.f == nil {
+		return false, errors.New("manifest replaced during a write")
+	}
+	// The state is current (the write lock is held), so cs.off is the end of
+	// the last complete record: anything after it is a torn record of a
+	// writer that died, which this append replaces.
+	if err := cs.f.Truncate(cs.off); err != nil {
+		return false, err
+	}
+	if _, err := cs.f.Write(line); err != nil {
+		if terr := cs.f.Truncate(cs.off); terr != nil {
+			return true, errors.Join(err, terr)
+		}
+		return false, err
+	}
+	if err := cs.f.Sync(); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+// writeSnapshot replaces a collection's log by a snapshot of m. Called with
+// the write lock held.
+func (s *Store) writeSnapshot(collection string, m *manifest) error {
+	data, err := snapshot(m)
+	if err != nil {
+		return err
+	}
+	if _, err := replaceFile(filepath.Join(s.collectionDir(collection), logName), data); err != nil {
+		return err
+	}
+	s.dropState(collection)
+	return nil
+}
+
+// maybeCompact rewrites a collection's log as a snapshot once superseded
+// records outnumber live ones. Called with the write lock held.
+func (s *Store) maybeCompact(collection string) error {
+	var data []byte
+	if err := s.view(collection, func(m *manifest) (err error) {
+		if m.dead() >= compactMinDead && m.dead() > len(m.Docs) {
+			data, err = snapshot(m)
+		}
+		return err
+	}); err != nil || data == nil {
+		return err
+	}
+	if _, err := replaceFile(filepath.Join(s.collectionDir(collection), logName), data); err != nil {
+		return err
+	}
+	s.dropState(collection)
+	return nil
+}

@@ -1,0 +1,94 @@
+// pakton web app: the report, its citations and sources.
+'use strict';
+
+// withCitations renders prose with each [n] (or [n, m]) as buttons that
+// show source n.
+function withCitations(text, rep) {
+  const p = el('p');
+  const re = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
+  let last = 0, m;
+  while ((m = re.exec(text))) {
+    p.append(text.slice(last, m.index));
+    for (const n of m[1].split(',').map((s) => parseInt(s, 10))) p.append(citeButton(n, rep));
+    last = re.lastIndex;
+  }
+  p.append(text.slice(last));
+  return p;
+}
+
+function citeButton(n, rep) {
+  const src = (rep.sources || []).find((s) => s.n === n);
+  if (!src) return el('span', { className: 'cite dangling', title: 'no source ' + n }, '[' + n + '?]');
+  const external = !src.doc_id;
+  return el('button', {
+    type: 'button', className: 'cite', 'data-n': n,
+    title: external ? src.url || src.tool || 'external source' : (src.doc_name || '') + (src.path ? ' — ' + src.path : ''),
+    'aria-label': 'Source ' + n + (src.doc_name ? ', ' + src.doc_name : '') + (src.path ? ', ' + src.path : ''),
+    onclick: () => (external ? document.getElementById('source-' + n).scrollIntoView({ block: 'nearest' })
+      : showSource(src, 'Source [' + n + ']').catch(showError)),
+  }, '[' + n + ']');
+}
+
+function paragraphs(text, rep) {
+  return String(text || '').split(/\n{2,}/).map((t) => t.trim()).filter(Boolean).map((t) => withCitations(t, rep));
+}
+
+function renderReport(rep) {
+  const out = $('report');
+  const sections = [
+    ['Summary of topic', rep.summary],
+    ['Legal reasoning & analysis', rep.reasoning],
+    ['Preliminary answer & direction for further research', rep.answer],
+    ['Gaps & next questions', rep.gaps],
+  ];
+  const parts = [el('h2', { id: 'report-title' }, rep.title || 'Report')];
+  if (rep.mode === 'evidence') parts.push(el('p', { className: 'mode' }, 'Evidence report — no language model'));
+  if (rep.notice) parts.push(el('p', { className: 'notice' }, rep.notice));
+  if ((rep.flags || []).length) {
+    parts.push(el('ul', { className: 'flags', 'aria-label': 'Warnings' }, rep.flags.map((f) => el('li', {}, f))));
+  }
+  for (const [h, text] of sections) {
+    if (text && text.trim()) parts.push(el('section', {}, el('h3', {}, h), paragraphs(text, rep)));
+  }
+  const sources = rep.sources || [];
+  parts.push(el('section', { className: 'sources' },
+    el('h3', {}, 'Sources'),
+    sources.length ? el('ol', { className: 'source-list' }, sources.map((s) => renderSource(s, rep)))
+      : el('p', { className: 'hint' }, 'No provision was cited.')));
+  if ((rep.removed || []).length) {
+    parts.push(el('section', { className: 'removed' }, el('h3', {}, 'Removed quotations'),
+      el('p', { className: 'hint' }, 'These quotations were not found in the documents they named.'),
+      el('ul', {}, rep.removed.map((s) => el('li', {}, '[' + s.n + '] ' + (s.doc_name || '') + ': “' + (s.quote || '') + '”')))));
+  }
+  const v = rep.verification;
+  if (v && v.quotes) {
+    parts.push(el('p', { className: 'hint' }, v.quotes + ' quotations checked against the documents: ' +
+      v.verified + ' verified, ' + v.recited + ' re-cited, ' + v.removed + ' removed.'));
+  }
+  out.replaceChildren(...parts);
+  out.hidden = false;
+  // The report may land below earlier results: bring its top into view.
+  reveal(out);
+}
+
+function renderSource(s, rep) {
+  const where = s.doc_id ? [s.doc_name || s.doc_id, s.path, pagesLabel(s.pages, s.page_labels)]
+    : [s.tool, s.url];
+  const li = el('li', { id: 'source-' + s.n, className: 'source status-' + (s.status || 'unchecked') },
+    el('div', { className: 'source-head' },
+      citeButton(s.n, rep),
+      el('span', { className: 'source-where' }, where.filter(Boolean).join(' — ')),
+      el('span', { className: 'badge' }, s.status || 'unchecked')),
+    el('blockquote', {}, s.quote || ''));
+  if (s.note) li.append(el('p', { className: 'hint' }, s.note));
+  const hl = (s.highlights || []).filter((h) => h.span);
+  if (hl.length && s.doc_id) {
+    li.append(el('p', { className: 'highlights-h', id: 'hl-' + s.n }, 'Sentences closest to the question'));
+    li.append(el('ul', { className: 'highlights', 'aria-labelledby': 'hl-' + s.n }, hl.map((h) =>
+      el('li', {}, el('button', {
+        type: 'button', className: 'linkish',
+        onclick: () => showSource({ doc_id: s.doc_id, span: h.span }, 'Sentence of source [' + s.n + ']').catch(showError),
+      }, h.text)))));
+  }
+  return li;
+}

@@ -1,0 +1,38 @@
+// pakton web app: search.
+'use strict';
+
+async function search(ev) {
+  ev.preventDefault();
+  const query = $('search-query').value.trim();
+  if (!query) return;
+  const body = { query, k: 10 };
+  if ($('search-scope').checked && state.doc) body.docs = [state.doc.id];
+  const out = $('hits');
+  $('results').hidden = false;
+  reveal($('results'));
+  out.replaceChildren(el('li', { className: 'hint' }, 'Searching…'));
+  try {
+    const r = await api('POST', coll() + '/search', body);
+    const hits = listOf(r, 'hits', 'results', 'passages');
+    $('results-h').textContent = hits.length + ' result' + (hits.length === 1 ? '' : 's') + ' for “' + query + '”';
+    const routed = listOf(r.routed_to, 'routed_to').map((d) => d.name || d.id || d).filter(Boolean);
+    $('routed').textContent = routed.length ? 'The query names ' + routed.join(', ') + ': only searched there.' : '';
+    out.replaceChildren(...hits.map((h, i) => {
+      const span = h.span || { start: h.start, end: h.end };
+      const text = h.text || h.quote || '';
+      const name = h.doc_name || h.doc_id;
+      return el('li', { className: 'hit' },
+        el('button', {
+          type: 'button', className: 'hit-open',
+          onclick: () => showSource({ doc_id: h.doc_id, span }, 'Search result ' + (i + 1)).catch(showError),
+        },
+        el('span', { className: 'hit-where' }, [name, h.path, pagesLabel(h.pages, h.page_labels)].filter(Boolean).join(' — ')),
+        el('span', { className: 'hit-text' }, text.length > 320 ? text.slice(0, 320) + '…' : text)));
+    }));
+    if (!hits.length) out.replaceChildren(el('li', { className: 'hint' }, 'Nothing matched.'));
+  } catch (err) {
+    out.replaceChildren();
+    $('results').hidden = true;
+    showError(err);
+  }
+}
