@@ -33,7 +33,7 @@ func runSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
 	}
-	st, err := g.openCollection()
+	st, err := g.openCollectionReader()
 	if err != nil {
 		return err
 	}

@@ -187,6 +187,9 @@ type Passage struct {
 	Text    string        `json:"text" jsonschema:"the verbatim text of span"`
 	// Truncated is true when text holds only the start of the span.
 	Truncated bool `json:"truncated,omitempty"`
+	// Support: the definitions of the terms the passage uses and the
+	// clauses it refers to; never part of span.
+	Support *ingest.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
 }
 
 // SearchOutput is the structured result of search_contracts.
@@ -247,7 +250,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		}
 		out.Passages = append(out.Passages, Passage{
 			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
-			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated,
+			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support,
 		})
 	}
 	return textResult(searchText(out)), out, nil
@@ -276,6 +279,21 @@ func searchText(out SearchOutput) string {
 		b.WriteString(quote(p.Text))
 		if p.Truncated {
 			b.WriteString("> […] (cut; read the rest with get_clause or the document resource)\n")
+		}
+		if s := p.Support; s != nil {
+			for _, d := range s.Definitions {
+				fmt.Fprintf(&b, "Defined: %q in %s\n", d.Term, d.Path)
+			}
+			for _, r := range s.References {
+				switch {
+				case r.Path != "":
+					fmt.Fprintf(&b, "Refers to: %s → %s\n", r.Text, r.Path)
+				case r.External != "":
+					fmt.Fprintf(&b, "Refers to: %s of %s (another instrument)\n", r.Text, r.External)
+				default:
+					fmt.Fprintf(&b, "Refers to: %s (not in this document)\n", r.Text)
+				}
+			}
 		}
 		b.WriteString("\n")
 	}

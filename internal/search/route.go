@@ -169,6 +169,9 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 		seen[tid] = true
 		w := r.idf(tid)
 		for _, p := range r.post[tid] {
+			if uint(p.doc) >= uint(len(r.docLen)) {
+				continue // a damaged index file; see persist.go
+			}
 			tf := float64(p.tf)
 			// Saturate fast: a header that says "Inc." ten times is no more
 			// about Inc. than one that says it once.

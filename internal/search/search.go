@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -203,7 +205,7 @@ func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
 			rest = append(rest, scored{u, -math.Abs(d)})
 		}
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].score > rest[j].score })
+	slices.SortStableFunc(rest, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
 	for i := range rest {
 		rest[i].score = 0
 	}
@@ -224,6 +226,9 @@ func (ix *Index) collect(ranked []scored, k int) []Hit {
 			break
 		}
 		u := &ix.units[s.unit]
+		if uint(u.Doc) >= uint(len(ix.docs)) {
+			continue // a damaged index file; see persist.go
+		}
 		for _, usp := range ix.unitSpans(s.unit) {
 			sp := usp.doc()
 			for _, frag := range subtract(sp, taken[u.Doc]) {
