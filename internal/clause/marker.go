@@ -513,7 +513,7 @@ func scanKeyword(s string, p int) (marker, bool) {
 	// "Section 1. The Offering" is a heading; "Section 1 the" and
 	// "Section 1 of" are references. A period and a capital make the
 	// difference.
-	if refFollowers[w] && !(dotted && unicode.IsUpper(first) && shortHeadingAt(s, k+1)) || (unicode.IsLower(first) && m.fam != famSchedule) {
+	if refFollowers[w] && !(dotted && unicode.IsUpper(first) && (m.fam == famArticle || shortHeadingAt(s, k+1))) || (unicode.IsLower(first) && m.fam != famSchedule) {
 		return m, false
 	}
 	if m.fam == famSchedule && unicode.IsLower(first) {
@@ -571,7 +571,10 @@ func shortHeadingAt(s string, i int) bool {
 	}
 	k := strings.IndexByte(line, '.')
 	if k < 0 {
-		return false
+		// "Section 2. The Acknowledgement Agreement" alone on its line,
+		// a blank line after it.
+		rest := s[min(len(s), i+len(line)):]
+		return isHeadingLine(line) && (rest == "" || strings.HasPrefix(strings.TrimLeft(rest, " \t\r"), "\n\n") || strings.HasPrefix(rest, "\n\n"))
 	}
 	return isHeadingLine(line[:k])
 }

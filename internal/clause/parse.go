@@ -65,6 +65,8 @@ type parser struct {
 	parent  []int    // parent marker index, -1 for top level
 	read    []interp // chosen reading of each accepted marker
 
+	learned map[string]bool // part keywords the document teaches (learned.go)
+
 	bodyStarted bool // an article, section or numbered clause was accepted
 	noInline    bool // only line-start markers open nodes
 }

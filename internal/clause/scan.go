@@ -44,9 +44,15 @@ func (p *parser) scan() []marker {
 			out = append(out, m)
 			return true
 		}
+		if m, ok := scanLearned(s, pos, p.learned); ok {
+			m.strong = true
+			out = append(out, m)
+			return true
+		}
 		return false
 	}
 	headers := runningHeaders(s)
+	p.learned = learnKeywords(s)
 	i := 0
 	for i < len(s) {
 		// i is at a line start.
