@@ -224,6 +224,22 @@ func TestToolsInMemory(t *testing.T) {
 	if top.DocName != "supply-agreement.docx" || top.Path == "" || !strings.Contains(text(res), top.Path) {
 		t.Errorf("top passage %+v\n%s", top, text(res))
 	}
+	// A question naming a contract is routed, says so, and no_route switches it off.
+	named := "Does a labour strike count as force majeure under the supply agreement?"
+	res = call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8}, &sr)
+	if len(sr.RoutedTo) != 1 || sr.RoutedTo[0].Name != "supply-agreement.docx" || !strings.Contains(text(res), "no_route") {
+		t.Errorf("routed search: routed_to %+v\n%s", sr.RoutedTo, text(res))
+	}
+	res = call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8, "no_route": true}, &sr)
+	others := 0
+	for _, p := range sr.Passages {
+		if p.DocName != "supply-agreement.docx" {
+			others++
+		}
+	}
+	if len(sr.RoutedTo) != 0 || others == 0 {
+		t.Errorf("no_route search: routed_to %+v, %d passages from other documents", sr.RoutedTo, others)
+	}
 	res = call(t, cs, "search_contracts", map[string]any{"query": "term", "doc": "mutual-nda.md", "k": 50}, &sr)
 	for _, p := range sr.Passages {
 		if p.DocName != "mutual-nda.md" {

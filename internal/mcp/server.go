@@ -172,6 +172,9 @@ type SearchInput struct {
 	Query string `json:"query" jsonschema:"the question or topic to look for, in plain words"`
 	K     int    `json:"k,omitempty" jsonschema:"number of passages, 1 to 50 (default 8)"`
 	Doc   string `json:"doc,omitempty" jsonschema:"search only this document: its id or name from list_documents"`
+	// NoRoute searches every document even when the query seems to name a
+	// contract.
+	NoRoute bool `json:"no_route,omitempty" jsonschema:"search every document even when the query seems to name a contract (routed_to says when routing narrowed a search)"`
 }
 
 // Passage is one search result.
@@ -219,7 +222,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if err != nil {
 		return nil, out, err
 	}
-	query := search.Query{Text: q, K: k}
+	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute}
 	if in.Doc != "" {
 		info, err := findDoc(c, in.Doc)
 		if err != nil {
@@ -264,7 +267,7 @@ func searchText(out SearchOutput) string {
 		for i, d := range out.RoutedTo {
 			names[i] = d.Name
 		}
-		fmt.Fprintf(&b, "The question names %s; searched only that.\n\n", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "The question names %s; searched only that (pass no_route to search every document).\n\n", strings.Join(names, ", "))
 	}
 	if len(out.Passages) == 0 {
 		b.WriteString("No passages found.\n")

@@ -36,7 +36,7 @@ import (
 //
 // indexFormat changes whenever an Index structure written here changes: an
 // index of another format is refused (ErrBadIndex) and rebuilt by its loader.
-const indexFormat = 1
+const indexFormat = 2
 
 const indexMagic = "PKTNIDX\n"
 
@@ -72,7 +72,9 @@ const (
 	secVecOf
 	secVecUnit
 	secVecs
-	numSections = secVecs
+	secTitleOff
+	secTitle
+	numSections = secTitle
 )
 
 // indexMeta is the meta section.
@@ -90,6 +92,7 @@ type indexMeta struct {
 	Dim        int                `json:"dim,omitempty"`
 	DenseModel string             `json:"dense_model,omitempty"`
 	Vectors    int                `json:"vectors,omitempty"`
+	Titles     int                `json:"titles"`
 	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
 }
 
@@ -128,6 +131,14 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	}
 	postOff = append(postOff, meta.Postings)
 	routeOff = append(routeOff, meta.Routes)
+	titleOff := make([]int32, 0, len(ix.router.titleSeq)+1)
+	var titles []int32
+	for _, seq := range ix.router.titleSeq {
+		titleOff = append(titleOff, int32(len(titles)))
+		titles = append(titles, seq...)
+	}
+	titleOff = append(titleOff, int32(len(titles)))
+	meta.Titles = len(titles)
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
 		return 0, err
@@ -160,6 +171,8 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secVecOf - 1:     {asBytes(ix.vecOf)},
 		secVecUnit - 1:   {asBytes(ix.vecUnit)},
 		secVecs - 1:      {asBytes(ix.vecs)},
+		secTitleOff - 1:  {asBytes(titleOff)},
+		secTitle - 1:     {asBytes(titles)},
 	}
 	for i := range ix.post {
 		sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
@@ -383,6 +396,9 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	get(&routeOff, secRouteOff, meta.Terms+1)
 	get(&route, secRoute, int(meta.Routes))
 	get(&ix.router.docLen, secRouteLen, meta.Docs)
+	var titleOff, titles []int32
+	get(&titleOff, secTitleOff, meta.Docs+1)
+	get(&titles, secTitle, meta.Titles)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)
@@ -396,7 +412,7 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	// every slice taken from them below and in a search is in range.
 	if !monotonic(ix.spanOff, len(ix.spans)) || !monotonic(ix.fwdOff, len(ix.fwd)) ||
 		!monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
-		!monotonic(postOff, len(post)) || !monotonic(routeOff, len(route)) {
+		!monotonic(postOff, len(post)) || !monotonic(routeOff, len(route)) || !monotonic(titleOff, len(titles)) {
 		return nil, bad("offset tables")
 	}
 	// Strings are copied out of the mapping (in one piece each), so a
@@ -431,6 +447,10 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	}
 	if len(ix.router.docLen) != meta.Docs {
 		return nil, bad("router")
+	}
+	ix.router.titleSeq = make([][]int32, meta.Docs)
+	for i := range ix.router.titleSeq {
+		ix.router.titleSeq[i] = titles[titleOff[i]:titleOff[i+1]:titleOff[i+1]]
 	}
 	if meta.Vectors > 0 && (meta.Dim <= 0 || len(ix.vecOf) != meta.Units) {
 		return nil, bad("vectors")

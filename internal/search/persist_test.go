@@ -52,9 +52,7 @@ var persistQueries = []Query{
 func TestPersistedIndexAnswersTheSame(t *testing.T) {
 	built := corpus(t, contracts)
 	opened, _ := persist(t, built, 42)
-	if opened.Docs() != built.Docs() || opened.Units() != built.Units() {
-		t.Fatalf("opened %d docs %d units, built %d %d", opened.Docs(), opened.Units(), built.Docs(), built.Units())
-	}
+	sameIndex(t, reflect.ValueOf(opened).Elem(), reflect.ValueOf(built).Elem(), "Index")
 	for _, q := range persistQueries {
 		want, got := built.Search(q), opened.Search(q)
 		if !reflect.DeepEqual(got, want) {
@@ -82,6 +80,7 @@ func TestPersistedIndexKeepsVectors(t *testing.T) {
 	}
 	built := denseCorpus(t, emb)
 	opened, _ := persist(t, built, 1)
+	sameIndex(t, reflect.ValueOf(opened).Elem(), reflect.ValueOf(built).Elem(), "Index")
 	if d, m := opened.Dense(); !d || m != "scripted" {
 		t.Fatalf("opened index Dense() = %v %q", d, m)
 	}
@@ -165,5 +164,74 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 		for _, q := range persistQueries {
 			ix.Search(q)
 		}
+	}
+}
+
+// notPersisted are the Index fields a persisted index does not carry: caches
+// rebuilt lazily, and the mapping itself.
+var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true}
+
+// sameIndex compares every field of two Index values, recursively (nil and
+// empty slices are equal), so a field added to Index or its router and not
+// written by WriteTo fails here rather than in a user's search.
+func sameIndex(t *testing.T, got, want reflect.Value, path string) {
+	t.Helper()
+	if notPersisted[path] {
+		return
+	}
+	switch want.Kind() {
+	case reflect.Struct:
+		for i := range want.NumField() {
+			sameIndex(t, got.Field(i), want.Field(i), path+"."+want.Type().Field(i).Name)
+		}
+	case reflect.Slice, reflect.Array:
+		if got.Len() != want.Len() {
+			t.Errorf("%s: opened index has %d elements, built %d", path, got.Len(), want.Len())
+			return
+		}
+		for i := range want.Len() {
+			sameIndex(t, got.Index(i), want.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Map:
+		if got.Len() != want.Len() {
+			t.Errorf("%s: opened index has %d entries, built %d", path, got.Len(), want.Len())
+			return
+		}
+		for _, k := range want.MapKeys() {
+			v := got.MapIndex(k)
+			if !v.IsValid() {
+				t.Errorf("%s: opened index lacks key %v", path, k)
+				continue
+			}
+			sameIndex(t, v, want.MapIndex(k), fmt.Sprintf("%s[%v]", path, k))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if got.IsNil() != want.IsNil() {
+			t.Errorf("%s: nil differs", path)
+		} else if !want.IsNil() {
+			sameIndex(t, got.Elem(), want.Elem(), path)
+		}
+	case reflect.String:
+		if got.String() != want.String() {
+			t.Errorf("%s: %q, built %q", path, got.String(), want.String())
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if got.Int() != want.Int() {
+			t.Errorf("%s: %d, built %d", path, got.Int(), want.Int())
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if got.Uint() != want.Uint() {
+			t.Errorf("%s: %d, built %d", path, got.Uint(), want.Uint())
+		}
+	case reflect.Float32, reflect.Float64:
+		if got.Float() != want.Float() {
+			t.Errorf("%s: %v, built %v", path, got.Float(), want.Float())
+		}
+	case reflect.Bool:
+		if got.Bool() != want.Bool() {
+			t.Errorf("%s: %v, built %v", path, got.Bool(), want.Bool())
+		}
+	default:
+		t.Errorf("%s: cannot compare a %s; teach sameIndex or mark it notPersisted", path, want.Kind())
 	}
 }

@@ -307,7 +307,7 @@ func (ix *Index) phraseDocs(phrase []int32) []int32 {
 	r := &ix.router
 	var out []int32
 	for _, p := range r.post[phrase[0]] {
-		if p.title == 1 && containsPhrase(r.titleSeq[p.doc], phrase) {
+		if p.title == 1 && uint(p.doc) < uint(len(r.titleSeq)) && containsPhrase(r.titleSeq[p.doc], phrase) {
 			out = append(out, p.doc)
 		}
 	}

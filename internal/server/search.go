@@ -207,6 +207,9 @@ type searchRequest struct {
 	Query string   `json:"query"`
 	K     int      `json:"k"`
 	Docs  []string `json:"docs"` // document ids or names; empty: whole collection
+	// NoRoute searches every document even when the query seems to name a
+	// contract; the response's routed_to says when routing narrowed it.
+	NoRoute bool `json:"no_route"`
 }
 
 type hitJSON struct {
@@ -271,7 +274,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
-	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids})
+	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
 		fail(w, http.StatusBadGateway, "search failed: %v", err)
