@@ -38,6 +38,7 @@ func runAsk(ctx context.Context, args []string) error {
 	noClarify := fs.Bool("no-clarify", false, "never ask a clarifying question; proceed with the question as given")
 	evidence := fs.Bool("evidence", false, "print the evidence report even when a model is configured")
 	k := fs.Int("k", agent.EvidenceK, "provisions quoted by an evidence report")
+	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
 	mf := addModelFlags(fs)
 	words, err := parseArgs(fs, args)
 	if err != nil {
@@ -62,7 +63,7 @@ func runAsk(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	req := agent.Request{Question: question, Context: *bg, Instructions: *instr}
+	req := agent.Request{Question: question, Context: *bg, Instructions: *instr, NoRoute: *noRoute}
 	for _, ref := range docs {
 		info, err := ingest.FindDoc(st, g.collection, ref)
 		if err != nil {

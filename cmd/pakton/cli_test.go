@@ -68,6 +68,23 @@ func TestCLIEndToEnd(t *testing.T) {
 		}
 	}
 
+	// --no-route: the same question searches every document.
+	out, _, err = capture(t, runSearch, "--no-route", "--json", "-k", "8", "Does a labour strike at the supplier's own plant count as force majeure under the supply agreement?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wide searchJSON
+	if err := json.Unmarshal([]byte(out), &wide); err != nil {
+		t.Fatalf("search --no-route --json: %v\n%s", err, out)
+	}
+	docsHit := map[string]bool{}
+	for _, h := range wide.Hits {
+		docsHit[h.DocName] = true
+	}
+	if len(wide.RoutedTo) != 0 || len(docsHit) < 2 {
+		t.Errorf("search --no-route: routed to %v, hits from %v; want no routing and several documents", wide.RoutedTo, docsHit)
+	}
+
 	out, _, err = capture(t, runSearch, "--json", "--doc", "mutual-nda.md", "-k", "3", "how long does confidentiality survive")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/pakton/pakton/internal/agent"
@@ -24,8 +25,12 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "contractnli" {
 		return runEvalContractNLI(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "heldout" {
+		return runEvalHeldOut(args[1:])
+	}
 	if len(args) == 0 || args[0] != "legalbench" {
 		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--json OUT]\n"+
+			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
 	fs := flag.NewFlagSet("eval legalbench", flag.ContinueOnError)
@@ -39,6 +44,7 @@ func runEval(ctx context.Context, args []string) error {
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
 	noFill := fs.Bool("no-fill", false, "ablation: return only passages that match the question's words")
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
+	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -50,6 +56,11 @@ func runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, NoFill: *noFill}
+	if *unnamed {
+		if opt.Unnamed, err = eval.UnnamedQuestions(); err != nil {
+			return err
+		}
+	}
 	if !*quiet {
 		opt.Progress = func(stage string, done, total int) {
 			fmt.Fprintf(os.Stderr, "\r%s %d/%d", stage, done, total)
@@ -159,6 +170,45 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	}
 	if rep.Errors > 0 {
 		fmt.Fprintf(stderr, "contractnli: %d of %d pairs failed and are not scored (listed above)\n", rep.Errors, rep.Pairs)
+	}
+	return nil
+}
+
+// runEvalHeldOut runs "pakton eval heldout": it writes the held-out
+// benchmarks built from the development data and the team's question files.
+func runEvalHeldOut(args []string) error {
+	fs := flag.NewFlagSet("eval heldout", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
+	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json and cuad_dev_paraphrased.json into")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("eval heldout: unexpected argument %q", fs.Arg(0))
+	}
+	b, err := eval.LoadBenchmark(filepath.Join(*data, "legalbenchrag", "benchmarks", "cuad_dev.json"))
+	if err != nil {
+		return err
+	}
+	review, err := eval.LoadReview(filepath.Join(*data, "cuad", "review_dev.json"))
+	if err != nil {
+		return err
+	}
+	nt, err := eval.NewTypes(b, review, filepath.Join(*data, "legalbenchrag", "corpus"))
+	if err != nil {
+		return err
+	}
+	para, err := eval.Paraphrase(b)
+	if err != nil {
+		return err
+	}
+	for _, x := range []*eval.Benchmark{nt, para} {
+		p := filepath.Join(*out, x.Name+".json")
+		if err := eval.WriteBenchmark(p, x); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %d queries\n", p, len(x.Tests))
 	}
 	return nil
 }

@@ -112,7 +112,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("search_contracts:\n%s", txt)
 	}
 	rl, err := cs.ListResources(ctx, nil)
-	if err != nil || len(rl.Resources) != 5 || !strings.HasPrefix(rl.Resources[0].URI, "pakton://deals/documents/") {
+	if err != nil || len(rl.Resources) != 6 || !strings.HasPrefix(rl.Resources[0].URI, "pakton://deals/documents/") || rl.Resources[5].URI != "pakton://deals/graph" {
 		t.Fatalf("resources/list: %v %+v", err, rl)
 	}
 	if err := cs.Close(); err != nil {

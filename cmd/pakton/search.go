@@ -21,6 +21,7 @@ func runSearch(ctx context.Context, args []string) error {
 	k := fs.Int("k", 5, "number of passages")
 	asJSON := fs.Bool("json", false, "print a JSON object")
 	full := fs.Bool("full", false, "print each passage in full (default: about 600 characters)")
+	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -33,12 +34,12 @@ func runSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
 	}
-	st, err := g.openCollection()
+	st, err := g.openCollectionReader()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	q := search.Query{Text: query, K: *k}
+	q := search.Query{Text: query, K: *k, NoRoute: *noRoute}
 	for _, ref := range docs {
 		info, err := ingest.FindDoc(st, g.collection, ref)
 		if err != nil {
@@ -114,7 +115,7 @@ func writeSearchText(w io.Writer, st *store.Store, collection string, ix *search
 		for i, id := range res.RoutedTo {
 			names[i] = ix.DocName(id)
 		}
-		fmt.Fprintf(w, "The question names %s; searched %s only.\n\n", plural(len(names), "a document", "documents"), strings.Join(names, ", "))
+		fmt.Fprintf(w, "The question names %s; searched %s only (--no-route searches every document).\n\n", plural(len(names), "a document", "documents"), strings.Join(names, ", "))
 	}
 	if len(ps) == 0 {
 		_, err := fmt.Fprintln(w, "No passages found.")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -83,6 +84,26 @@ func (g *globals) openCollection() (*store.Store, error) {
 	st, err := g.openExisting()
 	if err != nil {
 		return nil, err
+	}
+	if err := checkCollection(st, g.collection); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// openCollectionReader is openCollection for a command that only reads:
+// the store is opened without the writers' lock and recovery
+// (store.OpenReader), so a one-shot search starts in milliseconds. A store
+// that needs converting to the current format is opened for writing, which
+// converts it.
+func (g *globals) openCollectionReader() (*store.Store, error) {
+	st, err := store.OpenReader(g.store)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, noStore(g.store)
+	}
+	if err != nil {
+		return g.openCollection()
 	}
 	if err := checkCollection(st, g.collection); err != nil {
 		st.Close()

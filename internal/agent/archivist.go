@@ -129,6 +129,9 @@ func (s *session) resolveDocs(req Request, named []string, query string) []repor
 	if len(req.Docs) > 0 {
 		return s.lib.docRefs(req.Docs)
 	}
+	noRoute := req.NoRoute || s.noRoute
+	// Documents the Archivist names by file name are found either way; only
+	// the router's guesses are switched off.
 	var out []report.DocRef
 	seen := map[string]bool{}
 	add := func(d report.DocRef) {
@@ -142,13 +145,16 @@ func (s *session) resolveDocs(req Request, named []string, query string) []repor
 			add(d)
 			continue
 		}
+		if noRoute {
+			continue
+		}
 		if res := s.lib.Corpus.Index.Search(search.Query{Text: n, K: 1}); len(res.RoutedTo) > 0 {
 			for _, d := range s.lib.docRefs(res.RoutedTo) {
 				add(d)
 			}
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !noRoute {
 		res := s.lib.Corpus.Index.Search(search.Query{Text: query, K: 1})
 		for _, d := range s.lib.docRefs(res.RoutedTo) {
 			add(d)

@@ -23,6 +23,9 @@ type Request struct {
 	// Docs are document ids the user selected; empty lets the question route
 	// to the contracts it names, or search the whole collection.
 	Docs []string
+	// NoRoute searches the whole collection even when the question seems to
+	// name a contract.
+	NoRoute bool
 }
 
 // NoModelNotice is the statement every evidence report carries.
@@ -46,7 +49,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 	if k <= 0 {
 		k = EvidenceK
 	}
-	res, ev, err := lib.Corpus.SearchContext(ctx, search.Query{Text: req.Question, Docs: req.Docs, K: k})
+	res, ev, err := lib.Corpus.SearchContext(ctx, search.Query{Text: req.Question, Docs: req.Docs, K: k, NoRoute: req.NoRoute})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +68,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 		if len(r.Documents) > 1 {
 			which = "those documents were"
 		}
-		r.Summary = "The question names " + names(r.Documents) + "; only " + which + " searched."
+		r.Summary = "The question names " + names(r.Documents) + "; only " + which + " searched (switch routing off to search every document)."
 	default:
 		seen := map[string]bool{}
 		var ids []string

@@ -49,6 +49,7 @@ type session struct {
 	clarifications    int
 	clarifyUnanswered string
 	noDocs            bool
+	noRoute           bool // the user switched routing off (Request.NoRoute)
 }
 
 // writerReply is the report as the writer model returns it.
@@ -85,7 +86,7 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 	m := &llm.Meter{}
 	models := Models{Archivist: m.Wrap(a.Models.Archivist), Researcher: m.Wrap(a.Models.Researcher),
 		Interrogator: m.Wrap(a.Models.Interrogator), Writer: m.Wrap(a.Models.Writer)}
-	s := &session{lib: a.Library, models: models, clarifier: a.Clarifier, progress: a.Progress, meter: m}
+	s := &session{lib: a.Library, models: models, clarifier: a.Clarifier, progress: a.Progress, meter: m, noRoute: req.NoRoute}
 	if s.progress == nil {
 		s.progress = func(string) {}
 	}
@@ -114,7 +115,7 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 		ids[i] = d.ID
 	}
 	s.tools = append([]tool.Tool{
-		&tool.SearchContract{Corpus: a.Library.Corpus, Docs: ids},
+		&tool.SearchContract{Corpus: a.Library.Corpus, Docs: ids, NoRoute: s.noRoute},
 		&tool.DefineTerm{Corpus: a.Library.Corpus, Docs: ids},
 		&tool.FollowReference{Corpus: a.Library.Corpus, Docs: ids},
 		&tool.FindExamples{Corpus: a.Library.Corpus, Exclude: ids},

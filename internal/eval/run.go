@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
@@ -40,6 +41,9 @@ type Options struct {
 	// NoExpand and NoFill switch off query expansion and filling to k, for
 	// ablation runs.
 	NoExpand, NoFill bool
+	// Unnamed are questions that name no contract; each is searched over the
+	// whole corpus and the report says how many routing narrowed.
+	Unnamed []string
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
 }
@@ -52,6 +56,21 @@ type BenchResult struct {
 	DRM       map[string]float64 `json:"drm"`
 	Chars     map[string]float64 `json:"chars"`
 	Routed    float64            `json:"routed_correctly,omitempty"` // corpus scope: share of queries routed to a ground-truth document
+	// Quotes is the share of queries whose first hit covers at least half of
+	// a ground-truth span: what an offline evidence report, which quotes the
+	// first hit first, gets right.
+	Quotes float64 `json:"quotes_answer_at_1"`
+	// ShortTop1 and MidTokenTop1 are the shares of queries whose first hit is
+	// under 40 characters, or starts inside a word or clause number (".7 Non-…").
+	ShortTop1    float64 `json:"short_top1"`
+	MidTokenTop1 float64 `json:"mid_token_top1"`
+}
+
+// UnnamedResult is how routing treated questions that name no contract.
+type UnnamedResult struct {
+	Questions int      `json:"questions"`
+	Routed    float64  `json:"routed"` // percentage narrowed to some documents
+	Examples  []string `json:"routed_examples,omitempty"`
 }
 
 // Report is the JSON report of a run.
@@ -65,6 +84,7 @@ type Report struct {
 	IngestSeconds float64                 `json:"ingest_seconds"`
 	QueryMsP50    float64                 `json:"query_ms_p50"`
 	QueryMsP99    float64                 `json:"query_ms_p99"`
+	Unnamed       *UnnamedResult          `json:"unnamed,omitempty"`
 }
 
 // AllResult is the mean over benchmark files.
@@ -132,7 +152,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 
 	start := time.Now()
-	ix, err := buildIndex(ctx, opt, files)
+	ix, texts, err := buildIndex(ctx, opt, files)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +170,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	allP, allR := map[int]float64{}, map[int]float64{}
 	for _, b := range benches {
 		sum := newScores()
-		routedOK := 0
+		routedOK, quotes, short, midTok := 0, 0, 0, 0
 		for _, t := range b.Tests {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -171,6 +191,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
 			}
+			if len(res.Hits) > 0 {
+				h := res.Hits[0]
+				if coversHalf(h, t.Snippets) {
+					quotes++
+				}
+				if h.Span.Len() < 40 {
+					short++
+				}
+				if startsMidToken(texts[h.DocID], h.Span.Start) {
+					midTok++
+				}
+			}
 			if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, s.FilePath) }) {
 				routedOK++
 			}
@@ -186,7 +218,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 		}
 		n := float64(len(b.Tests))
-		br := &BenchResult{Queries: len(b.Tests)}
+		br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
+			ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n}
 		for _, k := range Ks {
 			sum.Precision[k] /= n
 			sum.Recall[k] /= n
@@ -201,6 +234,19 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 		rep.Benchmarks[b.Name] = br
 	}
+	if len(opt.Unnamed) > 0 {
+		u := &UnnamedResult{Questions: len(opt.Unnamed)}
+		routed := 0
+		for _, q := range opt.Unnamed {
+			res := ix.Search(search.Query{Text: q, K: 1})
+			if len(res.RoutedTo) > 0 {
+				routed++
+				u.Examples = append(u.Examples, q+" → "+strings.Join(res.RoutedTo, ", "))
+			}
+		}
+		u.Routed = 100 * float64(routed) / float64(len(opt.Unnamed))
+		rep.Unnamed = u
+	}
 	rep.All = AllResult{Precision: kmap(allP, 100), Recall: kmap(allR, 100)}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	if len(lat) > 0 {
@@ -214,10 +260,11 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // buildIndex reads and chunks the corpus files in parallel and indexes them
 // in file order.
-func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index, error) {
+func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index, map[string]string, error) {
 	type item struct {
-		seg *search.Segment
-		err error
+		seg  *search.Segment
+		text string
+		err  error
 	}
 	out := make([]item, len(files))
 	var wg sync.WaitGroup
@@ -229,9 +276,10 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				in, err := loadDoc(opt, files[i])
+				in, text, err := loadDoc(opt, files[i])
 				if err == nil {
 					out[i].seg = search.AnalyzeDoc(in)
+					out[i].text = text
 				}
 				out[i].err = err
 				mu.Lock()
@@ -252,19 +300,21 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ix := search.NewIndex()
+	texts := make(map[string]string, len(files))
 	for i, it := range out {
 		if it.err != nil {
-			return nil, it.err
+			return nil, nil, it.err
 		}
 		if err := ix.AddSegment(it.seg); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		texts[it.seg.ID] = it.text
 		out[i] = item{}
 	}
-	return ix, nil
+	return ix, texts, nil
 }
 
 // copySuffix marks the name of a replicated document.
@@ -272,25 +322,74 @@ const copySuffix = "#copy"
 
 // loadDoc reads one corpus file as is: benchmark spans are code-point offsets
 // into the exact file contents, so no normalization may change them.
-func loadDoc(opt Options, rel string) (search.DocInput, error) {
+func loadDoc(opt Options, rel string) (search.DocInput, string, error) {
 	path := rel
 	if i := strings.Index(path, copySuffix); i >= 0 {
 		path = path[:i]
 	}
 	data, err := os.ReadFile(filepath.Join(opt.CorpusDir, filepath.FromSlash(path)))
 	if err != nil {
-		return search.DocInput{}, fmt.Errorf("eval: %w", err)
+		return search.DocInput{}, "", fmt.Errorf("eval: %w", err)
 	}
 	if !utf8.Valid(data) {
-		return search.DocInput{}, fmt.Errorf("eval: %s is not valid UTF-8", rel)
+		return search.DocInput{}, "", fmt.Errorf("eval: %s is not valid UTF-8", rel)
 	}
 	doc := &document.Document{ID: rel, Name: filepath.Base(rel), Format: "text", Text: string(data)}
 	in, err := opt.Method.Units(doc)
 	if err != nil {
-		return in, fmt.Errorf("eval: %s: %w", rel, err)
+		return in, "", fmt.Errorf("eval: %s: %w", rel, err)
 	}
 	in.ID, in.Name = rel, doc.Name
-	return in, nil
+	return in, doc.Text, nil
+}
+
+// coversHalf reports whether a hit covers at least half of one ground-truth
+// span.
+func coversHalf(h search.Hit, truth []Snippet) bool {
+	for _, s := range truth {
+		if s.FilePath == h.DocID && s.Span.Len() > 0 && 2*s.Span.Intersect(h.Span).Len() >= s.Span.Len() {
+			return true
+		}
+	}
+	return false
+}
+
+// startsMidToken reports whether code point start of text lies inside a word
+// or a clause number: after a letter or digit, or on a period or digit that
+// continues a number ("2|.7", "1|2.3").
+func startsMidToken(text string, start int) bool {
+	if start <= 0 {
+		return false
+	}
+	var prev, cur rune
+	i := 0
+	for _, r := range text {
+		if i == start-1 {
+			prev = r
+		}
+		if i == start {
+			cur = r
+			break
+		}
+		i++
+	}
+	alnum := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	if alnum(prev) && alnum(cur) {
+		return true
+	}
+	return unicode.IsDigit(prev) && cur == '.' || prev == '.' && unicode.IsDigit(cur) && start >= 2 && digitAt(text, start-2)
+}
+
+// digitAt reports whether code point i of text is a digit.
+func digitAt(text string, i int) bool {
+	j := 0
+	for _, r := range text {
+		if j == i {
+			return unicode.IsDigit(r)
+		}
+		j++
+	}
+	return false
 }
 
 // WriteTable prints a human-readable summary of a report.
@@ -325,6 +424,14 @@ func WriteTable(w io.Writer, r *Report) {
 		row("precision", b.Precision, "%9.2f")
 		row("drm %", b.DRM, "%9.2f")
 		row("chars", b.Chars, "%9.0f")
+		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%\n",
+			b.Quotes, b.ShortTop1, b.MidTokenTop1)
+	}
+	if u := r.Unnamed; u != nil {
+		fmt.Fprintf(w, "questions naming no contract: %d, narrowed by routing %.1f%%\n", u.Questions, u.Routed)
+		for _, e := range u.Examples {
+			fmt.Fprintf(w, "  routed: %s\n", e)
+		}
 	}
 	if len(r.Benchmarks) > 1 {
 		fmt.Fprintf(w, "ALL\n")

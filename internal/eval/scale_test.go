@@ -50,7 +50,7 @@ func BenchmarkCorpusSearchReplicated(b *testing.B) {
 					files = append(files, f+copySuffix+strconv.Itoa(c))
 				}
 			}
-			ix, err := buildIndex(context.Background(), opt, files)
+			ix, _, err := buildIndex(context.Background(), opt, files)
 			if err != nil {
 				b.Fatal(err)
 			}

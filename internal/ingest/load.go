@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -29,8 +31,15 @@ type LoadReport struct {
 	// NoVectors holds one error per document whose stored vectors could not
 	// be used (it is still searched lexically).
 	NoVectors []error
-	Elapsed   time.Duration
+	// Opened is set when the index was opened from the collection's index
+	// file rather than built; Saved when it was built and the file written.
+	Opened, Saved bool
+	Elapsed       time.Duration
 }
+
+// IndexFile is the name of a collection's persisted search index in the
+// store's cache (store.CachePath).
+const IndexFile = "search.idx"
 
 // LoadIndex builds the search index of a collection from its stored
 // segments. See Load.
@@ -39,7 +48,53 @@ func LoadIndex(ctx context.Context, st *store.Store, collection string) (*search
 	return ix, err
 }
 
-// Load builds the search index of a collection from its stored segments, in
+// Load returns the search index of a collection. It opens the collection's
+// index file (memory-mapped: milliseconds even for a large collection) when
+// the file was built at the collection's current generation; otherwise it
+// builds the index from the stored segments and writes the file for the
+// next load. A stale index file is never used: the generation changes on
+// every Put and Delete. An index with documents left out (LoadReport.Skipped,
+// NoVectors) is not written, so the next load tries them again.
+func Load(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
+	start := time.Now()
+	// The generation is read before the documents, so a file written below
+	// can only be newer than its label, never older.
+	gen, err := st.Generation(collection)
+	if err != nil {
+		return nil, LoadReport{}, fmt.Errorf("load index: %w", err)
+	}
+	path, err := st.CachePath(collection, IndexFile)
+	if err != nil {
+		return nil, LoadReport{}, fmt.Errorf("load index: %w", err)
+	}
+	ix, err := search.OpenIndex(path, gen)
+	switch {
+	case err == nil:
+		return ix, LoadReport{Docs: ix.Docs(), Opened: true, Elapsed: time.Since(start)}, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, search.ErrStaleIndex):
+	default:
+		slog.Warn("search index file unusable; building the index again", "collection", collection, "err", err)
+	}
+	ix, rep, err := build(ctx, st, collection)
+	if err != nil {
+		return nil, rep, err
+	}
+	if ix.Docs() > 0 && len(rep.Skipped) == 0 && len(rep.NoVectors) == 0 {
+		err := st.WriteCache(collection, IndexFile, func(w io.Writer) error {
+			_, err := ix.WriteTo(w, gen)
+			return err
+		})
+		if err != nil {
+			slog.Warn("could not save the search index; the next load builds it again", "collection", collection, "err", err)
+		} else {
+			rep.Saved = true
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return ix, rep, nil
+}
+
+// build builds the search index of a collection from its stored segments, in
 // the store's document order (by name), so the index is the same on every
 // load. Segments are read and decoded in parallel and added in order as they
 // arrive, so only a few decoded segments are held at a time.
@@ -50,7 +105,7 @@ func LoadIndex(ctx context.Context, st *store.Store, collection string) (*search
 // slog warning naming it (LoadReport.Skipped) rather than failing the whole
 // collection. The error is for a collection that cannot be listed, or ctx
 // being cancelled.
-func Load(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
+func build(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
 	start := time.Now()
 	var rep LoadReport
 	infos, err := st.List(collection)

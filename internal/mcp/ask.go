@@ -20,6 +20,7 @@ type AskInput struct {
 	Instructions string `json:"instructions,omitempty" jsonschema:"instructions for the report: audience, focus, form"`
 	Doc          string `json:"doc,omitempty" jsonschema:"answer from this document only: its id or name from list_documents"`
 	MaxTurns     int    `json:"max_turns,omitempty" jsonschema:"most follow-up questions the agents ask themselves, 1 to 10 (default 5); ignored for evidence reports"`
+	NoRoute      bool   `json:"no_route,omitempty" jsonschema:"search every document even when the question seems to name a contract"`
 }
 
 // evidencePreamble opens the text of an evidence report, so an assistant
@@ -49,7 +50,7 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 	if c.Index.Docs() == 0 {
 		return nil, nil, fmt.Errorf("collection %q holds no documents yet", c.Collection)
 	}
-	areq := agent.Request{Question: q, Context: strings.TrimSpace(in.Context), Instructions: strings.TrimSpace(in.Instructions)}
+	areq := agent.Request{Question: q, Context: strings.TrimSpace(in.Context), Instructions: strings.TrimSpace(in.Instructions), NoRoute: in.NoRoute}
 	if in.Doc != "" {
 		info, err := findDoc(c, in.Doc)
 		if err != nil {

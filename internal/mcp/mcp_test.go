@@ -224,6 +224,22 @@ func TestToolsInMemory(t *testing.T) {
 	if top.DocName != "supply-agreement.docx" || top.Path == "" || !strings.Contains(text(res), top.Path) {
 		t.Errorf("top passage %+v\n%s", top, text(res))
 	}
+	// A question naming a contract is routed, says so, and no_route switches it off.
+	named := "Does a labour strike count as force majeure under the supply agreement?"
+	res = call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8}, &sr)
+	if len(sr.RoutedTo) != 1 || sr.RoutedTo[0].Name != "supply-agreement.docx" || !strings.Contains(text(res), "no_route") {
+		t.Errorf("routed search: routed_to %+v\n%s", sr.RoutedTo, text(res))
+	}
+	res = call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8, "no_route": true}, &sr)
+	others := 0
+	for _, p := range sr.Passages {
+		if p.DocName != "supply-agreement.docx" {
+			others++
+		}
+	}
+	if len(sr.RoutedTo) != 0 || others == 0 {
+		t.Errorf("no_route search: routed_to %+v, %d passages from other documents", sr.RoutedTo, others)
+	}
 	res = call(t, cs, "search_contracts", map[string]any{"query": "term", "doc": "mutual-nda.md", "k": 50}, &sr)
 	for _, p := range sr.Passages {
 		if p.DocName != "mutual-nda.md" {
@@ -263,7 +279,7 @@ func TestToolsInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rl.Resources) != len(samples) {
+	if len(rl.Resources) != len(samples)+1 || rl.Resources[len(samples)].URI != "pakton://alpha/graph" {
 		t.Fatalf("resources/list: %d resources", len(rl.Resources))
 	}
 	nda := byName["mutual-nda.md"]
@@ -275,8 +291,32 @@ func TestToolsInMemory(t *testing.T) {
 		t.Errorf("resources/read %s: %+v", nda.URI, rr.Contents)
 	}
 	tl, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(tl.ResourceTemplates) != 1 || tl.ResourceTemplates[0].URITemplate != "pakton://{collection}/documents/{id}" {
+	if err != nil || len(tl.ResourceTemplates) != 3 {
 		t.Errorf("resources/templates/list: %v %+v", err, tl)
+	}
+	// The document's graph and the collection's.
+	msa := byName["master-services-agreement.txt"]
+	rr, err = cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: msa.URI + "/graph"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dg struct {
+		Name        string
+		Definitions []struct{ Term, Path string }
+		References  []struct {
+			Label      string
+			Target     *int
+			TargetPath string `json:"target_path"`
+		}
+	}
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &dg); err != nil || rr.Contents[0].MIMEType != "application/json" ||
+		dg.Name != "master-services-agreement.txt" || len(dg.Definitions) < 10 || len(dg.References) < 20 || dg.References[0].Target == nil || dg.References[0].TargetPath == "" {
+		t.Errorf("document graph resource: %v %.300s", err, rr.Contents[0].Text)
+	}
+	rr, err = cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "pakton://alpha/graph"})
+	var cg struct{ Nodes, Edges []json.RawMessage }
+	if err != nil || json.Unmarshal([]byte(rr.Contents[0].Text), &cg) != nil || len(cg.Nodes) < 100 || len(cg.Edges) < 100 {
+		t.Errorf("collection graph resource: %v, %d nodes, %d edges", err, len(cg.Nodes), len(cg.Edges))
 	}
 	if _, err := cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "pakton://alpha/documents/0000000000000000"}); err == nil {
 		t.Error("reading a missing document succeeded")
@@ -441,6 +481,11 @@ func TestHTTPIsolation(t *testing.T) {
 	}
 	if _, err := a.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "pakton://alpha/documents/" + betaDoc.ID}); err == nil {
 		t.Error("A read B's document under its own collection's URI")
+	}
+	for _, uri := range []string{betaDoc.URI + "/graph", "pakton://beta/graph", "pakton://alpha/documents/" + betaDoc.ID + "/graph"} {
+		if _, err := a.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("A read %s", uri)
+		}
 	}
 	if rr, err := b.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: betaDoc.URI}); err != nil || !strings.Contains(rr.Contents[0].Text, "marigolds") {
 		t.Errorf("B reading its own document: %v", err)

@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pakton/pakton/internal/ingest"
 )
 
 // uriScheme prefixes every document resource: pakton://<collection>/documents/<id>.
@@ -20,16 +23,36 @@ func docURI(collection, id string) string {
 	return uriScheme + collection + "/documents/" + id
 }
 
-type docRef struct{ collection, id string }
+// docGraphURI names a document's graph: pakton://<collection>/documents/<id>/graph.
+func docGraphURI(collection, id string) string { return docURI(collection, id) + "/graph" }
 
-// parseURI splits a document resource URI.
+// collectionGraphURI names a collection's graph: pakton://<collection>/graph.
+func collectionGraphURI(collection string) string { return uriScheme + collection + "/graph" }
+
+// docRef is a parsed resource URI: a document's text (graph false), a
+// document's graph, or with no id the collection's graph.
+type docRef struct {
+	collection, id string
+	graph          bool
+}
+
+// parseURI splits a resource URI.
 func parseURI(uri string) (docRef, bool) {
 	rest, ok := strings.CutPrefix(uri, uriScheme)
 	if !ok {
 		return docRef{}, false
 	}
 	parts := strings.Split(rest, "/")
-	if len(parts) != 3 || parts[0] == "" || parts[1] != "documents" || parts[2] == "" {
+	switch {
+	case len(parts) == 2 && parts[0] != "" && parts[1] == "graph":
+		return docRef{collection: parts[0], graph: true}, true
+	case len(parts) == 4 && parts[3] == "graph":
+		parts = parts[:3]
+		if parts[0] == "" || parts[1] != "documents" || parts[2] == "" {
+			return docRef{}, false
+		}
+		return docRef{collection: parts[0], id: parts[2], graph: true}, true
+	case len(parts) != 3 || parts[0] == "" || parts[1] != "documents" || parts[2] == "":
 		return docRef{}, false
 	}
 	return docRef{collection: parts[0], id: parts[2]}, true
@@ -47,6 +70,24 @@ func addResources(s *mcpsdk.Server, b Backend) {
 		URITemplate: uriScheme + "{collection}/documents/{id}",
 		MIMEType:    "text/plain",
 		Description: "The canonical text of one contract of the collection. Every span pakton returns is [start, end) in Unicode code points of this text.",
+	}, func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
+		return readDocument(ctx, b, req.Params.URI)
+	})
+	s.AddResourceTemplate(&mcpsdk.ResourceTemplate{
+		Name:        "document-graph",
+		Title:       "Defined terms and cross-references of a contract",
+		URITemplate: uriScheme + "{collection}/documents/{id}/graph",
+		MIMEType:    "application/json",
+		Description: "A contract's definitions (term, defining span, clause path, uses) and cross-references (text, span, clause path, target clause or null, status resolved / within / external / unresolved).",
+	}, func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
+		return readDocument(ctx, b, req.Params.URI)
+	})
+	s.AddResourceTemplate(&mcpsdk.ResourceTemplate{
+		Name:        "collection-graph",
+		Title:       "Contract graph of the collection",
+		URITemplate: uriScheme + "{collection}/graph",
+		MIMEType:    "application/json",
+		Description: "The collection's graph: documents, clauses, defined terms, parties and other instruments (nodes) with defines / uses / refers-to / part-of / next edges.",
 	}, func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
 		return readDocument(ctx, b, req.Params.URI)
 	})
@@ -99,6 +140,11 @@ func listDocuments(ctx context.Context, b Backend, cursor string) (*mcpsdk.ListR
 	}
 	if to < len(infos) {
 		res.NextCursor = strconv.Itoa(to)
+	} else {
+		res.Resources = append(res.Resources, &mcpsdk.Resource{
+			URI: collectionGraphURI(name), Name: "graph", Title: "Contract graph of " + name, MIMEType: "application/json",
+			Description: "Documents, clauses, defined terms, parties and cross-references of the collection (per document: " + docGraphURI(name, "<id>") + ")",
+		})
 	}
 	return res, nil
 }
@@ -119,6 +165,13 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 	if err != nil {
 		return nil, err
 	}
+	if ref.graph && ref.id == "" {
+		g, _, err := ingest.CollectionGraph(ctx, c.Store, name, nil)
+		if err != nil {
+			return nil, fmt.Errorf("graph of collection %q: %w", name, err)
+		}
+		return jsonResource(uri, map[string]any{"collection": name, "nodes": nonNil(g.Vertices), "edges": nonNil(g.Edges)})
+	}
 	info, err := c.Store.Info(name, ref.id)
 	if err != nil {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
@@ -127,7 +180,35 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 	if err != nil {
 		return nil, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}
+	if ref.graph {
+		rec.Tree = ingest.Tree(rec)
+		g, computed, err := ingest.DocGraph(c.Store, name, rec)
+		if err != nil {
+			return nil, err
+		}
+		return jsonResource(uri, struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+			ingest.GraphView
+		}{info.ID, info.Name, ingest.ViewGraph(rec.Tree, g, computed)})
+	}
 	return &mcpsdk.ReadResourceResult{Contents: []*mcpsdk.ResourceContents{{
 		URI: uri, MIMEType: "text/plain", Text: rec.Doc.Text,
 	}}}, nil
+}
+
+// jsonResource answers a resources/read with v as JSON.
+func jsonResource(uri string, v any) (*mcpsdk.ReadResourceResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpsdk.ReadResourceResult{Contents: []*mcpsdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

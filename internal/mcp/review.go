@@ -15,6 +15,10 @@ import (
 const (
 	// MaxPlaybookYAML is the longest playbook text accepted, in bytes.
 	MaxPlaybookYAML = 1 << 20
+	// MaxReviewCells bounds contracts × provisions of one call, so the
+	// answer fits an assistant's context; a larger review is narrowed with
+	// provisions or docs (or run with the CLI or the HTTP API).
+	MaxReviewCells = 2000
 	// MaxReviewExtract is the most characters of one found cell's extract
 	// returned; a longer one is cut and marked truncated (its span still
 	// covers it all).
@@ -86,6 +90,19 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 			return nil, out, err
 		}
 		run.Docs = append(run.Docs, info.ID)
+	}
+	n := len(run.Docs)
+	if n == 0 {
+		infos, err := c.Store.List(c.Collection)
+		if err != nil {
+			return nil, out, err
+		}
+		n = len(infos)
+	}
+	if cells := n * len(pb.Provisions); cells > MaxReviewCells {
+		return nil, out, fmt.Errorf("this review would be %d contracts × %d provisions = %d cells, more than the %d one call returns: "+
+			"pass provisions (the ones the user cares about) or docs, or run the review with pakton review or the HTTP API",
+			n, len(pb.Provisions), cells, MaxReviewCells)
 	}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {

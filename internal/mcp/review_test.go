@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -105,10 +106,21 @@ func TestReviewCollection(t *testing.T) {
 		{map[string]any{"playbook": "mine"}, `unknown playbook "mine"`},
 		{map[string]any{"provisions": []string{"Nope"}}, `no provision "Nope"`},
 		{map[string]any{"docs": []string{"nope.pdf"}}, "nope.pdf"},
+		{map[string]any{"playbook_yaml": bigPlaybook(MaxReviewCells/len(docs) + 1)}, "pass provisions"},
 	} {
 		res := call(t, cs, "review_collection", c.args, nil)
 		if !res.IsError || !strings.Contains(text(res), c.want) {
 			t.Errorf("%v: %s, want an error with %q", c.args, text(res), c.want)
 		}
 	}
+}
+
+// bigPlaybook is a playbook of n provisions.
+func bigPlaybook(n int) string {
+	var b strings.Builder
+	b.WriteString("provisions:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - name: P%d\n    definition: provision number %d\n", i, i)
+	}
+	return b.String()
 }

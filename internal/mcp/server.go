@@ -172,6 +172,9 @@ type SearchInput struct {
 	Query string `json:"query" jsonschema:"the question or topic to look for, in plain words"`
 	K     int    `json:"k,omitempty" jsonschema:"number of passages, 1 to 50 (default 8)"`
 	Doc   string `json:"doc,omitempty" jsonschema:"search only this document: its id or name from list_documents"`
+	// NoRoute searches every document even when the query seems to name a
+	// contract.
+	NoRoute bool `json:"no_route,omitempty" jsonschema:"search every document even when the query seems to name a contract (routed_to says when routing narrowed a search)"`
 }
 
 // Passage is one search result.
@@ -187,6 +190,9 @@ type Passage struct {
 	Text    string        `json:"text" jsonschema:"the verbatim text of span"`
 	// Truncated is true when text holds only the start of the span.
 	Truncated bool `json:"truncated,omitempty"`
+	// Support: the definitions of the terms the passage uses and the
+	// clauses it refers to; never part of span.
+	Support *ingest.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
 }
 
 // SearchOutput is the structured result of search_contracts.
@@ -216,7 +222,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if err != nil {
 		return nil, out, err
 	}
-	query := search.Query{Text: q, K: k}
+	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute}
 	if in.Doc != "" {
 		info, err := findDoc(c, in.Doc)
 		if err != nil {
@@ -247,7 +253,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		}
 		out.Passages = append(out.Passages, Passage{
 			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
-			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated,
+			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support,
 		})
 	}
 	return textResult(searchText(out)), out, nil
@@ -261,7 +267,7 @@ func searchText(out SearchOutput) string {
 		for i, d := range out.RoutedTo {
 			names[i] = d.Name
 		}
-		fmt.Fprintf(&b, "The question names %s; searched only that.\n\n", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "The question names %s; searched only that (pass no_route to search every document).\n\n", strings.Join(names, ", "))
 	}
 	if len(out.Passages) == 0 {
 		b.WriteString("No passages found.\n")
@@ -276,6 +282,21 @@ func searchText(out SearchOutput) string {
 		b.WriteString(quote(p.Text))
 		if p.Truncated {
 			b.WriteString("> […] (cut; read the rest with get_clause or the document resource)\n")
+		}
+		if s := p.Support; s != nil {
+			for _, d := range s.Definitions {
+				fmt.Fprintf(&b, "Defined: %q in %s\n", d.Term, d.Path)
+			}
+			for _, r := range s.References {
+				switch {
+				case r.Path != "":
+					fmt.Fprintf(&b, "Refers to: %s → %s\n", r.Text, r.Path)
+				case r.External != "":
+					fmt.Fprintf(&b, "Refers to: %s of %s (another instrument)\n", r.Text, r.External)
+				default:
+					fmt.Fprintf(&b, "Refers to: %s (not in this document)\n", r.Text)
+				}
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -48,7 +48,7 @@ func hasDigit(w string) bool {
 // between digits is kept ("2.3").
 func Analyze(text string) []string {
 	out := make([]string, 0, len(text)/6)
-	forEachWord(text, func(w string) {
+	forEachWord(text, func(w string, _ bool) {
 		if stopWords[w] {
 			return
 		}
@@ -57,14 +57,30 @@ func Analyze(text string) []string {
 	return out
 }
 
-// forEachWord calls fn with every lower-cased word of text.
-func forEachWord(text string, fn func(w string)) {
+// AnalyzeCased is Analyze that also reports, for each term, whether its word
+// was written like a name: starting with a capital letter or containing a
+// digit ("Acme", "BRAVATEK", "2TheMart").
+func AnalyzeCased(text string) (terms []string, named []bool) {
+	forEachWord(text, func(w string, capital bool) {
+		if stopWords[w] {
+			return
+		}
+		terms = append(terms, stem(w))
+		named = append(named, capital || hasDigit(w))
+	})
+	return terms, named
+}
+
+// forEachWord calls fn with every lower-cased word of text and whether the
+// word started with a capital letter.
+func forEachWord(text string, fn func(w string, capital bool)) {
 	var buf []byte
+	capital := false
 	flush := func() {
 		if len(buf) == 0 {
 			return
 		}
-		fn(string(buf))
+		fn(string(buf), capital)
 		buf = buf[:0]
 	}
 	for i := 0; i < len(text); {
@@ -72,8 +88,14 @@ func forEachWord(text string, fn func(w string)) {
 		if c < utf8.RuneSelf {
 			switch {
 			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+				if len(buf) == 0 {
+					capital = false
+				}
 				buf = append(buf, c)
 			case c >= 'A' && c <= 'Z':
+				if len(buf) == 0 {
+					capital = true
+				}
 				buf = append(buf, c+'a'-'A')
 			case c == '\'' && len(buf) > 0:
 				// possessive or contraction: drop the rest of the word ("party's")
@@ -103,6 +125,9 @@ func forEachWord(text string, fn func(w string)) {
 			i = j
 			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if len(buf) == 0 {
+				capital = unicode.IsUpper(r)
+			}
 			buf = utf8.AppendRune(buf, unicode.ToLower(foldAccent(r)))
 		default:
 			flush()

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/pakton/pakton/internal/document"
@@ -144,6 +145,9 @@ func DecodeVectors(data []byte) (*Vectors, error) {
 // already be indexed; vectors from a model other than the index's first are
 // refused, since their similarities are not comparable.
 func (ix *Index) AddVectors(id string, v *Vectors) error {
+	if ix.mapped != nil {
+		return ErrMapped
+	}
 	d, ok := ix.byID[id]
 	if !ok {
 		return fmt.Errorf("search: vectors for unknown document %q", id)
@@ -197,8 +201,11 @@ func (ix *Index) Dense() (bool, string) { return len(ix.vecUnit) > 0, ix.denseMo
 func (ix *Index) denseRank(qv []float32, sc scope, n int) []scored {
 	var out []scored
 	consider := func(j int32) {
+		if uint(j) >= uint(len(ix.vecUnit)) || int(j+1)*ix.dim > len(ix.vecs) {
+			return // a damaged index file; see persist.go
+		}
 		u := ix.vecUnit[j]
-		if sc.views[ix.units[u].View] {
+		if uint(u) < uint(len(ix.units)) && sc.views[ix.units[u].View] {
 			out = append(out, scored{u, float64(embed.Dot(qv, ix.vector(j)))})
 		}
 	}
@@ -215,7 +222,7 @@ func (ix *Index) denseRank(qv []float32, sc scope, n int) []scored {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	slices.SortFunc(out, byRank)
 	if len(out) > n {
 		out = out[:n]
 	}

@@ -40,9 +40,12 @@ func (ix *Index) associations(tid int32) []assocTerm {
 	seen := 0
 	for i := 0; i < len(pl); i += step {
 		u := pl[i].unit
+		if uint(u) >= uint(len(ix.units)) {
+			continue // a damaged index file; see persist.go
+		}
 		seen++
 		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
-			if c != tid {
+			if c != tid && uint(c) < uint(len(ix.post)) {
 				co[c]++
 			}
 		}

@@ -7,6 +7,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -87,8 +88,9 @@ type docEntry struct {
 	first, limit int32 // unit range [first, limit)
 }
 
-// Index is an in-memory inverted index over the units of many documents.
-// Units of one document are contiguous, so restricting a search
+// Index is an inverted index over the units of many documents, built in
+// memory (Add, AddSegment) or opened from a file written by WriteTo
+// (OpenIndex). Units of one document are contiguous, so restricting a search
 // to some documents is a range restriction on every posting list. An Index
 // is safe for concurrent searches once built; Add must not run concurrently
 // with anything else.
@@ -118,6 +120,11 @@ type Index struct {
 
 	assoc sync.Map // term id → []assocTerm, learned lazily
 	accs  sync.Pool
+
+	// mapped is the file an opened index lives in (see persist.go); nil for
+	// an index built in memory. Values read from it are bounds-checked
+	// before use as indices, since the big arrays are not checksummed.
+	mapped *mapping
 }
 
 // NewIndex returns an empty index.
@@ -150,6 +157,9 @@ func (ix *Index) termID(t string) int32 {
 
 // AddSegment indexes an analyzed document.
 func (ix *Index) AddSegment(seg *Segment) error {
+	if ix.mapped != nil {
+		return ErrMapped
+	}
 	if _, ok := ix.byID[seg.ID]; ok {
 		return fmt.Errorf("search: document %q is already indexed", seg.ID)
 	}
@@ -323,6 +333,9 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 		w := idf(sc.n, df) * qt.weight
 		for _, p := range parts {
 			for _, e := range p {
+				if uint(e.unit) >= uint(len(ix.units)) {
+					continue // a damaged index file; see persist.go
+				}
 				u := &ix.units[e.unit]
 				if !sc.views[u.View] {
 					continue
@@ -345,7 +358,7 @@ func (acc *accumulator) top(n int) []scored {
 		for _, u := range acc.touched {
 			out = append(out, scored{u, acc.score[u]})
 		}
-		sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+		slices.SortFunc(out, byRank)
 		return out
 	}
 	// A min-heap of the n best so far: h[0] is the worst of them.
@@ -383,8 +396,19 @@ func (acc *accumulator) top(n int) []scored {
 			i = m
 		}
 	}
-	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	slices.SortFunc(h, byRank)
 	return h
+}
+
+// byRank is better as a comparison function.
+func byRank(a, b scored) int {
+	switch {
+	case better(a, b):
+		return -1
+	case better(b, a):
+		return 1
+	}
+	return 0
 }
 
 // better orders scored units: higher score first, then lower unit id.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -20,6 +21,9 @@ type router struct {
 	post   [][]routePosting // by term id; sorted by document
 	docLen []int32          // header terms per document
 	total  int64            // header terms of all documents
+	// titleSeq holds each document's file-name, title and parties terms in
+	// order, for matching a title phrase ("the supply agreement").
+	titleSeq [][]int32
 }
 
 // routePosting is one document whose header holds a term.
@@ -29,15 +33,16 @@ type routePosting struct {
 	// name is 1 when the term is in the name, header or opening (what may
 	// name the contract), 0 when only in the model-written summary.
 	name uint8
-	_    uint8
+	// title is 1 when the term is in the file name, title or parties.
+	title uint8
 }
 
 // addRoute indexes the header of document di.
 func (ix *Index) addRoute(di int32, seg *Segment) {
 	r := &ix.router
 	type count struct {
-		tf   int
-		name bool
+		tf          int
+		name, title bool
 	}
 	terms := map[int32]*count{}
 	var order []int32
@@ -54,7 +59,15 @@ func (ix *Index) addRoute(di int32, seg *Segment) {
 		c.name = c.name || name
 		n++
 	}
-	for _, t := range Analyze(nameWords(seg.Name) + "\n" + seg.Header + "\n" + seg.Opening) {
+	var seq []int32
+	for _, t := range Analyze(nameWords(seg.Name) + "\n" + seg.Header) {
+		see(t, true)
+		tid := ix.termID(t)
+		terms[tid].title = true
+		seq = append(seq, tid)
+	}
+	r.titleSeq = append(r.titleSeq, seq)
+	for _, t := range Analyze(seg.Opening) {
 		see(t, true)
 	}
 	for _, t := range Analyze(seg.About) {
@@ -65,6 +78,9 @@ func (ix *Index) addRoute(di int32, seg *Segment) {
 		p := routePosting{doc: di, tf: uint16(min(c.tf, math.MaxUint16))}
 		if c.name {
 			p.name = 1
+		}
+		if c.title {
+			p.title = 1
 		}
 		r.post[tid] = append(r.post[tid], p)
 	}
@@ -110,46 +126,69 @@ func (r *router) idf(tid int32) float64 {
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-// routeTerms returns the distinct ids of the question's terms that occur in
-// some header, in question order.
-func (ix *Index) routeTerms(terms []string) []int32 {
-	var out []int32
-	seen := map[int32]bool{}
-	for _, t := range terms {
-		tid, ok := ix.vocab[t]
-		if !ok || seen[tid] || len(ix.router.post[tid]) == 0 {
-			continue
-		}
-		seen[tid] = true
-		out = append(out, tid)
-	}
-	return out
-}
-
 // route scores every document header against the question's terms and
 // returns the best one when it stands out. A document is named when its best
-// score is both large in absolute terms (several rare header words matched)
-// and clearly ahead of the runner-up.
-func (ix *Index) route(terms []string) routeResult {
+// score is large in absolute terms (rare header words matched), it is named by
+// its title, parties or file name, and no more documents than one contract's
+// family (routeMaxDocs) score close to it.
+//
+// Only words that can name a contract count. A word written like a name
+// (named[i]: "Acme", "BRAVATEK") is matched against each document's name,
+// header and opening text. Other words count only inside a title phrase (see
+// titleRun: "under the master services agreement"): a topic word
+// ("escrow", "franchisee") never names a contract, whichever headers it
+// appears in.
+func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 	r := &ix.router
 	res := routeResult{doc: -1}
 	if len(r.docLen) < 2 || len(terms) == 0 {
 		return res
 	}
+	ids := make([]int32, len(terms))
+	for i, t := range terms {
+		ids[i] = -1
+		if tid, ok := ix.vocab[t]; ok && len(r.post[tid]) > 0 {
+			ids[i] = tid
+		}
+	}
 	avg := float64(r.total) / float64(len(r.docLen))
 	score := make([]float64, len(r.docLen))
 	var touched []int32
-	for _, tid := range ix.routeTerms(terms) {
+	add := func(d int32, w float64) {
+		if score[d] == 0 {
+			touched = append(touched, d)
+		}
+		score[d] += w
+	}
+	// Words written like names, wherever they occur in the header.
+	seen := map[int32]bool{}
+	for i, tid := range ids {
+		if tid < 0 || !named[i] || seen[tid] {
+			continue
+		}
+		seen[tid] = true
 		w := r.idf(tid)
 		for _, p := range r.post[tid] {
+			if uint(p.doc) >= uint(len(r.docLen)) {
+				continue // a damaged index file; see persist.go
+			}
 			tf := float64(p.tf)
 			// Saturate fast: a header that says "Inc." ten times is no more
 			// about Inc. than one that says it once.
 			norm := 0.5 * (1 - 0.3 + 0.3*float64(r.docLen[p.doc])/avg)
-			if score[p.doc] == 0 {
-				touched = append(touched, p.doc)
+			add(p.doc, w*tf*1.5/(tf+norm))
+		}
+	}
+	// Title phrases; each of their words not already counted as a name
+	// weighs as much as the phrase is rare among titles.
+	for _, ph := range ix.titlePhrases(ids, breaks) {
+		w := r.idfOf(len(ph.docs))
+		for _, d := range ph.docs {
+			for _, tid := range ph.terms {
+				if !seen[tid] {
+					add(d, w)
+				}
 			}
-			score[p.doc] += w * tf * 1.5 / (tf + norm)
 		}
 	}
 	if len(touched) == 0 {
@@ -184,6 +223,12 @@ func (ix *Index) route(terms []string) routeResult {
 	if best.score < routeMinWords*maxIDF {
 		return res
 	}
+	// A contract is named by its title, its parties or its file name; words
+	// found only in its opening text (defined terms: "Net Sales",
+	// "Deliverables") describe what it is about.
+	if !ix.namedByTitle(ids, named, best.doc) {
+		return res
+	}
 	// Documents close to the best (the same parties' other agreements, a
 	// typo in a name) stay candidates; the clause search decides among them.
 	var close []ds
@@ -192,16 +237,136 @@ func (ix *Index) route(terms []string) routeResult {
 			close = append(close, ds{d, score[d]})
 		}
 	}
+	if len(close) > routeMaxDocs {
+		// More documents than one contract's family match as well: the
+		// words name a kind of contract ("the Franchise Agreement"), not one.
+		return res
+	}
 	sort.Slice(close, func(i, j int) bool { return ahead(close[i], close[j]) })
-	for _, d := range close[:min(len(close), routeMaxDocs)] {
+	for _, d := range close {
 		res.docs = append(res.docs, int(d.doc))
 	}
 	res.doc = int(best.doc)
 	return res
 }
 
+// titlePhrase is a run of question terms found as a phrase in the titles of
+// docs.
+type titlePhrase struct {
+	terms []int32
+	docs  []int32
+}
+
+// titlePhrases returns the question's title phrases: runs of two or more
+// consecutive terms, within one part of the question, that occur as a phrase
+// in the file name, title or parties of few documents (maxNameDocs) and end
+// with a word titles use for kinds of documents ("agreement", "license": in
+// at least one title in ten), as an English noun phrase ends with its head.
+// Such a run reads "the supply agreement" in a collection with one supply
+// agreement; words some titles merely contain ("intellectual property", "the
+// agreement renews") name a topic, not a contract. Of overlapping runs the
+// longest is kept.
+func (ix *Index) titlePhrases(ids []int32, breaks []bool) []titlePhrase {
+	r := &ix.router
+	n := len(r.docLen)
+	var out []titlePhrase
+	for e := len(ids) - 1; e >= 1; e-- {
+		if ids[e] < 0 || 10*r.titleDF(ids[e]) < n {
+			continue
+		}
+		for st := 0; st < e; st++ {
+			if !runOK(ids, breaks, st, e) {
+				continue
+			}
+			docs := ix.phraseDocs(ids[st : e+1])
+			if len(docs) == 0 || len(docs) > maxNameDocs(n) {
+				continue
+			}
+			out = append(out, titlePhrase{terms: ids[st : e+1], docs: docs})
+			e = st // the next phrase ends before this one
+			break
+		}
+	}
+	return out
+}
+
+// runOK reports whether ids[st..e] are all known terms within one part of
+// the question.
+func runOK(ids []int32, breaks []bool, st, e int) bool {
+	for k := st; k <= e; k++ {
+		if ids[k] < 0 || k > st && breaks[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// phraseDocs returns the documents whose title sequence contains the phrase,
+// looking only at documents whose titles hold its first term.
+func (ix *Index) phraseDocs(phrase []int32) []int32 {
+	r := &ix.router
+	var out []int32
+	for _, p := range r.post[phrase[0]] {
+		if p.title == 1 && uint(p.doc) < uint(len(r.titleSeq)) && containsPhrase(r.titleSeq[p.doc], phrase) {
+			out = append(out, p.doc)
+		}
+	}
+	return out
+}
+
+// containsPhrase reports whether phrase occurs in seq as consecutive terms.
+func containsPhrase(seq, phrase []int32) bool {
+	for i := 0; i+len(phrase) <= len(seq); i++ {
+		if slices.Equal(seq[i:i+len(phrase)], phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// titleDF is the number of documents whose file name, title or parties hold
+// term tid.
+func (r *router) titleDF(tid int32) int {
+	n := 0
+	for _, p := range r.post[tid] {
+		n += int(p.title)
+	}
+	return n
+}
+
+// idfOf is the inverse document frequency of something df documents have.
+func (r *router) idfOf(df int) float64 {
+	n := float64(len(r.docLen))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// namedByTitle reports whether the question names document doc by its file
+// name, title or parties, or, for a word written like a name, by the
+// model-written summary (which names the parties however the text reads).
+func (ix *Index) namedByTitle(ids []int32, named []bool, doc int32) bool {
+	r := &ix.router
+	for i, tid := range ids {
+		if tid < 0 {
+			continue
+		}
+		pl := r.post[tid]
+		j := sort.Search(len(pl), func(j int) bool { return pl[j].doc >= doc })
+		if j < len(pl) && pl[j].doc == doc && (pl[j].title == 1 || named[i] && pl[j].name == 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNameDocs is how many titles a phrase may occur in and still name a
+// contract (or a few agreements between the same parties): at most
+// routeMaxDocs, and at most one in twenty documents of a small collection.
+func maxNameDocs(docs int) int {
+	return max(1, min(routeMaxDocs, docs/20))
+}
+
 const (
-	routeMinWords   = 1.5  // best header score, in units of one unique word
+	routeMinWords   = 1.5  // best score of the words that may name a contract, in units of one word unique to one header
 	routeCloseRatio = 0.75 // candidates score at least this share of the best
 	routeMaxDocs    = 4    // at most this many candidate documents
 )

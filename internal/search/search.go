@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +59,7 @@ func (ix *Index) Search(q Query) Result {
 	if k <= 0 {
 		k = 10
 	}
-	terms, breaks := analyzeQuery(q.Text)
+	terms, breaks, named := analyzeQuery(q.Text)
 	var res Result
 
 	// Which documents to search.
@@ -72,7 +74,7 @@ func (ix *Index) Search(q Query) Result {
 	}
 	var ref map[int]bool
 	if len(docs) == 0 && !q.NoRoute {
-		if rr := ix.route(terms); rr.doc >= 0 {
+		if rr := ix.route(terms, breaks, named); rr.doc >= 0 {
 			for _, d := range rr.docs {
 				docs = append(docs, int32(d))
 				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
@@ -203,7 +205,7 @@ func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
 			rest = append(rest, scored{u, -math.Abs(d)})
 		}
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].score > rest[j].score })
+	slices.SortStableFunc(rest, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
 	for i := range rest {
 		rest[i].score = 0
 	}
@@ -224,6 +226,9 @@ func (ix *Index) collect(ranked []scored, k int) []Hit {
 			break
 		}
 		u := &ix.units[s.unit]
+		if uint(u.Doc) >= uint(len(ix.docs)) {
+			continue // a damaged index file; see persist.go
+		}
 		for _, usp := range ix.unitSpans(s.unit) {
 			sp := usp.doc()
 			for _, frag := range subtract(sp, taken[u.Doc]) {
@@ -305,18 +310,21 @@ func dropFraming(terms []string) []string {
 }
 
 // analyzeQuery analyzes a question part by part, split at ; : ? ! and line
-// breaks, and reports for each term whether a part starts with it.
-func analyzeQuery(text string) (terms []string, breaks []bool) {
+// breaks, and reports for each term whether a part starts with it and
+// whether it was written like a name (see AnalyzeCased).
+func analyzeQuery(text string) (terms []string, breaks, named []bool) {
 	parts := strings.FieldsFunc(text, func(r rune) bool {
 		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
 	})
 	for _, p := range parts {
-		for i, t := range Analyze(p) {
+		ts, ns := AnalyzeCased(p)
+		for i, t := range ts {
 			terms = append(terms, t)
 			breaks = append(breaks, i == 0)
 		}
+		named = append(named, ns...)
 	}
-	return terms, breaks
+	return terms, breaks, named
 }
 
 // RerankHits reorders the first n hits by a reranker's scores of their text

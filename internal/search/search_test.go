@@ -101,6 +101,48 @@ func TestRoutingToTheNamedContract(t *testing.T) {
 	}
 }
 
+// TestRoutingIgnoresTopics: questions that name no contract are never
+// narrowed, even when their words (or capitalized defined terms) occur in
+// some contracts' titles; a contract is named by a name (capitalized, rare)
+// or by a title phrase only one contract has.
+func TestRoutingIgnoresTopics(t *testing.T) {
+	docs := map[string]string{}
+	for k, v := range contracts {
+		docs[k] = v
+	}
+	// Several contracts of one kind: "the Franchise Agreement" names none.
+	for _, name := range []string{"Northwind", "Southgate", "Eastway", "Westmark", "Midland"} {
+		docs[strings.ToLower(name)+"-franchise"] = "FRANCHISE AGREEMENT between " + name + " Franchising Inc. and the Franchisee.\n\n" +
+			"The Franchisee may terminate on ninety days notice.\n\nThe Franchisor may inspect the premises."
+	}
+	ix := corpus(t, docs)
+	tests := []struct {
+		q    string
+		want string // first routed document, "" for none
+	}{
+		{"Can the franchisee terminate on notice?", ""},
+		{"Can the Franchisee terminate the Franchise Agreement early?", ""},
+		{"May the Franchisor inspect the premises?", ""},
+		{"Is the supplier's liability capped?", ""},
+		{"How long must confidential information be kept secret?", ""},
+		{"Can Northwind Franchising inspect the premises?", "northwind-franchise"},
+		{"Under the Acme supply agreement, is liability capped?", "acme-supply"},
+	}
+	for _, tc := range tests {
+		res := ix.Search(Query{Text: tc.q, K: 3})
+		got := ""
+		if len(res.RoutedTo) > 0 {
+			got = res.RoutedTo[0]
+		}
+		if got != tc.want {
+			t.Errorf("%q routed to %v, want %q", tc.q, res.RoutedTo, tc.want)
+		}
+		if res := ix.Search(Query{Text: tc.q, K: 3, NoRoute: true}); len(res.RoutedTo) > 0 {
+			t.Errorf("%q with NoRoute routed to %v", tc.q, res.RoutedTo)
+		}
+	}
+}
+
 func TestSearchFindsTheClause(t *testing.T) {
 	ix := corpus(t, contracts)
 	res := ix.Search(Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 1})

@@ -30,6 +30,9 @@ type askRequest struct {
 	MaxTurns     int      `json:"max_turns"`
 	// Evidence asks for an evidence report even when a model is configured.
 	Evidence bool `json:"evidence"`
+	// NoRoute searches every document even when the question seems to name
+	// a contract.
+	NoRoute bool `json:"no_route"`
 }
 
 // maxTurnsLimit bounds max_turns a client may ask for.
@@ -173,7 +176,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			}
 		}
 		lib := agent.NewLibrary(&tool.Corpus{Store: s.st, Collection: c, Index: li.ix, Models: s.searchModels()})
-		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids}
+		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
 		if s.models == nil || req.Evidence {
 			if s.models == nil {
 				say("no language model configured: building an evidence report")

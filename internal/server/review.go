@@ -157,7 +157,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.internal(w, "start review", err)
 		return
 	}
-	j, err := s.jobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
+	j, err := s.reviewJobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
 	if err != nil {
 		os.RemoveAll(dir)
 		s.internal(w, "start review", err)
@@ -258,7 +258,7 @@ func (s *Server) reviewView(m reviewMeta) reviewJSON {
 		v.Progress = jobs.Progress{Done: res.Stats.Contracts, Total: res.Stats.Contracts}
 		return v
 	}
-	j, err := s.jobs.Get(m.Job)
+	j, err := s.reviewJobs.Get(m.Job)
 	if err != nil {
 		if m.Job != "" {
 			v.State, v.Error = jobs.Failed, "the review's job is gone (server data removed); start the review again"
@@ -359,7 +359,7 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
 		return
 	}
-	j, err := s.jobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	j, err := s.reviewJobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
 	if err != nil {
 		s.internal(w, "resume review", err)
 		return
@@ -378,10 +378,10 @@ func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 	if !ok {
 		return
 	}
-	if j, err := s.jobs.Get(m.Job); err == nil && !j.State.Final() {
-		s.jobs.Cancel(j.ID)
+	if j, err := s.reviewJobs.Get(m.Job); err == nil && !j.State.Final() {
+		s.reviewJobs.Cancel(j.ID)
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-		_, err := s.jobs.Wait(ctx, j.ID)
+		_, err := s.reviewJobs.Wait(ctx, j.ID)
 		cancel()
 		if err != nil {
 			fail(w, http.StatusConflict, "review %q is still stopping; try again", m.ID)

@@ -26,7 +26,7 @@ func (e *env) startReviewOf(collection, key string, req map[string]any) reviewJS
 	rv := decode[struct{ Review reviewJSON }](e.t, body).Review
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if j, err := e.srv.Jobs().Wait(ctx, rv.Job); err != nil || j.State != jobs.Done {
+	if j, err := e.srv.ReviewJobs().Wait(ctx, rv.Job); err != nil || j.State != jobs.Done {
 		e.t.Fatalf("review job: %+v %v", j, err)
 	}
 	return rv
@@ -69,8 +69,18 @@ func TestReviewAPI(t *testing.T) {
 		t.Errorf("review: %+v", rv)
 	}
 
+	// Review jobs run on their own workers but are jobs like the others.
+	code, body := e.json("GET", "/api/v1/jobs/"+rv.Job, key, nil)
+	if code != 200 || !strings.Contains(string(body), `"kind":"review"`) {
+		t.Errorf("review job: %d %s", code, body)
+	}
+	code, body = e.json("GET", "/api/v1/collections/deal/jobs", key, nil)
+	if code != 200 || !strings.Contains(string(body), rv.Job) || !strings.Contains(string(body), `"kind":"ingest"`) {
+		t.Errorf("collection jobs: %d %s", code, body)
+	}
+
 	// Progress over SSE: at least one progress event, then done.
-	code, body := e.do("GET", base+"/"+rv.ID+"/events", key, nil, "")
+	code, body = e.do("GET", base+"/"+rv.ID+"/events", key, nil, "")
 	evs := parseSSE(t, string(body))
 	if code != 200 || len(evs) < 2 || evs[0].Event != "progress" || evs[len(evs)-1].Event != "done" {
 		t.Fatalf("events: %d %s", code, body)
@@ -174,7 +184,7 @@ func TestReviewAPI(t *testing.T) {
 	resumed := decode[struct{ Review reviewJSON }](t, body).Review
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if j, err := e.srv.Jobs().Wait(ctx, resumed.Job); err != nil || j.State != jobs.Done {
+	if j, err := e.srv.ReviewJobs().Wait(ctx, resumed.Job); err != nil || j.State != jobs.Done {
 		t.Fatalf("resumed job: %+v %v", j, err)
 	}
 	_, body = e.json("GET", base+"/"+rv.ID, key, nil)

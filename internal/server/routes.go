@@ -26,6 +26,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}", s.authed(s.getDocument))
 	mux.Handle("DELETE "+api+"/collections/{c}/documents/{id}", s.authed(s.deleteDocument))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/layout", s.authed(s.getLayout))
+	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/graph", s.authed(s.getDocGraph))
+	mux.Handle("GET "+api+"/collections/{c}/graph", s.authed(s.getCollectionGraph))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
@@ -171,6 +173,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 		return
 	}
 	s.jobs.CancelCollection(c)
+	s.reviewJobs.CancelCollection(c)
 	err := s.st.DeleteCollection(c)
 	s.indexes.drop(c)
 	if errors.Is(err, store.ErrNotFound) {
@@ -204,7 +207,8 @@ func jobJSON(j jobs.Job) jobs.Job {
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
-	list := s.jobs.List(c)
+	list := append(s.jobs.List(c), s.reviewJobs.List(c)...)
+	slices.SortFunc(list, func(a, b jobs.Job) int { return b.Created.Compare(a.Created) })
 	if _, err := s.st.Generation(c); err != nil && len(list) == 0 {
 		s.storeErr(w, r, "list jobs", err)
 		return
@@ -216,30 +220,31 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	writeJSON(w, http.StatusOK, map[string]any{"jobs": out})
 }
 
-// visibleJob returns a job the key may see; any other answers 404 exactly
-// as a missing job does.
-func (s *Server) visibleJob(w http.ResponseWriter, r *http.Request, k auth.Key) (jobs.Job, bool) {
+// visibleJob returns a job the key may see, with the manager that holds
+// it; any other answers 404 exactly as a missing job does.
+func (s *Server) visibleJob(w http.ResponseWriter, r *http.Request, k auth.Key) (jobs.Job, *jobs.Manager, bool) {
 	id := r.PathValue("id")
-	j, err := s.jobs.Get(id)
-	if err != nil || !k.Allows(j.Collection) {
-		fail(w, http.StatusNotFound, "job %q not found", id)
-		return jobs.Job{}, false
+	for _, m := range []*jobs.Manager{s.jobs, s.reviewJobs} {
+		if j, err := m.Get(id); err == nil && k.Allows(j.Collection) {
+			return j, m, true
+		}
 	}
-	return j, true
+	fail(w, http.StatusNotFound, "job %q not found", id)
+	return jobs.Job{}, nil, false
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	if j, ok := s.visibleJob(w, r, k); ok {
+	if j, _, ok := s.visibleJob(w, r, k); ok {
 		writeJSON(w, http.StatusOK, map[string]any{"job": jobJSON(j)})
 	}
 }
 
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	j, ok := s.visibleJob(w, r, k)
+	j, m, ok := s.visibleJob(w, r, k)
 	if !ok {
 		return
 	}
-	j, err := s.jobs.Cancel(j.ID)
+	j, err := m.Cancel(j.ID)
 	if err != nil {
 		s.internal(w, "cancel job", err)
 		return
@@ -250,11 +255,11 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
 // deleteJob removes a finished job (and any uploaded files of it left);
 // a queued or running job must be cancelled first (409).
 func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	j, ok := s.visibleJob(w, r, k)
+	j, m, ok := s.visibleJob(w, r, k)
 	if !ok {
 		return
 	}
-	err := s.jobs.Remove(j.ID)
+	err := m.Remove(j.ID)
 	switch {
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)

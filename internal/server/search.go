@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -56,6 +57,10 @@ type cachedDoc struct {
 	ver  string
 	doc  *document.Document
 	tree *clause.Tree
+
+	graphOnce sync.Once
+	graph     *graph.Doc // read on first use (docGraph)
+	graphErr  error
 }
 
 // maxCachedText bounds the document text a collection's cache holds; past
@@ -202,6 +207,9 @@ type searchRequest struct {
 	Query string   `json:"query"`
 	K     int      `json:"k"`
 	Docs  []string `json:"docs"` // document ids or names; empty: whole collection
+	// NoRoute searches every document even when the query seems to name a
+	// contract; the response's routed_to says when routing narrowed it.
+	NoRoute bool `json:"no_route"`
 }
 
 type hitJSON struct {
@@ -213,6 +221,9 @@ type hitJSON struct {
 	Span    document.Span `json:"span"`
 	Score   float64       `json:"score"`
 	Text    string        `json:"text"`
+	// Support: definitions of the terms the hit uses and the clauses it
+	// refers to (docs/GRAPH.md); never part of the hit's span.
+	Support *ingest.Support `json:"support,omitempty"`
 }
 
 type routedJSON struct {
@@ -263,7 +274,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
-	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids})
+	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
 		fail(w, http.StatusBadGateway, "search failed: %v", err)
@@ -293,6 +304,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 				node = t.At(h.Span.Start)
 			}
 			hj.Path = t.Path(node)
+			if g, err := s.docGraph(c, d); err == nil {
+				hj.Support = ingest.SupportFor(d.doc, t, g, h.Span)
+			} else {
+				s.log.Warn("search: no graph for supporting evidence", "collection", c, "doc", h.DocID, "err", err)
+			}
 		}
 		out.Hits = append(out.Hits, hj)
 	}

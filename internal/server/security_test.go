@@ -68,6 +68,8 @@ func TestIsolation(t *testing.T) {
 		{"GET", "/api/v1/collections/alpha/documents", nil, 200, false},
 		{"GET", "/api/v1/collections/alpha/documents/" + docID, nil, 200, false},
 		{"GET", "/api/v1/collections/alpha/documents/" + pdfID + "/layout", nil, 200, false},
+		{"GET", "/api/v1/collections/alpha/documents/" + docID + "/graph", nil, 200, false},
+		{"GET", "/api/v1/collections/alpha/graph", nil, 200, false},
 		{"GET", "/api/v1/collections/alpha/documents/" + pdfID + "/pages/1.png", nil, 200, false},
 		{"POST", "/api/v1/collections/alpha/search", jsonBody(map[string]any{"query": "assignment"}), 200, false},
 		{"POST", "/api/v1/collections/alpha/ask", jsonBody(map[string]any{"question": "who may assign?"}), 200, false},

@@ -121,16 +121,19 @@ type Config struct {
 
 // Server is the HTTP API over one store.
 type Server struct {
-	cfg     Config
-	st      *store.Store
-	log     *slog.Logger
-	jobs    *jobs.Manager
-	indexes *indexes
-	limiter *limiter      // nil: no rate limiting
-	models  *agent.Models // nil: evidence reports
-	asks    chan struct{} // semaphore of running asks
-	renders chan struct{} // semaphore of running page renders (pages.go)
-	handler http.Handler
+	cfg  Config
+	st   *store.Store
+	log  *slog.Logger
+	jobs *jobs.Manager
+	// reviewJobs runs reviews apart from jobs (ingests), so a long review
+	// never holds up an upload; the job routes look in both.
+	reviewJobs *jobs.Manager
+	indexes    *indexes
+	limiter    *limiter      // nil: no rate limiting
+	models     *agent.Models // nil: evidence reports
+	asks       chan struct{} // semaphore of running asks
+	renders    chan struct{} // semaphore of running page renders (pages.go)
+	handler    http.Handler
 
 	streams    context.Context // cancelled when the server shuts down
 	stopStream context.CancelFunc
@@ -211,7 +214,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs.Handle(kindIngest, s.runIngest)
-	s.jobs.Handle(kindReview, s.runReviewJob)
+	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), jobs.Options{Logger: s.log,
+		Retention: max(cfg.JobRetention, 0)})
+	if err != nil {
+		s.jobs.Close()
+		s.reviewJobs.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.reviewJobs.Handle(kindReview, s.runReviewJob)
+	s.reviewJobs.Start()
 	s.removeOrphanUploads()
 	s.jobs.Start()
 	s.handler = s.routes()
@@ -224,6 +235,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // Jobs returns the server's job manager, for features that add job kinds.
 func (s *Server) Jobs() *jobs.Manager { return s.jobs }
+
+// ReviewJobs returns the job manager that runs reviews.
+func (s *Server) ReviewJobs() *jobs.Manager { return s.reviewJobs }
 
 // Close cancels the streams in progress and stops the job workers; running
 // jobs stay unfinished on disk and resume on the next start. It does not

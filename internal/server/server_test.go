@@ -97,6 +97,21 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("hit outside the selected document: %+v", h)
 		}
 	}
+	// A question naming a contract is routed (routed_to); no_route searches both.
+	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "In the Beta GmbH agreement, is liability capped?", "k": 10})
+	res = decode[searchResponse](t, body)
+	if code != 200 || len(res.RoutedTo) != 1 || res.RoutedTo[0].Name != "beta.txt" {
+		t.Fatalf("routed search: %d %s", code, body)
+	}
+	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "In the Beta GmbH agreement, is liability capped?", "k": 10, "no_route": true})
+	res = decode[searchResponse](t, body)
+	both := map[string]bool{}
+	for _, h := range res.Hits {
+		both[h.DocName] = true
+	}
+	if code != 200 || len(res.RoutedTo) != 0 || len(both) != 2 {
+		t.Fatalf("no_route search: %d routed %v, hits from %v", code, res.RoutedTo, both)
+	}
 	if code, _ = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "x", "docs": []string{"nope.txt"}}); code != 404 {
 		t.Errorf("search with unknown doc: %d", code)
 	}

@@ -59,6 +59,7 @@ func removeTemps(dir string) {
 func (s *Store) recoverCollection(name string) error {
 	cdir := s.collectionDir(name)
 	removeTemps(cdir)
+	removeTemps(s.cacheDir(name))
 	docs := s.docsDir(name)
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		return err

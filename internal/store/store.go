@@ -10,6 +10,7 @@
 //	dir/collections/<name>/manifest.log           live documents + generation (a log)
 //	dir/collections/<name>/docs/<id>@<rev>/       one immutable document version
 //	    meta.json  text.txt  tree.json  artifacts/<artifact>.bin
+//	dir/collections/<name>/cache/<file>           derived files (the search index); see WriteCache
 //
 // manifest.log is the source of truth: one record per line,
 // "<crc32c> <kind> <generation> <id> <json>". The first line (H) carries the

@@ -78,6 +78,9 @@ type SearchContract struct {
 	Docs []string
 	// K is the default number of passages (5 when zero).
 	K int
+	// NoRoute searches the whole collection when Docs is empty, even for a
+	// query that seems to name a contract.
+	NoRoute bool
 }
 
 // Spec describes the tool to a model.
@@ -101,7 +104,7 @@ func (t *SearchContract) Call(ctx context.Context, raw json.RawMessage) (Result,
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	_, ev, err := t.Corpus.SearchContext(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K))})
+	_, ev, err := t.Corpus.SearchContext(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K)), NoRoute: t.NoRoute})
 	if err != nil {
 		return Result{}, fmt.Errorf("search_contract: %w", err)
 	}

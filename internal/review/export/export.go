@@ -100,6 +100,7 @@ func WriteFiles(dir string, formats []string, rv *Review) ([]string, error) {
 		if err != nil {
 			return out, fmt.Errorf("export %s: %w", path, err)
 		}
+		tmp.Chmod(0o644) // as a file the user wrote, not a private temporary
 		err = Write(tmp, f, rv)
 		if cerr := tmp.Close(); err == nil {
 			err = cerr

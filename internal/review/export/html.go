@@ -24,7 +24,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 
 // contextRunes is how much contract text the HTML report shows around an
 // extract.
-const contextRunes = 400
+const contextRunes = 250
 
 // shortRunes bounds the extract shown in a grid cell.
 const shortRunes = 160
@@ -103,7 +103,10 @@ func HTML(w io.Writer, rv *Review) error {
 			}
 			hc := htmlCell{Provision: p, Found: a.Found, Short: clip(a.Text, shortRunes), Value: a.Value,
 				Confidence: c.Confidence, Class: cellClass(a.Found, c.Confidence), Verdict: string(a.Verdict)}
-			if len(c.Extracts) > 0 || d != nil {
+			// A "Not found" cell's best candidate is not a source: only
+			// found or decided cells link to one (it also keeps the report
+			// of a large review to a size a browser opens).
+			if (c.Found && len(c.Extracts) > 0) || d != nil {
 				hc.Anchor = fmt.Sprintf("s-%d-%d", i, j)
 				src := htmlSource{Anchor: hc.Anchor, Contract: row.DocName, Provision: p, Found: c.Found,
 					Confidence: c.Confidence, Value: c.Value, Method: c.Method}

@@ -1,11 +1,14 @@
 // pakton web app: search.
 'use strict';
 
-async function search(ev) {
-  ev.preventDefault();
+// search runs the query in the search box; noRoute searches every document
+// even when the query seems to name a contract ("search all").
+async function search(ev, noRoute) {
+  if (ev) ev.preventDefault();
   const query = $('search-query').value.trim();
   if (!query) return;
   const body = { query, k: 10 };
+  if (noRoute) body.no_route = true;
   if ($('search-scope').checked && state.doc) body.docs = [state.doc.id];
   const out = $('hits');
   $('results').hidden = false;
@@ -16,7 +19,12 @@ async function search(ev) {
     const hits = listOf(r, 'hits', 'results', 'passages');
     $('results-h').textContent = hits.length + ' result' + (hits.length === 1 ? '' : 's') + ' for “' + query + '”';
     const routed = listOf(r.routed_to, 'routed_to').map((d) => d.name || d.id || d).filter(Boolean);
-    $('routed').textContent = routed.length ? 'The query names ' + routed.join(', ') + ': only searched there.' : '';
+    if (routed.length) {
+      $('routed').replaceChildren('Searched only: ' + routed.join(', ') + ' — ',
+        el('button', { type: 'button', className: 'linkish', id: 'search-all', onclick: () => search(null, true).catch(showError) }, 'search all'));
+    } else {
+      $('routed').replaceChildren(noRoute ? 'Searched every document.' : '');
+    }
     out.replaceChildren(...hits.map((h, i) => {
       const span = h.span || { start: h.start, end: h.end };
       const text = h.text || h.quote || '';

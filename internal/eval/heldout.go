@@ -1,0 +1,204 @@
+package eval
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Held-out evaluation sets: questions pakton was not tuned on, built
+// reproducibly from the development data and question files written by the
+// team (questions/*.json, embedded). They measure what the dev benchmark
+// cannot: new question types, the same questions in a lawyer's own words, and
+// routing of questions that name no contract.
+
+//go:embed questions/*.json
+var questionFiles embed.FS
+
+// questionFile reads one embedded question file into v.
+func questionFile(name string, v any) error {
+	data, err := questionFiles.ReadFile("questions/" + name)
+	if err != nil {
+		return fmt.Errorf("eval: question file %s: %w", name, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("eval: question file %s: %w", name, err)
+	}
+	return nil
+}
+
+// UnnamedQuestions returns the plain questions that name no contract
+// (questions/no_contract.json): routing should narrow none of them.
+func UnnamedQuestions() ([]string, error) {
+	var f struct {
+		Questions []string `json:"questions"`
+	}
+	if err := questionFile("no_contract.json", &f); err != nil {
+		return nil, err
+	}
+	return f.Questions, nil
+}
+
+// Paraphrase rewrites every query of a CUAD benchmark ("Consider the
+// <title>; <question>") with the team's plain-language rewrite of its
+// question (questions/paraphrased.json). A query whose question has no
+// rewrite is an error, so a changed benchmark cannot be half paraphrased.
+func Paraphrase(b *Benchmark) (*Benchmark, error) {
+	var f struct {
+		Rewrites map[string]string `json:"rewrites"`
+	}
+	if err := questionFile("paraphrased.json", &f); err != nil {
+		return nil, err
+	}
+	out := &Benchmark{Name: b.Name + "_paraphrased"}
+	for _, t := range b.Tests {
+		title, question, ok := strings.Cut(t.Query, "; ")
+		if !ok {
+			return nil, fmt.Errorf("eval: %s: query %q has no \"; \" after its title", b.Name, t.Query)
+		}
+		re, ok := f.Rewrites[strings.TrimSpace(question)]
+		if !ok {
+			return nil, fmt.Errorf("eval: %s: no rewrite for question %q", b.Name, question)
+		}
+		t.Query = title + "; " + re
+		out.Tests = append(out.Tests, t)
+	}
+	return out, nil
+}
+
+// Review is the CUAD review benchmark (review_dev.json): per document and
+// provision, whether the provision is present and the spans of its quotes.
+type Review struct {
+	Documents []struct {
+		FilePath string `json:"file_path"`
+		Labels   []struct {
+			Provision string  `json:"provision"`
+			Present   bool    `json:"present"`
+			Spans     [][]int `json:"spans"`
+		} `json:"labels"`
+	} `json:"documents"`
+}
+
+// NewTypes builds a benchmark in LegalBench-RAG's CUAD format for the
+// provisions of questions/new_types.json that the dev benchmark b never asks
+// about: one query per document where the provision is present, titled as b
+// titles that document ("Consider the <title>; <question>"). review_dev.json
+// lists every occurrence of every annotated quote; the ground truth keeps the
+// first occurrence of each distinct quote, where an annotator reads it.
+// corpus is the benchmark's corpus directory (to read the quotes).
+func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
+	var f struct {
+		Questions map[string]string `json:"questions"`
+	}
+	if err := questionFile("new_types.json", &f); err != nil {
+		return nil, err
+	}
+	asked := map[string]bool{}
+	titles := map[string]string{}
+	for _, t := range b.Tests {
+		asked[strings.ToLower(t.Category)] = true
+		if title, _, ok := strings.Cut(t.Query, "; "); ok {
+			titles[t.Snippets[0].FilePath] = title
+		}
+	}
+	provisions := make([]string, 0, len(f.Questions))
+	for p := range f.Questions {
+		if asked[strings.ToLower(p)] {
+			return nil, fmt.Errorf("eval: new_types.json: %q is asked by %s, so it is not a new type", p, b.Name)
+		}
+		provisions = append(provisions, p)
+	}
+	sort.Strings(provisions)
+	out := &Benchmark{Name: b.Name + "_newtypes"}
+	for _, d := range review.Documents {
+		title, ok := titles[d.FilePath]
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(d.FilePath)))
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		text := []rune(string(data))
+		for _, p := range provisions {
+			for _, l := range d.Labels {
+				if !strings.EqualFold(l.Provision, p) || !l.Present {
+					continue
+				}
+				seen := map[string]bool{}
+				var snips []Snippet
+				for _, s := range l.Spans {
+					if len(s) != 2 || s[0] < 0 || s[1] <= s[0] || s[1] > len(text) {
+						return nil, fmt.Errorf("eval: review: %s %s: span %v outside the document", d.FilePath, p, s)
+					}
+					q := string(text[s[0]:s[1]])
+					if seen[q] {
+						continue
+					}
+					seen[q] = true
+					snips = append(snips, Snippet{FilePath: d.FilePath, Span: document.Span{Start: s[0], End: s[1]}})
+				}
+				if len(snips) > 0 {
+					out.Tests = append(out.Tests, Test{Query: title + "; " + f.Questions[p], Snippets: snips, Category: l.Provision})
+				}
+			}
+		}
+	}
+	if len(out.Tests) == 0 {
+		return nil, fmt.Errorf("eval: no review document of %s is in the benchmark", b.Name)
+	}
+	return out, nil
+}
+
+// LoadReview reads review_dev.json.
+func LoadReview(path string) (*Review, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("review %s: %w", path, err)
+	}
+	var r Review
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("review %s: %w", path, err)
+	}
+	if len(r.Documents) == 0 {
+		return nil, fmt.Errorf("review %s: no documents", path)
+	}
+	return &r, nil
+}
+
+// WriteBenchmark writes b in LegalBench-RAG's format.
+func WriteBenchmark(path string, b *Benchmark) error {
+	type snip struct {
+		FilePath string `json:"file_path"`
+		Span     [2]int `json:"span"`
+	}
+	type test struct {
+		Query    string `json:"query"`
+		Category string `json:"category,omitempty"`
+		Snippets []snip `json:"snippets"`
+	}
+	out := struct {
+		Tests []test `json:"tests"`
+	}{}
+	for _, t := range b.Tests {
+		tt := test{Query: t.Query, Category: t.Category}
+		for _, s := range t.Snippets {
+			tt.Snippets = append(tt.Snippets, snip{s.FilePath, [2]int{s.Span.Start, s.Span.End}})
+		}
+		out.Tests = append(out.Tests, tt)
+	}
+	data, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

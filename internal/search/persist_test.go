@@ -1,0 +1,237 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/embed/embedtest"
+)
+
+// persist writes ix to a temporary file and opens it again.
+func persist(t *testing.T, ix *Index, label uint64) (*Index, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "search.idx")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.WriteTo(f, label); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := OpenIndex(path, label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opened, path
+}
+
+// persistQueries exercise routing, reference-term removal, expansion,
+// document filters, filling and every view.
+var persistQueries = []Query{
+	{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 5},
+	{Text: "In the Zenith Software license, can the licensee assign?", K: 3},
+	{Text: "which law governs?", K: 10},
+	{Text: "liability", K: 10, Docs: []string{"orion-nda"}},
+	{Text: "confidential information", K: 4, Views: []View{ViewPlain}},
+	{Text: "deliver products assign", K: 8, NoExpand: true, NoRoute: true},
+	{Text: "nothing matches zzzz", K: 3, Docs: []string{"acme-supply"}},
+}
+
+// TestPersistedIndexAnswersTheSame writes an index, opens the file and
+// checks that every query returns exactly what the built index returns.
+func TestPersistedIndexAnswersTheSame(t *testing.T) {
+	built := corpus(t, contracts)
+	opened, _ := persist(t, built, 42)
+	sameIndex(t, reflect.ValueOf(opened).Elem(), reflect.ValueOf(built).Elem(), "Index")
+	for _, q := range persistQueries {
+		want, got := built.Search(q), opened.Search(q)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: opened index returned %+v, built %+v", q.Text, got, want)
+		}
+		if len(want.Hits) == 0 && !strings.Contains(q.Text, "zzzz") {
+			t.Errorf("%q: no hits; the test proves nothing", q.Text)
+		}
+	}
+	for id := range contracts {
+		if opened.DocName(id) != built.DocName(id) {
+			t.Errorf("DocName(%s) = %q, want %q", id, opened.DocName(id), built.DocName(id))
+		}
+	}
+	if err := opened.Add(DocInput{ID: "new"}); !errors.Is(err, ErrMapped) {
+		t.Errorf("Add to an opened index: %v, want ErrMapped", err)
+	}
+}
+
+func TestPersistedIndexKeepsVectors(t *testing.T) {
+	srv := embedtest.NewServer(t, concepts)
+	emb, err := embed.New(embed.Config{BaseURL: srv.BaseURL(), Model: "scripted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := denseCorpus(t, emb)
+	opened, _ := persist(t, built, 1)
+	sameIndex(t, reflect.ValueOf(opened).Elem(), reflect.ValueOf(built).Elem(), "Index")
+	if d, m := opened.Dense(); !d || m != "scripted" {
+		t.Fatalf("opened index Dense() = %v %q", d, m)
+	}
+	qv, err := emb.Embed(t.Context(), []string{"can we cancel early for any reason"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []Query{
+		{Text: "can we cancel early for any reason", K: 2, Vector: qv[0]},
+		{Text: "can we cancel early for any reason", K: 2, Vector: qv[0], Docs: []string{"msa"}},
+	} {
+		if want, got := built.Search(q), opened.Search(q); !reflect.DeepEqual(got, want) {
+			t.Errorf("hybrid search on the opened index %+v, built %+v", got, want)
+		}
+	}
+}
+
+func TestOpenIndexRefusesStaleAndDamaged(t *testing.T) {
+	built := corpus(t, contracts)
+	_, path := persist(t, built, 7)
+	if _, err := OpenIndex(path, 8); !errors.Is(err, ErrStaleIndex) {
+		t.Errorf("label 8 over a file of label 7: %v, want ErrStaleIndex", err)
+	}
+	if _, err := OpenIndex(filepath.Join(t.TempDir(), "none"), 7); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage := map[string]func([]byte) []byte{
+		"truncated":     func(b []byte) []byte { return b[:len(b)/2] },
+		"empty":         func(b []byte) []byte { return nil },
+		"other format":  func(b []byte) []byte { b[8]++; return b },
+		"section table": func(b []byte) []byte { b[headerSize+8+3]++; return b },
+		"meta":          func(b []byte) []byte { b[int(leU64(b[headerSize+8:]))+2] ^= 1; return b },
+	}
+	for name, f := range damage {
+		p := filepath.Join(t.TempDir(), "x.idx")
+		if err := os.WriteFile(p, f(append([]byte(nil), good...)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OpenIndex(p, 7); !errors.Is(err, ErrBadIndex) {
+			t.Errorf("%s: %v, want ErrBadIndex", name, err)
+		}
+	}
+}
+
+func leU64(b []byte) uint64 {
+	var v uint64
+	for i := 7; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// TestDamagedArraysNeverPanic flips random bytes in the unchecksummed
+// arrays of an index file: searches may misrank but must not panic.
+func TestDamagedArraysNeverPanic(t *testing.T) {
+	built := corpus(t, contracts)
+	_, path := persist(t, built, 3)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(5))
+	start := int(leU64(good[headerSize+(secDocRange-1)*tableEntry+8:]))
+	for round := range 200 {
+		b := append([]byte(nil), good...)
+		for range 1 + rng.Intn(20) {
+			b[start+rng.Intn(len(b)-start)] = byte(rng.Intn(256))
+		}
+		p := filepath.Join(t.TempDir(), fmt.Sprint(round))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := OpenIndex(p, 3)
+		if err != nil {
+			continue
+		}
+		for _, q := range persistQueries {
+			ix.Search(q)
+		}
+	}
+}
+
+// notPersisted are the Index fields a persisted index does not carry: caches
+// rebuilt lazily, and the mapping itself.
+var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true}
+
+// sameIndex compares every field of two Index values, recursively (nil and
+// empty slices are equal), so a field added to Index or its router and not
+// written by WriteTo fails here rather than in a user's search.
+func sameIndex(t *testing.T, got, want reflect.Value, path string) {
+	t.Helper()
+	if notPersisted[path] {
+		return
+	}
+	switch want.Kind() {
+	case reflect.Struct:
+		for i := range want.NumField() {
+			sameIndex(t, got.Field(i), want.Field(i), path+"."+want.Type().Field(i).Name)
+		}
+	case reflect.Slice, reflect.Array:
+		if got.Len() != want.Len() {
+			t.Errorf("%s: opened index has %d elements, built %d", path, got.Len(), want.Len())
+			return
+		}
+		for i := range want.Len() {
+			sameIndex(t, got.Index(i), want.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Map:
+		if got.Len() != want.Len() {
+			t.Errorf("%s: opened index has %d entries, built %d", path, got.Len(), want.Len())
+			return
+		}
+		for _, k := range want.MapKeys() {
+			v := got.MapIndex(k)
+			if !v.IsValid() {
+				t.Errorf("%s: opened index lacks key %v", path, k)
+				continue
+			}
+			sameIndex(t, v, want.MapIndex(k), fmt.Sprintf("%s[%v]", path, k))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if got.IsNil() != want.IsNil() {
+			t.Errorf("%s: nil differs", path)
+		} else if !want.IsNil() {
+			sameIndex(t, got.Elem(), want.Elem(), path)
+		}
+	case reflect.String:
+		if got.String() != want.String() {
+			t.Errorf("%s: %q, built %q", path, got.String(), want.String())
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if got.Int() != want.Int() {
+			t.Errorf("%s: %d, built %d", path, got.Int(), want.Int())
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if got.Uint() != want.Uint() {
+			t.Errorf("%s: %d, built %d", path, got.Uint(), want.Uint())
+		}
+	case reflect.Float32, reflect.Float64:
+		if got.Float() != want.Float() {
+			t.Errorf("%s: %v, built %v", path, got.Float(), want.Float())
+		}
+	case reflect.Bool:
+		if got.Bool() != want.Bool() {
+			t.Errorf("%s: %v, built %v", path, got.Bool(), want.Bool())
+		}
+	default:
+		t.Errorf("%s: cannot compare a %s; teach sameIndex or mark it notPersisted", path, want.Kind())
+	}
+}

@@ -1,0 +1,72 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/graph"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// docGraph returns a cached document's graph, read (or computed, for a
+// document stored before graphs existed) once.
+func (s *Server) docGraph(c string, d *cachedDoc) (*graph.Doc, error) {
+	d.graphOnce.Do(func() {
+		d.graph, _, d.graphErr = ingest.DocGraph(s.st, c, &store.Record{Doc: d.doc, Tree: d.tree})
+	})
+	return d.graph, d.graphErr
+}
+
+// docGraphJSON is the body of GET …/documents/{id}/graph.
+type docGraphJSON struct {
+	Document docJSON `json:"document"`
+	ingest.GraphView
+}
+
+// getDocGraph answers GET …/documents/{id}/graph: the document's defined
+// terms, their uses and its cross-references, resolved to clause paths.
+func (s *Server) getDocGraph(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	rec, err := s.st.Document(c, id)
+	if err != nil {
+		s.storeErr(w, r, "get document graph", err)
+		return
+	}
+	info, err := s.st.Info(c, id)
+	if err != nil {
+		s.storeErr(w, r, "get document graph", err)
+		return
+	}
+	rec.Tree = ingest.Tree(rec)
+	g, computed, err := ingest.DocGraph(s.st, c, rec)
+	if err != nil {
+		s.internal(w, "document graph", err)
+		return
+	}
+	out := docGraphJSON{Document: toDocJSON(info), GraphView: ingest.ViewGraph(rec.Tree, g, computed)}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// getCollectionGraph answers GET …/collections/{c}/graph: the collection's
+// graph of documents, clauses, terms and parties (?doc= restricts it to
+// some documents, by id or name).
+func (s *Server) getCollectionGraph(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c := r.PathValue("c")
+	ids, ok := s.resolveDocs(w, r, c, r.URL.Query()["doc"])
+	if !ok {
+		return
+	}
+	g, computed, err := ingest.CollectionGraph(r.Context(), s.st, c, ids)
+	if err != nil {
+		s.storeErr(w, r, "collection graph", err)
+		return
+	}
+	if g.Vertices == nil {
+		g.Vertices = []graph.Vertex{}
+	}
+	if g.Edges == nil {
+		g.Edges = []graph.Edge{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"collection": c, "computed": computed, "nodes": g.Vertices, "edges": g.Edges})
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// cacheDir holds files derived from a collection's documents, such as its
+// search index. They are never a source of truth: a reader checks a cache
+// file against the collection's Generation and rebuilds a stale one. They
+// go with the collection when it is deleted.
+func (s *Store) cacheDir(collection string) string {
+	return filepath.Join(s.collectionDir(collection), "cache")
+}
+
+// CachePath returns the path of a derived file kept with a collection (for
+// example its persisted search index). The file may not exist.
+func (s *Store) CachePath(collection, name string) (string, error) {
+	if err := checkCollection(collection); err != nil {
+		return "", err
+	}
+	if !validName(name, 64) {
+		return "", fmt.Errorf("store: collection %q: cache file %q: %w", collection, name, ErrInvalidName)
+	}
+	if err := s.checkOpen(); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.cacheDir(collection), name), nil
+}
+
+// WriteCache atomically replaces a collection's derived file with what
+// write writes: a temporary file in the same directory, fsynced, renamed
+// over the old one, so a reader sees the old file or the complete new one.
+// It takes no lock (a cache is not the store's state, and a reader opened
+// with OpenReader may write one); two processes writing the same file leave
+// one of the two. A collection that does not exist is an error wrapping
+// ErrNotFound.
+func (s *Store) WriteCache(collection, name string, write func(w io.Writer) error) error {
+	path, err := s.CachePath(collection, name)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	// Mkdir, not MkdirAll: never bring back the directory of a collection
+	// deleted meanwhile.
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store: collection %q: %w", collection, ErrNotFound)
+		}
+		return fmt.Errorf("store: collection %q: cache: %w", collection, err)
+	}
+	tmp := filepath.Join(dir, tmpName())
+	err = func() error {
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		return os.Rename(tmp, path)
+	}()
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("store: collection %q: write %s: %w", collection, name, err)
+	}
+	return nil
+}
