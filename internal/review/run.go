@@ -380,9 +380,13 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 		if ctx.Err() != nil {
 			return Row{}, false, ctx.Err()
 		}
-		// The offline cells stand; the row says the model pass failed and is
-		// not kept, so a resumed run tries the model again.
-		row.Error = fmt.Sprintf("model pass failed (offline cells shown): %v", err)
+		// The cells the model could not answer keep their offline answers
+		// (the refiner notes them); the row says the model pass failed and
+		// is not kept, so a resumed run tries the model again.
+		if len(refined.Cells) == len(row.Cells) {
+			row = refined
+		}
+		row.Error = fmt.Sprintf("model pass failed (offline cells shown where it failed): %v", err)
 		return row, false, nil
 	}
 	return refined, true, nil
