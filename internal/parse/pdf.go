@@ -180,6 +180,7 @@ func assemblePDF(pages []pdfPageText) *document.Document {
 	}
 	doc.Text = b.String()
 	doc.Layout = buildLayout(pages, doc.Pages)
+	markFurniture(doc)
 	return doc
 }
 
