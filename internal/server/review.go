@@ -212,24 +212,13 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return fmt.Errorf("review %s: %w", p.Review, err)
 	}
-	var yamlText []byte
-	if meta.Source == "upload" {
-		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
-			return fmt.Errorf("review %s: %w", p.Review, err)
-		}
-	}
-	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	run, err := s.reviewRun(meta, dir)
 	if err != nil {
 		return err
 	}
-	rev, err := review.NewReviewer(pb, det)
-	if err != nil {
-		return err
+	run.Progress = func(pr review.RunProgress) {
+		rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
 	}
-	run := &review.Run{Store: s.st, Collection: j.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log,
-		Progress: func(pr review.RunProgress) {
-			rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
-		}}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {
 		return err
@@ -247,6 +236,27 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 		return err
 	}
 	return jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), raw, 0o600)
+}
+
+// reviewRun rebuilds the run a review's meta describes (its playbook,
+// provisions and documents, its rows in dir).
+func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
+	var yamlText []byte
+	if meta.Source == "upload" {
+		var err error
+		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
+			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
+		}
+	}
+	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return nil, err
+	}
+	return &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}, nil
 }
 
 // reviewView is a review's meta with its job's state.
@@ -315,14 +325,32 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 // getReview returns a review's state and, once finished, its table and the
-// decisions on it.
+// decisions on it. Before then, ?partial=1 adds the rows finished so far
+// ("partial": a table of those rows).
 func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	m, dir, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	out := map[string]any{"review": s.reviewView(m)}
-	if res, err := readResult(dir); err == nil {
+	res, err := readResult(dir)
+	if err != nil && r.URL.Query().Get("partial") == "1" {
+		run, err := s.reviewRun(m, dir)
+		if err != nil {
+			s.internal(w, "read review", err)
+			return
+		}
+		rows, err := run.Kept()
+		if err != nil {
+			s.storeErr(w, r, "read review", err)
+			return
+		}
+		if rows == nil {
+			rows = []review.Row{}
+		}
+		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
+	}
+	if err == nil {
 		ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
 		if err != nil {
 			s.internal(w, "read decisions", err)
