@@ -23,10 +23,6 @@ import (
 // others), added by the files that implement them in their init functions.
 var reviewSubcommands = map[string]func([]string) error{}
 
-// reviewRefiner builds the model pass for a review when a model server is
-// configured; nil while this build has no model pass.
-var reviewRefiner func(roles llm.Roles, rev *review.Reviewer, cacheDir string) (review.Refiner, error)
-
 // runDir is where "pakton review" keeps its resumable state inside --out.
 const runDir = ".pakton-review"
 
@@ -47,6 +43,7 @@ func runReview(ctx context.Context, args []string) error {
 	resume := fs.Bool("resume", true, "reuse the rows an earlier run of the same review kept in --out (false: start afresh)")
 	list := fs.Bool("list", false, "print the playbook's provisions and exit")
 	dryRun := fs.Bool("dry-run", false, "print what the review would do (contracts, cells, model calls and tokens) and exit")
+	offline := fs.Bool("offline", false, "skip the model pass even when a model server is configured")
 	models := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -103,12 +100,18 @@ func runReview(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if roles.Configured() {
-		if reviewRefiner == nil {
-			fmt.Fprintln(stderr, "review: this build has no model pass yet; the review is offline (see docs/REVIEW.md)")
-		} else if run.Refiner, err = reviewRefiner(roles, rev, filepath.Join(state, "model-cache")); err != nil {
+	var pass *review.ModelPass
+	if roles.Configured() && !*offline {
+		// The model pass answers one focused question per provision from
+		// quoted evidence: the Researcher's job, so the Researcher's model.
+		chat, err := roles.Chat(llm.RoleResearcher)
+		if err != nil {
 			return err
 		}
+		if pass, err = review.NewModelPass(chat, rev, filepath.Join(state, "model-cache")); err != nil {
+			return err
+		}
+		run.Refiner = pass
 	}
 	if *dryRun {
 		return reviewDryRun(ctx, stdout, run, pb)
@@ -148,6 +151,11 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	writeReviewSummary(stdout, tab, stats, time.Since(start))
+	if pass != nil {
+		sp := pass.Spent()
+		fmt.Fprintf(stdout, "\nModel pass (%s): %d calls, %d prompt and %d completion tokens; %d answers from the cache.\n",
+			pass.Version(), sp.Calls, sp.PromptTokens, sp.CompletionTokens, sp.Cached)
+	}
 	fmt.Fprintf(stdout, "\nWrote:\n")
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "  %s\n", p)
