@@ -127,7 +127,7 @@ func (x *text) references() []Reference {
 				break // "Section 4 and Article 5": the next word opens its own reference
 			}
 			next, ok := parseLabel(s, j, kw.class)
-			if !ok || !sameShape(first, next, kw) {
+			if !ok || !sameShape(first, next, kw) || next.shape == shapeParen && opensItem(s, next.b) {
 				break
 			}
 			lt := next.text
@@ -490,21 +490,45 @@ func attachmentHeading(s string, a, b int) bool {
 func (x *text) anchor(kw keyword, label string) int {
 	s := x.body
 	if kw.class == classAttach {
-		for _, m := range refWords(s) {
-			k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
-			if !ok || k.class != classAttach {
-				continue
+		if x.headings == nil {
+			// Read the attachment headings once per document.
+			x.headings = map[string]int{}
+			for _, m := range refWords(s) {
+				k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
+				if !ok || k.class != classAttach {
+					continue
+				}
+				if l, ok := parseLabel(s, m[1], classAttach); ok && attachmentHeading(s, m[0], l.b) {
+					if _, seen := x.headings[l.text]; !seen {
+						x.headings[l.text] = m[0]
+					}
+				}
 			}
-			if l, ok := parseLabel(s, m[1], classAttach); ok && l.text == label && attachmentHeading(s, m[0], l.b) {
-				return m[0]
-			}
+		}
+		if b, ok := x.headings[label]; ok {
+			return b
 		}
 		return -1
 	}
 	if kw.class != classSection || strings.Contains(label, "(") {
 		return -1
 	}
-	lower := strings.ToLower(s)
+	if b, ok := x.numbered[label]; ok {
+		return b
+	}
+	if x.lower == "" {
+		x.lower = strings.ToLower(s)
+		x.numbered = map[string]int{}
+	}
+	b := x.numberAnchor(label)
+	x.numbered[label] = b
+	return b
+}
+
+// numberAnchor finds a clause number at the start of a line followed by a
+// capitalised word ("7A. Insurance"), or -1.
+func (x *text) numberAnchor(label string) int {
+	s, lower := x.body, x.lower
 	for from := 0; ; {
 		k := strings.Index(lower[from:], label)
 		if k < 0 {
@@ -547,4 +571,25 @@ func Lookup(doc *document.Document, t *clause.Tree, ref string, from int) []Refe
 		refs[i].Span.End--
 	}
 	return refs
+}
+
+// opensItem reports whether the text after a bracketed label at byte i
+// starts the item of an inline enumeration — "(a) Customer's right … or (b)
+// Customer's remedies" — rather than continuing a list of references
+// ("clauses (a) and (c) of Section 9", "(b) shall survive"): a capitalised
+// word or a determiner follows.
+func opensItem(s string, i int) bool {
+	j := skipSpace(s, i)
+	if j >= len(s) || j == i {
+		return false
+	}
+	if unicode.IsUpper(firstRune(s[j:])) {
+		return true
+	}
+	w, _, _ := strings.Cut(s[j:min(len(s), j+12)], " ")
+	switch w {
+	case "the", "a", "an", "any", "such", "its", "their", "each", "all", "no":
+		return true
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
@@ -253,6 +254,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	}
 	if req.Query == "" {
 		fail(w, http.StatusBadRequest, "empty query")
+		return
+	}
+	if n := utf8.RuneCountInString(req.Query); n > search.MaxQueryChars {
+		fail(w, http.StatusBadRequest, "query: %d characters; the limit is %d", n, search.MaxQueryChars)
 		return
 	}
 	if req.K == 0 {
