@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -105,15 +106,27 @@ func runReview(ctx context.Context, args []string) error {
 	}
 
 	var bar *progress.Bar
+	var barMu sync.Mutex // the model pass reports cells from its own goroutines
+	done := 0
 	run.Progress = func(p review.RunProgress) {
+		barMu.Lock()
+		defer barMu.Unlock()
 		if bar == nil {
 			bar = progress.New(stderr, "review", p.Total, 0)
 			if p.Reused > 0 {
 				bar.Note(fmt.Sprintf("resuming: %d of %d contracts already reviewed in %s", p.Reused, p.Total, *out))
 			}
 		}
+		done = p.Done
 		bar.Update(p.Done, 0, p.Current)
 	}
+	watchModelPass(run.Refiner, func(current string) {
+		barMu.Lock()
+		defer barMu.Unlock()
+		if bar != nil {
+			bar.Update(done, 0, current)
+		}
+	})
 	start := time.Now()
 	tab, stats, err := run.Table(ctx)
 	if bar != nil {
@@ -138,6 +151,7 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	writeReviewSummary(stdout, tab, stats, time.Since(start))
+	writeModelSpend(stdout, run.Refiner)
 	fmt.Fprintf(stdout, "\nWrote:\n")
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "  %s\n", p)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/store"
@@ -44,6 +45,9 @@ type reviewRequest struct {
 	Provisions   []string `json:"provisions"`
 	Docs         []string `json:"docs"`
 	Title        string   `json:"title"`
+	// Model asks the configured model server to answer every cell (the
+	// model pass, docs/REVIEW.md "With a model server").
+	Model bool `json:"model"`
 }
 
 // reviewMeta is what a review was asked to do.
@@ -57,6 +61,7 @@ type reviewMeta struct {
 	Source     string    `json:"playbook_source"` // "builtin" or "upload"
 	Provisions []string  `json:"provisions"`      // the provisions reviewed, in playbook order
 	Docs       []string  `json:"docs,omitempty"`  // document ids (all when empty)
+	Model      string    `json:"model,omitempty"` // the reviewer model of a model pass; empty: offline
 }
 
 // reviewResult is table.json.
@@ -132,6 +137,14 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
+	model := ""
+	if req.Model {
+		if !s.cfg.Models.Configured() {
+			fail(w, http.StatusBadRequest, "\"model\": true, but this server has no model server configured (see docs/MODELS.md)")
+			return
+		}
+		model = s.cfg.Models.For(llm.RoleReviewer).Model
+	}
 	docs := docRefs(req.Docs)
 	for _, id := range docs {
 		if !slices.ContainsFunc(infos, func(in store.DocInfo) bool { return in.ID == id }) {
@@ -140,7 +153,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		}
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs}
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Model: model}
 	dir := s.reviewDir(c, meta.ID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.internal(w, "start review", err)
@@ -226,10 +239,29 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return err
 	}
+	var progMu sync.Mutex // the model pass reports cells from its own goroutines
+	var last jobs.Progress
 	run := &review.Run{Store: s.st, Collection: j.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log,
 		Progress: func(pr review.RunProgress) {
-			rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
+			progMu.Lock()
+			defer progMu.Unlock()
+			last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
+			rep.Progress(last)
 		}}
+	if meta.Model != "" {
+		pass, err := s.modelPass(rev, j.Collection)
+		if err != nil {
+			return fmt.Errorf("review %s: %w", p.Review, err)
+		}
+		pass.Progress = func(c review.CellProgress) {
+			progMu.Lock()
+			defer progMu.Unlock()
+			pr := last
+			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
+			rep.Progress(pr)
+		}
+		run.Refiner = pass
+	}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {
 		return err
@@ -247,6 +279,25 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 		return err
 	}
 	return jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), raw, 0o600)
+}
+
+// modelPass opens the model pass of a review. Its cache is shared by the
+// collection's reviews, so a second review with the same model and
+// provisions asks nothing again; it is deleted with the collection.
+func (s *Server) modelPass(rev *review.Reviewer, collection string) (*review.ModelPass, error) {
+	if !s.cfg.Models.Configured() {
+		return nil, errors.New("the review asked for a model pass, but the server has no model server configured now")
+	}
+	chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
+	if err != nil {
+		return nil, err
+	}
+	pass, err := review.NewModelPass(chat, rev, filepath.Join(s.reviewsDir(collection), "model-cache"))
+	if err != nil {
+		return nil, err
+	}
+	pass.Logger = s.log
+	return pass, nil
 }
 
 // reviewView is a review's meta with its job's state.
