@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
@@ -40,6 +41,8 @@ func runReview(ctx context.Context, args []string) error {
 	pbPath := fs.String("playbook", "", "playbook file (YAML, docs/PLAYBOOKS.md); default: the built-in playbook")
 	out := fs.String("out", "", "output directory (default: review-COLLECTION)")
 	provs := fs.String("provisions", "", "review only these provisions (comma-separated names)")
+	var docs stringList
+	fs.Var(&docs, "doc", "review only this document: id or name (repeatable)")
 	conc := fs.Int("concurrency", 0, "contracts reviewed at once (default: the number of CPUs)")
 	formats := fs.String("format", "csv,xlsx,json,html", "output formats: csv, xlsx, json, html (comma-separated) or all")
 	resume := fs.Bool("resume", true, "reuse the rows an earlier run of the same review kept in --out (false: start afresh)")
@@ -89,6 +92,13 @@ func runReview(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
+	for _, ref := range docs {
+		info, err := ingest.FindDoc(st, g.collection, ref)
+		if err != nil {
+			return err
+		}
+		run.Docs = append(run.Docs, info.ID)
+	}
 
 	roles, err := models.roles()
 	if err != nil {

@@ -69,6 +69,18 @@ func TestReviewCommand(t *testing.T) {
 		t.Errorf("review.json provisions: %v", got.Table.Provisions)
 	}
 
+	// --doc narrows to some contracts, by name or id.
+	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", filepath.Join(dir, "o3"), "--format", "csv", "--doc", "mutual-nda.md", "--doc", "supply-agreement.docx")
+	if err != nil || !strings.Contains(stdout, "Reviewed 2 contracts") {
+		t.Errorf("--doc: %v\n%s", err, stdout)
+	}
+
+	// --dry-run says what the review would do.
+	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", filepath.Join(dir, "o5"), "--dry-run")
+	if err != nil || !strings.Contains(stdout, "5 contracts × 4 provisions = 20 cells") || !strings.Contains(stdout, "no model calls") {
+		t.Errorf("--dry-run: %v\n%s", err, stdout)
+	}
+
 	// --list, errors naming the input.
 	stdout, _, err = capture(t, runReview, "--playbook", pb, "--list")
 	if err != nil || !strings.Contains(stdout, "4 provisions") || !strings.Contains(stdout, "Termination For Convenience") {
@@ -86,6 +98,7 @@ func TestReviewCommand(t *testing.T) {
 		{[]string{"--playbook", pb, "--format", "pdf"}, `unknown export format "pdf"`},
 		{[]string{"--playbook", pb, "--collection", "empty", "--out", filepath.Join(dir, "o2")}, `no collection "empty" in store`},
 		{[]string{"bogus"}, `unexpected argument "bogus"`},
+		{[]string{"--playbook", pb, "--doc", "nope.pdf", "--out", filepath.Join(dir, "o4")}, "nope.pdf"},
 	}
 	for _, c := range cases {
 		_, _, err := capture(t, runReview, c.args...)

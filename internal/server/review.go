@@ -225,34 +225,19 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return fmt.Errorf("review %s: %w", p.Review, err)
 	}
-	var yamlText []byte
-	if meta.Source == "upload" {
-		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
-			return fmt.Errorf("review %s: %w", p.Review, err)
-		}
-	}
-	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
-	if err != nil {
-		return err
-	}
-	rev, err := review.NewReviewer(pb, det)
+	run, err := s.reviewRun(meta, dir)
 	if err != nil {
 		return err
 	}
 	var progMu sync.Mutex // the model pass reports cells from its own goroutines
 	var last jobs.Progress
-	run := &review.Run{Store: s.st, Collection: j.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log,
-		Progress: func(pr review.RunProgress) {
-			progMu.Lock()
-			defer progMu.Unlock()
-			last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
-			rep.Progress(last)
-		}}
-	if meta.Model != "" {
-		pass, err := s.modelPass(rev, j.Collection)
-		if err != nil {
-			return fmt.Errorf("review %s: %w", p.Review, err)
-		}
+	run.Progress = func(pr review.RunProgress) {
+		progMu.Lock()
+		defer progMu.Unlock()
+		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
+		rep.Progress(last)
+	}
+	if pass, ok := run.Refiner.(*review.ModelPass); ok {
 		pass.Progress = func(c review.CellProgress) {
 			progMu.Lock()
 			defer progMu.Unlock()
@@ -260,7 +245,6 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
 			rep.Progress(pr)
 		}
-		run.Refiner = pass
 	}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {
@@ -279,6 +263,35 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 		return err
 	}
 	return jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), raw, 0o600)
+}
+
+// reviewRun rebuilds the run a review's meta describes (its playbook,
+// provisions and documents, its rows in dir).
+func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
+	var yamlText []byte
+	if meta.Source == "upload" {
+		var err error
+		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
+			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
+		}
+	}
+	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return nil, err
+	}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	if meta.Model != "" {
+		pass, err := s.modelPass(rev, meta.Collection)
+		if err != nil {
+			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
+		}
+		run.Refiner = pass
+	}
+	return run, nil
 }
 
 // modelPass opens the model pass of a review. Its cache is shared by the
@@ -366,14 +379,32 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 // getReview returns a review's state and, once finished, its table and the
-// decisions on it.
+// decisions on it. Before then, ?partial=1 adds the rows finished so far
+// ("partial": a table of those rows).
 func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	m, dir, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	out := map[string]any{"review": s.reviewView(m)}
-	if res, err := readResult(dir); err == nil {
+	res, err := readResult(dir)
+	if err != nil && r.URL.Query().Get("partial") == "1" {
+		run, err := s.reviewRun(m, dir)
+		if err != nil {
+			s.internal(w, "read review", err)
+			return
+		}
+		rows, err := run.Kept()
+		if err != nil {
+			s.storeErr(w, r, "read review", err)
+			return
+		}
+		if rows == nil {
+			rows = []review.Row{}
+		}
+		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
+	}
+	if err == nil {
 		ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
 		if err != nil {
 			s.internal(w, "read decisions", err)

@@ -173,9 +173,17 @@ func TestReviewAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "rows", got.Table.Rows[2].DocID+".json")) // and before finishing one contract
-	_, body = e.json("GET", base+"/"+rv.ID, key, nil)
-	if st := decode[struct{ Review reviewJSON }](t, body).Review.State; st != jobs.Failed {
-		t.Errorf("a review whose job finished without a table is %s, want failed", st)
+	_, body = e.json("GET", base+"/"+rv.ID+"?partial=1", key, nil)
+	stopped := decode[struct {
+		Review  reviewJSON
+		Partial *review.Table
+		Table   *review.Table
+	}](t, body)
+	if stopped.Review.State != jobs.Failed {
+		t.Errorf("a review whose job finished without a table is %s, want failed", stopped.Review.State)
+	}
+	if stopped.Table != nil || stopped.Partial == nil || len(stopped.Partial.Rows) != 2 || len(stopped.Partial.Provisions) != 2 {
+		t.Errorf("partial table of a stopped review: %s", body)
 	}
 	code, body = e.do("POST", base+"/"+rv.ID+"/resume", key, nil, "")
 	if code != http.StatusAccepted {

@@ -46,10 +46,13 @@ func TestBrowserNewUser(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/#key="+key),
 		chromedp.WaitVisible("#drop", chromedp.ByQuery),
 		chromedp.SetUploadFiles("#file-input", files, chromedp.ByQuery),
-		chromedp.WaitVisible(`.job[data-state="done"]`, chromedp.ByQuery),
 	)
 	var jobRows string
-	b.run("read the job", chromedp.Evaluate(`document.querySelector('.job').textContent`, &jobRows))
+	waitErr := chromedp.Run(b.ctx, chromedp.Poll(`document.querySelector('.job')?.dataset.state === 'done'`, nil, chromedp.WithPollingTimeout(90*time.Second)))
+	b.run("read the job", chromedp.Evaluate(`(document.querySelector('.job')?.dataset.state || 'no job') + ': ' + (document.querySelector('.job')?.textContent || '') + ' / banner: ' + document.getElementById('banner').textContent`, &jobRows))
+	if waitErr != nil {
+		t.Fatalf("upload: the job did not finish: %v; the page shows %s", waitErr, jobRows)
+	}
 	b.run("wait for the documents "+jobRows,
 		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll('#doc-list .doc-item').length === %d`, len(files)), nil,
 			chromedp.WithPollingTimeout(20*time.Second)),
@@ -222,6 +225,19 @@ func TestBrowserNewUser(t *testing.T) {
 	)
 	b.noOverflow("phone: report")
 	b.shot(shots, "phone-4-report")
+
+	// Page view on a phone: zoomed pages scroll inside their pane, the
+	// window does not.
+	b.run("phone: page view zoomed",
+		chromedp.Evaluate(`document.querySelector('#doc-list .doc-item[data-doc]') && [...document.querySelectorAll('#doc-list .doc-item')].find((b) => b.textContent.includes('equipment-lease')).click()`, nil),
+		chromedp.WaitVisible(`#view-toggle:not([hidden]) #view-page`, chromedp.ByQuery),
+		chromedp.Click("#view-page", chromedp.ByQuery),
+		chromedp.WaitVisible(`#doc-pages .page`, chromedp.ByQuery),
+		chromedp.Click("#zoom-in", chromedp.ByQuery),
+		chromedp.Click("#zoom-in", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById('zoom-level').textContent === '150%'`, nil),
+	)
+	b.noOverflow("phone: page view at 150%")
 	b.noErrors()
 }
 
@@ -260,10 +276,18 @@ func (b *browser) noOverflow(step string) {
 	}
 	b.run(step+": overflow", chromedp.Evaluate(`(() => {
 		const w = document.documentElement.clientWidth;
+		// An element wider than the window counts unless a scrolling pane
+		// inside the window clips it (a zoomed page in the page pane).
+		const clipped = (e) => {
+			for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+				if (getComputedStyle(p).overflowX !== 'visible' && p.getBoundingClientRect().right <= w + 1) return true;
+			}
+			return false;
+		};
 		let culprit = '';
 		for (const e of document.querySelectorAll('body *')) {
 			const r = e.getBoundingClientRect();
-			if (r.width && r.right > w + 1 && !e.closest('[hidden]')) { culprit = e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' right ' + r.right; break; }
+			if (r.width && r.right > w + 1 && !e.closest('[hidden]') && !clipped(e)) { culprit = e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' right ' + r.right; break; }
 		}
 		return {Scroll: document.documentElement.scrollWidth, Width: w, Culprit: culprit};
 	})()`, &o))

@@ -39,6 +39,7 @@ async function openDocument(id) {
   $('doc-selection').textContent = '';
   $('doc-text').replaceChildren(doc.text);
   $('doc-text').scrollTop = 0;
+  hideClauseGraph();
   applyView();
   renderOutline(doc);
   for (const cb of [$('ask-scope'), $('search-scope')]) cb.disabled = false;
@@ -57,6 +58,7 @@ function closeDocument() {
   state.sel = null;
   applyView();
   $('outline').replaceChildren();
+  hideClauseGraph();
   for (const cb of [$('ask-scope'), $('search-scope')]) { cb.checked = false; cb.disabled = true; }
 }
 
@@ -218,6 +220,7 @@ function highlight(span, kind, label) {
   const pre = $('doc-text');
   const top = mark.offsetTop - pre.offsetTop;
   pre.scrollTop = Math.max(0, top - pre.clientHeight / 4);
+  showClauseGraph(span); // graph.js: the clause's definitions and references
   if (showingPages()) return drawPageHighlight(true) || mark;
   return mark;
 }
