@@ -24,10 +24,6 @@ import (
 // others), added by the files that implement them in their init functions.
 var reviewSubcommands = map[string]func([]string) error{}
 
-// reviewRefiner builds the model pass for a review when a model server is
-// configured; nil while this build has no model pass.
-var reviewRefiner func(roles llm.Roles, rev *review.Reviewer, cacheDir string) (review.Refiner, error)
-
 // runDir is where "pakton review" keeps its resumable state inside --out.
 const runDir = ".pakton-review"
 
@@ -48,6 +44,7 @@ func runReview(ctx context.Context, args []string) error {
 	resume := fs.Bool("resume", true, "reuse the rows an earlier run of the same review kept in --out (false: start afresh)")
 	list := fs.Bool("list", false, "print the playbook's provisions and exit")
 	dryRun := fs.Bool("dry-run", false, "print what the review would do (contracts, cells, model calls and tokens) and exit")
+	offline := fs.Bool("offline", false, "skip the model pass even when a model server is configured")
 	models := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -104,12 +101,18 @@ func runReview(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if roles.Configured() {
-		if reviewRefiner == nil {
-			fmt.Fprintln(stderr, "review: this build has no model pass yet; the review is offline (see docs/REVIEW.md)")
-		} else if run.Refiner, err = reviewRefiner(roles, rev, filepath.Join(state, "model-cache")); err != nil {
+	var pass *review.ModelPass
+	if roles.Configured() && !*offline {
+		// The reviewer role (PAKTON_LLM_REVIEWER_MODEL, defaulting to the
+		// default model) may name a model of its own for review.
+		chat, err := roles.Chat(llm.RoleReviewer)
+		if err != nil {
 			return err
 		}
+		if pass, err = review.NewModelPass(chat, rev, filepath.Join(state, "model-cache")); err != nil {
+			return err
+		}
+		run.Refiner = pass
 	}
 	if *dryRun {
 		return reviewDryRun(ctx, stdout, run, pb)
@@ -130,13 +133,15 @@ func runReview(ctx context.Context, args []string) error {
 		done = p.Done
 		bar.Update(p.Done, 0, p.Current)
 	}
-	watchModelPass(run.Refiner, func(current string) {
-		barMu.Lock()
-		defer barMu.Unlock()
-		if bar != nil {
-			bar.Update(done, 0, current)
+	if pass != nil {
+		pass.Progress = func(c review.CellProgress) {
+			barMu.Lock()
+			defer barMu.Unlock()
+			if bar != nil {
+				bar.Update(done, 0, cellProgress(c))
+			}
 		}
-	})
+	}
 	start := time.Now()
 	tab, stats, err := run.Table(ctx)
 	if bar != nil {
@@ -161,7 +166,11 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	writeReviewSummary(stdout, tab, stats, time.Since(start))
-	writeModelSpend(stdout, run.Refiner)
+	if pass != nil {
+		sp := pass.Spent()
+		fmt.Fprintf(stdout, "\nModel pass (%s): %d calls, %d prompt and %d completion tokens; %d answers from the cache.\n",
+			pass.Version(), sp.Calls, sp.PromptTokens, sp.CompletionTokens, sp.Cached)
+	}
 	fmt.Fprintf(stdout, "\nWrote:\n")
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "  %s\n", p)

@@ -67,7 +67,7 @@ func TestReviewWithModel(t *testing.T) {
 	if n := len(srv.Requests()) - before; n != 0 {
 		t.Errorf("the re-run made %d model requests, want 0 (cached)", n)
 	}
-	if !strings.Contains(stdout, "0 calls") || !strings.Contains(stdout, "40 calls answered from the cache") {
+	if !strings.Contains(stdout, "0 calls") || !strings.Contains(stdout, "40 answers from the cache") {
 		t.Errorf("re-run summary:\n%s", stdout)
 	}
 	stdout, _, _ = capture(t, runReview, "--playbook", pb, "--out", out, "--dry-run")

@@ -45,9 +45,8 @@ type reviewRequest struct {
 	Provisions   []string `json:"provisions"`
 	Docs         []string `json:"docs"`
 	Title        string   `json:"title"`
-	// Model asks the configured model server to answer every cell (the
-	// model pass, docs/REVIEW.md "With a model server").
-	Model bool `json:"model"`
+	// Offline skips the model pass even when the server has a model.
+	Offline bool `json:"offline"`
 }
 
 // reviewMeta is what a review was asked to do.
@@ -61,7 +60,11 @@ type reviewMeta struct {
 	Source     string    `json:"playbook_source"` // "builtin" or "upload"
 	Provisions []string  `json:"provisions"`      // the provisions reviewed, in playbook order
 	Docs       []string  `json:"docs,omitempty"`  // document ids (all when empty)
-	Model      string    `json:"model,omitempty"` // the reviewer model of a model pass; empty: offline
+	// Model names the model pass ("model=…;prompt=…"); empty for an
+	// offline review.
+	Model string `json:"model,omitempty"`
+	// Offline was asked for: no model pass even with a model configured.
+	Offline bool `json:"offline,omitempty"`
 }
 
 // reviewResult is table.json.
@@ -137,14 +140,6 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
-	model := ""
-	if req.Model {
-		if !s.cfg.Models.Configured() {
-			fail(w, http.StatusBadRequest, "\"model\": true, but this server has no model server configured (see docs/MODELS.md)")
-			return
-		}
-		model = s.cfg.Models.For(llm.RoleReviewer).Model
-	}
 	docs := docRefs(req.Docs)
 	for _, id := range docs {
 		if !slices.ContainsFunc(infos, func(in store.DocInfo) bool { return in.ID == id }) {
@@ -153,7 +148,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		}
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Model: model}
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}
 	dir := s.reviewDir(c, meta.ID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.internal(w, "start review", err)
@@ -165,6 +160,13 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 			s.internal(w, "start review", err)
 			return
 		}
+	}
+	if run, err := s.reviewRun(meta, dir); err != nil {
+		os.RemoveAll(dir)
+		s.internal(w, "start review", err)
+		return
+	} else if run.Refiner != nil {
+		meta.Model = run.Refiner.Version()
 	}
 	if err := writeMeta(dir, meta); err != nil {
 		s.internal(w, "start review", err)
@@ -238,6 +240,7 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 		rep.Progress(last)
 	}
 	if pass, ok := run.Refiner.(*review.ModelPass); ok {
+		// A contract takes a few model calls per provision: name the cell.
 		pass.Progress = func(c review.CellProgress) {
 			progMu.Lock()
 			defer progMu.Unlock()
@@ -284,33 +287,22 @@ func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
 		return nil, err
 	}
 	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
-	if meta.Model != "" {
-		pass, err := s.modelPass(rev, meta.Collection)
+	if s.cfg.Models.Configured() && !meta.Offline {
+		// One answer cache per collection: it is keyed by document content,
+		// provision, model and prompt, so every review of the collection
+		// shares it.
+		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
 		if err != nil {
-			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
+			return nil, err
 		}
+		pass, err := review.NewModelPass(chat, rev, filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache"))
+		if err != nil {
+			return nil, err
+		}
+		pass.Logger = s.log
 		run.Refiner = pass
 	}
 	return run, nil
-}
-
-// modelPass opens the model pass of a review. Its cache is shared by the
-// collection's reviews, so a second review with the same model and
-// provisions asks nothing again; it is deleted with the collection.
-func (s *Server) modelPass(rev *review.Reviewer, collection string) (*review.ModelPass, error) {
-	if !s.cfg.Models.Configured() {
-		return nil, errors.New("the review asked for a model pass, but the server has no model server configured now")
-	}
-	chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
-	if err != nil {
-		return nil, err
-	}
-	pass, err := review.NewModelPass(chat, rev, filepath.Join(s.reviewsDir(collection), "model-cache"))
-	if err != nil {
-		return nil, err
-	}
-	pass.Logger = s.log
-	return pass, nil
 }
 
 // reviewView is a review's meta with its job's state.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 
@@ -11,10 +10,11 @@ import (
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
-// TestReviewWithModelPass starts a review with "model": true: every cell is
-// the model's, and a second review of the same collection answers from the
+// TestReviewModelCacheShared: every cell of a review on a server with a
+// model is the model's (each provision costs an extraction and a
+// follow-up), and a second review of the same collection answers from the
 // collection's model cache.
-func TestReviewWithModelPass(t *testing.T) {
+func TestReviewModelCacheShared(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Name: "not found", Times: -1,
 		JSON: map[string]any{"found": false, "quotes": []any{}, "value": "Not found", "confidence": 0.2}})
 	e := newEnv(t, func(c *Config) {
@@ -22,10 +22,10 @@ func TestReviewWithModelPass(t *testing.T) {
 	})
 	key := e.key("deal")
 	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"b.txt", contract("Bravo Inc", "one year")})
-	req := map[string]any{"playbook_yaml": string(reviewtest.PlaybookYAML), "provisions": []string{"Governing Law", "Source Code Escrow"}, "model": true}
+	req := map[string]any{"playbook_yaml": string(reviewtest.PlaybookYAML), "provisions": []string{"Governing Law", "Source Code Escrow"}}
 	rv := e.startReviewOf("deal", key, req)
-	if rv.Model != "scripted" {
-		t.Errorf("review model = %q, want scripted", rv.Model)
+	if !strings.HasPrefix(rv.Model, "model=scripted;") {
+		t.Errorf("review model = %q, want the scripted model's pass", rv.Model)
 	}
 	_, body := e.json("GET", "/api/v1/collections/deal/reviews/"+rv.ID, key, nil)
 	tab := decode[struct{ Table review.Table }](t, body).Table
@@ -44,19 +44,9 @@ func TestReviewWithModelPass(t *testing.T) {
 	if n := len(srv.Requests()) - calls; n != 0 {
 		t.Errorf("the second review made %d model requests, want 0 (cached)", n)
 	}
-	// Reviews without a model stay offline.
-	rv = e.startReviewOf("deal", key, map[string]any{"provisions": []string{"Governing Law"}})
+	// Offline reviews stay offline.
+	rv = e.startReviewOf("deal", key, map[string]any{"provisions": []string{"Governing Law"}, "offline": true})
 	if rv.Model != "" || len(srv.Requests()) != calls {
 		t.Errorf("an offline review used the model: %+v", rv)
-	}
-}
-
-func TestReviewModelNeedsServer(t *testing.T) {
-	e := newEnv(t, nil)
-	key := e.key("deal")
-	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")})
-	code, body := e.json("POST", "/api/v1/collections/deal/reviews", key, map[string]any{"model": true})
-	if code != http.StatusBadRequest || !strings.Contains(string(body), "no model server configured") {
-		t.Errorf("model review without a server: %d %s, want 400", code, body)
 	}
 }
