@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/pakton/pakton/internal/document"
 )
 
 // TestBrowserNewUser checks what a new user meets in the first hour, at a
@@ -58,6 +60,23 @@ func TestBrowserNewUser(t *testing.T) {
 			chromedp.WithPollingTimeout(20*time.Second)),
 	)
 
+	// The app labels pages in the same words as the CLI and reports.
+	for _, tc := range []struct {
+		pages  []int
+		labels []string
+	}{
+		{nil, nil}, {[]int{3}, nil}, {[]int{3, 4}, nil}, {[]int{3}, []string{"3"}}, {[]int{5}, []string{"iv"}},
+		{[]int{5, 6}, []string{"3", "4"}}, {[]int{5, 6}, []string{"", "4"}}, {[]int{5, 6}, []string{"3", ""}},
+		{[]int{5, 6}, []string{"", ""}}, {[]int{5, 6, 7}, []string{"3", "3", "3"}}, {[]int{5, 6}, []string{"x"}},
+	} {
+		args, _ := json.Marshal([]any{tc.pages, tc.labels})
+		var got string
+		b.run("pagesLabel", chromedp.Evaluate(fmt.Sprintf(`pagesLabel(...%s)`, args), &got))
+		if want := document.FormatPages(tc.pages, tc.labels); got != want {
+			t.Errorf("pagesLabel(%v, %q) = %q in the app, %q in the CLI and reports", tc.pages, tc.labels, got, want)
+		}
+	}
+
 	// The document filter: words of the name, any case; the count says how
 	// many of how many are shown.
 	var filter struct {
@@ -99,13 +118,7 @@ func TestBrowserNewUser(t *testing.T) {
 		t.Fatalf("search %q: %d hits on the page, %d from the API", leaseQuery, len(where), len(apiHits))
 	}
 	for i, h := range apiHits {
-		want := ""
-		switch n := len(h.Pages); {
-		case n == 1:
-			want = fmt.Sprintf("p. %d (PDF page)", h.Pages[0])
-		case n > 1:
-			want = fmt.Sprintf("pp. %d–%d (PDF pages)", h.Pages[0], h.Pages[n-1])
-		}
+		want := document.FormatPages(h.Pages, h.PageLabels)
 		if want != "" && !strings.HasSuffix(where[i], " — "+want) || want == "" && strings.Contains(where[i], "PDF page") {
 			t.Errorf("hit %d (%s, pages %v) is labelled %q, want the page %q", i+1, h.DocName, h.Pages, where[i], want)
 		}
@@ -297,8 +310,9 @@ func (b *browser) noOverflow(step string) {
 }
 
 type apiHit struct {
-	DocName string `json:"doc_name"`
-	Pages   []int  `json:"pages"`
+	DocName    string   `json:"doc_name"`
+	Pages      []int    `json:"pages"`
+	PageLabels []string `json:"page_labels"`
 }
 
 // searchAPI runs a search in the default collection through the API.
