@@ -14,6 +14,14 @@ import (
 	"github.com/pakton/pakton/internal/tool"
 )
 
+// Limits on a Request that every face enforces, in characters: the
+// question is a search query (search.MaxQueryChars); context and
+// instructions go into every prompt of the ask.
+const (
+	MaxQuestionChars = search.MaxQueryChars
+	MaxContextChars  = 20000
+)
+
 // Request is what a user asks: a question, optional background context and
 // instructions, and optionally the documents to answer from.
 type Request struct {

@@ -342,9 +342,12 @@ func scanDecimal(s string, p int) (marker, bool) {
 	}
 	m.labelEnd = j
 	if j < len(s) && !isSpaceByte(s[j]) && s[j] != '\n' {
-		// "1.Definitions" occurs; anything else glued to the number does not.
-		r, _ := utf8.DecodeRuneInString(s[j:])
-		if trail == 0 || !unicode.IsUpper(r) {
+		// "1.Definitions" occurs, and so does "2.1Term." when a PDF
+		// extractor loses the gap between a clause number and its heading
+		// (pdfium on some PDFs); anything else glued to a number does not.
+		r, w := utf8.DecodeRuneInString(s[j:])
+		r2, _ := utf8.DecodeRuneInString(s[min(len(s), j+w):])
+		if !unicode.IsUpper(r) || trail == 0 && (len(nums) < 2 || !unicode.IsLower(r2)) {
 			return m, false
 		}
 	}
@@ -457,6 +460,15 @@ func scanKeyword(s string, p int) (marker, bool) {
 	for j < len(s) && isSpaceByte(s[j]) {
 		j++
 	}
+	// "ARTICLE – 1", "SCHEDULE - I": a dash between keyword and number.
+	if kw != "§" && j > p+len(kw) {
+		for _, d := range []string{"–", "—", "-"} {
+			if strings.HasPrefix(s[j:], d) && j+len(d) < len(s) && isSpaceByte(s[j+len(d)]) {
+				j = skipHSpace(s, j+len(d))
+				break
+			}
+		}
+	}
 	// The number: digits with dots, a roman numeral, a letter, a word number,
 	// optionally quoted for schedules (Schedule "A").
 	q := j
@@ -496,8 +508,12 @@ func scanKeyword(s string, p int) (marker, bool) {
 	if k < len(s) && s[k] != '.' && s[k] != ':' && !isSpaceByte(s[k]) && s[k] != '\n' && !strings.HasPrefix(s[k:], "–") && !strings.HasPrefix(s[k:], "—") {
 		return m, false
 	}
-	w, first := nextWord(s, k+boolInt(k < len(s) && (s[k] == '.' || s[k] == ':')))
-	if refFollowers[w] || (unicode.IsLower(first) && m.fam != famSchedule) {
+	dotted := k < len(s) && (s[k] == '.' || s[k] == ':')
+	w, first := nextWord(s, k+boolInt(dotted))
+	// "Section 1. The Offering" is a heading; "Section 1 the" and
+	// "Section 1 of" are references. A period and a capital make the
+	// difference.
+	if refFollowers[w] && !(dotted && unicode.IsUpper(first) && shortHeadingAt(s, k+1)) || (unicode.IsLower(first) && m.fam != famSchedule) {
 		return m, false
 	}
 	if m.fam == famSchedule && unicode.IsLower(first) {
@@ -541,6 +557,23 @@ func scanKeyword(s string, p int) (marker, bool) {
 		m.reads = []interp{{"sched", 0}}
 	}
 	return m, true
+}
+
+// shortHeadingAt reports whether the text at byte i, up to the period that
+// ends it on the same line, reads as a heading: "The Offering." does,
+// "The Company shall ..." (a reference wrapped to a line start, then its
+// sentence) does not.
+func shortHeadingAt(s string, i int) bool {
+	end := min(len(s), i+100)
+	line := s[i:end]
+	if k := strings.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	k := strings.IndexByte(line, '.')
+	if k < 0 {
+		return false
+	}
+	return isHeadingLine(line[:k])
 }
 
 func boolInt(b bool) int {

@@ -38,7 +38,11 @@ type Options struct {
 
 // ParseWith is Parse with options.
 func ParseWith(doc *document.Document, opts Options) (t *Tree) {
-	p := &parser{s: doc.Text, blocks: doc.Blocks, noInline: opts.LineStartsOnly}
+	// Page furniture reads as white space (same code points, so every
+	// offset holds): a page number or a running header never opens a node
+	// or becomes a heading.
+	text := doc.MaskedText()
+	p := &parser{s: text, blocks: doc.Blocks, noInline: opts.LineStartsOnly}
 	defer func() {
 		// A bug here must not take down ingestion: fall back to the
 		// paragraph tree, which needs none of the numbering logic.
@@ -47,7 +51,7 @@ func ParseWith(doc *document.Document, opts Options) (t *Tree) {
 		}
 		if r := recover(); r != nil {
 			slog.Error("clause: parser failed, using paragraphs", "doc", doc.Name, "panic", r)
-			q := &parser{s: doc.Text, ix: document.NewIndex(doc.Text)}
+			q := &parser{s: text, ix: document.NewIndex(text)}
 			nodes := []tmpNode{{parent: -1, kind: KindDocument}}
 			q.paragraphs(&nodes, 0, 0, len(q.s), false)
 			t = q.finish(nodes)
@@ -97,8 +101,25 @@ func (p *parser) parse() *Tree {
 	p.ix = document.NewIndex(p.s)
 	cands := p.scan()
 	cands = dropTOC(p.s, cands)
-	for i := range cands {
-		p.add(cands[i])
+	// A schedule label can be a line of a list of schedules or a
+	// cross-reference that wrapped to a line start; the body numbering
+	// that continues inside it gives it away (see listedSchedules). Such
+	// labels are dropped and the markers placed again.
+	rejected := map[int]bool{}
+	for range 4 {
+		p.markers, p.parent, p.read, p.bodyStarted = nil, nil, nil, false
+		for i := range cands {
+			if !rejected[cands[i].pos] {
+				p.add(cands[i])
+			}
+		}
+		bad := p.listedSchedules(cands)
+		if len(bad) == 0 {
+			break
+		}
+		for _, pos := range bad {
+			rejected[pos] = true
+		}
 	}
 	return p.build()
 }
@@ -432,7 +453,7 @@ func (p *parser) add(m marker) {
 		if !m.strong && !m.confirmed {
 			return
 		}
-		if last != 1 {
+		if last != 1 || !p.nextTop(stack, m.nums[0]) {
 			return
 		}
 		p.accept(m, m.reads[0], p.popRank(stack, m.rank()))
@@ -465,6 +486,23 @@ func (p *parser) add(m marker) {
 		p.accept(m, r, p.popRank(stack, m.rank()))
 		return
 	}
+}
+
+// nextTop reports whether a hierarchical number whose parent is not open
+// (3.1 with no section 3) can start at top-level number n: only when no
+// top-level body number is open outside a schedule, or n comes after it
+// within the usual gap (a missed "3." heading). "Section 3.1" that wrapped
+// to a line start inside section 7 fails this.
+func (p *parser) nextTop(stack []open, n int) bool {
+	for _, e := range stack {
+		if e.fam == famSchedule {
+			return true
+		}
+		if (e.fam == famDecimal || e.fam == famSectionKw || e.fam == famArticle) && len(e.nums) == 1 {
+			return n > e.nums[0] && n <= e.nums[0]+3
+		}
+	}
+	return true
 }
 
 // pathIs reports whether open list e carries the hierarchical number path.

@@ -127,7 +127,7 @@ func (x *text) references() []Reference {
 				break // "Section 4 and Article 5": the next word opens its own reference
 			}
 			next, ok := parseLabel(s, j, kw.class)
-			if !ok || !sameShape(first, next, kw) {
+			if !ok || !sameShape(first, next, kw) || next.shape == shapeParen && opensItem(s, next.b) {
 				break
 			}
 			lt := next.text
@@ -547,4 +547,25 @@ func Lookup(doc *document.Document, t *clause.Tree, ref string, from int) []Refe
 		refs[i].Span.End--
 	}
 	return refs
+}
+
+// opensItem reports whether the text after a bracketed label at byte i
+// starts the item of an inline enumeration — "(a) Customer's right … or (b)
+// Customer's remedies" — rather than continuing a list of references
+// ("clauses (a) and (c) of Section 9", "(b) shall survive"): a capitalised
+// word or a determiner follows.
+func opensItem(s string, i int) bool {
+	j := skipSpace(s, i)
+	if j >= len(s) || j == i {
+		return false
+	}
+	if unicode.IsUpper(firstRune(s[j:])) {
+		return true
+	}
+	w, _, _ := strings.Cut(s[j:min(len(s), j+12)], " ")
+	switch w {
+	case "the", "a", "an", "any", "such", "its", "their", "each", "all", "no":
+		return true
+	}
+	return false
 }

@@ -16,6 +16,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -213,7 +214,9 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 		res FileResult
 		rec *store.Record
 	}
-	out := make(chan outcome, workers)
+	// Prepared documents queue up while a batch is being stored, so parsing
+	// goes on during the fsyncs.
+	out := make(chan outcome, max(workers, maxBatch))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -237,28 +240,16 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	}()
 	go func() { wg.Wait(); close(out) }()
 
-	// One goroutine stores documents and reports progress, so Put calls and
-	// Progress callbacks never overlap.
+	// One goroutine stores documents and reports progress, so writes and
+	// Progress callbacks never overlap. It stores whatever has queued up as
+	// one batch (store.PutBatch: one commit for many documents).
 	done := 0
 	var doneBytes int64
 	var fatal error
-	for o := range out {
+	finish := func(o outcome) {
 		res := o.res
-		if o.rec != nil {
-			if ctx.Err() != nil || fatal != nil {
-				continue // interrupted: do not start another write, drain the workers
-			}
-			if err := st.Put(collection, o.rec); err != nil {
-				if errors.Is(err, store.ErrClosed) {
-					fatal = err
-					continue
-				}
-				res.Status, res.Reason = StatusFailed, "cannot store: "+err.Error()
-				res.Err = fmt.Errorf("%s: %w", res.Path, err)
-			}
-		}
 		if res.Status == "" { // a cancelled job
-			continue
+			return
 		}
 		results[o.i], finished[o.i] = res, true
 		done++
@@ -266,6 +257,54 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 		if opt.Progress != nil {
 			opt.Progress(Progress{Done: done, Total: len(items), Bytes: doneBytes, TotalBytes: totalBytes,
 				File: res.Name, Status: res.Status, Reason: res.Reason})
+		}
+	}
+	for o := range out {
+		batch := []outcome{o}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case more, ok := <-out:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, more)
+			default:
+				break fill
+			}
+		}
+		var recs []*store.Record
+		var stored []int // indices into batch of the documents in recs
+		for i, o := range batch {
+			if o.rec != nil && ctx.Err() == nil && fatal == nil {
+				recs = append(recs, o.rec)
+				stored = append(stored, i)
+			}
+		}
+		errs := make([]error, len(recs))
+		if err := st.PutBatch(collection, recs); err != nil && len(recs) > 0 {
+			// Store them one by one, so a failure names its file.
+			for i, rec := range recs {
+				errs[i] = st.Put(collection, rec)
+			}
+		}
+		for i, bi := range stored {
+			if err := errs[i]; err != nil {
+				if errors.Is(err, store.ErrClosed) {
+					fatal = err
+					batch[bi].res.Status = ""
+					continue
+				}
+				res := &batch[bi].res
+				res.Status, res.Reason = StatusFailed, "cannot store: "+err.Error()
+				res.Err = fmt.Errorf("%s: %w", res.Path, err)
+			}
+		}
+		for i, o := range batch {
+			if o.rec != nil && !slices.Contains(stored, i) {
+				continue // interrupted: not stored, not reported
+			}
+			finish(o)
 		}
 	}
 	for i, ok := range finished {
@@ -283,6 +322,9 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	}
 	return sum, nil
 }
+
+// maxBatch is the most documents stored in one commit.
+const maxBatch = 32
 
 // prepare reads and analyzes one file into a record to store. It returns a
 // nil record when there is nothing to store (unchanged, skipped, failed) and

@@ -181,7 +181,7 @@ func writeSource(b *strings.Builder, s Source) {
 	if s.Path != "" {
 		loc = append(loc, s.Path)
 	}
-	if p := document.PagesLabel(s.Pages); p != "" {
+	if p := document.FormatPages(s.Pages, s.PageLabels); p != "" {
 		loc = append(loc, p)
 	}
 	if s.Status != StatusExternal {

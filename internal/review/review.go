@@ -10,8 +10,10 @@
 // labels file (see Train), or — for a provision nobody has labelled — a
 // zero-shot scorer built from the provision's definition, keywords and
 // example clauses, calibrated on the labelled provisions. A model server, when
-// configured, refines the offline candidates (see the model pass in the faces
-// that wire it); the offline table is always the starting point.
+// configured, refines the offline candidates (ModelPass, model.go: the
+// model quotes the passages that hold each provision or answers "Not
+// found", every quotation verified against the contract); the offline table
+// is always the starting point, and a cell the model cannot answer keeps it.
 //
 // Abstention is part of the design: a detector's confidence is the estimated
 // probability that the best passage it found really holds the provision, and a
@@ -67,6 +69,11 @@ type Cell struct {
 	// Risks holds the answers to the provision's risk questions (model pass
 	// only; empty offline).
 	Risks []RiskAnswer `json:"risks,omitempty"`
+	// Notes tell a reviewer how the cell was made when it matters: a
+	// quotation the model gave that was re-located or dropped because it is
+	// not where it said, or not in the contract at all; a second look that
+	// added passages; a model pass that failed (the offline answer shown).
+	Notes []string `json:"notes,omitempty"`
 	// Error is set when the document could not be reviewed (unreadable);
 	// the rest of the table is unaffected.
 	Error string `json:"error,omitempty"`

@@ -317,6 +317,29 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 	return total, nil
 }
 
+// Kept returns the rows an earlier or running review kept in Dir that are
+// still valid (same document content, playbook, engine and refiner), in
+// collection order: the part of the table already finished.
+func (run *Run) Kept() ([]Row, error) {
+	infos, err := run.docs()
+	if err != nil {
+		return nil, err
+	}
+	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion}
+	if run.Refiner != nil {
+		key.Refiner = run.Refiner.Version()
+	}
+	var out []Row
+	for _, in := range infos {
+		k := key
+		k.DocID, k.DocHash = in.ID, in.Source.SHA256
+		if row, ok := run.kept(k); ok {
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
 // docs lists the contracts to review, in collection order.
 func (run *Run) docs() ([]store.DocInfo, error) {
 	all, err := run.Store.List(run.Collection)
@@ -380,9 +403,13 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 		if ctx.Err() != nil {
 			return Row{}, false, ctx.Err()
 		}
-		// The offline cells stand; the row says the model pass failed and is
-		// not kept, so a resumed run tries the model again.
-		row.Error = fmt.Sprintf("model pass failed (offline cells shown): %v", err)
+		// The cells the model could not answer keep their offline answers
+		// (the refiner notes them); the row says the model pass failed and
+		// is not kept, so a resumed run tries the model again.
+		if len(refined.Cells) == len(row.Cells) {
+			row = refined
+		}
+		row.Error = fmt.Sprintf("model pass failed (offline cells shown where it failed): %v", err)
 		return row, false, nil
 	}
 	return refined, true, nil

@@ -13,6 +13,11 @@ import (
 	"github.com/pakton/pakton/internal/embed"
 )
 
+// MaxQueryChars is the longest query any face accepts, in characters. Each
+// term of a query costs a pass over its postings, so one caller's
+// megabyte-long queries would slow every other search on a shared server.
+const MaxQueryChars = 2000
+
 // Query is one search request.
 type Query struct {
 	Text string

@@ -276,3 +276,56 @@ func FuzzApplyLog(f *testing.F) {
 		}
 	})
 }
+
+// TestPutBatch stores a batch that adds and replaces documents, and fails
+// one at every step of a write: a failed batch stores nothing and leaves
+// nothing behind.
+func TestPutBatch(t *testing.T) {
+	s := openTemp(t)
+	a1 := record("a.txt", "v1")
+	must(t, s.Put(DefaultCollection, a1))
+	gen, _ := s.Generation(DefaultCollection)
+	batch := []*Record{record("a.txt", "v2"), record("b.txt", "v1"), record("c.txt", "v1")}
+	for _, step := range []string{"mkdir", "text", "tree", "artifacts", "artifact", "meta", "sync", "rename", "manifest"} {
+		boom := errors.New("injected failure")
+		faultHook = func(at string) error {
+			if at == step {
+				return boom
+			}
+			return nil
+		}
+		err := s.PutBatch(DefaultCollection, batch)
+		faultHook = nil
+		if !errors.Is(err, boom) {
+			t.Fatalf("%s: PutBatch = %v, want the injected failure", step, err)
+		}
+		if l := mustList(t, s, DefaultCollection); len(l) != 1 {
+			t.Errorf("%s: a failed batch left %d documents", step, len(l))
+		}
+		if e := docsEntries(t, s, DefaultCollection); len(e) != 1 {
+			t.Errorf("%s: docs dir after a failed batch: %v", step, e)
+		}
+		if g, _ := s.Generation(DefaultCollection); g != gen {
+			t.Errorf("%s: a failed batch changed the generation", step)
+		}
+	}
+	if err := s.PutBatch(DefaultCollection, []*Record{batch[1], batch[1]}); err == nil {
+		t.Error("a batch with one document twice was accepted")
+	}
+	must(t, s.PutBatch(DefaultCollection, batch))
+	s2, err := Open(s.Dir())
+	must(t, err)
+	defer s2.Close()
+	for _, rec := range batch {
+		got, err := s2.Get(DefaultCollection, rec.Doc.ID)
+		must(t, err)
+		sameRecord(t, got, rec)
+	}
+	if g, _ := s2.Generation(DefaultCollection); g != gen+3 {
+		t.Errorf("generation after a batch of 3: %d, want %d", g, gen+3)
+	}
+	if e := docsEntries(t, s2, DefaultCollection); len(e) != 3 {
+		t.Errorf("docs dir: %v, want the three live versions", e)
+	}
+	assertNoTemps(t, s2.Dir())
+}

@@ -44,6 +44,11 @@
 // each document, the damaged file kept beside it. A format 1 store (a
 // manifest.json rewritten whole on every write) is converted by Open.
 //
+// PutBatch commits several documents with one log append: their version
+// directories are all written, then fsynced, then renamed, then their records
+// appended in one write and one fsync. Each record is checked on its own, so
+// a crash leaves a prefix of the batch committed, each document whole.
+//
 // Cost: a Put appends one record of about a kilobyte, so ingesting N
 // documents writes O(N) manifest bytes, and a reader in another process
 // catches up by reading only the records appended since it last looked (it
@@ -83,6 +88,8 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+
+	"github.com/pakton/pakton/internal/filelock"
 )
 
 // FormatVersion is the on-disk format this package reads and writes. Open
@@ -313,10 +320,10 @@ func (s *Store) withWriteLock(fn func() error) error {
 	if s.readOnly {
 		return ErrReadOnly
 	}
-	if err := lockFile(s.lock); err != nil {
+	if err := filelock.Lock(s.lock); err != nil {
 		return fmt.Errorf("lock %s: %w", s.lock.Name(), err)
 	}
-	defer unlockFile(s.lock)
+	defer filelock.Unlock(s.lock)
 	return fn()
 }
 

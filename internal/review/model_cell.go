@@ -1,0 +1,214 @@
+package review
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/progress"
+	"github.com/pakton/pakton/internal/report"
+)
+
+// MethodModel is Cell.Method for a cell a model pass answered.
+const MethodModel = "model"
+
+// buildCell turns one provision's model answers into a cell. Every
+// quotation is verified against the contract (report.Verify, as for ask):
+// found verbatim in the passage it named, it keeps its exact span; found
+// elsewhere in the contract, it is re-located there and noted; found
+// nowhere, it is dropped and noted. The cell is found only when the
+// model's final answer says so and at least one quotation verified.
+func buildCell(d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
+	c := Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: MethodModel}
+	final := a.FollowUp
+	if !final.Found {
+		// "Not found": the best offline candidate stays for the reviewer
+		// to check the abstention against.
+		c.Extracts = offline.Extracts
+		c.Confidence = final.Confidence
+		if a.First.Found {
+			c.Notes = append(c.Notes, "the model withdrew its first answer (found) on its second look")
+		}
+		if offline.Found && len(offline.Extracts) > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("the offline finder found it (confidence %.2f) in %s; the model did not", offline.Confidence, where(offline.Extracts[0])))
+		}
+		return c
+	}
+	quotes := mergedQuotes(a)
+	ex, added, notes := verifyQuotes(d, quotes, len(a.First.Quotes))
+	c.Notes = append(c.Notes, notes...)
+	if len(ex) == 0 {
+		c.Extracts = offline.Extracts
+		c.Confidence = min(final.Confidence, offline.Confidence)
+		c.Notes = append(c.Notes, fmt.Sprintf("the model answered found, but none of its %d quotations occurs in the contract: Not found", len(quotes)))
+		return c
+	}
+	c.Found = true
+	c.Confidence = final.Confidence * float64(len(quotes)-countPrefix(notes, noteDropped)) / float64(len(quotes))
+	for i := range ex {
+		ex[i].Score = c.Confidence
+	}
+	c.Extracts = ex
+	if added > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the second look added %d passage(s) the first answer missed", added))
+	}
+	v := final.Value
+	if isNoValue(v) {
+		v = a.First.Value
+	}
+	c.Value = modelValue(p, v, ex)
+	for _, r := range a.Risks {
+		ra := RiskAnswer{Question: r.Question, Answer: r.Answer}
+		if ra.Answer == "" {
+			ra.Answer = "Not answered"
+		}
+		ra.Quotes, _, _ = verifyQuotes(d, r.Quotes, len(r.Quotes))
+		if n := len(r.Quotes) - len(ra.Quotes); n > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("risk question %q: %d quotation(s) not in the contract were dropped", r.Question, n))
+		}
+		c.Risks = append(c.Risks, ra)
+	}
+	return c
+}
+
+const (
+	noteDropped   = "dropped a quotation"
+	noteRelocated = "re-located a quotation"
+)
+
+func countPrefix(list []string, prefix string) int {
+	n := 0
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func where(e Extract) string {
+	if e.Path != "" {
+		return e.Path
+	}
+	return e.Span.String()
+}
+
+// verifyQuotes checks quotations against the contract and returns the
+// extracts of those that occur in it, in document order, overlapping ones
+// merged; how many extracts come only from quotations at index firstN or
+// later (the follow-up's); and a note per quotation re-located or dropped.
+func verifyQuotes(d Doc, quotes []quoteAnswer, firstN int) ([]Extract, int, []string) {
+	if len(quotes) == 0 {
+		return nil, 0, nil
+	}
+	r := &report.Report{}
+	for i, q := range quotes {
+		r.Sources = append(r.Sources, report.Source{N: i + 1, DocID: d.ID, DocName: d.Name, Span: q.Within, Quote: q.Text, Status: report.StatusUnchecked})
+	}
+	report.Verify(r, oneDoc{d})
+	var notes []string
+	for _, s := range r.Removed {
+		notes = append(notes, fmt.Sprintf("%s the model gave that does not occur in the contract: %q", noteDropped, progress.Shorten(oneLine(s.Quote), 120)))
+	}
+	tree := treeOf(d)
+	type spanFrom struct {
+		span  document.Span
+		later bool
+	}
+	var spans []spanFrom
+	for _, s := range r.Sources {
+		if s.Status == report.StatusRecited {
+			p := quotes[s.N-1].Passage
+			notes = append(notes, fmt.Sprintf("%s the model attributed to passage %d: it occurs at %s %s", noteRelocated, p, tree.Path(tree.At(s.Span.Start)), s.Span))
+		}
+		spans = append(spans, spanFrom{s.Span, s.N > firstN})
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].span.Start < spans[j].span.Start })
+	var out []Extract
+	var later []bool // the extract comes only from follow-up quotations
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.span.Start <= out[n-1].Span.End {
+			out[n-1].Span.End = max(out[n-1].Span.End, s.span.End)
+			later[n-1] = later[n-1] && s.later
+			continue
+		}
+		out = append(out, Extract{Span: s.span})
+		later = append(later, s.later)
+	}
+	added := 0
+	for _, l := range later {
+		if l {
+			added++
+		}
+	}
+	for i := range out {
+		e := &out[i]
+		e.Node = tree.At(e.Span.Start)
+		e.Path = tree.Path(e.Node)
+		e.Pages = d.Doc.PagesOf(e.Span)
+		e.Text = d.Doc.Slice(e.Span)
+	}
+	return out, added, notes
+}
+
+// oneDoc lets report.Verify read one contract.
+type oneDoc struct{ d Doc }
+
+func (o oneDoc) Document(id string) (*document.Document, error) {
+	if id != o.d.ID {
+		return nil, fmt.Errorf("review: no document %q", id)
+	}
+	return o.d.Doc, nil
+}
+
+func (o oneDoc) ClausePath(_ string, span document.Span) string {
+	t := treeOf(o.d)
+	return t.Path(t.At(span.Start))
+}
+
+var _ report.Locator = oneDoc{}
+
+// isNoValue reports whether a model's value says there is none.
+func isNoValue(v string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), ".\"'")) {
+	case "", "not found", "not stated", "n/a", "na", "none", "unknown", "not applicable":
+		return true
+	}
+	return false
+}
+
+// modelValue normalizes a model's value in the provision's answer format
+// with the offline readers (a date as YYYY-MM-DD, a duration as "N
+// units"); when the model gave none, it is read from the extracts as
+// offline.
+func modelValue(p *Provision, v string, ex []Extract) string {
+	if p.Answer == AnswerYesNo {
+		return "Yes"
+	}
+	v = strings.TrimSpace(v)
+	if isNoValue(v) {
+		return readValue(p, nil, ex)
+	}
+	switch p.Answer {
+	case AnswerDate:
+		if d, ok := FirstDate(v); ok {
+			return d
+		}
+		if rePerpetual.MatchString(v) {
+			return "perpetual"
+		}
+	case AnswerDuration:
+		if rePerpetual.MatchString(v) {
+			return "perpetual"
+		}
+		if d, ok := FirstDuration(v); ok {
+			return d
+		}
+	case AnswerJurisdiction:
+		if j := Jurisdiction(v); j != "" {
+			return j
+		}
+	}
+	return v
+}
