@@ -490,21 +490,45 @@ func attachmentHeading(s string, a, b int) bool {
 func (x *text) anchor(kw keyword, label string) int {
 	s := x.body
 	if kw.class == classAttach {
-		for _, m := range refWords(s) {
-			k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
-			if !ok || k.class != classAttach {
-				continue
+		if x.headings == nil {
+			// Read the attachment headings once per document.
+			x.headings = map[string]int{}
+			for _, m := range refWords(s) {
+				k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
+				if !ok || k.class != classAttach {
+					continue
+				}
+				if l, ok := parseLabel(s, m[1], classAttach); ok && attachmentHeading(s, m[0], l.b) {
+					if _, seen := x.headings[l.text]; !seen {
+						x.headings[l.text] = m[0]
+					}
+				}
 			}
-			if l, ok := parseLabel(s, m[1], classAttach); ok && l.text == label && attachmentHeading(s, m[0], l.b) {
-				return m[0]
-			}
+		}
+		if b, ok := x.headings[label]; ok {
+			return b
 		}
 		return -1
 	}
 	if kw.class != classSection || strings.Contains(label, "(") {
 		return -1
 	}
-	lower := strings.ToLower(s)
+	if b, ok := x.numbered[label]; ok {
+		return b
+	}
+	if x.lower == "" {
+		x.lower = strings.ToLower(s)
+		x.numbered = map[string]int{}
+	}
+	b := x.numberAnchor(label)
+	x.numbered[label] = b
+	return b
+}
+
+// numberAnchor finds a clause number at the start of a line followed by a
+// capitalised word ("7A. Insurance"), or -1.
+func (x *text) numberAnchor(label string) int {
+	s, lower := x.body, x.lower
 	for from := 0; ; {
 		k := strings.Index(lower[from:], label)
 		if k < 0 {
