@@ -126,7 +126,7 @@ func (p *parser) add(m marker) {
 		if !m.strong && !m.confirmed {
 			return
 		}
-		if last != 1 || !p.nextTop(stack, m.nums[0]) {
+		if last != 1 || !p.nextTop(stack, m.nums[0], m.fam == famSectionKw) {
 			return
 		}
 		p.accept(m, m.reads[0], p.popRank(stack, m.rank()))
@@ -162,16 +162,22 @@ func (p *parser) add(m marker) {
 }
 
 // nextTop reports whether a hierarchical number whose parent is not open
-// (3.1 with no section 3) can start at top-level number n: only when no
-// top-level body number is open outside a schedule, or n comes after it
-// within the usual gap (a missed "3." heading). "Section 3.1" that wrapped
-// to a line start inside section 7 fails this.
-func (p *parser) nextTop(stack []open, n int) bool {
+// (3.1 with no section 3) may open a list at top-level number n, given
+// the open top-level body number t (none open, or a schedule above: yes).
+// A keyword number ("Section 3.1") must come just after t, within the
+// usual gap (a missed "3." heading): "Section 3.1" wrapped to a line start
+// inside section 7 is a reference. A bare number may also go back (an
+// annex restarting at 1.1 under a label pakton does not read) but not jump
+// ahead: "11.1" wrapped to a line start inside section 1 is a reference.
+func (p *parser) nextTop(stack []open, n int, keyword bool) bool {
 	for _, e := range stack {
 		if e.fam == famSchedule {
 			return true
 		}
 		if (e.fam == famDecimal || e.fam == famSectionKw || e.fam == famArticle) && len(e.nums) == 1 {
+			if !keyword {
+				return n <= e.nums[0]+3
+			}
 			return n > e.nums[0] && n <= e.nums[0]+3
 		}
 	}
