@@ -126,6 +126,7 @@ func Extract(doc *document.Document, t *clause.Tree) *Doc {
 	d.Definitions = x.definitions()
 	d.Terms = termList(d.Definitions)
 	d.Uses = x.uses(d.Terms, d.Definitions)
+	x.instrumentTerms(d.Definitions)
 	d.References = x.references()
 	return d
 }

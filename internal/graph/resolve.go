@@ -267,10 +267,37 @@ func (x *text) qualifier(s string, i int, ix *labelIndex) (scope int, external s
 			return 0, full // "Section 6901 of the Code", "… of the General Terms and Conditions of Transporter's FERC Gas Tariff"
 		}
 	}
+	for k := len(name); k > 0; k-- {
+		if x.others[Key(strings.Join(name[:k], " "))] {
+			return 0, strings.Join(name[:k], " ") // "Section 5(a)(iv) of the ISDA Form", a defined term naming another document
+		}
+	}
 	if len(name) == 1 && len(name[0]) >= 2 && len(name[0]) <= 6 && strings.ToUpper(name[0]) == name[0] && firstRune(name[0]) >= 'A' {
 		return 0, name[0] // an acronym: "UCC", "ERISA"
 	}
 	return 0, ""
+}
+
+// instrumentTerms records the defined terms that may name another document
+// in "Section 2 of the <term>": all but the agreement itself — the term
+// "Agreement", or one defined as `(this "…")`.
+func (x *text) instrumentTerms(defs []Definition) {
+	x.others = map[string]bool{}
+	for _, d := range defs {
+		k := Key(d.Term)
+		a, _ := x.ix.ByteSpan(d.TermSpan)
+		before := strings.ToLower(x.s[max(0, a-8):a])
+		if k == "agreement" || k == "this agreement" || strings.Contains(before, "this") {
+			continue
+		}
+		x.others[k] = true
+	}
+	for _, d := range defs { // a term also used for this agreement is never another document
+		a, _ := x.ix.ByteSpan(d.TermSpan)
+		if strings.Contains(strings.ToLower(x.s[max(0, a-8):a]), "this") {
+			delete(x.others, Key(d.Term))
+		}
+	}
 }
 
 // labelIndex finds nodes of a clause tree by their full label.
