@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -102,9 +103,9 @@ func runReview(ctx context.Context, args []string) error {
 	}
 	var pass *review.ModelPass
 	if roles.Configured() && !*offline {
-		// The model pass answers one focused question per provision from
-		// quoted evidence: the Researcher's job, so the Researcher's model.
-		chat, err := roles.Chat(llm.RoleResearcher)
+		// The reviewer role (PAKTON_LLM_REVIEWER_MODEL, defaulting to the
+		// default model) may name a model of its own for review.
+		chat, err := roles.Chat(llm.RoleReviewer)
 		if err != nil {
 			return err
 		}
@@ -118,14 +119,28 @@ func runReview(ctx context.Context, args []string) error {
 	}
 
 	var bar *progress.Bar
+	var barMu sync.Mutex // the model pass reports cells from its own goroutines
+	done := 0
 	run.Progress = func(p review.RunProgress) {
+		barMu.Lock()
+		defer barMu.Unlock()
 		if bar == nil {
 			bar = progress.New(stderr, "review", p.Total, 0)
 			if p.Reused > 0 {
 				bar.Note(fmt.Sprintf("resuming: %d of %d contracts already reviewed in %s", p.Reused, p.Total, *out))
 			}
 		}
+		done = p.Done
 		bar.Update(p.Done, 0, p.Current)
+	}
+	if pass != nil {
+		pass.Progress = func(c review.CellProgress) {
+			barMu.Lock()
+			defer barMu.Unlock()
+			if bar != nil {
+				bar.Update(done, 0, cellProgress(c))
+			}
+		}
 	}
 	start := time.Now()
 	tab, stats, err := run.Table(ctx)

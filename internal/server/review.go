@@ -231,8 +231,23 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return err
 	}
+	var progMu sync.Mutex // the model pass reports cells from its own goroutines
+	var last jobs.Progress
 	run.Progress = func(pr review.RunProgress) {
-		rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
+		progMu.Lock()
+		defer progMu.Unlock()
+		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
+		rep.Progress(last)
+	}
+	if pass, ok := run.Refiner.(*review.ModelPass); ok {
+		// A contract takes a few model calls per provision: name the cell.
+		pass.Progress = func(c review.CellProgress) {
+			progMu.Lock()
+			defer progMu.Unlock()
+			pr := last
+			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
+			rep.Progress(pr)
+		}
 	}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {
@@ -276,7 +291,7 @@ func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
 		// One answer cache per collection: it is keyed by document content,
 		// provision, model and prompt, so every review of the collection
 		// shares it.
-		chat, err := s.cfg.Models.Chat(llm.RoleResearcher)
+		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
 		if err != nil {
 			return nil, err
 		}
