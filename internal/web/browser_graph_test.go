@@ -73,5 +73,20 @@ func TestBrowserGraph(t *testing.T) {
 		t.Errorf("definition highlighted: %.80q (after following to %.40q)", def, marked)
 	}
 	b.shot(shots, "graph-2-definition")
+
+	// An evidence report lists what each provision leans on; a click opens it.
+	var leans int
+	b.run("ask without a model",
+		chromedp.SetValue("#ask-question", "What remedy does the Customer have when Provider misses the Service Levels?", chromedp.ByQuery),
+		chromedp.Click(`#ask-form button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#report .leans-on button`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('#report .leans-on li').length`, &leans),
+		chromedp.Evaluate(`document.querySelector('#report .leans-on button').click()`, nil),
+		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+	)
+	if leans == 0 {
+		t.Error("no provision of the evidence report leans on anything")
+	}
+	b.checkMark(srv.URL, key, "mark.hl-cite", msa, nil)
 	b.noErrors()
 }

@@ -164,3 +164,19 @@ function hideClauseGraph() {
   $('graph-body').replaceChildren();
   panel.closest('.doc-body').classList.remove('with-graph');
 }
+
+// renderLeansOn lists, under a source of an evidence report, the
+// definitions and clauses the provision leans on; each opens its span.
+function renderLeansOn(li, s) {
+  const on = s.leans_on || [];
+  if (!on.length || !s.doc_id) return;
+  li.append(el('p', { className: 'highlights-h', id: 'lo-' + s.n }, 'Leans on'));
+  li.append(el('ul', { className: 'highlights leans-on', 'aria-labelledby': 'lo-' + s.n }, on.map((l) => {
+    const what = l.kind === 'definition' ? 'Definition of “' + l.label + '”' : l.label;
+    if (!l.span) return el('li', {}, what + ' — ' + (l.note || ''));
+    return el('li', {}, el('button', {
+      type: 'button', className: 'linkish',
+      onclick: () => showSource({ doc_id: s.doc_id, span: l.span }, what + ' (leaned on by source [' + s.n + '])').catch(showError),
+    }, what), el('span', { className: 'graph-note' }, ' ' + (l.path || '')));
+  })));
+}
