@@ -63,11 +63,13 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 		seen[key] = true
 		in.Units = append(in.Units, u)
 	}
+	runes := []rune(doc.Text)
 	for id := 1; id < len(tree.Nodes); id++ {
 		n := &tree.Nodes[id]
 		if n.Own.Empty() {
 			continue
 		}
+		own := unitSpan(runes, tree, id)
 		context := ancestorContext(tree, id)
 		// The parent's lead-in ("The restrictions above shall not apply to
 		// information which:") is what gives a list item its meaning.
@@ -77,8 +79,14 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 		if !opt.NoSummary {
 			context = sumLine + "\n" + context
 		}
-		for _, sp := range pieces(doc, n.Own, opt.MaxUnit) {
+		for _, sp := range pieces(doc, own, opt.MaxUnit) {
+			sp = snapToWords(runes, sp)
 			text := doc.Masked(sp) // page furniture reads as spaces
+			if own != n.Own && sp == own {
+				// A short clause widened to read as a provision is still
+				// matched on its own words.
+				text = doc.Masked(n.Own)
+			}
 			add(search.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: search.ViewPlain})
 			if context != "" {
 				add(search.UnitInput{Text: context + "\n" + text, Spans: []document.Span{sp}, Node: id, View: search.ViewAncestors})

@@ -66,6 +66,25 @@ type Source struct {
 	// Highlights are the sentences of the quote that best match the
 	// question (evidence reports), each a span of the same document.
 	Highlights []Highlight `json:"highlights,omitempty"`
+	// LeansOn is what the quoted provision depends on (evidence reports):
+	// the definitions of the defined terms it uses and the clauses it
+	// refers to, each a span of the same document — never part of Span or
+	// Quote, and not verified as quotations (they are the document's text
+	// at those spans).
+	LeansOn []Support `json:"leans_on,omitempty"`
+}
+
+// Support is one definition or cross-referenced clause a source leans on.
+type Support struct {
+	Kind  string `json:"kind"`  // "definition" or "reference"
+	Label string `json:"label"` // the term, or the reference as written ("Section 7.3")
+	Path  string `json:"path,omitempty"`
+	// Span and Text are the definition or the clause referred to; absent
+	// for a reference into another instrument or to nothing (Note says
+	// which).
+	Span *document.Span `json:"span,omitempty"`
+	Text string         `json:"text,omitempty"`
+	Note string         `json:"note,omitempty"`
 }
 
 // Highlight is a sentence of a quoted provision that matches the question.

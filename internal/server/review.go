@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/store"
@@ -44,6 +45,8 @@ type reviewRequest struct {
 	Provisions   []string `json:"provisions"`
 	Docs         []string `json:"docs"`
 	Title        string   `json:"title"`
+	// Offline skips the model pass even when the server has a model.
+	Offline bool `json:"offline"`
 }
 
 // reviewMeta is what a review was asked to do.
@@ -57,6 +60,11 @@ type reviewMeta struct {
 	Source     string    `json:"playbook_source"` // "builtin" or "upload"
 	Provisions []string  `json:"provisions"`      // the provisions reviewed, in playbook order
 	Docs       []string  `json:"docs,omitempty"`  // document ids (all when empty)
+	// Model names the model pass ("model=…;prompt=…"); empty for an
+	// offline review.
+	Model string `json:"model,omitempty"`
+	// Offline was asked for: no model pass even with a model configured.
+	Offline bool `json:"offline,omitempty"`
 }
 
 // reviewResult is table.json.
@@ -140,7 +148,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		}
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs}
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}
 	dir := s.reviewDir(c, meta.ID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.internal(w, "start review", err)
@@ -152,6 +160,13 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 			s.internal(w, "start review", err)
 			return
 		}
+	}
+	if run, err := s.reviewRun(meta, dir); err != nil {
+		os.RemoveAll(dir)
+		s.internal(w, "start review", err)
+		return
+	} else if run.Refiner != nil {
+		meta.Model = run.Refiner.Version()
 	}
 	if err := writeMeta(dir, meta); err != nil {
 		s.internal(w, "start review", err)
@@ -216,8 +231,23 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return err
 	}
+	var progMu sync.Mutex // the model pass reports cells from its own goroutines
+	var last jobs.Progress
 	run.Progress = func(pr review.RunProgress) {
-		rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
+		progMu.Lock()
+		defer progMu.Unlock()
+		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
+		rep.Progress(last)
+	}
+	if pass, ok := run.Refiner.(*review.ModelPass); ok {
+		// A contract takes a few model calls per provision: name the cell.
+		pass.Progress = func(c review.CellProgress) {
+			progMu.Lock()
+			defer progMu.Unlock()
+			pr := last
+			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
+			rep.Progress(pr)
+		}
 	}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {
@@ -256,7 +286,23 @@ func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}, nil
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	if s.cfg.Models.Configured() && !meta.Offline {
+		// One answer cache per collection: it is keyed by document content,
+		// provision, model and prompt, so every review of the collection
+		// shares it.
+		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
+		if err != nil {
+			return nil, err
+		}
+		pass, err := review.NewModelPass(chat, rev, filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache"))
+		if err != nil {
+			return nil, err
+		}
+		pass.Logger = s.log
+		run.Refiner = pass
+	}
+	return run, nil
 }
 
 // reviewView is a review's meta with its job's state.

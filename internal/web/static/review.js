@@ -117,6 +117,7 @@ async function startReview(ev) {
   const provs = $('review-provisions').value.split(',').map((s) => s.trim()).filter(Boolean);
   if (provs.length) body.provisions = provs;
   if ($('review-title').value.trim()) body.title = $('review-title').value.trim();
+  if ($('review-offline').checked) body.offline = true;
   if ($('review-playbook').value === 'upload') {
     const f = $('review-file').files[0];
     if (!f) { showError(new Error('Choose a playbook file (YAML) to upload.')); return; }
