@@ -241,3 +241,18 @@ func TestEncodeDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestExternalDefinedTerm: a reference into a document the contract
+// defines a term for is external; one into the agreement itself is not.
+func TestExternalDefinedTerm(t *testing.T) {
+	text := "This Yield Agreement (this \"Agreement\") incorporates the 1992 ISDA Master Agreement (the \"ISDA Form\").\n\n" +
+		"1. Terms\n\n1.1 Section 5(a) of the ISDA Form does not apply. Section 1.2 of the Agreement applies.\n\n1.2 Notices are written.\n"
+	_, _, g := extract(t, text)
+	var got []string
+	for _, r := range g.References {
+		got = append(got, r.Label+"|"+string(r.Status)+"|"+r.External)
+	}
+	if want := "Section 5(a)|external|ISDA Form;Section 1.2|resolved|"; strings.Join(got, ";") != want {
+		t.Errorf("references %q, want %q", strings.Join(got, ";"), want)
+	}
+}

@@ -30,6 +30,11 @@ type text struct {
 	headings map[string]int
 	numbered map[string]int
 	lower    string
+
+	// others are the keys of the defined terms that can name another
+	// document ("ISDA Form", "Credit Agreement"): every term but the one
+	// naming this agreement (instrumentTerms).
+	others map[string]bool
 }
 
 func newText(doc *document.Document, t *clause.Tree) *text {

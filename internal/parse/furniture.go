@@ -7,9 +7,9 @@ package parse
 //   - a page number is a line among the first or last three lines of a
 //     page that holds only a number or roman numeral, optionally dashed,
 //     bracketed or written "Page 3" / "Page 3 of 12";
-//   - a running line is a line among the first or last four lines of a
-//     page whose text (digits folded) recurs in that position on at least
-//     three pages and a third of them, and never twice on one page:
+//   - a running line is a line whose text (digits folded) recurs among the
+//     first or last four lines of at least three pages and a third of them,
+//     and never twice on one page (every copy of it is then furniture):
 //     "Source: … 10-K", "Confidential Treatment Requested", the SEC's
 //     redaction notice.
 //
@@ -83,8 +83,10 @@ func markFurniture(doc *document.Document) {
 		}
 	}
 	need := max(3, (len(pages)+2)/3)
+	// Once a line is known to run, every copy of it is furniture, also
+	// where the extractor put it mid-page (pdfium keeps content order).
 	for _, lines := range pages {
-		for _, l := range edges(lines, runningEdge) {
+		for _, l := range lines {
 			if k := runningKey(l.text); k != "" && count[k] >= need && !twice[k] {
 				add(document.FurnitureRunning, l.span)
 			}

@@ -1,6 +1,9 @@
 package parse
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,4 +113,50 @@ func FuzzMarkFurniture(f *testing.F) {
 			t.Fatal("masked text changes length")
 		}
 	})
+}
+
+// TestFurnitureCUAD reports what markFurniture finds on the 30 CUAD PDFs
+// (PAKTON_SLOW=1; skipped without ../shared/data): furniture spans, pages
+// with a printed label, and how many copies of each running line are left
+// unmarked somewhere in the text.
+func TestFurnitureCUAD(t *testing.T) {
+	if os.Getenv("PAKTON_SLOW") != "1" {
+		t.Skip("set PAKTON_SLOW=1 to read the 30 CUAD PDFs")
+	}
+	files, _ := filepath.Glob("../../../shared/data/cuad/pdf/*.pdf")
+	if len(files) == 0 {
+		t.Skip("shared PDFs not present")
+	}
+	var pages, labelled, spans, running, left int
+	for _, f := range files {
+		doc, err := File(context.Background(), f, Options{OCR: OCROff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages += len(doc.Pages)
+		for _, p := range doc.Pages {
+			if p.Label != "" {
+				labelled++
+			}
+		}
+		spans += len(doc.Furniture)
+		masked := doc.MaskedText()
+		seen := map[string]bool{}
+		for _, fu := range doc.Furniture {
+			if fu.Kind != document.FurnitureRunning {
+				continue
+			}
+			running++
+			line := doc.Slice(fu.Span)
+			if !seen[line] {
+				seen[line] = true
+				if n := strings.Count(masked, line); n > 0 {
+					left += n
+					t.Logf("%s: %d unmarked copies of %q", filepath.Base(f), n, line)
+				}
+			}
+		}
+	}
+	t.Logf("%d PDFs, %d pages: %d furniture spans (%d running lines), printed labels on %d pages; %d running-line copies left unmarked",
+		len(files), pages, spans, running, labelled, left)
 }
