@@ -38,3 +38,27 @@ func TestLearnedKeywords(t *testing.T) {
 		})
 	}
 }
+
+func TestCoverHeadingNotAParent(t *testing.T) {
+	// A PDF's cover sets the party name in a large font (a heading block);
+	// the preamble follows, and the articles long after are not inside it.
+	cover := "ACME Pharmaceuticals, Inc.\n"
+	preamble := strings.Repeat("This Manufacturing Agreement is made between the parties named above, who agree as follows.\n", 20)
+	text := cover + "\n" + preamble + "\nARTICLE 1\nDEFINITIONS\n1.1 Terms. Words have meanings.\n\nARTICLE 2\nSUPPLY\n2.1 Orders. Orders are placed.\n"
+	doc := &document.Document{Text: text, Blocks: []document.Block{
+		{Kind: document.BlockHeading, Span: document.Span{Start: 0, End: len([]rune(cover)) - 1}},
+	}}
+	tr := Parse(doc)
+	if err := Check(doc, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range tr.Nodes {
+		if n.Label == "ARTICLE 2" {
+			if n.Parent != 0 {
+				t.Errorf("ARTICLE 2 is under %q, want the document root", tr.Nodes[n.Parent].Heading)
+			}
+			return
+		}
+	}
+	t.Fatal("no ARTICLE 2")
+}

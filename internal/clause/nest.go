@@ -246,8 +246,22 @@ func (p *parser) popRank(stack []open, r int) int {
 	return -1
 }
 
+// coverGap is how far (bytes) a layout heading may sit above the first
+// numbered clause and still be its part heading rather than a title.
+const coverGap = 1500
+
 func (p *parser) accept(m marker, r interp, parent int) {
-	if m.fam == famArticle || m.fam == famSectionKw || m.fam == famDecimal {
+	if bodyFamily(m.fam) {
+		if !p.bodyStarted && !m.block {
+			// Large-font lines long before the body (a cover page's title
+			// and party names, then the preamble) are not parts the
+			// agreement's numbering sits in: "ARTICLE 7 > 7.3", not "AMAG
+			// Pharmaceuticals, Inc. > ARTICLE 7 > 7.3". A heading right
+			// above its first numbered clause ("Scope" / "1. …") keeps it.
+			for parent >= 0 && p.markers[parent].fam == famHeading && m.pos-p.markers[parent].pos > coverGap {
+				parent = p.parent[parent]
+			}
+		}
 		p.bodyStarted = true
 	}
 	p.markers = append(p.markers, m)
