@@ -189,8 +189,10 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	if err != nil {
 		return sum, fmt.Errorf("ingest: %w", err)
 	}
+	dups := &dupIndex{}
 	for _, in := range infos {
 		existing[in.ID] = in
+		dups.claim(in.Source.SHA256, in)
 	}
 
 	items := collect(paths)
@@ -223,7 +225,7 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				res, rec := prepare(ctx, items[i], existing, opt)
+				res, rec := prepare(ctx, items[i], existing, dups, opt)
 				out <- outcome{i, res, rec}
 			}
 		}()
@@ -323,13 +325,38 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	return sum, nil
 }
 
+// dupIndex maps the SHA-256 of file contents to the first document that
+// holds them, across the stored documents and the files of this run.
+type dupIndex struct {
+	mu    sync.Mutex
+	bySHA map[string]store.DocInfo
+}
+
+// claim records doc as the holder of sha unless another holds it: then it
+// returns that one and false.
+func (d *dupIndex) claim(sha string, doc store.DocInfo) (store.DocInfo, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bySHA == nil {
+		d.bySHA = map[string]store.DocInfo{}
+	}
+	if sha == "" {
+		return doc, true
+	}
+	if first, ok := d.bySHA[sha]; ok && first.ID != doc.ID {
+		return first, false
+	}
+	d.bySHA[sha] = doc
+	return doc, true
+}
+
 // maxBatch is the most documents stored in one commit.
 const maxBatch = 32
 
 // prepare reads and analyzes one file into a record to store. It returns a
 // nil record when there is nothing to store (unchanged, skipped, failed) and
 // a zero status when ctx was cancelled first.
-func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, opt Options) (res FileResult, rec *store.Record) {
+func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, dups *dupIndex, opt Options) (res FileResult, rec *store.Record) {
 	res = FileResult{Path: it.path, Name: it.name, Status: it.status, Reason: it.reason, Err: it.err}
 	if it.status != "" {
 		return res, nil
@@ -360,6 +387,16 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, op
 	if had && prev.Source.SHA256 == sha && !opt.Force {
 		res.Status, res.Reason = StatusUnchanged, "same content as the stored version"
 		return res, nil
+	}
+	// A new name with bytes the collection already holds is the same
+	// contract under another name (a copy, a web upload of a file the CLI
+	// ingested): one document, not two, or every hit would appear twice.
+	if !had && !opt.Force {
+		if first, ok := dups.claim(sha, store.DocInfo{ID: res.ID, Name: it.name}); !ok {
+			res.ID = first.ID
+			res.Status, res.Reason = StatusUnchanged, fmt.Sprintf("same content as %q, already in the collection", first.Name)
+			return res, nil
+		}
 	}
 
 	popt := opt.Parse

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
@@ -32,6 +36,9 @@ type ingestParams struct {
 	// Upload names the directory under <store>/uploads holding the files.
 	Upload string   `json:"upload"`
 	Files  []string `json:"files"`
+	// Rejected are the files of the upload refused on arrival (wrong
+	// type, empty, too large, …), reported as failed results of the job.
+	Rejected []jobs.Result `json:"rejected,omitempty"`
 }
 
 // uploadTimeout bounds reading one upload request's body.
@@ -140,9 +147,12 @@ func rejected(status int, format string, args ...any) error {
 }
 
 // upload saves the files of a multipart request under <store>/uploads and
-// queues one ingestion job for them. The request is all or nothing: one file
-// too large, of the wrong type, or with content that does not match its
-// type rejects the whole upload and nothing is kept.
+// queues one ingestion job for them. A file that is too large, of the wrong
+// type, empty, with content that does not match its type, repeated, or past
+// the file limit is refused on its own: the job reports it as failed with
+// its reason and the other files go on, as they do in the CLI. Only when no
+// file is left is the upload refused (with every file's reason); a
+// malformed or oversized request is refused whole.
 func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
 	if !auth.ValidCollection(c) {
@@ -166,7 +176,19 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.internal(w, "upload", err)
 		return
 	}
-	files, err := s.receive(mr, tmp)
+	files, refused, err := s.receive(mr, tmp)
+	if err == nil && len(files) == 0 && len(refused) > 0 {
+		os.RemoveAll(tmp)
+		status := http.StatusBadRequest
+		if len(refused) == 1 {
+			var ue *uploadError
+			if errors.As(refused[0].err, &ue) {
+				status = ue.status
+			}
+		}
+		writeJSON(w, status, map[string]any{"error": "none of the files can be ingested: " + refused[0].res.Reason, "rejected": results(refused)})
+		return
+	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		var ue *uploadError
@@ -191,7 +213,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.internal(w, "upload", err)
 		return
 	}
-	j, err := s.jobs.Submit(kindIngest, c, ingestParams{Upload: name, Files: files})
+	j, err := s.jobs.Submit(kindIngest, c, ingestParams{Upload: name, Files: files, Rejected: results(refused)})
 	if err != nil {
 		os.RemoveAll(filepath.Join(s.uploadsDir(), name))
 		s.internal(w, "upload", err)
@@ -201,51 +223,83 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"job": s.jobJSON(j)})
 }
 
+// refusal is one file of an upload refused on arrival.
+type refusal struct {
+	res jobs.Result
+	err error
+}
+
+func results(rs []refusal) []jobs.Result {
+	out := make([]jobs.Result, len(rs))
+	for i, r := range rs {
+		out[i] = r.res
+	}
+	return out
+}
+
 // receive streams the file parts of an upload into dir, checking count,
-// sizes, names and content. It returns the saved (sanitized) names.
-func (s *Server) receive(mr *multipart.Reader, dir string) ([]string, error) {
-	var names []string
+// sizes, names and content. It returns the saved (sanitized) names and the
+// files refused, each with its reason; an error only when the request
+// itself cannot be read or the server cannot write.
+func (s *Server) receive(mr *multipart.Reader, dir string) (names []string, refused []refusal, err error) {
 	seen := map[string]bool{}
 	fields := 0
+	refuse := func(part *multipart.Part, name string, err error) {
+		io.Copy(io.Discard, part) // bounded by the request limit
+		part.Close()
+		if name == "" {
+			name = part.FileName()
+		}
+		refused = append(refused, refusal{jobs.Result{Name: name, Status: string(ingest.StatusFailed), Reason: err.Error()}, err})
+	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if part.FileName() == "" {
 			// A plain form field: ignored, but bounded.
 			fields++
 			if fields > 100 {
-				return nil, rejected(http.StatusBadRequest, "too many form fields")
+				return nil, nil, rejected(http.StatusBadRequest, "too many form fields")
 			}
 			io.Copy(io.Discard, io.LimitReader(part, 64<<10))
 			part.Close()
 			continue
 		}
-		if len(names) == s.cfg.MaxFiles {
-			return nil, rejected(http.StatusRequestEntityTooLarge, "too many files: at most %d per upload", s.cfg.MaxFiles)
+		if len(names)+len(refused) >= s.cfg.MaxFiles {
+			refuse(part, "", rejected(http.StatusRequestEntityTooLarge, "too many files: at most %d per upload", s.cfg.MaxFiles))
+			continue
 		}
 		name, err := SafeName(part.FileName())
 		if err != nil {
-			return nil, err
+			refuse(part, "", err)
+			continue
 		}
 		if seen[strings.ToLower(name)] {
-			return nil, rejected(http.StatusBadRequest, "file %q appears twice in this upload", name)
+			refuse(part, name, rejected(http.StatusBadRequest, "file %q appears twice in this upload", name))
+			continue
 		}
 		seen[strings.ToLower(name)] = true
 		if err := s.saveFile(part, dir, name); err != nil {
-			return nil, err
+			var ue *uploadError
+			if !errors.As(err, &ue) {
+				return nil, nil, err // the server's disk or the request itself
+			}
+			os.Remove(filepath.Join(dir, name))
+			refuse(part, name, err)
+			continue
 		}
 		part.Close()
 		names = append(names, name)
 	}
-	if len(names) == 0 {
-		return nil, rejected(http.StatusBadRequest, "no files in the upload (send multipart/form-data file parts)")
+	if len(names) == 0 && len(refused) == 0 {
+		return nil, nil, rejected(http.StatusBadRequest, "no files in the upload (send multipart/form-data file parts)")
 	}
-	return names, nil
+	return names, refused, nil
 }
 
 // createUpload creates an uploaded file (a variable so tests can fill the
@@ -310,25 +364,36 @@ func (s *Server) saveFile(part io.Reader, dir, name string) error {
 }
 
 // SafeName turns a client's file name into the name a document is stored
-// under: the last path element only (so "../../etc/passwd.txt" becomes
-// "passwd.txt"), characters outside letters, digits, space, '.', '-', '_',
-// '(' and ')' replaced by '_', no leading dots, at most 200 bytes keeping the
-// extension. The extension must be one pakton reads. The name is never used
-// as a path on its own: uploads are saved inside a directory the server
-// creates.
+// under. It keeps the user's name — letters of every script, digits,
+// punctuation such as "," and "&" — so "Vertrag Müller.txt" stays itself
+// and "Antares Pharma, Inc..pdf" uploaded through the web is the same
+// document as the file the CLI ingested. It takes the last path element
+// only ("../../etc/passwd.txt" becomes "passwd.txt"), drops leading dots
+// and spaces, and replaces what no file name should hold — control
+// characters and / \ : * ? " < > | — with '_'. When it had to replace
+// anything, a short hash of the client's name goes before the extension
+// ("a_b (3f2a9c).txt"), so two names that differ only in replaced
+// characters stay two documents. At most 200 bytes, keeping the
+// extension, which must be one pakton reads. The name is never used as a
+// path on its own: uploads are saved inside a directory the server creates.
 func SafeName(client string) (string, error) {
 	base := path.Base(strings.ReplaceAll(client, "\\", "/"))
 	ext := path.Ext(base)
 	if base == ".." || base == "." || base == "/" {
 		ext = ""
 	}
-	stem := strings.TrimLeft(strings.TrimSpace(safeChars(strings.TrimSuffix(base, ext))), ". ")
-	ext = safeChars(ext)
+	stem, lossy := safeChars(strings.TrimSuffix(base, ext))
+	stem = strings.TrimLeft(strings.TrimSpace(stem), ". ")
+	ext, lossyExt := safeChars(ext)
 	if len(ext) > 10 {
 		ext = ""
 	}
+	if lossy || lossyExt {
+		h := sha256.Sum256([]byte(client))
+		stem = strings.TrimSpace(stem) + " (" + hex.EncodeToString(h[:3]) + ")"
+	}
 	if len(stem)+len(ext) > 200 {
-		stem = strings.TrimSpace(stem[:200-len(ext)])
+		stem = strings.TrimSpace(strings.ToValidUTF8(stem[:200-len(ext)], ""))
 	}
 	if stem == "" {
 		stem = "upload"
@@ -340,20 +405,23 @@ func SafeName(client string) (string, error) {
 	return n, nil
 }
 
-// safeChars replaces every character outside letters, digits, space and
-// ".-_()" with '_'.
-func safeChars(s string) string {
+// safeChars replaces control characters, invalid UTF-8 and the characters
+// file systems reserve with '_', and reports whether it replaced any.
+func safeChars(s string) (string, bool) {
 	var b strings.Builder
-	for _, r := range s {
+	lossy := false
+	for i, r := range s {
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
-			r == '.', r == '-', r == '_', r == ' ', r == '(', r == ')':
-			b.WriteRune(r)
-		default:
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
+			unicode.IsControl(r), r == 0x2028, r == 0x2029,
+			strings.ContainsRune(`/\:*?"<>|`, r):
 			b.WriteByte('_')
+			lossy = true
+		default:
+			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return b.String(), lossy
 }
 
 // Sniff checks that the first bytes of a file match the format its name
@@ -388,9 +456,16 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 		return fmt.Errorf("the uploaded files are no longer on the server; upload them again")
 	}
 	clean := func(reason string) string { return strings.ReplaceAll(reason, dir+string(filepath.Separator), "") }
+	// Files refused on arrival come first, once (a resumed job has them).
+	pre := len(p.Rejected)
+	if len(j.Results) < pre {
+		for _, r := range p.Rejected[len(j.Results):] {
+			rep.Result(r)
+		}
+	}
 	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder,
 		Progress: func(pr ingest.Progress) {
-			rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.File})
+			rep.Progress(jobs.Progress{Done: pre + pr.Done, Total: pre + pr.Total, Current: pr.File})
 			if pr.Done > 0 {
 				rep.Result(jobs.Result{Name: pr.File, ID: store.DocID(pr.File), Status: string(pr.Status), Reason: clean(pr.Reason)})
 			}
@@ -402,7 +477,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 		return errors.New(clean(err.Error()))
 	}
 	if n := sum.Count(ingest.StatusFailed) + sum.Count(ingest.StatusSkipped); n == len(sum.Files) && n > 0 {
-		return fmt.Errorf("none of the %d files could be ingested", n)
+		return fmt.Errorf("none of the %d files could be ingested", n+pre)
 	}
 	return nil
 }

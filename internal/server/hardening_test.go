@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+
+	"github.com/pakton/pakton/internal/ingest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -75,5 +78,83 @@ func TestJobReasonsNameNoServerPath(t *testing.T) {
 		if strings.Contains(r.Reason, e.st.Dir()) {
 			t.Errorf("reason %q names the store", r.Reason)
 		}
+	}
+}
+
+// One bad file in a web upload rejected the whole batch, good files
+// included, while the CLI ingested the rest. Now each refused file is a
+// failed result of the job with its reason, and the others are ingested.
+func TestUploadPartial(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxFiles = 4 })
+	k := e.key("mixed")
+	j := e.ingest("mixed", k,
+		file{"good.txt", contract("Globex", "two years")},
+		file{"bad.pdf", "not a PDF"},
+		file{"run.exe", "MZ"},
+		file{"GOOD.txt", contract("Initech", "one year")},
+		file{"extra.txt", contract("Umbrella", "three years")},
+	)
+	got := map[string]string{}
+	for _, r := range j.Results {
+		got[r.Name] = r.Status + ": " + r.Reason
+	}
+	want := map[string]string{
+		"good.txt":  "added",
+		"bad.pdf":   "failed: file \"bad.pdf\": its content is not pdf",
+		"run.exe":   "failed: file \"run.exe\": unsupported type",
+		"GOOD.txt":  "failed: file \"GOOD.txt\" appears twice in this upload",
+		"extra.txt": "failed: too many files: at most 4 per upload",
+	}
+	for name, w := range want {
+		if !strings.HasPrefix(got[name], w) {
+			t.Errorf("%s: %q, want %q", name, got[name], w)
+		}
+	}
+	if j.State != "done" || j.Progress.Total != 5 || j.Progress.Done != 5 {
+		t.Errorf("job %s progress %+v, want done with 5 of 5", j.State, j.Progress)
+	}
+	if docs, _ := e.st.List("mixed"); len(docs) != 1 {
+		t.Errorf("%d documents, want the good one", len(docs))
+	}
+}
+
+// Upload names kept their letters only if ASCII: "Vertrag Müller.txt" was
+// replaced by a different contract "Vertrag Mäller.txt" (both became
+// "Vertrag M_ller.txt"), and "Antares Pharma, Inc." uploaded through the
+// web became a second copy of the file the CLI had ingested.
+func TestUploadNamesKeepTheirLetters(t *testing.T) {
+	e := newEnv(t, nil)
+	k := e.key("de")
+	j := e.ingest("de", k, file{"Vertrag Müller.txt", contract("Müller GmbH", "two years")}, file{"Vertrag Mäller.txt", contract("Mäller AG", "one year")})
+	if j.State != "done" {
+		t.Fatalf("job %+v", j)
+	}
+	docs, _ := e.st.List("de")
+	names := map[string]bool{}
+	for _, d := range docs {
+		names[d.Name] = true
+	}
+	if len(docs) != 2 || !names["Vertrag Müller.txt"] || !names["Vertrag Mäller.txt"] {
+		t.Fatalf("documents %v, want both contracts under their own names", names)
+	}
+
+	// The CLI ingests a file; the same bytes uploaded through the web, under
+	// the same or another name, are recognised as that contract.
+	src := filepath.Join(t.TempDir(), "Antares Pharma, Inc..txt")
+	body := contract("Antares Pharma, Inc.", "five years")
+	if err := os.WriteFile(src, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Ingest(context.Background(), e.st, "de", []string{src}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	j = e.ingest("de", k, file{"Antares Pharma, Inc..txt", body}, file{"antares-copy.txt", body})
+	for _, r := range j.Results {
+		if r.Status != "unchanged" {
+			t.Errorf("%s: %s %s, want unchanged", r.Name, r.Status, r.Reason)
+		}
+	}
+	if docs, _ := e.st.List("de"); len(docs) != 3 {
+		t.Errorf("%d documents, want 3 (the same contract is not stored twice)", len(docs))
 	}
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"github.com/pakton/pakton/internal/parse/pdftest"
@@ -166,8 +168,9 @@ func TestIsolation(t *testing.T) {
 	}
 }
 
-// TestUploadLimits: every rejected upload is refused as a whole, with the
-// right status, and leaves nothing on disk.
+// TestUploadLimits: an upload with no file left to ingest is refused with
+// the right status and every file's reason, and leaves nothing on disk.
+// (Uploads where some files are refused: TestUploadPartial.)
 func TestUploadLimits(t *testing.T) {
 	e := newEnv(t, func(c *Config) {
 		c.MaxFileBytes = 4096
@@ -175,7 +178,6 @@ func TestUploadLimits(t *testing.T) {
 		c.MaxRequestBytes = 16 << 10
 	})
 	k := e.key("lim")
-	ok := contract("Alpha", "a year")
 	pdfLike := "%PDF-1.4\n" + strings.Repeat("x", 100)
 	for _, tc := range []struct {
 		name  string
@@ -183,16 +185,14 @@ func TestUploadLimits(t *testing.T) {
 		want  int
 	}{
 		{"file too large", []file{{"big.txt", strings.Repeat("word ", 1000)}}, http.StatusRequestEntityTooLarge},
-		{"request too large", []file{{"a.txt", ok}, {"b.txt", ok}, {"c.txt", ok}, {"d.txt", strings.Repeat("y", 4000)}, {"e.txt", strings.Repeat("y", 4000)}, {"f.txt", strings.Repeat("y", 4000)}}, http.StatusRequestEntityTooLarge},
-		{"too many files", []file{{"a.txt", ok}, {"b.txt", ok}, {"c.txt", ok}, {"d.txt", ok}}, http.StatusRequestEntityTooLarge},
+		{"request too large", []file{{"a.txt", strings.Repeat("y", 4000)}, {"b.txt", strings.Repeat("y", 4000)}, {"c.txt", strings.Repeat("y", 4000)}, {"d.txt", strings.Repeat("y", 4000)}, {"e.txt", strings.Repeat("y", 4000)}, {"f.txt", strings.Repeat("y", 4000)}}, http.StatusRequestEntityTooLarge},
 		{"unsupported extension", []file{{"run.exe", "MZ\x90\x00"}}, http.StatusUnsupportedMediaType},
 		{"no extension (traversal)", []file{{"../../etc/passwd", "root:x:0:0"}}, http.StatusUnsupportedMediaType},
 		{"pdf that is not a PDF", []file{{"contract.pdf", "just text pretending"}}, http.StatusUnsupportedMediaType},
 		{"docx that is not a zip", []file{{"contract.docx", pdfLike}}, http.StatusUnsupportedMediaType},
 		{"text that is binary", []file{{"notes.txt", "\x00\x01\x02\x03binary\x00\xff"}}, http.StatusUnsupportedMediaType},
 		{"html that is binary", []file{{"page.html", "\x89PNG\r\n\x1a\n\x00\x00"}}, http.StatusUnsupportedMediaType},
-		{"one bad file rejects all", []file{{"good.txt", ok}, {"bad.pdf", "nope"}}, http.StatusUnsupportedMediaType},
-		{"duplicate names", []file{{"a.txt", ok}, {"A.txt", ok}}, http.StatusBadRequest},
+		{"every file bad", []file{{"bad.pdf", "nope"}, {"bad.docx", "nope"}}, http.StatusBadRequest},
 		{"empty file", []file{{"empty.txt", ""}}, http.StatusBadRequest},
 		{"no files", nil, http.StatusBadRequest},
 	} {
@@ -260,9 +260,15 @@ func TestTraversalNames(t *testing.T) {
 		{`..\..\windows\evil.txt`, "evil.txt"},
 		{".hidden.txt", "hidden.txt"},
 		{"..txt", "upload.txt"},
-		{"Contract – final.PDF", "Contract _ final.PDF"},
+		{"Contract – final.PDF", "Contract – final.PDF"},
+		{"Vertrag Müller.txt", "Vertrag Müller.txt"},
+		{"Vertrag Mäller.txt", "Vertrag Mäller.txt"},
+		{"Antares Pharma, Inc..pdf", "Antares Pharma, Inc..pdf"},
+		{"契約書.docx", "契約書.docx"},
 		{"a\x00b/../c.txt", "c.txt"},
-		{"a\x00b.txt", "a_b.txt"},
+		{"a\x00b.txt", "a_b (" + shortHash("a\x00b.txt") + ").txt"},
+		{"a:b.txt", "a_b (" + shortHash("a:b.txt") + ").txt"},
+		{"a?b.txt", "a_b (" + shortHash("a?b.txt") + ").txt"},
 	} {
 		if got, err := SafeName(tc.in); err != nil || got != tc.want {
 			t.Errorf("SafeName(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
@@ -401,4 +407,9 @@ func TestMultipartFieldNames(t *testing.T) {
 	if code != 202 {
 		t.Fatalf("%d %s", code, body)
 	}
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:3])
 }
