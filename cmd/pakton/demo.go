@@ -113,7 +113,7 @@ func demoAnswer(w io.Writer, st *store.Store, ix *search.Index, question string,
 		if where == "" {
 			where = "(preamble)"
 		}
-		fmt.Fprintf(w, "  %d. %s  %s%s\n", p.Rank, where, pagesText(p.Pages), p.Span)
+		fmt.Fprintf(w, "  %d. %s  %s%s\n", p.Rank, where, pagesText(p.Pages, p.PageLabels), p.Span)
 		quote := trimText(strings.Join(strings.Fields(p.Text), " "), 200)
 		for _, line := range wrap("“"+quote+"”", 74) {
 			fmt.Fprintf(w, "     %s\n", line)

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
@@ -21,10 +23,6 @@ import (
 // reviewSubcommands are the "pakton review NAME" subcommands ("train" and
 // others), added by the files that implement them in their init functions.
 var reviewSubcommands = map[string]func([]string) error{}
-
-// reviewRefiner builds the model pass for a review when a model server is
-// configured; nil while this build has no model pass.
-var reviewRefiner func(roles llm.Roles, rev *review.Reviewer, cacheDir string) (review.Refiner, error)
 
 // runDir is where "pakton review" keeps its resumable state inside --out.
 const runDir = ".pakton-review"
@@ -39,11 +37,14 @@ func runReview(ctx context.Context, args []string) error {
 	pbPath := fs.String("playbook", "", "playbook file (YAML, docs/PLAYBOOKS.md); default: the built-in playbook")
 	out := fs.String("out", "", "output directory (default: review-COLLECTION)")
 	provs := fs.String("provisions", "", "review only these provisions (comma-separated names)")
+	var docs stringList
+	fs.Var(&docs, "doc", "review only this document: id or name (repeatable)")
 	conc := fs.Int("concurrency", 0, "contracts reviewed at once (default: the number of CPUs)")
 	formats := fs.String("format", "csv,xlsx,json,html", "output formats: csv, xlsx, json, html (comma-separated) or all")
 	resume := fs.Bool("resume", true, "reuse the rows an earlier run of the same review kept in --out (false: start afresh)")
 	list := fs.Bool("list", false, "print the playbook's provisions and exit")
 	dryRun := fs.Bool("dry-run", false, "print what the review would do (contracts, cells, model calls and tokens) and exit")
+	offline := fs.Bool("offline", false, "skip the model pass even when a model server is configured")
 	models := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -88,31 +89,58 @@ func runReview(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
+	for _, ref := range docs {
+		info, err := ingest.FindDoc(st, g.collection, ref)
+		if err != nil {
+			return err
+		}
+		run.Docs = append(run.Docs, info.ID)
+	}
 
 	roles, err := models.roles()
 	if err != nil {
 		return err
 	}
-	if roles.Configured() {
-		if reviewRefiner == nil {
-			fmt.Fprintln(stderr, "review: this build has no model pass yet; the review is offline (see docs/REVIEW.md)")
-		} else if run.Refiner, err = reviewRefiner(roles, rev, filepath.Join(state, "model-cache")); err != nil {
+	var pass *review.ModelPass
+	if roles.Configured() && !*offline {
+		// The reviewer role (PAKTON_LLM_REVIEWER_MODEL, defaulting to the
+		// default model) may name a model of its own for review.
+		chat, err := roles.Chat(llm.RoleReviewer)
+		if err != nil {
 			return err
 		}
+		if pass, err = review.NewModelPass(chat, rev, filepath.Join(state, "model-cache")); err != nil {
+			return err
+		}
+		run.Refiner = pass
 	}
 	if *dryRun {
 		return reviewDryRun(ctx, stdout, run, pb)
 	}
 
 	var bar *progress.Bar
+	var barMu sync.Mutex // the model pass reports cells from its own goroutines
+	done := 0
 	run.Progress = func(p review.RunProgress) {
+		barMu.Lock()
+		defer barMu.Unlock()
 		if bar == nil {
 			bar = progress.New(stderr, "review", p.Total, 0)
 			if p.Reused > 0 {
 				bar.Note(fmt.Sprintf("resuming: %d of %d contracts already reviewed in %s", p.Reused, p.Total, *out))
 			}
 		}
+		done = p.Done
 		bar.Update(p.Done, 0, p.Current)
+	}
+	if pass != nil {
+		pass.Progress = func(c review.CellProgress) {
+			barMu.Lock()
+			defer barMu.Unlock()
+			if bar != nil {
+				bar.Update(done, 0, cellProgress(c))
+			}
+		}
 	}
 	start := time.Now()
 	tab, stats, err := run.Table(ctx)
@@ -138,6 +166,11 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	writeReviewSummary(stdout, tab, stats, time.Since(start))
+	if pass != nil {
+		sp := pass.Spent()
+		fmt.Fprintf(stdout, "\nModel pass (%s): %d calls, %d prompt and %d completion tokens; %d answers from the cache.\n",
+			pass.Version(), sp.Calls, sp.PromptTokens, sp.CompletionTokens, sp.Cached)
+	}
 	fmt.Fprintf(stdout, "\nWrote:\n")
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "  %s\n", p)

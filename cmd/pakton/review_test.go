@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/llm/llmtest"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
@@ -69,6 +71,18 @@ func TestReviewCommand(t *testing.T) {
 		t.Errorf("review.json provisions: %v", got.Table.Provisions)
 	}
 
+	// --doc narrows to some contracts, by name or id.
+	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", filepath.Join(dir, "o3"), "--format", "csv", "--doc", "mutual-nda.md", "--doc", "supply-agreement.docx")
+	if err != nil || !strings.Contains(stdout, "Reviewed 2 contracts") {
+		t.Errorf("--doc: %v\n%s", err, stdout)
+	}
+
+	// --dry-run says what the review would do.
+	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", filepath.Join(dir, "o5"), "--dry-run")
+	if err != nil || !strings.Contains(stdout, "5 contracts × 4 provisions = 20 cells") || !strings.Contains(stdout, "no model calls") {
+		t.Errorf("--dry-run: %v\n%s", err, stdout)
+	}
+
 	// --list, errors naming the input.
 	stdout, _, err = capture(t, runReview, "--playbook", pb, "--list")
 	if err != nil || !strings.Contains(stdout, "4 provisions") || !strings.Contains(stdout, "Termination For Convenience") {
@@ -86,6 +100,7 @@ func TestReviewCommand(t *testing.T) {
 		{[]string{"--playbook", pb, "--format", "pdf"}, `unknown export format "pdf"`},
 		{[]string{"--playbook", pb, "--collection", "empty", "--out", filepath.Join(dir, "o2")}, `no collection "empty" in store`},
 		{[]string{"bogus"}, `unexpected argument "bogus"`},
+		{[]string{"--playbook", pb, "--doc", "nope.pdf", "--out", filepath.Join(dir, "o4")}, "nope.pdf"},
 	}
 	for _, c := range cases {
 		_, _, err := capture(t, runReview, c.args...)
@@ -101,5 +116,60 @@ func TestReviewSubcommandDispatch(t *testing.T) {
 	defer delete(reviewSubcommands, "test-sub")
 	if _, _, err := capture(t, runReview, "test-sub", "a", "b"); err != nil || strings.Join(got, " ") != "a b" {
 		t.Errorf("dispatch: %v %v", got, err)
+	}
+}
+
+// TestReviewCommandModelPass runs pakton review with a model server (the
+// scripted one): the dry run counts calls without making any, the review's
+// cells come from the model, and re-running asks the model nothing.
+func TestReviewCommandModelPass(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
+	t.Setenv(config.EnvCollection, "deal")
+	pb := filepath.Join(dir, "small.yaml")
+	os.WriteFile(pb, reviewtest.PlaybookYAML, 0o644)
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, runIngest, src); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(t, llmtest.Turn{Name: "not found", Times: -1,
+		JSON: map[string]any{"found": false, "quotes": []any{}, "value": "Not found", "confidence": 0.1}})
+	out := filepath.Join(dir, "out")
+	args := []string{"--playbook", pb, "--out", out, "--provisions", "Governing Law", "--format", "json",
+		"--llm-url", srv.BaseURL(), "--llm-model", "scripted"}
+
+	stdout, _, err := capture(t, runReview, append(args, "--dry-run")...)
+	if err != nil || !strings.Contains(stdout, "Model pass: ") || len(srv.Requests()) != 0 {
+		t.Fatalf("dry run: %v, %d requests\n%s", err, len(srv.Requests()), stdout)
+	}
+	stdout, stderr, err := capture(t, runReview, args...)
+	if err != nil || !strings.Contains(stdout, "Model pass (model=scripted") {
+		t.Fatalf("review: %v\n%s\n%s", err, stdout, stderr)
+	}
+	calls := len(srv.Requests())
+	if calls == 0 {
+		t.Fatal("the model pass asked the model nothing")
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "review.json"))
+	var got struct {
+		Table review.Table `json:"table"`
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range got.Table.Rows {
+		if len(row.Cells) != 1 || row.Cells[0].Method != review.MethodModel || row.Cells[0].Found {
+			t.Errorf("%s: %+v, want the model's Not found", row.DocName, row.Cells)
+		}
+	}
+	// A re-run reuses the rows; --offline skips the model.
+	if _, _, err := capture(t, runReview, args...); err != nil || len(srv.Requests()) != calls {
+		t.Errorf("re-run: %v, %d more requests", err, len(srv.Requests())-calls)
+	}
+	if _, _, err := capture(t, runReview, append(args, "--offline", "--out", filepath.Join(dir, "off"))...); err != nil || len(srv.Requests()) != calls {
+		t.Errorf("--offline: %v, %d more requests", err, len(srv.Requests())-calls)
 	}
 }

@@ -78,14 +78,16 @@ type routedDoc struct {
 }
 
 type hitJSON struct {
-	Rank    int           `json:"rank"`
-	DocID   string        `json:"doc_id"`
-	DocName string        `json:"doc_name"`
-	Path    string        `json:"path"`
-	Pages   []int         `json:"pages"`
-	Span    document.Span `json:"span"`
-	Score   float64       `json:"score"`
-	Text    string        `json:"text"`
+	Rank    int    `json:"rank"`
+	DocID   string `json:"doc_id"`
+	DocName string `json:"doc_name"`
+	Path    string `json:"path"`
+	Pages   []int  `json:"pages"`
+	// PageLabels are the printed page numbers of Pages ("" where none).
+	PageLabels []string      `json:"page_labels,omitempty"`
+	Span       document.Span `json:"span"`
+	Score      float64       `json:"score"`
+	Text       string        `json:"text"`
 	// Support: definitions of the terms the hit uses and the clauses it
 	// refers to (docs/GRAPH.md); never part of the hit's span.
 	Support *ingest.Support `json:"support,omitempty"`
@@ -101,7 +103,7 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 		if pages == nil {
 			pages = []int{}
 		}
-		out.Hits = append(out.Hits, hitJSON{p.Rank, p.DocID, p.DocName, p.Path, pages, p.Span, p.Score, p.Text, p.Support})
+		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text, Support: p.Support})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -141,7 +143,7 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 	if p.Path != "" {
 		fmt.Fprintf(w, " — %s", p.Path)
 	}
-	fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages), p.Span, p.Score)
+	fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Score)
 	text := strings.TrimSpace(p.Text)
 	if !full {
 		text = trimText(text, 600)
@@ -180,9 +182,10 @@ func writeSupport(w io.Writer, s *ingest.Support) {
 	}
 }
 
-// pagesText is the pages of a passage followed by a comma, or "".
-func pagesText(pages []int) string {
-	if p := document.PagesLabel(pages); p != "" {
+// pagesText is the pages of a passage, with their printed numbers where
+// they show one, followed by a comma, or "".
+func pagesText(pages []int, labels []string) string {
+	if p := document.FormatPages(pages, labels); p != "" {
 		return p + ", "
 	}
 	return ""

@@ -37,6 +37,8 @@ func runServe(ctx context.Context, args []string) error {
 	retention := fs.Duration("job-retention", server.DefaultJobRetention, "keep finished jobs this long, then remove them (0 keeps them forever)")
 	rate := fs.Float64("rate", server.DefaultRate, "API requests per second per key (per address with --no-auth); an ask counts 5, an upload 10 (0 disables the limit)")
 	burst := fs.Float64("burst", server.DefaultBurst, "API requests a key may make at once before --rate applies")
+	connsPerClient := fs.Int("max-conns-per-client", server.DefaultMaxConnsPerClient, "open connections allowed from one remote address (-1: no limit; raise it behind a reverse proxy)")
+	maxConns := fs.Int("max-conns", server.DefaultMaxConns, "open connections allowed in all (-1: no limit)")
 	logFormat := fs.String("log", "text", "access log format on stderr: text or json")
 	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
@@ -95,7 +97,7 @@ func runServe(ctx context.Context, args []string) error {
 	cfg := server.Config{
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns,
-		JobRetention: *retention, Rate: *rate, Burst: *burst,
+		JobRetention: *retention, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
 		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
 		Embedder: asEmbedder(emb), Models: roles, Logger: logger,
 	}

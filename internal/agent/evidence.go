@@ -9,9 +9,18 @@ import (
 	"unicode"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/tool"
+)
+
+// Limits on a Request that every face enforces, in characters: the
+// question is a search query (search.MaxQueryChars); context and
+// instructions go into every prompt of the ask.
+const (
+	MaxQuestionChars = search.MaxQueryChars
+	MaxContextChars  = 20000
 )
 
 // Request is what a user asks: a question, optional background context and
@@ -95,7 +104,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 		span := document.Span{Start: e.Start, End: e.End}
 		r.Sources = append(r.Sources, report.Source{
 			N: i + 1, DocID: e.DocID, DocName: e.DocName, Path: e.Path, Pages: e.Pages, Span: span, Quote: e.Text,
-			Highlights: Highlights(e.Text, e.Start, weights, 2),
+			Highlights: Highlights(e.Text, e.Start, weights, 2), LeansOn: leansOn(e.Support),
 		})
 	}
 	report.Verify(r, lib)
@@ -247,3 +256,27 @@ func plural(n int, one, many string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// leansOn turns a passage's supporting evidence (definitions of the terms it
+// uses, clauses it refers to) into the report's form.
+func leansOn(s *ingest.Support) []report.Support {
+	if s == nil {
+		return nil
+	}
+	var out []report.Support
+	for _, d := range s.Definitions {
+		sp := d.Span
+		out = append(out, report.Support{Kind: "definition", Label: d.Term, Path: d.Path, Span: &sp, Text: d.Text})
+	}
+	for _, r := range s.References {
+		l := report.Support{Kind: "reference", Label: r.Text, Path: r.Path, Span: r.Span, Text: r.TargetText}
+		switch {
+		case r.External != "":
+			l.Note = "points into " + r.External + ", another instrument"
+		case r.Span == nil:
+			l.Note = "nothing in this document carries the label " + r.Label
+		}
+		out = append(out, l)
+	}
+	return out
+}

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/filelock"
 	"github.com/pakton/pakton/internal/jobs"
 )
 
@@ -72,7 +73,15 @@ type Keyring struct {
 type fileStamp struct {
 	mod  time.Time
 	size int64
+	info os.FileInfo // for os.SameFile: every save is a new file (renamed into place)
 	ok   bool
+}
+
+func (a fileStamp) same(b fileStamp) bool {
+	if a.ok != b.ok {
+		return false
+	}
+	return !a.ok || (a.mod.Equal(b.mod) && a.size == b.size && os.SameFile(a.info, b.info))
 }
 
 // File returns the key file of a store directory.
@@ -96,12 +105,12 @@ func (r *Keyring) reloadLocked(force bool) error {
 	fi, err := os.Stat(r.path)
 	switch {
 	case err == nil:
-		st = fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+		st = fileStamp{mod: fi.ModTime(), size: fi.Size(), info: fi, ok: true}
 	case errors.Is(err, os.ErrNotExist):
 	default:
 		return fmt.Errorf("auth: %s: %w", r.path, err)
 	}
-	if !force && st == r.stamp {
+	if !force && st.same(r.stamp) {
 		return nil
 	}
 	var keys []Key
@@ -130,6 +139,35 @@ func (r *Keyring) reloadLocked(force bool) error {
 	return nil
 }
 
+// update changes the key file under an exclusive lock on its lock file
+// (auth/keys.lock), so writers in other processes ("pakton keys create" run
+// twenty times at once, a revoke racing a create) never overwrite each
+// other's change: each reads the file afresh after taking the lock.
+func (r *Keyring) update(change func([]Key) ([]Key, error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	lf, err := filelock.Open(r.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	defer lf.Close()
+	if err := filelock.Lock(lf); err != nil {
+		return fmt.Errorf("auth: lock %s: %w", lf.Name(), err)
+	}
+	defer filelock.Unlock(lf)
+	if err := r.reloadLocked(true); err != nil {
+		return err
+	}
+	keys, err := change(slices.Clone(r.keys))
+	if err != nil || keys == nil {
+		return err // nil keys: nothing to change
+	}
+	return r.saveLocked(keys)
+}
+
 func (r *Keyring) saveLocked(keys []Key) error {
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 		return fmt.Errorf("auth: %w", err)
@@ -156,16 +194,9 @@ func (r *Keyring) Create(collection, name string, admin bool) (string, Key, erro
 		collection = ""
 	}
 	secret := NewSecret()
-	var id [6]byte
-	rand.Read(id[:])
-	k := Key{ID: hex.EncodeToString(id[:]), Name: strings.TrimSpace(name), Collection: collection, Admin: admin,
-		Hash: Hash(secret), Created: time.Now().UTC().Truncate(time.Second)}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.reloadLocked(false); err != nil {
-		return "", Key{}, err
-	}
-	if err := r.saveLocked(append(slices.Clone(r.keys), k)); err != nil {
+	k := newKey(secret, collection, name, admin)
+	err := r.update(func(keys []Key) ([]Key, error) { return append(keys, k), nil })
+	if err != nil {
 		return "", Key{}, err
 	}
 	return secret, k, nil
@@ -190,16 +221,13 @@ func (r *Keyring) Len() int {
 // Revoke deletes a key by id; requests with it fail from then on, in this
 // process at once and in a running server at its next request.
 func (r *Keyring) Revoke(id string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.reloadLocked(false); err != nil {
-		return err
-	}
-	i := slices.IndexFunc(r.keys, func(k Key) bool { return k.ID == id })
-	if i < 0 {
-		return fmt.Errorf("auth: key %q: %w", id, ErrNotFound)
-	}
-	return r.saveLocked(slices.Delete(slices.Clone(r.keys), i, i+1))
+	return r.update(func(keys []Key) ([]Key, error) {
+		i := slices.IndexFunc(keys, func(k Key) bool { return k.ID == id })
+		if i < 0 {
+			return nil, fmt.Errorf("auth: key %q: %w", id, ErrNotFound)
+		}
+		return slices.Delete(keys, i, i+1), nil
+	})
 }
 
 // Lookup returns the key whose secret this is. It compares the secret's
@@ -275,16 +303,26 @@ func FromContext(ctx context.Context) (Key, bool) {
 // at all, so a first local start is usable at once. It returns the new
 // secret, or "" when keys already existed.
 func (r *Keyring) EnsureAdmin(name string) (string, error) {
-	r.mu.Lock()
-	if err := r.reloadLocked(false); err != nil {
-		r.mu.Unlock()
+	secret := NewSecret()
+	k := newKey(secret, "", name, true)
+	created := false
+	err := r.update(func(keys []Key) ([]Key, error) {
+		if len(keys) > 0 {
+			return nil, nil
+		}
+		created = true
+		return []Key{k}, nil
+	})
+	if err != nil || !created {
 		return "", err
 	}
-	n := len(r.keys)
-	r.mu.Unlock()
-	if n > 0 {
-		return "", nil
-	}
-	secret, _, err := r.Create("", name, true)
-	return secret, err
+	return secret, nil
+}
+
+// newKey returns the stored form of a new key with the given secret.
+func newKey(secret, collection, name string, admin bool) Key {
+	var id [6]byte
+	rand.Read(id[:])
+	return Key{ID: hex.EncodeToString(id[:]), Name: strings.TrimSpace(name), Collection: collection, Admin: admin,
+		Hash: Hash(secret), Created: time.Now().UTC().Truncate(time.Second)}
 }

@@ -2,8 +2,10 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -85,5 +87,59 @@ func TestContext(t *testing.T) {
 	k := Key{ID: "x", Collection: "c"}
 	if got, ok := FromContext(WithKey(context.Background(), k)); !ok || got.ID != "x" {
 		t.Error("key lost")
+	}
+}
+
+// Writers in different processes used to overwrite each other's changes:
+// 20 parallel "pakton keys create" left 2 keys, and a revoke racing a
+// create was undone. Each Keyring here has its own open lock file, as a
+// separate process does (flock locks belong to the open file).
+func TestKeyringConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	const writers = 20
+	rings := make([]*Keyring, writers)
+	for i := range rings {
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rings[i] = r
+	}
+	victimSecret, victim, err := rings[0].Create("deals", "to revoke", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i, r := range rings {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i == writers/2 {
+				errs <- r.Revoke(victim.ID)
+				return
+			}
+			_, _, err := r.Create("deals", fmt.Sprintf("writer %d", i), false)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := fresh.Len(); n != writers-1 {
+		t.Errorf("%d keys after %d concurrent creates, want %d", n, writers-1, writers-1)
+	}
+	for _, r := range append(rings, fresh) {
+		if _, ok := r.Lookup(victimSecret); ok {
+			t.Fatal("a revoked key still authenticates")
+		}
 	}
 }

@@ -49,7 +49,6 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 	if tree == nil {
 		tree = clause.Parse(doc)
 	}
-	ix := document.NewIndex(doc.Text)
 	sumLine := Summary(doc).String()
 	if opt.Summary != "" {
 		sumLine = opt.Summary
@@ -64,29 +63,37 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 		seen[key] = true
 		in.Units = append(in.Units, u)
 	}
+	runes := []rune(doc.Text)
 	for id := 1; id < len(tree.Nodes); id++ {
 		n := &tree.Nodes[id]
 		if n.Own.Empty() {
 			continue
 		}
+		own := unitSpan(runes, tree, id)
 		context := ancestorContext(tree, id)
 		// The parent's lead-in ("The restrictions above shall not apply to
 		// information which:") is what gives a list item its meaning.
 		if p := n.Parent; p > 0 && opt.LeadIn > 0 {
-			context += "\n" + truncateRunes(ix.Slice(tree.Nodes[p].Own), opt.LeadIn)
+			context += "\n" + truncateRunes(doc.Masked(tree.Nodes[p].Own), opt.LeadIn)
 		}
 		if !opt.NoSummary {
 			context = sumLine + "\n" + context
 		}
-		for _, sp := range pieces(ix, n.Own, opt.MaxUnit) {
-			text := ix.Slice(sp)
+		for _, sp := range pieces(doc, own, opt.MaxUnit) {
+			sp = snapToWords(runes, sp)
+			text := doc.Masked(sp) // page furniture reads as spaces
+			if own != n.Own && sp == own {
+				// A short clause widened to read as a provision is still
+				// matched on its own words.
+				text = doc.Masked(n.Own)
+			}
 			add(search.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: search.ViewPlain})
 			if context != "" {
 				add(search.UnitInput{Text: context + "\n" + text, Spans: []document.Span{sp}, Node: id, View: search.ViewAncestors})
 			}
 		}
 		if !n.Leaf() && n.Span.Len() <= opt.MaxDescendant {
-			add(search.UnitInput{Text: ix.Slice(n.Span), Spans: []document.Span{n.Span}, Node: id, View: search.ViewDescendant})
+			add(search.UnitInput{Text: doc.Masked(n.Span), Spans: []document.Span{n.Span}, Node: id, View: search.ViewDescendant})
 		}
 	}
 	return in
@@ -94,11 +101,11 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 
 // pieces splits a span into parts of at most max code points with the
 // recursive splitter, so long clauses still yield passage-sized units.
-func pieces(ix *document.Index, sp document.Span, max int) []document.Span {
+func pieces(doc *document.Document, sp document.Span, max int) []document.Span {
 	if sp.Len() <= max {
 		return []document.Span{sp}
 	}
-	text := []rune(ix.Slice(sp))
+	text := []rune(doc.Masked(sp))
 	parts := Recursive(text, max, nil)
 	for i := range parts {
 		parts[i].Start += sp.Start

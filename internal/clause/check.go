@@ -16,7 +16,7 @@ func Check(doc *document.Document, t *Tree) error {
 	if t == nil || len(t.Nodes) == 0 {
 		return fmt.Errorf("empty tree")
 	}
-	runes := []rune(doc.Text)
+	runes := []rune(doc.MaskedText()) // furniture counts as white space
 	n := len(runes)
 	if t.Nodes[0].Parent != -1 || t.Nodes[0].Kind != KindDocument {
 		return fmt.Errorf("node 0 is not a root")

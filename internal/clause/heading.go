@@ -190,14 +190,19 @@ func dropTOC(s string, ms []marker) []marker {
 }
 
 // recurs reports whether a label of the run ms[i:j] appears again after it.
+// List items do not count: "(a)" recurs in every contract, so a section
+// with short headed sub-clauses ("17. Invoicing … 17.1 Reports … (a)
+// Invoicing from …") would pass for a table of contents.
 func recurs(ms []marker, i, j int) bool {
 	labels := map[string]bool{}
 	for k := i; k < j; k++ {
-		labels[strings.ToLower(strings.Join(strings.Fields(ms[k].label), " "))] = true
+		if ms[k].fam != famItem {
+			labels[strings.ToLower(strings.Join(strings.Fields(ms[k].label), " "))] = true
+		}
 	}
 	hits := 0
 	for k := j; k < len(ms); k++ {
-		if labels[strings.ToLower(strings.Join(strings.Fields(ms[k].label), " "))] {
+		if ms[k].fam != famItem && labels[strings.ToLower(strings.Join(strings.Fields(ms[k].label), " "))] {
 			hits++
 			if hits >= 2 || j-i < 4 {
 				return true

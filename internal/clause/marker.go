@@ -342,9 +342,12 @@ func scanDecimal(s string, p int) (marker, bool) {
 	}
 	m.labelEnd = j
 	if j < len(s) && !isSpaceByte(s[j]) && s[j] != '\n' {
-		// "1.Definitions" occurs; anything else glued to the number does not.
-		r, _ := utf8.DecodeRuneInString(s[j:])
-		if trail == 0 || !unicode.IsUpper(r) {
+		// "1.Definitions" occurs, and so does "2.1Term." when a PDF
+		// extractor loses the gap between a clause number and its heading
+		// (pdfium on some PDFs); anything else glued to a number does not.
+		r, w := utf8.DecodeRuneInString(s[j:])
+		r2, _ := utf8.DecodeRuneInString(s[min(len(s), j+w):])
+		if !unicode.IsUpper(r) || trail == 0 && (len(nums) < 2 || !unicode.IsLower(r2)) {
 			return m, false
 		}
 	}
@@ -457,6 +460,15 @@ func scanKeyword(s string, p int) (marker, bool) {
 	for j < len(s) && isSpaceByte(s[j]) {
 		j++
 	}
+	// "ARTICLE – 1", "SCHEDULE - I": a dash between keyword and number.
+	if kw != "§" && j > p+len(kw) {
+		for _, d := range []string{"–", "—", "-"} {
+			if strings.HasPrefix(s[j:], d) && j+len(d) < len(s) && isSpaceByte(s[j+len(d)]) {
+				j = skipHSpace(s, j+len(d))
+				break
+			}
+		}
+	}
 	// The number: digits with dots, a roman numeral, a letter, a word number,
 	// optionally quoted for schedules (Schedule "A").
 	q := j
@@ -496,8 +508,12 @@ func scanKeyword(s string, p int) (marker, bool) {
 	if k < len(s) && s[k] != '.' && s[k] != ':' && !isSpaceByte(s[k]) && s[k] != '\n' && !strings.HasPrefix(s[k:], "–") && !strings.HasPrefix(s[k:], "—") {
 		return m, false
 	}
-	w, first := nextWord(s, k+boolInt(k < len(s) && (s[k] == '.' || s[k] == ':')))
-	if refFollowers[w] || (unicode.IsLower(first) && m.fam != famSchedule) {
+	dotted := k < len(s) && (s[k] == '.' || s[k] == ':')
+	w, first := nextWord(s, k+boolInt(dotted))
+	// "Section 1. The Offering" is a heading; "Section 1 the" and
+	// "Section 1 of" are references. A period and a capital make the
+	// difference.
+	if refFollowers[w] && !(dotted && unicode.IsUpper(first) && (m.fam == famArticle || shortHeadingAt(s, k+1))) || (unicode.IsLower(first) && m.fam != famSchedule) {
 		return m, false
 	}
 	if m.fam == famSchedule && unicode.IsLower(first) {
@@ -543,6 +559,26 @@ func scanKeyword(s string, p int) (marker, bool) {
 	return m, true
 }
 
+// shortHeadingAt reports whether the text at byte i, up to the period that
+// ends it on the same line, reads as a heading: "The Offering." does,
+// "The Company shall ..." (a reference wrapped to a line start, then its
+// sentence) does not.
+func shortHeadingAt(s string, i int) bool {
+	end := min(len(s), i+100)
+	line := s[i:end]
+	if k := strings.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	k := strings.IndexByte(line, '.')
+	if k < 0 {
+		// "Section 2. The Acknowledgement Agreement" alone on its line,
+		// a blank line after it.
+		rest := s[min(len(s), i+len(line)):]
+		return isHeadingLine(line) && (rest == "" || strings.HasPrefix(strings.TrimLeft(rest, " \t\r"), "\n\n") || strings.HasPrefix(rest, "\n\n"))
+	}
+	return isHeadingLine(line[:k])
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -579,136 +615,3 @@ func scanClosing(s string, p int) (marker, bool) {
 	}
 	return marker{}, false
 }
-
-// definitionVerbs follow a quoted term in a definition.
-var definitionVerbs = []string{
-	"means", "shall mean", "mean", "has the meaning", "shall have the meaning",
-	"have the meaning", "have the respective meaning", "shall have the respective meaning",
-	"refers to", "shall refer to", "includes", "shall include", "is defined",
-}
-
-// scanDefinition reads a line that starts with a quoted term followed by
-// "means" or a similar verb. It returns the term in m.heading.
-func scanDefinition(s string, p int) (marker, bool) {
-	m := marker{pos: p, labelEnd: p, fam: famDefinition, level: -1, reads: []interp{{"def", 0}}}
-	term, ok := definitionTerm(s[p:min(len(s), p+300)])
-	if !ok {
-		return m, false
-	}
-	m.heading = term
-	return m, true
-}
-
-// definitionTerm reports whether text starts with a definition and returns
-// the defined term: `"X" means`, `"X" shall mean`, `"X" or "Y" means`,
-// `"X" (as defined) means`, `X: means`.
-func definitionTerm(text string) (string, bool) {
-	open, close := "", ""
-	switch {
-	case strings.HasPrefix(text, "\""):
-		open, close = "\"", "\""
-	case strings.HasPrefix(text, "“"):
-		open, close = "“", "”"
-	case strings.HasPrefix(text, "'"):
-		open, close = "'", "'"
-	default:
-		// `Term: means ...`
-		i := strings.Index(text, ":")
-		if i <= 0 || i > 60 || strings.ContainsAny(text[:i], "\n.;") {
-			return "", false
-		}
-		rest := strings.TrimLeft(text[i+1:], " \t")
-		if !hasVerb(rest) {
-			return "", false
-		}
-		r, _ := utf8.DecodeRuneInString(text)
-		if !unicode.IsUpper(r) {
-			return "", false
-		}
-		return strings.TrimSpace(text[:i]), true
-	}
-	rest := text[len(open):]
-	e := strings.Index(rest, close)
-	if e <= 0 || e > 120 || strings.Contains(rest[:e], "\n") {
-		return "", false
-	}
-	term := strings.TrimSpace(rest[:e])
-	rest = rest[e+len(close):]
-	// Alternatives and parentheticals before the verb.
-	for range 4 {
-		rest = strings.TrimLeft(rest, " \t,")
-		switch {
-		case strings.HasPrefix(rest, "("):
-			if k := strings.Index(rest, ")"); k > 0 && k < 120 {
-				rest = rest[k+1:]
-				continue
-			}
-		case strings.HasPrefix(rest, "or ") || strings.HasPrefix(rest, "and "):
-			w := strings.Index(rest, " ")
-			r2 := strings.TrimLeft(rest[w:], " ")
-			if strings.HasPrefix(r2, open) {
-				if k := strings.Index(r2[len(open):], close); k >= 0 && k < 120 {
-					rest = r2[len(open)+k+len(close):]
-					continue
-				}
-			}
-		case strings.HasPrefix(rest, ":"):
-			rest = rest[1:]
-			continue
-		}
-		break
-	}
-	if term == "" || !hasVerb(strings.TrimLeft(rest, " \t")) {
-		return "", false
-	}
-	return strings.TrimRight(term, ",."), true
-}
-
-// bareDefinitionTerm reads a definition whose term has lost its quotes, as
-// text extraction often does: "Affiliate means ...", "Effective Date shall
-// have the meaning ...". The term must be Title Case and short; only numbered
-// clauses are read this way.
-func bareDefinitionTerm(text string) (string, bool) {
-	words := 0
-	i := 0
-	for i < len(text) && words <= 8 {
-		if hasVerb(text[i:]) && words > 0 {
-			return strings.TrimSpace(text[:i]), true
-		}
-		j := i
-		for j < len(text) && !isSpaceByte(text[j]) && text[j] != '\n' {
-			j++
-		}
-		w := text[i:j]
-		if w == "" {
-			return "", false
-		}
-		r, _ := utf8.DecodeRuneInString(w)
-		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || w == "[***]" || (words > 0 && minorWords[strings.ToLower(w)])) {
-			return "", false
-		}
-		if strings.ContainsAny(w, ".,;:\"“”") && w != "[***]" {
-			return "", false
-		}
-		words++
-		i = j
-		for i < len(text) && isSpaceByte(text[i]) {
-			i++
-		}
-	}
-	return "", false
-}
-
-func hasVerb(rest string) bool {
-	for _, v := range definitionVerbs {
-		if strings.HasPrefix(rest, v) {
-			after := rest[len(v):]
-			if after == "" || !isLetterByte(after[0]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isLetterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,6 +57,18 @@ func Render(w io.Writer, doc *document.Document, t *Tree, opts RenderOptions) er
 					fmt.Fprintf(&b, " p.%d", pages[0])
 				} else {
 					fmt.Fprintf(&b, " pp.%d-%d", pages[0], pages[len(pages)-1])
+				}
+				// The printed page numbers, where the pages show them.
+				a, z := pages[0], pages[len(pages)-1]
+				if l := doc.PageLabelsOf([]int{a, z}); l != nil && !(l[0] == strconv.Itoa(a) && l[1] == strconv.Itoa(z)) {
+					switch {
+					case l[0] == l[1] || l[1] == "":
+						fmt.Fprintf(&b, " [printed %s]", l[0])
+					case l[0] == "":
+						fmt.Fprintf(&b, " [printed %s]", l[1])
+					default:
+						fmt.Fprintf(&b, " [printed %s-%s]", l[0], l[1])
+					}
 				}
 			}
 		}

@@ -50,6 +50,9 @@ func (s Span) String() string { return fmt.Sprintf("[%d,%d)", s.Start, s.End) }
 type Page struct {
 	Number int  `json:"number"` // 1-based
 	Span   Span `json:"span"`
+	// Label is the page number printed on the page ("23" for "- 23 -",
+	// "iv"), when the parser found one; "" otherwise.
+	Label string `json:"label,omitempty"`
 }
 
 // BlockKind says what a parser knows about a block of the source layout.
@@ -83,6 +86,9 @@ type Document struct {
 	Text   string  `json:"-"`                // canonical text, valid UTF-8
 	Pages  []Page  `json:"pages,omitempty"`  // nil for unpaginated formats
 	Blocks []Block `json:"blocks,omitempty"` // optional layout hints
+	// Furniture marks page numbers, running headers and footers and
+	// banners in the text, sorted by start; nil when none were found.
+	Furniture []Furniture `json:"furniture,omitempty"`
 	// Layout is where the text sits on the pages, when the parser knows
 	// (PDFs read by pdfium); nil otherwise. It is not part of the JSON:
 	// ingest stores it as its own artifact ("layout").

@@ -72,7 +72,7 @@ func TestSpanOps(t *testing.T) {
 }
 
 func TestPagesOf(t *testing.T) {
-	d := &Document{Text: "page one\n\npage two\n\npage three", Pages: []Page{{1, Span{0, 10}}, {2, Span{10, 20}}, {3, Span{20, 30}}}}
+	d := &Document{Text: "page one\n\npage two\n\npage three", Pages: []Page{{Number: 1, Span: Span{0, 10}}, {Number: 2, Span: Span{10, 20}}, {Number: 3, Span: Span{20, 30}}}}
 	got := d.PagesOf(Span{8, 12})
 	if len(got) != 2 || got[0] != 1 || got[1] != 2 {
 		t.Fatalf("PagesOf = %v", got)

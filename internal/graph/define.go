@@ -300,7 +300,7 @@ func collective(glue string) bool {
 // entityBefore reports whether the text before a parenthesis names a legal
 // entity: one of its last words is a corporate form.
 func entityBefore(s string, p int) bool {
-	lo := max(0, p-160)
+	lo := max(0, p-320) // a registered office address may stand between the name and its short name
 	if k := strings.LastIndexByte(s[lo:p], ')'); k >= 0 {
 		lo += k + 1
 	}
@@ -359,8 +359,8 @@ func (x *text) inlineSpan(q quote, term string, node int) (int, int, DefinitionK
 		p, e = q.a, q.b
 	}
 	kind := DefInline
-	if inPreamble(x.t, node) && entityBefore(s, p) && !collective(s[p:q.a]) {
-		kind = DefParty
+	if entityBefore(s, p) && !collective(s[p:q.a]) {
+		kind = DefParty // kept only in the opening part: see partiesFirst
 	}
 	n0, n1 := x.nodeBytes(node)
 	a, b, ok := clampBytes(q, max(sentenceStart(s, p, n0), p-600, n0), min(sentenceEnd(s, e, n1), e+600, n1))
@@ -463,7 +463,28 @@ func (x *text) definitions() []Definition {
 		out = append(out, Definition{Term: term, Span: n.Span, TermSpan: ts, Node: id, Kind: DefMeans})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TermSpan.Start < out[j].TermSpan.Start })
+	x.partiesFirst(out)
 	return out
+}
+
+// partiesFirst keeps the party kind only for names given in the opening
+// part of the contract — its preamble, or before the first definition
+// sentence (parties listed as "(1) Acme Ltd … (the "Supplier")") — where an
+// entity named with its short name is a party; later it is an inline
+// definition of some other entity.
+func (x *text) partiesFirst(defs []Definition) {
+	first := -1
+	for _, d := range defs {
+		if d.Kind == DefMeans {
+			first = d.TermSpan.Start
+			break
+		}
+	}
+	for i, d := range defs {
+		if d.Kind == DefParty && !inPreamble(x.t, d.Node) && (first < 0 || d.TermSpan.Start > first) {
+			defs[i].Kind = DefInline
+		}
+	}
 }
 
 // sentenceOpener reports whether an unquoted "term" starts with a

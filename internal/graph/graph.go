@@ -111,8 +111,11 @@ type Doc struct {
 	Uses  []Use    `json:"uses"`
 }
 
-// Version is the current extraction version (Doc.Version).
-const Version = 1
+// Version is the current extraction version (Doc.Version). Raise it when
+// extraction changes what it finds: stored graphs of an older version are
+// computed again when read. (2: references "of the <defined term>" are
+// external; party names in a numbered list of parties.)
+const Version = 2
 
 // Extract finds the definitions, term uses and cross-references of a
 // document whose clause tree is t. It never fails: text it cannot read is
@@ -126,6 +129,7 @@ func Extract(doc *document.Document, t *clause.Tree) *Doc {
 	d.Definitions = x.definitions()
 	d.Terms = termList(d.Definitions)
 	d.Uses = x.uses(d.Terms, d.Definitions)
+	x.instrumentTerms(d.Definitions)
 	d.References = x.references()
 	return d
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -215,5 +216,43 @@ func TestLookup(t *testing.T) {
 	}
 	if refs := Lookup(doc, tree, "(b)", item); len(refs) != 1 || tree.Path(refs[0].Target) != "ARTICLE 2 > 2.5 > (b)" {
 		t.Errorf("Lookup((b)) from %s: %+v", tree.Path(item), refs)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	_, tree, g := extract(t, sample)
+	b, err := g.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := json.Marshal(g)
+	for name, data := range map[string][]byte{"gzip": b, "plain JSON (older stores)": plain} {
+		d, err := Decode(data, len(tree.Nodes))
+		if err != nil || len(d.Definitions) != len(g.Definitions) || len(d.References) != len(g.References) || len(d.Uses) != len(g.Uses) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := Decode(b, 3); err == nil {
+		t.Error("a graph for a bigger tree decoded against 3 nodes")
+	}
+	for _, bad := range [][]byte{nil, []byte("{"), {0x1f, 0x8b, 0}, []byte(`{"definitions":[{"node":-5}]}`)} {
+		if _, err := Decode(bad, len(tree.Nodes)); err == nil {
+			t.Errorf("Decode(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestExternalDefinedTerm: a reference into a document the contract
+// defines a term for is external; one into the agreement itself is not.
+func TestExternalDefinedTerm(t *testing.T) {
+	text := "This Yield Agreement (this \"Agreement\") incorporates the 1992 ISDA Master Agreement (the \"ISDA Form\").\n\n" +
+		"1. Terms\n\n1.1 Section 5(a) of the ISDA Form does not apply. Section 1.2 of the Agreement applies.\n\n1.2 Notices are written.\n"
+	_, _, g := extract(t, text)
+	var got []string
+	for _, r := range g.References {
+		got = append(got, r.Label+"|"+string(r.Status)+"|"+r.External)
+	}
+	if want := "Section 5(a)|external|ISDA Form;Section 1.2|resolved|"; strings.Join(got, ";") != want {
+		t.Errorf("references %q, want %q", strings.Join(got, ";"), want)
 	}
 }

@@ -48,7 +48,8 @@ func refWords(s string) [][2]int {
 // refWordAtLower matches refWord at byte i of s, ignoring ASCII case, and
 // returns where the match ends.
 func refWordAtLower(s string, i int) (int, bool) {
-	w := []byte(s[i:min(len(s), i+24)])
+	var buf [24]byte
+	w := buf[:copy(buf[:], s[i:min(len(s), i+24)])]
 	for k, c := range w {
 		if c >= 'A' && c <= 'Z' {
 			w[k] = c + 0x20

@@ -10,84 +10,6 @@ import (
 	"github.com/pakton/pakton/internal/document"
 )
 
-// instrumentWords end the name of another legal instrument after "of the" /
-// "under the": "Section 365(n) of the Bankruptcy Code", "Section 2.1 of the
-// License Agreement". They are the generic nouns of legal instruments.
-var instrumentWords = map[string]bool{
-	"act": true, "code": true, "agreement": true, "agreements": true, "regulation": true,
-	"regulations": true, "rule": true, "rules": true, "plan": true, "law": true, "laws": true,
-	"statute": true, "statutes": true, "treaty": true, "convention": true, "contract": true,
-	"license": true, "licence": true, "lease": true, "note": true, "indenture": true,
-	"amendment": true, "constitution": true, "directive": true, "charter": true, "bylaws": true,
-	"by-laws": true, "certificate": true, "guidelines": true, "declaration": true, "title": true,
-	"ordinance": true, "order": true, "policy": true, "protocol": true, "instrument": true,
-	"deed": true, "mou": true, "memorandum": true, "sow": true, "tariff": true, "conditions": true,
-}
-
-// statutePrefix matches a statute or instrument named before the reference
-// word: "15 U.S.C. § 78", "Treasury Regulation Section 1.1502-6", "Code
-// Section 409A".
-var statutePrefix = regexp.MustCompile(`(u\.?s\.?c\.?|U\.?S\.?C\.?|C\.?F\.?R\.?|[A-Z][a-z]+ (?:Code|Act|Regulations?|Rules?)|Code|Stat\.?|Act|Regulations?)\s*$`)
-
-// instrumentBefore returns the instrument named right before the
-// reference word at byte i, or "".
-func instrumentBefore(s string, i int) string {
-	before := s[max(0, i-40):i]
-	if m := statutePrefix.FindString(before); m != "" {
-		return strings.TrimSpace(m)
-	}
-	return ""
-}
-
-// instrumentAfter returns the instrument named right after a reference
-// without "of", in the continental style: "Sec. 2 German Pharmaceuticals
-// Act", "Sec. 4 para. 19 AMG". An acronym counts only outside upper-case
-// text (where every word looks like one).
-func instrumentAfter(s string, end, kwStart int) string {
-	words := strings.Fields(s[end:min(len(s), end+80)])
-	var name []string
-	for _, raw := range words {
-		w := strings.TrimRight(raw, ",;:.)")
-		if w == "" || !unicode.IsUpper(firstRune(w)) {
-			break
-		}
-		name = append(name, w)
-		if len(w) < len(raw) || len(name) == 5 {
-			break
-		}
-	}
-	if len(name) == 0 {
-		return ""
-	}
-	if instrumentWords[strings.ToLower(name[len(name)-1])] {
-		return strings.Join(name, " ")
-	}
-	kw := s[kwStart:min(len(s), kwStart+3)]
-	if a := name[0]; len(name) == 1 && len(a) >= 2 && len(a) <= 6 && strings.ToUpper(a) == a && strings.ToUpper(kw) != kw && strings.IndexFunc(a, unicode.IsLetter) >= 0 {
-		return a
-	}
-	return ""
-}
-
-// subdivision extends a reference over a finer unit written after it,
-// "Sec. 4 para. 19", "§ 5 sentence 2", and returns the new end.
-func subdivision(s string, end int) int {
-	j := skipSpace(s, end)
-	for _, w := range []string{"para.", "paragraph", "sentence", "subsection", "no."} {
-		if strings.HasPrefix(strings.ToLower(s[j:min(len(s), j+len(w))]), w) {
-			k := skipSpace(s, j+len(w))
-			e := k
-			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
-				e++
-			}
-			if e > k && (e >= len(s) || !isWordByte(s[e])) {
-				return e
-			}
-		}
-	}
-	return end
-}
-
 // references finds the cross-references, one per target, in text order.
 func (x *text) references() []Reference {
 	s := x.s
@@ -127,7 +49,7 @@ func (x *text) references() []Reference {
 				break // "Section 4 and Article 5": the next word opens its own reference
 			}
 			next, ok := parseLabel(s, j, kw.class)
-			if !ok || !sameShape(first, next, kw) {
+			if !ok || !sameShape(first, next, kw) || next.shape == shapeParen && opensItem(s, next.b) {
 				break
 			}
 			lt := next.text
@@ -202,75 +124,6 @@ func displayLabel(kw keyword, l string) string {
 		return strings.ToUpper(kw.word[:1]) + kw.word[1:] + " " + l
 	}
 	return strings.ToUpper(kw.word[:1]) + kw.word[1:] + " " + l
-}
-
-// qualifier reads what follows a reference: "of this Agreement" / "hereof"
-// (this document), "of Exhibit B" (a unit of this document, returned as
-// scope), or "of the Bankruptcy Code" / "under the License Agreement"
-// (another instrument, returned by name).
-func (x *text) qualifier(s string, i int, ix *labelIndex) (scope int, external string) {
-	j := skipSpace(s, i)
-	var e int
-	ok := false
-	for _, w := range []string{"of", "under", "in"} {
-		if e, ok = hasWordPrefix(s, j, w); ok {
-			break
-		}
-	}
-	if !ok {
-		return 0, ""
-	}
-	j = skipSpace(s, e)
-	if kw, e, ok := refWordAt(s, j); ok {
-		if l, ok := parseLabel(s, e, kw.class); ok {
-			if id, st := ix.resolve(kw, l.text, 0, 0); st == Resolved {
-				return id, ""
-			}
-		}
-		return 0, ""
-	}
-	if e, ok := hasWordPrefix(s, j, "the"); ok {
-		j = skipSpace(s, e)
-	} else if e, ok := hasWordPrefix(s, j, "that"); ok {
-		j = skipSpace(s, e)
-	}
-	// A capitalised name ending in an instrument noun, or an acronym.
-	words := strings.Fields(s[j:min(len(s), j+120)])
-	var name []string
-	for _, raw := range words {
-		w := strings.TrimRight(raw, ",;:.)")
-		if w == "" {
-			break
-		}
-		r := firstRune(w)
-		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || w == "of" || w == "and" || w == "the" || w == "for") {
-			break
-		}
-		name = append(name, w)
-		if len(name) > 10 || len(w) < len(raw) && !abbreviation(raw, len(raw)-1) {
-			break // the name ends at punctuation
-		}
-	}
-	for len(name) > 0 && (name[len(name)-1] == "of" || name[len(name)-1] == "and" || name[len(name)-1] == "the" || name[len(name)-1] == "for") {
-		name = name[:len(name)-1]
-	}
-	if len(name) == 0 {
-		return 0, ""
-	}
-	full := strings.Join(name, " ")
-	if strings.EqualFold(name[0], "this") || strings.EqualFold(full, "Agreement") {
-		return 0, ""
-	}
-	for k := len(name) - 1; k >= 0; k-- {
-		w := strings.ToLower(strings.TrimSuffix(strings.Trim(name[k], "\"”“'’"), "'s"))
-		if instrumentWords[w] || w == "schedule" && k > 0 {
-			return 0, full // "Section 6901 of the Code", "… of the General Terms and Conditions of Transporter's FERC Gas Tariff"
-		}
-	}
-	if len(name) == 1 && len(name[0]) >= 2 && len(name[0]) <= 6 && strings.ToUpper(name[0]) == name[0] && firstRune(name[0]) >= 'A' {
-		return 0, name[0] // an acronym: "UCC", "ERISA"
-	}
-	return 0, ""
 }
 
 // labelIndex finds nodes of a clause tree by their full label.
@@ -490,21 +343,45 @@ func attachmentHeading(s string, a, b int) bool {
 func (x *text) anchor(kw keyword, label string) int {
 	s := x.body
 	if kw.class == classAttach {
-		for _, m := range refWords(s) {
-			k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
-			if !ok || k.class != classAttach {
-				continue
+		if x.headings == nil {
+			// Read the attachment headings once per document.
+			x.headings = map[string]int{}
+			for _, m := range refWords(s) {
+				k, ok := parseKeyword(strings.TrimSpace(s[m[0]:m[1]]))
+				if !ok || k.class != classAttach {
+					continue
+				}
+				if l, ok := parseLabel(s, m[1], classAttach); ok && attachmentHeading(s, m[0], l.b) {
+					if _, seen := x.headings[l.text]; !seen {
+						x.headings[l.text] = m[0]
+					}
+				}
 			}
-			if l, ok := parseLabel(s, m[1], classAttach); ok && l.text == label && attachmentHeading(s, m[0], l.b) {
-				return m[0]
-			}
+		}
+		if b, ok := x.headings[label]; ok {
+			return b
 		}
 		return -1
 	}
 	if kw.class != classSection || strings.Contains(label, "(") {
 		return -1
 	}
-	lower := strings.ToLower(s)
+	if b, ok := x.numbered[label]; ok {
+		return b
+	}
+	if x.lower == "" {
+		x.lower = strings.ToLower(s)
+		x.numbered = map[string]int{}
+	}
+	b := x.numberAnchor(label)
+	x.numbered[label] = b
+	return b
+}
+
+// numberAnchor finds a clause number at the start of a line followed by a
+// capitalised word ("7A. Insurance"), or -1.
+func (x *text) numberAnchor(label string) int {
+	s, lower := x.body, x.lower
 	for from := 0; ; {
 		k := strings.Index(lower[from:], label)
 		if k < 0 {
@@ -547,4 +424,25 @@ func Lookup(doc *document.Document, t *clause.Tree, ref string, from int) []Refe
 		refs[i].Span.End--
 	}
 	return refs
+}
+
+// opensItem reports whether the text after a bracketed label at byte i
+// starts the item of an inline enumeration — "(a) Customer's right … or (b)
+// Customer's remedies" — rather than continuing a list of references
+// ("clauses (a) and (c) of Section 9", "(b) shall survive"): a capitalised
+// word or a determiner follows.
+func opensItem(s string, i int) bool {
+	j := skipSpace(s, i)
+	if j >= len(s) || j == i {
+		return false
+	}
+	if unicode.IsUpper(firstRune(s[j:])) {
+		return true
+	}
+	w, _, _ := strings.Cut(s[j:min(len(s), j+12)], " ")
+	switch w {
+	case "the", "a", "an", "any", "such", "its", "their", "each", "all", "no":
+		return true
+	}
+	return false
 }

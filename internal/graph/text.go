@@ -23,6 +23,18 @@ type text struct {
 	// from, when ≥ 0, is the node every reference is read as written in
 	// (Lookup); -1 reads it from the position in s.
 	from int
+
+	// Anchors of units the tree has no node for, found on first use:
+	// attachment headings by label, clause numbers by label, and the
+	// lower-cased body they are looked for in.
+	headings map[string]int
+	numbered map[string]int
+	lower    string
+
+	// others are the keys of the defined terms that can name another
+	// document ("ISDA Form", "Credit Agreement"): every term but the one
+	// naming this agreement (instrumentTerms).
+	others map[string]bool
 }
 
 func newText(doc *document.Document, t *clause.Tree) *text {

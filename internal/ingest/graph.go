@@ -48,6 +48,21 @@ func DocGraph(st *store.Store, collection string, rec *store.Record) (g *graph.D
 	return graph.Extract(rec.Doc, rec.Tree), true, nil
 }
 
+// ReadGraph reads a stored document (without its artifacts), its clause
+// tree and its graph (DocGraph).
+func ReadGraph(st *store.Store, collection, id string) (rec *store.Record, g *graph.Doc, computed bool, err error) {
+	rec, err = st.Document(collection, id)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	rec.Tree = Tree(rec)
+	g, computed, err = DocGraph(st, collection, rec)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return rec, g, computed, nil
+}
+
 // CollectionGraph assembles the graph of a collection (or of the documents
 // ids names, when not empty) from the stored document graphs. computed
 // counts the documents whose graph was not stored and was computed on load.
@@ -66,12 +81,7 @@ func CollectionGraph(ctx context.Context, st *store.Store, collection string, id
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		rec, err := st.Document(collection, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		rec.Tree = Tree(rec)
-		dg, comp, err := DocGraph(st, collection, rec)
+		rec, dg, comp, err := ReadGraph(st, collection, id)
 		if err != nil {
 			return nil, 0, err
 		}

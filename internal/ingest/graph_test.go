@@ -55,6 +55,18 @@ func TestDocGraph(t *testing.T) {
 	if err != nil || !computed || len(g2.References) != len(g.References) {
 		t.Fatalf("DocGraph without artifact: computed %v, %d references (want %d), err %v", computed, len(g2.References), len(g.References), err)
 	}
+	// A graph stored by an older extraction version is computed again.
+	old := *g
+	old.Version = graph.Version - 1
+	if full.Artifacts[ArtifactGraph], err = old.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(store.DefaultCollection, full); err != nil {
+		t.Fatal(err)
+	}
+	if g3, computed, err := DocGraph(st, store.DefaultCollection, rec); err != nil || !computed || g3.Version != graph.Version {
+		t.Fatalf("DocGraph of an older version: computed %v, version %d, err %v", computed, g3.Version, err)
+	}
 	cg, n, err := CollectionGraph(ctx, st, store.DefaultCollection, nil)
 	if err != nil || n != 1 {
 		t.Fatalf("CollectionGraph: %d computed, err %v", n, err)

@@ -116,14 +116,17 @@ func docList(infos []store.DocInfo, withIDs bool) string {
 // Passage is a search hit resolved against its stored document: where the
 // span sits in the clause tree and on which pages, and its exact text.
 type Passage struct {
-	Rank    int           `json:"rank"`
-	DocID   string        `json:"doc_id"`
-	DocName string        `json:"doc_name"`
-	Path    string        `json:"path"`            // clause path, e.g. "Article 5 > 5.2 > (a)"
-	Pages   []int         `json:"pages,omitempty"` // 1-based pages the span touches (paginated formats)
-	Span    document.Span `json:"span"`            // code points of the canonical text
-	Score   float64       `json:"score"`
-	Text    string        `json:"text"` // the canonical text of Span, verbatim
+	Rank    int    `json:"rank"`
+	DocID   string `json:"doc_id"`
+	DocName string `json:"doc_name"`
+	Path    string `json:"path"`            // clause path, e.g. "Article 5 > 5.2 > (a)"
+	Pages   []int  `json:"pages,omitempty"` // 1-based pages the span touches (paginated formats)
+	// PageLabels are the page numbers printed on Pages ("23", "iv"), ""
+	// where a page shows none; absent when none does.
+	PageLabels []string      `json:"page_labels,omitempty"`
+	Span       document.Span `json:"span"` // code points of the canonical text
+	Score      float64       `json:"score"`
+	Text       string        `json:"text"` // the canonical text of Span, page furniture as spaces
 	// Support holds the definitions of the terms the passage uses and the
 	// clauses it refers to: supporting evidence, apart from Span and Text
 	// (nil when there is none).
@@ -150,7 +153,8 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 			recs[h.DocID] = rec
 		}
 		p := Passage{Rank: h.Rank, DocID: h.DocID, DocName: rec.Doc.Name, Span: h.Span, Score: h.Score,
-			Pages: rec.Doc.PagesOf(h.Span), Text: rec.Doc.Slice(h.Span)}
+			Pages: rec.Doc.PagesOf(h.Span), Text: rec.Doc.Masked(h.Span)}
+		p.PageLabels = rec.Doc.PageLabelsOf(p.Pages)
 		if t := rec.Tree; len(t.Nodes) > 0 {
 			node := h.Node
 			if node <= 0 || node >= len(t.Nodes) {
@@ -190,6 +194,6 @@ func TextFunc(st *store.Store, collection string) func(search.Hit) (string, erro
 			}
 			docs[h.DocID] = rec
 		}
-		return rec.Doc.Slice(h.Span), nil
+		return rec.Doc.Masked(h.Span), nil
 	}
 }

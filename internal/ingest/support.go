@@ -113,6 +113,20 @@ func SupportFor(doc *document.Document, t *clause.Tree, g *graph.Doc, sp documen
 		}
 		s.References = append(s.References, sr)
 	}
+	// A definition inside a clause the passage refers to is quoted there.
+	defs := s.Definitions[:0]
+	for _, d := range s.Definitions {
+		inRef := false
+		for _, r := range s.References {
+			if r.Span != nil && r.Span.Contains(d.Span) {
+				inRef = true
+			}
+		}
+		if !inRef {
+			defs = append(defs, d)
+		}
+	}
+	s.Definitions = defs
 	if len(s.Definitions) == 0 && len(s.References) == 0 {
 		return nil
 	}

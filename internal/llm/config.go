@@ -42,10 +42,12 @@ const (
 	RoleResearcher   = "researcher"
 	RoleInterrogator = "interrogator"
 	RoleWriter       = "writer"
+	// RoleReviewer is the model pass of a deal-room review (pakton review).
+	RoleReviewer = "reviewer"
 )
 
 // AllRoles lists the pipeline roles in the order they first run.
-var AllRoles = []string{RoleArchivist, RoleResearcher, RoleInterrogator, RoleWriter}
+var AllRoles = []string{RoleArchivist, RoleResearcher, RoleInterrogator, RoleWriter, RoleReviewer}
 
 // Config configures one chat client. The zero value of every field but
 // BaseURL and Model means "the default".

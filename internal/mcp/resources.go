@@ -64,33 +64,30 @@ func parseURI(uri string) (docRef, bool) {
 // collection the request is bound to and changes whenever documents are
 // ingested.
 func addResources(s *mcpsdk.Server, b Backend) {
-	s.AddResourceTemplate(&mcpsdk.ResourceTemplate{
+	read := func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
+		return readDocument(ctx, b, req.Params.URI)
+	}
+	for _, t := range []*mcpsdk.ResourceTemplate{{
 		Name:        "document",
 		Title:       "Contract text",
 		URITemplate: uriScheme + "{collection}/documents/{id}",
 		MIMEType:    "text/plain",
 		Description: "The canonical text of one contract of the collection. Every span pakton returns is [start, end) in Unicode code points of this text.",
-	}, func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
-		return readDocument(ctx, b, req.Params.URI)
-	})
-	s.AddResourceTemplate(&mcpsdk.ResourceTemplate{
+	}, {
 		Name:        "document-graph",
 		Title:       "Defined terms and cross-references of a contract",
 		URITemplate: uriScheme + "{collection}/documents/{id}/graph",
 		MIMEType:    "application/json",
 		Description: "A contract's definitions (term, defining span, clause path, uses) and cross-references (text, span, clause path, target clause or null, status resolved / within / external / unresolved).",
-	}, func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
-		return readDocument(ctx, b, req.Params.URI)
-	})
-	s.AddResourceTemplate(&mcpsdk.ResourceTemplate{
+	}, {
 		Name:        "collection-graph",
 		Title:       "Contract graph of the collection",
 		URITemplate: uriScheme + "{collection}/graph",
 		MIMEType:    "application/json",
 		Description: "The collection's graph: documents, clauses, defined terms, parties and other instruments (nodes) with defines / uses / refers-to / part-of / next edges.",
-	}, func(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*mcpsdk.ReadResourceResult, error) {
-		return readDocument(ctx, b, req.Params.URI)
-	})
+	}} {
+		s.AddResourceTemplate(t, read)
+	}
 	s.AddReceivingMiddleware(func(next mcpsdk.MethodHandler) mcpsdk.MethodHandler {
 		return func(ctx context.Context, method string, req mcpsdk.Request) (mcpsdk.Result, error) {
 			if method != "resources/list" {
@@ -176,21 +173,20 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 	if err != nil {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
-	rec, err := c.Store.Document(name, info.ID)
-	if err != nil {
-		return nil, fmt.Errorf("reading document %s: %w", info.Name, err)
-	}
 	if ref.graph {
-		rec.Tree = ingest.Tree(rec)
-		g, computed, err := ingest.DocGraph(c.Store, name, rec)
+		rec, g, computed, err := ingest.ReadGraph(c.Store, name, info.ID)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the graph of %s: %w", info.Name, err)
 		}
 		return jsonResource(uri, struct {
 			ID   string `json:"id"`
 			Name string `json:"name"`
 			ingest.GraphView
 		}{info.ID, info.Name, ingest.ViewGraph(rec.Tree, g, computed)})
+	}
+	rec, err := c.Store.Document(name, info.ID)
+	if err != nil {
+		return nil, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}
 	return &mcpsdk.ReadResourceResult{Contents: []*mcpsdk.ResourceContents{{
 		URI: uri, MIMEType: "text/plain", Text: rec.Doc.Text,

@@ -9,6 +9,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
@@ -24,9 +25,9 @@ const (
 	// DefaultK is the number of passages when k is not given.
 	DefaultK = 8
 	// MaxQuery is the longest query or question, in characters.
-	MaxQuery = 2000
+	MaxQuery = search.MaxQueryChars
 	// MaxContext is the longest background context or instructions of ask.
-	MaxContext = 20000
+	MaxContext = agent.MaxContextChars
 	// MaxPassageText is the most characters of one passage returned; a longer
 	// passage is cut and marked truncated (its span still covers it all).
 	MaxPassageText = 6000

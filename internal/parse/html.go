@@ -2,10 +2,14 @@ package parse
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -29,23 +33,86 @@ import (
 //   - List items are prefixed with their marker, as a browser draws it:
 //     "1.", "b.", "iv." for <ol> (honouring start, type, reversed and the
 //     value of <li>), "•", "◦", "▪" by depth for <ul>, then a space. Nested
-//     items are indented two spaces per level.
+//     items are indented two spaces per level, up to maxHTMLIndent levels
+//     (deeper items keep that indent), so the text stays linear in the
+//     size of the file however deep the lists nest.
 //   - Headings, list items and paragraphs are reported as blocks.
 //
 // The input is UTF-8 unless it is not valid UTF-8, in which case it is
 // decoded as Windows-1252 (which covers a declared ISO-8859-1 / Latin-1, as
 // browsers do); a UTF-16 byte-order mark is honoured.
 
-func parseHTML(data []byte) (*document.Document, error) {
+// maxHTMLIndent is the deepest list level that still adds indentation.
+const maxHTMLIndent = 8
+
+// Limits on one HTML file. The parser builds a node per element (a few
+// hundred bytes each) and, for every list item, scans the stack of open
+// elements, so a file of nothing but nested list items costs memory per
+// element and time per element times depth. (Variables so tests can lower
+// them.)
+var (
+	// maxHTMLElements bounds the tree: a long contract has a few
+	// thousand elements, a large filing a few hundred thousand.
+	maxHTMLElements = 1_000_000
+	// htmlTimeout and htmlTimeoutPerMB bound the time to parse a file.
+	htmlTimeout      = 30 * time.Second
+	htmlTimeoutPerMB = time.Second
+)
+
+func parseHTML(ctx context.Context, data []byte) (*document.Document, error) {
 	src := decodeHTMLBytes(data)
-	root, err := html.Parse(strings.NewReader(src))
+	if n := countHTMLElements(src, maxHTMLElements); n > maxHTMLElements {
+		return nil, fmt.Errorf("%w: the HTML has more than %d elements; pakton reads at most %d", ErrTooLarge, maxHTMLElements, maxHTMLElements)
+	}
+	limit := htmlTimeout + time.Duration(len(data)>>20)*htmlTimeoutPerMB
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errHTMLDeadline)
+	defer cancel()
+	root, err := html.Parse(&ctxReader{ctx: ctx, r: strings.NewReader(src)})
 	if err != nil {
+		if context.Cause(ctx) == errHTMLDeadline {
+			return nil, fmt.Errorf("%w: reading it took longer than %s (the limit is %s plus %s per MB)", ErrTooLarge, limit, htmlTimeout, htmlTimeoutPerMB)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("%w: html: %v", ErrCorrupt, err)
 	}
 	w := &htmlWriter{}
 	w.walk(root)
 	text, blocks := w.finish()
 	return &document.Document{Format: "html", Text: text, Blocks: blocks}, nil
+}
+
+var errHTMLDeadline = errors.New("html deadline")
+
+// countHTMLElements counts the start tags in src, stopping once it passes
+// limit.
+func countHTMLElements(src string, limit int) int {
+	z := html.NewTokenizer(strings.NewReader(src))
+	n := 0
+	for n <= limit {
+		switch z.Next() {
+		case html.ErrorToken:
+			return n
+		case html.StartTagToken, html.SelfClosingTagToken:
+			n++
+		}
+	}
+	return n
+}
+
+// ctxReader fails its reads once ctx is done, which stops the HTML parser
+// at its next read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p[:min(len(p), 64<<10)])
 }
 
 var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
@@ -93,6 +160,7 @@ type htmlWriter struct {
 	pre        int  // depth of <pre>/<textarea>
 
 	open     []*openBlock
+	marked   int // open[:marked] have all started
 	blocks   []document.Block
 	lists    []*htmlList
 	cells    []int // cells seen in each open table row
@@ -124,14 +192,26 @@ func (w *htmlWriter) requestBreaks(n int) {
 	w.pendBreaks = max(w.pendBreaks, n)
 }
 
-func (w *htmlWriter) writeRaw(s string) {
+// writeRaw writes s; open blocks that had no visible character yet start
+// here.
+func (w *htmlWriter) writeRaw(s string) { w.write(s, true) }
+
+// writeRawNoMark writes separators that must not start an open block.
+func (w *htmlWriter) writeRawNoMark(s string) { w.write(s, false) }
+
+func (w *htmlWriter) write(s string, mark bool) {
 	if s == "" {
 		return
 	}
-	for _, ob := range w.open {
-		if ob.start < 0 {
-			ob.start = w.runes
+	if mark {
+		// Blocks below w.marked have started already, so a write costs
+		// the blocks opened since the last one, not the nesting depth.
+		for _, ob := range w.open[min(w.marked, len(w.open)):] {
+			if ob.start < 0 {
+				ob.start = w.runes
+			}
 		}
+		w.marked = len(w.open)
 	}
 	w.b.WriteString(s)
 	w.runes += utf8.RuneCountInString(s)
@@ -155,18 +235,6 @@ func (w *htmlWriter) flush() {
 		w.writeRawNoMark(" ")
 	}
 	w.pendSpace = false
-}
-
-// writeRawNoMark writes separators that must not start an open block.
-func (w *htmlWriter) writeRawNoMark(s string) {
-	saved := make([]int, len(w.open))
-	for i, ob := range w.open {
-		saved[i] = ob.start
-	}
-	w.writeRaw(s)
-	for i, ob := range w.open {
-		ob.start = saved[i]
-	}
 }
 
 // flushBreaksOnly writes pending line breaks now (so the row that follows
@@ -235,6 +303,7 @@ func (w *htmlWriter) push(kind document.BlockKind, level int, label string) {
 func (w *htmlWriter) pop() {
 	ob := w.open[len(w.open)-1]
 	w.open = w.open[:len(w.open)-1]
+	w.marked = min(w.marked, len(w.open))
 	if ob.start >= 0 && w.runes > ob.start {
 		end := w.runes
 		// The output never ends in collapsed space, but <pre> may.
@@ -455,7 +524,7 @@ func (w *htmlWriter) listItem(n *html.Node) {
 	w.push(document.BlockListItem, depth, label)
 	w.pendSpace = false
 	w.flush()
-	w.writeRaw(strings.Repeat("  ", depth))
+	w.writeRaw(strings.Repeat("  ", min(depth, maxHTMLIndent)))
 	// The indent is not part of the item.
 	w.open[len(w.open)-1].start = w.runes
 	w.writeRaw(label + " ")

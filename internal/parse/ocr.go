@@ -19,8 +19,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 )
 
@@ -148,9 +146,9 @@ func renderPdftoppm(ctx context.Context, path string, page int, out string) erro
 
 // renderPDFium renders one 0-based page of the PDF with pdfium to a PNG file.
 func renderPDFium(ctx context.Context, data []byte, page int, out string) error {
-	return withPDFium(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
-		res, err := inst.RenderPageInDPI(&requests.RenderPageInDPI{
-			Page:        requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: page}},
+	return withPDFium(ctx, data, func(run *pdfiumRun) error {
+		res, err := run.inst.RenderPageInDPI(&requests.RenderPageInDPI{
+			Page:        requests.Page{ByIndex: &requests.PageByIndex{Document: run.doc, Index: page}},
 			DPI:         ocrDPI,
 			ImageFormat: requests.RenderImageFormatGrayscale,
 		})

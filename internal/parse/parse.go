@@ -92,7 +92,7 @@ func Bytes(ctx context.Context, name string, data []byte, opt Options) (*documen
 	case "text":
 		doc, err = parseText(data)
 	case "html":
-		doc, err = parseHTML(data)
+		doc, err = parseHTML(ctx, data)
 	case "docx":
 		doc, err = parseDOCX(data)
 	case "pdf":

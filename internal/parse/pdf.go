@@ -30,9 +30,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -180,6 +181,7 @@ func assemblePDF(pages []pdfPageText) *document.Document {
 	}
 	doc.Text = b.String()
 	doc.Layout = buildLayout(pages, doc.Pages)
+	markFurniture(doc)
 	return doc
 }
 
@@ -225,12 +227,32 @@ func pageBlocks(p pdfPageText, start int) []document.Block {
 
 // The pdfium pool is created on first use and shared by every parse: starting
 // the WebAssembly runtime costs seconds without wazero's compilation cache and
-// about a tenth of a second with it.
+// about a tenth of a second with it. Every worker's memory is limited (see
+// pdfium_memory.go) and every use of a worker has a deadline.
 var (
-	pdfiumOnce sync.Once
-	pdfiumPool pdfium.Pool
-	pdfiumErr  error
+	pdfiumOnce  sync.Once
+	pdfiumPool  pdfium.Pool
+	pdfiumErr   error
+	pdfiumLimit uint64
 )
+
+// Deadlines for one use of a pdfium worker: opening a PDF and counting its
+// pages, then a budget per page on top. A contract page takes ~20 ms of
+// CPU; the budget is wall-clock time on a machine that may be busy, so it is
+// generous: what it stops is a page built to occupy the reader for minutes.
+// (Variables so tests can shorten them.)
+var (
+	pdfOpenTimeout = 30 * time.Second
+	pdfPageTimeout = time.Second
+)
+
+// maxPDFPageChars is the most characters pakton reads from one PDF page. A
+// dense contract page holds ~6,000; a page with millions is an attack on
+// the reader, not a contract. (A variable so tests can lower it.)
+var maxPDFPageChars = 200_000
+
+// errPDFDeadline is the cancellation cause when a PDF's deadline passes.
+var errPDFDeadline = errors.New("pdf deadline")
 
 func pdfiumInstance(ctx context.Context) (pdfium.Pdfium, error) {
 	pdfiumOnce.Do(func() {
@@ -245,10 +267,14 @@ func pdfiumInstance(ctx context.Context) (pdfium.Pdfium, error) {
 				}
 			}
 		}
+		pdfiumLimit = pdfMemoryLimit()
 		pdfiumPool, pdfiumErr = webassembly.Init(webassembly.Config{
+			// Workers are instantiated under this context, which carries
+			// the allocator that bounds their memory.
+			Context:       withPDFiumAllocator(context.Background(), pdfiumLimit),
 			MinIdle:       0,
 			MaxIdle:       1,
-			MaxTotal:      runtime.NumCPU(),
+			MaxTotal:      pdfiumWorkers(pdfiumLimit),
 			ReuseWorkers:  true,
 			RuntimeConfig: rc,
 			// pdfium reads documents from memory: mount no directories.
@@ -273,32 +299,74 @@ func pdfiumInstance(ctx context.Context) (pdfium.Pdfium, error) {
 	return inst, nil
 }
 
-// withPDFium opens data in a pdfium worker and calls fn with it. A panic or
-// a cancelled ctx kills the worker (the pool replaces it) and is reported as
-// an error; a PDF pdfium cannot open is ErrEncrypted or ErrCorrupt.
-func withPDFium(ctx context.Context, data []byte, fn func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error) (err error) {
+// pdfiumRun is one use of a pdfium worker on one open document.
+type pdfiumRun struct {
+	inst  pdfium.Pdfium
+	doc   references.FPDF_DOCUMENT
+	start time.Time
+	timer *time.Timer
+}
+
+// pages extends the run's deadline to cover n pages.
+func (r *pdfiumRun) pages(n int) {
+	r.timer.Reset(time.Until(r.start.Add(pdfTimeout(n))))
+}
+
+// pdfTimeout is the deadline for reading a PDF of n pages.
+func pdfTimeout(n int) time.Duration {
+	return pdfOpenTimeout + time.Duration(n)*pdfPageTimeout
+}
+
+// withPDFium opens data in a pdfium worker and calls fn with it, within a
+// deadline (pdfOpenTimeout until fn extends it with run.pages) and the
+// worker's memory limit. A panic, a trap, a deadline or a cancelled ctx
+// kills the worker (the pool replaces it); so does any error, and a worker
+// whose memory grew past pdfiumKeepBelow, so its memory goes back to the
+// system. A PDF pdfium cannot open is ErrEncrypted or ErrCorrupt; one that
+// needs more memory or time than allowed is ErrTooLarge.
+func withPDFium(ctx context.Context, data []byte, fn func(run *pdfiumRun) error) (err error) {
 	inst, err := pdfiumInstance(ctx)
 	if err != nil {
 		return err
 	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	run := &pdfiumRun{inst: inst, start: time.Now()}
+	run.timer = time.AfterFunc(pdfOpenTimeout, func() { cancel(errPDFDeadline) })
+	defer run.timer.Stop()
+
 	var killOnce sync.Once
 	kill := func() { killOnce.Do(func() { _ = inst.Kill() }) }
-	stop := context.AfterFunc(ctx, kill)
+	stop := context.AfterFunc(rctx, kill)
 	healthy := true
 	defer func() {
 		if r := recover(); r != nil {
 			healthy = false
 			err = fmt.Errorf("%w: pdfium failed: %v", ErrCorrupt, r)
 		}
-		if !stop() || ctx.Err() != nil {
+		size, refused := pdfiumWorkerMemory(inst.GetImplementation())
+		switch {
+		case !stop() || rctx.Err() != nil:
 			kill()
-			err = ctx.Err()
-			return
-		}
-		if healthy {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			} else {
+				err = fmt.Errorf("%w: reading it took longer than %s (the limit is %s plus %s per page)",
+					ErrTooLarge, time.Since(run.start).Round(time.Second), pdfOpenTimeout, pdfPageTimeout)
+			}
+		case refused:
+			kill()
+			err = fmt.Errorf("%w: reading it needs more than %d MiB of memory (the limit per PDF; set PAKTON_PDF_MEMORY_MB to change it)",
+				ErrTooLarge, pdfiumLimit>>20)
+		case healthy && err == nil && size >= 0 && size < pdfiumKeepBelow:
 			_ = inst.Close() // closes open documents and returns the worker
-		} else {
+		default:
 			kill()
+			if size >= pdfiumKeepBelow {
+				// Hand the freed memory back to the system now, not
+				// when the scavenger gets to it.
+				debug.FreeOSMemory()
+			}
 		}
 	}()
 
@@ -314,14 +382,15 @@ func withPDFium(ctx context.Context, data []byte, fn func(inst pdfium.Pdfium, do
 		healthy = false
 		return fmt.Errorf("%w: pdfium: %v", ErrCorrupt, err)
 	}
+	run.doc = opened.Document
 	defer func() {
-		if healthy && ctx.Err() == nil {
+		if healthy && err == nil && rctx.Err() == nil {
 			_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
 		}
 	}()
-	if err := fn(inst, opened.Document); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	if err := fn(run); err != nil {
+		if rctx.Err() != nil {
+			return rctx.Err()
 		}
 		return err
 	}
@@ -342,11 +411,13 @@ func pdfiumPageCount(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) (int, err
 // extractPDFium extracts every page's text with pdfium.
 func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 	var pages []pdfPageText
-	err := withPDFium(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
+	err := withPDFium(ctx, data, func(run *pdfiumRun) error {
+		inst, doc := run.inst, run.doc
 		n, err := pdfiumPageCount(inst, doc)
 		if err != nil {
 			return err
 		}
+		run.pages(n)
 		var (
 			all     [][]pdfLine
 			failed  int
@@ -357,6 +428,11 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 				return err
 			}
 			lines, hasImage, geom, err := pdfiumPageLines(inst, doc, i)
+			if errors.Is(err, ErrTooLarge) || isWasmTrap(err) {
+				// The worker is spent or the page is an attack: give up
+				// on the file (withPDFium names a memory failure).
+				return fmt.Errorf("page %d: %w", i+1, err)
+			}
 			if err != nil {
 				// A damaged page reads as empty; the rest of the file is
 				// still worth having.
@@ -421,6 +497,9 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 	cc, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
 		return nil, false, nil, err
+	}
+	if cc.Count > maxPDFPageChars {
+		return nil, false, nil, fmt.Errorf("%w: the page has %d characters; pakton reads at most %d per page", ErrTooLarge, cc.Count, maxPDFPageChars)
 	}
 	var text []rune
 	if cc.Count > 0 {
@@ -708,7 +787,9 @@ func extractPDFToText(ctx context.Context, data []byte, layout bool) ([]pdfPageT
 // pdfiumPagesWithImages returns those of pages (0-based) that hold an image.
 func pdfiumPagesWithImages(ctx context.Context, data []byte, pages []int) ([]int, error) {
 	var out []int
-	err := withPDFium(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
+	err := withPDFium(ctx, data, func(run *pdfiumRun) error {
+		inst, doc := run.inst, run.doc
+		run.pages(len(pages))
 		for _, i := range pages {
 			pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 			if err != nil {
@@ -741,4 +822,10 @@ func tempPDF(data []byte) (string, func(), error) {
 		return "", nil, fmt.Errorf("writing a temporary copy of the PDF: %w", err)
 	}
 	return f.Name(), cleanup, nil
+}
+
+// isWasmTrap reports whether err is a WebAssembly trap (pdfium aborted; its
+// worker must not be used again).
+func isWasmTrap(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "wasm error")
 }

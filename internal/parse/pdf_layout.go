@@ -201,7 +201,8 @@ func RenderPDFPage(ctx context.Context, data []byte, n int, scale float64) ([]by
 	}
 	scale = clamp(scale, MinRenderScale, MaxRenderScale)
 	var out []byte
-	err := withPDFium(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
+	err := withPDFium(ctx, data, func(run *pdfiumRun) error {
+		inst, doc := run.inst, run.doc
 		count, err := pdfiumPageCount(inst, doc)
 		if err != nil {
 			return err

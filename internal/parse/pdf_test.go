@@ -15,8 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 
 	"github.com/pakton/pakton/internal/document"
@@ -344,10 +342,10 @@ func scannedPDF(t *testing.T) []byte {
 		{w: 420, h: 160, lines: []pdfLineSpec{{text: "Signed by the Licensor", size: 20}}},
 	})
 	var pages []pdfPageSpec
-	err := withPDFium(context.Background(), text, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
+	err := withPDFium(context.Background(), text, func(run *pdfiumRun) error {
 		for i := range 2 {
-			res, err := inst.RenderPageInDPI(&requests.RenderPageInDPI{
-				Page:        requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}},
+			res, err := run.inst.RenderPageInDPI(&requests.RenderPageInDPI{
+				Page:        requests.Page{ByIndex: &requests.PageByIndex{Document: run.doc, Index: i}},
 				DPI:         150,
 				ImageFormat: requests.RenderImageFormatGrayscale,
 			})

@@ -181,7 +181,7 @@ func writeSource(b *strings.Builder, s Source) {
 	if s.Path != "" {
 		loc = append(loc, s.Path)
 	}
-	if p := document.PagesLabel(s.Pages); p != "" {
+	if p := document.FormatPages(s.Pages, s.PageLabels); p != "" {
 		loc = append(loc, p)
 	}
 	if s.Status != StatusExternal {
@@ -206,7 +206,35 @@ func writeSource(b *strings.Builder, s Source) {
 			fmt.Fprintf(b, "- %s %s\n", oneLine(h.Text), h.Span)
 		}
 	}
+	if len(s.LeansOn) > 0 {
+		b.WriteString("\nLeans on:\n")
+		for _, l := range s.LeansOn {
+			what := "definition of “" + l.Label + "”"
+			if l.Kind != "definition" {
+				what = l.Label
+			}
+			switch {
+			case l.Span != nil:
+				fmt.Fprintf(b, "- %s — %s %s: %s\n", what, l.Path, *l.Span, clip(oneLine(l.Text), 240))
+			default:
+				fmt.Fprintf(b, "- %s — %s\n", what, l.Note)
+			}
+		}
+	}
 	b.WriteString("\n")
+}
+
+// clip cuts s to about n characters at a word boundary, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if k := strings.LastIndexByte(cut, ' '); k > n/2 {
+		cut = cut[:k]
+	}
+	return cut + " …"
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -49,20 +49,42 @@ const (
 
 // Source is one numbered piece of evidence the report cites as [N].
 type Source struct {
-	N       int           `json:"n"`
-	DocID   string        `json:"doc_id,omitempty"`
-	DocName string        `json:"doc_name,omitempty"`
-	Path    string        `json:"path,omitempty"` // clause path, e.g. "Article 5 > 5.2 > (a)"
-	Pages   []int         `json:"pages"`          // pages the span touches; empty for unpaginated formats
-	Span    document.Span `json:"span"`           // code points [start, end) of the document's canonical text
-	Quote   string        `json:"quote"`          // verbatim text the report relies on
-	Status  Status        `json:"status"`         // outcome of verification
-	Note    string        `json:"note,omitempty"` // why the status is what it is, when not plain "verified"
-	Tool    string        `json:"tool,omitempty"` // the tool that found it (external sources)
-	URL     string        `json:"url,omitempty"`  // external sources with an address
+	N       int    `json:"n"`
+	DocID   string `json:"doc_id,omitempty"`
+	DocName string `json:"doc_name,omitempty"`
+	Path    string `json:"path,omitempty"` // clause path, e.g. "Article 5 > 5.2 > (a)"
+	Pages   []int  `json:"pages"`          // pages the span touches; empty for unpaginated formats
+	// PageLabels are the page numbers printed on those pages ("23", "iv"),
+	// parallel to Pages, "" where a page shows none; absent when none does.
+	PageLabels []string      `json:"page_labels,omitempty"`
+	Span       document.Span `json:"span"`           // code points [start, end) of the document's canonical text
+	Quote      string        `json:"quote"`          // verbatim text the report relies on
+	Status     Status        `json:"status"`         // outcome of verification
+	Note       string        `json:"note,omitempty"` // why the status is what it is, when not plain "verified"
+	Tool       string        `json:"tool,omitempty"` // the tool that found it (external sources)
+	URL        string        `json:"url,omitempty"`  // external sources with an address
 	// Highlights are the sentences of the quote that best match the
 	// question (evidence reports), each a span of the same document.
 	Highlights []Highlight `json:"highlights,omitempty"`
+	// LeansOn is what the quoted provision depends on (evidence reports):
+	// the definitions of the defined terms it uses and the clauses it
+	// refers to, each a span of the same document — never part of Span or
+	// Quote, and not verified as quotations (they are the document's text
+	// at those spans).
+	LeansOn []Support `json:"leans_on,omitempty"`
+}
+
+// Support is one definition or cross-referenced clause a source leans on.
+type Support struct {
+	Kind  string `json:"kind"`  // "definition" or "reference"
+	Label string `json:"label"` // the term, or the reference as written ("Section 7.3")
+	Path  string `json:"path,omitempty"`
+	// Span and Text are the definition or the clause referred to; absent
+	// for a reference into another instrument or to nothing (Note says
+	// which).
+	Span *document.Span `json:"span,omitempty"`
+	Text string         `json:"text,omitempty"`
+	Note string         `json:"note,omitempty"`
 }
 
 // Highlight is a sentence of a quoted provision that matches the question.

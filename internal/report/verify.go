@@ -196,7 +196,7 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 		if err != nil || doc == nil {
 			cache[s.DocID] = nil
 		} else {
-			nd = &normDoc{doc: doc, norm: normalize(doc.Text)}
+			nd = &normDoc{doc: doc, norm: normalize(doc.MaskedText())}
 			cache[s.DocID] = nd
 		}
 	}
@@ -230,9 +230,10 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 	if s.Pages == nil {
 		s.Pages = []int{}
 	}
+	s.PageLabels = nd.doc.PageLabelsOf(s.Pages)
 	if len(frags) == 1 {
 		// Show the document's own characters, not the model's retyping.
-		s.Quote = nd.doc.Slice(s.Span)
+		s.Quote = nd.doc.Masked(s.Span) // page furniture left out
 	}
 }
 

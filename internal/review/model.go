@@ -38,10 +38,24 @@ type ModelPass struct {
 	MaxTokens int
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
+	// Progress, when set, is called after each cell the pass answers (from
+	// several goroutines at once: it must be safe for concurrent use). A
+	// contract takes a few model calls per provision, so a face can show
+	// movement within a contract.
+	Progress func(CellProgress)
 
 	spent struct {
 		calls, prompt, completion, cached atomic.Int64
 	}
+}
+
+// CellProgress is how far the model pass is through one contract.
+type CellProgress struct {
+	Doc       string `json:"doc"`
+	Provision string `json:"provision"` // the cell just answered
+	Done      int    `json:"done"`      // cells of the contract answered so far
+	Total     int    `json:"total"`
+	Cached    bool   `json:"cached"` // answered from the cache
 }
 
 // NewModelPass returns the model pass of rev's playbook asking chat, caching
@@ -166,6 +180,7 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, m.parallel())
 	var wg sync.WaitGroup
+	var done atomic.Int32
 	for i := range jobs {
 		if ctx.Err() != nil {
 			break
@@ -174,7 +189,11 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			out.Cells[i], errs[i] = m.refineCell(ctx, d, jobs[i])
+			var cached bool
+			out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
+			if m.Progress != nil && errs[i] == nil {
+				m.Progress(CellProgress{Doc: d.Name, Provision: jobs[i].prov.Name, Done: int(done.Add(1)), Total: len(jobs), Cached: cached})
+			}
 		}(i)
 	}
 	wg.Wait()
@@ -202,22 +221,22 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 	return out, nil
 }
 
-// refineCell answers one provision from the cache or the model.
-func (m *ModelPass) refineCell(ctx context.Context, d Doc, j cellJob) (Cell, error) {
+// refineCell answers one provision from the cache or the model; cached
+// says which.
+func (m *ModelPass) refineCell(ctx context.Context, d Doc, j cellJob) (c Cell, cached bool, err error) {
 	k := m.key(d, j.prov)
-	ans, ok := loadAnswer(m.CacheDir, k)
-	if ok {
+	ans, cached := loadAnswer(m.CacheDir, k)
+	if cached {
 		m.spent.cached.Add(int64(ans.Calls))
 	} else {
-		var err error
 		if ans, err = m.ask(ctx, d, j, k); err != nil {
-			return Cell{}, err
+			return Cell{}, false, err
 		}
 		if err := saveAnswer(m.CacheDir, ans); err != nil {
 			m.log().Warn("review: cannot cache a model answer; it will be asked again", "doc", d.Name, "provision", j.prov.Name, "err", err)
 		}
 	}
-	return buildCell(d, j.prov, j.offline, ans), nil
+	return buildCell(d, j.prov, j.offline, ans), cached, nil
 }
 
 // ask runs the calls of one cell: extraction, follow-up, and the risk

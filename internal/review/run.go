@@ -317,6 +317,29 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 	return total, nil
 }
 
+// Kept returns the rows an earlier or running review kept in Dir that are
+// still valid (same document content, playbook, engine and refiner), in
+// collection order: the part of the table already finished.
+func (run *Run) Kept() ([]Row, error) {
+	infos, err := run.docs()
+	if err != nil {
+		return nil, err
+	}
+	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion}
+	if run.Refiner != nil {
+		key.Refiner = run.Refiner.Version()
+	}
+	var out []Row
+	for _, in := range infos {
+		k := key
+		k.DocID, k.DocHash = in.ID, in.Source.SHA256
+		if row, ok := run.kept(k); ok {
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
 // docs lists the contracts to review, in collection order.
 func (run *Run) docs() ([]store.DocInfo, error) {
 	all, err := run.Store.List(run.Collection)

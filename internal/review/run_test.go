@@ -55,6 +55,12 @@ func TestRunKillAndResume(t *testing.T) {
 		t.Fatalf("kept %d rows after the cancelled run, want at least 2", len(kept))
 	}
 
+	// The finished part of the table is readable before the run ends.
+	part, err := (&review.Run{Store: st, Collection: "deal", Reviewer: rev, Dir: dir}).Kept()
+	if err != nil || len(part) != len(kept) {
+		t.Errorf("Kept: %d rows, %v; want %d", len(part), err, len(kept))
+	}
+
 	// Second run: only the contracts not kept are reviewed.
 	rev.calls.Store(0)
 	run = &review.Run{Store: st, Collection: "deal", Reviewer: rev, Dir: dir, Concurrency: 2}

@@ -13,6 +13,11 @@ import (
 	"github.com/pakton/pakton/internal/embed"
 )
 
+// MaxQueryChars is the longest query any face accepts, in characters. Each
+// term of a query costs a pass over its postings, so one caller's
+// megabyte-long queries would slow every other search on a shared server.
+const MaxQueryChars = 2000
+
 // Query is one search request.
 type Query struct {
 	Text string
@@ -85,7 +90,11 @@ func (ix *Index) Search(q Query) Result {
 		ref = ix.referenceTerms(terms, breaks, int(docs[0]))
 	}
 
-	// Words that only name the contract do not help find the clause.
+	// Words that only name the contract do not help find the clause; nor
+	// does the rest of the part of the question that names it ("Consider
+	// the Cooperation Agreement between A and B for Renewable Energy
+	// Projects; is liability capped?").
+	ref = namingParts(ref, breaks)
 	if len(ref) > 0 && len(ref) < len(terms) {
 		kept := terms[:0:0]
 		for i, t := range terms {
@@ -164,6 +173,44 @@ const (
 	rankPerHit = 8
 )
 
+// namingParts widens the terms that name a contract (ref) to every term of
+// each part of the question in which they are at least half the terms, when
+// some other part of the question is left to search with.
+func namingParts(ref map[int]bool, breaks []bool) map[int]bool {
+	if len(ref) == 0 {
+		return ref
+	}
+	out := map[int]bool{}
+	for i := range ref {
+		out[i] = true
+	}
+	kept := 0
+	for st := 0; st < len(breaks); {
+		e := st + 1
+		for e < len(breaks) && !breaks[e] {
+			e++
+		}
+		n := 0
+		for i := st; i < e; i++ {
+			if ref[i] {
+				n++
+			}
+		}
+		if n > 0 && 2*n >= e-st {
+			for i := st; i < e; i++ {
+				out[i] = true
+			}
+		} else {
+			kept += e - st - n
+		}
+		st = e
+	}
+	if kept == 0 {
+		return ref
+	}
+	return out
+}
+
 // fusionDepth is how many units of each ranking reciprocal rank fusion sees.
 const fusionDepth = 200
 
@@ -227,6 +274,11 @@ func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
 // search for k.
 func (ix *Index) collect(ranked []scored, k int) []Hit {
 	var hits []Hit
+	type shortHit struct {
+		Hit
+		doc int32
+	}
+	var short []shortHit                 // short units skipped while no hit was found
 	taken := map[int32][]document.Span{} // returned spans per document, sorted
 	for _, s := range ranked {
 		if len(hits) >= k {
@@ -242,13 +294,37 @@ func (ix *Index) collect(ranked []scored, k int) []Hit {
 				if len(hits) >= k {
 					break
 				}
-				if frag.Len() < minFragment && frag != sp {
+				// A leftover shorter than minFragment is never returned, and
+				// a short unit never first: a heading or "." quoted alone
+				// answers nothing (unless nothing else matched).
+				h := Hit{DocID: ix.docs[u.Doc].id, Span: frag, Score: s.score, Node: int(u.Node), View: u.View}
+				if frag.Len() < minFragment && (frag != sp || len(hits) == 0) {
+					if frag == sp {
+						short = append(short, shortHit{h, u.Doc})
+					}
 					continue
 				}
-				hits = append(hits, Hit{DocID: ix.docs[u.Doc].id, Span: frag, Score: s.score, Node: int(u.Node), View: u.View, Rank: len(hits) + 1})
+				h.Rank = len(hits) + 1
+				hits = append(hits, h)
 				taken[u.Doc] = insertSpan(taken[u.Doc], frag)
+				// Short units ranked above the first hit follow it.
+				for _, sh := range short {
+					if len(hits) >= k {
+						break
+					}
+					if rest := subtract(sh.Span, taken[sh.doc]); len(rest) == 1 && rest[0] == sh.Span {
+						sh.Rank = len(hits) + 1
+						hits = append(hits, sh.Hit)
+						taken[sh.doc] = insertSpan(taken[sh.doc], sh.Span)
+					}
+				}
+				short = short[:0]
 			}
 		}
+	}
+	if len(hits) == 0 && len(short) > 0 {
+		short[0].Rank = 1
+		hits = append(hits, short[0].Hit)
 	}
 	return hits
 }

@@ -261,3 +261,28 @@ func FuzzDecodeSegment(f *testing.F) {
 		ix.Search(Query{Text: "a b", K: 3})
 	})
 }
+
+// TestShortUnitNeverFirst: a heading matched alone is not the first hit
+// while a real provision matches; it may follow, and it is returned when
+// nothing else matches.
+func TestShortUnitNeverFirst(t *testing.T) {
+	ix := NewIndex()
+	heading := "Audit Rights."
+	body := "The Licensee shall keep complete books and records and permit the Licensor to inspect and audit them once a year."
+	text := heading + "\n\n" + body
+	hs, bs := len([]rune(heading)), len([]rune(heading))+2
+	if err := ix.Add(DocInput{ID: "d", Name: "d.txt", Units: []UnitInput{
+		{Text: heading, Spans: []document.Span{{Start: 0, End: hs}}, Node: -1},
+		{Text: body, Spans: []document.Span{{Start: bs, End: len([]rune(text))}}, Node: -1},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	res := ix.Search(Query{Text: "audit rights", K: 2})
+	if len(res.Hits) != 2 || res.Hits[0].Span.Start != bs || res.Hits[1].Span.Start != 0 {
+		t.Fatalf("hits %+v: want the provision first, then the heading", res.Hits)
+	}
+	res = ix.Search(Query{Text: "rights", K: 1})
+	if len(res.Hits) != 1 || res.Hits[0].Span.Start != 0 {
+		t.Fatalf("hits %+v: want the heading when only it matches", res.Hits)
+	}
+}

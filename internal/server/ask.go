@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
@@ -102,6 +103,15 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if req.Question == "" {
 		fail(w, http.StatusBadRequest, "empty question")
 		return
+	}
+	for _, f := range []struct {
+		name, text string
+		limit      int
+	}{{"question", req.Question, agent.MaxQuestionChars}, {"context", req.Context, agent.MaxContextChars}, {"instructions", req.Instructions, agent.MaxContextChars}} {
+		if n := utf8.RuneCountInString(f.text); n > f.limit {
+			fail(w, http.StatusBadRequest, "%s: %d characters; the limit is %d", f.name, n, f.limit)
+			return
+		}
 	}
 	if req.MaxTurns < 0 || req.MaxTurns > maxTurnsLimit {
 		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)

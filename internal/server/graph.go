@@ -28,20 +28,14 @@ type docGraphJSON struct {
 // terms, their uses and its cross-references, resolved to clause paths.
 func (s *Server) getDocGraph(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	rec, err := s.st.Document(c, id)
-	if err != nil {
-		s.storeErr(w, r, "get document graph", err)
-		return
-	}
 	info, err := s.st.Info(c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document graph", err)
 		return
 	}
-	rec.Tree = ingest.Tree(rec)
-	g, computed, err := ingest.DocGraph(s.st, c, rec)
+	rec, g, computed, err := ingest.ReadGraph(s.st, c, id)
 	if err != nil {
-		s.internal(w, "document graph", err)
+		s.storeErr(w, r, "get document graph", err)
 		return
 	}
 	out := docGraphJSON{Document: toDocJSON(info), GraphView: ingest.ViewGraph(rec.Tree, g, computed)}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/store"
@@ -44,6 +45,8 @@ type reviewRequest struct {
 	Provisions   []string `json:"provisions"`
 	Docs         []string `json:"docs"`
 	Title        string   `json:"title"`
+	// Offline skips the model pass even when the server has a model.
+	Offline bool `json:"offline"`
 }
 
 // reviewMeta is what a review was asked to do.
@@ -57,6 +60,11 @@ type reviewMeta struct {
 	Source     string    `json:"playbook_source"` // "builtin" or "upload"
 	Provisions []string  `json:"provisions"`      // the provisions reviewed, in playbook order
 	Docs       []string  `json:"docs,omitempty"`  // document ids (all when empty)
+	// Model names the model pass ("model=…;prompt=…"); empty for an
+	// offline review.
+	Model string `json:"model,omitempty"`
+	// Offline was asked for: no model pass even with a model configured.
+	Offline bool `json:"offline,omitempty"`
 }
 
 // reviewResult is table.json.
@@ -140,7 +148,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		}
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs}
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}
 	dir := s.reviewDir(c, meta.ID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.internal(w, "start review", err)
@@ -152,6 +160,13 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 			s.internal(w, "start review", err)
 			return
 		}
+	}
+	if run, err := s.reviewRun(meta, dir); err != nil {
+		os.RemoveAll(dir)
+		s.internal(w, "start review", err)
+		return
+	} else if run.Refiner != nil {
+		meta.Model = run.Refiner.Version()
 	}
 	if err := writeMeta(dir, meta); err != nil {
 		s.internal(w, "start review", err)
@@ -212,24 +227,28 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return fmt.Errorf("review %s: %w", p.Review, err)
 	}
-	var yamlText []byte
-	if meta.Source == "upload" {
-		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
-			return fmt.Errorf("review %s: %w", p.Review, err)
+	run, err := s.reviewRun(meta, dir)
+	if err != nil {
+		return err
+	}
+	var progMu sync.Mutex // the model pass reports cells from its own goroutines
+	var last jobs.Progress
+	run.Progress = func(pr review.RunProgress) {
+		progMu.Lock()
+		defer progMu.Unlock()
+		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
+		rep.Progress(last)
+	}
+	if pass, ok := run.Refiner.(*review.ModelPass); ok {
+		// A contract takes a few model calls per provision: name the cell.
+		pass.Progress = func(c review.CellProgress) {
+			progMu.Lock()
+			defer progMu.Unlock()
+			pr := last
+			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
+			rep.Progress(pr)
 		}
 	}
-	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
-	if err != nil {
-		return err
-	}
-	rev, err := review.NewReviewer(pb, det)
-	if err != nil {
-		return err
-	}
-	run := &review.Run{Store: s.st, Collection: j.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log,
-		Progress: func(pr review.RunProgress) {
-			rep.Progress(jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current})
-		}}
 	tab, stats, err := run.Table(ctx)
 	if err != nil {
 		return err
@@ -247,6 +266,43 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 		return err
 	}
 	return jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), raw, 0o600)
+}
+
+// reviewRun rebuilds the run a review's meta describes (its playbook,
+// provisions and documents, its rows in dir).
+func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
+	var yamlText []byte
+	if meta.Source == "upload" {
+		var err error
+		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
+			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
+		}
+	}
+	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return nil, err
+	}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	if s.cfg.Models.Configured() && !meta.Offline {
+		// One answer cache per collection: it is keyed by document content,
+		// provision, model and prompt, so every review of the collection
+		// shares it.
+		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
+		if err != nil {
+			return nil, err
+		}
+		pass, err := review.NewModelPass(chat, rev, filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache"))
+		if err != nil {
+			return nil, err
+		}
+		pass.Logger = s.log
+		run.Refiner = pass
+	}
+	return run, nil
 }
 
 // reviewView is a review's meta with its job's state.
@@ -315,14 +371,32 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 // getReview returns a review's state and, once finished, its table and the
-// decisions on it.
+// decisions on it. Before then, ?partial=1 adds the rows finished so far
+// ("partial": a table of those rows).
 func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	m, dir, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	out := map[string]any{"review": s.reviewView(m)}
-	if res, err := readResult(dir); err == nil {
+	res, err := readResult(dir)
+	if err != nil && r.URL.Query().Get("partial") == "1" {
+		run, err := s.reviewRun(m, dir)
+		if err != nil {
+			s.internal(w, "read review", err)
+			return
+		}
+		rows, err := run.Kept()
+		if err != nil {
+			s.storeErr(w, r, "read review", err)
+			return
+		}
+		if rows == nil {
+			rows = []review.Row{}
+		}
+		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
+	}
+	if err == nil {
 		ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
 		if err != nil {
 			s.internal(w, "read decisions", err)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
@@ -173,9 +175,17 @@ func TestReviewAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "rows", got.Table.Rows[2].DocID+".json")) // and before finishing one contract
-	_, body = e.json("GET", base+"/"+rv.ID, key, nil)
-	if st := decode[struct{ Review reviewJSON }](t, body).Review.State; st != jobs.Failed {
-		t.Errorf("a review whose job finished without a table is %s, want failed", st)
+	_, body = e.json("GET", base+"/"+rv.ID+"?partial=1", key, nil)
+	stopped := decode[struct {
+		Review  reviewJSON
+		Partial *review.Table
+		Table   *review.Table
+	}](t, body)
+	if stopped.Review.State != jobs.Failed {
+		t.Errorf("a review whose job finished without a table is %s, want failed", stopped.Review.State)
+	}
+	if stopped.Table != nil || stopped.Partial == nil || len(stopped.Partial.Rows) != 2 || len(stopped.Partial.Provisions) != 2 {
+		t.Errorf("partial table of a stopped review: %s", body)
 	}
 	code, body = e.do("POST", base+"/"+rv.ID+"/resume", key, nil, "")
 	if code != http.StatusAccepted {
@@ -219,5 +229,37 @@ func TestReviewAPI(t *testing.T) {
 	code, body = e.json("GET", "/api/v1/playbooks", key, nil)
 	if code != 200 || !strings.Contains(string(body), `"id":"builtin"`) {
 		t.Errorf("playbooks: %d %.200s", code, body)
+	}
+}
+
+// TestReviewAPIModelPass: with a model configured, a review's cells come
+// from the model pass (the scripted server); "offline": true skips it.
+func TestReviewAPIModelPass(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Name: "not found", Times: -1,
+		JSON: map[string]any{"found": false, "quotes": []any{}, "value": "Not found", "confidence": 0.1}})
+	e := newEnv(t, func(c *Config) {
+		c.Models = llm.Roles{Default: llm.Config{BaseURL: srv.BaseURL(), Model: "scripted", MaxRetries: -1}}
+	})
+	key := e.key("deal")
+	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"b.txt", contract("Bravo Inc", "one year")})
+	for _, offline := range []bool{false, true} {
+		before := len(srv.Requests())
+		rv := e.startReviewOf("deal", key, map[string]any{"playbook_yaml": string(reviewtest.PlaybookYAML),
+			"provisions": []string{"Governing Law"}, "offline": offline})
+		_, body := e.json("GET", "/api/v1/collections/deal/reviews/"+rv.ID, key, nil)
+		got := decode[struct{ Table review.Table }](t, body).Table
+		want := review.MethodModel
+		if offline {
+			want = "zero-shot"
+		}
+		for _, row := range got.Rows {
+			if len(row.Cells) != 1 || row.Cells[0].Method != want {
+				t.Errorf("offline=%v %s: %+v, want method %s", offline, row.DocName, row.Cells, want)
+			}
+		}
+		asked := len(srv.Requests()) - before
+		if (asked == 0) != offline || (rv.Model == "") != offline {
+			t.Errorf("offline=%v: %d model requests, model %q", offline, asked, rv.Model)
+		}
 	}
 }

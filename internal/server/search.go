@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
@@ -213,14 +214,16 @@ type searchRequest struct {
 }
 
 type hitJSON struct {
-	Rank    int           `json:"rank"`
-	DocID   string        `json:"doc_id"`
-	DocName string        `json:"doc_name"`
-	Path    string        `json:"path"`
-	Pages   []int         `json:"pages"`
-	Span    document.Span `json:"span"`
-	Score   float64       `json:"score"`
-	Text    string        `json:"text"`
+	Rank    int    `json:"rank"`
+	DocID   string `json:"doc_id"`
+	DocName string `json:"doc_name"`
+	Path    string `json:"path"`
+	Pages   []int  `json:"pages"`
+	// PageLabels are the printed page numbers of Pages ("" where none).
+	PageLabels []string      `json:"page_labels,omitempty"`
+	Span       document.Span `json:"span"`
+	Score      float64       `json:"score"`
+	Text       string        `json:"text"`
 	// Support: definitions of the terms the hit uses and the clauses it
 	// refers to (docs/GRAPH.md); never part of the hit's span.
 	Support *ingest.Support `json:"support,omitempty"`
@@ -251,6 +254,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	}
 	if req.Query == "" {
 		fail(w, http.StatusBadRequest, "empty query")
+		return
+	}
+	if n := utf8.RuneCountInString(req.Query); n > search.MaxQueryChars {
+		fail(w, http.StatusBadRequest, "query: %d characters; the limit is %d", n, search.MaxQueryChars)
 		return
 	}
 	if req.K == 0 {
@@ -294,10 +301,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			return
 		}
 		hj := hitJSON{Rank: len(out.Hits) + 1, DocID: h.DocID, DocName: d.doc.Name, Pages: d.doc.PagesOf(h.Span),
-			Span: h.Span, Score: h.Score, Text: d.doc.Slice(h.Span)}
+			Span: h.Span, Score: h.Score, Text: d.doc.Masked(h.Span)}
 		if hj.Pages == nil {
 			hj.Pages = []int{}
 		}
+		hj.PageLabels = d.doc.PageLabelsOf(hj.Pages)
 		if t := d.tree; t != nil && len(t.Nodes) > 0 {
 			node := h.Node
 			if node <= 0 || node >= len(t.Nodes) {
@@ -344,7 +352,7 @@ func (s *Server) runSearch(ctx context.Context, li *loadedIndex, q search.Query)
 		if err != nil {
 			return "", err
 		}
-		return d.doc.Slice(h.Span), nil
+		return d.doc.Masked(h.Span), nil
 	}
 	return li.ix.SearchWith(ctx, s.searchModels(), q, text)
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pakton/pakton/internal/agent"
@@ -89,6 +90,12 @@ type Config struct {
 	// Burst is how many requests a key may make at once before Rate
 	// applies (DefaultBurst).
 	Burst float64
+	// MaxConnsPerClient bounds the open connections from one remote
+	// address (DefaultMaxConnsPerClient); MaxConns bounds all open
+	// connections (DefaultMaxConns). Connections past either are closed
+	// as soon as they are accepted. A negative value disables the bound.
+	MaxConnsPerClient int
+	MaxConns          int
 
 	// Parse configures parsing of uploads (OCR, PDF engine). Its MaxBytes
 	// is set from MaxFileBytes.
@@ -186,6 +193,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Burst <= 0 {
 		cfg.Burst = DefaultBurst
 	}
+	if cfg.MaxConnsPerClient == 0 {
+		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = agent.DefaultMaxTurns
 	}
@@ -269,6 +282,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return fmt.Errorf("server: --no-auth is only allowed on a loopback address, not %s", ln.Addr())
 	}
+	var lastWarn atomic.Int64
+	ln = newConnLimitListener(ln, s.cfg.MaxConnsPerClient, s.cfg.MaxConns, func(client string) {
+		// At most one warning every 10 s: a flood must not flood the log.
+		if now := time.Now().UnixNano(); now-lastWarn.Load() > int64(10*time.Second) {
+			lastWarn.Store(now)
+			s.log.Warn("connections refused: too many open connections", "client", client,
+				"max_per_client", s.cfg.MaxConnsPerClient, "max", s.cfg.MaxConns)
+		}
+	})
 	srv := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -88,6 +88,8 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+
+	"github.com/pakton/pakton/internal/filelock"
 )
 
 // FormatVersion is the on-disk format this package reads and writes. Open
@@ -318,10 +320,10 @@ func (s *Store) withWriteLock(fn func() error) error {
 	if s.readOnly {
 		return ErrReadOnly
 	}
-	if err := lockFile(s.lock); err != nil {
+	if err := filelock.Lock(s.lock); err != nil {
 		return fmt.Errorf("lock %s: %w", s.lock.Name(), err)
 	}
-	defer unlockFile(s.lock)
+	defer filelock.Unlock(s.lock)
 	return fn()
 }
 

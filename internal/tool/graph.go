@@ -47,12 +47,7 @@ func (c *Corpus) scope(named string, docs []string) ([]graphDoc, error) {
 	}
 	out := make([]graphDoc, 0, len(ids))
 	for _, id := range ids {
-		rec, err := c.Store.Document(c.Collection, id)
-		if err != nil {
-			return nil, err
-		}
-		rec.Tree = ingest.Tree(rec)
-		g, _, err := ingest.DocGraph(c.Store, c.Collection, rec)
+		rec, g, _, err := ingest.ReadGraph(c.Store, c.Collection, id)
 		if err != nil {
 			return nil, err
 		}

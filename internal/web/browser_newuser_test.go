@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/pakton/pakton/internal/document"
 )
 
 // TestBrowserNewUser checks what a new user meets in the first hour, at a
@@ -46,14 +48,34 @@ func TestBrowserNewUser(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/#key="+key),
 		chromedp.WaitVisible("#drop", chromedp.ByQuery),
 		chromedp.SetUploadFiles("#file-input", files, chromedp.ByQuery),
-		chromedp.WaitVisible(`.job[data-state="done"]`, chromedp.ByQuery),
 	)
 	var jobRows string
-	b.run("read the job", chromedp.Evaluate(`document.querySelector('.job').textContent`, &jobRows))
+	waitErr := chromedp.Run(b.ctx, chromedp.Poll(`document.querySelector('.job')?.dataset.state === 'done'`, nil, chromedp.WithPollingTimeout(90*time.Second)))
+	b.run("read the job", chromedp.Evaluate(`(document.querySelector('.job')?.dataset.state || 'no job') + ': ' + (document.querySelector('.job')?.textContent || '') + ' / banner: ' + document.getElementById('banner').textContent`, &jobRows))
+	if waitErr != nil {
+		t.Fatalf("upload: the job did not finish: %v; the page shows %s", waitErr, jobRows)
+	}
 	b.run("wait for the documents "+jobRows,
 		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll('#doc-list .doc-item').length === %d`, len(files)), nil,
 			chromedp.WithPollingTimeout(20*time.Second)),
 	)
+
+	// The app labels pages in the same words as the CLI and reports.
+	for _, tc := range []struct {
+		pages  []int
+		labels []string
+	}{
+		{nil, nil}, {[]int{3}, nil}, {[]int{3, 4}, nil}, {[]int{3}, []string{"3"}}, {[]int{5}, []string{"iv"}},
+		{[]int{5, 6}, []string{"3", "4"}}, {[]int{5, 6}, []string{"", "4"}}, {[]int{5, 6}, []string{"3", ""}},
+		{[]int{5, 6}, []string{"", ""}}, {[]int{5, 6, 7}, []string{"3", "3", "3"}}, {[]int{5, 6}, []string{"x"}},
+	} {
+		args, _ := json.Marshal([]any{tc.pages, tc.labels})
+		var got string
+		b.run("pagesLabel", chromedp.Evaluate(fmt.Sprintf(`pagesLabel(...%s)`, args), &got))
+		if want := document.FormatPages(tc.pages, tc.labels); got != want {
+			t.Errorf("pagesLabel(%v, %q) = %q in the app, %q in the CLI and reports", tc.pages, tc.labels, got, want)
+		}
+	}
 
 	// The document filter: words of the name, any case; the count says how
 	// many of how many are shown.
@@ -96,13 +118,7 @@ func TestBrowserNewUser(t *testing.T) {
 		t.Fatalf("search %q: %d hits on the page, %d from the API", leaseQuery, len(where), len(apiHits))
 	}
 	for i, h := range apiHits {
-		want := ""
-		switch n := len(h.Pages); {
-		case n == 1:
-			want = fmt.Sprintf("p. %d (PDF page)", h.Pages[0])
-		case n > 1:
-			want = fmt.Sprintf("pp. %d–%d (PDF pages)", h.Pages[0], h.Pages[n-1])
-		}
+		want := document.FormatPages(h.Pages, h.PageLabels)
 		if want != "" && !strings.HasSuffix(where[i], " — "+want) || want == "" && strings.Contains(where[i], "PDF page") {
 			t.Errorf("hit %d (%s, pages %v) is labelled %q, want the page %q", i+1, h.DocName, h.Pages, where[i], want)
 		}
@@ -222,6 +238,19 @@ func TestBrowserNewUser(t *testing.T) {
 	)
 	b.noOverflow("phone: report")
 	b.shot(shots, "phone-4-report")
+
+	// Page view on a phone: zoomed pages scroll inside their pane, the
+	// window does not.
+	b.run("phone: page view zoomed",
+		chromedp.Evaluate(`document.querySelector('#doc-list .doc-item[data-doc]') && [...document.querySelectorAll('#doc-list .doc-item')].find((b) => b.textContent.includes('equipment-lease')).click()`, nil),
+		chromedp.WaitVisible(`#view-toggle:not([hidden]) #view-page`, chromedp.ByQuery),
+		chromedp.Click("#view-page", chromedp.ByQuery),
+		chromedp.WaitVisible(`#doc-pages .page`, chromedp.ByQuery),
+		chromedp.Click("#zoom-in", chromedp.ByQuery),
+		chromedp.Click("#zoom-in", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById('zoom-level').textContent === '150%'`, nil),
+	)
+	b.noOverflow("phone: page view at 150%")
 	b.noErrors()
 }
 
@@ -260,10 +289,18 @@ func (b *browser) noOverflow(step string) {
 	}
 	b.run(step+": overflow", chromedp.Evaluate(`(() => {
 		const w = document.documentElement.clientWidth;
+		// An element wider than the window counts unless a scrolling pane
+		// inside the window clips it (a zoomed page in the page pane).
+		const clipped = (e) => {
+			for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+				if (getComputedStyle(p).overflowX !== 'visible' && p.getBoundingClientRect().right <= w + 1) return true;
+			}
+			return false;
+		};
 		let culprit = '';
 		for (const e of document.querySelectorAll('body *')) {
 			const r = e.getBoundingClientRect();
-			if (r.width && r.right > w + 1 && !e.closest('[hidden]')) { culprit = e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' right ' + r.right; break; }
+			if (r.width && r.right > w + 1 && !e.closest('[hidden]') && !clipped(e)) { culprit = e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' right ' + r.right; break; }
 		}
 		return {Scroll: document.documentElement.scrollWidth, Width: w, Culprit: culprit};
 	})()`, &o))
@@ -273,8 +310,9 @@ func (b *browser) noOverflow(step string) {
 }
 
 type apiHit struct {
-	DocName string `json:"doc_name"`
-	Pages   []int  `json:"pages"`
+	DocName    string   `json:"doc_name"`
+	Pages      []int    `json:"pages"`
+	PageLabels []string `json:"page_labels"`
 }
 
 // searchAPI runs a search in the default collection through the API.

@@ -55,6 +55,9 @@ func TestBrowserReview(t *testing.T) {
 		chromedp.SetUploadFiles("#review-file", []string{pbFile}, chromedp.ByQuery),
 		chromedp.SendKeys("#review-title", "Deal room review", chromedp.ByQuery),
 		chromedp.Click("#review-start", chromedp.ByQuery),
+		// Rows may show while the review runs; the finished table says
+		// how many cells were found.
+		chromedp.Poll(`document.getElementById('review-status').textContent.includes('cells found')`, nil, chromedp.WithPollingTimeout(60*time.Second)),
 		chromedp.WaitVisible("#review-grid tbody tr", chromedp.ByQuery),
 	)
 	var rows int

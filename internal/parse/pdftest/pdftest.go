@@ -4,6 +4,7 @@ package pdftest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
 )
 
@@ -23,6 +24,12 @@ func OnePage(lines ...string) []byte {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
 	}
+	return assemble(objs)
+}
+
+// assemble writes objs as objects 1..n of a PDF with a cross-reference
+// table; object 1 is the catalog.
+func assemble(objs []string) []byte {
 	var out bytes.Buffer
 	out.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
@@ -37,4 +44,46 @@ func OnePage(lines ...string) []byte {
 	}
 	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return out.Bytes()
+}
+
+// ManyTextOps returns a one-page PDF whose Flate-compressed content stream
+// shows n one-character strings, each in its own text object: a small file
+// that asks a PDF reader to build n text objects.
+func ManyTextOps(n int) []byte {
+	var content bytes.Buffer
+	content.WriteString("BT /F1 1 Tf\n")
+	for i := range n {
+		fmt.Fprintf(&content, "%d %d Td (x) Tj\n", i%2, 0)
+	}
+	content.WriteString("ET\n")
+	return onePageFlate(content.Bytes(), 0)
+}
+
+// FlateBomb returns a one-page PDF whose content stream inflates to size
+// bytes of spaces from a few hundred kilobytes of compressed data.
+func FlateBomb(size int) []byte {
+	return onePageFlate(nil, size)
+}
+
+// onePageFlate writes a one-page PDF whose content stream is content
+// followed by pad spaces, Flate-compressed.
+func onePageFlate(content []byte, pad int) []byte {
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	_, _ = zw.Write(content)
+	spaces := bytes.Repeat([]byte{' '}, 1<<20)
+	for pad > 0 {
+		k := min(pad, len(spaces))
+		_, _ = zw.Write(spaces[:k])
+		pad -= k
+	}
+	_ = zw.Close()
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String()),
+	}
+	return assemble(objs)
 }

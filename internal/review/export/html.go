@@ -65,6 +65,8 @@ type htmlSource struct {
 	Confidence                                                float64
 	Corrected                                                 string
 	Passages                                                  []htmlPassage
+	Risks                                                     []review.RiskAnswer
+	Notes                                                     []string // how the cell was made (model pass)
 }
 
 type htmlPassage struct {
@@ -109,7 +111,7 @@ func HTML(w io.Writer, rv *Review) error {
 			if (c.Found && len(c.Extracts) > 0) || d != nil {
 				hc.Anchor = fmt.Sprintf("s-%d-%d", i, j)
 				src := htmlSource{Anchor: hc.Anchor, Contract: row.DocName, Provision: p, Found: c.Found,
-					Confidence: c.Confidence, Value: c.Value, Method: c.Method}
+					Confidence: c.Confidence, Value: c.Value, Method: c.Method, Risks: c.Risks, Notes: c.Notes}
 				if d != nil {
 					src.Verdict, src.Note = string(d.Verdict), d.Note
 					if d.Verdict == review.Corrected {

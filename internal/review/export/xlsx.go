@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/review"
 )
 
 // XLSX writes an Office Open XML spreadsheet with two sheets: "Review" (one
@@ -229,8 +232,8 @@ func reviewSheet(b *bytes.Buffer, rv *Review) {
 }
 
 func sourcesSheet(b *bytes.Buffer, rv *Review) {
-	head := []string{"Contract", "Document ID", "Provision", "Found", "Clause path", "Pages", "Span start", "Span end", "Text", "Confidence", "Value", "Method", "Decision", "Corrected text", "Corrected value", "Note"}
-	s := newSheet(b, []float64{30, 18, 24, 8, 30, 8, 10, 10, 80, 11, 20, 11, 11, 40, 20, 30})
+	head := []string{"Contract", "Document ID", "Provision", "Found", "Clause path", "Pages", "Span start", "Span end", "Text", "Confidence", "Value", "Method", "Decision", "Corrected text", "Corrected value", "Note", "Risk answers", "Model notes"}
+	s := newSheet(b, []float64{30, 18, 24, 8, 30, 8, 10, 10, 80, 11, 20, 11, 11, 40, 20, 30, 50, 50})
 	s.startRow()
 	for _, h := range head {
 		s.text(h, styleHeader)
@@ -269,16 +272,28 @@ func sourcesSheet(b *bytes.Buffer, rv *Review) {
 				s.number(roundTo(c.Confidence, 3), styleText)
 				s.text(c.Value, styleWrap)
 				s.text(c.Method, styleText)
-				if d != nil {
-					s.text(string(d.Verdict), styleText)
-					s.text(d.Text, styleWrap)
-					s.text(d.Value, styleWrap)
-					s.text(d.Note, styleWrap)
+				if d == nil {
+					d = &review.Decision{}
 				}
+				s.text(string(d.Verdict), styleText)
+				s.text(d.Text, styleWrap)
+				s.text(d.Value, styleWrap)
+				s.text(d.Note, styleWrap)
+				s.text(riskText(c.Risks), styleWrap)
+				s.text(strings.Join(c.Notes, "\n"), styleWrap)
 			}
 		}
 	}
 	s.end(true, len(head))
+}
+
+// riskText writes a cell's risk answers one per line: "question — answer".
+func riskText(rs []review.RiskAnswer) string {
+	var lines []string
+	for _, r := range rs {
+		lines = append(lines, r.Question+" — "+r.Answer)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func yesNo(b bool) string {

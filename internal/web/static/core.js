@@ -156,19 +156,25 @@ function slice(doc, span) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// pagesLabel names the pages a span touches. The numbers are physical PDF
-// pages (1 is the file's first page), not the page numbers printed on them,
-// and the label says so. labels, when given, holds the printed label of
-// each of those pages (a later API field); a printed label that differs from
-// the physical number is shown first.
+// pagesLabel names the pages a span touches, as the CLI and reports do
+// (document.FormatPages): "p. 5 (PDF page)", "pp. 5–6 (PDF pages)". The
+// numbers are physical PDF pages (1 is the file's first page), not the
+// numbers printed on them, and the label says so; labels, when given, holds
+// the printed number of each page ("" where none), added where it differs:
+// "p. 5 (PDF page; printed 3)".
 function pagesLabel(pages, labels) {
   if (!pages || !pages.length) return '';
-  const a = pages[0], b = pages[pages.length - 1];
-  const la = labels && labels[0], lb = labels && labels[labels.length - 1];
-  if (la && (String(la) !== String(a) || String(lb) !== String(b))) {
-    return a === b ? 'p. ' + la + ' (PDF page ' + a + ')' : 'pp. ' + la + '–' + lb + ' (PDF pages ' + a + '–' + b + ')';
-  }
-  return a === b ? 'p. ' + a + ' (PDF page)' : 'pp. ' + a + '–' + b + ' (PDF pages)';
+  const first = pages[0], last = pages[pages.length - 1];
+  const out = pages.length === 1 ? 'p. ' + first + ' (PDF page)' : 'pp. ' + first + '–' + last + ' (PDF pages)';
+  if (!labels || labels.length !== pages.length) return out;
+  const a = labels[0] || '', b = labels[labels.length - 1] || '';
+  if (a === String(first) && b === String(last)) return out;
+  let printed;
+  if (a && (last === first || !b || a === b)) printed = a;
+  else if (a && b) printed = a + '–' + b;
+  else if (b) printed = b;
+  else return out;
+  return out.slice(0, -1) + '; printed ' + printed + ')';
 }
 
 // narrow reports whether the app is laid out in one column (a phone), where

@@ -39,6 +39,7 @@ async function openDocument(id) {
   $('doc-selection').textContent = '';
   $('doc-text').replaceChildren(doc.text);
   $('doc-text').scrollTop = 0;
+  hideClauseGraph();
   applyView();
   renderOutline(doc);
   for (const cb of [$('ask-scope'), $('search-scope')]) cb.disabled = false;
@@ -57,6 +58,7 @@ function closeDocument() {
   state.sel = null;
   applyView();
   $('outline').replaceChildren();
+  hideClauseGraph();
   for (const cb of [$('ask-scope'), $('search-scope')]) { cb.checked = false; cb.disabled = true; }
 }
 
@@ -212,12 +214,14 @@ function highlight(span, kind, label) {
   const mark = el('mark', { className: 'hl-' + kind, tabIndex: -1, 'data-start': span.start, 'data-end': span.end },
     doc.text.slice(from, to));
   $('doc-text').replaceChildren(doc.text.slice(0, from), mark, doc.text.slice(to));
-  $('doc-selection').textContent = [label, pagesLabel(pagesOfSpan(doc, span)),
+  const pages = pagesOfSpan(doc, span);
+  $('doc-selection').textContent = [label, pagesLabel(pages, pageLabelsOf(doc, pages)),
     'characters ' + span.start + '–' + span.end].filter(Boolean).join(' · ');
   // Scroll only the text pane, so the question and report stay in view.
   const pre = $('doc-text');
   const top = mark.offsetTop - pre.offsetTop;
   pre.scrollTop = Math.max(0, top - pre.clientHeight / 4);
+  showClauseGraph(span); // graph.js: the clause's definitions and references
   if (showingPages()) return drawPageHighlight(true) || mark;
   return mark;
 }
@@ -228,6 +232,14 @@ function pagesOfSpan(doc, span) {
   if (!Array.isArray(doc.pages)) return [];
   return doc.pages.filter((p) => p.span && p.span.start < Math.max(span.end, span.start + 1) && span.start < p.span.end)
     .map((p) => p.number);
+}
+
+// pageLabelsOf returns the printed numbers of the given pages ("" where a
+// page shows none), or null when none of them has one.
+function pageLabelsOf(doc, pages) {
+  if (!Array.isArray(doc.pages)) return null;
+  const labels = pages.map((n) => (doc.pages.find((p) => p.number === n) || {}).label || '');
+  return labels.some(Boolean) ? labels : null;
 }
 
 // showSource opens a cited document and highlights the cited span.

@@ -90,5 +90,6 @@ function renderSource(s, rep) {
         onclick: () => showSource({ doc_id: s.doc_id, span: h.span }, 'Sentence of source [' + s.n + ']').catch(showError),
       }, h.text)))));
   }
+  renderLeansOn(li, s); // graph.js: the definitions and clauses the provision leans on
   return li;
 }

@@ -117,6 +117,7 @@ async function startReview(ev) {
   const provs = $('review-provisions').value.split(',').map((s) => s.trim()).filter(Boolean);
   if (provs.length) body.provisions = provs;
   if ($('review-title').value.trim()) body.title = $('review-title').value.trim();
+  if ($('review-offline').checked) body.offline = true;
   if ($('review-playbook').value === 'upload') {
     const f = $('review-file').files[0];
     if (!f) { showError(new Error('Choose a playbook file (YAML) to upload.')); return; }
@@ -151,9 +152,14 @@ async function watchReview(review) {
   try {
     const res = await fetch(API + coll() + '/reviews/' + review.id + '/events', { headers: headers(), signal: ctl.signal });
     if (!res.ok) throw await errorOf(res);
+    let shown = 0;
     for await (const { event, data } of sse(res)) {
       const d = parseData(data);
       if (event === 'progress') {
+        if (d.done > 0 && Date.now() - shown > 2000) {
+          shown = Date.now();
+          showPartial(review.id);
+        }
         bar.max = Math.max(1, d.total || 1);
         bar.value = d.done || 0;
         $('review-status').textContent = 'Reviewed ' + (d.done || 0) + ' of ' + (d.total || '?') + ' contracts' +
@@ -191,33 +197,54 @@ async function loadReviewList() {
 // openReview shows a review: its grid when done, its progress while it runs.
 async function openReview(id) {
   try {
-    const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id));
+    const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id) + '?partial=1');
     if (!r.table) {
       if (r.review.state === 'queued' || r.review.state === 'running') return watchReview(r.review);
+      if (r.partial && r.partial.rows.length) showTable(r.review, r.partial, [], true);
+      else $('review-results').hidden = true;
       const p = r.review.progress || {};
       $('review-status').textContent = 'Review ' + (r.review.title || r.review.playbook) + ' ' + r.review.state +
         (r.review.error && r.review.error !== r.review.state ? ': ' + r.review.error : '') +
         (p.total ? ' after ' + p.done + ' of ' + p.total + ' contracts' : '') + '.';
-      $('review-results').hidden = true;
       $('review-resume').dataset.review = r.review.id;
       $('review-resume').hidden = false;
       return;
     }
     $('review-resume').hidden = true;
-    rv.current = { review: r.review, table: r.table, decisions: r.decisions || [] };
-    rv.cell = null;
+    showTable(r.review, r.table, r.decisions || [], false);
     const s = r.review.stats || {};
     $('review-status').textContent = (r.review.title || r.review.playbook) + ': ' + r.table.rows.length + ' contracts × ' +
       r.table.provisions.length + ' provisions, ' + (s.found || 0) + ' of ' + (s.cells || 0) + ' cells found' +
       (s.failed ? ', ' + s.failed + ' contract(s) could not be reviewed' : '') + '.';
-    const prov = $('review-filter-prov');
-    prov.replaceChildren(el('option', { value: '' }, 'All provisions'),
-      ...r.table.provisions.map((p, i) => el('option', { value: String(i) }, p)));
-    $('review-results').hidden = false;
+  } catch (err) { showError(err); }
+}
+
+// showPartial shows the rows a running review has finished so far.
+async function showPartial(id) {
+  try {
+    const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id) + '?partial=1');
+    if (r.partial && rv.watched && rv.watched.id === id) showTable(r.review, r.partial, [], true);
+  } catch (_) { /* the finished table comes at the end anyway */ }
+}
+
+// showTable puts a table in the grid; a partial one (a review still
+// running, or stopped) takes no decisions.
+function showTable(review, table, decisions, partial) {
+  const same = rv.current && rv.current.review.id === review.id;
+  rv.current = { review, table, decisions, partial };
+  if (!same) {
+    rv.cell = null;
     $('review-cell').hidden = true;
     $('review').classList.remove('has-cell');
-    renderGrid();
-  } catch (err) { showError(err); }
+  }
+  const prov = $('review-filter-prov');
+  const keep = prov.value;
+  prov.replaceChildren(el('option', { value: '' }, 'All provisions'),
+    ...table.provisions.map((p, i) => el('option', { value: String(i) }, p)));
+  prov.value = keep;
+  $('review-results').hidden = false;
+  for (const b of document.querySelectorAll('[data-export]')) b.disabled = partial;
+  renderGrid();
 }
 
 function decisionOf(docID, provision) {
@@ -270,7 +297,8 @@ function renderGrid() {
       cells.map(({ j, p, c, d }) => gridCell(i, j, p, c, d))));
   });
   $('review-grid').replaceChildren(el('thead', null, head), el('tbody', null, rows));
-  $('review-shown').textContent = rows.length + ' of ' + t.rows.length + ' contracts shown';
+  $('review-shown').textContent = rows.length + ' of ' + t.rows.length + ' contracts shown' +
+    (cur.partial ? ' (finished so far; decisions and exports when the review is done)' : '');
 }
 
 function gridCell(i, j, p, c, d) {
@@ -327,7 +355,8 @@ async function openCell(i, j, show) {
   $('correct-text').value = d && d.text ? d.text : '';
   $('correct-value').value = d && d.value ? d.value : '';
   $('correct-note').value = d && d.note ? d.note : '';
-  $('decide-clear').disabled = !d;
+  $('decide-clear').disabled = !d || rv.current.partial;
+  for (const id of ['decide-accept', 'decide-reject', 'decide-correct']) $(id).disabled = !!rv.current.partial;
   for (const [id, v] of [['decide-accept', 'accepted'], ['decide-reject', 'rejected'], ['decide-correct', 'corrected']]) {
     $(id).setAttribute('aria-pressed', String(!!d && d.verdict === v));
   }
@@ -346,7 +375,7 @@ async function showExtract(row, provision, e) {
 // cell.
 async function decide(verdict) {
   const cur = rv.current;
-  if (!cur || !rv.cell) return;
+  if (!cur || !rv.cell || cur.partial) return;
   const row = cur.table.rows[rv.cell.row];
   const p = cur.table.provisions[rv.cell.col];
   const base = coll() + '/reviews/' + encodeURIComponent(cur.review.id) + '/decisions';
@@ -376,7 +405,7 @@ async function decide(verdict) {
 // a plain link).
 async function exportReview(format) {
   const cur = rv.current;
-  if (!cur) return;
+  if (!cur || cur.partial) return;
   try {
     const res = await fetch(API + coll() + '/reviews/' + encodeURIComponent(cur.review.id) + '/export/' + format, { headers: headers() });
     if (!res.ok) throw await errorOf(res);

@@ -1,0 +1,243 @@
+package clause
+
+// Finding candidate markers: numbering, keywords and definitions at line
+// starts, layout block starts and wide gaps, with running page headers
+// glued to a line set aside.
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// scan finds every marker at a strong position: a line start, a layout
+// block start, or the first character after a run of three or more spaces.
+func (p *parser) scan() []marker {
+	s := p.s
+	var out []marker
+	blockAt := map[int]document.Block{}
+	if len(p.blocks) > 0 {
+		for _, b := range p.blocks {
+			if b.Kind == document.BlockListItem || b.Kind == document.BlockHeading || b.Kind == document.BlockParagraph {
+				bo := p.ix.Byte(b.Span.Start)
+				bo = skipSpace(s, bo)
+				if _, dup := blockAt[bo]; !dup || b.Kind != document.BlockParagraph {
+					blockAt[bo] = b
+				}
+			}
+		}
+	}
+	try := func(pos int) bool {
+		if b, ok := blockAt[pos]; ok {
+			if m, ok := p.blockMarker(pos, b); ok {
+				out = append(out, m)
+				delete(blockAt, pos)
+				return true
+			}
+			delete(blockAt, pos)
+		}
+		if m, ok := scanMarker(s, pos); ok {
+			m.strong = true
+			out = append(out, m)
+			return true
+		}
+		if m, ok := scanLearned(s, pos, p.learned); ok {
+			m.strong = true
+			out = append(out, m)
+			return true
+		}
+		return false
+	}
+	headers := runningHeaders(s)
+	p.learned = learnKeywords(s)
+	i := 0
+	for i < len(s) {
+		// i is at a line start.
+		j := i
+		for j < len(s) && s[j] != '\n' {
+			r, w := utf8.DecodeRuneInString(s[j:])
+			if !isHSpace(r) {
+				break
+			}
+			j += w
+		}
+		if j < len(s) && s[j] != '\n' && !try(j) {
+			// A running page header glued to the start of the line:
+			// "Confidential Execution Version 6.3 Commercialization Plan".
+			for _, h := range headers {
+				if strings.HasPrefix(s[j:], h) {
+					if k := j + len(h); k < len(s) && isSpaceByte(s[k]) {
+						try(skipHSpace(s, k))
+					}
+					break
+				}
+			}
+		}
+		// Soft breaks inside the line.
+		k := j
+		run := 0
+		for k < len(s) && s[k] != '\n' {
+			c := s[k]
+			if c == ' ' || c == '\t' {
+				run++
+				if c == '\t' {
+					run += 2
+				}
+				k++
+				continue
+			}
+			if run >= 3 && c != '\r' {
+				try(k)
+			}
+			run = 0
+			if c < utf8.RuneSelf {
+				k++
+			} else {
+				_, w := utf8.DecodeRuneInString(s[k:])
+				k += w
+			}
+		}
+		i = k + 1
+	}
+	// Blocks whose start fell inside a line.
+	if len(blockAt) > 0 {
+		var rest []int
+		for pos := range blockAt {
+			rest = append(rest, pos)
+		}
+		sort.Ints(rest)
+		for _, pos := range rest {
+			if pos < len(s) {
+				try(pos)
+			}
+		}
+		sort.SliceStable(out, func(a, b int) bool { return out[a].pos < out[b].pos })
+	}
+	if !p.noInline {
+		out = mergeMarkers(out, scanInline(s, out))
+	}
+	// Two readings at one position (a block and the text), or a marker
+	// inside another's label: keep the first.
+	dedup := out[:0]
+	for _, m := range out {
+		if len(dedup) > 0 && m.pos < max(dedup[len(dedup)-1].labelEnd, dedup[len(dedup)-1].pos+1) {
+			continue
+		}
+		dedup = append(dedup, m)
+	}
+	return dedup
+}
+
+func skipHSpace(s string, i int) int {
+	for i < len(s) && isSpaceByte(s[i]) {
+		i++
+	}
+	return i
+}
+
+// runningHeaders returns line prefixes of two to six words that start at
+// least three lines and read as a heading ("Confidential Execution
+// Version"): page headers that text extraction glued to the line after
+// them. Longest first.
+func runningHeaders(s string) []string {
+	counts := map[string]int{}
+	for i := 0; i < len(s); {
+		e := strings.IndexByte(s[i:], '\n')
+		if e < 0 {
+			e = len(s) - i
+		}
+		line := s[i : i+e]
+		i += e + 1
+		line = strings.TrimLeft(line, " \t\r\f")
+		if len(line) < 12 || !isUpperByte(line[0]) {
+			continue
+		}
+		// End of each of the first six words.
+		w, k := 0, 0
+		for k < len(line) && w < 6 {
+			for k < len(line) && !isSpaceByte(line[k]) {
+				k++
+			}
+			w++
+			if w >= 2 && k < len(line) {
+				counts[line[:k]]++
+			}
+			for k < len(line) && isSpaceByte(line[k]) {
+				k++
+			}
+		}
+	}
+	var out []string
+	for h, c := range counts {
+		if c >= 3 && len(h) >= 10 && isHeadingLine(h) && !strings.HasSuffix(h, ".") {
+			if _, ok := scanMarker(h+" ", 0); ok {
+				continue
+			}
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if len(out[a]) != len(out[b]) {
+			return len(out[a]) > len(out[b])
+		}
+		return out[a] < out[b]
+	})
+	if len(out) > 50 {
+		out = out[:50]
+	}
+	return out
+}
+
+func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += w
+	}
+	return i
+}
+
+// blockMarker turns a layout block into a marker. A list item whose label
+// the text does not repeat gets a zero-width label.
+func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
+	if m, ok := scanMarker(p.s, pos); ok {
+		m.strong = true
+		if b.Kind == document.BlockListItem {
+			m.level, m.block = b.Level, true
+		}
+		return m, true
+	}
+	switch b.Kind {
+	case document.BlockListItem:
+		if b.Label == "" {
+			return marker{}, false
+		}
+		m := marker{pos: pos, labelEnd: pos, label: b.Label, fam: famItem, level: b.Level, strong: true, block: true}
+		lab := strings.TrimSpace(b.Label)
+		if tm, ok := scanMarker(lab+" Clause", 0); ok && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
+			m.fam, m.nums, m.reads = tm.fam, tm.nums, tm.reads
+		} else {
+			m.reads = []interp{{"list", 0}}
+		}
+		m.label = strings.TrimRight(lab, ".")
+		return m, true
+	case document.BlockHeading:
+		end := strings.IndexByte(p.s[pos:], '\n')
+		if end < 0 {
+			end = len(p.s) - pos
+		}
+		h := strings.TrimSpace(p.s[pos : pos+end])
+		if h == "" || len(h) > 200 {
+			return marker{}, false
+		}
+		return marker{pos: pos, labelEnd: pos, fam: famHeading, level: b.Level, strong: true, heading: h, reads: []interp{{"heading", 0}}}, true
+	}
+	return marker{}, false
+}
