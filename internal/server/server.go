@@ -142,7 +142,7 @@ type Server struct {
 	renders    chan struct{} // semaphore of running page renders (pages.go)
 	handler    http.Handler
 
-	serveLock  *os.File // <store>/serve.lock, held while the server runs (servelock.go)
+	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
 	streams    context.Context // cancelled when the server shuts down
 	stopStream context.CancelFunc
 	closeOnce  sync.Once
