@@ -10,9 +10,9 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
-	"github.com/pakton/pakton/internal/tool"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/tool"
 )
 
 // Clarifier asks the user a clarifying question and returns the answer: a
