@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/tool"
 )
 
 // Clarifier asks the user a clarifying question and returns the answer: a
@@ -59,7 +60,9 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 			fmt.Fprintf(&coll, "(and %d more)\n", len(all)-maxListed)
 			break
 		}
-		fmt.Fprintf(&coll, "- %s: %s\n", d.Name, s.docSummary(d.ID))
+		// Names, titles and parties come from the documents: defused, so
+		// a contract cannot close <collection> or open <instructions>.
+		fmt.Fprintf(&coll, "- %s: %s\n", tool.DefuseDelimiters(oneLine(d.Name)), tool.DefuseDelimiters(oneLine(s.docSummary(d.ID))))
 	}
 	user := "<request>\n" + req.Question + "\n</request>\n"
 	if req.Context != "" {
@@ -69,7 +72,7 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 		user += "<instructions>\n" + req.Instructions + "\n</instructions>\n"
 	}
 	if len(req.Docs) > 0 {
-		user += "The user selected these documents: " + names(s.lib.docRefs(req.Docs)) + "\n"
+		user += "The user selected these documents: " + tool.DefuseDelimiters(names(s.lib.docRefs(req.Docs))) + "\n"
 	}
 	user += "<collection>\n" + coll.String() + "</collection>"
 	var rep archivistReply
@@ -189,7 +192,7 @@ func Summarize(ctx context.Context, chat llm.Chat, doc *document.Document) (stri
 	resp, err := chat.Complete(ctx, llm.Request{
 		Step: "archivist-summary",
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: summarySystem},
-			{Role: llm.RoleUser, Content: "<contract_passage document=" + fmt.Sprintf("%q", doc.Name) + ">\n" + chunk.Opening(doc, 3000) + "\n</contract_passage>"}},
+			{Role: llm.RoleUser, Content: "<contract_passage document=" + tool.DefuseAttr(doc.Name) + ">\n" + tool.DefuseDelimiters(chunk.Opening(doc, 3000)) + "\n</contract_passage>"}},
 	})
 	if err != nil {
 		return "", fmt.Errorf("summarize %s: %w", doc.Name, err)

@@ -176,6 +176,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			fail(w, ue.status, "%s", ue.msg)
 		case errors.As(err, &mbe):
 			fail(w, http.StatusRequestEntityTooLarge, "upload larger than the limit of %d bytes per request", mbe.Limit)
+		case errors.As(err, new(*storeWriteError)):
+			// The server's fault (a full disk, say): 500, and the
+			// message names no server path.
+			s.internal(w, "upload", err)
 		default:
 			fail(w, http.StatusBadRequest, "cannot read the upload: %v", err)
 		}
@@ -194,7 +198,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		return
 	}
 	w.Header().Set("Location", "/api/v1/jobs/"+j.ID)
-	writeJSON(w, http.StatusAccepted, map[string]any{"job": jobJSON(j)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"job": s.jobJSON(j)})
 }
 
 // receive streams the file parts of an upload into dir, checking count,
@@ -244,6 +248,30 @@ func (s *Server) receive(mr *multipart.Reader, dir string) ([]string, error) {
 	return names, nil
 }
 
+// createUpload creates an uploaded file (a variable so tests can fill the
+// disk).
+var createUpload = func(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// storeWriteError is a failure to write an upload to the server's disk, as
+// opposed to a failure to read it from the client.
+type storeWriteError struct{ err error }
+
+func (e *storeWriteError) Error() string { return "writing the upload: " + e.err.Error() }
+func (e *storeWriteError) Unwrap() error { return e.err }
+
+// writeErrWriter marks the errors of writes to w as storeWriteErrors.
+type writeErrWriter struct{ w io.Writer }
+
+func (x writeErrWriter) Write(p []byte) (int, error) {
+	n, err := x.w.Write(p)
+	if err != nil {
+		err = &storeWriteError{err}
+	}
+	return n, err
+}
+
 // saveFile writes one part to dir/name, bounded by MaxFileBytes, checking
 // that its content matches the type its extension claims.
 func (s *Server) saveFile(part io.Reader, dir, name string) error {
@@ -259,23 +287,26 @@ func (s *Server) saveFile(part io.Reader, dir, name string) error {
 	if err := Sniff(name, head); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := createUpload(filepath.Join(dir, name))
 	if err != nil {
-		return err
+		return &storeWriteError{err}
 	}
 	defer f.Close()
 	if _, err := f.Write(head); err != nil {
-		return err
+		return &storeWriteError{err}
 	}
 	limit := s.cfg.MaxFileBytes - int64(n)
-	written, err := io.Copy(f, io.LimitReader(part, limit+1))
+	written, err := io.Copy(writeErrWriter{f}, io.LimitReader(part, limit+1))
 	if err != nil {
 		return err
 	}
 	if written > limit {
 		return rejected(http.StatusRequestEntityTooLarge, "file %q is larger than the limit of %d bytes per file", name, s.cfg.MaxFileBytes)
 	}
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return &storeWriteError{err}
+	}
+	return nil
 }
 
 // SafeName turns a client's file name into the name a document is stored

@@ -183,7 +183,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.internal(w, "start review", err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(meta), "job": jobJSON(j)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(meta), "job": s.jobJSON(j)})
 }
 
 func writeMeta(dir string, m reviewMeta) error {
@@ -443,7 +443,7 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		s.internal(w, "resume review", err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(m), "job": jobJSON(j)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(m), "job": s.jobJSON(j)})
 }
 
 // deleteReview cancels a running review and removes it with its decisions.

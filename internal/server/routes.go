@@ -3,8 +3,11 @@ package server
 import (
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
@@ -62,6 +65,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := s.ready(); err != nil {
 			s.log.Warn("readyz: store not ready", "err", err)
+			if errors.Is(err, errDiskFull) {
+				fail(w, http.StatusServiceUnavailable, "store not ready: %v", err) // names no path
+				return
+			}
 			fail(w, http.StatusServiceUnavailable, "store not ready")
 			return
 		}
@@ -194,15 +201,56 @@ func (s *Server) internal(w http.ResponseWriter, what string, err error) {
 		return
 	}
 	s.log.Error("server: "+what, "err", err)
+	if errors.Is(err, syscall.ENOSPC) {
+		fail(w, http.StatusInternalServerError, "internal error: %s failed: the server's disk is full", what)
+		return
+	}
 	fail(w, http.StatusInternalServerError, "internal error: %s failed", what)
 }
 
 // --- jobs ---
 
-// jobJSON is a job as the API shows it (without its internal parameters).
-func jobJSON(j jobs.Job) jobs.Job {
+// jobJSON is a job as the API shows it: without its internal parameters,
+// and with the server's paths taken out of its failure reasons (a reason
+// may quote an error from the file system or a parser).
+func (s *Server) jobJSON(j jobs.Job) jobs.Job {
 	j.Params = nil
+	j.Error = s.scrubPaths(j.Error)
+	if len(j.Results) > 0 {
+		j.Results = slices.Clone(j.Results)
+		for i := range j.Results {
+			j.Results[i].Reason = s.scrubPaths(j.Results[i].Reason)
+		}
+	}
 	return j
+}
+
+// scrubPaths removes the server's directories from a message shown to a
+// client: an upload's directory goes (leaving the file's own name), the
+// store's and the temporary directory become placeholders.
+func (s *Server) scrubPaths(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	sep := string(filepath.Separator)
+	up := s.uploadsDir() + sep
+	for {
+		i := strings.Index(msg, up)
+		if i < 0 {
+			break
+		}
+		rest := msg[i+len(up):]
+		// Drop "<uploads>/<job>/" and keep what follows.
+		if j := strings.Index(rest, sep); j >= 0 {
+			rest = rest[j+1:]
+		}
+		msg = msg[:i] + rest
+	}
+	msg = strings.ReplaceAll(msg, s.st.Dir(), "<store>")
+	if tmp := os.TempDir(); len(tmp) > 1 {
+		msg = strings.ReplaceAll(msg, tmp+sep, "<tmp>"+sep)
+	}
+	return msg
 }
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
@@ -215,7 +263,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	}
 	out := make([]jobs.Job, len(list))
 	for i, j := range list {
-		out[i] = jobJSON(j)
+		out[i] = s.jobJSON(j)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"jobs": out})
 }
@@ -235,7 +283,7 @@ func (s *Server) visibleJob(w http.ResponseWriter, r *http.Request, k auth.Key) 
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	if j, _, ok := s.visibleJob(w, r, k); ok {
-		writeJSON(w, http.StatusOK, map[string]any{"job": jobJSON(j)})
+		writeJSON(w, http.StatusOK, map[string]any{"job": s.jobJSON(j)})
 	}
 }
 
@@ -249,7 +297,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
 		s.internal(w, "cancel job", err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"job": jobJSON(j)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"job": s.jobJSON(j)})
 }
 
 // deleteJob removes a finished job (and any uploaded files of it left);

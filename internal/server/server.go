@@ -142,6 +142,7 @@ type Server struct {
 	renders    chan struct{} // semaphore of running page renders (pages.go)
 	handler    http.Handler
 
+	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
 	streams    context.Context // cancelled when the server shuts down
 	stopStream context.CancelFunc
 	closeOnce  sync.Once
@@ -220,10 +221,15 @@ func New(cfg Config) (*Server, error) {
 		s.models = &m
 	}
 	s.streams, s.stopStream = context.WithCancel(context.Background())
-	var err error
+	lock, err := lockServe(s.st.Dir())
+	if err != nil {
+		return nil, err
+	}
+	s.serveLock = lock
 	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), jobs.Options{Logger: s.log,
 		Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0)})
 	if err != nil {
+		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs.Handle(kindIngest, s.runIngest)
@@ -259,6 +265,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.stopStream()
 		s.jobs.Close()
+		s.serveLock.Close() // releases the flock
 	})
 	return nil
 }
@@ -345,10 +352,24 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// ready reports whether the store is open and writable.
+// minFreeBytes is the free space below which the server is not ready: an
+// upload or a report would fail on a full disk.
+const minFreeBytes = 64 << 20
+
+// errDiskFull is the reason /readyz gives for a full disk.
+var errDiskFull = errors.New("the store's disk is full")
+
+// freeSpace returns the bytes available in a directory's file system
+// (statfs; -1 where unknown). A variable so tests can fill the disk.
+var freeSpace = diskFree
+
+// ready reports whether the store is open, writable and has room.
 func (s *Server) ready() error {
 	if _, err := s.st.Collections(); err != nil {
 		return err
+	}
+	if free := freeSpace(s.st.Dir()); free >= 0 && free < minFreeBytes {
+		return fmt.Errorf("%w (%d MiB free, want at least %d MiB)", errDiskFull, free>>20, minFreeBytes>>20)
 	}
 	f, err := os.CreateTemp(s.st.Dir(), ".tmp-readyz-*")
 	if err != nil {

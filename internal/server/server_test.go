@@ -307,6 +307,7 @@ func TestNoAuth(t *testing.T) {
 	if _, err := New(Config{Store: e.st, Addr: "127.0.0.1:0"}); err == nil {
 		t.Fatal("no keyring and no no-auth accepted")
 	}
+	e.srv.Close() // one server per store
 	s, err := New(Config{Store: e.st, NoAuth: true, Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)

@@ -132,9 +132,9 @@ func FormatEvidence(ev []Evidence, ids []string) string {
 		if i < len(ids) {
 			fmt.Fprintf(&b, " id=%q", ids[i])
 		}
-		fmt.Fprintf(&b, " document=%q", e.DocName)
+		fmt.Fprintf(&b, " document=%s", DefuseAttr(e.DocName))
 		if e.Path != "" {
-			fmt.Fprintf(&b, " clause=%q", e.Path)
+			fmt.Fprintf(&b, " clause=%s", DefuseAttr(e.Path))
 		}
 		if len(e.Pages) > 0 {
 			ps := make([]string, len(e.Pages))
@@ -184,15 +184,36 @@ func writeSupport(b *strings.Builder, s *ingest.Support) {
 	b.WriteString("\n</contract_support>\n")
 }
 
-// DefuseDelimiters breaks any tag in text that could close or open one of
-// the delimiters pakton wraps data in, so quoted text stays data.
+// DefuseDelimiters makes text that came from a document (or from a model
+// quoting one) safe to place inside a prompt's data element: every "<" that
+// could begin a tag — followed by a letter, "/", "!" or "?" — gets a
+// zero-width space after it, so the text can neither close its own element
+// (</contract_passage>, </collection>) nor open one the prompt gives
+// meaning to (<instructions>). Every prompt that carries document text,
+// titles, parties, names or clause paths uses it; DefuseAttr is its form
+// for attribute values.
 func DefuseDelimiters(text string) string {
 	if !strings.Contains(text, "<") {
 		return text
 	}
-	r := strings.NewReplacer("</", "<\u200B/", "<contract_", "<\u200Bcontract_", "<external_", "<\u200Bexternal_", "<exemplar_", "<\u200Bexemplar_")
-	return r.Replace(text)
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	for i := 0; i < len(text); i++ {
+		b.WriteByte(text[i])
+		if text[i] == '<' && i+1 < len(text) && tagStart(text[i+1]) {
+			b.WriteString("\u200B")
+		}
+	}
+	return b.String()
 }
+
+func tagStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '/' || c == '!' || c == '?'
+}
+
+// DefuseAttr quotes a document-derived value for an attribute of a data
+// element: defused, then quoted with its own quotes escaped.
+func DefuseAttr(v string) string { return strconv.Quote(DefuseDelimiters(v)) }
 
 // clampK returns the number of passages a model asked for, in [1, 10], or
 // def when it asked for none.
