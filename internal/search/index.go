@@ -331,6 +331,10 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 			continue
 		}
 		w := idf(sc.n, df) * qt.weight
+		// Room for every unit this term may touch, at most all units: one
+		// allocation instead of many doublings of a list that reaches a
+		// million entries in a large collection.
+		acc.touched = slices.Grow(acc.touched, min(df, len(ix.units)-len(acc.touched)))
 		for _, p := range parts {
 			for _, e := range p {
 				if uint(e.unit) >= uint(len(ix.units)) {

@@ -145,7 +145,7 @@ func (ix *Index) Search(q Query) Result {
 		return ranked
 	}
 	// Only the best units are ranked: collect rarely needs more than a few
-	// per hit. When it does (many overlapping spans), rank them all; the
+	// per hit. When it does (many overlapping spans), rank deeper (below); the
 	// order is total, so the hits are the same either way. Filling needs the
 	// whole ranking to know which units went unscored.
 	n := 0
@@ -153,8 +153,15 @@ func (ix *Index) Search(q Query) Result {
 		n = max(rankDepth, rankPerHit*k)
 	}
 	res.Hits = ix.collect(rank(n), k)
-	if n > 0 && len(res.Hits) < k && len(acc.touched) > n {
-		res.Hits = ix.collect(rank(0), k)
+	for n > 0 && len(res.Hits) < k && len(acc.touched) > n {
+		// Rank deeper, a few times as deep each round, rather than sort
+		// every touched unit at once: with many similar contracts the best
+		// units' spans overlap and more are needed, but rarely all.
+		n *= 4
+		if n >= len(acc.touched) {
+			n = 0
+		}
+		res.Hits = ix.collect(rank(n), k)
 	}
 	return res
 }
