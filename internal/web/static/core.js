@@ -82,18 +82,22 @@ function headers(extra) {
 
 async function errorOf(res) {
   let msg = res.status + ' ' + res.statusText;
+  let rejected = null;
   try {
     const body = await res.text();
     try {
       const j = JSON.parse(body);
       const e = j.error;
       msg = (e && (e.message || (typeof e === 'string' ? e : ''))) || j.message || msg;
+      if (Array.isArray(j.rejected)) rejected = j.rejected; // an upload's files, each with its reason
     } catch (_) {
       if (body.trim()) msg = body.trim().slice(0, 300);
     }
   } catch (_) { /* keep the status line */ }
   if (res.status === 401 || res.status === 403) needKey();
-  return new APIError(res.status, msg);
+  const err = new APIError(res.status, msg);
+  err.rejected = rejected;
+  return err;
 }
 
 async function api(method, path, body, signal) {

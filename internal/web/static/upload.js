@@ -35,7 +35,7 @@ async function upload(files) {
     if (!id) throw new Error('the server accepted the upload but returned no job id');
     await watchJob(id, card);
   } catch (err) {
-    card.fail(err.message);
+    card.fail(err.message, err.rejected);
     showError(err);
   }
   await loadDocuments();
@@ -49,9 +49,13 @@ function jobCard(names) {
   const root = el('div', { className: 'job', 'data-state': 'uploading' }, title, el('div', { className: 'job-bar' }, bar, count), list);
   return {
     root, title, bar, count, list, names,
-    fail(msg) {
+    // fail marks the upload and every file failed (none stays "queued"),
+    // with each file's own reason when the server gave one.
+    fail(msg, rejected) {
       root.dataset.state = 'failed';
       title.textContent = 'Upload failed: ' + msg;
+      const why = (n) => ((rejected || []).find((r) => r.name === n || baseName(r.name || '') === n) || {}).reason;
+      list.replaceChildren(...names.map((n) => fileRow(n, 'failed', why(n) || msg)));
     },
   };
 }
