@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -100,6 +101,7 @@ func TestLoad(t *testing.T) {
 		jobIDs = append(jobIDs, id)
 	}
 	expected := map[string]bool{}
+	dupes := 0
 	for _, id := range jobIDs {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		j, err := srv.Jobs().Wait(wctx, id)
@@ -108,6 +110,12 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("ingest job %s: %v %+v", id, err, j)
 		}
 		for _, r := range j.Results {
+			// The corpus holds a few byte-identical copies under other
+			// names; identical bytes are the same contract, kept once.
+			if r.Status == string(ingest.StatusUnchanged) && strings.Contains(r.Reason, "already in the collection") {
+				dupes++
+				continue
+			}
 			if r.Status != "added" {
 				t.Errorf("%s: %s %s", r.Name, r.Status, r.Reason)
 			}
@@ -120,7 +128,7 @@ func TestLoad(t *testing.T) {
 	if _, err := post(client, base+"/search", key, map[string]any{"query": "warm up", "k": 1}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("ingested %d documents through the API in %.1fs; first search (index load) %.2fs", len(expected), ingestTime.Seconds(), time.Since(start).Seconds())
+	t.Logf("ingested %d documents (%d byte-identical copies kept once) through the API in %.1fs; first search (index load) %.2fs", len(expected), dupes, ingestTime.Seconds(), time.Since(start).Seconds())
 
 	// 2. The mixed phase.
 	var (
