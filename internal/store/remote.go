@@ -236,3 +236,22 @@ func (s *Store) readVersionFile(collection string, e *entry, name string, want f
 	}
 	return b, nil
 }
+
+// Sums returns the SHA-256 of each file of a document's current version, by
+// file name ("meta.json", "text.txt", "tree.json", "artifacts/<name>.bin"),
+// as its manifest entry records them: two stores holding the same version
+// of a document return the same sums. Reads verify files against these.
+func (s *Store) Sums(collection, id string) (map[string]string, error) {
+	e, err := s.lookup(collection, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{"meta.json": e.Meta.SHA256, "text.txt": e.Files.Text.SHA256}
+	if e.Files.Tree != nil {
+		out["tree.json"] = e.Files.Tree.SHA256
+	}
+	for name, sum := range e.Files.Artifacts {
+		out["artifacts/"+name+".bin"] = sum.SHA256
+	}
+	return out, nil
+}
