@@ -4,12 +4,18 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
+)
+
+var (
+	durations = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?m?s\b`)
+	stamps    = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?`)
 )
 
 // TestWeaviateCLI runs the commands on a 3-node Weaviate cluster named by
@@ -39,7 +45,9 @@ func TestWeaviateCLI(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %s: %v", tag, name, err)
 			}
-			got[name] = strings.ReplaceAll(out, storeLoc, "<store>")
+			out = strings.ReplaceAll(out, storeLoc, "<store>")
+			out = durations.ReplaceAllString(out, "Ns")
+			got[name] = stamps.ReplaceAllString(out, "TIME")
 		}
 		cap := func(run func(context.Context, []string) error) func([]string) (string, string, error) {
 			return func(args []string) (string, string, error) { return capture(t, run, args...) }
