@@ -1,0 +1,128 @@
+package weaviate_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/weaviate"
+	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
+)
+
+// TestWeaviateScaleBench measures the same work on the embedded store, on
+// one Weaviate node and on three (replication 3): ingest of the CUAD corpus
+// (468 contracts) through ingest.Ingest, the search index built from the
+// store with no local index file, and per-question latency of what a
+// server does for a search — rank in process, then read the hits'
+// documents from the store (ingest.Passages, no cache) — over the CUAD dev
+// questions. Run it alone on a quiet machine:
+//
+//	PAKTON_WEAVIATE_BENCH=1 go test ./internal/store/weaviate/ -run WeaviateScaleBench -v -timeout 60m
+//
+// WEAVIATE_BENCH_SETUPS picks setups (default "embedded,1,3").
+func TestWeaviateScaleBench(t *testing.T) {
+	if os.Getenv("PAKTON_WEAVIATE_BENCH") != "1" {
+		t.Skip("set PAKTON_WEAVIATE_BENCH=1 to measure embedded vs 1 vs 3 Weaviate nodes on the CUAD corpus")
+	}
+	data := filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag")
+	corpus := filepath.Join(data, "corpus", "cuad")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("no corpus at %s", corpus)
+	}
+	b, err := eval.LoadBenchmark(filepath.Join(data, "benchmarks", "cuad_dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	seen := map[string]bool{}
+	for _, tc := range b.Tests {
+		if !seen[tc.Query] {
+			seen[tc.Query] = true
+			qs = append(qs, tc.Query)
+		}
+	}
+	qs = qs[:min(len(qs), 400)]
+	setups := strings.Split(envOr("WEAVIATE_BENCH_SETUPS", "embedded,1,3"), ",")
+	for _, setup := range setups {
+		t.Run(setup, func(t *testing.T) {
+			ctx := context.Background()
+			var st *store.Store
+			var err error
+			switch setup {
+			case "embedded":
+				st, err = store.Open(t.TempDir())
+			default:
+				n := map[string]int{"1": 1, "3": 3}[setup]
+				c := wvtest.Require(t, n)
+				st, err = weaviate.OpenStore(ctx, c.URL("replicas="+setup+"&local="+t.TempDir()))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			const coll = "cuad"
+			if err := st.CreateCollection(coll); err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			sum, err := ingest.Ingest(ctx, st, coll, []string{corpus}, ingest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ingestWall := time.Since(t0)
+			docs := len(sum.Files)
+			t1 := time.Now()
+			ix, rep, err := ingest.Load(ctx, st, coll)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Opened {
+				t.Fatal("index opened, not built")
+			}
+			build := time.Since(t1)
+			t2 := time.Now()
+			if _, rep2, err := ingest.Load(ctx, st, coll); err != nil || !rep2.Opened {
+				t.Fatalf("second load: opened=%v err=%v", rep2.Opened, err)
+			}
+			open := time.Since(t2)
+			var rank, full []time.Duration
+			for _, q := range qs {
+				s := time.Now()
+				res := ix.Search(search.Query{Text: q, K: 8})
+				r := time.Since(s)
+				if _, err := ingest.Passages(st, coll, res.Hits); err != nil {
+					t.Fatal(err)
+				}
+				rank = append(rank, r)
+				full = append(full, time.Since(s))
+			}
+			t.Logf("RESULT setup=%s docs=%d bytes=%d ingest=%.1fs (%.1f docs/s, %.2f MB/s) index-build-from-store=%.2fs index-open=%.0fms "+
+				"rank p50/p99=%.2f/%.2fms search+passages p50/p99=%.1f/%.1fms (%d questions)",
+				setup, docs, sum.Bytes, ingestWall.Seconds(), float64(docs)/ingestWall.Seconds(), float64(sum.Bytes)/1e6/ingestWall.Seconds(),
+				build.Seconds(), ms(open), pct(rank, 50), pct(rank, 99), pct(full, 50), pct(full, 99), len(qs))
+		})
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(ds []time.Duration, p int) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return ms(s[min(len(s)-1, len(s)*p/100)])
+}
