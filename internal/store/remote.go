@@ -255,3 +255,14 @@ func (s *Store) Sums(collection, id string) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// Ping checks, quickly and without retries, that the store can be reached:
+// always nil for a directory; for a remote that implements Ping(), its
+// answer (a server's readiness probe uses it, so an unreachable cluster
+// shows as not ready in seconds rather than after the retry budget).
+func (s *Store) Ping() error {
+	if p, ok := s.remote.(interface{ Ping() error }); ok {
+		return p.Ping()
+	}
+	return nil
+}

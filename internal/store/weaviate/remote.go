@@ -815,3 +815,20 @@ func (r *Remote) batchOnce(ctx context.Context, objs []object) error {
 		delay = min(2*delay, 2*time.Second)
 	}
 }
+
+// Ping reports whether any node of the URL is ready, trying each once with
+// a short timeout.
+func (r *Remote) Ping() error {
+	var errs []error
+	for _, h := range r.c.o.Hosts {
+		status, _, err := r.c.once(bg(), 3*time.Second, h, "GET", "/v1/.well-known/ready", nil)
+		if err == nil && status == 200 {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("HTTP %d", status)
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", h, err))
+	}
+	return fmt.Errorf("no Weaviate node of %s is ready: %w", r.loc, errors.Join(errs...))
+}
