@@ -1,11 +1,20 @@
 package weaviate_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,4 +134,134 @@ func pct(ds []time.Duration, p int) float64 {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return ms(s[min(len(s)-1, len(s)*p/100)])
+}
+
+// TestWeaviateServeQPSBench measures search throughput through `pakton
+// serve` (HTTP API, no auth) with one and two app processes on a 3-node
+// cluster, and with one process on an embedded store: the CUAD corpus
+// ingested, then 8 concurrent clients send the CUAD dev questions for
+// WEAVIATE_BENCH_SECONDS (default 20) to the processes in turn. Everything
+// (nodes, app processes, clients) shares this machine's cores.
+//
+//	PAKTON_WEAVIATE_BENCH=1 go test ./internal/store/weaviate/ -run WeaviateServeQPSBench -v -timeout 60m
+func TestWeaviateServeQPSBench(t *testing.T) {
+	if os.Getenv("PAKTON_WEAVIATE_BENCH") != "1" {
+		t.Skip("set PAKTON_WEAVIATE_BENCH=1")
+	}
+	data := filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag")
+	corpus, _ := filepath.Abs(filepath.Join(data, "corpus", "cuad"))
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("no corpus at %s", corpus)
+	}
+	b, err := eval.LoadBenchmark(filepath.Join(data, "benchmarks", "cuad_dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	for _, tc := range b.Tests {
+		qs = append(qs, tc.Query)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pakton")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/pakton").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	secs, _ := strconv.Atoi(envOr("WEAVIATE_BENCH_SECONDS", "20"))
+	c := wvtest.Require(t, 3)
+	stores := map[string]string{
+		"embedded": filepath.Join(dir, "store"),
+		"cluster":  c.URL("replicas=3&local=" + filepath.Join(dir, "local0")),
+	}
+	for _, name := range []string{"embedded", "cluster"} {
+		out, err := exec.Command(bin, "ingest", "-q", "--store", stores[name], "--collection", "cuad", corpus).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ingest %s: %v\n%s", name, err, out)
+		}
+	}
+	run := func(label string, urls []string) {
+		var bases []string
+		for i, u := range urls {
+			port := freePort(t)
+			if strings.HasPrefix(u, "weaviate://") && i > 0 {
+				u = strings.Replace(u, "local0", "local"+strconv.Itoa(i), 1)
+			}
+			cmd := exec.Command(bin, "serve", "--no-auth", "--store", u, "--addr", "127.0.0.1:"+port, "--max-conns-per-client", "-1")
+			cmd.Env = append(os.Environ(), "PAKTON_LLM_URL=", "PAKTON_LLM_MODEL=", "PAKTON_EMBED_URL=")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			bases = append(bases, "http://127.0.0.1:"+port)
+		}
+		for _, base := range bases { // warm: load the index
+			waitOK(t, base+"/readyz")
+			post(t, base+"/api/v1/collections/cuad/search", qs[0])
+		}
+		var mu sync.Mutex
+		var lat []time.Duration
+		var errs int
+		stop := time.Now().Add(time.Duration(secs) * time.Second)
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; time.Now().Before(stop); i += 8 {
+					s := time.Now()
+					err := post(t, bases[i%len(bases)]+"/api/v1/collections/cuad/search", qs[i%len(qs)])
+					d := time.Since(s)
+					mu.Lock()
+					if err != nil {
+						errs++
+					} else {
+						lat = append(lat, d)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		t.Logf("RESULT serve %s: %d app process(es), %d searches in %ds = %.1f QPS, p50 %.1f ms, p99 %.1f ms, %d errors",
+			label, len(bases), len(lat), secs, float64(len(lat))/float64(secs), pct(lat, 50), pct(lat, 99), errs)
+	}
+	run("embedded", []string{stores["embedded"]})
+	run("cluster", []string{stores["cluster"]})
+	run("cluster", []string{stores["cluster"], stores["cluster"]})
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+func waitOK(t *testing.T, url string) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(url); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s not ready", url)
+}
+
+func post(t *testing.T, url, q string) error {
+	body, _ := json.Marshal(map[string]any{"query": q, "k": 8})
+	res, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	io.Copy(io.Discard, res.Body)
+	if res.StatusCode != 200 {
+		return fmt.Errorf("HTTP %d", res.StatusCode)
+	}
+	return nil
 }
