@@ -185,7 +185,7 @@ func TestWeaviateServeQPSBench(t *testing.T) {
 			if strings.HasPrefix(u, "weaviate://") && i > 0 {
 				u = strings.Replace(u, "local0", "local"+strconv.Itoa(i), 1)
 			}
-			cmd := exec.Command(bin, "serve", "--no-auth", "--store", u, "--addr", "127.0.0.1:"+port, "--max-conns-per-client", "-1")
+			cmd := exec.Command(bin, "serve", "--no-auth", "--store", u, "--addr", "127.0.0.1:"+port, "--max-conns-per-client", "-1", "--rate", "0")
 			cmd.Env = append(os.Environ(), "PAKTON_LLM_URL=", "PAKTON_LLM_MODEL=", "PAKTON_EMBED_URL=")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
