@@ -64,6 +64,9 @@ const Scheme = "weaviate://"
 // (sent as a bearer token; never printed).
 const EnvAPIKey = "PAKTON_WEAVIATE_API_KEY"
 
+// trace, set by PAKTON_WEAVIATE_TRACE=1, prints every request to stderr.
+var trace = os.Getenv("PAKTON_WEAVIATE_TRACE") == "1"
+
 // IsURL reports whether a --store value names a Weaviate cluster.
 func IsURL(s string) bool { return strings.HasPrefix(s, Scheme) }
 
@@ -319,6 +322,9 @@ func (c *client) once(ctx context.Context, timeout time.Duration, host, method, 
 	}
 	if c.o.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.o.APIKey)
+	}
+	if trace {
+		fmt.Fprintf(os.Stderr, "weaviate: %s %s %s\n", host, method, path)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
