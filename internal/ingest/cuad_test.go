@@ -54,6 +54,7 @@ func peakRSS() int64 {
 // load time. It runs only with PAKTON_SLOW=1:
 //
 //	PAKTON_SLOW=1 go test ./internal/ingest/ -run TestIngestCUAD -v
+//
 // cuadDistinct is the number of distinct contracts among the corpus's 468
 // files.
 const cuadDistinct = 467
