@@ -151,6 +151,9 @@ func (r *TrainReport) ZeroShotWithout(name string) Calibration {
 	// A fixed order, so the fit does not depend on map iteration.
 	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].x < pairs[j].x })
 	a, b := fitPlatt(pairs)
+	if a <= 0 {
+		a, b = defaultCalibration.A, defaultCalibration.B
+	}
 	for i := range pairs {
 		pairs[i].p = sigmoid(a*pairs[i].x + b)
 	}
@@ -175,7 +178,7 @@ const (
 	trainL2         = 1e-5
 	negativeSample  = 0.35
 	innerFolds      = 4
-	weightPrune     = 0.01
+	weightPrune     = 0.03
 	minFeatureCount = 5
 )
 
@@ -275,6 +278,12 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		pairs = append(pairs, zsPairs[j]...)
 	}
 	a, b := fitPlatt(pairs)
+	if a <= 0 {
+		// The labelled provisions' zero-shot scores do not rise with the
+		// truth (too few labels, or definitions that mislead): a calibration
+		// that ranked passages backwards would be worse than none.
+		a, b = defaultCalibration.A, defaultCalibration.B
+	}
 	det.ZeroShot = Calibration{A: round4(a), B: round4(b)}
 	for i := range pairs {
 		pairs[i].p = sigmoid(a*pairs[i].x + b)
