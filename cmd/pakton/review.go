@@ -154,7 +154,7 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(tab.Rows) == 0 {
-		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Dir())
+		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Location())
 	}
 	decisions, err := review.LoadDecisions(filepath.Join(*out, "decisions.json"))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // Method builds the retrieval units of one document for a named retrieval
@@ -46,6 +47,12 @@ type Options struct {
 	Unnamed []string
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
+	// Store, when set, holds the corpus: it is put into Collection (default
+	// "legalbench-<method>") and the index loaded back from the store, so
+	// the run measures retrieval on what the store (a directory or a
+	// Weaviate cluster) returns.
+	Store      *store.Store
+	Collection string
 }
 
 // BenchResult is the JSON form of one benchmark's scores (percentages).
@@ -152,9 +159,29 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 
 	start := time.Now()
-	ix, texts, err := buildIndex(ctx, opt, files)
+	var ix *search.Index
+	var texts, paths map[string]string
+	var err error
+	if opt.Store != nil {
+		ix, texts, paths, err = storeIndex(ctx, opt, files)
+	} else {
+		ix, texts, err = buildIndex(ctx, opt, files)
+	}
 	if err != nil {
 		return nil, err
+	}
+	// rel maps an index document id to its corpus path, and back.
+	rel := func(id string) string {
+		if p, ok := paths[id]; ok {
+			return p
+		}
+		return id
+	}
+	idOf := func(path string) string {
+		if paths != nil {
+			return store.DocID(path)
+		}
+		return path
 	}
 	rep := &Report{
 		Method: opt.Method.Name(), Scope: opt.Scope, Documents: ix.Docs(), Units: ix.Units(),
@@ -177,7 +204,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 			q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill}
 			if opt.Scope == "document" {
-				q.Docs = []string{t.Snippets[0].FilePath}
+				q.Docs = []string{idOf(t.Snippets[0].FilePath)}
 				q.NoRoute = true
 			}
 			t0 := time.Now()
@@ -185,7 +212,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			lat = append(lat, time.Since(t0))
 			ret := make([]Snippet, len(res.Hits))
 			for i, h := range res.Hits {
-				ret[i] = Snippet{FilePath: h.DocID, Span: h.Span}
+				ret[i] = Snippet{FilePath: rel(h.DocID), Span: h.Span}
 			}
 			sc, err := ScoreQuery(t.Snippets, ret)
 			if err != nil {
@@ -193,17 +220,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 			if len(res.Hits) > 0 {
 				h := res.Hits[0]
+				h.DocID = rel(h.DocID)
 				if coversHalf(h, t.Snippets) {
 					quotes++
 				}
 				if h.Span.Len() < 40 {
 					short++
 				}
-				if startsMidToken(texts[h.DocID], h.Span.Start) {
+				if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
 					midTok++
 				}
 			}
-			if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, s.FilePath) }) {
+			if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
 				routedOK++
 			}
 			for _, k := range Ks {
@@ -241,7 +269,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			res := ix.Search(search.Query{Text: q, K: 1})
 			if len(res.RoutedTo) > 0 {
 				routed++
-				u.Examples = append(u.Examples, q+" → "+strings.Join(res.RoutedTo, ", "))
+				var to []string
+				for _, id := range res.RoutedTo {
+					to = append(to, rel(id))
+				}
+				u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
 			}
 		}
 		u.Routed = 100 * float64(routed) / float64(len(opt.Unnamed))
