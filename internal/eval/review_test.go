@@ -42,13 +42,13 @@ func TestScoreCells(t *testing.T) {
 // holds the numbers docs/EVALUATION.md reports to floors a little below
 // them (PAKTON_SLOW=1; about 1.5 minutes).
 func TestReviewTargets(t *testing.T) {
-	dir := sharedData(t)
-	labels, err := review.LoadLabels(filepath.Join(dir, "cuad", "review_dev.json"))
+	dir := sharedData(t) // …/data/legalbenchrag
+	labels, err := review.LoadLabels(filepath.Join(dir, "..", "cuad", "review_dev.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pb, _ := review.Builtin()
-	rep, err := RunReview(context.Background(), ReviewOptions{Labels: labels, CorpusDir: filepath.Join(dir, "legalbenchrag", "corpus"), Playbook: pb, Folds: 4})
+	rep, err := RunReview(context.Background(), ReviewOptions{Labels: labels, CorpusDir: filepath.Join(dir, "corpus"), Playbook: pb, Folds: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
