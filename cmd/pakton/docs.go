@@ -119,7 +119,7 @@ func listDocs(st *store.Store, collection string, asJSON bool) error {
 		return writeJSON(infos)
 	}
 	if len(infos) == 0 {
-		fmt.Fprintf(stdout, "collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"\n", collection, st.Dir(), collection)
+		fmt.Fprintf(stdout, "collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"\n", collection, st.Location(), collection)
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

@@ -25,12 +25,16 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "contractnli" {
 		return runEvalContractNLI(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "review" {
+		return runEvalReview(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "heldout" {
 		return runEvalHeldOut(args[1:])
 	}
 	if len(args) == 0 || args[0] != "legalbench" {
-		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--json OUT]\n"+
+		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
+			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
 	fs := flag.NewFlagSet("eval legalbench", flag.ContinueOnError)
@@ -45,6 +49,8 @@ func runEval(ctx context.Context, args []string) error {
 	noFill := fs.Bool("no-fill", false, "ablation: return only passages that match the question's words")
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
+	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
+	coll := fs.String("collection", "", "with --store: the collection to use (default legalbench-METHOD)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -55,7 +61,16 @@ func runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, NoFill: *noFill}
+	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, NoFill: *noFill, Collection: *coll}
+	if *storeLoc != "" {
+		g := &globals{store: *storeLoc}
+		st, err := g.openOrCreate()
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		opt.Store = st
+	}
 	if *unnamed {
 		if opt.Unnamed, err = eval.UnnamedQuestions(); err != nil {
 			return err

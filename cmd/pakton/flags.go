@@ -22,7 +22,7 @@ type globals struct {
 func newFlags(name, usage string) (*flag.FlagSet, *globals) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	g := &globals{}
-	fs.StringVar(&g.store, "store", config.StoreDir(), "store directory (env "+config.EnvStore+")")
+	fs.StringVar(&g.store, "store", config.StoreDir(), "store directory, or weaviate://host:port[,host:port…][?replicas=3] for a Weaviate cluster (env "+config.EnvStore+")")
 	fs.StringVar(&g.collection, "collection", config.Collection(), "collection name (env "+config.EnvCollection+")")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: pakton %s\n\nFlags:\n", usage)

@@ -33,6 +33,7 @@ func init() {
 		{"mcp", "serve a collection to assistants over the Model Context Protocol (stdio)", runMCP},
 		{"serve", "serve the HTTP API, web app and MCP endpoint (docs/API.md)", runServe},
 		{"keys", "create, list or revoke API keys for serve", runKeys},
+		{"migrate", "copy collections between stores (e.g. to a Weaviate cluster) without re-parsing, and verify them", runMigrate},
 		{"eval", "measure pakton on benchmarks: eval legalbench (retrieval), eval contractnli (NLI labels, needs a model)", runEval},
 	}
 }

@@ -72,7 +72,7 @@ func runMCP(ctx context.Context, args []string) error {
 	} else {
 		slog.Info("mcp: no language model configured; ask returns evidence reports")
 	}
-	slog.Info("mcp: serving on stdio", "store", st.Dir(), "collection", g.collection)
+	slog.Info("mcp: serving on stdio", "store", st.Location(), "collection", g.collection)
 	srv := mcp.NewServer(mcp.NewStoreBackend(st, g.collection, opts...))
 	err = srv.Run(ctx, mcpTransport())
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcpsdk.ErrConnectionClosed) {

@@ -137,7 +137,7 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	base := "http://" + *addr
-	fmt.Fprintf(stderr, "pakton: serving store %s on %s\n", st.Dir(), base)
+	fmt.Fprintf(stderr, "pakton: serving store %s on %s\n", st.Location(), base)
 	switch {
 	case *noAuth:
 		fmt.Fprintf(stderr, "pakton: no-auth mode: anyone who can reach %s may use every collection\n", *addr)

@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/weaviate"
 )
 
 // openExisting opens the store the global flags name for a command that
@@ -17,6 +18,9 @@ import (
 // always a mistyped --store or PAKTON_STORE, and an empty store made there
 // would only answer "no documents".
 func (g *globals) openExisting() (*store.Store, error) {
+	if weaviate.IsURL(g.store) {
+		return weaviate.OpenStore(context.Background(), g.store)
+	}
 	ok, err := store.Exists(g.store)
 	if err != nil {
 		return nil, err
@@ -36,6 +40,9 @@ func (g *globals) open() (*store.Store, error) { return g.openExisting() }
 // needed (ingest, serve), and says on stderr when it made a new one, so a
 // mistyped directory does not go unnoticed.
 func (g *globals) openOrCreate() (*store.Store, error) {
+	if weaviate.IsURL(g.store) {
+		return weaviate.OpenStore(context.Background(), g.store)
+	}
 	existed, err := store.Exists(g.store)
 	if err != nil {
 		return nil, err
@@ -75,7 +82,7 @@ func checkCollection(st *store.Store, name string) error {
 		have = append(have, fmt.Sprintf("%s (%s)", c.Name, plural(c.Docs, "1 document", fmt.Sprintf("%d documents", c.Docs))))
 	}
 	return fmt.Errorf("no collection %q in store %s; its collections: %s (choose one with --collection NAME or %s)",
-		name, st.Dir(), strings.Join(have, ", "), config.EnvCollection)
+		name, st.Location(), strings.Join(have, ", "), config.EnvCollection)
 }
 
 // openCollection opens an existing store and checks that it holds the
@@ -98,6 +105,9 @@ func (g *globals) openCollection() (*store.Store, error) {
 // that needs converting to the current format is opened for writing, which
 // converts it.
 func (g *globals) openCollectionReader() (*store.Store, error) {
+	if weaviate.IsURL(g.store) {
+		return g.openCollection()
+	}
 	st, err := store.OpenReader(g.store)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, noStore(g.store)
@@ -127,5 +137,5 @@ func loadSearchIndex(ctx context.Context, st *store.Store, collection string) (*
 
 // emptyCollection is the error for a collection with no documents.
 func emptyCollection(st *store.Store, collection string) error {
-	return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"", collection, st.Dir(), collection)
+	return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"", collection, st.Location(), collection)
 }

@@ -65,7 +65,7 @@ type Var struct {
 // values, for "pakton help"-style output.
 func Vars() []Var {
 	return []Var{
-		{EnvStore, StoreDir(), "store directory (default $XDG_DATA_HOME/pakton or ~/.local/share/pakton)"},
+		{EnvStore, StoreDir(), "store directory (default $XDG_DATA_HOME/pakton or ~/.local/share/pakton), or weaviate://host:port[,host:port…][?replicas=3]"},
 		{EnvCollection, Collection(), "collection to work on (default \"default\")"},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // Method builds the retrieval units of one document for a named retrieval
@@ -46,6 +48,13 @@ type Options struct {
 	Unnamed []string
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
+	// Store, when set, holds the corpus: it is put into Collection (default
+	// "legalbench-<method>") and the index loaded back from the store, so
+	// the run measures retrieval on what the store (a directory or a
+	// Weaviate cluster) returns. Benchmarks over different corpora get a
+	// collection each ("<Collection>-<corpus>").
+	Store      *store.Store
+	Collection string
 }
 
 // BenchResult is the JSON form of one benchmark's scores (percentages).
@@ -146,7 +155,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	// them together would let one corpus's units change the other's
 	// corpus-learned statistics (query expansion), so a change to how CUAD
 	// contracts are cut would move ContractNLI scores.
-	for _, group := range corpusGroups(dirsOf) {
+	groups := corpusGroups(dirsOf)
+	var unnamedRel func(string) string
+	for _, group := range groups {
 		subdirs := map[string]bool{}
 		for _, bi := range group {
 			for d := range dirsOf[bi] {
@@ -177,9 +188,39 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 
 		start := time.Now()
-		ix, texts, err := buildIndex(ctx, opt, files)
+		var ix *search.Index
+		var texts, paths map[string]string
+		var err error
+		if opt.Store != nil {
+			gopt := opt
+			if len(groups) > 1 {
+				if gopt.Collection == "" {
+					gopt.Collection = "legalbench-" + opt.Method.Name()
+				}
+				gopt.Collection += "-" + strings.Join(slices.Sorted(maps.Keys(subdirs)), "-")
+			}
+			ix, texts, paths, err = storeIndex(ctx, gopt, files)
+		} else {
+			ix, texts, err = buildIndex(ctx, opt, files)
+		}
 		if err != nil {
 			return nil, err
+		}
+		// rel maps an index document id to its corpus path, and back.
+		rel := func(id string) string {
+			if p, ok := paths[id]; ok {
+				return p
+			}
+			return id
+		}
+		idOf := func(path string) string {
+			if paths != nil {
+				return store.DocID(path)
+			}
+			return path
+		}
+		if unnamedRel == nil {
+			unnamedRel = rel
 		}
 		rep.Documents += ix.Docs()
 		rep.Units += ix.Units()
@@ -198,7 +239,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				}
 				q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill}
 				if opt.Scope == "document" {
-					q.Docs = []string{t.Snippets[0].FilePath}
+					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
 					q.NoRoute = true
 				}
 				t0 := time.Now()
@@ -206,7 +247,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				lat = append(lat, time.Since(t0))
 				ret := make([]Snippet, len(res.Hits))
 				for i, h := range res.Hits {
-					ret[i] = Snippet{FilePath: h.DocID, Span: h.Span}
+					ret[i] = Snippet{FilePath: rel(h.DocID), Span: h.Span}
 				}
 				sc, err := ScoreQuery(t.Snippets, ret)
 				if err != nil {
@@ -214,17 +255,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				}
 				if len(res.Hits) > 0 {
 					h := res.Hits[0]
+					h.DocID = rel(h.DocID)
 					if coversHalf(h, t.Snippets) {
 						quotes++
 					}
 					if h.Span.Len() < 40 {
 						short++
 					}
-					if startsMidToken(texts[h.DocID], h.Span.Start) {
+					if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
 						midTok++
 					}
 				}
-				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, s.FilePath) }) {
+				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
 					routedOK++
 				}
 				for _, k := range Ks {
@@ -263,7 +305,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			res := unnamedIx.Search(search.Query{Text: q, K: 1})
 			if len(res.RoutedTo) > 0 {
 				routed++
-				u.Examples = append(u.Examples, q+" → "+strings.Join(res.RoutedTo, ", "))
+				var to []string
+				for _, id := range res.RoutedTo {
+					to = append(to, unnamedRel(id))
+				}
+				u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
 			}
 		}
 		u.Routed = 100 * float64(routed) / float64(len(opt.Unnamed))

@@ -2,6 +2,7 @@ package review
 
 import (
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -81,7 +82,8 @@ func newZeroShot(pb *Playbook, det *Detectors) *zeroShot {
 			}
 		}
 		var norm float64
-		for t, w := range prof {
+		for _, t := range sortedKeys(prof) {
+			w := prof[t]
 			// Dampen repetition: a word said ten times in a long definition
 			// should not drown the rest.
 			v := (1 + math.Log(w)) * z.idf(t)
@@ -116,16 +118,26 @@ func (z *zeroShot) scores(prep *prepared) [][]float64 {
 	dot := make([]float64, z.n)
 	for k := range prep.passages {
 		ps := &prep.passages[k]
+		// The passage's words with their weights, in order of first
+		// appearance, so sums run in the same order on every run.
 		vec := map[string]float64{}
+		var order []string
 		for _, w := range ps.words {
+			if _, ok := vec[w]; !ok {
+				order = append(order, w)
+			}
 			vec[w]++
 		}
 		for _, w := range ps.context {
+			if _, ok := vec[w]; !ok {
+				order = append(order, w)
+			}
 			vec[w] += headingShare
 		}
 		clear(dot)
 		var norm float64
-		for w, tf := range vec {
+		for _, w := range order {
+			tf := vec[w]
 			v := (1 + math.Log(tf)) * z.idf(w)
 			if tf < 1 {
 				v = tf * z.idf(w)
@@ -150,13 +162,16 @@ func (z *zeroShot) scores(prep *prepared) [][]float64 {
 	return out
 }
 
-// keywordHits sums the boosts of the keywords found in words.
+// keywordHits sums the boosts of the keywords found in words. A keyword
+// with a proximity rule counts when any of its occurrences has a near phrase
+// close enough.
 func keywordHits(words []string, phrases []phrase) float64 {
 	var total float64
 	for _, ph := range phrases {
-		if at := findPhrase(words, ph.words, 0); at >= 0 {
+		for at := findPhrase(words, ph.words, 0); at >= 0; at = findPhrase(words, ph.words, at+1) {
 			if len(ph.near) == 0 || nearAny(words, at, len(ph.words), ph.near, ph.within) {
 				total += ph.boost
+				break
 			}
 		}
 	}
@@ -201,4 +216,13 @@ func profileText(p *Provision) string {
 	b.WriteString(". ")
 	b.WriteString(p.Definition)
 	return b.String()
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -45,6 +45,16 @@ func (s *Store) WriteCache(collection, name string, write func(w io.Writer) erro
 		return err
 	}
 	dir := filepath.Dir(path)
+	if s.remote != nil {
+		// The local directory of a remote store holds only derived files:
+		// check that the collection exists, then make its directory.
+		if _, err := s.remoteGeneration(collection); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("store: collection %q: cache: %w", collection, err)
+		}
+	}
 	// Mkdir, not MkdirAll: never bring back the directory of a collection
 	// deleted meanwhile.
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {

@@ -17,6 +17,9 @@ func (s *Store) Collections() ([]CollectionInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	if s.remote != nil {
+		return s.remoteCollections()
+	}
 	ents, err := os.ReadDir(s.collectionsDir())
 	if err != nil {
 		return nil, fmt.Errorf("store: list collections: %w", err)
@@ -56,6 +59,15 @@ func (s *Store) Collections() ([]CollectionInfo, error) {
 func (s *Store) CreateCollection(name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
+	}
+	if s.remote != nil {
+		if err := s.checkOpen(); err != nil {
+			return err
+		}
+		if err := s.remote.CreateCollection(name); err != nil {
+			return fmt.Errorf("store: create collection %q: %w", name, err)
+		}
+		return nil
 	}
 	return s.withWriteLock(func() error {
 		_, err := s.state(name)
@@ -114,6 +126,12 @@ func (s *Store) createCollectionLocked(name string) error {
 func (s *Store) DeleteCollection(name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
+	}
+	if s.remote != nil {
+		if err := s.checkOpen(); err != nil {
+			return err
+		}
+		return s.remoteDeleteCollection(name)
 	}
 	return s.withWriteLock(func() error {
 		dir := s.collectionDir(name)

@@ -111,7 +111,11 @@ func (s *Store) Put(collection string, rec *Record) error {
 	if err != nil {
 		return err
 	}
-	err = s.withWriteLock(func() error { return s.putLocked(collection, p) })
+	if s.remote != nil {
+		err = s.remoteCommit(collection, []*prepared{p})
+	} else {
+		err = s.withWriteLock(func() error { return s.putLocked(collection, p) })
+	}
 	if err != nil && !errors.Is(err, ErrClosed) {
 		return fmt.Errorf("store: collection %q: put document %q: %w", collection, p.id, err)
 	}
@@ -303,7 +307,12 @@ func (s *Store) PutBatch(collection string, recs []*Record) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	err := s.withWriteLock(func() error { return s.putBatchLocked(collection, ps) })
+	var err error
+	if s.remote != nil {
+		err = s.remoteCommit(collection, ps)
+	} else {
+		err = s.withWriteLock(func() error { return s.putBatchLocked(collection, ps) })
+	}
 	if err != nil && !errors.Is(err, ErrClosed) {
 		return fmt.Errorf("store: collection %q: put %d documents: %w", collection, len(ps), err)
 	}
@@ -408,6 +417,19 @@ func (s *Store) Delete(collection, id string) error {
 	if err := checkDocID(collection, id); err != nil {
 		return err
 	}
+	if s.remote != nil {
+		if err := s.checkOpen(); err != nil {
+			return err
+		}
+		err := s.remote.Delete(collection, id)
+		if errors.Is(err, ErrNotFound) {
+			return notFound(collection, id)
+		}
+		if err != nil {
+			return fmt.Errorf("store: collection %q: delete document %q: %w", collection, id, err)
+		}
+		return nil
+	}
 	return s.withWriteLock(func() error {
 		var gen uint64
 		var old *lazyEntry
@@ -445,6 +467,9 @@ func (s *Store) lookup(collection, id string) (*entry, error) {
 	}
 	if err := checkDocID(collection, id); err != nil {
 		return nil, err
+	}
+	if s.remote != nil {
+		return s.remoteLookup(collection, id)
 	}
 	var l *lazyEntry
 	if err := s.view(collection, func(m *manifest) error {
@@ -513,8 +538,8 @@ func (s *Store) Document(collection, id string) (*Record, error) {
 
 func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 	return retry(s, collection, id, func(e *entry) (*Record, error) {
-		dir := filepath.Join(s.docsDir(collection), e.Dir)
-		mb, err := readFile(filepath.Join(dir, "meta.json"), e.Meta)
+		dir := e.Dir
+		mb, err := s.readVersionFile(collection, e, "meta.json", e.Meta)
 		if err != nil {
 			return nil, err
 		}
@@ -522,14 +547,14 @@ func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 		if err := json.Unmarshal(mb, &meta); err != nil || meta.Doc == nil {
 			return nil, fmt.Errorf("%s: damaged meta.json: %v", dir, err)
 		}
-		text, err := readFile(filepath.Join(dir, "text.txt"), e.Files.Text)
+		text, err := s.readVersionFile(collection, e, "text.txt", e.Files.Text)
 		if err != nil {
 			return nil, err
 		}
 		rec := &Record{Doc: meta.Doc, Source: e.Info.Source, Artifacts: make(map[string][]byte, len(e.Files.Artifacts))}
 		rec.Doc.Text = string(text)
 		if e.Files.Tree != nil {
-			tb, err := readFile(filepath.Join(dir, "tree.json"), *e.Files.Tree)
+			tb, err := s.readVersionFile(collection, e, "tree.json", *e.Files.Tree)
 			if err != nil {
 				return nil, err
 			}
@@ -542,7 +567,7 @@ func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 			if !artifacts {
 				break
 			}
-			b, err := readFile(filepath.Join(dir, "artifacts", name+".bin"), sum)
+			b, err := s.readVersionFile(collection, e, "artifacts/"+name+".bin", sum)
 			if err != nil {
 				return nil, err
 			}
@@ -583,7 +608,7 @@ func (s *Store) Artifact(collection, id, name string) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("artifact %q: %w", name, ErrNotFound)
 		}
-		return readFile(filepath.Join(s.docsDir(collection), e.Dir, "artifacts", name+".bin"), sum)
+		return s.readVersionFile(collection, e, "artifacts/"+name+".bin", sum)
 	})
 }
 
@@ -595,6 +620,9 @@ func (s *Store) List(collection string) ([]DocInfo, error) {
 	}
 	if err := checkCollection(collection); err != nil {
 		return nil, err
+	}
+	if s.remote != nil {
+		return s.remoteList(collection)
 	}
 	var out []DocInfo
 	if err := s.view(collection, func(m *manifest) error {
@@ -627,6 +655,9 @@ func (s *Store) Generation(collection string) (uint64, error) {
 	}
 	if err := checkCollection(collection); err != nil {
 		return 0, err
+	}
+	if s.remote != nil {
+		return s.remoteGeneration(collection)
 	}
 	var gen uint64
 	err := s.view(collection, func(m *manifest) error {

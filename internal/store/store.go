@@ -168,6 +168,10 @@ type Store struct {
 
 	readOnly bool // opened by OpenReader: no recovery, writes refused
 
+	// remote, when set, holds the documents (OpenRemote); dir is then only
+	// the local directory for derived files and process state.
+	remote Remote
+
 	cmu   sync.Mutex
 	cache map[string]*collState // collection -> its log as last read
 }
@@ -224,6 +228,9 @@ func (s *Store) Close() error {
 	}
 	clear(s.cache)
 	s.cmu.Unlock()
+	if s.remote != nil {
+		return s.remote.Close()
+	}
 	if s.lock == nil {
 		return nil
 	}

@@ -1,0 +1,149 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// storeIndex puts the corpus into a store collection — each file as a
+// document named by its corpus path, with the method's segment as its
+// stored artifact, as ingest stores it — and loads the collection's search
+// index back from the store (ingest.Load), so a run measures retrieval on
+// what the store returns: the embedded store or a Weaviate cluster. Files
+// already stored with the same bytes are not written again. It returns the
+// index, the texts by store id, and the corpus path of every store id.
+func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index, map[string]string, map[string]string, error) {
+	st, coll := opt.Store, opt.Collection
+	if coll == "" {
+		coll = "legalbench-" + opt.Method.Name()
+	}
+	if err := st.CreateCollection(coll); err != nil {
+		return nil, nil, nil, err
+	}
+	have, err := st.List(coll)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stored := map[string]string{} // id -> sha256 of the file
+	for _, in := range have {
+		stored[in.ID] = in.Source.SHA256
+	}
+	paths := map[string]string{}
+	texts := make(map[string]string, len(files))
+	type item struct {
+		rec *store.Record
+		err error
+	}
+	out := make([]item, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rel := files[i]
+				in, text, err := loadDoc(opt, rel)
+				if err != nil {
+					out[i].err = err
+					continue
+				}
+				id := store.DocID(rel)
+				sum := sha256.Sum256([]byte(text))
+				hexSum := hex.EncodeToString(sum[:])
+				if stored[id] == hexSum+"/"+opt.Method.Name() {
+					continue
+				}
+				in.ID = id
+				seg := search.AnalyzeDoc(in)
+				out[i].rec = &store.Record{
+					Doc:       &document.Document{ID: id, Name: rel, Format: "text", Text: text},
+					Source:    store.Source{Path: rel, SHA256: hexSum + "/" + opt.Method.Name(), Size: int64(len(text)), ModTime: time.Unix(0, 0).UTC()},
+					Artifacts: map[string][]byte{ingest.ArtifactSegment: seg.Encode()},
+				}
+			}
+		}()
+	}
+	go func() {
+		for i := range files {
+			if ctx.Err() != nil {
+				break
+			}
+			next <- i
+		}
+		close(next)
+	}()
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, rel := range files {
+		id := store.DocID(rel)
+		paths[id] = rel
+	}
+	var batch []*store.Record
+	put, total := 0, 0
+	for _, it := range out {
+		if it.rec != nil {
+			total++
+		}
+	}
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := st.PutBatch(coll, batch); err != nil {
+			return err
+		}
+		put += len(batch)
+		batch = batch[:0]
+		if opt.Progress != nil {
+			opt.Progress("store", put, total)
+		}
+		return nil
+	}
+	for i, it := range out {
+		if it.err != nil {
+			return nil, nil, nil, it.err
+		}
+		if it.rec != nil {
+			batch = append(batch, it.rec)
+			out[i] = item{}
+			if len(batch) == 32 {
+				if err := flush(); err != nil {
+					return nil, nil, nil, err
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, nil, nil, err
+	}
+	ix, rep, err := ingest.Load(ctx, st, coll)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(rep.Skipped) > 0 {
+		return nil, nil, nil, fmt.Errorf("eval: %d documents could not be loaded from the store: %v", len(rep.Skipped), rep.Skipped[0])
+	}
+	// Texts for the report's mid-token check, from the files (the stored
+	// texts are checksummed against the same bytes).
+	for _, rel := range files {
+		_, text, err := loadDoc(opt, rel)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		texts[store.DocID(rel)] = text
+	}
+	return ix, texts, paths, nil
+}

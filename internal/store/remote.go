@@ -1,0 +1,257 @@
+package store
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Remote is where a Store keeps its documents when they do not live in a
+// directory: a distributed engine such as a Weaviate cluster (package
+// store/weaviate). It is the seam between the two implementations: a
+// Store opened with OpenRemote keeps its whole API — Put, PutBatch, Get,
+// Document, Artifact, List, Info, Delete, Generation, Collections — and does
+// all the encoding, validation and checksumming itself, exactly as for a
+// directory, so every package above the store (ingest, search, ask, review,
+// serve, mcp, eval) runs unchanged on either. A Remote only keeps bytes.
+//
+// A Remote stores, per collection, one small entry per live document (the
+// same JSON a directory store keeps in its manifest) and the files of each
+// entry's version, and a stamp that changes on every write.
+//
+// Every method must be safe for concurrent use, and every write idempotent:
+// the store may call it again after a timeout.
+type Remote interface {
+	// Location names the remote for messages (a URL without credentials).
+	Location() string
+	// Close releases connections.
+	Close() error
+	// Collections lists the collections that exist (in any order).
+	Collections() ([]CollectionInfo, error)
+	// CreateCollection creates a collection; an existing one is not an error.
+	CreateCollection(name string) error
+	// DeleteCollection deletes a collection and everything in it; a missing
+	// one is an error wrapping ErrNotFound.
+	DeleteCollection(name string) error
+	// Stamp returns the collection's generation: a value that changes on
+	// every Commit and Delete and is never reused. A missing collection is an
+	// error wrapping ErrNotFound.
+	Stamp(collection string) (uint64, error)
+	// Entries returns every live document of a collection (in any order).
+	Entries(collection string) ([]RemoteEntry, error)
+	// Entry returns one live document; a missing one is an error wrapping
+	// ErrNotFound.
+	Entry(collection, id string) (RemoteEntry, error)
+	// ReadFile returns one file of a document version. A file that does not
+	// exist (the version was replaced meanwhile) is an error wrapping
+	// fs.ErrNotExist.
+	ReadFile(collection, id, version, name string) ([]byte, error)
+	// Commit stores versions: first all their files, then their entries, so
+	// a reader never sees an entry whose files are missing; each document is
+	// replaced atomically (old entry or new). Files of replaced versions may
+	// be removed afterwards. A missing collection is an error wrapping
+	// ErrNotFound.
+	Commit(collection string, vs []RemoteVersion) error
+	// Delete removes a document's entry (then its files); a missing document
+	// is an error wrapping ErrNotFound.
+	Delete(collection, id string) error
+}
+
+// RemoteEntry is one live document of a remote collection.
+type RemoteEntry struct {
+	ID      string
+	Version string // names the version's files (ReadFile)
+	Entry   []byte // opaque to the Remote: the store's manifest entry (JSON)
+}
+
+// RemoteVersion is a document version to commit.
+type RemoteVersion struct {
+	RemoteEntry
+	// Files by name: "meta.json", "text.txt", "tree.json",
+	// "artifacts/<name>.bin".
+	Files map[string][]byte
+}
+
+// OpenRemote returns a Store whose documents live in r. localDir holds what
+// stays on this machine: derived files such as the persisted search index
+// (CachePath), and the state of the processes that use the store (a
+// server's jobs, uploads and keys) — Dir returns it. It is created if
+// needed.
+func OpenRemote(r Remote, localDir string) (*Store, error) {
+	abs, err := filepath.Abs(localDir)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", r.Location(), err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("store: open %s: local directory: %w", r.Location(), err)
+	}
+	return &Store{dir: abs, remote: r, cache: map[string]*collState{}}, nil
+}
+
+// Location names where the store's documents live: its directory, or the
+// remote's location (a URL).
+func (s *Store) Location() string {
+	if s.remote != nil {
+		return s.remote.Location()
+	}
+	return s.dir
+}
+
+// IsRemote reports whether the store's documents live in a Remote.
+func (s *Store) IsRemote() bool { return s.remote != nil }
+
+func (s *Store) remoteCollections() ([]CollectionInfo, error) {
+	out, err := s.remote.Collections()
+	if err != nil {
+		return nil, fmt.Errorf("store: list collections: %w", err)
+	}
+	if !slices.ContainsFunc(out, func(c CollectionInfo) bool { return c.Name == DefaultCollection }) {
+		out = append(out, CollectionInfo{Name: DefaultCollection})
+	}
+	slices.SortFunc(out, func(a, b CollectionInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func (s *Store) remoteDeleteCollection(name string) error {
+	err := s.remote.DeleteCollection(name)
+	if name == DefaultCollection && errors.Is(err, ErrNotFound) {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: delete collection %q: %w", name, err)
+	}
+	os.RemoveAll(s.collectionDir(name)) // local derived files
+	return nil
+}
+
+// remoteCommit stores prepared versions in the remote.
+func (s *Store) remoteCommit(collection string, ps []*prepared) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	vs := make([]RemoteVersion, len(ps))
+	for i, p := range ps {
+		version := newVersion()
+		e := entry{Dir: version, Info: p.info, Meta: sumOf(p.meta), Files: p.files}
+		raw, err := json.Marshal(&e)
+		if err != nil {
+			return err
+		}
+		files := map[string][]byte{"meta.json": p.meta, "text.txt": p.text}
+		if p.tree != nil {
+			files["tree.json"] = p.tree
+		}
+		for name, b := range p.artifacts {
+			files["artifacts/"+name+".bin"] = b
+		}
+		vs[i] = RemoteVersion{RemoteEntry: RemoteEntry{ID: p.id, Version: version, Entry: raw}, Files: files}
+	}
+	err := s.remote.Commit(collection, vs)
+	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
+		if err = s.remote.CreateCollection(collection); err == nil {
+			err = s.remote.Commit(collection, vs)
+		}
+	}
+	return err
+}
+
+// newVersion names a document version: unique without coordination, so two
+// writers (or a retried write) never share one.
+func newVersion() string {
+	return strings.TrimPrefix(tmpName(), tmpPrefix)
+}
+
+func decodeRemoteEntry(collection string, re RemoteEntry) (*entry, error) {
+	var e entry
+	if err := json.Unmarshal(re.Entry, &e); err != nil {
+		return nil, fmt.Errorf("store: collection %q: document %q: damaged entry: %w", collection, re.ID, err)
+	}
+	e.Dir = re.Version
+	return &e, nil
+}
+
+func (s *Store) remoteLookup(collection, id string) (*entry, error) {
+	re, err := s.remote.Entry(collection, id)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, notFound(collection, id)
+		}
+		return nil, fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+	}
+	return decodeRemoteEntry(collection, re)
+}
+
+func (s *Store) remoteList(collection string) ([]DocInfo, error) {
+	res, err := s.remote.Entries(collection)
+	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
+		return []DocInfo{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: collection %q: list: %w", collection, err)
+	}
+	out := make([]DocInfo, 0, len(res))
+	for _, re := range res {
+		e, err := decodeRemoteEntry(collection, re)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.info())
+	}
+	slices.SortFunc(out, func(a, b DocInfo) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) remoteGeneration(collection string) (uint64, error) {
+	gen, err := s.remote.Stamp(collection)
+	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
+		return 0, nil
+	}
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return 0, fmt.Errorf("store: collection %q: %w", collection, ErrNotFound)
+		}
+		return 0, fmt.Errorf("store: collection %q: %w", collection, err)
+	}
+	return gen, nil
+}
+
+// readVersionFile reads one file of a document version and verifies it.
+func (s *Store) readVersionFile(collection string, e *entry, name string, want fileSum) ([]byte, error) {
+	if s.remote == nil {
+		return readFile(filepath.Join(s.docsDir(collection), e.Dir, filepath.FromSlash(name)), want)
+	}
+	b, err := s.remote.ReadFile(collection, e.Info.ID, e.Dir, name)
+	if err != nil {
+		return nil, err
+	}
+	if got := sumOf(b); got != want {
+		return nil, fmt.Errorf("%s: version %s: %s: checksum mismatch (store damaged)", s.remote.Location(), e.Dir, name)
+	}
+	return b, nil
+}
+
+// Sums returns the SHA-256 of each file of a document's current version, by
+// file name ("meta.json", "text.txt", "tree.json", "artifacts/<name>.bin"),
+// as its manifest entry records them: two stores holding the same version
+// of a document return the same sums. Reads verify files against these.
+func (s *Store) Sums(collection, id string) (map[string]string, error) {
+	e, err := s.lookup(collection, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{"meta.json": e.Meta.SHA256, "text.txt": e.Files.Text.SHA256}
+	if e.Files.Tree != nil {
+		out["tree.json"] = e.Files.Tree.SHA256
+	}
+	for name, sum := range e.Files.Artifacts {
+		out["artifacts/"+name+".bin"] = sum.SHA256
+	}
+	return out, nil
+}

@@ -1,0 +1,817 @@
+package weaviate
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/store"
+)
+
+// Class names.
+const (
+	classCollection = "PaktonCollection"
+	classDoc        = "PaktonDoc"
+	classFile       = "PaktonFile"
+)
+
+// partSize is the largest file part stored in one object (before base64).
+const partSize = 2 << 20
+
+// batchBytes is roughly the largest batch request body sent at once.
+const batchBytes = 8 << 20
+
+// Remote is a store.Remote on a Weaviate cluster.
+type Remote struct {
+	c   *client
+	loc string
+
+	mu      sync.Mutex
+	tenants map[string]string // collection -> tenant, as last read
+}
+
+var _ store.Remote = (*Remote)(nil)
+
+// Open connects to the cluster a weaviate:// URL names, checks that it
+// answers, and creates pakton's classes when they are absent.
+func Open(ctx context.Context, rawURL string) (*Remote, Options, error) {
+	o, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, o, err
+	}
+	r, err := Connect(ctx, o)
+	return r, o, err
+}
+
+// OpenStore opens a pakton store on the cluster a weaviate:// URL names.
+func OpenStore(ctx context.Context, rawURL string) (*store.Store, error) {
+	r, o, err := Open(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.OpenRemote(r, o.Local)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Connect is Open with parsed options.
+func Connect(ctx context.Context, o Options) (*Remote, error) {
+	r := &Remote{c: newClient(o), tenants: map[string]string{}}
+	r.loc = Scheme + strings.Join(o.Hosts, ",")
+	// Fail fast and clearly when nothing listens: a short budget for the
+	// first contact.
+	qo := o
+	qo.Retry, qo.Timeout = min(o.Retry, 10*time.Second), min(o.Timeout, 5*time.Second)
+	ready := newClient(qo)
+	var meta struct {
+		Version string `json:"version"`
+	}
+	if err := ready.do(ctx, "GET", "/v1/meta", nil, &meta); err != nil {
+		return nil, fmt.Errorf("store %s: cannot reach Weaviate: %w", r.loc, err)
+	}
+	if err := r.ensureSchema(ctx); err != nil {
+		return nil, fmt.Errorf("store %s: %w", r.loc, err)
+	}
+	return r, nil
+}
+
+// Location implements store.Remote.
+func (r *Remote) Location() string { return r.loc }
+
+// Close implements store.Remote.
+func (r *Remote) Close() error {
+	r.c.http.CloseIdleConnections()
+	return nil
+}
+
+// Stats returns the number of requests sent and of retries.
+func (r *Remote) Stats() (requests, retries int64) {
+	return r.c.requests.Load(), r.c.retries.Load()
+}
+
+func bg() context.Context { return context.Background() }
+
+// --- schema ---------------------------------------------------------------
+
+type property struct {
+	Name            string   `json:"name"`
+	DataType        []string `json:"dataType"`
+	Tokenization    string   `json:"tokenization,omitempty"`
+	IndexFilterable *bool    `json:"indexFilterable,omitempty"`
+	IndexSearchable *bool    `json:"indexSearchable,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func keyProp(name string) property {
+	return property{Name: name, DataType: []string{"text"}, Tokenization: "field", IndexFilterable: ptr(true), IndexSearchable: ptr(false)}
+}
+
+func dataProp(name, typ string) property {
+	p := property{Name: name, DataType: []string{typ}, IndexFilterable: ptr(false)}
+	if typ == "text" {
+		p.IndexSearchable = ptr(false)
+	}
+	return p
+}
+
+func (r *Remote) classDef(name string) map[string]any {
+	def := map[string]any{
+		"class":             name,
+		"vectorizer":        "none",
+		"vectorIndexConfig": map[string]any{"skip": true},
+		"replicationConfig": map[string]any{"factor": r.c.o.Replicas, "asyncEnabled": r.c.o.Replicas > 1},
+	}
+	switch name {
+	case classCollection:
+		def["description"] = "pakton collections (one object each)"
+		def["shardingConfig"] = map[string]any{"desiredCount": r.c.o.Shards}
+		def["properties"] = []property{keyProp("name"), dataProp("tenant", "text"), dataProp("created", "text"), dataProp("stamp", "text")}
+	case classDoc:
+		def["description"] = "pakton documents: one object per live document (tenant = collection)"
+		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
+		def["properties"] = []property{keyProp("docId"), keyProp("version"), dataProp("entry", "text"), dataProp("files", "text")}
+	case classFile:
+		def["description"] = "pakton document files, in parts (tenant = collection)"
+		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
+		def["properties"] = []property{keyProp("docId"), keyProp("version"), keyProp("name"),
+			dataProp("part", "int"), dataProp("parts", "int"), dataProp("data", "blob")}
+	}
+	return def
+}
+
+// ensureSchema creates the classes that do not exist. A schema change sent
+// while the cluster elects a leader may hang without an answer: each
+// attempt has a timeout, and existence is checked again before the next.
+func (r *Remote) ensureSchema(ctx context.Context) error {
+	for _, name := range []string{classCollection, classDoc, classFile} {
+		if err := r.ensureClass(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Remote) ensureClass(ctx context.Context, name string) error {
+	deadline := time.Now().Add(r.c.o.Retry)
+	for {
+		var got struct {
+			Replication struct {
+				Factor int `json:"factor"`
+			} `json:"replicationConfig"`
+		}
+		err := r.c.do(ctx, "GET", "/v1/schema/"+name, nil, &got)
+		if err == nil {
+			if got.Replication.Factor != r.c.o.Replicas && name == classDoc {
+				slog.Debug("weaviate: class exists with another replication factor; keeping it", "class", name, "factor", got.Replication.Factor, "asked", r.c.o.Replicas)
+			}
+			return nil
+		}
+		if !isStatus(err, 404) {
+			return fmt.Errorf("read schema of %s: %w", name, err)
+		}
+		err = r.c.doTimeout(ctx, 20*time.Second, "POST", "/v1/schema", r.classDef(name), nil)
+		if err == nil || isStatus(err, 422) && strings.Contains(err.Error(), "already exists") {
+			continue // check that it is there
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("create class %s: %w", name, err)
+		}
+		slog.Debug("weaviate: create class failed; checking and retrying", "class", name, "err", err)
+		time.Sleep(time.Second)
+	}
+}
+
+// --- collections ------------------------------------------------------------
+
+type object struct {
+	Class      string         `json:"class"`
+	ID         string         `json:"id"`
+	Tenant     string         `json:"tenant,omitempty"`
+	Properties map[string]any `json:"properties"`
+}
+
+type collectionProps struct {
+	Name    string `json:"name"`
+	Tenant  string `json:"tenant"`
+	Created string `json:"created"`
+	Stamp   string `json:"stamp"`
+}
+
+func collectionID(name string) string { return objectID("collection", name) }
+
+func (r *Remote) q() string { return "consistency_level=" + r.c.o.Consistency }
+
+// collection reads a collection's object: ErrNotFound when absent.
+func (r *Remote) collection(ctx context.Context, name string) (collectionProps, error) {
+	var obj struct {
+		Properties collectionProps `json:"properties"`
+	}
+	err := r.c.do(ctx, "GET", "/v1/objects/"+classCollection+"/"+collectionID(name)+"?"+r.q(), nil, &obj)
+	if isStatus(err, 404) {
+		return collectionProps{}, fmt.Errorf("collection %q: %w", name, store.ErrNotFound)
+	}
+	if err != nil {
+		return collectionProps{}, err
+	}
+	r.mu.Lock()
+	r.tenants[name] = obj.Properties.Tenant
+	r.mu.Unlock()
+	return obj.Properties, nil
+}
+
+// tenant returns a collection's tenant name, from memory when known.
+func (r *Remote) tenant(ctx context.Context, name string) (string, error) {
+	r.mu.Lock()
+	t, ok := r.tenants[name]
+	r.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	p, err := r.collection(ctx, name)
+	return p.Tenant, err
+}
+
+// forget drops a cached tenant (after an error that may mean the collection
+// was deleted or re-created by another process).
+func (r *Remote) forget(name string) {
+	r.mu.Lock()
+	delete(r.tenants, name)
+	r.mu.Unlock()
+}
+
+// withTenant runs fn with the collection's tenant, once more with a fresh
+// look-up when the tenant turns out not to exist.
+func (r *Remote) withTenant(ctx context.Context, collection string, fn func(tenant string) error) error {
+	for attempt := 0; ; attempt++ {
+		t, err := r.tenant(ctx, collection)
+		if err != nil {
+			return err
+		}
+		err = fn(t)
+		if attempt == 0 && err != nil && tenantMissing(err) {
+			r.forget(collection)
+			continue
+		}
+		if err != nil && tenantMissing(err) {
+			return fmt.Errorf("collection %q: %w", collection, store.ErrNotFound)
+		}
+		return err
+	}
+}
+
+func tenantMissing(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "tenant not found") || strings.Contains(s, "tenant") && strings.Contains(s, "not found")
+}
+
+// Collections implements store.Remote.
+func (r *Remote) Collections() ([]store.CollectionInfo, error) {
+	c := bg()
+	var out []store.CollectionInfo
+	var list struct {
+		Objects []struct {
+			Properties collectionProps `json:"properties"`
+		} `json:"objects"`
+	}
+	after := ""
+	for {
+		path := "/v1/objects?class=" + classCollection + "&limit=500"
+		if after != "" {
+			path += "&after=" + after
+		}
+		list.Objects = nil
+		if err := r.c.do(c, "GET", path, nil, &list); err != nil {
+			return nil, err
+		}
+		for _, o := range list.Objects {
+			p := o.Properties
+			// Read it back at the consistency level: the listing may come
+			// from a replica that missed a deletion.
+			p, err := r.collection(c, p.Name)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			n, err := r.count(c, p.Tenant)
+			if err != nil {
+				return nil, err
+			}
+			created, _ := time.Parse(time.RFC3339Nano, p.Created)
+			out = append(out, store.CollectionInfo{Name: p.Name, Docs: n, Created: created})
+		}
+		if len(list.Objects) < 500 {
+			break
+		}
+		after = collectionID(list.Objects[len(list.Objects)-1].Properties.Name)
+	}
+	return out, nil
+}
+
+// count returns the number of documents in a tenant.
+func (r *Remote) count(ctx context.Context, tenant string) (int, error) {
+	var res struct {
+		Data struct {
+			Aggregate map[string][]struct {
+				Meta struct {
+					Count int `json:"count"`
+				} `json:"meta"`
+			} `json:"Aggregate"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	q := fmt.Sprintf(`{Aggregate{%s(tenant:%q){meta{count}}}}`, classDoc, tenant)
+	if err := r.c.do(ctx, "POST", "/v1/graphql", map[string]string{"query": q}, &res); err != nil {
+		return 0, err
+	}
+	if len(res.Errors) > 0 {
+		return 0, fmt.Errorf("count documents of tenant %s: %s", tenant, res.Errors[0].Message)
+	}
+	a := res.Data.Aggregate[classDoc]
+	if len(a) == 0 {
+		return 0, nil
+	}
+	return a[0].Meta.Count, nil
+}
+
+func newStamp() string { return strconv.FormatUint(rand.Uint64()|1, 10) }
+
+// CreateCollection implements store.Remote.
+func (r *Remote) CreateCollection(name string) error {
+	c := bg()
+	if _, err := r.collection(c, name); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	tenant := tenantName(name)
+	for _, class := range []string{classDoc, classFile} {
+		if err := r.ensureTenant(c, class, tenant); err != nil {
+			return err
+		}
+	}
+	obj := object{Class: classCollection, ID: collectionID(name), Properties: map[string]any{
+		"name": name, "tenant": tenant, "created": time.Now().UTC().Format(time.RFC3339Nano), "stamp": newStamp(),
+	}}
+	// Two processes creating the same collection at once: the last object
+	// wins and the other's tenants stay empty; both then use the winner's.
+	if err := r.batch(c, []object{obj}); err != nil {
+		return err
+	}
+	r.forget(name)
+	_, err := r.collection(c, name)
+	return err
+}
+
+// tenantName is a collection's tenant: its name (Weaviate tenant names
+// allow no dots) and a random suffix for this incarnation.
+func tenantName(collection string) string {
+	return strings.ReplaceAll(collection, ".", "_") + "--" + strconv.FormatUint(rand.Uint64()>>16, 36)
+}
+
+func (r *Remote) ensureTenant(ctx context.Context, class, tenant string) error {
+	deadline := time.Now().Add(r.c.o.Retry)
+	for {
+		err := r.c.do(ctx, "GET", "/v1/schema/"+class+"/tenants/"+tenant, nil, nil)
+		if err == nil {
+			return nil
+		}
+		if !isStatus(err, 404) {
+			return fmt.Errorf("read tenant %s of %s: %w", tenant, class, err)
+		}
+		err = r.c.doTimeout(ctx, 20*time.Second, "POST", "/v1/schema/"+class+"/tenants",
+			[]map[string]string{{"name": tenant, "activityStatus": "HOT"}}, nil)
+		if err == nil || isStatus(err, 422) {
+			continue
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("create tenant %s of %s: %w", tenant, class, err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// DeleteCollection implements store.Remote.
+func (r *Remote) DeleteCollection(name string) error {
+	c := bg()
+	p, err := r.collection(c, name)
+	if err != nil {
+		return err
+	}
+	// The object first: from then on the collection does not exist, and a
+	// new one of the same name gets new tenants.
+	err = r.c.do(c, "DELETE", "/v1/objects/"+classCollection+"/"+collectionID(name)+"?"+r.q(), nil, nil)
+	if err != nil && !isStatus(err, 404) {
+		return err
+	}
+	r.forget(name)
+	for _, class := range []string{classDoc, classFile} {
+		err := r.c.doTimeout(c, 20*time.Second, "DELETE", "/v1/schema/"+class+"/tenants", []string{p.Tenant}, nil)
+		if err != nil && !isStatus(err, 404) && !isStatus(err, 422) {
+			slog.Warn("weaviate: could not remove a deleted collection's tenant; it holds only unreachable data", "collection", name, "class", class, "tenant", p.Tenant, "err", err)
+		}
+	}
+	return nil
+}
+
+// Stamp implements store.Remote.
+func (r *Remote) Stamp(collection string) (uint64, error) {
+	p, err := r.collection(bg(), collection)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(p.Stamp, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("collection %q: damaged stamp %q", collection, p.Stamp)
+	}
+	return n, nil
+}
+
+// bump changes a collection's stamp.
+func (r *Remote) bump(ctx context.Context, collection string) error {
+	err := r.c.do(ctx, "PATCH", "/v1/objects/"+classCollection+"/"+collectionID(collection)+"?"+r.q(),
+		map[string]any{"class": classCollection, "properties": map[string]any{"stamp": newStamp()}}, nil)
+	if isStatus(err, 404) {
+		return fmt.Errorf("collection %q: %w", collection, store.ErrNotFound)
+	}
+	return err
+}
+
+// --- documents ----------------------------------------------------------------
+
+type docProps struct {
+	DocID   string `json:"docId"`
+	Version string `json:"version"`
+	Entry   string `json:"entry"`
+	Files   string `json:"files"` // JSON: name -> parts
+}
+
+func docID(id string) string { return objectID("doc", id) }
+
+func fileID(id, version, name string, part int) string {
+	return objectID("file", id, version, name, strconv.Itoa(part))
+}
+
+func (p docProps) remote() store.RemoteEntry {
+	return store.RemoteEntry{ID: p.DocID, Version: p.Version, Entry: []byte(p.Entry)}
+}
+
+// Entry implements store.Remote.
+func (r *Remote) Entry(collection, id string) (store.RemoteEntry, error) {
+	p, err := r.doc(bg(), collection, id)
+	return p.remote(), err
+}
+
+func (r *Remote) doc(ctx context.Context, collection, id string) (docProps, error) {
+	var obj struct {
+		Properties docProps `json:"properties"`
+	}
+	err := r.withTenant(ctx, collection, func(t string) error {
+		return r.c.do(ctx, "GET", "/v1/objects/"+classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+	})
+	if isStatus(err, 404) {
+		return docProps{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
+	}
+	return obj.Properties, err
+}
+
+// Entries implements store.Remote. A listing is served by one replica of
+// the tenant, which may have missed recent writes while it was down (async
+// replication repairs it within a minute), so each node is asked for its
+// listing and the union taken; a document not listed by every node, or
+// listed at different versions, is read back at the consistency level to
+// decide.
+func (r *Remote) Entries(collection string) ([]store.RemoteEntry, error) {
+	c := bg()
+	var out []store.RemoteEntry
+	err := r.withTenant(c, collection, func(t string) error {
+		hosts := r.c.o.Hosts
+		lists := make([]map[string]docProps, len(hosts))
+		errs := make([]error, len(hosts))
+		var wg sync.WaitGroup
+		for i, h := range hosts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lists[i], errs[i] = r.listFrom(c, h, t)
+			}()
+		}
+		wg.Wait()
+		var got []map[string]docProps
+		var firstErr error
+		for i := range hosts {
+			if errs[i] == nil {
+				got = append(got, lists[i])
+			} else if firstErr == nil {
+				firstErr = errs[i]
+			}
+		}
+		if len(got) == 0 {
+			// Every node failed on its own: fall back to the retrying client.
+			l, err := r.listFrom(c, "", t)
+			if err != nil {
+				return errors.Join(firstErr, err)
+			}
+			got = append(got, l)
+		}
+		ids := map[string]bool{}
+		for _, l := range got {
+			for id := range l {
+				ids[id] = true
+			}
+		}
+		out = make([]store.RemoteEntry, 0, len(ids))
+		for id := range ids {
+			p, agree := got[0][id]
+			for _, l := range got[1:] {
+				q, ok := l[id]
+				agree = agree && ok && q.Version == p.Version
+			}
+			if !agree {
+				var err error
+				p, err = r.doc(c, collection, id)
+				if errors.Is(err, store.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+			}
+			out = append(out, p.remote())
+		}
+		return nil
+	})
+	return out, err
+}
+
+// listFrom lists a tenant's documents through one host ("" = any, with
+// retries).
+func (r *Remote) listFrom(ctx context.Context, host, tenant string) (map[string]docProps, error) {
+	out := map[string]docProps{}
+	after := ""
+	const page = 200
+	for {
+		path := "/v1/objects?class=" + classDoc + "&tenant=" + url.QueryEscape(tenant) + "&limit=" + strconv.Itoa(page)
+		if after != "" {
+			path += "&after=" + after
+		}
+		var list struct {
+			Objects []struct {
+				ID         string   `json:"id"`
+				Properties docProps `json:"properties"`
+			} `json:"objects"`
+		}
+		var err error
+		if host == "" {
+			err = r.c.do(ctx, "GET", path, nil, &list)
+		} else {
+			var status int
+			var body []byte
+			status, body, err = r.c.once(ctx, r.c.o.Timeout, host, "GET", path, nil)
+			if err == nil && status != 200 {
+				err = &statusError{"GET", path, status, string(body)}
+			}
+			if err == nil {
+				err = json.Unmarshal(body, &list)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range list.Objects {
+			out[o.Properties.DocID] = o.Properties
+		}
+		if len(list.Objects) < page {
+			return out, nil
+		}
+		after = list.Objects[len(list.Objects)-1].ID
+	}
+}
+
+// ReadFile implements store.Remote.
+func (r *Remote) ReadFile(collection, id, version, name string) ([]byte, error) {
+	c := bg()
+	var data []byte
+	err := r.withTenant(c, collection, func(t string) error {
+		data = nil
+		parts := 1
+		for part := 0; part < parts; part++ {
+			var obj struct {
+				Properties struct {
+					Parts int    `json:"parts"`
+					Data  string `json:"data"`
+				} `json:"properties"`
+			}
+			err := r.c.do(c, "GET", "/v1/objects/"+classFile+"/"+fileID(id, version, name, part)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+			if isStatus(err, 404) {
+				return fmt.Errorf("document %q version %s: %s part %d: %w", id, version, name, part, fs.ErrNotExist)
+			}
+			if err != nil {
+				return err
+			}
+			b, err := base64.StdEncoding.DecodeString(obj.Properties.Data)
+			if err != nil {
+				return fmt.Errorf("document %q version %s: %s: %w", id, version, name, err)
+			}
+			parts = max(1, obj.Properties.Parts)
+			data = append(data, b...)
+		}
+		return nil
+	})
+	return data, err
+}
+
+// Commit implements store.Remote.
+func (r *Remote) Commit(collection string, vs []store.RemoteVersion) error {
+	c := bg()
+	return r.withTenant(c, collection, func(t string) error {
+		old, err := r.docsByID(c, t, vs)
+		if err != nil {
+			return err
+		}
+		if err := r.bump(c, collection); err != nil {
+			return err
+		}
+		var files, docs []object
+		for _, v := range vs {
+			parts := map[string]int{}
+			for name, b := range v.Files {
+				n := max(1, (len(b)+partSize-1)/partSize)
+				parts[name] = n
+				for i := range n {
+					chunk := b[min(len(b), i*partSize):min(len(b), (i+1)*partSize)]
+					files = append(files, object{Class: classFile, ID: fileID(v.ID, v.Version, name, i), Tenant: t, Properties: map[string]any{
+						"docId": v.ID, "version": v.Version, "name": name, "part": i, "parts": n,
+						"data": base64.StdEncoding.EncodeToString(chunk),
+					}})
+				}
+			}
+			fj, _ := json.Marshal(parts)
+			docs = append(docs, object{Class: classDoc, ID: docID(v.ID), Tenant: t, Properties: map[string]any{
+				"docId": v.ID, "version": v.Version, "entry": string(v.Entry), "files": string(fj),
+			}})
+		}
+		if err := r.batch(c, files); err != nil {
+			return err
+		}
+		if err := r.batch(c, docs); err != nil {
+			return err
+		}
+		if err := r.bump(c, collection); err != nil {
+			return err
+		}
+		for _, p := range old {
+			r.deleteFiles(c, t, p)
+		}
+		return nil
+	})
+}
+
+// docsByID returns the current objects of the documents about to be
+// replaced.
+func (r *Remote) docsByID(ctx context.Context, tenant string, vs []store.RemoteVersion) ([]docProps, error) {
+	var out []docProps
+	for _, v := range vs {
+		var obj struct {
+			Properties docProps `json:"properties"`
+		}
+		err := r.c.do(ctx, "GET", "/v1/objects/"+classDoc+"/"+docID(v.ID)+"?tenant="+url.QueryEscape(tenant)+"&"+r.q(), nil, &obj)
+		if isStatus(err, 404) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if obj.Properties.Version != v.Version {
+			out = append(out, obj.Properties)
+		}
+	}
+	return out, nil
+}
+
+// deleteFiles removes the files of a replaced or deleted version, best
+// effort: what is left is unreachable (no entry names that version).
+func (r *Remote) deleteFiles(ctx context.Context, tenant string, p docProps) {
+	var parts map[string]int
+	if json.Unmarshal([]byte(p.Files), &parts) != nil {
+		return
+	}
+	for name, n := range parts {
+		for i := range n {
+			err := r.c.do(ctx, "DELETE", "/v1/objects/"+classFile+"/"+fileID(p.DocID, p.Version, name, i)+"?tenant="+url.QueryEscape(tenant)+"&"+r.q(), nil, nil)
+			if err != nil && !isStatus(err, 404) {
+				slog.Debug("weaviate: could not remove a replaced file part", "doc", p.DocID, "version", p.Version, "file", name, "err", err)
+			}
+		}
+	}
+}
+
+// Delete implements store.Remote.
+func (r *Remote) Delete(collection, id string) error {
+	c := bg()
+	return r.withTenant(c, collection, func(t string) error {
+		var obj struct {
+			Properties docProps `json:"properties"`
+		}
+		err := r.c.do(c, "GET", "/v1/objects/"+classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+		if isStatus(err, 404) {
+			return fmt.Errorf("document %q: %w", id, store.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.bump(c, collection); err != nil {
+			return err
+		}
+		err = r.c.do(c, "DELETE", "/v1/objects/"+classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, nil)
+		if err != nil && !isStatus(err, 404) {
+			return err
+		}
+		if err := r.bump(c, collection); err != nil {
+			return err
+		}
+		r.deleteFiles(c, t, obj.Properties)
+		return nil
+	})
+}
+
+// batch upserts objects in requests of at most ~batchBytes, checking every
+// object's result; a batch with failures is sent again (upserts by id are
+// idempotent) until the retry budget is spent.
+func (r *Remote) batch(ctx context.Context, objs []object) error {
+	for len(objs) > 0 {
+		n, size := 0, 0
+		for n < len(objs) && (n == 0 || size < batchBytes) {
+			if d, ok := objs[n].Properties["data"].(string); ok {
+				size += len(d)
+			}
+			size += 512
+			n++
+		}
+		if err := r.batchOnce(ctx, objs[:n]); err != nil {
+			return err
+		}
+		objs = objs[n:]
+	}
+	return nil
+}
+
+func (r *Remote) batchOnce(ctx context.Context, objs []object) error {
+	deadline := time.Now().Add(r.c.o.Retry)
+	delay := 200 * time.Millisecond
+	for {
+		var res []struct {
+			ID     string `json:"id"`
+			Result struct {
+				Errors *struct {
+					Error []struct {
+						Message string `json:"message"`
+					} `json:"error"`
+				} `json:"errors"`
+			} `json:"result"`
+		}
+		err := r.c.do(ctx, "POST", "/v1/batch/objects?"+r.q(), map[string]any{"objects": objs}, &res)
+		if err == nil {
+			var msgs []string
+			for _, o := range res {
+				if e := o.Result.Errors; e != nil && len(e.Error) > 0 {
+					msgs = append(msgs, e.Error[0].Message)
+				}
+			}
+			if len(msgs) == 0 {
+				return nil
+			}
+			err = fmt.Errorf("%d of %d objects failed: %s", len(msgs), len(objs), msgs[0])
+			if tenantMissing(err) {
+				return err
+			}
+		}
+		var se *statusError
+		if errors.As(err, &se) && se.Code < 500 && se.Code != 429 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("batch write: %w", err)
+		}
+		r.c.retries.Add(1)
+		time.Sleep(delay)
+		delay = min(2*delay, 2*time.Second)
+	}
+}
