@@ -25,12 +25,16 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "contractnli" {
 		return runEvalContractNLI(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "review" {
+		return runEvalReview(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "heldout" {
 		return runEvalHeldOut(args[1:])
 	}
 	if len(args) == 0 || args[0] != "legalbench" {
 		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
+			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
 	fs := flag.NewFlagSet("eval legalbench", flag.ContinueOnError)
@@ -89,12 +93,8 @@ func runEval(ctx context.Context, args []string) error {
 	}
 	eval.WriteTable(os.Stdout, rep)
 	if *jsonOut != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
 	return nil
@@ -168,12 +168,8 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	}
 	eval.WriteNLITable(stdout, rep)
 	if *jsonOut != "" {
-		out, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
 	if rep.Errors > 0 && rep.Completed == 0 {
@@ -220,6 +216,18 @@ func runEvalHeldOut(args []string) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: %d queries\n", p, len(x.Tests))
+	}
+	return nil
+}
+
+// writeJSONFile writes v as indented JSON to path (an eval's --json report).
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

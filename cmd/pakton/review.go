@@ -35,6 +35,7 @@ func runReview(ctx context.Context, args []string) error {
 	}
 	fs, g := newFlags("review", "review [flags]\n\nReviews every contract of a collection against a playbook of provisions and writes\nthe table (CSV, XLSX, JSON, HTML) into --out. Re-running the same command resumes:\ncontracts already reviewed (and unchanged) are not reviewed again. See docs/REVIEW.md.")
 	pbPath := fs.String("playbook", "", "playbook file (YAML, docs/PLAYBOOKS.md); default: the built-in playbook")
+	detPath := fs.String("detectors", "", "detectors file written by \"pakton review train\"; default: the built-in detectors")
 	out := fs.String("out", "", "output directory (default: review-COLLECTION)")
 	provs := fs.String("provisions", "", "review only these provisions (comma-separated names)")
 	var docs stringList
@@ -56,6 +57,11 @@ func runReview(ctx context.Context, args []string) error {
 	pb, det, err := loadPlaybook(*pbPath, splitList(*provs))
 	if err != nil {
 		return err
+	}
+	if *detPath != "" {
+		if det, err = review.LoadDetectors(*detPath); err != nil {
+			return err
+		}
 	}
 	if *list {
 		return listProvisions(stdout, pb)

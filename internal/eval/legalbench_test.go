@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,3 +120,20 @@ func indexRunes(s, sub []rune) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestCorpusGroups: benchmarks over the same corpus share an index,
+// benchmarks over different corpora get one each.
+func TestCorpusGroups(t *testing.T) {
+	set := func(ds ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, d := range ds {
+			m[d] = true
+		}
+		return m
+	}
+	got := corpusGroups([]map[string]bool{set("cuad"), set("contractnli"), set("cuad"), set("maud", "x"), set("x")})
+	want := [][]int{{0, 2}, {1}, {3, 4}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+}

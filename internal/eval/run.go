@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,7 +51,8 @@ type Options struct {
 	// Store, when set, holds the corpus: it is put into Collection (default
 	// "legalbench-<method>") and the index loaded back from the store, so
 	// the run measures retrieval on what the store (a directory or a
-	// Weaviate cluster) returns.
+	// Weaviate cluster) returns. Benchmarks over different corpora get a
+	// collection each ("<Collection>-<corpus>").
 	Store      *store.Store
 	Collection string
 }
@@ -115,79 +117,30 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("eval: no method")
 	}
 	var benches []*Benchmark
-	subdirs := map[string]bool{}
+	var dirsOf []map[string]bool // corpus subdirectories each benchmark's snippets come from
 	for _, p := range opt.Benches {
 		b, err := LoadBenchmark(p)
 		if err != nil {
 			return nil, err
 		}
 		benches = append(benches, b)
+		dirs := map[string]bool{}
 		for _, t := range b.Tests {
 			for _, s := range t.Snippets {
 				if i := strings.IndexByte(s.FilePath, '/'); i > 0 {
-					subdirs[s.FilePath[:i]] = true
+					dirs[s.FilePath[:i]] = true
 				} else {
-					subdirs[""] = true
+					dirs[""] = true
 				}
 			}
 		}
+		dirsOf = append(dirsOf, dirs)
 	}
 	if len(benches) == 0 {
 		return nil, fmt.Errorf("eval: no benchmark files given")
 	}
-	var files []string
-	for sd := range subdirs {
-		dir := filepath.Join(opt.CorpusDir, sd)
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, fmt.Errorf("eval: corpus: %w", err)
-		}
-		for _, e := range ents {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
-				files = append(files, filepath.ToSlash(filepath.Join(sd, e.Name())))
-			}
-		}
-	}
-	sort.Strings(files)
-	if opt.Replicate > 1 {
-		base := files
-		for c := 2; c <= opt.Replicate; c++ {
-			for _, f := range base {
-				files = append(files, f+copySuffix+strconv.Itoa(c))
-			}
-		}
-	}
 
-	start := time.Now()
-	var ix *search.Index
-	var texts, paths map[string]string
-	var err error
-	if opt.Store != nil {
-		ix, texts, paths, err = storeIndex(ctx, opt, files)
-	} else {
-		ix, texts, err = buildIndex(ctx, opt, files)
-	}
-	if err != nil {
-		return nil, err
-	}
-	// rel maps an index document id to its corpus path, and back.
-	rel := func(id string) string {
-		if p, ok := paths[id]; ok {
-			return p
-		}
-		return id
-	}
-	idOf := func(path string) string {
-		if paths != nil {
-			return store.DocID(path)
-		}
-		return path
-	}
-	rep := &Report{
-		Method: opt.Method.Name(), Scope: opt.Scope, Documents: ix.Docs(), Units: ix.Units(),
-		Benchmarks: map[string]*BenchResult{}, IngestSeconds: time.Since(start).Seconds(),
-	}
-
+	rep := &Report{Method: opt.Method.Name(), Scope: opt.Scope, Benchmarks: map[string]*BenchResult{}}
 	var lat []time.Duration
 	totalQ := 0
 	for _, b := range benches {
@@ -195,83 +148,166 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	done := 0
 	allP, allR := map[int]float64{}, map[int]float64{}
-	for _, b := range benches {
-		sum := newScores()
-		routedOK, quotes, short, midTok := 0, 0, 0, 0
-		for _, t := range b.Tests {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	var unnamedIx *search.Index
+	// Each benchmark is searched in an index of its own corpus (LegalBench-RAG
+	// gives every benchmark its corpus: CUAD's 468 contracts, ContractNLI's
+	// 150 NDAs); benchmarks over the same corpus share one index. Indexing
+	// them together would let one corpus's units change the other's
+	// corpus-learned statistics (query expansion), so a change to how CUAD
+	// contracts are cut would move ContractNLI scores.
+	groups := corpusGroups(dirsOf)
+	var unnamedRel func(string) string
+	for _, group := range groups {
+		subdirs := map[string]bool{}
+		for _, bi := range group {
+			for d := range dirsOf[bi] {
+				subdirs[d] = true
 			}
-			q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill}
-			if opt.Scope == "document" {
-				q.Docs = []string{idOf(t.Snippets[0].FilePath)}
-				q.NoRoute = true
-			}
-			t0 := time.Now()
-			res := ix.Search(q)
-			lat = append(lat, time.Since(t0))
-			ret := make([]Snippet, len(res.Hits))
-			for i, h := range res.Hits {
-				ret[i] = Snippet{FilePath: rel(h.DocID), Span: h.Span}
-			}
-			sc, err := ScoreQuery(t.Snippets, ret)
+		}
+		var files []string
+		for sd := range subdirs {
+			dir := filepath.Join(opt.CorpusDir, sd)
+			ents, err := os.ReadDir(dir)
 			if err != nil {
-				return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
+				return nil, fmt.Errorf("eval: corpus: %w", err)
 			}
-			if len(res.Hits) > 0 {
-				h := res.Hits[0]
-				h.DocID = rel(h.DocID)
-				if coversHalf(h, t.Snippets) {
-					quotes++
-				}
-				if h.Span.Len() < 40 {
-					short++
-				}
-				if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
-					midTok++
+			for _, e := range ents {
+				if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
+					files = append(files, filepath.ToSlash(filepath.Join(sd, e.Name())))
 				}
 			}
-			if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
-				routedOK++
+		}
+		sort.Strings(files)
+		if opt.Replicate > 1 {
+			base := files
+			for c := 2; c <= opt.Replicate; c++ {
+				for _, f := range base {
+					files = append(files, f+copySuffix+strconv.Itoa(c))
+				}
 			}
+		}
+
+		start := time.Now()
+		var ix *search.Index
+		var texts, paths map[string]string
+		var err error
+		if opt.Store != nil {
+			gopt := opt
+			if len(groups) > 1 {
+				if gopt.Collection == "" {
+					gopt.Collection = "legalbench-" + opt.Method.Name()
+				}
+				gopt.Collection += "-" + strings.Join(slices.Sorted(maps.Keys(subdirs)), "-")
+			}
+			ix, texts, paths, err = storeIndex(ctx, gopt, files)
+		} else {
+			ix, texts, err = buildIndex(ctx, opt, files)
+		}
+		if err != nil {
+			return nil, err
+		}
+		// rel maps an index document id to its corpus path, and back.
+		rel := func(id string) string {
+			if p, ok := paths[id]; ok {
+				return p
+			}
+			return id
+		}
+		idOf := func(path string) string {
+			if paths != nil {
+				return store.DocID(path)
+			}
+			return path
+		}
+		if unnamedRel == nil {
+			unnamedRel = rel
+		}
+		rep.Documents += ix.Docs()
+		rep.Units += ix.Units()
+		rep.IngestSeconds += time.Since(start).Seconds()
+		if unnamedIx == nil && len(opt.Unnamed) > 0 {
+			unnamedIx = ix // the first benchmark's corpus
+		}
+
+		for _, bi := range group {
+			b := benches[bi]
+			sum := newScores()
+			routedOK, quotes, short, midTok := 0, 0, 0, 0
+			for _, t := range b.Tests {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill}
+				if opt.Scope == "document" {
+					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
+					q.NoRoute = true
+				}
+				t0 := time.Now()
+				res := ix.Search(q)
+				lat = append(lat, time.Since(t0))
+				ret := make([]Snippet, len(res.Hits))
+				for i, h := range res.Hits {
+					ret[i] = Snippet{FilePath: rel(h.DocID), Span: h.Span}
+				}
+				sc, err := ScoreQuery(t.Snippets, ret)
+				if err != nil {
+					return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
+				}
+				if len(res.Hits) > 0 {
+					h := res.Hits[0]
+					h.DocID = rel(h.DocID)
+					if coversHalf(h, t.Snippets) {
+						quotes++
+					}
+					if h.Span.Len() < 40 {
+						short++
+					}
+					if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
+						midTok++
+					}
+				}
+				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
+					routedOK++
+				}
+				for _, k := range Ks {
+					sum.Precision[k] += sc.Precision[k]
+					sum.Recall[k] += sc.Recall[k]
+					sum.DRM[k] += sc.DRM[k]
+					sum.Chars[k] += sc.Chars[k]
+				}
+				done++
+				if opt.Progress != nil && done%50 == 0 {
+					opt.Progress("query", done, totalQ)
+				}
+			}
+			n := float64(len(b.Tests))
+			br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
+				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n}
 			for _, k := range Ks {
-				sum.Precision[k] += sc.Precision[k]
-				sum.Recall[k] += sc.Recall[k]
-				sum.DRM[k] += sc.DRM[k]
-				sum.Chars[k] += sc.Chars[k]
+				sum.Precision[k] /= n
+				sum.Recall[k] /= n
+				sum.DRM[k] /= n
+				sum.Chars[k] /= n
+				allP[k] += sum.Precision[k] / float64(len(benches))
+				allR[k] += sum.Recall[k] / float64(len(benches))
 			}
-			done++
-			if opt.Progress != nil && done%50 == 0 {
-				opt.Progress("query", done, totalQ)
+			br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
+			if opt.Scope == "corpus" {
+				br.Routed = 100 * float64(routedOK) / n
 			}
+			rep.Benchmarks[b.Name] = br
 		}
-		n := float64(len(b.Tests))
-		br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
-			ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n}
-		for _, k := range Ks {
-			sum.Precision[k] /= n
-			sum.Recall[k] /= n
-			sum.DRM[k] /= n
-			sum.Chars[k] /= n
-			allP[k] += sum.Precision[k] / float64(len(benches))
-			allR[k] += sum.Recall[k] / float64(len(benches))
-		}
-		br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
-		if opt.Scope == "corpus" {
-			br.Routed = 100 * float64(routedOK) / n
-		}
-		rep.Benchmarks[b.Name] = br
 	}
 	if len(opt.Unnamed) > 0 {
 		u := &UnnamedResult{Questions: len(opt.Unnamed)}
 		routed := 0
 		for _, q := range opt.Unnamed {
-			res := ix.Search(search.Query{Text: q, K: 1})
+			res := unnamedIx.Search(search.Query{Text: q, K: 1})
 			if len(res.RoutedTo) > 0 {
 				routed++
 				var to []string
 				for _, id := range res.RoutedTo {
-					to = append(to, rel(id))
+					to = append(to, unnamedRel(id))
 				}
 				u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
 			}
@@ -286,6 +322,47 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		rep.QueryMsP99 = ms(lat[min(len(lat)-1, len(lat)*99/100)])
 	}
 	return rep, nil
+}
+
+// corpusGroups groups benchmarks (by index) that share a corpus
+// subdirectory, in order of each group's first benchmark.
+func corpusGroups(dirsOf []map[string]bool) [][]int {
+	group := make([]int, len(dirsOf)) // benchmark → group, by union of shared dirs
+	for i := range group {
+		group[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for group[i] != i {
+			i = group[i]
+		}
+		return i
+	}
+	for i := range dirsOf {
+		for j := range i {
+			for d := range dirsOf[i] {
+				if dirsOf[j][d] {
+					if a, b := find(i), find(j); a != b {
+						group[max(a, b)] = min(a, b)
+					}
+					break
+				}
+			}
+		}
+	}
+	var out [][]int
+	at := map[int]int{}
+	for i := range dirsOf {
+		r := find(i)
+		k, ok := at[r]
+		if !ok {
+			k = len(out)
+			at[r] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], i)
+	}
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

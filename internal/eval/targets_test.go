@@ -24,6 +24,9 @@ func sharedData(t testing.TB) string {
 // TestLegalBenchTargets guards retrieval quality on the development set:
 // each floor is the target where we meet it, and just under today's
 // measurement where we do not (ContractNLI R@1), so a regression fails CI.
+// Each benchmark is searched in an index of its own corpus (see Run): in a
+// shared index CUAD's units set ContractNLI's query expansions, and a change
+// to CUAD's clause trees moved ContractNLI R@1 by a point.
 func TestLegalBenchTargets(t *testing.T) {
 	dir := sharedData(t)
 	m, err := MethodByName("pakton")
@@ -55,7 +58,7 @@ func TestLegalBenchTargets(t *testing.T) {
 		{"CUAD document R@1", cd.Recall["1"], 25},
 		{"CUAD document R@8", cd.Recall["8"], 60},
 		{"CUAD document R@64", cd.Recall["64"], 90},
-		{"ContractNLI R@1", n.Recall["1"], 50},
+		{"ContractNLI R@1", n.Recall["1"], 54},
 		{"ContractNLI R@8", n.Recall["8"], 90},
 		{"ContractNLI R@64", n.Recall["64"], 99.5},
 		{"ContractNLI P@1", n.Precision["1"], 35},

@@ -49,15 +49,15 @@ func peakRSS() int64 {
 	return 0
 }
 
+// cuadDistinct is the number of distinct contracts among the corpus's 468
+// files.
+const cuadDistinct = 467
+
 // TestIngestCUAD ingests the whole CUAD corpus (468 contracts) into a fresh
 // store and loads its index back, reporting wall time, peak RSS and index
 // load time. It runs only with PAKTON_SLOW=1:
 //
 //	PAKTON_SLOW=1 go test ./internal/ingest/ -run TestIngestCUAD -v
-//
-// cuadDistinct is the number of distinct contracts among the corpus's 468
-// files.
-const cuadDistinct = 467
 
 func TestIngestCUAD(t *testing.T) {
 	if os.Getenv("PAKTON_SLOW") != "1" {

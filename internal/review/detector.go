@@ -23,6 +23,10 @@ type Detectors struct {
 	Command   string `json:"command"`    // the command that reproduces the file
 	// Models are the trained detectors, by provision.
 	Models []*Model `json:"models"`
+	// ZeroShotChosen lists the labelled provisions whose trained detector did
+	// no better than the zero-shot scorer in cross-validation: they are
+	// found zero-shot.
+	ZeroShotChosen []string `json:"zero_shot_chosen,omitempty"`
 	// ZeroShot calibrates zero-shot scores into probabilities; it was fitted
 	// on the labelled provisions treated as unlabelled.
 	ZeroShot Calibration `json:"zero_shot"`

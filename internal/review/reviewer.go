@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/pakton/pakton/internal/clause"
@@ -45,7 +44,13 @@ func NewReviewer(pb *Playbook, det *Detectors) (*Reviewer, error) {
 		if c.model == nil {
 			continue
 		}
-		for name, w := range c.model.Weights {
+		names := make([]string, 0, len(c.model.Weights))
+		for name := range c.model.Weights {
+			names = append(names, name)
+		}
+		sort.Strings(names) // features sharing a hash add up in a fixed order
+		for _, name := range names {
+			w := c.model.Weights[name]
 			id := featureID(name)
 			row, ok := r.featRow[id]
 			if !ok {
@@ -72,12 +77,7 @@ func (r *Reviewer) Review(ctx context.Context, d Doc) (Row, error) {
 	if err := ctx.Err(); err != nil {
 		return row, err
 	}
-	prep := prepare(d)
-	scores := r.scoreAll(prep)
-	for i := range r.pb.Provisions {
-		row.Cells = append(row.Cells, r.cell(prep, i, scores[i]))
-	}
-	return row, nil
+	return r.ReviewPrepared(ctx, &Prepared{p: prepare(d)})
 }
 
 // Candidates returns the n passages of d most likely to hold a provision,
@@ -185,21 +185,22 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	return cell
 }
 
-// pick chooses the passages returned for a cell: the best one, and the
-// passages right after it while they score nearly as well (a provision that
-// runs over several sub-clauses), in document order, within a character
-// budget.
+// pick chooses the passages returned for a cell: the best one, then the
+// next best while they score at least pickRatio of the best (a provision
+// often runs over several clauses: a term and its renewal, a licence grant
+// and its restrictions), at most pickMax passages within a character
+// budget, returned best first.
 func pick(prep *prepared, scores []float64) []int {
 	order := rankOf(scores)
 	best := order[0]
 	picks := []int{best}
 	budget := pickBudget - prep.passages[best].span.Len()
-	for k := best + 1; k < len(scores) && budget > 0; k++ {
-		if scores[k] < 0.5*scores[best] || scores[k] < 0.2 {
+	for _, k := range order[1:] {
+		if len(picks) >= pickMax || budget <= 0 || scores[k] < pickRatio*scores[best] {
 			break
 		}
 		if prep.passages[k].span.Len() > budget {
-			break
+			continue
 		}
 		budget -= prep.passages[k].span.Len()
 		picks = append(picks, k)
@@ -207,8 +208,13 @@ func pick(prep *prepared, scores []float64) []int {
 	return picks
 }
 
-// pickBudget bounds the characters returned for one cell.
-const pickBudget = 1600
+// The passages returned for one cell: at most pickMax, within pickBudget
+// code points, each scoring at least pickRatio of the best.
+const (
+	pickMax    = 5
+	pickBudget = 2400
+	pickRatio  = 0.15
+)
 
 // rankOf returns passage indices by descending score (ties in document order).
 func rankOf(scores []float64) []int {
@@ -228,4 +234,31 @@ func treeOf(d Doc) *clause.Tree {
 	return clause.Parse(d.Doc)
 }
 
-var _ = math.Abs
+// Prepared is a contract analyzed once for review: cut into passages, its
+// words and features extracted. Several reviewers (or one reviewer called
+// several times) can share it.
+type Prepared struct{ p *prepared }
+
+// Prepare analyzes a contract for review.
+func Prepare(d Doc) (*Prepared, error) {
+	if d.Doc == nil {
+		return nil, fmt.Errorf("review: document %q has no text", d.Name)
+	}
+	return &Prepared{p: prepare(d)}, nil
+}
+
+// Passages returns how many candidate passages the contract was cut into.
+func (p *Prepared) Passages() int { return len(p.p.passages) }
+
+// ReviewPrepared is Review over a contract already prepared.
+func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *Prepared) (Row, error) {
+	row := Row{DocID: prep.p.doc.ID, DocName: prep.p.doc.Name}
+	if err := ctx.Err(); err != nil {
+		return row, err
+	}
+	scores := r.scoreAll(prep.p)
+	for i := range r.pb.Provisions {
+		row.Cells = append(row.Cells, r.cell(prep.p, i, scores[i]))
+	}
+	return row, nil
+}

@@ -248,13 +248,12 @@ func TestReviewAPIModelPass(t *testing.T) {
 			"provisions": []string{"Governing Law"}, "offline": offline})
 		_, body := e.json("GET", "/api/v1/collections/deal/reviews/"+rv.ID, key, nil)
 		got := decode[struct{ Table review.Table }](t, body).Table
-		want := review.MethodModel
-		if offline {
-			want = "zero-shot"
-		}
 		for _, row := range got.Rows {
-			if len(row.Cells) != 1 || row.Cells[0].Method != want {
-				t.Errorf("offline=%v %s: %+v, want method %s", offline, row.DocName, row.Cells, want)
+			// Offline, the cell comes from the built-in Governing Law
+			// detector (the small playbook shares the name); with the
+			// model, from the model.
+			if len(row.Cells) != 1 || (row.Cells[0].Method == review.MethodModel) == offline {
+				t.Errorf("offline=%v %s: %+v", offline, row.DocName, row.Cells)
 			}
 		}
 		asked := len(srv.Requests()) - before

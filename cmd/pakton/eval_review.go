@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/review"
+)
+
+// runEvalReview runs "pakton eval review".
+func runEvalReview(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval review", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
+	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
+	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	detPath := fs.String("detectors", "", "detectors file (default: the built-in detectors); ignored with --folds or --zero-shot")
+	folds := fs.Int("folds", 0, "cross-validate: train on the other K-1 parts of the contracts, review each part (0: use the detectors as they are)")
+	zeroShot := fs.Bool("zero-shot", false, "measure every labelled provision as if nobody had labelled it (definition, keywords and examples only)")
+	jsonOut := fs.String("json", "", "write the JSON report to this file")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: pakton eval review [flags]\n\n"+
+			"Reviews labelled contracts against a playbook, offline, and scores every labelled contract x provision:\n"+
+			"precision, recall and F1 of found cells (a found cell must show a labelled span), AUPR, precision at 80%%\n"+
+			"recall, characters returned per found cell and speed. See docs/EVALUATION.md.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("eval review: unexpected argument %q", fs.Arg(0))
+	}
+	if *folds < 0 || *folds == 1 {
+		return fmt.Errorf("eval review: --folds must be 0 (no cross-validation) or 2 or more")
+	}
+	labels, err := review.LoadLabels(*labelsPath)
+	if err != nil {
+		return err
+	}
+	pb, det, err := loadPlaybook(*pbPath, nil)
+	if err != nil {
+		return err
+	}
+	if *detPath != "" {
+		if det, err = review.LoadDetectors(*detPath); err != nil {
+			return err
+		}
+	}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot}
+	if !*quiet {
+		opt.Progress = func(stage string, done, total int) {
+			fmt.Fprintf(os.Stderr, "\r%s %d/%d   ", stage, done, total)
+			if done == total {
+				fmt.Fprintln(os.Stderr)
+			}
+		}
+	}
+	rep, err := eval.RunReview(ctx, opt)
+	if err != nil {
+		return err
+	}
+	eval.WriteReviewTable(os.Stdout, rep)
+	if *jsonOut != "" {
+		if err := writeJSONFile(*jsonOut, rep); err != nil {
+			return err
+		}
+	}
+	return nil
+}

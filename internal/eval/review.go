@@ -1,0 +1,408 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review"
+)
+
+// Review evaluation: a playbook run over labelled contracts, every labelled
+// contract × provision scored.
+//
+// A cell is right when the reviewer says "found" and its extracts together
+// cover at least half of the characters of one labelled span
+// (review.Covers), or says "Not found" where the provision is absent. A found cell whose extracts miss every labelled span
+// counts twice: a false positive (it showed the wrong text) and a false
+// negative (the provision was not found). Ranking every cell by confidence
+// gives the precision–recall curve: AUPR is its average precision, P@80R
+// the best precision at 80% recall or more, and max recall the share of
+// present cells whose extracts cover the provision at any threshold.
+
+// ReviewOptions configure RunReview.
+type ReviewOptions struct {
+	Labels    *review.Labels
+	CorpusDir string
+	Playbook  *review.Playbook
+	// Detectors are used as they are when Folds is 0 (the shipped ones
+	// when nil).
+	Detectors *review.Detectors
+	// Folds > 1 cross-validates: the contracts are split into Folds parts by
+	// their order in the labels file, detectors are trained on the others
+	// and each part is reviewed by detectors that never saw it.
+	Folds int
+	// ZeroShot measures every labelled provision as if nobody had labelled
+	// it: found from its definition, keywords and examples only, with the
+	// zero-shot calibration fitted on the other provisions (and, with
+	// Folds, on the other contracts).
+	ZeroShot bool
+	Workers  int
+	Progress func(stage string, done, total int)
+}
+
+// ReviewReport is the outcome of RunReview. Its JSON is the issue's
+// format: {"micro": {"precision", "recall", "f1", …}, "macro_f1", "aupr",
+// "p_at_80_recall", "chars_per_found", "seconds", "provisions": {name:
+// {…}}}, fractions 0–1.
+type ReviewReport struct {
+	Mode      string `json:"mode"`
+	Playbook  string `json:"playbook"`
+	Documents int    `json:"documents"`
+	Cells     int    `json:"cells"`
+	Present   int    `json:"present"`
+	// Micro scores every cell alike; the curve metrics are repeated at the
+	// top level.
+	Micro         ReviewScore `json:"micro"`
+	MacroF1       float64     `json:"macro_f1"`
+	AUPR          float64     `json:"aupr"`
+	PAt80R        float64     `json:"p_at_80_recall"`
+	MaxRecall     float64     `json:"max_recall"`
+	CharsPerFound float64     `json:"chars_per_found"`
+	// Seconds is the time spent reviewing (training excluded), and
+	// CellsPerSecond the cells reviewed per second of it.
+	Seconds        float64                    `json:"seconds"`
+	CellsPerSecond float64                    `json:"cells_per_second"`
+	TrainSeconds   float64                    `json:"train_seconds,omitempty"`
+	Provisions     map[string]ProvisionReview `json:"provisions"`
+	// Order lists the provisions in playbook order.
+	Order []string `json:"provision_order"`
+}
+
+// ReviewScore are the metrics of a set of cells.
+type ReviewScore struct {
+	TP        int     `json:"tp"`
+	FP        int     `json:"fp"`
+	FN        int     `json:"fn"`
+	TN        int     `json:"tn"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+	AUPR      float64 `json:"aupr"`
+	PAt80R    float64 `json:"p_at_80_recall"`
+	MaxRecall float64 `json:"max_recall"`
+	// CharsPerFound is the mean number of characters returned per found
+	// cell (what a reviewer reads).
+	CharsPerFound float64 `json:"chars_per_found"`
+}
+
+// ProvisionReview is one provision's score.
+type ProvisionReview struct {
+	Method  string `json:"method"`
+	Cells   int    `json:"cells"`
+	Present int    `json:"present"`
+	ReviewScore
+}
+
+// cellOutcome is one scored cell.
+type cellOutcome struct {
+	prov       string
+	method     string
+	present    bool
+	found      bool
+	hit        bool // an extract covers a labelled span
+	confidence float64
+	chars      int
+}
+
+// RunReview reviews the labelled contracts and scores every labelled cell.
+func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
+	if opt.Labels == nil || opt.Playbook == nil {
+		return nil, fmt.Errorf("eval review: labels and playbook are required")
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	// Only the provisions the labels cover are scored.
+	var names []string
+	for _, p := range opt.Playbook.Provisions {
+		if opt.Labels.Covers(labelOf(&p)) {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("eval review: the labels cover none of playbook %s's provisions", opt.Playbook.Name)
+	}
+	pb, err := opt.Playbook.Select(names)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := review.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
+		progress("reading contracts", done, total)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep := &ReviewReport{Playbook: opt.Playbook.Name, Documents: len(docs)}
+	folds := max(opt.Folds, 1)
+	switch {
+	case opt.ZeroShot && folds > 1:
+		rep.Mode = fmt.Sprintf("zero-shot, every provision held out, %d-fold cross-validated", folds)
+	case opt.ZeroShot:
+		rep.Mode = "zero-shot, every provision held out (calibration fitted on the other provisions of the same contracts)"
+	case folds > 1:
+		rep.Mode = fmt.Sprintf("%d-fold cross-validated detectors", folds)
+	default:
+		rep.Mode = "as shipped (detectors possibly trained on these contracts)"
+	}
+	var outcomes []cellOutcome
+	var reviewTime, trainTime time.Duration
+	for f := range folds {
+		var train, test []review.TrainingDoc
+		for i, d := range docs {
+			if folds > 1 && i%folds != f {
+				train = append(train, d)
+			} else {
+				test = append(test, d)
+			}
+		}
+		if folds == 1 {
+			train = docs
+		}
+		// The reviewers for this fold: one for every provision, or one per
+		// provision held out.
+		type job struct {
+			rev  *review.Reviewer
+			only string // the provision this reviewer is scored on ("" = all)
+		}
+		var jobs []job
+		start := time.Now()
+		switch {
+		case opt.ZeroShot:
+			det, tr, err := review.Train(ctx, train, pb, review.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range pb.Provisions {
+				d := *det
+				d.Models = nil
+				d.ZeroShot = tr.ZeroShotWithout(p.Name)
+				one, _ := pb.Select([]string{p.Name})
+				one.Provisions[0].Detector = "none"
+				rev, err := review.NewReviewer(one, &d)
+				if err != nil {
+					return nil, err
+				}
+				jobs = append(jobs, job{rev: rev, only: p.Name})
+			}
+		case folds > 1:
+			det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
+				progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
+			}})
+			if err != nil {
+				return nil, err
+			}
+			rev, err := review.NewReviewer(pb, det)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, job{rev: rev})
+		default:
+			det := opt.Detectors
+			if det == nil {
+				_, det = review.Builtin()
+			}
+			rev, err := review.NewReviewer(pb, det)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, job{rev: rev})
+		}
+		trainTime += time.Since(start)
+		start = time.Now()
+		for ti, td := range test {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			for _, j := range jobs {
+				row, err := j.rev.ReviewPrepared(ctx, td.Prep)
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range row.Cells {
+					if j.only != "" && c.Provision != j.only {
+						continue
+					}
+					p := pb.Provision(c.Provision)
+					lb, ok := labelFor(td.Labels, labelOf(p))
+					if !ok {
+						continue
+					}
+					outcomes = append(outcomes, score(c, lb))
+				}
+			}
+			progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
+		}
+		reviewTime += time.Since(start)
+	}
+	rep.Cells = len(outcomes)
+	for _, o := range outcomes {
+		if o.present {
+			rep.Present++
+		}
+	}
+	rep.Micro = scoreCells(outcomes)
+	rep.AUPR, rep.PAt80R, rep.MaxRecall, rep.CharsPerFound = rep.Micro.AUPR, rep.Micro.PAt80R, rep.Micro.MaxRecall, rep.Micro.CharsPerFound
+	byProv := map[string][]cellOutcome{}
+	for _, o := range outcomes {
+		byProv[o.prov] = append(byProv[o.prov], o)
+	}
+	rep.Provisions = map[string]ProvisionReview{}
+	var macro float64
+	for _, name := range names {
+		cells := byProv[name]
+		pr := ProvisionReview{Cells: len(cells), ReviewScore: scoreCells(cells)}
+		methods := map[string]bool{}
+		for _, c := range cells {
+			if c.present {
+				pr.Present++
+			}
+			methods[c.method] = true
+		}
+		pr.Method = strings.Join(sortedSet(methods), "+")
+		macro += pr.F1
+		rep.Provisions[name] = pr
+		rep.Order = append(rep.Order, name)
+	}
+	rep.MacroF1 = macro / float64(len(names))
+	rep.Seconds = reviewTime.Seconds()
+	if rep.Seconds > 0 {
+		rep.CellsPerSecond = float64(rep.Cells) / rep.Seconds
+	}
+	if folds > 1 || opt.ZeroShot {
+		rep.TrainSeconds = trainTime.Seconds()
+	}
+	return rep, nil
+}
+
+func labelOf(p *review.Provision) string {
+	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
+		return p.Detector
+	}
+	return p.Name
+}
+
+func labelFor(d *review.LabelledDoc, name string) (*review.Label, bool) {
+	for i := range d.Labels {
+		if strings.EqualFold(d.Labels[i].Provision, name) {
+			return &d.Labels[i], true
+		}
+	}
+	return nil, false
+}
+
+func score(c review.Cell, lb *review.Label) cellOutcome {
+	o := cellOutcome{prov: c.Provision, method: c.Method, present: lb.Present, found: c.Found, confidence: c.Confidence}
+	var spans []document.Span
+	for _, e := range c.Extracts {
+		o.chars += e.Span.Len()
+		spans = append(spans, e.Span)
+	}
+	o.hit = lb.Present && review.Covers(spans, lb.Spans)
+	return o
+}
+
+// scoreCells computes the metrics of a set of cells.
+func scoreCells(cells []cellOutcome) ReviewScore {
+	var s ReviewScore
+	var present, chars int
+	for _, c := range cells {
+		if c.present {
+			present++
+		}
+		switch {
+		case c.found && c.hit:
+			s.TP++
+			chars += c.chars
+		case c.found:
+			s.FP++
+			chars += c.chars
+			if c.present {
+				s.FN++
+			}
+		case c.present:
+			s.FN++
+		default:
+			s.TN++
+		}
+	}
+	if s.TP+s.FP > 0 {
+		s.Precision = float64(s.TP) / float64(s.TP+s.FP)
+		s.CharsPerFound = float64(chars) / float64(s.TP+s.FP)
+	}
+	if present > 0 {
+		s.Recall = float64(s.TP) / float64(present)
+	}
+	if s.Precision+s.Recall > 0 {
+		s.F1 = 2 * s.Precision * s.Recall / (s.Precision + s.Recall)
+	}
+	// The precision–recall curve over confidence (ties broken pessimistically:
+	// misses first).
+	order := make([]int, len(cells))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ca, cb := cells[order[a]], cells[order[b]]
+		if ca.confidence != cb.confidence {
+			return ca.confidence > cb.confidence
+		}
+		return !ca.hit && cb.hit
+	})
+	if present == 0 {
+		return s
+	}
+	tp := 0
+	var ap float64
+	for rank, i := range order {
+		c := cells[i]
+		if c.present && c.hit {
+			tp++
+			prec := float64(tp) / float64(rank+1)
+			ap += prec
+			if float64(tp)/float64(present) >= 0.8 {
+				s.PAt80R = math.Max(s.PAt80R, prec)
+			}
+		}
+	}
+	s.AUPR = ap / float64(present)
+	s.MaxRecall = float64(tp) / float64(present)
+	return s
+}
+
+func sortedSet(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// WriteReviewTable prints a review report.
+func WriteReviewTable(w io.Writer, r *ReviewReport) {
+	fmt.Fprintf(w, "review of %d contracts, %d labelled cells (%d present), playbook %s\nmode: %s\n\n", r.Documents, r.Cells, r.Present, r.Playbook, r.Mode)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\t")
+	row := func(name, method string, present int, s ReviewScore) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound)
+	}
+	for _, name := range r.Order {
+		p := r.Provisions[name]
+		row(name, p.Method, p.Present, p.ReviewScore)
+	}
+	row("micro (all cells)", "", r.Present, r.Micro)
+	tw.Flush()
+	fmt.Fprintf(w, "\nmacro F1 %.3f; reviewed %d cells in %.1fs (%.0f cells/s)", r.MacroF1, r.Cells, r.Seconds, r.CellsPerSecond)
+	if r.TrainSeconds > 0 {
+		fmt.Fprintf(w, "; training %.1fs", r.TrainSeconds)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,799 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse"
+)
+
+// Training. A detector is a logistic model of "this passage holds the
+// provision" over a passage's hashed features (features.go) plus its
+// zero-shot score. It starts from the zero-shot scorer's calibration (so a
+// detector with little evidence behaves like the zero-shot scorer) and is
+// fitted with AdaGrad on two losses at once:
+//
+//   - pointwise: every passage of every labelled contract is an example,
+//     positive when it covers a labelled span (negatives sampled);
+//   - listwise: in a contract that has the provision, a softmax over its
+//     passages should put its mass on the labelled ones — what a review
+//     needs is the right passage first, not only good passage scores.
+//
+// A cell's confidence is the best passage's probability passed through a
+// Platt scaling fitted on cross-validated predictions, and every detector
+// shares one threshold, chosen on those predictions to maximise F1. A
+// detector that does no better than the zero-shot scorer in
+// cross-validation is not shipped: its provision is found zero-shot.
+
+// TrainingDoc is one labelled contract, analyzed.
+type TrainingDoc struct {
+	Prep   *Prepared
+	Labels *LabelledDoc
+}
+
+// LoadTraining reads and analyzes the labelled contracts of l from corpus
+// (file paths are relative to it). A contract that cannot be read is an
+// error: training on part of the labels would not be reproducible.
+func LoadTraining(ctx context.Context, corpus string, l *Labels, workers int, progress func(done, total int)) ([]TrainingDoc, error) {
+	recordFeatureNames()
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	out := make([]TrainingDoc, len(l.Documents))
+	errs := make([]error, len(l.Documents))
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(l.Documents) || ctx.Err() != nil {
+					return
+				}
+				ld := &l.Documents[i]
+				path := filepath.Join(corpus, filepath.FromSlash(ld.FilePath))
+				data, err := os.ReadFile(path)
+				if err != nil {
+					errs[i] = fmt.Errorf("labelled contract: %w", err)
+					continue
+				}
+				doc, err := parse.Bytes(ctx, filepath.Base(path), data, parse.Options{})
+				if err != nil {
+					errs[i] = fmt.Errorf("labelled contract %s: %w", ld.FilePath, err)
+					continue
+				}
+				n := doc.Runes()
+				for _, lb := range ld.Labels {
+					for _, sp := range lb.Spans {
+						if sp[1] > n {
+							errs[i] = fmt.Errorf("labelled contract %s: %s: span [%d, %d] is past the end of the text (%d code points): labels and corpus do not match", ld.FilePath, lb.Provision, sp[0], sp[1], n)
+						}
+					}
+				}
+				prep, err := Prepare(Doc{ID: ld.FilePath, Name: ld.FilePath, Doc: doc})
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				out[i] = TrainingDoc{Prep: prep, Labels: ld}
+				if progress != nil {
+					mu.Lock()
+					progress(int(done.Add(1)), len(l.Documents))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// TrainOptions tune Train.
+type TrainOptions struct {
+	Version string // written into the file
+	Command string // the command that reproduces the file
+	// TrainedOn describes the labels ("review_dev.json: 226 contracts").
+	TrainedOn string
+	// ZeroShotOnly fits only the zero-shot calibration and IDF (no
+	// per-provision detectors).
+	ZeroShotOnly bool
+	// Exclude names provisions left out of everything, the zero-shot
+	// calibration included (to measure a provision as if nobody had
+	// labelled it).
+	Exclude []string
+	Workers int
+	// Progress, when set, is told about each provision trained.
+	Progress func(done, total int, provision string)
+}
+
+// TrainReport says, per provision, what cross-validation measured and what
+// was shipped.
+type TrainReport struct {
+	Provisions []ProvisionTraining `json:"provisions"`
+	// Threshold is the detectors' shared threshold.
+	Threshold float64 `json:"threshold"`
+	// ZeroShot is the calibration of the zero-shot scorer.
+	ZeroShot Calibration `json:"zero_shot"`
+
+	zsPairs map[string][]scored // per provision: best zero-shot score, hit
+}
+
+// ZeroShotWithout refits the zero-shot calibration leaving one provision's
+// cells out: how that provision would be found had nobody labelled it.
+func (r *TrainReport) ZeroShotWithout(name string) Calibration {
+	var pairs []scored
+	for n, ps := range r.zsPairs {
+		if !strings.EqualFold(n, name) {
+			pairs = append(pairs, ps...)
+		}
+	}
+	// A fixed order, so the fit does not depend on map iteration.
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].x < pairs[j].x })
+	a, b := fitPlatt(pairs)
+	if a <= 0 {
+		a, b = defaultCalibration.A, defaultCalibration.B
+	}
+	for i := range pairs {
+		pairs[i].p = sigmoid(a*pairs[i].x + b)
+	}
+	return Calibration{A: round4(a), B: round4(b), Threshold: round4(bestThreshold(pairs))}
+}
+
+// ProvisionTraining is one provision's training summary.
+type ProvisionTraining struct {
+	Name       string  `json:"name"`
+	Contracts  int     `json:"contracts"` // labelled contracts
+	Present    int     `json:"present"`   // of which have it
+	DetectorF1 float64 `json:"detector_f1"`
+	ZeroShotF1 float64 `json:"zero_shot_f1"`
+	Shipped    string  `json:"shipped"` // "detector" or "zero-shot"
+}
+
+// Hyper-parameters (chosen once, on cross-validation over the dev labels;
+// see docs/PLAYBOOKS.md).
+const (
+	trainEpochs     = 5
+	trainRate       = 0.1
+	trainL2         = 1e-5
+	negativeSample  = 0.35
+	innerFolds      = 4
+	weightPrune     = 0.03
+	minFeatureCount = 5
+)
+
+// provisionLabels pairs a playbook provision with the labelled name it is
+// trained on.
+func labelName(p *Provision) string {
+	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
+		return p.Detector
+	}
+	return p.Name
+}
+
+// cellData is one labelled contract × provision, ready for training.
+type cellData struct {
+	doc     int    // index into the training docs
+	present bool   // labelled present
+	pos     []bool // per passage: covers a labelled span
+	spans   [][2]int
+}
+
+// Train fits detectors for the provisions of pb that docs label, and the
+// zero-shot calibration, from docs.
+func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptions) (*Detectors, *TrainReport, error) {
+	if len(docs) == 0 {
+		return nil, nil, fmt.Errorf("review train: no labelled contracts")
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.NumCPU()
+	}
+	excluded := func(name string) bool {
+		for _, e := range opt.Exclude {
+			if strings.EqualFold(e, name) {
+				return true
+			}
+		}
+		return false
+	}
+	det := &Detectors{Format: DetectorFormat, Version: opt.Version, TrainedOn: opt.TrainedOn, Command: opt.Command}
+	det.IDF, det.DefaultIDF = corpusIDF(docs)
+
+	// The labelled provisions of the playbook, and their cells.
+	type provData struct {
+		idx   int // in pb
+		name  string
+		cells []cellData
+	}
+	var provs []provData
+	for i := range pb.Provisions {
+		p := &pb.Provisions[i]
+		name := labelName(p)
+		if strings.EqualFold(p.Detector, "none") || excluded(p.Name) || excluded(name) {
+			continue
+		}
+		pd := provData{idx: i, name: p.Name}
+		for d := range docs {
+			lb, ok := docs[d].Labels.label(name)
+			if !ok {
+				continue
+			}
+			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.p.passages)), spans: lb.Spans}
+			if lb.Present {
+				for k, ps := range docs[d].Prep.p.passages {
+					cd.pos[k] = Hits(ps.span, lb.Spans)
+				}
+			}
+			pd.cells = append(pd.cells, cd)
+		}
+		if len(pd.cells) > 0 {
+			provs = append(provs, pd)
+		}
+	}
+	if len(provs) == 0 {
+		return nil, nil, fmt.Errorf("review train: the labels cover none of the playbook's provisions (playbook %s)", pb.Name)
+	}
+
+	// Zero-shot scores of every passage, for every labelled provision.
+	zs := newZeroShot(pb, det)
+	zsScores := make([][][]float64, len(docs)) // [doc][provision idx in pb][passage]
+	parallel(len(docs), opt.Workers, func(d int) { zsScores[d] = zs.scores(docs[d].Prep.p) })
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+
+	// The zero-shot calibration, fitted on the labelled provisions' best
+	// passages.
+	var pairs []scored
+	zsPairs := make([][]scored, len(provs))
+	for j, pd := range provs {
+		for _, c := range pd.cells {
+			s := zsScores[c.doc][pd.idx]
+			best := argmax(s)
+			sc := scored{x: 0, hit: false, present: c.present}
+			if best >= 0 {
+				sc.x, sc.hit = s[best], c.present && c.pos[best]
+			}
+			zsPairs[j] = append(zsPairs[j], sc)
+		}
+		pairs = append(pairs, zsPairs[j]...)
+	}
+	a, b := fitPlatt(pairs)
+	if a <= 0 {
+		// The labelled provisions' zero-shot scores do not rise with the
+		// truth (too few labels, or definitions that mislead): a calibration
+		// that ranked passages backwards would be worse than none.
+		a, b = defaultCalibration.A, defaultCalibration.B
+	}
+	// Refit on what a cell really returns: the passages picked with these
+	// probabilities must cover a labelled span.
+	pairs = pairs[:0]
+	for j, pd := range provs {
+		for i, c := range pd.cells {
+			if !c.present {
+				continue
+			}
+			s := zsScores[c.doc][pd.idx]
+			probs := make([]float64, len(s))
+			for k, v := range s {
+				probs[k] = sigmoid(a*v + b)
+			}
+			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+		}
+		pairs = append(pairs, zsPairs[j]...)
+	}
+	if a2, b2 := fitPlatt(pairs); a2 > 0 {
+		a, b = a2, b2
+	}
+	det.ZeroShot = Calibration{A: round4(a), B: round4(b)}
+	for i := range pairs {
+		pairs[i].p = sigmoid(a*pairs[i].x + b)
+	}
+	det.ZeroShot.Threshold = round4(bestThreshold(pairs))
+	rep := &TrainReport{ZeroShot: det.ZeroShot, zsPairs: map[string][]scored{}}
+	for j, pd := range provs {
+		rep.zsPairs[pd.name] = zsPairs[j]
+	}
+	if opt.ZeroShotOnly {
+		for _, pd := range provs {
+			rep.Provisions = append(rep.Provisions, ProvisionTraining{Name: pd.name, Contracts: len(pd.cells), Present: countPresent(pd.cells), Shipped: "zero-shot"})
+		}
+		return det, rep, nil
+	}
+
+	// The feature space: every feature id of every passage, compacted.
+	fx := newFeatureIndex(docs)
+
+	// Per provision: cross-validated predictions (for Platt scaling,
+	// threshold and model selection), then a final fit on every contract.
+	type result struct {
+		model *Model
+		cv    []scored // calibrated later
+		zs    []scored
+	}
+	results := make([]result, len(provs))
+	var done atomic.Int64
+	var pmu sync.Mutex
+	parallel(len(provs), opt.Workers, func(j int) {
+		if ctx.Err() != nil {
+			return
+		}
+		pd := provs[j]
+		init := [2]float64{a, b}
+		cv := make([]scored, len(pd.cells))
+		for f := range innerFolds {
+			var train []cellData
+			for _, c := range pd.cells {
+				if c.doc%innerFolds != f {
+					train = append(train, c)
+				}
+			}
+			w := fitDetector(train, fx, zsScores, pd.idx, init, pd.name, f)
+			for ci, c := range pd.cells {
+				if c.doc%innerFolds != f {
+					continue
+				}
+				probs := w.passageProbs(fx, c.doc, zsScores[c.doc][pd.idx])
+				best := argmax(probs)
+				sc := scored{present: c.present}
+				if best >= 0 {
+					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+				}
+				cv[ci] = sc
+			}
+		}
+		w := fitDetector(pd.cells, fx, zsScores, pd.idx, init, pd.name, -1)
+		results[j] = result{model: w.export(fx, pd.name, countPresent(pd.cells)), cv: cv, zs: zsPairs[j]}
+		if opt.Progress != nil {
+			pmu.Lock()
+			opt.Progress(int(done.Add(1)), len(provs), pd.name)
+			pmu.Unlock()
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+
+	// Platt scaling per detector, then model selection against the
+	// zero-shot scorer on the same cross-validated cells.
+	var kept []scored
+	keep := make([]bool, len(provs))
+	for j, r := range results {
+		pa, pb := fitPlatt(r.cv)
+		r.model.Platt = [2]float64{round4(pa), round4(pb)}
+		for i := range r.cv {
+			r.cv[i].p = sigmoid(pa*r.cv[i].x + pb)
+		}
+		zsc := make([]scored, len(r.zs))
+		for i, s := range r.zs {
+			s.p = sigmoid(a*s.x + b)
+			zsc[i] = s
+		}
+		dF1, zF1 := bestF1(r.cv), bestF1(zsc)
+		pt := ProvisionTraining{Name: provs[j].name, Contracts: len(provs[j].cells), Present: countPresent(provs[j].cells),
+			DetectorF1: round4(dF1), ZeroShotF1: round4(zF1), Shipped: "zero-shot"}
+		if dF1 > zF1 {
+			keep[j] = true
+			pt.Shipped = "detector"
+			kept = append(kept, r.cv...)
+		}
+		rep.Provisions = append(rep.Provisions, pt)
+	}
+	if len(kept) > 0 {
+		rep.Threshold = round4(bestThreshold(kept))
+	}
+	for j, r := range results {
+		if keep[j] {
+			r.model.Threshold = rep.Threshold
+			det.Models = append(det.Models, r.model)
+		} else {
+			det.ZeroShotChosen = append(det.ZeroShotChosen, provs[j].name)
+		}
+	}
+	return det, rep, nil
+}
+
+// scored is one cell of a cross-validated prediction: the raw score x of its
+// best passage, the calibrated probability p, whether that passage covers
+// a labelled span (hit) and whether the provision is there at all.
+type scored struct {
+	x, p         float64
+	hit, present bool
+}
+
+func countPresent(cells []cellData) int {
+	n := 0
+	for _, c := range cells {
+		if c.present {
+			n++
+		}
+	}
+	return n
+}
+
+// f1At returns the F1 of finding the cells with p ≥ t: a found cell is
+// right when its passage covers the provision; every present cell not
+// found right is missed.
+func f1At(cells []scored, t float64) float64 {
+	var tp, fp, present int
+	for _, c := range cells {
+		if c.present {
+			present++
+		}
+		if c.p >= t {
+			if c.hit {
+				tp++
+			} else {
+				fp++
+			}
+		}
+	}
+	if tp == 0 {
+		return 0
+	}
+	prec := float64(tp) / float64(tp+fp)
+	rec := float64(tp) / float64(present)
+	return 2 * prec * rec / (prec + rec)
+}
+
+// bestThreshold returns the threshold that maximises F1 over cells (the
+// midpoint between the two probabilities it falls between).
+func bestThreshold(cells []scored) float64 {
+	ps := make([]float64, 0, len(cells))
+	for _, c := range cells {
+		ps = append(ps, c.p)
+	}
+	sort.Float64s(ps)
+	best, bestT := -1.0, 0.5
+	for i, p := range ps {
+		if i > 0 && p == ps[i-1] {
+			continue
+		}
+		if f := f1At(cells, p); f > best {
+			best = f
+			bestT = p
+			if i > 0 {
+				bestT = (p + ps[i-1]) / 2
+			}
+		}
+	}
+	return bestT
+}
+
+func bestF1(cells []scored) float64 {
+	if len(cells) == 0 {
+		return 0
+	}
+	return f1At(cells, bestThreshold(cells))
+}
+
+// fitPlatt fits σ(a·x + b) to the cells' hits by Newton's method on the
+// log-loss, with Platt's smoothed targets ((N₊+1)/(N₊+2) and 1/(N₋+2)) so
+// separable data does not send the parameters to infinity, and a damped
+// step.
+func fitPlatt(cells []scored) (float64, float64) {
+	var npos, nneg float64
+	for _, c := range cells {
+		if c.hit {
+			npos++
+		} else {
+			nneg++
+		}
+	}
+	hiT, loT := (npos+1)/(npos+2), 1/(nneg+2)
+	a, b := 1.0, 0.0
+	for range 100 {
+		var ga, gb, haa, hab, hbb float64
+		for _, c := range cells {
+			y := loT
+			if c.hit {
+				y = hiT
+			}
+			p := sigmoid(a*c.x + b)
+			d := p - y
+			ga += d * c.x
+			gb += d
+			w := max(p*(1-p), 1e-9)
+			haa += w * c.x * c.x
+			hab += w * c.x
+			hbb += w
+		}
+		haa += 1e-6
+		hbb += 1e-6
+		det := haa*hbb - hab*hab
+		if det <= 1e-12 {
+			break
+		}
+		da := (hbb*ga - hab*gb) / det
+		db := (haa*gb - hab*ga) / det
+		if n := math.Abs(da) + math.Abs(db); n > 5 {
+			da, db = da*5/n, db*5/n
+		}
+		a -= da
+		b -= db
+		if math.Abs(da)+math.Abs(db) < 1e-9 {
+			break
+		}
+	}
+	return a, b
+}
+
+// corpusIDF returns the inverse document frequency of every word over the
+// training passages (a passage is a "document" here); words in one passage
+// only are left to the default.
+func corpusIDF(docs []TrainingDoc) (map[string]float64, float64) {
+	df := map[string]int{}
+	n := 0
+	seen := map[string]bool{}
+	for _, d := range docs {
+		for k := range d.Prep.p.passages {
+			ps := &d.Prep.p.passages[k]
+			clear(seen)
+			for _, w := range ps.words {
+				seen[w] = true
+			}
+			for _, w := range ps.context {
+				seen[w] = true
+			}
+			for w := range seen {
+				df[w]++
+			}
+			n++
+		}
+	}
+	idf := make(map[string]float64, len(df))
+	for w, c := range df {
+		if c >= 2 {
+			idf[w] = round4(math.Log(float64(n+1) / (float64(c) + 0.5)))
+		}
+	}
+	return idf, round4(math.Log(float64(n+1) / 1.5))
+}
+
+func argmax(s []float64) int {
+	best := -1
+	for i, v := range s {
+		if best < 0 || v > s[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// parallel runs f(0…n-1) on workers goroutines.
+func parallel(n, workers int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// featureIndex maps the training passages' hashed features to dense
+// columns.
+type featureIndex struct {
+	col   map[uint32]int32
+	ids   []uint32    // column → feature id
+	feats [][][]int32 // [doc][passage] → columns
+}
+
+func newFeatureIndex(docs []TrainingDoc) *featureIndex {
+	// Features seen in fewer than minFeatureCount passages are left out: a
+	// weight learned from one or two passages is noise.
+	count := map[uint32]int32{}
+	for _, td := range docs {
+		for _, ids := range td.Prep.p.feats {
+			for _, id := range ids {
+				count[id]++
+			}
+		}
+	}
+	fx := &featureIndex{col: map[uint32]int32{}, feats: make([][][]int32, len(docs))}
+	for d, td := range docs {
+		fx.feats[d] = make([][]int32, len(td.Prep.p.feats))
+		for k, ids := range td.Prep.p.feats {
+			cols := make([]int32, 0, len(ids))
+			for _, id := range ids {
+				if count[id] < minFeatureCount {
+					continue
+				}
+				c, ok := fx.col[id]
+				if !ok {
+					c = int32(len(fx.ids))
+					fx.col[id] = c
+					fx.ids = append(fx.ids, id)
+				}
+				cols = append(cols, c)
+			}
+			fx.feats[d][k] = cols
+		}
+	}
+	return fx
+}
+
+// detectorFit is a detector being trained: dense weights over the feature
+// index's columns, a bias and the zero-shot score's weight.
+type detectorFit struct {
+	w           []float64
+	bias, zsw   float64
+	gw          []float64 // AdaGrad accumulators
+	gbias, gzsw float64
+}
+
+func (m *detectorFit) logit(cols []int32, zs float64) float64 {
+	z := m.bias + m.zsw*zs
+	for _, c := range cols {
+		z += m.w[c]
+	}
+	return z
+}
+
+func (m *detectorFit) step(cols []int32, zs, g float64) {
+	const eps = 1e-8
+	m.gbias += g * g
+	m.bias -= trainRate * g / math.Sqrt(m.gbias+eps)
+	gz := g * zs
+	m.gzsw += gz * gz
+	m.zsw -= trainRate * gz / math.Sqrt(m.gzsw+eps)
+	for _, c := range cols {
+		gc := g + trainL2*m.w[c]
+		m.gw[c] += gc * gc
+		m.w[c] -= trainRate * gc / math.Sqrt(m.gw[c]+eps)
+	}
+}
+
+func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []float64 {
+	out := make([]float64, len(zs))
+	for k, cols := range fx.feats[doc] {
+		out[k] = sigmoid(m.logit(cols, zs[k]))
+	}
+	return out
+}
+
+// fitDetector trains one provision's detector on cells. init is the
+// zero-shot calibration (a, b) it starts from. The random negative sample
+// is seeded by the provision's name and the fold, so a fit is reproducible.
+func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, prov int, init [2]float64, name string, fold int) *detectorFit {
+	// AdaGrad's accumulators start at 1, so a feature's first steps are
+	// plain gradient steps (starting at 0 would move every feature a full
+	// learning rate on first sight, however weak its evidence).
+	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init[0], bias: init[1], gbias: 1, gzsw: 1}
+	for i := range m.gw {
+		m.gw[i] = 1
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", name, fold)
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15))
+	var logits []float64
+	for range trainEpochs {
+		for _, c := range cells {
+			feats := fx.feats[c.doc]
+			zs := zsScores[c.doc][prov]
+			// Pointwise.
+			for k, cols := range feats {
+				y := 0.0
+				if c.pos[k] {
+					y = 1
+				} else if rng.Float64() >= negativeSample {
+					continue
+				}
+				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k]))-y)
+			}
+			// Listwise, in contracts that have the provision where some
+			// passage covers it.
+			npos := 0
+			for _, p := range c.pos {
+				if p {
+					npos++
+				}
+			}
+			if npos == 0 {
+				continue
+			}
+			logits = logits[:0]
+			hi := math.Inf(-1)
+			for k, cols := range feats {
+				z := m.logit(cols, zs[k])
+				logits = append(logits, z)
+				hi = math.Max(hi, z)
+			}
+			var sum float64
+			for k := range logits {
+				logits[k] = math.Exp(logits[k] - hi)
+				sum += logits[k]
+			}
+			for k, cols := range feats {
+				g := logits[k] / sum
+				if c.pos[k] {
+					g -= 1 / float64(npos)
+				}
+				if math.Abs(g) < 1e-4 {
+					continue
+				}
+				m.step(cols, zs[k], g)
+			}
+		}
+	}
+	return m
+}
+
+// export turns a fitted detector into its file form: weights by feature
+// name, small ones dropped, rounded.
+func (m *detectorFit) export(fx *featureIndex, name string, present int) *Model {
+	out := &Model{Name: name, Labelled: present, Bias: round4(m.bias), ZeroShotWeight: round4(m.zsw), Weights: map[string]float64{}}
+	for c, w := range m.w {
+		if math.Abs(w) < weightPrune {
+			continue
+		}
+		fname, ok := featureName(fx.ids[c])
+		if !ok {
+			continue
+		}
+		out.Weights[fname] = round4(w)
+	}
+	return out
+}
+
+// recordFeatureNames turns on the recording of feature names (training
+// needs them to write readable detector files).
+func recordFeatureNames() {
+	featureNamesMu.Lock()
+	if featureNames == nil {
+		featureNames = map[uint32]string{}
+	}
+	featureNamesMu.Unlock()
+}
+
+func featureName(id uint32) (string, bool) {
+	featureNamesMu.Lock()
+	defer featureNamesMu.Unlock()
+	n, ok := featureNames[id]
+	return n, ok
+}
+
+// cellCovers reports whether the passages a cell would return, given every
+// passage's probability, cover a labelled span (Covers).
+func cellCovers(prep *prepared, probs []float64, spans [][2]int) bool {
+	if len(probs) == 0 {
+		return false
+	}
+	var ex []document.Span
+	for _, k := range pick(prep, probs) {
+		ex = append(ex, prep.passages[k].span)
+	}
+	return Covers(ex, spans)
+}
