@@ -25,7 +25,7 @@ import (
 
 var (
 	durations = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?m?s\b`)
-	stamps    = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?`)
+	stamps    = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?|\bin [0-9]+:[0-9]{2}\b`)
 )
 
 // TestWeaviateCLI runs the commands on a 3-node Weaviate cluster named by
