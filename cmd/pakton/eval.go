@@ -93,12 +93,8 @@ func runEval(ctx context.Context, args []string) error {
 	}
 	eval.WriteTable(os.Stdout, rep)
 	if *jsonOut != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
 	return nil
@@ -172,12 +168,8 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	}
 	eval.WriteNLITable(stdout, rep)
 	if *jsonOut != "" {
-		out, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
 	if rep.Errors > 0 && rep.Completed == 0 {
@@ -224,6 +216,18 @@ func runEvalHeldOut(args []string) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: %d queries\n", p, len(x.Tests))
+	}
+	return nil
+}
+
+// writeJSONFile writes v as indented JSON to path (an eval's --json report).
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -67,12 +66,8 @@ func runEvalReview(ctx context.Context, args []string) error {
 	}
 	eval.WriteReviewTable(os.Stdout, rep)
 	if *jsonOut != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", *jsonOut, err)
 		}
 	}
 	return nil

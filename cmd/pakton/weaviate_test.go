@@ -1,12 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/review/reviewtest"
@@ -15,7 +25,7 @@ import (
 
 var (
 	durations = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?m?s\b`)
-	stamps    = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?`)
+	stamps    = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?|\bin [0-9]+:[0-9]{2}\b`)
 )
 
 // TestWeaviateCLI runs the commands on a 3-node Weaviate cluster named by
@@ -77,5 +87,152 @@ func TestWeaviateCLI(t *testing.T) {
 	}
 	if !strings.Contains(wv["search"], "supply-agreement.docx — 15 > 15.2") {
 		t.Errorf("search on the cluster:\n%s", wv["search"])
+	}
+}
+
+// TestWeaviateTwoServers runs two `pakton serve` processes on one cluster
+// (each with its own local directory, as on two machines): a contract
+// uploaded through one is searchable through the other, deleting it through
+// one removes it from both, and a collection made through one is isolated
+// from the other collections in both.
+func TestWeaviateTwoServers(t *testing.T) {
+	if os.Getenv("PAKTON_WEAVIATE") != "1" {
+		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
+	}
+	c := wvtest.Require(t, 3)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pakton")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	var bases []string
+	for i := range 2 {
+		port := freePort(t)
+		url := c.URL("replicas=3&local=" + filepath.Join(dir, fmt.Sprintf("local%d", i)))
+		cmd := exec.Command(bin, "serve", "--no-auth", "--store", url, "--addr", "127.0.0.1:"+port)
+		cmd.Env = append(os.Environ(), "PAKTON_LLM_URL=", "PAKTON_LLM_MODEL=", "PAKTON_EMBED_URL=")
+		logf, _ := os.Create(filepath.Join(dir, fmt.Sprintf("serve%d.log", i)))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); logf.Close() })
+		base := "http://127.0.0.1:" + port
+		bases = append(bases, base)
+		waitHTTP(t, base+"/readyz")
+	}
+	a, b := bases[0], bases[1]
+	call := func(method, url string, body io.Reader, ctype string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, body)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		out, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(out)
+	}
+	if code, out := call("POST", a+"/api/v1/collections", strings.NewReader(`{"name":"deals"}`), "application/json"); code != 201 {
+		t.Fatalf("create collection: %d %s", code, out)
+	}
+	if code, out := call("POST", b+"/api/v1/collections", strings.NewReader(`{"name":"other"}`), "application/json"); code != 201 {
+		t.Fatalf("create collection: %d %s", code, out)
+	}
+	// Upload through A.
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("file", "supply-agreement.docx")
+	data, _ := os.ReadFile(filepath.Join(src, "supply-agreement.docx"))
+	fw.Write(data)
+	mw.Close()
+	code, out := call("POST", a+"/api/v1/collections/deals/documents", &buf, mw.FormDataContentType())
+	if code != 202 {
+		t.Fatalf("upload: %d %s", code, out)
+	}
+	var job struct {
+		Job struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+		} `json:"job"`
+	}
+	json.Unmarshal([]byte(out), &job)
+	deadline := time.Now().Add(2 * time.Minute)
+	for job.Job.State != "done" {
+		if time.Now().After(deadline) || job.Job.State == "failed" {
+			t.Fatalf("ingest job: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+		_, out = call("GET", a+"/api/v1/jobs/"+job.Job.ID, nil, "")
+		json.Unmarshal([]byte(out), &job)
+	}
+	search := func(base, coll string) string {
+		_, out := call("POST", base+"/api/v1/collections/"+coll+"/search", strings.NewReader(`{"query":"labour strike force majeure","k":3}`), "application/json")
+		return out
+	}
+	// Searchable through B (B notices the new generation; its first request
+	// may still be served by the index it had, so poll).
+	waitFor(t, "upload through A searchable through B", func() bool { return strings.Contains(search(b, "deals"), "supply-agreement.docx") })
+	if out := search(b, "other"); strings.Contains(out, "supply-agreement.docx") {
+		t.Fatalf("isolation: collection other finds the upload: %s", out)
+	}
+	var docs struct {
+		Documents []struct {
+			ID string `json:"id"`
+		} `json:"documents"`
+	}
+	_, out = call("GET", b+"/api/v1/collections/deals/documents", nil, "")
+	json.Unmarshal([]byte(out), &docs)
+	if len(docs.Documents) != 1 {
+		t.Fatalf("B lists %s", out)
+	}
+	// Delete through B: gone from both.
+	if code, out := call("DELETE", b+"/api/v1/collections/deals/documents/"+docs.Documents[0].ID, nil, ""); code != 204 {
+		t.Fatalf("delete: %d %s", code, out)
+	}
+	for _, base := range []string{a, b} {
+		waitFor(t, "deletion visible through "+base, func() bool {
+			_, out := call("GET", base+"/api/v1/collections/deals/documents", nil, "")
+			return strings.Contains(out, `"documents":[]`) && !strings.Contains(search(base, "deals"), "supply-agreement.docx")
+		})
+	}
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+func waitHTTP(t *testing.T, url string) {
+	t.Helper()
+	waitFor(t, url, func() bool {
+		res, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == 200
+	})
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out: %s", what)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

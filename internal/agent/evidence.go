@@ -99,6 +99,19 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 	if req.Context != "" || req.Instructions != "" {
 		r.Flag("context and instructions are recorded but were not applied: no language model read them")
 	}
+	var searched []string
+	switch {
+	case len(req.Docs) > 0:
+		searched = req.Docs
+	case len(res.RoutedTo) > 0:
+		searched = res.RoutedTo
+	}
+	checks, err := lib.checkProvisions(ctx, req.Question, searched)
+	if err != nil {
+		// The check is an addition: the evidence stands without it.
+		r.Flag("the provision check failed: " + err.Error())
+	}
+	applyChecks(r, checks)
 	weights := termWeights(req.Question, ev)
 	for i, e := range ev {
 		span := document.Span{Start: e.Start, End: e.End}

@@ -108,3 +108,62 @@ func TestSentences(t *testing.T) {
 		t.Errorf("Sentences:\n got %q\nwant %q", got, want)
 	}
 }
+
+func TestEvidenceProvisionCheck(t *testing.T) {
+	lib := sharedLib(t)
+	infos, err := lib.Corpus.Store.List(lib.Corpus.Collection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msa string
+	for _, d := range infos {
+		if strings.HasPrefix(d.Name, "master-services") {
+			msa = d.ID
+		}
+	}
+	if msa == "" {
+		t.Fatal("no master services agreement among the examples")
+	}
+	ask := func(q string) *report.Report {
+		t.Helper()
+		r, err := Evidence(context.Background(), lib, Request{Question: q, Docs: []string{msa}}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// The MSA has no escrow clause: search still returns its closest
+	// passages, and the check says the provision is not there.
+	r := ask("Is the source code held in escrow for the customer?")
+	if len(r.Checks) != 1 || r.Checks[0].Provision != "Source Code Escrow" || r.Checks[0].Found {
+		t.Fatalf("checks %+v, want Source Code Escrow not found", r.Checks)
+	}
+	if len(r.Sources) == 0 {
+		t.Error("the closest provisions are still quoted")
+	}
+	flagged := false
+	for _, f := range r.Flags {
+		flagged = flagged || strings.Contains(f, "no Source Code Escrow provision was found")
+	}
+	if !flagged {
+		t.Errorf("flags %q do not say it was not found", r.Flags)
+	}
+	var md bytes.Buffer
+	report.WriteMarkdown(&md, r)
+	if !strings.Contains(md.String(), "**not found** in master-services") {
+		t.Errorf("markdown does not show the check:\n%s", md.String())
+	}
+	// Its governing-law clause is found, with where.
+	r = ask("Which law governs the agreement?")
+	if len(r.Checks) != 1 || !r.Checks[0].Found || r.Checks[0].Path == "" || r.Checks[0].Span == nil {
+		t.Fatalf("checks %+v, want Governing Law found with its place", r.Checks)
+	}
+	doc, _ := lib.Document(msa)
+	if text := doc.Slice(*r.Checks[0].Span); !strings.Contains(strings.ToLower(text), "laws of") {
+		t.Errorf("the found passage %q is not the governing-law clause", text)
+	}
+	// A question about no particular provision gets no check.
+	if r := ask("What does the agreement say?"); len(r.Checks) != 0 {
+		t.Errorf("checks %+v for a question about no provision", r.Checks)
+	}
+}

@@ -10,15 +10,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
 )
 
 // Review evaluation: a playbook run over labelled contracts, every labelled
 // contract × provision scored.
 //
-// A cell is right when the reviewer says "found" and one of its extracts
-// covers a labelled span (review.Hits), or says "Not found" where the
-// provision is absent. A found cell whose extracts miss every labelled span
+// A cell is right when the reviewer says "found" and its extracts together
+// cover at least half of the characters of one labelled span
+// (review.Covers), or says "Not found" where the provision is absent. A found cell whose extracts miss every labelled span
 // counts twice: a false positive (it showed the wrong text) and a false
 // negative (the provision was not found). Ranking every cell by confidence
 // gives the precision–recall curve: AUPR is its average precision, P@80R
@@ -46,32 +47,46 @@ type ReviewOptions struct {
 	Progress func(stage string, done, total int)
 }
 
-// ReviewReport is the outcome of RunReview.
+// ReviewReport is the outcome of RunReview. Its JSON is the issue's
+// format: {"micro": {"precision", "recall", "f1", …}, "macro_f1", "aupr",
+// "p_at_80_recall", "chars_per_found", "seconds", "provisions": {name:
+// {…}}}, fractions 0–1.
 type ReviewReport struct {
-	Mode       string            `json:"mode"`
-	Playbook   string            `json:"playbook"`
-	Documents  int               `json:"documents"`
-	Cells      int               `json:"cells"`
-	Present    int               `json:"present"`
-	Overall    ReviewScore       `json:"overall"`
-	MacroF1    float64           `json:"macro_f1"`
-	Provisions []ProvisionReview `json:"provisions"`
-	// ReviewSeconds is the time spent reviewing (training excluded), and
+	Mode      string `json:"mode"`
+	Playbook  string `json:"playbook"`
+	Documents int    `json:"documents"`
+	Cells     int    `json:"cells"`
+	Present   int    `json:"present"`
+	// Micro scores every cell alike; the curve metrics are repeated at the
+	// top level.
+	Micro         ReviewScore `json:"micro"`
+	MacroF1       float64     `json:"macro_f1"`
+	AUPR          float64     `json:"aupr"`
+	PAt80R        float64     `json:"p_at_80_recall"`
+	MaxRecall     float64     `json:"max_recall"`
+	CharsPerFound float64     `json:"chars_per_found"`
+	// Seconds is the time spent reviewing (training excluded), and
 	// CellsPerSecond the cells reviewed per second of it.
-	ReviewSeconds  float64 `json:"review_seconds"`
-	CellsPerSecond float64 `json:"cells_per_second"`
-	TrainSeconds   float64 `json:"train_seconds,omitempty"`
+	Seconds        float64                    `json:"seconds"`
+	CellsPerSecond float64                    `json:"cells_per_second"`
+	TrainSeconds   float64                    `json:"train_seconds,omitempty"`
+	Provisions     map[string]ProvisionReview `json:"provisions"`
+	// Order lists the provisions in playbook order.
+	Order []string `json:"provision_order"`
 }
 
 // ReviewScore are the metrics of a set of cells.
 type ReviewScore struct {
-	TP, FP, FN, TN int
-	Precision      float64 `json:"precision"`
-	Recall         float64 `json:"recall"`
-	F1             float64 `json:"f1"`
-	AUPR           float64 `json:"aupr"`
-	PAt80R         float64 `json:"p_at_80r"`
-	MaxRecall      float64 `json:"max_recall"`
+	TP        int     `json:"tp"`
+	FP        int     `json:"fp"`
+	FN        int     `json:"fn"`
+	TN        int     `json:"tn"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+	AUPR      float64 `json:"aupr"`
+	PAt80R    float64 `json:"p_at_80_recall"`
+	MaxRecall float64 `json:"max_recall"`
 	// CharsPerFound is the mean number of characters returned per found
 	// cell (what a reviewer reads).
 	CharsPerFound float64 `json:"chars_per_found"`
@@ -79,7 +94,6 @@ type ReviewScore struct {
 
 // ProvisionReview is one provision's score.
 type ProvisionReview struct {
-	Name    string `json:"name"`
 	Method  string `json:"method"`
 	Cells   int    `json:"cells"`
 	Present int    `json:"present"`
@@ -140,7 +154,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	}
 	var outcomes []cellOutcome
 	var reviewTime, trainTime time.Duration
-	reviewed := 0
 	for f := range folds {
 		var train, test []review.TrainingDoc
 		for i, d := range docs {
@@ -225,7 +238,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 					outcomes = append(outcomes, score(c, lb))
 				}
 			}
-			reviewed++
 			progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
 		}
 		reviewTime += time.Since(start)
@@ -236,15 +248,17 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 			rep.Present++
 		}
 	}
-	rep.Overall = scoreCells(outcomes)
+	rep.Micro = scoreCells(outcomes)
+	rep.AUPR, rep.PAt80R, rep.MaxRecall, rep.CharsPerFound = rep.Micro.AUPR, rep.Micro.PAt80R, rep.Micro.MaxRecall, rep.Micro.CharsPerFound
 	byProv := map[string][]cellOutcome{}
 	for _, o := range outcomes {
 		byProv[o.prov] = append(byProv[o.prov], o)
 	}
+	rep.Provisions = map[string]ProvisionReview{}
 	var macro float64
 	for _, name := range names {
 		cells := byProv[name]
-		pr := ProvisionReview{Name: name, Cells: len(cells), ReviewScore: scoreCells(cells)}
+		pr := ProvisionReview{Cells: len(cells), ReviewScore: scoreCells(cells)}
 		methods := map[string]bool{}
 		for _, c := range cells {
 			if c.present {
@@ -254,17 +268,17 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		}
 		pr.Method = strings.Join(sortedSet(methods), "+")
 		macro += pr.F1
-		rep.Provisions = append(rep.Provisions, pr)
+		rep.Provisions[name] = pr
+		rep.Order = append(rep.Order, name)
 	}
 	rep.MacroF1 = macro / float64(len(names))
-	rep.ReviewSeconds = reviewTime.Seconds()
-	if rep.ReviewSeconds > 0 {
-		rep.CellsPerSecond = float64(rep.Cells) / rep.ReviewSeconds
+	rep.Seconds = reviewTime.Seconds()
+	if rep.Seconds > 0 {
+		rep.CellsPerSecond = float64(rep.Cells) / rep.Seconds
 	}
 	if folds > 1 || opt.ZeroShot {
 		rep.TrainSeconds = trainTime.Seconds()
 	}
-	_ = reviewed
 	return rep, nil
 }
 
@@ -286,12 +300,12 @@ func labelFor(d *review.LabelledDoc, name string) (*review.Label, bool) {
 
 func score(c review.Cell, lb *review.Label) cellOutcome {
 	o := cellOutcome{prov: c.Provision, method: c.Method, present: lb.Present, found: c.Found, confidence: c.Confidence}
+	var spans []document.Span
 	for _, e := range c.Extracts {
 		o.chars += e.Span.Len()
-		if lb.Present && review.Hits(e.Span, lb.Spans) {
-			o.hit = true
-		}
+		spans = append(spans, e.Span)
 	}
+	o.hit = lb.Present && review.Covers(spans, lb.Spans)
 	return o
 }
 
@@ -380,12 +394,13 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	row := func(name, method string, present int, s ReviewScore) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound)
 	}
-	for _, p := range r.Provisions {
-		row(p.Name, p.Method, p.Present, p.ReviewScore)
+	for _, name := range r.Order {
+		p := r.Provisions[name]
+		row(name, p.Method, p.Present, p.ReviewScore)
 	}
-	row("micro (all cells)", "", r.Present, r.Overall)
+	row("micro (all cells)", "", r.Present, r.Micro)
 	tw.Flush()
-	fmt.Fprintf(w, "\nmacro F1 %.3f; reviewed %d cells in %.1fs (%.0f cells/s)", r.MacroF1, r.Cells, r.ReviewSeconds, r.CellsPerSecond)
+	fmt.Fprintf(w, "\nmacro F1 %.3f; reviewed %d cells in %.1fs (%.0f cells/s)", r.MacroF1, r.Cells, r.Seconds, r.CellsPerSecond)
 	if r.TrainSeconds > 0 {
 		fmt.Fprintf(w, "; training %.1fs", r.TrainSeconds)
 	}

@@ -91,6 +91,15 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		id := store.DocID(rel)
 		paths[id] = rel
 	}
+	// The collection must hold exactly this run's corpus: corpus-wide
+	// statistics (and corpus-scope results) depend on every document.
+	for _, in := range have {
+		if _, ok := paths[in.ID]; !ok {
+			if err := st.Delete(coll, in.ID); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
 	var batch []*store.Record
 	put, total := 0, 0
 	for _, it := range out {

@@ -106,6 +106,22 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", s.head, body)
 	}
 
+	if len(r.Checks) > 0 {
+		b.WriteString("## Provision check\n\n")
+		for _, c := range r.Checks {
+			if c.Found {
+				where := ""
+				if c.Path != "" {
+					where = " at " + c.Path
+				}
+				fmt.Fprintf(&b, "- **%s** — found in %s%s (confidence %.2f, %s).\n", oneLine(c.Provision), oneLine(c.DocName), where, c.Confidence, c.Method)
+			} else {
+				fmt.Fprintf(&b, "- **%s** — **not found** in %s (confidence it is there after all: %.2f, %s).\n", oneLine(c.Provision), oneLine(c.DocName), c.Confidence, c.Method)
+			}
+		}
+		b.WriteString("\n")
+	}
+
 	head := HeadSources
 	if r.Mode == ModeEvidence {
 		head = "Provisions"

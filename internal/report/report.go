@@ -179,6 +179,23 @@ type Report struct {
 	// Flags are warnings a reader must see: unverified quotes, dangling
 	// citations, tool errors, an unresolved ambiguity.
 	Flags []string `json:"flags"`
+	// Checks are the playbook provisions the question asks about, looked
+	// for in each searched contract by the offline reviewer: found (and
+	// where) or not found, with its confidence.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Check is one contract × provision looked for by the offline reviewer.
+type Check struct {
+	Provision  string  `json:"provision"`
+	DocID      string  `json:"doc_id"`
+	DocName    string  `json:"doc_name"`
+	Found      bool    `json:"found"`
+	Confidence float64 `json:"confidence"`
+	// Path and Span locate the best passage when found.
+	Path   string         `json:"path,omitempty"`
+	Span   *document.Span `json:"span,omitempty"`
+	Method string         `json:"method"` // "detector" or "zero-shot"
 }
 
 // Flag adds a warning to the report once.

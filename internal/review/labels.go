@@ -127,9 +127,9 @@ func (d *LabelledDoc) label(name string) (*Label, bool) {
 	return nil, false
 }
 
-// Hits reports whether a returned extract covers a labelled span: they
-// overlap by at least half of the shorter of the two, or by 100 code points
-// (a long provision need not be returned whole to be found).
+// Hits reports whether a passage belongs to a labelled provision, for
+// training: it covers at least half of a labelled span, or at least half of
+// the passage lies inside one (a piece of a long provision).
 func Hits(ex document.Span, spans [][2]int) bool {
 	for _, sp := range spans {
 		lo, hi := max(ex.Start, sp[0]), min(ex.End, sp[1])
@@ -137,8 +137,28 @@ func Hits(ex document.Span, spans [][2]int) bool {
 			continue
 		}
 		ov := hi - lo
-		short := min(ex.End-ex.Start, sp[1]-sp[0])
-		if 2*ov >= short || ov >= 100 {
+		if 2*ov >= sp[1]-sp[0] || 2*ov >= ex.End-ex.Start {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether the extracts returned for a cell find the
+// provision, by the rule of the review benchmark: together they cover at
+// least half of the characters of one labelled span.
+func Covers(extracts []document.Span, spans [][2]int) bool {
+	for _, sp := range spans {
+		covered := 0
+		// The extracts do not overlap each other (they are distinct
+		// passages), so their overlaps with the span add up.
+		for _, ex := range extracts {
+			lo, hi := max(ex.Start, sp[0]), min(ex.End, sp[1])
+			if hi > lo {
+				covered += hi - lo
+			}
+		}
+		if 2*covered >= sp[1]-sp[0] {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
 )
 
@@ -196,6 +197,7 @@ type cellData struct {
 	doc     int    // index into the training docs
 	present bool   // labelled present
 	pos     []bool // per passage: covers a labelled span
+	spans   [][2]int
 }
 
 // Train fits detectors for the provisions of pb that docs label, and the
@@ -237,7 +239,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 			if !ok {
 				continue
 			}
-			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.p.passages))}
+			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.p.passages)), spans: lb.Spans}
 			if lb.Present {
 				for k, ps := range docs[d].Prep.p.passages {
 					cd.pos[k] = Hits(ps.span, lb.Spans)
@@ -283,6 +285,26 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		// truth (too few labels, or definitions that mislead): a calibration
 		// that ranked passages backwards would be worse than none.
 		a, b = defaultCalibration.A, defaultCalibration.B
+	}
+	// Refit on what a cell really returns: the passages picked with these
+	// probabilities must cover a labelled span.
+	pairs = pairs[:0]
+	for j, pd := range provs {
+		for i, c := range pd.cells {
+			if !c.present {
+				continue
+			}
+			s := zsScores[c.doc][pd.idx]
+			probs := make([]float64, len(s))
+			for k, v := range s {
+				probs[k] = sigmoid(a*v + b)
+			}
+			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+		}
+		pairs = append(pairs, zsPairs[j]...)
+	}
+	if a2, b2 := fitPlatt(pairs); a2 > 0 {
+		a, b = a2, b2
 	}
 	det.ZeroShot = Calibration{A: round4(a), B: round4(b)}
 	for i := range pairs {
@@ -336,7 +358,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 				best := argmax(probs)
 				sc := scored{present: c.present}
 				if best >= 0 {
-					sc.x, sc.hit = logit(probs[best]), c.present && c.pos[best]
+					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
 				}
 				cv[ci] = sc
 			}
@@ -354,21 +376,28 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	}
 
 	// Platt scaling per detector, then model selection against the
-	// zero-shot scorer on the same cross-validated cells.
-	var kept []scored
-	keep := make([]bool, len(provs))
-	for j, r := range results {
+	// zero-shot scorer on the same cross-validated cells, each at the
+	// threshold it would really be used with: the detectors' shared one
+	// (pooled over all of them), the zero-shot calibration's own.
+	var pooled []scored
+	for _, r := range results {
 		pa, pb := fitPlatt(r.cv)
 		r.model.Platt = [2]float64{round4(pa), round4(pb)}
 		for i := range r.cv {
 			r.cv[i].p = sigmoid(pa*r.cv[i].x + pb)
 		}
+		pooled = append(pooled, r.cv...)
+	}
+	shared := bestThreshold(pooled)
+	var kept []scored
+	keep := make([]bool, len(provs))
+	for j, r := range results {
 		zsc := make([]scored, len(r.zs))
 		for i, s := range r.zs {
 			s.p = sigmoid(a*s.x + b)
 			zsc[i] = s
 		}
-		dF1, zF1 := bestF1(r.cv), bestF1(zsc)
+		dF1, zF1 := f1At(r.cv, shared), f1At(zsc, det.ZeroShot.Threshold)
 		pt := ProvisionTraining{Name: provs[j].name, Contracts: len(provs[j].cells), Present: countPresent(provs[j].cells),
 			DetectorF1: round4(dF1), ZeroShotF1: round4(zF1), Shipped: "zero-shot"}
 		if dF1 > zF1 {
@@ -761,4 +790,17 @@ func featureName(id uint32) (string, bool) {
 	defer featureNamesMu.Unlock()
 	n, ok := featureNames[id]
 	return n, ok
+}
+
+// cellCovers reports whether the passages a cell would return, given every
+// passage's probability, cover a labelled span (Covers).
+func cellCovers(prep *prepared, probs []float64, spans [][2]int) bool {
+	if len(probs) == 0 {
+		return false
+	}
+	var ex []document.Span
+	for _, k := range pick(prep, probs) {
+		ex = append(ex, prep.passages[k].span)
+	}
+	return Covers(ex, spans)
 }

@@ -195,7 +195,12 @@ func (li *loadedIndex) doc(st *store.Store, id string) (*cachedDoc, error) {
 	}
 	d = &cachedDoc{ver: ver, doc: rec.Doc, tree: ingest.Tree(rec)}
 	li.mu.Lock()
-	if li.bytes+int64(len(d.doc.Text)) <= maxCachedText {
+	// Concurrent requests may have read the same document meanwhile: keep
+	// the first copy (and count its bytes once), or the cache fills with
+	// duplicates and then stops caching anything.
+	if have := li.docs[id]; have != nil {
+		d = have
+	} else if li.bytes+int64(len(d.doc.Text)) <= maxCachedText {
 		li.docs[id] = d
 		li.bytes += int64(len(d.doc.Text))
 	}

@@ -365,6 +365,9 @@ var freeSpace = diskFree
 
 // ready reports whether the store is open, writable and has room.
 func (s *Server) ready() error {
+	if err := s.st.Ping(); err != nil {
+		return err
+	}
 	if _, err := s.st.Collections(); err != nil {
 		return err
 	}

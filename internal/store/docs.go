@@ -539,7 +539,11 @@ func (s *Store) Document(collection, id string) (*Record, error) {
 func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 	return retry(s, collection, id, func(e *entry) (*Record, error) {
 		dir := e.Dir
-		mb, err := s.readVersionFile(collection, e, "meta.json", e.Meta)
+		read := func(name string, sum fileSum) ([]byte, error) { return s.readVersionFile(collection, e, name, sum) }
+		if s.remote != nil {
+			read = s.prefetch(collection, e, artifacts)
+		}
+		mb, err := read("meta.json", e.Meta)
 		if err != nil {
 			return nil, err
 		}
@@ -547,14 +551,14 @@ func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 		if err := json.Unmarshal(mb, &meta); err != nil || meta.Doc == nil {
 			return nil, fmt.Errorf("%s: damaged meta.json: %v", dir, err)
 		}
-		text, err := s.readVersionFile(collection, e, "text.txt", e.Files.Text)
+		text, err := read("text.txt", e.Files.Text)
 		if err != nil {
 			return nil, err
 		}
 		rec := &Record{Doc: meta.Doc, Source: e.Info.Source, Artifacts: make(map[string][]byte, len(e.Files.Artifacts))}
 		rec.Doc.Text = string(text)
 		if e.Files.Tree != nil {
-			tb, err := s.readVersionFile(collection, e, "tree.json", *e.Files.Tree)
+			tb, err := read("tree.json", *e.Files.Tree)
 			if err != nil {
 				return nil, err
 			}
@@ -567,7 +571,7 @@ func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 			if !artifacts {
 				break
 			}
-			b, err := s.readVersionFile(collection, e, "artifacts/"+name+".bin", sum)
+			b, err := read("artifacts/"+name+".bin", sum)
 			if err != nil {
 				return nil, err
 			}

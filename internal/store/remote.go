@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Remote is where a Store keeps its documents when they do not live in a
@@ -254,4 +255,55 @@ func (s *Store) Sums(collection, id string) (map[string]string, error) {
 		out["artifacts/"+name+".bin"] = sum.SHA256
 	}
 	return out, nil
+}
+
+// Ping checks, quickly and without retries, that the store can be reached:
+// always nil for a directory; for a remote that implements Ping(), its
+// answer (a server's readiness probe uses it, so an unreachable cluster
+// shows as not ready in seconds rather than after the retry budget).
+func (s *Store) Ping() error {
+	if p, ok := s.remote.(interface{ Ping() error }); ok {
+		return p.Ping()
+	}
+	return nil
+}
+
+// prefetch reads a version's files from the remote concurrently (one round
+// trip of latency instead of one per file) and returns a reader of the
+// results.
+func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(string, fileSum) ([]byte, error) {
+	sums := map[string]fileSum{"meta.json": e.Meta, "text.txt": e.Files.Text}
+	if e.Files.Tree != nil {
+		sums["tree.json"] = *e.Files.Tree
+	}
+	if artifacts {
+		for name, sum := range e.Files.Artifacts {
+			sums["artifacts/"+name+".bin"] = sum
+		}
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	got := make(map[string]result, len(sums))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, sum := range sums {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := s.readVersionFile(collection, e, name, sum)
+			mu.Lock()
+			got[name] = result{b, err}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return func(name string, sum fileSum) ([]byte, error) {
+		r, ok := got[name]
+		if !ok {
+			return s.readVersionFile(collection, e, name, sum)
+		}
+		return r.b, r.err
+	}
 }

@@ -64,6 +64,9 @@ const Scheme = "weaviate://"
 // (sent as a bearer token; never printed).
 const EnvAPIKey = "PAKTON_WEAVIATE_API_KEY"
 
+// trace, set by PAKTON_WEAVIATE_TRACE=1, prints every request to stderr.
+var trace = os.Getenv("PAKTON_WEAVIATE_TRACE") == "1"
+
 // IsURL reports whether a --store value names a Weaviate cluster.
 func IsURL(s string) bool { return strings.HasPrefix(s, Scheme) }
 
@@ -80,6 +83,11 @@ type Options struct {
 	// Timeout bounds each request (default 30 s); Retry bounds the retries
 	// of one operation (default 2 min).
 	Timeout, Retry time.Duration
+	// StampTTL is how long a collection's generation, once read, is
+	// trusted without asking the cluster again (default 1 s; 0 asks every
+	// time): a server checks it on every request. This process's own
+	// writes are seen at once; another process's within StampTTL.
+	StampTTL time.Duration
 	// Consistency is the consistency level of reads and writes (default
 	// QUORUM).
 	Consistency string
@@ -89,7 +97,7 @@ type Options struct {
 	APIKey string
 }
 
-// ParseURL parses weaviate://host:port[,host:port…][?replicas=N&shards=N&timeout=30s&retry=2m&consistency=QUORUM&local=DIR].
+// ParseURL parses weaviate://host:port[,host:port…][?replicas=N&shards=N&timeout=30s&retry=2m&stamp_ttl=1s&consistency=QUORUM&local=DIR].
 func ParseURL(raw string) (Options, error) {
 	var o Options
 	if !IsURL(raw) {
@@ -116,7 +124,7 @@ func ParseURL(raw string) (Options, error) {
 		return o, fmt.Errorf("weaviate: %q: %w", raw, err)
 	}
 	o.Replicas, o.Shards, o.Consistency = 1, 1, "QUORUM"
-	o.Timeout, o.Retry = 30*time.Second, 2*time.Minute
+	o.Timeout, o.Retry, o.StampTTL = 30*time.Second, 2*time.Minute, time.Second
 	for k, vs := range q {
 		v := vs[len(vs)-1]
 		switch k {
@@ -130,15 +138,18 @@ func ParseURL(raw string) (Options, error) {
 			} else {
 				o.Shards = n
 			}
-		case "timeout", "retry":
+		case "timeout", "retry", "stamp_ttl":
 			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
+			if err != nil || d < 0 || d == 0 && k != "stamp_ttl" {
 				return o, fmt.Errorf("weaviate: %s=%q: want a duration such as 30s", k, v)
 			}
-			if k == "timeout" {
+			switch k {
+			case "timeout":
 				o.Timeout = d
-			} else {
+			case "retry":
 				o.Retry = d
+			default:
+				o.StampTTL = d
 			}
 		case "consistency":
 			v = strings.ToUpper(v)
@@ -149,7 +160,7 @@ func ParseURL(raw string) (Options, error) {
 		case "local":
 			o.Local = v
 		default:
-			return o, fmt.Errorf("weaviate: unknown URL parameter %q (known: replicas, shards, timeout, retry, consistency, local)", k)
+			return o, fmt.Errorf("weaviate: unknown URL parameter %q (known: replicas, shards, timeout, retry, stamp_ttl, consistency, local)", k)
 		}
 	}
 	if o.Local == "" {
@@ -311,6 +322,9 @@ func (c *client) once(ctx context.Context, timeout time.Duration, host, method, 
 	}
 	if c.o.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.o.APIKey)
+	}
+	if trace {
+		fmt.Fprintf(os.Stderr, "weaviate: %s %s %s\n", host, method, path)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {

@@ -38,6 +38,13 @@ type Remote struct {
 
 	mu      sync.Mutex
 	tenants map[string]string // collection -> tenant, as last read
+	stamps  map[string]stampAt
+}
+
+// stampAt is a collection's stamp as read at a time.
+type stampAt struct {
+	stamp uint64
+	at    time.Time
 }
 
 var _ store.Remote = (*Remote)(nil)
@@ -69,12 +76,12 @@ func OpenStore(ctx context.Context, rawURL string) (*store.Store, error) {
 
 // Connect is Open with parsed options.
 func Connect(ctx context.Context, o Options) (*Remote, error) {
-	r := &Remote{c: newClient(o), tenants: map[string]string{}}
+	r := &Remote{c: newClient(o), tenants: map[string]string{}, stamps: map[string]stampAt{}}
 	r.loc = Scheme + strings.Join(o.Hosts, ",")
 	// Fail fast and clearly when nothing listens: a short budget for the
 	// first contact.
 	qo := o
-	qo.Retry, qo.Timeout = min(o.Retry, 10*time.Second), min(o.Timeout, 5*time.Second)
+	qo.Retry, qo.Timeout = min(o.Retry, 4*time.Second), min(o.Timeout, 5*time.Second)
 	ready := newClient(qo)
 	var meta struct {
 		Version string `json:"version"`
@@ -250,6 +257,7 @@ func (r *Remote) tenant(ctx context.Context, name string) (string, error) {
 func (r *Remote) forget(name string) {
 	r.mu.Lock()
 	delete(r.tenants, name)
+	delete(r.stamps, name)
 	r.mu.Unlock()
 }
 
@@ -431,8 +439,20 @@ func (r *Remote) DeleteCollection(name string) error {
 	return nil
 }
 
-// Stamp implements store.Remote.
+// Stamp implements store.Remote. A stamp read less than StampTTL ago is
+// answered from memory (a server checks it on every request); this
+// process's own writes forget it, so they are seen at once, and another
+// process's within StampTTL.
 func (r *Remote) Stamp(collection string) (uint64, error) {
+	if ttl := r.c.o.StampTTL; ttl > 0 {
+		r.mu.Lock()
+		sa, ok := r.stamps[collection]
+		r.mu.Unlock()
+		if ok && time.Since(sa.at) < ttl {
+			return sa.stamp, nil
+		}
+	}
+	at := time.Now()
 	p, err := r.collection(bg(), collection)
 	if err != nil {
 		return 0, err
@@ -441,11 +461,22 @@ func (r *Remote) Stamp(collection string) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("collection %q: damaged stamp %q", collection, p.Stamp)
 	}
+	r.mu.Lock()
+	r.stamps[collection] = stampAt{n, at}
+	r.mu.Unlock()
 	return n, nil
 }
 
 // bump changes a collection's stamp.
 func (r *Remote) bump(ctx context.Context, collection string) error {
+	r.mu.Lock()
+	delete(r.stamps, collection)
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.stamps, collection)
+		r.mu.Unlock()
+	}()
 	err := r.c.do(ctx, "PATCH", "/v1/objects/"+classCollection+"/"+collectionID(collection)+"?"+r.q(),
 		map[string]any{"class": classCollection, "properties": map[string]any{"stamp": newStamp()}}, nil)
 	if isStatus(err, 404) {
@@ -814,4 +845,21 @@ func (r *Remote) batchOnce(ctx context.Context, objs []object) error {
 		time.Sleep(delay)
 		delay = min(2*delay, 2*time.Second)
 	}
+}
+
+// Ping reports whether any node of the URL is ready, trying each once with
+// a short timeout.
+func (r *Remote) Ping() error {
+	var errs []error
+	for _, h := range r.c.o.Hosts {
+		status, _, err := r.c.once(bg(), 3*time.Second, h, "GET", "/v1/.well-known/ready", nil)
+		if err == nil && status == 200 {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("HTTP %d", status)
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", h, err))
+	}
+	return fmt.Errorf("no Weaviate node of %s is ready: %w", r.loc, errors.Join(errs...))
 }

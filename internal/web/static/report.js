@@ -50,6 +50,20 @@ function renderReport(rep) {
   for (const [h, text] of sections) {
     if (text && text.trim()) parts.push(el('section', {}, el('h3', {}, h), paragraphs(text, rep)));
   }
+  if ((rep.checks || []).length) {
+    // Found (with where, clickable) or not found, per contract and provision.
+    parts.push(el('section', { className: 'checks' }, el('h3', {}, 'Provision check'),
+      el('ul', {}, rep.checks.map((c) => {
+        const conf = ' (confidence ' + Number(c.confidence).toFixed(2) + ', ' + c.method + ')';
+        if (!c.found) {
+          return el('li', { className: 'check-missing' }, el('strong', {}, c.provision), ' — not found in ' + c.doc_name + conf);
+        }
+        const where = c.path || 'the text';
+        const link = c.span ? el('button', { type: 'button', className: 'linklike',
+          onclick: () => showSource({ doc_id: c.doc_id, doc_name: c.doc_name, path: c.path, span: c.span }, c.provision).catch(showError) }, where) : where;
+        return el('li', { className: 'check-found' }, el('strong', {}, c.provision), ' — found in ' + c.doc_name + ' at ', link, conf);
+      }))));
+  }
   const sources = rep.sources || [];
   parts.push(el('section', { className: 'sources' },
     el('h3', {}, 'Sources'),

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pakton/pakton/internal/filelock"
 )
 
 // Version is the Weaviate server version pakton is tested with.
@@ -61,6 +63,8 @@ type Cluster struct {
 	N      int
 	Offset int // added to every base port
 	Procs  []*exec.Cmd
+	done   []chan struct{} // closed when node i's process has exited
+	lock   *os.File        // flock on this port range, held while the cluster runs
 	logf   func(string, ...any)
 }
 
@@ -105,7 +109,7 @@ func Start(dir string, n int, logf func(string, ...any)) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Bin: bin, Dir: dir, N: n, Procs: make([]*exec.Cmd, n+1), logf: logf}
+	c := &Cluster{Bin: bin, Dir: dir, N: n, Procs: make([]*exec.Cmd, n+1), done: make([]chan struct{}, n+1), logf: logf}
 	if c.logf == nil {
 		c.logf = func(string, ...any) {}
 	}
@@ -114,6 +118,16 @@ func Start(dir string, n int, logf func(string, ...any)) (*Cluster, error) {
 			return nil, errors.New("wvtest: no free port range")
 		}
 		c.Offset = off
+		// Claim the range across processes (test binaries of several
+		// packages run at once): an flock held while the cluster runs.
+		lf, err := filelock.Open(filepath.Join(os.TempDir(), fmt.Sprintf("pakton-wvtest-%d.lock", off)))
+		if err != nil {
+			return nil, err
+		}
+		if filelock.TryLock(lf) != nil {
+			lf.Close()
+			continue
+		}
 		ok := true
 		for i := 1; i <= n && ok; i++ {
 			for _, p := range []int{c.HTTPPort(i), c.GRPCPort(i), c.GossipPort(i), c.DataPort(i), c.RaftPort(i), c.RaftPort(i) + 1} {
@@ -124,8 +138,10 @@ func Start(dir string, n int, logf func(string, ...any)) (*Cluster, error) {
 			}
 		}
 		if ok {
+			c.lock = lf
 			break
 		}
+		lf.Close()
 	}
 	if err := c.StartNode(1, ""); err != nil {
 		c.Stop()
@@ -202,7 +218,9 @@ func (c *Cluster) StartNode(i int, join string) error {
 	}
 	logf.Close()
 	c.Procs[i] = cmd
-	go cmd.Wait() // reap
+	done := make(chan struct{})
+	c.done[i] = done
+	go func() { cmd.Wait(); close(done) }()
 	c.logf("wvtest: node%d pid %d http %s", i, cmd.Process.Pid, c.Addr(i))
 	return nil
 }
@@ -221,19 +239,28 @@ func (c *Cluster) Restart(i int) error {
 	return c.WaitReady(i, 2*time.Minute)
 }
 
-// Kill sends SIGKILL to node i.
+// Kill sends SIGKILL to node i and waits until it has exited (so its
+// ports are free).
 func (c *Cluster) Kill(i int) {
 	if p := c.Procs[i]; p != nil && p.Process != nil {
 		p.Process.Kill()
 		c.logf("wvtest: SIGKILL node%d (pid %d)", i, p.Process.Pid)
+		select {
+		case <-c.done[i]:
+		case <-time.After(10 * time.Second):
+		}
 	}
 	c.Procs[i] = nil
 }
 
-// Stop kills every node.
+// Stop kills every node and releases the port range.
 func (c *Cluster) Stop() {
 	for i := 1; i < len(c.Procs); i++ {
 		c.Kill(i)
+	}
+	if c.lock != nil {
+		c.lock.Close()
+		c.lock = nil
 	}
 }
 

@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/review"
+)
+
+// A provision check answers "is it there at all?". Search always returns
+// the passages that best match a question's words, even in a contract
+// that has no such provision (a services agreement asked about source code
+// escrow still returns its "malicious code" clause). When the question
+// clearly asks about one of the built-in playbook's provisions
+// (review.Reviewer.AskedProvisions) and the search was narrowed to some
+// contracts, the offline reviewer (the same detectors as "pakton review")
+// looks for that provision in each of them and the report says found — and
+// where — or not found, with the reviewer's confidence.
+
+// checkMaxDocs bounds the contracts a check looks in.
+const checkMaxDocs = 5
+
+var builtinReviewer = sync.OnceValues(func() (*review.Reviewer, error) {
+	pb, det := review.Builtin()
+	return review.NewReviewer(pb, det)
+})
+
+// checkProvisions looks for the provisions question asks about in each of
+// docIDs. It returns nothing when the question matches no provision
+// clearly, or when more than checkMaxDocs contracts were searched.
+func (l *Library) checkProvisions(ctx context.Context, question string, docIDs []string) ([]report.Check, error) {
+	if len(docIDs) == 0 || len(docIDs) > checkMaxDocs {
+		return nil, nil
+	}
+	all, err := builtinReviewer()
+	if err != nil {
+		return nil, err
+	}
+	names := all.AskedProvisions(question)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	pb, det := review.Builtin()
+	sub, err := pb.Select(names)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := review.NewReviewer(sub, det)
+	if err != nil {
+		return nil, err
+	}
+	var out []report.Check
+	for _, id := range docIDs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec, err := l.record(id)
+		if err != nil {
+			return nil, err
+		}
+		row, err := rev.Review(ctx, review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree})
+		if err != nil {
+			return nil, fmt.Errorf("provision check: %w", err)
+		}
+		for _, c := range row.Cells {
+			ch := report.Check{Provision: c.Provision, DocID: id, DocName: row.DocName, Found: c.Found, Confidence: c.Confidence, Method: c.Method}
+			if c.Found && len(c.Extracts) > 0 {
+				sp := c.Extracts[0].Span
+				ch.Path, ch.Span = c.Extracts[0].Path, &document.Span{Start: sp.Start, End: sp.End}
+			}
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}
+
+// applyChecks adds the checks to an evidence report and flags each
+// provision not found.
+func applyChecks(r *report.Report, checks []report.Check) {
+	r.Checks = checks
+	for _, c := range checks {
+		if c.Found {
+			continue
+		}
+		r.Flag(fmt.Sprintf("%s: no %s provision was found in it (the offline reviewer's confidence that it is there: %.2f); the provisions quoted are only the closest in wording", c.DocName, c.Provision, c.Confidence))
+	}
+}
