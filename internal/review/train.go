@@ -376,21 +376,28 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	}
 
 	// Platt scaling per detector, then model selection against the
-	// zero-shot scorer on the same cross-validated cells.
-	var kept []scored
-	keep := make([]bool, len(provs))
-	for j, r := range results {
+	// zero-shot scorer on the same cross-validated cells, each at the
+	// threshold it would really be used with: the detectors' shared one
+	// (pooled over all of them), the zero-shot calibration's own.
+	var pooled []scored
+	for _, r := range results {
 		pa, pb := fitPlatt(r.cv)
 		r.model.Platt = [2]float64{round4(pa), round4(pb)}
 		for i := range r.cv {
 			r.cv[i].p = sigmoid(pa*r.cv[i].x + pb)
 		}
+		pooled = append(pooled, r.cv...)
+	}
+	shared := bestThreshold(pooled)
+	var kept []scored
+	keep := make([]bool, len(provs))
+	for j, r := range results {
 		zsc := make([]scored, len(r.zs))
 		for i, s := range r.zs {
 			s.p = sigmoid(a*s.x + b)
 			zsc[i] = s
 		}
-		dF1, zF1 := bestF1(r.cv), bestF1(zsc)
+		dF1, zF1 := f1At(r.cv, shared), f1At(zsc, det.ZeroShot.Threshold)
 		pt := ProvisionTraining{Name: provs[j].name, Contracts: len(provs[j].cells), Present: countPresent(provs[j].cells),
 			DetectorF1: round4(dF1), ZeroShotF1: round4(zF1), Shipped: "zero-shot"}
 		if dF1 > zF1 {
