@@ -36,23 +36,23 @@ func runKeys(ctx context.Context, args []string) error {
 	fs.Visit(func(f *flag.Flag) { collectionSet = collectionSet || f.Name == "collection" })
 	// Keys live in the store: creating one may create the store (and says
 	// so); listing or revoking never does, so a mistyped --store is an error.
-	keyDir := g.store
+	var keys *auth.Keyring
 	if sub == "create" || weaviate.IsURL(g.store) {
-		// A store on a cluster keeps its keys in its local directory, with
-		// the servers that use them (docs/SCALE.md).
+		// A store on a cluster keeps its keys in the cluster, shared by
+		// every server that uses it (openKeys).
 		st, err := g.openOrCreate()
 		if err != nil {
 			return err
 		}
-		keyDir = st.Dir()
-		st.Close()
+		defer st.Close()
+		if keys, err = openKeys(st); err != nil {
+			return err
+		}
 	} else if ok, err := store.Exists(g.store); err != nil {
 		return err
 	} else if !ok {
 		return noStore(g.store)
-	}
-	keys, err := auth.Open(keyDir)
-	if err != nil {
+	} else if keys, err = auth.Open(g.store); err != nil {
 		return err
 	}
 	switch sub {
@@ -105,4 +105,13 @@ func runKeys(ctx context.Context, args []string) error {
 		fmt.Fprintf(stdout, "revoked key %s\n", rest[0])
 		return nil
 	}
+}
+
+// openKeys opens a store's API keys: in its directory, or, for a store on
+// a cluster, in the cluster, so every server using it accepts the same keys.
+func openKeys(st *store.Store) (*auth.Keyring, error) {
+	if sr := st.Shared(); sr != nil {
+		return auth.OpenRecords(sr)
+	}
+	return auth.Open(st.Dir())
 }

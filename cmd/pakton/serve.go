@@ -115,7 +115,7 @@ func runServe(ctx context.Context, args []string) error {
 	var secret string
 	var existing []auth.Key
 	if !*noAuth {
-		keys, err := auth.Open(st.Dir())
+		keys, err := openKeys(st)
 		if err != nil {
 			return err
 		}

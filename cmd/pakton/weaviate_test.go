@@ -109,11 +109,22 @@ func TestWeaviateTwoServers(t *testing.T) {
 	if err := writeExamples(src); err != nil {
 		t.Fatal(err)
 	}
+	// Keys live in the cluster: one made with the CLI works on both servers.
+	keyOut := func(args ...string) string {
+		t.Helper()
+		url := c.URL("replicas=3&local=" + filepath.Join(dir, "cli"))
+		out, err := exec.Command(bin, append([]string{"keys"}, append(args, "--store", url)...)...).Output()
+		if err != nil {
+			t.Fatalf("keys %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	admin := keyOut("create", "--admin", "--name", "ops")
 	var bases []string
 	for i := range 2 {
 		port := freePort(t)
 		url := c.URL("replicas=3&local=" + filepath.Join(dir, fmt.Sprintf("local%d", i)))
-		cmd := exec.Command(bin, "serve", "--no-auth", "--store", url, "--addr", "127.0.0.1:"+port)
+		cmd := exec.Command(bin, "serve", "--store", url, "--addr", "127.0.0.1:"+port)
 		cmd.Env = append(os.Environ(), "PAKTON_LLM_URL=", "PAKTON_LLM_MODEL=", "PAKTON_EMBED_URL=")
 		logf, _ := os.Create(filepath.Join(dir, fmt.Sprintf("serve%d.log", i)))
 		cmd.Stdout, cmd.Stderr = logf, logf
@@ -126,9 +137,11 @@ func TestWeaviateTwoServers(t *testing.T) {
 		waitHTTP(t, base+"/readyz")
 	}
 	a, b := bases[0], bases[1]
+	key := admin
 	call := func(method, url string, body io.Reader, ctype string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, url, body)
+		req.Header.Set("Authorization", "Bearer "+key)
 		if ctype != "" {
 			req.Header.Set("Content-Type", ctype)
 		}
@@ -193,6 +206,44 @@ func TestWeaviateTwoServers(t *testing.T) {
 	if len(docs.Documents) != 1 {
 		t.Fatalf("B lists %s", out)
 	}
+	// A collection key made with the CLI: its collection on both servers,
+	// no other; revoked, refused by both.
+	for _, base := range []string{a, b} {
+		if code, out := call("GET", base+"/api/v1/collections/other/documents", nil, ""); code != 200 {
+			t.Fatalf("admin key on collection other through %s: %d %s", base, code, out)
+		}
+	}
+	dealsKey := keyOut("create", "--collection", "deals", "--name", "deals-only")
+	key = dealsKey
+	for _, base := range []string{a, b} {
+		waitFor(t, "collection key accepted by "+base, func() bool {
+			code, _ := call("GET", base+"/api/v1/collections/deals/documents", nil, "")
+			return code == 200
+		})
+		if code, out := call("GET", base+"/api/v1/collections/other/documents", nil, ""); code != 404 || !strings.Contains(out, `collection \"other\" not found`) {
+			t.Fatalf("a deals key on collection other through %s: %d %s", base, code, out)
+		}
+	}
+	var listed []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal([]byte(keyOut("list", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range listed {
+		if k.Name == "deals-only" {
+			keyOut("revoke", k.ID)
+		}
+	}
+	for _, base := range []string{a, b} {
+		waitFor(t, "revoked key refused by "+base, func() bool {
+			code, _ := call("GET", base+"/api/v1/collections/deals/documents", nil, "")
+			return code == 401
+		})
+	}
+	key = admin
+
 	// Delete through B: gone from both.
 	if code, out := call("DELETE", b+"/api/v1/collections/deals/documents/"+docs.Documents[0].ID, nil, ""); code != 204 {
 		t.Fatalf("delete: %d %s", code, out)
@@ -283,8 +334,8 @@ func TestWeaviateMigrate(t *testing.T) {
 	if _, _, err := capture(t, runKeys, "create", "--admin", "--name", "ops"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "local", "auth", "keys.json")); err != nil {
-		t.Errorf("key file of a cluster store: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "local", "auth", "keys.json")); err == nil {
+		t.Errorf("a cluster store's keys were written to its local directory")
 	}
 	if out, _, err := capture(t, runKeys, "list"); err != nil || !strings.Contains(out, "ops") {
 		t.Errorf("keys list: %v\n%s", err, out)

@@ -63,6 +63,8 @@ func (k Key) Scope() string {
 // changes another process (the "pakton keys" command) makes to the file.
 type Keyring struct {
 	path string
+	rs   Records   // when set, the keys live there instead of in path
+	read time.Time // when rs was last read
 
 	mu     sync.Mutex
 	keys   []Key
@@ -99,8 +101,123 @@ func Open(storeDir string) (*Keyring, error) {
 	return r, nil
 }
 
+// Records keeps small records shared by the processes that use one store
+// on a cluster (store.SharedRecords): the keys are kept there, one record per
+// key, when the store is not a directory.
+type Records interface {
+	Records(kind string) (map[string][]byte, error)
+	PutRecord(kind, id string, data []byte) error
+	DeleteRecord(kind, id string) error
+}
+
+// recordKind is the kind of the key records.
+const recordKind = "api-key"
+
+// recordTTL is how long keys read from Records are trusted: a key created
+// or revoked by another process takes effect within it.
+const recordTTL = time.Second
+
+// OpenRecords returns a keyring whose keys live in rs (one record per
+// key, so concurrent creates and revokes in different processes never undo
+// each other).
+func OpenRecords(rs Records) (*Keyring, error) {
+	r := &Keyring{rs: rs}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadLocked(true); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Keyring) setKeys(keys []Key) error {
+	hashes := make([][]byte, len(keys))
+	for i, k := range keys {
+		h, err := hex.DecodeString(k.Hash)
+		if err != nil || len(h) != sha256.Size {
+			return fmt.Errorf("auth: key %q has a malformed hash", k.ID)
+		}
+		hashes[i] = h
+	}
+	r.keys, r.hashes = keys, hashes
+	return nil
+}
+
+func (r *Keyring) reloadRecordsLocked(force bool) error {
+	if !force && time.Since(r.read) < recordTTL {
+		return nil
+	}
+	at := time.Now()
+	recs, err := r.rs.Records(recordKind)
+	if err != nil {
+		return fmt.Errorf("auth: read keys: %w", err)
+	}
+	var keys []Key
+	for id, b := range recs {
+		var k Key
+		if err := json.Unmarshal(b, &k); err != nil || k.ID != id {
+			return fmt.Errorf("auth: key %q: damaged record", id)
+		}
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if err := r.setKeys(keys); err != nil {
+		return err
+	}
+	r.read = at
+	return nil
+}
+
+// updateRecords applies a change to the keys in Records: added keys are
+// put, removed ones deleted.
+func (r *Keyring) updateRecords(change func([]Key) ([]Key, error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.reloadRecordsLocked(true); err != nil {
+		return err
+	}
+	keys, err := change(slices.Clone(r.keys))
+	if err != nil || keys == nil {
+		return err
+	}
+	had := map[string]bool{}
+	for _, k := range r.keys {
+		had[k.ID] = true
+	}
+	has := map[string]bool{}
+	for _, k := range keys {
+		has[k.ID] = true
+		if had[k.ID] {
+			continue
+		}
+		b, err := json.Marshal(k)
+		if err != nil {
+			return err
+		}
+		if err := r.rs.PutRecord(recordKind, k.ID, b); err != nil {
+			return fmt.Errorf("auth: store key: %w", err)
+		}
+	}
+	for id := range had {
+		if !has[id] {
+			if err := r.rs.DeleteRecord(recordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("auth: revoke key: %w", err)
+			}
+		}
+	}
+	return r.reloadRecordsLocked(true)
+}
+
 // reloadLocked rereads the key file when it changed since last read.
 func (r *Keyring) reloadLocked(force bool) error {
+	if r.rs != nil {
+		return r.reloadRecordsLocked(force)
+	}
 	var st fileStamp
 	fi, err := os.Stat(r.path)
 	switch {
@@ -144,6 +261,9 @@ func (r *Keyring) reloadLocked(force bool) error {
 // twenty times at once, a revoke racing a create) never overwrite each
 // other's change: each reads the file afresh after taking the lock.
 func (r *Keyring) update(change func([]Key) ([]Key, error)) error {
+	if r.rs != nil {
+		return r.updateRecords(change)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {

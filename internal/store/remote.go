@@ -307,3 +307,21 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 		return r.b, r.err
 	}
 }
+
+// SharedRecords keeps small records (API keys) that every process using a
+// remote store must see: kind groups them, id names one. Deleting a
+// missing record is an error wrapping fs.ErrNotExist.
+type SharedRecords interface {
+	Records(kind string) (map[string][]byte, error)
+	PutRecord(kind, id string, data []byte) error
+	DeleteRecord(kind, id string) error
+}
+
+// Shared returns the shared records of a remote store whose Remote keeps
+// them, or nil (a directory store keeps such state in its directory).
+func (s *Store) Shared() SharedRecords {
+	if sr, ok := s.remote.(SharedRecords); ok {
+		return sr
+	}
+	return nil
+}

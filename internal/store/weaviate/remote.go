@@ -23,6 +23,7 @@ const (
 	suffixCollection = "Collection"
 	suffixDoc        = "Doc"
 	suffixFile       = "File"
+	suffixRecord     = "Record"
 )
 
 // partSize is the largest file part stored in one object (before base64).
@@ -37,7 +38,7 @@ type Remote struct {
 	loc string
 
 	// Class names (Options.Namespace).
-	classCollection, classDoc, classFile string
+	classCollection, classDoc, classFile, classRecord string
 
 	mu      sync.Mutex
 	tenants map[string]string // collection -> tenant, as last read
@@ -83,6 +84,7 @@ func Connect(ctx context.Context, o Options) (*Remote, error) {
 	r.classCollection = "Pakton" + o.Namespace + suffixCollection
 	r.classDoc = "Pakton" + o.Namespace + suffixDoc
 	r.classFile = "Pakton" + o.Namespace + suffixFile
+	r.classRecord = "Pakton" + o.Namespace + suffixRecord
 	r.loc = Scheme + strings.Join(o.Hosts, ",")
 	// Fail fast and clearly when nothing listens: a short budget for the
 	// first contact.
@@ -157,6 +159,9 @@ func (r *Remote) classDef(name string) map[string]any {
 		def["description"] = "pakton documents: one object per live document (tenant = collection)"
 		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
 		def["properties"] = []property{keyProp("docId"), keyProp("version"), dataProp("entry", "text"), dataProp("files", "text")}
+	case r.classRecord:
+		def["description"] = "pakton records shared by every process using the store (API keys)"
+		def["properties"] = []property{keyProp("kind"), keyProp("rid"), dataProp("data", "text")}
 	case r.classFile:
 		def["description"] = "pakton document files, in parts (tenant = collection)"
 		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
@@ -170,7 +175,7 @@ func (r *Remote) classDef(name string) map[string]any {
 // while the cluster elects a leader may hang without an answer: each
 // attempt has a timeout, and existence is checked again before the next.
 func (r *Remote) ensureSchema(ctx context.Context) error {
-	for _, name := range []string{r.classCollection, r.classDoc, r.classFile} {
+	for _, name := range []string{r.classCollection, r.classDoc, r.classFile, r.classRecord} {
 		if err := r.ensureClass(ctx, name); err != nil {
 			return err
 		}
@@ -868,4 +873,96 @@ func (r *Remote) Ping() error {
 		errs = append(errs, fmt.Errorf("%s: %w", h, err))
 	}
 	return fmt.Errorf("no Weaviate node of %s is ready: %w", r.loc, errors.Join(errs...))
+}
+
+// --- shared records (store.SharedRecords) -------------------------------------
+
+func recordID(kind, id string) string { return objectID("record", kind, id) }
+
+type recordProps struct {
+	Kind string `json:"kind"`
+	RID  string `json:"rid"`
+	Data string `json:"data"`
+}
+
+// Records implements store.SharedRecords. Every node is asked for its
+// listing, and every record listed anywhere is read back at the
+// consistency level, so a record deleted (a revoked key) is never taken
+// from a replica that missed the deletion.
+func (r *Remote) Records(kind string) (map[string][]byte, error) {
+	c := bg()
+	ids := map[string]bool{}
+	var firstErr error
+	ok := 0
+	for _, h := range r.c.o.Hosts {
+		after := ""
+		for {
+			path := "/v1/objects?class=" + r.classRecord + "&limit=200"
+			if after != "" {
+				path += "&after=" + after
+			}
+			var list struct {
+				Objects []struct {
+					ID         string      `json:"id"`
+					Properties recordProps `json:"properties"`
+				} `json:"objects"`
+			}
+			status, body, err := r.c.once(c, r.c.o.Timeout, h, "GET", path, nil)
+			if err == nil && status != 200 {
+				err = &statusError{"GET", path, status, string(body)}
+			}
+			if err == nil {
+				err = json.Unmarshal(body, &list)
+			}
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				break
+			}
+			for _, o := range list.Objects {
+				if o.Properties.Kind == kind {
+					ids[o.Properties.RID] = true
+				}
+			}
+			if len(list.Objects) < 200 {
+				ok++
+				break
+			}
+			after = list.Objects[len(list.Objects)-1].ID
+		}
+	}
+	if ok == 0 {
+		return nil, fmt.Errorf("list records: %w", firstErr)
+	}
+	out := map[string][]byte{}
+	for id := range ids {
+		var obj struct {
+			Properties recordProps `json:"properties"`
+		}
+		err := r.c.do(c, "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
+		if isStatus(err, 404) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = []byte(obj.Properties.Data)
+	}
+	return out, nil
+}
+
+// PutRecord implements store.SharedRecords.
+func (r *Remote) PutRecord(kind, id string, data []byte) error {
+	return r.batch(bg(), []object{{Class: r.classRecord, ID: recordID(kind, id), Properties: map[string]any{
+		"kind": kind, "rid": id, "data": string(data)}}})
+}
+
+// DeleteRecord implements store.SharedRecords.
+func (r *Remote) DeleteRecord(kind, id string) error {
+	err := r.c.do(bg(), "DELETE", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, nil)
+	if isStatus(err, 404) {
+		return fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
+	}
+	return err
 }
