@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/server"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/weaviate"
 )
 
 const keysUsage = `keys create --collection NAME [--name LABEL]   create a key for one collection (printed once)
@@ -35,18 +36,22 @@ func runKeys(ctx context.Context, args []string) error {
 	fs.Visit(func(f *flag.Flag) { collectionSet = collectionSet || f.Name == "collection" })
 	// Keys live in the store: creating one may create the store (and says
 	// so); listing or revoking never does, so a mistyped --store is an error.
-	if sub == "create" {
+	keyDir := g.store
+	if sub == "create" || weaviate.IsURL(g.store) {
+		// A store on a cluster keeps its keys in its local directory, with
+		// the servers that use them (docs/SCALE.md).
 		st, err := g.openOrCreate()
 		if err != nil {
 			return err
 		}
+		keyDir = st.Dir()
 		st.Close()
 	} else if ok, err := store.Exists(g.store); err != nil {
 		return err
 	} else if !ok {
 		return noStore(g.store)
 	}
-	keys, err := auth.Open(g.store)
+	keys, err := auth.Open(keyDir)
 	if err != nil {
 		return err
 	}

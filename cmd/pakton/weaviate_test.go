@@ -236,3 +236,57 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestWeaviateMigrate moves an embedded store's collection to the cluster
+// without re-parsing, verifies it, resumes idempotently, and the cluster
+// then answers as the embedded store did; keys for a cluster store live in
+// its local directory.
+func TestWeaviateMigrate(t *testing.T) {
+	if os.Getenv("PAKTON_WEAVIATE") != "1" {
+		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
+	}
+	c := wvtest.Require(t, 3)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	noModel(t)
+	emb := filepath.Join(dir, "store")
+	url := c.URL("replicas=3&local=" + filepath.Join(dir, "local"))
+	t.Setenv(config.EnvCollection, "deals")
+	t.Setenv(config.EnvStore, emb)
+	if _, _, err := capture(t, runIngest, "-q", src); err != nil {
+		t.Fatal(err)
+	}
+	q := []string{"--json", "-k", "5", "Does a labour strike at the supplier's own plant count as force majeure?"}
+	want, _, err := capture(t, runSearch, q...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := capture(t, runMigrate, "-q", "--from", emb, "--to", url)
+	if err != nil || !strings.Contains(out, "deals: 5 documents") || !strings.Contains(out, "verified") || !strings.Contains(out, "5 copied, 0 already there") {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	out, _, err = capture(t, runMigrate, "-q", "--from", emb, "--to", url)
+	if err != nil || !strings.Contains(out, "0 copied, 5 already there") {
+		t.Fatalf("migrate again: %v\n%s", err, out)
+	}
+	t.Setenv(config.EnvStore, url)
+	got, _, err := capture(t, runSearch, q...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("search after migrate differs:\n--- embedded\n%s\n--- cluster\n%s", want, got)
+	}
+	if _, _, err := capture(t, runKeys, "create", "--admin", "--name", "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "local", "auth", "keys.json")); err != nil {
+		t.Errorf("key file of a cluster store: %v", err)
+	}
+	if out, _, err := capture(t, runKeys, "list"); err != nil || !strings.Contains(out, "ops") {
+		t.Errorf("keys list: %v\n%s", err, out)
+	}
+}

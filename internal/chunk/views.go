@@ -70,6 +70,7 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 			continue
 		}
 		own := unitSpan(runes, tree, id)
+		heading := headingOf(tree, id)
 		context := ancestorContext(tree, id)
 		// The parent's lead-in ("The restrictions above shall not apply to
 		// information which:") is what gives a list item its meaning.
@@ -87,7 +88,7 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 				// matched on its own words.
 				text = doc.Masked(n.Own)
 			}
-			add(search.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: search.ViewPlain})
+			add(search.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: search.ViewPlain, Heading: heading})
 			if context != "" {
 				add(search.UnitInput{Text: context + "\n" + text, Spans: []document.Span{sp}, Node: id, View: search.ViewAncestors})
 			}
@@ -138,4 +139,19 @@ func ancestorContext(t *clause.Tree, id int) string {
 // normKey is text reduced to lower-case words, for duplicate detection.
 func normKey(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// headingOf is what a clause is called: its heading, else its defined term,
+// else the nearest ancestor's.
+func headingOf(t *clause.Tree, id int) string {
+	for a := id; a > 0; a = t.Nodes[a].Parent {
+		n := &t.Nodes[a]
+		if n.Heading != "" {
+			return n.Heading
+		}
+		if n.Term != "" {
+			return n.Term
+		}
+	}
+	return ""
 }

@@ -61,6 +61,28 @@ func TestBuildReturnsSourceSpansOnly(t *testing.T) {
 	}
 }
 
+// Each clause's text is given its heading (or its nearest ancestor's, or its
+// defined term) once, on its plain view, so the index counts it once.
+func TestBuildHeadings(t *testing.T) {
+	doc := &document.Document{ID: "msa", Name: "msa.txt", Text: sample}
+	in := Build(doc, nil, Options{})
+	got := map[string]string{} // plain unit text prefix → heading
+	for _, u := range in.Units {
+		if u.View != search.ViewPlain {
+			if u.Heading != "" {
+				t.Errorf("%v view carries heading %q", u.View, u.Heading)
+			}
+			continue
+		}
+		got[u.Text[:min(len(u.Text), 20)]] = u.Heading
+	}
+	for text, want := range map[string]string{"(a) this cap does no": "LIMITATION OF LIABILITY", "1.2 \"Fees\" means the": "Fees"} {
+		if h, ok := got[text]; !ok || !strings.EqualFold(h, want) {
+			t.Errorf("plain unit %q: heading %q, want %q (units: %q)", text, h, want, got)
+		}
+	}
+}
+
 func TestSummary(t *testing.T) {
 	s := Summary(&document.Document{Text: sample})
 	if s.Title != "MASTER SERVICES AGREEMENT" {

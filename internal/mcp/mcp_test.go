@@ -21,6 +21,7 @@ import (
 	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
 
 // The sample contracts, ingested once into collection "alpha" of a shared
@@ -58,7 +59,7 @@ func testStore(t *testing.T) *store.Store {
 			sharedErr = err
 			return
 		}
-		shared, sharedErr = store.Open(filepath.Join(dir, "store"))
+		shared, sharedErr = wvtest.OpenStore(filepath.Join(dir, "store"))
 		if sharedErr != nil {
 			return
 		}
@@ -387,7 +388,7 @@ func TestAskEvidence(t *testing.T) {
 // already searched: the next search finds it.
 func TestIndexFollowsGeneration(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "store"))
+	st, err := wvtest.OpenStore(filepath.Join(dir, "store"))
 	if err != nil {
 		t.Fatal(err)
 	}

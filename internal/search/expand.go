@@ -45,7 +45,7 @@ func (ix *Index) associations(tid int32) []assocTerm {
 		}
 		seen++
 		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
-			if c != tid && uint(c) < uint(len(ix.post)) {
+			if c != tid && uint(c) < uint(len(ix.post)) && !isHeadTerm(ix.terms[c]) {
 				co[c]++
 			}
 		}
@@ -89,17 +89,26 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 		have[t.id] = i
 	}
 	out := append([]queryTerm(nil), q...)
+	add := func(t queryTerm, a assocTerm, weight float64, body bool) {
+		w := weight * a.w * t.weight
+		if i, ok := have[a.id]; ok {
+			if i >= len(q) { // an expansion term already added
+				out[i].weight += w
+			}
+			return
+		}
+		have[a.id] = len(out)
+		out = append(out, queryTerm{a.id, w, body})
+	}
+	// What the clauses a question word heads say (headings.go).
+	for _, t := range q {
+		for _, a := range ix.bodyAssociations(t.id) {
+			add(t, a, bodyWeight, true)
+		}
+	}
 	for _, t := range q {
 		for _, a := range ix.associations(t.id) {
-			w := expandWeight * a.w * t.weight
-			if i, ok := have[a.id]; ok {
-				if i >= len(q) { // an expansion term already added
-					out[i].weight += w
-				}
-				continue
-			}
-			have[a.id] = len(out)
-			out = append(out, queryTerm{a.id, w})
+			add(t, a, expandWeight, false)
 		}
 	}
 	return out

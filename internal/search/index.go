@@ -44,6 +44,11 @@ type UnitInput struct {
 	Spans []document.Span // the source spans returned when the unit matches
 	Node  int             // clause node id, or -1
 	View  View
+	// Heading is what the clause calls itself ("Audit Rights"; a defined
+	// term; else the nearest ancestor's heading). Its words are not matched
+	// by questions: they teach the index which body words go with which
+	// headings (see headings.go). Set it on one view of each text only.
+	Heading string
 }
 
 // DocInput is one document to index.
@@ -119,7 +124,16 @@ type Index struct {
 	denseModel string
 
 	assoc sync.Map // term id → []assocTerm, learned lazily
-	accs  sync.Pool
+
+	// Heading-word associations (headings.go): counts made on first use,
+	// and the associations learned per word.
+	headOnce sync.Once
+	headDocs map[int32]int // heading term → documents it heads clauses in
+	headedN  int           // units carrying heading terms
+	headedDF []int32       // term → units carrying heading terms that have it
+	bodies   sync.Map      // term id → []assocTerm, body words under it as a heading
+
+	accs sync.Pool
 
 	// mapped is the file an opened index lives in (see persist.go); nil for
 	// an index built in memory. Values read from it are bounds-checked
@@ -226,6 +240,7 @@ const (
 type queryTerm struct {
 	id     int32
 	weight float64
+	body   bool // a body word learned from headings (headings.go)
 }
 
 // accumulator holds per-unit scores for one search without allocating a map:
@@ -345,6 +360,9 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 					continue
 				}
 				tf := float64(e.tf)
+				if qt.body && u.View == ViewDescendant {
+					tf *= bodyInSubtree
+				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
 				acc.add(e.unit, w*tf*(bm25K1+1)/(tf+norm))
 			}

@@ -52,7 +52,19 @@ func AnalyzeDoc(d DocInput) *Segment {
 			}
 			counts[id]++
 		}
-		su := SegmentUnit{Node: int32(u.Node), View: u.View, Len: int32(len(terms)), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
+		n := len(terms)
+		// Heading words go in as marked terms, counted once and not in the
+		// unit's length: no question word matches them.
+		for _, t := range Analyze(u.Heading) {
+			id, ok := local[headMark+t]
+			if !ok {
+				id = int32(len(seg.Vocab))
+				local[headMark+t] = id
+				seg.Vocab = append(seg.Vocab, headMark+t)
+			}
+			counts[id] = 1
+		}
+		su := SegmentUnit{Node: int32(u.Node), View: u.View, Len: int32(n), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
 		for id, c := range counts {
 			su.Terms = append(su.Terms, TermCount{id, uint16(min(c, math.MaxUint16))})
 		}

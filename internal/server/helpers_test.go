@@ -17,6 +17,7 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
 
 // contract is a small agreement with numbered clauses, as a text file.
@@ -54,11 +55,12 @@ type env struct {
 func newEnv(t *testing.T, mod func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(dir)
+	st, err := wvtest.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	dir = st.Dir()
 	keys, err := auth.Open(dir)
 	if err != nil {
 		t.Fatal(err)

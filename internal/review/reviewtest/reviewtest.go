@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
 
 // PlaybookYAML is a small playbook: Governing Law, Termination For
@@ -85,7 +86,7 @@ func Store(t testing.TB, collection string) *store.Store {
 // the tests of a package).
 func StoreAt(t testing.TB, dir, collection string) *store.Store {
 	t.Helper()
-	st, err := store.Open(dir)
+	st, err := wvtest.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,13 +91,17 @@ type Options struct {
 	// Consistency is the consistency level of reads and writes (default
 	// QUORUM).
 	Consistency string
+	// Namespace, when set, names a separate set of classes
+	// ("Pakton<Namespace>Doc", …), so several pakton deployments (or test
+	// runs) can share one cluster without seeing each other.
+	Namespace string
 	// Local is the local directory for derived files and process state
 	// (default: the user's cache directory, per cluster).
 	Local  string
 	APIKey string
 }
 
-// ParseURL parses weaviate://host:port[,host:port…][?replicas=N&shards=N&timeout=30s&retry=2m&stamp_ttl=1s&consistency=QUORUM&local=DIR].
+// ParseURL parses weaviate://host:port[,host:port…][?replicas=N&shards=N&timeout=30s&retry=2m&stamp_ttl=1s&consistency=QUORUM&namespace=NS&local=DIR].
 func ParseURL(raw string) (Options, error) {
 	var o Options
 	if !IsURL(raw) {
@@ -159,8 +163,13 @@ func ParseURL(raw string) (Options, error) {
 			o.Consistency = v
 		case "local":
 			o.Local = v
+		case "namespace":
+			if !validNamespace(v) {
+				return o, fmt.Errorf("weaviate: namespace=%q: want 1-32 letters and digits, starting with a capital letter", v)
+			}
+			o.Namespace = v
 		default:
-			return o, fmt.Errorf("weaviate: unknown URL parameter %q (known: replicas, shards, timeout, retry, stamp_ttl, consistency, local)", k)
+			return o, fmt.Errorf("weaviate: unknown URL parameter %q (known: replicas, shards, timeout, retry, stamp_ttl, consistency, namespace, local)", k)
 		}
 	}
 	if o.Local == "" {
@@ -168,10 +177,22 @@ func ParseURL(raw string) (Options, error) {
 		if err != nil {
 			base = os.TempDir()
 		}
-		o.Local = filepath.Join(base, "pakton", "weaviate-"+safeName(strings.Join(o.Hosts, ",")))
+		o.Local = filepath.Join(base, "pakton", "weaviate-"+safeName(strings.Join(o.Hosts, ","))+o.Namespace)
 	}
 	o.APIKey = os.Getenv(EnvAPIKey)
 	return o, nil
+}
+
+func validNamespace(s string) bool {
+	if len(s) == 0 || len(s) > 32 || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func safeName(s string) string {

@@ -18,11 +18,11 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-// Class names.
+// Class name suffixes; the names are "Pakton" + namespace + suffix.
 const (
-	classCollection = "PaktonCollection"
-	classDoc        = "PaktonDoc"
-	classFile       = "PaktonFile"
+	suffixCollection = "Collection"
+	suffixDoc        = "Doc"
+	suffixFile       = "File"
 )
 
 // partSize is the largest file part stored in one object (before base64).
@@ -35,6 +35,9 @@ const batchBytes = 8 << 20
 type Remote struct {
 	c   *client
 	loc string
+
+	// Class names (Options.Namespace).
+	classCollection, classDoc, classFile string
 
 	mu      sync.Mutex
 	tenants map[string]string // collection -> tenant, as last read
@@ -77,6 +80,9 @@ func OpenStore(ctx context.Context, rawURL string) (*store.Store, error) {
 // Connect is Open with parsed options.
 func Connect(ctx context.Context, o Options) (*Remote, error) {
 	r := &Remote{c: newClient(o), tenants: map[string]string{}, stamps: map[string]stampAt{}}
+	r.classCollection = "Pakton" + o.Namespace + suffixCollection
+	r.classDoc = "Pakton" + o.Namespace + suffixDoc
+	r.classFile = "Pakton" + o.Namespace + suffixFile
 	r.loc = Scheme + strings.Join(o.Hosts, ",")
 	// Fail fast and clearly when nothing listens: a short budget for the
 	// first contact.
@@ -143,15 +149,15 @@ func (r *Remote) classDef(name string) map[string]any {
 		"replicationConfig": map[string]any{"factor": r.c.o.Replicas, "asyncEnabled": r.c.o.Replicas > 1},
 	}
 	switch name {
-	case classCollection:
+	case r.classCollection:
 		def["description"] = "pakton collections (one object each)"
 		def["shardingConfig"] = map[string]any{"desiredCount": r.c.o.Shards}
 		def["properties"] = []property{keyProp("name"), dataProp("tenant", "text"), dataProp("created", "text"), dataProp("stamp", "text")}
-	case classDoc:
+	case r.classDoc:
 		def["description"] = "pakton documents: one object per live document (tenant = collection)"
 		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
 		def["properties"] = []property{keyProp("docId"), keyProp("version"), dataProp("entry", "text"), dataProp("files", "text")}
-	case classFile:
+	case r.classFile:
 		def["description"] = "pakton document files, in parts (tenant = collection)"
 		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
 		def["properties"] = []property{keyProp("docId"), keyProp("version"), keyProp("name"),
@@ -164,7 +170,7 @@ func (r *Remote) classDef(name string) map[string]any {
 // while the cluster elects a leader may hang without an answer: each
 // attempt has a timeout, and existence is checked again before the next.
 func (r *Remote) ensureSchema(ctx context.Context) error {
-	for _, name := range []string{classCollection, classDoc, classFile} {
+	for _, name := range []string{r.classCollection, r.classDoc, r.classFile} {
 		if err := r.ensureClass(ctx, name); err != nil {
 			return err
 		}
@@ -182,7 +188,7 @@ func (r *Remote) ensureClass(ctx context.Context, name string) error {
 		}
 		err := r.c.do(ctx, "GET", "/v1/schema/"+name, nil, &got)
 		if err == nil {
-			if got.Replication.Factor != r.c.o.Replicas && name == classDoc {
+			if got.Replication.Factor != r.c.o.Replicas && name == r.classDoc {
 				slog.Debug("weaviate: class exists with another replication factor; keeping it", "class", name, "factor", got.Replication.Factor, "asked", r.c.o.Replicas)
 			}
 			return nil
@@ -227,7 +233,7 @@ func (r *Remote) collection(ctx context.Context, name string) (collectionProps, 
 	var obj struct {
 		Properties collectionProps `json:"properties"`
 	}
-	err := r.c.do(ctx, "GET", "/v1/objects/"+classCollection+"/"+collectionID(name)+"?"+r.q(), nil, &obj)
+	err := r.c.do(ctx, "GET", "/v1/objects/"+r.classCollection+"/"+collectionID(name)+"?"+r.q(), nil, &obj)
 	if isStatus(err, 404) {
 		return collectionProps{}, fmt.Errorf("collection %q: %w", name, store.ErrNotFound)
 	}
@@ -297,7 +303,7 @@ func (r *Remote) Collections() ([]store.CollectionInfo, error) {
 	}
 	after := ""
 	for {
-		path := "/v1/objects?class=" + classCollection + "&limit=500"
+		path := "/v1/objects?class=" + r.classCollection + "&limit=500"
 		if after != "" {
 			path += "&after=" + after
 		}
@@ -345,14 +351,14 @@ func (r *Remote) count(ctx context.Context, tenant string) (int, error) {
 			Message string `json:"message"`
 		} `json:"errors"`
 	}
-	q := fmt.Sprintf(`{Aggregate{%s(tenant:%q){meta{count}}}}`, classDoc, tenant)
+	q := fmt.Sprintf(`{Aggregate{%s(tenant:%q){meta{count}}}}`, r.classDoc, tenant)
 	if err := r.c.do(ctx, "POST", "/v1/graphql", map[string]string{"query": q}, &res); err != nil {
 		return 0, err
 	}
 	if len(res.Errors) > 0 {
 		return 0, fmt.Errorf("count documents of tenant %s: %s", tenant, res.Errors[0].Message)
 	}
-	a := res.Data.Aggregate[classDoc]
+	a := res.Data.Aggregate[r.classDoc]
 	if len(a) == 0 {
 		return 0, nil
 	}
@@ -370,12 +376,12 @@ func (r *Remote) CreateCollection(name string) error {
 		return err
 	}
 	tenant := tenantName(name)
-	for _, class := range []string{classDoc, classFile} {
+	for _, class := range []string{r.classDoc, r.classFile} {
 		if err := r.ensureTenant(c, class, tenant); err != nil {
 			return err
 		}
 	}
-	obj := object{Class: classCollection, ID: collectionID(name), Properties: map[string]any{
+	obj := object{Class: r.classCollection, ID: collectionID(name), Properties: map[string]any{
 		"name": name, "tenant": tenant, "created": time.Now().UTC().Format(time.RFC3339Nano), "stamp": newStamp(),
 	}}
 	// Two processes creating the same collection at once: the last object
@@ -425,12 +431,12 @@ func (r *Remote) DeleteCollection(name string) error {
 	}
 	// The object first: from then on the collection does not exist, and a
 	// new one of the same name gets new tenants.
-	err = r.c.do(c, "DELETE", "/v1/objects/"+classCollection+"/"+collectionID(name)+"?"+r.q(), nil, nil)
+	err = r.c.do(c, "DELETE", "/v1/objects/"+r.classCollection+"/"+collectionID(name)+"?"+r.q(), nil, nil)
 	if err != nil && !isStatus(err, 404) {
 		return err
 	}
 	r.forget(name)
-	for _, class := range []string{classDoc, classFile} {
+	for _, class := range []string{r.classDoc, r.classFile} {
 		err := r.c.doTimeout(c, 20*time.Second, "DELETE", "/v1/schema/"+class+"/tenants", []string{p.Tenant}, nil)
 		if err != nil && !isStatus(err, 404) && !isStatus(err, 422) {
 			slog.Warn("weaviate: could not remove a deleted collection's tenant; it holds only unreachable data", "collection", name, "class", class, "tenant", p.Tenant, "err", err)
@@ -477,8 +483,8 @@ func (r *Remote) bump(ctx context.Context, collection string) error {
 		delete(r.stamps, collection)
 		r.mu.Unlock()
 	}()
-	err := r.c.do(ctx, "PATCH", "/v1/objects/"+classCollection+"/"+collectionID(collection)+"?"+r.q(),
-		map[string]any{"class": classCollection, "properties": map[string]any{"stamp": newStamp()}}, nil)
+	err := r.c.do(ctx, "PATCH", "/v1/objects/"+r.classCollection+"/"+collectionID(collection)+"?"+r.q(),
+		map[string]any{"class": r.classCollection, "properties": map[string]any{"stamp": newStamp()}}, nil)
 	if isStatus(err, 404) {
 		return fmt.Errorf("collection %q: %w", collection, store.ErrNotFound)
 	}
@@ -515,7 +521,7 @@ func (r *Remote) doc(ctx context.Context, collection, id string) (docProps, erro
 		Properties docProps `json:"properties"`
 	}
 	err := r.withTenant(ctx, collection, func(t string) error {
-		return r.c.do(ctx, "GET", "/v1/objects/"+classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+		return r.c.do(ctx, "GET", "/v1/objects/"+r.classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
 	})
 	if isStatus(err, 404) {
 		return docProps{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
@@ -599,7 +605,7 @@ func (r *Remote) listFrom(ctx context.Context, host, tenant string) (map[string]
 	after := ""
 	const page = 200
 	for {
-		path := "/v1/objects?class=" + classDoc + "&tenant=" + url.QueryEscape(tenant) + "&limit=" + strconv.Itoa(page)
+		path := "/v1/objects?class=" + r.classDoc + "&tenant=" + url.QueryEscape(tenant) + "&limit=" + strconv.Itoa(page)
 		if after != "" {
 			path += "&after=" + after
 		}
@@ -650,7 +656,7 @@ func (r *Remote) ReadFile(collection, id, version, name string) ([]byte, error) 
 					Data  string `json:"data"`
 				} `json:"properties"`
 			}
-			err := r.c.do(c, "GET", "/v1/objects/"+classFile+"/"+fileID(id, version, name, part)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+			err := r.c.do(c, "GET", "/v1/objects/"+r.classFile+"/"+fileID(id, version, name, part)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
 			if isStatus(err, 404) {
 				return fmt.Errorf("document %q version %s: %s part %d: %w", id, version, name, part, fs.ErrNotExist)
 			}
@@ -688,14 +694,14 @@ func (r *Remote) Commit(collection string, vs []store.RemoteVersion) error {
 				parts[name] = n
 				for i := range n {
 					chunk := b[min(len(b), i*partSize):min(len(b), (i+1)*partSize)]
-					files = append(files, object{Class: classFile, ID: fileID(v.ID, v.Version, name, i), Tenant: t, Properties: map[string]any{
+					files = append(files, object{Class: r.classFile, ID: fileID(v.ID, v.Version, name, i), Tenant: t, Properties: map[string]any{
 						"docId": v.ID, "version": v.Version, "name": name, "part": i, "parts": n,
 						"data": base64.StdEncoding.EncodeToString(chunk),
 					}})
 				}
 			}
 			fj, _ := json.Marshal(parts)
-			docs = append(docs, object{Class: classDoc, ID: docID(v.ID), Tenant: t, Properties: map[string]any{
+			docs = append(docs, object{Class: r.classDoc, ID: docID(v.ID), Tenant: t, Properties: map[string]any{
 				"docId": v.ID, "version": v.Version, "entry": string(v.Entry), "files": string(fj),
 			}})
 		}
@@ -723,7 +729,7 @@ func (r *Remote) docsByID(ctx context.Context, tenant string, vs []store.RemoteV
 		var obj struct {
 			Properties docProps `json:"properties"`
 		}
-		err := r.c.do(ctx, "GET", "/v1/objects/"+classDoc+"/"+docID(v.ID)+"?tenant="+url.QueryEscape(tenant)+"&"+r.q(), nil, &obj)
+		err := r.c.do(ctx, "GET", "/v1/objects/"+r.classDoc+"/"+docID(v.ID)+"?tenant="+url.QueryEscape(tenant)+"&"+r.q(), nil, &obj)
 		if isStatus(err, 404) {
 			continue
 		}
@@ -746,7 +752,7 @@ func (r *Remote) deleteFiles(ctx context.Context, tenant string, p docProps) {
 	}
 	for name, n := range parts {
 		for i := range n {
-			err := r.c.do(ctx, "DELETE", "/v1/objects/"+classFile+"/"+fileID(p.DocID, p.Version, name, i)+"?tenant="+url.QueryEscape(tenant)+"&"+r.q(), nil, nil)
+			err := r.c.do(ctx, "DELETE", "/v1/objects/"+r.classFile+"/"+fileID(p.DocID, p.Version, name, i)+"?tenant="+url.QueryEscape(tenant)+"&"+r.q(), nil, nil)
 			if err != nil && !isStatus(err, 404) {
 				slog.Debug("weaviate: could not remove a replaced file part", "doc", p.DocID, "version", p.Version, "file", name, "err", err)
 			}
@@ -761,7 +767,7 @@ func (r *Remote) Delete(collection, id string) error {
 		var obj struct {
 			Properties docProps `json:"properties"`
 		}
-		err := r.c.do(c, "GET", "/v1/objects/"+classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+		err := r.c.do(c, "GET", "/v1/objects/"+r.classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
 		if isStatus(err, 404) {
 			return fmt.Errorf("document %q: %w", id, store.ErrNotFound)
 		}
@@ -771,7 +777,7 @@ func (r *Remote) Delete(collection, id string) error {
 		if err := r.bump(c, collection); err != nil {
 			return err
 		}
-		err = r.c.do(c, "DELETE", "/v1/objects/"+classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, nil)
+		err = r.c.do(c, "DELETE", "/v1/objects/"+r.classDoc+"/"+docID(id)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, nil)
 		if err != nil && !isStatus(err, 404) {
 			return err
 		}

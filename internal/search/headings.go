@@ -1,0 +1,166 @@
+package search
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// Matching by meaning, learned from the collection's own headings. A clause
+// heading ("Audit Rights", "Governing Law", "Term", a defined term) is its
+// drafter's summary of the clause, so the bodies of the clauses a word heads,
+// across the collection, say what the word means in a contract: under
+// "Audit" they say "books", "records", "inspect", "auditor"; under "Term",
+// "renew", "expire", "unless earlier terminated". A question that uses the
+// word ("What are the audit rights?", "for how long each term?") then also
+// looks for those body words, weighted below its own words, so it finds the
+// clause however that contract words it and whether or not the clause has a
+// heading. Nothing is hand-written and no model is involved: the
+// associations are counted from the index when a word is first asked about,
+// and cached.
+//
+// The index keeps each clause's heading words as marked terms on one view of
+// its text (UnitInput.Heading), so each clause is counted once however many
+// views it has. An association must hold in several documents, so one
+// contract's numbering or one drafter's habits cannot make one on their own,
+// and only a word that heads clauses in a fair share of the collection's
+// documents is read as a heading.
+
+// headMark starts the vocabulary entry of a heading word. Question words
+// never start with it, so heading terms are never matched directly.
+const headMark = "\x01"
+
+const (
+	headMinDocs   = 3    // documents in which a heading word and a body word must meet
+	headMinShare  = 0.02 // share of documents a word must head clauses in
+	headMinRatio  = 2.0  // how many times chance a body word must occur under the heading
+	headSample    = 4000 // headed clauses examined per heading word
+	bodyPerTerm   = 10   // body words kept per heading word
+	bodyWeight    = 0.3  // weight of a body word relative to a question word
+	bodyFullScore = 0.5  // association score that earns a body word its full weight
+	// bodyInSubtree scales a body word's occurrences in a subtree view. The
+	// body words are the vocabulary of a whole kind of clause, so they pile
+	// up in a view holding many clauses, which would then outrank the clause
+	// itself and return more text.
+	bodyInSubtree = 0.5
+)
+
+func isHeadTerm(t string) bool { return strings.HasPrefix(t, headMark) }
+
+// bodyAssociations returns the body words most associated with the heading
+// word of term tid, each weighted in (0, 1].
+func (ix *Index) bodyAssociations(tid int32) []assocTerm {
+	if v, ok := ix.bodies.Load(tid); ok {
+		return v.([]assocTerm)
+	}
+	out := ix.learnBodies(tid)
+	ix.bodies.Store(tid, out)
+	return out
+}
+
+func (ix *Index) learnBodies(tid int32) []assocTerm {
+	ix.headOnce.Do(ix.countHeaded)
+	if tid < 0 || int(tid) >= len(ix.terms) {
+		return nil
+	}
+	h, ok := ix.vocab[headMark+ix.terms[tid]]
+	if !ok || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
+		return nil
+	}
+	pl := ix.post[h]
+	step := 1
+	if len(pl) > headSample {
+		step = len(pl) / headSample
+	}
+	type co struct {
+		units, docs int
+		last        int32
+	}
+	cos := map[int32]*co{}
+	seen := 0
+	for i := 0; i < len(pl); i += step {
+		u := pl[i].unit
+		if uint(u) >= uint(len(ix.units)) {
+			continue // a damaged index file; see persist.go
+		}
+		seen++
+		d := ix.units[u].Doc
+		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
+			if c == tid || uint(c) >= uint(len(ix.headedDF)) || isHeadTerm(ix.terms[c]) {
+				continue
+			}
+			e := cos[c]
+			if e == nil {
+				e = &co{last: -1}
+				cos[c] = e
+			}
+			e.units++
+			if e.last != d {
+				e.last = d
+				e.docs++
+			}
+		}
+	}
+	n := float64(ix.headedN)
+	var cand []assocTerm
+	for c, e := range cos {
+		if e.docs < headMinDocs || ix.headedDF[c] == 0 {
+			continue
+		}
+		// How much more often than in headed clauses at large the body word
+		// occurs under this heading, weighted by how often it does.
+		ratio := float64(e.units) * n / (float64(seen) * float64(ix.headedDF[c]))
+		if ratio < headMinRatio {
+			continue
+		}
+		w := math.Log(ratio) * float64(e.units) / float64(seen)
+		cand = append(cand, assocTerm{c, min(1, w/bodyFullScore)})
+	}
+	sort.Slice(cand, func(i, j int) bool {
+		if cand[i].w != cand[j].w {
+			return cand[i].w > cand[j].w
+		}
+		return cand[i].id < cand[j].id
+	})
+	if len(cand) > bodyPerTerm {
+		cand = cand[:bodyPerTerm]
+	}
+	return cand
+}
+
+// countHeaded finds the clauses that carry heading terms and counts, for each
+// heading term, the documents it heads clauses in and, for each term, the
+// headed clauses that have it.
+func (ix *Index) countHeaded() {
+	headed := make([]bool, len(ix.units))
+	ix.headDocs = map[int32]int{}
+	for t, s := range ix.terms {
+		if !isHeadTerm(s) {
+			continue
+		}
+		last := int32(-1)
+		for _, p := range ix.post[t] {
+			if uint(p.unit) >= uint(len(ix.units)) {
+				continue
+			}
+			headed[p.unit] = true
+			if d := ix.units[p.unit].Doc; d != last {
+				last = d
+				ix.headDocs[int32(t)]++
+			}
+		}
+	}
+	for _, h := range headed {
+		if h {
+			ix.headedN++
+		}
+	}
+	ix.headedDF = make([]int32, len(ix.post))
+	for t, pl := range ix.post {
+		for _, p := range pl {
+			if uint(p.unit) < uint(len(headed)) && headed[p.unit] {
+				ix.headedDF[t]++
+			}
+		}
+	}
+}
