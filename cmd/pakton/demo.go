@@ -11,6 +11,7 @@ import (
 
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -70,8 +71,57 @@ func runDemo(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "Try your own: pakton ingest DIR, then pakton search \"QUESTION\" (or --json).\n")
+	if err := demoReview(ctx, stdout, st); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nTry your own: pakton ingest DIR, then pakton search \"QUESTION\" (or --json),\n"+
+		"and pakton review --out DIR for the whole playbook as CSV, XLSX, JSON and HTML.\n")
 	return ctx.Err()
+}
+
+// demoProvisions are the built-in playbook's provisions the demo reviews.
+var demoProvisions = []string{"Governing Law", "Anti-Assignment", "Cap on Liability", "Termination for Convenience", "Change of Control", "Source Code Escrow"}
+
+// demoReview reviews the sample contracts against a few provisions of the
+// built-in playbook, offline, and prints one line per contract: how many
+// were found and which were not.
+func demoReview(ctx context.Context, w io.Writer, st *store.Store) error {
+	pb, det := review.Builtin()
+	pb, err := pb.Select(demoProvisions)
+	if err != nil {
+		return err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return err
+	}
+	infos, err := st.List(store.DefaultCollection)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nReview (offline detectors): %s.\n", strings.Join(demoProvisions, ", "))
+	for _, in := range infos {
+		rec, err := st.Document(store.DefaultCollection, in.ID)
+		if err != nil {
+			return err
+		}
+		row, err := rev.Review(ctx, review.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
+		if err != nil {
+			return err
+		}
+		var missing []string
+		for _, c := range row.Cells {
+			if !c.Found {
+				missing = append(missing, c.Provision)
+			}
+		}
+		line := fmt.Sprintf("  %-34s found %d of %d", in.Name, len(row.Cells)-len(missing), len(row.Cells))
+		if len(missing) > 0 {
+			line += "; not found: " + strings.Join(missing, ", ")
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
 }
 
 // writeExamples copies the embedded sample contracts to dir.

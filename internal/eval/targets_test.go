@@ -58,7 +58,7 @@ func TestLegalBenchTargets(t *testing.T) {
 		{"CUAD document R@1", cd.Recall["1"], 25},
 		{"CUAD document R@8", cd.Recall["8"], 60},
 		{"CUAD document R@64", cd.Recall["64"], 90},
-		{"ContractNLI R@1", n.Recall["1"], 54},
+		{"ContractNLI R@1", n.Recall["1"], 55},
 		{"ContractNLI R@8", n.Recall["8"], 90},
 		{"ContractNLI R@64", n.Recall["64"], 99.5},
 		{"ContractNLI P@1", n.Precision["1"], 35},

@@ -55,12 +55,29 @@ type Model struct {
 	Threshold float64    `json:"threshold"`
 }
 
-// Calibration maps a zero-shot score s to σ(A·s + B); cells at or above
-// Threshold are found.
+// Calibration turns zero-shot scores into probabilities. A passage with
+// zero-shot score s holds the provision with probability σ(A·s + B + prior),
+// where prior is the sum of Prior's weights of the passage's generic
+// features (what kind of passage it is, where, how long: learned from every
+// labelled provision at once, so it applies to provisions nobody labelled —
+// a definition of "Change of Control" is rarely the change-of-control
+// clause). The cell's confidence is the best passage's probability passed
+// through Platt (σ(Platt[0]·logit(p) + Platt[1]); none when zero), and
+// cells at or above Threshold are found.
 type Calibration struct {
-	A         float64 `json:"a"`
-	B         float64 `json:"b"`
-	Threshold float64 `json:"threshold"`
+	A         float64            `json:"a"`
+	B         float64            `json:"b"`
+	Prior     map[string]float64 `json:"prior,omitempty"`
+	Platt     [2]float64         `json:"platt"`
+	Threshold float64            `json:"threshold"`
+}
+
+// confidence maps the best passage's probability to the cell's.
+func (c Calibration) confidence(best float64) float64 {
+	if c.Platt[0] == 0 && c.Platt[1] == 0 {
+		return best
+	}
+	return sigmoid(c.Platt[0]*logit(best) + c.Platt[1])
 }
 
 // defaultCalibration is used when no detectors file is given: a zero-shot

@@ -119,9 +119,11 @@ var (
 )
 
 // features returns the hashed features of a passage: its words and word
-// pairs, its headings' words, its parent's lead-in words, where it sits in
-// the document, how long it is, and the shapes of text it holds (dates,
-// amounts, durations, defined terms).
+// pairs, its headings' words, its parent's lead-in words, its kind of
+// clause (a definition, a list item…), where it sits in the document, how
+// long it is, and the shapes of text it holds (dates, amounts, durations,
+// defined terms). The non-lexical ones (genericFeature) say nothing about
+// any provision in particular and feed the zero-shot scorer's prior.
 func features(p *passage, text string) []uint32 {
 	f := featureSet{seen: make(map[uint32]bool, 2*len(p.words)+len(p.context)+16)}
 	for i, w := range p.words {
@@ -136,6 +138,7 @@ func features(p *passage, text string) []uint32 {
 	for _, w := range p.leadIn {
 		f.add("l:" + w)
 	}
+	f.add("kind:" + string(p.kind))
 	f.add("pos:" + strconv.Itoa(int(math.Min(p.rel*20, 19))))
 	if p.ordinal < 6 {
 		f.add("ord:" + strconv.Itoa(p.ordinal))
@@ -178,4 +181,16 @@ func upperShare(s string) float64 {
 		return 0
 	}
 	return float64(up) / float64(letters)
+}
+
+// genericFeature reports whether a feature says something about every
+// provision alike (what kind of passage it is, where, how long, what shape
+// of text), not about one provision's words.
+func genericFeature(name string) bool {
+	for _, p := range []string{"kind:", "pos:", "ord:", "len:", "shape:"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

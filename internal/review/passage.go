@@ -27,6 +27,7 @@ type passage struct {
 	leadIn  []string // analyzed words of the parent's lead-in, for list items
 	rel     float64  // where the passage starts, as a fraction of the document
 	ordinal int      // index among the document's passages
+	kind    clause.Kind
 }
 
 // prepared is a document cut into passages and analyzed, shared by every
@@ -62,7 +63,7 @@ func prepare(d Doc) *prepared {
 			if n > 0 {
 				rel = float64(sp.Start) / float64(n)
 			}
-			p.passages = append(p.passages, passage{span: sp, node: id, words: words, context: ctx, leadIn: lead, rel: rel, ordinal: len(p.passages)})
+			p.passages = append(p.passages, passage{span: sp, node: id, words: words, context: ctx, leadIn: lead, rel: rel, ordinal: len(p.passages), kind: node.Kind})
 		}
 	}
 	p.feats = make([][]uint32, len(p.passages))

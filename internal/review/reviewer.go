@@ -19,6 +19,9 @@ type Reviewer struct {
 	featRow map[uint32]int32
 	weights []float32 // len(featRow) × len(provs)
 	zs      *zeroShot
+	// prior is the zero-shot prior's weight of each generic feature, per
+	// distinct calibration (compiled once).
+	prior map[uint32]float64
 }
 
 // compiled is one provision's finder.
@@ -62,6 +65,12 @@ func NewReviewer(pb *Playbook, det *Detectors) (*Reviewer, error) {
 		}
 	}
 	r.zs = newZeroShot(pb, det)
+	if cal := det.calibration(); len(cal.Prior) > 0 {
+		r.prior = map[uint32]float64{}
+		for _, name := range sortedKeys(cal.Prior) {
+			r.prior[featureID(name)] += cal.Prior[name]
+		}
+	}
 	return r, nil
 }
 
@@ -119,6 +128,10 @@ func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
 	acc := make([]float64, P)
 	for k, feats := range prep.feats {
 		clear(acc)
+		prior := 0.0
+		for _, f := range feats {
+			prior += r.prior[f]
+		}
 		for _, f := range feats {
 			row, ok := r.featRow[f]
 			if !ok {
@@ -133,7 +146,7 @@ func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
 			if c.model != nil {
 				out[i][k] = sigmoid(c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k])
 			} else {
-				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B)
+				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B + prior)
 			}
 		}
 	}
@@ -143,7 +156,7 @@ func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
 // confidence turns the best passage's probability into the cell's.
 func (c compiled) confidence(best float64) float64 {
 	if c.model == nil {
-		return best
+		return c.cal.confidence(best)
 	}
 	a, b := c.model.Platt[0], c.model.Platt[1]
 	if a == 0 && b == 0 {

@@ -137,29 +137,13 @@ type TrainReport struct {
 	// ZeroShot is the calibration of the zero-shot scorer.
 	ZeroShot Calibration `json:"zero_shot"`
 
-	zsPairs map[string][]scored // per provision: best zero-shot score, hit
+	refit func(exclude string) Calibration
 }
 
-// ZeroShotWithout refits the zero-shot calibration leaving one provision's
-// cells out: how that provision would be found had nobody labelled it.
-func (r *TrainReport) ZeroShotWithout(name string) Calibration {
-	var pairs []scored
-	for n, ps := range r.zsPairs {
-		if !strings.EqualFold(n, name) {
-			pairs = append(pairs, ps...)
-		}
-	}
-	// A fixed order, so the fit does not depend on map iteration.
-	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].x < pairs[j].x })
-	a, b := fitPlatt(pairs)
-	if a <= 0 {
-		a, b = defaultCalibration.A, defaultCalibration.B
-	}
-	for i := range pairs {
-		pairs[i].p = sigmoid(a*pairs[i].x + b)
-	}
-	return Calibration{A: round4(a), B: round4(b), Threshold: round4(bestThreshold(pairs))}
-}
+// ZeroShotWithout refits the zero-shot calibration (and its prior) leaving
+// one provision's cells out: how that provision would be found had nobody
+// labelled it.
+func (r *TrainReport) ZeroShotWithout(name string) Calibration { return r.refit(name) }
 
 // ProvisionTraining is one provision's training summary.
 type ProvisionTraining struct {
@@ -198,6 +182,7 @@ type cellData struct {
 	present bool   // labelled present
 	pos     []bool // per passage: covers a labelled span
 	spans   [][2]int
+	prov    int // the provision's index in the playbook
 }
 
 // Train fits detectors for the provisions of pb that docs label, and the
@@ -239,7 +224,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 			if !ok {
 				continue
 			}
-			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.p.passages)), spans: lb.Spans}
+			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.p.passages)), spans: lb.Spans, prov: i}
 			if lb.Present {
 				for k, ps := range docs[d].Prep.p.passages {
 					cd.pos[k] = Hits(ps.span, lb.Spans)
@@ -306,24 +291,67 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	if a2, b2 := fitPlatt(pairs); a2 > 0 {
 		a, b = a2, b2
 	}
-	det.ZeroShot = Calibration{A: round4(a), B: round4(b)}
-	for i := range pairs {
-		pairs[i].p = sigmoid(a*pairs[i].x + b)
+	// The zero-shot scorer's prior: a model shared by every labelled
+	// provision over the zero-shot score and the passages' generic features
+	// (kind of clause, place, length, shape), starting from (a, b).
+	fx := newFeatureIndex(docs)
+	gx := fx.generic()
+	cellsOf := func(exclude string) []cellData {
+		var out []cellData
+		for _, pd := range provs {
+			if !strings.EqualFold(pd.name, exclude) {
+				out = append(out, pd.cells...)
+			}
+		}
+		return out
 	}
-	det.ZeroShot.Threshold = round4(bestThreshold(pairs))
-	rep := &TrainReport{ZeroShot: det.ZeroShot, zsPairs: map[string][]scored{}}
+	fitZeroShot := func(exclude string) (Calibration, *detectorFit, map[string][]scored) {
+		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1)
+		if g.zsw <= 0 {
+			// The prior learned to rank passages against the provision's
+			// own description (too few or too alike labelled provisions):
+			// keep the plain calibration.
+			g = &detectorFit{w: make([]float64, len(gx.ids)), zsw: a, bias: b}
+		}
+		byProv := map[string][]scored{}
+		var all []scored
+		for _, pd := range provs {
+			for _, c := range pd.cells {
+				probs := g.passageProbs(gx, c.doc, zsScores[c.doc][c.prov])
+				best := argmax(probs)
+				sc := scored{present: c.present}
+				if best >= 0 {
+					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+				}
+				byProv[pd.name] = append(byProv[pd.name], sc)
+				if !strings.EqualFold(pd.name, exclude) {
+					all = append(all, sc)
+				}
+			}
+		}
+		pa, pb := fitPlatt(all)
+		for i := range all {
+			all[i].p = sigmoid(pa*all[i].x + pb)
+		}
+		cal := Calibration{A: round4(g.zsw), B: round4(g.bias), Prior: g.exportWeights(gx), Platt: [2]float64{round4(pa), round4(pb)},
+			Threshold: round4(bestThreshold(all))}
+		return cal, g, byProv
+	}
+	cal, g, byProv := fitZeroShot("")
+	det.ZeroShot = cal
 	for j, pd := range provs {
-		rep.zsPairs[pd.name] = zsPairs[j]
+		zsPairs[j] = byProv[pd.name]
 	}
+	rep := &TrainReport{ZeroShot: det.ZeroShot, refit: func(exclude string) Calibration {
+		c, _, _ := fitZeroShot(exclude)
+		return c
+	}}
 	if opt.ZeroShotOnly {
 		for _, pd := range provs {
 			rep.Provisions = append(rep.Provisions, ProvisionTraining{Name: pd.name, Contracts: len(pd.cells), Present: countPresent(pd.cells), Shipped: "zero-shot"})
 		}
 		return det, rep, nil
 	}
-
-	// The feature space: every feature id of every passage, compacted.
-	fx := newFeatureIndex(docs)
 
 	// Per provision: cross-validated predictions (for Platt scaling,
 	// threshold and model selection), then a final fit on every contract.
@@ -340,7 +368,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 			return
 		}
 		pd := provs[j]
-		init := [2]float64{a, b}
+		init := g
 		cv := make([]scored, len(pd.cells))
 		for f := range innerFolds {
 			var train []cellData
@@ -349,7 +377,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 					train = append(train, c)
 				}
 			}
-			w := fitDetector(train, fx, zsScores, pd.idx, init, pd.name, f)
+			w := fitDetector(train, fx, zsScores, init, pd.name, f)
 			for ci, c := range pd.cells {
 				if c.doc%innerFolds != f {
 					continue
@@ -363,7 +391,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 				cv[ci] = sc
 			}
 		}
-		w := fitDetector(pd.cells, fx, zsScores, pd.idx, init, pd.name, -1)
+		w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1)
 		results[j] = result{model: w.export(fx, pd.name, countPresent(pd.cells)), cv: cv, zs: zsPairs[j]}
 		if opt.Progress != nil {
 			pmu.Lock()
@@ -394,7 +422,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	for j, r := range results {
 		zsc := make([]scored, len(r.zs))
 		for i, s := range r.zs {
-			s.p = sigmoid(a*s.x + b)
+			s.p = det.ZeroShot.confidence(sigmoid(s.x))
 			zsc[i] = s
 		}
 		dF1, zF1 := f1At(r.cv, shared), f1At(zsc, det.ZeroShot.Threshold)
@@ -691,14 +719,15 @@ func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []fl
 	return out
 }
 
-// fitDetector trains one provision's detector on cells. init is the
-// zero-shot calibration (a, b) it starts from. The random negative sample
-// is seeded by the provision's name and the fold, so a fit is reproducible.
-func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, prov int, init [2]float64, name string, fold int) *detectorFit {
+// fitDetector trains a detector on cells (each with its provision's
+// zero-shot scores), starting from init's weights. The random negative
+// sample is seeded by the name and the fold, so a fit is reproducible.
+func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, init *detectorFit, name string, fold int) *detectorFit {
 	// AdaGrad's accumulators start at 1, so a feature's first steps are
 	// plain gradient steps (starting at 0 would move every feature a full
 	// learning rate on first sight, however weak its evidence).
-	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init[0], bias: init[1], gbias: 1, gzsw: 1}
+	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init.zsw, bias: init.bias, gbias: 1, gzsw: 1}
+	copy(m.w, init.w)
 	for i := range m.gw {
 		m.gw[i] = 1
 	}
@@ -709,7 +738,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, pro
 	for range trainEpochs {
 		for _, c := range cells {
 			feats := fx.feats[c.doc]
-			zs := zsScores[c.doc][prov]
+			zs := zsScores[c.doc][c.prov]
 			// Pointwise.
 			for k, cols := range feats {
 				y := 0.0
@@ -803,4 +832,51 @@ func cellCovers(prep *prepared, probs []float64, spans [][2]int) bool {
 		ex = append(ex, prep.passages[k].span)
 	}
 	return Covers(ex, spans)
+}
+
+// generic returns the same feature space restricted to the generic
+// features (genericFeature): the zero-shot prior's inputs.
+func (fx *featureIndex) generic() *featureIndex {
+	keep := make([]bool, len(fx.ids))
+	for c, id := range fx.ids {
+		if name, ok := featureName(id); ok && genericFeature(name) {
+			keep[c] = true
+		}
+	}
+	gx := &featureIndex{col: fx.col, ids: fx.ids, feats: make([][][]int32, len(fx.feats))}
+	for d, doc := range fx.feats {
+		gx.feats[d] = make([][]int32, len(doc))
+		for k, cols := range doc {
+			var g []int32
+			for _, c := range cols {
+				if keep[c] {
+					g = append(g, c)
+				}
+			}
+			gx.feats[d][k] = g
+		}
+	}
+	return gx
+}
+
+// exportWeights returns the non-zero weights of the features in fx's
+// passages, by name, rounded.
+func (m *detectorFit) exportWeights(fx *featureIndex) map[string]float64 {
+	used := map[int32]bool{}
+	for _, doc := range fx.feats {
+		for _, cols := range doc {
+			for _, c := range cols {
+				used[c] = true
+			}
+		}
+	}
+	out := map[string]float64{}
+	for c := range used {
+		if w := round4(m.w[c]); w != 0 {
+			if name, ok := featureName(fx.ids[c]); ok {
+				out[name] = w
+			}
+		}
+	}
+	return out
 }

@@ -46,7 +46,7 @@ func sentence(rng *rand.Rand, n int) string {
 func synthCorpus(t *testing.T, dir string, n int, seed uint64) *review.Labels {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
-	labels := &review.Labels{Provisions: []review.LabelledProvision{{Name: "Material Deposit"}}}
+	labels := &review.Labels{Provisions: []review.LabelledProvision{{Name: "Material Deposit"}, {Name: "Governing Law"}}}
 	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, "SUPPLY AGREEMENT %d\n\n", i)
@@ -55,9 +55,9 @@ func synthCorpus(t *testing.T, dir string, n int, seed uint64) *review.Labels {
 		var span [2]int
 		for s := 1; s <= 7; s++ {
 			if has && s == at {
-				fmt.Fprintf(&b, "%d. Stowage\n\n", s)
+				fmt.Fprintf(&b, "%d. %s\n\n", s, strings.Title(fillerWords[rng.IntN(len(fillerWords))]))
 				start := utf8.RuneCountInString(b.String())
-				fmt.Fprintf(&b, "The Depositary shall keep the frobnicator materials in safekeeping and hand them to the Licensee when the trigger occurs. %s\n\n", sentence(rng, 8))
+				fmt.Fprintf(&b, "%s The Depositary shall keep the frobnicator materials in safekeeping and hand them over when the trigger occurs. %s\n\n", sentence(rng, 10), sentence(rng, 10))
 				span = [2]int{start, utf8.RuneCountInString(b.String()) - 2}
 				continue
 			}
@@ -65,7 +65,10 @@ func synthCorpus(t *testing.T, dir string, n int, seed uint64) *review.Labels {
 		}
 		// A decoy in every contract, in the definition's own words.
 		b.WriteString("8. Records\n\nEach side places something with a third person under an arrangement on conditions of its choosing, and records are released on request.\n\n")
-		b.WriteString("9. Law\n\nThis agreement is governed by the laws of the State of Delaware.\n")
+		b.WriteString("9. Law\n\n")
+		lawStart := utf8.RuneCountInString(b.String())
+		b.WriteString("This agreement is governed by the laws of the State of Delaware.\n")
+		law := [2]int{lawStart, utf8.RuneCountInString(b.String()) - 1}
 		name := fmt.Sprintf("c%03d.txt", i)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -74,7 +77,8 @@ func synthCorpus(t *testing.T, dir string, n int, seed uint64) *review.Labels {
 		if has {
 			lb.Spans = [][2]int{span}
 		}
-		labels.Documents = append(labels.Documents, review.LabelledDoc{FilePath: name, Labels: []review.Label{lb}})
+		labels.Documents = append(labels.Documents, review.LabelledDoc{FilePath: name, Labels: []review.Label{lb,
+			{Provision: "Governing Law", Present: true, Spans: [][2]int{law}}}})
 	}
 	return labels
 }
@@ -100,10 +104,14 @@ func TestTrainFindsAndAbstains(t *testing.T) {
 	trainDir, testDir := t.TempDir(), t.TempDir()
 	labels := synthCorpus(t, trainDir, 40, 1)
 	det, rep, pb := trainSynthetic(t, trainDir, labels)
-	if len(det.Models) != 1 || det.Models[0].Name != "Material Deposit" {
+	shipped := false
+	for _, m := range det.Models {
+		shipped = shipped || m.Name == "Material Deposit"
+	}
+	if !shipped {
 		t.Fatalf("want the Material Deposit detector shipped, got %d models (report %+v)", len(det.Models), rep.Provisions)
 	}
-	if p := rep.Provisions[0]; p.DetectorF1 <= p.ZeroShotF1 {
+	if p := rep.Provisions[0]; p.Name != "Material Deposit" || p.DetectorF1 <= p.ZeroShotF1 {
 		t.Errorf("cross-validated detector F1 %.3f not above zero-shot %.3f", p.DetectorF1, p.ZeroShotF1)
 	}
 	rev, err := review.NewReviewer(pb, det)
@@ -139,8 +147,8 @@ func TestTrainFindsAndAbstains(t *testing.T) {
 		if c.Confidence < 0 || c.Confidence > 1 {
 			t.Errorf("confidence %v outside [0, 1]", c.Confidence)
 		}
-		// The unlabelled provision is found zero-shot, with its value.
-		if gl := row.Cells[1]; gl.Method != "zero-shot" || !gl.Found || gl.Value != "Delaware" {
+		// Governing law is found, with its value read from the text.
+		if gl := row.Cells[1]; !gl.Found || gl.Value != "Delaware" {
 			t.Errorf("governing law: method %s found %v value %q extracts %+v", gl.Method, gl.Found, gl.Value, gl.Extracts)
 		}
 	}
@@ -181,7 +189,9 @@ func TestTrainNoCoveredProvision(t *testing.T) {
 	dir := t.TempDir()
 	labels := synthCorpus(t, dir, 4, 5)
 	for i := range labels.Documents {
-		labels.Documents[i].Labels[0].Provision = "Something Else"
+		for j := range labels.Documents[i].Labels {
+			labels.Documents[i].Labels[j].Provision = "Something Else"
+		}
 	}
 	pb, _ := review.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
 	docs, err := review.LoadTraining(context.Background(), dir, labels, 1, nil)

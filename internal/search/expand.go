@@ -89,7 +89,7 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 		have[t.id] = i
 	}
 	out := append([]queryTerm(nil), q...)
-	add := func(t queryTerm, a assocTerm, weight float64) {
+	add := func(t queryTerm, a assocTerm, weight float64, body bool) {
 		w := weight * a.w * t.weight
 		if i, ok := have[a.id]; ok {
 			if i >= len(q) { // an expansion term already added
@@ -98,17 +98,17 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 			return
 		}
 		have[a.id] = len(out)
-		out = append(out, queryTerm{a.id, w})
+		out = append(out, queryTerm{a.id, w, body})
 	}
 	// What the clauses a question word heads say (headings.go).
 	for _, t := range q {
 		for _, a := range ix.bodyAssociations(t.id) {
-			add(t, a, bodyWeight)
+			add(t, a, bodyWeight, true)
 		}
 	}
 	for _, t := range q {
 		for _, a := range ix.associations(t.id) {
-			add(t, a, expandWeight)
+			add(t, a, expandWeight, false)
 		}
 	}
 	return out

@@ -38,6 +38,11 @@ const (
 	bodyPerTerm   = 10   // body words kept per heading word
 	bodyWeight    = 0.3  // weight of a body word relative to a question word
 	bodyFullScore = 0.5  // association score that earns a body word its full weight
+	// bodyInSubtree scales a body word's occurrences in a subtree view. The
+	// body words are the vocabulary of a whole kind of clause, so they pile
+	// up in a view holding many clauses, which would then outrank the clause
+	// itself and return more text.
+	bodyInSubtree = 0.5
 )
 
 func isHeadTerm(t string) bool { return strings.HasPrefix(t, headMark) }

@@ -240,6 +240,7 @@ const (
 type queryTerm struct {
 	id     int32
 	weight float64
+	body   bool // a body word learned from headings (headings.go)
 }
 
 // accumulator holds per-unit scores for one search without allocating a map:
@@ -359,6 +360,9 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 					continue
 				}
 				tf := float64(e.tf)
+				if qt.body && u.View == ViewDescendant {
+					tf *= bodyInSubtree
+				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
 				acc.add(e.unit, w*tf*(bm25K1+1)/(tf+norm))
 			}

@@ -116,7 +116,7 @@ func (ix *Index) Search(q Query) Result {
 			continue
 		}
 		seen[id] = len(qt)
-		qt = append(qt, queryTerm{id, 1})
+		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
 	if !q.NoExpand {
 		qt = ix.expand(qt)
