@@ -90,6 +90,12 @@ type ReviewScore struct {
 	// CharsPerFound is the mean number of characters returned per found
 	// cell (what a reviewer reads).
 	CharsPerFound float64 `json:"chars_per_found"`
+	// Values are the right cells whose label has an answer the reviewer
+	// reads deterministically (a date, a jurisdiction); ValuesRight how many
+	// of them it read as the label does.
+	Values      int     `json:"values,omitempty"`
+	ValuesRight int     `json:"values_right,omitempty"`
+	ValueAcc    float64 `json:"value_accuracy,omitempty"`
 }
 
 // ProvisionReview is one provision's score.
@@ -109,6 +115,7 @@ type cellOutcome struct {
 	hit        bool // an extract covers a labelled span
 	confidence float64
 	chars      int
+	value      int // 1: value read right, -1: read wrong or not read, 0: not scored
 }
 
 // RunReview reviews the labelled contracts and scores every labelled cell.
@@ -235,7 +242,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 					if !ok {
 						continue
 					}
-					outcomes = append(outcomes, score(c, lb))
+					outcomes = append(outcomes, score(c, lb, p.Answer))
 				}
 			}
 			progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
@@ -298,7 +305,7 @@ func labelFor(d *review.LabelledDoc, name string) (*review.Label, bool) {
 	return nil, false
 }
 
-func score(c review.Cell, lb *review.Label) cellOutcome {
+func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutcome {
 	o := cellOutcome{prov: c.Provision, method: c.Method, present: lb.Present, found: c.Found, confidence: c.Confidence}
 	var spans []document.Span
 	for _, e := range c.Extracts {
@@ -306,6 +313,9 @@ func score(c review.Cell, lb *review.Label) cellOutcome {
 		spans = append(spans, e.Span)
 	}
 	o.hit = lb.Present && review.Covers(spans, lb.Spans)
+	if o.found && o.hit {
+		o.value = valueRight(format, c.Value, lb.Answer)
+	}
 	return o
 }
 
@@ -332,6 +342,17 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 		default:
 			s.TN++
 		}
+	}
+	for _, c := range cells {
+		if c.value != 0 {
+			s.Values++
+			if c.value > 0 {
+				s.ValuesRight++
+			}
+		}
+	}
+	if s.Values > 0 {
+		s.ValueAcc = float64(s.ValuesRight) / float64(s.Values)
 	}
 	if s.TP+s.FP > 0 {
 		s.Precision = float64(s.TP) / float64(s.TP+s.FP)
@@ -390,9 +411,13 @@ func sortedSet(m map[string]bool) []string {
 func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	fmt.Fprintf(w, "review of %d contracts, %d labelled cells (%d present), playbook %s\nmode: %s\n\n", r.Documents, r.Cells, r.Present, r.Playbook, r.Mode)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\t")
+	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\t")
 	row := func(name, method string, present int, s ReviewScore) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound)
+		value := "-"
+		if s.Values > 0 {
+			value = fmt.Sprintf("%d/%d", s.ValuesRight, s.Values)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound, value)
 	}
 	for _, name := range r.Order {
 		p := r.Provisions[name]
@@ -405,4 +430,63 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 		fmt.Fprintf(w, "; training %.1fs", r.TrainSeconds)
 	}
 	fmt.Fprintln(w)
+}
+
+// valueRight compares the value a cell read with the label's answer, for
+// the formats read deterministically: dates (CUAD writes m/d/yy) and
+// jurisdictions. It returns 0 when the pair is not scored: another format,
+// or a label without an answer in that format ("Perpetual", a sentence).
+func valueRight(format review.AnswerFormat, got, answer string) int {
+	answer = strings.TrimSpace(answer)
+	if answer == "" {
+		return 0
+	}
+	switch format {
+	case review.AnswerDate:
+		want, ok := cuadDate(answer)
+		if !ok {
+			return 0
+		}
+		if got == want {
+			return 1
+		}
+		return -1
+	case review.AnswerJurisdiction:
+		// CUAD's answers name the country too ("Ontario, Canada") or list
+		// several laws ("California; Hong Kong"): the value is right when
+		// the answer names it ("England and Wales": both).
+		got = strings.TrimSpace(got)
+		if got == "" || strings.Contains(answer, "[") {
+			if got == "" && !strings.Contains(answer, "[") {
+				return -1
+			}
+			return 0 // a redacted answer
+		}
+		words := " " + strings.Join(strings.FieldsFunc(strings.ToLower(answer), func(r rune) bool { return r == ',' || r == ';' || r == ' ' }), " ") + " "
+		for _, part := range strings.Split(strings.ToLower(got), " and ") {
+			if !strings.Contains(words, " "+strings.Join(strings.Fields(part), " ")+" ") {
+				return -1
+			}
+		}
+		return 1
+	}
+	return 0
+}
+
+// cuadDate reads CUAD's m/d/yy (or m/d/yyyy) answer as an ISO date.
+func cuadDate(s string) (string, bool) {
+	var m, d, y int
+	if n, err := fmt.Sscanf(s, "%d/%d/%d", &m, &d, &y); n != 3 || err != nil {
+		return "", false
+	}
+	if y < 100 {
+		y += 2000
+		if y > 2050 {
+			y -= 100
+		}
+	}
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return "", false
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", y, m, d), true
 }

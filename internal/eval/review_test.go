@@ -70,3 +70,31 @@ func TestReviewTargets(t *testing.T) {
 		t.Errorf("%.0f characters per found cell, more than 2,000", o.CharsPerFound)
 	}
 }
+
+func TestValueRight(t *testing.T) {
+	for _, c := range []struct {
+		format      review.AnswerFormat
+		got, answer string
+		want        int
+	}{
+		{review.AnswerDate, "2014-05-08", "5/8/14", 1},
+		{review.AnswerDate, "2014-08-05", "5/8/14", -1},
+		{review.AnswerDate, "", "11/15/2012", -1},
+		{review.AnswerDate, "1999-12-31", "12/31/99", 1},
+		{review.AnswerDate, "perpetual", "Perpetual", 0},
+		{review.AnswerJurisdiction, "New York", "new york", 1},
+		{review.AnswerJurisdiction, "Delaware", "Nevada", -1},
+		{review.AnswerJurisdiction, "Ontario", "Province of Ontario, Canada", 1},
+		{review.AnswerJurisdiction, "England and Wales", "England; Wales", 1},
+		{review.AnswerJurisdiction, "England and Wales", "England", -1},
+		{review.AnswerJurisdiction, "United States", "Texas", -1},
+		{review.AnswerJurisdiction, "", "Texas", -1},
+		{review.AnswerJurisdiction, "", "[* * *]", 0},
+		{review.AnswerYesNo, "Yes", "Yes", 0},
+		{review.AnswerDate, "2014-05-08", "", 0},
+	} {
+		if got := valueRight(c.format, c.got, c.answer); got != c.want {
+			t.Errorf("valueRight(%s, %q, %q) = %d, want %d", c.format, c.got, c.answer, got, c.want)
+		}
+	}
+}
