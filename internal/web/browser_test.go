@@ -124,11 +124,15 @@ func TestBrowser(t *testing.T) {
 	)
 	b.shot(shots, "3-report")
 	rep := b.report(srv.URL, key)
+	src := rep.Sources[0]
+	// Opening the cited document is asynchronous: wait until it is the one
+	// shown and its span is marked (a mark seen earlier may still belong to
+	// the document shown before).
 	b.run("click the first citation",
 		chromedp.Click(`#source-1 .cite`, chromedp.ByQuery),
-		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`!!(state.doc && state.doc.id === %q && document.querySelector('mark.hl-cite'))`, src.DocID), nil,
+			chromedp.WithPollingTimeout(20*time.Second)),
 	)
-	src := rep.Sources[0]
 	b.checkMark(srv.URL, key, "mark.hl-cite", src.DocID, &[2]int{src.Span.Start, src.Span.End})
 	b.shot(shots, "4-citation")
 
