@@ -9,6 +9,7 @@ package document
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -94,7 +95,9 @@ type Document struct {
 	// ingest stores it as its own artifact ("layout").
 	Layout *Layout `json:"-"`
 
-	index *Index
+	// index is built on first use; documents are read by many goroutines
+	// at once (a review's model pass refines cells in parallel).
+	index atomic.Pointer[Index]
 }
 
 // Runes returns the length of the canonical text in code points.
@@ -116,10 +119,11 @@ func (d *Document) PagesOf(s Span) []int {
 }
 
 func (d *Document) idx() *Index {
-	if d.index == nil {
-		d.index = NewIndex(d.Text)
+	if ix := d.index.Load(); ix != nil {
+		return ix
 	}
-	return d.index
+	d.index.CompareAndSwap(nil, NewIndex(d.Text))
+	return d.index.Load()
 }
 
 // Index converts between code-point and byte offsets of one string. It keeps

@@ -53,7 +53,7 @@ func record(name, tag string) *Record {
 
 func sameRecord(t *testing.T, got, want *Record) {
 	t.Helper()
-	g, w := *got.Doc, *want.Doc
+	g, w := got.Doc, want.Doc
 	if g.ID != w.ID || g.Name != w.Name || g.Format != w.Format || g.Text != w.Text ||
 		!reflect.DeepEqual(g.Pages, w.Pages) || !reflect.DeepEqual(g.Blocks, w.Blocks) {
 		t.Errorf("document differs:\n got %+v\nwant %+v", g, w)
