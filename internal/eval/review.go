@@ -442,7 +442,7 @@ func valueRight(format review.AnswerFormat, got, answer string) int {
 		return 0
 	}
 	switch format {
-	case review.AnswerDate:
+	case review.AnswerDate, review.AnswerEndDate:
 		want, ok := cuadDate(answer)
 		if !ok {
 			return 0

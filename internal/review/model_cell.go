@@ -191,7 +191,7 @@ func modelValue(p *Provision, v string, ex []Extract) string {
 		return readValue(p, nil, ex)
 	}
 	switch p.Answer {
-	case AnswerDate:
+	case AnswerDate, AnswerEndDate:
 		if d, ok := FirstDate(v); ok {
 			return d
 		}

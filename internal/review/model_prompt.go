@@ -166,6 +166,8 @@ func formatRule(f AnswerFormat) string {
 		return `"Yes" or "No"`
 	case AnswerDate:
 		return `the date as YYYY-MM-DD, or "perpetual"`
+	case AnswerEndDate:
+		return `the date the term ends as YYYY-MM-DD (computed from its start and length when only those are written), or "perpetual"`
 	case AnswerDuration:
 		return `the period as a number and a unit, such as "30 days" or "3 years", or "perpetual"`
 	case AnswerJurisdiction:

@@ -20,6 +20,7 @@ type AnswerFormat string
 const (
 	AnswerYesNo        AnswerFormat = "yes_no"       // found → "Yes"
 	AnswerDate         AnswerFormat = "date"         // an ISO date read from the text
+	AnswerEndDate      AnswerFormat = "end_date"     // the date a term ends: written, or its start plus its length
 	AnswerDuration     AnswerFormat = "duration"     // "3 years", "30 days", or "perpetual"
 	AnswerJurisdiction AnswerFormat = "jurisdiction" // a US state, province or country
 	AnswerParty        AnswerFormat = "party"        // names of parties
@@ -27,7 +28,7 @@ const (
 	AnswerText         AnswerFormat = "text"         // the extract itself
 )
 
-var answerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText}
+var answerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerEndDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText}
 
 // Playbook is a checklist of provisions to look for in every contract.
 type Playbook struct {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pakton/pakton/internal/document"
 )
 
 // readValue reads a found cell's answer from its extracts, in the
@@ -27,6 +29,16 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 		}
 		if m := rePerpetual.FindString(s); m != "" {
 			return "perpetual"
+		}
+	case AnswerEndDate:
+		start := ""
+		if prep != nil {
+			// The contract's own first date (its preamble), for a term
+			// that runs "from the Effective Date".
+			start, _ = FirstDate(truncate(prep.ix.Slice(document.Span{Start: 0, End: prep.ix.Len()}), openingChars))
+		}
+		if d, ok := EndDate(s, start); ok {
+			return d
 		}
 	case AnswerDuration:
 		if m := rePerpetual.FindString(s); m != "" {
@@ -69,37 +81,46 @@ var dateForms = []*regexp.Regexp{
 	regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`),
 }
 
-// FirstDate returns the first calendar date written in s, as YYYY-MM-DD.
+// FirstDate returns the first calendar date written in s, as YYYY-MM-DD;
+// impossible dates (31 February) and years outside 1900–2200 are skipped.
 func FirstDate(s string) (string, bool) {
+	d, _, ok := firstDate(s)
+	return d, ok
+}
+
+// firstDate is FirstDate, also returning where the date starts in s.
+func firstDate(s string) (string, int, bool) {
 	best, bestAt := "", len(s)+1
 	for i, re := range dateForms {
-		m := re.FindStringSubmatchIndex(s)
-		if m == nil || m[0] >= bestAt {
-			continue
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			if m[0] >= bestAt {
+				break
+			}
+			g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
+			var y, d int
+			var mo time.Month
+			switch i {
+			case 0:
+				mo, d, y = months[strings.ToLower(g(1))], atoi(g(2)), atoi(g(3))
+			case 1:
+				d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
+			case 2:
+				y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
+			case 3:
+				mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
+			}
+			if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
+				continue
+			}
+			t := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+			if t.Day() != d {
+				continue // 31 February
+			}
+			best, bestAt = t.Format("2006-01-02"), m[0]
+			break
 		}
-		g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
-		var y, d int
-		var mo time.Month
-		switch i {
-		case 0:
-			mo, d, y = months[strings.ToLower(g(1))], atoi(g(2)), atoi(g(3))
-		case 1:
-			d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
-		case 2:
-			y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
-		case 3:
-			mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
-		}
-		if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
-			continue
-		}
-		t := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
-		if t.Day() != d {
-			continue // 31 February
-		}
-		best, bestAt = t.Format("2006-01-02"), m[0]
 	}
-	return best, best != ""
+	return best, bestAt, best != ""
 }
 
 var numberWords = map[string]int{
@@ -240,4 +261,56 @@ func Parties(s string) []string {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// openingChars is how much of a contract's opening is searched for the date
+// a term runs from.
+const openingChars = 3000
+
+// reEndCue is a word that puts the end of a term before a date: "until",
+// "through", "expires on", "ends on", "terminates on".
+var reEndCue = regexp.MustCompile(`(?i)\b(?:until|through|thru|expir(?:e|es|ing|ation)(?:\s+(?:on|at|of))?|end(?:s|ing)?\s+on|terminat(?:e|es|ing)\s+on)\b`)
+
+// EndDate returns the date a term ends, as written in s: "perpetual" when it
+// says so; a date right after an end cue ("expires on December 31, 2024");
+// else a start date (the first date in s, or start, the contract's own first
+// date) plus the first period written ("five (5) years" from 2019-03-01 →
+// 2024-03-01).
+func EndDate(s, start string) (string, bool) {
+	for _, m := range reEndCue.FindAllStringIndex(s, -1) {
+		rest := s[m[1]:min(len(s), m[1]+80)]
+		if d, at, ok := firstDate(rest); ok && at <= 25 {
+			return d, true
+		}
+	}
+	if rePerpetual.MatchString(s) {
+		return "perpetual", true
+	}
+	if d, ok := FirstDate(s); ok {
+		start = d
+	}
+	dur, ok := FirstDuration(s)
+	if !ok || start == "" {
+		return "", false
+	}
+	t, err := time.Parse("2006-01-02", start)
+	if err != nil {
+		return "", false
+	}
+	var n int
+	var unit string
+	fmt.Sscanf(dur, "%d %s", &n, &unit)
+	switch {
+	case strings.HasPrefix(unit, "year"):
+		t = t.AddDate(n, 0, 0)
+	case strings.HasPrefix(unit, "month"):
+		t = t.AddDate(0, n, 0)
+	case strings.HasPrefix(unit, "week"):
+		t = t.AddDate(0, 0, 7*n)
+	case strings.HasPrefix(unit, "day"), strings.HasPrefix(unit, "calendar"):
+		t = t.AddDate(0, 0, n)
+	default:
+		return "", false // business days: not computed
+	}
+	return t.Format("2006-01-02"), true
 }

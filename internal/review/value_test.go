@@ -1,0 +1,52 @@
+package review
+
+import "testing"
+
+func TestEndDate(t *testing.T) {
+	for _, c := range []struct {
+		text, start, want string
+	}{
+		{"The initial term begins on the Effective Date and expires on December 31, 2024 unless terminated earlier.", "2019-03-01", "2024-12-31"},
+		{"This Agreement commences on March 1, 2019 and continues until February 28, 2022.", "", "2022-02-28"},
+		{"This Agreement shall remain in effect for a period of five (5) years from the Effective Date.", "2019-03-01", "2024-03-01"},
+		{"The term is two (2) years from June 15, 2020.", "2019-01-01", "2022-06-15"},
+		{"The licence is granted in perpetuity.", "2019-01-01", "perpetual"},
+		{"The term runs for eighteen (18) months.", "2020-01-31", "2021-07-31"},
+		{"The term runs for ninety (90) days.", "2020-01-01", "2020-03-31"},
+		{"This Agreement continues until terminated under Section 12.", "2020-01-01", ""},
+		{"The term is five (5) years.", "", ""},
+		{"The period is thirty (30) business days.", "2020-01-01", ""},
+	} {
+		got, _ := EndDate(c.text, c.start)
+		if got != c.want {
+			t.Errorf("EndDate(%q, %q) = %q, want %q", c.text, c.start, got, c.want)
+		}
+	}
+}
+
+func TestFirstDateAndDuration(t *testing.T) {
+	for text, want := range map[string]string{
+		"dated as of March 1, 2019":           "2019-03-01",
+		"made this 1st day of March, 2019":    "2019-03-01",
+		"effective 03/01/2019":                "2019-03-01",
+		"on 31 February 2019 or 1 March 2019": "2019-03-01",
+		"no date here":                        "",
+	} {
+		if got, _ := FirstDate(text); got != want {
+			t.Errorf("FirstDate(%q) = %q, want %q", text, got, want)
+		}
+	}
+	for text, want := range map[string]string{
+		"for five (5) years":                "5 years",
+		"thirty (30) calendar days' notice": "30 calendar days",
+		"one month":                         "1 month",
+		"no period":                         "",
+	} {
+		if got, _ := FirstDuration(text); got != want {
+			t.Errorf("FirstDuration(%q) = %q, want %q", text, got, want)
+		}
+	}
+	if got := Jurisdiction("governed by the laws of the State of New York, without regard to Delaware law"); got != "New York" {
+		t.Errorf("Jurisdiction = %q, want New York", got)
+	}
+}
