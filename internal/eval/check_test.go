@@ -11,7 +11,8 @@ import (
 
 // TestProvisionCheck measures the provision check of offline answers (the
 // "found / not found" an evidence report adds when a question clearly asks
-// about a playbook provision): every CUAD dev question template, asked of
+// about a playbook provision): every CUAD dev question template — and our
+// plain-language rewrite of it (questions/paraphrased.json) — asked of
 // every labelled contract, with detectors cross-validated (4 folds, as
 // TestReviewTargets). PAKTON_SLOW=1; about 2 minutes.
 func TestProvisionCheck(t *testing.T) {
@@ -24,25 +25,35 @@ func TestProvisionCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One question per category: the part after "Consider …;".
-	questions := map[string]string{}
-	for _, q := range bench.Tests {
-		if _, ok := questions[strings.ToLower(q.Category)]; ok {
-			continue
-		}
-		text := q.Query
-		if i := strings.Index(text, ";"); i >= 0 {
-			text = strings.TrimSpace(text[i+1:])
-		}
-		questions[strings.ToLower(q.Category)] = text
+	reworded, err := Paraphrase(bench)
+	if err != nil {
+		t.Fatal(err)
 	}
+	// One question per category: the part after "Consider …;".
+	questionsOf := func(b *Benchmark) map[string]string {
+		out := map[string]string{}
+		for _, q := range b.Tests {
+			cat := strings.ToLower(q.Category)
+			if _, ok := out[cat]; ok {
+				continue
+			}
+			_, text, _ := strings.Cut(q.Query, ";")
+			out[cat] = strings.TrimSpace(text)
+		}
+		return out
+	}
+	sets := []struct {
+		name      string
+		questions map[string]string
+		c         checkCounts
+	}{{name: "benchmark wording", questions: questionsOf(bench)}, {name: "reworded", questions: questionsOf(reworded)}}
+
 	pb, _ := review.Builtin()
 	ctx := context.Background()
 	docs, err := review.LoadTraining(ctx, filepath.Join(dir, "corpus"), labels, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var asked, fired, rightProv, claimsNF, trueNF, claimsF, trueF, presentAsked, presentNF int
 	const folds = 4
 	for f := range folds {
 		var train []review.TrainingDoc
@@ -59,71 +70,88 @@ func TestProvisionCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for cat, q := range questions {
-			names := all.AskedProvisions(q)
-			sub, err := pb.Select(names)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var rev *review.Reviewer
-			if len(names) > 0 {
-				if rev, err = review.NewReviewer(sub, det); err != nil {
-					t.Fatal(err)
-				}
-			}
-			matched := false
-			for _, n := range names {
-				matched = matched || strings.EqualFold(n, cat)
-			}
-			for i, d := range docs {
-				if i%folds != f {
-					continue
-				}
-				lb, ok := labelFor(d.Labels, cat)
-				if !ok {
-					continue
-				}
-				asked++
-				if lb.Present {
-					presentAsked++
-				}
-				if rev == nil {
-					continue
-				}
-				fired++
-				if matched {
-					rightProv++
-				}
-				row, err := rev.ReviewPrepared(ctx, d.Prep)
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := false
-				for _, c := range row.Cells {
-					found = found || c.Found
-				}
-				if found {
-					claimsF++
-					if lb.Present {
-						trueF++
+		for s := range sets {
+			for cat, q := range sets[s].questions {
+				names := all.AskedProvisions(q)
+				var rev *review.Reviewer
+				if len(names) > 0 {
+					sub, err := pb.Select(names)
+					if err != nil {
+						t.Fatal(err)
 					}
-				} else {
-					claimsNF++
-					if !lb.Present {
-						trueNF++
-					} else {
-						presentNF++
+					if rev, err = review.NewReviewer(sub, det); err != nil {
+						t.Fatal(err)
 					}
+				}
+				for i, d := range docs {
+					if i%folds != f {
+						continue
+					}
+					lb, ok := labelFor(d.Labels, cat)
+					if !ok {
+						continue
+					}
+					found := false
+					if rev != nil {
+						row, err := rev.ReviewPrepared(ctx, d.Prep)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, c := range row.Cells {
+							found = found || c.Found
+						}
+					}
+					sets[s].c.add(rev != nil, names, cat, lb.Present, found)
 				}
 			}
 		}
 	}
-	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
-	t.Logf("%d category questions × labelled contracts = %d asks (%d with the provision present)", len(questions), asked, presentAsked)
-	t.Logf("check fired on %d (%.1f%%); it checked the asked category on %d (%.1f%% of fired)", fired, pct(fired, asked), rightProv, pct(rightProv, fired))
-	t.Logf("\"found\" claims %d, right %d (%.1f%%); \"not found\" claims %d, right %d (%.1f%%)", claimsF, trueF, pct(trueF, claimsF), claimsNF, trueNF, pct(trueNF, claimsNF))
-	t.Logf("\"not found\" said of a contract that has the provision: %d of %d present asks (%.1f%%)", presentNF, presentAsked, pct(presentNF, presentAsked))
-	if claimsNF > 0 && pct(trueNF, claimsNF) < 80 {
-		t.Errorf("\"not found\" right only %.1f%% of the time", pct(trueNF, claimsNF))
+	for _, s := range sets {
+		c := s.c
+		t.Logf("%s: %d category questions × labelled contracts = %d asks (%d with the provision present)", s.name, len(s.questions), c.asked, c.present)
+		t.Logf("  check fired on %d (%.1f%%); the asked category among those checked in %.1f%%", c.fired, pct(c.fired, c.asked), pct(c.rightProv, c.fired))
+		t.Logf("  \"found\" claims %d, right %d (%.1f%%); \"not found\" claims %d, right %d (%.1f%%)", c.claimsF, c.trueF, pct(c.trueF, c.claimsF), c.claimsNF, c.trueNF, pct(c.trueNF, c.claimsNF))
+		t.Logf("  \"not found\" said of a contract that has the provision: %d of %d present asks (%.1f%%)", c.presentNF, c.present, pct(c.presentNF, c.present))
+		if c.claimsNF > 0 && pct(c.trueNF, c.claimsNF) < 80 {
+			t.Errorf("%s: \"not found\" right only %.1f%% of the time", s.name, pct(c.trueNF, c.claimsNF))
+		}
 	}
 }
+
+// checkCounts tallies provision checks against labels.
+type checkCounts struct {
+	asked, present, fired, rightProv, claimsF, trueF, claimsNF, trueNF, presentNF int
+}
+
+func (c *checkCounts) add(fired bool, names []string, cat string, present, found bool) {
+	c.asked++
+	if present {
+		c.present++
+	}
+	if !fired {
+		return
+	}
+	c.fired++
+	for _, n := range names {
+		if strings.EqualFold(n, cat) {
+			c.rightProv++
+			break
+		}
+	}
+	switch {
+	case found:
+		c.claimsF++
+		if present {
+			c.trueF++
+		}
+	default:
+		c.claimsNF++
+		if present {
+			c.presentNF++
+		} else {
+			c.trueNF++
+		}
+	}
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }

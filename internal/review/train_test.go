@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -271,5 +272,23 @@ func TestBuiltinDetectorsLoad(t *testing.T) {
 	}
 	if _, err := review.NewReviewer(pb, det); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestTrainCancelled(t *testing.T) {
+	dir := t.TempDir()
+	labels := synthCorpus(t, dir, 8, 9)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := review.LoadTraining(ctx, dir, labels, 2, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("LoadTraining on a cancelled context: %v, want context.Canceled", err)
+	}
+	docs, err := review.LoadTraining(context.Background(), dir, labels, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := review.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
+	if _, _, err := review.Train(ctx, docs, pb, review.TrainOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Train on a cancelled context: %v, want context.Canceled", err)
 	}
 }
