@@ -55,7 +55,7 @@ func runReviewTrain(args []string) error {
 	}
 	covered := 0
 	for _, p := range pb.Provisions {
-		if labels.Covers(p.Name) || (p.Detector != "" && labels.Covers(p.Detector)) {
+		if labels.Covers(p.LabelName()) {
 			covered++
 		}
 	}

@@ -87,7 +87,7 @@ func TestProvisionCheck(t *testing.T) {
 					if i%folds != f {
 						continue
 					}
-					lb, ok := labelFor(d.Labels, cat)
+					lb, ok := d.Labels.Label(cat)
 					if !ok {
 						continue
 					}

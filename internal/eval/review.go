@@ -130,7 +130,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	// Only the provisions the labels cover are scored.
 	var names []string
 	for _, p := range opt.Playbook.Provisions {
-		if opt.Labels.Covers(labelOf(&p)) {
+		if opt.Labels.Covers(p.LabelName()) {
 			names = append(names, p.Name)
 		}
 	}
@@ -238,7 +238,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 						continue
 					}
 					p := pb.Provision(c.Provision)
-					lb, ok := labelFor(td.Labels, labelOf(p))
+					lb, ok := td.Labels.Label(p.LabelName())
 					if !ok {
 						continue
 					}
@@ -287,22 +287,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		rep.TrainSeconds = trainTime.Seconds()
 	}
 	return rep, nil
-}
-
-func labelOf(p *review.Provision) string {
-	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
-		return p.Detector
-	}
-	return p.Name
-}
-
-func labelFor(d *review.LabelledDoc, name string) (*review.Label, bool) {
-	for i := range d.Labels {
-		if strings.EqualFold(d.Labels[i].Provision, name) {
-			return &d.Labels[i], true
-		}
-	}
-	return nil, false
 }
 
 func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutcome {

@@ -117,8 +117,8 @@ func (l *Labels) Covers(name string) bool {
 	return false
 }
 
-// label returns d's label for a provision, if any.
-func (d *LabelledDoc) label(name string) (*Label, bool) {
+// Label returns d's label for a provision (case-insensitive), if any.
+func (d *LabelledDoc) Label(name string) (*Label, bool) {
 	for i := range d.Labels {
 		if strings.EqualFold(d.Labels[i].Provision, name) {
 			return &d.Labels[i], true
@@ -163,4 +163,13 @@ func Covers(extracts []document.Span, spans [][2]int) bool {
 		}
 	}
 	return false
+}
+
+// LabelName is the name a provision's labels go by: its detector's name
+// when the playbook gives one, else its own.
+func (p *Provision) LabelName() string {
+	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
+		return p.Detector
+	}
+	return p.Name
 }

@@ -89,33 +89,6 @@ func (r *Reviewer) Review(ctx context.Context, d Doc) (Row, error) {
 	return r.ReviewPrepared(ctx, &Prepared{p: prepare(d)})
 }
 
-// Candidates returns the n passages of d most likely to hold a provision,
-// best first, each with its probability (Extract.Score). A model pass reads
-// these instead of the whole contract.
-func (r *Reviewer) Candidates(d Doc, provision string, n int) ([]Extract, error) {
-	idx := -1
-	for i, p := range r.pb.Provisions {
-		if p.Name == provision {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return nil, fmt.Errorf("review: playbook %s has no provision %q", r.pb.Name, provision)
-	}
-	if d.Doc == nil {
-		return nil, fmt.Errorf("review: document %q has no text", d.Name)
-	}
-	prep := prepare(d)
-	scores := r.scoreAll(prep)[idx]
-	order := rankOf(scores)
-	n = min(n, len(order))
-	out := make([]Extract, 0, n)
-	for _, k := range order[:n] {
-		out = append(out, prep.extract(k, scores[k]))
-	}
-	return out, nil
-}
-
 // scoreAll returns, for every provision, every passage's probability of
 // holding it.
 func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
@@ -131,8 +104,6 @@ func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
 		prior := 0.0
 		for _, f := range feats {
 			prior += r.prior[f]
-		}
-		for _, f := range feats {
 			row, ok := r.featRow[f]
 			if !ok {
 				continue
@@ -259,9 +230,6 @@ func Prepare(d Doc) (*Prepared, error) {
 	}
 	return &Prepared{p: prepare(d)}, nil
 }
-
-// Passages returns how many candidate passages the contract was cut into.
-func (p *Prepared) Passages() int { return len(p.p.passages) }
 
 // ReviewPrepared is Review over a contract already prepared.
 func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *Prepared) (Row, error) {

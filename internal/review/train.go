@@ -52,53 +52,19 @@ func LoadTraining(ctx context.Context, corpus string, l *Labels, workers int, pr
 	}
 	out := make([]TrainingDoc, len(l.Documents))
 	errs := make([]error, len(l.Documents))
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
+	var done atomic.Int64
 	var mu sync.Mutex
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(l.Documents) || ctx.Err() != nil {
-					return
-				}
-				ld := &l.Documents[i]
-				path := filepath.Join(corpus, filepath.FromSlash(ld.FilePath))
-				data, err := os.ReadFile(path)
-				if err != nil {
-					errs[i] = fmt.Errorf("labelled contract: %w", err)
-					continue
-				}
-				doc, err := parse.Bytes(ctx, filepath.Base(path), data, parse.Options{})
-				if err != nil {
-					errs[i] = fmt.Errorf("labelled contract %s: %w", ld.FilePath, err)
-					continue
-				}
-				n := doc.Runes()
-				for _, lb := range ld.Labels {
-					for _, sp := range lb.Spans {
-						if sp[1] > n {
-							errs[i] = fmt.Errorf("labelled contract %s: %s: span [%d, %d] is past the end of the text (%d code points): labels and corpus do not match", ld.FilePath, lb.Provision, sp[0], sp[1], n)
-						}
-					}
-				}
-				prep, err := Prepare(Doc{ID: ld.FilePath, Name: ld.FilePath, Doc: doc})
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				out[i] = TrainingDoc{Prep: prep, Labels: ld}
-				if progress != nil {
-					mu.Lock()
-					progress(int(done.Add(1)), len(l.Documents))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(len(l.Documents), workers, func(i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		out[i], errs[i] = loadLabelled(ctx, corpus, &l.Documents[i])
+		if errs[i] == nil && progress != nil {
+			mu.Lock()
+			progress(int(done.Add(1)), len(l.Documents))
+			mu.Unlock()
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -108,6 +74,33 @@ func LoadTraining(ctx context.Context, corpus string, l *Labels, workers int, pr
 		}
 	}
 	return out, nil
+}
+
+// loadLabelled reads and analyzes one labelled contract, checking that its
+// labels fit its text.
+func loadLabelled(ctx context.Context, corpus string, ld *LabelledDoc) (TrainingDoc, error) {
+	path := filepath.Join(corpus, filepath.FromSlash(ld.FilePath))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return TrainingDoc{}, fmt.Errorf("labelled contract: %w", err)
+	}
+	doc, err := parse.Bytes(ctx, filepath.Base(path), data, parse.Options{})
+	if err != nil {
+		return TrainingDoc{}, fmt.Errorf("labelled contract %s: %w", ld.FilePath, err)
+	}
+	n := doc.Runes()
+	for _, lb := range ld.Labels {
+		for _, sp := range lb.Spans {
+			if sp[1] > n {
+				return TrainingDoc{}, fmt.Errorf("labelled contract %s: %s: span [%d, %d] is past the end of the text (%d code points): labels and corpus do not match", ld.FilePath, lb.Provision, sp[0], sp[1], n)
+			}
+		}
+	}
+	prep, err := Prepare(Doc{ID: ld.FilePath, Name: ld.FilePath, Doc: doc})
+	if err != nil {
+		return TrainingDoc{}, err
+	}
+	return TrainingDoc{Prep: prep, Labels: ld}, nil
 }
 
 // TrainOptions tune Train.
@@ -167,15 +160,6 @@ const (
 	minFeatureCount = 5
 )
 
-// provisionLabels pairs a playbook provision with the labelled name it is
-// trained on.
-func labelName(p *Provision) string {
-	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
-		return p.Detector
-	}
-	return p.Name
-}
-
 // cellData is one labelled contract × provision, ready for training.
 type cellData struct {
 	doc     int    // index into the training docs
@@ -214,13 +198,13 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	var provs []provData
 	for i := range pb.Provisions {
 		p := &pb.Provisions[i]
-		name := labelName(p)
+		name := p.LabelName()
 		if strings.EqualFold(p.Detector, "none") || excluded(p.Name) || excluded(name) {
 			continue
 		}
 		pd := provData{idx: i, name: p.Name}
 		for d := range docs {
-			lb, ok := docs[d].Labels.label(name)
+			lb, ok := docs[d].Labels.Label(name)
 			if !ok {
 				continue
 			}

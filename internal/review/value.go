@@ -35,7 +35,7 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 		if prep != nil {
 			// The contract's own first date (its preamble), for a term
 			// that runs "from the Effective Date".
-			start, _ = FirstDate(truncate(prep.ix.Slice(document.Span{Start: 0, End: prep.ix.Len()}), openingChars))
+			start, _ = FirstDate(prep.ix.Slice(document.Span{Start: 0, End: min(openingChars, prep.ix.Len())}))
 		}
 		if d, ok := EndDate(s, start); ok {
 			return d

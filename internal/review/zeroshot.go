@@ -3,7 +3,6 @@ package review
 import (
 	"math"
 	"sort"
-	"strings"
 )
 
 // The zero-shot scorer finds a provision nobody labelled from what the
@@ -206,16 +205,6 @@ func nearAny(words []string, at, n int, near [][]string, within int) bool {
 		}
 	}
 	return false
-}
-
-// profileText is the text a provision's profile was built from (for
-// debugging and the model pass's prompt).
-func profileText(p *Provision) string {
-	var b strings.Builder
-	b.WriteString(p.Name)
-	b.WriteString(". ")
-	b.WriteString(p.Definition)
-	return b.String()
 }
 
 func sortedKeys(m map[string]float64) []string {
