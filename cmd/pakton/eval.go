@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/review"
 )
 
 // stringList is a repeatable string flag.
@@ -51,6 +52,9 @@ func runEval(ctx context.Context, args []string) error {
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
 	coll := fs.String("collection", "", "with --store: the collection to use (default legalbench-METHOD)")
+	provisions := fs.String("provisions", "off", "put the review detectors' passage first for questions about a playbook provision, as pakton search does: off, builtin (the shipped detectors — trained on CUAD contracts, so optimistic on them) or cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it)")
+	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
+	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -83,6 +87,21 @@ func runEval(ctx context.Context, args []string) error {
 				fmt.Fprintln(os.Stderr)
 			}
 		}
+	}
+	switch *provisions {
+	case "off":
+	case "builtin":
+		opt.Provisions = eval.BuiltinProvisions()
+	case "cv":
+		l, err := review.LoadLabels(*labelsPath)
+		if err != nil {
+			return err
+		}
+		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, l, *folds, 0, opt.Progress); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin or cv", *provisions)
 	}
 	rep, err := eval.Run(ctx, opt)
 	if !*quiet {

@@ -55,6 +55,10 @@ type Options struct {
 	// collection each ("<Collection>-<corpus>").
 	Store      *store.Store
 	Collection string
+	// Provisions, when set, puts the review detectors' passage first for
+	// questions that ask about a playbook provision, as pakton search does
+	// by default (see ProvisionSource for which detectors to measure with).
+	Provisions *ProvisionSource
 }
 
 // BenchResult is the JSON form of one benchmark's scores (percentages).
@@ -73,6 +77,9 @@ type BenchResult struct {
 	// under 40 characters, or starts inside a word or clause number (".7 Non-…").
 	ShortTop1    float64 `json:"short_top1"`
 	MidTokenTop1 float64 `json:"mid_token_top1"`
+	// ProvisionTop1 is the share of queries whose first hit is a passage
+	// the review detectors found (runs with Options.Provisions).
+	ProvisionTop1 float64 `json:"provision_top1,omitempty"`
 }
 
 // UnnamedResult is how routing treated questions that name no contract.
@@ -94,6 +101,7 @@ type Report struct {
 	QueryMsP50    float64                 `json:"query_ms_p50"`
 	QueryMsP99    float64                 `json:"query_ms_p99"`
 	Unnamed       *UnnamedResult          `json:"unnamed,omitempty"`
+	Provisions    string                  `json:"provisions,omitempty"` // which detectors put provision passages first, if any
 }
 
 // AllResult is the mean over benchmark files.
@@ -141,6 +149,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 
 	rep := &Report{Method: opt.Method.Name(), Scope: opt.Scope, Benchmarks: map[string]*BenchResult{}}
+	if opt.Provisions != nil {
+		rep.Provisions = opt.Provisions.Mode
+	}
 	var lat []time.Duration
 	totalQ := 0
 	for _, b := range benches {
@@ -222,6 +233,14 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		if unnamedRel == nil {
 			unnamedRel = rel
 		}
+		var models search.Models
+		if opt.Provisions != nil {
+			ff, err := opt.Provisions.finder(texts, rel)
+			if err != nil {
+				return nil, err
+			}
+			models.Provisions = ff
+		}
 		rep.Documents += ix.Docs()
 		rep.Units += ix.Units()
 		rep.IngestSeconds += time.Since(start).Seconds()
@@ -232,7 +251,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		for _, bi := range group {
 			b := benches[bi]
 			sum := newScores()
-			routedOK, quotes, short, midTok := 0, 0, 0, 0
+			routedOK, quotes, short, midTok, provTop := 0, 0, 0, 0, 0
 			for _, t := range b.Tests {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -243,7 +262,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					q.NoRoute = true
 				}
 				t0 := time.Now()
-				res := ix.Search(q)
+				res, err := ix.SearchWith(ctx, models, q, nil)
+				if err != nil {
+					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
+				}
 				lat = append(lat, time.Since(t0))
 				ret := make([]Snippet, len(res.Hits))
 				for i, h := range res.Hits {
@@ -261,6 +283,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					}
 					if h.Span.Len() < 40 {
 						short++
+					}
+					if h.View == search.ViewProvision {
+						provTop++
 					}
 					if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
 						midTok++
@@ -282,7 +307,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 			n := float64(len(b.Tests))
 			br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
-				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n}
+				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n, ProvisionTop1: 100 * float64(provTop) / n}
 			for _, k := range Ks {
 				sum.Precision[k] /= n
 				sum.Recall[k] /= n
@@ -505,6 +530,9 @@ func digitAt(text string, i int) bool {
 func WriteTable(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "method %s, scope %s: %d documents, %d units, ingest %.1fs, query p50 %.2fms p99 %.2fms\n",
 		r.Method, r.Scope, r.Documents, r.Units, r.IngestSeconds, r.QueryMsP50, r.QueryMsP99)
+	if r.Provisions != "" {
+		fmt.Fprintf(w, "provision passages first: %s detectors\n", r.Provisions)
+	}
 	names := make([]string, 0, len(r.Benchmarks))
 	for n := range r.Benchmarks {
 		names = append(names, n)
@@ -533,8 +561,12 @@ func WriteTable(w io.Writer, r *Report) {
 		row("precision", b.Precision, "%9.2f")
 		row("drm %", b.DRM, "%9.2f")
 		row("chars", b.Chars, "%9.0f")
-		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%\n",
+		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%",
 			b.Quotes, b.ShortTop1, b.MidTokenTop1)
+		if r.Provisions != "" {
+			fmt.Fprintf(w, ", found by the review detectors %.1f%%", b.ProvisionTop1)
+		}
+		fmt.Fprintln(w)
 	}
 	if u := r.Unnamed; u != nil {
 		fmt.Fprintf(w, "questions naming no contract: %d, narrowed by routing %.1f%%\n", u.Questions, u.Routed)

@@ -14,6 +14,70 @@ type Models struct {
 	// Reranker reorders the best RerankDepth passages.
 	Reranker    Reranker
 	RerankDepth int // default 30
+	// Provisions, when set, finds the passages that hold a provision the
+	// question clearly asks about in the few documents a search is narrowed
+	// to; they are put first (see FuseProvisions).
+	Provisions ProvisionFinder
+}
+
+// A ProvisionFinder answers questions that ask about a known kind of
+// provision ("is there a non-compete?") with a model of that provision
+// rather than with the question's words: the offline review detectors,
+// trained on labelled contracts, find a clause however it is worded.
+type ProvisionFinder interface {
+	// FindProvisions returns, for each of docs that holds a provision
+	// question clearly asks about, the passage that holds it (View
+	// ViewProvision, Score the finder's confidence), best first; nothing
+	// when the question asks about no provision the finder knows or no
+	// document holds it.
+	FindProvisions(ctx context.Context, question string, docs []string) ([]Hit, error)
+}
+
+// MaxProvisionDocs bounds the documents a ProvisionFinder looks in: a
+// search narrowed (by routing or by the caller) to more documents than this
+// is left as it is.
+const MaxProvisionDocs = 5
+
+// FuseProvisions puts the finder's passages first and fills up to k with
+// the search's hits, leaving out hits that overlap a passage already
+// returned, and numbers the ranks again. The result never holds more than k
+// hits, so a fused search returns no more text than a plain one.
+func FuseProvisions(hits, found []Hit, k int) []Hit {
+	if len(found) == 0 {
+		return hits
+	}
+	out := make([]Hit, 0, min(k, len(hits)+len(found)))
+	overlaps := func(h Hit) bool {
+		for _, o := range out {
+			if o.DocID == h.DocID && o.Span.Start < h.Span.End && h.Span.Start < o.Span.End {
+				return true
+			}
+		}
+		return false
+	}
+	for _, list := range [][]Hit{found, hits} {
+		for _, h := range list {
+			if len(out) == k {
+				break
+			}
+			if !overlaps(h) {
+				out = append(out, h)
+			}
+		}
+	}
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
+// scopeOf returns the documents a search was narrowed to: the caller's, else
+// the routed ones; nil when it searched the whole collection.
+func scopeOf(q Query, res Result) []string {
+	if len(q.Docs) > 0 {
+		return q.Docs
+	}
+	return res.RoutedTo
 }
 
 // defaultRerankDepth is how many passages a reranker reorders by default.
@@ -24,6 +88,27 @@ const defaultRerankDepth = 30
 // reranks the best passages when a reranker is set. text returns a hit's
 // source text; it is needed only for reranking.
 func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hit) (string, error)) (Result, error) {
+	res, err := ix.searchModels(ctx, m, q, text)
+	if err != nil || m.Provisions == nil {
+		return res, err
+	}
+	scope := scopeOf(q, res)
+	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
+		return res, nil
+	}
+	found, err := m.Provisions.FindProvisions(ctx, q.Text, scope)
+	if err != nil {
+		return res, fmt.Errorf("finding the provision asked about: %w", err)
+	}
+	k := q.K
+	if k <= 0 {
+		k = 10
+	}
+	res.Hits = FuseProvisions(res.Hits, found, k)
+	return res, nil
+}
+
+func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(Hit) (string, error)) (Result, error) {
 	if dense, _ := ix.Dense(); dense && m.Embedder != nil && len(q.Vector) == 0 {
 		v, err := m.Embedder.Embed(ctx, []string{q.Text})
 		if err != nil {

@@ -24,6 +24,10 @@ const (
 	ViewAncestors              // the clause with its ancestors' labels and headings
 	ViewDescendant             // the clause with its sub-clauses
 	numViews
+
+	// ViewProvision marks a hit found by a ProvisionFinder (the review
+	// detectors), not by the index: it is never indexed.
+	ViewProvision = numViews
 )
 
 func (v View) String() string {
@@ -34,6 +38,8 @@ func (v View) String() string {
 		return "ancestors"
 	case ViewDescendant:
 		return "descendants"
+	case ViewProvision:
+		return "provision"
 	}
 	return fmt.Sprintf("view%d", v)
 }

@@ -1,0 +1,161 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search"
+)
+
+// A Finder looks for the provisions a question asks about in a few
+// contracts, with a reviewer's detectors: the provision check of an offline
+// answer and the provision passages search puts first
+// (search.ProvisionFinder). A question that matches no playbook provision
+// clearly (Reviewer.AskedProvisions) costs one cosine over the question's
+// words and nothing else. Safe for concurrent use.
+type Finder struct {
+	pb   *Playbook
+	det  *Detectors
+	all  *Reviewer // the whole playbook: which provisions a question asks about
+	load func(ctx context.Context, id string) (Doc, error)
+
+	mu   sync.Mutex
+	subs map[string]*Reviewer // by the asked provisions' names
+	prep []preparedEntry      // the contracts prepared last, most recent last
+}
+
+type preparedEntry struct {
+	id   string
+	doc  *document.Document // the text it was prepared from
+	prep *Prepared
+}
+
+// finderCache is how many prepared contracts a Finder keeps: questions come
+// in runs about the same few contracts.
+const finderCache = 16
+
+// NewFinder returns a Finder over pb's provisions with det's detectors
+// (det nil: every provision zero-shot). load reads a contract by id; a
+// contract is prepared again only when load returns another text than last
+// time (a loader that caches documents makes repeated questions cheap).
+func NewFinder(pb *Playbook, det *Detectors, load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
+	all, err := NewReviewer(pb, det)
+	if err != nil {
+		return nil, err
+	}
+	return &Finder{pb: pb, det: det, all: all, load: load, subs: map[string]*Reviewer{}}, nil
+}
+
+// Asked returns the provisions question clearly asks about (none when it
+// matches no provision clearly).
+func (f *Finder) Asked(question string) []string { return f.all.AskedProvisions(question) }
+
+// Check reviews each of docs for the provisions question asks about: one
+// cell per document and provision, in the order of docs. It returns nothing
+// when the question asks about no provision clearly.
+func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]Cell, error) {
+	names := f.Asked(question)
+	if len(names) == 0 || len(docs) == 0 {
+		return nil, nil
+	}
+	rev, err := f.reviewer(names)
+	if err != nil {
+		return nil, err
+	}
+	var out []Cell
+	for _, id := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		prep, err := f.prepared(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		row, err := rev.ReviewPrepared(ctx, prep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row.Cells...)
+	}
+	return out, nil
+}
+
+// FindProvisions implements search.ProvisionFinder: the best passage of
+// every cell of Check that was found, most confident first.
+func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
+	cells, err := f.Check(ctx, question, docs)
+	if err != nil {
+		return nil, err
+	}
+	var hits []search.Hit
+	for _, c := range cells {
+		if !c.Found || len(c.Extracts) == 0 {
+			continue
+		}
+		e := c.Extracts[0]
+		hits = append(hits, search.Hit{DocID: c.DocID, Span: e.Span, Score: c.Confidence, Node: e.Node, View: search.ViewProvision})
+	}
+	slices.SortStableFunc(hits, func(a, b search.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return hits, nil
+}
+
+// reviewer returns a reviewer of only the named provisions (scoring one
+// provision costs a fraction of scoring the playbook).
+func (f *Finder) reviewer(names []string) (*Reviewer, error) {
+	key := strings.Join(names, "\x00")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r, ok := f.subs[key]; ok {
+		return r, nil
+	}
+	sub, err := f.pb.Select(names)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReviewer(sub, f.det)
+	if err != nil {
+		return nil, err
+	}
+	f.subs[key] = r
+	return r, nil
+}
+
+// prepared reads and prepares a contract, or returns it from the cache.
+func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
+	d, err := f.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if d.Doc == nil {
+		return nil, fmt.Errorf("review: document %q has no text", id)
+	}
+	f.mu.Lock()
+	for i, e := range f.prep {
+		if e.id == id && e.doc == d.Doc {
+			f.prep = append(append(f.prep[:i:i], f.prep[i+1:]...), e)
+			f.mu.Unlock()
+			return e.prep, nil
+		}
+	}
+	f.mu.Unlock()
+	p := &Prepared{p: prepare(d)}
+	f.mu.Lock()
+	f.prep = append(f.prep, preparedEntry{id: id, doc: d.Doc, prep: p})
+	if len(f.prep) > finderCache {
+		f.prep = slices.Delete(f.prep, 0, len(f.prep)-finderCache)
+	}
+	f.mu.Unlock()
+	return p, nil
+}
