@@ -58,6 +58,20 @@ func (f *Finder) Asked(question string) []string { return f.all.AskedProvisions(
 // cell per document and provision, in the order of docs. It returns nothing
 // when the question asks about no provision clearly.
 func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]Cell, error) {
+	checked, err := f.check(ctx, question, docs)
+	var out []Cell
+	for _, c := range checked {
+		out = append(out, c.cell)
+	}
+	return out, err
+}
+
+type checkedCell struct {
+	cell Cell
+	prep *prepared
+}
+
+func (f *Finder) check(ctx context.Context, question string, docs []string) ([]checkedCell, error) {
 	names := f.Asked(question)
 	if len(names) == 0 || len(docs) == 0 {
 		return nil, nil
@@ -66,7 +80,7 @@ func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]C
 	if err != nil {
 		return nil, err
 	}
-	var out []Cell
+	var out []checkedCell
 	for _, id := range docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -79,7 +93,9 @@ func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]C
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, row.Cells...)
+		for _, c := range row.Cells {
+			out = append(out, checkedCell{cell: c, prep: prep.p})
+		}
 	}
 	return out, nil
 }
@@ -87,17 +103,18 @@ func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]C
 // FindProvisions implements search.ProvisionFinder: the best passage of
 // every cell of Check that was found, most confident first.
 func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
-	cells, err := f.Check(ctx, question, docs)
+	cells, err := f.check(ctx, question, docs)
 	if err != nil {
 		return nil, err
 	}
 	var hits []search.Hit
-	for _, c := range cells {
+	for _, cc := range cells {
+		c := cc.cell
 		if !c.Found || len(c.Extracts) == 0 {
 			continue
 		}
 		e := c.Extracts[0]
-		hits = append(hits, search.Hit{DocID: c.DocID, Span: e.Span, Score: c.Confidence, Node: e.Node, View: search.ViewProvision})
+		hits = append(hits, search.Hit{DocID: c.DocID, Span: cc.prep.widen(e.Span, minHitChars), Score: c.Confidence, Node: e.Node, View: search.ViewProvision})
 	}
 	slices.SortStableFunc(hits, func(a, b search.Hit) int {
 		switch {
@@ -158,4 +175,38 @@ func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
 	}
 	f.mu.Unlock()
 	return p, nil
+}
+
+// minHitChars is the shortest passage FindProvisions returns: a date line
+// or a heading alone ("Term.") says too little to be quoted as the answer,
+// as search never puts a span this short first either.
+const minHitChars = 40
+
+// widen returns sp, the span of one of p's passages, widened over the
+// passages after it (else before it) until it holds at least n code
+// points; passages more than a line apart are not joined.
+func (p *prepared) widen(sp document.Span, n int) document.Span {
+	if sp.Len() >= n {
+		return sp
+	}
+	k := slices.IndexFunc(p.passages, func(ps passage) bool { return ps.span == sp })
+	if k < 0 {
+		return sp
+	}
+	const gap = 200 // code points between passages that may be joined
+	for j := k + 1; j < len(p.passages) && sp.Len() < n; j++ {
+		next := p.passages[j].span
+		if next.Start < sp.End || next.Start-sp.End > gap {
+			break
+		}
+		sp.End = next.End
+	}
+	for j := k - 1; j >= 0 && sp.Len() < n; j-- {
+		prev := p.passages[j].span
+		if prev.End > sp.Start || sp.Start-prev.End > gap {
+			break
+		}
+		sp.Start = prev.Start
+	}
+	return sp
 }

@@ -26,7 +26,8 @@ type Models struct {
 // trained on labelled contracts, find a clause however it is worded.
 type ProvisionFinder interface {
 	// FindProvisions returns, for each of docs that holds a provision
-	// question clearly asks about, the passage that holds it (View
+	// question clearly asks about (the question comes without the words
+	// that name the contract: Index.Topic), the passage that holds it (View
 	// ViewProvision, Score the finder's confidence), best first; nothing
 	// when the question asks about no provision the finder knows or no
 	// document holds it.
@@ -39,29 +40,53 @@ type ProvisionFinder interface {
 const MaxProvisionDocs = 5
 
 // FuseProvisions puts the finder's passages first and fills up to k with
-// the search's hits, leaving out hits that overlap a passage already
-// returned, and numbers the ranks again. The result never holds more than k
-// hits, so a fused search returns no more text than a plain one.
+// the search's hits. A hit that overlaps a passage already returned keeps
+// only its text outside it (the rest of a clause the passage was cut from
+// stays retrievable), so spans never overlap and a fused search covers all
+// the text the plain one did; ranks are numbered again. The result never
+// holds more than k hits.
 func FuseProvisions(hits, found []Hit, k int) []Hit {
 	if len(found) == 0 {
 		return hits
 	}
 	out := make([]Hit, 0, min(k, len(hits)+len(found)))
-	overlaps := func(h Hit) bool {
+	// outside returns the pieces of h not covered by the hits already out.
+	outside := func(h Hit) []Hit {
+		pieces := []Hit{h}
 		for _, o := range out {
-			if o.DocID == h.DocID && o.Span.Start < h.Span.End && h.Span.Start < o.Span.End {
-				return true
+			if o.DocID != h.DocID {
+				continue
 			}
+			var next []Hit
+			for _, p := range pieces {
+				if o.Span.End <= p.Span.Start || p.Span.End <= o.Span.Start {
+					next = append(next, p)
+					continue
+				}
+				if p.Span.Start < o.Span.Start {
+					l := p
+					l.Span.End = o.Span.Start
+					next = append(next, l)
+				}
+				if o.Span.End < p.Span.End {
+					r := p
+					r.Span.Start = o.Span.End
+					next = append(next, r)
+				}
+			}
+			pieces = next
 		}
-		return false
+		return pieces
 	}
-	for _, list := range [][]Hit{found, hits} {
-		for _, h := range list {
-			if len(out) == k {
-				break
-			}
-			if !overlaps(h) {
-				out = append(out, h)
+	for _, h := range found {
+		if len(out) < k && len(outside(h)) == 1 && outside(h)[0].Span == h.Span {
+			out = append(out, h)
+		}
+	}
+	for _, h := range hits {
+		for _, p := range outside(h) {
+			if len(out) < k {
+				out = append(out, p)
 			}
 		}
 	}
@@ -96,7 +121,7 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
 		return res, nil
 	}
-	found, err := m.Provisions.FindProvisions(ctx, q.Text, scope)
+	found, err := m.Provisions.FindProvisions(ctx, ix.Topic(q.Text, scope), scope)
 	if err != nil {
 		return res, fmt.Errorf("finding the provision asked about: %w", err)
 	}

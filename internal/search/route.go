@@ -422,3 +422,50 @@ func (r *router) names(tid, doc int32) bool {
 	i := sort.Search(len(pl), func(i int) bool { return pl[i].doc >= doc })
 	return i < len(pl) && pl[i].doc == doc && pl[i].name == 1
 }
+
+// Topic returns what question asks about once the words that name the
+// contract are taken out: the parts of the question made mostly of the
+// name of docs[0] (the first document the search was narrowed to) are
+// dropped whole and its name words are dropped from the other parts, as
+// Search does with the terms it ranks by. "Consider the SERVICES AND
+// HOSTING AGREEMENT between A and B; what is the governing law?" asks about
+// governing law, not about the agreement's name. The question comes back
+// unchanged when it names none of docs[0] or nothing else would be left.
+func (ix *Index) Topic(question string, docs []string) string {
+	if len(docs) == 0 {
+		return question
+	}
+	d, ok := ix.byID[docs[0]]
+	if !ok {
+		return question
+	}
+	terms, breaks, _ := analyzeQuery(question)
+	ref := namingParts(ix.referenceTerms(terms, breaks, int(d)), breaks)
+	if len(ref) == 0 || len(ref) >= len(terms) {
+		return question
+	}
+	parts := strings.FieldsFunc(question, func(r rune) bool {
+		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
+	})
+	var out []string
+	i := 0 // index of the next term
+	for _, p := range parts {
+		var words []string
+		content := 0
+		forEachWord(p, func(w string, _ bool) {
+			if stopWords[w] {
+				words = append(words, w)
+				return
+			}
+			if !ref[i] {
+				words = append(words, w)
+				content++
+			}
+			i++
+		})
+		if content > 0 {
+			out = append(out, strings.Join(words, " "))
+		}
+	}
+	return strings.Join(out, "; ")
+}
