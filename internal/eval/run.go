@@ -267,6 +267,12 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}
 				lat = append(lat, time.Since(t0))
+				if os.Getenv("PAKTON_FUSEDEBUG") != "" && len(res.Hits) > 0 && res.Hits[0].View == search.ViewProvision {
+					plain := ix.Search(q)
+					h0, p0 := res.Hits[0], plain.Hits[0]
+					h0.DocID, p0.DocID = rel(h0.DocID), rel(p0.DocID)
+					fmt.Fprintf(os.Stderr, "FUSE\t%s\t%v\t%v\t%.3f\t%v\t%q\n", b.Name, coversHalf(h0, t.Snippets), coversHalf(p0, t.Snippets), h0.Score, h0.DocID == p0.DocID && h0.Span.Intersect(p0.Span).Len() > 0, t.Query)
+				}
 				ret := make([]Snippet, len(res.Hits))
 				for i, h := range res.Hits {
 					ret[i] = Snippet{FilePath: rel(h.DocID), Span: h.Span}

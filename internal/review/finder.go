@@ -19,9 +19,10 @@ import (
 // words and nothing else. Safe for concurrent use.
 type Finder struct {
 	pb   *Playbook
-	det  *Detectors
-	all  *Reviewer // the whole playbook: which provisions a question asks about
+	all  *Reviewer // the whole playbook, zero-shot: which provisions a question asks about
 	load func(ctx context.Context, id string) (Doc, error)
+	// detFor returns the detectors a reviewer of some of pb's provisions uses.
+	detFor func(sub *Playbook) (*Detectors, error)
 
 	mu   sync.Mutex
 	subs map[string]*Reviewer // by the asked provisions' names
@@ -43,11 +44,36 @@ const finderCache = 16
 // contract is prepared again only when load returns another text than last
 // time (a loader that caches documents makes repeated questions cheap).
 func NewFinder(pb *Playbook, det *Detectors, load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
-	all, err := NewReviewer(pb, det)
+	var head *Detectors
+	if det != nil {
+		h := *det
+		h.Models = nil
+		head = &h
+	}
+	return newFinder(pb, head, func(*Playbook) (*Detectors, error) { return det, nil }, load)
+}
+
+// NewBuiltinFinder is NewFinder over the built-in playbook and detectors,
+// decoding a provision's trained model only when a question first asks
+// about it: cheap enough for every one-shot search.
+func NewBuiltinFinder(load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
+	lazy, err := builtinLazy()
+	if err != nil {
+		return nil, fmt.Errorf("review: built-in detectors: %w", err)
+	}
+	return newFinder(builtinPlaybook(), &lazy.head, lazy.forPlaybook, load)
+}
+
+// newFinder builds a Finder; head holds the calibration and IDF the
+// question matching uses (its models are not needed).
+func newFinder(pb *Playbook, head *Detectors, detFor func(*Playbook) (*Detectors, error), load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
+	// Which provision a question asks about depends only on the zero-shot
+	// profiles and the IDF, not on the trained models.
+	all, err := NewReviewer(pb, head)
 	if err != nil {
 		return nil, err
 	}
-	return &Finder{pb: pb, det: det, all: all, load: load, subs: map[string]*Reviewer{}}, nil
+	return &Finder{pb: pb, all: all, load: load, detFor: detFor, subs: map[string]*Reviewer{}}, nil
 }
 
 // Asked returns the provisions question clearly asks about (none when it
@@ -141,7 +167,11 @@ func (f *Finder) reviewer(names []string) (*Reviewer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewReviewer(sub, f.det)
+	det, err := f.detFor(sub)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReviewer(sub, det)
 	if err != nil {
 		return nil, err
 	}
