@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/tool"
 )
 
@@ -79,6 +80,7 @@ func runAsk(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	sm.Provisions = review.BuiltinProvisions(review.StoreLoader(st, g.collection))
 	lib := agent.NewLibrary(&tool.Corpus{Store: st, Collection: g.collection, Index: ix, Models: sm})
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
 

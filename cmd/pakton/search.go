@@ -10,6 +10,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -22,6 +23,7 @@ func runSearch(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON object")
 	full := fs.Bool("full", false, "print each passage in full (default: about 600 characters)")
 	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
+	noProv := fs.Bool("no-provisions", false, "rank by the question's words only, without putting first the passage the review detectors find for a question about a playbook provision")
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -39,7 +41,7 @@ func runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	q := search.Query{Text: query, K: *k, NoRoute: *noRoute}
+	q := search.Query{Text: query, K: *k, NoRoute: *noRoute, NoProvisions: *noProv}
 	for _, ref := range docs {
 		info, err := ingest.FindDoc(st, g.collection, ref)
 		if err != nil {
@@ -91,6 +93,9 @@ type hitJSON struct {
 	// Support: definitions of the terms the hit uses and the clauses it
 	// refers to (docs/GRAPH.md); never part of the hit's span.
 	Support *ingest.Support `json:"support,omitempty"`
+	// Provision: the playbook provision the review detectors found in this
+	// passage, when they put it first.
+	Provision string `json:"provision,omitempty"`
 }
 
 func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
@@ -103,7 +108,7 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 		if pages == nil {
 			pages = []int{}
 		}
-		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text, Support: p.Support})
+		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text, Support: p.Support, Provision: p.Provision})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -143,7 +148,11 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 	if p.Path != "" {
 		fmt.Fprintf(w, " — %s", p.Path)
 	}
-	fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Score)
+	if p.Provision != "" {
+		fmt.Fprintf(w, "\n   %s%s, the review detectors' %s passage (confidence %.2f)\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Provision, p.Score)
+	} else {
+		fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Score)
+	}
 	text := strings.TrimSpace(p.Text)
 	if !full {
 		text = trimText(text, 600)
@@ -208,12 +217,14 @@ func trimText(text string, n int) string {
 // hybridSearch runs q with the model servers configured in the
 // environment: dense fusion when the collection has vectors and an embedding
 // server is configured, reranking when a rerank server is. With neither it is
-// ix.Search(q).
+// ix.Search(q). A question about a playbook provision gets the review
+// detectors' passage first (search.Models.Provisions; q.NoProvisions: not).
 func hybridSearch(ctx context.Context, st *store.Store, collection string, ix *search.Index, q search.Query) (search.Result, error) {
 	m, err := searchModels(ix)
 	if err != nil {
 		return search.Result{}, err
 	}
+	m.Provisions = review.BuiltinProvisions(review.StoreLoader(st, collection))
 	return ix.SearchWith(ctx, m, q, ingest.TextFunc(st, collection))
 }
 

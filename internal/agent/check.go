@@ -3,11 +3,11 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/search"
 )
 
 // A provision check answers "is it there at all?". Search always returns
@@ -20,13 +20,9 @@ import (
 // looks for that provision in each of them and the report says found — and
 // where — or not found, with the reviewer's confidence.
 
-// checkMaxDocs bounds the contracts a check looks in.
-const checkMaxDocs = 5
-
-var builtinReviewer = sync.OnceValues(func() (*review.Reviewer, error) {
-	pb, det := review.Builtin()
-	return review.NewReviewer(pb, det)
-})
+// checkMaxDocs bounds the contracts a check looks in: as many as search
+// puts provision passages first for.
+const checkMaxDocs = search.MaxProvisionDocs
 
 // checkProvisions looks for the provisions question asks about in each of
 // docIDs. It returns nothing when the question matches no provision
@@ -35,44 +31,31 @@ func (l *Library) checkProvisions(ctx context.Context, question string, docIDs [
 	if len(docIDs) == 0 || len(docIDs) > checkMaxDocs {
 		return nil, nil
 	}
-	all, err := builtinReviewer()
-	if err != nil {
-		return nil, err
-	}
-	names := all.AskedProvisions(question)
-	if len(names) == 0 {
-		return nil, nil
-	}
-	pb, det := review.Builtin()
-	sub, err := pb.Select(names)
-	if err != nil {
-		return nil, err
-	}
-	rev, err := review.NewReviewer(sub, det)
-	if err != nil {
-		return nil, err
-	}
-	var out []report.Check
-	for _, id := range docIDs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	f, err := review.NewBuiltinFinder(func(_ context.Context, id string) (review.Doc, error) {
 		rec, err := l.record(id)
 		if err != nil {
-			return nil, err
+			return review.Doc{}, err
 		}
-		row, err := rev.Review(ctx, review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree})
-		if err != nil {
-			return nil, fmt.Errorf("provision check: %w", err)
+		return review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if l.Corpus.Index != nil {
+		question = l.Corpus.Index.Topic(question, docIDs)
+	}
+	cells, err := f.Check(ctx, question, docIDs)
+	if err != nil {
+		return nil, fmt.Errorf("provision check: %w", err)
+	}
+	var out []report.Check
+	for _, c := range cells {
+		ch := report.Check{Provision: c.Provision, DocID: c.DocID, DocName: c.DocName, Found: c.Found, Confidence: c.Confidence, Method: c.Method}
+		if c.Found && len(c.Extracts) > 0 {
+			sp := c.Extracts[0].Span
+			ch.Path, ch.Span = c.Extracts[0].Path, &document.Span{Start: sp.Start, End: sp.End}
 		}
-		for _, c := range row.Cells {
-			ch := report.Check{Provision: c.Provision, DocID: id, DocName: row.DocName, Found: c.Found, Confidence: c.Confidence, Method: c.Method}
-			if c.Found && len(c.Extracts) > 0 {
-				sp := c.Extracts[0].Span
-				ch.Path, ch.Span = c.Extracts[0].Path, &document.Span{Start: sp.Start, End: sp.End}
-			}
-			out = append(out, ch)
-		}
+		out = append(out, ch)
 	}
 	return out, nil
 }

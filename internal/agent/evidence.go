@@ -95,6 +95,15 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 		r.Summary += " No provision matched the question's words."
 	} else {
 		r.Summary += fmt.Sprintf(" Below are the %s that best match the question's words, with the sentences sharing most words with it listed under each.", plural(len(ev), "provision", "provisions"))
+		var found []string
+		for _, e := range ev {
+			if e.Provision != "" {
+				found = append(found, e.Provision+" in "+e.DocName)
+			}
+		}
+		if len(found) > 0 {
+			r.Summary += fmt.Sprintf(" The question asks about a kind of provision the offline reviewer knows, so its detectors' passage comes first (%s), whatever its wording.", strings.Join(found, "; "))
+		}
 	}
 	if req.Context != "" || req.Instructions != "" {
 		r.Flag("context and instructions are recorded but were not applied: no language model read them")

@@ -131,6 +131,9 @@ type Passage struct {
 	// clauses it refers to: supporting evidence, apart from Span and Text
 	// (nil when there is none).
 	Support *Support `json:"support,omitempty"`
+	// Provision names the playbook provision the review detectors found in
+	// this passage, when they put it first (search.ProvisionFinder).
+	Provision string `json:"provision,omitempty"`
 }
 
 // Passages resolves hits against the documents of a collection, reading each
@@ -153,7 +156,7 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 			recs[h.DocID] = rec
 		}
 		p := Passage{Rank: h.Rank, DocID: h.DocID, DocName: rec.Doc.Name, Span: h.Span, Score: h.Score,
-			Pages: rec.Doc.PagesOf(h.Span), Text: rec.Doc.Masked(h.Span)}
+			Pages: rec.Doc.PagesOf(h.Span), Text: rec.Doc.Masked(h.Span), Provision: h.Provision}
 		p.PageLabels = rec.Doc.PageLabelsOf(p.Pages)
 		if t := rec.Tree; len(t.Nodes) > 0 {
 			node := h.Node

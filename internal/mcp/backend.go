@@ -15,6 +15,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
@@ -83,6 +84,9 @@ type cachedIndex struct {
 	mu  sync.Mutex
 	gen uint64
 	ix  *search.Index
+	// provisions puts the review detectors' passage first for questions
+	// about a playbook provision (search.Models.Provisions).
+	provisions search.ProvisionFinder
 }
 
 // Option configures a StoreBackend.
@@ -158,8 +162,11 @@ func (b *StoreBackend) Corpus(ctx context.Context, collection string) (*tool.Cor
 			return nil, fmt.Errorf("loading the index of collection %q: %w", collection, err)
 		}
 		c.ix, c.gen = ix, gen
+		c.provisions = review.BuiltinProvisions(review.StoreLoader(b.st, collection))
 	}
-	return &tool.Corpus{Store: b.st, Collection: collection, Index: c.ix, Models: b.search}, nil
+	m := b.search
+	m.Provisions = c.provisions
+	return &tool.Corpus{Store: b.st, Collection: collection, Index: c.ix, Models: m}, nil
 }
 
 // Ask implements Backend.

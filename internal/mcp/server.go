@@ -176,6 +176,8 @@ type SearchInput struct {
 	// NoRoute searches every document even when the query seems to name a
 	// contract.
 	NoRoute bool `json:"no_route,omitempty" jsonschema:"search every document even when the query seems to name a contract (routed_to says when routing narrowed a search)"`
+	// NoProvisions ranks by the query's words only.
+	NoProvisions bool `json:"no_provisions,omitempty" jsonschema:"rank by the query's words only, without putting first the passage the review detectors find when the query asks about a playbook provision (such a passage carries its provision's name)"`
 }
 
 // Passage is one search result.
@@ -194,6 +196,9 @@ type Passage struct {
 	// Support: the definitions of the terms the passage uses and the
 	// clauses it refers to; never part of span.
 	Support *ingest.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
+	// Provision names the playbook provision the review detectors found
+	// in this passage (score is then their confidence).
+	Provision string `json:"provision,omitempty" jsonschema:"the playbook provision the review detectors found in this passage, when they put it first (score is then their confidence, 0 to 1)"`
 }
 
 // SearchOutput is the structured result of search_contracts.
@@ -223,7 +228,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if err != nil {
 		return nil, out, err
 	}
-	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute}
+	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions}
 	if in.Doc != "" {
 		info, err := findDoc(c, in.Doc)
 		if err != nil {
@@ -254,7 +259,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		}
 		out.Passages = append(out.Passages, Passage{
 			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
-			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support,
+			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support, Provision: p.Provision,
 		})
 	}
 	return textResult(searchText(out)), out, nil
@@ -279,7 +284,11 @@ func searchText(out SearchOutput) string {
 		if p.Path != "" {
 			fmt.Fprintf(&b, " — %s", p.Path)
 		}
-		fmt.Fprintf(&b, "\n%sspan %d–%d\n", pagesText(p.Pages), p.Span.Start, p.Span.End)
+		fmt.Fprintf(&b, "\n%sspan %d–%d", pagesText(p.Pages), p.Span.Start, p.Span.End)
+		if p.Provision != "" {
+			fmt.Fprintf(&b, "; the review detectors' %s passage (confidence %.2f; pass no_provisions to rank by words only)", p.Provision, p.Score)
+		}
+		b.WriteString("\n")
 		b.WriteString(quote(p.Text))
 		if p.Truncated {
 			b.WriteString("> […] (cut; read the rest with get_clause or the document resource)\n")

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // A Finder looks for the provisions a question asks about in a few
@@ -61,8 +64,22 @@ func NewBuiltinFinder(load func(ctx context.Context, id string) (Doc, error)) (*
 	if err != nil {
 		return nil, fmt.Errorf("review: built-in detectors: %w", err)
 	}
-	return newFinder(builtinPlaybook(), &lazy.head, lazy.forPlaybook, load)
+	all, err := builtinAsked()
+	if err != nil {
+		return nil, err
+	}
+	return &Finder{pb: builtinPlaybook(), all: all, load: load, detFor: lazy.forPlaybook, subs: map[string]*Reviewer{}}, nil
 }
+
+// builtinAsked is the built-in playbook's reviewer for matching questions
+// to provisions, built once per process.
+var builtinAsked = sync.OnceValues(func() (*Reviewer, error) {
+	lazy, err := builtinLazy()
+	if err != nil {
+		return nil, fmt.Errorf("review: built-in detectors: %w", err)
+	}
+	return NewReviewer(builtinPlaybook(), &lazy.head)
+})
 
 // newFinder builds a Finder; head holds the calibration and IDF the
 // question matching uses (its models are not needed).
@@ -74,6 +91,55 @@ func newFinder(pb *Playbook, head *Detectors, detFor func(*Playbook) (*Detectors
 		return nil, err
 	}
 	return &Finder{pb: pb, all: all, load: load, detFor: detFor, subs: map[string]*Reviewer{}}, nil
+}
+
+// BuiltinProvisions is the provision finder searches use by default: the
+// built-in playbook and detectors, set up on the first search that asks
+// about a provision (a search that asks about none pays nothing).
+func BuiltinProvisions(load func(ctx context.Context, id string) (Doc, error)) search.ProvisionFinder {
+	return &lazyFinder{load: load}
+}
+
+type lazyFinder struct {
+	load func(ctx context.Context, id string) (Doc, error)
+	once sync.Once
+	f    *Finder
+	err  error
+}
+
+func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
+	l.once.Do(func() { l.f, l.err = NewBuiltinFinder(l.load) })
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.f.FindProvisions(ctx, question, docs)
+}
+
+// StoreLoader reads a collection's contracts for a Finder, keeping the
+// last few it read (it never sees later changes to a contract it keeps: use
+// one per command, request or loaded index).
+func StoreLoader(st *store.Store, collection string) func(ctx context.Context, id string) (Doc, error) {
+	var mu sync.Mutex
+	var kept []Doc // most recent last
+	return func(_ context.Context, id string) (Doc, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if k := slices.IndexFunc(kept, func(d Doc) bool { return d.ID == id }); k >= 0 {
+			d := kept[k]
+			kept = append(slices.Delete(kept, k, k+1), d)
+			return d, nil
+		}
+		rec, err := st.Document(collection, id)
+		if err != nil {
+			return Doc{}, err
+		}
+		d := Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)}
+		kept = append(kept, d)
+		if len(kept) > finderCache {
+			kept = slices.Delete(kept, 0, len(kept)-finderCache)
+		}
+		return d, nil
+	}
 }
 
 // Asked returns the provisions question clearly asks about (none when it
@@ -139,8 +205,8 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 		if !c.Found || len(c.Extracts) == 0 {
 			continue
 		}
-		e := c.Extracts[0]
-		hits = append(hits, search.Hit{DocID: c.DocID, Span: cc.prep.widen(e.Span, minHitChars), Score: c.Confidence, Node: e.Node, View: search.ViewProvision})
+		sp, node := cc.prep.clauseOf(c.Extracts)
+		hits = append(hits, search.Hit{DocID: c.DocID, Span: cc.prep.widen(sp, minHitChars), Score: c.Confidence, Node: node, View: search.ViewProvision, Provision: c.Provision})
 	}
 	slices.SortStableFunc(hits, func(a, b search.Hit) int {
 		switch {
@@ -239,4 +305,27 @@ func (p *prepared) widen(sp document.Span, n int) document.Span {
 		sp.Start = prev.Start
 	}
 	return sp
+}
+
+// maxClauseChars bounds the clause clauseOf returns in place of a passage.
+const maxClauseChars = 1500
+
+// clauseOf returns the span and node FindProvisions returns for a cell's
+// extracts: the best passage, or — when the second best is a sibling in
+// the same clause, as when a provision runs over a clause's items (the
+// customer's and the provider's rights to terminate) — that whole clause,
+// if it is no longer than maxClauseChars.
+func (p *prepared) clauseOf(ex []Extract) (document.Span, int) {
+	sp, node := ex[0].Span, ex[0].Node
+	if len(ex) < 2 || node <= 0 || ex[1].Node <= 0 || node >= len(p.tree.Nodes) || ex[1].Node >= len(p.tree.Nodes) {
+		return sp, node
+	}
+	par := p.tree.Nodes[node].Parent
+	if par <= 0 || p.tree.Nodes[ex[1].Node].Parent != par || p.tree.Nodes[par].Kind == clause.KindDocument {
+		return sp, node
+	}
+	if full := trimSpan(p.ix, p.tree.Nodes[par].Span); full.Len() <= maxClauseChars && !full.Empty() {
+		return full, par
+	}
+	return sp, node
 }

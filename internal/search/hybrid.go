@@ -114,7 +114,7 @@ const defaultRerankDepth = 30
 // source text; it is needed only for reranking.
 func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hit) (string, error)) (Result, error) {
 	res, err := ix.searchModels(ctx, m, q, text)
-	if err != nil || m.Provisions == nil {
+	if err != nil || m.Provisions == nil || q.NoProvisions {
 		return res, err
 	}
 	scope := scopeOf(q, res)

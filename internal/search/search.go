@@ -27,6 +27,9 @@ type Query struct {
 	K int
 	// NoRoute disables routing questions that name a contract to it.
 	NoRoute bool
+	// NoProvisions ranks by the question's words only: SearchWith does not
+	// put a ProvisionFinder's passages first.
+	NoProvisions bool
 	// Views restricts which unit views are searched (nil = all).
 	Views []View
 	// NoExpand disables expansion with words associated in the corpus.
@@ -48,6 +51,9 @@ type Hit struct {
 	Node  int           `json:"node"` // clause node of the best unit, -1 if none
 	View  View          `json:"view"`
 	Rank  int           `json:"rank"`
+	// Provision names the playbook provision a ProvisionFinder found in
+	// this passage (View is then ViewProvision).
+	Provision string `json:"provision,omitempty"`
 }
 
 // Result is the outcome of a search.

@@ -185,7 +185,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			default: // a slow client loses progress lines, never the report
 			}
 		}
-		lib := agent.NewLibrary(&tool.Corpus{Store: s.st, Collection: c, Index: li.ix, Models: s.searchModels()})
+		lib := agent.NewLibrary(&tool.Corpus{Store: s.st, Collection: c, Index: li.ix, Models: s.searchModels(li)})
 		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
 		if s.models == nil || req.Evidence {
 			if s.models == nil {

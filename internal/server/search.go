@@ -14,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -52,6 +53,26 @@ type loadedIndex struct {
 	mu    sync.RWMutex
 	docs  map[string]*cachedDoc
 	bytes int64
+
+	// provisions finds the passage of a provision a question asks about,
+	// reading documents through this index's cache (set up on first use).
+	provOnce   sync.Once
+	provisions search.ProvisionFinder
+}
+
+// provisionFinder returns the index's provision finder (the built-in
+// playbook's detectors over the documents the index was built from).
+func (li *loadedIndex) provisionFinder(st *store.Store) search.ProvisionFinder {
+	li.provOnce.Do(func() {
+		li.provisions = review.BuiltinProvisions(func(_ context.Context, id string) (review.Doc, error) {
+			d, err := li.doc(st, id)
+			if err != nil {
+				return review.Doc{}, err
+			}
+			return review.Doc{ID: id, Name: d.doc.Name, Doc: d.doc, Tree: d.tree}, nil
+		})
+	})
+	return li.provisions
 }
 
 type cachedDoc struct {
@@ -216,6 +237,10 @@ type searchRequest struct {
 	// NoRoute searches every document even when the query seems to name a
 	// contract; the response's routed_to says when routing narrowed it.
 	NoRoute bool `json:"no_route"`
+	// NoProvisions ranks by the question's words only, without putting
+	// first the passage the review detectors find for a question about a
+	// playbook provision.
+	NoProvisions bool `json:"no_provisions"`
 }
 
 type hitJSON struct {
@@ -286,7 +311,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
-	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute})
+	res, err := s.runSearch(r.Context(), li, search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute, NoProvisions: req.NoProvisions})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
 		fail(w, http.StatusBadGateway, "search failed: %v", err)
@@ -359,10 +384,11 @@ func (s *Server) runSearch(ctx context.Context, li *loadedIndex, q search.Query)
 		}
 		return d.doc.Masked(h.Span), nil
 	}
-	return li.ix.SearchWith(ctx, s.searchModels(), q, text)
+	return li.ix.SearchWith(ctx, s.searchModels(li), q, text)
 }
 
-// searchModels are the embedding and rerank servers searches use.
-func (s *Server) searchModels() search.Models {
-	return search.Models{Embedder: s.cfg.Embedder, Reranker: s.cfg.Reranker, RerankDepth: rerankDepth}
+// searchModels are the embedding and rerank servers searches of li use,
+// and the review detectors (search.Query.NoProvisions switches them off).
+func (s *Server) searchModels(li *loadedIndex) search.Models {
+	return search.Models{Embedder: s.cfg.Embedder, Reranker: s.cfg.Reranker, RerankDepth: rerankDepth, Provisions: li.provisionFinder(s.st)}
 }

@@ -40,7 +40,7 @@ func (c *Corpus) SearchContext(ctx context.Context, q search.Query) (search.Resu
 	}
 	ev := make([]Evidence, len(ps))
 	for i, p := range ps {
-		ev[i] = Evidence{DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: p.Pages, Start: p.Span.Start, End: p.Span.End, Text: p.Text, Support: p.Support}
+		ev[i] = Evidence{DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: p.Pages, Start: p.Span.Start, End: p.Span.End, Text: p.Text, Support: p.Support, Provision: p.Provision}
 	}
 	return res, ev, nil
 }

@@ -43,4 +43,8 @@ type Evidence struct {
 	// clauses it refers to (never part of Start–End); define_term and
 	// follow_reference read them.
 	Support *ingest.Support `json:"support,omitempty"`
+	// Provision names the playbook provision the offline review detectors
+	// found in this passage, when search put it first for a question about
+	// that provision.
+	Provision string `json:"provision,omitempty"`
 }
