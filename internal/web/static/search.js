@@ -35,6 +35,7 @@ async function search(ev, noRoute) {
           onclick: () => showSource({ doc_id: h.doc_id, span }, 'Search result ' + (i + 1)).catch(showError),
         },
         el('span', { className: 'hit-where' }, [name, h.path, pagesLabel(h.pages, h.page_labels)].filter(Boolean).join(' — ')),
+        h.provision ? el('span', { className: 'hit-provision', title: 'The offline review detectors found this ' + h.provision + ' provision (confidence ' + Number(h.score).toFixed(2) + ')' }, h.provision + ' — found by the review detectors') : null,
         el('span', { className: 'hit-text' }, text.length > 320 ? text.slice(0, 320) + '…' : text)));
     }));
     if (!hits.length) out.replaceChildren(el('li', { className: 'hint' }, 'Nothing matched.'));

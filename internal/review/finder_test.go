@@ -1,0 +1,119 @@
+package review
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/search"
+)
+
+// TestBuiltinLazyDetectorsMatchFull: the detectors decoded one model at a
+// time are the ones the whole file decodes to.
+func TestBuiltinLazyDetectorsMatchFull(t *testing.T) {
+	pb, full := Builtin()
+	lazy, err := builtinLazy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := lazy.forPlaybook(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Models) != len(full.Models) || len(full.Models) == 0 {
+		t.Fatalf("lazy decoded %d models, the file has %d", len(got.Models), len(full.Models))
+	}
+	for _, m := range full.Models {
+		var lm *Model
+		for _, x := range got.Models {
+			if x.Name == m.Name {
+				lm = x
+			}
+		}
+		if lm == nil || !reflect.DeepEqual(lm, m) {
+			t.Errorf("model %s differs when decoded lazily", m.Name)
+		}
+	}
+	h, f := got.ZeroShot, full.ZeroShot
+	if !reflect.DeepEqual(h, f) || !reflect.DeepEqual(got.IDF, full.IDF) || got.DefaultIDF != full.DefaultIDF || !reflect.DeepEqual(got.ZeroShotChosen, full.ZeroShotChosen) {
+		t.Error("the lazily decoded head differs from the file's")
+	}
+	// A file laid out differently (no "models" key found) still decodes.
+	other, err := decodeLazy("test", []byte(`{"format":1,"idf":{"x":1}}`))
+	if err != nil || len(other.names) != 0 || other.head.IDF["x"] != 1 {
+		t.Errorf("fallback decode: %v %+v", err, other)
+	}
+	if _, err := decodeLazy("test", []byte(`{"format":1,"models":[{"weights":{}}]}`)); err == nil {
+		t.Error("a model without a name was accepted")
+	}
+}
+
+func exampleLoader(t *testing.T, loads *atomic.Int32) func(context.Context, string) (Doc, error) {
+	docs := map[string]*document.Document{}
+	for _, name := range []string{"master-services-agreement.txt", "mutual-nda.md"} {
+		d, err := parse.File(context.Background(), filepath.Join("..", "..", "examples", "contracts", name), parse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = d
+	}
+	return func(_ context.Context, id string) (Doc, error) {
+		loads.Add(1)
+		return Doc{ID: id, Name: id, Doc: docs[id]}, nil
+	}
+}
+
+// TestFinderFindsAndAbstains: the built-in finder returns the clause a
+// provision question asks about where the contract has it, nothing where it
+// has not, and reads no contract for a question about no provision.
+func TestFinderFindsAndAbstains(t *testing.T) {
+	var loads atomic.Int32
+	load := exampleLoader(t, &loads)
+	f, err := NewBuiltinFinder(load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	text := func(h search.Hit) string {
+		d, _ := load(ctx, h.DocID)
+		return document.NewIndex(d.Doc.Text).Slice(h.Span)
+	}
+	both := []string{"master-services-agreement.txt", "mutual-nda.md"}
+
+	hits, err := f.FindProvisions(ctx, "Which law governs?", both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("governing law: %d passages, want one per contract: %+v", len(hits), hits)
+	}
+	for _, h := range hits {
+		if h.Provision != "Governing Law" || h.View != search.ViewProvision || !strings.Contains(strings.ToLower(text(h)), "governed by") || h.Span.Len() < minHitChars {
+			t.Errorf("governing law passage %+v: %q", h, text(h))
+		}
+	}
+
+	hits, err = f.FindProvisions(ctx, "Can the customer terminate for convenience?", both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].DocID != "master-services-agreement.txt" || !strings.Contains(text(hits[0]), "for convenience") {
+		t.Errorf("termination for convenience: want the MSA's clause only, got %+v", hits)
+	}
+
+	loads.Store(0)
+	if hits, err := f.FindProvisions(ctx, "What colour is the sky today?", both); err != nil || len(hits) != 0 || loads.Load() != 0 {
+		t.Errorf("a question about no provision: %+v, %v, %d contracts read", hits, err, loads.Load())
+	}
+
+	// Check reports the abstention too.
+	cells, err := f.Check(ctx, "Can the customer terminate for convenience?", both)
+	if err != nil || len(cells) != 2 || !cells[0].Found || cells[1].Found {
+		t.Errorf("check: %v %+v", err, cells)
+	}
+}

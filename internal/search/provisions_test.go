@@ -1,0 +1,122 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+func sp(a, b int) document.Span { return document.Span{Start: a, End: b} }
+
+// TestFuseProvisions: the finder's passages come first; a search hit that
+// overlaps one keeps only its text outside it; never more than k hits;
+// ranks renumbered.
+func TestFuseProvisions(t *testing.T) {
+	hits := []Hit{
+		{DocID: "a", Span: sp(100, 300), Rank: 1},
+		{DocID: "a", Span: sp(500, 600), Rank: 2},
+		{DocID: "b", Span: sp(150, 250), Rank: 3},
+	}
+	found := []Hit{{DocID: "a", Span: sp(150, 200), View: ViewProvision, Provision: "Governing Law"}}
+	got := FuseProvisions(hits, found, 10)
+	want := []Hit{
+		{DocID: "a", Span: sp(150, 200), View: ViewProvision, Provision: "Governing Law", Rank: 1},
+		{DocID: "a", Span: sp(100, 150), Rank: 2},
+		{DocID: "a", Span: sp(200, 300), Rank: 3},
+		{DocID: "a", Span: sp(500, 600), Rank: 4},
+		{DocID: "b", Span: sp(150, 250), Rank: 5},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("fused:\n got %+v\nwant %+v", got, want)
+	}
+	if got := FuseProvisions(hits, found, 2); len(got) != 2 || got[0].View != ViewProvision || got[1].Span != sp(100, 150) {
+		t.Errorf("k=2: %+v", got)
+	}
+	// A found passage covering a whole hit drops it.
+	got = FuseProvisions(hits, []Hit{{DocID: "a", Span: sp(50, 350), View: ViewProvision}}, 10)
+	if len(got) != 3 || got[0].Span != sp(50, 350) || got[1].Span != sp(500, 600) {
+		t.Errorf("covering passage: %+v", got)
+	}
+	// Nothing found: the hits unchanged.
+	if got := FuseProvisions(hits, nil, 10); !reflect.DeepEqual(got, hits) {
+		t.Errorf("no passages changed the hits: %+v", got)
+	}
+}
+
+// scriptedFinder records what it was asked and returns fixed passages.
+type scriptedFinder struct {
+	question string
+	docs     []string
+	hits     []Hit
+	err      error
+	calls    int
+}
+
+func (f *scriptedFinder) FindProvisions(_ context.Context, question string, docs []string) ([]Hit, error) {
+	f.calls++
+	f.question, f.docs = question, docs
+	return f.hits, f.err
+}
+
+// TestSearchWithProvisions: the finder is asked only when the search is
+// narrowed to a few documents, gets the question without the words naming
+// the contract, and its passage comes first; NoProvisions and errors.
+func TestSearchWithProvisions(t *testing.T) {
+	ix := corpus(t, contracts)
+	ctx := context.Background()
+	f := &scriptedFinder{hits: []Hit{{DocID: "acme-supply", Span: sp(180, 230), View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}
+	m := Models{Provisions: f}
+
+	res, err := ix.SearchWith(ctx, m, Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; what law governs it?", K: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.calls != 1 || !reflect.DeepEqual(f.docs, []string{"acme-supply"}) {
+		t.Fatalf("finder asked %d times about %v", f.calls, f.docs)
+	}
+	if f.question != "what law governs it" {
+		t.Errorf("finder got %q, want the question without the contract's name", f.question)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Provision != "Governing Law" || res.Hits[0].Rank != 1 || len(res.Hits) > 3 {
+		t.Errorf("hits %+v", res.Hits)
+	}
+
+	// Not narrowed: the finder is not asked.
+	f.calls = 0
+	if _, err := ix.SearchWith(ctx, m, Query{Text: "which law governs?", K: 3}, nil); err != nil || f.calls != 0 {
+		t.Errorf("unnarrowed search asked the finder %d times (err %v)", f.calls, err)
+	}
+	// NoProvisions: not asked either, plain ranking.
+	plain := ix.Search(Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3})
+	res, err = ix.SearchWith(ctx, m, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3, NoProvisions: true}, nil)
+	if err != nil || f.calls != 0 || !reflect.DeepEqual(res, plain) {
+		t.Errorf("NoProvisions: calls %d, err %v, %+v vs %+v", f.calls, err, res, plain)
+	}
+	// A finder error is the search's error.
+	f.err = errors.New("disk gone")
+	if _, err := ix.SearchWith(ctx, m, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3}, nil); err == nil {
+		t.Error("a finder error was swallowed")
+	}
+}
+
+// TestTopic: the words that name the routed contract are taken out; a
+// question that names nothing comes back unchanged.
+func TestTopic(t *testing.T) {
+	ix := corpus(t, contracts)
+	for _, tc := range []struct{ q, doc, want string }{
+		{"Consider the Software License Agreement between Zenith Software and Quarry Partners; can the licensee assign?", "zenith-license", "can the licensee assign"},
+		{"which law governs?", "zenith-license", "which law governs?"},
+		{"which law governs?", "", "which law governs?"},
+	} {
+		var docs []string
+		if tc.doc != "" {
+			docs = []string{tc.doc}
+		}
+		if got := ix.Topic(tc.q, docs); got != tc.want {
+			t.Errorf("Topic(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
