@@ -308,11 +308,15 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 	}
 }
 
-// SharedRecords keeps small records (API keys) that every process using a
-// remote store must see: kind groups them, id names one. Deleting a
-// missing record is an error wrapping fs.ErrNotExist.
+// SharedRecords keeps small records that every process using a remote
+// store must see — API keys, a server's jobs, saved reports, reviews: kind
+// groups them, id names one. Reading or deleting a missing record is an
+// error wrapping fs.ErrNotExist. Writes replace a record whole (there is no
+// conditional write): a record should have one writer, or writers whose
+// changes commute.
 type SharedRecords interface {
 	Records(kind string) (map[string][]byte, error)
+	Record(kind, id string) ([]byte, error)
 	PutRecord(kind, id string, data []byte) error
 	DeleteRecord(kind, id string) error
 }

@@ -160,7 +160,7 @@ func (r *Remote) classDef(name string) map[string]any {
 		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
 		def["properties"] = []property{keyProp("docId"), keyProp("version"), dataProp("entry", "text"), dataProp("files", "text")}
 	case r.classRecord:
-		def["description"] = "pakton records shared by every process using the store (API keys)"
+		def["description"] = "pakton records shared by every process using the store (API keys, jobs, reports, reviews)"
 		def["properties"] = []property{keyProp("kind"), keyProp("rid"), dataProp("data", "text")}
 	case r.classFile:
 		def["description"] = "pakton document files, in parts (tenant = collection)"
@@ -885,71 +885,132 @@ type recordProps struct {
 	Data string `json:"data"`
 }
 
-// Records implements store.SharedRecords. Every node is asked for its
-// listing, and every record listed anywhere is read back at the
-// consistency level, so a record deleted (a revoked key) is never taken
-// from a replica that missed the deletion.
+// recordPage and recordMax bound a listing of one kind of records: a
+// filtered query pages by offset, and Weaviate answers at most
+// QUERY_MAXIMUM_RESULTS (10,000 by default) objects per query.
+const (
+	recordPage = 1000
+	recordMax  = 10000
+)
+
+// Records implements store.SharedRecords. Every node is asked for the
+// records of the kind (a filtered query: the cost grows with the records of
+// that kind, not with all records). A record every node returned with the
+// same data is taken as is; any other — listed by some nodes only, with
+// different data, or when a node did not answer — is read back at the
+// consistency level, so a deleted record (a revoked key) is never taken from
+// a replica that missed the deletion.
 func (r *Remote) Records(kind string) (map[string][]byte, error) {
 	c := bg()
-	ids := map[string]bool{}
+	hosts := r.c.o.Hosts
+	lists := make([]map[string]string, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = r.recordsFrom(c, h, kind)
+		}()
+	}
+	wg.Wait()
+	var got []map[string]string
 	var firstErr error
-	ok := 0
-	for _, h := range r.c.o.Hosts {
-		after := ""
-		for {
-			path := "/v1/objects?class=" + r.classRecord + "&limit=200"
-			if after != "" {
-				path += "&after=" + after
-			}
-			var list struct {
-				Objects []struct {
-					ID         string      `json:"id"`
-					Properties recordProps `json:"properties"`
-				} `json:"objects"`
-			}
-			status, body, err := r.c.once(c, r.c.o.Timeout, h, "GET", path, nil)
-			if err == nil && status != 200 {
-				err = &statusError{"GET", path, status, string(body)}
-			}
-			if err == nil {
-				err = json.Unmarshal(body, &list)
-			}
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				break
-			}
-			for _, o := range list.Objects {
-				if o.Properties.Kind == kind {
-					ids[o.Properties.RID] = true
-				}
-			}
-			if len(list.Objects) < 200 {
-				ok++
-				break
-			}
-			after = list.Objects[len(list.Objects)-1].ID
+	for i := range hosts {
+		if errs[i] == nil {
+			got = append(got, lists[i])
+		} else if firstErr == nil {
+			firstErr = errs[i]
 		}
 	}
-	if ok == 0 {
+	if len(got) == 0 {
 		return nil, fmt.Errorf("list records: %w", firstErr)
+	}
+	all := len(got) == len(hosts)
+	ids := map[string]bool{}
+	for _, l := range got {
+		for id := range l {
+			ids[id] = true
+		}
 	}
 	out := map[string][]byte{}
 	for id := range ids {
-		var obj struct {
-			Properties recordProps `json:"properties"`
+		data, agree := got[0][id]
+		for _, l := range got[1:] {
+			d, ok := l[id]
+			agree = agree && ok && d == data
 		}
-		err := r.c.do(c, "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
-		if isStatus(err, 404) {
+		if agree && all {
+			out[id] = []byte(data)
+			continue
+		}
+		b, err := r.Record(kind, id)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out[id] = []byte(obj.Properties.Data)
+		out[id] = b
 	}
 	return out, nil
+}
+
+// recordsFrom lists the records of a kind through one host.
+func (r *Remote) recordsFrom(ctx context.Context, host, kind string) (map[string]string, error) {
+	out := map[string]string{}
+	kq, _ := json.Marshal(kind)
+	for offset := 0; offset < recordMax; offset += recordPage {
+		q := fmt.Sprintf(`{Get{%s(where:{path:["kind"],operator:Equal,valueText:%s},limit:%d,offset:%d){rid data}}}`,
+			r.classRecord, kq, recordPage, offset)
+		payload, _ := json.Marshal(map[string]string{"query": q})
+		status, body, err := r.c.once(ctx, r.c.o.Timeout, host, "POST", "/v1/graphql", payload)
+		if err == nil && status != 200 {
+			err = &statusError{"POST", "/v1/graphql", status, string(body)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			Data struct {
+				Get map[string][]recordProps `json:"Get"`
+			} `json:"data"`
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+		}
+		if err := json.Unmarshal(body, &res); err != nil {
+			return nil, fmt.Errorf("list records: %w", err)
+		}
+		if len(res.Errors) > 0 {
+			return nil, fmt.Errorf("list records: %s", res.Errors[0].Message)
+		}
+		page := res.Data.Get[r.classRecord]
+		for _, p := range page {
+			out[p.RID] = p.Data
+		}
+		if len(page) < recordPage {
+			return out, nil
+		}
+	}
+	slog.Warn("weaviate: more records of one kind than a query returns; the rest are not listed", "kind", kind, "max", recordMax)
+	return out, nil
+}
+
+// Record implements store.SharedRecords: one record, read at the
+// consistency level; a missing one is an error wrapping fs.ErrNotExist.
+func (r *Remote) Record(kind, id string) ([]byte, error) {
+	var obj struct {
+		Properties recordProps `json:"properties"`
+	}
+	err := r.c.do(bg(), "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
+	if isStatus(err, 404) {
+		return nil, fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []byte(obj.Properties.Data), nil
 }
 
 // PutRecord implements store.SharedRecords.
