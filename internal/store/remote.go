@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Remote is where a Store keeps its documents when they do not live in a
@@ -328,4 +329,40 @@ func (s *Store) Shared() SharedRecords {
 		return sr
 	}
 	return nil
+}
+
+// GCStats says what a garbage collection found and removed.
+type GCStats struct {
+	Parts   int `json:"parts"`   // file parts stored in the collection
+	Young   int `json:"young"`   // unnamed parts left alone: younger than the age threshold
+	Removed int `json:"removed"` // unnamed parts removed
+}
+
+// Collector is a Remote that can remove the files a cut-short commit left
+// behind (files written, document entry never written).
+type Collector interface {
+	CollectGarbage(collection string, minAge time.Duration) (GCStats, error)
+}
+
+// DefaultGCMinAge is the age under which unnamed files are never collected:
+// they may belong to a commit in progress.
+const DefaultGCMinAge = time.Hour
+
+// CollectGarbage removes a collection's files that no document names and
+// that are older than minAge. A directory store has nothing to do (Open
+// removes what its manifest does not reference) and returns zero stats; so
+// does a remote that cannot collect.
+func (s *Store) CollectGarbage(collection string, minAge time.Duration) (GCStats, error) {
+	if err := s.checkOpen(); err != nil {
+		return GCStats{}, err
+	}
+	c, ok := s.remote.(Collector)
+	if !ok {
+		return GCStats{}, nil
+	}
+	st, err := c.CollectGarbage(collection, minAge)
+	if err != nil {
+		return st, fmt.Errorf("store: collection %q: collect garbage: %w", collection, err)
+	}
+	return st, nil
 }
