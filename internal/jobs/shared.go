@@ -178,22 +178,31 @@ func (m *Manager) pruneSharedLocked(cutoff time.Time) int {
 }
 
 // heartbeat rewrites this process's unfinished jobs every Lease/3, and
-// acts on the cancellations other processes asked for, until Close.
+// looks for the cancellations other processes asked for every
+// cancelPoll (or Lease/3 when shorter), until Close.
 func (m *Manager) heartbeat() {
 	defer m.wg.Done()
-	t := time.NewTicker(m.opt.Lease / 3)
+	beat := m.opt.Lease / 3
+	t := time.NewTicker(min(beat, cancelPoll))
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-m.ctx.Done():
 			return
 		case <-t.C:
 		}
+		write := time.Since(last) >= beat-beat/10
+		if write {
+			last = time.Now()
+		}
 		m.mu.Lock()
 		var live []string
 		for id, en := range m.jobs {
 			if !en.job.State.Final() {
-				m.saveLocked(en)
+				if write {
+					m.saveLocked(en)
+				}
 				live = append(live, id)
 			}
 		}
@@ -206,3 +215,7 @@ func (m *Manager) heartbeat() {
 		}
 	}
 }
+
+// cancelPoll is how often an owner looks for cancellations asked through
+// another process.
+const cancelPoll = 2 * time.Second

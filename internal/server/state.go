@@ -383,11 +383,14 @@ func ForgetCollection(st *store.Store, c string) error {
 	if revs, err := rs.Records(reviewKind(c)); err == nil {
 		for id := range revs {
 			del(decisionKind(c, id))
+			// A table is big: removed by id rather than listed.
+			if err := rs.DeleteRecord(reviewTableKind(c), id); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
 		}
 	} else {
 		errs = append(errs, err)
 	}
-	del(reviewTableKind(c))
 	del(reviewKind(c))
 	del(reportKind(c))
 	if err := errors.Join(errs...); err != nil {
