@@ -195,11 +195,16 @@ func TestWeaviateSharedState(t *testing.T) {
 
 	// 2. A report saved by an ask through A: listed and read through both.
 	code, out = post(a, "/api/v1/collections/deals/ask", `{"question":"how long does confidentiality survive","evidence":true}`)
-	m := regexp.MustCompile(`event: report\ndata: \{"id":"([a-z0-9]+)"`).FindStringSubmatch(out)
-	if code != 200 || m == nil {
-		t.Fatalf("ask through A: %d %s", code, out)
+	var rep struct {
+		ID string `json:"id"`
 	}
-	reportID := m[1]
+	if m := regexp.MustCompile(`event: report\ndata: (.*)`).FindStringSubmatch(out); m != nil {
+		json.Unmarshal([]byte(m[1]), &rep)
+	}
+	if code != 200 || rep.ID == "" {
+		t.Fatalf("ask through A: %d %.300s", code, out)
+	}
+	reportID := rep.ID
 	for _, base := range []string{a, b} {
 		if code, out := get(base, "/api/v1/collections/deals/reports"); code != 200 || !strings.Contains(out, reportID) {
 			t.Fatalf("reports through %s: %d %s", base, code, out)
