@@ -153,7 +153,7 @@ func runServe(ctx context.Context, args []string) error {
 			"Use the API:                 curl -H 'Authorization: Bearer %s' %s/api/v1/collections\n"+
 			"Manage keys with \"pakton keys\".\n\n", secret, base, secret, secret, base)
 	default:
-		writeKeysHint(stderr, existing, st.Dir(), base)
+		writeKeysHint(stderr, existing, st.Location(), base)
 	}
 	return srv.ListenAndServe(ctx)
 }
