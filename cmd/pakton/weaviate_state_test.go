@@ -326,4 +326,12 @@ func TestWeaviateSharedState(t *testing.T) {
 	if code, out := get(b, "/api/v1/collections/deals/reviews"); code != 200 || strings.Contains(out, "shared") {
 		t.Fatalf("reviews of a re-created collection: %d %.300s", code, out)
 	}
+
+	// 7. "docs gc" on the cluster: every collection looked at, nothing
+	// unnamed (every commit here finished).
+	gc, err := exec.Command(bin, "docs", "gc", "--store", url("cli")).CombinedOutput()
+	if err != nil || !strings.Contains(string(gc), "deals: ") || !strings.Contains(string(gc), "0 unnamed removed") {
+		t.Fatalf("docs gc: %v\n%s", err, gc)
+	}
+	t.Logf("docs gc: %s", strings.TrimSpace(string(gc)))
 }
