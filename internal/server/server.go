@@ -251,14 +251,14 @@ func New(cfg Config) (*Server, error) {
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.jobs.Handle(kindIngest, s.runIngest)
+	s.jobs.Handle(kindIngest, s.jobFunc(s.runIngest))
 	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
 	if err != nil {
 		s.jobs.Close()
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.reviewJobs.Handle(kindReview, s.runReviewJob)
+	s.reviewJobs.Handle(kindReview, s.jobFunc(s.runReviewJob))
 	s.reviewJobs.Start()
 	s.removeOrphanUploads()
 	s.jobs.Start()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -453,5 +454,22 @@ func (s *Server) collectGarbage(every time.Duration) {
 				s.log.Info("server: gc: removed file parts of commits cut short", "collection", c.Name, "removed", gs.Removed)
 			}
 		}
+	}
+}
+
+// jobFunc returns f as the server registers it. On a cluster a job's error
+// is read by other servers, which cannot take this server's directories out
+// of it when they show it (scrubPaths): so they are taken out here, before
+// the error is stored.
+func (s *Server) jobFunc(f jobs.Func) jobs.Func {
+	if s.shared() == nil {
+		return f
+	}
+	return func(ctx context.Context, j jobs.Job, r jobs.Reporter) error {
+		err := f(ctx, j, r)
+		if err != nil && ctx.Err() == nil {
+			return errors.New(s.scrubPaths(err.Error()))
+		}
+		return err
 	}
 }
