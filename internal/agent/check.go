@@ -31,13 +31,7 @@ func (l *Library) checkProvisions(ctx context.Context, question string, docIDs [
 	if len(docIDs) == 0 || len(docIDs) > checkMaxDocs {
 		return nil, nil
 	}
-	f, err := review.NewBuiltinFinder(func(_ context.Context, id string) (review.Doc, error) {
-		rec, err := l.record(id)
-		if err != nil {
-			return review.Doc{}, err
-		}
-		return review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
-	})
+	f, err := review.NewBuiltinFinder(l.reviewDoc)
 	if err != nil {
 		return nil, err
 	}

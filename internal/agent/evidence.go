@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -97,12 +98,12 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 		r.Summary += fmt.Sprintf(" Below are the %s that best match the question's words, with the sentences sharing most words with it listed under each.", plural(len(ev), "provision", "provisions"))
 		var found []string
 		for _, e := range ev {
-			if e.Provision != "" {
-				found = append(found, e.Provision+" in "+e.DocName)
+			if f := e.Provision + " in " + e.DocName; e.Provision != "" && !slices.Contains(found, f) {
+				found = append(found, f)
 			}
 		}
 		if len(found) > 0 {
-			r.Summary += fmt.Sprintf(" The question asks about a kind of provision the offline reviewer knows, so its detectors' passage comes first (%s), whatever its wording.", strings.Join(found, "; "))
+			r.Summary += fmt.Sprintf(" The question asks about a kind of provision the offline reviewer knows, so the passage its detectors found comes first (%s), whatever its wording.", strings.Join(found, "; "))
 		}
 	}
 	if req.Context != "" || req.Instructions != "" {

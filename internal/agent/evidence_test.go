@@ -21,13 +21,19 @@ func TestEvidenceReport(t *testing.T) {
 	if len(r.Documents) != 1 || r.Documents[0].Name != "supply-agreement.docx" {
 		t.Fatalf("documents %+v, want the supply agreement (routed)", r.Documents)
 	}
-	if len(r.Sources) != 3 || r.Sources[0].Path != "15 > 15.2" {
+	// The question asks about force majeure, a provision the review
+	// detectors know: their clause (15.1) comes first, then the best word
+	// match (15.2, the carve-out that answers the question).
+	if len(r.Sources) != 3 || r.Sources[0].Path != "15 > 15.1" || r.Sources[1].Path != "15 > 15.2" {
 		t.Fatalf("sources %+v", r.Sources)
+	}
+	if !strings.Contains(r.Summary, "Force Majeure in supply-agreement.docx") || len(r.Checks) != 1 || !r.Checks[0].Found {
+		t.Errorf("summary %q, checks %+v", r.Summary, r.Checks)
 	}
 	if r.Verification.Rate != 1 || r.Verification.Quotes != 3 {
 		t.Errorf("verification %+v", r.Verification)
 	}
-	top := r.Sources[0].Highlights
+	top := r.Sources[1].Highlights
 	if len(top) == 0 || !strings.Contains(top[0].Text, "a strike, lockout or other labour dispute") {
 		t.Errorf("best sentence of 15.2: %+v", top)
 	}

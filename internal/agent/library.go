@@ -8,12 +8,14 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
 )
@@ -28,9 +30,29 @@ type Library struct {
 	recs map[string]*store.Record
 }
 
-// NewLibrary returns a Library over an indexed collection.
+// NewLibrary returns a Library over an indexed collection. Its searches put
+// the review detectors' passage first for questions about a playbook
+// provision (search.Models.Provisions) — the built-in detectors over the
+// library's documents unless c sets a finder — so the evidence report's
+// provision check and its first quoted provision agree.
 func NewLibrary(c *tool.Corpus) *Library {
-	return &Library{Corpus: c, recs: map[string]*store.Record{}}
+	l := &Library{recs: map[string]*store.Record{}}
+	if c != nil && c.Models.Provisions == nil {
+		cc := *c
+		cc.Models.Provisions = review.BuiltinProvisions(l.reviewDoc)
+		c = &cc
+	}
+	l.Corpus = c
+	return l
+}
+
+// reviewDoc reads a document for the review detectors.
+func (l *Library) reviewDoc(_ context.Context, id string) (review.Doc, error) {
+	rec, err := l.record(id)
+	if err != nil {
+		return review.Doc{}, err
+	}
+	return review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
 }
 
 func (l *Library) record(id string) (*store.Record, error) {

@@ -192,23 +192,33 @@ func (f *Finder) check(ctx context.Context, question string, docs []string) ([]c
 	return out, nil
 }
 
-// FindProvisions implements search.ProvisionFinder: the best passage of
-// every cell of Check that was found, most confident first.
+// FindProvisions implements search.ProvisionFinder: for every cell of Check
+// that was found, its best passage (or the clause its two best share, see
+// clauseOf), most confident first; then the cells' other passages.
 func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
 	cells, err := f.check(ctx, question, docs)
 	if err != nil {
 		return nil, err
 	}
-	var hits []search.Hit
+	// Each cell's best passage (or clause) first, most confident first;
+	// then the cell's other passages (a provision often runs over several
+	// clauses: a term and its renewal), best first.
+	var hits, more []search.Hit
 	for _, cc := range cells {
 		c := cc.cell
 		if !c.Found || len(c.Extracts) == 0 {
 			continue
 		}
 		sp, node := cc.prep.clauseOf(c.Extracts)
-		hits = append(hits, search.Hit{DocID: c.DocID, Span: cc.prep.widen(sp, minHitChars), Score: c.Confidence, Node: node, View: search.ViewProvision, Provision: c.Provision})
+		sp = cc.prep.widen(sp, minHitChars)
+		hits = append(hits, search.Hit{DocID: c.DocID, Span: sp, Score: c.Confidence, Node: node, View: search.ViewProvision, Provision: c.Provision})
+		for _, e := range c.Extracts[1:] {
+			if w := cc.prep.widen(e.Span, minHitChars); w.Intersect(sp).Len() == 0 {
+				more = append(more, search.Hit{DocID: c.DocID, Span: w, Score: e.Score, Node: e.Node, View: search.ViewProvision, Provision: c.Provision})
+			}
+		}
 	}
-	slices.SortStableFunc(hits, func(a, b search.Hit) int {
+	byScore := func(a, b search.Hit) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -216,7 +226,10 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 			return 1
 		}
 		return 0
-	})
+	}
+	slices.SortStableFunc(hits, byScore)
+	slices.SortStableFunc(more, byScore)
+	hits = append(hits, more...)
 	return hits, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -89,10 +90,10 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 2 {
-		t.Fatalf("governing law: %d passages, want one per contract: %+v", len(hits), hits)
+	if len(hits) < 2 || hits[0].DocID == hits[1].DocID {
+		t.Fatalf("governing law: want each contract's clause first: %+v", hits)
 	}
-	for _, h := range hits {
+	for _, h := range hits[:2] {
 		if h.Provision != "Governing Law" || h.View != search.ViewProvision || !strings.Contains(strings.ToLower(text(h)), "governed by") || h.Span.Len() < minHitChars {
 			t.Errorf("governing law passage %+v: %q", h, text(h))
 		}
@@ -102,7 +103,7 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 1 || hits[0].DocID != "master-services-agreement.txt" || !strings.Contains(text(hits[0]), "for convenience") {
+	if len(hits) == 0 || hits[0].DocID != "master-services-agreement.txt" || !strings.Contains(text(hits[0]), "for convenience") || slices.ContainsFunc(hits, func(h search.Hit) bool { return h.DocID != hits[0].DocID }) {
 		t.Errorf("termination for convenience: want the MSA's clause only, got %+v", hits)
 	}
 
@@ -115,5 +116,42 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 	cells, err := f.Check(ctx, "Can the customer terminate for convenience?", both)
 	if err != nil || len(cells) != 2 || !cells[0].Found || cells[1].Found {
 		t.Errorf("check: %v %+v", err, cells)
+	}
+}
+
+// TestAskedProvisionsHeldOut measures which provision a question asks
+// about on questions the matcher has not seen: each of the built-in
+// playbook's own questions, held out of its provision's profile. It guards
+// the thresholds of AskedProvisions (measured: 40 of 58 answered, 36 right).
+func TestAskedProvisionsHeldOut(t *testing.T) {
+	pb := builtinPlaybook()
+	lazy, err := builtinLazy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, answered, right := 0, 0, 0
+	for i := range pb.Provisions {
+		for qi, q := range pb.Provisions[i].Questions {
+			held := *pb
+			held.Provisions = slices.Clone(pb.Provisions)
+			p := &held.Provisions[i]
+			p.Questions = slices.Delete(slices.Clone(p.Questions), qi, qi+1)
+			r, err := NewReviewer(&held, &lazy.head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total++
+			asked := r.AskedProvisions(q)
+			if len(asked) > 0 {
+				answered++
+			}
+			if slices.Contains(asked, pb.Provisions[i].Name) {
+				right++
+			}
+		}
+	}
+	t.Logf("held-out playbook questions: %d, answered %d, right %d", total, answered, right)
+	if total < 50 || answered < total/2 || float64(right) < 0.85*float64(answered) {
+		t.Errorf("held-out playbook questions: %d, answered %d, right %d (want half answered, 85%% right)", total, answered, right)
 	}
 }

@@ -40,11 +40,13 @@ type ProvisionFinder interface {
 const MaxProvisionDocs = 5
 
 // FuseProvisions puts the finder's passages first and fills up to k with
-// the search's hits. A hit that overlaps a passage already returned keeps
-// only its text outside it (the rest of a clause the passage was cut from
-// stays retrievable), so spans never overlap and a fused search covers all
-// the text the plain one did; ranks are numbered again. The result never
-// holds more than k hits.
+// the search's hits. The first passage of each provision in each document
+// comes first; the finder's further passages of it alternate with the
+// search's hits, so the best word matches stay near the top. A hit that
+// overlaps a passage already returned keeps only its text outside it (the
+// rest of a clause the passage was cut from stays retrievable), so spans
+// never overlap and a fused search covers all the text the plain one did;
+// ranks are numbered again. The result never holds more than k hits.
 func FuseProvisions(hits, found []Hit, k int) []Hit {
 	if len(found) == 0 {
 		return hits
@@ -78,16 +80,35 @@ func FuseProvisions(hits, found []Hit, k int) []Hit {
 		}
 		return pieces
 	}
-	for _, h := range found {
-		if len(out) < k && len(outside(h)) == 1 && outside(h)[0].Span == h.Span {
+	addFound := func(h Hit) {
+		if p := outside(h); len(out) < k && len(p) == 1 && p[0].Span == h.Span {
 			out = append(out, h)
 		}
 	}
-	for _, h := range hits {
+	addHit := func(h Hit) {
 		for _, p := range outside(h) {
 			if len(out) < k {
 				out = append(out, p)
 			}
+		}
+	}
+	type key struct{ doc, prov string }
+	seen := map[key]bool{}
+	var more []Hit
+	for _, h := range found {
+		if kk := (key{h.DocID, h.Provision}); !seen[kk] {
+			seen[kk] = true
+			addFound(h)
+		} else {
+			more = append(more, h)
+		}
+	}
+	for i := 0; i < max(len(hits), len(more)); i++ {
+		if i < len(hits) {
+			addHit(hits[i])
+		}
+		if i < len(more) {
+			addFound(more[i])
 		}
 	}
 	for i := range out {

@@ -40,6 +40,20 @@ func TestFuseProvisions(t *testing.T) {
 	if len(got) != 3 || got[0].Span != sp(50, 350) || got[1].Span != sp(500, 600) {
 		t.Errorf("covering passage: %+v", got)
 	}
+	// A provision's further passages alternate with the search's hits.
+	two := []Hit{
+		{DocID: "a", Span: sp(150, 200), View: ViewProvision, Provision: "Term"},
+		{DocID: "a", Span: sp(700, 800), View: ViewProvision, Provision: "Term"},
+		{DocID: "a", Span: sp(900, 950), View: ViewProvision, Provision: "Term"},
+	}
+	got = FuseProvisions(hits, two, 10)
+	var spans []document.Span
+	for _, h := range got {
+		spans = append(spans, h.Span)
+	}
+	if want := []document.Span{sp(150, 200), sp(100, 150), sp(200, 300), sp(700, 800), sp(500, 600), sp(900, 950), sp(150, 250)}; !reflect.DeepEqual(spans, want) {
+		t.Errorf("interleaved: %v, want %v", spans, want)
+	}
 	// Nothing found: the hits unchanged.
 	if got := FuseProvisions(hits, nil, 10); !reflect.DeepEqual(got, hits) {
 		t.Errorf("no passages changed the hits: %+v", got)
