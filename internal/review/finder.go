@@ -161,6 +161,9 @@ func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]C
 type checkedCell struct {
 	cell Cell
 	prep *prepared
+	// spread is how many of the contract's passages the detector gives at
+	// least half the best passage's probability.
+	spread int
 }
 
 func (f *Finder) check(ctx context.Context, question string, docs []string) ([]checkedCell, error) {
@@ -181,12 +184,16 @@ func (f *Finder) check(ctx context.Context, question string, docs []string) ([]c
 		if err != nil {
 			return nil, err
 		}
-		row, err := rev.ReviewPrepared(ctx, prep)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range row.Cells {
-			out = append(out, checkedCell{cell: c, prep: prep.p})
+		scores := rev.scoreAll(prep.p)
+		for i := range rev.pb.Provisions {
+			cc := checkedCell{cell: rev.cell(prep.p, i, scores[i]), prep: prep.p}
+			best := slices.Max(append([]float64{0}, scores[i]...))
+			for _, v := range scores[i] {
+				if v >= best/2 {
+					cc.spread++
+				}
+			}
+			out = append(out, cc)
 		}
 	}
 	return out, nil
@@ -206,7 +213,7 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 	var hits, more []search.Hit
 	for _, cc := range cells {
 		c := cc.cell
-		if !c.Found || len(c.Extracts) == 0 {
+		if !c.Found || len(c.Extracts) == 0 || cc.spread > maxSpread {
 			continue
 		}
 		sp, node := cc.prep.clauseOf(c.Extracts)
@@ -342,3 +349,13 @@ func (p *prepared) clauseOf(ex []Extract) (document.Span, int) {
 	}
 	return sp, node
 }
+
+// maxSpread is the most passages of a contract a detector may rate at
+// least half as likely as its best for FindProvisions to put that best
+// first. A provision that pervades a contract — confidentiality in a
+// non-disclosure agreement — singles out no passage, and a question about
+// one of its aspects ("must information be returned?") is better answered
+// by its words. Measured with 2-fold cross-validated detectors (R@1,
+// spread 3 / 5 / unbounded): ContractNLI 55.08 / 54.31 / 52.60, CUAD dev
+// 55.01 / 55.17 / 55.17, new question types 67.16 / 68.04 / 67.72.
+const maxSpread = 4
