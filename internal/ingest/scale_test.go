@@ -75,3 +75,67 @@ func BenchmarkStoreQueries(b *testing.B) {
 		b.ReportMetric(warm[len(warm)*99/100], "p99-ms")
 	}
 }
+
+// oneShotQuestions are the questions scripts/scale-bench.sh times one-shot.
+var oneShotQuestions = []string{
+	"Is there a cap on liability?",
+	"Can the customer terminate the agreement for convenience?",
+	"Which law governs the agreement?",
+	"Is there a non-compete or exclusivity clause?",
+	"May a party assign the agreement after a change of control?",
+}
+
+// BenchmarkOneShotStore measures what one "pakton search" does after the
+// process has started, on an existing store: open the store for reading,
+// open the collection's persisted index, answer one question (cold: a fresh
+// Index, so nothing learned by an earlier question is reused) and read the
+// passages of its hits. Each iteration asks the next of the five
+// scale-bench questions.
+//
+//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 go test ./internal/ingest/ -run '^$' -bench OneShotStore
+func BenchmarkOneShotStore(b *testing.B) {
+	dir := os.Getenv("PAKTON_SCALE_STORE")
+	if dir == "" {
+		b.Skip("set PAKTON_SCALE_STORE to a store directory")
+	}
+	benchOneShot(b, dir, store.DefaultCollection)
+}
+
+func benchOneShot(b *testing.B, dir, collection string) {
+	ctx := context.Background()
+	var open, load, query, passages time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		st, err := store.OpenReader(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		ix, rep, err := Load(ctx, st, collection)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !rep.Opened {
+			b.Fatal("the index file was not opened (stale or missing)")
+		}
+		t2 := time.Now()
+		res := ix.Search(search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
+		t3 := time.Now()
+		if _, err := Passages(st, collection, res.Hits); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
+		st.Close()
+		open += t1.Sub(t0)
+		load += t2.Sub(t1)
+		query += t3.Sub(t2)
+		passages += t4.Sub(t3)
+		i++
+	}
+	n := float64(max(i, 1)) * 1e6
+	b.ReportMetric(float64(open)/n, "store-ms")
+	b.ReportMetric(float64(load)/n, "index-ms")
+	b.ReportMetric(float64(query)/n, "query-ms")
+	b.ReportMetric(float64(passages)/n, "passages-ms")
+}
