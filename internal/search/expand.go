@@ -36,7 +36,8 @@ func (ix *Index) associations(tid int32) []assocTerm {
 	if len(pl) > assocSample {
 		step = len(pl) / assocSample
 	}
-	co := map[int32]int{}
+	sc := ix.getScratch()
+	defer ix.putScratch(sc)
 	seen := 0
 	for i := 0; i < len(pl); i += step {
 		u := pl[i].unit
@@ -45,14 +46,18 @@ func (ix *Index) associations(tid int32) []assocTerm {
 		}
 		seen++
 		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
-			if c != tid && uint(c) < uint(len(ix.post)) && !isHeadTerm(ix.terms[c]) {
-				co[c]++
+			if c != tid && uint(c) < uint(len(ix.post)) && uint(c) < uint(len(sc.units)) && !isHeadTerm(ix.terms[c]) {
+				if sc.units[c] == 0 {
+					sc.touched = append(sc.touched, c)
+				}
+				sc.units[c]++
 			}
 		}
 	}
 	n := float64(len(ix.units))
 	var cand []assocTerm
-	for c, k := range co {
+	for _, c := range sc.touched {
+		k := int(sc.units[c])
 		if k < assocMinCo {
 			continue
 		}

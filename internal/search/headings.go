@@ -64,7 +64,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 		return nil
 	}
 	h, ok := ix.vocab[headMark+ix.terms[tid]]
-	if !ok || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
+	if !ok || uint(h) >= uint(len(ix.headDocs)) || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
 		return nil
 	}
 	pl := ix.post[h]
@@ -72,11 +72,8 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 	if len(pl) > headSample {
 		step = len(pl) / headSample
 	}
-	type co struct {
-		units, docs int
-		last        int32
-	}
-	cos := map[int32]*co{}
+	sc := ix.getScratch()
+	defer ix.putScratch(sc)
 	seen := 0
 	for i := 0; i < len(pl); i += step {
 		u := pl[i].unit
@@ -86,34 +83,33 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 		seen++
 		d := ix.units[u].Doc
 		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
-			if c == tid || uint(c) >= uint(len(ix.headedDF)) || isHeadTerm(ix.terms[c]) {
+			if c == tid || uint(c) >= uint(len(ix.headedDF)) || uint(c) >= uint(len(sc.units)) || isHeadTerm(ix.terms[c]) {
 				continue
 			}
-			e := cos[c]
-			if e == nil {
-				e = &co{last: -1}
-				cos[c] = e
+			if sc.units[c] == 0 {
+				sc.touched = append(sc.touched, c)
 			}
-			e.units++
-			if e.last != d {
-				e.last = d
-				e.docs++
+			sc.units[c]++
+			if sc.lastDoc[c] != d+1 {
+				sc.lastDoc[c] = d + 1
+				sc.docs[c]++
 			}
 		}
 	}
 	n := float64(ix.headedN)
 	var cand []assocTerm
-	for c, e := range cos {
-		if e.docs < headMinDocs || ix.headedDF[c] == 0 {
+	for _, c := range sc.touched {
+		units, docs := sc.units[c], sc.docs[c]
+		if docs < headMinDocs || ix.headedDF[c] == 0 {
 			continue
 		}
 		// How much more often than in headed clauses at large the body word
 		// occurs under this heading, weighted by how often it does.
-		ratio := float64(e.units) * n / (float64(seen) * float64(ix.headedDF[c]))
+		ratio := float64(units) * n / (float64(seen) * float64(ix.headedDF[c]))
 		if ratio < headMinRatio {
 			continue
 		}
-		w := math.Log(ratio) * float64(e.units) / float64(seen)
+		w := math.Log(ratio) * float64(units) / float64(seen)
 		cand = append(cand, assocTerm{c, min(1, w/bodyFullScore)})
 	}
 	sort.Slice(cand, func(i, j int) bool {
@@ -133,7 +129,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 // headed clauses that have it.
 func (ix *Index) countHeaded() {
 	headed := make([]bool, len(ix.units))
-	ix.headDocs = map[int32]int{}
+	ix.headDocs = make([]int32, len(ix.post))
 	for t, s := range ix.terms {
 		if !isHeadTerm(s) {
 			continue
@@ -146,7 +142,7 @@ func (ix *Index) countHeaded() {
 			headed[p.unit] = true
 			if d := ix.units[p.unit].Doc; d != last {
 				last = d
-				ix.headDocs[int32(t)]++
+				ix.headDocs[t]++
 			}
 		}
 	}
@@ -163,4 +159,30 @@ func (ix *Index) countHeaded() {
 			}
 		}
 	}
+}
+
+// coScratch counts, per term, co-occurrences with the word being learned
+// (expand.go, learnBodies): how many sampled units hold the term, in how
+// many documents (lastDoc is the last document counted, plus one), and
+// which terms were touched, so the counters are cleared in time
+// proportional to what was counted.
+type coScratch struct {
+	units, docs, lastDoc []int32
+	touched              []int32
+}
+
+func (ix *Index) getScratch() *coScratch {
+	if sc, ok := ix.scratch.Get().(*coScratch); ok && len(sc.units) == len(ix.terms) {
+		return sc
+	}
+	n := len(ix.terms)
+	return &coScratch{units: make([]int32, n), docs: make([]int32, n), lastDoc: make([]int32, n)}
+}
+
+func (ix *Index) putScratch(sc *coScratch) {
+	for _, c := range sc.touched {
+		sc.units[c], sc.docs[c], sc.lastDoc[c] = 0, 0, 0
+	}
+	sc.touched = sc.touched[:0]
+	ix.scratch.Put(sc)
 }

@@ -125,13 +125,20 @@ type Index struct {
 
 	assoc sync.Map // term id → []assocTerm, learned lazily
 
-	// Heading-word associations (headings.go): counts made on first use,
-	// and the associations learned per word.
+	// Heading-word associations (headings.go): counts made once per index
+	// (on first use for an index built in memory; written in the index
+	// file, so an opened index has them), and the associations learned
+	// per word.
 	headOnce sync.Once
-	headDocs map[int32]int // heading term → documents it heads clauses in
-	headedN  int           // units carrying heading terms
-	headedDF []int32       // term → units carrying heading terms that have it
-	bodies   sync.Map      // term id → []assocTerm, body words under it as a heading
+	headDocs []int32  // term → documents it heads clauses in (heading terms only)
+	headedN  int      // units carrying heading terms
+	headedDF []int32  // term → units carrying heading terms that have it
+	bodies   sync.Map // term id → []assocTerm, body words under it as a heading
+
+	// scratch holds per-term counters for learning associations (a
+	// *coScratch), so learning one word costs the postings it samples, not
+	// a map or an array the size of the vocabulary.
+	scratch sync.Pool
 
 	accs sync.Pool
 

@@ -22,8 +22,9 @@ import (
 //	table    one (id, offset, length) entry per section
 //	sections 8-byte aligned: meta (JSON: counts, view statistics, dense
 //	         model), then the raw little-endian arrays of docs, units,
-//	         spans, forward lists, vocabulary, postings, router postings and
-//	         vectors
+//	         spans, forward lists, vocabulary, postings, router postings,
+//	         vectors and the heading statistics (headings.go), counted by
+//	         the writer so no reader makes a pass over every posting
 //
 // The label is the caller's: the store generation the index was built from,
 // so a loader can tell a current index from a stale one and never trust the
@@ -36,7 +37,7 @@ import (
 //
 // indexFormat changes whenever an Index structure written here changes: an
 // index of another format is refused (ErrBadIndex) and rebuilt by its loader.
-const indexFormat = 2
+const indexFormat = 3
 
 const indexMagic = "PKTNIDX\n"
 
@@ -74,7 +75,9 @@ const (
 	secVecs
 	secTitleOff
 	secTitle
-	numSections = secTitle
+	secHeadDocs
+	secHeadedDF
+	numSections = secHeadedDF
 )
 
 // indexMeta is the meta section.
@@ -93,6 +96,7 @@ type indexMeta struct {
 	DenseModel string             `json:"dense_model,omitempty"`
 	Vectors    int                `json:"vectors,omitempty"`
 	Titles     int                `json:"titles"`
+	HeadedN    int                `json:"headed_n"` // units carrying heading terms (headings.go)
 	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
 }
 
@@ -116,10 +120,14 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	if !littleEndian {
 		return 0, errors.New("search: persisted indexes need a little-endian machine")
 	}
+	// The heading statistics are counted here, once, rather than by every
+	// process that opens the file (a pass over every posting).
+	ix.headOnce.Do(ix.countHeaded)
 	meta := indexMeta{
 		Docs: len(ix.docs), Units: len(ix.units), Terms: len(ix.terms), Spans: len(ix.spans), Fwd: len(ix.fwd),
 		RouteTotal: ix.router.total, ViewLen: ix.viewLen, ViewN: ix.viewN,
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
+		HeadedN: ix.headedN,
 	}
 	postOff := make([]int64, 0, len(ix.post)+1)
 	routeOff := make([]int64, 0, len(ix.post)+1)
@@ -173,6 +181,8 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secVecs - 1:      {asBytes(ix.vecs)},
 		secTitleOff - 1:  {asBytes(titleOff)},
 		secTitle - 1:     {asBytes(titles)},
+		secHeadDocs - 1:  {asBytes(ix.headDocs)},
+		secHeadedDF - 1:  {asBytes(ix.headedDF)},
 	}
 	for i := range ix.post {
 		sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
@@ -399,6 +409,8 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	var titleOff, titles []int32
 	get(&titleOff, secTitleOff, meta.Docs+1)
 	get(&titles, secTitle, meta.Titles)
+	get(&ix.headDocs, secHeadDocs, meta.Terms)
+	get(&ix.headedDF, secHeadedDF, meta.Terms)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)
@@ -455,6 +467,11 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	if meta.Vectors > 0 && (meta.Dim <= 0 || len(ix.vecOf) != meta.Units) {
 		return nil, bad("vectors")
 	}
+	// The heading statistics were counted by the writer: a damaged count
+	// can only misweigh an association, and the arrays are read
+	// bounds-checked (headings.go).
+	ix.headedN = meta.HeadedN
+	ix.headOnce.Do(func() {})
 	return ix, nil
 }
 

@@ -170,7 +170,7 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 // notPersisted are the Index fields a persisted index does not carry: caches
 // rebuilt lazily, and the mapping itself.
 var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true,
-	"Index.headOnce": true, "Index.headDocs": true, "Index.headedN": true, "Index.headedDF": true, "Index.bodies": true}
+	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true}
 
 // sameIndex compares every field of two Index values, recursively (nil and
 // empty slices are equal), so a field added to Index or its router and not
