@@ -97,7 +97,7 @@ type indexMeta struct {
 	Vectors    int                `json:"vectors,omitempty"`
 	Titles     int                `json:"titles"`
 	HeadedN    int                `json:"headed_n"` // units carrying heading terms (headings.go)
-	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
+	Sizes      map[string]uintptr `json:"sizes"`    // struct sizes, so a change of layout is caught
 }
 
 func structSizes() map[string]uintptr {
