@@ -26,10 +26,25 @@ const (
 	assocMinRatio = 2.0  // co-occurrence must be at least this many times chance
 )
 
-// associations returns the words most associated with term tid.
+// associations returns the words most associated with term tid: from the
+// index file when it carries them (learned by its writer, learned.go),
+// otherwise learned on first use and cached.
 func (ix *Index) associations(tid int32) []assocTerm {
+	if ix.assocOff != nil {
+		return ix.stored(ix.assocOff, ix.assocList, tid)
+	}
 	if v, ok := ix.assoc.Load(tid); ok {
 		return v.([]assocTerm)
+	}
+	cand := ix.learnAssociations(tid)
+	ix.assoc.Store(tid, cand)
+	return cand
+}
+
+// learnAssociations counts the associations of term tid (see associations).
+func (ix *Index) learnAssociations(tid int32) []assocTerm {
+	if uint(tid) >= uint(len(ix.post)) {
+		return nil
 	}
 	pl := ix.post[tid]
 	step := 1
@@ -82,7 +97,6 @@ func (ix *Index) associations(tid int32) []assocTerm {
 			cand[i].w /= top
 		}
 	}
-	ix.assoc.Store(tid, cand)
 	return cand
 }
 

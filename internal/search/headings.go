@@ -48,8 +48,12 @@ const (
 func isHeadTerm(t string) bool { return strings.HasPrefix(t, headMark) }
 
 // bodyAssociations returns the body words most associated with the heading
-// word of term tid, each weighted in (0, 1].
+// word of term tid, each weighted in (0, 1]: from the index file when it
+// carries them (learned.go), otherwise learned on first use and cached.
 func (ix *Index) bodyAssociations(tid int32) []assocTerm {
+	if ix.bodyOff != nil {
+		return ix.stored(ix.bodyOff, ix.bodyList, tid)
+	}
 	if v, ok := ix.bodies.Load(tid); ok {
 		return v.([]assocTerm)
 	}

@@ -135,6 +135,13 @@ type Index struct {
 	headedDF []int32  // term → units carrying heading terms that have it
 	bodies   sync.Map // term id → []assocTerm, body words under it as a heading
 
+	// Associations learned for every term by the writer of the index file
+	// (learned.go): term t's are list[off[t]:off[t+1]]. Nil for an index
+	// built in memory, which learns them per word on first use (assoc,
+	// bodies).
+	assocOff, bodyOff   []int32
+	assocList, bodyList []assocTerm
+
 	// scratch holds per-term counters for learning associations (a
 	// *coScratch), so learning one word costs the postings it samples, not
 	// a map or an array the size of the vocabulary.

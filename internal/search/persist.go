@@ -77,7 +77,11 @@ const (
 	secTitle
 	secHeadDocs
 	secHeadedDF
-	numSections = secHeadedDF
+	secAssocOff
+	secAssoc
+	secBodyOff
+	secBody
+	numSections = secBody
 )
 
 // indexMeta is the meta section.
@@ -97,6 +101,8 @@ type indexMeta struct {
 	Vectors    int                `json:"vectors,omitempty"`
 	Titles     int                `json:"titles"`
 	HeadedN    int                `json:"headed_n"` // units carrying heading terms (headings.go)
+	Assoc      int                `json:"assoc"`    // learned word associations (learned.go)
+	Bodies     int                `json:"bodies"`   // learned heading-body associations
 	Sizes      map[string]uintptr `json:"sizes"`    // struct sizes, so a change of layout is caught
 }
 
@@ -104,6 +110,7 @@ func structSizes() map[string]uintptr {
 	return map[string]uintptr{
 		"unit": unsafe.Sizeof(unit{}), "span": unsafe.Sizeof(span{}),
 		"posting": unsafe.Sizeof(posting{}), "route": unsafe.Sizeof(routePosting{}),
+		"assoc": unsafe.Sizeof(assocTerm{}),
 	}
 }
 
@@ -120,14 +127,19 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	if !littleEndian {
 		return 0, errors.New("search: persisted indexes need a little-endian machine")
 	}
-	// The heading statistics are counted here, once, rather than by every
-	// process that opens the file (a pass over every posting).
+	// The heading statistics are counted and the associations of every term
+	// learned here, once, rather than by every process that opens the file
+	// (learned.go).
 	ix.headOnce.Do(ix.countHeaded)
+	assocOff, assocList, bodyOff, bodyList := ix.assocOff, ix.assocList, ix.bodyOff, ix.bodyList
+	if assocOff == nil || bodyOff == nil {
+		assocOff, assocList, bodyOff, bodyList = ix.learnAll()
+	}
 	meta := indexMeta{
 		Docs: len(ix.docs), Units: len(ix.units), Terms: len(ix.terms), Spans: len(ix.spans), Fwd: len(ix.fwd),
 		RouteTotal: ix.router.total, ViewLen: ix.viewLen, ViewN: ix.viewN,
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
-		HeadedN: ix.headedN,
+		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList),
 	}
 	postOff := make([]int64, 0, len(ix.post)+1)
 	routeOff := make([]int64, 0, len(ix.post)+1)
@@ -183,6 +195,10 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secTitle - 1:     {asBytes(titles)},
 		secHeadDocs - 1:  {asBytes(ix.headDocs)},
 		secHeadedDF - 1:  {asBytes(ix.headedDF)},
+		secAssocOff - 1:  {asBytes(assocOff)},
+		secAssoc - 1:     {asBytes(assocList)},
+		secBodyOff - 1:   {asBytes(bodyOff)},
+		secBody - 1:      {asBytes(bodyList)},
 	}
 	for i := range ix.post {
 		sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
@@ -386,6 +402,8 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 			*p, err = fromBytes[posting](b, n)
 		case *[]routePosting:
 			*p, err = fromBytes[routePosting](b, n)
+		case *[]assocTerm:
+			*p, err = fromBytes[assocTerm](b, n)
 		}
 	}
 	var docOff, termOff []uint32
@@ -411,6 +429,10 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	get(&titles, secTitle, meta.Titles)
 	get(&ix.headDocs, secHeadDocs, meta.Terms)
 	get(&ix.headedDF, secHeadedDF, meta.Terms)
+	get(&ix.assocOff, secAssocOff, meta.Terms+1)
+	get(&ix.assocList, secAssoc, meta.Assoc)
+	get(&ix.bodyOff, secBodyOff, meta.Terms+1)
+	get(&ix.bodyList, secBody, meta.Bodies)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)

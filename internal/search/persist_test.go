@@ -168,9 +168,53 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 }
 
 // notPersisted are the Index fields a persisted index does not carry: caches
-// rebuilt lazily, and the mapping itself.
+// rebuilt lazily, and the mapping itself. The learned associations are
+// written (learned.go) but a built index learns them lazily instead, so they
+// are compared by TestPersistedAssociations.
 var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true,
-	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true}
+	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true,
+	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true}
+
+// TestPersistedAssociations checks that an opened index carries, for every
+// term, the word and heading-body associations the built index learns on
+// first use, and that a damaged list is dropped rather than used.
+func TestPersistedAssociations(t *testing.T) {
+	built := corpus(t, contracts)
+	opened, _ := persist(t, built, 1)
+	if opened.assocOff == nil || opened.bodyOff == nil {
+		t.Fatal("the opened index carries no learned associations")
+	}
+	some := 0
+	for tid := range built.terms {
+		if isHeadTerm(built.terms[tid]) {
+			continue
+		}
+		want, got := built.associations(int32(tid)), opened.associations(int32(tid))
+		if len(want) != len(got) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Errorf("%q: opened associations %v, learned %v", built.terms[tid], got, want)
+		}
+		some += len(want)
+		want, got = built.bodyAssociations(int32(tid)), opened.bodyAssociations(int32(tid))
+		if len(want) != len(got) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Errorf("%q: opened body associations %v, learned %v", built.terms[tid], got, want)
+		}
+		some += len(want)
+	}
+	if some == 0 {
+		t.Fatal("the test corpus has no associations: the test checks nothing")
+	}
+	// Damaged lists (the arrays are not checksummed) are dropped.
+	ix := &Index{terms: []string{"a", "b"}}
+	list := []assocTerm{{1, 1}, {2, 1}}
+	for _, c := range []struct {
+		off  []int32
+		want int
+	}{{[]int32{0, 1, 2}, 1}, {[]int32{0, 2, 2}, 0}, {[]int32{0, 3, 3}, 0}, {[]int32{1, 0, 2}, 0}, {[]int32{0}, 0}} {
+		if got := ix.stored(c.off, list, 0); len(got) != c.want {
+			t.Errorf("offsets %v: %v", c.off, got)
+		}
+	}
+}
 
 // sameIndex compares every field of two Index values, recursively (nil and
 // empty slices are equal), so a field added to Index or its router and not
