@@ -60,7 +60,7 @@ func (ix *Index) learnAssociations(tid int32) []assocTerm {
 			continue // a damaged index file; see persist.go
 		}
 		seen++
-		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
+		for _, c := range ix.unitTerms(u) {
 			if c != tid && uint(c) < uint(len(ix.post)) && uint(c) < uint(len(sc.units)) && !isHeadTerm(ix.terms[c]) {
 				if sc.units[c] == 0 {
 					sc.touched = append(sc.touched, c)

@@ -67,7 +67,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 	if tid < 0 || int(tid) >= len(ix.terms) {
 		return nil
 	}
-	h, ok := ix.vocab[headMark+ix.terms[tid]]
+	h, ok := ix.lookup(headMark + ix.terms[tid])
 	if !ok || uint(h) >= uint(len(ix.headDocs)) || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
 		return nil
 	}
@@ -86,7 +86,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 		}
 		seen++
 		d := ix.units[u].Doc
-		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
+		for _, c := range ix.unitTerms(u) {
 			if c == tid || uint(c) >= uint(len(ix.headedDF)) || uint(c) >= uint(len(sc.units)) || isHeadTerm(ix.terms[c]) {
 				continue
 			}

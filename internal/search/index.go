@@ -107,11 +107,14 @@ type Index struct {
 	spans   []span
 	fwdOff  []int32 // unit u's distinct terms are fwd[fwdOff[u]:fwdOff[u+1]]
 	fwd     []int32
-	vocab   map[string]int32
-	terms   []string // term id → term
-	post    [][]posting
-	viewLen [numViews]int64 // total terms per view
-	viewN   [numViews]int64 // units per view
+	vocab   map[string]int32 // nil in an opened index: see vocabHash
+	// vocabHash is an opened index's vocabulary: an open-addressing hash
+	// table of term id + 1 (0: empty) by termHash, written with the index.
+	vocabHash []int32
+	terms     []string // term id → term
+	post      [][]posting
+	viewLen   [numViews]int64 // total terms per view
+	viewN     [numViews]int64 // units per view
 
 	router router
 
@@ -226,8 +229,38 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	return nil
 }
 
-// unitSpans returns the source spans of unit u.
-func (ix *Index) unitSpans(u int32) []span { return ix.spans[ix.spanOff[u]:ix.spanOff[u+1]] }
+// unitSpans returns the source spans of unit u, a unit id in range. The
+// offsets of an opened index are not validated at open (a pass over a
+// table per unit, megabytes in a large collection): they are checked here,
+// and a damaged entry yields no spans.
+func (ix *Index) unitSpans(u int32) []span {
+	a, b := ix.spanOff[u], ix.spanOff[u+1]
+	if a < 0 || b < a || int(b) > len(ix.spans) {
+		return nil
+	}
+	return ix.spans[a:b:b]
+}
+
+// unitTerms returns the distinct terms of unit u, a unit id in range;
+// checked like unitSpans.
+func (ix *Index) unitTerms(u int32) []int32 {
+	a, b := ix.fwdOff[u], ix.fwdOff[u+1]
+	if a < 0 || b < a || int(b) > len(ix.fwd) {
+		return nil
+	}
+	return ix.fwd[a:b:b]
+}
+
+// lookup returns the id of a term: from the vocabulary map of an index
+// built in memory, or from the hash table of an opened one (persist.go),
+// which need not be built at open.
+func (ix *Index) lookup(t string) (int32, bool) {
+	if ix.vocab != nil {
+		tid, ok := ix.vocab[t]
+		return tid, ok
+	}
+	return lookupHash(ix.vocabHash, ix.terms, t)
+}
 
 // DocName returns the name of an indexed document id.
 func (ix *Index) DocName(id string) string {

@@ -81,7 +81,8 @@ const (
 	secAssoc
 	secBodyOff
 	secBody
-	numSections = secBody
+	secVocabHash
+	numSections = secVocabHash
 )
 
 // indexMeta is the meta section.
@@ -100,10 +101,11 @@ type indexMeta struct {
 	DenseModel string             `json:"dense_model,omitempty"`
 	Vectors    int                `json:"vectors,omitempty"`
 	Titles     int                `json:"titles"`
-	HeadedN    int                `json:"headed_n"` // units carrying heading terms (headings.go)
-	Assoc      int                `json:"assoc"`    // learned word associations (learned.go)
-	Bodies     int                `json:"bodies"`   // learned heading-body associations
-	Sizes      map[string]uintptr `json:"sizes"`    // struct sizes, so a change of layout is caught
+	HeadedN    int                `json:"headed_n"`   // units carrying heading terms (headings.go)
+	Assoc      int                `json:"assoc"`      // learned word associations (learned.go)
+	Bodies     int                `json:"bodies"`     // learned heading-body associations
+	VocabHash  int                `json:"vocab_hash"` // slots of the vocabulary hash table (vocabhash.go)
+	Sizes      map[string]uintptr `json:"sizes"`      // struct sizes, so a change of layout is caught
 }
 
 func structSizes() map[string]uintptr {
@@ -135,11 +137,15 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	if assocOff == nil || bodyOff == nil {
 		assocOff, assocList, bodyOff, bodyList = ix.learnAll()
 	}
+	vocabHash := ix.vocabHash
+	if vocabHash == nil {
+		vocabHash = vocabTable(ix.terms)
+	}
 	meta := indexMeta{
 		Docs: len(ix.docs), Units: len(ix.units), Terms: len(ix.terms), Spans: len(ix.spans), Fwd: len(ix.fwd),
 		RouteTotal: ix.router.total, ViewLen: ix.viewLen, ViewN: ix.viewN,
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
-		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList),
+		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList), VocabHash: len(vocabHash),
 	}
 	postOff := make([]int64, 0, len(ix.post)+1)
 	routeOff := make([]int64, 0, len(ix.post)+1)
@@ -199,6 +205,7 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secAssoc - 1:     {asBytes(assocList)},
 		secBodyOff - 1:   {asBytes(bodyOff)},
 		secBody - 1:      {asBytes(bodyList)},
+		secVocabHash - 1: {asBytes(vocabHash)},
 	}
 	for i := range ix.post {
 		sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
@@ -433,6 +440,7 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	get(&ix.assocList, secAssoc, meta.Assoc)
 	get(&ix.bodyOff, secBodyOff, meta.Terms+1)
 	get(&ix.bodyList, secBody, meta.Bodies)
+	get(&ix.vocabHash, secVocabHash, meta.VocabHash)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)
@@ -444,8 +452,10 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	ix.router.total = meta.RouteTotal
 	// Offset tables must be monotonic and end at their arrays' lengths, so
 	// every slice taken from them below and in a search is in range.
-	if !monotonic(ix.spanOff, len(ix.spans)) || !monotonic(ix.fwdOff, len(ix.fwd)) ||
-		!monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
+	// The per-unit offset tables (spanOff, fwdOff: megabytes in a large
+	// collection) are checked where they are read instead (unitSpans,
+	// unitTerms).
+	if !monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
 		!monotonic(postOff, len(post)) || !monotonic(routeOff, len(route)) || !monotonic(titleOff, len(titles)) {
 		return nil, bad("offset tables")
 	}
@@ -469,13 +479,11 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 		return nil, bad("document ranges")
 	}
 	ix.terms = make([]string, meta.Terms)
-	ix.vocab = make(map[string]int32, meta.Terms)
 	ix.post = make([][]posting, meta.Terms)
 	ix.router.post = make([][]routePosting, meta.Terms)
 	for i := range ix.terms {
 		t := termStr[termOff[i]:termOff[i+1]]
 		ix.terms[i] = t
-		ix.vocab[t] = int32(i)
 		ix.post[i] = post[postOff[i]:postOff[i+1]:postOff[i+1]]
 		ix.router.post[i] = route[routeOff[i]:routeOff[i+1]:routeOff[i+1]]
 	}

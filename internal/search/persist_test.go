@@ -173,7 +173,32 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 // are compared by TestPersistedAssociations.
 var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true,
 	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true,
-	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true}
+	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true,
+	"Index.vocab": true, "Index.vocabHash": true} // the vocabulary: TestPersistedVocabulary
+
+// TestPersistedVocabulary checks that an opened index finds every term of
+// the built one under the same id, and no other word.
+func TestPersistedVocabulary(t *testing.T) {
+	built := corpus(t, contracts)
+	opened, _ := persist(t, built, 1)
+	if opened.vocab != nil || len(opened.vocabHash) < 2*len(built.terms) {
+		t.Fatalf("opened index: map %v, hash table of %d slots for %d terms", opened.vocab != nil, len(opened.vocabHash), len(built.terms))
+	}
+	for want, term := range built.terms {
+		if got, ok := opened.lookup(term); !ok || got != int32(want) {
+			t.Errorf("%q: %d %v, want %d", term, got, ok, want)
+		}
+	}
+	for _, w := range []string{"", "zzzz", "liabilityx", headMark} {
+		if _, ok := opened.lookup(w); ok {
+			t.Errorf("%q found", w)
+		}
+	}
+	// A damaged table loses words, never loops or crashes.
+	for _, slots := range [][]int32{{5, 5, 5, 5, 5, 5, 5, 5}, {-7, 0, 1 << 30, 0}, {1, 2, 3}} {
+		lookupHash(slots, built.terms, "liability")
+	}
+}
 
 // TestPersistedAssociations checks that an opened index carries, for every
 // term, the word and heading-body associations the built index learns on

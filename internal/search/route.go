@@ -147,7 +147,7 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 	ids := make([]int32, len(terms))
 	for i, t := range terms {
 		ids[i] = -1
-		if tid, ok := ix.vocab[t]; ok && len(r.post[tid]) > 0 {
+		if tid, ok := ix.lookup(t); ok && len(r.post[tid]) > 0 {
 			ids[i] = tid
 		}
 	}
@@ -386,7 +386,7 @@ func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 	ids := make([]int32, len(terms))
 	for i, t := range terms {
 		ids[i] = -1
-		if tid, ok := ix.vocab[t]; ok && r.names(tid, int32(doc)) {
+		if tid, ok := ix.lookup(t); ok && r.names(tid, int32(doc)) {
 			ids[i] = tid
 		}
 	}

@@ -107,7 +107,7 @@ func (ix *Index) Search(q Query) Result {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
 	for _, t := range dropFraming(terms) {
-		id, ok := ix.vocab[t]
+		id, ok := ix.lookup(t)
 		if !ok {
 			continue
 		}
