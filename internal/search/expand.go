@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 )
 
 // Query expansion from term associations learned on the indexed corpus
@@ -51,6 +50,7 @@ func (ix *Index) learnAssociations(tid int32) []assocTerm {
 	if len(pl) > assocSample {
 		step = len(pl) / assocSample
 	}
+	head := ix.headTerms()
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
 	seen := 0
@@ -61,7 +61,7 @@ func (ix *Index) learnAssociations(tid int32) []assocTerm {
 		}
 		seen++
 		for _, c := range ix.unitTerms(u) {
-			if c != tid && uint(c) < uint(len(ix.post)) && uint(c) < uint(len(sc.units)) && !isHeadTerm(ix.terms[c]) {
+			if c != tid && uint(c) < uint(len(head)) && uint(c) < uint(len(sc.units)) && !head[c] {
 				if sc.units[c] == 0 {
 					sc.touched = append(sc.touched, c)
 				}
@@ -80,16 +80,7 @@ func (ix *Index) learnAssociations(tid int32) []assocTerm {
 		if ratio < assocMinRatio {
 			continue
 		}
-		cand = append(cand, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
-	}
-	sort.Slice(cand, func(i, j int) bool {
-		if cand[i].w != cand[j].w {
-			return cand[i].w > cand[j].w
-		}
-		return cand[i].id < cand[j].id
-	})
-	if len(cand) > assocPerTerm {
-		cand = cand[:assocPerTerm]
+		cand = keepBest(cand, assocPerTerm, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
 	}
 	if len(cand) > 0 {
 		top := cand[0].w
@@ -131,4 +122,42 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 		}
 	}
 	return out
+}
+
+// keepBest inserts e into best, the k best associations so far in order
+// (higher weight first, then lower term id: a total order, so the result is
+// the same as sorting every candidate and keeping the first k).
+func keepBest(best []assocTerm, k int, e assocTerm) []assocTerm {
+	if len(best) == k && !assocBetter(e, best[k-1]) {
+		return best
+	}
+	i := len(best)
+	for i > 0 && assocBetter(e, best[i-1]) {
+		i--
+	}
+	if len(best) < k {
+		best = append(best, assocTerm{})
+	}
+	copy(best[i+1:], best[i:len(best)-1])
+	best[i] = e
+	return best
+}
+
+func assocBetter(a, b assocTerm) bool {
+	if a.w != b.w {
+		return a.w > b.w
+	}
+	return a.id < b.id
+}
+
+// headTerms reports, by term id, which terms are heading terms, so the
+// learning loops need not look at the terms' strings.
+func (ix *Index) headTerms() []bool {
+	ix.headTermOnce.Do(func() {
+		ix.isHead = make([]bool, len(ix.terms))
+		for t, s := range ix.terms {
+			ix.isHead[t] = isHeadTerm(s)
+		}
+	})
+	return ix.isHead
 }

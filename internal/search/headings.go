@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -76,6 +75,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 	if len(pl) > headSample {
 		step = len(pl) / headSample
 	}
+	head := ix.headTerms()
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
 	seen := 0
@@ -87,7 +87,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 		seen++
 		d := ix.units[u].Doc
 		for _, c := range ix.unitTerms(u) {
-			if c == tid || uint(c) >= uint(len(ix.headedDF)) || uint(c) >= uint(len(sc.units)) || isHeadTerm(ix.terms[c]) {
+			if c == tid || uint(c) >= uint(len(ix.headedDF)) || uint(c) >= uint(len(sc.units)) || uint(c) >= uint(len(head)) || head[c] {
 				continue
 			}
 			if sc.units[c] == 0 {
@@ -114,16 +114,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 			continue
 		}
 		w := math.Log(ratio) * float64(units) / float64(seen)
-		cand = append(cand, assocTerm{c, min(1, w/bodyFullScore)})
-	}
-	sort.Slice(cand, func(i, j int) bool {
-		if cand[i].w != cand[j].w {
-			return cand[i].w > cand[j].w
-		}
-		return cand[i].id < cand[j].id
-	})
-	if len(cand) > bodyPerTerm {
-		cand = cand[:bodyPerTerm]
+		cand = keepBest(cand, bodyPerTerm, assocTerm{c, min(1, w/bodyFullScore)})
 	}
 	return cand
 }

@@ -145,6 +145,9 @@ type Index struct {
 	assocOff, bodyOff   []int32
 	assocList, bodyList []assocTerm
 
+	headTermOnce sync.Once
+	isHead       []bool // by term id: a heading term (headTerms)
+
 	// scratch holds per-term counters for learning associations (a
 	// *coScratch), so learning one word costs the postings it samples, not
 	// a map or an array the size of the vocabulary.

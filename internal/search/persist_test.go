@@ -174,7 +174,7 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true,
 	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true,
 	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true,
-	"Index.vocab": true, "Index.vocabHash": true} // the vocabulary: TestPersistedVocabulary
+	"Index.vocab": true, "Index.vocabHash": true, "Index.headTermOnce": true, "Index.isHead": true} // the vocabulary: TestPersistedVocabulary
 
 // TestPersistedVocabulary checks that an opened index finds every term of
 // the built one under the same id, and no other word.
