@@ -294,11 +294,22 @@ type queryTerm struct {
 }
 
 // accumulator holds per-unit scores for one search without allocating a map:
-// score by unit id, and the list of units touched.
+// score by unit id, and the list of units touched. When a search touches a
+// large share of the units (a common word in a large collection of similar
+// contracts: over a million units) the list is given up (dense): it would
+// cost more memory than the scores themselves, and the units with a score
+// are found by scanning the score array instead. Scores are positive, so
+// a zero score means untouched.
 type accumulator struct {
 	score   []float64
 	touched []int32
+	n       int  // units touched
+	dense   bool // touched is not kept: scan score
 }
+
+// denseShare is the share of an index's units beyond which an accumulator
+// stops listing the units it touches.
+const denseShare = 8
 
 func (ix *Index) getAcc() *accumulator {
 	if a, ok := ix.accs.Get().(*accumulator); ok && len(a.score) == len(ix.units) {
@@ -308,18 +319,57 @@ func (ix *Index) getAcc() *accumulator {
 }
 
 func (ix *Index) putAcc(a *accumulator) {
-	for _, u := range a.touched {
-		a.score[u] = 0
+	if a.dense {
+		clear(a.score)
+	} else {
+		for _, u := range a.touched {
+			a.score[u] = 0
+		}
 	}
 	a.touched = a.touched[:0]
+	a.n, a.dense = 0, false
 	ix.accs.Put(a)
+}
+
+// expect prepares for a term that touches at most df more units: room in
+// the touched list, or dense mode when the list would hold more than
+// 1/denseShare of the units.
+func (a *accumulator) expect(df int) {
+	if a.dense {
+		return
+	}
+	if len(a.touched)+df > len(a.score)/denseShare {
+		a.dense = true
+		a.touched = nil
+		return
+	}
+	// One allocation instead of many doublings.
+	a.touched = slices.Grow(a.touched, df)
 }
 
 func (a *accumulator) add(u int32, s float64) {
 	if a.score[u] == 0 {
-		a.touched = append(a.touched, u)
+		a.n++
+		if !a.dense {
+			a.touched = append(a.touched, u)
+		}
 	}
 	a.score[u] += s
+}
+
+// each calls fn with every touched unit and its score.
+func (a *accumulator) each(fn func(u int32, s float64)) {
+	if !a.dense {
+		for _, u := range a.touched {
+			fn(u, a.score[u])
+		}
+		return
+	}
+	for u, s := range a.score {
+		if s != 0 {
+			fn(int32(u), s)
+		}
+	}
 }
 
 // scope is the set of units a search may return: document ranges and views.
@@ -396,10 +446,7 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 			continue
 		}
 		w := idf(sc.n, df) * qt.weight
-		// Room for every unit this term may touch, at most all units: one
-		// allocation instead of many doublings of a list that reaches a
-		// million entries in a large collection.
-		acc.touched = slices.Grow(acc.touched, min(df, len(ix.units)-len(acc.touched)))
+		acc.expect(df)
 		for _, p := range parts {
 			for _, e := range p {
 				if uint(e.unit) >= uint(len(ix.units)) {
@@ -425,18 +472,17 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 // a large share of a big collection's units, and sorting them all would make
 // a query cost grow faster than the collection.
 func (acc *accumulator) top(n int) []scored {
-	if n <= 0 || n >= len(acc.touched) {
-		out := make([]scored, 0, len(acc.touched))
-		for _, u := range acc.touched {
-			out = append(out, scored{u, acc.score[u]})
-		}
+	if n <= 0 || n >= acc.n {
+		out := make([]scored, 0, acc.n)
+		acc.each(func(u int32, s float64) { out = append(out, scored{u, s}) })
 		slices.SortFunc(out, byRank)
 		return out
 	}
-	// A min-heap of the n best so far: h[0] is the worst of them.
+	// A min-heap of the n best so far: h[0] is the worst of them. The order
+	// is total, so the n best are the same whatever the order of visit.
 	h := make([]scored, 0, n)
-	for _, u := range acc.touched {
-		s := scored{u, acc.score[u]}
+	acc.each(func(u int32, score float64) {
+		s := scored{u, score}
 		if len(h) < n {
 			h = append(h, s)
 			for i := len(h) - 1; i > 0; {
@@ -447,10 +493,10 @@ func (acc *accumulator) top(n int) []scored {
 				h[p], h[i] = h[i], h[p]
 				i = p
 			}
-			continue
+			return
 		}
 		if !better(s, h[0]) {
-			continue
+			return
 		}
 		h[0] = s
 		for i := 0; ; {
@@ -467,7 +513,7 @@ func (acc *accumulator) top(n int) []scored {
 			h[i], h[m] = h[m], h[i]
 			i = m
 		}
-	}
+	})
 	slices.SortFunc(h, byRank)
 	return h
 }
