@@ -42,10 +42,10 @@ func (ix *Index) associations(tid int32) []assocTerm {
 
 // learnAssociations counts the associations of term tid (see associations).
 func (ix *Index) learnAssociations(tid int32) []assocTerm {
-	if uint(tid) >= uint(len(ix.post)) {
+	if uint(tid) >= uint(len(ix.terms)) {
 		return nil
 	}
-	pl := ix.post[tid]
+	pl := ix.plist(tid)
 	step := 1
 	if len(pl) > assocSample {
 		step = len(pl) / assocSample
@@ -76,7 +76,7 @@ func (ix *Index) learnAssociations(tid int32) []assocTerm {
 		if k < assocMinCo {
 			continue
 		}
-		ratio := float64(k) * n / (float64(seen) * float64(len(ix.post[c])))
+		ratio := float64(k) * n / (float64(seen) * float64(len(ix.plist(c))))
 		if ratio < assocMinRatio {
 			continue
 		}

@@ -70,7 +70,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 	if !ok || uint(h) >= uint(len(ix.headDocs)) || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
 		return nil
 	}
-	pl := ix.post[h]
+	pl := ix.plist(h)
 	step := 1
 	if len(pl) > headSample {
 		step = len(pl) / headSample
@@ -124,13 +124,13 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 // headed clauses that have it.
 func (ix *Index) countHeaded() {
 	headed := make([]bool, len(ix.units))
-	ix.headDocs = make([]int32, len(ix.post))
+	ix.headDocs = make([]int32, len(ix.terms))
 	for t, s := range ix.terms {
 		if !isHeadTerm(s) {
 			continue
 		}
 		last := int32(-1)
-		for _, p := range ix.post[t] {
+		for _, p := range ix.plist(int32(t)) {
 			if uint(p.unit) >= uint(len(ix.units)) {
 				continue
 			}
@@ -146,8 +146,9 @@ func (ix *Index) countHeaded() {
 			ix.headedN++
 		}
 	}
-	ix.headedDF = make([]int32, len(ix.post))
-	for t, pl := range ix.post {
+	ix.headedDF = make([]int32, len(ix.terms))
+	for t := range ix.terms {
+		pl := ix.plist(int32(t))
 		for _, p := range pl {
 			if uint(p.unit) < uint(len(headed)) && headed[p.unit] {
 				ix.headedDF[t]++

@@ -111,10 +111,14 @@ type Index struct {
 	// vocabHash is an opened index's vocabulary: an open-addressing hash
 	// table of term id + 1 (0: empty) by termHash, written with the index.
 	vocabHash []int32
-	terms     []string // term id → term
-	post      [][]posting
-	viewLen   [numViews]int64 // total terms per view
-	viewN     [numViews]int64 // units per view
+	terms     []string    // term id → term
+	post      [][]posting // by term id, in an index built in memory; see plist
+	// An opened index's postings: term t's are postAll[postOff[t]:postOff[t+1]]
+	// (no slice per term is made at open).
+	postAll []posting
+	postOff []int64
+	viewLen [numViews]int64 // total terms per view
+	viewN   [numViews]int64 // units per view
 
 	router router
 
@@ -252,6 +256,20 @@ func (ix *Index) unitTerms(u int32) []int32 {
 		return nil
 	}
 	return ix.fwd[a:b:b]
+}
+
+// plist returns the posting list of term t, a term id in range. An opened
+// index's offsets come from the file and are checked here: a damaged entry
+// yields an empty list.
+func (ix *Index) plist(t int32) []posting {
+	if ix.postOff == nil {
+		return ix.post[t]
+	}
+	a, b := ix.postOff[t], ix.postOff[t+1]
+	if a < 0 || b < a || b > int64(len(ix.postAll)) {
+		return nil
+	}
+	return ix.postAll[a:b:b]
 }
 
 // lookup returns the id of a term: from the vocabulary map of an index
@@ -406,7 +424,7 @@ func (ix *Index) newScope(ranges [][2]int32, views []View) scope {
 
 // postings returns the parts of a term's posting list inside the scope.
 func (ix *Index) postings(tid int32, sc scope) [][]posting {
-	pl := ix.post[tid]
+	pl := ix.plist(tid)
 	if sc.ranges == nil {
 		return [][]posting{pl}
 	}

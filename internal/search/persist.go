@@ -147,13 +147,13 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
 		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList), VocabHash: len(vocabHash),
 	}
-	postOff := make([]int64, 0, len(ix.post)+1)
-	routeOff := make([]int64, 0, len(ix.post)+1)
-	for i := range ix.post {
+	postOff := make([]int64, 0, len(ix.terms)+1)
+	routeOff := make([]int64, 0, len(ix.terms)+1)
+	for i := range ix.terms {
 		postOff = append(postOff, meta.Postings)
-		meta.Postings += int64(len(ix.post[i]))
+		meta.Postings += int64(len(ix.plist(int32(i))))
 		routeOff = append(routeOff, meta.Routes)
-		meta.Routes += int64(len(ix.router.post[i]))
+		meta.Routes += int64(len(ix.router.plist(int32(i))))
 	}
 	postOff = append(postOff, meta.Postings)
 	routeOff = append(routeOff, meta.Routes)
@@ -207,9 +207,14 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secBody - 1:      {asBytes(bodyList)},
 		secVocabHash - 1: {asBytes(vocabHash)},
 	}
-	for i := range ix.post {
-		sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
-		sections[secRoute-1] = append(sections[secRoute-1], asBytes(ix.router.post[i]))
+	if ix.postOff != nil { // an opened index: its arrays as they are
+		sections[secPost-1] = [][]byte{asBytes(ix.postAll)}
+		sections[secRoute-1] = [][]byte{asBytes(ix.router.all)}
+	} else {
+		for i := range ix.post {
+			sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
+			sections[secRoute-1] = append(sections[secRoute-1], asBytes(ix.router.post[i]))
+		}
 	}
 	head := make([]byte, headerSize+numSections*tableEntry)
 	copy(head, indexMagic)
@@ -453,10 +458,10 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	// Offset tables must be monotonic and end at their arrays' lengths, so
 	// every slice taken from them below and in a search is in range.
 	// The per-unit offset tables (spanOff, fwdOff: megabytes in a large
-	// collection) are checked where they are read instead (unitSpans,
-	// unitTerms).
+	// collection) and the posting offsets are checked where they are read
+	// instead (unitSpans, unitTerms, plist).
 	if !monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
-		!monotonic(postOff, len(post)) || !monotonic(routeOff, len(route)) || !monotonic(titleOff, len(titles)) {
+		!monotonic(titleOff, len(titles)) {
 		return nil, bad("offset tables")
 	}
 	// Strings are copied out of the mapping (in one piece each), so a
@@ -479,13 +484,11 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 		return nil, bad("document ranges")
 	}
 	ix.terms = make([]string, meta.Terms)
-	ix.post = make([][]posting, meta.Terms)
-	ix.router.post = make([][]routePosting, meta.Terms)
+	ix.postAll, ix.postOff = post, postOff
+	ix.router.all, ix.router.off = route, routeOff
 	for i := range ix.terms {
 		t := termStr[termOff[i]:termOff[i+1]]
 		ix.terms[i] = t
-		ix.post[i] = post[postOff[i]:postOff[i+1]:postOff[i+1]]
-		ix.router.post[i] = route[routeOff[i]:routeOff[i+1]:routeOff[i+1]]
 	}
 	if len(ix.router.docLen) != meta.Docs {
 		return nil, bad("router")

@@ -174,10 +174,15 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true,
 	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true,
 	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true,
-	"Index.vocab": true, "Index.vocabHash": true, "Index.headTermOnce": true, "Index.isHead": true} // the vocabulary: TestPersistedVocabulary
+	"Index.vocab": true, "Index.vocabHash": true, "Index.headTermOnce": true, "Index.isHead": true,
+	// posting lists, by term in a built index, flat in an opened one:
+	// compared by TestPersistedVocabulary
+	"Index.post": true, "Index.postAll": true, "Index.postOff": true,
+	"Index.router.post": true, "Index.router.all": true, "Index.router.off": true} // the vocabulary: TestPersistedVocabulary
 
 // TestPersistedVocabulary checks that an opened index finds every term of
-// the built one under the same id, and no other word.
+// the built one under the same id, with the same postings and header
+// postings, and no other word.
 func TestPersistedVocabulary(t *testing.T) {
 	built := corpus(t, contracts)
 	opened, _ := persist(t, built, 1)
@@ -187,6 +192,13 @@ func TestPersistedVocabulary(t *testing.T) {
 	for want, term := range built.terms {
 		if got, ok := opened.lookup(term); !ok || got != int32(want) {
 			t.Errorf("%q: %d %v, want %d", term, got, ok, want)
+		}
+		tid := int32(want)
+		if a, b := opened.plist(tid), built.plist(tid); len(a) != len(b) || len(a) > 0 && !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: opened postings %v, built %v", term, a, b)
+		}
+		if a, b := opened.router.plist(tid), built.router.plist(tid); len(a) != len(b) || len(a) > 0 && !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: opened header postings %v, built %v", term, a, b)
 		}
 	}
 	for _, w := range []string{"", "zzzz", "liabilityx", headMark} {
