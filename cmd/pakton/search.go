@@ -36,7 +36,6 @@ func runSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
 	}
-	oneShotGC()
 	st, err := g.openCollectionReader()
 	if err != nil {
 		return err
@@ -54,6 +53,9 @@ func runSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// After the load, which may have had to build the index (a large heap,
+	// left to the usual collector).
+	oneShotGC()
 	res, err := hybridSearch(ctx, st, g.collection, ix, q)
 	if err != nil {
 		return err
@@ -69,9 +71,9 @@ func runSearch(ctx context.Context, args []string) error {
 }
 
 // oneShotGC tunes the garbage collector for a command that answers once and
-// exits: a search allocates a few tens of MB (the opened index's tables, one
-// question's score array, the passages' documents) and frees almost nothing
-// before it ends, so collecting on the way costs CPU and returns no memory.
+// exits: a question and its passages allocate a few tens of MB (the score
+// array, the passages' documents) and free almost nothing before the
+// process ends, so collecting on the way costs CPU and returns no memory.
 // Collection is left to the memory limit (the index file is mapped, not on
 // the heap), so a pathological question still cannot grow without bound. An
 // explicit GOGC or GOMEMLIMIT in the environment wins.
