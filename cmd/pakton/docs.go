@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/progress"
+	"github.com/pakton/pakton/internal/server"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -16,16 +18,18 @@ const docsUsage = `docs [flags]                     list the documents of the co
        pakton docs rm [flags] ID|NAME…          remove documents
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
        pakton docs collections [flags]          list collections
-       pakton docs rm-collection --yes NAME     delete a collection and its documents`
+       pakton docs rm-collection --yes NAME     delete a collection and its documents
+       pakton docs gc [--min-age 1h]            on a cluster, remove the file parts of commits cut short (every collection)`
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "reindex" || args[0] == "collections" || args[0] == "rm-collection") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "reindex" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
 	asJSON := fs.Bool("json", false, "print JSON (list, collections)")
 	yes := fs.Bool("yes", false, "confirm rm-collection")
+	minAge := fs.Duration("min-age", store.DefaultGCMinAge, "gc: leave unnamed file parts younger than this (a commit may be in progress)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -104,8 +108,51 @@ func runDocs(ctx context.Context, args []string) error {
 		if err := st.DeleteCollection(rest[0]); err != nil {
 			return err
 		}
+		if err := server.ForgetCollection(st, rest[0]); err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", err)
+		}
 		fmt.Fprintf(stdout, "deleted collection %s\n", rest[0])
 		return nil
+	case "gc":
+		return collectGarbage(st, *minAge, *asJSON)
+	}
+	return nil
+}
+
+// collectGarbage removes, in every collection, the files no document
+// names (a commit cut short on a cluster) that are older than minAge.
+func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
+	if minAge < time.Minute {
+		return fmt.Errorf("docs gc: --min-age %s is too short: a commit in progress could lose its files (at least 1m)", minAge)
+	}
+	cols, err := st.Collections()
+	if err != nil {
+		return err
+	}
+	type result struct {
+		Collection string `json:"collection"`
+		store.GCStats
+	}
+	var out []result
+	for _, c := range cols {
+		gs, err := st.CollectGarbage(c.Name, minAge)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, result{c.Name, gs})
+	}
+	if asJSON {
+		return writeJSON(out)
+	}
+	if !st.IsRemote() {
+		fmt.Fprintf(stdout, "%s is a directory store: nothing to collect (opening it removes what its manifests do not name)\n", st.Location())
+		return nil
+	}
+	for _, r := range out {
+		fmt.Fprintf(stdout, "%s: %d file parts, %d unnamed removed, %d unnamed younger than %s left\n", r.Collection, r.Parts, r.Removed, r.Young, minAge)
 	}
 	return nil
 }

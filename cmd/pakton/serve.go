@@ -6,9 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/mcp"
 	"github.com/pakton/pakton/internal/parse"
@@ -35,6 +37,7 @@ func runServe(ctx context.Context, args []string) error {
 	maxFiles := fs.Int("max-files", server.DefaultMaxFiles, "most files in one upload")
 	maxAsks := fs.Int("max-asks", server.DefaultMaxAsks, "questions answered at once")
 	retention := fs.Duration("job-retention", server.DefaultJobRetention, "keep finished jobs this long, then remove them (0 keeps them forever)")
+	lease := fs.Duration("job-lease", jobs.DefaultLease, "on a cluster: a job whose server has not beaten for this long shows to the other servers as interrupted")
 	rate := fs.Float64("rate", server.DefaultRate, "API requests per second per key (per address with --no-auth); an ask counts 5, an upload 10 (0 disables the limit)")
 	burst := fs.Float64("burst", server.DefaultBurst, "API requests a key may make at once before --rate applies")
 	connsPerClient := fs.Int("max-conns-per-client", server.DefaultMaxConnsPerClient, "open connections allowed from one remote address (-1: no limit; raise it behind a reverse proxy)")
@@ -56,6 +59,9 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	if *retention == 0 {
 		*retention = -1 // server.Config: negative keeps forever
+	}
+	if *lease < time.Second {
+		return fmt.Errorf("--job-lease %v: want at least 1s", *lease)
 	}
 	if *rate < 0 || *burst < 1 {
 		return fmt.Errorf("--rate %g --burst %g: want a rate of 0 (no limit) or more and a burst of at least 1", *rate, *burst)
@@ -97,7 +103,7 @@ func runServe(ctx context.Context, args []string) error {
 	cfg := server.Config{
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns,
-		JobRetention: *retention, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
+		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
 		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
 		Embedder: asEmbedder(emb), Models: roles, Logger: logger,
 	}
@@ -147,7 +153,7 @@ func runServe(ctx context.Context, args []string) error {
 			"Use the API:                 curl -H 'Authorization: Bearer %s' %s/api/v1/collections\n"+
 			"Manage keys with \"pakton keys\".\n\n", secret, base, secret, secret, base)
 	default:
-		writeKeysHint(stderr, existing, st.Dir(), base)
+		writeKeysHint(stderr, existing, st.Location(), base)
 	}
 	return srv.ListenAndServe(ctx)
 }

@@ -6,6 +6,18 @@
 // process stopped are run again on the next start (their functions must be
 // idempotent) or, when that is not possible, marked failed. Finished jobs
 // are kept for Options.Retention, then removed.
+//
+// On a cluster (Options.Shared) the jobs live in records every server
+// process of the store reads, one record per job, and each job is written
+// only by the process that accepted it and runs it (its Owner): there is no
+// conditional write to arbitrate two writers, so there is never a second.
+// Other processes read it to answer a poll, list it, and ask for its
+// cancellation through a record of their own, which the owner acts on. The
+// owner rewrites its unfinished jobs every Lease/3 (Job.Heartbeat); a job
+// whose heartbeat is older than Lease is shown by the others as failed
+// ("interrupted"): its process died, or lost the cluster. The record itself
+// is left alone, so an owner restarted with the same identity resumes it as
+// it resumes a job after a restart on one machine.
 package jobs
 
 import (
@@ -83,6 +95,10 @@ type Job struct {
 	Error string `json:"error,omitempty"`
 	// Params are the kind-specific inputs given to Submit.
 	Params json.RawMessage `json:"params,omitempty"`
+	// Owner names the server process that runs the job, on a cluster
+	// (Options.Owner); Heartbeat is when it last said the job was alive.
+	Owner     string    `json:"owner,omitempty"`
+	Heartbeat time.Time `json:"heartbeat,omitzero"`
 }
 
 // Reporter is how a running job publishes its progress and results.
@@ -131,6 +147,27 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
+
+	// Shared, when set, keeps the jobs in records shared by every process
+	// of a store on a cluster, instead of files in the manager's directory
+	// (see the package comment). RecordKind names their kind (default
+	// "job"; two managers on one store need two kinds), Owner this process
+	// (stable across its restarts, unique among the processes), Lease how
+	// long another process trusts a job's heartbeat (default 30 s).
+	Shared     Records
+	RecordKind string
+	Owner      string
+	Lease      time.Duration
+}
+
+// Records keeps small records shared by the processes of a store on a
+// cluster (store.SharedRecords). Reading or deleting a missing record is an
+// error wrapping fs.ErrNotExist.
+type Records interface {
+	Records(kind string) (map[string][]byte, error)
+	Record(kind, id string) ([]byte, error)
+	PutRecord(kind, id string, data []byte) error
+	DeleteRecord(kind, id string) error
 }
 
 // Manager queues, runs and persists jobs.
@@ -176,6 +213,9 @@ func Open(dir string, opt Options) (*Manager, error) {
 	}
 	if opt.PruneEvery <= 0 {
 		opt.PruneEvery = time.Hour
+	}
+	if opt.Shared != nil {
+		return openShared(opt)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
@@ -259,6 +299,10 @@ func (m *Manager) Start() {
 			m.wg.Add(1)
 			go m.pruneEvery()
 		}
+		if m.opt.Shared != nil {
+			m.wg.Add(1)
+			go m.heartbeat()
+		}
 		for range m.opt.Workers {
 			m.wg.Add(1)
 			go m.work()
@@ -307,6 +351,7 @@ func (m *Manager) Prune() int {
 		}
 		n++
 	}
+	n += m.pruneSharedLocked(cutoff)
 	if n > 0 {
 		m.opt.Logger.Info("jobs: removed expired jobs", "count", n, "retention", m.opt.Retention.String())
 	}
@@ -320,6 +365,9 @@ func (m *Manager) Remove(id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	en := m.jobs[id]
+	if en == nil && m.opt.Shared != nil {
+		return m.removeShared(id)
+	}
 	if en == nil {
 		return fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
@@ -339,6 +387,13 @@ func (m *Manager) removeLocked(en *entry) error {
 		if err := m.opt.Removing(clone(en.job)); err != nil {
 			return fmt.Errorf("jobs: remove %s: %w", id, err)
 		}
+	}
+	if m.opt.Shared != nil {
+		if err := m.opt.Shared.DeleteRecord(m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("jobs: remove %s: %w", id, err)
+		}
+		delete(m.jobs, id)
+		return nil
 	}
 	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("jobs: remove %s: %w", id, err)
@@ -368,6 +423,9 @@ func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
 		return Job{}, fmt.Errorf("jobs: submit: unknown kind %q", kind)
 	}
 	j := Job{ID: NewID(), Kind: kind, Collection: collection, State: Queued, Created: m.opt.Now().UTC(), Params: raw}
+	if m.opt.Shared != nil {
+		j.Owner, j.Heartbeat = m.opt.Owner, j.Created
+	}
 	en := &entry{job: j, done: make(chan struct{})}
 	if err := m.write(j); err != nil {
 		return Job{}, err
@@ -378,25 +436,42 @@ func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
 	return clone(j), nil
 }
 
-// Get returns a job by id.
+// Get returns a job by id: on a cluster, a job of another process too.
 func (m *Manager) Get(id string) (Job, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	en := m.jobs[id]
+	var j Job
+	if en != nil {
+		j = clone(en.job)
+	}
+	m.mu.Unlock()
+	if en == nil && m.opt.Shared != nil {
+		return m.getShared(id)
+	}
 	if en == nil {
 		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	return clone(en.job), nil
+	return j, nil
 }
 
-// List returns the jobs of a collection ("" for all), newest first.
+// List returns the jobs of a collection ("" for all), newest first: on a
+// cluster, those of every process.
 func (m *Manager) List(collection string) []Job {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	var out []Job
+	own := map[string]bool{}
 	for _, en := range m.jobs {
+		own[en.job.ID] = true
 		if collection == "" || en.job.Collection == collection {
 			out = append(out, clone(en.job))
+		}
+	}
+	m.mu.Unlock()
+	if m.opt.Shared != nil {
+		for _, j := range m.listShared() {
+			if !own[j.ID] && (collection == "" || j.Collection == collection) {
+				out = append(out, j)
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmpJobs(b, a) })
@@ -409,6 +484,9 @@ func (m *Manager) Cancel(id string) (Job, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	en := m.jobs[id]
+	if en == nil && m.opt.Shared != nil {
+		return m.cancelShared(id)
+	}
 	if en == nil {
 		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
@@ -437,6 +515,9 @@ func (m *Manager) Wait(ctx context.Context, id string) (Job, error) {
 	m.mu.Lock()
 	en := m.jobs[id]
 	m.mu.Unlock()
+	if en == nil && m.opt.Shared != nil {
+		return m.waitShared(ctx, id)
+	}
 	if en == nil {
 		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
@@ -533,6 +614,9 @@ func (m *Manager) finishLocked(en *entry, st State, msg string) {
 // authoritative for this process.
 func (m *Manager) saveLocked(en *entry) {
 	en.saved = time.Now()
+	if m.opt.Shared != nil && !en.job.State.Final() {
+		en.job.Heartbeat = m.opt.Now().UTC()
+	}
 	if err := m.write(en.job); err != nil {
 		m.opt.Logger.Error("jobs: cannot persist job", "id", en.job.ID, "err", err)
 	}
@@ -544,6 +628,12 @@ func (m *Manager) write(j Job) error {
 	raw, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return fmt.Errorf("jobs: encode job %s: %w", j.ID, err)
+	}
+	if m.opt.Shared != nil {
+		if err := m.opt.Shared.PutRecord(m.opt.RecordKind, j.ID, raw); err != nil {
+			return fmt.Errorf("jobs: store job %s: %w", j.ID, err)
+		}
+		return nil
 	}
 	return WriteFileAtomic(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -266,45 +265,11 @@ type progressEvent struct {
 	Message string `json:"message"`
 }
 
-// reportsDir is where a collection's reports live: inside the collection's
-// directory of the store, so deleting the collection deletes them.
+// reportsDir is where a collection's reports live on a directory store:
+// inside the collection's directory, so deleting the collection deletes
+// them (on a cluster they are records: state.go).
 func (s *Server) reportsDir(c string) string {
 	return filepath.Join(s.st.Dir(), "collections", c, "reports")
-}
-
-// saveReport writes a report atomically. It never creates the collection's
-// directory: a collection deleted meanwhile takes its reports with it.
-func (s *Server) saveReport(sr savedReport) error {
-	dir := s.reportsDir(sr.Collection)
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	raw, err := json.Marshal(sr)
-	if err != nil {
-		return err
-	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
-}
-
-func (s *Server) readReport(c, id string) (savedReport, error) {
-	var sr savedReport
-	if !jobs.ValidID(id) {
-		return sr, store.ErrNotFound
-	}
-	raw, err := os.ReadFile(filepath.Join(s.reportsDir(c), id+".json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return sr, store.ErrNotFound
-	}
-	if err != nil {
-		return sr, err
-	}
-	if err := json.Unmarshal(raw, &sr); err != nil {
-		return sr, fmt.Errorf("report %s: %w", id, err)
-	}
-	if sr.Collection != c {
-		return savedReport{}, store.ErrNotFound
-	}
-	return sr, nil
 }
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key) {
@@ -313,19 +278,14 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.storeErr(w, r, "list reports", err)
 		return
 	}
-	ents, err := os.ReadDir(s.reportsDir(c))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	srs, err := s.reports(c)
+	if err != nil {
 		s.internal(w, "list reports", err)
 		return
 	}
 	out := []reportSummary{}
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !jobs.ValidID(id) {
-			continue
-		}
-		sr, err := s.readReport(c, id)
-		if err != nil || sr.Report == nil {
+	for _, sr := range srs {
+		if !jobs.ValidID(sr.ID) {
 			continue
 		}
 		out = append(out, reportSummary{ID: sr.ID, Created: sr.Created, Question: sr.Report.Question,

@@ -10,6 +10,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -229,4 +231,37 @@ func parseSSE(t testing.TB, body string) []sseEvent {
 		}
 	}
 	return out
+}
+
+// storedJob returns a job as a server persisted it: its file in the store's
+// directory, or its record on a cluster (fs.ErrNotExist when there is none).
+func storedJob(st *store.Store, id string) ([]byte, error) {
+	if rs := st.Shared(); rs != nil {
+		return rs.Record("job", id)
+	}
+	return os.ReadFile(filepath.Join(st.Dir(), "jobs", id+".json"))
+}
+
+// seedJob persists an ingestion job as an earlier run of the server would
+// have: a file, or on a cluster a record owned by the server that will
+// start on this store's local directory.
+func seedJob(t testing.TB, st *store.Store, j jobs.Job) {
+	t.Helper()
+	if rs := st.Shared(); rs != nil {
+		owner, err := instanceName(st.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Owner, j.Heartbeat = owner, j.Created
+		raw, _ := json.Marshal(j)
+		if err := rs.PutRecord("job", j.ID, raw); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	raw, _ := json.Marshal(j)
+	os.MkdirAll(filepath.Join(st.Dir(), "jobs"), 0o700)
+	if err := os.WriteFile(filepath.Join(st.Dir(), "jobs", j.ID+".json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // TestDeleteJob: DELETE removes a finished job with its leftover upload;
@@ -71,10 +72,11 @@ func TestDeleteJob(t *testing.T) {
 	if code, _ := e.json("DELETE", "/api/v1/jobs/"+done.ID, keyA, nil); code != 404 {
 		t.Errorf("DELETE twice: %d, want 404", code)
 	}
-	for _, path := range []string{leftover, filepath.Join(e.st.Dir(), "jobs", done.ID+".json")} {
-		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s left after DELETE: %v", path, err)
-		}
+	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left after DELETE: %v", leftover, err)
+	}
+	if _, err := storedJob(e.st, done.ID); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("job %s still stored after DELETE: %v", done.ID, err)
 	}
 }
 
@@ -83,7 +85,8 @@ func TestDeleteJob(t *testing.T) {
 // every unfinished one; a negative retention keeps them all.
 func TestJobRetention(t *testing.T) {
 	now := time.Now().UTC()
-	seed := func(dir string) {
+	seed := func(st *store.Store) {
+		dir := st.Dir()
 		for _, j := range []jobs.Job{
 			{ID: "old1", Kind: kindIngest, Collection: "c", State: jobs.Done, Created: now.Add(-9 * 24 * time.Hour), Finished: now.Add(-8 * 24 * time.Hour)},
 			{ID: "old2", Kind: "unknown", Collection: "c", State: jobs.Failed, Created: now.Add(-30 * 24 * time.Hour), Finished: now.Add(-30 * 24 * time.Hour)},
@@ -94,11 +97,7 @@ func TestJobRetention(t *testing.T) {
 				j.Params, _ = json.Marshal(ingestParams{Upload: "up" + j.ID})
 				os.MkdirAll(filepath.Join(dir, "uploads", "up"+j.ID), 0o700)
 			}
-			raw, _ := json.Marshal(j)
-			os.MkdirAll(filepath.Join(dir, "jobs"), 0o700)
-			if err := os.WriteFile(filepath.Join(dir, "jobs", j.ID+".json"), raw, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			seedJob(t, st, j)
 		}
 	}
 	ids := func(e *env) map[string]bool {
@@ -109,25 +108,25 @@ func TestJobRetention(t *testing.T) {
 		return out
 	}
 
-	e := newEnv(t, func(c *Config) { seed(c.Store.Dir()) })
+	e := newEnv(t, func(c *Config) { seed(c.Store) })
 	got := ids(e)
 	// queued1's kind is unknown, so it is marked failed now — and kept:
 	// it finished just now.
 	if got["old1"] || got["old2"] || !got["new1"] || !got["queued1"] || len(got) != 2 {
 		t.Errorf("jobs after start with the default retention: %v", got)
 	}
-	if _, err := os.Stat(filepath.Join(e.st.Dir(), "jobs", "old1.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("expired job file left: %v", err)
+	if _, err := storedJob(e.st, "old1"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("expired job left: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(e.st.Dir(), "uploads", "upold1")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("expired job's uploads left: %v", err)
 	}
 
-	e = newEnv(t, func(c *Config) { seed(c.Store.Dir()); c.JobRetention = 24 * time.Hour })
+	e = newEnv(t, func(c *Config) { seed(c.Store); c.JobRetention = 24 * time.Hour })
 	if got := ids(e); len(got) != 1 || !got["queued1"] {
 		t.Errorf("jobs after start with a retention of 24h: %v", got)
 	}
-	e = newEnv(t, func(c *Config) { seed(c.Store.Dir()); c.JobRetention = -1 })
+	e = newEnv(t, func(c *Config) { seed(c.Store); c.JobRetention = -1 })
 	if got := ids(e); len(got) != 4 {
 		t.Errorf("jobs after start with retention off: %v", got)
 	}

@@ -21,8 +21,10 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-// Reviews live inside their collection, so deleting the collection deletes
-// them and a key for another collection never reaches them:
+// On a directory store, reviews live inside their collection, so deleting
+// the collection deletes them and a key for another collection never
+// reaches them (on a cluster, see state.go: records, and the rows of a
+// review in progress in the local directory of the server running it):
 //
 //	collections/<c>/reviews/<id>/review.json     what was asked (reviewMeta)
 //	collections/<c>/reviews/<id>/playbook.yaml   an uploaded playbook
@@ -149,37 +151,30 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
 		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}
-	dir := s.reviewDir(c, meta.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		s.internal(w, "start review", err)
-		return
-	}
+	var playbook []byte
 	if strings.TrimSpace(req.PlaybookYAML) != "" {
 		meta.Source = "upload"
-		if err := jobs.WriteFileAtomic(filepath.Join(dir, "playbook.yaml"), []byte(req.PlaybookYAML), 0o600); err != nil {
-			s.internal(w, "start review", err)
-			return
-		}
+		playbook = []byte(req.PlaybookYAML)
 	}
-	if run, err := s.reviewRun(meta, dir); err != nil {
-		os.RemoveAll(dir)
+	if run, err := s.reviewRunWith(meta, playbook); err != nil {
 		s.internal(w, "start review", err)
 		return
 	} else if run.Refiner != nil {
 		meta.Model = run.Refiner.Version()
 	}
-	if err := writeMeta(dir, meta); err != nil {
+	if err := s.putReviewMeta(meta, playbook); err != nil {
+		s.removeReview(c, meta.ID)
 		s.internal(w, "start review", err)
 		return
 	}
 	j, err := s.reviewJobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
 	if err != nil {
-		os.RemoveAll(dir)
+		s.removeReview(c, meta.ID)
 		s.internal(w, "start review", err)
 		return
 	}
 	meta.Job = j.ID
-	if err := writeMeta(dir, meta); err != nil {
+	if err := s.putReviewMeta(meta, nil); err != nil {
 		s.internal(w, "start review", err)
 		return
 	}
@@ -222,12 +217,11 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err := json.Unmarshal(j.Params, &p); err != nil || !jobs.ValidID(p.Review) {
 		return fmt.Errorf("bad review job parameters")
 	}
-	dir := s.reviewDir(j.Collection, p.Review)
-	meta, err := readMeta(dir)
+	meta, err := s.readReviewMeta(j.Collection, p.Review)
 	if err != nil {
 		return fmt.Errorf("review %s: %w", p.Review, err)
 	}
-	run, err := s.reviewRun(meta, dir)
+	run, err := s.reviewRun(meta)
 	if err != nil {
 		return err
 	}
@@ -265,19 +259,25 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), raw, 0o600)
+	return s.putReviewResult(j.Collection, p.Review, raw)
 }
 
 // reviewRun rebuilds the run a review's meta describes (its playbook,
-// provisions and documents, its rows in dir).
-func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
+// provisions and documents, its rows in the review's local directory).
+func (s *Server) reviewRun(meta reviewMeta) (*review.Run, error) {
 	var yamlText []byte
 	if meta.Source == "upload" {
 		var err error
-		if yamlText, err = os.ReadFile(filepath.Join(dir, "playbook.yaml")); err != nil {
+		if yamlText, err = s.reviewPlaybook(meta.Collection, meta.ID); err != nil {
 			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
 		}
 	}
+	return s.reviewRunWith(meta, yamlText)
+}
+
+// reviewRunWith is reviewRun with the uploaded playbook given.
+func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, error) {
+	dir := s.reviewDir(meta.Collection, meta.ID)
 	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
 	if err != nil {
 		return nil, err
@@ -308,8 +308,7 @@ func (s *Server) reviewRun(meta reviewMeta, dir string) (*review.Run, error) {
 // reviewView is a review's meta with its job's state.
 func (s *Server) reviewView(m reviewMeta) reviewJSON {
 	v := reviewJSON{reviewMeta: m, State: jobs.Queued}
-	dir := s.reviewDir(m.Collection, m.ID)
-	if res, err := readResult(dir); err == nil {
+	if res, err := s.reviewResult(m.Collection, m.ID); err == nil {
 		v.State, v.Stats, v.Finished = jobs.Done, &res.Stats, res.Finished
 		v.Progress = jobs.Progress{Done: res.Stats.Contracts, Total: res.Stats.Contracts}
 		return v
@@ -331,23 +330,22 @@ func (s *Server) reviewView(m reviewMeta) reviewJSON {
 
 // lookupReview finds a review of the request's collection; it answers 404
 // itself (for a missing collection exactly as the authentication does).
-func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMeta, string, bool) {
+func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMeta, bool) {
 	c, id := r.PathValue("c"), r.PathValue("rid")
 	if _, err := s.st.Generation(c); err != nil {
 		collectionNotFound(w, c)
-		return reviewMeta{}, "", false
+		return reviewMeta{}, false
 	}
 	if !jobs.ValidID(id) {
 		fail(w, http.StatusNotFound, "review %q not found", id)
-		return reviewMeta{}, "", false
+		return reviewMeta{}, false
 	}
-	dir := s.reviewDir(c, id)
-	m, err := readMeta(dir)
+	m, err := s.readReviewMeta(c, id)
 	if err != nil {
 		fail(w, http.StatusNotFound, "review %q not found", id)
-		return reviewMeta{}, "", false
+		return reviewMeta{}, false
 	}
-	return m, dir, true
+	return m, true
 }
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key) {
@@ -356,15 +354,9 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		collectionNotFound(w, c)
 		return
 	}
-	ents, _ := os.ReadDir(s.reviewsDir(c))
 	out := []reviewJSON{}
-	for _, e := range ents {
-		if !e.IsDir() || !jobs.ValidID(e.Name()) {
-			continue
-		}
-		if m, err := readMeta(filepath.Join(s.reviewsDir(c), e.Name())); err == nil {
-			out = append(out, s.reviewView(m))
-		}
+	for _, m := range s.reviewMetas(c) {
+		out = append(out, s.reviewView(m))
 	}
 	slices.SortFunc(out, func(a, b reviewJSON) int { return b.Created.Compare(a.Created) })
 	writeJSON(w, http.StatusOK, map[string]any{"reviews": out})
@@ -374,14 +366,14 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 // decisions on it. Before then, ?partial=1 adds the rows finished so far
 // ("partial": a table of those rows).
 func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	m, dir, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	out := map[string]any{"review": s.reviewView(m)}
-	res, err := readResult(dir)
+	res, err := s.reviewResult(m.Collection, m.ID)
 	if err != nil && r.URL.Query().Get("partial") == "1" {
-		run, err := s.reviewRun(m, dir)
+		run, err := s.reviewRun(m)
 		if err != nil {
 			s.internal(w, "read review", err)
 			return
@@ -397,7 +389,7 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
 	}
 	if err == nil {
-		ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
+		ds, err := s.reviewDecisions(m.Collection, m.ID)
 		if err != nil {
 			s.internal(w, "read decisions", err)
 			return
@@ -414,13 +406,13 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 // failed, or its job lost) again; the contracts it finished are not
 // reviewed again.
 func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	m, dir, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	reviewsMu.Lock()
 	defer reviewsMu.Unlock()
-	m, err := readMeta(dir) // again, under the lock
+	m, err := s.readReviewMeta(m.Collection, m.ID) // again, under the lock
 	if err != nil {
 		fail(w, http.StatusNotFound, "review %q not found", r.PathValue("rid"))
 		return
@@ -439,7 +431,7 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		return
 	}
 	m.Job = j.ID
-	if err := writeMeta(dir, m); err != nil {
+	if err := s.putReviewMeta(m, nil); err != nil {
 		s.internal(w, "resume review", err)
 		return
 	}
@@ -448,7 +440,7 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 
 // deleteReview cancels a running review and removes it with its decisions.
 func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	m, dir, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
@@ -462,7 +454,7 @@ func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 			return
 		}
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := s.removeReview(m.Collection, m.ID); err != nil {
 		s.internal(w, "delete review", err)
 		return
 	}
@@ -473,7 +465,7 @@ func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 // "progress" ({done, total, current}) whenever it changes, then "done" with
 // the review, or "error" with the reason it failed or was cancelled.
 func (s *Server) reviewEvents(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	m, _, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
@@ -527,7 +519,7 @@ func (s *Server) reviewEvents(w http.ResponseWriter, r *http.Request, _ auth.Key
 // exportReview downloads a finished review as csv, xlsx, json or html, with
 // the decisions on it.
 func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	m, dir, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
@@ -536,12 +528,12 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusBadRequest, "unknown export format %q (want %s)", format, strings.Join(export.Formats, ", "))
 		return
 	}
-	res, err := readResult(dir)
+	res, err := s.reviewResult(m.Collection, m.ID)
 	if err != nil {
 		fail(w, http.StatusConflict, "review %q has not finished (state %s)", m.ID, s.reviewView(m).State)
 		return
 	}
-	ds, err := review.LoadDecisions(filepath.Join(dir, "decisions.json"))
+	ds, err := s.reviewDecisions(m.Collection, m.ID)
 	if err != nil {
 		s.internal(w, "read decisions", err)
 		return
@@ -565,7 +557,7 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 // decide records a reviewer's decision on one cell (accepted, rejected, or
 // corrected with text and/or value) and returns all the review's decisions.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	m, dir, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
@@ -573,7 +565,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	if !s.readJSON(w, r, &d) {
 		return
 	}
-	res, err := readResult(dir)
+	res, err := s.reviewResult(m.Collection, m.ID)
 	if err != nil {
 		fail(w, http.StatusConflict, "review %q has not finished; decisions are taken on a finished table", m.ID)
 		return
@@ -583,7 +575,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
 		return
 	}
 	d.By, d.At = k.Name, time.Now().UTC()
-	ds, err := s.changeDecisions(dir, func(ds review.Decisions) review.Decisions { return ds.Set(d) })
+	ds, err := s.changeDecisions(m.Collection, m.ID, func(ds review.Decisions) review.Decisions { return ds.Set(d) })
 	if err != nil {
 		s.internal(w, "save decision", err)
 		return
@@ -593,13 +585,13 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
 
 // undecide removes the decision on a cell (?doc_id=…&provision=…).
 func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	_, dir, ok := s.lookupReview(w, r)
+	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	doc, prov := r.URL.Query().Get("doc_id"), r.URL.Query().Get("provision")
 	found := false
-	ds, err := s.changeDecisions(dir, func(ds review.Decisions) review.Decisions {
+	ds, err := s.changeDecisions(m.Collection, m.ID, func(ds review.Decisions) review.Decisions {
 		ds, found = ds.Remove(doc, prov)
 		return ds
 	})
@@ -614,9 +606,9 @@ func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	writeJSON(w, http.StatusOK, map[string]any{"decisions": ds})
 }
 
-func (s *Server) changeDecisions(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
-	reviewsMu.Lock()
-	defer reviewsMu.Unlock()
+// changeDecisionsFile is changeDecisions on a directory store (with
+// reviewsMu held).
+func (s *Server) changeDecisionsFile(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
 	path := filepath.Join(dir, "decisions.json")
 	ds, err := review.LoadDecisions(path)
 	if err != nil {

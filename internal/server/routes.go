@@ -191,6 +191,9 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 		s.internal(w, "delete collection", err)
 		return
 	}
+	if err := s.forgetCollection(c); err != nil {
+		s.log.Warn("server: delete collection: its reports and reviews were not all removed", "collection", c, "err", err)
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

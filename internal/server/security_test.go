@@ -312,7 +312,7 @@ func TestJobSurvivesRestart(t *testing.T) {
 	e.ts.Close()
 	e.srv.Close() // interrupts the running job without finishing it
 
-	raw, err := os.ReadFile(filepath.Join(e.st.Dir(), "jobs", id+".json"))
+	raw, err := storedJob(e.st, id)
 	if err != nil {
 		t.Fatal(err)
 	}

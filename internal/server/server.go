@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,6 +82,13 @@ type Config struct {
 	// of theirs are left) are kept after they finished
 	// (DefaultJobRetention); a negative value keeps them forever.
 	JobRetention time.Duration
+	// JobLease, on a cluster, is how long a job's heartbeat is trusted by
+	// the other servers: a job whose server stopped beating for longer is
+	// shown to them as interrupted (default jobs.DefaultLease).
+	JobLease time.Duration
+	// GCEvery, on a cluster, is how often the server removes the file parts
+	// of commits cut short (DefaultGCEvery); negative: never.
+	GCEvery time.Duration
 	// Rate is the requests per second each API key may make on average
 	// (per remote address in no-auth mode, and for requests without a
 	// valid key); an ask counts as 5 requests and an upload as 10
@@ -226,24 +234,37 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.serveLock = lock
-	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), jobs.Options{Logger: s.log,
-		Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0)})
+	ingestOpt := jobs.Options{Logger: s.log, Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0)}
+	reviewOpt := jobs.Options{Logger: s.log, Retention: max(cfg.JobRetention, 0)}
+	if rs := s.st.Shared(); rs != nil {
+		// On a cluster every server sees every job (state.go).
+		owner, err := instanceName(s.st.Dir())
+		if err != nil {
+			lock.Close()
+			return nil, err
+		}
+		ingestOpt.Shared, ingestOpt.RecordKind, ingestOpt.Owner, ingestOpt.Lease = rs, "job", owner, cfg.JobLease
+		reviewOpt.Shared, reviewOpt.RecordKind, reviewOpt.Owner, reviewOpt.Lease = rs, "review-job", owner, cfg.JobLease
+	}
+	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), ingestOpt)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.jobs.Handle(kindIngest, s.runIngest)
-	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), jobs.Options{Logger: s.log,
-		Retention: max(cfg.JobRetention, 0)})
+	s.jobs.Handle(kindIngest, s.jobFunc(s.runIngest))
+	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
 	if err != nil {
 		s.jobs.Close()
-		s.reviewJobs.Close()
+		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.reviewJobs.Handle(kindReview, s.runReviewJob)
+	s.reviewJobs.Handle(kindReview, s.jobFunc(s.runReviewJob))
 	s.reviewJobs.Start()
 	s.removeOrphanUploads()
 	s.jobs.Start()
+	if s.st.IsRemote() && cfg.GCEvery >= 0 {
+		go s.collectGarbage(cmp.Or(cfg.GCEvery, DefaultGCEvery))
+	}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -265,6 +286,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.stopStream()
 		s.jobs.Close()
+		s.reviewJobs.Close()
 		s.serveLock.Close() // releases the flock
 	})
 	return nil

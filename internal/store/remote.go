@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Remote is where a Store keeps its documents when they do not live in a
@@ -308,11 +309,15 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 	}
 }
 
-// SharedRecords keeps small records (API keys) that every process using a
-// remote store must see: kind groups them, id names one. Deleting a
-// missing record is an error wrapping fs.ErrNotExist.
+// SharedRecords keeps small records that every process using a remote
+// store must see — API keys, a server's jobs, saved reports, reviews: kind
+// groups them, id names one. Reading or deleting a missing record is an
+// error wrapping fs.ErrNotExist. Writes replace a record whole (there is no
+// conditional write): a record should have one writer, or writers whose
+// changes commute.
 type SharedRecords interface {
 	Records(kind string) (map[string][]byte, error)
+	Record(kind, id string) ([]byte, error)
 	PutRecord(kind, id string, data []byte) error
 	DeleteRecord(kind, id string) error
 }
@@ -324,4 +329,40 @@ func (s *Store) Shared() SharedRecords {
 		return sr
 	}
 	return nil
+}
+
+// GCStats says what a garbage collection found and removed.
+type GCStats struct {
+	Parts   int `json:"parts"`   // file parts stored in the collection
+	Young   int `json:"young"`   // unnamed parts left alone: younger than the age threshold
+	Removed int `json:"removed"` // unnamed parts removed
+}
+
+// Collector is a Remote that can remove the files a cut-short commit left
+// behind (files written, document entry never written).
+type Collector interface {
+	CollectGarbage(collection string, minAge time.Duration) (GCStats, error)
+}
+
+// DefaultGCMinAge is the age under which unnamed files are never collected:
+// they may belong to a commit in progress.
+const DefaultGCMinAge = time.Hour
+
+// CollectGarbage removes a collection's files that no document names and
+// that are older than minAge. A directory store has nothing to do (Open
+// removes what its manifest does not reference) and returns zero stats; so
+// does a remote that cannot collect.
+func (s *Store) CollectGarbage(collection string, minAge time.Duration) (GCStats, error) {
+	if err := s.checkOpen(); err != nil {
+		return GCStats{}, err
+	}
+	c, ok := s.remote.(Collector)
+	if !ok {
+		return GCStats{}, nil
+	}
+	st, err := c.CollectGarbage(collection, minAge)
+	if err != nil {
+		return st, fmt.Errorf("store: collection %q: collect garbage: %w", collection, err)
+	}
+	return st, nil
 }

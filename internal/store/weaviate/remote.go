@@ -160,7 +160,7 @@ func (r *Remote) classDef(name string) map[string]any {
 		def["multiTenancyConfig"] = map[string]any{"enabled": true, "autoTenantCreation": false, "autoTenantActivation": true}
 		def["properties"] = []property{keyProp("docId"), keyProp("version"), dataProp("entry", "text"), dataProp("files", "text")}
 	case r.classRecord:
-		def["description"] = "pakton records shared by every process using the store (API keys)"
+		def["description"] = "pakton records shared by every process using the store (API keys, jobs, reports, reviews)"
 		def["properties"] = []property{keyProp("kind"), keyProp("rid"), dataProp("data", "text")}
 	case r.classFile:
 		def["description"] = "pakton document files, in parts (tenant = collection)"
@@ -885,71 +885,132 @@ type recordProps struct {
 	Data string `json:"data"`
 }
 
-// Records implements store.SharedRecords. Every node is asked for its
-// listing, and every record listed anywhere is read back at the
-// consistency level, so a record deleted (a revoked key) is never taken
-// from a replica that missed the deletion.
+// recordPage and recordMax bound a listing of one kind of records: a
+// filtered query pages by offset, and Weaviate answers at most
+// QUERY_MAXIMUM_RESULTS (10,000 by default) objects per query.
+const (
+	recordPage = 1000
+	recordMax  = 10000
+)
+
+// Records implements store.SharedRecords. Every node is asked for the
+// records of the kind (a filtered query: the cost grows with the records of
+// that kind, not with all records). A record every node returned with the
+// same data is taken as is; any other — listed by some nodes only, with
+// different data, or when a node did not answer — is read back at the
+// consistency level, so a deleted record (a revoked key) is never taken from
+// a replica that missed the deletion.
 func (r *Remote) Records(kind string) (map[string][]byte, error) {
 	c := bg()
-	ids := map[string]bool{}
+	hosts := r.c.o.Hosts
+	lists := make([]map[string]string, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = r.recordsFrom(c, h, kind)
+		}()
+	}
+	wg.Wait()
+	var got []map[string]string
 	var firstErr error
-	ok := 0
-	for _, h := range r.c.o.Hosts {
-		after := ""
-		for {
-			path := "/v1/objects?class=" + r.classRecord + "&limit=200"
-			if after != "" {
-				path += "&after=" + after
-			}
-			var list struct {
-				Objects []struct {
-					ID         string      `json:"id"`
-					Properties recordProps `json:"properties"`
-				} `json:"objects"`
-			}
-			status, body, err := r.c.once(c, r.c.o.Timeout, h, "GET", path, nil)
-			if err == nil && status != 200 {
-				err = &statusError{"GET", path, status, string(body)}
-			}
-			if err == nil {
-				err = json.Unmarshal(body, &list)
-			}
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				break
-			}
-			for _, o := range list.Objects {
-				if o.Properties.Kind == kind {
-					ids[o.Properties.RID] = true
-				}
-			}
-			if len(list.Objects) < 200 {
-				ok++
-				break
-			}
-			after = list.Objects[len(list.Objects)-1].ID
+	for i := range hosts {
+		if errs[i] == nil {
+			got = append(got, lists[i])
+		} else if firstErr == nil {
+			firstErr = errs[i]
 		}
 	}
-	if ok == 0 {
+	if len(got) == 0 {
 		return nil, fmt.Errorf("list records: %w", firstErr)
+	}
+	all := len(got) == len(hosts)
+	ids := map[string]bool{}
+	for _, l := range got {
+		for id := range l {
+			ids[id] = true
+		}
 	}
 	out := map[string][]byte{}
 	for id := range ids {
-		var obj struct {
-			Properties recordProps `json:"properties"`
+		data, agree := got[0][id]
+		for _, l := range got[1:] {
+			d, ok := l[id]
+			agree = agree && ok && d == data
 		}
-		err := r.c.do(c, "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
-		if isStatus(err, 404) {
+		if agree && all {
+			out[id] = []byte(data)
+			continue
+		}
+		b, err := r.Record(kind, id)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out[id] = []byte(obj.Properties.Data)
+		out[id] = b
 	}
 	return out, nil
+}
+
+// recordsFrom lists the records of a kind through one host.
+func (r *Remote) recordsFrom(ctx context.Context, host, kind string) (map[string]string, error) {
+	out := map[string]string{}
+	kq, _ := json.Marshal(kind)
+	for offset := 0; offset < recordMax; offset += recordPage {
+		q := fmt.Sprintf(`{Get{%s(where:{path:["kind"],operator:Equal,valueText:%s},limit:%d,offset:%d){rid data}}}`,
+			r.classRecord, kq, recordPage, offset)
+		payload, _ := json.Marshal(map[string]string{"query": q})
+		status, body, err := r.c.once(ctx, r.c.o.Timeout, host, "POST", "/v1/graphql", payload)
+		if err == nil && status != 200 {
+			err = &statusError{"POST", "/v1/graphql", status, string(body)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			Data struct {
+				Get map[string][]recordProps `json:"Get"`
+			} `json:"data"`
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+		}
+		if err := json.Unmarshal(body, &res); err != nil {
+			return nil, fmt.Errorf("list records: %w", err)
+		}
+		if len(res.Errors) > 0 {
+			return nil, fmt.Errorf("list records: %s", res.Errors[0].Message)
+		}
+		page := res.Data.Get[r.classRecord]
+		for _, p := range page {
+			out[p.RID] = p.Data
+		}
+		if len(page) < recordPage {
+			return out, nil
+		}
+	}
+	slog.Warn("weaviate: more records of one kind than a query returns; the rest are not listed", "kind", kind, "max", recordMax)
+	return out, nil
+}
+
+// Record implements store.SharedRecords: one record, read at the
+// consistency level; a missing one is an error wrapping fs.ErrNotExist.
+func (r *Remote) Record(kind, id string) ([]byte, error) {
+	var obj struct {
+		Properties recordProps `json:"properties"`
+	}
+	err := r.c.do(bg(), "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
+	if isStatus(err, 404) {
+		return nil, fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []byte(obj.Properties.Data), nil
 }
 
 // PutRecord implements store.SharedRecords.
@@ -965,4 +1026,172 @@ func (r *Remote) DeleteRecord(kind, id string) error {
 		return fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
 	}
 	return err
+}
+
+// --- garbage: file parts no document names (store.Collector) ---------------
+
+// filePart is one stored file part as a listing shows it.
+type filePart struct {
+	ID      string
+	DocID   string
+	Version string
+	Updated time.Time
+}
+
+// CollectGarbage implements store.Collector. A commit writes a version's
+// file parts before the document object that names them, and removes the
+// replaced version's parts after: a commit cut short between the two (a
+// killed process, a cluster that stopped answering) leaves parts that no
+// document names and that nothing would ever read or remove. This lists
+// the parts of a collection on every node (without their data), keeps
+// those whose version is not the live version of their document and that
+// were last written more than minAge ago — so the parts of a commit still
+// in progress are never taken — reads each such document again at the
+// consistency level to be sure, and deletes the parts.
+func (r *Remote) CollectGarbage(collection string, minAge time.Duration) (store.GCStats, error) {
+	c := bg()
+	var st store.GCStats
+	err := r.withTenant(c, collection, func(t string) error {
+		parts, err := r.fileParts(c, t)
+		if err != nil {
+			return err
+		}
+		st.Parts = len(parts)
+		entries, err := r.Entries(collection)
+		if err != nil {
+			return err
+		}
+		live := map[string]string{}
+		for _, e := range entries {
+			live[e.ID] = e.Version
+		}
+		cutoff := time.Now().Add(-minAge)
+		type key struct{ doc, version string }
+		cand := map[key][]filePart{}
+		for _, p := range parts {
+			if live[p.DocID] == p.Version {
+				continue
+			}
+			if p.Updated.After(cutoff) {
+				st.Young++
+				continue
+			}
+			k := key{p.DocID, p.Version}
+			cand[k] = append(cand[k], p)
+		}
+		for k, ps := range cand {
+			d, err := r.doc(c, collection, k.doc)
+			if err == nil && d.Version == k.version {
+				continue // committed meanwhile (or a listing missed it)
+			}
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			for _, p := range ps {
+				err := r.c.do(c, "DELETE", "/v1/objects/"+r.classFile+"/"+p.ID+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, nil)
+				if err != nil && !isStatus(err, 404) {
+					return fmt.Errorf("remove orphan part of %s version %s: %w", k.doc, k.version, err)
+				}
+				st.Removed++
+			}
+		}
+		return nil
+	})
+	return st, err
+}
+
+// fileParts lists a tenant's file parts, without their data, as the union
+// of every node's listing (a part written at QUORUM may be missing from one
+// replica).
+func (r *Remote) fileParts(ctx context.Context, tenant string) ([]filePart, error) {
+	hosts := r.c.o.Hosts
+	lists := make([]map[string]filePart, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = r.filePartsFrom(ctx, h, tenant)
+		}()
+	}
+	wg.Wait()
+	all := map[string]filePart{}
+	ok := 0
+	var firstErr error
+	for i := range hosts {
+		if errs[i] != nil {
+			if firstErr == nil {
+				firstErr = errs[i]
+			}
+			continue
+		}
+		ok++
+		for id, p := range lists[i] {
+			if q, seen := all[id]; !seen || p.Updated.After(q.Updated) {
+				all[id] = p
+			}
+		}
+	}
+	if ok == 0 {
+		return nil, fmt.Errorf("list file parts: %w", firstErr)
+	}
+	out := make([]filePart, 0, len(all))
+	for _, p := range all {
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (r *Remote) filePartsFrom(ctx context.Context, host, tenant string) (map[string]filePart, error) {
+	out := map[string]filePart{}
+	tq, _ := json.Marshal(tenant)
+	const page = 1000
+	after := ""
+	for {
+		args := fmt.Sprintf("tenant:%s,limit:%d", tq, page)
+		if after != "" {
+			aq, _ := json.Marshal(after)
+			args += ",after:" + string(aq)
+		}
+		q := fmt.Sprintf(`{Get{%s(%s){docId version _additional{id lastUpdateTimeUnix}}}}`, r.classFile, args)
+		payload, _ := json.Marshal(map[string]string{"query": q})
+		status, body, err := r.c.once(ctx, r.c.o.Timeout, host, "POST", "/v1/graphql", payload)
+		if err == nil && status != 200 {
+			err = &statusError{"POST", "/v1/graphql", status, string(body)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			Data struct {
+				Get map[string][]struct {
+					DocID      string `json:"docId"`
+					Version    string `json:"version"`
+					Additional struct {
+						ID      string `json:"id"`
+						Updated string `json:"lastUpdateTimeUnix"`
+					} `json:"_additional"`
+				} `json:"Get"`
+			} `json:"data"`
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+		}
+		if err := json.Unmarshal(body, &res); err != nil {
+			return nil, fmt.Errorf("list file parts: %w", err)
+		}
+		if len(res.Errors) > 0 {
+			return nil, fmt.Errorf("list file parts: %s", res.Errors[0].Message)
+		}
+		got := res.Data.Get[r.classFile]
+		for _, o := range got {
+			ms, _ := strconv.ParseInt(o.Additional.Updated, 10, 64)
+			out[o.Additional.ID] = filePart{ID: o.Additional.ID, DocID: o.DocID, Version: o.Version, Updated: time.UnixMilli(ms)}
+		}
+		if len(got) < page {
+			return out, nil
+		}
+		after = got[len(got)-1].Additional.ID
+	}
 }

@@ -1,0 +1,226 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/store/storetest"
+)
+
+// sharedEnvs starts two servers on one in-memory cluster (storetest.Remote),
+// each with its own local directory: two machines behind a load balancer.
+func sharedEnvs(t *testing.T) (a, b *env, rs *storetest.Remote) {
+	t.Helper()
+	rs = storetest.NewRemote()
+	var admin string
+	mk := func() *env {
+		st, err := store.OpenRemote(rs, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, err := auth.OpenRecords(st.Shared())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if admin == "" {
+			if admin, _, err = keys.Create("", "test admin", true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := &env{t: t, st: st, keys: keys, admin: admin, logBuf: &bytes.Buffer{}}
+		e.start(Config{Store: st, Keys: keys, Logger: slog.New(slog.NewJSONHandler(lockedWriter{w: e.logBuf}, nil)),
+			IngestWorkers: 2, Rate: -1, JobLease: 300 * time.Millisecond})
+		return e
+	}
+	return mk(), mk(), rs
+}
+
+// pollJob asks a server for a job until ok, through the API.
+func pollJob(t *testing.T, e *env, id string, ok func(jobs.Job) bool) jobs.Job {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := e.do("GET", "/api/v1/jobs/"+id, e.admin, nil, "")
+		var j jobs.Job
+		if code == http.StatusOK {
+			j = decode[struct{ Job jobs.Job }](t, body).Job
+			if ok(j) {
+				return j
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: %d %s", id, code, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSharedState: on a cluster, what serve keeps besides documents is
+// seen by every server: an upload and a review started through A are
+// polled and read through B, a report saved through A is listed through B,
+// a decision taken through B shows through A, isolation holds through
+// both, a job of a server that stopped shows as interrupted, nothing of it
+// lands in a server's local directory, and deleting a collection forgets it.
+func TestSharedState(t *testing.T) {
+	a, b, rs := sharedEnvs(t)
+	if code, body := a.json("POST", "/api/v1/collections", a.admin, map[string]string{"name": "deals"}); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	code, body := a.upload("deals", a.admin, file{"msa.txt", contract("Globex", "two years")}, file{"nda.txt", contract("Initech", "one year")})
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, body)
+	}
+	up := decode[struct{ Job jobs.Job }](t, body).Job
+	j := pollJob(t, b, up.ID, func(j jobs.Job) bool { return j.State.Final() })
+	if j.State != jobs.Done || len(j.Results) != 2 || j.Owner == "" {
+		t.Fatalf("upload through B: %+v", j)
+	}
+
+	// A report saved through A.
+	code, body = a.json("POST", "/api/v1/collections/deals/ask", a.admin, map[string]any{"question": "termination notice", "evidence": true})
+	var reportID string
+	for _, ev := range parseSSE(t, string(body)) {
+		if ev.Event == "report" {
+			reportID = decode[struct{ ID string }](t, []byte(ev.Data)).ID
+		}
+	}
+	if code != http.StatusOK || reportID == "" {
+		t.Fatalf("ask: %d %s", code, body)
+	}
+	if code, body := b.do("GET", "/api/v1/collections/deals/reports", b.admin, nil, ""); code != http.StatusOK || !strings.Contains(string(body), reportID) {
+		t.Fatalf("reports through B: %d %s", code, body)
+	}
+	if code, body := b.do("GET", "/api/v1/collections/deals/reports/"+reportID, b.admin, nil, ""); code != http.StatusOK || !strings.Contains(string(body), "termination") {
+		t.Fatalf("report through B: %d %s", code, body)
+	}
+
+	// A review through A, polled and read through B; a decision through B.
+	code, body = a.json("POST", "/api/v1/collections/deals/reviews", a.admin, map[string]any{"offline": true})
+	if code != http.StatusAccepted {
+		t.Fatalf("review: %d %s", code, body)
+	}
+	rv := decode[struct{ Review reviewJSON }](t, body).Review
+	if j := pollJob(t, b, rv.Job, func(j jobs.Job) bool { return j.State.Final() }); j.State != jobs.Done {
+		t.Fatalf("review job through B: %+v", j)
+	}
+	path := "/api/v1/collections/deals/reviews/" + rv.ID
+	code, body = b.do("GET", path, b.admin, nil, "")
+	got := decode[struct {
+		Review reviewJSON
+		Table  struct {
+			Provisions []string
+			Rows       []struct {
+				DocID string `json:"doc_id"`
+			}
+		}
+	}](t, body)
+	if code != http.StatusOK || got.Review.State != jobs.Done || len(got.Table.Rows) != 2 {
+		t.Fatalf("review through B: %d %s", code, body)
+	}
+	if code, body := b.do("GET", "/api/v1/collections/deals/reviews", b.admin, nil, ""); code != http.StatusOK || !strings.Contains(string(body), rv.ID) {
+		t.Fatalf("reviews through B: %d %s", code, body)
+	}
+	dec := map[string]any{"doc_id": got.Table.Rows[0].DocID, "provision": got.Table.Provisions[0], "verdict": "accepted"}
+	if code, body := b.json("POST", path+"/decisions", b.admin, dec); code != http.StatusOK {
+		t.Fatalf("decide through B: %d %s", code, body)
+	}
+	dec2 := map[string]any{"doc_id": got.Table.Rows[1].DocID, "provision": got.Table.Provisions[0], "verdict": "rejected"}
+	if code, body := a.json("POST", path+"/decisions", a.admin, dec2); code != http.StatusOK {
+		t.Fatalf("decide through A: %d %s", code, body)
+	}
+	for _, e := range []*env{a, b} {
+		if code, body := e.do("GET", path, e.admin, nil, ""); code != http.StatusOK || !strings.Contains(string(body), `"verdict":"accepted"`) || !strings.Contains(string(body), `"verdict":"rejected"`) {
+			t.Fatalf("decisions: %d %s", code, body)
+		}
+	}
+	if code, body := b.do("GET", path+"/export/csv", b.admin, nil, ""); code != http.StatusOK || !strings.Contains(string(body), "accepted") {
+		t.Fatalf("export through B: %d %s", code, body)
+	}
+	if code, body := a.do("DELETE", path+"/decisions?doc_id="+got.Table.Rows[0].DocID+"&provision="+url.QueryEscape(got.Table.Provisions[0]), a.admin, nil, ""); code != http.StatusOK {
+		t.Fatalf("undecide through A: %d %s", code, body)
+	}
+	if _, body := b.do("GET", path, b.admin, nil, ""); strings.Contains(string(body), `"verdict":"accepted"`) {
+		t.Fatalf("undecided through A, still there through B: %s", body)
+	}
+
+	// Isolation through both servers.
+	other, _, err := a.keys.Create("other", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // B trusts the keys it read for 1 s
+	for _, e := range []*env{a, b} {
+		for _, p := range []string{"/api/v1/jobs/" + up.ID, "/api/v1/jobs/" + rv.Job, "/api/v1/collections/deals/reports/" + reportID,
+			"/api/v1/collections/deals/reports", path, "/api/v1/collections/deals/jobs"} {
+			if code, body := e.do("GET", p, other, nil, ""); code != http.StatusNotFound {
+				t.Fatalf("key for other on %s: %d %s", p, code, body)
+			}
+		}
+	}
+
+	// Nothing of it in the servers' local directories.
+	for _, e := range []*env{a, b} {
+		filepath.WalkDir(e.st.Dir(), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.Contains(p, "reports") || strings.HasSuffix(p, "table.json") ||
+				strings.HasSuffix(p, "review.json") || strings.Contains(p, string(filepath.Separator)+"jobs"+string(filepath.Separator))) {
+				t.Errorf("shared state in a local directory: %s", p)
+			}
+			return nil
+		})
+	}
+
+	// A job of a server that stops (its process dies: no final state, no
+	// more heartbeats) shows through B as interrupted after the lease.
+	a.srv.Jobs().Handle("hold", func(ctx context.Context, j jobs.Job, r jobs.Reporter) error {
+		r.Progress(jobs.Progress{Done: 1, Total: 3})
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	hold, err := a.srv.Jobs().Submit("hold", "deals", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pollJob(t, b, hold.ID, func(j jobs.Job) bool { return j.State == jobs.Running && j.Progress.Done == 1 })
+	time.Sleep(500 * time.Millisecond) // past the lease: A's heartbeats keep it running
+	if j := pollJob(t, b, hold.ID, func(jobs.Job) bool { return true }); j.State != jobs.Running {
+		t.Fatalf("live server's job through B: %+v", j)
+	}
+	// Cancelled through B, A stops it.
+	if code, body := b.do("POST", "/api/v1/jobs/"+hold.ID+"/cancel", b.admin, nil, ""); code != http.StatusAccepted {
+		t.Fatalf("cancel through B: %d %s", code, body)
+	}
+	pollJob(t, b, hold.ID, func(j jobs.Job) bool { return j.State == jobs.Cancelled })
+	hold, _ = a.srv.Jobs().Submit("hold", "deals", nil)
+	pollJob(t, b, hold.ID, func(j jobs.Job) bool { return j.State == jobs.Running })
+	a.srv.Close()
+	j = pollJob(t, b, hold.ID, func(j jobs.Job) bool { return j.State != jobs.Running })
+	if j.State != jobs.Failed || !strings.Contains(j.Error, "interrupted") {
+		t.Fatalf("stopped server's job through B: %+v", j)
+	}
+	if code, body := b.do("DELETE", "/api/v1/jobs/"+hold.ID, b.admin, nil, ""); code != http.StatusNoContent {
+		t.Fatalf("delete interrupted job through B: %d %s", code, body)
+	}
+
+	// Deleting the collection forgets its reports and reviews.
+	if code, body := b.do("DELETE", "/api/v1/collections/deals", b.admin, nil, ""); code != http.StatusNoContent {
+		t.Fatalf("delete collection: %d %s", code, body)
+	}
+	recs, _ := rs.Records(reportKind("deals"))
+	revs, _ := rs.Records(reviewKind("deals"))
+	decs, _ := rs.Records(decisionKind("deals", rv.ID))
+	tabs, _ := rs.Records(reviewTableKind("deals"))
+	if len(recs)+len(revs)+len(decs)+len(tabs) != 0 {
+		t.Fatalf("records of a deleted collection: %d reports, %d reviews, %d decisions, %d tables", len(recs), len(revs), len(decs), len(tabs))
+	}
+}

@@ -1,0 +1,475 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// What a server keeps besides documents — saved reports, reviews, jobs —
+// lives where every server of the store can read it. On an embedded store
+// that is the store's directory (one server per store: servelock.go). On a
+// cluster, several servers share the store, so that state lives in the
+// cluster as records (store.SharedRecords), one per report, review, review
+// table, decision and job, and the servers' local directories keep only
+// what one process needs: uploads being ingested, the rows of a review in
+// progress (so that its owner resumes it), the review model's answer cache.
+//
+// Record kinds carry the collection ("report/<c>"), and every route reads
+// only the kinds of the collection the key allows, so isolation holds as
+// it does for documents; deleting a collection deletes its records
+// (forgetCollection). Each record has one writer or commuting writers: a
+// report and a review's meta and table are written once, by the server
+// that made them; a decision is one record per cell.
+
+// Record kinds.
+func reportKind(c string) string         { return "report/" + c }
+func reviewKind(c string) string         { return "review/" + c }
+func reviewTableKind(c string) string    { return "review-table/" + c }
+func decisionKind(c, rid string) string  { return "review-decision/" + c + "/" + rid }
+func decisionID(doc, prov string) string { return hashID(doc + "\x00" + prov) }
+
+func hashID(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:12])
+}
+
+// shared returns the store's shared records on a cluster, or nil.
+func (s *Server) shared() store.SharedRecords { return s.st.Shared() }
+
+// --- reports ---
+
+// saveReport keeps a report: a file in the collection's directory, or a
+// record. It never creates the collection's directory: a collection deleted
+// meanwhile takes its reports with it.
+func (s *Server) saveReport(sr savedReport) error {
+	raw, err := json.Marshal(sr)
+	if err != nil {
+		return err
+	}
+	if rs := s.shared(); rs != nil {
+		return rs.PutRecord(reportKind(sr.Collection), sr.ID, raw)
+	}
+	dir := s.reportsDir(sr.Collection)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return jobs.WriteFileAtomic(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
+}
+
+func (s *Server) readReport(c, id string) (savedReport, error) {
+	var sr savedReport
+	if !jobs.ValidID(id) {
+		return sr, store.ErrNotFound
+	}
+	var raw []byte
+	var err error
+	if rs := s.shared(); rs != nil {
+		raw, err = rs.Record(reportKind(c), id)
+	} else {
+		raw, err = os.ReadFile(filepath.Join(s.reportsDir(c), id+".json"))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return sr, store.ErrNotFound
+	}
+	if err != nil {
+		return sr, err
+	}
+	if err := json.Unmarshal(raw, &sr); err != nil {
+		return sr, fmt.Errorf("report %s: %w", id, err)
+	}
+	if sr.Collection != c {
+		return savedReport{}, store.ErrNotFound
+	}
+	return sr, nil
+}
+
+// reports returns a collection's saved reports (unreadable ones skipped).
+func (s *Server) reports(c string) ([]savedReport, error) {
+	var out []savedReport
+	if rs := s.shared(); rs != nil {
+		recs, err := rs.Records(reportKind(c))
+		if err != nil {
+			return nil, err
+		}
+		for _, raw := range recs {
+			var sr savedReport
+			if json.Unmarshal(raw, &sr) == nil && sr.Collection == c && sr.Report != nil {
+				out = append(out, sr)
+			}
+		}
+		return out, nil
+	}
+	ents, err := os.ReadDir(s.reportsDir(c))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if sr, err := s.readReport(c, id); err == nil && sr.Report != nil {
+			out = append(out, sr)
+		}
+	}
+	return out, nil
+}
+
+// --- reviews ---
+
+// reviewRecord is a review's meta as a record, with its uploaded playbook.
+type reviewRecord struct {
+	Meta     reviewMeta `json:"meta"`
+	Playbook string     `json:"playbook_yaml,omitempty"`
+}
+
+// putReviewMeta stores a review's meta (and, when given, its uploaded
+// playbook: only when the review is created).
+func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
+	if rs := s.shared(); rs != nil {
+		rec := reviewRecord{Meta: m, Playbook: string(playbook)}
+		if playbook == nil && m.Source == "upload" {
+			old, err := s.reviewPlaybook(m.Collection, m.ID)
+			if err != nil {
+				return err
+			}
+			rec.Playbook = string(old)
+		}
+		raw, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		return rs.PutRecord(reviewKind(m.Collection), m.ID, raw)
+	}
+	dir := s.reviewDir(m.Collection, m.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if playbook != nil {
+		if err := jobs.WriteFileAtomic(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
+			return err
+		}
+	}
+	return writeMeta(dir, m)
+}
+
+func (s *Server) reviewRecord(c, id string) (reviewRecord, error) {
+	var rec reviewRecord
+	raw, err := s.shared().Record(reviewKind(c), id)
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return rec, fmt.Errorf("review %s: damaged record: %w", id, err)
+	}
+	return rec, nil
+}
+
+// readReviewMeta returns a review's meta; a missing review is an error
+// wrapping os.ErrNotExist.
+func (s *Server) readReviewMeta(c, id string) (reviewMeta, error) {
+	if s.shared() != nil {
+		rec, err := s.reviewRecord(c, id)
+		if err == nil && rec.Meta.Collection != c {
+			err = os.ErrNotExist
+		}
+		return rec.Meta, err
+	}
+	return readMeta(s.reviewDir(c, id))
+}
+
+// reviewPlaybook returns an uploaded playbook's YAML.
+func (s *Server) reviewPlaybook(c, id string) ([]byte, error) {
+	if s.shared() != nil {
+		rec, err := s.reviewRecord(c, id)
+		return []byte(rec.Playbook), err
+	}
+	return os.ReadFile(filepath.Join(s.reviewDir(c, id), "playbook.yaml"))
+}
+
+// reviewMetas lists a collection's reviews.
+func (s *Server) reviewMetas(c string) []reviewMeta {
+	var out []reviewMeta
+	if rs := s.shared(); rs != nil {
+		recs, err := rs.Records(reviewKind(c))
+		if err != nil {
+			s.log.Warn("server: list reviews", "collection", c, "err", err)
+			return nil
+		}
+		for _, raw := range recs {
+			var rec reviewRecord
+			if json.Unmarshal(raw, &rec) == nil && rec.Meta.Collection == c {
+				out = append(out, rec.Meta)
+			}
+		}
+		return out
+	}
+	ents, _ := os.ReadDir(s.reviewsDir(c))
+	for _, e := range ents {
+		if !e.IsDir() || !jobs.ValidID(e.Name()) {
+			continue
+		}
+		if m, err := readMeta(filepath.Join(s.reviewsDir(c), e.Name())); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// putReviewResult stores a finished review's table.
+func (s *Server) putReviewResult(c, id string, raw []byte) error {
+	if rs := s.shared(); rs != nil {
+		return rs.PutRecord(reviewTableKind(c), id, raw)
+	}
+	return jobs.WriteFileAtomic(filepath.Join(s.reviewDir(c, id), "table.json"), raw, 0o600)
+}
+
+// reviewResult returns a finished review's table; an unfinished review's
+// is an error wrapping os.ErrNotExist.
+func (s *Server) reviewResult(c, id string) (*reviewResult, error) {
+	if rs := s.shared(); rs != nil {
+		raw, err := rs.Record(reviewTableKind(c), id)
+		if err != nil {
+			return nil, err
+		}
+		var res reviewResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("review %s: damaged table: %w", id, err)
+		}
+		return &res, nil
+	}
+	return readResult(s.reviewDir(c, id))
+}
+
+// reviewDecisions returns the decisions on a review.
+func (s *Server) reviewDecisions(c, id string) (review.Decisions, error) {
+	if rs := s.shared(); rs != nil {
+		recs, err := rs.Records(decisionKind(c, id))
+		if err != nil {
+			return nil, err
+		}
+		var ds review.Decisions
+		for _, raw := range recs {
+			var d review.Decision
+			if err := json.Unmarshal(raw, &d); err != nil {
+				return nil, fmt.Errorf("review %s: damaged decision: %w", id, err)
+			}
+			ds = append(ds, d)
+		}
+		slices.SortFunc(ds, func(a, b review.Decision) int {
+			if c := a.At.Compare(b.At); c != 0 {
+				return c
+			}
+			return strings.Compare(a.DocID+"\x00"+a.Provision, b.DocID+"\x00"+b.Provision)
+		})
+		return ds, nil
+	}
+	return review.LoadDecisions(filepath.Join(s.reviewDir(c, id), "decisions.json"))
+}
+
+// changeDecisions applies a change to a review's decisions and returns
+// them. On a cluster each cell's decision is its own record, so changes to
+// different cells made through different servers never undo each other.
+func (s *Server) changeDecisions(c, id string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
+	reviewsMu.Lock()
+	defer reviewsMu.Unlock()
+	rs := s.shared()
+	if rs == nil {
+		return s.changeDecisionsFile(s.reviewDir(c, id), change)
+	}
+	if _, err := s.readReviewMeta(c, id); err != nil {
+		return nil, fmt.Errorf("review removed: %w", err)
+	}
+	old, err := s.reviewDecisions(c, id)
+	if err != nil {
+		return nil, err
+	}
+	before := map[string]review.Decision{}
+	for _, d := range old {
+		before[decisionID(d.DocID, d.Provision)] = d
+	}
+	ds := change(slices.Clone(old))
+	if ds == nil {
+		ds = review.Decisions{}
+	}
+	after := map[string]bool{}
+	for _, d := range ds {
+		key := decisionID(d.DocID, d.Provision)
+		after[key] = true
+		if prev, ok := before[key]; ok && prev == d {
+			continue
+		}
+		raw, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		if err := rs.PutRecord(decisionKind(c, id), key, raw); err != nil {
+			return nil, err
+		}
+	}
+	for key := range before {
+		if !after[key] {
+			if err := rs.DeleteRecord(decisionKind(c, id), key); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+		}
+	}
+	return ds, nil
+}
+
+// removeReview deletes a review with its table, decisions and rows.
+func (s *Server) removeReview(c, id string) error {
+	if rs := s.shared(); rs != nil {
+		ds, err := rs.Records(decisionKind(c, id))
+		if err != nil {
+			return err
+		}
+		for key := range ds {
+			if err := rs.DeleteRecord(decisionKind(c, id), key); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+		for _, kind := range []string{reviewTableKind(c), reviewKind(c)} {
+			if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return os.RemoveAll(s.reviewDir(c, id))
+}
+
+// forgetCollection deletes the records of a deleted collection (reports,
+// reviews, their tables and decisions). A directory store needs nothing:
+// they lived in the collection's directory.
+func (s *Server) forgetCollection(c string) error {
+	return ForgetCollection(s.st, c)
+}
+
+// ForgetCollection deletes what servers kept about a collection on a
+// cluster — its saved reports and reviews — once the collection is
+// deleted; "pakton docs rm-collection" calls it too. It does nothing on a
+// directory store.
+func ForgetCollection(st *store.Store, c string) error {
+	rs := st.Shared()
+	if rs == nil {
+		return nil
+	}
+	var errs []error
+	del := func(kind string) {
+		recs, err := rs.Records(kind)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		for id := range recs {
+			if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if revs, err := rs.Records(reviewKind(c)); err == nil {
+		for id := range revs {
+			del(decisionKind(c, id))
+			// A table is big: removed by id rather than listed.
+			if err := rs.DeleteRecord(reviewTableKind(c), id); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	} else {
+		errs = append(errs, err)
+	}
+	del(reviewKind(c))
+	del(reportKind(c))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("server: forget collection %q: %w", c, err)
+	}
+	return nil
+}
+
+// instanceName names this server process among those sharing a cluster:
+// the host name and an id kept in the local directory, so the same server
+// restarted resumes its own jobs.
+func instanceName(localDir string) (string, error) {
+	path := filepath.Join(localDir, "instance-id")
+	b, err := os.ReadFile(path)
+	id := strings.TrimSpace(string(b))
+	if err != nil || !jobs.ValidID(id) {
+		var r [8]byte
+		rand.Read(r[:])
+		id = hex.EncodeToString(r[:])
+		if err := jobs.WriteFileAtomic(path, []byte(id+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("server: %w", err)
+		}
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "server"
+	}
+	return host + "-" + id, nil
+}
+
+// DefaultGCEvery is how often a server on a cluster collects the file parts
+// of commits cut short (Config.GCEvery).
+const DefaultGCEvery = time.Hour
+
+// collectGarbage removes, every period until the server closes, the file
+// parts that no document names and that are older than
+// store.DefaultGCMinAge, in every collection. Several servers doing it at
+// once is harmless: removals are idempotent.
+func (s *Server) collectGarbage(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.streams.Done():
+			return
+		case <-t.C:
+		}
+		cols, err := s.st.Collections()
+		if err != nil {
+			s.log.Warn("server: gc: list collections", "err", err)
+			continue
+		}
+		for _, c := range cols {
+			gs, err := s.st.CollectGarbage(c.Name, store.DefaultGCMinAge)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				s.log.Warn("server: gc", "collection", c.Name, "err", err)
+				continue
+			}
+			if gs.Removed > 0 {
+				s.log.Info("server: gc: removed file parts of commits cut short", "collection", c.Name, "removed", gs.Removed)
+			}
+		}
+	}
+}
+
+// jobFunc returns f as the server registers it. On a cluster a job's error
+// is read by other servers, which cannot take this server's directories out
+// of it when they show it (scrubPaths): so they are taken out here, before
+// the error is stored.
+func (s *Server) jobFunc(f jobs.Func) jobs.Func {
+	if s.shared() == nil {
+		return f
+	}
+	return func(ctx context.Context, j jobs.Job, r jobs.Reporter) error {
+		err := f(ctx, j, r)
+		if err != nil && ctx.Err() == nil {
+			return errors.New(s.scrubPaths(err.Error()))
+		}
+		return err
+	}
+}
