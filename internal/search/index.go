@@ -471,7 +471,7 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 					continue // a damaged index file; see persist.go
 				}
 				u := &ix.units[e.unit]
-				if !sc.views[u.View] {
+				if uint(u.View) >= uint(numViews) || !sc.views[u.View] { // a damaged file may hold any view
 					continue
 				}
 				tf := float64(e.tf)
