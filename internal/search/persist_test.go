@@ -15,7 +15,7 @@ import (
 )
 
 // persist writes ix to a temporary file and opens it again.
-func persist(t *testing.T, ix *Index, label uint64) (*Index, string) {
+func persist(t testing.TB, ix *Index, label uint64) (*Index, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "search.idx")
 	f, err := os.Create(path)
@@ -315,5 +315,30 @@ func sameIndex(t *testing.T, got, want reflect.Value, path string) {
 		}
 	default:
 		t.Errorf("%s: cannot compare a %s; teach sameIndex or mark it notPersisted", path, want.Kind())
+	}
+}
+
+// BenchmarkOpenAndSearch measures what a one-shot search does with the
+// index file: open it (map, check, no per-term or per-unit work) and answer
+// one question cold — a fresh Index each time, so nothing learned or
+// allocated by an earlier question is reused. The test corpus is small; for
+// a real collection see BenchmarkOneShotStore in internal/ingest.
+func BenchmarkOpenAndSearch(b *testing.B) {
+	// A corpus of a few hundred documents: the test contracts under new ids.
+	docs := map[string]string{}
+	for k := range 60 {
+		for id, text := range contracts {
+			docs[fmt.Sprintf("%s-%d", id, k)] = text
+		}
+	}
+	_, path := persist(b, corpus(b, docs), 9)
+	i := 0
+	for b.Loop() {
+		ix, err := OpenIndex(path, 9)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Search(Query{Text: persistQueries[i%len(persistQueries)].Text, K: 5})
+		i++
 	}
 }
