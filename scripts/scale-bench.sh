@@ -9,6 +9,9 @@
 # and, in process, index open time and query p50/p99 over the CUAD dev
 # questions (BenchmarkStoreQueries).
 #
+# The copies are ingested with --force: without it ingest keeps one document
+# per distinct content, and an N× corpus would be stored as 1×.
+#
 # Usage: scripts/scale-bench.sh [FACTOR...]     (default: 1 2 4 10)
 # Env:   SCALE_DIR (default /tmp/pk-scale), SHARED (default ../shared next to the repo)
 set -eu
@@ -49,7 +52,7 @@ for n in $factors; do
 	chars=$(cat "$corpus"/*.txt | wc -m)
 	st=$work/store-x$n
 	rm -rf "$st"
-	/usr/bin/time -f '%e %M %U %S' -o "$work/time" nice -n 10 "$pk" ingest --store "$st" "$corpus" > "$work/ingest-x$n.log" 2> "$work/ingest-x$n.progress"
+	/usr/bin/time -f '%e %M %U %S' -o "$work/time" nice -n 10 "$pk" ingest --force --store "$st" "$corpus" > "$work/ingest-x$n.log" 2> "$work/ingest-x$n.progress"
 	read -r iwall irss iusr isys < "$work/time"
 	icpu=$(echo "$iusr + $isys" | bc)
 	build=$(sed -n 's/^search index: .* in \(.*\)s$/\1/p' "$work/ingest-x$n.log")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"unicode/utf8"
 
@@ -53,6 +55,9 @@ func runSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// After the load, which may have had to build the index (a large heap,
+	// left to the usual collector).
+	oneShotGC()
 	res, err := hybridSearch(ctx, st, g.collection, ix, q)
 	if err != nil {
 		return err
@@ -66,6 +71,25 @@ func runSearch(ctx context.Context, args []string) error {
 	}
 	return writeSearchText(stdout, st, g.collection, ix, res, passages, *full)
 }
+
+// oneShotGC tunes the garbage collector for a command that answers once and
+// exits: a question and its passages allocate a few tens of MB (the score
+// array, the passages' documents) and free almost nothing before the
+// process ends, so collecting on the way costs CPU and returns no memory.
+// Collection is left to the memory limit (the index file is mapped, not on
+// the heap), so a pathological question still cannot grow without bound. An
+// explicit GOGC or GOMEMLIMIT in the environment wins.
+func oneShotGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(oneShotHeapLimit)
+}
+
+// oneShotHeapLimit is the heap a one-shot search grows to before it
+// collects at all.
+const oneShotHeapLimit = 1 << 30
 
 // searchJSON is the stable JSON shape of "pakton search --json".
 type searchJSON struct {

@@ -3,6 +3,7 @@ package chunk
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -44,12 +45,18 @@ func Opening(doc *document.Document, n int) string { return truncateRunes(doc.Te
 const headLimit = 4000
 
 var (
-	betweenRe = regexp.MustCompile(`(?is)\b(?:by and between|between|among|by and among)\s+(.{3,400}?)(?:\.\s|;|\bwhereas\b|\brecitals\b|\bwitnesseth\b|\n\s*\n)`)
-	partySep  = regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`)
-	parenRe   = regexp.MustCompile(`\([^)]*\)`)
+	// Regular expressions are compiled on first use (sync.OnceValue): compiled
+	// at start-up they were a cost every command paid, a one-shot search too.
+	betweenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)\b(?:by and between|between|among|by and among)\s+(.{3,400}?)(?:\.\s|;|\bwhereas\b|\brecitals\b|\bwitnesseth\b|\n\s*\n)`)
+	})
+	partySep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`) })
+	parenRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\([^)]*\)`) })
 	// abbrevRe finds company-form abbreviations whose period does not end a
 	// sentence ("Acme, Inc. and …").
-	abbrevRe  = regexp.MustCompile(`\b(Inc|Ltd|Corp|Co|Cos|Bros|L\.L\.C|L\.P|N\.V|S\.A|B\.V|A\.G|S\.p\.A|Pty|No|St|Mr|Ms|Dr)\.`)
+	abbrevRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(Inc|Ltd|Corp|Co|Cos|Bros|L\.L\.C|L\.P|N\.V|S\.A|B\.V|A\.G|S\.p\.A|Pty|No|St|Mr|Ms|Dr)\.`)
+	})
 	typeWords = []string{"agreement", "contract", "license", "licence", "amendment", "addendum", "memorandum", "deed", "lease", "terms", "statement of work", "letter"}
 )
 
@@ -90,9 +97,9 @@ func Summary(doc *document.Document) DocSummary {
 		s.Title = first
 	}
 	s.Title = truncateRunes(s.Title, 120)
-	if m := betweenRe.FindStringSubmatch(abbrevRe.ReplaceAllString(head, "$1")); m != nil {
-		body := parenRe.ReplaceAllString(m[1], " ")
-		for _, p := range partySep.Split(body, 4) {
+	if m := betweenRe().FindStringSubmatch(abbrevRe().ReplaceAllString(head, "$1")); m != nil {
+		body := parenRe().ReplaceAllString(m[1], " ")
+		for _, p := range partySep().Split(body, 4) {
 			p = strings.Trim(strings.Join(strings.Fields(p), " "), " ,.;:\"“”")
 			if len(p) >= 2 && len(p) <= 100 {
 				s.Parties = append(s.Parties, p)

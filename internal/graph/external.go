@@ -3,6 +3,7 @@ package graph
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -27,13 +28,15 @@ var instrumentWords = map[string]bool{
 // statutePrefix matches a statute or instrument named before the reference
 // word: "15 U.S.C. § 78", "Treasury Regulation Section 1.1502-6", "Code
 // Section 409A".
-var statutePrefix = regexp.MustCompile(`(u\.?s\.?c\.?|U\.?S\.?C\.?|C\.?F\.?R\.?|[A-Z][a-z]+ (?:Code|Act|Regulations?|Rules?)|Code|Stat\.?|Act|Regulations?)\s*$`)
+var statutePrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(u\.?s\.?c\.?|U\.?S\.?C\.?|C\.?F\.?R\.?|[A-Z][a-z]+ (?:Code|Act|Regulations?|Rules?)|Code|Stat\.?|Act|Regulations?)\s*$`)
+})
 
 // instrumentBefore returns the instrument named right before the
 // reference word at byte i, or "".
 func instrumentBefore(s string, i int) string {
 	before := s[max(0, i-40):i]
-	if m := statutePrefix.FindString(before); m != "" {
+	if m := statutePrefix().FindString(before); m != "" {
 		return strings.TrimSpace(m)
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -18,7 +19,11 @@ const (
 
 // refWord matches, in lower-cased text, the words that open a
 // cross-reference, anchored at a word start.
-var refWord = regexp.MustCompile(`^(?:(sections?|sec\.?|clauses?|sub-?clauses?|articles?|art\.|paragraphs?|para\.|sub-?sections?|sub-?paragraphs?|schedules?|exhibits?|annex(?:es)?|appendix|appendices|attachments?|addend(?:um|a)|parts?)\b\.?[ \t]*(?:\n[ \t]*)?|§§?[ \t]*)`)
+// Regular expressions are compiled on first use (sync.OnceValue): compiled
+// at start-up they were a cost every command paid, a one-shot search too.
+var refWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(sections?|sec\.?|clauses?|sub-?clauses?|articles?|art\.|paragraphs?|para\.|sub-?sections?|sub-?paragraphs?|schedules?|exhibits?|annex(?:es)?|appendix|appendices|attachments?|addend(?:um|a)|parts?)\b\.?[ \t]*(?:\n[ \t]*)?|§§?[ \t]*)`)
+})
 
 // refStarts are the first two letters of the reference words.
 var refStarts = map[string]bool{"se": true, "cl": true, "ar": true, "pa": true, "sc": true, "ex": true,
@@ -55,7 +60,7 @@ func refWordAtLower(s string, i int) (int, bool) {
 			w[k] = c + 0x20
 		}
 	}
-	loc := refWord.FindIndex(w)
+	loc := refWord().FindIndex(w)
 	if loc == nil {
 		return 0, false
 	}
@@ -132,15 +137,17 @@ func (l label) base() string {
 }
 
 var (
-	numberRe = regexp.MustCompile(`^\d{1,4}[A-Za-z]?(?:\.\d{1,4}[A-Za-z]?)*`)
+	numberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,4}[A-Za-z]?(?:\.\d{1,4}[A-Za-z]?)*`) })
 	// statuteRe reads the hyphenated numbers of statutes and regulations
 	// ("1.1502-6", "2-207"), which contracts do not use for their own
 	// clauses; a hyphen between contract numbers is a range.
-	statuteRe = regexp.MustCompile(`^(?:\d{1,4}\.)?\d{3,4}-\d{1,4}\b|^\d-\d{3}\b`)
-	parenRe   = regexp.MustCompile(`^ ?\((?:[a-z]{1,5}|[A-Z]{1,2}|\d{1,3})\)`)
-	romanRe   = regexp.MustCompile(`^[IVXL]{1,7}\b`)
-	letterRe  = regexp.MustCompile(`^(?:[A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})*)(?:-\d{1,3}|-[A-Z]{1,2}|\.\d{1,3})?`)
-	quotedRef = regexp.MustCompile(`^["“']([A-Z0-9]{1,3}(?:-\d{1,3})?)["”']`)
+	statuteRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\d{1,4}\.)?\d{3,4}-\d{1,4}\b|^\d-\d{3}\b`) })
+	parenRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ ?\((?:[a-z]{1,5}|[A-Z]{1,2}|\d{1,3})\)`) })
+	romanRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[IVXL]{1,7}\b`) })
+	letterRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})*)(?:-\d{1,3}|-[A-Z]{1,2}|\.\d{1,3})?`)
+	})
+	quotedRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^["“']([A-Z0-9]{1,3}(?:-\d{1,3})?)["”']`) })
 )
 
 // parseLabel reads one label at byte i for a reference word of class c.
@@ -149,47 +156,47 @@ func parseLabel(s string, i int, c refClass) (label, bool) {
 	var l label
 	switch {
 	case c == classAttach:
-		if m := quotedRef.FindStringSubmatch(rest); m != nil {
+		if m := quotedRef().FindStringSubmatch(rest); m != nil {
 			l = label{a: i, b: i + len(m[0]), text: strings.ToLower(m[1]), shape: shapeLetter}
 			break
 		}
-		m := letterRe.FindString(rest)
+		m := letterRe().FindString(rest)
 		if m == "" {
 			return l, false
 		}
 		l = label{a: i, b: i + len(m), text: strings.ToLower(m), shape: shapeLetter}
 	case strings.HasPrefix(rest, "("):
-		m := parenRe.FindString(rest)
+		m := parenRe().FindString(rest)
 		if m == "" {
 			return l, false
 		}
 		l = label{a: i, b: i + len(m), text: m, shape: shapeParen}
 		for {
-			g := parenRe.FindString(s[l.b:min(len(s), l.b+10)])
+			g := parenRe().FindString(s[l.b:min(len(s), l.b+10)])
 			if g == "" || strings.HasPrefix(g, " ") {
 				break
 			}
 			l.b += len(g)
 			l.text += g
 		}
-	case c == classArticle && romanRe.MatchString(rest):
-		m := romanRe.FindString(rest)
+	case c == classArticle && romanRe().MatchString(rest):
+		m := romanRe().FindString(rest)
 		n, ok := romanValue(m)
 		if !ok {
 			return l, false
 		}
 		l = label{a: i, b: i + len(m), text: strconv.Itoa(n), shape: shapeRoman, dotted: 1}
 	default:
-		m := statuteRe.FindString(rest)
+		m := statuteRe().FindString(rest)
 		if m == "" {
-			m = numberRe.FindString(rest)
+			m = numberRe().FindString(rest)
 		}
 		if m == "" {
 			return l, false
 		}
 		l = label{a: i, b: i + len(m), text: strings.ToLower(m), shape: shapeNumber, dotted: strings.Count(m, ".") + 1}
 		for {
-			g := parenRe.FindString(s[l.b:min(len(s), l.b+10)])
+			g := parenRe().FindString(s[l.b:min(len(s), l.b+10)])
 			if g == "" {
 				break
 			}

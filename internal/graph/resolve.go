@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/pakton/pakton/internal/clause"
@@ -136,7 +137,9 @@ type labelIndex struct {
 	byLabel map[string][]int
 }
 
-var labelWords = regexp.MustCompile(`(?i)^(section|sec\.|clause|article|part|schedule|exhibit|annex|appendix|attachment|addendum|paragraph|§)\s*`)
+var labelWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(section|sec\.|clause|article|part|schedule|exhibit|annex|appendix|attachment|addendum|paragraph|§)\s*`)
+})
 
 func newLabelIndex(t *clause.Tree) *labelIndex {
 	ix := &labelIndex{t: t, full: make([]string, len(t.Nodes)), class: make([]refClass, len(t.Nodes)),
@@ -151,7 +154,7 @@ func newLabelIndex(t *clause.Tree) *labelIndex {
 			continue
 		}
 		word := ""
-		if m := labelWords.FindString(l); m != "" {
+		if m := labelWords().FindString(l); m != "" {
 			word = strings.ToLower(strings.TrimSpace(strings.TrimRight(m, ". ")))
 			l = l[len(m):]
 		}

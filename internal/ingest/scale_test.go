@@ -3,9 +3,11 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +75,131 @@ func BenchmarkStoreQueries(b *testing.B) {
 		b.ReportMetric(cold[len(cold)*99/100], "cold-p99-ms")
 		b.ReportMetric(warm[len(warm)/2], "p50-ms")
 		b.ReportMetric(warm[len(warm)*99/100], "p99-ms")
+	}
+}
+
+// oneShotQuestions are the questions scripts/scale-bench.sh times one-shot.
+var oneShotQuestions = []string{
+	"Is there a cap on liability?",
+	"Can the customer terminate the agreement for convenience?",
+	"Which law governs the agreement?",
+	"Is there a non-compete or exclusivity clause?",
+	"May a party assign the agreement after a change of control?",
+}
+
+// BenchmarkOneShotStore measures what one "pakton search" does after the
+// process has started, on an existing store: open the store for reading,
+// open the collection's persisted index, answer one question (cold: a fresh
+// Index, so nothing learned by an earlier question is reused) and read the
+// passages of its hits. Each iteration asks the next of the five
+// scale-bench questions.
+//
+//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 go test ./internal/ingest/ -run '^$' -bench OneShotStore
+func BenchmarkOneShotStore(b *testing.B) {
+	dir := os.Getenv("PAKTON_SCALE_STORE")
+	if dir == "" {
+		b.Skip("set PAKTON_SCALE_STORE to a store directory")
+	}
+	benchOneShot(b, dir, store.DefaultCollection)
+}
+
+func benchOneShot(b *testing.B, dir, collection string) {
+	ctx := context.Background()
+	var open, load, query, passages time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		st, err := store.OpenReader(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		ix, rep, err := Load(ctx, st, collection)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !rep.Opened {
+			b.Fatal("the index file was not opened (stale or missing)")
+		}
+		t2 := time.Now()
+		res := ix.Search(search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
+		t3 := time.Now()
+		if _, err := Passages(st, collection, res.Hits); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
+		st.Close()
+		open += t1.Sub(t0)
+		load += t2.Sub(t1)
+		query += t3.Sub(t2)
+		passages += t4.Sub(t3)
+		i++
+	}
+	n := float64(max(i, 1)) * 1e6
+	b.ReportMetric(float64(open)/n, "store-ms")
+	b.ReportMetric(float64(load)/n, "index-ms")
+	b.ReportMetric(float64(query)/n, "query-ms")
+	b.ReportMetric(float64(passages)/n, "passages-ms")
+}
+
+// TestDumpStoreHits writes the hits of every CUAD development question
+// (corpus-wide, K=64, routed and not routed) against an existing store, once
+// with the collection's opened index file and once with the index built from
+// the stored segments, to $PAKTON_DUMP_HITS.opened and .built: a change that
+// must not change results is checked by comparing the dumps of the code
+// before and after it.
+//
+//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 PAKTON_DUMP_HITS=/tmp/hits go test ./internal/ingest/ -run DumpStoreHits
+func TestDumpStoreHits(t *testing.T) {
+	dir, out := os.Getenv("PAKTON_SCALE_STORE"), os.Getenv("PAKTON_DUMP_HITS")
+	if dir == "" || out == "" {
+		t.Skip("set PAKTON_SCALE_STORE and PAKTON_DUMP_HITS")
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "benchmarks", "cuad_dev.json"))
+	if err != nil {
+		t.Skip("../shared/data is absent")
+	}
+	var dev struct {
+		Tests []struct {
+			Query string `json:"query"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(raw, &dev); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	opened, rep, err := Load(ctx, st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Opened {
+		t.Log("the index file was built, not opened")
+	}
+	built, _, err := build(ctx, st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ix := range map[string]*search.Index{"opened": opened, "built": built} {
+		var b strings.Builder
+		for i, q := range dev.Tests {
+			for _, noRoute := range []bool{false, true} {
+				if noRoute && i%8 != 0 {
+					continue // every 8th question unrouted too: they are slow
+				}
+				res := ix.Search(search.Query{Text: q.Query, K: 64, NoRoute: noRoute})
+				fmt.Fprintf(&b, "%d %v %q routed %v\n", i, noRoute, q.Query, res.RoutedTo)
+				for _, h := range res.Hits {
+					fmt.Fprintf(&b, "  %d %s %d %v %v\n", h.Rank, h.DocID, h.Node, h.Span, h.Score)
+				}
+			}
+		}
+		if err := os.WriteFile(out+"."+name, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -28,7 +29,11 @@ import (
 )
 
 // pageNumberRe matches a line that is only a page number.
-var pageNumberRe = regexp.MustCompile(`^(?i:page\s+)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7}|[A-Z]-\d{1,3})\s*[-–—)\]]?(?:\s+(?i:of)\s+\d{1,4})?$`)
+// Regular expressions are compiled on first use (sync.OnceValue): compiled
+// at start-up they were a cost every command paid, a one-shot search too.
+var pageNumberRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i:page\s+)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7}|[A-Z]-\d{1,3})\s*[-–—)\]]?(?:\s+(?i:of)\s+\d{1,4})?$`)
+})
 
 // furnitureEdge is how many lines at each end of a page may be furniture.
 const (
@@ -110,7 +115,7 @@ func markFurniture(doc *document.Document) {
 			if taken[l.span] {
 				continue
 			}
-			m := pageNumberRe.FindStringSubmatch(l.text)
+			m := pageNumberRe().FindStringSubmatch(l.text)
 			if m == nil {
 				continue
 			}
@@ -196,7 +201,7 @@ func romanValue(s string) int {
 // digit runs folded to "#". Lines too short to tell apart, and bare page
 // numbers, give "".
 func runningKey(t string) string {
-	if utf8.RuneCountInString(t) < 6 || pageNumberRe.MatchString(t) {
+	if utf8.RuneCountInString(t) < 6 || pageNumberRe().MatchString(t) {
 		return ""
 	}
 	var b strings.Builder

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -115,7 +116,9 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p[:min(len(p), 64<<10)])
 }
 
-var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
+var metaCharset = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
+})
 
 // decodeHTMLBytes returns the document as a Go (UTF-8) string.
 func decodeHTMLBytes(data []byte) string {
@@ -131,7 +134,7 @@ func decodeHTMLBytes(data []byte) string {
 		return string(data)
 	}
 	cs := ""
-	if m := metaCharset.FindSubmatch(data[:min(len(data), 4096)]); m != nil {
+	if m := metaCharset().FindSubmatch(data[:min(len(data), 4096)]); m != nil {
 		cs = strings.ToLower(string(m[1]))
 	}
 	switch cs {

@@ -111,11 +111,17 @@ func (f *featureSet) add(name string) {
 }
 
 var (
-	reDate     = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+day\s+of\s+\w+,?\s+\d{4}\b`)
-	reMoney    = regexp.MustCompile(`[$€£]\s?\d|\b(?:USD|EUR|GBP|RMB|dollars?)\b`)
-	rePercent  = regexp.MustCompile(`\d\s?%|\bper\s?cent\b|\bpercent\b`)
-	reDuration = regexp.MustCompile(`(?i)\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty|ninety)\b[\s)(\d-]*(?:calendar\s+|business\s+)?(?:days?|months?|years?|weeks?)\b`)
-	reQuoted   = regexp.MustCompile(`["“”][A-Z][^"“”]{1,60}["“”]`)
+	// Regular expressions are compiled on first use (sync.OnceValue): compiled
+	// at start-up they were a cost every command paid, a one-shot search too.
+	reDate = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+day\s+of\s+\w+,?\s+\d{4}\b`)
+	})
+	reMoney    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[$€£]\s?\d|\b(?:USD|EUR|GBP|RMB|dollars?)\b`) })
+	rePercent  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d\s?%|\bper\s?cent\b|\bpercent\b`) })
+	reDuration = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty|ninety)\b[\s)(\d-]*(?:calendar\s+|business\s+)?(?:days?|months?|years?|weeks?)\b`)
+	})
+	reQuoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["“”][A-Z][^"“”]{1,60}["“”]`) })
 )
 
 // features returns the hashed features of a passage: its words and word
@@ -145,19 +151,19 @@ func features(p *passage, text string) []uint32 {
 	}
 	n := utf8.RuneCountInString(text)
 	f.add("len:" + strconv.Itoa(int(math.Log2(float64(n)/25+1))))
-	if reDate.MatchString(text) {
+	if reDate().MatchString(text) {
 		f.add("shape:date")
 	}
-	if reMoney.MatchString(text) {
+	if reMoney().MatchString(text) {
 		f.add("shape:money")
 	}
-	if rePercent.MatchString(text) {
+	if rePercent().MatchString(text) {
 		f.add("shape:percent")
 	}
-	if reDuration.MatchString(text) {
+	if reDuration().MatchString(text) {
 		f.add("shape:duration")
 	}
-	if reQuoted.MatchString(text) {
+	if reQuoted().MatchString(text) {
 		f.add("shape:defined")
 	}
 	if upperShare(text) > 0.6 {

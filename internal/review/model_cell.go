@@ -195,11 +195,11 @@ func modelValue(p *Provision, v string, ex []Extract) string {
 		if d, ok := FirstDate(v); ok {
 			return d
 		}
-		if rePerpetual.MatchString(v) {
+		if rePerpetual().MatchString(v) {
 			return "perpetual"
 		}
 	case AnswerDuration:
-		if rePerpetual.MatchString(v) {
+		if rePerpetual().MatchString(v) {
 			return "perpetual"
 		}
 		if d, ok := FirstDuration(v); ok {

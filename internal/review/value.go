@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pakton/pakton/internal/document"
@@ -27,7 +28,7 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 		if d, ok := FirstDate(s); ok {
 			return d
 		}
-		if m := rePerpetual.FindString(s); m != "" {
+		if m := rePerpetual().FindString(s); m != "" {
 			return "perpetual"
 		}
 	case AnswerEndDate:
@@ -41,7 +42,7 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 			return d
 		}
 	case AnswerDuration:
-		if m := rePerpetual.FindString(s); m != "" {
+		if m := rePerpetual().FindString(s); m != "" {
 			return "perpetual"
 		}
 		if d, ok := FirstDuration(s); ok {
@@ -52,7 +53,7 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 	case AnswerParty:
 		return strings.Join(Parties(s), "; ")
 	case AnswerAmount:
-		if m := reAmount.FindString(s); m != "" {
+		if m := reAmount().FindString(s); m != "" {
 			return strings.TrimSpace(m)
 		}
 	}
@@ -60,8 +61,14 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 }
 
 var (
-	rePerpetual = regexp.MustCompile(`(?i)\b(?:perpetual(?:ly)?|in perpetuity|indefinite(?:ly)?)\b`)
-	reAmount    = regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand))?|\b(?:US\$|USD|EUR|GBP|RMB)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:%|per\s?cent|percent)|\b\d[\d,]*(?:\.\d+)?\s(?:dollars|euros|pounds))`)
+	// Regular expressions are compiled on first use (sync.OnceValue): compiled
+	// at start-up they were a cost every command paid, a one-shot search too.
+	rePerpetual = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:perpetual(?:ly)?|in perpetuity|indefinite(?:ly)?)\b`)
+	})
+	reAmount = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand))?|\b(?:US\$|USD|EUR|GBP|RMB)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:%|per\s?cent|percent)|\b\d[\d,]*(?:\.\d+)?\s(?:dollars|euros|pounds))`)
+	})
 )
 
 var months = map[string]time.Month{
@@ -70,16 +77,20 @@ var months = map[string]time.Month{
 	"september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 
-var dateForms = []*regexp.Regexp{
-	// March 1, 2019 / Mar. 1st 2019
-	regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
-	// 1st day of March, 2019 / 1 March 2019
-	regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
-	// 2019-03-01
-	regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
-	// 03/01/2019 (US order)
-	regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`),
-}
+// dateForms are compiled on first use, like the package's other
+// expressions: compiling them at start-up was a cost every command paid.
+var dateForms = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// March 1, 2019 / Mar. 1st 2019
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
+		// 1st day of March, 2019 / 1 March 2019
+		regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		// 2019-03-01
+		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
+		// 03/01/2019 (US order)
+		regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`),
+	}
+})
 
 // FirstDate returns the first calendar date written in s, as YYYY-MM-DD;
 // impossible dates (31 February) and years outside 1900–2200 are skipped.
@@ -91,7 +102,7 @@ func FirstDate(s string) (string, bool) {
 // firstDate is FirstDate, also returning where the date starts in s.
 func firstDate(s string) (string, int, bool) {
 	best, bestAt := "", len(s)+1
-	for i, re := range dateForms {
+	for i, re := range dateForms() {
 		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 			if m[0] >= bestAt {
 				break
@@ -130,12 +141,14 @@ var numberWords = map[string]int{
 	"sixty": 60, "ninety": 90, "hundred twenty": 120, "one hundred twenty": 120, "one hundred eighty": 180,
 }
 
-var reDurationValue = regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)\s*(?:\(\s*(\d{1,4})\s*\)\s*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+var reDurationValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)\s*(?:\(\s*(\d{1,4})\s*\)\s*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+})
 
 // FirstDuration returns the first period of time written in s, normalised
 // as "N unit(s)" ("five (5) years" → "5 years").
 func FirstDuration(s string) (string, bool) {
-	for _, m := range reDurationValue.FindAllStringSubmatch(s, -1) {
+	for _, m := range reDurationValue().FindAllStringSubmatch(s, -1) {
 		n := 0
 		if m[2] != "" {
 			n = atoi(m[2])
@@ -182,21 +195,23 @@ var jurisdictions = []string{
 	"United States",
 }
 
-var reJurisdictions = func() []*regexp.Regexp {
+var reJurisdictions = sync.OnceValue(func() []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(jurisdictions))
 	for i, j := range jurisdictions {
 		out[i] = regexp.MustCompile(`\b` + regexp.QuoteMeta(j) + `\b`)
 	}
 	return out
-}()
+})
 
-var reLawOf = regexp.MustCompile(`(?i)laws?\s+of\s+(?:the\s+)?(?:state\s+of\s+|commonwealth\s+of\s+|province\s+of\s+)?`)
+var reLawOf = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)laws?\s+of\s+(?:the\s+)?(?:state\s+of\s+|commonwealth\s+of\s+|province\s+of\s+)?`)
+})
 
 // Jurisdiction returns the jurisdiction whose law a governing-law passage
 // names: the one right after "laws of" when there is one, else the first
 // named; "" when none is.
 func Jurisdiction(s string) string {
-	for _, m := range reLawOf.FindAllStringIndex(s, -1) {
+	for _, m := range reLawOf().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+60)]
 		if j := firstJurisdiction(rest, true); j != "" {
 			return j
@@ -207,7 +222,7 @@ func Jurisdiction(s string) string {
 
 func firstJurisdiction(s string, anchored bool) string {
 	best, bestAt := "", len(s)+1
-	for i, re := range reJurisdictions {
+	for i, re := range reJurisdictions() {
 		loc := re.FindStringIndex(s)
 		if loc == nil || (anchored && loc[0] > 2) {
 			continue
@@ -221,29 +236,33 @@ func firstJurisdiction(s string, anchored bool) string {
 }
 
 var (
-	reBetween   = regexp.MustCompile(`(?is)\b(?:between|among|by and between|by and among)\s+(.{3,400}?)(?:\.\s|\n\s*\n|WHEREAS|RECITALS|$)`)
-	rePartySep  = regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`)
-	reShortName = regexp.MustCompile(`\(\s*(?:the\s+)?["“]([^"”]{2,40})["”]`)
-	reEntity    = regexp.MustCompile(`^([A-Z0-9][\w&.,'’\- ]{1,120}?(?:Inc|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|PLC|plc|GmbH|AG|S\.A|SA|N\.V|B\.V|AB|Pty|Trust|Bank|Partners|Holdings|Group)\.?)\b`)
+	reBetween = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)\b(?:between|among|by and between|by and among)\s+(.{3,400}?)(?:\.\s|\n\s*\n|WHEREAS|RECITALS|$)`)
+	})
+	rePartySep  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`) })
+	reShortName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(\s*(?:the\s+)?["“]([^"”]{2,40})["”]`) })
+	reEntity    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Z0-9][\w&.,'’\- ]{1,120}?(?:Inc|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|PLC|plc|GmbH|AG|S\.A|SA|N\.V|B\.V|AB|Pty|Trust|Bank|Partners|Holdings|Group)\.?)\b`)
+	})
 )
 
 // Parties returns the names of the parties a preamble introduces ("between
 // Acme Inc. ("Acme") and Beta LLC ("Beta")"): the entity names, followed by
 // their short names where given.
 func Parties(s string) []string {
-	m := reBetween.FindStringSubmatch(s)
+	m := reBetween().FindStringSubmatch(s)
 	if m == nil {
 		return nil
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, part := range rePartySep.Split(m[1], -1) {
+	for _, part := range rePartySep().Split(m[1], -1) {
 		part = strings.TrimSpace(part)
 		name := ""
-		if e := reEntity.FindStringSubmatch(part); e != nil {
+		if e := reEntity().FindStringSubmatch(part); e != nil {
 			name = strings.TrimRight(e[1], ", ")
 		}
-		if sn := reShortName.FindStringSubmatch(part); sn != nil {
+		if sn := reShortName().FindStringSubmatch(part); sn != nil {
 			if name == "" {
 				name = sn[1]
 			} else {
@@ -269,7 +288,9 @@ const openingChars = 3000
 
 // reEndCue is a word that puts the end of a term before a date: "until",
 // "through", "expires on", "ends on", "terminates on".
-var reEndCue = regexp.MustCompile(`(?i)\b(?:until|through|thru|expir(?:e|es|ing|ation)(?:\s+(?:on|at|of))?|end(?:s|ing)?\s+on|terminat(?:e|es|ing)\s+on)\b`)
+var reEndCue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:until|through|thru|expir(?:e|es|ing|ation)(?:\s+(?:on|at|of))?|end(?:s|ing)?\s+on|terminat(?:e|es|ing)\s+on)\b`)
+})
 
 // EndDate returns the date a term ends, as written in s: "perpetual" when it
 // says so; a date right after an end cue ("expires on December 31, 2024");
@@ -277,13 +298,13 @@ var reEndCue = regexp.MustCompile(`(?i)\b(?:until|through|thru|expir(?:e|es|ing|
 // date) plus the first period written ("five (5) years" from 2019-03-01 →
 // 2024-03-01).
 func EndDate(s, start string) (string, bool) {
-	for _, m := range reEndCue.FindAllStringIndex(s, -1) {
+	for _, m := range reEndCue().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+80)]
 		if d, at, ok := firstDate(rest); ok && at <= 25 {
 			return d, true
 		}
 	}
-	if rePerpetual.MatchString(s) {
+	if rePerpetual().MatchString(s) {
 		return "perpetual", true
 	}
 	if d, ok := FirstDate(s); ok {

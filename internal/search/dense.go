@@ -205,7 +205,7 @@ func (ix *Index) denseRank(qv []float32, sc scope, n int) []scored {
 			return // a damaged index file; see persist.go
 		}
 		u := ix.vecUnit[j]
-		if uint(u) < uint(len(ix.units)) && sc.views[ix.units[u].View] {
+		if uint(u) < uint(len(ix.units)) && uint(ix.units[u].View) < uint(numViews) && sc.views[ix.units[u].View] {
 			out = append(out, scored{u, float64(embed.Dot(qv, ix.vector(j)))})
 		}
 	}

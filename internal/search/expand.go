@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 )
 
 // Query expansion from term associations learned on the indexed corpus
@@ -26,17 +25,34 @@ const (
 	assocMinRatio = 2.0  // co-occurrence must be at least this many times chance
 )
 
-// associations returns the words most associated with term tid.
+// associations returns the words most associated with term tid: from the
+// index file when it carries them (learned by its writer, learned.go),
+// otherwise learned on first use and cached.
 func (ix *Index) associations(tid int32) []assocTerm {
+	if ix.assocOff != nil {
+		return ix.stored(ix.assocOff, ix.assocList, tid)
+	}
 	if v, ok := ix.assoc.Load(tid); ok {
 		return v.([]assocTerm)
 	}
-	pl := ix.post[tid]
+	cand := ix.learnAssociations(tid)
+	ix.assoc.Store(tid, cand)
+	return cand
+}
+
+// learnAssociations counts the associations of term tid (see associations).
+func (ix *Index) learnAssociations(tid int32) []assocTerm {
+	if uint(tid) >= uint(len(ix.terms)) {
+		return nil
+	}
+	pl := ix.plist(tid)
 	step := 1
 	if len(pl) > assocSample {
 		step = len(pl) / assocSample
 	}
-	co := map[int32]int{}
+	head := ix.headTerms()
+	sc := ix.getScratch()
+	defer ix.putScratch(sc)
 	seen := 0
 	for i := 0; i < len(pl); i += step {
 		u := pl[i].unit
@@ -44,32 +60,27 @@ func (ix *Index) associations(tid int32) []assocTerm {
 			continue // a damaged index file; see persist.go
 		}
 		seen++
-		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
-			if c != tid && uint(c) < uint(len(ix.post)) && !isHeadTerm(ix.terms[c]) {
-				co[c]++
+		for _, c := range ix.unitTerms(u) {
+			if c != tid && uint(c) < uint(len(head)) && uint(c) < uint(len(sc.units)) && !head[c] {
+				if sc.units[c] == 0 {
+					sc.touched = append(sc.touched, c)
+				}
+				sc.units[c]++
 			}
 		}
 	}
 	n := float64(len(ix.units))
 	var cand []assocTerm
-	for c, k := range co {
+	for _, c := range sc.touched {
+		k := int(sc.units[c])
 		if k < assocMinCo {
 			continue
 		}
-		ratio := float64(k) * n / (float64(seen) * float64(len(ix.post[c])))
+		ratio := float64(k) * n / (float64(seen) * float64(len(ix.plist(c))))
 		if ratio < assocMinRatio {
 			continue
 		}
-		cand = append(cand, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
-	}
-	sort.Slice(cand, func(i, j int) bool {
-		if cand[i].w != cand[j].w {
-			return cand[i].w > cand[j].w
-		}
-		return cand[i].id < cand[j].id
-	})
-	if len(cand) > assocPerTerm {
-		cand = cand[:assocPerTerm]
+		cand = keepBest(cand, assocPerTerm, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
 	}
 	if len(cand) > 0 {
 		top := cand[0].w
@@ -77,7 +88,6 @@ func (ix *Index) associations(tid int32) []assocTerm {
 			cand[i].w /= top
 		}
 	}
-	ix.assoc.Store(tid, cand)
 	return cand
 }
 
@@ -112,4 +122,42 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 		}
 	}
 	return out
+}
+
+// keepBest inserts e into best, the k best associations so far in order
+// (higher weight first, then lower term id: a total order, so the result is
+// the same as sorting every candidate and keeping the first k).
+func keepBest(best []assocTerm, k int, e assocTerm) []assocTerm {
+	if len(best) == k && !assocBetter(e, best[k-1]) {
+		return best
+	}
+	i := len(best)
+	for i > 0 && assocBetter(e, best[i-1]) {
+		i--
+	}
+	if len(best) < k {
+		best = append(best, assocTerm{})
+	}
+	copy(best[i+1:], best[i:len(best)-1])
+	best[i] = e
+	return best
+}
+
+func assocBetter(a, b assocTerm) bool {
+	if a.w != b.w {
+		return a.w > b.w
+	}
+	return a.id < b.id
+}
+
+// headTerms reports, by term id, which terms are heading terms, so the
+// learning loops need not look at the terms' strings.
+func (ix *Index) headTerms() []bool {
+	ix.headTermOnce.Do(func() {
+		ix.isHead = make([]bool, len(ix.terms))
+		for t, s := range ix.terms {
+			ix.isHead[t] = isHeadTerm(s)
+		}
+	})
+	return ix.isHead
 }

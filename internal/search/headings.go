@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -48,8 +47,12 @@ const (
 func isHeadTerm(t string) bool { return strings.HasPrefix(t, headMark) }
 
 // bodyAssociations returns the body words most associated with the heading
-// word of term tid, each weighted in (0, 1].
+// word of term tid, each weighted in (0, 1]: from the index file when it
+// carries them (learned.go), otherwise learned on first use and cached.
 func (ix *Index) bodyAssociations(tid int32) []assocTerm {
+	if ix.bodyOff != nil {
+		return ix.stored(ix.bodyOff, ix.bodyList, tid)
+	}
 	if v, ok := ix.bodies.Load(tid); ok {
 		return v.([]assocTerm)
 	}
@@ -63,20 +66,18 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 	if tid < 0 || int(tid) >= len(ix.terms) {
 		return nil
 	}
-	h, ok := ix.vocab[headMark+ix.terms[tid]]
-	if !ok || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
+	h, ok := ix.lookup(headMark + ix.terms[tid])
+	if !ok || uint(h) >= uint(len(ix.headDocs)) || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
 		return nil
 	}
-	pl := ix.post[h]
+	pl := ix.plist(h)
 	step := 1
 	if len(pl) > headSample {
 		step = len(pl) / headSample
 	}
-	type co struct {
-		units, docs int
-		last        int32
-	}
-	cos := map[int32]*co{}
+	head := ix.headTerms()
+	sc := ix.getScratch()
+	defer ix.putScratch(sc)
 	seen := 0
 	for i := 0; i < len(pl); i += step {
 		u := pl[i].unit
@@ -85,45 +86,35 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 		}
 		seen++
 		d := ix.units[u].Doc
-		for _, c := range ix.fwd[ix.fwdOff[u]:ix.fwdOff[u+1]] {
-			if c == tid || uint(c) >= uint(len(ix.headedDF)) || isHeadTerm(ix.terms[c]) {
+		for _, c := range ix.unitTerms(u) {
+			if c == tid || uint(c) >= uint(len(ix.headedDF)) || uint(c) >= uint(len(sc.units)) || uint(c) >= uint(len(head)) || head[c] {
 				continue
 			}
-			e := cos[c]
-			if e == nil {
-				e = &co{last: -1}
-				cos[c] = e
+			if sc.units[c] == 0 {
+				sc.touched = append(sc.touched, c)
 			}
-			e.units++
-			if e.last != d {
-				e.last = d
-				e.docs++
+			sc.units[c]++
+			if sc.lastDoc[c] != d+1 {
+				sc.lastDoc[c] = d + 1
+				sc.docs[c]++
 			}
 		}
 	}
 	n := float64(ix.headedN)
 	var cand []assocTerm
-	for c, e := range cos {
-		if e.docs < headMinDocs || ix.headedDF[c] == 0 {
+	for _, c := range sc.touched {
+		units, docs := sc.units[c], sc.docs[c]
+		if docs < headMinDocs || ix.headedDF[c] == 0 {
 			continue
 		}
 		// How much more often than in headed clauses at large the body word
 		// occurs under this heading, weighted by how often it does.
-		ratio := float64(e.units) * n / (float64(seen) * float64(ix.headedDF[c]))
+		ratio := float64(units) * n / (float64(seen) * float64(ix.headedDF[c]))
 		if ratio < headMinRatio {
 			continue
 		}
-		w := math.Log(ratio) * float64(e.units) / float64(seen)
-		cand = append(cand, assocTerm{c, min(1, w/bodyFullScore)})
-	}
-	sort.Slice(cand, func(i, j int) bool {
-		if cand[i].w != cand[j].w {
-			return cand[i].w > cand[j].w
-		}
-		return cand[i].id < cand[j].id
-	})
-	if len(cand) > bodyPerTerm {
-		cand = cand[:bodyPerTerm]
+		w := math.Log(ratio) * float64(units) / float64(seen)
+		cand = keepBest(cand, bodyPerTerm, assocTerm{c, min(1, w/bodyFullScore)})
 	}
 	return cand
 }
@@ -133,20 +124,20 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 // headed clauses that have it.
 func (ix *Index) countHeaded() {
 	headed := make([]bool, len(ix.units))
-	ix.headDocs = map[int32]int{}
+	ix.headDocs = make([]int32, len(ix.terms))
 	for t, s := range ix.terms {
 		if !isHeadTerm(s) {
 			continue
 		}
 		last := int32(-1)
-		for _, p := range ix.post[t] {
+		for _, p := range ix.plist(int32(t)) {
 			if uint(p.unit) >= uint(len(ix.units)) {
 				continue
 			}
 			headed[p.unit] = true
 			if d := ix.units[p.unit].Doc; d != last {
 				last = d
-				ix.headDocs[int32(t)]++
+				ix.headDocs[t]++
 			}
 		}
 	}
@@ -155,12 +146,39 @@ func (ix *Index) countHeaded() {
 			ix.headedN++
 		}
 	}
-	ix.headedDF = make([]int32, len(ix.post))
-	for t, pl := range ix.post {
+	ix.headedDF = make([]int32, len(ix.terms))
+	for t := range ix.terms {
+		pl := ix.plist(int32(t))
 		for _, p := range pl {
 			if uint(p.unit) < uint(len(headed)) && headed[p.unit] {
 				ix.headedDF[t]++
 			}
 		}
 	}
+}
+
+// coScratch counts, per term, co-occurrences with the word being learned
+// (expand.go, learnBodies): how many sampled units hold the term, in how
+// many documents (lastDoc is the last document counted, plus one), and
+// which terms were touched, so the counters are cleared in time
+// proportional to what was counted.
+type coScratch struct {
+	units, docs, lastDoc []int32
+	touched              []int32
+}
+
+func (ix *Index) getScratch() *coScratch {
+	if sc, ok := ix.scratch.Get().(*coScratch); ok && len(sc.units) == len(ix.terms) {
+		return sc
+	}
+	n := len(ix.terms)
+	return &coScratch{units: make([]int32, n), docs: make([]int32, n), lastDoc: make([]int32, n)}
+}
+
+func (ix *Index) putScratch(sc *coScratch) {
+	for _, c := range sc.touched {
+		sc.units[c], sc.docs[c], sc.lastDoc[c] = 0, 0, 0
+	}
+	sc.touched = sc.touched[:0]
+	ix.scratch.Put(sc)
 }

@@ -113,9 +113,16 @@ type Index struct {
 	spans   []span
 	fwdOff  []int32 // unit u's distinct terms are fwd[fwdOff[u]:fwdOff[u+1]]
 	fwd     []int32
-	vocab   map[string]int32
-	terms   []string // term id → term
-	post    [][]posting
+	vocab   map[string]int32 // nil in an opened index: see vocabHash
+	// vocabHash is an opened index's vocabulary: an open-addressing hash
+	// table of term id + 1 (0: empty) by termHash, written with the index.
+	vocabHash []int32
+	terms     []string    // term id → term
+	post      [][]posting // by term id, in an index built in memory; see plist
+	// An opened index's postings: term t's are postAll[postOff[t]:postOff[t+1]]
+	// (no slice per term is made at open).
+	postAll []posting
+	postOff []int64
 	viewLen [numViews]int64 // total terms per view
 	viewN   [numViews]int64 // units per view
 
@@ -131,13 +138,30 @@ type Index struct {
 
 	assoc sync.Map // term id → []assocTerm, learned lazily
 
-	// Heading-word associations (headings.go): counts made on first use,
-	// and the associations learned per word.
+	// Heading-word associations (headings.go): counts made once per index
+	// (on first use for an index built in memory; written in the index
+	// file, so an opened index has them), and the associations learned
+	// per word.
 	headOnce sync.Once
-	headDocs map[int32]int // heading term → documents it heads clauses in
-	headedN  int           // units carrying heading terms
-	headedDF []int32       // term → units carrying heading terms that have it
-	bodies   sync.Map      // term id → []assocTerm, body words under it as a heading
+	headDocs []int32  // term → documents it heads clauses in (heading terms only)
+	headedN  int      // units carrying heading terms
+	headedDF []int32  // term → units carrying heading terms that have it
+	bodies   sync.Map // term id → []assocTerm, body words under it as a heading
+
+	// Associations learned for every term by the writer of the index file
+	// (learned.go): term t's are list[off[t]:off[t+1]]. Nil for an index
+	// built in memory, which learns them per word on first use (assoc,
+	// bodies).
+	assocOff, bodyOff   []int32
+	assocList, bodyList []assocTerm
+
+	headTermOnce sync.Once
+	isHead       []bool // by term id: a heading term (headTerms)
+
+	// scratch holds per-term counters for learning associations (a
+	// *coScratch), so learning one word costs the postings it samples, not
+	// a map or an array the size of the vocabulary.
+	scratch sync.Pool
 
 	accs sync.Pool
 
@@ -218,8 +242,52 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	return nil
 }
 
-// unitSpans returns the source spans of unit u.
-func (ix *Index) unitSpans(u int32) []span { return ix.spans[ix.spanOff[u]:ix.spanOff[u+1]] }
+// unitSpans returns the source spans of unit u, a unit id in range. The
+// offsets of an opened index are not validated at open (a pass over a
+// table per unit, megabytes in a large collection): they are checked here,
+// and a damaged entry yields no spans.
+func (ix *Index) unitSpans(u int32) []span {
+	a, b := ix.spanOff[u], ix.spanOff[u+1]
+	if a < 0 || b < a || int(b) > len(ix.spans) {
+		return nil
+	}
+	return ix.spans[a:b:b]
+}
+
+// unitTerms returns the distinct terms of unit u, a unit id in range;
+// checked like unitSpans.
+func (ix *Index) unitTerms(u int32) []int32 {
+	a, b := ix.fwdOff[u], ix.fwdOff[u+1]
+	if a < 0 || b < a || int(b) > len(ix.fwd) {
+		return nil
+	}
+	return ix.fwd[a:b:b]
+}
+
+// plist returns the posting list of term t, a term id in range. An opened
+// index's offsets come from the file and are checked here: a damaged entry
+// yields an empty list.
+func (ix *Index) plist(t int32) []posting {
+	if ix.postOff == nil {
+		return ix.post[t]
+	}
+	a, b := ix.postOff[t], ix.postOff[t+1]
+	if a < 0 || b < a || b > int64(len(ix.postAll)) {
+		return nil
+	}
+	return ix.postAll[a:b:b]
+}
+
+// lookup returns the id of a term: from the vocabulary map of an index
+// built in memory, or from the hash table of an opened one (persist.go),
+// which need not be built at open.
+func (ix *Index) lookup(t string) (int32, bool) {
+	if ix.vocab != nil {
+		tid, ok := ix.vocab[t]
+		return tid, ok
+	}
+	return lookupHash(ix.vocabHash, ix.terms, t)
+}
 
 // DocName returns the name of an indexed document id.
 func (ix *Index) DocName(id string) string {
@@ -250,11 +318,22 @@ type queryTerm struct {
 }
 
 // accumulator holds per-unit scores for one search without allocating a map:
-// score by unit id, and the list of units touched.
+// score by unit id, and the list of units touched. When a search touches a
+// large share of the units (a common word in a large collection of similar
+// contracts: over a million units) the list is given up (dense): it would
+// cost more memory than the scores themselves, and the units with a score
+// are found by scanning the score array instead. Scores are positive, so
+// a zero score means untouched.
 type accumulator struct {
 	score   []float64
 	touched []int32
+	n       int  // units touched
+	dense   bool // touched is not kept: scan score
 }
+
+// denseShare is the share of an index's units beyond which an accumulator
+// stops listing the units it touches.
+const denseShare = 8
 
 func (ix *Index) getAcc() *accumulator {
 	if a, ok := ix.accs.Get().(*accumulator); ok && len(a.score) == len(ix.units) {
@@ -264,18 +343,57 @@ func (ix *Index) getAcc() *accumulator {
 }
 
 func (ix *Index) putAcc(a *accumulator) {
-	for _, u := range a.touched {
-		a.score[u] = 0
+	if a.dense {
+		clear(a.score)
+	} else {
+		for _, u := range a.touched {
+			a.score[u] = 0
+		}
 	}
 	a.touched = a.touched[:0]
+	a.n, a.dense = 0, false
 	ix.accs.Put(a)
+}
+
+// expect prepares for a term that touches at most df more units: room in
+// the touched list, or dense mode when the list would hold more than
+// 1/denseShare of the units.
+func (a *accumulator) expect(df int) {
+	if a.dense {
+		return
+	}
+	if len(a.touched)+df > len(a.score)/denseShare {
+		a.dense = true
+		a.touched = nil
+		return
+	}
+	// One allocation instead of many doublings.
+	a.touched = slices.Grow(a.touched, df)
 }
 
 func (a *accumulator) add(u int32, s float64) {
 	if a.score[u] == 0 {
-		a.touched = append(a.touched, u)
+		a.n++
+		if !a.dense {
+			a.touched = append(a.touched, u)
+		}
 	}
 	a.score[u] += s
+}
+
+// each calls fn with every touched unit and its score.
+func (a *accumulator) each(fn func(u int32, s float64)) {
+	if !a.dense {
+		for _, u := range a.touched {
+			fn(u, a.score[u])
+		}
+		return
+	}
+	for u, s := range a.score {
+		if s != 0 {
+			fn(int32(u), s)
+		}
+	}
 }
 
 // scope is the set of units a search may return: document ranges and views.
@@ -312,7 +430,7 @@ func (ix *Index) newScope(ranges [][2]int32, views []View) scope {
 
 // postings returns the parts of a term's posting list inside the scope.
 func (ix *Index) postings(tid int32, sc scope) [][]posting {
-	pl := ix.post[tid]
+	pl := ix.plist(tid)
 	if sc.ranges == nil {
 		return [][]posting{pl}
 	}
@@ -352,17 +470,14 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 			continue
 		}
 		w := idf(sc.n, df) * qt.weight
-		// Room for every unit this term may touch, at most all units: one
-		// allocation instead of many doublings of a list that reaches a
-		// million entries in a large collection.
-		acc.touched = slices.Grow(acc.touched, min(df, len(ix.units)-len(acc.touched)))
+		acc.expect(df)
 		for _, p := range parts {
 			for _, e := range p {
 				if uint(e.unit) >= uint(len(ix.units)) {
 					continue // a damaged index file; see persist.go
 				}
 				u := &ix.units[e.unit]
-				if !sc.views[u.View] {
+				if uint(u.View) >= uint(numViews) || !sc.views[u.View] { // a damaged file may hold any view
 					continue
 				}
 				tf := float64(e.tf)
@@ -381,18 +496,17 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 // a large share of a big collection's units, and sorting them all would make
 // a query cost grow faster than the collection.
 func (acc *accumulator) top(n int) []scored {
-	if n <= 0 || n >= len(acc.touched) {
-		out := make([]scored, 0, len(acc.touched))
-		for _, u := range acc.touched {
-			out = append(out, scored{u, acc.score[u]})
-		}
+	if n <= 0 || n >= acc.n {
+		out := make([]scored, 0, acc.n)
+		acc.each(func(u int32, s float64) { out = append(out, scored{u, s}) })
 		slices.SortFunc(out, byRank)
 		return out
 	}
-	// A min-heap of the n best so far: h[0] is the worst of them.
+	// A min-heap of the n best so far: h[0] is the worst of them. The order
+	// is total, so the n best are the same whatever the order of visit.
 	h := make([]scored, 0, n)
-	for _, u := range acc.touched {
-		s := scored{u, acc.score[u]}
+	acc.each(func(u int32, score float64) {
+		s := scored{u, score}
 		if len(h) < n {
 			h = append(h, s)
 			for i := len(h) - 1; i > 0; {
@@ -403,10 +517,10 @@ func (acc *accumulator) top(n int) []scored {
 				h[p], h[i] = h[i], h[p]
 				i = p
 			}
-			continue
+			return
 		}
 		if !better(s, h[0]) {
-			continue
+			return
 		}
 		h[0] = s
 		for i := 0; ; {
@@ -423,7 +537,7 @@ func (acc *accumulator) top(n int) []scored {
 			h[i], h[m] = h[m], h[i]
 			i = m
 		}
-	}
+	})
 	slices.SortFunc(h, byRank)
 	return h
 }

@@ -22,8 +22,9 @@ import (
 //	table    one (id, offset, length) entry per section
 //	sections 8-byte aligned: meta (JSON: counts, view statistics, dense
 //	         model), then the raw little-endian arrays of docs, units,
-//	         spans, forward lists, vocabulary, postings, router postings and
-//	         vectors
+//	         spans, forward lists, vocabulary, postings, router postings,
+//	         vectors and the heading statistics (headings.go), counted by
+//	         the writer so no reader makes a pass over every posting
 //
 // The label is the caller's: the store generation the index was built from,
 // so a loader can tell a current index from a stale one and never trust the
@@ -36,7 +37,7 @@ import (
 //
 // indexFormat changes whenever an Index structure written here changes: an
 // index of another format is refused (ErrBadIndex) and rebuilt by its loader.
-const indexFormat = 2
+const indexFormat = 3
 
 const indexMagic = "PKTNIDX\n"
 
@@ -74,7 +75,14 @@ const (
 	secVecs
 	secTitleOff
 	secTitle
-	numSections = secTitle
+	secHeadDocs
+	secHeadedDF
+	secAssocOff
+	secAssoc
+	secBodyOff
+	secBody
+	secVocabHash
+	numSections = secVocabHash
 )
 
 // indexMeta is the meta section.
@@ -93,13 +101,18 @@ type indexMeta struct {
 	DenseModel string             `json:"dense_model,omitempty"`
 	Vectors    int                `json:"vectors,omitempty"`
 	Titles     int                `json:"titles"`
-	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
+	HeadedN    int                `json:"headed_n"`   // units carrying heading terms (headings.go)
+	Assoc      int                `json:"assoc"`      // learned word associations (learned.go)
+	Bodies     int                `json:"bodies"`     // learned heading-body associations
+	VocabHash  int                `json:"vocab_hash"` // slots of the vocabulary hash table (vocabhash.go)
+	Sizes      map[string]uintptr `json:"sizes"`      // struct sizes, so a change of layout is caught
 }
 
 func structSizes() map[string]uintptr {
 	return map[string]uintptr{
 		"unit": unsafe.Sizeof(unit{}), "span": unsafe.Sizeof(span{}),
 		"posting": unsafe.Sizeof(posting{}), "route": unsafe.Sizeof(routePosting{}),
+		"assoc": unsafe.Sizeof(assocTerm{}),
 	}
 }
 
@@ -116,18 +129,31 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	if !littleEndian {
 		return 0, errors.New("search: persisted indexes need a little-endian machine")
 	}
+	// The heading statistics are counted and the associations of every term
+	// learned here, once, rather than by every process that opens the file
+	// (learned.go).
+	ix.headOnce.Do(ix.countHeaded)
+	assocOff, assocList, bodyOff, bodyList := ix.assocOff, ix.assocList, ix.bodyOff, ix.bodyList
+	if assocOff == nil || bodyOff == nil {
+		assocOff, assocList, bodyOff, bodyList = ix.learnAll()
+	}
+	vocabHash := ix.vocabHash
+	if vocabHash == nil {
+		vocabHash = vocabTable(ix.terms)
+	}
 	meta := indexMeta{
 		Docs: len(ix.docs), Units: len(ix.units), Terms: len(ix.terms), Spans: len(ix.spans), Fwd: len(ix.fwd),
 		RouteTotal: ix.router.total, ViewLen: ix.viewLen, ViewN: ix.viewN,
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
+		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList), VocabHash: len(vocabHash),
 	}
-	postOff := make([]int64, 0, len(ix.post)+1)
-	routeOff := make([]int64, 0, len(ix.post)+1)
-	for i := range ix.post {
+	postOff := make([]int64, 0, len(ix.terms)+1)
+	routeOff := make([]int64, 0, len(ix.terms)+1)
+	for i := range ix.terms {
 		postOff = append(postOff, meta.Postings)
-		meta.Postings += int64(len(ix.post[i]))
+		meta.Postings += int64(len(ix.plist(int32(i))))
 		routeOff = append(routeOff, meta.Routes)
-		meta.Routes += int64(len(ix.router.post[i]))
+		meta.Routes += int64(len(ix.router.plist(int32(i))))
 	}
 	postOff = append(postOff, meta.Postings)
 	routeOff = append(routeOff, meta.Routes)
@@ -173,10 +199,22 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secVecs - 1:      {asBytes(ix.vecs)},
 		secTitleOff - 1:  {asBytes(titleOff)},
 		secTitle - 1:     {asBytes(titles)},
+		secHeadDocs - 1:  {asBytes(ix.headDocs)},
+		secHeadedDF - 1:  {asBytes(ix.headedDF)},
+		secAssocOff - 1:  {asBytes(assocOff)},
+		secAssoc - 1:     {asBytes(assocList)},
+		secBodyOff - 1:   {asBytes(bodyOff)},
+		secBody - 1:      {asBytes(bodyList)},
+		secVocabHash - 1: {asBytes(vocabHash)},
 	}
-	for i := range ix.post {
-		sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
-		sections[secRoute-1] = append(sections[secRoute-1], asBytes(ix.router.post[i]))
+	if ix.postOff != nil { // an opened index: its arrays as they are
+		sections[secPost-1] = [][]byte{asBytes(ix.postAll)}
+		sections[secRoute-1] = [][]byte{asBytes(ix.router.all)}
+	} else {
+		for i := range ix.post {
+			sections[secPost-1] = append(sections[secPost-1], asBytes(ix.post[i]))
+			sections[secRoute-1] = append(sections[secRoute-1], asBytes(ix.router.post[i]))
+		}
 	}
 	head := make([]byte, headerSize+numSections*tableEntry)
 	copy(head, indexMagic)
@@ -376,6 +414,8 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 			*p, err = fromBytes[posting](b, n)
 		case *[]routePosting:
 			*p, err = fromBytes[routePosting](b, n)
+		case *[]assocTerm:
+			*p, err = fromBytes[assocTerm](b, n)
 		}
 	}
 	var docOff, termOff []uint32
@@ -399,6 +439,13 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	var titleOff, titles []int32
 	get(&titleOff, secTitleOff, meta.Docs+1)
 	get(&titles, secTitle, meta.Titles)
+	get(&ix.headDocs, secHeadDocs, meta.Terms)
+	get(&ix.headedDF, secHeadedDF, meta.Terms)
+	get(&ix.assocOff, secAssocOff, meta.Terms+1)
+	get(&ix.assocList, secAssoc, meta.Assoc)
+	get(&ix.bodyOff, secBodyOff, meta.Terms+1)
+	get(&ix.bodyList, secBody, meta.Bodies)
+	get(&ix.vocabHash, secVocabHash, meta.VocabHash)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)
@@ -410,9 +457,11 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	ix.router.total = meta.RouteTotal
 	// Offset tables must be monotonic and end at their arrays' lengths, so
 	// every slice taken from them below and in a search is in range.
-	if !monotonic(ix.spanOff, len(ix.spans)) || !monotonic(ix.fwdOff, len(ix.fwd)) ||
-		!monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
-		!monotonic(postOff, len(post)) || !monotonic(routeOff, len(route)) || !monotonic(titleOff, len(titles)) {
+	// The per-unit offset tables (spanOff, fwdOff: megabytes in a large
+	// collection) and the posting offsets are checked where they are read
+	// instead (unitSpans, unitTerms, plist).
+	if !monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
+		!monotonic(titleOff, len(titles)) {
 		return nil, bad("offset tables")
 	}
 	// Strings are copied out of the mapping (in one piece each), so a
@@ -435,15 +484,11 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 		return nil, bad("document ranges")
 	}
 	ix.terms = make([]string, meta.Terms)
-	ix.vocab = make(map[string]int32, meta.Terms)
-	ix.post = make([][]posting, meta.Terms)
-	ix.router.post = make([][]routePosting, meta.Terms)
+	ix.postAll, ix.postOff = post, postOff
+	ix.router.all, ix.router.off = route, routeOff
 	for i := range ix.terms {
 		t := termStr[termOff[i]:termOff[i+1]]
 		ix.terms[i] = t
-		ix.vocab[t] = int32(i)
-		ix.post[i] = post[postOff[i]:postOff[i+1]:postOff[i+1]]
-		ix.router.post[i] = route[routeOff[i]:routeOff[i+1]:routeOff[i+1]]
 	}
 	if len(ix.router.docLen) != meta.Docs {
 		return nil, bad("router")
@@ -455,6 +500,11 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	if meta.Vectors > 0 && (meta.Dim <= 0 || len(ix.vecOf) != meta.Units) {
 		return nil, bad("vectors")
 	}
+	// The heading statistics were counted by the writer: a damaged count
+	// can only misweigh an association, and the arrays are read
+	// bounds-checked (headings.go).
+	ix.headedN = meta.HeadedN
+	ix.headOnce.Do(func() {})
 	return ix, nil
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // persist writes ix to a temporary file and opens it again.
-func persist(t *testing.T, ix *Index, label uint64) (*Index, string) {
+func persist(t testing.TB, ix *Index, label uint64) (*Index, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "search.idx")
 	f, err := os.Create(path)
@@ -168,9 +168,90 @@ func TestDamagedArraysNeverPanic(t *testing.T) {
 }
 
 // notPersisted are the Index fields a persisted index does not carry: caches
-// rebuilt lazily, and the mapping itself.
+// rebuilt lazily, and the mapping itself. The learned associations are
+// written (learned.go) but a built index learns them lazily instead, so they
+// are compared by TestPersistedAssociations.
 var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Index.mapped": true,
-	"Index.headOnce": true, "Index.headDocs": true, "Index.headedN": true, "Index.headedDF": true, "Index.bodies": true}
+	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true,
+	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true,
+	"Index.vocab": true, "Index.vocabHash": true, "Index.headTermOnce": true, "Index.isHead": true,
+	// posting lists, by term in a built index, flat in an opened one:
+	// compared by TestPersistedVocabulary
+	"Index.post": true, "Index.postAll": true, "Index.postOff": true,
+	"Index.router.post": true, "Index.router.all": true, "Index.router.off": true} // the vocabulary: TestPersistedVocabulary
+
+// TestPersistedVocabulary checks that an opened index finds every term of
+// the built one under the same id, with the same postings and header
+// postings, and no other word.
+func TestPersistedVocabulary(t *testing.T) {
+	built := corpus(t, contracts)
+	opened, _ := persist(t, built, 1)
+	if opened.vocab != nil || len(opened.vocabHash) < 2*len(built.terms) {
+		t.Fatalf("opened index: map %v, hash table of %d slots for %d terms", opened.vocab != nil, len(opened.vocabHash), len(built.terms))
+	}
+	for want, term := range built.terms {
+		if got, ok := opened.lookup(term); !ok || got != int32(want) {
+			t.Errorf("%q: %d %v, want %d", term, got, ok, want)
+		}
+		tid := int32(want)
+		if a, b := opened.plist(tid), built.plist(tid); len(a) != len(b) || len(a) > 0 && !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: opened postings %v, built %v", term, a, b)
+		}
+		if a, b := opened.router.plist(tid), built.router.plist(tid); len(a) != len(b) || len(a) > 0 && !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: opened header postings %v, built %v", term, a, b)
+		}
+	}
+	for _, w := range []string{"", "zzzz", "liabilityx", headMark} {
+		if _, ok := opened.lookup(w); ok {
+			t.Errorf("%q found", w)
+		}
+	}
+	// A damaged table loses words, never loops or crashes.
+	for _, slots := range [][]int32{{5, 5, 5, 5, 5, 5, 5, 5}, {-7, 0, 1 << 30, 0}, {1, 2, 3}} {
+		lookupHash(slots, built.terms, "liability")
+	}
+}
+
+// TestPersistedAssociations checks that an opened index carries, for every
+// term, the word and heading-body associations the built index learns on
+// first use, and that a damaged list is dropped rather than used.
+func TestPersistedAssociations(t *testing.T) {
+	built := corpus(t, contracts)
+	opened, _ := persist(t, built, 1)
+	if opened.assocOff == nil || opened.bodyOff == nil {
+		t.Fatal("the opened index carries no learned associations")
+	}
+	some := 0
+	for tid := range built.terms {
+		if isHeadTerm(built.terms[tid]) {
+			continue
+		}
+		want, got := built.associations(int32(tid)), opened.associations(int32(tid))
+		if len(want) != len(got) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Errorf("%q: opened associations %v, learned %v", built.terms[tid], got, want)
+		}
+		some += len(want)
+		want, got = built.bodyAssociations(int32(tid)), opened.bodyAssociations(int32(tid))
+		if len(want) != len(got) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Errorf("%q: opened body associations %v, learned %v", built.terms[tid], got, want)
+		}
+		some += len(want)
+	}
+	if some == 0 {
+		t.Fatal("the test corpus has no associations: the test checks nothing")
+	}
+	// Damaged lists (the arrays are not checksummed) are dropped.
+	ix := &Index{terms: []string{"a", "b"}}
+	list := []assocTerm{{1, 1}, {2, 1}}
+	for _, c := range []struct {
+		off  []int32
+		want int
+	}{{[]int32{0, 1, 2}, 1}, {[]int32{0, 2, 2}, 0}, {[]int32{0, 3, 3}, 0}, {[]int32{1, 0, 2}, 0}, {[]int32{0}, 0}} {
+		if got := ix.stored(c.off, list, 0); len(got) != c.want {
+			t.Errorf("offsets %v: %v", c.off, got)
+		}
+	}
+}
 
 // sameIndex compares every field of two Index values, recursively (nil and
 // empty slices are equal), so a field added to Index or its router and not
@@ -234,5 +315,30 @@ func sameIndex(t *testing.T, got, want reflect.Value, path string) {
 		}
 	default:
 		t.Errorf("%s: cannot compare a %s; teach sameIndex or mark it notPersisted", path, want.Kind())
+	}
+}
+
+// BenchmarkOpenAndSearch measures what a one-shot search does with the
+// index file: open it (map, check, no per-term or per-unit work) and answer
+// one question cold — a fresh Index each time, so nothing learned or
+// allocated by an earlier question is reused. The test corpus is small; for
+// a real collection see BenchmarkOneShotStore in internal/ingest.
+func BenchmarkOpenAndSearch(b *testing.B) {
+	// A corpus of a few hundred documents: the test contracts under new ids.
+	docs := map[string]string{}
+	for k := range 60 {
+		for id, text := range contracts {
+			docs[fmt.Sprintf("%s-%d", id, k)] = text
+		}
+	}
+	_, path := persist(b, corpus(b, docs), 9)
+	i := 0
+	for b.Loop() {
+		ix, err := OpenIndex(path, 9)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Search(Query{Text: persistQueries[i%len(persistQueries)].Text, K: 5})
+		i++
 	}
 }

@@ -18,9 +18,12 @@ import (
 // in every document: with many similar contracts (a deal room of one
 // template) the words of a question occur in few headers each.
 type router struct {
-	post   [][]routePosting // by term id; sorted by document
-	docLen []int32          // header terms per document
-	total  int64            // header terms of all documents
+	post [][]routePosting // by term id; sorted by document (built in memory; see plist)
+	// An opened index's header postings: term t's are all[off[t]:off[t+1]].
+	all    []routePosting
+	off    []int64
+	docLen []int32 // header terms per document
+	total  int64   // header terms of all documents
 	// titleSeq holds each document's file-name, title and parties terms in
 	// order, for matching a title phrase ("the supply agreement").
 	titleSeq [][]int32
@@ -88,6 +91,19 @@ func (ix *Index) addRoute(di int32, seg *Segment) {
 	r.total += int64(n)
 }
 
+// plist returns the header postings of term t, a term id in range; an
+// opened index's offsets are checked like Index.plist's.
+func (r *router) plist(t int32) []routePosting {
+	if r.off == nil {
+		return r.post[t]
+	}
+	a, b := r.off[t], r.off[t+1]
+	if a < 0 || b < a || b > int64(len(r.all)) {
+		return nil
+	}
+	return r.all[a:b:b]
+}
+
 // nameWords turns a file name into words: extension dropped, separators and
 // camel-case humps become spaces.
 func nameWords(name string) string {
@@ -121,7 +137,7 @@ type routeResult struct {
 
 // idf is the inverse document frequency of a term among document headers.
 func (r *router) idf(tid int32) float64 {
-	df := len(r.post[tid])
+	df := len(r.plist(tid))
 	n := float64(len(r.docLen))
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }
@@ -147,7 +163,7 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 	ids := make([]int32, len(terms))
 	for i, t := range terms {
 		ids[i] = -1
-		if tid, ok := ix.vocab[t]; ok && len(r.post[tid]) > 0 {
+		if tid, ok := ix.lookup(t); ok && len(r.plist(tid)) > 0 {
 			ids[i] = tid
 		}
 	}
@@ -168,7 +184,7 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 		}
 		seen[tid] = true
 		w := r.idf(tid)
-		for _, p := range r.post[tid] {
+		for _, p := range r.plist(tid) {
 			if uint(p.doc) >= uint(len(r.docLen)) {
 				continue // a damaged index file; see persist.go
 			}
@@ -306,7 +322,7 @@ func runOK(ids []int32, breaks []bool, st, e int) bool {
 func (ix *Index) phraseDocs(phrase []int32) []int32 {
 	r := &ix.router
 	var out []int32
-	for _, p := range r.post[phrase[0]] {
+	for _, p := range r.plist(phrase[0]) {
 		if p.title == 1 && uint(p.doc) < uint(len(r.titleSeq)) && containsPhrase(r.titleSeq[p.doc], phrase) {
 			out = append(out, p.doc)
 		}
@@ -328,7 +344,7 @@ func containsPhrase(seq, phrase []int32) bool {
 // term tid.
 func (r *router) titleDF(tid int32) int {
 	n := 0
-	for _, p := range r.post[tid] {
+	for _, p := range r.plist(tid) {
 		n += int(p.title)
 	}
 	return n
@@ -349,7 +365,7 @@ func (ix *Index) namedByTitle(ids []int32, named []bool, doc int32) bool {
 		if tid < 0 {
 			continue
 		}
-		pl := r.post[tid]
+		pl := r.plist(tid)
 		j := sort.Search(len(pl), func(j int) bool { return pl[j].doc >= doc })
 		if j < len(pl) && pl[j].doc == doc && (pl[j].title == 1 || named[i] && pl[j].name == 0) {
 			return true
@@ -386,7 +402,7 @@ func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 	ids := make([]int32, len(terms))
 	for i, t := range terms {
 		ids[i] = -1
-		if tid, ok := ix.vocab[t]; ok && r.names(tid, int32(doc)) {
+		if tid, ok := ix.lookup(t); ok && r.names(tid, int32(doc)) {
 			ids[i] = tid
 		}
 	}
@@ -418,7 +434,7 @@ func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 // names reports whether term tid is in the name, header or opening of
 // document doc.
 func (r *router) names(tid, doc int32) bool {
-	pl := r.post[tid]
+	pl := r.plist(tid)
 	i := sort.Search(len(pl), func(i int) bool { return pl[i].doc >= doc })
 	return i < len(pl) && pl[i].doc == doc && pl[i].name == 1
 }

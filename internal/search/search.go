@@ -113,7 +113,7 @@ func (ix *Index) Search(q Query) Result {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
 	for _, t := range dropFraming(terms) {
-		id, ok := ix.vocab[t]
+		id, ok := ix.lookup(t)
 		if !ok {
 			continue
 		}
@@ -159,12 +159,12 @@ func (ix *Index) Search(q Query) Result {
 		n = max(rankDepth, rankPerHit*k)
 	}
 	res.Hits = ix.collect(rank(n), k)
-	for n > 0 && len(res.Hits) < k && len(acc.touched) > n {
+	for n > 0 && len(res.Hits) < k && acc.n > n {
 		// Rank deeper, a few times as deep each round, rather than sort
 		// every touched unit at once: with many similar contracts the best
 		// units' spans overlap and more are needed, but rarely all.
 		n *= 4
-		if n >= len(acc.touched) {
+		if n >= acc.n {
 			n = 0
 		}
 		res.Hits = ix.collect(rank(n), k)

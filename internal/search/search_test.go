@@ -286,3 +286,34 @@ func TestShortUnitNeverFirst(t *testing.T) {
 		t.Fatalf("hits %+v: want the heading when only it matches", res.Hits)
 	}
 }
+
+// TestDenseAccumulatorRanksTheSame checks that an accumulator that stopped
+// listing its units ranks exactly as one that listed them.
+func TestDenseAccumulatorRanksTheSame(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	const units = 5000
+	list, dense := &accumulator{score: make([]float64, units)}, &accumulator{score: make([]float64, units)}
+	dense.dense = true
+	for range 3 {
+		for range 600 {
+			u, s := int32(rng.Intn(units)), float64(rng.Intn(20)+1)/4 // ties included
+			list.add(u, s)
+			dense.add(u, s)
+		}
+	}
+	if list.n != dense.n || list.n != len(list.touched) {
+		t.Fatalf("touched %d / %d / %d", list.n, dense.n, len(list.touched))
+	}
+	for _, n := range []int{0, 1, 7, 100, list.n - 1, list.n, list.n + 5} {
+		if a, b := list.top(n), dense.top(n); !reflect.DeepEqual(a, b) {
+			t.Errorf("top(%d): listed %v…, dense %v…", n, a[:min(3, len(a))], b[:min(3, len(b))])
+		}
+	}
+	var ix Index
+	ix.putAcc(dense)
+	for _, s := range dense.score {
+		if s != 0 {
+			t.Fatal("a dense accumulator was not cleared")
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/pakton/pakton/internal/review"
 )
@@ -18,9 +19,13 @@ import (
 //go:embed report.html.tmpl
 var reportTemplate string
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": func(c float64) string { return fmt.Sprintf("%.0f%%", 100*c) },
-}).Parse(reportTemplate))
+// reportTmpl is parsed on first use, not at start-up: every command (a
+// one-shot search too) would pay for it.
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct": func(c float64) string { return fmt.Sprintf("%.0f%%", 100*c) },
+	}).Parse(reportTemplate))
+})
 
 // contextRunes is how much contract text the HTML report shows around an
 // extract.
@@ -132,7 +137,7 @@ func HTML(w io.Writer, rv *Review) error {
 		}
 		out.Rows = append(out.Rows, hr)
 	}
-	return reportTmpl.Execute(w, out)
+	return reportTmpl().Execute(w, out)
 }
 
 func valueNote(v string) string {
