@@ -39,7 +39,8 @@ func TestAskWithoutModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Evidence:", "No language model is configured", "**Documents:** supply-agreement.docx",
-		"[1] supply-agreement.docx — 15 > 15.2", "a strike, lockout or other labour dispute", "Best-matching sentences:", "100.0% verbatim"} {
+		"[1] supply-agreement.docx — 15 > 15.2", "a strike, lockout or other labour dispute", "Best-matching sentences:", "100.0% verbatim",
+		"**Force Majeure** — found in supply-agreement.docx at 15 > 15.1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ask output lacks %q:\n%s", want, out)
 		}

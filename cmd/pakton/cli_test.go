@@ -62,10 +62,28 @@ func TestCLIEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Force majeure runs through all of clause 15, so the review detectors
+	// single out no passage and the words' best match stays first.
 	for _, want := range []string{"searched supply-agreement.docx only", "1. supply-agreement.docx — 15 > 15.2", "a strike, lockout or other labour dispute"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("search output lacks %q:\n%s", want, out)
 		}
+	}
+	// Termination for convenience is one clause: the detectors put it first.
+	out, _, err = capture(t, runSearch, "Can the customer terminate the master services agreement for convenience?", "-k", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "1. master-services-agreement.txt — ARTICLE XI > 11.2\n") || !strings.Contains(out, "the review detectors' Termination for Convenience passage") {
+		t.Errorf("provision question: want the detectors' clause 11.2 first:\n%s", out)
+	}
+	// --no-provisions: the words alone.
+	out, _, err = capture(t, runSearch, "--no-provisions", "Can the customer terminate the master services agreement for convenience?", "-k", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "review detectors") {
+		t.Errorf("--no-provisions output:\n%s", out)
 	}
 
 	// --no-route: the same question searches every document.

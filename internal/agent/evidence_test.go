@@ -21,19 +21,20 @@ func TestEvidenceReport(t *testing.T) {
 	if len(r.Documents) != 1 || r.Documents[0].Name != "supply-agreement.docx" {
 		t.Fatalf("documents %+v, want the supply agreement (routed)", r.Documents)
 	}
-	// The question asks about force majeure, a provision the review
-	// detectors know: their clause (15.1) comes first, then the best word
-	// match (15.2, the carve-out that answers the question).
-	if len(r.Sources) != 3 || r.Sources[0].Path != "15 > 15.1" || r.Sources[1].Path != "15 > 15.2" {
+	// Force majeure runs through all of clause 15, so the review detectors
+	// single out no passage: the words' best match (15.2, the carve-out that
+	// answers the question) stays first, and the check says where the
+	// provision is.
+	if len(r.Sources) != 3 || r.Sources[0].Path != "15 > 15.2" {
 		t.Fatalf("sources %+v", r.Sources)
 	}
-	if !strings.Contains(r.Summary, "Force Majeure in supply-agreement.docx") || len(r.Checks) != 1 || !r.Checks[0].Found {
-		t.Errorf("summary %q, checks %+v", r.Summary, r.Checks)
+	if len(r.Checks) != 1 || !r.Checks[0].Found || r.Checks[0].Provision != "Force Majeure" {
+		t.Errorf("checks %+v", r.Checks)
 	}
 	if r.Verification.Rate != 1 || r.Verification.Quotes != 3 {
 		t.Errorf("verification %+v", r.Verification)
 	}
-	top := r.Sources[1].Highlights
+	top := r.Sources[0].Highlights
 	if len(top) == 0 || !strings.Contains(top[0].Text, "a strike, lockout or other labour dispute") {
 		t.Errorf("best sentence of 15.2: %+v", top)
 	}
@@ -171,5 +172,24 @@ func TestEvidenceProvisionCheck(t *testing.T) {
 	// A question about no particular provision gets no check.
 	if r := ask("What does the agreement say?"); len(r.Checks) != 0 {
 		t.Errorf("checks %+v for a question about no provision", r.Checks)
+	}
+}
+
+// TestEvidenceProvisionFirst: a question about a provision the review
+// detectors single out gets their clause first, and the summary says why.
+func TestEvidenceProvisionFirst(t *testing.T) {
+	lib := sharedLib(t)
+	r, err := Evidence(context.Background(), lib, Request{Question: "Can the customer terminate the master services agreement for convenience?"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sources) == 0 || r.Sources[0].Path != "ARTICLE XI > 11.2" || !strings.Contains(r.Sources[0].Quote, "sixty (60) days") {
+		t.Fatalf("sources %+v", r.Sources)
+	}
+	if !strings.Contains(r.Summary, "(Termination for Convenience in master-services-agreement.txt)") {
+		t.Errorf("summary %q", r.Summary)
+	}
+	if len(r.Checks) != 1 || !r.Checks[0].Found || r.Checks[0].Path != "ARTICLE XI > 11.2 > (c)" && r.Checks[0].Path != "ARTICLE XI > 11.2 > (a)" {
+		t.Errorf("checks %+v", r.Checks)
 	}
 }
