@@ -18,6 +18,12 @@ import (
 //go:embed builtin/playbook.yaml builtin/detectors.json
 var builtinFS embed.FS
 
+// builtinDetectorsText is the shipped detectors file, read in place (an
+// embed.FS read copies it, touching every page of 5 MB).
+//
+//go:embed builtin/detectors.json
+var builtinDetectorsText string
+
 var builtinPlaybook = sync.OnceValue(func() *Playbook {
 	data, err := builtinFS.ReadFile("builtin/playbook.yaml")
 	if err != nil {
@@ -57,35 +63,61 @@ func BuiltinDetectorsData() (*Detectors, error) {
 // question needs it: a search that asks about one provision decodes one
 // model, not the whole 5 MB file.
 var builtinLazy = sync.OnceValues(func() (*lazyDetectors, error) {
-	data, err := builtinFS.ReadFile("builtin/detectors.json")
-	if err != nil {
-		return nil, err
-	}
-	return decodeLazy("builtin", data)
+	return decodeLazy("builtin", builtinDetectorsText)
 })
 
 // lazyDetectors is a detectors file whose models are decoded on demand.
+// Save writes the models last, so everything else is read without scanning
+// them; the models array is then scanned only as far as a model asked for.
 type lazyDetectors struct {
-	name  string
-	head  Detectors // everything but the models
-	raw   []json.RawMessage
-	names []string // of raw's models
+	name string
+	head Detectors // everything but the models
 
 	mu      sync.Mutex
+	data    string // the file
+	next    int    // where the models array's next unscanned element starts looking; -1 once all are scanned
+	raw     []json.RawMessage
+	names   []string // of raw's models
 	decoded map[int]*Model
 }
 
-func decodeLazy(name string, data []byte) (*lazyDetectors, error) {
-	// Find the models array without decoding it (a byte scan; decoding
-	// 4 MB of weights costs a one-shot search more than all the rest).
-	start, end, elems, ok := modelsArray(data)
-	if !ok {
-		// Not laid out as Save writes it: decode it all.
-		d, err := decodeDetectors(name, data)
+func decodeLazy(name string, data string) (*lazyDetectors, error) {
+	l := &lazyDetectors{name: name, decoded: map[int]*Model{}, next: -1}
+	dec := json.NewDecoder(strings.NewReader(data))
+	modelsAt := -1
+	if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+		for dec.More() {
+			before := dec.InputOffset()
+			t, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if t == "models" {
+				// The head is the object up to this key.
+				head := []byte(strings.TrimRight(data[:before], " \t\r\n,") + "}")
+				if err := json.Unmarshal(head, &l.head); err != nil {
+					return nil, fmt.Errorf("detectors %s: %w", name, err)
+				}
+				// The offset is just past the key; the list starts after its colon.
+				if i := strings.IndexByte(data[dec.InputOffset():], '['); i >= 0 {
+					modelsAt = int(dec.InputOffset()) + i
+				}
+				break
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				break
+			}
+		}
+	}
+	tail := strings.TrimRight(data, " \t\r\n")
+	if modelsAt < 0 || l.head.IDF == nil || len(tail) == 0 || !strings.HasSuffix(strings.TrimRight(tail[:len(tail)-1], " \t\r\n"), "]") {
+		// Not laid out as Save writes it (models last): decode it all.
+		d, err := decodeDetectors(name, []byte(data))
 		if err != nil {
 			return nil, err
 		}
-		l := &lazyDetectors{name: name, head: *d, decoded: map[int]*Model{}}
+		l.head = *d
 		l.head.Models = nil
 		for k, m := range d.Models {
 			l.raw = append(l.raw, nil)
@@ -94,45 +126,54 @@ func decodeLazy(name string, data []byte) (*lazyDetectors, error) {
 		}
 		return l, nil
 	}
-	head := make([]byte, 0, len(data)-(end-start)+2)
-	head = append(append(append(head, data[:start]...), "[]"...), data[end:]...)
-	l := &lazyDetectors{name: name, decoded: map[int]*Model{}}
-	if err := json.Unmarshal(head, &l.head); err != nil {
-		return nil, fmt.Errorf("detectors %s: %w", name, err)
-	}
 	if l.head.Format != DetectorFormat {
 		return nil, fmt.Errorf("detectors %s: format %d, this pakton reads format %d (retrain with \"pakton review train\")", name, l.head.Format, DetectorFormat)
 	}
-	for _, e := range elems {
-		raw := json.RawMessage(data[e[0]:e[1]])
-		n, err := modelName(raw)
-		if err != nil || n == "" {
-			return nil, fmt.Errorf("detectors %s: a model has no name", name)
-		}
-		l.raw = append(l.raw, raw)
-		l.names = append(l.names, n)
-	}
+	l.data, l.next = data, modelsAt+1
 	return l, nil
 }
 
-// modelsArray finds the value of the top-level "models" key of a detectors
-// file: its byte range and the ranges of its elements.
-func modelsArray(data []byte) (start, end int, elems [][2]int, ok bool) {
-	key := bytes.Index(data, []byte(`"models":`))
-	if key < 0 {
-		return 0, 0, nil, false
+// find returns the index of the model named name (case-insensitively),
+// scanning further into the models array as needed; -1 when there is none.
+// l.mu must be held.
+func (l *lazyDetectors) find(name string) (int, error) {
+	if k := slices.IndexFunc(l.names, func(n string) bool { return strings.EqualFold(n, name) }); k >= 0 {
+		return k, nil
 	}
-	i := key + len(`"models":`)
-	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
-		i++
+	for l.next >= 0 {
+		start, end, ok := nextObject(l.data, l.next)
+		if !ok {
+			l.next = -1
+			break
+		}
+		l.next = end
+		raw := json.RawMessage(l.data[start:end])
+		n, err := modelName(raw)
+		if err != nil || n == "" {
+			return -1, fmt.Errorf("detectors %s: a model has no name", l.name)
+		}
+		l.raw = append(l.raw, raw)
+		l.names = append(l.names, n)
+		if strings.EqualFold(n, name) {
+			return len(l.names) - 1, nil
+		}
 	}
-	if i >= len(data) || data[i] != '[' {
-		return 0, 0, nil, false
+	return -1, nil
+}
+
+// nextObject finds the next JSON object of an array from offset i: its
+// bytes [start, end). ok is false at the array's end. A byte scan (strings
+// and escapes respected): validating JSON costs several times more, and the
+// object is decoded anyway when its model is used.
+func nextObject(s string, i int) (start, end int, ok bool) {
+	for ; i < len(s) && s[i] != '{'; i++ {
+		if s[i] == ']' {
+			return 0, 0, false
+		}
 	}
-	start = i
-	depth, inStr, elem := 0, false, -1
-	for ; i < len(data); i++ {
-		c := data[i]
+	start, depth, inStr := i, 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
 		if inStr {
 			switch c {
 			case '\\':
@@ -145,23 +186,16 @@ func modelsArray(data []byte) (start, end int, elems [][2]int, ok bool) {
 		switch c {
 		case '"':
 			inStr = true
-		case '[', '{':
+		case '{', '[':
 			depth++
-			if depth == 2 && c == '{' {
-				elem = i
-			}
-		case ']', '}':
+		case '}', ']':
 			depth--
-			if depth == 1 && c == '}' && elem >= 0 {
-				elems = append(elems, [2]int{elem, i + 1})
-				elem = -1
-			}
 			if depth == 0 {
-				return start, i + 1, elems, true
+				return start, i + 1, true
 			}
 		}
 	}
-	return 0, 0, nil, false
+	return 0, 0, false
 }
 
 // modelName reads a model's "name" without decoding its weights (Save
@@ -192,6 +226,8 @@ func modelName(raw json.RawMessage) (string, error) {
 // forPlaybook returns the detectors with the models pb's provisions use
 // decoded (the others left out).
 func (l *lazyDetectors) forPlaybook(pb *Playbook) (*Detectors, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	d := l.head
 	for i := range pb.Provisions {
 		p := &pb.Provisions[i]
@@ -202,7 +238,10 @@ func (l *lazyDetectors) forPlaybook(pb *Playbook) (*Detectors, error) {
 		if p.Detector != "" {
 			name = p.Detector
 		}
-		k := slices.IndexFunc(l.names, func(n string) bool { return strings.EqualFold(n, name) })
+		k, err := l.find(name)
+		if err != nil {
+			return nil, err
+		}
 		if k < 0 {
 			continue
 		}
@@ -215,9 +254,8 @@ func (l *lazyDetectors) forPlaybook(pb *Playbook) (*Detectors, error) {
 	return &d, nil
 }
 
+// model decodes model k; l.mu must be held.
 func (l *lazyDetectors) model(k int) (*Model, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if m, ok := l.decoded[k]; ok {
 		return m, nil
 	}

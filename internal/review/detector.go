@@ -21,8 +21,6 @@ type Detectors struct {
 	Version   string `json:"version"`
 	TrainedOn string `json:"trained_on"` // what labels, how many contracts
 	Command   string `json:"command"`    // the command that reproduces the file
-	// Models are the trained detectors, by provision.
-	Models []*Model `json:"models"`
 	// ZeroShotChosen lists the labelled provisions whose trained detector did
 	// no better than the zero-shot scorer in cross-validation: they are
 	// found zero-shot.
@@ -35,6 +33,9 @@ type Detectors struct {
 	IDF map[string]float64 `json:"idf"`
 	// DefaultIDF is the IDF given to a word absent from IDF.
 	DefaultIDF float64 `json:"default_idf"`
+	// Models are the trained detectors, by provision. They come last in the
+	// file, so a reader can take everything else without scanning them.
+	Models []*Model `json:"models"`
 }
 
 // Model is one provision's trained detector: a logistic model over passage

@@ -45,11 +45,11 @@ func TestBuiltinLazyDetectorsMatchFull(t *testing.T) {
 		t.Error("the lazily decoded head differs from the file's")
 	}
 	// A file laid out differently (no "models" key found) still decodes.
-	other, err := decodeLazy("test", []byte(`{"format":1,"idf":{"x":1}}`))
+	other, err := decodeLazy("test", `{"format":1,"idf":{"x":1}}`)
 	if err != nil || len(other.names) != 0 || other.head.IDF["x"] != 1 {
 		t.Errorf("fallback decode: %v %+v", err, other)
 	}
-	if _, err := decodeLazy("test", []byte(`{"format":1,"models":[{"weights":{}}]}`)); err == nil {
+	if _, err := decodeLazy("test", `{"format":1,"models":[{"weights":{}}]}`); err == nil {
 		t.Error("a model without a name was accepted")
 	}
 }
