@@ -77,6 +77,14 @@ func TestCLIEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "1. master-services-agreement.txt — ARTICLE XI > 11.2\n") || !strings.Contains(out, "the review detectors' Termination for Convenience passage") {
 		t.Errorf("provision question: want the detectors' clause 11.2 first:\n%s", out)
 	}
+	// The NDA has no termination for convenience: search says so.
+	out, _, err = capture(t, runSearch, "--doc", "mutual-nda.md", "Can the customer terminate for convenience?", "-k", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Not found: the review detectors find no Termination for Convenience provision in mutual-nda.md") {
+		t.Errorf("not found:\n%s", out)
+	}
 	// --no-provisions: the words alone.
 	out, _, err = capture(t, runSearch, "--no-provisions", "Can the customer terminate the master services agreement for convenience?", "-k", "2")
 	if err != nil {

@@ -96,6 +96,16 @@ type searchJSON struct {
 	Query    string      `json:"query"`
 	RoutedTo []routedDoc `json:"routed_to"`
 	Hits     []hitJSON   `json:"hits"`
+	// NotFound: provisions the question asks about that the review
+	// detectors looked for and did not find.
+	NotFound []notFoundDoc `json:"not_found,omitempty"`
+}
+
+type notFoundDoc struct {
+	DocID      string  `json:"doc_id"`
+	DocName    string  `json:"doc_name"`
+	Provision  string  `json:"provision"`
+	Confidence float64 `json:"confidence"`
 }
 
 type routedDoc struct {
@@ -127,6 +137,9 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, routedDoc{id, ix.DocName(id)})
 	}
+	for _, a := range res.NotFound {
+		out.NotFound = append(out.NotFound, notFoundDoc{a.DocID, ix.DocName(a.DocID), a.Provision, a.Confidence})
+	}
 	for _, p := range ps {
 		pages := p.Pages
 		if pages == nil {
@@ -147,6 +160,9 @@ func writeSearchText(w io.Writer, st *store.Store, collection string, ix *search
 			names[i] = ix.DocName(id)
 		}
 		fmt.Fprintf(w, "The question names %s; searched %s only (--no-route searches every document).\n\n", plural(len(names), "a document", "documents"), strings.Join(names, ", "))
+	}
+	for _, a := range res.NotFound {
+		fmt.Fprintf(w, "Not found: the review detectors find no %s provision in %s (their confidence that it is there: %.2f); the passages below from it only match the question's words.\n\n", a.Provision, ix.DocName(a.DocID), a.Confidence)
 	}
 	if len(ps) == 0 {
 		_, err := fmt.Fprintln(w, "No passages found.")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/pakton/pakton/internal/document"
@@ -123,7 +122,10 @@ func (s *ProvisionSource) finder(texts map[string]string, rel func(string) strin
 	return ff, nil
 }
 
-func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
+// FindProvisions asks each fold's finder about its documents and keeps
+// each finder's order (its best passages, then their further passages), as
+// the one finder of pakton search returns them.
+func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
 	byFold := map[int][]string{}
 	var folds []int
 	for _, id := range docs {
@@ -134,21 +136,14 @@ func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs 
 		byFold[f] = append(byFold[f], id)
 	}
 	var out []search.Hit
+	var absent []search.Absence
 	for _, f := range folds {
-		hits, err := ff.finders[f].FindProvisions(ctx, question, byFold[f])
+		hits, abs, err := ff.finders[f].FindProvisions(ctx, question, byFold[f])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, hits...)
+		absent = append(absent, abs...)
 	}
-	slices.SortStableFunc(out, func(a, b search.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
-	return out, nil
+	return out, absent, nil
 }

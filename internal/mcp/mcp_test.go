@@ -241,6 +241,16 @@ func TestToolsInMemory(t *testing.T) {
 	if len(sr.RoutedTo) != 0 || others == 0 {
 		t.Errorf("no_route search: routed_to %+v, %d passages from other documents", sr.RoutedTo, others)
 	}
+	// A provision question: the detectors' clause first where a contract
+	// has it, "not found" where it has not.
+	res = call(t, cs, "search_contracts", map[string]any{"query": "Can the customer terminate for convenience?", "doc": "master-services-agreement.txt", "k": 3}, &sr)
+	if len(sr.Passages) == 0 || sr.Passages[0].Provision != "Termination for Convenience" || !strings.Contains(text(res), "review detectors' Termination for Convenience passage") {
+		t.Errorf("provision first: %+v\n%s", sr.Passages, text(res))
+	}
+	res = call(t, cs, "search_contracts", map[string]any{"query": "Can the customer terminate for convenience?", "doc": "mutual-nda.md", "k": 3}, &sr)
+	if len(sr.NotFound) != 1 || sr.NotFound[0].DocName != "mutual-nda.md" || !strings.Contains(text(res), "Not found: the review detectors find no Termination for Convenience provision in mutual-nda.md") {
+		t.Errorf("not found: %+v\n%s", sr.NotFound, text(res))
+	}
 	res = call(t, cs, "search_contracts", map[string]any{"query": "term", "doc": "mutual-nda.md", "k": 50}, &sr)
 	for _, p := range sr.Passages {
 		if p.DocName != "mutual-nda.md" {

@@ -207,6 +207,17 @@ type SearchOutput struct {
 	Query      string    `json:"query"`
 	RoutedTo   []DocRef  `json:"routed_to" jsonschema:"documents the question named, to which the search was restricted"`
 	Passages   []Passage `json:"passages"`
+	// NotFound: provisions the query asks about that the review detectors
+	// looked for and did not find.
+	NotFound []NotFound `json:"not_found,omitempty" jsonschema:"provisions the query asks about that the offline review detectors looked for in a document and did not find: that document's passages only match the query's words"`
+}
+
+// NotFound is a provision the review detectors did not find in a document.
+type NotFound struct {
+	DocID      string  `json:"doc_id"`
+	DocName    string  `json:"doc_name"`
+	Provision  string  `json:"provision"`
+	Confidence float64 `json:"confidence" jsonschema:"the detectors' probability that the provision is there after all"`
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in SearchInput) (*mcpsdk.CallToolResult, SearchOutput, error) {
@@ -251,6 +262,9 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, DocRef{ID: id, Name: c.Index.DocName(id)})
 	}
+	for _, a := range res.NotFound {
+		out.NotFound = append(out.NotFound, NotFound{DocID: a.DocID, DocName: c.Index.DocName(a.DocID), Provision: a.Provision, Confidence: a.Confidence})
+	}
 	for _, p := range ps {
 		text, truncated := cut(p.Text, MaxPassageText)
 		pages := p.Pages
@@ -274,6 +288,9 @@ func searchText(out SearchOutput) string {
 			names[i] = d.Name
 		}
 		fmt.Fprintf(&b, "The question names %s; searched only that (pass no_route to search every document).\n\n", strings.Join(names, ", "))
+	}
+	for _, a := range out.NotFound {
+		fmt.Fprintf(&b, "Not found: the review detectors find no %s provision in %s (their confidence that it is there: %.2f); the passages below from it only match the query's words.\n\n", a.Provision, a.DocName, a.Confidence)
 	}
 	if len(out.Passages) == 0 {
 		b.WriteString("No passages found.\n")

@@ -107,10 +107,10 @@ type lazyFinder struct {
 	err  error
 }
 
-func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
+func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
 	l.once.Do(func() { l.f, l.err = NewBuiltinFinder(l.load) })
 	if l.err != nil {
-		return nil, l.err
+		return nil, nil, l.err
 	}
 	return l.f.FindProvisions(ctx, question, docs)
 }
@@ -201,19 +201,25 @@ func (f *Finder) check(ctx context.Context, question string, docs []string) ([]c
 
 // FindProvisions implements search.ProvisionFinder: for every cell of Check
 // that was found, its best passage (or the clause its two best share, see
-// clauseOf), most confident first; then the cells' other passages.
-func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, error) {
+// clauseOf), most confident first; then the cells' other passages; and the
+// cells not found.
+func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
 	cells, err := f.check(ctx, question, docs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var absent []search.Absence
 	// Each cell's best passage (or clause) first, most confident first;
 	// then the cell's other passages (a provision often runs over several
 	// clauses: a term and its renewal), best first.
 	var hits, more []search.Hit
 	for _, cc := range cells {
 		c := cc.cell
-		if !c.Found || len(c.Extracts) == 0 || cc.spread > maxSpread {
+		if !c.Found {
+			absent = append(absent, search.Absence{DocID: c.DocID, Provision: c.Provision, Confidence: c.Confidence})
+			continue
+		}
+		if len(c.Extracts) == 0 || cc.spread > maxSpread {
 			continue
 		}
 		sp, node := cc.prep.clauseOf(c.Extracts)
@@ -237,7 +243,7 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 	slices.SortStableFunc(hits, byScore)
 	slices.SortStableFunc(more, byScore)
 	hits = append(hits, more...)
-	return hits, nil
+	return hits, absent, nil
 }
 
 // reviewer returns a reviewer of only the named provisions (scoring one

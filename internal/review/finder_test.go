@@ -86,8 +86,8 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 	}
 	both := []string{"master-services-agreement.txt", "mutual-nda.md"}
 
-	hits, err := f.FindProvisions(ctx, "Which law governs?", both)
-	if err != nil {
+	hits, absent, err := f.FindProvisions(ctx, "Which law governs?", both)
+	if err != nil || len(absent) != 0 {
 		t.Fatal(err)
 	}
 	if len(hits) < 2 || hits[0].DocID == hits[1].DocID {
@@ -99,16 +99,19 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 		}
 	}
 
-	hits, err = f.FindProvisions(ctx, "Can the customer terminate for convenience?", both)
+	hits, absent, err = f.FindProvisions(ctx, "Can the customer terminate for convenience?", both)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(absent) != 1 || absent[0].DocID != "mutual-nda.md" || absent[0].Provision != "Termination for Convenience" {
+		t.Errorf("not found: want the NDA, got %+v", absent)
 	}
 	if len(hits) == 0 || hits[0].DocID != "master-services-agreement.txt" || !strings.Contains(text(hits[0]), "for convenience") || slices.ContainsFunc(hits, func(h search.Hit) bool { return h.DocID != hits[0].DocID }) {
 		t.Errorf("termination for convenience: want the MSA's clause only, got %+v", hits)
 	}
 
 	loads.Store(0)
-	if hits, err := f.FindProvisions(ctx, "What colour is the sky today?", both); err != nil || len(hits) != 0 || loads.Load() != 0 {
+	if hits, absent, err := f.FindProvisions(ctx, "What colour is the sky today?", both); err != nil || len(hits)+len(absent) != 0 || loads.Load() != 0 {
 		t.Errorf("a question about no provision: %+v, %v, %d contracts read", hits, err, loads.Load())
 	}
 

@@ -27,11 +27,22 @@ type Models struct {
 type ProvisionFinder interface {
 	// FindProvisions returns, for each of docs that holds a provision
 	// question clearly asks about (the question comes without the words
-	// that name the contract: Index.Topic), the passage that holds it (View
-	// ViewProvision, Score the finder's confidence), best first; nothing
-	// when the question asks about no provision the finder knows or no
-	// document holds it.
-	FindProvisions(ctx context.Context, question string, docs []string) ([]Hit, error)
+	// that name the contract: Index.Topic), the passages that hold it (View
+	// ViewProvision, Score the finder's confidence), best first; and the
+	// documents it looked in and found no such provision in. Both are empty
+	// when the question asks about no provision the finder knows.
+	FindProvisions(ctx context.Context, question string, docs []string) ([]Hit, []Absence, error)
+}
+
+// Absence is a provision a ProvisionFinder looked for in a document and did
+// not find: the question's words may still match passages, but none holds
+// the provision.
+type Absence struct {
+	DocID     string `json:"doc_id"`
+	Provision string `json:"provision"`
+	// Confidence is the finder's probability that the provision is there
+	// after all (below its threshold).
+	Confidence float64 `json:"confidence"`
 }
 
 // MaxProvisionDocs bounds the documents a ProvisionFinder looks in: a
@@ -142,10 +153,11 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
 		return res, nil
 	}
-	found, err := m.Provisions.FindProvisions(ctx, ix.Topic(q.Text, scope), scope)
+	found, absent, err := m.Provisions.FindProvisions(ctx, ix.Topic(q.Text, scope), scope)
 	if err != nil {
 		return res, fmt.Errorf("finding the provision asked about: %w", err)
 	}
+	res.NotFound = absent
 	k := q.K
 	if k <= 0 {
 		k = 10

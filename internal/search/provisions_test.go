@@ -65,14 +65,15 @@ type scriptedFinder struct {
 	question string
 	docs     []string
 	hits     []Hit
+	absent   []Absence
 	err      error
 	calls    int
 }
 
-func (f *scriptedFinder) FindProvisions(_ context.Context, question string, docs []string) ([]Hit, error) {
+func (f *scriptedFinder) FindProvisions(_ context.Context, question string, docs []string) ([]Hit, []Absence, error) {
 	f.calls++
 	f.question, f.docs = question, docs
-	return f.hits, f.err
+	return f.hits, f.absent, f.err
 }
 
 // TestSearchWithProvisions: the finder is asked only when the search is
@@ -81,7 +82,8 @@ func (f *scriptedFinder) FindProvisions(_ context.Context, question string, docs
 func TestSearchWithProvisions(t *testing.T) {
 	ix := corpus(t, contracts)
 	ctx := context.Background()
-	f := &scriptedFinder{hits: []Hit{{DocID: "acme-supply", Span: sp(180, 230), View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}
+	f := &scriptedFinder{hits: []Hit{{DocID: "acme-supply", Span: sp(180, 230), View: ViewProvision, Provision: "Governing Law", Score: 0.9}},
+		absent: []Absence{{DocID: "acme-supply", Provision: "Choice of Forum", Confidence: 0.1}}}
 	m := Models{Provisions: f}
 
 	res, err := ix.SearchWith(ctx, m, Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; what law governs it?", K: 3}, nil)
@@ -96,6 +98,9 @@ func TestSearchWithProvisions(t *testing.T) {
 	}
 	if len(res.Hits) == 0 || res.Hits[0].Provision != "Governing Law" || res.Hits[0].Rank != 1 || len(res.Hits) > 3 {
 		t.Errorf("hits %+v", res.Hits)
+	}
+	if len(res.NotFound) != 1 || res.NotFound[0].Provision != "Choice of Forum" {
+		t.Errorf("not found %+v", res.NotFound)
 	}
 
 	// Not narrowed: the finder is not asked.

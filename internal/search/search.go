@@ -62,6 +62,10 @@ type Result struct {
 	// RoutedTo lists the documents the question named, best first, when
 	// routing restricted the search to them.
 	RoutedTo []string `json:"routed_to,omitempty"`
+	// NotFound lists the provisions the question asks about that a
+	// ProvisionFinder looked for and did not find (SearchWith): the hits of
+	// those documents only match the question's words.
+	NotFound []Absence `json:"not_found,omitempty"`
 }
 
 // Search runs q against the index.

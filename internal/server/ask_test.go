@@ -142,3 +142,31 @@ func TestMCPBehindAuth(t *testing.T) {
 		t.Errorf("bravo's MCP session lists %s", out)
 	}
 }
+
+// TestSearchProvisions: a question about a playbook provision puts the
+// review detectors' clause first where a contract has it (hit.provision),
+// says "not found" where it has not (not_found), and no_provisions ranks by
+// words only.
+func TestSearchProvisions(t *testing.T) {
+	e := newEnv(t, nil)
+	e.ingest("ex", e.admin, exampleFiles(t)...)
+	q := "Can the customer terminate for convenience?"
+	code, body := e.json("POST", "/api/v1/collections/ex/search", e.admin, map[string]any{"query": q, "k": 3, "docs": []string{"master-services-agreement.txt", "mutual-nda.md"}})
+	res := decode[searchResponse](t, body)
+	if code != 200 || len(res.Hits) == 0 || res.Hits[0].Provision != "Termination for Convenience" || res.Hits[0].DocName != "master-services-agreement.txt" || res.Hits[0].Score > 1 {
+		t.Fatalf("provision first: %d %s", code, body)
+	}
+	if len(res.NotFound) != 1 || res.NotFound[0].DocName != "mutual-nda.md" || res.NotFound[0].Provision != "Termination for Convenience" {
+		t.Errorf("not found: %+v", res.NotFound)
+	}
+	code, body = e.json("POST", "/api/v1/collections/ex/search", e.admin, map[string]any{"query": q, "k": 3, "docs": []string{"master-services-agreement.txt", "mutual-nda.md"}, "no_provisions": true})
+	res = decode[searchResponse](t, body)
+	if code != 200 || len(res.Hits) == 0 || len(res.NotFound) != 0 {
+		t.Fatalf("no_provisions: %d %s", code, body)
+	}
+	for _, h := range res.Hits {
+		if h.Provision != "" {
+			t.Errorf("no_provisions returned a detectors' passage: %+v", h)
+		}
+	}
+}

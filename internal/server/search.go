@@ -257,6 +257,9 @@ type hitJSON struct {
 	// Support: definitions of the terms the hit uses and the clauses it
 	// refers to (docs/GRAPH.md); never part of the hit's span.
 	Support *ingest.Support `json:"support,omitempty"`
+	// Provision: the playbook provision the review detectors found in this
+	// passage, when they put it first (Score is then their confidence).
+	Provision string `json:"provision,omitempty"`
 }
 
 type routedJSON struct {
@@ -268,6 +271,16 @@ type searchResponse struct {
 	Query    string       `json:"query"`
 	RoutedTo []routedJSON `json:"routed_to"`
 	Hits     []hitJSON    `json:"hits"`
+	// NotFound: provisions the question asks about that the review
+	// detectors looked for and did not find (search.Result.NotFound).
+	NotFound []notFoundJSON `json:"not_found,omitempty"`
+}
+
+type notFoundJSON struct {
+	DocID      string  `json:"doc_id"`
+	DocName    string  `json:"doc_name"`
+	Provision  string  `json:"provision"`
+	Confidence float64 `json:"confidence"`
 }
 
 // maxK bounds the hits one search returns.
@@ -321,6 +334,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, routedJSON{id, li.ix.DocName(id)})
 	}
+	for _, a := range res.NotFound {
+		out.NotFound = append(out.NotFound, notFoundJSON{a.DocID, li.ix.DocName(a.DocID), a.Provision, a.Confidence})
+	}
 	for _, h := range res.Hits {
 		d, err := li.doc(s.st, h.DocID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -331,7 +347,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			return
 		}
 		hj := hitJSON{Rank: len(out.Hits) + 1, DocID: h.DocID, DocName: d.doc.Name, Pages: d.doc.PagesOf(h.Span),
-			Span: h.Span, Score: h.Score, Text: d.doc.Masked(h.Span)}
+			Span: h.Span, Score: h.Score, Text: d.doc.Masked(h.Span), Provision: h.Provision}
 		if hj.Pages == nil {
 			hj.Pages = []int{}
 		}

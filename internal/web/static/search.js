@@ -25,6 +25,12 @@ async function search(ev, noRoute) {
     } else {
       $('routed').replaceChildren(noRoute ? 'Searched every document.' : '');
     }
+    const absent = listOf(r.not_found, 'not_found');
+    if (absent.length) {
+      $('routed').append(...absent.map((a) => el('div', { className: 'not-found' },
+        'Not found: the review detectors find no ' + a.provision + ' provision in ' + (a.doc_name || a.doc_id) +
+        ' (confidence ' + Number(a.confidence).toFixed(2) + '); its passages below only match the question’s words.')));
+    }
     out.replaceChildren(...hits.map((h, i) => {
       const span = h.span || { start: h.start, end: h.end };
       const text = h.text || h.quote || '';
