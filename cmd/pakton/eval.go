@@ -33,7 +33,7 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalHeldOut(args[1:])
 	}
 	if len(args) == 0 || args[0] != "legalbench" {
-		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|off] [--json OUT]\n"+
+		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
 			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
@@ -52,7 +52,7 @@ func runEval(ctx context.Context, args []string) error {
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
 	coll := fs.String("collection", "", "with --store: the collection to use (default legalbench-METHOD)")
-	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set) or off (words only); default builtin with --method pakton, off with the baselines")
+	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default builtin with --method pakton, off with the baselines")
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -98,16 +98,16 @@ func runEval(ctx context.Context, args []string) error {
 	case "off":
 	case "builtin":
 		opt.Provisions = eval.BuiltinProvisions()
-	case "cv":
+	case "cv", "zero-shot":
 		l, err := review.LoadLabels(*labelsPath)
 		if err != nil {
 			return err
 		}
-		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, l, *folds, 0, opt.Progress); err != nil {
+		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, l, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
 			return err
 		}
 	default:
-		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin or cv", *provisions)
+		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin, cv or zero-shot", *provisions)
 	}
 	rep, err := eval.Run(ctx, opt)
 	if !*quiet {

@@ -24,6 +24,12 @@ import (
 // puts provision passages first for.
 const checkMaxDocs = search.MaxProvisionDocs
 
+// provisionChecker is a provision finder that also reports the provisions
+// it did not find (review.Finder, review.BuiltinProvisions).
+type provisionChecker interface {
+	Check(ctx context.Context, question string, docs []string) ([]review.Cell, error)
+}
+
 // checkProvisions looks for the provisions question asks about in each of
 // docIDs. It returns nothing when the question matches no provision
 // clearly, or when more than checkMaxDocs contracts were searched.
@@ -31,9 +37,14 @@ func (l *Library) checkProvisions(ctx context.Context, question string, docIDs [
 	if len(docIDs) == 0 || len(docIDs) > checkMaxDocs {
 		return nil, nil
 	}
-	f, err := review.NewBuiltinFinder(l.reviewDoc)
-	if err != nil {
-		return nil, err
+	// The library's search finder checks too when it can (the contracts it
+	// prepared for the search are reused).
+	f, ok := l.Corpus.Models.Provisions.(provisionChecker)
+	if !ok {
+		var err error
+		if f, err = review.NewBuiltinFinder(l.reviewDoc); err != nil {
+			return nil, err
+		}
 	}
 	if l.Corpus.Index != nil {
 		question = l.Corpus.Index.Topic(question, docIDs)

@@ -40,7 +40,13 @@ func BuiltinProvisions() *ProvisionSource {
 // labelled contracts in folds (contract i in fold i mod folds, as pakton eval
 // review does); each labelled contract is then searched with the detectors
 // trained without it.
-func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *review.Labels, folds, workers int, progress func(stage string, done, total int)) (*ProvisionSource, error) {
+//
+// With zeroShot, no provision gets a trained detector: every one is found as
+// a provision nobody labelled is (definition, keywords, examples), with the
+// zero-shot calibration fitted on the fold's training contracts — how search
+// does on provisions without labels (the calibration is shared by all
+// provisions, so it has seen the others' labels).
+func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *review.Labels, folds, workers int, zeroShot bool, progress func(stage string, done, total int)) (*ProvisionSource, error) {
 	if folds < 2 {
 		return nil, fmt.Errorf("eval: cross-validated provisions need 2 folds or more, not %d", folds)
 	}
@@ -58,7 +64,11 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 	for i := range labels.Documents {
 		foldOf[filepath.ToSlash(labels.Documents[i].FilePath)] = i % folds
 	}
-	src := &ProvisionSource{Mode: fmt.Sprintf("%d-fold cross-validated on %d labelled contracts", folds, len(docs)), Playbook: pb,
+	mode := fmt.Sprintf("%d-fold cross-validated on %d labelled contracts", folds, len(docs))
+	if zeroShot {
+		mode = "zero-shot (no trained detector), " + mode
+	}
+	src := &ProvisionSource{Mode: mode, Playbook: pb,
 		Fold: func(path string) int { return foldOf[path] }}
 	for f := range folds {
 		var train []review.TrainingDoc
@@ -67,7 +77,7 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 				train = append(train, d)
 			}
 		}
-		det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: workers, Progress: func(done, total int, _ string) {
+		det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: workers, ZeroShotOnly: zeroShot, Progress: func(done, total int, _ string) {
 			progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
 		}})
 		if err != nil {

@@ -122,7 +122,7 @@ func TestProvisionFusionTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := CrossValidatedProvisions(t.Context(), corpus, labels, 2, 0, nil)
+	src, err := CrossValidatedProvisions(t.Context(), corpus, labels, 2, 0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,8 @@ func newFinder(pb *Playbook, head *Detectors, detFor func(*Playbook) (*Detectors
 
 // BuiltinProvisions is the provision finder searches use by default: the
 // built-in playbook and detectors, set up on the first search that asks
-// about a provision (a search that asks about none pays nothing).
+// about a provision (a search that asks about none pays nothing). It also
+// has Finder's Check.
 func BuiltinProvisions(load func(ctx context.Context, id string) (Doc, error)) search.ProvisionFinder {
 	return &lazyFinder{load: load}
 }
@@ -107,12 +108,27 @@ type lazyFinder struct {
 	err  error
 }
 
-func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
+func (l *lazyFinder) finder() (*Finder, error) {
 	l.once.Do(func() { l.f, l.err = NewBuiltinFinder(l.load) })
-	if l.err != nil {
-		return nil, nil, l.err
+	return l.f, l.err
+}
+
+func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
+	f, err := l.finder()
+	if err != nil {
+		return nil, nil, err
 	}
-	return l.f.FindProvisions(ctx, question, docs)
+	return f.FindProvisions(ctx, question, docs)
+}
+
+// Check is Finder.Check: a caller that both searches and checks (the
+// evidence report) prepares each contract once.
+func (l *lazyFinder) Check(ctx context.Context, question string, docs []string) ([]Cell, error) {
+	f, err := l.finder()
+	if err != nil {
+		return nil, err
+	}
+	return f.Check(ctx, question, docs)
 }
 
 // StoreLoader reads a collection's contracts for a Finder, keeping the

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -156,5 +157,28 @@ func TestAskedProvisionsHeldOut(t *testing.T) {
 	t.Logf("held-out playbook questions: %d, answered %d, right %d", total, answered, right)
 	if total < 50 || answered < total/2 || float64(right) < 0.85*float64(answered) {
 		t.Errorf("held-out playbook questions: %d, answered %d, right %d (want half answered, 85%% right)", total, answered, right)
+	}
+}
+
+// TestFinderCancelledAndBadDocument: a cancelled question stops before
+// reading a contract, and a contract that cannot be read is an error (not
+// a silent "not found").
+func TestFinderCancelledAndBadDocument(t *testing.T) {
+	var loads atomic.Int32
+	f, err := NewBuiltinFinder(exampleLoader(t, &loads))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := f.FindProvisions(ctx, "Which law governs?", []string{"mutual-nda.md"}); !errors.Is(err, context.Canceled) || loads.Load() != 0 {
+		t.Errorf("cancelled: %v, %d contracts read", err, loads.Load())
+	}
+	broken, err := NewBuiltinFinder(func(context.Context, string) (Doc, error) { return Doc{ID: "x"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := broken.FindProvisions(context.Background(), "Which law governs?", []string{"x"}); err == nil || !strings.Contains(err.Error(), "no text") {
+		t.Errorf("a contract without text: %v", err)
 	}
 }
