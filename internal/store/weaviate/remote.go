@@ -544,27 +544,7 @@ func (r *Remote) Entries(collection string) ([]store.RemoteEntry, error) {
 	c := bg()
 	var out []store.RemoteEntry
 	err := r.withTenant(c, collection, func(t string) error {
-		hosts := r.c.o.Hosts
-		lists := make([]map[string]docProps, len(hosts))
-		errs := make([]error, len(hosts))
-		var wg sync.WaitGroup
-		for i, h := range hosts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				lists[i], errs[i] = r.listFrom(c, h, t)
-			}()
-		}
-		wg.Wait()
-		var got []map[string]docProps
-		var firstErr error
-		for i := range hosts {
-			if errs[i] == nil {
-				got = append(got, lists[i])
-			} else if firstErr == nil {
-				firstErr = errs[i]
-			}
-		}
+		got, firstErr := fromEveryNode(r.c.o.Hosts, func(h string) (map[string]docProps, error) { return r.listFrom(c, h, t) })
 		if len(got) == 0 {
 			// Every node failed on its own: fall back to the retrying client.
 			l, err := r.listFrom(c, "", t)
@@ -573,19 +553,10 @@ func (r *Remote) Entries(collection string) ([]store.RemoteEntry, error) {
 			}
 			got = append(got, l)
 		}
-		ids := map[string]bool{}
-		for _, l := range got {
-			for id := range l {
-				ids[id] = true
-			}
-		}
+		ids := agreement(got, func(a, b docProps) bool { return a.Version == b.Version })
 		out = make([]store.RemoteEntry, 0, len(ids))
-		for id := range ids {
-			p, agree := got[0][id]
-			for _, l := range got[1:] {
-				q, ok := l[id]
-				agree = agree && ok && q.Version == p.Version
-			}
+		for id, agree := range ids {
+			p := got[0][id]
 			if !agree {
 				var err error
 				p, err = r.doc(c, collection, id)
@@ -903,43 +874,14 @@ const (
 func (r *Remote) Records(kind string) (map[string][]byte, error) {
 	c := bg()
 	hosts := r.c.o.Hosts
-	lists := make([]map[string]string, len(hosts))
-	errs := make([]error, len(hosts))
-	var wg sync.WaitGroup
-	for i, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = r.recordsFrom(c, h, kind)
-		}()
-	}
-	wg.Wait()
-	var got []map[string]string
-	var firstErr error
-	for i := range hosts {
-		if errs[i] == nil {
-			got = append(got, lists[i])
-		} else if firstErr == nil {
-			firstErr = errs[i]
-		}
-	}
+	got, firstErr := fromEveryNode(hosts, func(h string) (map[string]string, error) { return r.recordsFrom(c, h, kind) })
 	if len(got) == 0 {
 		return nil, fmt.Errorf("list records: %w", firstErr)
 	}
 	all := len(got) == len(hosts)
-	ids := map[string]bool{}
-	for _, l := range got {
-		for id := range l {
-			ids[id] = true
-		}
-	}
 	out := map[string][]byte{}
-	for id := range ids {
-		data, agree := got[0][id]
-		for _, l := range got[1:] {
-			d, ok := l[id]
-			agree = agree && ok && d == data
-		}
+	for id, agree := range agreement(got, func(a, b string) bool { return a == b }) {
+		data := got[0][id]
 		if agree && all {
 			out[id] = []byte(data)
 			continue
@@ -1194,4 +1136,51 @@ func (r *Remote) filePartsFrom(ctx context.Context, host, tenant string) (map[st
 		}
 		after = got[len(got)-1].Additional.ID
 	}
+}
+
+// fromEveryNode calls list for every host at once and returns the answers
+// of the hosts that answered, in host order, and the first error of the
+// others.
+func fromEveryNode[T any](hosts []string, list func(host string) (T, error)) ([]T, error) {
+	lists := make([]T, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = list(h)
+		}()
+	}
+	wg.Wait()
+	var got []T
+	var firstErr error
+	for i := range hosts {
+		if errs[i] == nil {
+			got = append(got, lists[i])
+		} else if firstErr == nil {
+			firstErr = errs[i]
+		}
+	}
+	return got, firstErr
+}
+
+// agreement returns every id some list holds, and whether every list holds
+// it with the same value.
+func agreement[V any](lists []map[string]V, same func(a, b V) bool) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lists {
+		for id := range l {
+			out[id] = true
+		}
+	}
+	for id := range out {
+		first, agree := lists[0][id]
+		for _, l := range lists[1:] {
+			v, ok := l[id]
+			agree = agree && ok && same(v, first)
+		}
+		out[id] = agree
+	}
+	return out
 }
