@@ -138,6 +138,13 @@ type Index struct {
 
 	assoc sync.Map // term id → []assocTerm, learned lazily
 
+	// Upper bounds of each term's BM25 factor, for pruned searches
+	// (prune.go): from the index file (bounds), or computed per term on
+	// first use (bound, term id → float64; cleared by AddSegment, since
+	// they depend on the average unit lengths).
+	bounds []float64
+	bound  sync.Map
+
 	// Heading-word associations (headings.go): counts made once per index
 	// (on first use for an index built in memory; written in the index
 	// file, so an opened index has them), and the associations learned
@@ -239,6 +246,7 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
 	ix.addRoute(di, seg)
+	ix.bound.Clear()
 	return nil
 }
 

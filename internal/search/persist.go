@@ -23,8 +23,9 @@ import (
 //	sections 8-byte aligned: meta (JSON: counts, view statistics, dense
 //	         model), then the raw little-endian arrays of docs, units,
 //	         spans, forward lists, vocabulary, postings, router postings,
-//	         vectors and the heading statistics (headings.go), counted by
-//	         the writer so no reader makes a pass over every posting
+//	         vectors, the heading statistics (headings.go) and each
+//	         term's score bound (prune.go), counted by the writer so no
+//	         reader makes a pass over every posting
 //
 // The label is the caller's: the store generation the index was built from,
 // so a loader can tell a current index from a stale one and never trust the
@@ -37,7 +38,7 @@ import (
 //
 // indexFormat changes whenever an Index structure written here changes: an
 // index of another format is refused (ErrBadIndex) and rebuilt by its loader.
-const indexFormat = 3
+const indexFormat = 4
 
 const indexMagic = "PKTNIDX\n"
 
@@ -82,7 +83,8 @@ const (
 	secBodyOff
 	secBody
 	secVocabHash
-	numSections = secVocabHash
+	secBound
+	numSections = secBound
 )
 
 // indexMeta is the meta section.
@@ -206,6 +208,7 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secBodyOff - 1:   {asBytes(bodyOff)},
 		secBody - 1:      {asBytes(bodyList)},
 		secVocabHash - 1: {asBytes(vocabHash)},
+		secBound - 1:     {asBytes(ix.allBounds())},
 	}
 	if ix.postOff != nil { // an opened index: its arrays as they are
 		sections[secPost-1] = [][]byte{asBytes(ix.postAll)}
@@ -406,6 +409,8 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 			*p, err = fromBytes[int64](b, n)
 		case *[]float32:
 			*p, err = fromBytes[float32](b, n)
+		case *[]float64:
+			*p, err = fromBytes[float64](b, n)
 		case *[]unit:
 			*p, err = fromBytes[unit](b, n)
 		case *[]span:
@@ -446,6 +451,9 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	get(&ix.bodyOff, secBodyOff, meta.Terms+1)
 	get(&ix.bodyList, secBody, meta.Bodies)
 	get(&ix.vocabHash, secVocabHash, meta.VocabHash)
+	// A damaged bound can only misrank (a unit pruned that should not
+	// have been), never index outside an array.
+	get(&ix.bounds, secBound, meta.Terms)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)

@@ -41,6 +41,10 @@ type Query struct {
 	// index's vectors). When set and the index has vectors, lexical and dense
 	// rankings are fused by reciprocal rank fusion.
 	Vector []float32
+
+	// exhaustive scores every unit a term matches, without pruning (tests
+	// compare the two).
+	exhaustive bool
 }
 
 // Hit is one returned source span.
@@ -114,6 +118,71 @@ func (ix *Index) Search(q Query) Result {
 		}
 		terms = kept
 	}
+	qt := ix.weigh(terms, !q.NoExpand)
+
+	var ranges [][2]int32
+	if docs != nil {
+		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
+		for _, d := range docs {
+			ranges = append(ranges, [2]int32{ix.docs[d].first, ix.docs[d].limit})
+		}
+	}
+	sc := ix.newScope(ranges, q.Views)
+	fill := ranges != nil && !q.NoFill
+	// Only the best units are ranked: collect rarely needs more than a few
+	// per hit. When it does (many overlapping spans), rank deeper (below); the
+	// order is total, so the hits are the same either way. Filling needs the
+	// whole ranking to know which units went unscored.
+	n := 0
+	if !fill {
+		n = max(rankDepth, rankPerHit*k)
+	}
+	var lexical func(n int) (ranked []scored, all bool)
+	if ranges == nil && !q.exhaustive {
+		// Corpus-wide: score only the units that can make the best n
+		// (prune.go).
+		lexical = func(n int) ([]scored, bool) {
+			ranked, all, _ := ix.topPruned(qt, sc, n)
+			return ranked, all
+		}
+	} else {
+		acc := ix.getAcc()
+		defer ix.putAcc(acc)
+		ix.score(acc, qt, sc)
+		lexical = func(n int) ([]scored, bool) {
+			if n >= acc.n {
+				n = 0
+			}
+			return acc.top(n), n <= 0
+		}
+	}
+	rank := func(n int) ([]scored, bool) {
+		ranked, all := lexical(n)
+		if len(q.Vector) > 0 && len(ix.vecUnit) > 0 && len(q.Vector) == ix.dim {
+			ranked = ix.hybrid(ranked, q.Vector, sc)
+		}
+		if fill {
+			ranked = ix.fill(ranked, ranges)
+		}
+		return ranked, all
+	}
+	ranked, all := rank(n)
+	res.Hits = ix.collect(ranked, k)
+	for !all && len(res.Hits) < k {
+		// Rank deeper, a few times as deep each round, rather than sort
+		// every touched unit at once: with many similar contracts the best
+		// units' spans overlap and more are needed, but rarely all.
+		n *= 4
+		ranked, all = rank(n)
+		res.Hits = ix.collect(ranked, k)
+	}
+	return res
+}
+
+// weigh turns a question's terms into weighted query terms: the words the
+// index knows, a repeated word weighing more, then (expand) the words
+// associated with them.
+func (ix *Index) weigh(terms []string, expand bool) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
 	for _, t := range dropFraming(terms) {
@@ -128,52 +197,10 @@ func (ix *Index) Search(q Query) Result {
 		seen[id] = len(qt)
 		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
-	if !q.NoExpand {
+	if expand {
 		qt = ix.expand(qt)
 	}
-
-	var ranges [][2]int32
-	if docs != nil {
-		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
-		for _, d := range docs {
-			ranges = append(ranges, [2]int32{ix.docs[d].first, ix.docs[d].limit})
-		}
-	}
-	sc := ix.newScope(ranges, q.Views)
-	acc := ix.getAcc()
-	defer ix.putAcc(acc)
-	ix.score(acc, qt, sc)
-	fill := ranges != nil && !q.NoFill
-	rank := func(n int) []scored {
-		ranked := acc.top(n)
-		if len(q.Vector) > 0 && len(ix.vecUnit) > 0 && len(q.Vector) == ix.dim {
-			ranked = ix.hybrid(ranked, q.Vector, sc)
-		}
-		if fill {
-			ranked = ix.fill(ranked, ranges)
-		}
-		return ranked
-	}
-	// Only the best units are ranked: collect rarely needs more than a few
-	// per hit. When it does (many overlapping spans), rank deeper (below); the
-	// order is total, so the hits are the same either way. Filling needs the
-	// whole ranking to know which units went unscored.
-	n := 0
-	if !fill {
-		n = max(rankDepth, rankPerHit*k)
-	}
-	res.Hits = ix.collect(rank(n), k)
-	for n > 0 && len(res.Hits) < k && acc.n > n {
-		// Rank deeper, a few times as deep each round, rather than sort
-		// every touched unit at once: with many similar contracts the best
-		// units' spans overlap and more are needed, but rarely all.
-		n *= 4
-		if n >= acc.n {
-			n = 0
-		}
-		res.Hits = ix.collect(rank(n), k)
-	}
-	return res
+	return qt
 }
 
 // rankDepth and rankPerHit bound how many scored units a search sorts
