@@ -95,7 +95,7 @@ func TestPrunedSearchRanksTheSame(t *testing.T) {
 			built.putAcc(acc)
 			got, all, _ := built.topPruned(qt, sc, n)
 			if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
-				t.Fatalf("%q n=%d: pruned %v, exhaustive %v", q.Text, n, got, want)
+				t.Fatalf("%+v n=%d: pruned %v, exhaustive %v", q, n, got, want)
 			}
 			if all != (len(want) < n) {
 				t.Fatalf("%q n=%d: all %v with %d units", q.Text, n, all, len(want))
@@ -141,32 +141,40 @@ func TestPrunedSearchSkipsUnits(t *testing.T) {
 	}
 }
 
-// TestPersistedBounds checks that an opened index carries the bounds the
-// built one computes, and that each bounds every posting's contribution.
+// TestPersistedBounds checks that an opened index carries the blocks the
+// built one computes, and that each block bounds its postings.
 func TestPersistedBounds(t *testing.T) {
 	built, _ := randomCorpus(t, rand.New(rand.NewSource(2)), 10)
 	opened, _ := persist(t, built, 1)
 	avg := built.viewAvg()
 	for tid := range built.terms {
-		b := built.termBound(int32(tid))
-		if got := opened.termBound(int32(tid)); got != b {
-			t.Errorf("%q: opened bound %v, built %v", built.terms[tid], got, b)
+		bl := built.blocks(int32(tid))
+		if got := opened.blocks(int32(tid)); len(got)+len(bl) > 0 && !reflect.DeepEqual(got, bl) {
+			t.Errorf("%q: opened blocks %v, built %v", built.terms[tid], got, bl)
 		}
-		for _, e := range built.plist(int32(tid)) {
+		pl := built.plist(int32(tid))
+		if len(bl) != (len(pl)+blockSize-1)/blockSize {
+			t.Fatalf("%q: %d blocks for %d postings", built.terms[tid], len(bl), len(pl))
+		}
+		for i, e := range pl {
+			b := bl[i/blockSize]
 			u := built.units[e.unit]
 			tf := float64(e.tf)
 			norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
-			if f := tf * (bm25K1 + 1) / (tf + norm); f > b {
-				t.Fatalf("%q: posting %v scores %v above the bound %v", built.terms[tid], e, f, b)
+			if f := tf * (bm25K1 + 1) / (tf + norm); f > float64(b.Max) {
+				t.Fatalf("%q: posting %v scores %v above its block's bound %v", built.terms[tid], e, f, b.Max)
+			}
+			if e.unit > b.Last || (i%blockSize == blockSize-1 || i == len(pl)-1) && e.unit != b.Last {
+				t.Fatalf("%q: posting %d (unit %d) in a block ending at unit %d", built.terms[tid], i, e.unit, b.Last)
 			}
 		}
 	}
 	// Adding a document changes the averages: bounds are computed again.
-	before := built.termBound(0)
+	before := built.blocks(0)[0]
 	if err := built.Add(DocInput{ID: "long", Units: []UnitInput{{Text: strings.Repeat("w000x filler ", 500), Node: -1}}}); err != nil {
 		t.Fatal(err)
 	}
-	if after := built.termBound(0); after == before {
+	if after := built.blocks(0)[0]; after == before {
 		t.Errorf("bound of %q unchanged (%v) after an Add that changed the average length", built.terms[0], after)
 	}
 }
