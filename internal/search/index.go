@@ -138,15 +138,6 @@ type Index struct {
 
 	assoc sync.Map // term id → []assocTerm, learned lazily
 
-	// Block-max bounds of the posting lists, for pruned searches
-	// (prune.go): term t's are blockAll[blockOff[t]:blockOff[t+1]] in an
-	// opened index; computed per term on first use in one built in memory
-	// (blockCache, term id → []block; cleared by AddSegment, since they
-	// depend on the average unit lengths).
-	blockOff   []int64
-	blockAll   []block
-	blockCache sync.Map
-
 	// Heading-word associations (headings.go): counts made once per index
 	// (on first use for an index built in memory; written in the index
 	// file, so an opened index has them), and the associations learned
@@ -248,7 +239,6 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
 	ix.addRoute(di, seg)
-	ix.blockCache.Clear()
 	return nil
 }
 

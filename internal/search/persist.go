@@ -23,9 +23,8 @@ import (
 //	sections 8-byte aligned: meta (JSON: counts, view statistics, dense
 //	         model), then the raw little-endian arrays of docs, units,
 //	         spans, forward lists, vocabulary, postings, router postings,
-//	         vectors, the heading statistics (headings.go) and the block
-//	         bounds of the posting lists (prune.go), counted by the writer
-//	         so no reader makes a pass over every posting
+//	         vectors and the heading statistics (headings.go), counted by
+//	         the writer so no reader makes a pass over every posting
 //
 // The label is the caller's: the store generation the index was built from,
 // so a loader can tell a current index from a stale one and never trust the
@@ -38,7 +37,7 @@ import (
 //
 // indexFormat changes whenever an Index structure written here changes: an
 // index of another format is refused (ErrBadIndex) and rebuilt by its loader.
-const indexFormat = 4
+const indexFormat = 3
 
 const indexMagic = "PKTNIDX\n"
 
@@ -83,9 +82,7 @@ const (
 	secBodyOff
 	secBody
 	secVocabHash
-	secBlockOff
-	secBlocks
-	numSections = secBlocks
+	numSections = secVocabHash
 )
 
 // indexMeta is the meta section.
@@ -108,7 +105,6 @@ type indexMeta struct {
 	Assoc      int                `json:"assoc"`      // learned word associations (learned.go)
 	Bodies     int                `json:"bodies"`     // learned heading-body associations
 	VocabHash  int                `json:"vocab_hash"` // slots of the vocabulary hash table (vocabhash.go)
-	Blocks     int                `json:"blocks"`     // posting blocks with score bounds (prune.go)
 	Sizes      map[string]uintptr `json:"sizes"`      // struct sizes, so a change of layout is caught
 }
 
@@ -116,7 +112,7 @@ func structSizes() map[string]uintptr {
 	return map[string]uintptr{
 		"unit": unsafe.Sizeof(unit{}), "span": unsafe.Sizeof(span{}),
 		"posting": unsafe.Sizeof(posting{}), "route": unsafe.Sizeof(routePosting{}),
-		"assoc": unsafe.Sizeof(assocTerm{}), "block": unsafe.Sizeof(block{}),
+		"assoc": unsafe.Sizeof(assocTerm{}),
 	}
 }
 
@@ -145,13 +141,11 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	if vocabHash == nil {
 		vocabHash = vocabTable(ix.terms)
 	}
-	blockOff, blocks := ix.allBlocks()
 	meta := indexMeta{
 		Docs: len(ix.docs), Units: len(ix.units), Terms: len(ix.terms), Spans: len(ix.spans), Fwd: len(ix.fwd),
 		RouteTotal: ix.router.total, ViewLen: ix.viewLen, ViewN: ix.viewN,
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
 		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList), VocabHash: len(vocabHash),
-		Blocks: len(blocks),
 	}
 	postOff := make([]int64, 0, len(ix.terms)+1)
 	routeOff := make([]int64, 0, len(ix.terms)+1)
@@ -212,8 +206,6 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		secBodyOff - 1:   {asBytes(bodyOff)},
 		secBody - 1:      {asBytes(bodyList)},
 		secVocabHash - 1: {asBytes(vocabHash)},
-		secBlockOff - 1:  {asBytes(blockOff)},
-		secBlocks - 1:    {asBytes(blocks)},
 	}
 	if ix.postOff != nil { // an opened index: its arrays as they are
 		sections[secPost-1] = [][]byte{asBytes(ix.postAll)}
@@ -414,8 +406,6 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 			*p, err = fromBytes[int64](b, n)
 		case *[]float32:
 			*p, err = fromBytes[float32](b, n)
-		case *[]block:
-			*p, err = fromBytes[block](b, n)
 		case *[]unit:
 			*p, err = fromBytes[unit](b, n)
 		case *[]span:
@@ -456,10 +446,6 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	get(&ix.bodyOff, secBodyOff, meta.Terms+1)
 	get(&ix.bodyList, secBody, meta.Bodies)
 	get(&ix.vocabHash, secVocabHash, meta.VocabHash)
-	// Block offsets are checked where read (blocks); a damaged bound can
-	// only misrank (a unit pruned that should not have been).
-	get(&ix.blockOff, secBlockOff, meta.Terms+1)
-	get(&ix.blockAll, secBlocks, meta.Blocks)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)

@@ -175,9 +175,6 @@ var notPersisted = map[string]bool{"Index.assoc": true, "Index.accs": true, "Ind
 	"Index.headOnce": true, "Index.bodies": true, "Index.scratch": true,
 	"Index.assocOff": true, "Index.assocList": true, "Index.bodyOff": true, "Index.bodyList": true,
 	"Index.vocab": true, "Index.vocabHash": true, "Index.headTermOnce": true, "Index.isHead": true,
-	// block bounds, from the file in an opened index and computed per
-	// term in a built one: compared by TestPersistedBounds
-	"Index.blockOff": true, "Index.blockAll": true, "Index.blockCache": true,
 	// posting lists, by term in a built index, flat in an opened one:
 	// compared by TestPersistedVocabulary
 	"Index.post": true, "Index.postAll": true, "Index.postOff": true,

@@ -42,8 +42,8 @@ type Query struct {
 	// rankings are fused by reciprocal rank fusion.
 	Vector []float32
 
-	// exhaustive scores every unit a term matches, without pruning (tests
-	// compare the two).
+	// exhaustive scores a corpus-wide search with the accumulator rather
+	// than window by window (tests compare the two).
 	exhaustive bool
 }
 
@@ -139,12 +139,8 @@ func (ix *Index) Search(q Query) Result {
 	}
 	var lexical func(n int) (ranked []scored, all bool)
 	if ranges == nil && !q.exhaustive {
-		// Corpus-wide: score only the units that can make the best n
-		// (prune.go).
-		lexical = func(n int) ([]scored, bool) {
-			ranked, all, _ := ix.topPruned(qt, sc, n)
-			return ranked, all
-		}
+		// Corpus-wide: scored a window of units at a time (window.go).
+		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(qt, sc, n) }
 	} else {
 		acc := ix.getAcc()
 		defer ix.putAcc(acc)

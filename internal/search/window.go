@@ -1,0 +1,172 @@
+package search
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// Scoring a corpus-wide search window by window. The accumulator scores a
+// query term at a time: each term is a pass over its posting list and, for
+// every posting, a read of the unit (its length and view) and a write of
+// the unit's score. In a large collection those two arrays (16 and 8 bytes
+// per unit: 38 MB at 10× CUAD's 1.6 M units) are far larger than the
+// processor's caches, and a question with its expansions has 20–100 terms,
+// most of them common: each term is another sweep over memory, and the
+// search spends its time waiting for it (a corpus-wide question at 10×
+// touched 0.5–1.3 M units for 100–250 ms).
+//
+// topWindowed scores the same postings in the same order per unit, but a
+// window of scoreWindow consecutive unit ids at a time: every term's
+// postings in the window, in query order, into a window-sized array that
+// stays in the cache, then the window's units are offered to a heap of the
+// n best. Each unit's score is the same sum, taken in the same order (query
+// order) as the accumulator's, and the n best are kept in the same total
+// order (score, then unit id), so the ranking is identical.
+//
+// Tried first and measured (notes/scale.md): dynamic pruning — MaxScore
+// within each window over block-max bounds (the largest BM25 factor of
+// every 64 postings, kept in the index file). It was exact but did not pay
+// on CUAD's questions: with 20–100 terms of similar weight, the cheapest
+// terms' bounds reach the n-th best score after a handful of terms, so most
+// terms stay essential, the essential postings alone are about 60 % of all,
+// and checking the candidates cost more than the rest.
+
+// scoreWindow is the number of consecutive unit ids scored together: its
+// units (16 bytes each) and scores (8) stay in a first- or second-level
+// cache.
+const scoreWindow = 1024
+
+// windowCursor walks one query term's posting list.
+type windowCursor struct {
+	pl   []posting
+	pos  int     // the first posting not yet scored
+	w    float64 // IDF times the query term's weight
+	body bool
+}
+
+// topWindowed returns the n best units of a corpus-wide search for q (every
+// unit in scope, sc.ranges nil), best first in the order of better, with the
+// scores score gives them: the same as scoring every unit into an
+// accumulator and taking top(n). all reports that the list holds every unit
+// a term matched (no more than n did).
+func (ix *Index) topWindowed(q []queryTerm, sc scope, n int) (ranked []scored, all bool) {
+	var avg [numViews]float64
+	for v := View(0); v < numViews; v++ {
+		if ix.viewN[v] > 0 {
+			avg[v] = float64(ix.viewLen[v]) / float64(ix.viewN[v])
+		}
+	}
+	cs := make([]windowCursor, 0, len(q)) // in query order: the order scores are summed in
+	first := int32(math.MaxInt32)
+	for _, qt := range q {
+		pl := ix.plist(qt.id)
+		if len(pl) == 0 {
+			continue
+		}
+		cs = append(cs, windowCursor{pl: pl, w: idf(sc.n, len(pl)) * qt.weight, body: qt.body})
+		first = min(first, pl[0].unit)
+	}
+	var (
+		part    [scoreWindow]float64     // by unit - lo
+		seen    [scoreWindow / 64]uint64 // units with a score
+		touched int
+	)
+	h := topHeap{n: n}
+	units := ix.units
+	nu := int32(len(units))
+	first = max(first, 0)
+	for lo := first - first%scoreWindow; lo < nu; lo += scoreWindow {
+		hi := lo + scoreWindow
+		next := int32(math.MaxInt32) // the first unit of a later window with a posting
+		for i := range cs {
+			c := &cs[i]
+			p := c.pos
+			for ; p < len(c.pl); p++ {
+				e := c.pl[p]
+				if e.unit >= hi {
+					next = min(next, e.unit)
+					break
+				}
+				if uint(e.unit) >= uint(nu) {
+					continue // a damaged index file; see persist.go
+				}
+				u := &units[e.unit]
+				if uint(u.View) >= uint(numViews) || !sc.views[u.View] {
+					continue
+				}
+				tf := float64(e.tf)
+				if c.body && u.View == ViewDescendant {
+					tf *= bodyInSubtree
+				}
+				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
+				j := e.unit - lo
+				if j < 0 {
+					continue // a damaged (unsorted) list
+				}
+				seen[j>>6] |= 1 << (j & 63)
+				part[j] += c.w * tf * (bm25K1 + 1) / (tf + norm)
+			}
+			c.pos = p
+		}
+		for wi, word := range seen {
+			seen[wi] = 0
+			for ; word != 0; word &= word - 1 {
+				j := int32(wi<<6 + bits.TrailingZeros64(word))
+				touched++
+				h.push(scored{lo + j, part[j]})
+				part[j] = 0
+			}
+		}
+		if next == math.MaxInt32 {
+			break
+		}
+		if next >= hi+scoreWindow { // skip windows no term has a posting in
+			lo = next - next%scoreWindow - scoreWindow
+		}
+	}
+	slices.SortFunc(h.s, byRank)
+	return h.s, touched <= n
+}
+
+// topHeap keeps the n best scored units seen: a min-heap by better, so
+// s[0] is the worst of them. The order is total, so the n best are the same
+// whatever the order of visit.
+type topHeap struct {
+	s []scored
+	n int
+}
+
+// push offers a unit to the heap.
+func (h *topHeap) push(x scored) {
+	if len(h.s) < h.n {
+		h.s = append(h.s, x)
+		for i := len(h.s) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !better(h.s[p], h.s[i]) {
+				break
+			}
+			h.s[p], h.s[i] = h.s[i], h.s[p]
+			i = p
+		}
+		return
+	}
+	if !better(x, h.s[0]) {
+		return
+	}
+	h.s[0] = x
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < h.n && better(h.s[m], h.s[l]) {
+			m = l
+		}
+		if r < h.n && better(h.s[m], h.s[r]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.s[i], h.s[m] = h.s[m], h.s[i]
+		i = m
+	}
+}

@@ -1,0 +1,142 @@
+package search
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// randomCorpus indexes docs documents of random clauses over a small
+// vocabulary with a skewed word distribution (a few very common words, many
+// rare ones), every view, repeated clauses across documents (so scores tie)
+// and repeated words within a clause (tf > 1).
+func randomCorpus(t testing.TB, rng *rand.Rand, docs int) (*Index, []string) {
+	t.Helper()
+	var words []string
+	for i := range 120 {
+		words = append(words, fmt.Sprintf("w%03dx", i))
+	}
+	pick := func() string {
+		// Zipf-like: word i with probability ~ 1/(i+1).
+		return words[int(float64(len(words))*rng.Float64()*rng.Float64()*rng.Float64())]
+	}
+	var shared []string // clauses copied into several documents
+	for range 30 {
+		var b strings.Builder
+		for range 3 + rng.Intn(12) {
+			b.WriteString(pick() + " ")
+		}
+		shared = append(shared, b.String())
+	}
+	ix := NewIndex()
+	for d := range docs {
+		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		pos := 0
+		for range 20 + rng.Intn(60) {
+			text := shared[rng.Intn(len(shared))]
+			if rng.Intn(3) > 0 {
+				var b strings.Builder
+				for range 1 + rng.Intn(30) {
+					b.WriteString(pick() + " ")
+				}
+				text = b.String()
+			}
+			n := 1 + rng.Intn(300)
+			in.Units = append(in.Units, UnitInput{Text: text, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1, View: View(rng.Intn(int(numViews)))})
+			pos += n + rng.Intn(50) - 25
+			pos = max(pos, 0)
+		}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix, words
+}
+
+// TestWindowedSearchRanksTheSame checks that a corpus-wide search scored
+// window by window returns exactly what the accumulator returns — the same
+// units, scores and order, hence the same hits — on random queries over a
+// random corpus spanning several windows, with and without expansion, in
+// every view, for small and large k, on a built and on an opened index.
+func TestWindowedSearchRanksTheSame(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	built, words := randomCorpus(t, rng, 120)
+	if built.Units() < 4*scoreWindow {
+		t.Fatalf("%d units: too few windows", built.Units())
+	}
+	opened, _ := persist(t, built, 3)
+	ties := 0
+	for i := range 300 {
+		var b strings.Builder
+		for range 1 + rng.Intn(8) {
+			b.WriteString(words[rng.Intn(len(words))] + " ")
+		}
+		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoRoute: true, NoExpand: i%3 == 0}
+		if i%5 == 0 {
+			q.Views = []View{View(rng.Intn(int(numViews)))}
+		}
+		for _, ix := range []*Index{built, opened} {
+			want := q
+			want.exhaustive = true
+			w, g := ix.Search(want), ix.Search(q)
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%+v: windowed search returned %+v, exhaustive %+v", q, g.Hits, w.Hits)
+			}
+		}
+		// The ranking itself, at every depth.
+		terms, _, _ := analyzeQuery(q.Text)
+		qt := built.weigh(terms, !q.NoExpand)
+		sc := built.newScope(nil, q.Views)
+		acc := built.getAcc()
+		built.score(acc, qt, sc)
+		for _, n := range []int{1, 5, 50, 400, acc.n, acc.n + 1} {
+			if n <= 0 {
+				continue
+			}
+			want := acc.top(n)
+			got, all := built.topWindowed(qt, sc, n)
+			if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+				t.Fatalf("%+v n=%d: windowed %v, exhaustive %v", q, n, got, want)
+			}
+			if all != (acc.n <= n) {
+				t.Fatalf("%q n=%d: all %v with %d units touched", q.Text, n, all, acc.n)
+			}
+			for k := 1; k < len(want); k++ {
+				if want[k].score == want[k-1].score {
+					ties++
+				}
+			}
+		}
+		built.putAcc(acc)
+	}
+	if ties < 100 {
+		t.Fatalf("only %d tied scores: the test does not check the order of ties", ties)
+	}
+}
+
+// TestWindowedSearchSkipsEmptyWindows checks a term whose postings lie far
+// apart: windows between them are skipped, and both ends are found.
+func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
+	ix := NewIndex()
+	for d := range 60 {
+		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		for u := range 100 {
+			text := "filler words"
+			if (d == 0 && u == 5) || (d == 59 && u == 99) {
+				text += " zebra"
+			}
+			in.Units = append(in.Units, UnitInput{Text: text, Spans: []document.Span{{Start: 100 * u, End: 100*u + 50}}, Node: -1})
+		}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := ix.Search(Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
+	if len(res.Hits) != 2 || res.Hits[0].DocID != "d0" || res.Hits[1].DocID != "d59" {
+		t.Fatalf("hits %+v, want d0 then d59", res.Hits)
+	}
+}
