@@ -1,11 +1,17 @@
 package search
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pakton/pakton/internal/document"
 )
@@ -138,5 +144,74 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 	res := ix.Search(Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
 	if len(res.Hits) != 2 || res.Hits[0].DocID != "d0" || res.Hits[1].DocID != "d59" {
 		t.Fatalf("hits %+v, want d0 then d59", res.Hits)
+	}
+}
+
+// BenchmarkCorpusWideRanking opens an index file (a collection's
+// cache/search.idx, e.g. made by scripts/scale-bench.sh) and ranks every
+// 8th CUAD development question corpus-wide, unrouted, to the depth a K=5
+// search ranks (rankDepth units): window by window and with the
+// accumulator, alternately, so both see the same machine load. It reports
+// each one's p50 and p90 in ms.
+//
+//	PAKTON_INDEX_FILE=/tmp/pk-scale/store-x10/collections/default/cache/search.idx \
+//	  go test ./internal/search -run '^$' -bench CorpusWideRanking -benchtime 1x
+func BenchmarkCorpusWideRanking(b *testing.B) {
+	path := os.Getenv("PAKTON_INDEX_FILE")
+	if path == "" {
+		b.Skip("set PAKTON_INDEX_FILE to a collection's cache/search.idx")
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "benchmarks", "cuad_dev.json"))
+	if err != nil {
+		b.Skip("../shared/data is absent")
+	}
+	var dev struct {
+		Tests []struct {
+			Query string `json:"query"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(raw, &dev); err != nil {
+		b.Fatal(err)
+	}
+	head := make([]byte, headerSize)
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = f.ReadAt(head, 0)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := OpenIndex(path, binary.LittleEndian.Uint64(head[16:]))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		var windowed, accumulated []float64
+		for i, t := range dev.Tests {
+			if i%8 != 0 {
+				continue
+			}
+			terms, _, _ := analyzeQuery(t.Query)
+			qt := ix.weigh(terms, true)
+			sc := ix.newScope(nil, nil)
+			t0 := time.Now()
+			ix.topWindowed(qt, sc, rankDepth)
+			t1 := time.Now()
+			acc := ix.getAcc()
+			ix.score(acc, qt, sc)
+			acc.top(rankDepth)
+			ix.putAcc(acc)
+			t2 := time.Now()
+			windowed = append(windowed, float64(t1.Sub(t0))/1e6)
+			accumulated = append(accumulated, float64(t2.Sub(t1))/1e6)
+		}
+		sort.Float64s(windowed)
+		sort.Float64s(accumulated)
+		b.ReportMetric(windowed[len(windowed)/2], "windowed-p50-ms")
+		b.ReportMetric(windowed[len(windowed)*9/10], "windowed-p90-ms")
+		b.ReportMetric(accumulated[len(accumulated)/2], "accumulator-p50-ms")
+		b.ReportMetric(accumulated[len(accumulated)*9/10], "accumulator-p90-ms")
 	}
 }
