@@ -45,7 +45,7 @@ func reviewKind(c string) string         { return "review/" + c }
 func reviewTableKind(c string) string    { return "review-table/" + c }
 func decisionKind(c, rid string) string  { return "review-decision/" + c + "/" + rid }
 func decisionID(doc, prov string) string { return hashID(doc + "\x00" + prov) }
-func reviewRowKind(c, rid string) string  { return "review-row/" + c + "/" + rid }
+func reviewRowKind(c, rid string) string { return "review-row/" + c + "/" + rid }
 
 func hashID(s string) string {
 	h := sha256.Sum256([]byte(s))

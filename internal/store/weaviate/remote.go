@@ -882,8 +882,9 @@ const (
 )
 
 // Records implements store.SharedRecords. Every node is asked for the
-// records of the kind (a filtered query: the cost grows with the records of
-// that kind, not with all records). A record every node returned with the
+// records of the kind, all of them (filtered queries, in parts past
+// recordPage: the cost grows with the records of that kind, not with all
+// records; see recordPart). A record every node returned with the
 // same data is taken as is; any other — listed by some nodes only, with
 // different data, or when a node did not answer — is read back at the
 // consistency level, so a deleted record (a revoked key) is never taken from
