@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,16 +20,33 @@ import (
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/storetest"
+	"github.com/pakton/pakton/internal/store/weaviate"
+	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
 
 // sharedEnvs starts two servers on one in-memory cluster (storetest.Remote),
 // each with its own local directory: two machines behind a load balancer.
-func sharedEnvs(t *testing.T) (a, b *env, rs *storetest.Remote) {
+// With real, under the cluster suite (wvtest.RunSuite), they are on the
+// Weaviate cluster instead, each with its own client, in a fresh namespace.
+func sharedEnvs(t *testing.T, real ...bool) (a, b *env, rs store.SharedRecords) {
 	t.Helper()
-	rs = storetest.NewRemote()
+	mem := storetest.NewRemote()
+	ra, rb := store.Remote(mem), store.Remote(mem)
+	if len(real) > 0 && real[0] && wvtest.OnCluster() {
+		u := os.Getenv(wvtest.EnvStoreURL) + "&namespace=S" + fmt.Sprint(time.Now().UnixNano())
+		open := func() store.Remote {
+			r, _, err := weaviate.Open(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return r
+		}
+		ra, rb = open(), open()
+	}
 	var admin string
-	mk := func() *env {
-		st, err := store.OpenRemote(rs, t.TempDir())
+	mk := func(r store.Remote) *env {
+		st, err := store.OpenRemote(r, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +64,8 @@ func sharedEnvs(t *testing.T) (a, b *env, rs *storetest.Remote) {
 			IngestWorkers: 2, Rate: -1, JobLease: 300 * time.Millisecond})
 		return e
 	}
-	return mk(), mk(), rs
+	a = mk(ra)
+	return a, mk(rb), ra.(store.SharedRecords)
 }
 
 // pollJob asks a server for a job until ok, through the API.
@@ -233,8 +252,10 @@ func TestSharedState(t *testing.T) {
 // review has no table yet (?partial=1), and a review whose server died
 // before finishing is resumed through another server without reviewing
 // those contracts again. Removing the review removes its rows.
+//
+// It runs on the Weaviate cluster too, in the cluster suite.
 func TestSharedReviewRows(t *testing.T) {
-	a, b, rs := sharedEnvs(t)
+	a, b, rs := sharedEnvs(t, true)
 	if code, body := a.json("POST", "/api/v1/collections", a.admin, map[string]string{"name": "deals"}); code != http.StatusCreated {
 		t.Fatalf("create: %d %s", code, body)
 	}
@@ -310,18 +331,36 @@ func TestSharedReviewRows(t *testing.T) {
 	}
 
 	// A deal room's worth of decisions (500 contracts × 25 provisions:
-	// more than one Weaviate query answers) is shown whole.
+	// more than one Weaviate query answers) is shown whole; on the cluster
+	// 1,500 (listed in parts: TestWeaviateRecordsMany lists 12,000).
+	n := 12500
+	if wvtest.OnCluster() {
+		n = 1500
+	}
 	at := time.Now().UTC()
-	for i := range 12500 {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 8)
+	for i := range n {
 		doc, prov := fmt.Sprintf("contract-%03d", i/25), fmt.Sprintf("provision %02d", i%25)
 		raw, _ := json.Marshal(review.Decision{DocID: doc, Provision: prov, Verdict: "accepted", At: at})
-		if err := rs.PutRecord(decisionKind("deals", rv.ID), decisionID(doc, prov), raw); err != nil {
-			t.Fatal(err)
-		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := rs.PutRecord(decisionKind("deals", rv.ID), decisionID(doc, prov), raw); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 	code, body = b.do("GET", path, b.admin, nil, "")
-	if ds := decode[struct{ Decisions review.Decisions }](t, body).Decisions; code != http.StatusOK || len(ds) != 12500 {
-		t.Fatalf("decisions through B: %d, %d decisions; want 12500", code, len(ds))
+	if ds := decode[struct{ Decisions review.Decisions }](t, body).Decisions; code != http.StatusOK || len(ds) != n {
+		t.Fatalf("decisions through B: %d, %d decisions; want %d", code, len(ds), n)
 	}
 	if code, body := b.do("DELETE", path, b.admin, nil, ""); code != http.StatusNoContent && code != http.StatusOK {
 		t.Fatalf("delete review: %d %s", code, body)
