@@ -146,6 +146,13 @@ func (d dirRows) KeepRow(docID string, raw []byte) error {
 	return jobs.WriteFileAtomic(filepath.Join(dir, docID+".json"), raw, 0o644)
 }
 
+func (run *Run) log() *slog.Logger {
+	if run.Logger != nil {
+		return run.Logger
+	}
+	return slog.Default()
+}
+
 // rows returns where the run keeps its rows, or nil.
 func (run *Run) rows() RowKeeper {
 	if run.Rows != nil {
@@ -159,14 +166,14 @@ func (run *Run) rows() RowKeeper {
 
 // keptRows reads every kept row once; a run that keeps none, or cannot read
 // them, has none (and reviews every contract).
-func (run *Run) keptRows(log *slog.Logger) map[string][]byte {
+func (run *Run) keptRows() map[string][]byte {
 	k := run.rows()
 	if k == nil {
 		return nil
 	}
 	rows, err := k.KeptRows()
 	if err != nil {
-		log.Warn("review: cannot read the rows kept by an earlier run; reviewing every contract", "err", err)
+		run.log().Warn("review: cannot read the rows kept by an earlier run; reviewing every contract", "err", err)
 	}
 	return rows
 }
@@ -229,10 +236,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	if run.Store == nil || run.Reviewer == nil {
 		return nil, RunStats{}, errors.New("review: run needs a store and a reviewer")
 	}
-	log := run.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := run.log()
 	infos, err := run.docs()
 	if err != nil {
 		return nil, RunStats{}, err
@@ -251,7 +255,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	}
 
 	// Rows kept by an earlier run.
-	kept := run.keptRows(log)
+	kept := run.keptRows()
 	var todo []int
 	for i, in := range infos {
 		k := key
@@ -363,7 +367,7 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 		return total, err
 	}
 	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion, Refiner: run.Refiner.Version()}
-	kept := run.keptRows(slog.Default())
+	kept := run.keptRows()
 	for _, in := range infos {
 		k := key
 		k.DocID, k.DocHash = in.ID, in.Source.SHA256
