@@ -871,20 +871,19 @@ type recordProps struct {
 // skipped, because it keeps its object id. Records written before this
 // scheme need no migration — their ids were always objectID(kind, id).
 //
-// recordPage is what the first query asks for (most kinds are listed by it
-// alone); recordPart is the size a part is aimed at; recordLimit is what a
-// part's query asks for (at most QUERY_MAXIMUM_RESULTS: a cluster with a
-// lower setting answers with an error, which the listing returns).
+// recordPart is what the first query asks for (most kinds are listed by it
+// alone) and the size a part is aimed at; recordLimit is what a part's
+// query asks for (at most QUERY_MAXIMUM_RESULTS: a cluster with a lower
+// setting answers with an error, which the listing returns).
 const (
-	recordPage  = 1000
 	recordPart  = 2000
 	recordLimit = 10000
 )
 
 // Records implements store.SharedRecords. Every node is asked for the
 // records of the kind, all of them (filtered queries, in parts past
-// recordPage: the cost grows with the records of that kind, not with all
-// records; see recordPart). A record every node returned with the
+// recordPart: the cost grows with the records of that kind, not with all
+// records). A record every node returned with the
 // same data is taken as is; any other — listed by some nodes only, with
 // different data, or when a node did not answer — is read back at the
 // consistency level, so a deleted record (a revoked key) is never taken from
@@ -938,11 +937,11 @@ func (r *Remote) Records(kind string) (map[string][]byte, error) {
 }
 
 // recordsFrom lists the records of a kind through one host: one query when
-// they are fewer than recordPage, else in parts by object id prefix, as many
+// they are fewer than recordPart, else in parts by object id prefix, as many
 // as the host's count of the kind asks for (one part up to recordPart).
 func (r *Remote) recordsFrom(ctx context.Context, host, kind string) (map[string]string, error) {
 	out := map[string]string{}
-	full, err := r.recordQuery(ctx, host, kind, "", recordPage, out)
+	full, err := r.recordQuery(ctx, host, kind, "", recordPart, out)
 	if err != nil || !full {
 		return out, err
 	}
