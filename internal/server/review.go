@@ -352,6 +352,10 @@ func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMet
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
+	pq, ok := parsePage(w, r)
+	if !ok {
+		return
+	}
 	if _, err := s.st.Generation(c); err != nil {
 		collectionNotFound(w, c)
 		return
@@ -360,8 +364,10 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	for _, m := range s.reviewMetas(c) {
 		out = append(out, s.reviewView(m))
 	}
-	slices.SortFunc(out, func(a, b reviewJSON) int { return b.Created.Compare(a.Created) })
-	writeJSON(w, http.StatusOK, map[string]any{"reviews": out})
+	key := func(r reviewJSON) string { return timeKey(r.Created, r.ID) }
+	slices.SortFunc(out, func(a, b reviewJSON) int { return strings.Compare(key(b), key(a)) })
+	page, next := pageOf(out, key, true, pq)
+	writeJSON(w, http.StatusOK, pageResponse("reviews", page, next))
 }
 
 // getReview returns a review's state and, once finished, its table and the
