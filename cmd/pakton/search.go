@@ -113,24 +113,8 @@ type routedDoc struct {
 	Name string `json:"name"`
 }
 
-type hitJSON struct {
-	Rank    int    `json:"rank"`
-	DocID   string `json:"doc_id"`
-	DocName string `json:"doc_name"`
-	Path    string `json:"path"`
-	Pages   []int  `json:"pages"`
-	// PageLabels are the printed page numbers of Pages ("" where none).
-	PageLabels []string      `json:"page_labels,omitempty"`
-	Span       document.Span `json:"span"`
-	Score      float64       `json:"score"`
-	Text       string        `json:"text"`
-	// Support: definitions of the terms the hit uses and the clauses it
-	// refers to (docs/GRAPH.md); never part of the hit's span.
-	Support *ingest.Support `json:"support,omitempty"`
-	// Provision: the playbook provision the review detectors found in this
-	// passage, when they put it first.
-	Provision string `json:"provision,omitempty"`
-}
+// hitJSON is a hit of pakton search --json: the same shape as the API's.
+type hitJSON = ingest.Passage
 
 func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
 	out := searchJSON{Query: query, RoutedTo: []routedDoc{}, Hits: []hitJSON{}}
@@ -140,13 +124,7 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 	for _, a := range res.NotFound {
 		out.NotFound = append(out.NotFound, notFoundDoc{a.DocID, ix.DocName(a.DocID), a.Provision, a.Confidence})
 	}
-	for _, p := range ps {
-		pages := p.Pages
-		if pages == nil {
-			pages = []int{}
-		}
-		out.Hits = append(out.Hits, hitJSON{Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, Path: p.Path, Pages: pages, PageLabels: p.PageLabels, Span: p.Span, Score: p.Score, Text: p.Text, Support: p.Support, Provision: p.Provision})
-	}
+	out.Hits = append(out.Hits, ps...)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

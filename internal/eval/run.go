@@ -300,6 +300,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
 					routedOK++
 				}
+				if os.Getenv("PAKTON_QUERYDEBUG") != "" {
+					prov := ""
+					if len(res.Hits) > 0 {
+						prov = res.Hits[0].Provision
+					}
+					fmt.Fprintf(os.Stderr, "QUERY\t%s\t%.4f\t%.4f\t%s\t%q\t%.0f\n", b.Name, sc.Recall[1], sc.Recall[8], prov, t.Query, sc.Chars[1])
+				}
 				for _, k := range Ks {
 					sum.Precision[k] += sc.Precision[k]
 					sum.Recall[k] += sc.Recall[k]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -119,8 +120,8 @@ type Passage struct {
 	Rank    int    `json:"rank"`
 	DocID   string `json:"doc_id"`
 	DocName string `json:"doc_name"`
-	Path    string `json:"path"`            // clause path, e.g. "Article 5 > 5.2 > (a)"
-	Pages   []int  `json:"pages,omitempty"` // 1-based pages the span touches (paginated formats)
+	Path    string `json:"path"`  // clause path, e.g. "Article 5 > 5.2 > (a)"
+	Pages   []int  `json:"pages"` // 1-based pages the span touches (paginated formats; empty otherwise)
 	// PageLabels are the page numbers printed on Pages ("23", "iv"), ""
 	// where a page shows none; absent when none does.
 	PageLabels []string      `json:"page_labels,omitempty"`
@@ -155,24 +156,41 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 			rec.Tree = Tree(rec)
 			recs[h.DocID] = rec
 		}
-		p := Passage{Rank: h.Rank, DocID: h.DocID, DocName: rec.Doc.Name, Span: h.Span, Score: h.Score,
-			Pages: rec.Doc.PagesOf(h.Span), Text: rec.Doc.Masked(h.Span), Provision: h.Provision}
-		p.PageLabels = rec.Doc.PageLabelsOf(p.Pages)
-		if t := rec.Tree; len(t.Nodes) > 0 {
-			node := h.Node
-			if node <= 0 || node >= len(t.Nodes) {
-				node = t.At(h.Span.Start)
-			}
-			p.Path = t.Path(node)
-			g, err := graphs.get(rec)
-			if err != nil {
+		var g *graph.Doc
+		if len(rec.Tree.Nodes) > 0 {
+			var err error
+			if g, err = graphs.get(rec); err != nil {
 				return nil, err
 			}
-			p.Support = SupportFor(rec.Doc, t, g, h.Span)
 		}
-		out = append(out, p)
+		out = append(out, NewPassage(h, rec.Doc, rec.Tree, g))
 	}
 	return out, nil
+}
+
+// NewPassage resolves one hit against its document d, clause tree t and
+// reference graph g (t or g nil: no clause path, no supporting evidence):
+// the pages and printed page labels it touches, its clause path (the hit's
+// node, or the deepest node holding the span's start), its text with page
+// furniture blanked, and its supporting evidence. Pages is never nil.
+func NewPassage(h search.Hit, d *document.Document, t *clause.Tree, g *graph.Doc) Passage {
+	p := Passage{Rank: h.Rank, DocID: h.DocID, DocName: d.Name, Span: h.Span, Score: h.Score,
+		Pages: d.PagesOf(h.Span), Text: d.Masked(h.Span), Provision: h.Provision}
+	if p.Pages == nil {
+		p.Pages = []int{}
+	}
+	p.PageLabels = d.PageLabelsOf(p.Pages)
+	if t != nil && len(t.Nodes) > 0 {
+		node := h.Node
+		if node <= 0 || node >= len(t.Nodes) {
+			node = t.At(h.Span.Start)
+		}
+		p.Path = t.Path(node)
+		if g != nil {
+			p.Support = SupportFor(d, t, g, h.Span)
+		}
+	}
+	return p
 }
 
 // Tree returns a stored document's clause tree, parsing the text again when

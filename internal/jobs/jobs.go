@@ -185,6 +185,16 @@ type Manager struct {
 	queue  []string
 	closed bool
 	start  sync.Once
+
+	// On a cluster, job records are written by one goroutine (persist),
+	// outside mu: a slow or unreachable cluster delays other processes'
+	// view of a job, never this process's own API. dirty says it has a job
+	// to write; wmu is held while records are written.
+	dirty       chan struct{}
+	wmu         sync.Mutex
+	persistStop chan struct{} // closed by Close once workers are done
+	persistDone chan struct{} // closed by persist when it returns
+	closeOnce   sync.Once
 }
 
 type entry struct {
@@ -193,6 +203,10 @@ type entry struct {
 	cancelled bool               // Cancel was called
 	done      chan struct{}      // closed when final
 	saved     time.Time          // last persisted progress
+	// On a cluster: unsaved says the record lags the job; removed (set
+	// under wmu) that the record was deleted and must not be written again.
+	unsaved bool
+	removed bool
 }
 
 // Open loads the jobs persisted in dir (creating it if needed). Register the
@@ -389,9 +403,13 @@ func (m *Manager) removeLocked(en *entry) error {
 		}
 	}
 	if m.opt.Shared != nil {
+		// After a record write in flight, and so that none follows.
+		m.wmu.Lock()
+		defer m.wmu.Unlock()
 		if err := m.opt.Shared.DeleteRecord(m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("jobs: remove %s: %w", id, err)
 		}
+		en.removed = true
 		delete(m.jobs, id)
 		return nil
 	}
@@ -415,21 +433,29 @@ func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
 		return Job{}, fmt.Errorf("jobs: submit %s: encode params: %w", kind, err)
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
+	closed, known := m.closed, m.funcs[kind] != nil
+	m.mu.Unlock()
+	if closed {
 		return Job{}, ErrClosed
 	}
-	if m.funcs[kind] == nil {
+	if !known {
 		return Job{}, fmt.Errorf("jobs: submit: unknown kind %q", kind)
 	}
 	j := Job{ID: NewID(), Kind: kind, Collection: collection, State: Queued, Created: m.opt.Now().UTC(), Params: raw}
 	if m.opt.Shared != nil {
 		j.Owner, j.Heartbeat = m.opt.Owner, j.Created
 	}
-	en := &entry{job: j, done: make(chan struct{})}
+	// Persisted before it is accepted, outside the lock: a slow store
+	// delays this submission only.
 	if err := m.write(j); err != nil {
 		return Job{}, err
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Job{}, ErrClosed
+	}
+	en := &entry{job: j, done: make(chan struct{})}
 	m.jobs[j.ID] = en
 	m.queue = append(m.queue, j.ID)
 	m.cond.Signal()
@@ -538,6 +564,10 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	m.stop()
 	m.wg.Wait()
+	if m.persistStop != nil {
+		m.closeOnce.Do(func() { close(m.persistStop) })
+		<-m.persistDone
+	}
 	return nil
 }
 
@@ -616,6 +646,14 @@ func (m *Manager) saveLocked(en *entry) {
 	en.saved = time.Now()
 	if m.opt.Shared != nil && !en.job.State.Final() {
 		en.job.Heartbeat = m.opt.Now().UTC()
+	}
+	if m.opt.Shared != nil {
+		en.unsaved = true
+		select {
+		case m.dirty <- struct{}{}:
+		default:
+		}
+		return
 	}
 	if err := m.write(en.job); err != nil {
 		m.opt.Logger.Error("jobs: cannot persist job", "id", en.job.ID, "err", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 )
@@ -31,8 +32,10 @@ func openShared(opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open: read jobs: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}}
+	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1)}
 	m.cond = sync.NewCond(&m.mu)
+	m.persistStop, m.persistDone = make(chan struct{}), make(chan struct{})
+	go m.persist()
 	for id, raw := range recs {
 		var j Job
 		if err := json.Unmarshal(raw, &j); err != nil || j.ID != id {
@@ -219,3 +222,58 @@ func (m *Manager) heartbeat() {
 // cancelPoll is how often an owner looks for cancellations asked through
 // another process.
 const cancelPoll = 2 * time.Second
+
+// persist writes the records of the jobs saveLocked marked, each with its
+// latest state, until Close has stopped everything else; then it writes
+// what is left once more.
+func (m *Manager) persist() {
+	defer close(m.persistDone)
+	for {
+		select {
+		case <-m.dirty:
+			m.writeUnsaved()
+		case <-m.persistStop:
+			m.writeUnsaved()
+			return
+		}
+	}
+}
+
+// writeUnsaved writes the record of every job whose record lags it. A
+// failed write is logged and the job left marked, so the next save (at
+// the latest the next heartbeat) tries again.
+func (m *Manager) writeUnsaved() {
+	type pending struct {
+		en *entry
+		j  Job
+	}
+	var todo []pending
+	m.mu.Lock()
+	for _, en := range m.jobs {
+		if en.unsaved {
+			en.unsaved = false
+			todo = append(todo, pending{en, clone(en.job)})
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(todo, func(a, b pending) int { return cmpJobs(a.j, b.j) })
+	m.wmu.Lock()
+	var failed []*entry
+	for _, p := range todo {
+		if p.en.removed {
+			continue
+		}
+		if err := m.write(p.j); err != nil {
+			m.opt.Logger.Error("jobs: cannot persist job", "id", p.j.ID, "err", err)
+			failed = append(failed, p.en)
+		}
+	}
+	m.wmu.Unlock()
+	if len(failed) > 0 {
+		m.mu.Lock()
+		for _, en := range failed {
+			en.unsaved = true
+		}
+		m.mu.Unlock()
+	}
+}

@@ -267,13 +267,9 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	}
 	for _, p := range ps {
 		text, truncated := cut(p.Text, MaxPassageText)
-		pages := p.Pages
-		if pages == nil {
-			pages = []int{}
-		}
 		out.Passages = append(out.Passages, Passage{
 			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
-			Path: p.Path, Pages: pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support, Provision: p.Provision,
+			Path: p.Path, Pages: p.Pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support, Provision: p.Provision,
 		})
 	}
 	return textResult(searchText(out)), out, nil

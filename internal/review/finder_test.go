@@ -182,3 +182,22 @@ func TestFinderCancelledAndBadDocument(t *testing.T) {
 		t.Errorf("a contract without text: %v", err)
 	}
 }
+
+func TestPervades(t *testing.T) {
+	for _, tc := range []struct {
+		spread, passages int
+		want             bool
+	}{
+		{1, 5, false},   // the best alone singles itself out
+		{2, 300, false}, // two of a long contract's passages
+		{4, 300, false}, // at most maxSpread
+		{5, 300, true},  // more than maxSpread
+		{3, 25, true},   // a tenth of a short contract
+		{2, 25, false},  // under a tenth
+		{4, 40, true},   // a tenth
+	} {
+		if got := pervades(tc.spread, tc.passages); got != tc.want {
+			t.Errorf("pervades(%d, %d) = %v, want %v", tc.spread, tc.passages, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/pakton/pakton/internal/ingest"
@@ -88,6 +89,10 @@ type Run struct {
 	// Dir keeps the finished rows (see above); empty keeps nothing and
 	// reviews every contract.
 	Dir string
+	// Rows, when set, keeps the finished rows instead of Dir: a server on
+	// a cluster keeps them in the cluster, so that another server shows a
+	// running review's rows and resumes it without redoing them.
+	Rows RowKeeper
 	// Docs restricts the review to these document ids (all when empty).
 	Docs []string
 	// Concurrency bounds the contracts reviewed at once (default: the number
@@ -98,6 +103,79 @@ type Run struct {
 	Progress func(RunProgress)
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
+}
+
+// RowKeeper keeps a run's finished rows, each under its document id, as
+// the bytes the run gives it. A row is written whole, once per finished
+// contract, by the process running the review.
+type RowKeeper interface {
+	// KeptRows returns every row kept so far, by document id.
+	KeptRows() (map[string][]byte, error)
+	KeepRow(docID string, raw []byte) error
+}
+
+// dirRows keeps rows as files in dir/rows (see above).
+type dirRows string
+
+func (d dirRows) KeptRows() (map[string][]byte, error) {
+	ents, err := os.ReadDir(filepath.Join(string(d), "rows"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue // temporary files of a write cut short, too
+		}
+		if raw, err := os.ReadFile(filepath.Join(string(d), "rows", e.Name())); err == nil {
+			out[id] = raw
+		}
+	}
+	return out, nil
+}
+
+func (d dirRows) KeepRow(docID string, raw []byte) error {
+	dir := filepath.Join(string(d), "rows")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return jobs.WriteFileAtomic(filepath.Join(dir, docID+".json"), raw, 0o644)
+}
+
+func (run *Run) log() *slog.Logger {
+	if run.Logger != nil {
+		return run.Logger
+	}
+	return slog.Default()
+}
+
+// rows returns where the run keeps its rows, or nil.
+func (run *Run) rows() RowKeeper {
+	if run.Rows != nil {
+		return run.Rows
+	}
+	if run.Dir != "" {
+		return dirRows(run.Dir)
+	}
+	return nil
+}
+
+// keptRows reads every kept row once; a run that keeps none, or cannot read
+// them, has none (and reviews every contract).
+func (run *Run) keptRows() map[string][]byte {
+	k := run.rows()
+	if k == nil {
+		return nil
+	}
+	rows, err := k.KeptRows()
+	if err != nil {
+		run.log().Warn("review: cannot read the rows kept by an earlier run; reviewing every contract", "err", err)
+	}
+	return rows
 }
 
 // RunProgress is how far a run has got.
@@ -158,10 +236,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	if run.Store == nil || run.Reviewer == nil {
 		return nil, RunStats{}, errors.New("review: run needs a store and a reviewer")
 	}
-	log := run.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := run.log()
 	infos, err := run.docs()
 	if err != nil {
 		return nil, RunStats{}, err
@@ -173,18 +248,19 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	if run.Refiner != nil {
 		key.Refiner = run.Refiner.Version()
 	}
-	if run.Dir != "" {
+	if run.Rows == nil && run.Dir != "" {
 		if err := os.MkdirAll(filepath.Join(run.Dir, "rows"), 0o755); err != nil {
 			return nil, stats, fmt.Errorf("review: %w", err)
 		}
 	}
 
 	// Rows kept by an earlier run.
+	kept := run.keptRows()
 	var todo []int
 	for i, in := range infos {
 		k := key
 		k.DocID, k.DocHash = in.ID, in.Source.SHA256
-		if row, ok := run.kept(k); ok {
+		if row, ok := keptFor(kept, k); ok {
 			tab.Rows[i] = row
 			stats.Reused++
 			continue
@@ -242,7 +318,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		}
 		tab.Rows[res.i] = res.row
 		stats.Reviewed++
-		if res.keep && run.Dir != "" {
+		if res.keep && run.rows() != nil {
 			k := key
 			k.DocID, k.DocHash = infos[res.i].ID, infos[res.i].Source.SHA256
 			if err := run.keep(keptRow{Key: k, Row: res.row}); err != nil {
@@ -291,10 +367,11 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 		return total, err
 	}
 	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion, Refiner: run.Refiner.Version()}
+	kept := run.keptRows()
 	for _, in := range infos {
 		k := key
 		k.DocID, k.DocHash = in.ID, in.Source.SHA256
-		if _, ok := run.kept(k); ok {
+		if _, ok := keptFor(kept, k); ok {
 			continue
 		}
 		d, err := run.load(in)
@@ -317,9 +394,9 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 	return total, nil
 }
 
-// Kept returns the rows an earlier or running review kept in Dir that are
-// still valid (same document content, playbook, engine and refiner), in
-// collection order: the part of the table already finished.
+// Kept returns the rows an earlier or running review kept (in Rows or Dir)
+// that are still valid (same document content, playbook, engine and
+// refiner), in collection order: the part of the table already finished.
 func (run *Run) Kept() ([]Row, error) {
 	infos, err := run.docs()
 	if err != nil {
@@ -329,11 +406,17 @@ func (run *Run) Kept() ([]Row, error) {
 	if run.Refiner != nil {
 		key.Refiner = run.Refiner.Version()
 	}
+	var kept map[string][]byte
+	if k := run.rows(); k != nil {
+		if kept, err = k.KeptRows(); err != nil {
+			return nil, fmt.Errorf("review: kept rows: %w", err)
+		}
+	}
 	var out []Row
 	for _, in := range infos {
 		k := key
 		k.DocID, k.DocHash = in.ID, in.Source.SHA256
-		if row, ok := run.kept(k); ok {
+		if row, ok := keptFor(kept, k); ok {
 			out = append(out, row)
 		}
 	}
@@ -415,17 +498,10 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 	return refined, true, nil
 }
 
-func (run *Run) rowPath(docID string) string {
-	return filepath.Join(run.Dir, "rows", docID+".json")
-}
-
-// kept returns the row an earlier run kept for key, if any.
-func (run *Run) kept(key rowKey) (Row, bool) {
-	if run.Dir == "" || key.DocHash == "" {
-		return Row{}, false
-	}
-	raw, err := os.ReadFile(run.rowPath(key.DocID))
-	if err != nil {
+// keptFor returns the kept row for key, if any.
+func keptFor(kept map[string][]byte, key rowKey) (Row, bool) {
+	raw, ok := kept[key.DocID]
+	if !ok || key.DocHash == "" {
 		return Row{}, false
 	}
 	var k keptRow
@@ -440,5 +516,5 @@ func (run *Run) keep(k keptRow) error {
 	if err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(run.rowPath(k.Key.DocID), raw, 0o644)
+	return run.rows().KeepRow(k.Key.DocID, raw)
 }

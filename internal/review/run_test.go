@@ -3,9 +3,11 @@ package review_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -221,4 +223,59 @@ func summary(r review.Row) string {
 func reingest(t *testing.T, st *store.Store, path string) {
 	t.Helper()
 	reviewtest.IngestFiles(t, st, "deal", path)
+}
+
+// memRows is a review.RowKeeper in memory (a server on a cluster keeps
+// rows as shared records).
+type memRows struct {
+	mu   sync.Mutex
+	rows map[string][]byte
+}
+
+func (m *memRows) KeptRows() (map[string][]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.rows), nil
+}
+
+func (m *memRows) KeepRow(id string, raw []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rows[id] = raw
+	return nil
+}
+
+// TestRunRowKeeper: with Rows set, a run keeps its rows there and not in
+// Dir, and another run given the same keeper (another server) shows them
+// (Kept) and reuses them, reviewing only a contract whose row is missing.
+func TestRunRowKeeper(t *testing.T) {
+	st := reviewtest.Store(t, "deal")
+	infos, _ := st.List("deal")
+	keeper := &memRows{rows: map[string][]byte{}}
+	dir := t.TempDir()
+	rev := &counting{Reviewer: reviewtest.Reviewer(t)}
+	run := &review.Run{Store: st, Collection: "deal", Reviewer: rev, Dir: dir, Rows: keeper}
+	if _, _, err := run.Table(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(keeper.rows) != len(infos) {
+		t.Fatalf("%d rows kept, want %d", len(keeper.rows), len(infos))
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "rows")); len(ents) != 0 {
+		t.Fatalf("%d row files in Dir with a keeper", len(ents))
+	}
+	delete(keeper.rows, infos[0].ID)
+	other := &counting{Reviewer: reviewtest.Reviewer(t)}
+	run2 := &review.Run{Store: st, Collection: "deal", Reviewer: other, Rows: keeper}
+	if kept, err := run2.Kept(); err != nil || len(kept) != len(infos)-1 {
+		t.Fatalf("kept through another run: %d, %v; want %d", len(kept), err, len(infos)-1)
+	}
+	tab, stats, err := run2.Table(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, tab, infos)
+	if other.calls.Load() != 1 || stats.Reused != len(infos)-1 {
+		t.Fatalf("resumed elsewhere: %d reviewed, stats %+v; want 1 reviewed, %d reused", other.calls.Load(), stats, len(infos)-1)
+	}
 }

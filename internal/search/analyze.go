@@ -175,9 +175,11 @@ var stopWords = func() map[string]bool {
 		some such only own same so than too very can will just should would could may might must our ours ourselves
 		you your yours yourself yourselves he him his himself she her hers herself they them their theirs themselves
 		we us i me my myself about above after again against below between during before further once out over
-		under up down off through until while nor not no s t also`) {
+		under up down off through until while nor not no s t also whether`) {
 		m[w] = true
 	}
+	// "whether" is a subordinator like "if" (and on the SMART, Glasgow and
+	// spaCy lists): "whether or not" asks, it does not say what about.
 	// Negations change meaning in contracts ("shall not assign"); keep them.
 	delete(m, "not")
 	delete(m, "no")

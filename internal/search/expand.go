@@ -150,13 +150,14 @@ func assocBetter(a, b assocTerm) bool {
 	return a.id < b.id
 }
 
-// headTerms reports, by term id, which terms are heading terms, so the
+// headTerms reports, by term id, which terms are marked terms (heading
+// words, self-reference counts: never question words), so the
 // learning loops need not look at the terms' strings.
 func (ix *Index) headTerms() []bool {
 	ix.headTermOnce.Do(func() {
 		ix.isHead = make([]bool, len(ix.terms))
 		for t, s := range ix.terms {
-			ix.isHead[t] = isHeadTerm(s)
+			ix.isHead[t] = isMarked(s)
 		}
 	})
 	return ix.isHead

@@ -147,6 +147,7 @@ type Index struct {
 	headedN  int      // units carrying heading terms
 	headedDF []int32  // term → units carrying heading terms that have it
 	bodies   sync.Map // term id → []assocTerm, body words under it as a heading
+	selfRef  sync.Map // term → bool: a self-reference word (framing.go)
 
 	// Associations learned for every term by the writer of the index file
 	// (learned.go): term t's are list[off[t]:off[t+1]]. Nil for an index

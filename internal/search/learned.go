@@ -29,7 +29,7 @@ func (ix *Index) learnAll() (assocOff []int32, assocList []assocTerm, bodyOff []
 		go func() {
 			defer wg.Done()
 			for t := w; t < n; t += workers {
-				if isHeadTerm(ix.terms[t]) {
+				if isMarked(ix.terms[t]) {
 					continue // never a question word
 				}
 				assoc[t] = ix.learnAssociations(int32(t))

@@ -181,7 +181,7 @@ func (ix *Index) Search(q Query) Result {
 func (ix *Index) weigh(terms []string, expand bool) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
-	for _, t := range dropFraming(terms) {
+	for _, t := range dropFraming(terms, ix.framing(q.Text, terms)) {
 		id, ok := ix.lookup(t)
 		if !ok {
 			continue
@@ -398,31 +398,6 @@ func insertSpan(list []document.Span, sp document.Span) []document.Span {
 	copy(list[i+1:], list[i:])
 	list[i] = sp
 	return list
-}
-
-// framingWords are words a question uses to talk about the document rather
-// than about its content: "Does the contract mention …", "Is there a clause
-// that …". They are dropped from a question (when it has other words), since
-// every clause of every contract is "in the agreement".
-var framingWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range Analyze("document documents contract contracts agreement agreements clause clauses provision provisions mention mentions mentioned state states stated specify specifies specified include includes included contain contains whether exist exists existing") {
-		m[w] = true
-	}
-	return m
-}()
-
-func dropFraming(terms []string) []string {
-	kept := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if !framingWords[t] {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == 0 {
-		return terms
-	}
-	return kept
 }
 
 // analyzeQuery analyzes a question part by part, split at ; : ? ! and line

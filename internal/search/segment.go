@@ -64,6 +64,19 @@ func AnalyzeDoc(d DocInput) *Segment {
 			}
 			counts[id] = 1
 		}
+		// Self-references ("this Agreement") of the clause's own text, as
+		// marked terms counted once per text (framing.go).
+		if u.View == ViewPlain {
+			for t, c := range selfReferences(u.Text) {
+				id, ok := local[selfMark+t]
+				if !ok {
+					id = int32(len(seg.Vocab))
+					local[selfMark+t] = id
+					seg.Vocab = append(seg.Vocab, selfMark+t)
+				}
+				counts[id] = c
+			}
+		}
 		su := SegmentUnit{Node: int32(u.Node), View: u.View, Len: int32(n), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
 		for id, c := range counts {
 			su.Terms = append(su.Terms, TermCount{id, uint16(min(c, math.MaxUint16))})

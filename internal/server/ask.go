@@ -274,6 +274,10 @@ func (s *Server) reportsDir(c string) string {
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
+	pq, ok := parsePage(w, r)
+	if !ok {
+		return
+	}
 	if _, err := s.st.Generation(c); err != nil {
 		s.storeErr(w, r, "list reports", err)
 		return
@@ -291,8 +295,10 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		out = append(out, reportSummary{ID: sr.ID, Created: sr.Created, Question: sr.Report.Question,
 			Title: sr.Report.Title, Mode: sr.Report.Mode, Complete: sr.Report.Complete})
 	}
-	slices.SortFunc(out, func(a, b reportSummary) int { return b.Created.Compare(a.Created) })
-	writeJSON(w, http.StatusOK, map[string]any{"reports": out})
+	key := func(r reportSummary) string { return timeKey(r.Created, r.ID) }
+	slices.SortFunc(out, func(a, b reportSummary) int { return strings.Compare(key(b), key(a)) })
+	page, next := pageOf(out, key, true, pq)
+	writeJSON(w, http.StatusOK, pageResponse("reports", page, next))
 }
 
 func (s *Server) getReport(w http.ResponseWriter, r *http.Request, _ auth.Key) {

@@ -82,16 +82,22 @@ func (s *Server) storeErr(w http.ResponseWriter, r *http.Request, what string, e
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	pq, ok := parsePage(w, r)
+	if !ok {
+		return
+	}
 	infos, err := s.st.List(r.PathValue("c"))
 	if err != nil {
 		s.storeErr(w, r, "list documents", err)
 		return
 	}
+	// The store lists documents by name, then id: the order of this key.
+	infos, next := pageOf(infos, func(in store.DocInfo) string { return in.Name + "\x00" + in.ID }, false, pq)
 	out := make([]docJSON, len(infos))
 	for i, in := range infos {
 		out[i] = toDocJSON(in)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"documents": out})
+	writeJSON(w, http.StatusOK, pageResponse("documents", out, next))
 }
 
 // documentJSON is a document with its clause tree and, unless ?text=0, its

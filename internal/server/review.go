@@ -23,8 +23,7 @@ import (
 
 // On a directory store, reviews live inside their collection, so deleting
 // the collection deletes them and a key for another collection never
-// reaches them (on a cluster, see state.go: records, and the rows of a
-// review in progress in the local directory of the server running it):
+// reaches them (on a cluster, see state.go: all of it in records):
 //
 //	collections/<c>/reviews/<id>/review.json     what was asked (reviewMeta)
 //	collections/<c>/reviews/<id>/playbook.yaml   an uploaded playbook
@@ -287,6 +286,9 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 		return nil, err
 	}
 	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	if rs := s.shared(); rs != nil {
+		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
+	}
 	if s.cfg.Models.Configured() && !meta.Offline {
 		// One answer cache per collection: it is keyed by document content,
 		// provision, model and prompt, so every review of the collection
@@ -350,6 +352,10 @@ func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMet
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
+	pq, ok := parsePage(w, r)
+	if !ok {
+		return
+	}
 	if _, err := s.st.Generation(c); err != nil {
 		collectionNotFound(w, c)
 		return
@@ -358,8 +364,10 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	for _, m := range s.reviewMetas(c) {
 		out = append(out, s.reviewView(m))
 	}
-	slices.SortFunc(out, func(a, b reviewJSON) int { return b.Created.Compare(a.Created) })
-	writeJSON(w, http.StatusOK, map[string]any{"reviews": out})
+	key := func(r reviewJSON) string { return timeKey(r.Created, r.ID) }
+	slices.SortFunc(out, func(a, b reviewJSON) int { return strings.Compare(key(b), key(a)) })
+	page, next := pageOf(out, key, true, pq)
+	writeJSON(w, http.StatusOK, pageResponse("reviews", page, next))
 }
 
 // getReview returns a review's state and, once finished, its table and the

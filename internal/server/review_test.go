@@ -178,7 +178,14 @@ func TestReviewAPI(t *testing.T) {
 	} else if err := os.Remove(filepath.Join(dir, "table.json")); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(dir, "rows", got.Table.Rows[2].DocID+".json")) // and before finishing one contract
+	// ... and before finishing one contract.
+	if rs := e.st.Shared(); rs != nil {
+		if err := rs.DeleteRecord(reviewRowKind("deal", rv.ID), got.Table.Rows[2].DocID); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.Remove(filepath.Join(dir, "rows", got.Table.Rows[2].DocID+".json")); err != nil {
+		t.Fatal(err)
+	}
 	_, body = e.json("GET", base+"/"+rv.ID+"?partial=1", key, nil)
 	stopped := decode[struct {
 		Review  reviewJSON

@@ -258,8 +258,14 @@ func (s *Server) scrubPaths(msg string) string {
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
+	pq, ok := parsePage(w, r)
+	if !ok {
+		return
+	}
 	list := append(s.jobs.List(c), s.reviewJobs.List(c)...)
-	slices.SortFunc(list, func(a, b jobs.Job) int { return b.Created.Compare(a.Created) })
+	key := func(j jobs.Job) string { return timeKey(j.Created, j.ID) }
+	slices.SortFunc(list, func(a, b jobs.Job) int { return strings.Compare(key(b), key(a)) })
+	list, next := pageOf(list, key, true, pq)
 	if _, err := s.st.Generation(c); err != nil && len(list) == 0 {
 		s.storeErr(w, r, "list jobs", err)
 		return
@@ -268,7 +274,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	for i, j := range list {
 		out[i] = s.jobJSON(j)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"jobs": out})
+	writeJSON(w, http.StatusOK, pageResponse("jobs", out, next))
 }
 
 // visibleJob returns a job the key may see, with the manager that holds

@@ -243,24 +243,9 @@ type searchRequest struct {
 	NoProvisions bool `json:"no_provisions"`
 }
 
-type hitJSON struct {
-	Rank    int    `json:"rank"`
-	DocID   string `json:"doc_id"`
-	DocName string `json:"doc_name"`
-	Path    string `json:"path"`
-	Pages   []int  `json:"pages"`
-	// PageLabels are the printed page numbers of Pages ("" where none).
-	PageLabels []string      `json:"page_labels,omitempty"`
-	Span       document.Span `json:"span"`
-	Score      float64       `json:"score"`
-	Text       string        `json:"text"`
-	// Support: definitions of the terms the hit uses and the clauses it
-	// refers to (docs/GRAPH.md); never part of the hit's span.
-	Support *ingest.Support `json:"support,omitempty"`
-	// Provision: the playbook provision the review detectors found in this
-	// passage, when they put it first (Score is then their confidence).
-	Provision string `json:"provision,omitempty"`
-}
+// hitJSON is a hit of POST …/search: the same shape as pakton search
+// --json's.
+type hitJSON = ingest.Passage
 
 type routedJSON struct {
 	ID   string `json:"id"`
@@ -346,24 +331,14 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			s.internal(w, "read document", err)
 			return
 		}
-		hj := hitJSON{Rank: len(out.Hits) + 1, DocID: h.DocID, DocName: d.doc.Name, Pages: d.doc.PagesOf(h.Span),
-			Span: h.Span, Score: h.Score, Text: d.doc.Masked(h.Span), Provision: h.Provision}
-		if hj.Pages == nil {
-			hj.Pages = []int{}
-		}
-		hj.PageLabels = d.doc.PageLabelsOf(hj.Pages)
+		var g *graph.Doc
 		if t := d.tree; t != nil && len(t.Nodes) > 0 {
-			node := h.Node
-			if node <= 0 || node >= len(t.Nodes) {
-				node = t.At(h.Span.Start)
-			}
-			hj.Path = t.Path(node)
-			if g, err := s.docGraph(c, d); err == nil {
-				hj.Support = ingest.SupportFor(d.doc, t, g, h.Span)
-			} else {
+			if g, err = s.docGraph(c, d); err != nil {
 				s.log.Warn("search: no graph for supporting evidence", "collection", c, "doc", h.DocID, "err", err)
 			}
 		}
+		h.Rank = len(out.Hits) + 1
+		hj := ingest.NewPassage(h, d.doc, d.tree, g)
 		out.Hits = append(out.Hits, hj)
 	}
 	writeJSON(w, http.StatusOK, out)

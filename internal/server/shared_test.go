@@ -3,29 +3,50 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/storetest"
+	"github.com/pakton/pakton/internal/store/weaviate"
+	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
 
 // sharedEnvs starts two servers on one in-memory cluster (storetest.Remote),
 // each with its own local directory: two machines behind a load balancer.
-func sharedEnvs(t *testing.T) (a, b *env, rs *storetest.Remote) {
+// With real, under the cluster suite (wvtest.RunSuite), they are on the
+// Weaviate cluster instead, each with its own client, in a fresh namespace.
+func sharedEnvs(t *testing.T, real ...bool) (a, b *env, rs store.SharedRecords) {
 	t.Helper()
-	rs = storetest.NewRemote()
+	mem := storetest.NewRemote()
+	ra, rb := store.Remote(mem), store.Remote(mem)
+	if len(real) > 0 && real[0] && wvtest.OnCluster() {
+		u := os.Getenv(wvtest.EnvStoreURL) + "&namespace=S" + fmt.Sprint(time.Now().UnixNano())
+		open := func() store.Remote {
+			r, _, err := weaviate.Open(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return r
+		}
+		ra, rb = open(), open()
+	}
 	var admin string
-	mk := func() *env {
-		st, err := store.OpenRemote(rs, t.TempDir())
+	mk := func(r store.Remote) *env {
+		st, err := store.OpenRemote(r, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +64,8 @@ func sharedEnvs(t *testing.T) (a, b *env, rs *storetest.Remote) {
 			IngestWorkers: 2, Rate: -1, JobLease: 300 * time.Millisecond})
 		return e
 	}
-	return mk(), mk(), rs
+	a = mk(ra)
+	return a, mk(rb), ra.(store.SharedRecords)
 }
 
 // pollJob asks a server for a job until ok, through the API.
@@ -222,5 +244,130 @@ func TestSharedState(t *testing.T) {
 	tabs, _ := rs.Records(reviewTableKind("deals"))
 	if len(recs)+len(revs)+len(decs)+len(tabs) != 0 {
 		t.Fatalf("records of a deleted collection: %d reports, %d reviews, %d decisions, %d tables", len(recs), len(revs), len(decs), len(tabs))
+	}
+}
+
+// TestSharedReviewRows: on a cluster a review's finished rows are records,
+// not files of the server running it: another server shows them while the
+// review has no table yet (?partial=1), and a review whose server died
+// before finishing is resumed through another server without reviewing
+// those contracts again. Removing the review removes its rows.
+//
+// It runs on the Weaviate cluster too, in the cluster suite.
+func TestSharedReviewRows(t *testing.T) {
+	a, b, rs := sharedEnvs(t, true)
+	if code, body := a.json("POST", "/api/v1/collections", a.admin, map[string]string{"name": "deals"}); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	code, body := a.upload("deals", a.admin, file{"msa.txt", contract("Globex", "two years")},
+		file{"nda.txt", contract("Initech", "one year")}, file{"dpa.txt", contract("Hooli", "three years")})
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, body)
+	}
+	if j := pollJob(t, a, decode[struct{ Job jobs.Job }](t, body).Job.ID, func(j jobs.Job) bool { return j.State.Final() }); j.State != jobs.Done {
+		t.Fatalf("upload: %+v", j)
+	}
+	code, body = a.json("POST", "/api/v1/collections/deals/reviews", a.admin, map[string]any{"offline": true})
+	if code != http.StatusAccepted {
+		t.Fatalf("review: %d %s", code, body)
+	}
+	rv := decode[struct{ Review reviewJSON }](t, body).Review
+	if j := pollJob(t, a, rv.Job, func(j jobs.Job) bool { return j.State.Final() }); j.State != jobs.Done {
+		t.Fatalf("review job: %+v", j)
+	}
+	rows, err := rs.Records(reviewRowKind("deals", rv.ID))
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("row records: %d, %v; want 3", len(rows), err)
+	}
+	filepath.WalkDir(a.st.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(p, string(filepath.Separator)+"rows"+string(filepath.Separator)) {
+			t.Errorf("a review row in A's local directory: %s", p)
+		}
+		return nil
+	})
+
+	// As if A died after two of the three contracts: no table, one row
+	// missing; A is gone.
+	var lost string
+	for id := range rows {
+		lost = id
+		break
+	}
+	if err := rs.DeleteRecord(reviewTableKind("deals"), rv.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.DeleteRecord(reviewRowKind("deals", rv.ID), lost); err != nil {
+		t.Fatal(err)
+	}
+	a.srv.Close()
+	path := "/api/v1/collections/deals/reviews/" + rv.ID
+	code, body = b.do("GET", path+"?partial=1", b.admin, nil, "")
+	partial := decode[struct{ Partial *review.Table }](t, body).Partial
+	if code != http.StatusOK || partial == nil || len(partial.Rows) != 2 {
+		t.Fatalf("partial table through B: %d %s", code, body)
+	}
+	for _, row := range partial.Rows {
+		if row.DocID == lost {
+			t.Fatalf("partial table through B holds the lost row: %s", body)
+		}
+	}
+	code, body = b.do("POST", path+"/resume", b.admin, nil, "")
+	if code != http.StatusAccepted {
+		t.Fatalf("resume through B: %d %s", code, body)
+	}
+	resumed := decode[struct{ Review reviewJSON }](t, body).Review
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if j, err := b.srv.ReviewJobs().Wait(ctx, resumed.Job); err != nil || j.State != jobs.Done {
+		t.Fatalf("resumed through B: %+v %v", j, err)
+	}
+	code, body = b.do("GET", path, b.admin, nil, "")
+	after := decode[struct {
+		Review reviewJSON
+		Table  review.Table
+	}](t, body)
+	if s := after.Review.Stats; code != http.StatusOK || s == nil || s.Reused != 2 || s.Reviewed != 1 || len(after.Table.Rows) != 3 {
+		t.Fatalf("resumed through B: %d, stats %+v, %d rows; want 2 reused, 1 reviewed, 3 rows", code, after.Review.Stats, len(after.Table.Rows))
+	}
+
+	// A deal room's worth of decisions (500 contracts × 25 provisions:
+	// more than one Weaviate query answers) is shown whole; on the cluster
+	// 1,500 (listed in parts: TestWeaviateRecordsMany lists 12,000).
+	n := 12500
+	if wvtest.OnCluster() {
+		n = 1500
+	}
+	at := time.Now().UTC()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 8)
+	for i := range n {
+		doc, prov := fmt.Sprintf("contract-%03d", i/25), fmt.Sprintf("provision %02d", i%25)
+		raw, _ := json.Marshal(review.Decision{DocID: doc, Provision: prov, Verdict: "accepted", At: at})
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := rs.PutRecord(decisionKind("deals", rv.ID), decisionID(doc, prov), raw); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	code, body = b.do("GET", path, b.admin, nil, "")
+	if ds := decode[struct{ Decisions review.Decisions }](t, body).Decisions; code != http.StatusOK || len(ds) != n {
+		t.Fatalf("decisions through B: %d, %d decisions; want %d", code, len(ds), n)
+	}
+	if code, body := b.do("DELETE", path, b.admin, nil, ""); code != http.StatusNoContent && code != http.StatusOK {
+		t.Fatalf("delete review: %d %s", code, body)
+	}
+	rows, _ = rs.Records(reviewRowKind("deals", rv.ID))
+	decs, _ := rs.Records(decisionKind("deals", rv.ID))
+	if len(rows)+len(decs) != 0 {
+		t.Fatalf("%d rows and %d decisions of a removed review left", len(rows), len(decs))
 	}
 }

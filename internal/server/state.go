@@ -24,16 +24,20 @@ import (
 // that is the store's directory (one server per store: servelock.go). On a
 // cluster, several servers share the store, so that state lives in the
 // cluster as records (store.SharedRecords), one per report, review, review
-// table, decision and job, and the servers' local directories keep only
-// what one process needs: uploads being ingested, the rows of a review in
-// progress (so that its owner resumes it), the review model's answer cache.
+// table, decision, finished row of a review and job, and the servers' local
+// directories keep only what one process needs: uploads being ingested and
+// the review model's answer cache. A review's rows are records so that
+// every server shows a running review's rows (?partial=1) and a review
+// resumed through another server — after its own server died — reuses them.
 //
 // Record kinds carry the collection ("report/<c>"), and every route reads
 // only the kinds of the collection the key allows, so isolation holds as
 // it does for documents; deleting a collection deletes its records
 // (forgetCollection). Each record has one writer or commuting writers: a
 // report and a review's meta and table are written once, by the server
-// that made them; a decision is one record per cell.
+// that made them; a decision is one record per cell; a row is written by
+// the server running the review (two, if a server thought dead resumes:
+// both write the same row for the same contract, playbook and engine).
 
 // Record kinds.
 func reportKind(c string) string         { return "report/" + c }
@@ -41,6 +45,7 @@ func reviewKind(c string) string         { return "review/" + c }
 func reviewTableKind(c string) string    { return "review-table/" + c }
 func decisionKind(c, rid string) string  { return "review-decision/" + c + "/" + rid }
 func decisionID(doc, prov string) string { return hashID(doc + "\x00" + prov) }
+func reviewRowKind(c, rid string) string { return "review-row/" + c + "/" + rid }
 
 func hashID(s string) string {
 	h := sha256.Sum256([]byte(s))
@@ -331,16 +336,29 @@ func (s *Server) changeDecisions(c, id string, change func(review.Decisions) rev
 	return ds, nil
 }
 
+// reviewRows keeps a review's finished rows as records (review.RowKeeper).
+type reviewRows struct {
+	rs   store.SharedRecords
+	kind string
+}
+
+func (r reviewRows) KeptRows() (map[string][]byte, error) { return r.rs.Records(r.kind) }
+func (r reviewRows) KeepRow(docID string, raw []byte) error {
+	return r.rs.PutRecord(r.kind, docID, raw)
+}
+
 // removeReview deletes a review with its table, decisions and rows.
 func (s *Server) removeReview(c, id string) error {
 	if rs := s.shared(); rs != nil {
-		ds, err := rs.Records(decisionKind(c, id))
-		if err != nil {
-			return err
-		}
-		for key := range ds {
-			if err := rs.DeleteRecord(decisionKind(c, id), key); err != nil && !errors.Is(err, os.ErrNotExist) {
+		for _, kind := range []string{decisionKind(c, id), reviewRowKind(c, id)} {
+			recs, err := rs.Records(kind)
+			if err != nil {
 				return err
+			}
+			for key := range recs {
+				if err := rs.DeleteRecord(kind, key); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
 			}
 		}
 		for _, kind := range []string{reviewTableKind(c), reviewKind(c)} {
@@ -384,6 +402,7 @@ func ForgetCollection(st *store.Store, c string) error {
 	if revs, err := rs.Records(reviewKind(c)); err == nil {
 		for id := range revs {
 			del(decisionKind(c, id))
+			del(reviewRowKind(c, id))
 			// A table is big: removed by id rather than listed.
 			if err := rs.DeleteRecord(reviewTableKind(c), id); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)

@@ -311,7 +311,8 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 
 // SharedRecords keeps small records that every process using a remote
 // store must see — API keys, a server's jobs, saved reports, reviews: kind
-// groups them, id names one. Reading or deleting a missing record is an
+// groups them, id names one. Records lists every record of a kind, however
+// many (or fails): never part of them. Reading or deleting a missing record is an
 // error wrapping fs.ErrNotExist. Writes replace a record whole (there is no
 // conditional write): a record should have one writer, or writers whose
 // changes commute.

@@ -204,3 +204,15 @@ func (m *Remote) Len() int {
 	defer m.mu.Unlock()
 	return len(m.records)
 }
+
+// Damage overwrites every file of a collection with bytes no store wrote,
+// as a torn or corrupted write on a real cluster would.
+func (m *Remote) Damage(collection string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.colls[collection]; c != nil {
+		for k := range c.files {
+			c.files[k] = []byte("damaged")
+		}
+	}
+}

@@ -21,3 +21,9 @@ func (r *Remote) WriteOrphan(ctx context.Context, collection, id, version, name 
 	}
 	return n, r.batch(ctx, objs)
 }
+
+// PutRecords writes records of one kind in batches, as PutRecord writes
+// one (the same objects), for tests that need many.
+func (r *Remote) PutRecords(ctx context.Context, kind string, recs map[string][]byte) error {
+	return r.putRecords(ctx, kind, recs)
+}

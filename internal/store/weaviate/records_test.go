@@ -85,3 +85,86 @@ func TestWeaviateRecords(t *testing.T) {
 	t.Logf("3 nodes, replication 3: list 9 keys beside %d reports %s (median of 5); list %d reports %s; read one record p50 %s",
 		reports, keys.Round(100*time.Microsecond), reports, all.Round(100*time.Microsecond), ds[len(ds)/2].Round(100*time.Microsecond))
 }
+
+// TestWeaviateRecordsMany: a kind with more records than one Weaviate query
+// answers (QUERY_MAXIMUM_RESULTS, 10,000) is listed whole — a review's
+// decisions are one record per contract and provision — with the exact
+// data of each, deleted records left out and an update seen; and with a
+// node down, when every record is read back at QUORUM, still whole.
+// PAKTON_WEAVIATE_RECORDS sets the count (default 12,000).
+func TestWeaviateRecordsMany(t *testing.T) {
+	if os.Getenv("PAKTON_WEAVIATE") != "1" {
+		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
+	}
+	n := 12000
+	if v := os.Getenv("PAKTON_WEAVIATE_RECORDS"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := wvtest.Require(t, 3)
+	ctx := context.Background()
+	r, _, err := weaviate.Open(ctx, c.URL("replicas=3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const kind = "review-decision/deals/r1"
+	want := map[string]string{}
+	at := time.Now()
+	for start := 0; start < n; start += 1000 {
+		recs := map[string][]byte{}
+		for i := start; i < min(n, start+1000); i++ {
+			id := fmt.Sprintf("d%06d", i)
+			data := fmt.Sprintf(`{"doc_id":"contract-%d.pdf","provision":"p%d","status":"accepted","note":%q}`, i/50, i%50, strings.Repeat("n", i%200))
+			recs[id] = []byte(data)
+			want[id] = data
+		}
+		if err := r.PutRecords(ctx, kind, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := time.Since(at)
+	if err := r.PutRecords(ctx, "review-decision/deals/r2", map[string][]byte{"x": []byte("other review")}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i += n / 7 {
+		id := fmt.Sprintf("d%06d", i)
+		if err := r.DeleteRecord(kind, id); err != nil {
+			t.Fatal(err)
+		}
+		delete(want, id)
+	}
+	upd := fmt.Sprintf("d%06d", n-1)
+	want[upd] = `{"status":"rejected"}`
+	if err := r.PutRecord(kind, upd, []byte(want[upd])); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) time.Duration {
+		t.Helper()
+		at := time.Now()
+		got, err := r.Records(kind)
+		d := time.Since(at)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d records listed, want %d", what, len(got), len(want))
+		}
+		for id, data := range want {
+			if string(got[id]) != data {
+				t.Fatalf("%s: record %s = %.60q, want %.60q", what, id, got[id], data)
+			}
+		}
+		return d
+	}
+	var ds []time.Duration
+	for range 3 {
+		ds = append(ds, check("all nodes"))
+	}
+	slices.Sort(ds)
+	c.Kill(3)
+	down := check("node 3 down")
+	t.Logf("3 nodes, replication 3: %d records of one kind written in %s; listed whole in %s (median of 3); with a node down (every record read back at QUORUM) %s",
+		n, write.Round(time.Millisecond), ds[1].Round(time.Millisecond), down.Round(time.Millisecond))
+}
