@@ -118,7 +118,7 @@ func (ix *Index) Search(q Query) Result {
 		}
 		terms = kept
 	}
-	qt := ix.weigh(terms, !q.NoExpand)
+	qt := ix.weigh(q.Text, terms, !q.NoExpand)
 
 	var ranges [][2]int32
 	if docs != nil {
@@ -175,13 +175,13 @@ func (ix *Index) Search(q Query) Result {
 	return res
 }
 
-// weigh turns a question's terms into weighted query terms: the words the
-// index knows, a repeated word weighing more, then (expand) the words
-// associated with them.
-func (ix *Index) weigh(terms []string, expand bool) []queryTerm {
+// weigh turns the terms of a question (text) into weighted query terms:
+// the words the index knows but its framing words (framing.go), a repeated
+// word weighing more, then (expand) the words associated with them.
+func (ix *Index) weigh(text string, terms []string, expand bool) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
-	for _, t := range dropFraming(terms, ix.framing(q.Text, terms)) {
+	for _, t := range dropFraming(terms, ix.framing(text, terms)) {
 		id, ok := ix.lookup(t)
 		if !ok {
 			continue

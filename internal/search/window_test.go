@@ -95,7 +95,7 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 		}
 		// The ranking itself, at every depth.
 		terms, _, _ := analyzeQuery(q.Text)
-		qt := built.weigh(terms, !q.NoExpand)
+		qt := built.weigh(q.Text, terms, !q.NoExpand)
 		sc := built.newScope(nil, q.Views)
 		acc := built.getAcc()
 		built.score(acc, qt, sc)
@@ -194,7 +194,7 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 				continue
 			}
 			terms, _, _ := analyzeQuery(t.Query)
-			qt := ix.weigh(terms, true)
+			qt := ix.weigh(t.Query, terms, true)
 			sc := ix.newScope(nil, nil)
 			t0 := time.Now()
 			ix.topWindowed(qt, sc, rankDepth)
