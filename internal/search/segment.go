@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/pakton/pakton/internal/document"
 )
@@ -40,41 +42,34 @@ func AnalyzeDoc(d DocInput) *Segment {
 	seg := &Segment{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening, About: d.About}
 	local := map[string]int32{}
 	counts := map[int32]int{}
+	// termID is the segment's id of a vocabulary entry, added when new.
+	termID := func(t string) int32 {
+		id, ok := local[t]
+		if !ok {
+			id = int32(len(seg.Vocab))
+			local[t] = id
+			seg.Vocab = append(seg.Vocab, t)
+		}
+		return id
+	}
 	for _, u := range d.Units {
 		terms := Analyze(u.Text)
 		clear(counts)
 		for _, t := range terms {
-			id, ok := local[t]
-			if !ok {
-				id = int32(len(seg.Vocab))
-				local[t] = id
-				seg.Vocab = append(seg.Vocab, t)
-			}
-			counts[id]++
+			counts[termID(t)]++
 		}
 		n := len(terms)
 		// Heading words go in as marked terms, counted once and not in the
 		// unit's length: no question word matches them.
 		for _, t := range Analyze(u.Heading) {
-			id, ok := local[headMark+t]
-			if !ok {
-				id = int32(len(seg.Vocab))
-				local[headMark+t] = id
-				seg.Vocab = append(seg.Vocab, headMark+t)
-			}
-			counts[id] = 1
+			counts[termID(headMark+t)] = 1
 		}
 		// Self-references ("this Agreement") of the clause's own text, as
 		// marked terms counted once per text (framing.go).
 		if u.View == ViewPlain {
-			for t, c := range selfReferences(u.Text) {
-				id, ok := local[selfMark+t]
-				if !ok {
-					id = int32(len(seg.Vocab))
-					local[selfMark+t] = id
-					seg.Vocab = append(seg.Vocab, selfMark+t)
-				}
-				counts[id] = c
+			refs := selfReferences(u.Text)
+			for _, t := range slices.Sorted(maps.Keys(refs)) { // ids in a fixed order
+				counts[termID(selfMark+t)] = refs[t]
 			}
 		}
 		su := SegmentUnit{Node: int32(u.Node), View: u.View, Len: int32(n), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
