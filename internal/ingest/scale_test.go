@@ -2,15 +2,14 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -27,19 +26,7 @@ func BenchmarkStoreQueries(b *testing.B) {
 	if dir == "" {
 		b.Skip("set PAKTON_SCALE_STORE to a store directory")
 	}
-	bench := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "benchmarks", "cuad_dev.json")
-	raw, err := os.ReadFile(bench)
-	if err != nil {
-		b.Skip("../shared/data is absent")
-	}
-	var dev struct {
-		Tests []struct {
-			Query string `json:"query"`
-		} `json:"tests"`
-	}
-	if err := json.Unmarshal(raw, &dev); err != nil {
-		b.Fatal(err)
-	}
+	dev := devset.Questions(b)
 	st, err := store.OpenReader(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -58,9 +45,9 @@ func BenchmarkStoreQueries(b *testing.B) {
 		}
 		pass := func() []float64 {
 			var lat []float64
-			for _, t := range dev.Tests {
+			for _, q := range dev {
 				t0 := time.Now()
-				ix.Search(search.Query{Text: t.Query, K: 64})
+				ix.Search(search.Query{Text: q, K: 64})
 				lat = append(lat, float64(time.Since(t0))/1e6)
 			}
 			sort.Float64s(lat)
@@ -155,18 +142,7 @@ func TestDumpStoreHits(t *testing.T) {
 	if dir == "" || out == "" {
 		t.Skip("set PAKTON_SCALE_STORE and PAKTON_DUMP_HITS")
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "benchmarks", "cuad_dev.json"))
-	if err != nil {
-		t.Skip("../shared/data is absent")
-	}
-	var dev struct {
-		Tests []struct {
-			Query string `json:"query"`
-		} `json:"tests"`
-	}
-	if err := json.Unmarshal(raw, &dev); err != nil {
-		t.Fatal(err)
-	}
+	dev := devset.Questions(t)
 	st, err := store.OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -186,13 +162,13 @@ func TestDumpStoreHits(t *testing.T) {
 	}
 	for name, ix := range map[string]*search.Index{"opened": opened, "built": built} {
 		var b strings.Builder
-		for i, q := range dev.Tests {
+		for i, q := range dev {
 			for _, noRoute := range []bool{false, true} {
 				if noRoute && i%8 != 0 {
 					continue // every 8th question unrouted too: they are slow
 				}
-				res := ix.Search(search.Query{Text: q.Query, K: 64, NoRoute: noRoute})
-				fmt.Fprintf(&b, "%d %v %q routed %v\n", i, noRoute, q.Query, res.RoutedTo)
+				res := ix.Search(search.Query{Text: q, K: 64, NoRoute: noRoute})
+				fmt.Fprintf(&b, "%d %v %q routed %v\n", i, noRoute, q, res.RoutedTo)
 				for _, h := range res.Hits {
 					fmt.Fprintf(&b, "  %d %s %d %v %v\n", h.Rank, h.DocID, h.Node, h.Span, h.Score)
 				}

@@ -2,11 +2,9 @@ package search
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/eval/devset"
 )
 
 // randomCorpus indexes docs documents of random clauses over a small
@@ -161,18 +160,7 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 	if path == "" {
 		b.Skip("set PAKTON_INDEX_FILE to a collection's cache/search.idx")
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "benchmarks", "cuad_dev.json"))
-	if err != nil {
-		b.Skip("../shared/data is absent")
-	}
-	var dev struct {
-		Tests []struct {
-			Query string `json:"query"`
-		} `json:"tests"`
-	}
-	if err := json.Unmarshal(raw, &dev); err != nil {
-		b.Fatal(err)
-	}
+	dev := devset.Questions(b)
 	head := make([]byte, headerSize)
 	f, err := os.Open(path)
 	if err != nil {
@@ -189,12 +177,12 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 	}
 	for b.Loop() {
 		var windowed, accumulated []float64
-		for i, t := range dev.Tests {
+		for i, q := range dev {
 			if i%8 != 0 {
 				continue
 			}
-			terms, _, _ := analyzeQuery(t.Query)
-			qt := ix.weigh(t.Query, terms, true)
+			terms, _, _ := analyzeQuery(q)
+			qt := ix.weigh(q, terms, true)
 			sc := ix.newScope(nil, nil)
 			t0 := time.Now()
 			ix.topWindowed(qt, sc, rankDepth)

@@ -5,13 +5,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/pakton/pakton/internal/store"
-	"github.com/pakton/pakton/internal/store/weaviate"
-	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
 
 // TestWeaviateGC: the file parts of commits cut short — a new version's
@@ -20,16 +17,8 @@ import (
 // and the live versions' files are untouched. So are the records of jobs,
 // which share no class with files.
 func TestWeaviateGC(t *testing.T) {
-	if os.Getenv("PAKTON_WEAVIATE") != "1" {
-		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
-	}
-	c := wvtest.Require(t, 3)
+	_, r := openCluster(t)
 	ctx := context.Background()
-	r, _, err := weaviate.Open(ctx, c.URL("replicas=3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	st, err := store.OpenRemote(r, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

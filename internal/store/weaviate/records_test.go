@@ -20,15 +20,7 @@ import (
 // costs are logged: listing 10 keys beside 1,000 reports, listing the
 // 1,000 reports, reading one record.
 func TestWeaviateRecords(t *testing.T) {
-	if os.Getenv("PAKTON_WEAVIATE") != "1" {
-		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
-	}
-	c := wvtest.Require(t, 3)
-	r, _, err := weaviate.Open(context.Background(), c.URL("replicas=3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	_, r := openCluster(t)
 	const reports = 1000
 	payload := strings.Repeat("x", 2000) // a small report's size order
 	var wg sync.WaitGroup
@@ -93,22 +85,14 @@ func TestWeaviateRecords(t *testing.T) {
 // node down, when every record is read back at QUORUM, still whole.
 // PAKTON_WEAVIATE_RECORDS sets the count (default 12,000).
 func TestWeaviateRecordsMany(t *testing.T) {
-	if os.Getenv("PAKTON_WEAVIATE") != "1" {
-		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
-	}
 	n := 12000
 	if v := os.Getenv("PAKTON_WEAVIATE_RECORDS"); v != "" {
 		if _, err := fmt.Sscan(v, &n); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c := wvtest.Require(t, 3)
+	c, r := openCluster(t)
 	ctx := context.Background()
-	r, _, err := weaviate.Open(ctx, c.URL("replicas=3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	const kind = "review-decision/deals/r1"
 	want := map[string]string{}
 	at := time.Now()
@@ -167,4 +151,21 @@ func TestWeaviateRecordsMany(t *testing.T) {
 	down := check("node 3 down")
 	t.Logf("3 nodes, replication 3: %d records of one kind written in %s; listed whole in %s (median of 3); with a node down (every record read back at QUORUM) %s",
 		n, write.Round(time.Millisecond), ds[1].Round(time.Millisecond), down.Round(time.Millisecond))
+}
+
+// openCluster starts a 3-node cluster (the test is skipped unless
+// PAKTON_WEAVIATE=1) and opens a Remote on it with 3 replicas, closed when
+// the test ends.
+func openCluster(t *testing.T) (*wvtest.Cluster, *weaviate.Remote) {
+	t.Helper()
+	if os.Getenv("PAKTON_WEAVIATE") != "1" {
+		t.Skip("set PAKTON_WEAVIATE=1 to run the Weaviate cluster suite")
+	}
+	c := wvtest.Require(t, 3)
+	r, _, err := weaviate.Open(context.Background(), c.URL("replicas=3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return c, r
 }

@@ -1172,37 +1172,17 @@ func (r *Remote) CollectGarbage(collection string, minAge time.Duration) (store.
 // of every node's listing (a part written at QUORUM may be missing from one
 // replica).
 func (r *Remote) fileParts(ctx context.Context, tenant string) ([]filePart, error) {
-	hosts := r.c.o.Hosts
-	lists := make([]map[string]filePart, len(hosts))
-	errs := make([]error, len(hosts))
-	var wg sync.WaitGroup
-	for i, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = r.filePartsFrom(ctx, h, tenant)
-		}()
+	lists, firstErr := fromEveryNode(r.c.o.Hosts, func(h string) (map[string]filePart, error) { return r.filePartsFrom(ctx, h, tenant) })
+	if len(lists) == 0 {
+		return nil, fmt.Errorf("list file parts: %w", firstErr)
 	}
-	wg.Wait()
 	all := map[string]filePart{}
-	ok := 0
-	var firstErr error
-	for i := range hosts {
-		if errs[i] != nil {
-			if firstErr == nil {
-				firstErr = errs[i]
-			}
-			continue
-		}
-		ok++
-		for id, p := range lists[i] {
+	for _, l := range lists {
+		for id, p := range l {
 			if q, seen := all[id]; !seen || p.Updated.After(q.Updated) {
 				all[id] = p
 			}
 		}
-	}
-	if ok == 0 {
-		return nil, fmt.Errorf("list file parts: %w", firstErr)
 	}
 	out := make([]filePart, 0, len(all))
 	for _, p := range all {
