@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,7 @@ func runEval(ctx context.Context, args []string) error {
 	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default builtin with --method pakton, off with the baselines")
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
+	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -108,6 +110,20 @@ func runEval(ctx context.Context, args []string) error {
 		}
 	default:
 		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin, cv or zero-shot", *provisions)
+	}
+	if *hitsOut != "" {
+		f, err := os.Create(*hitsOut)
+		if err != nil {
+			return fmt.Errorf("eval legalbench: --hits: %w", err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		opt.Hits = bw
+		defer func() {
+			if err := bw.Flush(); err != nil {
+				fmt.Fprintf(stderr, "eval legalbench: --hits: %v\n", err)
+			}
+		}()
 	}
 	rep, err := eval.Run(ctx, opt)
 	if !*quiet {

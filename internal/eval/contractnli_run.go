@@ -20,6 +20,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -188,44 +189,26 @@ func RunNLI(ctx context.Context, opt NLIOptions) (*NLIReport, error) {
 	results := make([]NLIResult, len(pairs))
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	next := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done, completed, failed := 0, 0, 0
-	for w := 0; w < min(workers, max(len(pairs), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				res := r.pair(runCtx, pairs[i])
-				mu.Lock()
-				results[i] = res
-				done++
-				if res.Error == "" {
-					completed++
-				} else {
-					failed++
-				}
-				if completed == 0 && failed == nliAbortAfter {
-					stop(fmt.Errorf("%w: the first %d pairs all failed, so the model server looks unusable; the first error: %s", errAborted, failed, res.Error))
-				}
-				if opt.Progress != nil && runCtx.Err() == nil {
-					opt.Progress(done, len(pairs), res)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range pairs {
-		select {
-		case next <- i:
-		case <-runCtx.Done():
-			break feed
+	parallel.Each(runCtx, len(pairs), workers, func(i int) {
+		res := r.pair(runCtx, pairs[i])
+		mu.Lock()
+		results[i] = res
+		done++
+		if res.Error == "" {
+			completed++
+		} else {
+			failed++
 		}
-	}
-	close(next)
-	wg.Wait()
+		if completed == 0 && failed == nliAbortAfter {
+			stop(fmt.Errorf("%w: the first %d pairs all failed, so the model server looks unusable; the first error: %s", errAborted, failed, res.Error))
+		}
+		if opt.Progress != nil && runCtx.Err() == nil {
+			opt.Progress(done, len(pairs), res)
+		}
+		mu.Unlock()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("contractnli: %w", err)
 	}

@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/parallel"
 )
 
 // ModelPass is the model pass of a review (a Refiner): for every provision of
@@ -178,25 +178,14 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 	out := row
 	out.Cells = make([]Cell, len(row.Cells))
 	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, m.parallel())
-	var wg sync.WaitGroup
 	var done atomic.Int32
-	for i := range jobs {
-		if ctx.Err() != nil {
-			break
+	parallel.Each(ctx, len(jobs), m.parallel(), func(i int) {
+		var cached bool
+		out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
+		if m.Progress != nil && errs[i] == nil {
+			m.Progress(CellProgress{Doc: d.Name, Provision: jobs[i].prov.Name, Done: int(done.Add(1)), Total: len(jobs), Cached: cached})
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			var cached bool
-			out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
-			if m.Progress != nil && errs[i] == nil {
-				m.Progress(CellProgress{Doc: d.Name, Provision: jobs[i].prov.Name, Done: int(done.Add(1)), Total: len(jobs), Cached: cached})
-			}
-		}(i)
-	}
-	wg.Wait()
+	})
 	if err := ctx.Err(); err != nil {
 		return row, err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
@@ -72,7 +73,7 @@ func (s *Server) saveReport(sr savedReport) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
 }
 
 func (s *Server) readReport(c, id string) (savedReport, error) {
@@ -165,7 +166,7 @@ func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
 		return err
 	}
 	if playbook != nil {
-		if err := jobs.WriteFileAtomic(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
 			return err
 		}
 	}
@@ -240,7 +241,7 @@ func (s *Server) putReviewResult(c, id string, raw []byte) error {
 	if rs := s.shared(); rs != nil {
 		return rs.PutRecord(reviewTableKind(c), id, raw)
 	}
-	return jobs.WriteFileAtomic(filepath.Join(s.reviewDir(c, id), "table.json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(s.reviewDir(c, id), "table.json"), raw, 0o600)
 }
 
 // reviewResult returns a finished review's table; an unfinished review's
@@ -430,7 +431,7 @@ func instanceName(localDir string) (string, error) {
 		var r [8]byte
 		rand.Read(r[:])
 		id = hex.EncodeToString(r[:])
-		if err := jobs.WriteFileAtomic(path, []byte(id+"\n"), 0o600); err != nil {
+		if err := atomicfile.Write(path, []byte(id+"\n"), 0o600); err != nil {
 			return "", fmt.Errorf("server: %w", err)
 		}
 	}
