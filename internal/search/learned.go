@@ -4,6 +4,7 @@ import (
 	"runtime"
 
 	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Word associations (expand.go) and heading-body associations (headings.go)
@@ -25,7 +26,7 @@ func (ix *Index) learnAll() (assocOff []int32, assocList []assocTerm, bodyOff []
 	bodies := make([][]assocTerm, n)
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
 	parallel.All(n, workers, func(t int) {
-		if isMarked(ix.terms[t]) {
+		if index.IsMarked(ix.terms[t]) {
 			return // never a question word
 		}
 		assoc[t] = ix.learnAssociations(int32(t))
