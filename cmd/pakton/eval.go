@@ -14,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/eval/contractnli"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -155,7 +156,7 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI dataset file, in the dataset's own JSON format")
 	limit := fs.Int("limit", 0, "classify only the first N (document, hypothesis) pairs: documents in file order, hypotheses by number (0: all)")
-	workers := fs.Int("workers", eval.DefaultNLIWorkers, "pairs classified concurrently (the model server is the bottleneck)")
+	workers := fs.Int("workers", contractnli.DefaultWorkers, "pairs classified concurrently (the model server is the bottleneck)")
 	full := fs.Bool("full", false, "run the whole Archivist/Interrogator loop per pair instead of the Researcher alone (about 5x the model calls)")
 	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks per pair (--full)")
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
@@ -187,10 +188,10 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.NLIOptions{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
+	opt := contractnli.Options{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
 	if !*quiet {
 		correct := 0
-		opt.Progress = func(done, total int, r eval.NLIResult) {
+		opt.Progress = func(done, total int, r contractnli.Result) {
 			outcome := string(r.Predicted)
 			switch {
 			case r.Error != "":
@@ -203,11 +204,11 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 			fmt.Fprintf(stderr, "contractnli %d/%d (%d correct) %s %s: %s\n", done, total, correct, r.Document, r.Hypothesis, outcome)
 		}
 	}
-	rep, err := eval.RunNLI(ctx, opt)
+	rep, err := contractnli.Run(ctx, opt)
 	if err != nil {
 		return err
 	}
-	eval.WriteNLITable(stdout, rep)
+	contractnli.WriteTable(stdout, rep)
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
