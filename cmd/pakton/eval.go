@@ -54,9 +54,10 @@ func runEval(ctx context.Context, args []string) error {
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
 	coll := fs.String("collection", "", "with --store: the collection to use (default legalbench-METHOD)")
-	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default builtin with --method pakton, off with the baselines")
+	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default with --method pakton: cv when --labels can be read, else builtin (with a warning); off with the baselines")
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
+	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
 	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -91,10 +92,22 @@ func runEval(ctx context.Context, args []string) error {
 			}
 		}
 	}
+	var labels *review.Labels
+	var labelsErr error
+	if *provisions == "" || *provisions == "cv" || *provisions == "zero-shot" {
+		labels, labelsErr = review.LoadLabels(*labelsPath)
+	}
 	if *provisions == "" {
-		*provisions = "off"
-		if m.Name() == "pakton" {
+		switch {
+		case m.Name() != "pakton":
+			*provisions = "off"
+		case labelsErr == nil:
+			*provisions = "cv"
+		default:
+			// Never silently: the shipped detectors were trained on the CUAD
+			// review_dev contracts, so on those they are optimistic.
 			*provisions = "builtin"
+			fmt.Fprintf(stderr, "eval legalbench: cannot read the labels (%v), so the shipped detectors are used: they were trained on the CUAD review_dev contracts and are optimistic on those (--provisions off: words only)\n", labelsErr)
 		}
 	}
 	switch *provisions {
@@ -102,15 +115,17 @@ func runEval(ctx context.Context, args []string) error {
 	case "builtin":
 		opt.Provisions = eval.BuiltinProvisions()
 	case "cv", "zero-shot":
-		l, err := review.LoadLabels(*labelsPath)
-		if err != nil {
-			return err
+		if labelsErr != nil {
+			return labelsErr
 		}
-		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, l, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
+		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, labels, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
 			return err
 		}
 	default:
 		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin, cv or zero-shot", *provisions)
+	}
+	if opt.Provisions != nil {
+		opt.Provisions.HoldOutQuestions = *heldOut
 	}
 	if *hitsOut != "" {
 		f, err := os.Create(*hitsOut)

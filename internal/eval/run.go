@@ -159,6 +159,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	rep := &Report{Method: opt.Method.Name(), Scope: opt.Scope, Benchmarks: map[string]*BenchResult{}}
 	if opt.Provisions != nil {
 		rep.Provisions = opt.Provisions.Mode
+		if opt.Provisions.HoldOutQuestions {
+			rep.Provisions += "; questions matched with their provision's playbook questions held out"
+		}
 	}
 	var lat []time.Duration
 	totalQ := 0
@@ -270,7 +273,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					q.NoRoute = true
 				}
 				t0 := time.Now()
-				res, err := ix.SearchWith(ctx, models, q, nil)
+				res, err := ix.SearchWith(withCategory(ctx, t.Category), models, q, nil)
 				if err != nil {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}
