@@ -199,7 +199,6 @@ func TestBrowserReview(t *testing.T) {
 	if strings.Join(strings.Fields(quote), " ") != strings.Join(strings.Fields(cell.Extracts[0].Text), " ") {
 		t.Errorf("panel shows %.80q, want the first extract %.80q", quote, cell.Extracts[0].Text)
 	}
-	b.shot(shots, "review-cell")
 	b.run("read it in the contract",
 		chromedp.Click("#cell-open", chromedp.ByQuery),
 		chromedp.WaitVisible("#doc-text mark", chromedp.ByQuery),
