@@ -289,6 +289,15 @@ func TestBrowserReview(t *testing.T) {
 
 // answerClass is the class the grid gives a cell without a decision.
 func answerClass(c *review.Cell) string {
+	if a := c.Answer; a != nil {
+		switch {
+		case a.Kind == review.KindNotFound:
+			return "cell-nf"
+		case a.Kind == review.KindValue && a.Text == "":
+			return "cell-found"
+		}
+		return "cell-" + string(a.Kind)
+	}
 	switch {
 	case !c.Found:
 		return "cell-nf"

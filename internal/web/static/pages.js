@@ -138,7 +138,8 @@ function drawPageHighlight(scroll) {
   box.dataset.start = sel.span.start;
   box.dataset.end = sel.span.end;
   let first = null;
-  for (const [span, cls] of [[sel.span, 'hl-' + sel.kind], [sel.inner, 'hl-answer']]) {
+  const inner = Array.isArray(sel.inner) ? sel.inner : sel.inner ? [sel.inner] : [];
+  for (const [span, cls] of [[sel.span, 'hl-' + sel.kind], ...inner.map((x) => [x, 'hl-answer'])]) {
     if (!span) continue;
     const b = boxesFor(doc, box, span, cls);
     if (!first) first = b;

@@ -15,37 +15,46 @@
 'use strict';
 
 // renderText fills the text view with doc's text and returns the <mark>
-// of sel ({span, kind, inner}) or null.
+// of sel ({span, kind, inner}: inner, a span or a list of spans inside
+// span, is marked again inside it — a review cell's answer) or null.
 function renderText(doc, sel) {
   const n = doc.cp.length - 1;
   const clamp = (x) => Math.max(0, Math.min(n, x | 0));
   const cuts = new Set([0, n]);
   for (const p of doc.paragraphs) cuts.add(p);
   for (const f of doc.furniture) { cuts.add(clamp(f.span.start)); cuts.add(clamp(f.span.end)); }
-  let s0 = -1, s1 = -1, i0 = -1, i1 = -1;
+  let s0 = -1, s1 = -1;
+  let inners = []; // the answer's spans inside the selection, sorted, apart
   if (sel) {
     s0 = clamp(sel.span.start); s1 = Math.max(s0, clamp(sel.span.end));
     cuts.add(s0); cuts.add(s1);
-    if (sel.inner) {
-      i0 = Math.max(s0, clamp(sel.inner.start)); i1 = Math.min(s1, clamp(sel.inner.end));
-      if (i0 < i1) { cuts.add(i0); cuts.add(i1); } else i0 = i1 = -1;
+    const given = Array.isArray(sel.inner) ? sel.inner : sel.inner ? [sel.inner] : [];
+    for (const x of [...given].sort((a, b) => a.start - b.start)) {
+      const a = Math.max(s0, clamp(x.start)), b = Math.min(s1, clamp(x.end));
+      if (a < b && (!inners.length || a >= inners[inners.length - 1].end)) inners.push({ start: a, end: b, role: x.role });
     }
+    for (const x of inners) { cuts.add(x.start); cuts.add(x.end); }
   }
   const pts = [...cuts].sort((a, b) => a - b);
   const paras = new Set(doc.paragraphs);
   const furn = doc.furniture;
   const root = document.createDocumentFragment();
-  let mark = null, inner = null, fi = 0;
+  let mark = null, fi = 0, ii = 0, inner = null, innerAt = -1;
   const newMark = () => el('mark', { className: 'hl-' + sel.kind, tabIndex: -1, 'data-start': sel.span.start, 'data-end': sel.span.end });
-  // containerFor returns where the text at code point a goes: the answer's
-  // mark, the selection's mark or the view itself, opening a mark where
-  // its span starts. strict: for a paragraph break at a, which belongs
-  // inside a mark only when the mark goes on both sides of it.
+  // containerFor returns where the text at code point a goes: an answer
+  // span's mark, the selection's mark or the view itself, opening a mark
+  // where its span starts. strict: for a paragraph break at a, which
+  // belongs inside a mark only when the mark goes on both sides of it.
   const containerFor = (a, strict) => {
     if (!sel || !(strict ? s0 < a && a < s1 : s0 <= a && a < s1)) return root;
     if (!mark) root.append(mark = newMark());
-    if (!(i0 >= 0 && (strict ? i0 < a && a < i1 : i0 <= a && a < i1))) return mark;
-    if (!inner) mark.append(inner = el('mark', { className: 'hl-answer', 'data-start': i0, 'data-end': i1 }));
+    while (ii < inners.length && inners[ii].end <= a) ii++;
+    const x = inners[ii];
+    if (!x || !(strict ? x.start < a && a < x.end : x.start <= a && a < x.end)) return mark;
+    if (innerAt !== ii) {
+      innerAt = ii;
+      mark.append(inner = el('mark', { className: 'hl-answer', 'data-start': x.start, 'data-end': x.end }));
+    }
     return inner;
   };
   for (let k = 0; k + 1 < pts.length; k++) {

@@ -53,9 +53,12 @@ function renderPanel() {
   $('cell-doc').textContent = row.doc_name;
   const ans = $('cell-answer');
   ans.className = 'cell-answer cell-' + a.kind;
-  ans.replaceChildren(...[el('span', { className: 'ans' }, a.kind === 'conditional' ? 'Conditional' : a.text),
-    a.condition ? el('span', { className: 'cond' }, (a.kind === 'conditional' ? 'only ' : '') + a.condition) : null,
+  ans.replaceChildren(...[el('span', { className: 'ans' }, a.kind === 'found' ? 'Found' : a.text),
+    a.condition ? el('span', { className: 'cond' }, a.condition) : null,
+    a.kind === 'no' && a.excludes ? el('span', { className: 'cond' }, 'the contract excludes it') : null,
     a.was ? el('span', { className: 'was' }, 'was: ' + shortAnswer(a.was, c)) : null].filter(Boolean));
+  $('cell-parties').replaceChildren(...a.parties.map((x) => el('li', null, el('b', null, x.name), x.role ? ' — “' + x.role + '”' : '')));
+  $('cell-parties').hidden = !a.parties.length;
   const evidence = a.was ? a.was : a;
   $('cell-meta').textContent = [
     c.found ? 'confidence ' + Math.round(100 * c.confidence) + '%'
@@ -68,12 +71,13 @@ function renderPanel() {
     : cur.partial ? 'Decisions can be taken when the review is done.' : 'Not reviewed yet.';
   $('cell-decision').className = 'cell-decision' + (d ? ' v-' + d.verdict : '');
   const exs = c.extracts || [];
-  $('cell-evidence-h').textContent = !exs.length ? 'No passage' : c.found ? (exs.length > 1 ? exs.length + ' passages' : 'Evidence')
-    : 'Best candidate (not found)';
+  $('cell-evidence-h').textContent = !exs.length ? 'No passage'
+    : evidence.kind === 'no' ? 'Evidence: the clause that excludes it'
+      : c.found ? (exs.length > 1 ? exs.length + ' passages' : 'Evidence') : 'Best candidate (not found)';
   $('cell-extracts').replaceChildren(...exs.map((e, k) => el('li', null,
     el('button', { type: 'button', className: 'linkish', onclick: () => openReader(k), title: 'Open the contract here' },
       [e.path || 'Passage ' + (k + 1), pagesLabel(e.pages), 'characters ' + e.span.start + '–' + e.span.end].filter(Boolean).join(' · ')),
-    extractQuote(e, evidence.span))));
+    extractQuote(e, spansIn(evidence, k)))));
   $('cell-open').disabled = !exs.length;
   $('correct-form').hidden = !(d && d.verdict === 'corrected');
   $('correct-text').value = d && d.text ? d.text : '';
@@ -86,20 +90,40 @@ function renderPanel() {
   }
 }
 
-// extractQuote shows an extract's text with the answer's span, when it
-// lies inside, marked.
-function extractQuote(e, span) {
-  const q = el('blockquote', null);
-  if (!span || span.start < e.span.start || span.end > e.span.end || span.end <= span.start) {
-    q.append(e.text);
-    return q;
+// spansIn returns the answer's spans inside the k-th extract, sorted, as
+// {start, end, role} (a party's name and role too).
+function spansIn(a, k) {
+  const out = [];
+  for (const s of a.spans || []) if (s.extract === k && s.span) out.push({ start: s.span.start, end: s.span.end, role: s.role });
+  for (const p of a.parties || []) {
+    for (const s of [p.name_span, p.role_span]) {
+      if (s && s.extract === k && s.span && !out.some((o) => o.start === s.span.start)) out.push({ start: s.span.start, end: s.span.end, role: s.role });
+    }
   }
+  out.sort((x, y) => x.start - y.start);
+  // Keep them apart: a span overlapping the one before is dropped.
+  return out.filter((s, i) => s.end > s.start && (i === 0 || s.start >= out[i - 1].end));
+}
+
+// extractQuote shows an extract's text with the answer's spans inside it
+// marked.
+function extractQuote(e, spans) {
+  const q = el('blockquote', null);
   const cp = cpIndex(e.text);
   const n = cp.length - 1;
-  const from = cp[Math.min(n, span.start - e.span.start)], to = cp[Math.min(n, span.end - e.span.start)];
-  q.append(e.text.slice(0, from), el('mark', { className: 'hl-answer' }, e.text.slice(from, to)), e.text.slice(to));
+  let at = 0;
+  for (const s of spans) {
+    if (s.start < e.span.start || s.end > e.span.end) continue;
+    const from = cp[Math.min(n, s.start - e.span.start)], to = cp[Math.min(n, s.end - e.span.start)];
+    if (from < at) continue;
+    q.append(e.text.slice(at, from), el('mark', { className: 'hl-answer', title: roleWord[s.role] || '' }, e.text.slice(from, to)));
+    at = to;
+  }
+  q.append(e.text.slice(at));
   return q;
 }
+
+const roleWord = { value: 'The answer', condition: 'The condition', exclusion: 'Where it is excluded', party: 'A party', party_role: 'Its defined name' };
 
 // setReading switches the Review tab between the grid and reading a
 // contract (the panel stays). Leaving with back returns focus to the
@@ -126,11 +150,12 @@ async function openReader(k) {
   const e = c && c.extracts && c.extracts[k];
   if (!e) return;
   const a = cellAnswer(c, decisionAt(i, j));
-  const span = (a.was || a).span;
-  const inner = span && span.start >= e.span.start && span.end <= e.span.end ? span : null;
+  const ev = a.was || a;
+  const inner = spansIn(ev, k).filter((s) => s.start >= e.span.start && s.end <= e.span.end);
   setReading(true);
   try {
-    await showSource({ doc_id: cur.table.rows[i].doc_id, span: e.span, inner }, cur.table.provisions[j] + (c.found ? '' : ' (best candidate; not found)'));
+    await showSource({ doc_id: cur.table.rows[i].doc_id, span: e.span, inner },
+      cur.table.provisions[j] + (ev.kind === 'no' ? ' (excluded here)' : c.found ? '' : ' (best candidate; not found)'));
   } catch (err) { showError(err); }
 }
 

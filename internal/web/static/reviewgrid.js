@@ -20,29 +20,32 @@ const kindWord = Object.fromEntries(answerKinds);
 const verdictGlyph = { accepted: '✓', rejected: '✗', corrected: '✎' };
 
 // cellAnswer reads a cell's answer once the reviewer's decision is applied:
-// {kind, text, condition, span, was}. kind is one of answerKinds; text is
-// what the cell shows; span is where the answer was read in the contract
-// (code points, inside one of the cell's extracts) or null; was is the
-// engine's answer a correction replaced.
+// {kind, text, condition, spans, parties, was}. kind is one of answerKinds
+// ("found" is a found cell whose answer is its clause: a value the text
+// does not give); text is what the cell shows; spans are where the answer
+// was read ({extract, span, role}: code points inside one of the cell's
+// extracts); was is the engine's answer a correction replaced.
 //
-// A cell carries its answer in c.answer ({kind, text, condition, span});
-// a cell without one (a review made before answers were read) is read
-// from its value: "Yes"/"No", another value, or Found.
+// The engine gives the answer in c.answer (docs/REVIEW.md, "The answer in
+// a cell"); a cell without one (a review kept from before answers were
+// read) is read from found and value.
 function cellAnswer(c, d) {
   if (!c) return null;
   let a;
   const x = c.answer;
-  if (x && kindWord[x.kind]) {
-    a = { kind: x.kind, text: x.text || kindWord[x.kind], condition: x.condition || '', span: x.span || null };
+  if (x && x.kind) {
+    let kind = x.kind === 'not_found' ? 'nf' : x.kind;
+    if (kind === 'value' && !x.text) kind = 'found';
+    if (!kindWord[kind]) kind = c.found ? 'found' : 'nf';
+    a = { kind, text: x.text || kindWord[kind], condition: x.condition || '', spans: x.spans || [], parties: x.parties || [], excludes: !!x.excludes };
   } else if (!c.found) {
-    a = { kind: 'nf', text: 'Not found', condition: '', span: null };
+    a = { kind: 'nf', text: 'Not found', condition: '', spans: [], parties: [] };
   } else {
-    a = Object.assign(valueAnswer(c.value), { span: null });
+    a = Object.assign(valueAnswer(c.value), { spans: [], parties: [] });
   }
   if (d && d.verdict === 'corrected') {
     const was = a;
-    a = d.value ? valueAnswer(d.value) : { kind: 'found', text: 'Found', condition: '' };
-    a.span = null;
+    a = Object.assign(d.value ? valueAnswer(d.value) : { kind: 'found', text: 'Found', condition: '' }, { spans: [], parties: [] });
     a.was = was;
   }
   return a;
