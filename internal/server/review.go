@@ -18,7 +18,6 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
-	"github.com/pakton/pakton/internal/store"
 )
 
 // On a directory store, reviews live inside their collection, so deleting
@@ -142,11 +141,24 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		return
 	}
 	docs := docRefs(req.Docs)
+	ids := make(map[string]bool, len(infos))
+	for _, in := range infos {
+		ids[in.ID] = true
+	}
 	for _, id := range docs {
-		if !slices.ContainsFunc(infos, func(in store.DocInfo) bool { return in.ID == id }) {
+		if !ids[id] {
 			fail(w, http.StatusBadRequest, "document %q is not in collection %q", id, c)
 			return
 		}
+	}
+	contracts := len(infos)
+	if len(docs) > 0 {
+		contracts = len(docs)
+	}
+	if cells := contracts * len(pb.Provisions); cells > s.cfg.MaxReviewCells {
+		fail(w, http.StatusBadRequest, "this review would be %d contracts × %d provisions = %d cells, more than the %d a review may have: narrow it with \"provisions\" or \"docs\"",
+			contracts, len(pb.Provisions), cells, s.cfg.MaxReviewCells)
+		return
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
 		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}

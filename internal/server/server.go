@@ -43,6 +43,7 @@ const (
 	DefaultJobRetention    = 7 * 24 * time.Hour
 	DefaultRate            = 20
 	DefaultBurst           = 40
+	DefaultMaxReviewCells  = 50_000
 )
 
 // Config configures a Server. Store is required; so is Keys unless NoAuth.
@@ -77,6 +78,9 @@ type Config struct {
 	AskTimeout time.Duration
 	// AskQueueWait bounds how long a question waits for a slot.
 	AskQueueWait time.Duration
+	// MaxReviewCells bounds contracts × provisions of one review
+	// (DefaultMaxReviewCells): a review past it is refused with a 400.
+	MaxReviewCells int
 
 	// JobRetention is how long finished jobs (and whatever uploaded files
 	// of theirs are left) are kept after they finished
@@ -192,6 +196,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
+	}
+	if cfg.MaxReviewCells <= 0 {
+		cfg.MaxReviewCells = DefaultMaxReviewCells
 	}
 	if cfg.JobRetention == 0 {
 		cfg.JobRetention = DefaultJobRetention
