@@ -250,7 +250,7 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 			return nil, fail(p.line, "provision %q: field \"answer\": unknown answer format %q (known: %s)", p.Name, p.Answer, formatList())
 		}
 		for _, c := range []struct {
-			field string
+			field  string
 			n, max int
 		}{{"keywords", len(p.Keywords), MaxKeywords}, {"examples", len(p.Examples), MaxExamples},
 			{"questions", len(p.Questions), MaxQuestions}, {"risks", len(p.Risks), MaxRisks}} {
