@@ -1,9 +1,15 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pakton/pakton/internal/jobs"
 )
 
 // Issue 17 (hardening round 2): the review surfaces.
@@ -40,4 +46,81 @@ func TestReviewPlaybookLimits(t *testing.T) {
 	if code, _ := e.json("GET", "/healthz", "", nil); code != http.StatusOK {
 		t.Fatalf("server gone: %d", code)
 	}
+}
+
+// oneLineDefinitions is n bytes of inline definitions on one line, the text
+// that made graph extraction quadratic.
+func oneLineDefinitions(n int) string {
+	var b strings.Builder
+	b.WriteString("AGREEMENT\n\n1. Definitions\n\n")
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "the widget maker (the \"Term%d\") and ", i)
+	}
+	return b.String()
+}
+
+// TestCancelReachesGraphExtraction: cancelling an upload whose file is in
+// graph extraction stops it (it ran on, without a context, for minutes).
+// Close stops it too: SIGTERM used to leave the process alive.
+func TestCancelReachesGraphExtraction(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	big := oneLineDefinitions(2 << 20)
+	for _, how := range []string{"cancel", "close"} {
+		code, body := e.upload("deal", key, file{"defs-" + how + ".txt", big})
+		if code != http.StatusAccepted {
+			t.Fatalf("upload: %d %s", code, body)
+		}
+		id := decode[struct{ Job jobs.Job }](t, body).Job.ID
+		if !waitFor(30*time.Second, func() bool { return extracting() }) {
+			t.Fatal("the graph extraction never started")
+		}
+		if how == "close" {
+			// Close waits for the job workers; they stop at once, leaving
+			// the job unfinished on disk to resume on the next start.
+			closed := make(chan struct{})
+			go func() { e.srv.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(30 * time.Second):
+				t.Fatal("Close still waiting for the graph extraction after 30 s")
+			}
+			if extracting() {
+				t.Fatal("the graph extraction runs on after Close")
+			}
+			continue
+		}
+		e.srv.Jobs().Cancel(id)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		j, err := e.srv.Jobs().Wait(ctx, id)
+		cancel()
+		if err != nil || j.State != jobs.Cancelled {
+			t.Fatalf("%s: job %+v %v", how, j, err)
+		}
+		if !waitFor(30*time.Second, func() bool { return !extracting() }) {
+			t.Fatal("the graph extraction still runs 30 s after its job was cancelled")
+		}
+	}
+}
+
+// extracting reports whether some goroutine is extracting a graph.
+func extracting() bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Contains(string(buf[:n]), "pakton/internal/graph.Extract")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// waitFor polls cond until it holds or the time is up.
+func waitFor(limit time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
 }
