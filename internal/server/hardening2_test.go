@@ -1,15 +1,21 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
 // Issue 17 (hardening round 2): the review surfaces.
@@ -123,4 +129,86 @@ func waitFor(limit time.Duration, cond func() bool) bool {
 		}
 	}
 	return cond()
+}
+
+// TestReviewListingsReadNoTable: listing reviews, their progress and
+// decisions read each review's small summary, never its table (a listing
+// used to parse every finished table: 6 parallel listings of large reviews
+// took 21 s each and 6 GB). A review finished before summaries existed gets
+// one from its table once; a finished review's table is served as stored.
+func TestReviewListingsReadNoTable(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"b.txt", contract("Bravo Inc", "one year")})
+	base := "/api/v1/collections/deal/reviews"
+	rv := e.startReviewOf("deal", key, map[string]any{"playbook_yaml": string(reviewtest.PlaybookYAML)})
+	dir := e.srv.reviewDir("deal", rv.ID)
+	table, err := os.ReadFile(filepath.Join(dir, "table.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The finished review is served with its table as stored.
+	code, body := e.json("GET", base+"/"+rv.ID, key, nil)
+	if code != http.StatusOK || !bytes.Contains(body, append([]byte(`"table":`), table...)) {
+		t.Fatalf("get: %d %.300s", code, body)
+	}
+	got := decode[struct {
+		Review    reviewJSON
+		Table     review.Table
+		Decisions review.Decisions
+	}](t, body)
+	if got.Review.State != jobs.Done || len(got.Table.Rows) != 2 || got.Decisions == nil {
+		t.Fatalf("get: %s", body)
+	}
+
+	// With the table unreadable, listings and decisions still work: they
+	// do not read it.
+	if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, body = e.json("GET", base+"?limit=1", key, nil)
+	list := decode[struct{ Reviews []reviewJSON }](t, body)
+	if code != http.StatusOK || len(list.Reviews) != 1 || list.Reviews[0].State != jobs.Done || list.Reviews[0].Stats == nil || list.Reviews[0].Stats.Contracts != 2 {
+		t.Fatalf("listing with an unreadable table: %d %s", code, body)
+	}
+	d := map[string]any{"doc_id": got.Table.Rows[0].DocID, "provision": got.Table.Provisions[0], "verdict": "accepted"}
+	if code, body := e.json("POST", base+"/"+rv.ID+"/decisions", key, d); code != http.StatusOK {
+		t.Fatalf("decision with an unreadable table: %d %s", code, body)
+	}
+	d["provision"] = "No Such Provision"
+	if code, body := e.json("POST", base+"/"+rv.ID+"/decisions", key, d); code != http.StatusBadRequest {
+		t.Fatalf("decision on no cell: %d %s", code, body)
+	}
+
+	// A review kept in the old layout ({"table", "stats", "finished"}, no
+	// summary) is listed, served and exported, and gets its summary.
+	var legacy struct {
+		Table    json.RawMessage `json:"table"`
+		Stats    review.RunStats `json:"stats"`
+		Finished time.Time       `json:"finished"`
+	}
+	legacy.Table, legacy.Stats, legacy.Finished = table, *got.Review.Stats, got.Review.Finished
+	old, _ := json.Marshal(legacy)
+	if err := os.WriteFile(filepath.Join(dir, "table.json"), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, body = e.json("GET", base, key, nil)
+	list = decode[struct{ Reviews []reviewJSON }](t, body)
+	if code != http.StatusOK || len(list.Reviews) != 1 || list.Reviews[0].State != jobs.Done || list.Reviews[0].Stats.Contracts != 2 {
+		t.Fatalf("listing a legacy review: %d %s", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("legacy review got no summary: %v", err)
+	}
+	if code, body := e.do("GET", base+"/"+rv.ID+"/export/csv", key, nil, ""); code != http.StatusOK || !bytes.Contains(body, []byte("a.txt")) {
+		t.Errorf("export of a legacy review: %d %.200s", code, body)
+	}
+	code, body = e.json("GET", base+"/"+rv.ID, key, nil)
+	if code != http.StatusOK || len(decode[struct{ Table review.Table }](t, body).Table.Rows) != 2 {
+		t.Errorf("get a legacy review: %d %.300s", code, body)
+	}
 }

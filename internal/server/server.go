@@ -152,6 +152,7 @@ type Server struct {
 	models     *agent.Models // nil: evidence reports
 	asks       chan struct{} // semaphore of running asks
 	renders    chan struct{} // semaphore of running page renders (pages.go)
+	tables     chan struct{} // semaphore of review tables being decoded (review.go)
 	handler    http.Handler
 
 	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
@@ -223,7 +224,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
-		renders: make(chan struct{}, maxRenders)}
+		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
