@@ -213,7 +213,6 @@ func readMeta(dir string) (reviewMeta, error) {
 	return m, json.Unmarshal(raw, &m)
 }
 
-
 // runReviewJob is the job that runs a review; a restart runs it again and
 // the finished rows are reused.
 func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter) error {
