@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -180,6 +181,14 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 	errs := make([]error, len(jobs))
 	var done atomic.Int32
 	parallel.Each(ctx, len(jobs), m.parallel(), func(i int) {
+		defer func() {
+			// A panic in a cell is that cell's failure (its offline
+			// answer stands), never the process's end.
+			if p := recover(); p != nil {
+				m.log().Error("review: model pass panicked on a cell", "doc", d.Name, "provision", jobs[i].prov.Name, "panic", p, "stack", string(debug.Stack()))
+				errs[i] = fmt.Errorf("internal error (please report): %v", p)
+			}
+		}()
 		var cached bool
 		out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
 		if m.Progress != nil && errs[i] == nil {
