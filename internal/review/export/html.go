@@ -33,7 +33,6 @@ var reportTmpl = sync.OnceValue(func() *template.Template {
 // extract.
 const contextRunes = 250
 
-
 type htmlReview struct {
 	Title      string
 	Collection string
@@ -67,13 +66,13 @@ type htmlCell struct {
 
 type htmlSource struct {
 	Anchor, Contract, Provision, Verdict, Note, Method string
-	Kind, Line, Condition, Reviewed                     string
-	Found, Excludes                                     bool
-	Confidence                                          float64
-	Corrected                                           string
-	Passages                                            []htmlPassage
-	Risks                                               []review.RiskAnswer
-	Notes                                               []string // how the cell was made (model pass)
+	Kind, Line, Condition, Reviewed                    string
+	Found, Excludes                                    bool
+	Confidence                                         float64
+	Corrected                                          string
+	Passages                                           []htmlPassage
+	Risks                                              []review.RiskAnswer
+	Notes                                              []string // how the cell was made (model pass)
 }
 
 type htmlPassage struct {
