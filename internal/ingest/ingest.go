@@ -433,7 +433,10 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, du
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
+	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
+		if ctx.Err() != nil {
+			return FileResult{}, nil
+		}
 		return fail(err.Error(), err)
 	}
 	if doc.Layout != nil {
