@@ -40,7 +40,7 @@ func runDocs(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if sub == "list" || sub == "rm" || sub == "reindex" {
-		if err := checkCollection(st, g.collection); err != nil {
+		if err := checkCollection(ctx, st, g.collection); err != nil {
 			return err
 		}
 	}
@@ -49,16 +49,16 @@ func runDocs(ctx context.Context, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("unknown docs subcommand %q (want list, rm, reindex, collections, rm-collection)", rest[0])
 		}
-		return listDocs(st, g.collection, *asJSON)
+		return listDocs(ctx, st, g.collection, *asJSON)
 	case "rm":
 		if len(rest) == 0 {
 			return fmt.Errorf("docs rm: name at least one document (id or name)")
 		}
 		var failed int
 		for _, ref := range rest {
-			info, err := ingest.FindDocExact(st, g.collection, ref)
+			info, err := ingest.FindDocExact(ctx, st, g.collection, ref)
 			if err == nil {
-				err = st.Delete(g.collection, info.ID)
+				err = st.Delete(ctx, g.collection, info.ID)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "pakton docs rm: %v\n", err)
@@ -85,7 +85,7 @@ func runDocs(ctx context.Context, args []string) error {
 		fmt.Fprintf(stdout, "re-analyzed %d documents of collection %q\n", n, g.collection)
 		return err
 	case "collections":
-		cols, err := st.Collections()
+		cols, err := st.Collections(ctx)
 		if err != nil {
 			return err
 		}
@@ -105,27 +105,27 @@ func runDocs(ctx context.Context, args []string) error {
 		if !*yes {
 			return fmt.Errorf("docs rm-collection %s deletes the collection and all its documents; add --yes to confirm", rest[0])
 		}
-		if err := st.DeleteCollection(rest[0]); err != nil {
+		if err := st.DeleteCollection(ctx, rest[0]); err != nil {
 			return err
 		}
-		if err := server.ForgetCollection(st, rest[0]); err != nil {
+		if err := server.ForgetCollection(ctx, st, rest[0]); err != nil {
 			fmt.Fprintf(stderr, "warning: %v\n", err)
 		}
 		fmt.Fprintf(stdout, "deleted collection %s\n", rest[0])
 		return nil
 	case "gc":
-		return collectGarbage(st, *minAge, *asJSON)
+		return collectGarbage(ctx, st, *minAge, *asJSON)
 	}
 	return nil
 }
 
 // collectGarbage removes, in every collection, the files no document
 // names (a commit cut short on a cluster) that are older than minAge.
-func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
+func collectGarbage(ctx context.Context, st *store.Store, minAge time.Duration, asJSON bool) error {
 	if minAge < time.Minute {
 		return fmt.Errorf("docs gc: --min-age %s is too short: a commit in progress could lose its files (at least 1m)", minAge)
 	}
-	cols, err := st.Collections()
+	cols, err := st.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	}
 	var out []result
 	for _, c := range cols {
-		gs, err := st.CollectGarbage(c.Name, minAge)
+		gs, err := st.CollectGarbage(ctx, c.Name, minAge)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -157,8 +157,8 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	return nil
 }
 
-func listDocs(st *store.Store, collection string, asJSON bool) error {
-	infos, err := st.List(collection)
+func listDocs(ctx context.Context, st *store.Store, collection string, asJSON bool) error {
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func Load(ctx context.Context, st *store.Store, collection string) (*search.Inde
 	start := time.Now()
 	// The generation is read before the documents, so a file written below
 	// can only be newer than its label, never older.
-	gen, err := st.Generation(collection)
+	gen, err := st.Generation(ctx, collection)
 	if err != nil {
 		return nil, LoadReport{}, fmt.Errorf("load index: %w", err)
 	}
@@ -81,7 +81,7 @@ func Load(ctx context.Context, st *store.Store, collection string) (*search.Inde
 		return nil, rep, err
 	}
 	if ix.Docs() > 0 && len(rep.Skipped) == 0 && len(rep.NoVectors) == 0 {
-		err := st.WriteCache(collection, IndexFile, func(w io.Writer) error {
+		err := st.WriteCache(ctx, collection, IndexFile, func(w io.Writer) error {
 			_, err := ix.WriteTo(w, gen)
 			return err
 		})
@@ -109,7 +109,7 @@ func Load(ctx context.Context, st *store.Store, collection string) (*search.Inde
 func build(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
 	start := time.Now()
 	var rep LoadReport
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return nil, rep, fmt.Errorf("load index: %w", err)
 	}
@@ -123,11 +123,11 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 	}
 	workers := min(runtime.NumCPU(), max(1, len(infos)))
 	out := parallel.Stream(ctx, len(infos), workers, 2*workers, func(i int) loaded {
-		seg, re, err := loadSegment(st, collection, infos[i])
+		seg, re, err := loadSegment(ctx, st, collection, infos[i])
 		var vecs *search.Vectors
 		var vecErr error
 		if err == nil {
-			vecs, vecErr = loadVectors(st, collection, infos[i])
+			vecs, vecErr = loadVectors(ctx, st, collection, infos[i])
 		}
 		return loaded{i, seg, vecs, vecErr, re, err}
 	})
@@ -180,8 +180,8 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 
 // loadSegment reads and decodes one document's segment; when it is missing
 // or does not decode, it analyzes the stored document again.
-func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
-	data, err := st.Artifact(collection, info.ID, ArtifactSegment)
+func loadSegment(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
+	data, err := st.Artifact(ctx, collection, info.ID, ArtifactSegment)
 	if err == nil {
 		seg, err = index.DecodeDoc(data)
 		if err == nil && seg.ID != info.ID {
@@ -194,7 +194,7 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *i
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
 	}
-	rec, gerr := st.Get(collection, info.ID)
+	rec, gerr := st.Get(ctx, collection, info.ID)
 	if gerr != nil {
 		return nil, false, errors.Join(err, gerr)
 	}
@@ -203,11 +203,11 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *i
 }
 
 // loadVectors reads a document's stored vectors: nil when it has none.
-func loadVectors(st *store.Store, collection string, info store.DocInfo) (*search.Vectors, error) {
+func loadVectors(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (*search.Vectors, error) {
 	if !slices.Contains(info.Artifacts, ArtifactVectors) {
 		return nil, nil
 	}
-	data, err := st.Artifact(collection, info.ID, ArtifactVectors)
+	data, err := st.Artifact(ctx, collection, info.ID, ArtifactVectors)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -237,7 +237,7 @@ func analyze(rec *store.Record) (*index.Doc, []byte) {
 // format or the retrieval units changed. progress, when set, is called after
 // each document. It returns the number of documents rewritten.
 func Reindex(ctx context.Context, st *store.Store, collection string, progress func(done, total int, name string)) (int, error) {
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return 0, fmt.Errorf("reindex: %w", err)
 	}
@@ -246,7 +246,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		rec, err := st.Get(collection, in.ID)
+		rec, err := st.Get(ctx, collection, in.ID)
 		if err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
@@ -257,7 +257,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
-		if err := st.Put(collection, rec); err != nil {
+		if err := st.Put(ctx, collection, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		n++

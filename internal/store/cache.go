@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,7 @@ func (s *Store) CachePath(collection, name string) (string, error) {
 // with OpenReader may write one); two processes writing the same file leave
 // one of the two. A collection that does not exist is an error wrapping
 // ErrNotFound.
-func (s *Store) WriteCache(collection, name string, write func(w io.Writer) error) error {
+func (s *Store) WriteCache(ctx context.Context, collection, name string, write func(w io.Writer) error) error {
 	path, err := s.CachePath(collection, name)
 	if err != nil {
 		return err
@@ -50,7 +51,7 @@ func (s *Store) WriteCache(collection, name string, write func(w io.Writer) erro
 	if s.remote != nil {
 		// The local directory of a remote store holds only derived files:
 		// check that the collection exists, then make its directory.
-		if _, err := s.remoteGeneration(collection); err != nil {
+		if _, err := s.remoteGeneration(ctx, collection); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -2,6 +2,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -29,10 +30,18 @@ type coll struct {
 // NewRemote returns an empty Remote.
 func NewRemote() *Remote { return &Remote{colls: map[string]*coll{}, records: map[string][]byte{}} }
 
+var (
+	_ store.Remote        = (*Remote)(nil)
+	_ store.SharedRecords = (*Remote)(nil)
+)
+
 func (m *Remote) Location() string { return "mem://test" }
 func (m *Remote) Close() error     { return nil }
 
-func (m *Remote) Collections() ([]store.CollectionInfo, error) {
+func (m *Remote) Collections(ctx context.Context) ([]store.CollectionInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []store.CollectionInfo
@@ -42,7 +51,10 @@ func (m *Remote) Collections() ([]store.CollectionInfo, error) {
 	return out, nil
 }
 
-func (m *Remote) CreateCollection(name string) error {
+func (m *Remote) CreateCollection(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.colls[name] == nil {
@@ -60,7 +72,10 @@ func (m *Remote) get(name string) (*coll, error) {
 	return c, nil
 }
 
-func (m *Remote) DeleteCollection(name string) error {
+func (m *Remote) DeleteCollection(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := m.get(name); err != nil {
@@ -70,7 +85,10 @@ func (m *Remote) DeleteCollection(name string) error {
 	return nil
 }
 
-func (m *Remote) Stamp(name string) (uint64, error) {
+func (m *Remote) Stamp(ctx context.Context, name string) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := m.get(name); err != nil {
@@ -79,7 +97,10 @@ func (m *Remote) Stamp(name string) (uint64, error) {
 	return m.stamp, nil
 }
 
-func (m *Remote) Entries(name string) ([]store.RemoteEntry, error) {
+func (m *Remote) Entries(ctx context.Context, name string) ([]store.RemoteEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
@@ -93,7 +114,10 @@ func (m *Remote) Entries(name string) ([]store.RemoteEntry, error) {
 	return out, nil
 }
 
-func (m *Remote) Entry(name, id string) (store.RemoteEntry, error) {
+func (m *Remote) Entry(ctx context.Context, name, id string) (store.RemoteEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return store.RemoteEntry{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
@@ -107,7 +131,10 @@ func (m *Remote) Entry(name, id string) (store.RemoteEntry, error) {
 	return e, nil
 }
 
-func (m *Remote) ReadFile(name, id, version, file string) ([]byte, error) {
+func (m *Remote) ReadFile(ctx context.Context, name, id, version, file string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
@@ -121,7 +148,10 @@ func (m *Remote) ReadFile(name, id, version, file string) ([]byte, error) {
 	return b, nil
 }
 
-func (m *Remote) Commit(name string, vs []store.RemoteVersion) error {
+func (m *Remote) Commit(ctx context.Context, name string, vs []store.RemoteVersion) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
@@ -140,7 +170,10 @@ func (m *Remote) Commit(name string, vs []store.RemoteVersion) error {
 	return nil
 }
 
-func (m *Remote) Delete(name, id string) error {
+func (m *Remote) Delete(ctx context.Context, name, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
@@ -156,7 +189,10 @@ func (m *Remote) Delete(name, id string) error {
 }
 
 // Records implements store.SharedRecords.
-func (m *Remote) Records(kind string) (map[string][]byte, error) {
+func (m *Remote) Records(ctx context.Context, kind string) (map[string][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := map[string][]byte{}
@@ -169,7 +205,10 @@ func (m *Remote) Records(kind string) (map[string][]byte, error) {
 }
 
 // Record implements store.SharedRecords.
-func (m *Remote) Record(kind, id string) ([]byte, error) {
+func (m *Remote) Record(ctx context.Context, kind, id string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.records[kind+"\x00"+id]
@@ -180,7 +219,10 @@ func (m *Remote) Record(kind, id string) ([]byte, error) {
 }
 
 // PutRecord implements store.SharedRecords.
-func (m *Remote) PutRecord(kind, id string, data []byte) error {
+func (m *Remote) PutRecord(ctx context.Context, kind, id string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.records[kind+"\x00"+id] = append([]byte(nil), data...)
@@ -188,7 +230,10 @@ func (m *Remote) PutRecord(kind, id string, data []byte) error {
 }
 
 // DeleteRecord implements store.SharedRecords.
-func (m *Remote) DeleteRecord(kind, id string) error {
+func (m *Remote) DeleteRecord(ctx context.Context, kind, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.records[kind+"\x00"+id]; !ok {
