@@ -39,10 +39,9 @@ func (m *Remote) Location() string { return "mem://test" }
 func (m *Remote) Close() error     { return nil }
 
 func (m *Remote) Collections(ctx context.Context) ([]store.CollectionInfo, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []store.CollectionInfo
 	for name, c := range m.colls {
@@ -52,15 +51,24 @@ func (m *Remote) Collections(ctx context.Context) ([]store.CollectionInfo, error
 }
 
 func (m *Remote) CreateCollection(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.colls[name] == nil {
 		m.colls[name] = &coll{entries: map[string]store.RemoteEntry{}, files: map[string][]byte{}}
 	}
 	m.stamp++
+	return nil
+}
+
+// enter starts a call: a cancelled context does nothing (as a cluster call
+// would fail), else the lock is taken.
+func (m *Remote) enter(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
 	return nil
 }
 
@@ -73,10 +81,9 @@ func (m *Remote) get(name string) (*coll, error) {
 }
 
 func (m *Remote) DeleteCollection(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := m.get(name); err != nil {
 		return err
@@ -86,10 +93,9 @@ func (m *Remote) DeleteCollection(ctx context.Context, name string) error {
 }
 
 func (m *Remote) Stamp(ctx context.Context, name string) (uint64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return 0, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := m.get(name); err != nil {
 		return 0, err
@@ -98,10 +104,9 @@ func (m *Remote) Stamp(ctx context.Context, name string) (uint64, error) {
 }
 
 func (m *Remote) Entries(ctx context.Context, name string) ([]store.RemoteEntry, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -115,10 +120,9 @@ func (m *Remote) Entries(ctx context.Context, name string) ([]store.RemoteEntry,
 }
 
 func (m *Remote) Entry(ctx context.Context, name, id string) (store.RemoteEntry, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return store.RemoteEntry{}, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -132,10 +136,9 @@ func (m *Remote) Entry(ctx context.Context, name, id string) (store.RemoteEntry,
 }
 
 func (m *Remote) ReadFile(ctx context.Context, name, id, version, file string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -149,10 +152,9 @@ func (m *Remote) ReadFile(ctx context.Context, name, id, version, file string) (
 }
 
 func (m *Remote) Commit(ctx context.Context, name string, vs []store.RemoteVersion) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -171,10 +173,9 @@ func (m *Remote) Commit(ctx context.Context, name string, vs []store.RemoteVersi
 }
 
 func (m *Remote) Delete(ctx context.Context, name, id string) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -190,10 +191,9 @@ func (m *Remote) Delete(ctx context.Context, name, id string) error {
 
 // Records implements store.SharedRecords.
 func (m *Remote) Records(ctx context.Context, kind string) (map[string][]byte, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := map[string][]byte{}
 	for k, v := range m.records {
@@ -206,10 +206,9 @@ func (m *Remote) Records(ctx context.Context, kind string) (map[string][]byte, e
 
 // Record implements store.SharedRecords.
 func (m *Remote) Record(ctx context.Context, kind, id string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.records[kind+"\x00"+id]
 	if !ok {
@@ -220,10 +219,9 @@ func (m *Remote) Record(ctx context.Context, kind, id string) ([]byte, error) {
 
 // PutRecord implements store.SharedRecords.
 func (m *Remote) PutRecord(ctx context.Context, kind, id string, data []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.records[kind+"\x00"+id] = append([]byte(nil), data...)
 	return nil
@@ -231,10 +229,9 @@ func (m *Remote) PutRecord(ctx context.Context, kind, id string, data []byte) er
 
 // DeleteRecord implements store.SharedRecords.
 func (m *Remote) DeleteRecord(ctx context.Context, kind, id string) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.enter(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.records[kind+"\x00"+id]; !ok {
 		return fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
