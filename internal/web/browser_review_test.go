@@ -212,7 +212,7 @@ func TestBrowserReview(t *testing.T) {
 	b.run("accept",
 		chromedp.Focus(sel, chromedp.ByQuery),
 		chromedp.KeyEvent("a"),
-		chromedp.WaitVisible(sel+" .verdict.accepted", chromedp.ByQuery),
+		chromedp.Poll(`!!document.querySelector(`+strconvQuote(sel+" .verdict.accepted")+`)`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 	)
 	nf := -1
 	for j, c := range got.Table.Rows[ri].Cells {

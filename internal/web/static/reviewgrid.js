@@ -207,18 +207,19 @@ function renderGrid() {
   cur.view = { rows, cols, f, cellFilter };
   const head = el('tr', null, el('th', { scope: 'col', className: 'corner' }, 'Contract'),
     cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, t.provisions[j]))));
-  const body = rows.map((i) => {
-    const row = t.rows[i];
-    return el('tr', null,
-      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
-        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
-      cols.map((j) => gridCell(i, j, cellFilter && !cellMatches(f, i, j))));
-  });
+  // The rows in view come at once; the rest follow in chunks, so a large
+  // review (hundreds of contracts × dozens of provisions) shows at once
+  // and stays responsive while it fills in (finishGrid completes it when
+  // the keyboard goes further).
+  const tbody = el('tbody', null);
+  cur.pending = { rows: rows.slice(), tbody, gen: (cur.pending ? cur.pending.gen : 0) + 1 };
+  appendRows(cur, gridFirstRows);
   // Fixed columns (table-layout: fixed needs the table's width).
   $('review-grid').style.width = 'calc(var(--contract-w) + ' + cols.length + ' * var(--cell-w))';
   $('review-grid').replaceChildren(
     el('colgroup', null, el('col', { className: 'c-contract' }), cols.map(() => el('col', { className: 'c-prov' }))),
-    el('thead', null, head), el('tbody', null, body));
+    el('thead', null, head), tbody);
+  if (cur.pending.rows.length) scheduleRows(cur, cur.pending.gen);
   const filtered = f.words.length || f.col !== '' || cellFilter;
   $('review-filter-clear').hidden = !filtered;
   $('review-shown').textContent = rows.length + ' of ' + t.rows.length + ' contracts · ' + cols.length + ' of ' +
@@ -230,6 +231,38 @@ function renderGrid() {
     if (b) b.tabIndex = 0;
     if (rv.cell && at === rv.cell) b.closest('td').classList.add('open');
   }
+}
+
+// gridFirstRows are the rows drawn at once; gridChunk the rows drawn in
+// each later step.
+const gridFirstRows = 60, gridChunk = 40;
+
+// appendRows draws the next n pending rows of the grid.
+function appendRows(cur, n) {
+  const p = cur.pending, v = cur.view, t = cur.table;
+  const frag = document.createDocumentFragment();
+  for (const i of p.rows.splice(0, n)) {
+    const row = t.rows[i];
+    frag.append(el('tr', null,
+      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
+        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
+      v.cols.map((j) => gridCell(i, j, v.cellFilter && !cellMatches(v.f, i, j)))));
+  }
+  p.tbody.append(frag);
+}
+
+function scheduleRows(cur, gen) {
+  setTimeout(() => {
+    if (rv.current !== cur || !cur.pending || cur.pending.gen !== gen || !cur.pending.rows.length) return;
+    appendRows(cur, gridChunk);
+    if (cur.pending.rows.length) scheduleRows(cur, gen);
+  }, 0);
+}
+
+// finishGrid draws every row still pending.
+function finishGrid() {
+  const cur = rv.current;
+  if (cur && cur.pending && cur.pending.rows.length) appendRows(cur, cur.pending.rows.length);
 }
 
 // countAnswers shows, in the answer filter, how many cells give each
@@ -253,7 +286,11 @@ function countAnswers(cols) {
 }
 
 function cellButton(i, j) {
-  return $('review-grid').querySelector('.cell[data-row="' + i + '"][data-col="' + j + '"]');
+  const find = () => $('review-grid').querySelector('.cell[data-row="' + i + '"][data-col="' + j + '"]');
+  const b = find();
+  if (b || !rv.current || !rv.current.pending || !rv.current.pending.rows.includes(i)) return b;
+  finishGrid(); // a row not drawn yet
+  return find();
 }
 
 // gridCell renders cell (i, j); dim marks a cell that does not match the
