@@ -138,13 +138,26 @@ function indexTable(cur) {
   indexDecisions(cur);
 }
 
-function indexDecisions(cur) {
+// indexDecisions keeps each cell's decision, and its answer with the
+// decision applied, for the grid's many reads.
+function indexDecisions(cur, only) {
   cur.decided = new Map((cur.decisions || []).map((d) => [d.doc_id + '\u0000' + d.provision, d]));
+  if (only && cur.answers) cur.answers[only.row][only.col] = undefined; // the one cell decided
+  else cur.answers = cur.cells.map((row) => new Array(row.length).fill(undefined));
 }
 
 function decisionAt(i, j) {
   const cur = rv.current;
   return cur.decided.get(cur.table.rows[i].doc_id + '\u0000' + cur.table.provisions[j]) || null;
+}
+
+// answerAt is cell (i, j)'s answer with its decision applied (null for a
+// row without the cell).
+function answerAt(i, j) {
+  const cur = rv.current;
+  let a = cur.answers[i][j];
+  if (a === undefined) a = cur.answers[i][j] = cellAnswer(cur.cells[i][j], decisionAt(i, j));
+  return a;
 }
 
 // lowConfidence: a cell the engine is unsure of either way.
@@ -166,9 +179,9 @@ function filters() {
 function cellMatches(f, i, j) {
   const c = rv.current.cells[i][j];
   if (!c) return false;
-  const d = decisionAt(i, j);
+  const d = f.state ? decisionAt(i, j) : null;
   if (f.answer) {
-    const k = cellAnswer(c, d).kind;
+    const k = answerAt(i, j).kind;
     if (f.answer === 'answered' ? k === 'nf' : k !== f.answer) return false;
   }
   if (f.low && !lowConfidence(c)) return false;
@@ -273,7 +286,7 @@ function countAnswers(cols) {
   cur.table.rows.forEach((_, i) => {
     for (const j of cols) {
       const c = cur.cells[i][j];
-      if (c) n[cellAnswer(c, decisionAt(i, j)).kind]++;
+      if (c) n[answerAt(i, j).kind]++;
     }
   });
   const sel = $('review-filter-answer');
@@ -300,7 +313,7 @@ function gridCell(i, j, dim) {
   const c = cur.cells[i][j];
   if (!c) return el('td', { className: 'none', role: 'gridcell' });
   const d = decisionAt(i, j);
-  const a = cellAnswer(c, d);
+  const a = answerAt(i, j);
   const p = cur.table.provisions[j];
   const conf = Math.round(100 * c.confidence);
   const line = shortAnswer(a, c);
