@@ -153,6 +153,8 @@ async function openReader(k) {
   const ev = a.was || a;
   const inner = spansIn(ev, k).filter((s) => s.start >= e.span.start && s.end <= e.span.end);
   setReading(true);
+  // Another contract: do not show the last one's highlight while it loads.
+  if (state.doc && state.doc.id !== cur.table.rows[i].doc_id) closeDocument();
   try {
     await showSource({ doc_id: cur.table.rows[i].doc_id, span: e.span, inner },
       cur.table.provisions[j] + (ev.kind === 'no' ? ' (excluded here)' : c.found ? '' : ' (best candidate; not found)'));
