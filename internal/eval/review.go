@@ -296,7 +296,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 					o.heldOut = testAt[ti]%2 == 1
 					outcomes = append(outcomes, o)
 					if opt.Values != nil && (o.value != 0 || o.polarity != 0) {
-						v := ValueOutcome{File: td.Labels.FilePath, HeldOut: o.heldOut, Provision: c.Provision, Label: lb.Answer, Right: o.value + o.polarity > 0}
+						v := ValueOutcome{File: td.Labels.FilePath, HeldOut: o.heldOut, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
 						if c.Answer != nil {
 							v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
 						}

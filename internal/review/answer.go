@@ -75,11 +75,24 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		}
 	}
 	c := cueWordsOf(p)
+	// values written in page furniture or a running line are not answers
+	written := func(vs []valueAt) []valueAt {
+		if prep == nil {
+			return vs
+		}
+		var out []valueAt
+		for _, v := range vs {
+			if sp, ok := j.span(v.at, v.end, ""); !ok || !prep.inFurniture(sp.Span) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
 	switch p.Answer {
 	case AnswerYesNo:
 		a.Kind, a.Text = KindYes, "Yes"
 	case AnswerDate:
-		if v, ok := pickValue(s, allDatesAt(s), c); ok {
+		if v, ok := pickValue(s, written(allDatesAt(s)), c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
 		} else if loc := rePerpetual().FindStringIndex(s); loc != nil {
@@ -98,7 +111,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 			}
 		}
 	case AnswerDuration:
-		cands := allDurationsAt(s)
+		cands := written(allDurationsAt(s))
 		for _, loc := range rePerpetual().FindAllStringIndex(s, -1) {
 			cands = append(cands, valueAt{"perpetual", loc[0], loc[1]})
 		}
@@ -152,7 +165,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		for _, loc := range reAmount().FindAllStringIndex(s, -1) {
 			cands = append(cands, valueAt{strings.TrimSpace(s[loc[0]:loc[1]]), loc[0], loc[1]})
 		}
-		if v, ok := pickValue(s, cands, c); ok {
+		if v, ok := pickValue(s, written(cands), c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
 		}
@@ -200,7 +213,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 	opening := text[:p.ix.Byte(min(partyChars, p.ix.Len()))]
 	var reads []partyRead
 	for _, r := range preambleParties(opening) {
-		if !p.doc.Doc.InFurniture(p.ix.RuneSpan(r.nameAt, r.nameEnd)) {
+		if !p.inFurniture(p.ix.RuneSpan(r.nameAt, r.nameEnd)) {
 			reads = append(reads, r)
 		}
 	}
@@ -210,7 +223,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 		if len(reads) >= 2 {
 			break
 		}
-		if p.doc.Doc.InFurniture(p.ix.RuneSpan(sp.nameAt, sp.nameEnd)) {
+		if p.inFurniture(p.ix.RuneSpan(sp.nameAt, sp.nameEnd)) {
 			continue
 		}
 		known := false
@@ -405,7 +418,7 @@ func (p *prepared) contractDate() string {
 	opening := text[:p.ix.Byte(min(openingChars, p.ix.Len()))]
 	var cands []valueAt
 	for _, v := range allDatesAt(opening) {
-		if !p.doc.Doc.InFurniture(p.ix.RuneSpan(v.at, v.end)) {
+		if !p.inFurniture(p.ix.RuneSpan(v.at, v.end)) {
 			cands = append(cands, v)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/document"
 )
 
 // Choosing among several values. A clause often writes more than one date,
@@ -132,4 +134,53 @@ func pickNear(s string, cands [][2]int, c cues) int {
 		}
 	}
 	return best
+}
+
+// Running lines. Besides the page furniture a parser marks (headers and
+// footers of paginated formats), plain-text contracts repeat a running line
+// on every page (a filing footer, a confidentiality legend, "Page 3 of
+// 12"): a short line that occurs three times or more is furniture too, and
+// no answer is read from it.
+
+// repeatedLines returns the spans (code points) of the lines of text of at
+// most 150 characters that occur, identical after trimming, three times or
+// more.
+func repeatedLines(ix *document.Index, text string) []document.Span {
+	count := map[string]int{}
+	type line struct {
+		key    string
+		lo, hi int // bytes
+	}
+	var lines []line
+	at := 0
+	for _, l := range strings.SplitAfter(text, "\n") {
+		k := strings.Join(strings.Fields(l), " ")
+		if k != "" && len(k) <= 150 && strings.IndexFunc(k, unicode.IsLetter) >= 0 {
+			count[k]++
+			lines = append(lines, line{k, at, at + len(l)})
+		}
+		at += len(l)
+	}
+	var out []document.Span
+	for _, l := range lines {
+		if count[l.key] >= 3 {
+			out = append(out, ix.RuneSpan(l.lo, l.hi))
+		}
+	}
+	return out
+}
+
+// inFurniture reports whether sp (code points) lies in page furniture or in
+// a running line.
+func (p *prepared) inFurniture(sp document.Span) bool {
+	if p.doc.Doc.InFurniture(sp) {
+		return true
+	}
+	p.runningOnce.Do(func() { p.running = repeatedLines(p.ix, p.doc.Doc.Text) })
+	for _, r := range p.running {
+		if r.Contains(sp) {
+			return true
+		}
+	}
+	return false
 }

@@ -34,7 +34,7 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 		// March 1, 2019 / Mar. 1st 2019
 		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019
-		regexp.MustCompile(`(?i)\b(\d{1,2})\s?(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)\b(\d{1,2})\s?(?:st|nd|rd|th)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
 		// 03/01/2019 (US order)
@@ -345,9 +345,12 @@ func EndDate(s, start string) (string, bool) {
 }
 
 // reUntilTerminated is a term with no fixed end: it runs until a party
-// ends it.
+// ends it or until an event ("will end when terminated by either party",
+// "shall expire if the adviser ceases to serve", "continues in force until
+// the earlier of …"). Read only from a term clause that writes no date and
+// no period.
 var reUntilTerminated = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:until|unless\s+and\s+until|unless)\s+(?:(?:it\s+is|this\s+agreement\s+is|sooner\s+)?(?:terminated|cancel+ed))|\bcontinue[sd]?\s+(?:in\s+(?:full\s+)?(?:force|effect)[^.;]{0,30}?\s+)?(?:indefinitely|until\s+terminated)`)
+	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite`)
 })
 
 // reFromDate joins a period to the date it runs from.
