@@ -25,13 +25,14 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
 // Artifact names this package stores beside each document.
 const (
 	// ArtifactSegment is the document's analyzed retrieval units
-	// (search.Segment.Encode), what LoadIndex reads.
+	// (index.Doc.Encode), what LoadIndex reads.
 	ArtifactSegment = "segment"
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).
@@ -425,14 +426,17 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, du
 		}
 	}
 	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
-	seg := search.AnalyzeDoc(units).Encode()
+	seg := index.AnalyzeDoc(units).Encode()
 	summary, err := json.Marshal(sum)
 	if err != nil {
 		return fail("cannot encode summary: "+err.Error(), err)
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
+	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
+		if ctx.Err() != nil {
+			return FileResult{}, nil
+		}
 		return fail(err.Error(), err)
 	}
 	if doc.Layout != nil {
