@@ -522,3 +522,10 @@ func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, f
 	}
 	return det, nil
 }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
