@@ -64,7 +64,7 @@ func parseDOCX(data []byte) (*document.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a valid .docx (zip) archive: %v", ErrCorrupt, err)
 	}
-	pk := &docxPackage{files: map[string]*zip.File{}}
+	pk := &docxPackage{files: map[string]*zip.File{}, kind: "docx"}
 	for _, f := range zr.File {
 		pk.files[strings.TrimPrefix(f.Name, "/")] = f
 	}
@@ -127,6 +127,7 @@ func utf16le(s string) []byte {
 type docxPackage struct {
 	files map[string]*zip.File
 	total int64
+	kind  string // "docx", "odt": the format named in errors
 }
 
 // read returns the part's bytes, or nil, nil when the part does not exist.
@@ -141,16 +142,16 @@ func (pk *docxPackage) read(name string) ([]byte, error) {
 	}
 	tooLarge := func() error {
 		if limit < docxMaxPart {
-			return fmt.Errorf("%w: docx parts expand beyond %d MiB in total (zip bomb?)", ErrTooLarge, docxMaxTotal>>20)
+			return fmt.Errorf("%w: %s parts expand beyond %d MiB in total (zip bomb?)", ErrTooLarge, pk.kind, docxMaxTotal>>20)
 		}
-		return fmt.Errorf("%w: docx part %s expands beyond %d MiB (zip bomb?)", ErrTooLarge, name, docxMaxPart>>20)
+		return fmt.Errorf("%w: %s part %s expands beyond %d MiB (zip bomb?)", ErrTooLarge, pk.kind, name, docxMaxPart>>20)
 	}
 	if f.UncompressedSize64 > uint64(limit) {
 		return nil, tooLarge()
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%w: docx part %s: %v", ErrCorrupt, name, err)
+		return nil, fmt.Errorf("%w: %s part %s: %v", ErrCorrupt, pk.kind, name, err)
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
@@ -159,7 +160,7 @@ func (pk *docxPackage) read(name string) ([]byte, error) {
 		return nil, tooLarge()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: docx part %s: %v", ErrCorrupt, name, err)
+		return nil, fmt.Errorf("%w: %s part %s: %v", ErrCorrupt, pk.kind, name, err)
 	}
 	return b, nil
 }
