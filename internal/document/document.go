@@ -141,6 +141,11 @@ type Message struct {
 	// order; each is ingested as its own document named
 	// "<message name>/<attachment name>".
 	Attachments []string `json:"attachments,omitempty"`
+	// Documents are, for each attachment, the name of the document that
+	// holds it: "<message name>/<attachment name>", the document that held
+	// the same bytes already, or "" when it was not ingested (refused,
+	// unsupported, unreadable).
+	Documents []string `json:"documents,omitempty"`
 }
 
 // Runes returns the length of the canonical text in code points.

@@ -30,9 +30,10 @@ import (
 // 1,200 dpi, four times what a careful scanner produces.
 const imageMaxPixels = 100_000_000
 
-// imageKind recognises the image formats pakton reads by their magic
-// bytes, returning the extension tesseract should see, or "".
-func imageKind(data []byte) string {
+// ImageKind recognises the image formats pakton reads by their magic
+// bytes, returning the extension tesseract should see (".tif", ".png",
+// ".jpg"), or "".
+func ImageKind(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("II*\x00")), bytes.HasPrefix(data, []byte("MM\x00*")),
 		bytes.HasPrefix(data, []byte("II+\x00")), bytes.HasPrefix(data, []byte("MM\x00+")):
@@ -46,7 +47,7 @@ func imageKind(data []byte) string {
 }
 
 func parseImage(ctx context.Context, data []byte, opt Options) (*document.Document, error) {
-	kind := imageKind(data)
+	kind := ImageKind(data)
 	if kind == "" {
 		return nil, fmt.Errorf("%w: not a TIFF, PNG or JPEG image", ErrCorrupt)
 	}

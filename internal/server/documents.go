@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -405,8 +404,8 @@ func SafeName(client string) (string, error) {
 		stem = "upload"
 	}
 	n := stem + ext
-	if parse.Format(n) == "" {
-		return "", rejected(http.StatusUnsupportedMediaType, "file %q: unsupported type (pakton reads .txt .md .html .htm .docx .pdf)", n)
+	if !ingest.Readable(n) {
+		return "", rejected(http.StatusUnsupportedMediaType, "file %q: unsupported type (pakton reads %s)", n, ingest.SupportedTypes)
 	}
 	return n, nil
 }
@@ -431,20 +430,17 @@ func safeChars(s string) (string, bool) {
 }
 
 // Sniff checks that the first bytes of a file match the format its name
-// claims: "%PDF-" for PDF, a zip header for DOCX, text for HTML and text
-// files. Anything else is refused before it reaches a parser.
+// claims (ingest.ContentMatches: "%PDF-" for PDF, a zip header for DOCX,
+// ODT and ZIP archives, a compound-file header for Outlook messages, text
+// for HTML, text and e-mail files, …). Anything else is refused before it
+// reaches a parser.
 func Sniff(name string, head []byte) error {
-	ok := false
-	switch parse.Format(name) {
-	case "pdf":
-		ok = bytes.Contains(head, []byte("%PDF-"))
-	case "docx":
-		ok = bytes.HasPrefix(head, []byte("PK\x03\x04"))
-	case "html", "text":
-		ok = strings.HasPrefix(http.DetectContentType(head), "text/")
-	}
-	if !ok {
-		return rejected(http.StatusUnsupportedMediaType, "file %q: its content is not %s", name, parse.Format(name))
+	if !ingest.ContentMatches(name, head) {
+		what := parse.Format(name)
+		if what == "" {
+			what = "a ZIP archive"
+		}
+		return rejected(http.StatusUnsupportedMediaType, "file %q: its content is not %s", name, what)
 	}
 	return nil
 }
@@ -476,7 +472,19 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 				rep.Result(jobs.Result{Name: pr.File, ID: store.DocID(pr.File), Status: string(pr.Status), Reason: clean(pr.Reason)})
 			}
 		}}
-	sum, err := ingest.Ingest(ctx, s.st, j.Collection, []string{dir}, opt)
+	// Each file is given on its own, so an uploaded archive is read as a
+	// data room: its entries are named by their paths inside it.
+	paths := make([]string, 0, len(p.Files))
+	for _, f := range p.Files {
+		if f == "" || f != filepath.Base(f) {
+			continue // names were made safe on arrival; anything else is not ours
+		}
+		paths = append(paths, filepath.Join(dir, f))
+	}
+	if len(paths) == 0 {
+		paths = []string{dir}
+	}
+	sum, err := ingest.Ingest(ctx, s.st, j.Collection, paths, opt)
 	// Searches see the new documents by the time the job is reported done.
 	s.indexes.refresh(j.Collection)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
@@ -33,6 +35,12 @@ type Limits struct {
 	Ratio float64
 	// Depth is how many archives deep nesting may go (default 4).
 	Depth int
+}
+
+// DefaultLimits returns the default limits, with the per-entry limit set to
+// entry when it is positive.
+func DefaultLimits(entry int64) Limits {
+	return Limits{Entry: entry}.orDefault()
 }
 
 func (l Limits) orDefault() Limits {
@@ -70,6 +78,8 @@ type Entry struct {
 	Name string
 	// Size is the expanded size the archive declares.
 	Size int64
+	// Modified is the entry's modification time as the archive records it.
+	Modified time.Time
 	// Refused, when set, is why the entry is not read (traversal, an
 	// absolute path, a symbolic link, encryption, a compression method
 	// pakton cannot read, a zip bomb, a name trick, a duplicate name).
@@ -81,7 +91,8 @@ type Entry struct {
 type Archive struct {
 	Entries []Entry // files in archive order; directories and system clutter left out
 	limits  Limits
-	read    int64 // bytes expanded so far
+	mu      sync.Mutex
+	read    int64 // bytes expanded so far; entries may be read from several goroutines
 }
 
 // OpenZip lists the entries of the ZIP archive in r (size bytes), deciding
@@ -113,7 +124,7 @@ func OpenZip(r io.ReaderAt, size int64, lim Limits) (*Archive, error) {
 				continue // a directory
 			}
 		}
-		e := Entry{Name: printable(raw), Size: int64(f.UncompressedSize64), f: f}
+		e := Entry{Name: printable(raw), Size: int64(f.UncompressedSize64), Modified: f.Modified, f: f}
 		name, err := CleanName(raw)
 		switch {
 		case err != nil:
@@ -235,7 +246,9 @@ func (a *Archive) Read(e Entry) ([]byte, error) {
 	if e.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, e.Refused)
 	}
+	a.mu.Lock()
 	limit := min(a.limits.Entry, a.limits.Total-a.read)
+	a.mu.Unlock()
 	if limit <= 0 {
 		return nil, fmt.Errorf("%w: the archive expands to more than %d bytes in all", ErrBomb, a.limits.Total)
 	}
@@ -247,7 +260,9 @@ func (a *Archive) Read(e Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(int(min(int64(e.f.UncompressedSize64), limit, 64<<20)))
 	n, err := io.Copy(&buf, io.LimitReader(rc, limit+1))
+	a.mu.Lock()
 	a.read += n
+	a.mu.Unlock()
 	if n > limit {
 		if limit < a.limits.Entry {
 			return nil, fmt.Errorf("%w: the archive expands to more than %d bytes in all", ErrBomb, a.limits.Total)
@@ -263,6 +278,8 @@ func (a *Archive) Read(e Entry) ([]byte, error) {
 // Limits returns the archive's limits, for nested archives: their total
 // is what this archive has left.
 func (a *Archive) Limits() Limits {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	l := a.limits
 	l.Total -= a.read
 	l.Depth--
