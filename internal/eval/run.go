@@ -19,6 +19,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -409,7 +410,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // in file order.
 func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index, map[string]string, error) {
 	type item struct {
-		seg  *search.Segment
+		seg  *index.Doc
 		text string
 		err  error
 	}
@@ -425,7 +426,7 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 			for i := range next {
 				in, text, err := loadDoc(opt, files[i])
 				if err == nil {
-					out[i].seg = search.AnalyzeDoc(in)
+					out[i].seg = index.AnalyzeDoc(in)
 					out[i].text = text
 				}
 				out[i].err = err

@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -63,7 +64,7 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 				sum := sha256.Sum256([]byte(text))
 				hexSum := hex.EncodeToString(sum[:])
 				in.ID = id
-				seg := search.AnalyzeDoc(in)
+				seg := index.AnalyzeDoc(in)
 				enc := seg.Encode()
 				// Skip a document stored with the same text and the same
 				// segment (a segment from another version of pakton is

@@ -24,7 +24,7 @@ import (
 // Artifact names this package stores beside each document.
 const (
 	// ArtifactSegment is the document's analyzed retrieval units
-	// (search.Segment.Encode), what LoadIndex reads.
+	// (index.Doc.Encode), what LoadIndex reads.
 	ArtifactSegment = "segment"
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).

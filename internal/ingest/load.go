@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -114,7 +115,7 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 	}
 	type loaded struct {
 		i          int
-		seg        *search.Segment
+		seg        *index.Doc
 		vecs       *search.Vectors
 		vecErr     error
 		reanalyzed bool
@@ -199,12 +200,12 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 
 // loadSegment reads and decodes one document's segment; when it is missing
 // or does not decode, it analyzes the stored document again.
-func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *search.Segment, reanalyzed bool, err error) {
+func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
 	data, err := st.Artifact(collection, info.ID, ArtifactSegment)
 	if err == nil {
-		seg, err = search.DecodeSegment(data)
+		seg, err = index.DecodeDoc(data)
 		if err == nil && seg.ID != info.ID {
-			err = fmt.Errorf("%w: it belongs to document %q", search.ErrBadSegment, seg.ID)
+			err = fmt.Errorf("%w: it belongs to document %q", index.ErrBadDoc, seg.ID)
 		}
 		if err == nil {
 			return seg, false, nil
@@ -233,19 +234,19 @@ func loadVectors(st *store.Store, collection string, info store.DocInfo) (*searc
 	if err != nil {
 		return nil, err
 	}
-	return search.DecodeVectors(data)
+	return index.DecodeVectors(data)
 }
 
 // analyze builds a stored document's segment and summary from its text and
 // clause tree.
-func analyze(rec *store.Record) (*search.Segment, []byte) {
+func analyze(rec *store.Record) (*index.Doc, []byte) {
 	tree := Tree(rec)
 	sum := chunk.Summary(rec.Doc)
 	var stored chunk.DocSummary
 	if json.Unmarshal(rec.Artifacts[ArtifactSummary], &stored) == nil {
 		sum.Generated = stored.Generated // a model-written summary is kept
 	}
-	seg := search.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
+	seg := index.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
 	summary, _ := json.Marshal(sum) // a struct of strings: cannot fail
 	return seg, summary
 }

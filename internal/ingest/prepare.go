@@ -16,6 +16,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/unpack"
 )
@@ -278,7 +279,7 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 		}
 	}
 	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
-	seg := search.AnalyzeDoc(units).Encode()
+	seg := index.AnalyzeDoc(units).Encode()
 	summary, err := json.Marshal(sum)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode summary: %w", err)

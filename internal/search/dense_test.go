@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/embed/embedtest"
 	"github.com/pakton/pakton/internal/rerank"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // concepts is the scripted embedding server's vocabulary: words of one
@@ -43,7 +44,7 @@ func denseCorpus(t *testing.T, emb Embedder) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := DecodeVectors(v.Encode())
+	dec, err := index.DecodeVectors(v.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +134,4 @@ func TestRerankHits(t *testing.T) {
 	if got[0].Span.Start != 100 || got[0].Rank != 1 || len(got) != 3 {
 		t.Fatalf("reranked %v", got)
 	}
-}
-
-func FuzzDecodeVectors(f *testing.F) {
-	f.Add((&Vectors{Model: "m", Units: []int32{0, 3}, Vecs: [][]float32{{1, 2}, {3, 4}}}).Encode())
-	f.Add([]byte(vectorsMagic + "\x01m\xff\xff\xff\xff\x0f\x02"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		DecodeVectors(data)
-	})
 }

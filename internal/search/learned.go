@@ -3,6 +3,8 @@ package search
 import (
 	"runtime"
 	"sync"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Word associations (expand.go) and heading-body associations (headings.go)
@@ -29,7 +31,7 @@ func (ix *Index) learnAll() (assocOff []int32, assocList []assocTerm, bodyOff []
 		go func() {
 			defer wg.Done()
 			for t := w; t < n; t += workers {
-				if isMarked(ix.terms[t]) {
+				if index.IsMarked(ix.terms[t]) {
 					continue // never a question word
 				}
 				assoc[t] = ix.learnAssociations(int32(t))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // MaxQueryChars is the longest query any face accepts, in characters. Each
@@ -408,7 +409,7 @@ func analyzeQuery(text string) (terms []string, breaks, named []bool) {
 		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
 	})
 	for _, p := range parts {
-		ts, ns := AnalyzeCased(p)
+		ts, ns := index.AnalyzeCased(p)
 		for i, t := range ts {
 			terms = append(terms, t)
 			breaks = append(breaks, i == 0)

@@ -1,4 +1,4 @@
-package search
+package index
 
 import (
 	"strings"
@@ -20,8 +20,8 @@ type Token struct {
 // thousands of words), so the cache stays small too.
 var stems sync.Map
 
-// stem returns the Snowball English stem of a lower-case word.
-func stem(w string) string {
+// Stem returns the Snowball English stem of a lower-case word (cached).
+func Stem(w string) string {
 	if s, ok := stems.Load(w); ok {
 		return s.(string)
 	}
@@ -42,17 +42,21 @@ func hasDigit(w string) bool {
 	return false
 }
 
+// IsStopWord reports whether w, a lower-cased word, is a stop word: Analyze
+// drops it.
+func IsStopWord(w string) bool { return stopWords[w] }
+
 // Analyze splits text into lower-cased, stemmed terms, dropping stop words.
 // Letters and digits form words; everything else separates them, except that
 // an apostrophe inside a word is dropped ("party's" → "party") and a period
 // between digits is kept ("2.3").
 func Analyze(text string) []string {
 	out := make([]string, 0, len(text)/6)
-	forEachWord(text, func(w string, _ bool) {
+	ForEachWord(text, func(w string, _ bool) {
 		if stopWords[w] {
 			return
 		}
-		out = append(out, stem(w))
+		out = append(out, Stem(w))
 	})
 	return out
 }
@@ -61,19 +65,19 @@ func Analyze(text string) []string {
 // was written like a name: starting with a capital letter or containing a
 // digit ("Acme", "BRAVATEK", "2TheMart").
 func AnalyzeCased(text string) (terms []string, named []bool) {
-	forEachWord(text, func(w string, capital bool) {
+	ForEachWord(text, func(w string, capital bool) {
 		if stopWords[w] {
 			return
 		}
-		terms = append(terms, stem(w))
+		terms = append(terms, Stem(w))
 		named = append(named, capital || hasDigit(w))
 	})
 	return terms, named
 }
 
-// forEachWord calls fn with every lower-cased word of text and whether the
+// ForEachWord calls fn with every lower-cased word of text and whether the
 // word started with a capital letter.
-func forEachWord(text string, fn func(w string, capital bool)) {
+func ForEachWord(text string, fn func(w string, capital bool)) {
 	var buf []byte
 	capital := false
 	flush := func() {
