@@ -92,6 +92,9 @@ func Open(data []byte) (*File, error) {
 			return nil, formatErr("the DIFAT chain loops")
 		}
 		sec := f.sector(difat)
+		if len(sec) < 1<<shift {
+			return nil, formatErr("a DIFAT sector is truncated")
+		}
 		for i := 0; i < per; i++ {
 			if s := le.Uint32(sec[4*i:]); s < uint32(nSectors) {
 				fatSectors = append(fatSectors, s)

@@ -515,5 +515,5 @@ func docWithAntiword(ctx context.Context, data []byte) (*document.Document, erro
 		w.add("", "", p, "", 0)
 	}
 	text, blocks := w.render()
-	return &document.Document{Format: "doc", Text: text, Blocks: blocks}, nil
+	return &document.Document{Format: "doc", Text: text, Blocks: blocks, Meta: &document.Meta{Reader: "antiword"}}, nil
 }

@@ -57,11 +57,19 @@ type docJSON struct {
 	SHA256     string    `json:"sha256"`
 	Size       int64     `json:"size"`
 	IngestedAt time.Time `json:"ingested_at"`
+	// Folder is where the document was filed in the directory or archive
+	// ingested; Archive and Entry name the archive and the path inside it;
+	// Parent is the e-mail the document is attached to.
+	Folder  string `json:"folder"`
+	Archive string `json:"archive,omitempty"`
+	Entry   string `json:"entry,omitempty"`
+	Parent  string `json:"parent,omitempty"`
 }
 
 func toDocJSON(in store.DocInfo) docJSON {
 	return docJSON{ID: in.ID, Name: in.Name, Format: in.Format, Runes: in.Runes, Pages: in.Pages, Nodes: in.Nodes,
-		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt}
+		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt,
+		Folder: ingest.DocFolder(in), Archive: in.Source.Archive, Entry: in.Source.Entry, Parent: in.Source.Parent}
 }
 
 // storeErr answers a store error: 404 for a missing collection or
@@ -90,6 +98,15 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 		s.storeErr(w, r, "list documents", err)
 		return
 	}
+	if f := r.URL.Query().Get("folder"); f != "" {
+		kept := infos[:0]
+		for _, in := range infos {
+			if ingest.InFolder(ingest.DocFolder(in), f) {
+				kept = append(kept, in)
+			}
+		}
+		infos = kept
+	}
 	// The store lists documents by name, then id: the order of this key.
 	infos, next := pageOf(infos, func(in store.DocInfo) string { return in.Name + "\x00" + in.ID }, false, pq)
 	out := make([]docJSON, len(infos))
@@ -103,24 +120,34 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 // canonical text. Spans everywhere are code points of that text.
 type documentJSON struct {
 	Document docJSON         `json:"document"`
+	Details  detailsJSON     `json:"details"`
 	Text     *string         `json:"text,omitempty"`
 	Pages    []document.Page `json:"pages"`
 	Tree     *clause.Tree    `json:"tree"`
 }
 
+// detailsJSON is what `pakton docs show` prints (ingest.Details) without
+// what document already holds and the server-side path.
+type detailsJSON struct {
+	Title       string          `json:"title,omitempty"`
+	Parties     []string        `json:"parties,omitempty"`
+	Type        string          `json:"type,omitempty"`
+	Meta        *document.Meta  `json:"meta,omitempty"`
+	Attachments []ingest.DocRef `json:"attachments,omitempty"`
+	Parent      *ingest.DocRef  `json:"parent,omitempty"`
+	Duplicates  []ingest.DocRef `json:"duplicates,omitempty"`
+}
+
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	rec, err := s.st.Document(c, id)
+	d, rec, err := ingest.Describe(s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return
 	}
-	info, err := s.st.Info(c, id)
-	if err != nil {
-		s.storeErr(w, r, "get document", err)
-		return
-	}
-	out := documentJSON{Document: toDocJSON(info), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec)}
+	out := documentJSON{Document: toDocJSON(d.DocInfo), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
+		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Meta: d.Meta,
+			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
 		out.Pages = []document.Page{}
 	}
