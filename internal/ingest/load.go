@@ -274,7 +274,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		seg, summary := analyze(rec)
 		rec.Artifacts[ArtifactSegment] = seg.Encode()
 		rec.Artifacts[ArtifactSummary] = summary
-		if rec.Artifacts[ArtifactGraph], err = encodeGraph(rec); err != nil {
+		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		if err := st.Put(collection, rec); err != nil {

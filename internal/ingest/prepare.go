@@ -286,7 +286,7 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
+	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		return nil, err
 	}
 	if doc.Layout != nil {

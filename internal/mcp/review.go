@@ -14,7 +14,7 @@ import (
 // Limits of review_collection.
 const (
 	// MaxPlaybookYAML is the longest playbook text accepted, in bytes.
-	MaxPlaybookYAML = 1 << 20
+	MaxPlaybookYAML = review.MaxPlaybookBytes
 	// MaxReviewCells bounds contracts × provisions of one call, so the
 	// answer fits an assistant's context; a larger review is narrowed with
 	// provisions or docs (or run with the CLI or the HTTP API).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -189,6 +190,14 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
+			defer func() {
+				// A panic in a cell is that cell's failure (its offline
+				// answer stands), never the process's end.
+				if p := recover(); p != nil {
+					m.log().Error("review: model pass panicked on a cell", "doc", d.Name, "provision", jobs[i].prov.Name, "panic", p, "stack", string(debug.Stack()))
+					errs[i] = fmt.Errorf("internal error (please report): %v", p)
+				}
+			}()
 			var cached bool
 			out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
 			if m.Progress != nil && errs[i] == nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -291,7 +292,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				row, keep, err := run.one(ctx, infos[i])
+				row, keep, err := run.safeOne(ctx, infos[i])
 				results <- result{i: i, row: row, keep: keep, fatal: err}
 			}
 		}()
@@ -456,6 +457,21 @@ func (run *Run) load(in store.DocInfo) (Doc, error) {
 		return Doc{}, err
 	}
 	return Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
+}
+
+// safeOne is one with a panic turned into the row's error: whatever a
+// playbook, a detectors file or a contract makes the reviewer do, a review
+// worker never takes the process down (a panic in a goroutine cannot be
+// recovered by anyone else), and the other contracts complete. The row is
+// not kept, so a resumed run tries the contract again.
+func (run *Run) safeOne(ctx context.Context, in store.DocInfo) (row Row, keep bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			run.log().Error("review: reviewing a contract panicked; reported in its row", "doc", in.Name, "panic", p, "stack", string(debug.Stack()))
+			row, keep, err = Row{DocID: in.ID, DocName: in.Name, Error: fmt.Sprintf("internal error while reviewing this contract (please report): %v", p)}, false, nil
+		}
+	}()
+	return run.one(ctx, in)
 }
 
 // one reviews one contract. keep says whether the row may be kept for a
