@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -210,36 +211,16 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	jobs := make(chan int)
 	type outcome struct {
 		i    int
 		docs []prepared // nil when the item was cancelled
 	}
 	// Prepared documents queue up while a batch is being stored, so parsing
 	// goes on during the fsyncs.
-	out := make(chan outcome, max(workers, maxBatch))
 	p := &preparer{existing: existing, dups: dups, opt: opt, lim: lim}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				out <- outcome{i, p.prepare(ctx, items[i])}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range items {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
+		return outcome{i, p.prepare(ctx, items[i])}
+	})
 
 	// One goroutine stores documents and reports progress, so writes and
 	// Progress callbacks never overlap. It stores whatever has queued up as

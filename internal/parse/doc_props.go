@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // Paragraph and character properties, styles and list numbering of the
@@ -501,15 +503,15 @@ func (c *docCounters) next(ilfo, ilvl int) (string, string, bool) {
 func formatWordNumber(n int, nfc byte) string {
 	switch nfc {
 	case 1:
-		return romanNumber(n, true)
+		return strings.ToUpper(numbering.Roman(n))
 	case 2:
-		return romanNumber(n, false)
+		return numbering.Roman(n)
 	case 3:
-		return wordLetters(n, true)
+		return numbering.Letters(n, true)
 	case 4:
-		return wordLetters(n, false)
+		return numbering.Letters(n, false)
 	case 5:
-		return strconv.Itoa(n) + ordinalSuffix(n)
+		return strconv.Itoa(n) + numbering.OrdinalSuffix(n)
 	case 22:
 		if n >= 0 && n < 10 {
 			return "0" + strconv.Itoa(n)

@@ -24,6 +24,7 @@ import (
 	"github.com/klippa-app/go-pdfium/requests"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 )
 
 // ocrDPI is the resolution pages are rendered at for tesseract.
@@ -88,9 +89,7 @@ func ocrRun(ctx context.Context, n int, image func(ctx context.Context, k int) (
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	texts := make([]ocrText, n)
-	jobs := make(chan int)
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
 		done     int
@@ -103,41 +102,27 @@ func ocrRun(ctx context.Context, n int, image func(ctx context.Context, k int) (
 		}
 		mu.Unlock()
 	}
-	for range min(runtime.NumCPU(), n) {
-		wg.Go(func() {
-			for k := range jobs {
-				img, err := image(ctx, k)
-				if err != nil {
-					fail(err)
-					continue
-				}
-				text, err := tesseract(ctx, img)
-				_ = os.Remove(img)
-				if err != nil {
-					fail(fmt.Errorf("OCR: page %d: %w", number(k), err))
-					continue
-				}
-				texts[k] = text
-				mu.Lock()
-				done++
-				d := done
-				mu.Unlock()
-				if progress != nil {
-					progress(fmt.Sprintf("OCR page %d/%d", d, n))
-				}
-			}
-		})
-	}
-feed:
-	for k := range n {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
+	parallel.Each(ctx, n, runtime.NumCPU(), func(k int) {
+		img, err := image(ctx, k)
+		if err != nil {
+			fail(err)
+			return
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		text, err := tesseract(ctx, img)
+		_ = os.Remove(img)
+		if err != nil {
+			fail(fmt.Errorf("OCR: page %d: %w", number(k), err))
+			return
+		}
+		texts[k] = text
+		mu.Lock()
+		done++
+		d := done
+		mu.Unlock()
+		if progress != nil {
+			progress(fmt.Sprintf("OCR page %d/%d", d, n))
+		}
+	})
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // Canonical text of an OpenDocument text file (.odt) is its body as a word
@@ -546,13 +547,13 @@ func (b *odtBody) count(key string, level, start int, levels *[10]odtLevel) (str
 func formatODFNumber(n int, f string) string {
 	switch f {
 	case "a":
-		return wordLetters(n, false)
+		return numbering.Letters(n, false)
 	case "A":
-		return wordLetters(n, true)
+		return numbering.Letters(n, true)
 	case "i":
-		return romanNumber(n, false)
+		return numbering.Roman(n)
 	case "I":
-		return romanNumber(n, true)
+		return strings.ToUpper(numbering.Roman(n))
 	}
 	if strings.HasPrefix(f, "0") && n < 10 {
 		return "0" + strconv.Itoa(n)
