@@ -544,11 +544,9 @@ func parseDocxNumbering(b []byte) (*docxNumbering, error) {
 // ---- document.xml ----
 
 // docxPara is one finished paragraph (or table row line) of output.
-type docxPara struct {
-	text   string // canonical, label included
-	blocks []document.Block
-	tight  bool // joined to the previous line by "\n" instead of "\n\n"
-}
+// docxPara is one paragraph (or table-row line) of output, in the layout
+// every word-processor format shares (paras.go).
+type docxPara = wpPara
 
 type docxParaState struct {
 	b           strings.Builder
@@ -1029,28 +1027,6 @@ func (bw *docxBody) finishRow(row []*docxCell) {
 // render joins the paragraphs: a blank line between paragraphs, a single
 // newline between consecutive table-row lines.
 func (bw *docxBody) render() (string, []document.Block) {
-	var sb strings.Builder
-	var blocks []document.Block
-	pos := 0
-	prevTight := false
-	for i, p := range bw.out {
-		if i > 0 {
-			if p.tight && prevTight {
-				sb.WriteString("\n")
-				pos++
-			} else {
-				sb.WriteString("\n\n")
-				pos += 2
-			}
-		}
-		sb.WriteString(p.text)
-		for _, b := range p.blocks {
-			b.Span.Start += pos
-			b.Span.End += pos
-			blocks = append(blocks, b)
-		}
-		pos += utf8.RuneCountInString(p.text)
-		prevTight = p.tight
-	}
-	return sb.String(), blocks
+	w := paraWriter{out: bw.out}
+	return w.render()
 }

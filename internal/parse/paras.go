@@ -28,8 +28,7 @@ type wpPara struct {
 }
 
 type paraWriter struct {
-	out   []wpPara
-	runes int // code points written so far, bounded by maxRunes
+	out []wpPara
 }
 
 // add appends a paragraph: label and suffix (the generated numbering, ""
