@@ -10,10 +10,10 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
@@ -122,35 +122,15 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 		err        error
 	}
 	workers := min(runtime.NumCPU(), max(1, len(infos)))
-	jobs := make(chan int)
-	out := make(chan loaded, 2*workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				seg, re, err := loadSegment(st, collection, infos[i])
-				var vecs *search.Vectors
-				var vecErr error
-				if err == nil {
-					vecs, vecErr = loadVectors(st, collection, infos[i])
-				}
-				out <- loaded{i, seg, vecs, vecErr, re, err}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range infos {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
+	out := parallel.Stream(ctx, len(infos), workers, 2*workers, func(i int) loaded {
+		seg, re, err := loadSegment(st, collection, infos[i])
+		var vecs *search.Vectors
+		var vecErr error
+		if err == nil {
+			vecs, vecErr = loadVectors(st, collection, infos[i])
 		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+		return loaded{i, seg, vecs, vecErr, re, err}
+	})
 
 	ix := search.NewIndex()
 	pending := map[int]loaded{}

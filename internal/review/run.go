@@ -13,10 +13,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -144,7 +144,7 @@ func (d dirRows) KeepRow(docID string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, docID+".json"), raw, 0o644)
+	return atomicfile.Write(filepath.Join(dir, docID+".json"), raw, 0o644)
 }
 
 func (run *Run) log() *slog.Logger {
@@ -284,31 +284,11 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		keep  bool
 		fatal error
 	}
-	work := make(chan int)
-	results := make(chan result)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				row, keep, err := run.safeOne(ctx, infos[i])
-				results <- result{i: i, row: row, keep: keep, fatal: err}
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for _, i := range todo {
-			select {
-			case work <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-
+	results := parallel.Stream(ctx, len(todo), n, 0, func(k int) result {
+		i := todo[k]
+		row, keep, err := run.safeOne(ctx, infos[i])
+		return result{i: i, row: row, keep: keep, fatal: err}
+	})
 	var fatal error
 	for res := range results {
 		if res.fatal != nil {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -252,7 +251,7 @@ const fusionDepth = 200
 // the fused depth follow in their own order.
 func (ix *Index) hybrid(lex []scored, qv []float32, sc scope) []scored {
 	qv = append([]float32(nil), qv...)
-	embed.Normalize(qv)
+	normalize(qv)
 	head := lex[:min(len(lex), fusionDepth)]
 	fused := fuse(head, ix.denseRank(qv, sc, fusionDepth))
 	seen := make(map[int32]bool, len(fused))

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
@@ -201,7 +202,7 @@ func writeMeta(dir string, m reviewMeta) error {
 	if err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, "review.json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, "review.json"), raw, 0o600)
 }
 
 func readMeta(dir string) (reviewMeta, error) {
@@ -687,7 +688,7 @@ func (s *Server) changeDecisionsFile(dir string, change func(review.Decisions) r
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("review removed: %w", err)
 	}
-	return ds, jobs.WriteFileAtomic(path, raw, 0o600)
+	return ds, atomicfile.Write(path, raw, 0o600)
 }
 
 // maxTableReads bounds the review tables decoded at once (exports); more

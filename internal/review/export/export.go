@@ -8,12 +8,12 @@ package export
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -96,21 +96,8 @@ func WriteFiles(dir string, formats []string, rv *Review) ([]string, error) {
 	var out []string
 	for _, f := range formats {
 		path := filepath.Join(dir, "review."+f)
-		tmp, err := os.CreateTemp(dir, ".review-*."+f)
-		if err != nil {
-			return out, fmt.Errorf("export %s: %w", path, err)
-		}
-		tmp.Chmod(0o644) // as a file the user wrote, not a private temporary
-		err = Write(tmp, f, rv)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return out, fmt.Errorf("export %s: %w", path, err)
+		if err := atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error { return Write(w, f, rv) }); err != nil {
+			return out, fmt.Errorf("export: %w", err)
 		}
 		out = append(out, path)
 	}
