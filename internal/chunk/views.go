@@ -53,7 +53,8 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 	if opt.Summary != "" {
 		sumLine = opt.Summary
 	}
-	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary}
+	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary,
+		Names: Names(doc).All()}
 	seen := map[string]bool{} // near-duplicate suppression by normalized text
 	add := func(u search.UnitInput) {
 		key := normKey(u.Text)

@@ -74,28 +74,45 @@ func AnalyzeCased(text string) (terms []string, named []bool) {
 // forEachWord calls fn with every lower-cased word of text and whether the
 // word started with a capital letter.
 func forEachWord(text string, fn func(w string, capital bool)) {
+	forEachWordAt(text, func(w string, at wordAt) { fn(w, at.capital) })
+}
+
+// wordAt says where a word of a text is and how it was written.
+type wordAt struct {
+	start, end int  // bytes of the text the word was read from
+	capital    bool // its first letter is a capital
+	inner      bool // a letter after the first is a capital ("BRAVATEK", "eDiets")
+}
+
+// forEachWordAt is forEachWord that also says where each word is in text
+// and whether a letter inside it is a capital.
+func forEachWordAt(text string, fn func(w string, at wordAt)) {
 	var buf []byte
-	capital := false
-	flush := func() {
+	var at wordAt
+	flush := func(end int) {
 		if len(buf) == 0 {
 			return
 		}
-		fn(string(buf), capital)
+		at.end = end
+		fn(string(buf), at)
 		buf = buf[:0]
+	}
+	begin := func(i int, capital bool) {
+		if len(buf) == 0 {
+			at = wordAt{start: i, capital: capital}
+		} else if capital {
+			at.inner = true
+		}
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			switch {
 			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-				if len(buf) == 0 {
-					capital = false
-				}
+				begin(i, false)
 				buf = append(buf, c)
 			case c >= 'A' && c <= 'Z':
-				if len(buf) == 0 {
-					capital = true
-				}
+				begin(i, true)
 				buf = append(buf, c+'a'-'A')
 			case c == '\'' && len(buf) > 0:
 				// possessive or contraction: drop the rest of the word ("party's")
@@ -103,13 +120,13 @@ func forEachWord(text string, fn func(w string, capital bool)) {
 				for j < len(text) && isASCIIAlnum(text[j]) {
 					j++
 				}
-				flush()
+				flush(j)
 				i = j
 				continue
 			case c == '.' && len(buf) > 0 && isDigit(buf[len(buf)-1]) && i+1 < len(text) && isDigit(text[i+1]):
 				buf = append(buf, c)
 			default:
-				flush()
+				flush(i)
 			}
 			i++
 			continue
@@ -121,20 +138,18 @@ func forEachWord(text string, fn func(w string, capital bool)) {
 			for j < len(text) && isASCIIAlnum(text[j]) {
 				j++
 			}
-			flush()
+			flush(j)
 			i = j
 			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if len(buf) == 0 {
-				capital = unicode.IsUpper(r)
-			}
+			begin(i, unicode.IsUpper(r))
 			buf = utf8.AppendRune(buf, unicode.ToLower(foldAccent(r)))
 		default:
-			flush()
+			flush(i)
 		}
 		i += w
 	}
-	flush()
+	flush(len(text))
 }
 
 func isDigit(c byte) bool      { return c >= '0' && c <= '9' }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // View says how a unit's indexed text was built from its clause.
@@ -69,6 +70,10 @@ type DocInput struct {
 	// since it describes topics as well as names, its words are never taken
 	// for a reference to the contract (see referenceTerms).
 	About string
+	// Names are the names people call the document by, learnt from it at
+	// ingest (names.Learn): routing narrows a question that uses one to
+	// the documents it names.
+	Names []names.Name
 	Units []UnitInput
 }
 
@@ -126,7 +131,8 @@ type Index struct {
 	viewLen [numViews]int64 // total terms per view
 	viewN   [numViews]int64 // units per view
 
-	router router
+	router  router
+	nameTab nameTable // the names each document is called by (routenames.go)
 
 	// Dense vectors: vecOf[u] is the index of unit u's vector in vecUnit
 	// and vecs (dim components each), or -1; nil when no unit has one.
@@ -240,6 +246,7 @@ func (ix *Index) AddSegment(seg *Segment) error {
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
 	ix.addRoute(di, seg)
+	ix.addNames(di, seg.Names)
 	return nil
 }
 

@@ -1,0 +1,746 @@
+package names
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxParties bounds the parties read from one document.
+const maxParties = 8
+
+var (
+	betweenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:by\s+and\s+between|by\s+and\s+among|between|among|amongst)\b[\s:]*`)
+	})
+	partyLabelRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Party\s+[A-Z]$`) })
+	preambleStopRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bWHEREAS\b|(?i:\bwhereas\b)|\bRECITALS\b|(?i:\bwitnesseth\b)|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|NOW,?\s+THEREFORE`)
+	})
+	andRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+and\s+|;`) })
+	byRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\bBy\s*:`) })
+)
+
+// readParties finds a document's parties: in the preamble ("between A and
+// B"), in "Party A: …" lines, and — when neither names any — in the
+// signature block. Each is kept once; a party the signature block names too
+// says so in its Source.
+func readParties(text, head string) []Party {
+	tail := tailOf(text, 3000)
+	tailKey := Key(tail)
+	var out []Party
+	seen := map[string]bool{}
+	roles := map[string]bool{}
+	add := func(c candidate, source string) {
+		name := cleanName(c.name)
+		key := Key(name)
+		if key == "" || seen[key] || len(out) >= maxParties || !plausible(name) {
+			return
+		}
+		signed := strings.Contains(" "+tailKey+" ", " "+Key(core(name))+" ")
+		if !c.defined && !hasFormWord(name) && (!signed || len(strings.Fields(key)) < 2) && source == "preamble" {
+			return // an address, a place or a word, not a party
+		}
+		if roles[key] {
+			return // a role another party is defined by ("Parties")
+		}
+		seen[key] = true
+		p := Party{Name: name, Source: source}
+		if signed && source != "signature" {
+			p.Source += "+signature"
+		}
+		for _, d := range c.defs {
+			switch {
+			case Key(d) == "" || Key(d) == key || formPart(d, name):
+			case Derived(d, name):
+				p.Short = appendNew(p.Short, d)
+			default:
+				p.Roles = appendNew(p.Roles, d)
+			}
+		}
+		p.Forms, p.Acronym = forms(name)
+		out = append(out, p)
+	}
+	cands := preambleParties(head)
+	for _, c := range cands {
+		for _, d := range c.defs {
+			if !Derived(d, c.name) {
+				roles[Key(d)] = true
+			}
+		}
+	}
+	for _, c := range cands {
+		add(c, "preamble")
+	}
+	for _, c := range labelLines(head, cands) {
+		add(c, "party line")
+	}
+	if len(out) == 0 {
+		for _, name := range signatureParties(tail) {
+			add(candidate{name: name}, "signature")
+		}
+	}
+	return out
+}
+
+// labelLines reads the parties that lines of the head introduce by a label
+// ending in a colon: "Party A: …", or a role the preamble defines
+// ("… and the company set forth below ("Company")" then "Company: Bravatek
+// Solutions, Inc."). The label must be one of those: a line "Address: …"
+// names no party.
+func labelLines(head string, cands []candidate) []candidate {
+	labels := map[string]bool{}
+	for _, c := range cands {
+		for _, d := range c.defs {
+			labels[strings.ToLower(d)] = true
+		}
+	}
+	var out []candidate
+	for _, line := range strings.Split(head, "\n") {
+		for line != "" {
+			i := strings.IndexAny(line, ":：")
+			if i < 0 {
+				break
+			}
+			label := strings.TrimSpace(line[:i])
+			if j := strings.IndexByte(label, '('); j > 0 {
+				label = strings.TrimSpace(label[:j])
+			}
+			// The label is the last words before the colon ("… Company: X").
+			f := strings.Fields(label)
+			if len(f) > 3 {
+				label = strings.Join(f[len(f)-3:], " ")
+			}
+			rest := strings.TrimLeft(line[i+len(string([]rune(line[i:])[0])):], " \t")
+			f = strings.Fields(label)
+			ok := false
+			for k := 0; k < len(f) && !ok; k++ {
+				l := strings.Join(f[k:], " ")
+				ok = labels[strings.ToLower(l)] || partyLabelRe().MatchString(l)
+			}
+			if ok {
+				if name, _ := nameRun(rest); name != "" {
+					out = append(out, candidate{name: name, defined: true})
+				}
+			}
+			line = rest
+		}
+		if len(out) >= maxParties {
+			break
+		}
+	}
+	return out
+}
+
+// candidate is a party as the preamble gives it, with the terms defined for
+// it (quoted in parentheses after it).
+type candidate struct {
+	name    string
+	defs    []string
+	defined bool // a definition in parentheses follows the name
+}
+
+// preambleParties reads the parties from the preamble: the text after
+// "between" / "among" up to the end of its sentence (or the recitals), or,
+// when no such word introduces a name, the first paragraph holding two
+// quoted definitions. The text is cut after each definition in parentheses
+// ("Acme, Inc., a Delaware corporation ("Acme"), and …"), or at each "and"
+// and ";" when it defines nothing; each piece starts with a party's name, or
+// names it after its last "and" ("… whose address is …, and Beta Inc.
+// ("Beta")"). A title block ("BETWEEN / ACME INC. / AND / BETA LLC") is read
+// paragraph by paragraph.
+func preambleParties(head string) []candidate {
+	start := -1
+	block := false
+	for _, m := range betweenRe().FindAllStringIndex(head, 8) {
+		if name, _ := nameRun(skipJoiners(head[m[1]:])); name != "" {
+			start = m[1]
+			block = strings.Contains(head[m[0]:m[1]], "\n")
+			break
+		}
+	}
+	if block {
+		if out := titleBlock(head[start:]); len(out) > 0 {
+			return out
+		}
+	}
+	if start < 0 {
+		start = definingParagraph(head)
+		if start < 0 {
+			return nil
+		}
+	}
+	s := head[start:]
+	s = s[:preambleEnd(s)]
+	var out []candidate
+	for _, p := range splitParties(s) {
+		name, rest := nameRun(skipJoiners(p))
+		if name == "" {
+			// The name may follow the piece's last "and" before its
+			// definitions.
+			lim := len(p)
+			if i := strings.IndexByte(p, '('); i >= 0 {
+				lim = i
+			}
+			locs := andRe().FindAllStringIndex(p[:lim], -1)
+			for i := len(locs) - 1; i >= 0 && name == ""; i-- {
+				name, rest = nameRun(p[locs[i][1]:])
+			}
+		}
+		if strings.HasPrefix(rest, ":") {
+			// "Company: Bravatek Solutions, Inc.": a label, then the name
+			name, rest = nameRun(rest[1:])
+		}
+		if name == "" {
+			continue
+		}
+		c := candidate{name: name}
+		c.defs, c.defined = definitions(rest, name)
+		out = append(out, c)
+	}
+	return out
+}
+
+// titleBlock reads the parties of a title block: paragraphs that each hold
+// one name, joined by paragraphs that say "and" or "&".
+func titleBlock(s string) []candidate {
+	var out []candidate
+	want := true // a name is expected next
+	for _, para := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(para)
+		switch {
+		case t == "":
+			continue
+		case strings.EqualFold(t, "and") || t == "&" || strings.EqualFold(t, "and:"):
+			if want {
+				return out
+			}
+			want = true
+			continue
+		case !want:
+			return out
+		}
+		name, rest := nameRun(t)
+		if name == "" || len(strings.TrimSpace(rest)) > 40 || hasLowerWord(rest) {
+			return out
+		}
+		c := candidate{name: name}
+		c.defs, c.defined = definitions(rest, name)
+		c.defined = true // set apart as a party by the layout itself
+		out = append(out, c)
+		want = false
+		if len(out) >= maxParties {
+			break
+		}
+	}
+	return out
+}
+
+// skipJoiners skips the white space, punctuation and joining words ("and",
+// "the") that may come before a party's name.
+func skipJoiners(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \t\r\n,;:")
+		for _, w := range []string{"and ", "And ", "AND ", "the ", "The ", "THE ", "and\n", "And\n", "AND\n"} {
+			if strings.HasPrefix(t, w) {
+				t = t[len(w):]
+				break
+			}
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// definingParagraph returns the start of the first paragraph of head that
+// holds at least two quoted definitions in parentheses, or -1.
+func definingParagraph(head string) int {
+	at := 0
+	for _, para := range strings.Split(head, "\n\n") {
+		if strings.Count(para, "(\"")+strings.Count(para, "(“")+strings.Count(para, "( \"")+strings.Count(para, "( “") >= 2 {
+			lead := len(para) - len(strings.TrimLeft(para, " \t\r\n"))
+			return at + lead
+		}
+		at += len(para) + 2
+	}
+	return -1
+}
+
+// preambleEnd returns where the party text s ends: at the first full stop
+// that ends a sentence (not one after an abbreviation such as "Inc."), at
+// the recitals, at a paragraph break after a long paragraph, or after 2,000
+// bytes.
+func preambleEnd(s string) int {
+	end := min(len(s), 2000)
+	if loc := preambleStopRe().FindStringIndex(s[:end]); loc != nil {
+		end = loc[0]
+	}
+	depth := 0
+	paraStart := 0
+	for i := 0; i < end; i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case '\n':
+			if i+1 < end && s[i+1] == '\n' || i+2 < end && s[i+1] == '\r' && s[i+2] == '\n' {
+				if i-paraStart >= 200 {
+					return i
+				}
+				paraStart = i + 1
+			}
+		case '.':
+			if depth > 0 || i+1 >= end || !unicode.IsSpace(rune(s[i+1])) {
+				continue
+			}
+			// A sentence ends where the next word is capitalized and the
+			// word before is no abbreviation ("Inc. (", "Corp., a" go on).
+			next := strings.TrimLeft(s[i+1:end], " \t\r\n")
+			r, _ := utf8.DecodeRuneInString(next)
+			if (next == "" || unicode.IsUpper(r)) && !abbrevBefore(s[:i]) {
+				return i
+			}
+		}
+	}
+	return end
+}
+
+// abbrevBefore reports whether the word ending s (before a period) is an
+// abbreviation rather than the end of a sentence: a capitalized word of at
+// most four letters ("Inc", "Co", "Ltd", "U.S", "B.V") or a single letter.
+func abbrevBefore(s string) bool {
+	i := strings.LastIndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == ',' })
+	w := s[i+1:]
+	letters := 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return letters > 0 && letters <= 4 && unicode.IsUpper(r)
+}
+
+// splitParties cuts the party text after each group of parentheses that
+// defines a term, or, when nothing is defined, at each "and" and ";" outside
+// parentheses.
+func splitParties(s string) []string {
+	defs := false
+	var out []string
+	depth, from, open := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case ')':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 || !quoted(s[open:i]) && !shortParen(s[open+1:i]) {
+				continue
+			}
+			defs = true
+			// Several parentheses in a row define terms for one party.
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+				j++
+			}
+			if j < len(s) && s[j] == '(' {
+				continue
+			}
+			out = append(out, s[from:i+1])
+			from = i + 1
+		}
+	}
+	out = append(out, s[from:])
+	if defs {
+		return out
+	}
+	// Nothing defined: "between Acme Corp. and Beta LLC".
+	return andRe().Split(s, maxParties)
+}
+
+// quoted reports whether s holds a quotation mark.
+func quoted(s string) bool { return strings.ContainsAny(s, "\"“”") }
+
+// shortParen reports a parenthesis that may define a short name without
+// quotation marks: one capitalized word ("(Torvec)").
+func shortParen(s string) bool {
+	s = strings.TrimSpace(s)
+	r, _ := utf8.DecodeRuneInString(s)
+	return s != "" && unicode.IsUpper(r) && !strings.ContainsAny(s, " ,;") && utf8.RuneCountInString(s) <= 30
+}
+
+var defQuoteRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`["“”]([^"“”]{1,60})["“”]`)
+})
+
+// definitions returns the terms defined in parentheses in the rest of a
+// party's piece of the preamble (its quoted names, or one capitalized word
+// in parentheses), and whether there was any.
+func definitions(rest, name string) ([]string, bool) {
+	var defs []string
+	depth, open := 0, 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case ')':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 {
+				continue
+			}
+			in := rest[open+1 : i]
+			if quoted(in) {
+				for _, m := range defQuoteRe().FindAllStringSubmatch(in, 6) {
+					d := strings.TrimSpace(m[1])
+					if len(d) > 4 && strings.EqualFold(d[:4], "the ") {
+						d = d[4:]
+					}
+					if first, _, _ := strings.Cut(d, " "); d != "" && (startsUpper(d) || nameWord(first)) {
+						defs = append(defs, d)
+					}
+				}
+			} else if shortParen(in) && Derived(strings.TrimSpace(in), name) {
+				defs = append(defs, strings.TrimSpace(in))
+			}
+		}
+	}
+	return defs, len(defs) > 0
+}
+
+// nameRun reads the name at the start of s: capitalized words (or words
+// with a capital inside, "eDiets", or starting with a digit, "3M"), joined
+// by function words ("Fruit of Life") or "&", with legal-form words after a
+// comma ("Acme, Inc.") and short capitalized parentheses ("Fonterra (USA)
+// Inc."). It stops at a lower-case word, a definition in parentheses, a
+// paragraph break, a full stop that ends a sentence, or after 12 words, and
+// returns the name and what follows it.
+func nameRun(s string) (string, string) {
+	i := 0
+	end := 0 // end of the last word taken
+	words := 0
+	prevRaw := "" // the last word taken, as written
+	for words < 12 {
+		// Skip white space; a blank line ends the name.
+		j := i
+		nl := 0
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			if s[j] == '\n' {
+				nl++
+			}
+			j++
+		}
+		if j >= len(s) || nl >= 2 && words > 0 {
+			break
+		}
+		if s[j] == '(' {
+			k := strings.IndexByte(s[j:], ')')
+			if words == 0 || k < 0 || quoted(s[j:j+k]) || !capitalizedWords(s[j+1:j+k], 3) {
+				break
+			}
+			// Taken only inside the name ("Fonterra (USA) Inc."), not at
+			// its end, where it defines a short name ("(BVTK)").
+			i = j + k + 1
+			continue
+		}
+		k := j
+		for k < len(s) && !unicode.IsSpace(rune(s[k])) && s[k] != '(' {
+			k++
+		}
+		raw := s[j:k]
+		if words > 0 && (strings.HasSuffix(raw, ":") || strings.HasSuffix(raw, "：")) {
+			break // the label of what follows ("… Ltd. Address: …")
+		}
+		w := strings.TrimRight(raw, ",;:")
+		wc := strings.TrimRight(w, ".")
+		afterComma := strings.HasSuffix(prevRaw, ",")
+		afterStop := strings.HasSuffix(prevRaw, ".") && !abbrevBefore(strings.TrimRight(strings.TrimSpace(s[:end]), "."))
+		// A line break after a legal-form word ends the name: an address
+		// often follows on the next line.
+		if words > 0 && nl > 0 && formWord(prevRaw) && (strings.HasSuffix(strings.TrimRight(prevRaw, ","), ".") || upperWord(prevRaw)) {
+			return finish(s, end)
+		}
+		switch {
+		case strings.Trim(wc, "-_=*.") == "" && wc != "":
+			i = k // a rule or underline drawn in the text
+			continue
+		case wc == "" || strings.ContainsAny(wc, "\"“”"):
+			return finish(s, end)
+		case strings.EqualFold(wc, "and"):
+			return finish(s, end)
+		case afterStop && words > 0:
+			return finish(s, end)
+		case afterComma && words > 0:
+			if !formWord(w) {
+				return finish(s, end)
+			}
+		case words > 0 && (isJoiner(wc) || w == "&"):
+			// taken only if a name word follows: end stays before it
+			i = k
+			continue
+		case !nameWord(wc):
+			return finish(s, end)
+		}
+		words++
+		prevRaw = raw
+		i, end = k, j+len(w)
+		if strings.HasSuffix(raw, ";") || strings.HasSuffix(raw, ":") {
+			break
+		}
+	}
+	return finish(s, end)
+}
+
+// finish returns the name s[:end] and the rest.
+func finish(s string, end int) (string, string) {
+	return strings.TrimRight(s[:end], " ,;:&\t\r\n"), s[end:]
+}
+
+// nameWord reports a word that can be part of a name: it starts with a
+// capital letter or a digit followed by letters ("3M", "2TheMart"), or has
+// a capital inside ("eDiets", "iDreamSky").
+func nameWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	if unicode.IsUpper(r) {
+		return true
+	}
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	hasLetter, hasDigit, upper, dot := false, false, false, false
+	for i, c := range w {
+		switch {
+		case unicode.IsLetter(c):
+			hasLetter = true
+			if i > 0 && unicode.IsUpper(c) {
+				upper = true
+			}
+		case unicode.IsDigit(c):
+			hasDigit = true
+		case c == '.' && i > 0 && i < len(w)-1:
+			dot = true // a domain: "theglobe.com"
+		}
+	}
+	return upper || hasLetter && hasDigit || hasLetter && dot
+}
+
+// isJoiner reports the function words names are joined by ("Fruit of Life
+// Productions", "Banco de la Nación").
+func isJoiner(w string) bool {
+	switch w {
+	case "of", "the", "de", "du", "des", "la", "le", "von", "van", "der", "den", "di", "da", "del", "y", "e", "for", "and":
+		return w != "and" // "and" separates parties
+	}
+	return false
+}
+
+// formWord reports a word that looks like a legal-form abbreviation: a
+// capitalized word of at most five letters, written with a period ("Inc.",
+// "Corp.", "L.L.C.") or in capitals ("LLC", "AG", "PLC"), or of at most
+// four letters ("Inc", "Ltd", "GmbH").
+func formWord(w string) bool {
+	w = strings.TrimRight(w, ",;:")
+	letters, upper := 0, 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	if letters == 0 || !unicode.IsUpper(r) || letters > 5 {
+		return false
+	}
+	return strings.HasSuffix(w, ".") || upper == letters || letters <= 4
+}
+
+// hasFormWord reports whether a name (past its first word) holds a
+// legal-form word.
+func hasFormWord(name string) bool {
+	f := strings.Fields(strings.NewReplacer(",", " ", "(", " ", ")", " ").Replace(name))
+	for _, w := range f[min(1, len(f)):] {
+		if formWord(w) && (strings.HasSuffix(w, ".") || upperWord(w) || len(w) <= 4) {
+			return true
+		}
+	}
+	return false
+}
+
+func upperWord(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) && !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// capitalizedWords reports whether s is at most n words, each capitalized.
+func capitalizedWords(s string, n int) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > n {
+		return false
+	}
+	for _, w := range f {
+		if !nameWord(w) {
+			return false
+		}
+	}
+	return true
+}
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r) || unicode.IsDigit(r)
+}
+
+// cleanName joins a name's lines and spaces and drops the rules and
+// underlines a text layout draws between its words ("Mail ------- Boxes").
+func cleanName(s string) string {
+	f := strings.Fields(s)
+	out := f[:0]
+	for _, w := range f {
+		if w == "&" || strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// formPart reports a defined term that is only the legal-form word of the
+// party's name ("LLC" for "… Warehouse Corporation LLC"): it names no party.
+func formPart(d, name string) bool {
+	if !formWord(d) || strings.ContainsAny(strings.TrimSpace(d), " \t") {
+		return false
+	}
+	for _, w := range strings.Fields(Key(name)) {
+		if w == Key(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// plausible rejects what is not a party's name: the document itself ("THIS
+// MASTER SUPPLY AGREEMENT"), a date, a single letter.
+func plausible(name string) bool {
+	if utf8.RuneCountInString(name) < 2 || strings.EqualFold(name, "the") {
+		return false
+	}
+	// Some word of three letters or more: "A29889" is a reference number.
+	long := false
+	for _, w := range strings.Fields(name) {
+		long = long || letterCount(strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return -1
+			}
+			return r
+		}, w)) >= 3
+	}
+	if !long {
+		return false
+	}
+	for _, w := range strings.Fields(strings.ToLower(name)) {
+		w = strings.Trim(w, ",.;:()")
+		for _, t := range TypeWords {
+			if w == t {
+				return false
+			}
+		}
+		if w == "this" {
+			return false
+		}
+	}
+	if d, _ := preambleDate(name); d != "" {
+		return false
+	}
+	return true
+}
+
+// signatureParties reads party names from a signature block (the end of a
+// document): the names written above each "By:" line that hold a legal-form
+// word, several on one line split after it ("Fonterra (USA) Inc. Premier
+// Nutrition Company, LLC").
+func signatureParties(tail string) []string {
+	var out []string
+	for _, m := range byRe().FindAllStringIndex(tail, 8) {
+		before := tail[:m[0]]
+		// The line holding "By:" before it, or the line above.
+		lines := strings.Split(strings.TrimRight(before, " \t\r\n"), "\n")
+		line := lines[len(lines)-1]
+		if strings.TrimSpace(line) == "" && len(lines) > 1 {
+			line = lines[len(lines)-2]
+		}
+		line = strings.TrimSpace(line)
+		for line != "" {
+			name, rest := nameRun(line)
+			if name == "" {
+				// skip one word and try again
+				if i := strings.IndexAny(line, " \t"); i >= 0 {
+					line = strings.TrimSpace(line[i:])
+					continue
+				}
+				break
+			}
+			// Split after the first legal-form word past the first word.
+			f := strings.Fields(name)
+			for i := 1; i < len(f); i++ {
+				if formWord(f[i]) && strings.HasSuffix(f[i], ".") && i+1 < len(f) {
+					rest = strings.Join(f[i+1:], " ") + " " + rest
+					f = f[:i+1]
+					break
+				}
+			}
+			name = strings.Join(f, " ")
+			if hasFormWord(name) {
+				out = appendNew(out, name)
+			}
+			line = strings.TrimSpace(rest)
+			if len(out) >= maxParties {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if Key(x) == Key(s) {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// hasLowerWord reports whether s holds a word in lower case (prose, not a
+// name).
+func hasLowerWord(s string) bool {
+	for _, w := range strings.Fields(s) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) && !nameWord(w) {
+			return true
+		}
+	}
+	return false
+}
