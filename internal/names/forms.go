@@ -25,15 +25,14 @@ func core(name string) string {
 	return strings.TrimRight(strings.Join(f, " "), " ,;:")
 }
 
-// forms returns the shortened forms of a party's name people use — its
-// core and the core's leading words ("Birch First Global", "Birch"), none
-// ending in a joining word — and its initials when they are three letters
-// or more ("BFGI").
-func forms(name string) ([]string, string) {
+// forms returns the shortened forms of a party's name people use: its core
+// (without the legal form; "" when that is the name itself), the core's
+// leading words ("Birch First Global", "Birch"), none ending in a joining
+// word, and its initials when they are three letters or more ("BFGI").
+func forms(name string) (coreName string, lead []string, acronym string) {
 	c := core(name)
-	var out []string
 	if Key(c) != Key(name) {
-		out = append(out, c)
+		coreName = c
 	}
 	f := strings.Fields(c)
 	for k := len(f) - 1; k >= 1; k-- {
@@ -44,13 +43,13 @@ func forms(name string) ([]string, string) {
 		if k == 1 && letterCount(last) < 3 {
 			continue
 		}
-		out = appendNew(out, strings.TrimRight(strings.Join(f[:k], " "), " ,;:&"))
+		lead = appendNew(lead, strings.TrimRight(strings.Join(f[:k], " "), " ,;:&"))
 	}
-	acr := initials(c)
-	if len(acr) < 3 || len(acr) > 6 {
-		acr = ""
+	acronym = initials(c)
+	if len(acronym) < 3 || len(acronym) > 6 {
+		acronym = ""
 	}
-	return out, acr
+	return coreName, lead, acronym
 }
 
 // initials returns the capitals that begin a name's words and camel-case

@@ -39,7 +39,8 @@ type Kind uint8
 const (
 	KindParty   Kind = iota + 1 // a party's full name: "Bravatek Solutions, Inc."
 	KindShort                   // the short name a party is defined by: ("Bravatek")
-	KindForm                    // a shortened form of a party's name: "Bravatek Solutions", "Bravatek"
+	KindForm                    // a party's name without its legal form: "Bravatek Solutions"
+	KindLead                    // a party name's leading words: "Bravatek"
 	KindAcronym                 // a party name's initials: "PNC"
 	KindTitle                   // the document's title: "Master Supply Agreement"
 	KindType                    // the kind of agreement: "supply agreement"
@@ -47,10 +48,11 @@ const (
 	KindYear                    // its year: "2019"
 	KindFile                    // the file name without extension
 	KindFolder                  // a folder the file was filed in
+	KindRole                    // a term a party is defined by that names its role ("Licensee"): never a name of the contract
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "party", "short name", "form", "acronym", "title", "type", "date", "year", "file name", "folder"}
+var kindNames = [numKinds]string{"", "party", "short name", "form", "leading words", "acronym", "title", "type", "date", "year", "file name", "folder", "role"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -74,11 +76,15 @@ func ParseKind(s string) Kind {
 // date, year).
 func (k Kind) Names() bool {
 	switch k {
-	case KindType, KindDate, KindYear:
+	case KindType, KindDate, KindYear, KindRole:
 		return false
 	}
 	return k > 0 && k < numKinds
 }
+
+// Narrows reports whether a name of this kind narrows a name given with it
+// (type, date, year).
+func (k Kind) Narrows() bool { return k == KindType || k == KindDate || k == KindYear }
 
 // Party is one party of a contract as the document names it.
 type Party struct {
@@ -90,8 +96,12 @@ type Party struct {
 	// Roles holds the defined terms that name the party's role rather than
 	// the party ("Supplier", "Licensee"): never used to name the contract.
 	Roles []string `json:"roles,omitempty"`
-	// Forms are the shortened forms people use ("Fonterra").
-	Forms []string `json:"forms,omitempty"`
+	// Core is the name without its legal form ("Fonterra"), when that
+	// differs from Name.
+	Core string `json:"core,omitempty"`
+	// Lead are the name's leading words people shorten it to ("Birch
+	// First", "Birch").
+	Lead []string `json:"lead,omitempty"`
 	// Acronym is the initials of the name, when it has three or more
 	// capitalized words' worth.
 	Acronym string `json:"acronym,omitempty"`
@@ -140,9 +150,11 @@ func Learn(text, docName string) Names {
 const headChars = 6000
 
 // All lists the names, most specific first within each party: full name,
-// short names, forms, acronym; then the title, type, date, year, file name
-// and folders. Duplicates (ignoring case and punctuation) are dropped; a
-// name already given by a more specific kind keeps that kind.
+// short names, core, leading words, acronym; then the title, type, date,
+// year, file name and folders; then the parties' roles, which name no
+// contract but tell the router which words are roles across a collection.
+// Duplicates (ignoring case and punctuation) are dropped; a name already
+// given by a more specific kind keeps that kind.
 func (n Names) All() []Name {
 	var out []Name
 	seen := map[string]bool{}
@@ -159,14 +171,19 @@ func (n Names) All() []Name {
 		for _, s := range p.Short {
 			add(s, KindShort, i)
 		}
-		for _, f := range p.Forms {
-			add(f, KindForm, i)
+		add(p.Core, KindForm, i)
+		for _, f := range p.Lead {
+			add(f, KindLead, i)
 		}
 		if p.Acronym != "" {
 			add(p.Acronym, KindAcronym, i)
 		}
 	}
-	add(n.Title, KindTitle, -1)
+	if Key(n.Title) != Key(n.Type) {
+		// A title that only says the type ("MASTER SERVICES AGREEMENT")
+		// names a kind of contract, not one: it is given as its type.
+		add(n.Title, KindTitle, -1)
+	}
 	for _, t := range typeSuffixes(n.Type) {
 		add(t, KindType, -1)
 	}
@@ -178,6 +195,13 @@ func (n Names) All() []Name {
 	if n.Folder != "" {
 		for _, f := range strings.Split(n.Folder, "/") {
 			add(wordsOf(f), KindFolder, -1)
+		}
+	}
+	// Roles last: a name already given (a short name that is also a role
+	// elsewhere) keeps its kind.
+	for i, p := range n.Parties {
+		for _, r := range p.Roles {
+			add(r, KindRole, i)
 		}
 	}
 	return out

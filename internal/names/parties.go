@@ -13,7 +13,7 @@ const maxParties = 8
 
 var (
 	betweenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:by\s+and\s+between|by\s+and\s+among|between|among|amongst)\b[\s:]*`)
+		return regexp.MustCompile(`(?i)\b(?:by\s+and\s+between|by\s+and\s+among|between|among|amongst|(?:entered\s+into|made|executed)\s+by)\b[\s:]*`)
 	})
 	partyLabelRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Party\s+[A-Z]$`) })
 	preambleStopRe = sync.OnceValue(func() *regexp.Regexp {
@@ -60,7 +60,7 @@ func readParties(text, head string) []Party {
 				p.Roles = appendNew(p.Roles, d)
 			}
 		}
-		p.Forms, p.Acronym = forms(name)
+		p.Core, p.Lead, p.Acronym = forms(name)
 		out = append(out, p)
 	}
 	cands := preambleParties(head)
@@ -143,52 +143,56 @@ type candidate struct {
 }
 
 // preambleParties reads the parties from the preamble: the text after
-// "between" / "among" up to the end of its sentence (or the recitals), or,
-// when no such word introduces a name, the first paragraph holding two
-// quoted definitions. The text is cut after each definition in parentheses
-// ("Acme, Inc., a Delaware corporation ("Acme"), and …"), or at each "and"
-// and ";" when it defines nothing; each piece starts with a party's name, or
-// names it after its last "and" ("… whose address is …, and Beta Inc.
-// ("Beta")"). A title block ("BETWEEN / ACME INC. / AND / BETA LLC") is read
-// paragraph by paragraph.
+// "between", "among" or "entered into by" up to the end of its sentence (or
+// the recitals) — every such phrase of the head that a name follows, since
+// a cover line ("MASTER SERVICES AGREEMENT Between A and B Page 1") may come
+// before the preamble proper — or, when there is none, the first paragraph
+// holding two quoted definitions. The text is cut after each definition in
+// parentheses ("Acme, Inc., a Delaware corporation ("Acme"), and …"), or at
+// each "and" and ";" when it defines nothing; each piece names a party (see
+// pieceName). A title block ("BETWEEN / ACME INC. / - and - / BETA LLC") is
+// read paragraph by paragraph.
 func preambleParties(head string) []candidate {
-	start := -1
-	block := false
+	var out []candidate
+	seen := map[string]bool{}
+	keep := func(cs []candidate) {
+		for _, c := range cs {
+			if k := Key(c.name); !seen[k] {
+				seen[k] = true
+				out = append(out, c)
+			}
+		}
+	}
+	found := false
 	for _, m := range betweenRe().FindAllStringIndex(head, 8) {
-		if name, _ := nameRun(skipJoiners(head[m[1]:])); name != "" {
-			start = m[1]
-			block = strings.Contains(head[m[0]:m[1]], "\n")
-			break
+		if name, _ := nameRun(skipJoiners(head[m[1]:])); name == "" {
+			if name, _ := looseRun(skipJoiners(head[m[1]:])); name == "" {
+				continue
+			}
+		}
+		found = true
+		if strings.Contains(head[m[0]:m[1]], "\n") {
+			if cs := titleBlock(head[m[1]:]); len(cs) > 0 {
+				keep(cs)
+				continue
+			}
+		}
+		keep(sentenceParties(head[m[1]:]))
+	}
+	if !found {
+		if start := definingParagraph(head); start >= 0 {
+			keep(sentenceParties(head[start:]))
 		}
 	}
-	if block {
-		if out := titleBlock(head[start:]); len(out) > 0 {
-			return out
-		}
-	}
-	if start < 0 {
-		start = definingParagraph(head)
-		if start < 0 {
-			return nil
-		}
-	}
-	s := head[start:]
+	return out
+}
+
+// sentenceParties reads the parties of a preamble sentence s.
+func sentenceParties(s string) []candidate {
 	s = s[:preambleEnd(s)]
 	var out []candidate
 	for _, p := range splitParties(s) {
-		name, rest := nameRun(skipJoiners(p))
-		if name == "" {
-			// The name may follow the piece's last "and" before its
-			// definitions.
-			lim := len(p)
-			if i := strings.IndexByte(p, '('); i >= 0 {
-				lim = i
-			}
-			locs := andRe().FindAllStringIndex(p[:lim], -1)
-			for i := len(locs) - 1; i >= 0 && name == ""; i-- {
-				name, rest = nameRun(p[locs[i][1]:])
-			}
-		}
+		name, rest := pieceName(p)
 		if strings.HasPrefix(rest, ":") {
 			// "Company: Bravatek Solutions, Inc.": a label, then the name
 			name, rest = nameRun(rest[1:])
@@ -203,34 +207,111 @@ func preambleParties(head string) []candidate {
 	return out
 }
 
-// titleBlock reads the parties of a title block: paragraphs that each hold
-// one name, joined by paragraphs that say "and" or "&".
+// pieceName finds the party's name in a piece of the preamble: at its
+// start; else after its last "and" before its definitions ("… whose address
+// is …, and Beta Inc. ("Beta")"); else the first name in it that holds a
+// legal-form word ("and its Reseller, Schoolpop, Inc."). A name may start
+// in lower case when a legal-form word follows ("e-centives, Inc.").
+func pieceName(p string) (string, string) {
+	q := skipJoiners(p)
+	if name, rest := nameRun(q); name != "" {
+		return name, rest
+	}
+	if name, rest := looseRun(q); hasFormWord(name) {
+		return name, rest
+	}
+	lim := len(p)
+	if i := strings.IndexByte(p, '('); i >= 0 {
+		lim = i
+	}
+	locs := andRe().FindAllStringIndex(p[:lim], -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		if name, rest := nameRun(p[locs[i][1]:]); name != "" {
+			return name, rest
+		}
+		if name, rest := looseRun(p[locs[i][1]:]); hasFormWord(name) {
+			return name, rest
+		}
+	}
+	// Some name of the piece that a definition of it is drawn from.
+	defs, _ := definitions(p[lim:], "")
+	for i := 0; i < lim && len(defs) > 0; i++ {
+		if i > 0 && !unicode.IsSpace(rune(p[i-1])) {
+			continue
+		}
+		name, rest := nameRun(p[i:])
+		if name == "" || !hasFormWord(name) {
+			continue
+		}
+		for _, d := range defs {
+			if Derived(d, name) {
+				return name, rest
+			}
+		}
+	}
+	return "", p
+}
+
+// looseRun is nameRun that takes a first word in lower case ("e-centives").
+func looseRun(s string) (string, string) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i <= 0 {
+		return "", s
+	}
+	first := s[:i]
+	r, _ := utf8.DecodeRuneInString(first)
+	// A word of plain lower-case letters is prose ("between", "its").
+	if !unicode.IsLetter(r) || strings.ContainsAny(first, "\"“”(") || !strings.ContainsAny(strings.TrimRight(first, ",;:"), "-.@0123456789") {
+		return "", s
+	}
+	// Read the rest as if the first word were capitalized.
+	name, rest := nameRun("X" + s[utf8.RuneLen(r):])
+	if name == "" {
+		return "", s
+	}
+	return string(r) + name[1:], rest
+}
+
+// titleBlock reads the parties of a title block: a paragraph starting with
+// a name, joined to the next by a paragraph that says "and" ("&", "- and
+// -"); what follows a name before the next joiner (an address, "(hereinafter
+// called "MLX")") is read for its definitions.
 func titleBlock(s string) []candidate {
 	var out []candidate
 	want := true // a name is expected next
+	skipped := 0
 	for _, para := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(para)
+		bare := strings.ToLower(strings.Trim(t, " -–—:"))
 		switch {
 		case t == "":
 			continue
-		case strings.EqualFold(t, "and") || t == "&" || strings.EqualFold(t, "and:"):
+		case bare == "and" || bare == "&":
 			if want {
 				return out
 			}
 			want = true
 			continue
 		case !want:
-			return out
+			// the last party's address or definitions
+			if skipped++; skipped > 8 || len(t) > 300 {
+				return out
+			}
+			last := &out[len(out)-1]
+			defs, _ := definitions(t, last.name)
+			last.defs = append(last.defs, defs...)
+			continue
 		}
 		name, rest := nameRun(t)
-		if name == "" || len(strings.TrimSpace(rest)) > 40 || hasLowerWord(rest) {
+		if name == "" {
 			return out
 		}
 		c := candidate{name: name}
-		c.defs, c.defined = definitions(rest, name)
+		c.defs, _ = definitions(rest, name)
 		c.defined = true // set apart as a party by the layout itself
 		out = append(out, c)
-		want = false
+		want, skipped = false, 0
 		if len(out) >= maxParties {
 			break
 		}
@@ -242,9 +323,9 @@ func titleBlock(s string) []candidate {
 // "the") that may come before a party's name.
 func skipJoiners(s string) string {
 	for {
-		t := strings.TrimLeft(s, " \t\r\n,;:")
-		for _, w := range []string{"and ", "And ", "AND ", "the ", "The ", "THE ", "and\n", "And\n", "AND\n"} {
-			if strings.HasPrefix(t, w) {
+		t := strings.TrimLeft(s, " \t\r\n,;:-–—")
+		for _, w := range []string{"and", "the", "&"} {
+			if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) && strings.ContainsRune(" \t\r\n:-", rune(t[len(w)])) {
 				t = t[len(w):]
 				break
 			}
@@ -568,7 +649,7 @@ func formWord(w string) bool {
 		}
 	}
 	r, _ := utf8.DecodeRuneInString(w)
-	if letters == 0 || !unicode.IsUpper(r) || letters > 5 {
+	if letters < 2 || !unicode.IsUpper(r) || letters > 5 {
 		return false
 	}
 	return strings.HasSuffix(w, ".") || upper == letters || letters <= 4
@@ -660,16 +741,14 @@ func plausible(name string) bool {
 	if !long {
 		return false
 	}
-	for _, w := range strings.Fields(strings.ToLower(name)) {
-		w = strings.Trim(w, ",.;:()")
-		for _, t := range TypeWords {
-			if w == t {
-				return false
-			}
-		}
-		if w == "this" {
+	lower := " " + Key(name) + " "
+	for _, t := range TypeWords {
+		if strings.Contains(lower, " "+t+" ") {
 			return false
 		}
+	}
+	if strings.Contains(lower, " this ") {
+		return false
 	}
 	if d, _ := preambleDate(name); d != "" {
 		return false

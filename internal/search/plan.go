@@ -129,18 +129,19 @@ func (ix *Index) Plan(q Query) *Plan {
 		nr := ix.routeNames(q.Text, qs, ids)
 		r.Unknown = nr.unknown
 		r.Broad = ix.nameMatches(q.Text, qs, nr.broad)
-		if nr.decision.Narrowed() {
-			r.Decision = nr.decision
-			docs = nr.docs
-			r.Matched = ix.nameMatches(q.Text, qs, nr.matched)
-			ref = map[int]bool{}
-			for _, m := range nr.matched {
-				for k := m.from; k < m.to; k++ {
-					ref[k] = true
-				}
-			}
-		} else if rr := ix.route(terms, breaks, legacyNamed(q.Text)); rr.doc >= 0 {
-			// No learnt name decided: the documents' headers may (route.go).
+		// The header router (route.go) first: it fires only on strong
+		// evidence — many words of one document's title, parties or
+		// opening ("Consider the Supply Agreement between Acme Corp. and
+		// Borealis Foods") — and is then the better judge, having weighed
+		// every such word. Short references ("the Bravatek agreement") are
+		// the learnt names' to decide.
+		rr := ix.route(terms, breaks, legacyNamed(q.Text))
+		if rr.doc >= 0 && len(rr.docs) > 1 && nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
+			// The header router found a family of close documents; the
+			// learnt names tell them apart.
+			rr.doc = -1
+		}
+		if rr.doc >= 0 {
 			r.Decision = RouteNamed
 			if len(rr.docs) > 1 {
 				r.Decision = RouteAmbiguous
@@ -150,6 +151,17 @@ func (ix *Index) Plan(q Query) *Plan {
 			}
 			ref = map[int]bool{}
 			r.Matched = ix.headerMatches(q.Text, qs, ids, rr.docs)
+			r.Unknown = nil
+		} else if nr.decision.Narrowed() {
+			r.Decision = nr.decision
+			docs = nr.docs
+			r.Matched = ix.nameMatches(q.Text, qs, nr.matched)
+			ref = map[int]bool{}
+			for _, m := range nr.matched {
+				for k := m.from; k < m.to; k++ {
+					ref[k] = true
+				}
+			}
 		} else {
 			r.Decision = nr.decision // RouteAll or RouteUnknown
 		}
@@ -207,9 +219,19 @@ func (ix *Index) nameMatches(text string, qs []qword, ms []nameMatch) []NameMatc
 	var out []NameMatch
 	for _, m := range ms {
 		nm := NameMatch{Text: strings.TrimSpace(text[qs[m.from].start:qs[m.to-1].end])}
+		if len(m.entries) == 0 {
+			// found in the documents' opening text, not among their names
+			nm.Name, nm.Kind = nm.Text, "in the opening text"
+			for _, d := range m.entity {
+				nm.Docs = append(nm.Docs, ix.docs[d].id)
+			}
+		}
 		seen := map[int32]bool{}
 		for _, ei := range m.entries {
 			e := ix.nameTab.entries[ei]
+			if names.Kind(e.Kind) == names.KindRole {
+				continue
+			}
 			if nm.Name == "" {
 				nm.Name = ix.nameTab.entryText(e)
 				nm.Kind = ix.describeName(e)
@@ -350,4 +372,18 @@ func quoteList(ws []string) string {
 		q[i] = "“" + w + "”"
 	}
 	return listWords(q)
+}
+
+// subset reports whether every document of a is in b.
+func subset(a []int32, b []int) bool {
+	for _, d := range a {
+		found := false
+		for _, x := range b {
+			found = found || int(d) == x
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

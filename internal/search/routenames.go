@@ -143,10 +143,12 @@ func analyzeWords(text string) []qword {
 		part := text[partStart:i]
 		first := true // the part's first word, stop word or not
 		newPart := true
-		prevEnd := 0
+		prevStart, prevEnd := 0, 0
 		forEachWordAt(part, func(w string, at wordAt) {
-			// A full stop before the word starts a sentence too.
-			initial := first || strings.TrimSpace(part[prevEnd:at.start]) == "."
+			// A full stop before the word starts a sentence too, unless it
+			// ends an abbreviation ("Dr. Murray").
+			initial := first || strings.TrimSpace(part[prevEnd:at.start]) == "." && prevEnd-prevStart > 3
+			prevStart = at.start
 			first = false
 			prevEnd = at.end
 			if stopWords[w] {
@@ -175,8 +177,9 @@ type nameMatch struct {
 	from, to int     // question words [from, to)
 	entries  []int32 // the names matched, of every document having one
 	// entity: the documents the words name (a party, title, file name or
-	// folder); qualifier: those they only describe (type, date, year).
-	entity, qualifier []int32
+	// folder); qualifier: those they only describe (type, date, year);
+	// role: those that define a party by them ("Franchisee").
+	entity, qualifier, role []int32
 }
 
 // findNames returns every run of question words that is one of the
@@ -213,10 +216,13 @@ func (ix *Index) findNames(qs []qword, ids []int32) []nameMatch {
 			m := nameMatch{from: i, to: i + n, entries: es}
 			for _, ei := range es {
 				e := t.entries[ei]
-				if names.Kind(e.Kind).Names() {
+				switch k := names.Kind(e.Kind); {
+				case k.Names():
 					m.entity = addDoc(m.entity, e.Doc)
-				} else {
+				case k.Narrows():
 					m.qualifier = addDoc(m.qualifier, e.Doc)
+				case k == names.KindRole:
+					m.role = addDoc(m.role, e.Doc)
 				}
 			}
 			all = append(all, m)
@@ -311,6 +317,12 @@ func (ix *Index) routeNames(text string, qs []qword, ids []int32) namesRoute {
 	}
 	var entities, quals []nameMatch
 	for _, m := range ix.findNames(qs, ids) {
+		if len(m.role) >= max(2, len(m.entity)) {
+			// A word other contracts define a party's role by ("the
+			// Franchisee", "Licensee") names a role, whichever contract
+			// took it for a party's name.
+			continue
+		}
 		if len(m.entity) > 0 && ix.namesSomething(qs, ids, m) {
 			if len(m.entity) > maxNameFit || 2*len(m.entity) > n {
 				res.broad = append(res.broad, m)
@@ -322,7 +334,41 @@ func (ix *Index) routeNames(text string, qs []qword, ids []int32) namesRoute {
 			quals = append(quals, m)
 		}
 	}
-	res.unknown = ix.unknownNames(text, qs, ids)
+	// A naming run that no learnt name covers may still name a contract by
+	// words its opening holds ("our contract with Robbie Fowler", a party
+	// the preamble reader missed); one that names none is said.
+	for _, r := range namingRuns(text, qs) {
+		covered, whole := false, false
+		for _, e := range entities {
+			covered = covered || e.from < r.to && r.from < e.to
+			whole = whole || e.from <= r.from && r.to <= e.to
+		}
+		if whole {
+			continue
+		}
+		docs := ix.openingDocs(ids[r.from:r.to])
+		if covered {
+			// A name inside a longer one ("Rogers" in "John Rogers", "Zebra
+			// Technologies" in "Zebra Technologies International"): the
+			// whole run, when some opening holds it, says more.
+			if len(docs) == 0 || len(docs) > maxNameFit {
+				continue
+			}
+			kept := entities[:0]
+			for _, e := range entities {
+				if !(r.from <= e.from && e.to <= r.to) {
+					kept = append(kept, e)
+				}
+			}
+			entities = kept
+		}
+		switch {
+		case len(docs) == 0:
+			res.unknown = append(res.unknown, strings.TrimSpace(text[qs[r.from].start:qs[r.to-1].end]))
+		case len(docs) <= maxNameFit && 2*len(docs) <= n:
+			entities = append(entities, nameMatch{from: r.from, to: r.to, entity: docs})
+		}
+	}
 	var groups [][]int32
 	var used []nameMatch
 	switch {
@@ -383,32 +429,42 @@ func (ix *Index) routeNames(text string, qs []qword, ids []int32) namesRoute {
 }
 
 // namesSomething reports whether a run of question words that is an
-// entity's name can be meant as one: a word of it written like a name, or
-// words found in the text of hardly any document it does not name (a run
-// of three words or more always can).
+// entity's name can be meant as one. A run of three words or more always
+// can. Otherwise the run's rarest word is counted in the text of the
+// collection: written like a name in the question, it may be found in a few
+// other documents too (max(4 per document named + 4, one document in
+// fifteen): "Impresse" shares its stem with "impression"); written in lower
+// case, in hardly any other. A run of two words each written like a name
+// that is a party's name, core or short name, a title, file name or folder
+// ("Clear Capital", "World Book") is a name however common its words are;
+// a party name's leading words ("American Express") need the rare word.
 func (ix *Index) namesSomething(qs []qword, ids []int32, m nameMatch) bool {
-	nameLike := false
-	for k := m.from; k < m.to; k++ {
-		nameLike = nameLike || qs[k].nameLike
-	}
 	if m.to-m.from >= 3 {
 		return true
 	}
-	// The rarest word's documents, against the documents the name fits.
-	fit := len(m.entity)
-	rare := -1
+	all, any := true, false
 	for k := m.from; k < m.to; k++ {
-		limit := 4*fit + 8
-		if c := ix.bodyDocs(ids[k], limit); rare < 0 || c < rare {
-			rare = c
+		all = all && qs[k].nameLike
+		any = any || qs[k].nameLike
+	}
+	if all && m.to-m.from >= 2 {
+		for _, ei := range m.entries {
+			if k := names.Kind(ix.nameTab.entries[ei].Kind); k.Names() && k != names.KindLead {
+				return true
+			}
 		}
 	}
-	if nameLike {
-		// Written as a name: fine unless the word is common prose in the
-		// collection ("the General terms").
-		return rare <= 4*fit+4
+	fit := len(m.entity)
+	limit := fit + 1
+	if any {
+		limit = max(4*fit+4, len(ix.docs)/15)
 	}
-	return rare <= fit+1
+	for k := m.from; k < m.to; k++ {
+		if ix.bodyDocs(ids[k], limit) <= limit {
+			return true // the rarest word is rare enough
+		}
+	}
+	return false
 }
 
 // matchHasKind reports whether some entry of m is a name of kind k.
@@ -421,16 +477,16 @@ func (ix *Index) matchHasKind(m nameMatch, k names.Kind) bool {
 	return false
 }
 
-// unknownNames returns what the question calls a contract by a name no
-// document is called by: words written like a name, not the first of the
-// sentence, right before a word titles use for a kind of document ("the
-// Zenith agreement") or after "with" or "between" ("our contract with
-// Zenith"), none of which is part of any document's name.
-func (ix *Index) unknownNames(text string, qs []qword, ids []int32) []string {
-	var out []string
-	inName := func(k int) bool {
-		return ids[k] >= 0 && slices.Contains(ix.nameTab.terms, ids[k])
-	}
+// namingRun is a run of question words written like a name where a
+// question names a contract: right before a word titles use for a kind of
+// document ("the Zenith agreement") or after "with" or "between" ("our
+// contract with Zenith Labs").
+type namingRun struct{ from, to int }
+
+// namingRuns returns the question's naming runs (not the first word of a
+// sentence, which any word may start with a capital).
+func namingRuns(text string, qs []qword) []namingRun {
+	var out []namingRun
 	for i := 0; i < len(qs); {
 		if !qs[i].nameLike || isTypeTerm(qs[i].term) {
 			i++
@@ -440,22 +496,42 @@ func (ix *Index) unknownNames(text string, qs []qword, ids []int32) []string {
 		for j < len(qs) && qs[j].nameLike && !isTypeTerm(qs[j].term) && (j == i || !qs[j].brk) {
 			j++
 		}
-		// What comes right after the run, and right before it.
 		after := ""
 		if j < len(qs) && !qs[j].brk {
 			after = qs[j].term
 		}
 		before := strings.ToLower(lastWord(text[:qs[i].start]))
 		if isTypeTerm(after) || before == "with" || before == "between" {
-			known := false
-			for k := i; k < j; k++ {
-				known = known || inName(k)
-			}
-			if !known {
-				out = append(out, strings.TrimSpace(text[qs[i].start:qs[j-1].end]))
-			}
+			out = append(out, namingRun{i, j})
 		}
 		i = j
+	}
+	return out
+}
+
+// openingDocs returns the documents whose file name, title, parties or
+// opening text hold every one of terms (the header router's postings,
+// route.go), sorted; nil when a term is in none.
+func (ix *Index) openingDocs(terms []int32) []int32 {
+	var out []int32
+	for i, tid := range terms {
+		if tid < 0 {
+			return nil
+		}
+		var ds []int32
+		for _, p := range ix.router.plist(tid) {
+			if p.name == 1 && uint(p.doc) < uint(len(ix.docs)) {
+				ds = append(ds, p.doc)
+			}
+		}
+		if i == 0 {
+			out = ds
+		} else {
+			out = intersect(out, ds)
+		}
+		if len(out) == 0 {
+			return nil
+		}
 	}
 	return out
 }
@@ -477,4 +553,17 @@ func lastWord(s string) string {
 		return ""
 	}
 	return strings.Trim(f[len(f)-1], ",.;:()\"“”'")
+}
+
+// DebugBodyDocs is for scratch measurements only.
+func (ix *Index) DebugBodyDocs(word string) int {
+	ts := Analyze(word)
+	if len(ts) == 0 {
+		return -1
+	}
+	tid, ok := ix.lookup(ts[0])
+	if !ok {
+		return 0
+	}
+	return ix.bodyDocs(tid, 1<<30)
 }
