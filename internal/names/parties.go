@@ -12,15 +12,9 @@ import (
 const maxParties = 8
 
 var (
-	betweenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:by\s+and\s+between|by\s+and\s+among|between|among|amongst|(?:entered\s+into|made|executed)\s+by)\b[\s:]*`)
-	})
-	partyLabelRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Party\s+[A-Z]$`) })
-	preambleStopRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\bWHEREAS\b|(?i:\bwhereas\b)|\bRECITALS\b|(?i:\bwitnesseth\b)|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|NOW,?\s+THEREFORE`)
-	})
-	andRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+and\s+|;`) })
-	byRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\bBy\s*:`) })
+	partyLabelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Party\s+[A-Z]$`) })
+	andRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+and\s+|;`) })
+	byRe         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\bBy\s*:`) })
 )
 
 // readParties finds a document's parties: in the preamble ("between A and
@@ -113,7 +107,8 @@ func labelLines(head string, cands []candidate) []candidate {
 			if len(f) > 3 {
 				label = strings.Join(f[len(f)-3:], " ")
 			}
-			rest := strings.TrimLeft(line[i+len(string([]rune(line[i:])[0])):], " \t")
+			_, size := utf8.DecodeRuneInString(line[i:])
+			rest := strings.TrimLeft(line[i+size:], " \t")
 			f = strings.Fields(label)
 			ok := false
 			for k := 0; k < len(f) && !ok; k++ {
@@ -164,7 +159,7 @@ func preambleParties(head string) []candidate {
 		}
 	}
 	found := false
-	for _, m := range betweenRe().FindAllStringIndex(head, 8) {
+	for _, m := range introductions(head, 8) {
 		if name, _ := nameRun(skipJoiners(head[m[1]:])); name == "" {
 			if name, _ := looseRun(skipJoiners(head[m[1]:])); name == "" {
 				continue
@@ -319,6 +314,84 @@ func titleBlock(s string) []candidate {
 	return out
 }
 
+// introducers are the words a preamble introduces its parties with, in
+// lower case.
+var introducers = []string{"between", "among", "amongst", "entered into by", "made by", "executed by"}
+
+// introductions returns, for at most n places where head introduces its
+// parties ("by and between", "among", "entered into by"), the span of the
+// introducing words and the white space and colons after them. It scans a
+// lower-case copy with plain string search: a case-insensitive regular
+// expression over every document's head cost more than the rest of
+// learning its names.
+func introductions(head string, n int) [][2]int {
+	lower := strings.ToLower(head) // same length: head's ASCII letters only change
+	if len(lower) != len(head) {
+		lower = asciiLower(head)
+	}
+	var out [][2]int
+	for i := 0; i < len(lower) && len(out) < n; {
+		best, bl := -1, 0
+		for _, w := range introducers {
+			if j := strings.Index(lower[i:], w); j >= 0 && (best < 0 || i+j < best) {
+				best, bl = i+j, len(w)
+			}
+		}
+		if best < 0 {
+			break
+		}
+		e := best + bl
+		i = e
+		if best > 0 && isWordByte(lower[best-1]) || e < len(lower) && isWordByte(lower[e]) {
+			continue
+		}
+		for e < len(head) && (head[e] == ' ' || head[e] == '\t' || head[e] == '\r' || head[e] == '\n' || head[e] == ':') {
+			e++
+		}
+		out = append(out, [2]int{best, e})
+	}
+	return out
+}
+
+// recitals returns where s reaches the recitals or the operative words
+// ("WHEREAS", "RECITALS", "WITNESSETH", "NOW, THEREFORE"), or -1.
+func recitals(s string) int {
+	lower := asciiLower(s)
+	end := -1
+	for _, w := range []string{"whereas", "recitals", "witnesseth", "w i t n e s s e t h", "now, therefore", "now therefore"} {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			a, b := i+j, i+j+len(w)
+			if (a == 0 || !isWordByte(lower[a-1])) && (b == len(lower) || !isWordByte(lower[b])) {
+				if end < 0 || a < end {
+					end = a
+				}
+				break
+			}
+			i = a + 1
+		}
+	}
+	return end
+}
+
+// asciiLower lowers the ASCII letters of s only, so byte offsets stay put.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
 // skipJoiners skips the white space, punctuation and joining words ("and",
 // "the") that may come before a party's name.
 func skipJoiners(s string) string {
@@ -357,8 +430,8 @@ func definingParagraph(head string) int {
 // bytes.
 func preambleEnd(s string) int {
 	end := min(len(s), 2000)
-	if loc := preambleStopRe().FindStringIndex(s[:end]); loc != nil {
-		end = loc[0]
+	if i := recitals(s[:end]); i >= 0 {
+		end = i
 	}
 	depth := 0
 	paraStart := 0
@@ -430,6 +503,14 @@ func splitParties(s string) []string {
 			depth--
 			if depth > 0 || !quoted(s[open:i]) && !shortParen(s[open+1:i]) {
 				continue
+			}
+			if !quoted(s[open:i]) {
+				// "(USA)" inside "Fonterra (USA) Inc." defines nothing: the
+				// name goes on after it.
+				next := strings.TrimLeft(s[i+1:], " ")
+				if w, _, _ := strings.Cut(next, " "); nameWord(strings.TrimRight(w, ",;:")) {
+					continue
+				}
 			}
 			defs = true
 			// Several parentheses in a row define terms for one party.
@@ -711,7 +792,8 @@ func cleanName(s string) string {
 // formPart reports a defined term that is only the legal-form word of the
 // party's name ("LLC" for "… Warehouse Corporation LLC"): it names no party.
 func formPart(d, name string) bool {
-	if !formWord(d) || strings.ContainsAny(strings.TrimSpace(d), " \t") {
+	d = strings.TrimSpace(d)
+	if !formWord(d) || strings.ContainsAny(d, " \t") || !strings.HasSuffix(d, ".") && !upperWord(d) {
 		return false
 	}
 	for _, w := range strings.Fields(Key(name)) {

@@ -232,7 +232,22 @@ var yearRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(
 // the date the agreement says it was made or takes effect.
 func preambleDate(head string) (string, int) {
 	h := headOf(head, 3000)
-	loc := dateRe().FindStringIndex(h)
+	// Every date written here ends with its year: the pattern is tried
+	// only just before each year, not over the whole head.
+	var loc []int
+	for i := 0; i+4 <= len(h) && loc == nil; i++ {
+		if !(h[i] == '1' && h[i+1] == '9' || h[i] == '2' && h[i+1] == '0') || !isDigitByte(h[i+2]) || !isDigitByte(h[i+3]) ||
+			i > 0 && isDigitByte(h[i-1]) || i+4 < len(h) && isDigitByte(h[i+4]) {
+			continue
+		}
+		from := max(0, i-40)
+		for from > 0 && !isRuneStart(h[from]) {
+			from--
+		}
+		if m := dateRe().FindStringIndex(h[from : i+4]); m != nil {
+			loc = []int{from + m[0], from + m[1]}
+		}
+	}
 	if loc == nil {
 		return "", 0
 	}
@@ -266,3 +281,5 @@ func monthOK(d string) bool {
 	}
 	return false
 }
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }

@@ -150,7 +150,12 @@ func (ix *Index) Plan(q Query) *Plan {
 				docs = append(docs, int32(d))
 			}
 			ref = map[int]bool{}
-			r.Matched = ix.headerMatches(q.Text, qs, ids, rr.docs)
+			if nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
+				// The learnt names agree: they say better what matched.
+				r.Matched = ix.nameMatches(q.Text, qs, nr.matched)
+			} else {
+				r.Matched = ix.headerMatches(q.Text, qs, ids, rr.docs)
+			}
 			r.Unknown = nil
 		} else if nr.decision.Narrowed() {
 			r.Decision = nr.decision
@@ -270,14 +275,14 @@ func (ix *Index) headerMatches(text string, qs []qword, ids []int32, docs []int)
 	}
 	var words []string
 	for i, w := range qs {
-		if ids[i] >= 0 && ix.router.names(ids[i], int32(docs[0])) && ix.router.idf(ids[i]) > 1 {
+		if ids[i] >= 0 && ix.router.inTitle(ids[i], int32(docs[0])) && ix.router.idf(ids[i]) > 1 {
 			words = append(words, text[w.start:w.end])
 		}
 	}
 	if len(words) == 0 {
 		return nil
 	}
-	nm := NameMatch{Text: strings.Join(words, " "), Name: ix.docs[docs[0]].name, Kind: "title, parties or opening"}
+	nm := NameMatch{Text: strings.Join(words, " "), Name: ix.docs[docs[0]].name, Kind: "words of its file name, title or parties"}
 	for _, d := range docs {
 		nm.Docs = append(nm.Docs, ix.docs[d].id)
 	}
@@ -328,7 +333,7 @@ func (ix *Index) why(r *Route) string {
 	var b strings.Builder
 	switch r.Decision {
 	case RouteNamed:
-		fmt.Fprintf(&b, "The question names %s by %s: searched it only.", docNames(r.Docs), said(r.Matched))
+		fmt.Fprintf(&b, "The question names %s by %s: searched %s only.", docNames(r.Docs), said(r.Matched), docNames(r.Docs))
 	case RouteSeveral:
 		fmt.Fprintf(&b, "The question names %d contracts by %s: searched %s only.", len(r.Docs), said(r.Matched), docNames(r.Docs))
 	case RouteAmbiguous:

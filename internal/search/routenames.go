@@ -493,7 +493,7 @@ func namingRuns(text string, qs []qword) []namingRun {
 			continue
 		}
 		j := i
-		for j < len(qs) && qs[j].nameLike && !isTypeTerm(qs[j].term) && (j == i || !qs[j].brk) {
+		for j < len(qs) && qs[j].nameLike && !isTypeTerm(qs[j].term) && (j == i || !qs[j].brk && !listBreak(text[qs[j-1].end:qs[j].start])) {
 			j++
 		}
 		after := ""
@@ -507,6 +507,14 @@ func namingRuns(text string, qs []qword) []namingRun {
 		i = j
 	}
 	return out
+}
+
+// listBreak reports whether the text between two words separates two
+// names ("Acme and Zenith", "Acme, Zenith") rather than joining one
+// ("Fruit of Life", "Marshall & Ilsley").
+func listBreak(between string) bool {
+	b := " " + strings.ToLower(between) + " "
+	return strings.Contains(b, " and ") || strings.Contains(b, " or ") || strings.Contains(b, "/")
 }
 
 // openingDocs returns the documents whose file name, title, parties or
@@ -553,17 +561,4 @@ func lastWord(s string) string {
 		return ""
 	}
 	return strings.Trim(f[len(f)-1], ",.;:()\"“”'")
-}
-
-// DebugBodyDocs is for scratch measurements only.
-func (ix *Index) DebugBodyDocs(word string) int {
-	ts := Analyze(word)
-	if len(ts) == 0 {
-		return -1
-	}
-	tid, ok := ix.lookup(ts[0])
-	if !ok {
-		return 0
-	}
-	return ix.bodyDocs(tid, 1<<30)
 }
