@@ -23,15 +23,17 @@ import (
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
 // Artifact names this package stores beside each document.
 const (
 	// ArtifactSegment is the document's analyzed retrieval units
-	// (search.Segment.Encode), what LoadIndex reads.
+	// (index.Doc.Encode), what LoadIndex reads.
 	ArtifactSegment = "segment"
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).
@@ -210,7 +212,6 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	jobs := make(chan int)
 	type outcome struct {
 		i   int
 		res FileResult
@@ -218,29 +219,10 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	}
 	// Prepared documents queue up while a batch is being stored, so parsing
 	// goes on during the fsyncs.
-	out := make(chan outcome, max(workers, maxBatch))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				res, rec := prepare(ctx, items[i], existing, dups, opt)
-				out <- outcome{i, res, rec}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range items {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
+		res, rec := prepare(ctx, items[i], existing, dups, opt)
+		return outcome{i, res, rec}
+	})
 
 	// One goroutine stores documents and reports progress, so writes and
 	// Progress callbacks never overlap. It stores whatever has queued up as
@@ -425,14 +407,17 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, du
 		}
 	}
 	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
-	seg := search.AnalyzeDoc(units).Encode()
+	seg := index.AnalyzeDoc(units).Encode()
 	summary, err := json.Marshal(sum)
 	if err != nil {
 		return fail("cannot encode summary: "+err.Error(), err)
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
+	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
+		if ctx.Err() != nil {
+			return FileResult{}, nil
+		}
 		return fail(err.Error(), err)
 	}
 	if doc.Layout != nil {

@@ -10,11 +10,12 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -114,42 +115,22 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 	}
 	type loaded struct {
 		i          int
-		seg        *search.Segment
+		seg        *index.Doc
 		vecs       *search.Vectors
 		vecErr     error
 		reanalyzed bool
 		err        error
 	}
 	workers := min(runtime.NumCPU(), max(1, len(infos)))
-	jobs := make(chan int)
-	out := make(chan loaded, 2*workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				seg, re, err := loadSegment(st, collection, infos[i])
-				var vecs *search.Vectors
-				var vecErr error
-				if err == nil {
-					vecs, vecErr = loadVectors(st, collection, infos[i])
-				}
-				out <- loaded{i, seg, vecs, vecErr, re, err}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range infos {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
+	out := parallel.Stream(ctx, len(infos), workers, 2*workers, func(i int) loaded {
+		seg, re, err := loadSegment(st, collection, infos[i])
+		var vecs *search.Vectors
+		var vecErr error
+		if err == nil {
+			vecs, vecErr = loadVectors(st, collection, infos[i])
 		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+		return loaded{i, seg, vecs, vecErr, re, err}
+	})
 
 	ix := search.NewIndex()
 	pending := map[int]loaded{}
@@ -199,12 +180,12 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 
 // loadSegment reads and decodes one document's segment; when it is missing
 // or does not decode, it analyzes the stored document again.
-func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *search.Segment, reanalyzed bool, err error) {
+func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
 	data, err := st.Artifact(collection, info.ID, ArtifactSegment)
 	if err == nil {
-		seg, err = search.DecodeSegment(data)
+		seg, err = index.DecodeDoc(data)
 		if err == nil && seg.ID != info.ID {
-			err = fmt.Errorf("%w: it belongs to document %q", search.ErrBadSegment, seg.ID)
+			err = fmt.Errorf("%w: it belongs to document %q", index.ErrBadDoc, seg.ID)
 		}
 		if err == nil {
 			return seg, false, nil
@@ -233,19 +214,19 @@ func loadVectors(st *store.Store, collection string, info store.DocInfo) (*searc
 	if err != nil {
 		return nil, err
 	}
-	return search.DecodeVectors(data)
+	return index.DecodeVectors(data)
 }
 
 // analyze builds a stored document's segment and summary from its text and
 // clause tree.
-func analyze(rec *store.Record) (*search.Segment, []byte) {
+func analyze(rec *store.Record) (*index.Doc, []byte) {
 	tree := Tree(rec)
 	sum := chunk.Summary(rec.Doc)
 	var stored chunk.DocSummary
 	if json.Unmarshal(rec.Artifacts[ArtifactSummary], &stored) == nil {
 		sum.Generated = stored.Generated // a model-written summary is kept
 	}
-	seg := search.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
+	seg := index.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
 	summary, _ := json.Marshal(sum) // a struct of strings: cannot fail
 	return seg, summary
 }
@@ -273,7 +254,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		seg, summary := analyze(rec)
 		rec.Artifacts[ArtifactSegment] = seg.Encode()
 		rec.Artifacts[ArtifactSummary] = summary
-		if rec.Artifacts[ArtifactGraph], err = encodeGraph(rec); err != nil {
+		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		if err := st.Put(collection, rec); err != nil {

@@ -153,7 +153,7 @@ func (c compiled) method() string {
 func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	p := &r.pb.Provisions[i]
 	c := r.provs[i]
-	cell := Cell{DocID: prep.doc.ID, DocName: prep.doc.Name, Provision: p.Name, Method: c.method()}
+	cell := Cell{DocID: prep.doc.ID, DocName: prep.doc.Name, Provision: p.Name, Method: c.method(), Answer: notFoundAnswer()}
 	if len(prep.passages) == 0 {
 		return cell
 	}
@@ -163,8 +163,10 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 		cell.Extracts = append(cell.Extracts, prep.extract(k, scores[k]))
 	}
 	cell.Found = cell.Confidence >= c.threshold()
+	cell.Answer = notFoundAnswer()
 	if cell.Found {
-		cell.Value = readValue(p, prep, cell.Extracts)
+		cell.Answer = readAnswer(p, prep, cell.Extracts)
+		cell.Value = cell.Answer.Text
 	}
 	return cell
 }

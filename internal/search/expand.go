@@ -2,6 +2,8 @@ package search
 
 import (
 	"math"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Query expansion from term associations learned on the indexed corpus
@@ -157,7 +159,7 @@ func (ix *Index) headTerms() []bool {
 	ix.headTermOnce.Do(func() {
 		ix.isHead = make([]bool, len(ix.terms))
 		for t, s := range ix.terms {
-			ix.isHead[t] = isMarked(s)
+			ix.isHead[t] = index.IsMarked(s)
 		}
 	})
 	return ix.isHead

@@ -2,7 +2,8 @@ package search
 
 import (
 	"math"
-	"strings"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Matching by meaning, learned from the collection's own headings. A clause
@@ -25,10 +26,6 @@ import (
 // and only a word that heads clauses in a fair share of the collection's
 // documents is read as a heading.
 
-// headMark starts the vocabulary entry of a heading word. Question words
-// never start with it, so heading terms are never matched directly.
-const headMark = "\x01"
-
 const (
 	headMinDocs   = 3    // documents in which a heading word and a body word must meet
 	headMinShare  = 0.02 // share of documents a word must head clauses in
@@ -43,8 +40,6 @@ const (
 	// itself and return more text.
 	bodyInSubtree = 0.5
 )
-
-func isHeadTerm(t string) bool { return strings.HasPrefix(t, headMark) }
 
 // bodyAssociations returns the body words most associated with the heading
 // word of term tid, each weighted in (0, 1]: from the index file when it
@@ -66,7 +61,7 @@ func (ix *Index) learnBodies(tid int32) []assocTerm {
 	if tid < 0 || int(tid) >= len(ix.terms) {
 		return nil
 	}
-	h, ok := ix.lookup(headMark + ix.terms[tid])
+	h, ok := ix.lookup(index.HeadMark + ix.terms[tid])
 	if !ok || uint(h) >= uint(len(ix.headDocs)) || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
 		return nil
 	}
@@ -126,7 +121,7 @@ func (ix *Index) countHeaded() {
 	headed := make([]bool, len(ix.units))
 	ix.headDocs = make([]int32, len(ix.terms))
 	for t, s := range ix.terms {
-		if !isHeadTerm(s) {
+		if !index.IsHeadTerm(s) {
 			continue
 		}
 		last := int32(-1)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // headedCorpus builds contracts whose clauses carry headings: n of them have
@@ -58,7 +59,7 @@ func TestHeadingBodyAssociations(t *testing.T) {
 		}
 	}
 	for _, w := range got {
-		if isHeadTerm(w) {
+		if index.IsHeadTerm(w) {
 			t.Errorf("a heading term %q offered as a body word", w)
 		}
 	}
@@ -68,7 +69,7 @@ func TestHeadingBodyAssociations(t *testing.T) {
 		t.Fatalf("audit question in doc6: %+v, want the records clause at 400", res.Hits)
 	}
 	// A question never yields a marked heading term.
-	if terms, _, _ := analyzeQuery(headMark + "audit"); len(terms) != 1 || isHeadTerm(terms[0]) {
+	if terms, _, _ := analyzeQuery(index.HeadMark + "audit"); len(terms) != 1 || index.IsHeadTerm(terms[0]) {
 		t.Errorf("question terms %q", terms)
 	}
 }

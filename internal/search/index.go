@@ -12,70 +12,8 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
 )
-
-// View says how a unit's indexed text was built from its clause.
-type View uint8
-
-// Views of a clause. Retrieval returns source spans only, whatever the view
-// indexed.
-const (
-	ViewPlain      View = iota // the text alone (baseline chunks, clause text)
-	ViewAncestors              // the clause with its ancestors' labels and headings
-	ViewDescendant             // the clause with its sub-clauses
-	numViews
-
-	// ViewProvision marks a hit found by a ProvisionFinder (the review
-	// detectors), not by the index: it is never indexed.
-	ViewProvision = numViews
-)
-
-func (v View) String() string {
-	switch v {
-	case ViewPlain:
-		return "plain"
-	case ViewAncestors:
-		return "ancestors"
-	case ViewDescendant:
-		return "descendants"
-	case ViewProvision:
-		return "provision"
-	}
-	return fmt.Sprintf("view%d", v)
-}
-
-// UnitInput is one retrieval unit to index.
-type UnitInput struct {
-	Text  string          // the text to index (may include context not returned)
-	Spans []document.Span // the source spans returned when the unit matches
-	Node  int             // clause node id, or -1
-	View  View
-	// Heading is what the clause calls itself ("Audit Rights"; a defined
-	// term; else the nearest ancestor's heading). Its words are not matched
-	// by questions: they teach the index which body words go with which
-	// headings (see headings.go). Set it on one view of each text only.
-	Heading string
-}
-
-// DocInput is one document to index.
-type DocInput struct {
-	ID     string
-	Name   string
-	Header string // title, parties and type: what a question naming the contract would mention
-	// Opening is the start of the document's text. Routing also matches it,
-	// since the first page names the parties however the title reads.
-	Opening string
-	// About is an optional model-written summary. Routing matches it, but
-	// since it describes topics as well as names, its words are never taken
-	// for a reference to the contract (see referenceTerms).
-	About string
-	// Names are the names people call the document by, learnt from it at
-	// ingest (names.Learn): routing narrows a question that uses one to
-	// the documents it names.
-	Names []names.Name
-	Units []UnitInput
-}
 
 // unit is an indexed retrieval unit. Its spans are
 // Index.spans[Index.spanOff[u]:Index.spanOff[u+1]]. The struct holds no
@@ -191,7 +129,7 @@ func (ix *Index) Units() int { return len(ix.units) }
 
 // Add analyzes and indexes a document. Adding an id that is already
 // present is an error: build a new Index to replace documents.
-func (ix *Index) Add(d DocInput) error { return ix.AddSegment(AnalyzeDoc(d)) }
+func (ix *Index) Add(d DocInput) error { return ix.AddSegment(index.AnalyzeDoc(d)) }
 
 // termID returns the id of a term, adding it to the vocabulary if needed.
 func (ix *Index) termID(t string) int32 {
@@ -207,7 +145,7 @@ func (ix *Index) termID(t string) int32 {
 }
 
 // AddSegment indexes an analyzed document.
-func (ix *Index) AddSegment(seg *Segment) error {
+func (ix *Index) AddSegment(seg *index.Doc) error {
 	if ix.mapped != nil {
 		return ErrMapped
 	}

@@ -2,7 +2,9 @@ package search
 
 import (
 	"runtime"
-	"sync"
+
+	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Word associations (expand.go) and heading-body associations (headings.go)
@@ -23,21 +25,13 @@ func (ix *Index) learnAll() (assocOff []int32, assocList []assocTerm, bodyOff []
 	assoc := make([][]assocTerm, n)
 	bodies := make([][]assocTerm, n)
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := w; t < n; t += workers {
-				if isMarked(ix.terms[t]) {
-					continue // never a question word
-				}
-				assoc[t] = ix.learnAssociations(int32(t))
-				bodies[t] = ix.learnBodies(int32(t))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.All(n, workers, func(t int) {
+		if index.IsMarked(ix.terms[t]) {
+			return // never a question word
+		}
+		assoc[t] = ix.learnAssociations(int32(t))
+		bodies[t] = ix.learnBodies(int32(t))
+	})
 	flatten := func(lists [][]assocTerm) ([]int32, []assocTerm) {
 		off := make([]int32, 0, n+1)
 		var all []assocTerm

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/embed/embedtest"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // persist writes ix to a temporary file and opens it again.
@@ -203,7 +204,7 @@ func TestPersistedVocabulary(t *testing.T) {
 			t.Errorf("%q: opened header postings %v, built %v", term, a, b)
 		}
 	}
-	for _, w := range []string{"", "zzzz", "liabilityx", headMark} {
+	for _, w := range []string{"", "zzzz", "liabilityx", index.HeadMark} {
 		if _, ok := opened.lookup(w); ok {
 			t.Errorf("%q found", w)
 		}
@@ -225,7 +226,7 @@ func TestPersistedAssociations(t *testing.T) {
 	}
 	some := 0
 	for tid := range built.terms {
-		if isMarked(built.terms[tid]) {
+		if index.IsMarked(built.terms[tid]) {
 			continue
 		}
 		want, got := built.associations(int32(tid)), opened.associations(int32(tid))

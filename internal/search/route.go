@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // router matches questions that name a contract ("Consider the Supply
@@ -41,7 +43,7 @@ type routePosting struct {
 }
 
 // addRoute indexes the header of document di.
-func (ix *Index) addRoute(di int32, seg *Segment) {
+func (ix *Index) addRoute(di int32, seg *index.Doc) {
 	r := &ix.router
 	type count struct {
 		tf          int
@@ -63,17 +65,17 @@ func (ix *Index) addRoute(di int32, seg *Segment) {
 		n++
 	}
 	var seq []int32
-	for _, t := range Analyze(nameWords(seg.Name) + "\n" + seg.Header) {
+	for _, t := range index.Analyze(nameWords(seg.Name) + "\n" + seg.Header) {
 		see(t, true)
 		tid := ix.termID(t)
 		terms[tid].title = true
 		seq = append(seq, tid)
 	}
 	r.titleSeq = append(r.titleSeq, seq)
-	for _, t := range Analyze(seg.Opening) {
+	for _, t := range index.Analyze(seg.Opening) {
 		see(t, true)
 	}
-	for _, t := range Analyze(seg.About) {
+	for _, t := range index.Analyze(seg.About) {
 		see(t, false)
 	}
 	for _, tid := range order {
@@ -468,8 +470,8 @@ func (ix *Index) Topic(question string, docs []string) string {
 	for _, p := range parts {
 		var words []string
 		content := 0
-		forEachWord(p, func(w string, _ bool) {
-			if stopWords[w] {
+		index.ForEachWord(p, func(w string, _ bool) {
+			if index.IsStopWord(w) {
 				words = append(words, w)
 				return
 			}

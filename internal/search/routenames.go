@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Routing by the names people use. Each document brings the names it was
@@ -94,7 +95,7 @@ func (ix *Index) addNames(di int32, ns []names.Name) {
 		t.first = map[int32][]int32{}
 	}
 	for _, n := range ns {
-		terms := Analyze(n.Text)
+		terms := index.Analyze(n.Text)
 		if len(terms) == 0 || len(terms) > maxNameTerms || n.Kind == 0 {
 			continue
 		}
@@ -144,21 +145,21 @@ func analyzeWords(text string) []qword {
 		first := true // the part's first word, stop word or not
 		newPart := true
 		prevStart, prevEnd := 0, 0
-		forEachWordAt(part, func(w string, at wordAt) {
+		index.ForEachWordAt(part, func(w string, at index.WordAt) {
 			// A full stop before the word starts a sentence too, unless it
 			// ends an abbreviation ("Dr. Murray").
-			initial := first || strings.TrimSpace(part[prevEnd:at.start]) == "." && prevEnd-prevStart > 3
-			prevStart = at.start
+			initial := first || strings.TrimSpace(part[prevEnd:at.Start]) == "." && prevEnd-prevStart > 3
+			prevStart = at.Start
 			first = false
-			prevEnd = at.end
-			if stopWords[w] {
+			prevEnd = at.End
+			if index.IsStopWord(w) {
 				return
 			}
 			out = append(out, qword{
-				term:     stem(w),
+				term:     index.Stem(w),
 				brk:      newPart,
-				nameLike: at.inner || hasDigit(w) || at.capital && !initial,
-				start:    partStart + at.start, end: partStart + at.end,
+				nameLike: at.Inner || index.HasDigit(w) || at.Capital && !initial,
+				start:    partStart + at.Start, end: partStart + at.End,
 			})
 			newPart = false
 		})
@@ -547,7 +548,7 @@ func (ix *Index) openingDocs(terms []int32) []int32 {
 // isTypeTerm reports an analyzed word titles use for a kind of document.
 func isTypeTerm(term string) bool {
 	for _, w := range names.TypeWords {
-		if !strings.Contains(w, " ") && stem(w) == term {
+		if !strings.Contains(w, " ") && index.Stem(w) == term {
 			return true
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // MaxQueryChars is the longest query any face accepts, in characters. Each
@@ -228,7 +228,7 @@ const fusionDepth = 200
 // the fused depth follow in their own order.
 func (ix *Index) hybrid(lex []scored, qv []float32, sc scope) []scored {
 	qv = append([]float32(nil), qv...)
-	embed.Normalize(qv)
+	normalize(qv)
 	head := lex[:min(len(lex), fusionDepth)]
 	fused := fuse(head, ix.denseRank(qv, sc, fusionDepth))
 	seen := make(map[int32]bool, len(fused))
@@ -385,7 +385,7 @@ func analyzeQuery(text string) (terms []string, breaks, named []bool) {
 		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
 	})
 	for _, p := range parts {
-		ts, ns := AnalyzeCased(p)
+		ts, ns := index.AnalyzeCased(p)
 		for i, t := range ts {
 			terms = append(terms, t)
 			breaks = append(breaks, i == 0)

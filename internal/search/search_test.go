@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -22,12 +23,12 @@ func TestAnalyze(t *testing.T) {
 		{"", []string{}},
 	}
 	for _, tc := range tests {
-		got := Analyze(tc.in)
+		got := index.Analyze(tc.in)
 		if len(got) == 0 && len(tc.want) == 0 {
 			continue
 		}
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Analyze(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("index.Analyze(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -224,8 +225,8 @@ func TestSegmentRoundTrip(t *testing.T) {
 		{Text: "The licensee shall pay fees.", Spans: []document.Span{{Start: 0, End: 28}}, Node: 3, View: ViewAncestors},
 		{Text: "Fees are due monthly; fees fees.", Spans: []document.Span{{Start: 30, End: 60}, {Start: 70, End: 80}}, Node: -1},
 	}}
-	seg := AnalyzeDoc(in)
-	got, err := DecodeSegment(seg.Encode())
+	seg := index.AnalyzeDoc(in)
+	got, err := index.DecodeDoc(seg.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,11 +247,11 @@ func TestSegmentRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeSegment(f *testing.F) {
-	f.Add(AnalyzeDoc(DocInput{ID: "x", Units: []UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
-	f.Add([]byte(segmentMagic))
+	f.Add(index.AnalyzeDoc(DocInput{ID: "x", Units: []UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
+	f.Add([]byte("PKSEG3\n"))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		seg, err := DecodeSegment(data)
+		seg, err := index.DecodeDoc(data)
 		if err != nil {
 			return
 		}

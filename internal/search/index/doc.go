@@ -1,4 +1,4 @@
-package search
+package index
 
 import (
 	"bytes"
@@ -13,20 +13,20 @@ import (
 	"github.com/pakton/pakton/internal/names"
 )
 
-// Segment is one document's analyzed units: what the index needs to search
-// the document, without the document's text. A store keeps a document's
-// encoded segment beside it, so opening a collection loads segments instead of
-// re-analyzing every clause.
-type Segment struct {
+// Doc is one document's analyzed units: what the index needs to search the
+// document, without the document's text. A store keeps a document's encoded
+// Doc beside it (the "segment" artifact), so indexing a collection again
+// loads these instead of re-analyzing every clause.
+type Doc struct {
 	ID, Name, Header, Opening, About string
 	// Names are the names the document is called by (DocInput.Names).
 	Names []names.Name
-	Vocab []string // the document's distinct terms
-	Units []SegmentUnit
+	Vocab []string // the document's distinct terms, in order of first use
+	Units []DocUnit
 }
 
-// SegmentUnit is an analyzed unit: term counts by index into Segment.Vocab.
-type SegmentUnit struct {
+// DocUnit is an analyzed unit: term counts by index into Doc.Vocab.
+type DocUnit struct {
 	Node  int32
 	View  View
 	Len   int32 // number of terms
@@ -36,13 +36,13 @@ type SegmentUnit struct {
 
 // TermCount is a term of a unit and how often it occurs there.
 type TermCount struct {
-	Term  int32 // index into Segment.Vocab
+	Term  int32 // index into Doc.Vocab
 	Count uint16
 }
 
-// AnalyzeDoc turns a document's units into a segment.
-func AnalyzeDoc(d DocInput) *Segment {
-	seg := &Segment{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening, About: d.About, Names: d.Names}
+// AnalyzeDoc turns a document's units into its analyzed form.
+func AnalyzeDoc(d DocInput) *Doc {
+	seg := &Doc{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening, About: d.About, Names: d.Names}
 	local := map[string]int32{}
 	counts := map[int32]int{}
 	// termID is the segment's id of a vocabulary entry, added when new.
@@ -65,17 +65,17 @@ func AnalyzeDoc(d DocInput) *Segment {
 		// Heading words go in as marked terms, counted once and not in the
 		// unit's length: no question word matches them.
 		for _, t := range Analyze(u.Heading) {
-			counts[termID(headMark+t)] = 1
+			counts[termID(HeadMark+t)] = 1
 		}
 		// Self-references ("this Agreement") of the clause's own text, as
 		// marked terms counted once per text (framing.go).
 		if u.View == ViewPlain {
-			refs := selfReferences(u.Text)
+			refs := SelfReferences(u.Text)
 			for _, t := range slices.Sorted(maps.Keys(refs)) { // ids in a fixed order
-				counts[termID(selfMark+t)] = refs[t]
+				counts[termID(SelfMark+t)] = refs[t]
 			}
 		}
-		su := SegmentUnit{Node: int32(u.Node), View: u.View, Len: int32(n), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
+		su := DocUnit{Node: int32(u.Node), View: u.View, Len: int32(n), Spans: u.Spans, Terms: make([]TermCount, 0, len(counts))}
 		for id, c := range counts {
 			su.Terms = append(su.Terms, TermCount{id, uint16(min(c, math.MaxUint16))})
 		}
@@ -84,16 +84,16 @@ func AnalyzeDoc(d DocInput) *Segment {
 	return seg
 }
 
-// segmentMagic names the segment format. PKSEG4 added the document's
-// names; a segment of an older format does not decode, and its loader
-// analyzes the stored document again (ingest.Load), so the names are
-// learnt then.
-const segmentMagic = "PKSEG4\n"
+// docMagic starts an encoded Doc (the stored "segment" artifact). PKSEG4
+// added the document's names; a Doc of an older format does not decode, and
+// its loader analyzes the stored document again (ingest.Load), so its names
+// are learnt then.
+const docMagic = "PKSEG4\n"
 
-// Encode serializes the segment in pakton's compact binary format.
-func (s *Segment) Encode() []byte {
+// Encode serializes the document in pakton's compact binary format.
+func (s *Doc) Encode() []byte {
 	var b bytes.Buffer
-	b.WriteString(segmentMagic)
+	b.WriteString(docMagic)
 	var tmp [binary.MaxVarintLen64]byte
 	uv := func(v uint64) { b.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
 	str := func(x string) { uv(uint64(len(x))); b.WriteString(x) }
@@ -131,17 +131,18 @@ func (s *Segment) Encode() []byte {
 	return b.Bytes()
 }
 
-// ErrBadSegment reports a segment that cannot be decoded.
-var ErrBadSegment = errors.New("search: malformed index segment")
+// ErrBadDoc reports an analyzed document (or vectors) that cannot be
+// decoded.
+var ErrBadDoc = errors.New("search: malformed index segment")
 
-// DecodeSegment parses an encoded segment, checking every count and index
-// against the data so a damaged segment is an error, never a panic.
-func DecodeSegment(data []byte) (*Segment, error) {
-	if !bytes.HasPrefix(data, []byte(segmentMagic)) {
-		return nil, fmt.Errorf("%w: bad header", ErrBadSegment)
+// DecodeDoc parses an encoded document, checking every count and index
+// against the data so a damaged one is an error, never a panic.
+func DecodeDoc(data []byte) (*Doc, error) {
+	if !bytes.HasPrefix(data, []byte(docMagic)) {
+		return nil, fmt.Errorf("%w: bad header", ErrBadDoc)
 	}
-	r := &reader{b: data[len(segmentMagic):]}
-	s := &Segment{ID: r.str(), Name: r.str(), Header: r.str(), Opening: r.str(), About: r.str()}
+	r := &reader{b: data[len(docMagic):]}
+	s := &Doc{ID: r.str(), Name: r.str(), Header: r.str(), Opening: r.str(), About: r.str()}
 	nn := r.count(3)
 	for i := 0; i < nn && r.err == nil; i++ {
 		n := names.Name{Text: r.str()}
@@ -159,12 +160,12 @@ func DecodeSegment(data []byte) (*Segment, error) {
 		s.Vocab = append(s.Vocab, r.str())
 	}
 	nu := r.count(4)
-	s.Units = make([]SegmentUnit, 0, nu)
+	s.Units = make([]DocUnit, 0, nu)
 	for i := 0; i < nu && r.err == nil; i++ {
-		var u SegmentUnit
+		var u DocUnit
 		u.Node = int32(r.uv()) - 1
 		v := r.uv()
-		if v >= uint64(numViews) {
+		if v >= uint64(NumViews) {
 			r.fail("view")
 		}
 		u.View = View(v)
@@ -198,7 +199,7 @@ type reader struct {
 
 func (r *reader) fail(what string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w: bad %s", ErrBadSegment, what)
+		r.err = fmt.Errorf("%w: bad %s", ErrBadDoc, what)
 	}
 	r.b = nil
 }

@@ -1,4 +1,4 @@
-package search
+package index
 
 import (
 	"strings"
@@ -20,8 +20,8 @@ type Token struct {
 // thousands of words), so the cache stays small too.
 var stems sync.Map
 
-// stem returns the Snowball English stem of a lower-case word.
-func stem(w string) string {
+// Stem returns the Snowball English stem of a lower-case word (cached).
+func Stem(w string) string {
 	if s, ok := stems.Load(w); ok {
 		return s.(string)
 	}
@@ -42,17 +42,21 @@ func hasDigit(w string) bool {
 	return false
 }
 
+// IsStopWord reports whether w, a lower-cased word, is a stop word: Analyze
+// drops it.
+func IsStopWord(w string) bool { return stopWords[w] }
+
 // Analyze splits text into lower-cased, stemmed terms, dropping stop words.
 // Letters and digits form words; everything else separates them, except that
 // an apostrophe inside a word is dropped ("party's" → "party") and a period
 // between digits is kept ("2.3").
 func Analyze(text string) []string {
 	out := make([]string, 0, len(text)/6)
-	forEachWord(text, func(w string, _ bool) {
+	ForEachWord(text, func(w string, _ bool) {
 		if stopWords[w] {
 			return
 		}
-		out = append(out, stem(w))
+		out = append(out, Stem(w))
 	})
 	return out
 }
@@ -61,47 +65,47 @@ func Analyze(text string) []string {
 // was written like a name: starting with a capital letter or containing a
 // digit ("Acme", "BRAVATEK", "2TheMart").
 func AnalyzeCased(text string) (terms []string, named []bool) {
-	forEachWord(text, func(w string, capital bool) {
+	ForEachWord(text, func(w string, capital bool) {
 		if stopWords[w] {
 			return
 		}
-		terms = append(terms, stem(w))
+		terms = append(terms, Stem(w))
 		named = append(named, capital || hasDigit(w))
 	})
 	return terms, named
 }
 
-// forEachWord calls fn with every lower-cased word of text and whether the
+// ForEachWord calls fn with every lower-cased word of text and whether the
 // word started with a capital letter.
-func forEachWord(text string, fn func(w string, capital bool)) {
-	forEachWordAt(text, func(w string, at wordAt) { fn(w, at.capital) })
+func ForEachWord(text string, fn func(w string, capital bool)) {
+	ForEachWordAt(text, func(w string, at WordAt) { fn(w, at.Capital) })
 }
 
-// wordAt says where a word of a text is and how it was written.
-type wordAt struct {
-	start, end int  // bytes of the text the word was read from
-	capital    bool // its first letter is a capital
-	inner      bool // a letter after the first is a capital ("BRAVATEK", "eDiets")
+// WordAt says where a word of a text is and how it was written.
+type WordAt struct {
+	Start, End int  // bytes of the text the word was read from
+	Capital    bool // its first letter is a capital
+	Inner      bool // a letter after the first is a capital ("BRAVATEK", "eDiets")
 }
 
-// forEachWordAt is forEachWord that also says where each word is in text
+// ForEachWordAt is ForEachWord that also says where each word is in text
 // and whether a letter inside it is a capital.
-func forEachWordAt(text string, fn func(w string, at wordAt)) {
+func ForEachWordAt(text string, fn func(w string, at WordAt)) {
 	var buf []byte
-	var at wordAt
+	var at WordAt
 	flush := func(end int) {
 		if len(buf) == 0 {
 			return
 		}
-		at.end = end
+		at.End = end
 		fn(string(buf), at)
 		buf = buf[:0]
 	}
 	begin := func(i int, capital bool) {
 		if len(buf) == 0 {
-			at = wordAt{start: i, capital: capital}
+			at = WordAt{Start: i, Capital: capital}
 		} else if capital {
-			at.inner = true
+			at.Inner = true
 		}
 	}
 	for i := 0; i < len(text); {
@@ -151,6 +155,9 @@ func forEachWordAt(text string, fn func(w string, at wordAt)) {
 	}
 	flush(len(text))
 }
+
+// HasDigit reports whether a word holds a digit.
+func HasDigit(w string) bool { return hasDigit(w) }
 
 func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
 func isASCIIAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) }
