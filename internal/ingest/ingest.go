@@ -38,6 +38,10 @@ const (
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).
 	ArtifactSummary = "summary"
+	// ArtifactNames is what the document is called by, learnt from its text
+	// at ingest (names.Names as JSON): its parties, their short names and
+	// forms, title, type, date, file name and folder. DocNames reads it.
+	ArtifactNames = "names"
 	// ArtifactVectors holds the embeddings of the document's passages
 	// (search.Vectors.Encode), present when an embedder was configured.
 	ArtifactVectors = "vectors"
@@ -406,13 +410,18 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, du
 			sum.Generated = gen
 		}
 	}
-	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
+	nm := chunk.Names(doc)
+	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated, Names: &nm})
 	seg := index.AnalyzeDoc(units).Encode()
 	summary, err := json.Marshal(sum)
 	if err != nil {
 		return fail("cannot encode summary: "+err.Error(), err)
 	}
-	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
+	namesJSON, err := json.Marshal(nm)
+	if err != nil {
+		return fail("cannot encode names: "+err.Error(), err)
+	}
+	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
 	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		if ctx.Err() != nil {

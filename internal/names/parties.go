@@ -2,6 +2,7 @@ package names
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -15,6 +16,7 @@ var (
 	partyLabelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Party\s+[A-Z]$`) })
 	andRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+and\s+|;`) })
 	byRe         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\bBy\s*:`) })
+	byRe2        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\sby\s+`) })
 )
 
 // readParties finds a document's parties: in the preamble ("between A and
@@ -203,28 +205,40 @@ func sentenceParties(s string) []candidate {
 }
 
 // pieceName finds the party's name in a piece of the preamble: at its
-// start; else after its last "and" before its definitions ("… whose address
-// is …, and Beta Inc. ("Beta")"); else the first name in it that holds a
-// legal-form word ("and its Reseller, Schoolpop, Inc."). A name may start
-// in lower case when a legal-form word follows ("e-centives, Inc.").
+// start; else after its last "and" or "by" before its definitions ("… whose
+// address is …, and Beta Inc. ("Beta")", "This Agreement is entered into as
+// of June 1 by Curo Corp. ("Curo")"); else the first name in it holding a
+// legal-form word that a definition of the piece is drawn from ("and its
+// Reseller, Schoolpop, Inc. ("Schoolpop")"). A name may start in lower case
+// when a legal-form word follows ("e-centives, Inc."). A name that cannot
+// be a party's ("This Servicing Agreement") is passed over.
 func pieceName(p string) (string, string) {
-	q := skipJoiners(p)
-	if name, rest := nameRun(q); name != "" {
-		return name, rest
+	try := func(s string) (string, string, bool) {
+		if name, rest := nameRun(s); name != "" && plausible(cleanName(name)) {
+			return name, rest, true
+		}
+		if name, rest := looseRun(s); hasFormWord(name) && plausible(cleanName(name)) {
+			return name, rest, true
+		}
+		return "", "", false
 	}
-	if name, rest := looseRun(q); hasFormWord(name) {
+	if name, rest, ok := try(skipJoiners(p)); ok {
 		return name, rest
 	}
 	lim := len(p)
 	if i := strings.IndexByte(p, '('); i >= 0 {
 		lim = i
 	}
-	locs := andRe().FindAllStringIndex(p[:lim], -1)
-	for i := len(locs) - 1; i >= 0; i-- {
-		if name, rest := nameRun(p[locs[i][1]:]); name != "" {
-			return name, rest
-		}
-		if name, rest := looseRun(p[locs[i][1]:]); hasFormWord(name) {
+	var starts []int
+	for _, loc := range andRe().FindAllStringIndex(p[:lim], -1) {
+		starts = append(starts, loc[1])
+	}
+	for _, loc := range byRe2().FindAllStringIndex(p[:lim], -1) {
+		starts = append(starts, loc[1])
+	}
+	slices.Sort(starts)
+	for i := len(starts) - 1; i >= 0; i-- {
+		if name, rest, ok := try(p[starts[i]:]); ok {
 			return name, rest
 		}
 	}
