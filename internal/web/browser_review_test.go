@@ -347,7 +347,7 @@ func uploadFiles(t *testing.T, base, key string, paths []string) {
 	if res.StatusCode != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", res.StatusCode, body)
 	}
-	for range 300 {
+	for range 1800 { // 3 minutes: a loaded machine reads a 46-page PDF slowly
 		var job struct {
 			Jobs []struct{ State string } `json:"jobs"`
 		}
