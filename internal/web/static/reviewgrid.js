@@ -219,7 +219,7 @@ function renderGrid() {
   const cols = cellFilter ? cols0.filter((j) => colHit.has(j)) : cols0;
   cur.view = { rows, cols, f, cellFilter };
   const head = el('tr', null, el('th', { scope: 'col', className: 'corner' }, 'Contract'),
-    cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, t.provisions[j]))));
+    cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, breakable(t.provisions[j])))));
   // The rows in view come at once; the rest follow in chunks, so a large
   // review (hundreds of contracts × dozens of provisions) shows at once
   // and stays responsive while it fills in (finishGrid completes it when
@@ -244,6 +244,16 @@ function renderGrid() {
     if (b) b.tabIndex = 0;
     if (rv.cell && at === rv.cell) b.closest('td').classList.add('open');
   }
+}
+
+// breakable lets a long word of a column's name break where it must, with
+// a hyphen: a soft hyphen between its letters, not within three of its
+// ends ("Confidentia-lity" in a narrow column).
+function breakable(name) {
+  return name.replace(/\p{L}{12,}/gu, (w) => {
+    const cs = [...w];
+    return cs.map((c, k) => (k >= 3 && k <= cs.length - 3 ? '\u00ad' : '') + c).join('');
+  });
 }
 
 // gridFirstRows are the rows drawn at once; gridChunk the rows drawn in
