@@ -89,4 +89,3 @@ func clipText(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
-
