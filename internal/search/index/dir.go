@@ -161,15 +161,27 @@ func (d *Dir) Open() (*Snapshot, Commit, error) {
 }
 
 // segCache holds the segments opened in this process by path, so commits
-// that share segments share their mappings.
-var segCache sync.Map // path → weak.Pointer[Segment]
+// that share segments share their mappings. An entry is used only for the
+// same file (a directory removed and made again reuses names).
+var segCache sync.Map // path → cachedSeg
+
+type cachedSeg struct {
+	seg  weak.Pointer[Segment]
+	file os.FileInfo
+}
 
 // segment opens (or finds already open) the segment file of a commit.
 func (d *Dir) segment(name string) (*Segment, error) {
 	path := filepath.Join(d.path, name)
-	if w, ok := segCache.Load(path); ok {
-		if s := w.(weak.Pointer[Segment]).Value(); s != nil {
-			return s, nil
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := segCache.Load(path); ok {
+		if c := e.(cachedSeg); os.SameFile(c.file, fi) && c.file.Size() == fi.Size() && c.file.ModTime().Equal(fi.ModTime()) {
+			if s := c.seg.Value(); s != nil {
+				return s, nil
+			}
 		}
 	}
 	s, err := OpenSegment(path)
@@ -177,9 +189,9 @@ func (d *Dir) segment(name string) (*Segment, error) {
 		return nil, err
 	}
 	s.name = name
-	w := weak.Make(s)
-	segCache.Store(path, w)
-	runtime.AddCleanup(s, func(path string) { segCache.CompareAndDelete(path, w) }, path)
+	c := cachedSeg{weak.Make(s), fi}
+	segCache.Store(path, c)
+	runtime.AddCleanup(s, func(path string) { segCache.CompareAndDelete(path, c) }, path)
 	return s, nil
 }
 
@@ -221,10 +233,11 @@ func (d *Dir) Lock() (unlock func(), err error) {
 }
 
 // Apply makes a new commit from base (the current commit, read with the
-// lock held): segments built in memory are written and appended, in order;
-// the live documents with the given ids are deleted wherever they are (the
-// new segments included: a document added and deleted in one Apply is
-// deleted). The caller holds the lock. It returns the new commit.
+// lock held): the live documents with the given ids are deleted from the
+// segments base has, and segments built in memory are written and
+// appended, in order (so a document replaced by a new version is deleted
+// in its old place and found in the new). The caller holds the lock. It
+// returns the new commit.
 func (d *Dir) Apply(base Commit, add []*Segment, deleteIDs []string, label uint64) (Commit, error) {
 	c := cloneCommit(base)
 	c.Label = label
@@ -235,19 +248,8 @@ func (d *Dir) Apply(base Commit, add []*Segment, deleteIDs []string, label uint6
 		}
 		return base, fmt.Errorf("search index %s: %w", d.path, err)
 	}
-	for _, s := range add {
-		if s.NumDocs() == 0 {
-			continue
-		}
-		name := segName(c.NextSeg)
-		c.NextSeg++
-		size, err := WriteSegmentFile(filepath.Join(d.path, name), s)
-		if err != nil {
-			return fail(err)
-		}
-		written = append(written, name)
-		c.Segments = append(c.Segments, CommitSegment{Name: name, Docs: s.NumDocs(), Units: s.NumUnits(), Bytes: size})
-	}
+	// Deletions first, from the segments the commit had: a document
+	// replaced by one of the new segments is deleted in its old place.
 	if len(deleteIDs) > 0 {
 		snap, err := d.Snapshot(c)
 		if err != nil {
@@ -268,6 +270,19 @@ func (d *Dir) Apply(base Commit, add []*Segment, deleteIDs []string, label uint6
 			copy(cs.Deleted[k+1:], cs.Deleted[k:])
 			cs.Deleted[k] = doc
 		}
+	}
+	for _, s := range add {
+		if s.NumDocs() == 0 {
+			continue
+		}
+		name := segName(c.NextSeg)
+		c.NextSeg++
+		size, err := WriteSegmentFile(filepath.Join(d.path, name), s)
+		if err != nil {
+			return fail(err)
+		}
+		written = append(written, name)
+		c.Segments = append(c.Segments, CommitSegment{Name: name, Docs: s.NumDocs(), Units: s.NumUnits(), Bytes: size})
 	}
 	if err := d.writeCommit(&c); err != nil {
 		return fail(err)
