@@ -60,7 +60,7 @@ const legacyIndexFile = "search.idx"
 // flushUnits bounds the units of a segment written while indexing, and so
 // the memory indexing holds: a document's analysed units are held until
 // its segment is written. 2^17 units are about 380 CUAD contracts.
-const flushUnits = 1 << 17
+var flushUnits = 1 << 17
 
 // LoadIndex returns the search index of a collection. See Load.
 func LoadIndex(ctx context.Context, st *store.Store, collection string) (*search.Index, error) {
