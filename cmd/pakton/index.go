@@ -18,8 +18,8 @@ import (
 type learnMode int
 
 const (
-	learnIfLarge  learnMode = iota // when the change is a large share of the collection
-	learnAlways                    // docs optimize
+	learnIfLarge learnMode = iota // when the change is a large share of the collection
+	learnAlways                   // docs optimize
 	learnNever
 )
 

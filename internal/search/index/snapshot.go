@@ -340,7 +340,7 @@ type globalVocab struct {
 	mu    sync.RWMutex
 	byStr map[string]int32
 	strs  []string
-	locs  [][]int32          // term → its number in each segment, -1 where absent
+	locs  [][]int32         // term → its number in each segment, -1 where absent
 	seg   []map[int32]int32 // segment → its term → global term
 }
 
