@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/eval/contractnli"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -56,9 +58,11 @@ func runEval(ctx context.Context, args []string) error {
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
 	coll := fs.String("collection", "", "with --store: the collection to use (default legalbench-METHOD)")
-	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default builtin with --method pakton, off with the baselines")
+	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default with --method pakton: cv when --labels can be read, else builtin (with a warning); off with the baselines")
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
+	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
+	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -92,10 +96,22 @@ func runEval(ctx context.Context, args []string) error {
 			}
 		}
 	}
+	var labels *review.Labels
+	var labelsErr error
+	if *provisions == "" || *provisions == "cv" || *provisions == "zero-shot" {
+		labels, labelsErr = review.LoadLabels(*labelsPath)
+	}
 	if *provisions == "" {
-		*provisions = "off"
-		if m.Name() == "pakton" {
+		switch {
+		case m.Name() != "pakton":
+			*provisions = "off"
+		case labelsErr == nil:
+			*provisions = "cv"
+		default:
+			// Never silently: the shipped detectors were trained on the CUAD
+			// review_dev contracts, so on those they are optimistic.
 			*provisions = "builtin"
+			fmt.Fprintf(stderr, "eval legalbench: cannot read the labels (%v), so the shipped detectors are used: they were trained on the CUAD review_dev contracts and are optimistic on those (--provisions off: words only)\n", labelsErr)
 		}
 	}
 	switch *provisions {
@@ -103,15 +119,31 @@ func runEval(ctx context.Context, args []string) error {
 	case "builtin":
 		opt.Provisions = eval.BuiltinProvisions()
 	case "cv", "zero-shot":
-		l, err := review.LoadLabels(*labelsPath)
-		if err != nil {
-			return err
+		if labelsErr != nil {
+			return labelsErr
 		}
-		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, l, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
+		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, labels, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
 			return err
 		}
 	default:
 		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin, cv or zero-shot", *provisions)
+	}
+	if opt.Provisions != nil {
+		opt.Provisions.HoldOutQuestions = *heldOut
+	}
+	if *hitsOut != "" {
+		f, err := os.Create(*hitsOut)
+		if err != nil {
+			return fmt.Errorf("eval legalbench: --hits: %w", err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		opt.Hits = bw
+		defer func() {
+			if err := bw.Flush(); err != nil {
+				fmt.Fprintf(stderr, "eval legalbench: --hits: %v\n", err)
+			}
+		}()
 	}
 	rep, err := eval.Run(ctx, opt)
 	if !*quiet {
@@ -143,7 +175,7 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI dataset file, in the dataset's own JSON format")
 	limit := fs.Int("limit", 0, "classify only the first N (document, hypothesis) pairs: documents in file order, hypotheses by number (0: all)")
-	workers := fs.Int("workers", eval.DefaultNLIWorkers, "pairs classified concurrently (the model server is the bottleneck)")
+	workers := fs.Int("workers", contractnli.DefaultWorkers, "pairs classified concurrently (the model server is the bottleneck)")
 	full := fs.Bool("full", false, "run the whole Archivist/Interrogator loop per pair instead of the Researcher alone (about 5x the model calls)")
 	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks per pair (--full)")
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
@@ -175,10 +207,10 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.NLIOptions{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
+	opt := contractnli.Options{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
 	if !*quiet {
 		correct := 0
-		opt.Progress = func(done, total int, r eval.NLIResult) {
+		opt.Progress = func(done, total int, r contractnli.Result) {
 			outcome := string(r.Predicted)
 			switch {
 			case r.Error != "":
@@ -191,11 +223,11 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 			fmt.Fprintf(stderr, "contractnli %d/%d (%d correct) %s %s: %s\n", done, total, correct, r.Document, r.Hypothesis, outcome)
 		}
 	}
-	rep, err := eval.RunNLI(ctx, opt)
+	rep, err := contractnli.Run(ctx, opt)
 	if err != nil {
 		return err
 	}
-	eval.WriteNLITable(stdout, rep)
+	contractnli.WriteTable(stdout, rep)
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err

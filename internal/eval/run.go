@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -18,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
@@ -49,6 +51,11 @@ type Options struct {
 	Unnamed []string
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
+	// Hits, when set, receives every query's hits as one JSON line
+	// (benchmark, query, then each hit's document, span, view, provision
+	// and score), so two runs can be compared hit by hit: a refactoring
+	// that claims to change nothing is checked with it.
+	Hits io.Writer
 	// Store, when set, holds the corpus: it is put into Collection (default
 	// "legalbench-<method>") and the index loaded back from the store, so
 	// the run measures retrieval on what the store (a directory or a
@@ -152,6 +159,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	rep := &Report{Method: opt.Method.Name(), Scope: opt.Scope, Benchmarks: map[string]*BenchResult{}}
 	if opt.Provisions != nil {
 		rep.Provisions = opt.Provisions.Mode
+		if opt.Provisions.HoldOutQuestions {
+			rep.Provisions += "; questions matched with their provision's playbook questions held out"
+		}
 	}
 	var lat []time.Duration
 	totalQ := 0
@@ -263,7 +273,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					q.NoRoute = true
 				}
 				t0 := time.Now()
-				res, err := ix.SearchWith(ctx, models, q, nil)
+				res, err := ix.SearchWith(withCategory(ctx, t.Category), models, q, nil)
 				if err != nil {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}
@@ -273,6 +283,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					h0, p0 := res.Hits[0], plain.Hits[0]
 					h0.DocID, p0.DocID = rel(h0.DocID), rel(p0.DocID)
 					fmt.Fprintf(os.Stderr, "FUSE\t%s\t%v\t%v\t%.3f\t%v\t%q\n", b.Name, coversHalf(h0, t.Snippets), coversHalf(p0, t.Snippets), h0.Score, h0.DocID == p0.DocID && h0.Span.Intersect(p0.Span).Len() > 0, t.Query)
+				}
+				if opt.Hits != nil {
+					if err := writeHits(opt.Hits, b.Name, t.Query, res, rel); err != nil {
+						return nil, err
+					}
 				}
 				ret := make([]Snippet, len(res.Hits))
 				for i, h := range res.Hits {
@@ -415,38 +430,22 @@ func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		err  error
 	}
 	out := make([]item, len(files))
-	var wg sync.WaitGroup
-	next := make(chan int)
 	var mu sync.Mutex
 	done := 0
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				in, text, err := loadDoc(opt, files[i])
-				if err == nil {
-					out[i].seg = index.AnalyzeDoc(in)
-					out[i].text = text
-				}
-				out[i].err = err
-				mu.Lock()
-				done++
-				if opt.Progress != nil && done%25 == 0 {
-					opt.Progress("ingest", done, len(files))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
+	parallel.Each(ctx, len(files), runtime.GOMAXPROCS(0), func(i int) {
+		in, text, err := loadDoc(opt, files[i])
+		if err == nil {
+			out[i].seg = index.AnalyzeDoc(in)
+			out[i].text = text
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		out[i].err = err
+		mu.Lock()
+		done++
+		if opt.Progress != nil && done%25 == 0 {
+			opt.Progress("ingest", done, len(files))
+		}
+		mu.Unlock()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -600,4 +599,40 @@ func WriteTable(w io.Writer, r *Report) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// hitLine is one query's hits in a Hits dump.
+type hitLine struct {
+	Bench    string    `json:"bench"`
+	Query    string    `json:"query"`
+	RoutedTo []string  `json:"routed_to,omitempty"`
+	Hits     []hitItem `json:"hits"`
+}
+
+type hitItem struct {
+	Doc       string  `json:"doc"`
+	Start     int     `json:"start"`
+	End       int     `json:"end"`
+	View      string  `json:"view"`
+	Provision string  `json:"provision,omitempty"`
+	Score     float64 `json:"score"`
+}
+
+// writeHits writes one query's hits to w as a JSON line.
+func writeHits(w io.Writer, bench, query string, res search.Result, rel func(string) string) error {
+	l := hitLine{Bench: bench, Query: query, Hits: make([]hitItem, len(res.Hits))}
+	for _, d := range res.RoutedTo {
+		l.RoutedTo = append(l.RoutedTo, rel(d))
+	}
+	for i, h := range res.Hits {
+		l.Hits[i] = hitItem{Doc: rel(h.DocID), Start: h.Span.Start, End: h.Span.End, View: h.View.String(), Provision: h.Provision, Score: h.Score}
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("eval: writing hits: %w", err)
+	}
+	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -211,7 +212,6 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	jobs := make(chan int)
 	type outcome struct {
 		i   int
 		res FileResult
@@ -219,29 +219,10 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	}
 	// Prepared documents queue up while a batch is being stored, so parsing
 	// goes on during the fsyncs.
-	out := make(chan outcome, max(workers, maxBatch))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				res, rec := prepare(ctx, items[i], existing, dups, opt)
-				out <- outcome{i, res, rec}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range items {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
+		res, rec := prepare(ctx, items[i], existing, dups, opt)
+		return outcome{i, res, rec}
+	})
 
 	// One goroutine stores documents and reports progress, so writes and
 	// Progress callbacks never overlap. It stores whatever has queued up as
@@ -433,7 +414,10 @@ func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, du
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
+	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
+		if ctx.Err() != nil {
+			return FileResult{}, nil
+		}
 		return fail(err.Error(), err)
 	}
 	if doc.Layout != nil {

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
@@ -299,43 +299,21 @@ func loadDocs(ctx context.Context, st *store.Store, collection string, docs []st
 		err        error
 	}
 	workers := min(runtime.NumCPU(), max(1, len(docs)))
-	jobs := make(chan int)
-	out := make(chan loaded, 2*workers)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				seg, re, err := loadSegment(st, collection, docs[i])
-				var vecs *search.Vectors
-				var vecErr error
-				if err == nil {
-					vecs, vecErr = loadVectors(st, collection, docs[i])
-				}
-				select {
-				case out <- loaded{i, seg, vecs, vecErr, re, err}:
-				case <-stop:
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range docs {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			case <-stop:
-				return
-			}
+	sctx, cancel := context.WithCancel(ctx)
+	out := parallel.Stream(sctx, len(docs), workers, 2*workers, func(i int) loaded {
+		seg, re, err := loadSegment(st, collection, docs[i])
+		var vecs *search.Vectors
+		var vecErr error
+		if err == nil {
+			vecs, vecErr = loadVectors(st, collection, docs[i])
+		}
+		return loaded{i, seg, vecs, vecErr, re, err}
+	})
+	defer func() { // stop handing out documents; let the calls under way finish
+		cancel()
+		for range out {
 		}
 	}()
-	go func() { wg.Wait(); close(out) }()
-	defer close(stop)
 
 	pending := map[int]loaded{}
 	next := 0
@@ -445,7 +423,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		seg, summary := analyze(rec)
 		rec.Artifacts[ArtifactSegment] = seg.Encode()
 		rec.Artifacts[ArtifactSummary] = summary
-		if rec.Artifacts[ArtifactGraph], err = encodeGraph(rec); err != nil {
+		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		if err := st.Put(collection, rec); err != nil {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // Canonical text of a DOCX file is the body as Word displays it with all
@@ -950,51 +951,23 @@ func bulletGlyphs(s string) string {
 func formatDocxNumber(n int, f string) string {
 	switch f {
 	case "lowerLetter":
-		return wordLetters(n, false)
+		return numbering.Letters(n, false)
 	case "upperLetter":
-		return wordLetters(n, true)
+		return numbering.Letters(n, true)
 	case "lowerRoman":
-		return romanNumber(n, false)
+		return numbering.Roman(n)
 	case "upperRoman":
-		return romanNumber(n, true)
+		return strings.ToUpper(numbering.Roman(n))
 	case "decimalZero":
 		if n >= 0 && n < 10 {
 			return "0" + strconv.Itoa(n)
 		}
 	case "ordinal":
-		return strconv.Itoa(n) + ordinalSuffix(n)
+		return strconv.Itoa(n) + numbering.OrdinalSuffix(n)
 	case "bullet", "none":
 		return ""
 	}
 	return strconv.Itoa(n)
-}
-
-// wordLetters formats n as Word does: a..z, then aa..zz, aaa..
-func wordLetters(n int, upper bool) string {
-	if n <= 0 {
-		return strconv.Itoa(n)
-	}
-	c := byte('a')
-	if upper {
-		c = 'A'
-	}
-	c += byte((n - 1) % 26)
-	return strings.Repeat(string(c), min((n-1)/26+1, 100))
-}
-
-func ordinalSuffix(n int) string {
-	if n%100 >= 11 && n%100 <= 13 {
-		return "th"
-	}
-	switch n % 10 {
-	case 1:
-		return "st"
-	case 2:
-		return "nd"
-	case 3:
-		return "rd"
-	}
-	return "th"
 }
 
 // finishRow appends a table row: one tab-separated line when its cells are

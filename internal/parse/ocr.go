@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/pakton/pakton/internal/parallel"
 )
 
 // ocrDPI is the resolution pages are rendered at for tesseract.
@@ -68,9 +69,7 @@ func ocrPDFPages(ctx context.Context, data []byte, pages []int, total int, progr
 	}
 
 	texts := make([]string, len(pages))
-	jobs := make(chan int)
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
 		done     int
@@ -83,42 +82,28 @@ func ocrPDFPages(ctx context.Context, data []byte, pages []int, total int, progr
 		}
 		mu.Unlock()
 	}
-	for range min(runtime.NumCPU(), len(pages)) {
-		wg.Go(func() {
-			for k := range jobs {
-				page := pages[k]
-				img := filepath.Join(dir, fmt.Sprintf("page-%d.png", page+1))
-				if err := render(ctx, page, img); err != nil {
-					fail(fmt.Errorf("OCR: rendering page %d: %w", page+1, err))
-					continue
-				}
-				text, err := tesseract(ctx, img)
-				_ = os.Remove(img)
-				if err != nil {
-					fail(fmt.Errorf("OCR: page %d: %w", page+1, err))
-					continue
-				}
-				texts[k] = text
-				mu.Lock()
-				done++
-				n := done
-				mu.Unlock()
-				if progress != nil {
-					progress(fmt.Sprintf("OCR page %d/%d", n, len(pages)))
-				}
-			}
-		})
-	}
-feed:
-	for k := range pages {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
+	parallel.Each(ctx, len(pages), runtime.NumCPU(), func(k int) {
+		page := pages[k]
+		img := filepath.Join(dir, fmt.Sprintf("page-%d.png", page+1))
+		if err := render(ctx, page, img); err != nil {
+			fail(fmt.Errorf("OCR: rendering page %d: %w", page+1, err))
+			return
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		text, err := tesseract(ctx, img)
+		_ = os.Remove(img)
+		if err != nil {
+			fail(fmt.Errorf("OCR: page %d: %w", page+1, err))
+			return
+		}
+		texts[k] = text
+		mu.Lock()
+		done++
+		n := done
+		mu.Unlock()
+		if progress != nil {
+			progress(fmt.Sprintf("OCR page %d/%d", n, len(pages)))
+		}
+	})
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}

@@ -3,10 +3,10 @@ package search
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
-	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -39,7 +39,7 @@ func EmbedDoc(ctx context.Context, emb Embedder, d DocInput) (*Vectors, error) {
 	v := &Vectors{Model: emb.Name(), Units: make([]int32, len(idx)), Vecs: vecs}
 	for i, u := range idx {
 		v.Units[i] = int32(u)
-		embed.Normalize(v.Vecs[i])
+		normalize(v.Vecs[i])
 	}
 	return v, nil
 }
@@ -63,7 +63,7 @@ func denseRank(v *index.Snapshot, qv []float32, sc scope, n int) []scored {
 		}
 		un := units[u]
 		if uint(un.View) < uint(numViews) && sc.views[un.View] && !v.Deleted(i, un.Doc) {
-			out = append(out, scored{v.UnitBase(i) + u, float64(embed.Dot(qv, vec))})
+			out = append(out, scored{v.UnitBase(i) + u, float64(dot(qv, vec))})
 		}
 	}
 	for i, seg := range v.Segments() {
@@ -116,4 +116,40 @@ func fuse(lists ...[]scored) []scored {
 		return out[i].unit < out[j].unit
 	})
 	return out
+}
+
+// normalize scales v in place to unit L2 length, so that dot of two
+// normalized vectors is their cosine similarity. A zero vector is left as is.
+func normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// dot returns the dot product of a and b. It panics if their lengths differ,
+// since that is a programming error (vectors from different models).
+func dot(a, b []float32) float32 {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("search: dot: lengths differ (%d and %d)", len(a), len(b)))
+	}
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
 }

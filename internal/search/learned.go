@@ -3,8 +3,9 @@ package search
 import (
 	"io"
 	"runtime"
-	"sync"
+	"sync/atomic"
 
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -30,31 +31,17 @@ func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) 
 	assoc := make([][]assocTerm, len(terms))
 	bodies := make([][]assocTerm, len(terms))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(terms)/256))
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n := 0
-			for k := w; k < len(terms); k += workers {
-				t := terms[k]
-				if !index.IsMarked(v.TermString(t)) { // never a question word
-					assoc[k] = ix.learnAssociations(v, t)
-					bodies[k] = ix.learnBodies(v, t)
-				}
-				if n++; n == 1024 && progress != nil {
-					mu.Lock()
-					done += n
-					progress(done, len(terms))
-					mu.Unlock()
-					n = 0
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	var done atomic.Int64
+	parallel.All(len(terms), workers, func(k int) {
+		t := terms[k]
+		if !index.IsMarked(v.TermString(t)) { // never a question word
+			assoc[k] = ix.learnAssociations(v, t)
+			bodies[k] = ix.learnBodies(v, t)
+		}
+		if n := done.Add(1); progress != nil && n%4096 == 0 {
+			progress(int(n), len(terms))
+		}
+	})
 	tw := index.NewAssocTableWriter()
 	for k, t := range terms {
 		if len(assoc[k]) == 0 && len(bodies[k]) == 0 {

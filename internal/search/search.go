@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -270,7 +269,7 @@ const fusionDepth = 200
 // the fused depth follow in their own order.
 func (ix *Index) hybrid(v *index.Snapshot, lex []scored, qv []float32, sc scope) []scored {
 	qv = append([]float32(nil), qv...)
-	embed.Normalize(qv)
+	normalize(qv)
 	head := lex[:min(len(lex), fusionDepth)]
 	fused := fuse(head, denseRank(v, qv, sc, fusionDepth))
 	seen := make(map[int32]bool, len(fused))

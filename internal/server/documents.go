@@ -107,6 +107,12 @@ type documentJSON struct {
 	Text     *string         `json:"text,omitempty"`
 	Pages    []document.Page `json:"pages"`
 	Tree     *clause.Tree    `json:"tree"`
+	// Furniture marks running headers, footers and page numbers (the web
+	// app's text view hides them unless asked); Paragraphs are where a
+	// reader's paragraphs start (document.Paragraphs). Both come with the
+	// text only.
+	Furniture  []document.Furniture `json:"furniture,omitempty"`
+	Paragraphs []int                `json:"paragraphs,omitempty"`
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
@@ -127,6 +133,8 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	}
 	if t := r.URL.Query().Get("text"); t != "0" && t != "false" {
 		out.Text = &rec.Doc.Text
+		out.Furniture = rec.Doc.Furniture
+		out.Paragraphs = rec.Doc.Paragraphs(nodeStarts(out.Tree))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -525,4 +533,16 @@ func (s *Server) removeOrphanUploads() {
 			os.RemoveAll(filepath.Join(s.uploadsDir(), e.Name()))
 		}
 	}
+}
+
+// nodeStarts returns where the clause tree's nodes (not its root) start.
+func nodeStarts(t *clause.Tree) []int {
+	if t == nil || len(t.Nodes) < 2 {
+		return nil
+	}
+	out := make([]int, 0, len(t.Nodes)-1)
+	for _, n := range t.Nodes[1:] {
+		out = append(out, n.Span.Start)
+	}
+	return out
 }

@@ -332,8 +332,10 @@ func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
 // docRefs normalises a request's document list: trimmed, deduplicated.
 func docRefs(in []string) []string {
 	var out []string
+	seen := map[string]bool{} // not slices.Contains: a 1 MB list would take minutes
 	for _, d := range in {
-		if d = strings.TrimSpace(d); d != "" && !slices.Contains(out, d) {
+		if d = strings.TrimSpace(d); d != "" && !seen[d] {
+			seen[d] = true
 			out = append(out, d)
 		}
 	}

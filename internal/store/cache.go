@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // cacheDir holds files derived from a collection's documents, such as its
@@ -75,8 +77,8 @@ func (s *Store) CachePath(collection, name string) (string, error) {
 }
 
 // WriteCache atomically replaces a collection's derived file with what
-// write writes: a temporary file in the same directory, fsynced, renamed
-// over the old one, so a reader sees the old file or the complete new one.
+// write writes (atomicfile.WriteFunc), so a reader sees the old file or the
+// complete new one.
 // It takes no lock (a cache is not the store's state, and a reader opened
 // with OpenReader may write one); two processes writing the same file leave
 // one of the two. A collection that does not exist is an error wrapping
@@ -90,28 +92,8 @@ func (s *Store) WriteCache(collection, name string, write func(w io.Writer) erro
 	if err := s.makeCacheDir(collection, dir); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, tmpName())
-	err = func() error {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		return os.Rename(tmp, path)
-	}()
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("store: collection %q: write %s: %w", collection, name, err)
+	if err := atomicfile.WriteFunc(path, 0o644, write); err != nil {
+		return fmt.Errorf("store: collection %q: cache %s: %w", collection, name, err)
 	}
 	return nil
 }

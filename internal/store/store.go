@@ -89,6 +89,7 @@ import (
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/filelock"
 )
 
@@ -290,7 +291,7 @@ func (s *Store) checkFormat() error {
 	p := filepath.Join(s.dir, "VERSION")
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
-		_, err := replaceFile(p, []byte(strconv.Itoa(FormatVersion)+"\n"))
+		err := atomicfile.Write(p, []byte(strconv.Itoa(FormatVersion)+"\n"), 0o644)
 		return err
 	}
 	if err != nil {
@@ -317,7 +318,7 @@ func (s *Store) upgradeFormat() error {
 	if strings.TrimSpace(string(b)) == strconv.Itoa(FormatVersion) {
 		return nil
 	}
-	_, err = replaceFile(p, []byte(strconv.Itoa(FormatVersion)+"\n"))
+	err = atomicfile.Write(p, []byte(strconv.Itoa(FormatVersion)+"\n"), 0o644)
 	return err
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/filelock"
 )
 
@@ -29,7 +30,7 @@ import (
 //	dir/LOCK                flock(2) target: one writer of commits at a time
 //	dir/seg-<n>.pks         a segment (file.go)
 //	dir/aux-<commit>-<name> a file derived from one commit (an association table)
-//	dir/.tmp-*              files being written
+//	dir/<temporary>         files being written (atomicfile.TempPrefix)
 //
 // A change — new segments (Apply), deletions (Apply), a merge of adjacent
 // segments into one (Merge) — writes its new files under temporary names,
@@ -332,10 +333,7 @@ func (d *Dir) writeCommit(c *Commit) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(d.path, commitName), func(f *os.File) error {
-		_, err := f.Write(data)
-		return err
-	})
+	return atomicfile.Write(filepath.Join(d.path, commitName), data, 0o644)
 }
 
 // AuxPath returns the path of a file derived from commit id (an
@@ -378,7 +376,7 @@ func (d *Dir) gc(c Commit) {
 			if !strings.HasPrefix(n, auxLive) {
 				os.Remove(filepath.Join(d.path, n))
 			}
-		case strings.HasPrefix(n, tmpPrefix):
+		case strings.HasPrefix(n, atomicfile.TempPrefix):
 			removeAbandoned(filepath.Join(d.path, n))
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"unsafe"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/filelock"
 )
 
@@ -356,10 +356,14 @@ func WriteSegmentFile(path string, s *Segment) (int64, error) {
 	return size, err
 }
 
-// writeFileAtomic writes a new file at path with write: under a temporary
-// name in the same directory, fsynced, renamed into place, and the
-// directory fsynced, so a crash leaves the old state or the whole new
-// file. The temporary file is removed when anything fails.
+// writeFileAtomic writes a new file at path with write, by the durability
+// rule of package atomicfile (temporary file in the same directory, fsync,
+// rename, fsync of the directory), so a crash leaves the old state or the
+// whole new file; the temporary file is removed when anything fails. It
+// differs from atomicfile.WriteFunc in handing write the file itself (a
+// segment's header is written last, at offset 0) and in holding a lock on
+// the temporary file while it is written, so a writer's gc in another
+// process never removes it (dir.go).
 func writeFileAtomic(path string, write func(f *os.File) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
@@ -367,9 +371,7 @@ func writeFileAtomic(path string, write func(f *os.File) error) error {
 		return err
 	}
 	tmp := f.Name()
-	// Held while the file is written, so another process's gc leaves it
-	// alone (removeAbandoned); released when f is closed.
-	filelock.TryLock(f)
+	filelock.TryLock(f) // released when f is closed
 	err = write(f)
 	if err == nil {
 		err = f.Sync()
@@ -384,21 +386,8 @@ func writeFileAtomic(path string, write func(f *os.File) error) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // tmpPrefix starts the names of files being written.
-const tmpPrefix = ".tmp-"
-
-// syncDir fsyncs a directory, so a rename in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
-	}
-	return nil
-}
+const tmpPrefix = atomicfile.TempPrefix + "seg-"

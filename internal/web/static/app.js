@@ -35,6 +35,7 @@ function init() {
   $('doc-back').addEventListener('click', goBack);
   $('doc-filter').addEventListener('input', renderDocuments);
   setupUpload();
+  setupReader();
   setupReview();
   whoami().then(loadCollections);
 }

@@ -1,9 +1,10 @@
-package eval
+package contractnli
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ const (
 func TestScoreNLIByHand(t *testing.T) {
 	cases := []struct {
 		name       string
-		gold, pred []NLILabel
+		gold, pred []Label
 		acc, wf1   float64
 		f1         map[string]float64
 		confusion  map[string]map[string]int
@@ -34,7 +35,7 @@ func TestScoreNLIByHand(t *testing.T) {
 			// E: tp 2, predicted 3, gold 3 → 2/3. C: 1/1 → 1. N: tp 1, predicted 2, gold 2 → 1/2.
 			// Weighted: (3·2/3 + 1·1 + 2·1/2) / 6 = 4/6.
 			name: "all classes",
-			gold: []NLILabel{E, E, E, C, N, N}, pred: []NLILabel{E, E, N, C, N, E},
+			gold: []Label{E, E, E, C, N, N}, pred: []Label{E, E, N, C, N, E},
 			acc: 100 * 4.0 / 6, wf1: 100 * 4.0 / 6,
 			f1: map[string]float64{"entailment": 100 * 2.0 / 3, "contradiction": 100, "neutral": 50},
 			confusion: map[string]map[string]int{
@@ -48,7 +49,7 @@ func TestScoreNLIByHand(t *testing.T) {
 			// its F1 is 0 and it has no weight. E: P 1/2, R 1/2 → 1/2.
 			// N: P 1/1, R 1/2 → 2/3. Weighted: (2·1/2 + 2·2/3) / 4 = 7/12.
 			name: "class absent from gold",
-			gold: []NLILabel{E, E, N, N}, pred: []NLILabel{E, C, N, E},
+			gold: []Label{E, E, N, N}, pred: []Label{E, C, N, E},
 			acc: 50, wf1: 100 * 7.0 / 12,
 			f1: map[string]float64{"entailment": 50, "contradiction": 0, "neutral": 100 * 2.0 / 3},
 		},
@@ -56,7 +57,7 @@ func TestScoreNLIByHand(t *testing.T) {
 			// Contradiction neither in gold nor predicted: F1 0 (undefined,
 			// scikit-learn's zero_division=0), weight 0.
 			name: "class absent everywhere",
-			gold: []NLILabel{E, N, N}, pred: []NLILabel{E, N, N},
+			gold: []Label{E, N, N}, pred: []Label{E, N, N},
 			acc: 100, wf1: 100,
 			f1: map[string]float64{"entailment": 100, "contradiction": 0, "neutral": 100},
 		},
@@ -64,14 +65,14 @@ func TestScoreNLIByHand(t *testing.T) {
 			// E: P 1/1, R 1/3 → 1/2. C: tp 0 → 0. N: P 1/3, R 1/1 → 1/2.
 			// Weighted: (3·1/2 + 1·0 + 1·1/2) / 5 = 2/5.
 			name: "skewed",
-			gold: []NLILabel{E, E, E, C, N}, pred: []NLILabel{E, N, C, N, N},
+			gold: []Label{E, E, E, C, N}, pred: []Label{E, N, C, N, N},
 			acc: 40, wf1: 40,
 			f1: map[string]float64{"entailment": 50, "contradiction": 0, "neutral": 50},
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := ScoreNLI(c.gold, c.pred)
+			s, err := Score(c.gold, c.pred)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,13 +100,13 @@ func TestScoreNLIByHand(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ScoreNLI([]NLILabel{E}, nil); err == nil {
+	if _, err := Score([]Label{E}, nil); err == nil {
 		t.Error("different lengths: no error")
 	}
-	if _, err := ScoreNLI([]NLILabel{E}, []NLILabel{"Maybe"}); err == nil {
+	if _, err := Score([]Label{E}, []Label{"Maybe"}); err == nil {
 		t.Error("unknown label: no error")
 	}
-	s, err := ScoreNLI(nil, nil)
+	s, err := Score(nil, nil)
 	if err != nil || s.Accuracy != 0 || s.WeightedF1 != 0 || len(s.F1) != 3 {
 		t.Errorf("no pairs: %+v %v", s, err)
 	}
@@ -188,7 +189,7 @@ func writeFixture(t *testing.T, v any) string {
 }
 
 func TestLoadNLI(t *testing.T) {
-	ds, err := LoadNLI(writeFixture(t, nliFixture()))
+	ds, err := Load(writeFixture(t, nliFixture()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,29 +264,29 @@ func TestLoadNLIMalformed(t *testing.T) {
 				c.modify(f)
 				path = writeFixture(t, f)
 			}
-			_, err := LoadNLI(path)
+			_, err := Load(path)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("error %v, want one naming the file and containing %q", err, c.want)
 			}
 		})
 	}
-	if _, err := LoadNLI(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 // TestLoadNLIDev reads the real dev split when the shared data is present.
 func TestLoadNLIDev(t *testing.T) {
-	path := "../../../shared/data/contractnli/dev.json"
+	path := "../../../../shared/data/contractnli/dev.json"
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("ContractNLI dev split not present:", err)
 	}
-	ds, err := LoadNLI(path)
+	ds, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pairs := ds.Pairs()
-	counts := map[NLILabel]int{}
+	counts := map[Label]int{}
 	for _, p := range pairs {
 		counts[p.Gold]++
 	}
@@ -323,7 +324,7 @@ func researcherTurns() []llmtest.Turn {
 	}
 }
 
-func label(l NLILabel, evidence ...string) map[string]any {
+func label(l Label, evidence ...string) map[string]any {
 	if evidence == nil {
 		evidence = []string{}
 	}
@@ -361,12 +362,12 @@ func TestRunNLI(t *testing.T) {
 	)
 	srv := llmtest.NewServer(t, turns...)
 	var progress []string
-	rep, err := RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv),
-		Progress: func(done, total int, r NLIResult) { progress = append(progress, r.Hypothesis) }})
+	rep, err := Run(context.Background(), Options{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv),
+		Progress: func(done, total int, r Result) { progress = append(progress, r.Hypothesis) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Pairs != 6 || rep.Completed != 6 || rep.Errors != 0 || len(rep.Failures) != 0 || rep.Mode != NLIModeResearcher {
+	if rep.Pairs != 6 || rep.Completed != 6 || rep.Errors != 0 || len(rep.Failures) != 0 || rep.Mode != ModeResearcher {
 		t.Errorf("pairs %d completed %d errors %d mode %s", rep.Pairs, rep.Completed, rep.Errors, rep.Mode)
 	}
 	if !near(rep.Accuracy, 100*2.0/6) || !near(rep.WeightedF1, 100*2.2/6) ||
@@ -413,7 +414,7 @@ func TestRunNLI(t *testing.T) {
 	}
 
 	// --limit takes the first pairs in document order.
-	rep, err = RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Limit: 2, Workers: 1})
+	rep, err = Run(context.Background(), Options{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Limit: 2, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +437,7 @@ func TestRunNLIFailures(t *testing.T) {
 		llmtest.Turn{Name: "return", Times: -1, Match: hypothesisIs("destroy or return"), JSON: label(E, "P1")},
 	)
 	srv := llmtest.NewServer(t, turns...)
-	rep, err := RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Workers: 3})
+	rep, err := Run(context.Background(), Options{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,11 +480,11 @@ func TestRunNLIFull(t *testing.T) {
 		llmtest.Turn{Name: "classify", Match: llmtest.All(hypothesisIs("reverse engineer"), llmtest.Contains("ENTAILMENT [1].")), JSON: label(E, "P1")},
 	)
 	srv := llmtest.NewServer(t, turns...)
-	rep, err := RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Full: true, MaxTurns: 1, Limit: 1})
+	rep, err := Run(context.Background(), Options{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Full: true, MaxTurns: 1, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Mode != NLIModeFull || rep.Completed != 1 || rep.Accuracy != 100 {
+	if rep.Mode != ModeFull || rep.Completed != 1 || rep.Accuracy != 100 {
 		t.Fatalf("%+v", rep)
 	}
 	r := rep.Results[0]
@@ -498,7 +499,7 @@ func TestRunNLIFull(t *testing.T) {
 }
 
 func TestRunNLINoModel(t *testing.T) {
-	_, err := RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture())})
+	_, err := Run(context.Background(), Options{Data: writeFixture(t, nliFixture())})
 	if !errors.Is(err, ErrNoModel) {
 		t.Errorf("no model: %v", err)
 	}
@@ -508,7 +509,7 @@ func TestRunNLINoModel(t *testing.T) {
 // spending every pair's retries on a server that cannot answer.
 func TestRunNLIAbort(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Name: "bad request", Times: -1, Status: 400, ErrorMessage: "no such model"})
-	_, err := RunNLI(context.Background(), NLIOptions{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Workers: 1})
+	_, err := Run(context.Background(), Options{Data: writeFixture(t, nliFixture()), Models: testModels(t, srv), Workers: 1})
 	if err == nil || !strings.Contains(err.Error(), "the first 5 pairs all failed") || !strings.Contains(err.Error(), "no such model") {
 		t.Errorf("err %v", err)
 	}
@@ -516,3 +517,5 @@ func TestRunNLIAbort(t *testing.T) {
 		t.Errorf("%d requests after the run gave up, want 5", n)
 	}
 }
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

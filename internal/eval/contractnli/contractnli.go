@@ -1,4 +1,11 @@
-package eval
+// Package contractnli is the ContractNLI harness (pakton eval contractnli):
+// it reads the dataset in its own JSON format, asks the agents (the
+// Researcher, or the whole Archivist/Interrogator loop) to label each
+// (contract, hypothesis) pair Entailment, Contradiction or NotMentioned, and
+// scores the labels as the paper's Table 1 does. It is the only harness that
+// needs the agents and a model server, so it lives apart from the retrieval
+// and review harnesses of package eval, which measure without either.
+package contractnli
 
 import (
 	"encoding/json"
@@ -13,23 +20,23 @@ import (
 	"github.com/pakton/pakton/internal/document"
 )
 
-// NLILabel is a ContractNLI label: whether a contract entails a hypothesis,
+// Label is a ContractNLI label: whether a contract entails a hypothesis,
 // contradicts it, or does not mention it (the paper's "neutral").
-type NLILabel string
+type Label string
 
 // The ContractNLI labels, spelled as the dataset spells them.
 const (
-	Entailment    NLILabel = "Entailment"
-	Contradiction NLILabel = "Contradiction"
-	NotMentioned  NLILabel = "NotMentioned"
+	Entailment    Label = "Entailment"
+	Contradiction Label = "Contradiction"
+	NotMentioned  Label = "NotMentioned"
 )
 
-// NLILabels lists the labels in the order the paper's Table 1 reports them.
-var NLILabels = []NLILabel{Entailment, Contradiction, NotMentioned}
+// Labels lists the labels in the order the paper's Table 1 reports them.
+var Labels = []Label{Entailment, Contradiction, NotMentioned}
 
 // Class is the label's name in reports, as in the paper's Table 1:
 // "entailment", "contradiction" and "neutral" (NotMentioned).
-func (l NLILabel) Class() string {
+func (l Label) Class() string {
 	switch l {
 	case Entailment:
 		return "entailment"
@@ -41,24 +48,24 @@ func (l NLILabel) Class() string {
 	return string(l)
 }
 
-func (l NLILabel) valid() bool { return l == Entailment || l == Contradiction || l == NotMentioned }
+func (l Label) valid() bool { return l == Entailment || l == Contradiction || l == NotMentioned }
 
-// NLIDataset is a ContractNLI file: NDAs, the hypotheses, and each NDA's
+// Dataset is a ContractNLI file: NDAs, the hypotheses, and each NDA's
 // label for each hypothesis.
-type NLIDataset struct {
-	Documents  []NLIDocument
-	Hypotheses []NLIHypothesis // sorted by number: nda-1, nda-2, …, nda-20
+type Dataset struct {
+	Documents  []Document
+	Hypotheses []Hypothesis // sorted by number: nda-1, nda-2, …, nda-20
 }
 
-// NLIHypothesis is one of the dataset's hypotheses.
-type NLIHypothesis struct {
+// Hypothesis is one of the dataset's hypotheses.
+type Hypothesis struct {
 	Key   string // "nda-11"
 	Text  string // "Receiving Party shall not reverse engineer …"
 	Short string // "No reverse engineering"
 }
 
-// NLIDocument is one NDA with its annotations.
-type NLIDocument struct {
+// Document is one NDA with its annotations.
+type Document struct {
 	ID       int    // the dataset's document id
 	FileName string // the dataset's file name, used as the document's name
 	Text     string
@@ -67,22 +74,22 @@ type NLIDocument struct {
 	Spans []document.Span
 	// Annotations maps a hypothesis key to its label and evidence (the
 	// first annotation set of the document).
-	Annotations map[string]NLIAnnotation
+	Annotations map[string]Annotation
 }
 
-// NLIAnnotation is a document's label for one hypothesis.
-type NLIAnnotation struct {
-	Choice NLILabel
+// Annotation is a document's label for one hypothesis.
+type Annotation struct {
+	Choice Label
 	// Evidence are the spans of the document that justify the label
 	// (none for NotMentioned).
 	Evidence []document.Span
 }
 
-// NLIPair is one (document, hypothesis) example to classify.
-type NLIPair struct {
-	Doc        int // index into NLIDataset.Documents
-	Hypothesis NLIHypothesis
-	Gold       NLILabel
+// Pair is one (document, hypothesis) example to classify.
+type Pair struct {
+	Doc        int // index into Dataset.Documents
+	Hypothesis Hypothesis
+	Gold       Label
 	Evidence   []document.Span
 }
 
@@ -106,24 +113,24 @@ type nliFile struct {
 	} `json:"labels"`
 }
 
-// LoadNLI reads a ContractNLI file in the dataset's own format
+// Load reads a ContractNLI file in the dataset's own format
 // (documents[].text, .spans, .annotation_sets[].annotations, labels) and
 // checks it: every annotation names a known hypothesis and a known label,
 // and cites spans that exist and lie inside the text.
-func LoadNLI(path string) (*NLIDataset, error) {
+func Load(path string) (*Dataset, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("contractnli: %w", err)
 	}
-	d, err := ParseNLI(data)
+	d, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("contractnli %s: %w", path, err)
 	}
 	return d, nil
 }
 
-// ParseNLI reads a ContractNLI dataset from its JSON bytes (see LoadNLI).
-func ParseNLI(data []byte) (*NLIDataset, error) {
+// Parse reads a ContractNLI dataset from its JSON bytes (see Load).
+func Parse(data []byte) (*Dataset, error) {
 	var f nliFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("not a ContractNLI file: %w", err)
@@ -134,12 +141,12 @@ func ParseNLI(data []byte) (*NLIDataset, error) {
 	if len(f.Documents) == 0 {
 		return nil, errors.New(`no documents: the "documents" array is missing or empty`)
 	}
-	ds := &NLIDataset{}
+	ds := &Dataset{}
 	for key, l := range f.Labels {
 		if strings.TrimSpace(l.Hypothesis) == "" {
 			return nil, fmt.Errorf("hypothesis %s: empty \"hypothesis\" text", key)
 		}
-		ds.Hypotheses = append(ds.Hypotheses, NLIHypothesis{Key: key, Text: strings.TrimSpace(l.Hypothesis), Short: l.ShortDescription})
+		ds.Hypotheses = append(ds.Hypotheses, Hypothesis{Key: key, Text: strings.TrimSpace(l.Hypothesis), Short: l.ShortDescription})
 	}
 	sort.Slice(ds.Hypotheses, func(i, j int) bool { return hypLess(ds.Hypotheses[i].Key, ds.Hypotheses[j].Key) })
 
@@ -163,7 +170,7 @@ func ParseNLI(data []byte) (*NLIDataset, error) {
 			return nil, fmt.Errorf("%s: text is not valid UTF-8", where)
 		}
 		n := utf8.RuneCountInString(*fd.Text)
-		doc := NLIDocument{ID: *fd.ID, FileName: fd.FileName, Text: *fd.Text, Annotations: map[string]NLIAnnotation{}}
+		doc := Document{ID: *fd.ID, FileName: fd.FileName, Text: *fd.Text, Annotations: map[string]Annotation{}}
 		if doc.FileName == "" {
 			doc.FileName = "contractnli-" + strconv.Itoa(doc.ID)
 		}
@@ -180,11 +187,11 @@ func ParseNLI(data []byte) (*NLIDataset, error) {
 			if _, ok := f.Labels[key]; !ok {
 				return nil, fmt.Errorf("%s: annotation %q names no hypothesis of \"labels\"", where, key)
 			}
-			choice := NLILabel(a.Choice)
+			choice := Label(a.Choice)
 			if !choice.valid() {
 				return nil, fmt.Errorf("%s: annotation %s: choice %q is not Entailment, Contradiction or NotMentioned", where, key, a.Choice)
 			}
-			ann := NLIAnnotation{Choice: choice}
+			ann := Annotation{Choice: choice}
 			for _, si := range a.Spans {
 				if si < 0 || si >= len(doc.Spans) {
 					return nil, fmt.Errorf("%s: annotation %s cites span %d; the document has %d spans", where, key, si, len(doc.Spans))
@@ -221,23 +228,23 @@ func keyNumber(k string) (int, bool) {
 // Pairs returns every annotated (document, hypothesis) pair, documents in
 // file order and, within a document, hypotheses by number. A run with
 // --limit N takes the first N of them.
-func (d *NLIDataset) Pairs() []NLIPair {
-	var out []NLIPair
+func (d *Dataset) Pairs() []Pair {
+	var out []Pair
 	for i, doc := range d.Documents {
 		for _, h := range d.Hypotheses {
 			a, ok := doc.Annotations[h.Key]
 			if !ok {
 				continue
 			}
-			out = append(out, NLIPair{Doc: i, Hypothesis: h, Gold: a.Choice, Evidence: a.Evidence})
+			out = append(out, Pair{Doc: i, Hypothesis: h, Gold: a.Choice, Evidence: a.Evidence})
 		}
 	}
 	return out
 }
 
-// NLIScores are the classification metrics of the paper's Table 1, as
+// Scores are the classification metrics of the paper's Table 1, as
 // percentages (0–100), plus the confusion matrix and class counts.
-type NLIScores struct {
+type Scores struct {
 	N        int     `json:"n"` // pairs scored
 	Accuracy float64 `json:"accuracy"`
 	// WeightedF1 is the mean of the per-class F1 weighted by each class's
@@ -254,20 +261,20 @@ type NLIScores struct {
 	Predicted map[string]int            `json:"predicted"` // predictions per class
 }
 
-// ScoreNLI scores predictions against gold labels (same length, same
+// Score scores predictions against gold labels (same length, same
 // order). Precision, recall or F1 whose denominator is zero — a class
 // never predicted, or absent from the gold labels — is 0, as scikit-learn
 // reports with zero_division=0; a class absent from the gold labels has no
 // weight in WeightedF1.
-func ScoreNLI(gold, pred []NLILabel) (NLIScores, error) {
+func Score(gold, pred []Label) (Scores, error) {
 	if len(gold) != len(pred) {
-		return NLIScores{}, fmt.Errorf("contractnli: %d gold labels but %d predictions", len(gold), len(pred))
+		return Scores{}, fmt.Errorf("contractnli: %d gold labels but %d predictions", len(gold), len(pred))
 	}
-	s := NLIScores{N: len(gold), F1: map[string]float64{}, Precision: map[string]float64{}, Recall: map[string]float64{},
+	s := Scores{N: len(gold), F1: map[string]float64{}, Precision: map[string]float64{}, Recall: map[string]float64{},
 		Confusion: map[string]map[string]int{}, Gold: map[string]int{}, Predicted: map[string]int{}}
-	for _, g := range NLILabels {
+	for _, g := range Labels {
 		s.Confusion[g.Class()] = map[string]int{}
-		for _, p := range NLILabels {
+		for _, p := range Labels {
 			s.Confusion[g.Class()][p.Class()] = 0
 		}
 		s.Gold[g.Class()], s.Predicted[g.Class()] = 0, 0
@@ -275,10 +282,10 @@ func ScoreNLI(gold, pred []NLILabel) (NLIScores, error) {
 	correct := 0
 	for i := range gold {
 		if !gold[i].valid() {
-			return NLIScores{}, fmt.Errorf("contractnli: gold label %d is %q", i, gold[i])
+			return Scores{}, fmt.Errorf("contractnli: gold label %d is %q", i, gold[i])
 		}
 		if !pred[i].valid() {
-			return NLIScores{}, fmt.Errorf("contractnli: prediction %d is %q", i, pred[i])
+			return Scores{}, fmt.Errorf("contractnli: prediction %d is %q", i, pred[i])
 		}
 		s.Confusion[gold[i].Class()][pred[i].Class()]++
 		s.Gold[gold[i].Class()]++
@@ -288,13 +295,13 @@ func ScoreNLI(gold, pred []NLILabel) (NLIScores, error) {
 		}
 	}
 	if s.N == 0 {
-		for _, l := range NLILabels {
+		for _, l := range Labels {
 			s.F1[l.Class()], s.Precision[l.Class()], s.Recall[l.Class()] = 0, 0, 0
 		}
 		return s, nil
 	}
 	s.Accuracy = 100 * float64(correct) / float64(s.N)
-	for _, l := range NLILabels {
+	for _, l := range Labels {
 		c := l.Class()
 		tp := s.Confusion[c][c]
 		p, r := ratio(tp, s.Predicted[c]), ratio(tp, s.Gold[c])
