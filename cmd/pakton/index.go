@@ -80,13 +80,15 @@ func updateIndex(ctx context.Context, st *store.Store, collection string, quiet 
 }
 
 // stepProgress reports a long step's progress on stderr: a bar on a
-// terminal, a line every few seconds elsewhere.
+// terminal, a line every few seconds elsewhere; nothing for a step done
+// within two seconds.
 type stepProgress struct {
 	w     io.Writer
 	quiet bool
 	mu    sync.Mutex
 	bar   *progress.Bar
 	label string
+	start time.Time // when the current step was first reported
 	last  time.Time
 }
 
@@ -100,20 +102,26 @@ func (p *stepProgress) step(label string, done, total int64, unit string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if label != p.label && p.bar == nil {
+		p.label, p.start, p.last = label, time.Now(), time.Time{}
+	}
+	if time.Since(p.start) < 2*time.Second {
+		return
+	}
 	if progress.IsTerminal(p.w) {
 		if p.bar == nil || p.label != label {
 			if p.bar != nil {
 				p.bar.Finish()
 			}
-			p.bar, p.label = progress.New(p.w, "search index: "+label, int(total), 0), label
+			p.bar, p.label, p.start = progress.New(p.w, "search index: "+label, int(total), 0), label, time.Now()
 		}
 		p.bar.Update(int(min(done, total)), 0, unit)
 		return
 	}
-	if label == p.label && time.Since(p.last) < 5*time.Second && done < total {
+	if time.Since(p.last) < 5*time.Second && done < total {
 		return
 	}
-	p.label, p.last = label, time.Now()
+	p.last = time.Now()
 	fmt.Fprintf(p.w, "search index: %s %d/%d %s\n", label, done, total, unit)
 }
 
