@@ -88,6 +88,7 @@ func ingestWithProgress(ctx context.Context, st *store.Store, collection string,
 				}
 				return
 			}
+			bar.SetTotal(p.Total, p.TotalBytes) // an e-mail's attachments add to it
 			line := fmt.Sprintf("%s (%s)", p.File, p.Status)
 			switch {
 			case tty && p.Status == ingest.StatusFailed:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -38,7 +39,14 @@ func randomInputs(rng *rand.Rand, n int) ([]DocInput, []string) {
 	out := make([]DocInput, n)
 	for d := range n {
 		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprintf("Acme%d Supply Agreement.txt", d),
-			Header: fmt.Sprintf("Supply Agreement between Acme%d and Zeta%d", d, d%7), Opening: sentence(6)}
+			Header: fmt.Sprintf("Supply Agreement between Acme%d and Zeta%d", d, d%7), Opening: sentence(6),
+			Names: []names.Name{
+				{Text: fmt.Sprintf("Acme%d Widgets Corp.", d), Kind: names.KindParty, Party: 0},
+				{Text: fmt.Sprintf("Acme%d", d), Kind: names.KindShort, Party: 0},
+				{Text: fmt.Sprintf("Zeta%d Holdings", d%7), Kind: names.KindParty, Party: 1},
+				{Text: "Supply Agreement", Kind: names.KindTitle, Party: -1},
+				{Text: fmt.Sprint(2000 + d%5), Kind: names.KindYear, Party: -1},
+			}}
 		pos := 0
 		for range 10 + rng.Intn(50) {
 			text := shared[rng.Intn(len(shared))]
@@ -124,8 +132,13 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 	routed := 0
 	for i := range 400 {
 		var b strings.Builder
-		if i%3 == 0 {
+		switch i % 6 {
+		case 0:
 			fmt.Fprintf(&b, "Consider the Supply Agreement between Acme%d and Zeta; ", rng.Intn(95))
+		case 3:
+			fmt.Fprintf(&b, "What does the Acme%d agreement say: ", rng.Intn(95))
+		case 5:
+			fmt.Fprintf(&b, "Compare the Zeta%d Holdings contracts of %d: ", rng.Intn(8), 2000+rng.Intn(6))
 		}
 		for range 1 + rng.Intn(8) {
 			b.WriteString(words[rng.Intn(len(words))] + " ")

@@ -118,6 +118,17 @@ type Source struct {
 	Size       int64     `json:"size"`        // file size in bytes
 	ModTime    time.Time `json:"mod_time"`    // file modification time
 	IngestedAt time.Time `json:"ingested_at"` // set by Put when zero
+	// Archive and Entry, for a document read out of a ZIP archive: the
+	// archive's name as ingested ("room.zip") and the document's path inside
+	// it ("01 Corporate/1.1 Supply Agreement.rtf", through nested archives).
+	Archive string `json:"archive,omitempty"`
+	Entry   string `json:"entry,omitempty"`
+	// Folder is the folder the document was filed in, relative to the
+	// directory or archive ingested ("01 Corporate/1.1 Supply"); "" at the
+	// top. An e-mail's attachments are filed where the e-mail is.
+	Folder string `json:"folder,omitempty"`
+	// Parent is the name of the e-mail document this one is attached to.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Record is everything the store keeps about one document.

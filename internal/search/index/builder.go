@@ -76,25 +76,27 @@ func (s *Segment) Add(doc *Doc, version string) error {
 	e.limit = int32(len(s.units))
 	s.docs = append(s.docs, e)
 	s.byID[doc.ID] = di
-	s.addRoute(di, doc, len(global))
+	mine := make(map[int32]bool, len(global))
+	for _, t := range global {
+		mine[t] = true
+	}
+	s.addRoute(di, doc, mine)
+	s.addNames(di, doc.Names, mine)
 	s.docTermOff = append(s.docTermOff, int64(len(s.docTerms)))
 	return nil
 }
 
 // addRoute indexes the header of document di: its name, title, parties,
-// opening and summary, as routing matches them. Header terms the document's
-// units do not use are appended to its term list (docTerms) in the order met.
-func (s *Segment) addRoute(di int32, doc *Doc, known int) {
+// opening and summary, as routing matches them. Header terms the document
+// does not use yet (mine) are appended to its term list (docTerms) in the
+// order met.
+func (s *Segment) addRoute(di int32, doc *Doc, mine map[int32]bool) {
 	type count struct {
 		tf          int
 		name, title bool
 	}
 	terms := map[int32]*count{}
 	var order []int32
-	mine := make(map[int32]bool, known)
-	for _, t := range s.docTerms[len(s.docTerms)-known:] {
-		mine[t] = true
-	}
 	n := 0
 	see := func(t string, name bool) int32 {
 		tid := s.termID(t)

@@ -23,8 +23,9 @@ import (
 //
 // segmentFormat changes whenever a structure written here changes: a
 // segment of another format is refused (ErrBadIndex) and its collection's
-// index is rebuilt from the stored documents by its loader.
-const segmentFormat = 4
+// index is rebuilt from the stored documents by its loader. (Formats 1–4
+// were the single index file of earlier versions, search.idx.)
+const segmentFormat = 5
 
 const segmentMagic = "PKTNSEG\n"
 
@@ -58,7 +59,13 @@ const (
 	secVecOf
 	secVecUnit
 	secVecs
-	numSections = secVecs
+	secNames
+	secNameTerms
+	secNameTextOff
+	secNameText
+	secNameFirstOff
+	secNameFirst
+	numSections = secNameFirst
 )
 
 // segmentMeta is the meta section.
@@ -82,6 +89,9 @@ type segmentMeta struct {
 	Vectors    int                `json:"vectors,omitempty"`
 	VocabHash  int                `json:"vocab_hash"`
 	DocHash    int                `json:"doc_hash"`
+	Names      int                `json:"names"`
+	NameTerms  int                `json:"name_terms"`
+	NameFirst  int                `json:"name_first"`
 	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
 }
 
@@ -89,7 +99,7 @@ func structSizes() map[string]uintptr {
 	return map[string]uintptr{
 		"unit": unsafe.Sizeof(Unit{}), "span": unsafe.Sizeof(Span{}),
 		"posting": unsafe.Sizeof(Posting{}), "route": unsafe.Sizeof(RoutePosting{}),
-		"self": unsafe.Sizeof(SelfCount{}),
+		"self": unsafe.Sizeof(SelfCount{}), "name": unsafe.Sizeof(NameEntry{}),
 	}
 }
 
@@ -188,6 +198,15 @@ func writeSegment(w *fileWriter, s *Segment) (int64, error) {
 		w.section(secVecUnit)
 		w.section(secVecs)
 	}
+	nameOff, nameStr := stringTable(s.nameTexts)
+	firstOff, firstList := nameFirstTable(s.names, s.nameTerms, nt)
+	w.section(secNames, asBytes(s.names))
+	w.section(secNameTerms, asBytes(s.nameTerms))
+	w.section(secNameTextOff, asBytes(nameOff))
+	w.section(secNameText, nameStr)
+	w.section(secNameFirstOff, asBytes(firstOff))
+	w.section(secNameFirst, asBytes(firstList))
+	meta.Names, meta.NameTerms, meta.NameFirst = len(s.names), len(s.nameTerms), len(firstList)
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		return 0, err
@@ -270,6 +289,8 @@ func segmentFrom(data []byte) (*Segment, error) {
 			*p, err = fromBytes[RoutePosting](b, n)
 		case *[]SelfCount:
 			*p, err = fromBytes[SelfCount](b, n)
+		case *[]NameEntry:
+			*p, err = fromBytes[NameEntry](b, n)
 		}
 	}
 	get(&s.docStrOff, secDocStrOff, 3*meta.Docs+1)
@@ -294,6 +315,11 @@ func segmentFrom(data []byte) (*Segment, error) {
 	get(&s.headDocs, secHeadDocs, meta.Terms)
 	get(&s.headedDF, secHeadedDF, meta.Terms)
 	get(&s.self, secSelf, meta.Self)
+	get(&s.names, secNames, meta.Names)
+	get(&s.nameTerms, secNameTerms, meta.NameTerms)
+	get(&s.nameTextOff, secNameTextOff, meta.Names+1)
+	get(&s.nameFirstOff, secNameFirstOff, meta.Terms+1)
+	get(&s.nameFirstList, secNameFirst, meta.NameFirst)
 	if meta.Vectors > 0 {
 		get(&s.vecOf, secVecOf, meta.Units)
 		get(&s.vecUnit, secVecUnit, meta.Vectors)
@@ -304,6 +330,13 @@ func segmentFrom(data []byte) (*Segment, error) {
 	}
 	if s.termOff == nil {
 		s.termOff = []uint32{0}
+	}
+	s.nameTextStr = mappedString(c.secs[secNameText-1])
+	if s.nameTextOff == nil {
+		s.nameTextOff = []uint32{0}
+	}
+	if s.nameFirstOff == nil {
+		s.nameFirstOff = []int32{0}
 	}
 	s.docStr = mappedString(c.secs[secDocStr-1])
 	s.termStr = mappedString(c.secs[secTermStr-1])

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // randomDocs returns n analyzed documents over a small skewed vocabulary,
@@ -42,6 +43,13 @@ func randomDocs(rng *rand.Rand, n int) []*Doc {
 			Header: "Agreement between Party" + fmt.Sprint(d) + " and " + pick(), Opening: sentence(8)}
 		if d%4 == 0 {
 			in.About = sentence(5)
+		}
+		in.Names = []names.Name{
+			{Text: fmt.Sprintf("Party%d %s Holdings, Inc.", d, words[rng.Intn(30)]), Kind: names.KindParty, Party: 0},
+			{Text: fmt.Sprintf("Party%d", d), Kind: names.KindShort, Party: 0},
+			{Text: words[rng.Intn(30)] + " supply agreement", Kind: names.KindType, Party: -1},
+			{Text: "agreement", Kind: names.KindType, Party: -1},
+			{Text: fmt.Sprint(1990 + rng.Intn(30)), Kind: names.KindYear, Party: -1},
 		}
 		pos := 0
 		for range 5 + rng.Intn(25) {
@@ -124,6 +132,19 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		}
 		if id, ok := b.Lookup(a.term(tm)); !ok || id != tm {
 			t.Fatalf("Lookup(%q) = %d, %v", a.term(tm), id, ok)
+		}
+	}
+	if !slices.Equal(a.Names(), b.Names()) {
+		t.Fatal("names differ")
+	}
+	for _, e := range a.Names() {
+		if !slices.Equal(a.NameTerms(e), b.NameTerms(e)) || a.NameText(e) != b.NameText(e) {
+			t.Fatalf("name %+v differs", e)
+		}
+	}
+	for tm := range int32(a.NumTerms()) {
+		if !slices.Equal(a.NamesStartingWith(tm), b.NamesStartingWith(tm)) {
+			t.Fatalf("names starting with %q differ", a.term(tm))
 		}
 	}
 	if a.HeadedUnits() != b.HeadedUnits() || !slices.Equal(a.SelfCounts(), b.SelfCounts()) {

@@ -429,6 +429,38 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	meta.Titles, meta.DocTerms = int(tn), dn
 	titleOff, titleOff32, docTermOff = nil, nil, nil
 
+	// The documents' names, renumbered.
+	var nents []NameEntry
+	var nterms []int32
+	var ntexts []string
+	for _, in := range ins {
+		for d := range int32(in.s.NumDocs()) {
+			if in.docs[d] < 0 {
+				continue
+			}
+			es, _ := in.s.NamesOf(d)
+			for _, e := range es {
+				ts := in.s.NameTerms(e)
+				ne := NameEntry{Doc: in.docs[d], Start: int32(len(nterms)), Len: int32(len(ts)), Text: int32(len(ntexts)), Kind: e.Kind, Party: e.Party}
+				for _, t := range ts {
+					nterms = append(nterms, remapped(in, t))
+				}
+				ntexts = append(ntexts, in.s.NameText(e))
+				nents = append(nents, ne)
+			}
+		}
+	}
+	nameOff, nameStr := stringTable(ntexts)
+	firstOff, firstList := nameFirstTable(nents, nterms, nt)
+	w.section(secNames, asBytes(nents))
+	w.section(secNameTerms, asBytes(nterms))
+	w.section(secNameTextOff, asBytes(nameOff))
+	w.section(secNameText, nameStr)
+	w.section(secNameFirstOff, asBytes(firstOff))
+	w.section(secNameFirst, asBytes(firstList))
+	meta.Names, meta.NameTerms, meta.NameFirst = len(nents), len(nterms), len(firstList)
+	nents, nterms, ntexts, firstOff, firstList = nil, nil, nil, nil, nil
+
 	// Heading statistics and self-reference counts: the inputs' sums less
 	// what their deleted documents held.
 	headDocs := make([]int32, nt)

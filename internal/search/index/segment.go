@@ -120,6 +120,19 @@ type Segment struct {
 	viewLen [NumViews]int64 // total terms per view
 	viewN   [NumViews]int64 // units per view
 
+	// The documents' names (names.go): entries by document, their terms,
+	// their texts (a slice while building; a string table when opened), and
+	// the entries by first term (a map while building; offsets by term and
+	// a list when opened).
+	names         []NameEntry
+	nameTerms     []int32
+	nameTexts     []string
+	nameTextOff   []uint32
+	nameTextStr   string
+	nameFirst     map[int32][]int32
+	nameFirstOff  []int32
+	nameFirstList []int32
+
 	// Dense vectors: vecOf[u] is the index of unit u's vector in vecUnit
 	// and vecs (dim components each), or -1; nil when no unit has one.
 	vecOf      []int32

@@ -617,8 +617,9 @@ func (v *Snapshot) SelfCount(t int32) (uses, docs, plain int64) {
 
 // TermOrder returns a key that orders terms as one segment holding the
 // snapshot's live documents would number them: by the first live document
-// that uses the term, then by where in that document's analysis it was
-// met. With one segment and no deletions it is the term's number.
+// that uses the term (in a unit, its header or its names), then by where in
+// that document's analysis it was met. With one segment and no deletions it
+// is the term's number.
 func (v *Snapshot) TermOrder(t int32) uint64 {
 	if v.gv == nil && v.dead[0] == nil {
 		return uint64(uint32(t))
@@ -648,6 +649,16 @@ func (v *Snapshot) TermOrder(t int32) uint64 {
 			}
 			if !v.Deleted(i, p.Doc) {
 				first = p.Doc
+				break
+			}
+		}
+		// A word of a document's names only (names.go).
+		for _, e := range s.names {
+			if e.Doc >= first {
+				break
+			}
+			if !v.Deleted(i, e.Doc) && slices.Contains(s.NameTerms(e), l) {
+				first = e.Doc
 				break
 			}
 		}
