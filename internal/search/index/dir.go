@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,7 +29,7 @@ import (
 //
 //	dir/COMMIT              the current commit (JSON), replaced atomically
 //	dir/LOCK                flock(2) target: one writer of commits at a time
-//	dir/seg-<n>.pks         a segment (file.go)
+//	dir/seg-<n>-<rand>.pks  a segment (file.go)
 //	dir/aux-<commit>-<name> a file derived from one commit (an association table)
 //	dir/<temporary>         files being written (atomicfile.TempPrefix)
 //
@@ -137,7 +138,12 @@ func validSegName(n string) bool {
 	return strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segSuffix) && !strings.ContainsAny(n, `/\`)
 }
 
-func segName(n uint64) string { return fmt.Sprintf("%s%010d%s", segPrefix, n, segSuffix) }
+// segName names the n-th segment of a directory. The random part keeps
+// names unique across directories that share segments (the app servers of
+// a cluster: docs/SCALE.md), so a name always means one file.
+func segName(n uint64) string {
+	return fmt.Sprintf("%s%010d-%08x%s", segPrefix, n, rand.Uint32(), segSuffix)
+}
 
 // Open reads the current commit and opens its segments.
 func (d *Dir) Open() (*Snapshot, Commit, error) {
