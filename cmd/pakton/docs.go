@@ -14,20 +14,25 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-const docsUsage = `docs [flags]                     list the documents of the collection
+const docsUsage = `docs [flags]                     list the documents of the collection (--folder F: only those filed in F)
+       pakton docs show [flags] ID|NAME        a document's metadata (format, pages, folder, parties, OCR, attachments, duplicates); --text: its canonical text as stored
+       pakton docs folders [flags]              list the folders documents were filed in
        pakton docs rm [flags] ID|NAME…          remove documents
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
+       pakton docs optimize [flags]             bring the search index up to date, merge its segments and learn its word associations
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents
        pakton docs gc [--min-age 1h]            on a cluster, remove the file parts of commits cut short (every collection)`
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "reindex" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "rm" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
-	asJSON := fs.Bool("json", false, "print JSON (list, collections)")
+	asJSON := fs.Bool("json", false, "print JSON (list, show, folders, collections)")
+	folder := fs.String("folder", "", "list: only documents filed in this folder or below it (as `pakton docs folders` names them)")
+	asText := fs.Bool("text", false, "show: print the document's canonical text exactly as stored (what every span points into)")
 	yes := fs.Bool("yes", false, "confirm rm-collection")
 	minAge := fs.Duration("min-age", store.DefaultGCMinAge, "gc: leave unnamed file parts younger than this (a commit may be in progress)")
 	rest, err := parseArgs(fs, args)
@@ -39,7 +44,7 @@ func runDocs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if sub == "list" || sub == "rm" || sub == "reindex" {
+	if sub == "list" || sub == "show" || sub == "folders" || sub == "rm" || sub == "reindex" || sub == "optimize" {
 		if err := checkCollection(ctx, st, g.collection); err != nil {
 			return err
 		}
@@ -49,7 +54,25 @@ func runDocs(ctx context.Context, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("unknown docs subcommand %q (want list, rm, reindex, collections, rm-collection)", rest[0])
 		}
-		return listDocs(ctx, st, g.collection, *asJSON)
+		return listDocs(ctx, st, g.collection, *folder, *asJSON)
+	case "show":
+		if len(rest) != 1 {
+			return fmt.Errorf("docs show: name exactly one document (id or name)")
+		}
+		return showDoc(ctx, st, g.collection, rest[0], *asText, *asJSON)
+	case "folders":
+		infos, err := st.List(ctx, g.collection)
+		if err != nil {
+			return err
+		}
+		fc := ingest.Folders(infos)
+		if *asJSON {
+			return writeJSON(fc)
+		}
+		for _, f := range fc {
+			fmt.Fprintf(stdout, "%5d  %s\n", f.Docs, f.Folder)
+		}
+		return nil
 	case "rm":
 		if len(rest) == 0 {
 			return fmt.Errorf("docs rm: name at least one document (id or name)")
@@ -67,10 +90,19 @@ func runDocs(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintf(stdout, "removed %s %s\n", info.ID, info.Name)
 		}
+		if failed < len(rest) {
+			// Mark them deleted in the search index now: the next search
+			// opens it as it is.
+			if err := updateIndex(ctx, st, g.collection, false, learnIfLarge); err != nil {
+				return err
+			}
+		}
 		if failed > 0 {
 			return fmt.Errorf("%d of %d documents not removed", failed, len(rest))
 		}
 		return nil
+	case "optimize":
+		return updateIndex(ctx, st, g.collection, false, learnAlways)
 	case "reindex":
 		var bar *progress.Bar
 		n, err := ingest.Reindex(ctx, st, g.collection, func(done, total int, name string) {
@@ -157,10 +189,23 @@ func collectGarbage(ctx context.Context, st *store.Store, minAge time.Duration, 
 	return nil
 }
 
-func listDocs(ctx context.Context, st *store.Store, collection string, asJSON bool) error {
+func listDocs(ctx context.Context, st *store.Store, collection, folder string, asJSON bool) error {
 	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return err
+	}
+	if folder != "" {
+		all := len(infos)
+		kept := infos[:0]
+		for _, in := range infos {
+			if ingest.InFolder(ingest.DocFolder(in), folder) {
+				kept = append(kept, in)
+			}
+		}
+		infos = kept
+		if len(infos) == 0 && !asJSON {
+			return fmt.Errorf("no document of the %d in collection %q is filed in folder %q (see pakton docs folders)", all, collection, folder)
+		}
 	}
 	if asJSON {
 		return writeJSON(infos)

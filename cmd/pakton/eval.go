@@ -31,12 +31,20 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "review" {
 		return runEvalReview(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "dealroom" {
+		return runEvalDealRoom(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "heldout" {
 		return runEvalHeldOut(args[1:])
+	}
+	if len(args) > 0 && args[0] == "copies" {
+		return runEvalCopies(args[1:])
 	}
 	if len(args) == 0 || args[0] != "legalbench" {
 		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
+			"       pakton eval dealroom [--labels FILE] [--corpus DIR] [--folds K] [--json OUT]\n"+
+			"       pakton eval copies --from DIR --copies N --out DIR\n"+
 			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
@@ -238,18 +246,43 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	return nil
 }
 
+// runEvalCopies runs "pakton eval copies": it writes N distinct copies of
+// a corpus (each copy's parties renamed) for the scale measurements of
+// docs/SCALE.md.
+func runEvalCopies(args []string) error {
+	fs := flag.NewFlagSet("eval copies", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "directory of .txt contracts (e.g. ../shared/data/legalbenchrag/corpus/cuad)")
+	n := fs.Int("copies", 10, "copies of each contract (1: the corpus as it is)")
+	out := fs.String("out", "", "directory to write the copies into")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *from == "" || *out == "" || fs.NArg() > 0 {
+		return fmt.Errorf("usage: pakton eval copies --from DIR --copies N --out DIR")
+	}
+	return eval.DistinctCopies(*from, *out, *n, func(done, total int) {
+		if done%50 == 0 || done == total {
+			fmt.Fprintf(stderr, "copies: %d/%d contracts\n", done, total)
+		}
+	})
+}
+
 // runEvalHeldOut runs "pakton eval heldout": it writes the held-out
 // benchmarks built from the development data and the team's question files.
 func runEvalHeldOut(args []string) error {
 	fs := flag.NewFlagSet("eval heldout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
-	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json and cuad_dev_paraphrased.json into")
+	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json and cuad_named_heldout.json into")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("eval heldout: unexpected argument %q", fs.Arg(0))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("eval heldout: %w", err)
 	}
 	b, err := eval.LoadBenchmark(filepath.Join(*data, "legalbenchrag", "benchmarks", "cuad_dev.json"))
 	if err != nil {
@@ -267,7 +300,11 @@ func runEvalHeldOut(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, x := range []*eval.Benchmark{nt, para} {
+	namedDev, namedHeld, err := eval.Named(review, filepath.Join(*data, "legalbenchrag", "corpus"))
+	if err != nil {
+		return err
+	}
+	for _, x := range []*eval.Benchmark{nt, para, namedDev, namedHeld} {
 		p := filepath.Join(*out, x.Name+".json")
 		if err := eval.WriteBenchmark(p, x); err != nil {
 			return err

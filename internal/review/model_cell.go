@@ -166,7 +166,7 @@ func (o oneDoc) Document(_ context.Context, id string) (*document.Document, erro
 
 func (o oneDoc) ClausePath(_ context.Context, _ string, span document.Span) string {
 	t := treeOf(o.d)
-	return t.Path(t.At(span.Start))
+	return t.SpanPath(span)
 }
 
 var _ report.Locator = oneDoc{}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"archive/zip"
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// An uploaded ZIP is a data room: each entry is a document named by its
+// path inside the archive, with its folder; entries that must be refused
+// are failed results of the job, and the rest ingest.
+func TestUploadDataRoom(t *testing.T) {
+	e := newEnv(t, nil)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range map[string]string{
+		"01 Corporate/1.1 Supply Agreement.txt": contract("Acme", "two years"),
+		"02 Commercial/Licence.rtf":             `{\rtf1\ansi LICENCE AGREEMENT\par This Licence is made between Beta Ltd and Gamma Inc.\par 1.\tab Grant\par The Licensor grants a licence.\par}`,
+		"../escape.txt":                         "x",
+		"02 Commercial/prices.xlsx":             "PK\x03\x04",
+	} {
+		w, _ := zw.Create(name)
+		w.Write([]byte(data))
+	}
+	zw.Close()
+	key := e.key("room")
+	j := e.ingest("room", key, file{"room.zip", buf.String()})
+	got := map[string]string{}
+	for _, r := range j.Results {
+		got[r.Name] = r.Status + " " + r.Reason
+	}
+	for name, want := range map[string]string{
+		"01 Corporate/1.1 Supply Agreement.txt": "added",
+		"02 Commercial/Licence.rtf":             "added",
+		"../escape.txt":                         "failed refused: the path climbs out",
+		"02 Commercial/prices.xlsx":             "skipped unsupported file type",
+	} {
+		if !strings.HasPrefix(got[name], want) {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+	for _, r := range j.Results {
+		if strings.Contains(r.Reason, e.st.Dir()) {
+			t.Errorf("a result names the server's path: %q", r.Reason)
+		}
+	}
+	code, body := e.do("GET", "/api/v1/collections/room/documents?folder=02%20commercial", key, nil, "")
+	if code != http.StatusOK || !strings.Contains(string(body), `"name":"02 Commercial/Licence.rtf"`) || strings.Contains(string(body), "Supply") {
+		t.Fatalf("folder filter: %d %s", code, body)
+	}
+	if !strings.Contains(string(body), `"folder":"02 Commercial"`) || !strings.Contains(string(body), `"archive":"room.zip"`) {
+		t.Errorf("document list lacks folder or archive: %s", body)
+	}
+	list := decode[struct {
+		Documents []docJSON `json:"documents"`
+	}](t, body)
+	code, body = e.do("GET", "/api/v1/collections/room/documents/"+list.Documents[0].ID, key, nil, "")
+	if code != http.StatusOK || !strings.Contains(string(body), `"details":{"title":"LICENCE AGREEMENT"`) {
+		t.Errorf("document details: %d %.300s", code, body)
+	}
+	if strings.Contains(string(body), e.st.Dir()) {
+		t.Error("document details name the server's path")
+	}
+	// Content that does not match its name is refused on arrival.
+	code, body = e.upload("room", key, file{"fake.zip", "not a zip at all"})
+	if code != http.StatusUnsupportedMediaType || !strings.Contains(string(body), "not a ZIP archive") {
+		t.Errorf("fake zip: %d %s", code, body)
+	}
+}
