@@ -93,6 +93,9 @@ func Describe(st *store.Store, collection, id string) (Details, *store.Record, e
 			}
 		}
 	}
+	if fams, err := CollectionFamilies(st, collection); err == nil {
+		d.Duplicates = fams.Duplicates(id)
+	}
 	return d, rec, nil
 }
 

@@ -1,0 +1,111 @@
+package versions
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+
+	"github.com/pakton/pakton/internal/family"
+	"github.com/pakton/pakton/internal/parallel"
+)
+
+// corpus reads the CUAD texts with their annotated parties, split in two
+// halves by a hash of the file name: dev (thresholds are chosen there) and
+// held-out (the numbers reported).
+func corpus(t *testing.T) (dev, held []Contract) {
+	root := filepath.Join("..", "..", "..", "..", "shared", "data")
+	files, _ := filepath.Glob(filepath.Join(root, "legalbenchrag", "corpus", "cuad", "*.txt"))
+	if len(files) == 0 {
+		t.Skip("../shared/data is absent")
+	}
+	parties := map[string][]Party{}
+	if b, err := os.ReadFile(filepath.Join(root, "cuad", "review_dev.json")); err == nil {
+		var rd struct {
+			Documents []struct {
+				FilePath string `json:"file_path"`
+				Labels   []struct {
+					Provision, Answer string
+				}
+			}
+		}
+		if json.Unmarshal(b, &rd) == nil {
+			for _, d := range rd.Documents {
+				for _, l := range d.Labels {
+					if l.Provision == "Parties" {
+						parties[filepath.Base(d.FilePath)] = ParseParties(l.Answer)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Contract{Name: filepath.Base(f), Text: string(b), Parties: parties[filepath.Base(f)]}
+		h := fnv.New32a()
+		h.Write([]byte(c.Name))
+		if h.Sum32()%2 == 0 {
+			dev = append(dev, c)
+		} else {
+			held = append(held, c)
+		}
+	}
+	return dev, held
+}
+
+// TestVersions measures family and compare (docs/INGEST.md#same-contract):
+//
+//	PAKTON_SLOW=1 go test ./internal/eval/versions -run TestVersions -v
+func TestVersions(t *testing.T) {
+	if os.Getenv("PAKTON_SLOW") == "" {
+		t.Skip("set PAKTON_SLOW=1")
+	}
+	dev, held := corpus(t)
+	devPairs, heldPairs := Build(dev, 1), Build(held, 2)
+	parallel.All(len(devPairs)+len(heldPairs), runtime.NumCPU(), func(i int) {
+		if i < len(devPairs) {
+			devPairs[i].Signatures()
+		} else {
+			heldPairs[i-len(devPairs)].Signatures()
+		}
+	})
+	// Choose the Jaccard threshold on dev: the best F1.
+	best, bestF1 := 0.0, -1.0
+	for th := 0.2; th <= 0.9001; th += 0.05 {
+		all, _ := FamilyScore(devPairs, family.Options{Jaccard: th})
+		fmt.Printf("dev  J≥%.2f  P %.3f R %.3f F1 %.3f\n", th, all.Precision(), all.Recall(), all.F1())
+		if all.F1() > bestF1 {
+			best, bestF1 = th, all.F1()
+		}
+	}
+	fmt.Printf("chosen on dev: J ≥ %.2f (default in code: %.2f)\n", best, family.DefaultJaccard)
+	for _, set := range []struct {
+		name  string
+		pairs []Pair
+	}{{"dev", devPairs}, {"held-out", heldPairs}} {
+		all, byKind := FamilyScore(set.pairs, family.Options{})
+		fmt.Printf("%s (%d pairs, defaults): same-family precision %.3f recall %.3f F1 %.3f (TP %d FP %d FN %d TN %d)\n",
+			set.name, len(set.pairs), all.Precision(), all.Recall(), all.F1(), all.TP, all.FP, all.FN, all.TN)
+		kinds := make([]string, 0, len(byKind))
+		for k := range byKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			c := byKind[k]
+			fmt.Printf("  %-9s pairs %4d  called same %4d\n", k, c.TP+c.FP+c.FN+c.TN, c.TP+c.FP)
+		}
+		cs := CompareScore(set.pairs)
+		fmt.Printf("  compare: changed clauses P %.3f R %.3f (TP %d FP %d FN %d); removed clauses P %.3f R %.3f (TP %d FP %d FN %d); pairs without clause edits reported changed: %d of %d\n",
+			cs.Changed.Precision(), cs.Changed.Recall(), cs.Changed.TP, cs.Changed.FP, cs.Changed.FN,
+			cs.Missing.Precision(), cs.Missing.Recall(), cs.Missing.TP, cs.Missing.FP, cs.Missing.FN, cs.Spurious, cs.Clean)
+	}
+}
