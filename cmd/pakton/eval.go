@@ -244,12 +244,15 @@ func runEvalHeldOut(args []string) error {
 	fs := flag.NewFlagSet("eval heldout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
-	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json and cuad_dev_paraphrased.json into")
+	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json and cuad_named_heldout.json into")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("eval heldout: unexpected argument %q", fs.Arg(0))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("eval heldout: %w", err)
 	}
 	b, err := eval.LoadBenchmark(filepath.Join(*data, "legalbenchrag", "benchmarks", "cuad_dev.json"))
 	if err != nil {
@@ -267,7 +270,11 @@ func runEvalHeldOut(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, x := range []*eval.Benchmark{nt, para} {
+	namedDev, namedHeld, err := eval.Named(review, filepath.Join(*data, "legalbenchrag", "corpus"))
+	if err != nil {
+		return err
+	}
+	for _, x := range []*eval.Benchmark{nt, para, namedDev, namedHeld} {
 		p := filepath.Join(*out, x.Name+".json")
 		if err := eval.WriteBenchmark(p, x); err != nil {
 			return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -21,6 +22,8 @@ func runEvalReview(ctx context.Context, args []string) error {
 	folds := fs.Int("folds", 4, "cross-validate: train on the other K-1 parts of the contracts, review each part; 0: score the detectors as they are (the shipped ones were trained on the CUAD review_dev contracts, so that is optimistic on them)")
 	zeroShot := fs.Bool("zero-shot", false, "measure every labelled provision as if nobody had labelled it (definition, keywords and examples only)")
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
+	valuesOut := fs.String("values", "", "write every scored answer (label, answer, right) to this file, one JSON object a line")
+	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: pakton eval review [flags]\n\n"+
@@ -56,7 +59,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache}
 	if !*quiet {
 		opt.Progress = func(stage string, done, total int) {
 			fmt.Fprintf(os.Stderr, "\r%s %d/%d   ", stage, done, total)
@@ -64,6 +67,15 @@ func runEvalReview(ctx context.Context, args []string) error {
 				fmt.Fprintln(os.Stderr)
 			}
 		}
+	}
+	if *valuesOut != "" {
+		f, err := os.Create(*valuesOut)
+		if err != nil {
+			return fmt.Errorf("eval review: %w", err)
+		}
+		defer f.Close()
+		enc := json.NewEncoder(f)
+		opt.Values = func(v eval.ValueOutcome) { enc.Encode(v) }
 	}
 	rep, err := eval.RunReview(ctx, opt)
 	if err != nil {

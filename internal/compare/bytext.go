@@ -13,22 +13,25 @@ package compare
 func byText(ti, ci []item, budget int) (*matching, bool) {
 	var a, b []int
 	var aOwner, bOwner []int
+	var aLabel, bLabel []bool // the token is part of its clause's number
 	var aDisp, bDisp []string
 	start := make([]int, len(ti)+1) // template item i holds a[start[i]:start[i+1]]
 	for i, t := range ti {
 		start[i] = len(a)
 		a = append(a, t.ids...)
 		aDisp = append(aDisp, t.display...)
-		for range t.ids {
+		for k := range t.ids {
 			aOwner = append(aOwner, i)
+			aLabel = append(aLabel, k < t.label)
 		}
 	}
 	start[len(ti)] = len(a)
 	for j, c := range ci {
 		b = append(b, c.ids...)
 		bDisp = append(bDisp, c.display...)
-		for range c.ids {
+		for k := range c.ids {
 			bOwner = append(bOwner, j)
+			bLabel = append(bLabel, k < c.label)
 		}
 	}
 	es, ok := DiffLinear(a, b, budget)
@@ -44,15 +47,20 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 			continue
 		}
 		for k := 0; k < e.AEnd-e.AStart; k++ {
-			i, j := aOwner[e.AStart+k], bOwner[e.BStart+k]
-			keptT[i]++
-			keptC[j]++
+			p, q := e.AStart+k, e.BStart+k
+			i, j := aOwner[p], bOwner[q]
+			if !aLabel[p] {
+				keptT[i]++
+				m.kept++
+			}
+			if !bLabel[q] {
+				keptC[j]++
+			}
 			shared[[2]int{i, j}]++
 		}
-		m.kept += e.AEnd - e.AStart
 	}
 	for j, c := range ci {
-		if 2*keptC[j] < len(c.ids) {
+		if 2*keptC[j] < len(c.words()) {
 			m.added[j] = true
 		}
 	}
@@ -87,9 +95,18 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 		switch e.Kind {
 		case Delete:
 			for p := e.AStart; p < e.AEnd; p++ {
-				changed[aOwner[p]] = true
+				if !aLabel[p] { // a number removed or changed is no change of words
+					changed[aOwner[p]] = true
+				}
 			}
 		case Insert:
+			numberOnly := true
+			for q := e.BStart; q < e.BEnd; q++ {
+				numberOnly = numberOnly && bLabel[q]
+			}
+			if numberOnly {
+				continue
+			}
 			left, right := -1, -1
 			if e.AStart > 0 {
 				left = aOwner[e.AStart-1]
@@ -120,7 +137,9 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 	}
 	for i, t := range ti {
 		switch {
-		case 2*keptT[i] < len(t.ids) || partner[i] < 0:
+		case len(t.words()) == 0:
+			// A bare number ("(a)" before its sub-items): nothing to compare.
+		case 2*keptT[i] < len(t.words()) || partner[i] < 0:
 			m.missing[i] = true
 		case changed[i]:
 			m.pair[i] = partner[i]

@@ -97,11 +97,15 @@ type Options struct {
 // item is a clause prepared for comparison.
 type item struct {
 	node    int
-	tokens  []string // words and punctuation, normalised, without the number
+	tokens  []string // words and punctuation, normalised
+	label   int      // how many leading tokens are the clause's number ("3", ".")
 	ids     []int    // tokens interned
-	sorted  []int    // ids sorted, for the Dice coefficient
+	sorted  []int    // ids after the number, sorted, for the Dice coefficient
 	display []string // tokens as written, for the difference
 }
+
+// words are the item's token ids after its number: what is compared.
+func (it *item) words() []int { return it.ids[it.label:] }
 
 // Compare compares contract with template.
 func Compare(contract, template Side, opt Options) Result {
@@ -144,9 +148,9 @@ func Compare(contract, template Side, opt Options) Result {
 			m.pair[i], m.moved[i], taken[bestJ] = bestJ, true, true
 			delete(m.missing, i)
 			delete(m.added, bestJ)
-			if !equalIDs(ti[i].ids, ci[bestJ].ids) {
-				es := Diff(ti[i].ids, ci[bestJ].ids, 0)
-				m.diff[i] = ops(ti[i].display, ci[bestJ].display, es)
+			if !equalIDs(ti[i].words(), ci[bestJ].words()) {
+				es := Diff(ti[i].words(), ci[bestJ].words(), 0)
+				m.diff[i] = ops(ti[i].display[ti[i].label:], ci[bestJ].display[ci[bestJ].label:], es)
 			} else {
 				delete(m.diff, i)
 			}
@@ -173,7 +177,7 @@ func (m *matching) result(template, contract Side, ti, ci []item) Result {
 	var res Result
 	total := 0
 	for i, t := range ti {
-		total += len(t.ids)
+		total += len(t.words())
 		j, ok := m.pair[i]
 		if !ok || m.missing[i] {
 			continue
@@ -193,10 +197,14 @@ func (m *matching) result(template, contract Side, ti, ci []item) Result {
 	}
 	missing, added := map[int]bool{}, map[int]bool{}
 	for i := range m.missing {
-		missing[ti[i].node] = true
+		if len(ti[i].words()) > 0 { // a bare number is reported with its clause
+			missing[ti[i].node] = true
+		}
 	}
 	for j := range m.added {
-		added[ci[j].node] = true
+		if len(ci[j].words()) > 0 {
+			added[ci[j].node] = true
+		}
 	}
 	res.Missing = wholes(template, missing, ownNodes(ti))
 	res.Added = wholes(contract, added, ownNodes(ci))
@@ -225,14 +233,14 @@ func byClauses(ti, ci []item, least float64) *matching {
 	for _, p := range align(ti, ci, least) {
 		i, j := p[0], p[1]
 		m.pair[i], matched[j] = j, true
-		es := Diff(ti[i].ids, ci[j].ids, 0)
+		es := Diff(ti[i].words(), ci[j].words(), 0)
 		for _, e := range es {
 			if e.Kind == Equal {
 				m.kept += e.AEnd - e.AStart
 			}
 		}
-		if !equalIDs(ti[i].ids, ci[j].ids) {
-			m.diff[i] = ops(ti[i].display, ci[j].display, es)
+		if !equalIDs(ti[i].words(), ci[j].words()) {
+			m.diff[i] = ops(ti[i].display[ti[i].label:], ci[j].display[ci[j].label:], es)
 		}
 	}
 	for i := range ti {
@@ -262,10 +270,14 @@ func equalIDs(a, b []int) bool {
 	return true
 }
 
+// ownNodes are the nodes with words of their own (a bare number does not
+// count).
 func ownNodes(its []item) map[int]bool {
 	out := map[int]bool{}
 	for _, it := range its {
-		out[it.node] = true
+		if len(it.words()) > 0 {
+			out[it.node] = true
+		}
 	}
 	return out
 }
@@ -278,20 +290,21 @@ func items(s Side, intern map[string]int) []item {
 		text := s.Doc.Masked(n.Own)
 		display, tokens := tokenize(text)
 		// The number is not part of the words: renumbering is no change.
+		label := 0
 		if n.Label != "" && len(tokens) > 0 {
 			_, lt := tokenize(n.Label)
 			if len(lt) <= len(tokens) && equalStrings(tokens[:len(lt)], lt) {
-				display, tokens = display[len(lt):], tokens[len(lt):]
+				label = len(lt)
 				// and the punctuation that closes it: "3." "(a)" "4:"
-				for len(tokens) > 0 && len(tokens[0]) == 1 && strings.Contains(".):-", tokens[0]) {
-					display, tokens = display[1:], tokens[1:]
+				for label < len(tokens) && len(tokens[label]) == 1 && strings.Contains(".):-", tokens[label]) {
+					label++
 				}
 			}
 		}
 		if len(tokens) == 0 {
 			continue
 		}
-		it := item{node: id, tokens: tokens, display: display}
+		it := item{node: id, tokens: tokens, display: display, label: label}
 		for _, t := range tokens {
 			v, ok := intern[t]
 			if !ok {
@@ -300,7 +313,7 @@ func items(s Side, intern map[string]int) []item {
 			}
 			it.ids = append(it.ids, v)
 		}
-		it.sorted = append([]int(nil), it.ids...)
+		it.sorted = append([]int(nil), it.words()...)
 		slices.Sort(it.sorted)
 		out = append(out, it)
 	}

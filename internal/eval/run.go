@@ -77,6 +77,13 @@ type BenchResult struct {
 	DRM       map[string]float64 `json:"drm"`
 	Chars     map[string]float64 `json:"chars"`
 	Routed    float64            `json:"routed_correctly,omitempty"` // corpus scope: share of queries routed to a ground-truth document
+	// RoutedAlone is the share of queries narrowed to their ground-truth
+	// document alone (corpus scope).
+	RoutedAlone float64 `json:"routed_alone,omitempty"`
+	// FirstElsewhere is the share of queries whose first hit comes from a
+	// document holding no ground truth: a question about one contract
+	// answered first from another.
+	FirstElsewhere float64 `json:"first_hit_elsewhere"`
 	// Quotes is the share of queries whose first hit covers at least half of
 	// a ground-truth span: what an offline evidence report, which quotes the
 	// first hit first, gets right.
@@ -262,7 +269,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		for _, bi := range group {
 			b := benches[bi]
 			sum := newScores()
-			routedOK, quotes, short, midTok, provTop := 0, 0, 0, 0, 0
+			routedOK, routedAlone, elsewhere, quotes, short, midTok, provTop := 0, 0, 0, 0, 0, 0, 0
 			for _, t := range b.Tests {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -300,6 +307,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				if len(res.Hits) > 0 {
 					h := res.Hits[0]
 					h.DocID = rel(h.DocID)
+					if !slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return s.FilePath == h.DocID }) {
+						elsewhere++
+					}
 					if coversHalf(h, t.Snippets) {
 						quotes++
 					}
@@ -315,6 +325,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				}
 				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
 					routedOK++
+					if len(res.RoutedTo) == 1 {
+						routedAlone++
+					}
 				}
 				if os.Getenv("PAKTON_QUERYDEBUG") != "" {
 					prov := ""
@@ -336,7 +349,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 			n := float64(len(b.Tests))
 			br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
-				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n, ProvisionTop1: 100 * float64(provTop) / n}
+				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n, ProvisionTop1: 100 * float64(provTop) / n,
+				FirstElsewhere: 100 * float64(elsewhere) / n}
 			for _, k := range Ks {
 				sum.Precision[k] /= n
 				sum.Recall[k] /= n
@@ -348,6 +362,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
 			if opt.Scope == "corpus" {
 				br.Routed = 100 * float64(routedOK) / n
+				br.RoutedAlone = 100 * float64(routedAlone) / n
 			}
 			rep.Benchmarks[b.Name] = br
 		}
@@ -555,7 +570,7 @@ func WriteTable(w io.Writer, r *Report) {
 		b := r.Benchmarks[n]
 		fmt.Fprintf(w, "%s (%d queries)", n, b.Queries)
 		if r.Scope == "corpus" {
-			fmt.Fprintf(w, ", routed to a ground-truth document: %.1f%%", b.Routed)
+			fmt.Fprintf(w, ", routed to a ground-truth document: %.1f%% (to it alone %.1f%%)", b.Routed, b.RoutedAlone)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  %-10s", "k")
@@ -574,8 +589,8 @@ func WriteTable(w io.Writer, r *Report) {
 		row("precision", b.Precision, "%9.2f")
 		row("drm %", b.DRM, "%9.2f")
 		row("chars", b.Chars, "%9.0f")
-		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%",
-			b.Quotes, b.ShortTop1, b.MidTokenTop1)
+		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, from another document %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%",
+			b.Quotes, b.FirstElsewhere, b.ShortTop1, b.MidTokenTop1)
 		if r.Provisions != "" {
 			fmt.Fprintf(w, ", found by the review detectors %.1f%%", b.ProvisionTop1)
 		}

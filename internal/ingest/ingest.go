@@ -30,6 +30,10 @@ const (
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).
 	ArtifactSummary = "summary"
+	// ArtifactNames is what the document is called by, learnt from its text
+	// at ingest (names.Names as JSON): its parties, their short names and
+	// forms, title, type, date, file name and folder. DocNames reads it.
+	ArtifactNames = "names"
 	// ArtifactVectors holds the embeddings of the document's passages
 	// (search.Vectors.Encode), present when an embedder was configured.
 	ArtifactVectors = "vectors"

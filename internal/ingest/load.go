@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -198,7 +199,7 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *i
 	if gerr != nil {
 		return nil, false, errors.Join(err, gerr)
 	}
-	seg, _ = analyze(rec)
+	seg, _, _ = analyze(rec)
 	return seg, true, nil
 }
 
@@ -217,18 +218,42 @@ func loadVectors(st *store.Store, collection string, info store.DocInfo) (*searc
 	return index.DecodeVectors(data)
 }
 
-// analyze builds a stored document's segment and summary from its text and
-// clause tree.
-func analyze(rec *store.Record) (*index.Doc, []byte) {
+// analyze builds a stored document's segment, summary and names from its
+// text and clause tree.
+func analyze(rec *store.Record) (seg *index.Doc, summary, namesJSON []byte) {
 	tree := Tree(rec)
 	sum := chunk.Summary(rec.Doc)
 	var stored chunk.DocSummary
 	if json.Unmarshal(rec.Artifacts[ArtifactSummary], &stored) == nil {
 		sum.Generated = stored.Generated // a model-written summary is kept
 	}
-	seg := index.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
-	summary, _ := json.Marshal(sum) // a struct of strings: cannot fail
-	return seg, summary
+	nm := chunk.Names(rec.Doc)
+	seg = index.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated, Names: &nm}))
+	summary, _ = json.Marshal(sum) // structs of strings: cannot fail
+	namesJSON, _ = json.Marshal(nm)
+	return seg, summary, namesJSON
+}
+
+// DocNames returns what a stored document is called by: the names learnt
+// at ingest (ArtifactNames), or, for a document ingested before names were
+// learnt, the names learnt from its stored text now.
+func DocNames(st *store.Store, collection, id string) (names.Names, error) {
+	var nm names.Names
+	data, err := st.Artifact(collection, id, ArtifactNames)
+	if err == nil {
+		if err := json.Unmarshal(data, &nm); err != nil {
+			return nm, fmt.Errorf("names of document %s: %w", id, err)
+		}
+		return nm, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nm, fmt.Errorf("names of document %s: %w", id, err)
+	}
+	rec, err := st.Document(collection, id)
+	if err != nil {
+		return nm, fmt.Errorf("names of document %s: %w", id, err)
+	}
+	return chunk.Names(rec.Doc), nil
 }
 
 // Reindex stores a fresh segment and summary for every document of a
@@ -251,9 +276,10 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		rec.Tree = Tree(rec)
-		seg, summary := analyze(rec)
+		seg, summary, namesJSON := analyze(rec)
 		rec.Artifacts[ArtifactSegment] = seg.Encode()
 		rec.Artifacts[ArtifactSummary] = summary
+		rec.Artifacts[ArtifactNames] = namesJSON
 		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}

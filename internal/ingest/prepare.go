@@ -279,13 +279,18 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 			sum.Generated = gen
 		}
 	}
-	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
+	nm := chunk.Names(doc)
+	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated, Names: &nm})
 	seg := index.AnalyzeDoc(units).Encode()
 	summary, err := json.Marshal(sum)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode summary: %w", err)
 	}
-	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary,
+	namesJSON, err := json.Marshal(nm)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode names: %w", err)
+	}
+	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON,
 		ArtifactFamily: family.Sign(doc.MaskedText()).Encode()}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
 	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {

@@ -164,10 +164,20 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	}
 	cell.Found = cell.Confidence >= c.threshold()
 	cell.Answer = notFoundAnswer()
-	if cell.Found {
-		cell.Answer = readAnswer(p, prep, cell.Extracts)
-		cell.Value = cell.Answer.Text
+	if !cell.Found {
+		return cell
 	}
+	if p.Answer == AnswerParty {
+		// The parties are read where a contract introduces them (its
+		// preamble and signature block), not where the detector finds a
+		// clause that mentions their names.
+		if ex, a := prep.partyAnswer(scores); a != nil {
+			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
+			return cell
+		}
+	}
+	cell.Answer = readAnswer(p, prep, cell.Extracts)
+	cell.Value = cell.Answer.Text
 	return cell
 }
 

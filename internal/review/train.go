@@ -37,6 +37,10 @@ import (
 // detector that does no better than the zero-shot scorer in
 // cross-validation is not shipped: its provision is found zero-shot.
 
+// TrainerVersion changes whenever Train gives other detectors for the same
+// labels and playbook; caches of trained detectors are keyed with it.
+const TrainerVersion = "train-1"
+
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
 	Prep   *Prepared

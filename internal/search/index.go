@@ -69,7 +69,8 @@ type Index struct {
 	viewLen [numViews]int64 // total terms per view
 	viewN   [numViews]int64 // units per view
 
-	router router
+	router  router
+	nameTab nameTable // the names each document is called by (routenames.go)
 
 	// Dense vectors: vecOf[u] is the index of unit u's vector in vecUnit
 	// and vecs (dim components each), or -1; nil when no unit has one.
@@ -183,6 +184,7 @@ func (ix *Index) AddSegment(seg *index.Doc) error {
 	ix.docs = append(ix.docs, e)
 	ix.byID[seg.ID] = di
 	ix.addRoute(di, seg)
+	ix.addNames(di, seg.Names)
 	return nil
 }
 

@@ -24,7 +24,8 @@ import (
 //	         model), then the raw little-endian arrays of docs, units,
 //	         spans, forward lists, vocabulary, postings, router postings,
 //	         vectors and the heading statistics (headings.go), counted by
-//	         the writer so no reader makes a pass over every posting
+//	         the writer so no reader makes a pass over every posting, and
+//	         the documents' names (routenames.go)
 //
 // The label is the caller's: the store generation the index was built from,
 // so a loader can tell a current index from a stale one and never trust the
@@ -37,7 +38,7 @@ import (
 //
 // indexFormat changes whenever an Index structure written here changes: an
 // index of another format is refused (ErrBadIndex) and rebuilt by its loader.
-const indexFormat = 3
+const indexFormat = 4
 
 const indexMagic = "PKTNIDX\n"
 
@@ -82,7 +83,11 @@ const (
 	secBodyOff
 	secBody
 	secVocabHash
-	numSections = secVocabHash
+	secNames
+	secNameTerms
+	secNameTextOff
+	secNameText
+	numSections = secNameText
 )
 
 // indexMeta is the meta section.
@@ -105,14 +110,16 @@ type indexMeta struct {
 	Assoc      int                `json:"assoc"`      // learned word associations (learned.go)
 	Bodies     int                `json:"bodies"`     // learned heading-body associations
 	VocabHash  int                `json:"vocab_hash"` // slots of the vocabulary hash table (vocabhash.go)
-	Sizes      map[string]uintptr `json:"sizes"`      // struct sizes, so a change of layout is caught
+	Names      int                `json:"names"`      // names of documents (routenames.go)
+	NameTerms  int                `json:"name_terms"`
+	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
 }
 
 func structSizes() map[string]uintptr {
 	return map[string]uintptr{
 		"unit": unsafe.Sizeof(unit{}), "span": unsafe.Sizeof(span{}),
 		"posting": unsafe.Sizeof(posting{}), "route": unsafe.Sizeof(routePosting{}),
-		"assoc": unsafe.Sizeof(assocTerm{}),
+		"assoc": unsafe.Sizeof(assocTerm{}), "name": unsafe.Sizeof(nameEntry{}),
 	}
 }
 
@@ -146,6 +153,7 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 		RouteTotal: ix.router.total, ViewLen: ix.viewLen, ViewN: ix.viewN,
 		Dim: ix.dim, DenseModel: ix.denseModel, Vectors: len(ix.vecUnit), Sizes: structSizes(),
 		HeadedN: ix.headedN, Assoc: len(assocList), Bodies: len(bodyList), VocabHash: len(vocabHash),
+		Names: len(ix.nameTab.entries), NameTerms: len(ix.nameTab.terms),
 	}
 	postOff := make([]int64, 0, len(ix.terms)+1)
 	routeOff := make([]int64, 0, len(ix.terms)+1)
@@ -177,35 +185,40 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	}
 	docOff, docStr := stringTable(docStrs)
 	termOff, termStr := stringTable(ix.terms)
+	nameOff, nameStr := stringTable(ix.nameTab.text)
 
 	// Each section is a list of byte slices written one after another.
 	sections := [numSections][][]byte{
-		secMeta - 1:      {metaJSON},
-		secDocStrOff - 1: {asBytes(docOff)},
-		secDocStr - 1:    {docStr},
-		secDocRange - 1:  {asBytes(docRange)},
-		secUnits - 1:     {asBytes(ix.units)},
-		secSpanOff - 1:   {asBytes(ix.spanOff)},
-		secSpans - 1:     {asBytes(ix.spans)},
-		secFwdOff - 1:    {asBytes(ix.fwdOff)},
-		secFwd - 1:       {asBytes(ix.fwd)},
-		secTermOff - 1:   {asBytes(termOff)},
-		secTermStr - 1:   {termStr},
-		secPostOff - 1:   {asBytes(postOff)},
-		secRouteOff - 1:  {asBytes(routeOff)},
-		secRouteLen - 1:  {asBytes(ix.router.docLen)},
-		secVecOf - 1:     {asBytes(ix.vecOf)},
-		secVecUnit - 1:   {asBytes(ix.vecUnit)},
-		secVecs - 1:      {asBytes(ix.vecs)},
-		secTitleOff - 1:  {asBytes(titleOff)},
-		secTitle - 1:     {asBytes(titles)},
-		secHeadDocs - 1:  {asBytes(ix.headDocs)},
-		secHeadedDF - 1:  {asBytes(ix.headedDF)},
-		secAssocOff - 1:  {asBytes(assocOff)},
-		secAssoc - 1:     {asBytes(assocList)},
-		secBodyOff - 1:   {asBytes(bodyOff)},
-		secBody - 1:      {asBytes(bodyList)},
-		secVocabHash - 1: {asBytes(vocabHash)},
+		secMeta - 1:        {metaJSON},
+		secDocStrOff - 1:   {asBytes(docOff)},
+		secDocStr - 1:      {docStr},
+		secDocRange - 1:    {asBytes(docRange)},
+		secUnits - 1:       {asBytes(ix.units)},
+		secSpanOff - 1:     {asBytes(ix.spanOff)},
+		secSpans - 1:       {asBytes(ix.spans)},
+		secFwdOff - 1:      {asBytes(ix.fwdOff)},
+		secFwd - 1:         {asBytes(ix.fwd)},
+		secTermOff - 1:     {asBytes(termOff)},
+		secTermStr - 1:     {termStr},
+		secPostOff - 1:     {asBytes(postOff)},
+		secRouteOff - 1:    {asBytes(routeOff)},
+		secRouteLen - 1:    {asBytes(ix.router.docLen)},
+		secVecOf - 1:       {asBytes(ix.vecOf)},
+		secVecUnit - 1:     {asBytes(ix.vecUnit)},
+		secVecs - 1:        {asBytes(ix.vecs)},
+		secTitleOff - 1:    {asBytes(titleOff)},
+		secTitle - 1:       {asBytes(titles)},
+		secHeadDocs - 1:    {asBytes(ix.headDocs)},
+		secHeadedDF - 1:    {asBytes(ix.headedDF)},
+		secAssocOff - 1:    {asBytes(assocOff)},
+		secAssoc - 1:       {asBytes(assocList)},
+		secBodyOff - 1:     {asBytes(bodyOff)},
+		secBody - 1:        {asBytes(bodyList)},
+		secVocabHash - 1:   {asBytes(vocabHash)},
+		secNames - 1:       {asBytes(ix.nameTab.entries)},
+		secNameTerms - 1:   {asBytes(ix.nameTab.terms)},
+		secNameTextOff - 1: {asBytes(nameOff)},
+		secNameText - 1:    {nameStr},
 	}
 	if ix.postOff != nil { // an opened index: its arrays as they are
 		sections[secPost-1] = [][]byte{asBytes(ix.postAll)}
@@ -239,6 +252,10 @@ func (ix *Index) WriteTo(w io.Writer, label uint64) (int64, error) {
 	crc.Write(metaJSON)
 	crc.Write(docStr)
 	crc.Write(termStr)
+	crc.Write(asBytes(ix.nameTab.entries))
+	crc.Write(asBytes(ix.nameTab.terms))
+	crc.Write(asBytes(nameOff))
+	crc.Write(nameStr)
 	binary.LittleEndian.PutUint32(head[24:], crc.Sum32())
 
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -378,6 +395,9 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	crc.Write(sec[secMeta-1])
 	crc.Write(sec[secDocStr-1])
 	crc.Write(sec[secTermStr-1])
+	for _, id := range []int{secNames, secNameTerms, secNameTextOff, secNameText} {
+		crc.Write(sec[id-1])
+	}
 	if crc.Sum32() != binary.LittleEndian.Uint32(data[24:]) {
 		return nil, bad("checksum mismatch")
 	}
@@ -416,6 +436,8 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 			*p, err = fromBytes[routePosting](b, n)
 		case *[]assocTerm:
 			*p, err = fromBytes[assocTerm](b, n)
+		case *[]nameEntry:
+			*p, err = fromBytes[nameEntry](b, n)
 		}
 	}
 	var docOff, termOff []uint32
@@ -446,6 +468,10 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	get(&ix.bodyOff, secBodyOff, meta.Terms+1)
 	get(&ix.bodyList, secBody, meta.Bodies)
 	get(&ix.vocabHash, secVocabHash, meta.VocabHash)
+	var nameOff []uint32
+	get(&ix.nameTab.entries, secNames, meta.Names)
+	get(&ix.nameTab.terms, secNameTerms, meta.NameTerms)
+	get(&nameOff, secNameTextOff, meta.Names+1)
 	if meta.Vectors > 0 {
 		get(&ix.vecOf, secVecOf, meta.Units)
 		get(&ix.vecUnit, secVecUnit, meta.Vectors)
@@ -461,7 +487,7 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	// collection) and the posting offsets are checked where they are read
 	// instead (unitSpans, unitTerms, plist).
 	if !monotonic(docOff, len(sec[secDocStr-1])) || !monotonic(termOff, len(sec[secTermStr-1])) ||
-		!monotonic(titleOff, len(titles)) {
+		!monotonic(titleOff, len(titles)) || !monotonic(nameOff, len(sec[secNameText-1])) {
 		return nil, bad("offset tables")
 	}
 	// Strings are copied out of the mapping (in one piece each), so a
@@ -486,6 +512,25 @@ func indexFrom(data []byte, label uint64) (*Index, error) {
 	ix.terms = make([]string, meta.Terms)
 	ix.postAll, ix.postOff = post, postOff
 	ix.router.all, ix.router.off = route, routeOff
+	// The names are small (tens per document) and checksummed: copied out,
+	// with each entry checked against the tables it points into.
+	nameStr := string(sec[secNameText-1])
+	ix.nameTab.entries = append([]nameEntry(nil), ix.nameTab.entries...)
+	ix.nameTab.terms = append([]int32(nil), ix.nameTab.terms...)
+	ix.nameTab.text = make([]string, meta.Names)
+	for i := range ix.nameTab.text {
+		ix.nameTab.text[i] = nameStr[nameOff[i]:nameOff[i+1]]
+	}
+	for _, e := range ix.nameTab.entries {
+		if e.Doc < 0 || int(e.Doc) >= meta.Docs || ix.nameTab.entryTerms(e) == nil || e.Text < 0 || int(e.Text) >= meta.Names {
+			return nil, bad("names")
+		}
+	}
+	for _, t := range ix.nameTab.terms {
+		if t < 0 || int(t) >= meta.Terms {
+			return nil, bad("names")
+		}
+	}
 	for i := range ix.terms {
 		t := termStr[termOff[i]:termOff[i+1]]
 		ix.terms[i] = t

@@ -487,3 +487,11 @@ func (ix *Index) Topic(question string, docs []string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// inTitle reports whether term tid is in the file name, title or parties
+// of document doc.
+func (r *router) inTitle(tid, doc int32) bool {
+	pl := r.plist(tid)
+	i := sort.Search(len(pl), func(i int) bool { return pl[i].doc >= doc })
+	return i < len(pl) && pl[i].doc == doc && pl[i].title == 1
+}

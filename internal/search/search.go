@@ -66,58 +66,35 @@ type Result struct {
 	// RoutedTo lists the documents the question named, best first, when
 	// routing restricted the search to them.
 	RoutedTo []string `json:"routed_to,omitempty"`
+	// Route is the plan's first stage: which documents were searched and
+	// why (Plan).
+	Route *Route `json:"route,omitempty"`
 	// NotFound lists the provisions the question asks about that a
 	// ProvisionFinder looked for and did not find (SearchWith): the hits of
 	// those documents only match the question's words.
 	NotFound []Absence `json:"not_found,omitempty"`
 }
 
-// Search runs q against the index.
-func (ix *Index) Search(q Query) Result {
+// Search runs q against the index: it plans q (Plan) and runs the plan.
+func (ix *Index) Search(q Query) Result { return ix.Run(ix.Plan(q)) }
+
+// Run runs a plan built by Plan.
+func (ix *Index) Run(p *Plan) Result {
+	q := p.Query
 	k := q.K
 	if k <= 0 {
 		k = 10
 	}
-	terms, breaks, named := analyzeQuery(q.Text)
-	var res Result
-
-	// Which documents to search.
-	var docs []int32
-	for _, id := range q.Docs {
-		if d, ok := ix.byID[id]; ok {
-			docs = append(docs, d)
-		}
+	route := p.Route
+	res := Result{Route: &route}
+	if route.Decision.Narrowed() {
+		res.RoutedTo = route.Docs
 	}
-	if len(q.Docs) > 0 && len(docs) == 0 {
-		return res
+	docs := append([]int32(nil), p.docs...)
+	if p.docs != nil && len(p.docs) == 0 {
+		return res // the caller's documents are not in the index
 	}
-	var ref map[int]bool
-	if len(docs) == 0 && !q.NoRoute {
-		if rr := ix.route(terms, breaks, named); rr.doc >= 0 {
-			for _, d := range rr.docs {
-				docs = append(docs, int32(d))
-				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
-			}
-			ref = ix.referenceTerms(terms, breaks, rr.doc)
-		}
-	} else if len(docs) == 1 {
-		ref = ix.referenceTerms(terms, breaks, int(docs[0]))
-	}
-
-	// Words that only name the contract do not help find the clause; nor
-	// does the rest of the part of the question that names it ("Consider
-	// the Cooperation Agreement between A and B for Renewable Energy
-	// Projects; is liability capped?").
-	ref = namingParts(ref, breaks)
-	if len(ref) > 0 && len(ref) < len(terms) {
-		kept := terms[:0:0]
-		for i, t := range terms {
-			if !ref[i] {
-				kept = append(kept, t)
-			}
-		}
-		terms = kept
-	}
+	terms := p.Terms
 	qt := ix.weigh(q.Text, terms, !q.NoExpand)
 
 	var ranges [][2]int32

@@ -255,7 +255,10 @@ type routedJSON struct {
 type searchResponse struct {
 	Query    string       `json:"query"`
 	RoutedTo []routedJSON `json:"routed_to"`
-	Hits     []hitJSON    `json:"hits"`
+	// Route says which documents were searched and why (search.Route):
+	// the decision, the names matched, an ambiguous name's candidates.
+	Route *search.Route `json:"route,omitempty"`
+	Hits  []hitJSON     `json:"hits"`
 	// NotFound: provisions the question asks about that the review
 	// detectors looked for and did not find (search.Result.NotFound).
 	NotFound []notFoundJSON `json:"not_found,omitempty"`
@@ -315,7 +318,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusBadGateway, "search failed: %v", err)
 		return
 	}
-	out := searchResponse{Query: req.Query, RoutedTo: []routedJSON{}, Hits: []hitJSON{}}
+	out := searchResponse{Query: req.Query, RoutedTo: []routedJSON{}, Hits: []hitJSON{}, Route: res.Route}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, routedJSON{id, li.ix.DocName(id)})
 	}

@@ -201,7 +201,7 @@ func TestBrowserReview(t *testing.T) {
 	}
 	b.run("read it in the contract",
 		chromedp.Click("#cell-open", chromedp.ByQuery),
-		chromedp.WaitVisible("#doc-text mark", chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`!!(state.doc && state.doc.id === %q && document.querySelector('#doc-text mark'))`, cell.DocID), nil),
 	)
 	span := [2]int{cell.Extracts[0].Span.Start, cell.Extracts[0].Span.End}
 	b.checkMark(srv.URL, key, "#doc-text mark", cell.DocID, &span)
@@ -212,7 +212,7 @@ func TestBrowserReview(t *testing.T) {
 	b.run("accept",
 		chromedp.Focus(sel, chromedp.ByQuery),
 		chromedp.KeyEvent("a"),
-		chromedp.WaitVisible(sel+" .verdict.accepted", chromedp.ByQuery),
+		chromedp.Poll(`!!document.querySelector(`+strconvQuote(sel+" .verdict.accepted")+`)`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 	)
 	nf := -1
 	for j, c := range got.Table.Rows[ri].Cells {

@@ -428,7 +428,13 @@ func newBrowser(t *testing.T) *browser {
 func (b *browser) run(step string, actions ...chromedp.Action) {
 	b.t.Helper()
 	if err := chromedp.Run(b.ctx, actions...); err != nil {
-		b.t.Fatalf("%s: %v (page errors: %v)", step, err, b.errors)
+		// What the page says may tell why (an error banner, the focus).
+		var said string
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		chromedp.Run(ctx, chromedp.Evaluate(`(document.getElementById('banner').hidden ? '' : 'banner: ' + document.getElementById('banner').textContent + '; ') +
+			'focus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 160) : 'none')`, &said))
+		cancel()
+		b.t.Fatalf("%s: %v (page errors: %v; %s)", step, err, b.errors, said)
 	}
 }
 

@@ -161,11 +161,13 @@ async function watchReview(review) {
           (d.current ? ' — ' + d.current : '');
       } else if (event === 'done') {
         $('review-progress').hidden = true;
+        rv.watched = null; // a partial table still on its way must not replace the finished one
         await openReview(review.id);
         loadReviewList().catch(showError);
         return;
       } else if (event === 'error') {
         $('review-progress').hidden = true;
+        rv.watched = null;
         await openReview(review.id);
         loadReviewList().catch(showError);
         return;
@@ -219,7 +221,10 @@ async function openReview(id) {
 async function showPartial(id) {
   try {
     const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id) + '?partial=1');
-    if (r.partial && rv.watched && rv.watched.id === id) showTable(r.review, r.partial, [], true);
+    // Only while the review is still being watched, and never over its
+    // finished table (this answer may arrive after the review is done).
+    const done = rv.current && rv.current.review.id === id && !rv.current.partial;
+    if (r.partial && rv.watched && rv.watched.id === id && !done) showTable(r.review, r.partial, [], true);
   } catch (_) { /* the finished table comes at the end anyway */ }
 }
 

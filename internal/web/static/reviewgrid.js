@@ -138,13 +138,26 @@ function indexTable(cur) {
   indexDecisions(cur);
 }
 
-function indexDecisions(cur) {
+// indexDecisions keeps each cell's decision, and its answer with the
+// decision applied, for the grid's many reads.
+function indexDecisions(cur, only) {
   cur.decided = new Map((cur.decisions || []).map((d) => [d.doc_id + '\u0000' + d.provision, d]));
+  if (only && cur.answers) cur.answers[only.row][only.col] = undefined; // the one cell decided
+  else cur.answers = cur.cells.map((row) => new Array(row.length).fill(undefined));
 }
 
 function decisionAt(i, j) {
   const cur = rv.current;
   return cur.decided.get(cur.table.rows[i].doc_id + '\u0000' + cur.table.provisions[j]) || null;
+}
+
+// answerAt is cell (i, j)'s answer with its decision applied (null for a
+// row without the cell).
+function answerAt(i, j) {
+  const cur = rv.current;
+  let a = cur.answers[i][j];
+  if (a === undefined) a = cur.answers[i][j] = cellAnswer(cur.cells[i][j], decisionAt(i, j));
+  return a;
 }
 
 // lowConfidence: a cell the engine is unsure of either way.
@@ -166,9 +179,9 @@ function filters() {
 function cellMatches(f, i, j) {
   const c = rv.current.cells[i][j];
   if (!c) return false;
-  const d = decisionAt(i, j);
+  const d = f.state ? decisionAt(i, j) : null;
   if (f.answer) {
-    const k = cellAnswer(c, d).kind;
+    const k = answerAt(i, j).kind;
     if (f.answer === 'answered' ? k === 'nf' : k !== f.answer) return false;
   }
   if (f.low && !lowConfidence(c)) return false;
@@ -207,18 +220,19 @@ function renderGrid() {
   cur.view = { rows, cols, f, cellFilter };
   const head = el('tr', null, el('th', { scope: 'col', className: 'corner' }, 'Contract'),
     cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, t.provisions[j]))));
-  const body = rows.map((i) => {
-    const row = t.rows[i];
-    return el('tr', null,
-      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
-        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
-      cols.map((j) => gridCell(i, j, cellFilter && !cellMatches(f, i, j))));
-  });
+  // The rows in view come at once; the rest follow in chunks, so a large
+  // review (hundreds of contracts × dozens of provisions) shows at once
+  // and stays responsive while it fills in (finishGrid completes it when
+  // the keyboard goes further).
+  const tbody = el('tbody', null);
+  cur.pending = { rows: rows.slice(), tbody, gen: (cur.pending ? cur.pending.gen : 0) + 1 };
+  appendRows(cur, gridFirstRows);
   // Fixed columns (table-layout: fixed needs the table's width).
   $('review-grid').style.width = 'calc(var(--contract-w) + ' + cols.length + ' * var(--cell-w))';
   $('review-grid').replaceChildren(
     el('colgroup', null, el('col', { className: 'c-contract' }), cols.map(() => el('col', { className: 'c-prov' }))),
-    el('thead', null, head), el('tbody', null, body));
+    el('thead', null, head), tbody);
+  if (cur.pending.rows.length) scheduleRows(cur, cur.pending.gen);
   const filtered = f.words.length || f.col !== '' || cellFilter;
   $('review-filter-clear').hidden = !filtered;
   $('review-shown').textContent = rows.length + ' of ' + t.rows.length + ' contracts · ' + cols.length + ' of ' +
@@ -232,6 +246,38 @@ function renderGrid() {
   }
 }
 
+// gridFirstRows are the rows drawn at once; gridChunk the rows drawn in
+// each later step.
+const gridFirstRows = 60, gridChunk = 40;
+
+// appendRows draws the next n pending rows of the grid.
+function appendRows(cur, n) {
+  const p = cur.pending, v = cur.view, t = cur.table;
+  const frag = document.createDocumentFragment();
+  for (const i of p.rows.splice(0, n)) {
+    const row = t.rows[i];
+    frag.append(el('tr', null,
+      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
+        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
+      v.cols.map((j) => gridCell(i, j, v.cellFilter && !cellMatches(v.f, i, j)))));
+  }
+  p.tbody.append(frag);
+}
+
+function scheduleRows(cur, gen) {
+  setTimeout(() => {
+    if (rv.current !== cur || !cur.pending || cur.pending.gen !== gen || !cur.pending.rows.length) return;
+    appendRows(cur, gridChunk);
+    if (cur.pending.rows.length) scheduleRows(cur, gen);
+  }, 0);
+}
+
+// finishGrid draws every row still pending.
+function finishGrid() {
+  const cur = rv.current;
+  if (cur && cur.pending && cur.pending.rows.length) appendRows(cur, cur.pending.rows.length);
+}
+
 // countAnswers shows, in the answer filter, how many cells give each
 // answer in the given columns.
 function countAnswers(cols) {
@@ -240,7 +286,7 @@ function countAnswers(cols) {
   cur.table.rows.forEach((_, i) => {
     for (const j of cols) {
       const c = cur.cells[i][j];
-      if (c) n[cellAnswer(c, decisionAt(i, j)).kind]++;
+      if (c) n[answerAt(i, j).kind]++;
     }
   });
   const sel = $('review-filter-answer');
@@ -253,7 +299,11 @@ function countAnswers(cols) {
 }
 
 function cellButton(i, j) {
-  return $('review-grid').querySelector('.cell[data-row="' + i + '"][data-col="' + j + '"]');
+  const find = () => $('review-grid').querySelector('.cell[data-row="' + i + '"][data-col="' + j + '"]');
+  const b = find();
+  if (b || !rv.current || !rv.current.pending || !rv.current.pending.rows.includes(i)) return b;
+  finishGrid(); // a row not drawn yet
+  return find();
 }
 
 // gridCell renders cell (i, j); dim marks a cell that does not match the
@@ -263,7 +313,7 @@ function gridCell(i, j, dim) {
   const c = cur.cells[i][j];
   if (!c) return el('td', { className: 'none', role: 'gridcell' });
   const d = decisionAt(i, j);
-  const a = cellAnswer(c, d);
+  const a = answerAt(i, j);
   const p = cur.table.provisions[j];
   const conf = Math.round(100 * c.confidence);
   const line = shortAnswer(a, c);
