@@ -43,8 +43,9 @@ type Signature struct {
 	// text too short to have any).
 	Shingles int
 	// Names are hashes of the names the document opens with: capitalised
-	// words of its first 1,500 characters that recur at least three times
-	// in it — the parties' names, mostly (at most 64).
+	// words of its first 1,500 characters, not next to a number (dates and
+	// amounts), that occur at least twice in it — the parties' names,
+	// mostly (at most 64).
 	Names []uint64
 	// Vocab is a Bloom filter of every word of the document (lower case),
 	// to ask whether a name of another document occurs in this one.
@@ -251,9 +252,16 @@ func names(text string, words []string) ([]uint64, [vocabBytes]byte) {
 	}
 	seen := map[string]bool{}
 	var out []uint64
-	for _, w := range strings.FieldsFunc(head, func(r rune) bool { return !unicode.IsLetter(r) }) {
+	fields := strings.FieldsFunc(head, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”' })
+	for k, f := range fields {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
 		r := []rune(w)
-		if len(r) < 3 || !unicode.IsUpper(r[0]) {
+		if len(r) < 3 || !unicode.IsUpper(r[0]) || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			continue
+		}
+		// A word next to a number is a date or an amount ("March 3",
+		// "3 March 2021"), which a signed copy fills in: not a name.
+		if k > 0 && hasDigit(fields[k-1]) || k+1 < len(fields) && hasDigit(fields[k+1]) {
 			continue
 		}
 		lw := strings.ToLower(w)
@@ -268,6 +276,8 @@ func names(text string, words []string) ([]uint64, [vocabBytes]byte) {
 	}
 	return out, tmp.Vocab
 }
+
+func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 
 // DifferentParties reports whether two documents open with names the other
 // never uses, both ways round: the mark of one template signed by

@@ -149,7 +149,7 @@ func rewordText(rng *rand.Rand, s string) string {
 	start := 3 // leave the number and the first words alone
 	switch rng.Intn(3) {
 	case 0: // a proviso at the end
-		return strings.TrimRight(s, " \n") + " Notwithstanding the foregoing, this obligation shall not apply during the first ninety (90) days."
+		return strings.TrimRight(s, " \n") + " Notwithstanding the foregoing, this obligation shall not apply during the first ninety days."
 	case 1: // a word replaced by another
 		k := start + rng.Intn(len(words)-start)
 		words[k] = map[bool]string{true: "reasonable", false: "exclusive"}[rng.Intn(2) == 0]
@@ -246,35 +246,53 @@ func paginate(s string) string {
 	return b.String()
 }
 
-// swapParties replaces c's parties by other's, full names and the short
-// names that are names (not roles such as "Company"), everywhere in the
-// text, with the first word of each full name too.
+// swapParties replaces c's parties by other's — full names, the first
+// word of each full name, and the short names that are names (not roles
+// such as "Company") — everywhere in the text, ignoring case. It reports
+// false when the result is not a contract with other parties: fewer than
+// three replacements, or a party's first word still in the text.
 func swapParties(c, other Contract) (string, bool) {
 	if len(c.Parties) == 0 || len(other.Parties) == 0 {
 		return "", false
 	}
-	var pairs []string
+	type swap struct{ from, to string }
+	var swaps []swap
+	var firsts []string
 	for i, p := range c.Parties {
 		q := other.Parties[i%len(other.Parties)]
 		if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(q.Name) == "" || strings.EqualFold(p.Name, q.Name) {
 			continue
 		}
-		pairs = append(pairs, p.Name, q.Name)
+		swaps = append(swaps, swap{p.Name, q.Name})
 		pw, qw := firstWord(p.Name), firstWord(q.Name)
 		if len(pw) >= 3 && len(qw) >= 3 {
-			pairs = append(pairs, pw, qw, strings.ToUpper(pw), strings.ToUpper(qw))
+			swaps = append(swaps, swap{pw, qw})
+			firsts = append(firsts, pw)
 		}
-		for _, s := range p.Short {
-			if shares(s, p.Name) && len(s) >= 3 {
-				pairs = append(pairs, s, qw)
+		for _, sh := range p.Short {
+			if shares(sh, p.Name) && len(sh) >= 3 {
+				swaps = append(swaps, swap{sh, qw})
 			}
 		}
 	}
-	if len(pairs) == 0 {
+	text, n := c.Text, 0
+	for _, sw := range swaps {
+		re, err := regexp.Compile(`(?i)\b` + regexp.QuoteMeta(sw.from) + `\b`)
+		if err != nil {
+			continue
+		}
+		n += len(re.FindAllStringIndex(text, -1))
+		text = re.ReplaceAllLiteralString(text, sw.to)
+	}
+	if n < 3 {
 		return "", false
 	}
-	out := strings.NewReplacer(pairs...).Replace(c.Text)
-	return out, out != c.Text
+	for _, f := range firsts {
+		if regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(f) + `\b`).MatchString(text) {
+			return "", false
+		}
+	}
+	return text, true
 }
 
 func firstWord(s string) string {
@@ -336,6 +354,9 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
+// FamilyDebug, when set, is called for each pair decided wrongly.
+var FamilyDebug func(p Pair, a, b family.Signature)
+
 // FamilyScore scores "same family" decisions per pair kind and overall.
 func FamilyScore(pairs []Pair, o family.Options) (all Counts, byKind map[string]Counts) {
 	byKind = map[string]Counts{}
@@ -343,6 +364,9 @@ func FamilyScore(pairs []Pair, o family.Options) (all Counts, byKind map[string]
 		p := &pairs[i]
 		sa, sb := p.Signatures()
 		_, same := o.Same(family.Member{Sig: sa}, family.Member{Sig: sb})
+		if FamilyDebug != nil && same != p.Same {
+			FamilyDebug(*p, sa, sb)
+		}
 		c := byKind[p.Kind]
 		switch {
 		case same && p.Same:
@@ -394,11 +418,19 @@ func CompareScore(pairs []Pair) ClauseScore {
 				s.Spurious++
 			}
 		}
+		before := s.Changed.FP
 		count(&s.Changed, changed, p.Changed)
 		count(&s.Missing, missing, p.Missing)
+		if Debug != nil && s.Changed.FP > before {
+			Debug(p, r)
+		}
 	}
 	return s
 }
+
+// Debug, when set, is called for each pair with a clause wrongly reported
+// changed (for looking at errors).
+var Debug func(p Pair, r compare.Result)
 
 func count(c *Counts, got, want []string) {
 	w := map[string]int{}

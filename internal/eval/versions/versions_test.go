@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/pakton/pakton/internal/compare"
 	"github.com/pakton/pakton/internal/family"
 	"github.com/pakton/pakton/internal/parallel"
 )
@@ -69,6 +70,21 @@ func TestVersions(t *testing.T) {
 		t.Skip("set PAKTON_SLOW=1")
 	}
 	dev, held := corpus(t)
+	if os.Getenv("PAKTON_VERSIONS_DEBUG") != "" {
+		n := 0
+		Debug = func(p Pair, r compare.Result) {
+			if n++; n > 12 {
+				return
+			}
+			fmt.Printf("-- %s %s want changed %q\n", p.Kind, p.From, p.Changed)
+			for _, c := range r.Changed {
+				fmt.Printf("   changed %q → %q: %v\n", c.Template.Path, c.Contract.Path, c.Diff)
+			}
+		}
+		FamilyDebug = func(p Pair, a, b family.Signature) {
+			fmt.Printf("-- family %s %s: J %.2f different parties %v\n", p.Kind, p.From, family.Jaccard(a, b), family.DifferentParties(a, b))
+		}
+	}
 	devPairs, heldPairs := Build(dev, 1), Build(held, 2)
 	parallel.All(len(devPairs)+len(heldPairs), runtime.NumCPU(), func(i int) {
 		if i < len(devPairs) {
@@ -78,6 +94,8 @@ func TestVersions(t *testing.T) {
 		}
 	})
 	// Choose the Jaccard threshold on dev: the best F1.
+	fd := FamilyDebug
+	FamilyDebug = nil
 	best, bestF1 := 0.0, -1.0
 	for th := 0.2; th <= 0.9001; th += 0.05 {
 		all, _ := FamilyScore(devPairs, family.Options{Jaccard: th})
@@ -87,6 +105,7 @@ func TestVersions(t *testing.T) {
 		}
 	}
 	fmt.Printf("chosen on dev: J ≥ %.2f (default in code: %.2f)\n", best, family.DefaultJaccard)
+	FamilyDebug = fd
 	for _, set := range []struct {
 		name  string
 		pairs []Pair

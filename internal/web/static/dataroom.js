@@ -112,6 +112,7 @@ function renderDetails(doc) {
   row('Title', d.title || '');
   row('Parties', (d.parties || []).join('; '));
   row('Type', d.type || '');
+  if ((d.names || []).length) row('Names', d.names.map((n) => n.text + ' (' + n.kind + ')').join('; '));
   if (m.ocr) {
     const o = m.ocr;
     row('OCR', o.engine + (o.words ? ', mean word confidence ' + Number(o.confidence).toFixed(1) + ' of 100 over ' + o.words + ' words' : ', no words recognised'));
@@ -182,3 +183,55 @@ async function runCompare(contract, against) {
 
 const preview = (s) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > 140 ? s.slice(0, 140) + '…' : s; };
 const elideText = (s) => (s.length > 80 ? s.slice(0, 38) + ' … ' + s.slice(-38) : s);
+
+// ---- review: one row per family ----
+
+// reviewFamilyRows keeps, of the grid's rows (indexes into t.rows), one
+// per family — its primary copy, or the first of its copies reviewed — and
+// the other copies of the families the user opened, under their primary.
+function reviewFamilyRows(t, rows) {
+  const fams = rv.families || [];
+  if (!fams.length) return rows;
+  const famOf = new Map();
+  for (const f of fams) for (const m of f.members || []) famOf.set(m.id, f);
+  const shown = new Set(rows.map((i) => t.rows[i].doc_id));
+  // The row that stands for each family: its primary copy when reviewed.
+  const lead = new Map();
+  for (const i of rows) {
+    const f = famOf.get(t.rows[i].doc_id);
+    if (!f) continue;
+    const cur = lead.get(f.id);
+    if (cur === undefined || t.rows[i].doc_id === f.primary || (t.rows[cur].doc_id !== f.primary && !shown.has(f.primary) && i < cur)) lead.set(f.id, i);
+  }
+  rv.openFamilies = rv.openFamilies || new Set();
+  rv.familyLead = new Map([...lead].map(([id, i]) => [t.rows[i].doc_id, famOf.get(t.rows[i].doc_id)]));
+  const out = [];
+  for (const i of rows) {
+    const f = famOf.get(t.rows[i].doc_id);
+    if (!f) { out.push(i); continue; }
+    if (lead.get(f.id) !== i) continue;
+    out.push(i);
+    if (rv.openFamilies.has(f.id)) {
+      for (const j of rows) if (j !== i && famOf.get(t.rows[j].doc_id) === f) out.push(j);
+    }
+  }
+  return out;
+}
+
+// reviewFamilyBadge is the "+N copies" toggle of a family's row.
+function reviewFamilyBadge(row) {
+  const f = rv.familyLead && rv.familyLead.get(row.doc_id);
+  if (!f) return null;
+  const n = (f.members || []).length - 1;
+  const open = rv.openFamilies && rv.openFamilies.has(f.id);
+  return el('button', {
+    type: 'button', className: 'linkish family-toggle', 'aria-expanded': open ? 'true' : 'false',
+    title: 'Other files of the same contract: ' + f.members.filter((m) => m.id !== row.doc_id).map((m) => m.name).join(', '),
+    onclick: (e) => {
+      e.stopPropagation();
+      rv.openFamilies = rv.openFamilies || new Set();
+      if (open) rv.openFamilies.delete(f.id); else rv.openFamilies.add(f.id);
+      renderGrid();
+    },
+  }, open ? ' − hide copies' : ' +' + n + ' ' + (n === 1 ? 'copy' : 'copies'));
+}

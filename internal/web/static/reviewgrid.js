@@ -217,6 +217,9 @@ function renderGrid() {
     if (hit) rows.push(i);
   });
   const cols = cellFilter ? cols0.filter((j) => colHit.has(j)) : cols0;
+  // One row per family (the same contract in several files) unless a
+  // filter is on: its other copies are one click away (dataroom.js).
+  if (typeof reviewFamilyRows === 'function' && !f.words.length && !cellFilter) rows.splice(0, rows.length, ...reviewFamilyRows(t, rows));
   cur.view = { rows, cols, f, cellFilter };
   const head = el('tr', null, el('th', { scope: 'col', className: 'corner' }, 'Contract'),
     cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, t.provisions[j]))));
@@ -258,7 +261,8 @@ function appendRows(cur, n) {
     const row = t.rows[i];
     frag.append(el('tr', null,
       el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
-        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
+        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null,
+        typeof reviewFamilyBadge === 'function' ? reviewFamilyBadge(row) : null),
       v.cols.map((j) => gridCell(i, j, v.cellFilter && !cellMatches(v.f, i, j)))));
   }
   p.tbody.append(frag);
