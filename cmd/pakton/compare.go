@@ -157,4 +157,3 @@ func elide(s string, n int) string {
 	}
 	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
 }
-

@@ -85,7 +85,7 @@ func TestDataRoomCLI(t *testing.T) {
 		Missing []struct{ Path, Heading string }
 		Changed []struct {
 			Template, Contract struct{ Path string }
-			Diff                []struct{ Op, Text string }
+			Diff               []struct{ Op, Text string }
 		}
 		Added []struct{ Path string }
 	}

@@ -252,7 +252,9 @@ func names(text string, words []string) ([]uint64, [vocabBytes]byte) {
 	}
 	seen := map[string]bool{}
 	var out []uint64
-	fields := strings.FieldsFunc(head, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”' })
+	fields := strings.FieldsFunc(head, func(r rune) bool {
+		return unicode.IsSpace(r) || r == ',' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”'
+	})
 	for k, f := range fields {
 		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
 		r := []rune(w)
