@@ -20,13 +20,14 @@ const docsUsage = `docs [flags]                     list the documents of the co
        pakton docs families [flags]             list the groups of documents that are one contract (near-duplicates, versions)
        pakton docs rm [flags] ID|NAME…          remove documents
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
+       pakton docs optimize [flags]             bring the search index up to date, merge its segments and learn its word associations
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents
        pakton docs gc [--min-age 1h]            on a cluster, remove the file parts of commits cut short (every collection)`
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "families" || args[0] == "rm" || args[0] == "reindex" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "families" || args[0] == "rm" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
@@ -44,7 +45,7 @@ func runDocs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "reindex" {
+	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "reindex" || sub == "optimize" {
 		if err := checkCollection(st, g.collection); err != nil {
 			return err
 		}
@@ -114,10 +115,19 @@ func runDocs(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintf(stdout, "removed %s %s\n", info.ID, info.Name)
 		}
+		if failed < len(rest) {
+			// Mark them deleted in the search index now: the next search
+			// opens it as it is.
+			if err := updateIndex(ctx, st, g.collection, false, learnIfLarge); err != nil {
+				return err
+			}
+		}
 		if failed > 0 {
 			return fmt.Errorf("%d of %d documents not removed", failed, len(rest))
 		}
 		return nil
+	case "optimize":
+		return updateIndex(ctx, st, g.collection, false, learnAlways)
 	case "reindex":
 		var bar *progress.Bar
 		n, err := ingest.Reindex(ctx, st, g.collection, func(done, total int, name string) {

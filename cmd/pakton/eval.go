@@ -34,9 +34,13 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "heldout" {
 		return runEvalHeldOut(args[1:])
 	}
+	if len(args) > 0 && args[0] == "copies" {
+		return runEvalCopies(args[1:])
+	}
 	if len(args) == 0 || args[0] != "legalbench" {
 		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
+			"       pakton eval copies --from DIR --copies N --out DIR\n"+
 			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
@@ -236,6 +240,28 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 		fmt.Fprintf(stderr, "contractnli: %d of %d pairs failed and are not scored (listed above)\n", rep.Errors, rep.Pairs)
 	}
 	return nil
+}
+
+// runEvalCopies runs "pakton eval copies": it writes N distinct copies of
+// a corpus (each copy's parties renamed) for the scale measurements of
+// docs/SCALE.md.
+func runEvalCopies(args []string) error {
+	fs := flag.NewFlagSet("eval copies", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "directory of .txt contracts (e.g. ../shared/data/legalbenchrag/corpus/cuad)")
+	n := fs.Int("copies", 10, "copies of each contract (1: the corpus as it is)")
+	out := fs.String("out", "", "directory to write the copies into")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *from == "" || *out == "" || fs.NArg() > 0 {
+		return fmt.Errorf("usage: pakton eval copies --from DIR --copies N --out DIR")
+	}
+	return eval.DistinctCopies(*from, *out, *n, func(done, total int) {
+		if done%50 == 0 || done == total {
+			fmt.Fprintf(stderr, "copies: %d/%d contracts\n", done, total)
+		}
+	})
 }
 
 // runEvalHeldOut runs "pakton eval heldout": it writes the held-out

@@ -82,6 +82,12 @@ func runEvalReview(ctx context.Context, args []string) error {
 		return err
 	}
 	eval.WriteReviewTable(os.Stdout, rep)
+	ex, err := eval.RunExcludingCheck(ctx, pb, det)
+	if err != nil {
+		return err
+	}
+	eval.WriteExcludingTable(os.Stdout, ex)
+	rep.Excluding = ex
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err

@@ -89,6 +89,8 @@ type ReviewReport struct {
 	// against: the labels file's contracts at even positions (0, 2, 4, …);
 	// the odd ones are held out (the *_held_out fields).
 	ValueSplit string `json:"value_split"`
+	// Excluding is the polarity check (RunExcludingCheck), when run.
+	Excluding *ExcludingReport `json:"excluding,omitempty"`
 }
 
 // ValueOutcome is one scored answer: a found cell whose label is present
@@ -132,9 +134,10 @@ type ReviewScore struct {
 	ValuesHeldOut      int     `json:"values_held_out,omitempty"`
 	ValuesHeldOutRight int     `json:"values_held_out_right,omitempty"`
 	ValueHeldOutAcc    float64 `json:"value_held_out_accuracy,omitempty"`
-	// Polarity counts the yes/no cells found where the label says the
-	// provision is there; PolarityRight those whose answer says Yes or
-	// Conditional (not No).
+	// Polarity counts the yes/no cells whose extracts show the provision
+	// where the label says it is there; PolarityRight those whose answer
+	// does not say No (the reader did not take the clause for one that
+	// excludes the provision).
 	Polarity      int     `json:"polarity,omitempty"`
 	PolarityRight int     `json:"polarity_right,omitempty"`
 	PolarityAcc   float64 `json:"polarity_accuracy,omitempty"`
@@ -358,8 +361,8 @@ func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutc
 	o.hit = lb.Present && review.Covers(spans, lb.Spans)
 	if o.found && lb.Present {
 		o.value = valueRight(format, c, lb.Answer)
-		o.polarity = polarityRight(format, c, lb.Present)
 	}
+	o.polarity = polarityRight(format, c, lb.Present, o.hit)
 	return o
 }
 

@@ -89,14 +89,15 @@ func valueRight(format review.AnswerFormat, c review.Cell, answer string) int {
 	return 0
 }
 
-// polarityRight scores a yes/no cell found where the label says the
-// provision is there: the answer must say so (Yes or Conditional), never
-// No. It returns 0 for other cells.
-func polarityRight(format review.AnswerFormat, c review.Cell, present bool) int {
-	if format != review.AnswerYesNo || !present || !c.Found || c.Answer == nil {
+// polarityRight scores a yes/no cell where the label says the provision is
+// there and the cell's extracts show it (found or not): the answer must
+// not say No — an excluding reading of a clause that holds the provision
+// turns a right cell into a miss. It returns 0 for other cells.
+func polarityRight(format review.AnswerFormat, c review.Cell, present, hit bool) int {
+	if format != review.AnswerYesNo || !present || !hit || c.Answer == nil {
 		return 0
 	}
-	return rightIf(c.Answer.Kind == review.KindYes || c.Answer.Kind == review.KindConditional)
+	return rightIf(c.Answer.Kind != review.KindNo)
 }
 
 func rightIf(ok bool) int {

@@ -90,7 +90,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 	}
 	switch p.Answer {
 	case AnswerYesNo:
-		a.Kind, a.Text = KindYes, "Yes"
+		return polarityAnswer(p, ex)
 	case AnswerDate:
 		if v, ok := pickValue(s, written(allDatesAt(s)), c); ok {
 			a.Text = v.v
@@ -431,3 +431,41 @@ func (p *prepared) contractDate() string {
 
 // startCues are the words that put a contract's own date in its preamble.
 var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1, "as": 0.5}
+
+// polarityAnswer reads a yes/no provision's answer from a cell's extracts
+// (polarity.go): the first extract, best first, that grants the provision
+// gives Yes or Conditional; when every extract that mentions it excludes
+// it, the answer is No and the evidence excludes the provision.
+func polarityAnswer(p *Provision, ex []Extract) *Answer {
+	var no *Answer
+	for i, e := range ex {
+		pol := readPolarity(p, e.Text)
+		j := joinExtracts(ex[i : i+1])
+		at := func(r [2]int, role string) []AnswerSpan {
+			sp, ok := j.span(r[0], r[1], role)
+			if !ok {
+				return nil
+			}
+			sp.Extract = i
+			return []AnswerSpan{sp}
+		}
+		switch {
+		case pol.weight == 0:
+			continue
+		case pol.kind == KindNo:
+			if no == nil {
+				no = &Answer{Kind: KindNo, Text: "No", Excludes: true, Spans: at(pol.focus, "exclusion")}
+			}
+			continue
+		case pol.kind == KindConditional:
+			return &Answer{Kind: KindConditional, Text: "Conditional", Condition: pol.condition,
+				Spans: append(at(pol.focus, "value"), at(pol.cond, "condition")...)}
+		default:
+			return &Answer{Kind: KindYes, Text: "Yes", Spans: at(pol.focus, "value")}
+		}
+	}
+	if no != nil {
+		return no
+	}
+	return &Answer{Kind: KindYes, Text: "Yes"}
+}

@@ -165,6 +165,13 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	cell.Found = cell.Confidence >= c.threshold()
 	cell.Answer = notFoundAnswer()
 	if !cell.Found {
+		if p.Answer == AnswerYesNo {
+			// a clause that excludes the provision is shown as such even
+			// below the threshold
+			if a := polarityAnswer(p, cell.Extracts[:1]); a.Excludes && exclusionWeight(p, cell.Extracts[0].Text) >= minExclusionWeight {
+				cell.Answer = a
+			}
+		}
 		return cell
 	}
 	if p.Answer == AnswerParty {
@@ -178,6 +185,11 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	}
 	cell.Answer = readAnswer(p, prep, cell.Extracts)
 	cell.Value = cell.Answer.Text
+	if cell.Answer.Excludes {
+		// A clause that excludes the provision is evidence, not the
+		// provision: the cell is not found, and shows why.
+		cell.Found, cell.Value = false, ""
+	}
 	return cell
 }
 

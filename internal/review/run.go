@@ -42,7 +42,7 @@ import (
 // EngineVersion changes whenever the offline reviewer gives different cells
 // for the same contract, playbook and detectors; rows kept by an older
 // engine are reviewed again.
-const EngineVersion = "review-3"
+const EngineVersion = "review-4"
 
 // Refiner improves an offline row with a model pass (the model-backed review
 // in model.go). It is given the contract and the offline row, and returns

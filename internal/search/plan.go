@@ -2,9 +2,11 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // A Plan is how a query will be run, stage by stage, built by one call
@@ -22,6 +24,8 @@ type Plan struct {
 
 	docs   []int32 // the documents searched (nil: the whole collection)
 	breaks []bool  // Terms[i] starts a part of the question
+	// v is the snapshot the plan was made on: document numbers are its.
+	v *index.Snapshot
 }
 
 // RouteDecision says how a question's documents were chosen.
@@ -91,8 +95,9 @@ type Candidate struct {
 // Plan builds the plan of q: routing first. It never fails; a question that
 // names nothing gets RouteAll.
 func (ix *Index) Plan(q Query) *Plan {
+	v := ix.view()
 	qs := analyzeWords(q.Text)
-	p := &Plan{Query: q}
+	p := &Plan{Query: q, v: v}
 	terms := make([]string, len(qs))
 	breaks := make([]bool, len(qs))
 	for i, w := range qs {
@@ -105,13 +110,13 @@ func (ix *Index) Plan(q Query) *Plan {
 	case len(q.Docs) > 0:
 		r.Decision = RouteChosen
 		for _, id := range q.Docs {
-			if d, ok := ix.byID[id]; ok {
+			if d, ok := v.LookupDoc(id); ok {
 				docs = append(docs, d)
 				r.Docs = append(r.Docs, id)
 			}
 		}
 		if len(docs) == 1 {
-			ref = ix.referenceTerms(terms, breaks, int(docs[0]))
+			ref = ix.referenceTerms(v, terms, breaks, docs[0])
 		}
 		if len(docs) == 0 {
 			docs = []int32{} // none of the caller's documents is indexed: nothing to search
@@ -122,20 +127,20 @@ func (ix *Index) Plan(q Query) *Plan {
 		ids := make([]int32, len(qs))
 		for i, w := range qs {
 			ids[i] = -1
-			if tid, ok := ix.lookup(w.term); ok {
+			if tid, ok := v.Lookup(w.term); ok {
 				ids[i] = tid
 			}
 		}
-		nr := ix.routeNames(q.Text, qs, ids)
+		nr := ix.routeNames(v, q.Text, qs, ids)
 		r.Unknown = nr.unknown
-		r.Broad = ix.nameMatches(q.Text, qs, nr.broad)
+		r.Broad = nameMatches(v, q.Text, qs, nr.broad)
 		// The header router (route.go) first: it fires only on strong
 		// evidence — many words of one document's title, parties or
 		// opening ("Consider the Supply Agreement between Acme Corp. and
 		// Borealis Foods") — and is then the better judge, having weighed
 		// every such word. Short references ("the Bravatek agreement") are
 		// the learnt names' to decide.
-		rr := ix.route(terms, breaks, legacyNamed(q.Text))
+		rr := ix.route(v, terms, breaks, legacyNamed(q.Text))
 		if rr.doc >= 0 && len(rr.docs) > 1 && nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
 			// The header router found a family of close documents; the
 			// learnt names tell them apart.
@@ -146,21 +151,19 @@ func (ix *Index) Plan(q Query) *Plan {
 			if len(rr.docs) > 1 {
 				r.Decision = RouteAmbiguous
 			}
-			for _, d := range rr.docs {
-				docs = append(docs, int32(d))
-			}
+			docs = append(docs, rr.docs...)
 			ref = map[int]bool{}
 			if nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
 				// The learnt names agree: they say better what matched.
-				r.Matched = ix.nameMatches(q.Text, qs, nr.matched)
+				r.Matched = nameMatches(v, q.Text, qs, nr.matched)
 			} else {
-				r.Matched = ix.headerMatches(q.Text, qs, ids, rr.docs)
+				r.Matched = headerMatches(v, q.Text, qs, ids, rr.docs)
 			}
 			r.Unknown = nil
 		} else if nr.decision.Narrowed() {
 			r.Decision = nr.decision
 			docs = nr.docs
-			r.Matched = ix.nameMatches(q.Text, qs, nr.matched)
+			r.Matched = nameMatches(v, q.Text, qs, nr.matched)
 			ref = map[int]bool{}
 			for _, m := range nr.matched {
 				for k := m.from; k < m.to; k++ {
@@ -172,7 +175,7 @@ func (ix *Index) Plan(q Query) *Plan {
 		}
 		if r.Decision.Narrowed() {
 			for _, d := range docs[:min(len(docs), MaxProvisionDocs)] {
-				for k := range ix.referenceTerms(terms, breaks, int(d)) {
+				for k := range ix.referenceTerms(v, terms, breaks, d) {
 					ref[k] = true
 				}
 			}
@@ -180,12 +183,12 @@ func (ix *Index) Plan(q Query) *Plan {
 	}
 	if r.Decision.Narrowed() {
 		for _, d := range docs {
-			r.Docs = append(r.Docs, ix.docs[d].id)
+			r.Docs = append(r.Docs, v.DocID(d))
 		}
 	}
 	if r.Decision == RouteAmbiguous {
 		for _, d := range docs {
-			r.Candidates = append(r.Candidates, ix.candidate(d))
+			r.Candidates = append(r.Candidates, candidate(v, d))
 		}
 	}
 
@@ -207,7 +210,7 @@ func (ix *Index) Plan(q Query) *Plan {
 		}
 	}
 	p.docs = docs
-	r.Why = ix.why(r)
+	r.Why = why(v, r)
 	return p
 }
 
@@ -220,7 +223,7 @@ func legacyNamed(text string) []bool {
 }
 
 // nameMatches describes the matches for the faces.
-func (ix *Index) nameMatches(text string, qs []qword, ms []nameMatch) []NameMatch {
+func nameMatches(v *index.Snapshot, text string, qs []qword, ms []nameMatch) []NameMatch {
 	var out []NameMatch
 	for _, m := range ms {
 		nm := NameMatch{Text: strings.TrimSpace(text[qs[m.from].start:qs[m.to-1].end])}
@@ -228,22 +231,22 @@ func (ix *Index) nameMatches(text string, qs []qword, ms []nameMatch) []NameMatc
 			// found in the documents' opening text, not among their names
 			nm.Name, nm.Kind = nm.Text, "in the opening text"
 			for _, d := range m.entity {
-				nm.Docs = append(nm.Docs, ix.docs[d].id)
+				nm.Docs = append(nm.Docs, v.DocID(d))
 			}
 		}
 		seen := map[int32]bool{}
-		for _, ei := range m.entries {
-			e := ix.nameTab.entries[ei]
+		for _, r := range m.entries {
+			e := entry(v, r)
 			if names.Kind(e.Kind) == names.KindRole {
 				continue
 			}
 			if nm.Name == "" {
-				nm.Name = ix.nameTab.entryText(e)
-				nm.Kind = ix.describeName(e)
+				nm.Name = v.Segments()[r.seg].NameText(e)
+				nm.Kind = describeName(v, r)
 			}
-			if !seen[e.Doc] && int(e.Doc) < len(ix.docs) {
-				seen[e.Doc] = true
-				nm.Docs = append(nm.Docs, ix.docs[e.Doc].id)
+			if d := nameDoc(v, r); !seen[d] {
+				seen[d] = true
+				nm.Docs = append(nm.Docs, v.DocID(d))
 			}
 		}
 		out = append(out, nm)
@@ -253,14 +256,17 @@ func (ix *Index) nameMatches(text string, qs []qword, ms []nameMatch) []NameMatc
 
 // describeName says what a name is to its document: "party", "short name
 // of Bravatek Solutions, Inc.", "title".
-func (ix *Index) describeName(e nameEntry) string {
+func describeName(v *index.Snapshot, r nameRef) string {
+	e := entry(v, r)
 	k := names.Kind(e.Kind)
 	if e.Party >= 0 && k != names.KindParty {
 		// The party's full name is its entry of kind party with the same
 		// index, among the document's entries.
-		for _, o := range ix.nameTab.entries {
-			if o.Doc == e.Doc && o.Party == e.Party && names.Kind(o.Kind) == names.KindParty {
-				return k.String() + " of " + ix.nameTab.entryText(o)
+		seg := v.Segments()[r.seg]
+		own, _ := seg.NamesOf(e.Doc)
+		for _, o := range own {
+			if o.Party == e.Party && names.Kind(o.Kind) == names.KindParty {
+				return k.String() + " of " + seg.NameText(o)
 			}
 		}
 	}
@@ -269,41 +275,44 @@ func (ix *Index) describeName(e nameEntry) string {
 
 // headerMatches describes what the header router matched: the question's
 // words found in the routed documents' headers, as one match.
-func (ix *Index) headerMatches(text string, qs []qword, ids []int32, docs []int) []NameMatch {
+func headerMatches(v *index.Snapshot, text string, qs []qword, ids []int32, docs []int32) []NameMatch {
 	if len(docs) == 0 {
 		return nil
 	}
 	var words []string
 	for i, w := range qs {
-		if ids[i] >= 0 && ix.router.inTitle(ids[i], int32(docs[0])) && ix.router.idf(ids[i]) > 1 {
+		if ids[i] < 0 {
+			continue
+		}
+		if p, ok := v.RoutePosting(ids[i], docs[0]); ok && p.Title == 1 && routeIDF(v, ids[i]) > 1 {
 			words = append(words, text[w.start:w.end])
 		}
 	}
 	if len(words) == 0 {
 		return nil
 	}
-	nm := NameMatch{Text: strings.Join(words, " "), Name: ix.docs[docs[0]].name, Kind: "words of its file name, title or parties"}
+	nm := NameMatch{Text: strings.Join(words, " "), Name: v.DocName(docs[0]), Kind: "words of its file name, title or parties"}
 	for _, d := range docs {
-		nm.Docs = append(nm.Docs, ix.docs[d].id)
+		nm.Docs = append(nm.Docs, v.DocID(d))
 	}
 	return []NameMatch{nm}
 }
 
 // candidate describes document d for a user choosing among documents.
-func (ix *Index) candidate(d int32) Candidate {
-	c := Candidate{DocID: ix.docs[d].id, Name: ix.docs[d].name}
-	for _, e := range ix.nameTab.entries {
-		if e.Doc != d {
-			continue
-		}
+func candidate(v *index.Snapshot, d int32) Candidate {
+	c := Candidate{DocID: v.DocID(d), Name: v.DocName(d)}
+	i, ld := v.SegmentOfDoc(d)
+	seg := v.Segments()[i]
+	own, _ := seg.NamesOf(ld)
+	for _, e := range own {
 		switch names.Kind(e.Kind) {
 		case names.KindTitle:
 			if c.Title == "" {
-				c.Title = ix.nameTab.entryText(e)
+				c.Title = seg.NameText(e)
 			}
 		case names.KindDate:
 			if c.Date == "" {
-				c.Date = ix.nameTab.entryText(e)
+				c.Date = seg.NameText(e)
 			}
 		}
 	}
@@ -311,11 +320,15 @@ func (ix *Index) candidate(d int32) Candidate {
 }
 
 // why says in one sentence which documents were searched and why.
-func (ix *Index) why(r *Route) string {
+func why(v *index.Snapshot, r *Route) string {
 	docNames := func(ids []string) string {
 		var ns []string
 		for _, id := range ids {
-			ns = append(ns, ix.DocName(id))
+			name := ""
+			if d, ok := v.LookupDoc(id); ok {
+				name = v.DocName(d)
+			}
+			ns = append(ns, name)
 		}
 		return listWords(ns)
 	}
@@ -339,7 +352,7 @@ func (ix *Index) why(r *Route) string {
 	case RouteAmbiguous:
 		fmt.Fprintf(&b, "The question's %s fits %d contracts: %s. Searched all of them; choose one to search it alone.", said(r.Matched), len(r.Docs), docNames(r.Docs))
 	case RouteUnknown:
-		fmt.Fprintf(&b, "No contract in this collection is called %s: searched all %d documents.", quoteList(r.Unknown), len(ix.docs))
+		fmt.Fprintf(&b, "No contract in this collection is called %s: searched all %d documents.", quoteList(r.Unknown), v.LiveDocs())
 	case RouteChosen:
 		return ""
 	case RouteOff:
@@ -354,7 +367,7 @@ func (ix *Index) why(r *Route) string {
 			b.WriteString(" ")
 		}
 		for _, m := range r.Broad {
-			fmt.Fprintf(&b, "“%s” fits %d of the %d contracts, so it names none in particular: searched them all. ", m.Text, len(m.Docs), len(ix.docs))
+			fmt.Fprintf(&b, "“%s” fits %d of the %d contracts, so it names none in particular: searched them all. ", m.Text, len(m.Docs), v.LiveDocs())
 		}
 	}
 	return strings.TrimSpace(b.String())
@@ -380,13 +393,9 @@ func quoteList(ws []string) string {
 }
 
 // subset reports whether every document of a is in b.
-func subset(a []int32, b []int) bool {
+func subset(a, b []int32) bool {
 	for _, d := range a {
-		found := false
-		for _, x := range b {
-			found = found || int(d) == x
-		}
-		if !found {
+		if !slices.Contains(b, d) {
 			return false
 		}
 	}

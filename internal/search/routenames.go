@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/search/index"
@@ -28,94 +27,28 @@ import (
 // given with them; on their own they are left to the header router's title
 // phrases (route.go), which read the file names too.
 
-// nameEntry is one name a document is called by (names.Name), analyzed into
-// index terms. It holds no pointers, so the table is written to and read
-// from an index file as it is (persist.go).
-type nameEntry struct {
-	Doc   int32
-	Start int32 // its terms are nameTable.terms[Start : Start+Len]
-	Len   int32
-	Text  int32 // index of the name as the document writes it in nameTable.text
-	Kind  uint8 // names.Kind
-	Party int8  // the party the name belongs to, or -1
-	_     [2]byte
+// nameRef is one name of a document: entry e of segment seg's names
+// (index.NameEntry).
+type nameRef struct {
+	seg int
+	e   int32
 }
 
-// nameTable holds every document's names.
-type nameTable struct {
-	entries []nameEntry
-	terms   []int32
-	text    []string
-	// first maps a term to the entries whose names start with it; an
-	// opened index builds it on first use.
-	first     map[int32][]int32
-	firstOnce sync.Once
-}
+// entry returns the name entry r refers to.
+func entry(v *index.Snapshot, r nameRef) index.NameEntry { return v.Segments()[r.seg].Names()[r.e] }
 
-// byFirst returns the entries by first term.
-func (t *nameTable) byFirst() map[int32][]int32 {
-	t.firstOnce.Do(func() {
-		if t.first != nil {
-			return
+// nameDoc returns the snapshot's number of the document of name r.
+func nameDoc(v *index.Snapshot, r nameRef) int32 { return v.DocBase(r.seg) + entry(v, r).Doc }
+
+// hasNames reports whether any document of the snapshot has names.
+func hasNames(v *index.Snapshot) bool {
+	for _, s := range v.Segments() {
+		if len(s.Names()) > 0 {
+			return true
 		}
-		t.first = make(map[int32][]int32, len(t.entries))
-		for i, e := range t.entries {
-			if e.Len > 0 && e.Start >= 0 && int(e.Start) < len(t.terms) {
-				f := t.terms[e.Start]
-				t.first[f] = append(t.first[f], int32(i))
-			}
-		}
-	})
-	return t.first
-}
-
-// entryTerms returns the terms of entry e, bounds-checked (an opened index's
-// table is not checksummed).
-func (t *nameTable) entryTerms(e nameEntry) []int32 {
-	a, b := int(e.Start), int(e.Start)+int(e.Len)
-	if a < 0 || b < a || b > len(t.terms) {
-		return nil
 	}
-	return t.terms[a:b:b]
+	return false
 }
-
-// entryText returns the name of entry e as its document writes it.
-func (t *nameTable) entryText(e nameEntry) string {
-	if e.Text < 0 || int(e.Text) >= len(t.text) {
-		return ""
-	}
-	return t.text[e.Text]
-}
-
-// addNames indexes the names of document di.
-func (ix *Index) addNames(di int32, ns []names.Name) {
-	t := &ix.nameTab
-	if t.first == nil {
-		t.firstOnce.Do(func() {})
-		t.first = map[int32][]int32{}
-	}
-	for _, n := range ns {
-		terms := index.Analyze(n.Text)
-		if len(terms) == 0 || len(terms) > maxNameTerms || n.Kind == 0 {
-			continue
-		}
-		if n.Kind == names.KindType && len(terms) < 2 {
-			continue // "this agreement": a word every contract uses
-		}
-		e := nameEntry{Doc: di, Start: int32(len(t.terms)), Len: int32(len(terms)), Text: int32(len(t.text)), Kind: uint8(n.Kind), Party: int8(max(-1, min(n.Party, 127)))}
-		for _, term := range terms {
-			t.terms = append(t.terms, ix.termID(term))
-		}
-		t.text = append(t.text, n.Text)
-		f := t.terms[e.Start]
-		t.first[f] = append(t.first[f], int32(len(t.entries)))
-		t.entries = append(t.entries, e)
-	}
-}
-
-// maxNameTerms bounds the words of a name worth matching (a title of forty
-// words is not typed in a question).
-const maxNameTerms = 16
 
 // maxNameFit is how many contracts a name may fit and still be said to
 // name them (a company's handful of agreements); one that fits more names
@@ -175,8 +108,8 @@ func isPartBreak(c byte) bool {
 
 // nameMatch is a run of question words that is a name of some documents.
 type nameMatch struct {
-	from, to int     // question words [from, to)
-	entries  []int32 // the names matched, of every document having one
+	from, to int       // question words [from, to)
+	entries  []nameRef // the names matched, of every document having one
 	// entity: the documents the words name (a party, title, file name or
 	// folder); qualifier: those they only describe (type, date, year);
 	// role: those that define a party by them ("Franchisee").
@@ -185,50 +118,73 @@ type nameMatch struct {
 
 // findNames returns every run of question words that is one of the
 // documents' names, longest first; a run inside a longer one is dropped.
-// Runs never cross a part of the question.
-func (ix *Index) findNames(qs []qword, ids []int32) []nameMatch {
-	t := &ix.nameTab
-	first := t.byFirst()
+// Runs never cross a part of the question. Names of deleted documents are
+// left out.
+func (ix *Index) findNames(v *index.Snapshot, qs []qword, ids []int32) []nameMatch {
 	var all []nameMatch
-	for i := range qs {
-		if ids[i] < 0 {
+	local := make([]int32, len(ids))
+	for si, seg := range v.Segments() {
+		if len(seg.Names()) == 0 {
 			continue
 		}
-		byLen := map[int][]int32{}
-		for _, ei := range first[ids[i]] {
-			if ei < 0 || int(ei) >= len(t.entries) {
-				continue
-			}
-			e := t.entries[ei]
-			terms := t.entryTerms(e)
-			n := len(terms)
-			if n == 0 || i+n > len(qs) || !slices.Equal(terms, ids[i:i+n]) {
-				continue
-			}
-			ok := true
-			for k := i + 1; k < i+n; k++ {
-				ok = ok && !qs[k].brk
-			}
-			if ok {
-				byLen[n] = append(byLen[n], ei)
+		for i, t := range ids {
+			local[i] = -1
+			if t >= 0 {
+				local[i] = v.Local(t, si)
 			}
 		}
-		for n, es := range byLen {
-			m := nameMatch{from: i, to: i + n, entries: es}
-			for _, ei := range es {
-				e := t.entries[ei]
-				switch k := names.Kind(e.Kind); {
-				case k.Names():
-					m.entity = addDoc(m.entity, e.Doc)
-				case k.Narrows():
-					m.qualifier = addDoc(m.qualifier, e.Doc)
-				case k == names.KindRole:
-					m.role = addDoc(m.role, e.Doc)
+		for i := range qs {
+			if local[i] < 0 {
+				continue
+			}
+			byLen := map[int][]nameRef{}
+			for _, ei := range seg.NamesStartingWith(local[i]) {
+				if ei < 0 || int(ei) >= len(seg.Names()) {
+					continue
+				}
+				e := seg.Names()[ei]
+				if v.Deleted(si, e.Doc) {
+					continue
+				}
+				terms := seg.NameTerms(e)
+				n := len(terms)
+				if n == 0 || i+n > len(qs) || !slices.Equal(terms, local[i:i+n]) {
+					continue
+				}
+				ok := true
+				for k := i + 1; k < i+n; k++ {
+					ok = ok && !qs[k].brk
+				}
+				if ok {
+					byLen[n] = append(byLen[n], nameRef{si, ei})
 				}
 			}
-			all = append(all, m)
+			for n, es := range byLen {
+				all = appendMatch(v, all, nameMatch{from: i, to: i + n}, es)
+			}
 		}
 	}
+	// A run that matched names in several segments is one match.
+	merged := all[:0]
+	for _, m := range all {
+		k := slices.IndexFunc(merged, func(o nameMatch) bool { return o.from == m.from && o.to == m.to })
+		if k < 0 {
+			merged = append(merged, m)
+			continue
+		}
+		o := &merged[k]
+		o.entries = append(o.entries, m.entries...)
+		for _, d := range m.entity {
+			o.entity = addDoc(o.entity, d)
+		}
+		for _, d := range m.qualifier {
+			o.qualifier = addDoc(o.qualifier, d)
+		}
+		for _, d := range m.role {
+			o.role = addDoc(o.role, d)
+		}
+	}
+	all = merged
 	sort.SliceStable(all, func(a, b int) bool {
 		if la, lb := all[a].to-all[a].from, all[b].to-all[b].from; la != lb {
 			return la > lb
@@ -247,6 +203,24 @@ func (ix *Index) findNames(qs []qword, ids []int32) []nameMatch {
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].from < out[b].from })
 	return out
+}
+
+// appendMatch adds match m of names es, with the documents they name,
+// qualify or give a role to.
+func appendMatch(v *index.Snapshot, all []nameMatch, m nameMatch, es []nameRef) []nameMatch {
+	m.entries = es
+	for _, r := range es {
+		d := nameDoc(v, r)
+		switch k := names.Kind(entry(v, r).Kind); {
+		case k.Names():
+			m.entity = addDoc(m.entity, d)
+		case k.Narrows():
+			m.qualifier = addDoc(m.qualifier, d)
+		case k == names.KindRole:
+			m.role = addDoc(m.role, d)
+		}
+	}
+	return append(all, m)
 }
 
 // addDoc inserts d into the sorted set ds.
@@ -276,20 +250,26 @@ func intersect(a, b []int32) []int32 {
 	return out
 }
 
-// bodyDocs counts the documents whose text holds term tid, stopping once
-// the count passes limit.
-func (ix *Index) bodyDocs(tid int32, limit int) int {
+// bodyDocs counts the live documents whose text holds term tid, stopping
+// once the count passes limit.
+func bodyDocs(v *index.Snapshot, tid int32, limit int) int {
 	n := 0
-	last := int32(-1)
-	for _, p := range ix.plist(tid) {
-		if uint(p.unit) >= uint(len(ix.units)) {
-			continue
-		}
-		if d := ix.units[p.unit].Doc; d != last {
-			last = d
-			n++
-			if n > limit {
-				break
+	for i, seg := range v.Segments() {
+		units := seg.Units()
+		last := int32(-1)
+		for _, p := range v.Postings(tid, i) {
+			if uint(p.Unit) >= uint(len(units)) {
+				continue
+			}
+			if d := units[p.Unit].Doc; d != last {
+				last = d
+				if v.Deleted(i, d) {
+					continue
+				}
+				n++
+				if n > limit {
+					return n
+				}
 			}
 		}
 	}
@@ -310,21 +290,21 @@ type namesRoute struct {
 // names (see the comment at the top of this file). A question that holds no
 // name yields RouteAll with nothing matched, and the header router
 // (route.go) has its say.
-func (ix *Index) routeNames(text string, qs []qword, ids []int32) namesRoute {
+func (ix *Index) routeNames(v *index.Snapshot, text string, qs []qword, ids []int32) namesRoute {
 	res := namesRoute{decision: RouteAll}
-	n := len(ix.docs)
-	if n < 2 || len(ix.nameTab.entries) == 0 {
+	n := v.LiveDocs()
+	if n < 2 || !hasNames(v) {
 		return res
 	}
 	var entities, quals []nameMatch
-	for _, m := range ix.findNames(qs, ids) {
+	for _, m := range ix.findNames(v, qs, ids) {
 		if len(m.role) >= max(2, len(m.entity)) {
 			// A word other contracts define a party's role by ("the
 			// Franchisee", "Licensee") names a role, whichever contract
 			// took it for a party's name.
 			continue
 		}
-		if len(m.entity) > 0 && ix.namesSomething(qs, ids, m) {
+		if len(m.entity) > 0 && namesSomething(v, qs, ids, m) {
 			if len(m.entity) > maxNameFit || 2*len(m.entity) > n {
 				res.broad = append(res.broad, m)
 				continue
@@ -347,7 +327,7 @@ func (ix *Index) routeNames(text string, qs []qword, ids []int32) namesRoute {
 		if whole {
 			continue
 		}
-		docs := ix.openingDocs(ids[r.from:r.to])
+		docs := openingDocs(v, ids[r.from:r.to])
 		if covered {
 			// A name inside a longer one ("Rogers" in "John Rogers", "Zebra
 			// Technologies" in "Zebra Technologies International"): the
@@ -439,7 +419,7 @@ func (ix *Index) routeNames(text string, qs []qword, ids []int32) namesRoute {
 // that is a party's name, core or short name, a title, file name or folder
 // ("Clear Capital", "World Book") is a name however common its words are;
 // a party name's leading words ("American Express") need the rare word.
-func (ix *Index) namesSomething(qs []qword, ids []int32, m nameMatch) bool {
+func namesSomething(v *index.Snapshot, qs []qword, ids []int32, m nameMatch) bool {
 	if m.to-m.from >= 3 {
 		return true
 	}
@@ -449,8 +429,8 @@ func (ix *Index) namesSomething(qs []qword, ids []int32, m nameMatch) bool {
 		any = any || qs[k].nameLike
 	}
 	if all && m.to-m.from >= 2 {
-		for _, ei := range m.entries {
-			if k := names.Kind(ix.nameTab.entries[ei].Kind); k.Names() && k != names.KindLead {
+		for _, r := range m.entries {
+			if k := names.Kind(entry(v, r).Kind); k.Names() && k != names.KindLead {
 				return true
 			}
 		}
@@ -458,10 +438,10 @@ func (ix *Index) namesSomething(qs []qword, ids []int32, m nameMatch) bool {
 	fit := len(m.entity)
 	limit := fit + 1
 	if any {
-		limit = max(4*fit+4, len(ix.docs)/15)
+		limit = max(4*fit+4, v.LiveDocs()/15)
 	}
 	for k := m.from; k < m.to; k++ {
-		if ix.bodyDocs(ids[k], limit) <= limit {
+		if bodyDocs(v, ids[k], limit) <= limit {
 			return true // the rarest word is rare enough
 		}
 	}
@@ -469,9 +449,9 @@ func (ix *Index) namesSomething(qs []qword, ids []int32, m nameMatch) bool {
 }
 
 // matchHasKind reports whether some entry of m is a name of kind k.
-func (ix *Index) matchHasKind(m nameMatch, k names.Kind) bool {
-	for _, ei := range m.entries {
-		if names.Kind(ix.nameTab.entries[ei].Kind) == k {
+func matchHasKind(v *index.Snapshot, m nameMatch, k names.Kind) bool {
+	for _, r := range m.entries {
+		if names.Kind(entry(v, r).Kind) == k {
 			return true
 		}
 	}
@@ -521,18 +501,18 @@ func listBreak(between string) bool {
 // openingDocs returns the documents whose file name, title, parties or
 // opening text hold every one of terms (the header router's postings,
 // route.go), sorted; nil when a term is in none.
-func (ix *Index) openingDocs(terms []int32) []int32 {
+func openingDocs(v *index.Snapshot, terms []int32) []int32 {
 	var out []int32
 	for i, tid := range terms {
 		if tid < 0 {
 			return nil
 		}
 		var ds []int32
-		for _, p := range ix.router.plist(tid) {
-			if p.name == 1 && uint(p.doc) < uint(len(ix.docs)) {
-				ds = append(ds, p.doc)
+		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting) {
+			if p.Name == 1 {
+				ds = append(ds, d)
 			}
-		}
+		})
 		if i == 0 {
 			out = ds
 		} else {

@@ -19,6 +19,48 @@ func (s *Store) cacheDir(collection string) string {
 	return filepath.Join(s.collectionDir(collection), "cache")
 }
 
+// CacheDir returns the directory of a collection's derived files, creating
+// it when missing (not the collection: a collection that does not exist is
+// an error wrapping ErrNotFound). Its users own what they put in it (the
+// search index keeps its segments there) and write atomically, as
+// WriteCache does: a reader may read it at any time.
+func (s *Store) CacheDir(collection string) (string, error) {
+	if err := checkCollection(collection); err != nil {
+		return "", err
+	}
+	if err := s.checkOpen(); err != nil {
+		return "", err
+	}
+	dir := s.cacheDir(collection)
+	if err := s.makeCacheDir(collection, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// makeCacheDir creates a collection's cache directory when missing.
+func (s *Store) makeCacheDir(collection, dir string) error {
+	if s.remote != nil {
+		// The local directory of a remote store holds only derived files:
+		// check that the collection exists, then make its directory.
+		if _, err := s.remoteGeneration(collection); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("store: collection %q: cache: %w", collection, err)
+		}
+	}
+	// Mkdir, not MkdirAll: never bring back the directory of a collection
+	// deleted meanwhile.
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store: collection %q: %w", collection, ErrNotFound)
+		}
+		return fmt.Errorf("store: collection %q: cache: %w", collection, err)
+	}
+	return nil
+}
+
 // CachePath returns the path of a derived file kept with a collection (for
 // example its persisted search index). The file may not exist.
 func (s *Store) CachePath(collection, name string) (string, error) {
@@ -47,23 +89,8 @@ func (s *Store) WriteCache(collection, name string, write func(w io.Writer) erro
 		return err
 	}
 	dir := filepath.Dir(path)
-	if s.remote != nil {
-		// The local directory of a remote store holds only derived files:
-		// check that the collection exists, then make its directory.
-		if _, err := s.remoteGeneration(collection); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("store: collection %q: cache: %w", collection, err)
-		}
-	}
-	// Mkdir, not MkdirAll: never bring back the directory of a collection
-	// deleted meanwhile.
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("store: collection %q: %w", collection, ErrNotFound)
-		}
-		return fmt.Errorf("store: collection %q: cache: %w", collection, err)
+	if err := s.makeCacheDir(collection, dir); err != nil {
+		return err
 	}
 	if err := atomicfile.WriteFunc(path, 0o644, write); err != nil {
 		return fmt.Errorf("store: collection %q: cache %s: %w", collection, name, err)

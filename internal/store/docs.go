@@ -595,8 +595,10 @@ func (s *Store) Info(collection, id string) (DocInfo, error) {
 func (e *entry) info() DocInfo {
 	in := e.Info
 	in.Artifacts = nil
-	for name := range e.Files.Artifacts {
+	in.ArtifactSums = make(map[string]string, len(e.Files.Artifacts))
+	for name, sum := range e.Files.Artifacts {
 		in.Artifacts = append(in.Artifacts, name)
+		in.ArtifactSums[name] = sum.SHA256
 	}
 	slices.Sort(in.Artifacts)
 	return in

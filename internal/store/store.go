@@ -160,6 +160,10 @@ type DocInfo struct {
 	// List and Info from the manifest, so a reader can skip asking for an
 	// artifact a document does not have).
 	Artifacts []string `json:"artifacts,omitempty"`
+	// ArtifactSums holds the SHA-256 (lowercase hex) of each artifact, so a
+	// reader can tell whether what it derived from an artifact is current
+	// without reading it (the search index does).
+	ArtifactSums map[string]string `json:"-"`
 }
 
 // CollectionInfo summarises a collection.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,6 +135,27 @@ func TestBrowserReview(t *testing.T) {
 		chromedp.Click("#review-filter-clear", chromedp.ByQuery),
 		chromedp.Poll(`document.querySelectorAll('#review-grid tbody tr').length === 5`, nil),
 	)
+
+	// Sorting by a column's answers: a click sorts up, another down, a
+	// third restores the table's order.
+	var order []string
+	readCol := `[...document.querySelectorAll('#review-grid tbody tr')].map((r) => r.querySelector('td .ans').textContent)`
+	b.run("sort by Governing Law", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery), chromedp.Evaluate(readCol, &order))
+	if !slices.IsSorted(order) {
+		t.Errorf("sorted by Governing Law: %q", order)
+	}
+	b.run("sort down", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery), chromedp.Evaluate(readCol, &order))
+	if !slices.IsSortedFunc(order, func(a, b string) int { return strings.Compare(b, a) }) {
+		t.Errorf("sorted down by Governing Law: %q", order)
+	}
+	var names []string
+	b.run("unsorted", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('#review-grid tbody th')].map((h) => h.textContent)`, &names))
+	for i, r := range got.Table.Rows {
+		if i < len(names) && names[i] != r.DocName {
+			t.Errorf("after a third click row %d is %q, want the table's order (%q)", i, names[i], r.DocName)
+		}
+	}
 
 	// The keyboard: into the grid, right, down; the panel follows.
 	var panel string
@@ -347,7 +369,7 @@ func uploadFiles(t *testing.T, base, key string, paths []string) {
 	if res.StatusCode != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", res.StatusCode, body)
 	}
-	for range 300 {
+	for range 1800 { // 3 minutes: a loaded machine reads a 46-page PDF slowly
 		var job struct {
 			Jobs []struct{ State string } `json:"jobs"`
 		}

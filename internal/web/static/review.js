@@ -11,6 +11,7 @@ const rv = {
   watching: null,  // AbortController of the progress stream
   watched: null,   // the review whose progress is shown
   playbooks: null, // the server's built-in playbooks
+  sort: null,      // the grid's order: {col (-1: contract name), dir (1, -1)}, or null
 };
 
 function setupReview() {

@@ -89,6 +89,8 @@ function setupGrid() {
     if (b) pickCell(+b.dataset.row, +b.dataset.col, false);
   });
   grid.addEventListener('click', (e) => {
+    const h = e.target.closest('.sort');
+    if (h) { sortBy(+h.dataset.sort); return; }
     const b = e.target.closest('.cell');
     if (!b) return;
     b.focus();
@@ -110,6 +112,7 @@ function showTable(review, table, decisions, partial) {
   indexTable(rv.current);
   if (!same) {
     rv.cell = null;
+    rv.sort = null;
     setReading(false);
     renderPanel();
   }
@@ -217,12 +220,17 @@ function renderGrid() {
     if (hit) rows.push(i);
   });
   const cols = cellFilter ? cols0.filter((j) => colHit.has(j)) : cols0;
+  sortRows(rows);
   // One row per family (the same contract in several files) unless a
   // filter is on: its other copies are one click away (dataroom.js).
   if (typeof reviewFamilyRows === 'function' && !f.words.length && !cellFilter) rows.splice(0, rows.length, ...reviewFamilyRows(t, rows));
   cur.view = { rows, cols, f, cellFilter };
-  const head = el('tr', null, el('th', { scope: 'col', className: 'corner' }, 'Contract'),
-    cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, t.provisions[j]))));
+  const sorted = (col) => rv.sort && rv.sort.col === col ? (rv.sort.dir > 0 ? 'ascending' : 'descending') : null;
+  const head = el('tr', null,
+    el('th', { scope: 'col', className: 'corner', 'aria-sort': sorted(-1) },
+      el('button', { type: 'button', className: 'sort', 'data-sort': -1, tabIndex: -1, title: 'Sort by contract name' }, 'Contract')),
+    cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] + ' — click to sort by its answers', 'aria-sort': sorted(j) },
+      el('button', { type: 'button', className: 'sort', 'data-sort': j, tabIndex: -1 }, el('span', { className: 'ph' }, breakable(t.provisions[j]))))));
   // The rows in view come at once; the rest follow in chunks, so a large
   // review (hundreds of contracts × dozens of provisions) shows at once
   // and stays responsive while it fills in (finishGrid completes it when
@@ -247,6 +255,48 @@ function renderGrid() {
     if (b) b.tabIndex = 0;
     if (rv.cell && at === rv.cell) b.closest('td').classList.add('open');
   }
+}
+
+// answerOrder sorts answers: Yes, Conditional, No, values, Found, Not
+// found.
+const answerOrder = { yes: 0, conditional: 1, no: 2, value: 3, found: 4, nf: 5 };
+
+// sortRows orders the grid's rows as the reader chose (rv.sort: col, -1
+// for the contract's name, and dir): by the column's answer, then its
+// text (numbers in dates and durations in order), then the contract's
+// name; rows without the cell last. The table's own order otherwise.
+function sortRows(rows) {
+  const s = rv.sort, cur = rv.current;
+  if (!s) return;
+  const t = cur.table;
+  const byName = (a, b) => (t.rows[a].doc_name || '').localeCompare(t.rows[b].doc_name || '', undefined, { numeric: true });
+  if (s.col < 0) { rows.sort((a, b) => s.dir * byName(a, b)); return; }
+  rows.sort((a, b) => {
+    const x = cur.cells[a][s.col] ? answerAt(a, s.col) : null, y = cur.cells[b][s.col] ? answerAt(b, s.col) : null;
+    if (!x || !y) return (x ? 0 : 1) - (y ? 0 : 1);
+    const k = answerOrder[x.kind] - answerOrder[y.kind] ||
+      x.text.localeCompare(y.text, undefined, { numeric: true, sensitivity: 'base' });
+    return s.dir * k || byName(a, b);
+  });
+}
+
+// sortBy sorts by a column: ascending, then descending, then unsorted.
+function sortBy(col) {
+  const s = rv.sort;
+  rv.sort = !s || s.col !== col ? { col, dir: 1 } : s.dir > 0 ? { col, dir: -1 } : null;
+  renderGrid();
+  const b = $('review-grid').querySelector('.sort[data-sort="' + col + '"]');
+  if (b) b.focus();
+}
+
+// breakable lets a long word of a column's name break where it must, with
+// a hyphen: a soft hyphen between its letters, not within three of its
+// ends ("Confidentia-lity" in a narrow column).
+function breakable(name) {
+  return name.replace(/\p{L}{12,}/gu, (w) => {
+    const cs = [...w];
+    return cs.map((c, k) => (k >= 3 && k <= cs.length - 3 ? '\u00ad' : '') + c).join('');
+  });
 }
 
 // gridFirstRows are the rows drawn at once; gridChunk the rows drawn in
@@ -385,15 +435,21 @@ function moveTo(i, j) {
 
 // gridKeys moves through the grid and acts on the focused cell.
 function gridKeys(e) {
-  const b = e.target.closest('.cell');
   const v = rv.current && rv.current.view;
-  if (!b || !v || e.altKey || e.metaKey) return;
+  if (!v || e.altKey || e.metaKey) return;
+  const h = e.target.closest('.sort');
+  if (h) { headerKeys(e, h, v); return; }
+  const b = e.target.closest('.cell');
+  if (!b) return;
   const r = v.rows.indexOf(+b.dataset.row), c = v.cols.indexOf(+b.dataset.col);
   const page = Math.max(1, Math.floor($('grid-wrap').clientHeight / b.offsetHeight) - 2);
   let to = null;
   switch (e.key) {
     case 'ArrowDown': to = [r + 1, c]; break;
-    case 'ArrowUp': to = [r - 1, c]; break;
+    case 'ArrowUp':
+      if (r === 0) { e.preventDefault(); headerButton(v.cols[c]).focus(); return; }
+      to = [r - 1, c];
+      break;
     case 'ArrowRight': to = [r, c + 1]; break;
     case 'ArrowLeft': to = [r, c - 1]; break;
     case 'Home': to = e.ctrlKey ? [0, 0] : [r, 0]; break;
@@ -414,6 +470,29 @@ function gridKeys(e) {
   }
   e.preventDefault();
   if (to && to[0] >= 0 && to[0] < v.rows.length && to[1] >= 0 && to[1] < v.cols.length) moveTo(v.rows[to[0]], v.cols[to[1]]);
+}
+
+function headerButton(col) {
+  return $('review-grid').querySelector('.sort[data-sort="' + col + '"]');
+}
+
+// headerKeys moves along the header row (Enter or Space sorts, as the
+// buttons do) and back down into the grid.
+function headerKeys(e, h, v) {
+  const col = +h.dataset.sort;
+  const c = col < 0 ? -1 : v.cols.indexOf(col);
+  let to = null;
+  switch (e.key) {
+    case 'ArrowLeft': to = c > 0 ? v.cols[c - 1] : c === 0 ? -1 : null; break;
+    case 'ArrowRight': to = c + 1 < v.cols.length ? v.cols[c + 1] : null; break;
+    case 'ArrowDown':
+      e.preventDefault();
+      if (v.rows.length && c >= 0) moveTo(v.rows[0], col);
+      return;
+    default: return;
+  }
+  e.preventDefault();
+  if (to !== null) headerButton(to).focus();
 }
 
 // nextOpenCell moves to the next cell, row by row, that nobody has

@@ -1,4 +1,4 @@
-package search
+package index
 
 // The vocabulary of an index file is a hash table written with it, so
 // opening the file does not insert every term into a map. Open addressing

@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package search
+package index
 
 import (
 	"io"
@@ -26,3 +26,5 @@ func mapFile(f *os.File) (*mapping, error) {
 }
 
 func (m *mapping) unmap() {}
+
+func (m *mapping) dontNeed() {}

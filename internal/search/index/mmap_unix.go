@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package search
+package index
 
 import (
 	"fmt"
@@ -33,4 +33,11 @@ func mapFile(f *os.File) (*mapping, error) {
 
 func (m *mapping) unmap() {
 	m.once.Do(func() { syscall.Munmap(m.data) })
+}
+
+// dontNeed tells the kernel this process no longer needs the mapping's
+// pages in memory (MADV_DONTNEED: a shared file mapping's pages stay in the
+// page cache and fault in again on the next read).
+func (m *mapping) dontNeed() {
+	syscall.Madvise(m.data, syscall.MADV_DONTNEED)
 }
