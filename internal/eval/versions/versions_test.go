@@ -1,6 +1,7 @@
 package versions
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -8,11 +9,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/compare"
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/family"
 	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/parse"
 )
 
 // corpus reads the CUAD texts with their annotated parties, split in two
@@ -86,6 +91,9 @@ func TestVersions(t *testing.T) {
 		}
 	}
 	devPairs, heldPairs := Build(dev, 1), Build(held, 2)
+	// Real pairs: CUAD's original PDFs read by pakton, against their text.
+	pdfPairs := pdfPairs(t)
+	heldPairs = append(heldPairs, pdfPairs...)
 	parallel.All(len(devPairs)+len(heldPairs), runtime.NumCPU(), func(i int) {
 		if i < len(devPairs) {
 			devPairs[i].Signatures()
@@ -123,8 +131,48 @@ func TestVersions(t *testing.T) {
 			fmt.Printf("  %-9s pairs %4d  called same %4d\n", k, c.TP+c.FP+c.FN+c.TN, c.TP+c.FP)
 		}
 		cs := CompareScore(set.pairs)
+		if set.name == "held-out" && len(pdfPairs) > 0 {
+			changed, missing, added, clauses := 0, 0, 0, 0
+			for _, p := range pdfPairs {
+				da, db := &document.Document{Text: p.A}, &document.Document{Text: p.B}
+				ta := clause.Parse(da)
+				r := compare.Compare(compare.Side{Doc: db, Tree: clause.Parse(db)}, compare.Side{Doc: da, Tree: ta}, compare.Options{})
+				changed += len(r.Changed)
+				missing += len(r.Missing)
+				added += len(r.Added)
+				clauses += len(ta.Nodes) - 1
+			}
+			fmt.Printf("  PDF against its text (%d contracts, %d clauses): compare reports %d changed, %d missing, %d added\n", len(pdfPairs), clauses, changed, missing, added)
+		}
 		fmt.Printf("  compare: changed clauses P %.3f R %.3f (TP %d FP %d FN %d); removed clauses P %.3f R %.3f (TP %d FP %d FN %d); pairs without clause edits reported changed: %d of %d\n",
 			cs.Changed.Precision(), cs.Changed.Recall(), cs.Changed.TP, cs.Changed.FP, cs.Changed.FN,
 			cs.Missing.Precision(), cs.Missing.Recall(), cs.Missing.TP, cs.Missing.FP, cs.Missing.FN, cs.Spurious, cs.Clean)
 	}
+}
+
+// pdfPairs reads CUAD's original PDFs (../shared/data/cuad/pdf) with pakton
+// and pairs each with its reference text: the PDF and the Word file of one
+// agreement, as a data room has them.
+func pdfPairs(t *testing.T) []Pair {
+	root := filepath.Join("..", "..", "..", "..", "shared", "data")
+	pdfs, _ := filepath.Glob(filepath.Join(root, "cuad", "pdf", "*.pdf"))
+	var out []Pair
+	for _, f := range pdfs {
+		name := strings.TrimSuffix(filepath.Base(f), ".pdf")
+		ref, err := os.ReadFile(filepath.Join(root, "legalbenchrag", "corpus", "cuad", name+".txt"))
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := parse.Bytes(context.Background(), filepath.Base(f), data, parse.Options{})
+		if err != nil {
+			t.Logf("%s: %v", f, err)
+			continue
+		}
+		out = append(out, Pair{Kind: "pdf", From: name + ".txt", A: string(ref), B: doc.MaskedText(), Same: true})
+	}
+	return out
 }
