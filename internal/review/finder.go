@@ -33,6 +33,16 @@ type Finder struct {
 	mu   sync.Mutex
 	subs map[string]*Reviewer // by the asked provisions' names
 	prep []preparedEntry      // the contracts prepared last, most recent last
+	keep int                  // how many prepared contracts to keep (0: finderCache)
+}
+
+// KeepPrepared sets how many prepared contracts f keeps (default 16): a
+// caller asking several questions of the same many contracts (an
+// evaluation) keeps them all, at some memory per contract.
+func (f *Finder) KeepPrepared(n int) {
+	f.mu.Lock()
+	f.keep = n
+	f.mu.Unlock()
 }
 
 type preparedEntry struct {
@@ -132,6 +142,15 @@ func (l *lazyFinder) Check(ctx context.Context, question string, docs []string) 
 		return nil, err
 	}
 	return f.Check(ctx, question, docs)
+}
+
+// DealRoom is Finder.DealRoom on the built-in finder.
+func (l *lazyFinder) DealRoom(ctx context.Context, question string, docs []DealRoomDoc, opt DealRoomOptions) (*DealRoom, error) {
+	f, err := l.finder()
+	if err != nil {
+		return nil, err
+	}
+	return f.DealRoom(ctx, question, docs, opt)
 }
 
 // StoreLoader reads a collection's contracts for a Finder, keeping the
@@ -350,8 +369,12 @@ func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
 	p := &Prepared{p: prepare(d)}
 	f.mu.Lock()
 	f.prep = append(f.prep, preparedEntry{id: id, doc: d.Doc, prep: p})
-	if len(f.prep) > finderCache {
-		f.prep = slices.Delete(f.prep, 0, len(f.prep)-finderCache)
+	keep := finderCache
+	if f.keep > 0 {
+		keep = f.keep
+	}
+	if len(f.prep) > keep {
+		f.prep = slices.Delete(f.prep, 0, len(f.prep)-keep)
 	}
 	f.mu.Unlock()
 	return p, nil
