@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -23,6 +24,10 @@ type Details struct {
 	Title   string   `json:"title,omitempty"`
 	Parties []string `json:"parties,omitempty"`
 	Type    string   `json:"type,omitempty"`
+	// Names are what people may call the document by, learnt at ingest
+	// (internal/names): parties and their short names, title, type, date,
+	// file name and folder.
+	Names []names.Name `json:"names,omitempty"`
 	// Meta is what the parser learnt: OCR confidence, an e-mail's headers
 	// and attachments.
 	Meta *document.Meta `json:"meta,omitempty"`
@@ -93,6 +98,17 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 				d.Attachments = append(d.Attachments, ref(name, ""))
 			}
 		}
+	}
+	if nm, err := DocNames(ctx, st, collection, id); err == nil {
+		d.Names = nm.All()
+		if len(d.Parties) == 0 {
+			for _, p := range nm.Parties {
+				d.Parties = append(d.Parties, p.Name)
+			}
+		}
+	}
+	if fams, err := CollectionFamilies(ctx, st, collection); err == nil {
+		d.Duplicates = fams.Duplicates(id)
 	}
 	return d, rec, nil
 }
