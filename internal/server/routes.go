@@ -35,6 +35,8 @@ func (s *Server) routes() http.Handler {
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
 	mux.Handle("POST "+api+"/collections/{c}/ask", s.costly(askCost, s.ask))
+	mux.Handle("GET "+api+"/collections/{c}/asks/{id}", s.authed(s.getAsk))
+	mux.Handle("POST "+api+"/collections/{c}/asks/{id}/answer", s.authed(s.answerAsk))
 	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
 	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))
 

@@ -78,6 +78,9 @@ type Config struct {
 	AskTimeout time.Duration
 	// AskQueueWait bounds how long a question waits for a slot.
 	AskQueueWait time.Duration
+	// AskAnswerWait bounds how long an ask that asks back waits for the
+	// user's answer (DefaultAskAnswerWait).
+	AskAnswerWait time.Duration
 	// MaxReviewCells bounds contracts × provisions of one review
 	// (DefaultMaxReviewCells): a review past it is refused with a 400.
 	MaxReviewCells int
@@ -151,6 +154,7 @@ type Server struct {
 	limiter    *limiter      // nil: no rate limiting
 	models     *agent.Models // nil: evidence reports
 	asks       chan struct{} // semaphore of running asks
+	askRuns    askRuns       // asks that may ask back (askback.go)
 	renders    chan struct{} // semaphore of running page renders (pages.go)
 	tables     chan struct{} // semaphore of review tables being decoded (review.go)
 	handler    http.Handler
@@ -194,6 +198,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AskTimeout <= 0 {
 		cfg.AskTimeout = DefaultAskTimeout
+	}
+	if cfg.AskAnswerWait <= 0 {
+		cfg.AskAnswerWait = DefaultAskAnswerWait
 	}
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
