@@ -74,6 +74,13 @@ func writeDetails(w io.Writer, d ingest.Details, doc *document.Document) error {
 	row("Title", d.Title)
 	row("Parties", strings.Join(d.Parties, "; "))
 	row("Type", d.Type)
+	if len(d.Names) > 0 {
+		var ns []string
+		for _, n := range d.Names {
+			ns = append(ns, fmt.Sprintf("%s (%s)", n.Text, n.Kind))
+		}
+		row("Names", strings.Join(ns, "; "))
+	}
 	if d.Meta != nil && d.Meta.OCR != nil {
 		o := d.Meta.OCR
 		conf := "no words recognised"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -22,6 +23,10 @@ type Details struct {
 	Title   string   `json:"title,omitempty"`
 	Parties []string `json:"parties,omitempty"`
 	Type    string   `json:"type,omitempty"`
+	// Names are what people may call the document by, learnt at ingest
+	// (internal/names): parties and their short names, title, type, date,
+	// file name and folder.
+	Names []names.Name `json:"names,omitempty"`
 	// Meta is what the parser learnt: OCR confidence, an e-mail's headers
 	// and attachments.
 	Meta *document.Meta `json:"meta,omitempty"`
@@ -92,6 +97,17 @@ func Describe(st *store.Store, collection, id string) (Details, *store.Record, e
 				d.Attachments = append(d.Attachments, ref(name, ""))
 			}
 		}
+	}
+	if nm, err := DocNames(st, collection, id); err == nil {
+		d.Names = nm.All()
+		if len(d.Parties) == 0 {
+			for _, p := range nm.Parties {
+				d.Parties = append(d.Parties, p.Name)
+			}
+		}
+	}
+	if fams, err := CollectionFamilies(st, collection); err == nil {
+		d.Duplicates = fams.Duplicates(id)
 	}
 	return d, rec, nil
 }

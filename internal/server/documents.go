@@ -23,6 +23,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -138,6 +139,7 @@ type detailsJSON struct {
 	Title       string          `json:"title,omitempty"`
 	Parties     []string        `json:"parties,omitempty"`
 	Type        string          `json:"type,omitempty"`
+	Names       []names.Name    `json:"names,omitempty"`
 	Meta        *document.Meta  `json:"meta,omitempty"`
 	Attachments []ingest.DocRef `json:"attachments,omitempty"`
 	Parent      *ingest.DocRef  `json:"parent,omitempty"`
@@ -152,7 +154,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		return
 	}
 	out := documentJSON{Document: toDocJSON(d.DocInfo), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
-		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Meta: d.Meta,
+		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
 			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
 		out.Pages = []document.Page{}

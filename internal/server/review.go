@@ -16,6 +16,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
@@ -404,8 +405,20 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			rows = []review.Row{}
 		}
 		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
+		out["families"] = s.reviewFamilies(m.Collection)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// reviewFamilies are the collection's families (the same contract in
+// several files), so a review's faces can show one row per family with its
+// other copies one click away. The table itself keeps a row per document.
+func (s *Server) reviewFamilies(collection string) []ingest.Family {
+	fams, err := ingest.CollectionFamilies(s.st, collection)
+	if err != nil || fams.Families == nil {
+		return []ingest.Family{}
+	}
+	return fams.Families
 }
 
 // serveReviewTable answers GET …/reviews/{rid} for a finished review:
@@ -448,6 +461,10 @@ func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view revi
 	}
 	io.WriteString(w, `,"decisions":`)
 	w.Write(tail)
+	if fams, err := json.Marshal(s.reviewFamilies(m.Collection)); err == nil {
+		io.WriteString(w, `,"families":`)
+		w.Write(fams)
+	}
 	io.WriteString(w, "}\n")
 }
 

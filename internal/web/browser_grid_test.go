@@ -45,14 +45,7 @@ var gridProvisions = []string{
 // Screenshots (PAKTON_SCREENSHOTS): review-grid, review-reader,
 // review-page-view, phone-review-grid, phone-review-cell.
 func TestBrowserReviewGrid(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing: %v", p, err)
-		}
-	}
+	needBrowser(t)
 	cuad := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad")
 	pdf := filepath.Join("..", "..", "..", "shared", "data", "cuad", "pdf", "PHREESIA,INC_05_28_2019-EX-10.18-STRATEGIC ALLIANCE AGREEMENT.pdf")
 	ents, err := os.ReadDir(cuad)

@@ -39,14 +39,7 @@ const (
 // It runs only with PAKTON_BROWSER=1. Screenshots of each step go to the
 // directory in PAKTON_SCREENSHOTS when set (docs/screenshots in the repo).
 func TestBrowser(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 
 	b := newBrowser(t)
@@ -328,6 +321,20 @@ func pagesOf(t *testing.T, base, key, id string, pos int) int {
 		}
 	}
 	return 0
+}
+
+// needBrowser skips a browser test unless PAKTON_BROWSER=1 and Debian's
+// chromium and chromium-driver are installed.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PAKTON_BROWSER") != "1" {
+		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
+	}
+	for _, p := range []string{chromiumPath, chromedriverPath} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
+		}
+	}
 }
 
 // startAPI starts the real API server (internal/server) with Handler
