@@ -82,6 +82,11 @@ type Options struct {
 	// model (the Archivist) for routing and summary augmentation. When it
 	// fails, the deterministic summary is used and the file's Reason says so.
 	Summarize func(ctx context.Context, doc *document.Document) (string, error)
+	// Yield, when set, is called before each file but the first is handed
+	// to a parser; it may block while other work runs (a server's job gives
+	// its turn to another tenant's: jobs.Yield). An error stops the batch
+	// as a cancellation does.
+	Yield func(ctx context.Context) error
 	// Embedder, when set, embeds every passage through a model server and
 	// stores the vectors beside the document (artifact "vectors"), so search
 	// can fuse dense and lexical rankings. A failure to embed fails the file.
@@ -234,6 +239,9 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	go func() {
 		defer close(jobs)
 		for i := range items {
+			if i > 0 && opt.Yield != nil && opt.Yield(ctx) != nil {
+				return
+			}
 			select {
 			case jobs <- i:
 			case <-ctx.Done():

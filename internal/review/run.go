@@ -104,6 +104,11 @@ type Run struct {
 	Progress func(RunProgress)
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
+	// Yield, when set, is called before each contract but the first is
+	// reviewed; it may block while other work runs (a server's review job
+	// gives its turn to another tenant's: jobs.Yield). An error stops the
+	// run as a cancellation does.
+	Yield func(ctx context.Context) error
 }
 
 // RowKeeper keeps a run's finished rows, each under its document id, as
@@ -299,7 +304,10 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	}
 	go func() {
 		defer close(work)
-		for _, i := range todo {
+		for k, i := range todo {
+			if k > 0 && run.Yield != nil && run.Yield(ctx) != nil {
+				return
+			}
 			select {
 			case work <- i:
 			case <-ctx.Done():

@@ -167,10 +167,13 @@ func rejected(status int, format string, args ...any) error {
 // its reason and the other files go on, as they do in the CLI. Only when no
 // file is left is the upload refused (with every file's reason); a
 // malformed or oversized request is refused whole.
-func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) upload(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	c := r.PathValue("c")
 	if !auth.ValidCollection(c) {
 		collectionNotFound(w, c)
+		return
+	}
+	if s.jobLimitReached(w, k) {
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -227,10 +230,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.internal(w, "upload", err)
 		return
 	}
-	j, err := s.jobs.Submit(kindIngest, c, ingestParams{Upload: name, Files: files, Rejected: results(refused)})
+	j, err := s.submitJob(s.jobs, kindIngest, c, k, ingestParams{Upload: name, Files: files, Rejected: results(refused)})
 	if err != nil {
 		os.RemoveAll(filepath.Join(s.uploadsDir(), name))
-		s.internal(w, "upload", err)
+		s.submitFailed(w, "upload", k, err)
 		return
 	}
 	w.Header().Set("Location", "/api/v1/jobs/"+j.ID)
@@ -477,7 +480,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 			rep.Result(r)
 		}
 	}
-	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder,
+	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder, Yield: jobs.Yield,
 		Progress: func(pr ingest.Progress) {
 			rep.Progress(jobs.Progress{Done: pre + pr.Done, Total: pre + pr.Total, Current: pr.File})
 			if pr.Done > 0 {

@@ -212,3 +212,73 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 		t.Errorf("get a legacy review: %d %.300s", code, body)
 	}
 }
+
+// TestJobsPerKeyLimit: a key may have MaxJobsPerKey uploads and reviews
+// queued or running; past that it gets 429 with Retry-After before its
+// upload is read, and another key is not affected.
+func TestJobsPerKeyLimit(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxJobsPerKey = 2 })
+	a, b := e.key("deal"), e.key("other")
+	e.ingest("deal", a, file{"seed.txt", contract("Seed Co", "one year")})
+	hold := make(chan struct{})
+	e.srv.Jobs().Handle(kindIngest, func(ctx context.Context, j jobs.Job, r jobs.Reporter) error {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	defer close(hold)
+	for i := range 2 {
+		if code, body := e.upload("deal", a, file{fmt.Sprintf("f%d.txt", i), contract("Alpha", "one year")}); code != http.StatusAccepted {
+			t.Fatalf("upload %d: %d %s", i, code, body)
+		}
+	}
+	code, body := e.upload("deal", a, file{"f3.txt", contract("Alpha", "one year")})
+	if code != http.StatusTooManyRequests || !strings.Contains(string(body), "2 jobs queued or running") {
+		t.Fatalf("third upload: %d %s, want 429", code, body)
+	}
+	code, body = e.json("POST", "/api/v1/collections/deal/reviews", a, map[string]any{"provisions": []string{"Governing Law"}})
+	if code != http.StatusTooManyRequests {
+		t.Fatalf("review past the limit: %d %s, want 429", code, body)
+	}
+	if code, body := e.upload("other", b, file{"g.txt", contract("Beta", "one year")}); code != http.StatusAccepted {
+		t.Fatalf("another key: %d %s", code, body)
+	}
+	// The job listing does not show who submitted a job.
+	if _, body := e.json("GET", "/api/v1/collections/deal/jobs", a, nil); strings.Contains(string(body), "submitter") {
+		t.Errorf("jobs show their submitter: %s", body)
+	}
+}
+
+// TestFairUploads: with one upload worker, another key's small upload
+// submitted while a large upload runs finishes first: the large job gives
+// its worker up between files (it used to wait for the whole of it).
+func TestFairUploads(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.JobWorkers, c.JobSlice = 1, 5*time.Millisecond })
+	a, b := e.key("big"), e.key("small")
+	var files []file
+	for i := range 60 {
+		files = append(files, file{fmt.Sprintf("c%02d.txt", i), strings.Repeat(contract(fmt.Sprintf("Party %d", i), "two years"), 20)})
+	}
+	code, body := e.upload("big", a, files...)
+	if code != http.StatusAccepted {
+		t.Fatalf("big upload: %d %s", code, body)
+	}
+	big := decode[struct{ Job jobs.Job }](t, body).Job.ID
+	if !waitFor(30*time.Second, func() bool { j, _ := e.srv.Jobs().Get(big); return j.Progress.Done > 0 }) {
+		t.Fatal("the big upload never started")
+	}
+	small := e.ingest("small", b, file{"one.txt", contract("Solo", "one year")})
+	if small.State != jobs.Done {
+		t.Fatalf("small upload: %+v", small)
+	}
+	if j, _ := e.srv.Jobs().Get(big); j.State.Final() && !j.Finished.After(small.Finished) {
+		t.Fatalf("the big upload finished (%s) before the small one: it was not made to share", j.State)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if j, err := e.srv.Jobs().Wait(ctx, big); err != nil || j.State != jobs.Done || j.Progress.Done != 60 {
+		t.Fatalf("big upload after sharing: %+v %v", j, err)
+	}
+}

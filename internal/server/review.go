@@ -120,8 +120,11 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Ke
 }
 
 // startReview validates a playbook and starts a review job (202).
-func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	c := r.PathValue("c")
+	if s.jobLimitReached(w, k) {
+		return
+	}
 	var req reviewRequest
 	if !s.readJSON(w, r, &req) {
 		return
@@ -182,10 +185,10 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.internal(w, "start review", err)
 		return
 	}
-	j, err := s.reviewJobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
+	j, err := s.submitJob(s.reviewJobs, kindReview, c, k, reviewParams{Review: meta.ID})
 	if err != nil {
 		s.removeReview(c, meta.ID)
-		s.internal(w, "start review", err)
+		s.submitFailed(w, "start review", k, err)
 		return
 	}
 	meta.Job = j.ID
@@ -289,7 +292,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield}
 	if rs := s.shared(); rs != nil {
 		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
 	}
@@ -453,7 +456,7 @@ func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view revi
 // resumeReview runs a review that stopped before finishing (cancelled,
 // failed, or its job lost) again; the contracts it finished are not
 // reviewed again.
-func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
@@ -473,9 +476,9 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
 		return
 	}
-	j, err := s.reviewJobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	j, err := s.submitJob(s.reviewJobs, kindReview, m.Collection, k, reviewParams{Review: m.ID})
 	if err != nil {
-		s.internal(w, "resume review", err)
+		s.submitFailed(w, "resume review", k, err)
 		return
 	}
 	m.Job = j.ID

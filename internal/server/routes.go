@@ -217,7 +217,7 @@ func (s *Server) internal(w http.ResponseWriter, what string, err error) {
 // and with the server's paths taken out of its failure reasons (a reason
 // may quote an error from the file system or a parser).
 func (s *Server) jobJSON(j jobs.Job) jobs.Job {
-	j.Params = nil
+	j.Params, j.Submitter = nil, ""
 	j.Error = s.scrubPaths(j.Error)
 	if len(j.Results) > 0 {
 		j.Results = slices.Clone(j.Results)

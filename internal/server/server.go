@@ -44,6 +44,8 @@ const (
 	DefaultRate            = 20
 	DefaultBurst           = 40
 	DefaultMaxReviewCells  = 50_000
+	DefaultMaxJobsPerKey   = 8
+	DefaultJobWorkers      = 2
 )
 
 // Config configures a Server. Store is required; so is Keys unless NoAuth.
@@ -81,6 +83,16 @@ type Config struct {
 	// MaxReviewCells bounds contracts × provisions of one review
 	// (DefaultMaxReviewCells): a review past it is refused with a 400.
 	MaxReviewCells int
+	// MaxJobsPerKey bounds the uploads and reviews one API key may have
+	// queued or running (DefaultMaxJobsPerKey); more are refused with 429
+	// (fairness.go).
+	MaxJobsPerKey int
+	// JobWorkers is the number of uploads, and separately of reviews, run
+	// at once, shared fairly between keys (DefaultJobWorkers).
+	JobWorkers int
+	// JobSlice is how long a job keeps its worker before giving it to a
+	// waiting job of another key (jobs.DefaultSlice).
+	JobSlice time.Duration
 
 	// JobRetention is how long finished jobs (and whatever uploaded files
 	// of theirs are left) are kept after they finished
@@ -198,6 +210,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
 	}
+	if cfg.MaxJobsPerKey <= 0 {
+		cfg.MaxJobsPerKey = DefaultMaxJobsPerKey
+	}
+	if cfg.JobWorkers <= 0 {
+		cfg.JobWorkers = DefaultJobWorkers
+	}
 	if cfg.MaxReviewCells <= 0 {
 		cfg.MaxReviewCells = DefaultMaxReviewCells
 	}
@@ -242,8 +260,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.serveLock = lock
-	ingestOpt := jobs.Options{Logger: s.log, Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0)}
-	reviewOpt := jobs.Options{Logger: s.log, Retention: max(cfg.JobRetention, 0)}
+	ingestOpt := jobs.Options{Logger: s.log, Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0), Workers: cfg.JobWorkers, Slice: cfg.JobSlice}
+	reviewOpt := jobs.Options{Logger: s.log, Retention: max(cfg.JobRetention, 0), Workers: cfg.JobWorkers, Slice: cfg.JobSlice}
 	if rs := s.st.Shared(); rs != nil {
 		// On a cluster every server sees every job (state.go).
 		owner, err := instanceName(s.st.Dir())
