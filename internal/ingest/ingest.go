@@ -87,6 +87,12 @@ type Options struct {
 	// its turn to another tenant's: jobs.Yield). An error stops the batch
 	// as a cancellation does.
 	Yield func(ctx context.Context) error
+	// Acquire, when set, is called before a file is read and parsed, and
+	// the release it returns once the file is ready to store: a server
+	// bounds with it the processor time all its background jobs take
+	// together, so that searches keep a core. An error skips the file as a
+	// cancellation does.
+	Acquire func(ctx context.Context) (release func(), err error)
 	// Embedder, when set, embeds every passage through a model server and
 	// stores the vectors beside the document (artifact "vectors"), so search
 	// can fuse dense and lexical rankings. A failure to embed fails the file.
@@ -231,7 +237,16 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
+				release := func() {}
+				if opt.Acquire != nil {
+					var err error
+					if release, err = opt.Acquire(ctx); err != nil {
+						out <- outcome{i, FileResult{}, nil}
+						continue
+					}
+				}
 				res, rec := prepare(ctx, items[i], existing, dups, opt)
+				release()
 				out <- outcome{i, res, rec}
 			}
 		}()

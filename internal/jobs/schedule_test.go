@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -155,4 +156,91 @@ func TestYieldCancel(t *testing.T) {
 	if free != 1 {
 		t.Errorf("%d free slots after everything finished, want 1", free)
 	}
+}
+
+// TestPoolFair: a tenant waiting for a processor slot behind many callers
+// of another tenant gets the next one that frees.
+func TestPoolFair(t *testing.T) {
+	p := NewPool(1, 1)
+	m, err := Open(t.TempDir(), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var mu sync.Mutex
+	var order []string
+	gate := make(chan struct{})
+	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
+		var n int
+		json.Unmarshal(j.Params, &n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if j.Submitter == "B" {
+					<-gate // B asks once A's callers all wait
+				}
+				release, err := p.Acquire(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				order = append(order, fmt.Sprintf("%s%d", j.Submitter, i))
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+				release()
+			}()
+		}
+		wg.Wait()
+		return nil
+	})
+	m.Start()
+	a, _ := m.SubmitBy("work", "ca", "A", 6)
+	b, _ := m.SubmitBy("work", "cb", "B", 1)
+	for {
+		p.mu.Lock()
+		n := len(p.waiting)
+		p.mu.Unlock()
+		if n >= 4 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(gate)
+	wait(t, m, a.ID)
+	wait(t, m, b.ID)
+	if i := slices.Index(order, "B0"); i < 0 || i > 3 {
+		t.Errorf("B got a slot at turn %d of %v; want the next free one", i, order)
+	}
+}
+
+// TestPoolShare: with two slots and a share of one, a tenant with many
+// callers holds one slot, and another tenant's caller gets the other at
+// once, without waiting for the first tenant's long items.
+func TestPoolShare(t *testing.T) {
+	p := NewPool(2, 1)
+	ctxA := context.WithValue(context.Background(), yieldKey{}, &yielder{en: &entry{job: Job{Submitter: "A"}}})
+	ctxB := context.WithValue(context.Background(), yieldKey{}, &yielder{en: &entry{job: Job{Submitter: "B"}}})
+	relA, err := p.Acquire(ctxA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan func())
+	go func() { r, _ := p.Acquire(ctxA); second <- r }() // waits: A has its share
+	select {
+	case <-second:
+		t.Fatal("A took both slots")
+	case <-time.After(20 * time.Millisecond):
+	}
+	ctx, cancel := context.WithTimeout(ctxB, 5*time.Second)
+	defer cancel()
+	relB, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("B waited for A's long item: %v", err)
+	}
+	relB()
+	relA()
+	(<-second)()
 }

@@ -109,6 +109,11 @@ type Run struct {
 	// gives its turn to another tenant's: jobs.Yield). An error stops the
 	// run as a cancellation does.
 	Yield func(ctx context.Context) error
+	// Acquire, when set, is called before a contract is read and reviewed
+	// offline, and the release it returns after (not around the model
+	// pass, which waits on a model server): a server bounds with it the
+	// processor time all its background jobs take together.
+	Acquire func(ctx context.Context) (release func(), err error)
 }
 
 // RowKeeper keeps a run's finished rows, each under its document id, as
@@ -491,11 +496,19 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 	failed := func(what string, e error) (Row, bool, error) {
 		return Row{DocID: in.ID, DocName: in.Name, Error: fmt.Sprintf("%s: %v", what, e)}, false, nil
 	}
+	release := func() {}
+	if run.Acquire != nil {
+		if release, err = run.Acquire(ctx); err != nil {
+			return Row{}, false, err
+		}
+	}
 	d, err := run.load(in)
 	if err != nil {
+		release()
 		return failed("cannot read the document", err)
 	}
 	row, err = run.Reviewer.Review(ctx, d)
+	release()
 	if err != nil {
 		if ctx.Err() != nil {
 			return Row{}, false, ctx.Err()

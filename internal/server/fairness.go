@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +18,20 @@ import (
 // A key may have at most Config.MaxJobsPerKey jobs queued or running, of
 // both kinds: past that an upload or review is refused with 429 before its
 // body is read, so one key cannot fill the queues or the upload directory.
+
+// Background jobs share Config.JobCPUs processor slots (default: the
+// cores): each file being parsed and each contract being reviewed offline
+// holds one, and one key's jobs hold at most all but one (jobs.Pool), so
+// another key's small upload finds a slot at once instead of waiting for a
+// 300-page PDF of the first to be read. However many jobs run, at most
+// that many goroutines of theirs compete with searches, asks and page
+// views for the processor.
+
+// acquireCPU takes a processor slot for background work, waiting for one;
+// slots go to the tenant holding the fewest first (jobs.Pool).
+func (s *Server) acquireCPU(ctx context.Context) (func(), error) {
+	return s.cpus.Acquire(ctx)
+}
 
 // errTooManyJobs is returned by submitJob for a key at its limit.
 var errTooManyJobs = errors.New("too many jobs")

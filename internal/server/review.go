@@ -292,7 +292,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
 	if rs := s.shared(); rs != nil {
 		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
 	}

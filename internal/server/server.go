@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,6 +91,10 @@ type Config struct {
 	// JobWorkers is the number of uploads, and separately of reviews, run
 	// at once, shared fairly between keys (DefaultJobWorkers).
 	JobWorkers int
+	// JobCPUs bounds the files parsed and contracts reviewed at once by all
+	// background jobs together (default: the number of CPUs); one key's
+	// jobs take at most all but one of them (fairness.go).
+	JobCPUs int
 	// JobSlice is how long a job keeps its worker before giving it to a
 	// waiting job of another key (jobs.DefaultSlice).
 	JobSlice time.Duration
@@ -165,6 +170,7 @@ type Server struct {
 	asks       chan struct{} // semaphore of running asks
 	renders    chan struct{} // semaphore of running page renders (pages.go)
 	tables     chan struct{} // semaphore of review tables being decoded (review.go)
+	cpus       *jobs.Pool    // processor slots of background jobs (fairness.go)
 	handler    http.Handler
 
 	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
@@ -216,6 +222,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.JobWorkers <= 0 {
 		cfg.JobWorkers = DefaultJobWorkers
 	}
+	if cfg.JobCPUs <= 0 {
+		cfg.JobCPUs = runtime.NumCPU()
+	}
 	if cfg.MaxReviewCells <= 0 {
 		cfg.MaxReviewCells = DefaultMaxReviewCells
 	}
@@ -242,7 +251,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
-		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads)}
+		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
