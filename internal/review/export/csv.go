@@ -18,7 +18,7 @@ func CSV(w io.Writer, rv *Review) error {
 	for _, p := range rv.Table.Provisions {
 		head = append(head, p, p+" (confidence)", p+" (value)", p+" (decision)")
 	}
-	if err := cw.Write(head); err != nil {
+	if err := writeSafe(cw, head); err != nil {
 		return err
 	}
 	for i := range rv.Table.Rows {
@@ -33,7 +33,7 @@ func CSV(w io.Writer, rv *Review) error {
 			a := answerOf(c, rv.Decisions.Find(row.DocID, p))
 			rec = append(rec, a.Text, confidence(c.Confidence), a.Value, string(a.Verdict))
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := writeSafe(cw, rec); err != nil {
 			return err
 		}
 	}
