@@ -151,10 +151,20 @@ func (d dirRows) KeptRows() (map[string][]byte, error) {
 
 func (d dirRows) KeepRow(docID string, raw []byte) error {
 	dir := filepath.Join(string(d), "rows")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirIn(dir); err != nil {
 		return err
 	}
 	return jobs.WriteFileAtomic(filepath.Join(dir, docID+".json"), raw, 0o644)
+}
+
+// mkdirIn makes directory dir inside its parent, which must exist: a run's
+// directory removed while it runs (its collection deleted) is never brought
+// back holding rows of a deleted tenant.
+func mkdirIn(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 func (run *Run) log() *slog.Logger {
@@ -260,7 +270,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		key.Refiner = run.Refiner.Version()
 	}
 	if run.Rows == nil && run.Dir != "" {
-		if err := os.MkdirAll(filepath.Join(run.Dir, "rows"), 0o755); err != nil {
+		if err := mkdirIn(filepath.Join(run.Dir, "rows")); err != nil {
 			return nil, stats, fmt.Errorf("review: %w", err)
 		}
 	}

@@ -173,7 +173,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, k auth.Key) {
 		collectionNotFound(w, c)
 		return
 	}
-	if s.jobLimitReached(w, k) {
+	if s.beingDeleted(w, c) || s.jobLimitReached(w, k) {
 		return
 	}
 	rc := http.NewResponseController(w)

@@ -60,16 +60,29 @@ func (s *Server) jobLimitReached(w http.ResponseWriter, k auth.Key) bool {
 func (s *Server) submitJob(m *jobs.Manager, kind, collection string, k auth.Key, params any) (jobs.Job, error) {
 	jobLimitMu.Lock()
 	defer jobLimitMu.Unlock()
+	s.deletingMu.Lock()
+	deleting := s.deleting[collection]
+	s.deletingMu.Unlock()
+	if deleting {
+		return jobs.Job{}, fmt.Errorf("%w: %q", errDeleting, collection)
+	}
 	if n := s.unfinishedJobs(k); n >= s.cfg.MaxJobsPerKey {
 		return jobs.Job{}, fmt.Errorf("%w: %d queued or running", errTooManyJobs, n)
 	}
 	return m.SubmitBy(kind, collection, k.ID, params)
 }
 
+// errDeleting is returned by submitJob for a collection being deleted.
+var errDeleting = errors.New("collection being deleted")
+
 // submitFailed answers a failed submitJob.
 func (s *Server) submitFailed(w http.ResponseWriter, what string, k auth.Key, err error) {
 	if errors.Is(err, errTooManyJobs) {
 		s.jobLimitReached(w, k)
+		return
+	}
+	if errors.Is(err, errDeleting) {
+		fail(w, http.StatusConflict, "the collection is being deleted")
 		return
 	}
 	s.internal(w, what, err)

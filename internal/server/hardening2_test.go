@@ -282,3 +282,65 @@ func TestFairUploads(t *testing.T) {
 		t.Fatalf("big upload after sharing: %+v %v", j, err)
 	}
 }
+
+// TestDeleteCollectionDuringReview: deleting a collection while a review of
+// it runs stops the review first and removes everything: no row file comes
+// back, a collection re-created under the same name starts empty, takes
+// uploads, and shows none of the old jobs or reviews (issue 17 §6: it used
+// to leave row files that made re-creating it fail).
+func TestDeleteCollectionDuringReview(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	var files []file
+	for i := range 40 {
+		files = append(files, file{fmt.Sprintf("c%02d.txt", i), contract(fmt.Sprintf("Party %d Inc", i), "three years")})
+	}
+	e.ingest("deal", key, files...)
+	code, body := e.json("POST", "/api/v1/collections/deal/reviews", key, map[string]any{"playbook": "builtin"})
+	if code != http.StatusAccepted {
+		t.Fatalf("start review: %d %s", code, body)
+	}
+	rv := decode[struct{ Review reviewJSON }](t, body).Review
+	if !waitFor(60*time.Second, func() bool { j, _ := e.srv.ReviewJobs().Get(rv.Job); return j.Progress.Done > 0 || j.State.Final() }) {
+		t.Fatal("the review never started")
+	}
+	if j, _ := e.srv.ReviewJobs().Get(rv.Job); j.State.Final() {
+		t.Fatalf("the review finished before the deletion; make it longer: %+v", j)
+	}
+	if code, body := e.do("DELETE", "/api/v1/collections/deal", e.admin, nil, ""); code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	// Whatever the old job still does, it does it now.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	e.srv.ReviewJobs().Wait(ctx, rv.Job)
+	cancel()
+	if e.st.Shared() == nil {
+		if _, err := os.Stat(filepath.Join(e.st.Dir(), "collections", "deal")); !os.IsNotExist(err) {
+			var left []string
+			filepath.WalkDir(filepath.Join(e.st.Dir(), "collections", "deal"), func(p string, d os.DirEntry, err error) error {
+				left = append(left, p)
+				return nil
+			})
+			t.Fatalf("the deleted collection's directory is back: %v", left[:min(len(left), 5)])
+		}
+	}
+	if code, body := e.json("POST", "/api/v1/collections", e.admin, map[string]any{"name": "deal"}); code != http.StatusCreated {
+		t.Fatalf("re-create: %d %s", code, body)
+	}
+	j := e.ingest("deal", e.admin, file{"new.txt", contract("Newco", "one year")})
+	if j.State != jobs.Done {
+		t.Fatalf("upload into the re-created collection: %+v", j)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/jobs", e.admin, nil)
+	if got := decode[struct{ Jobs []jobs.Job }](t, body).Jobs; len(got) != 1 || got[0].ID != j.ID {
+		t.Errorf("the re-created collection's jobs: %s", body)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/reviews", e.admin, nil)
+	if got := decode[struct{ Reviews []reviewJSON }](t, body).Reviews; len(got) != 0 {
+		t.Errorf("the re-created collection's reviews: %s", body)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/documents", e.admin, nil)
+	if got := decode[struct{ Documents []docJSON }](t, body).Documents; len(got) != 1 {
+		t.Errorf("the re-created collection's documents: %s", body)
+	}
+}

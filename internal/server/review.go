@@ -122,7 +122,7 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Ke
 // startReview validates a playbook and starts a review job (202).
 func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	c := r.PathValue("c")
-	if s.jobLimitReached(w, k) {
+	if s.beingDeleted(w, c) || s.jobLimitReached(w, k) {
 		return
 	}
 	var req reviewRequest
@@ -304,7 +304,15 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 		if err != nil {
 			return nil, err
 		}
-		pass, err := review.NewModelPass(chat, rev, filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache"))
+		cache := filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache")
+		if s.st.IsRemote() {
+			// The local directory of a cluster's collection holds derived
+			// files only and may not exist yet.
+			if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		pass, err := review.NewModelPass(chat, rev, cache)
 		if err != nil {
 			return nil, err
 		}

@@ -173,6 +173,9 @@ type Server struct {
 	cpus       *jobs.Pool    // processor slots of background jobs (fairness.go)
 	handler    http.Handler
 
+	deletingMu sync.Mutex
+	deleting   map[string]bool // collections being deleted (routes.go)
+
 	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
 	streams    context.Context // cancelled when the server shuts down
 	stopStream context.CancelFunc
