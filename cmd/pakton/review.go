@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
@@ -89,6 +90,9 @@ func runReview(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		return err
 	}
+	// Answers a killed run was writing (its rows and exports are cleaned
+	// by the run and by the export).
+	jobs.RemoveStaleTemp(filepath.Join(state, "model-cache"), 0)
 	st, err := g.openCollection()
 	if err != nil {
 		return err

@@ -745,6 +745,41 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// RemoveStaleTemp removes from dir the temporary files WriteFileAtomic
+// left there (named ".tmp-…") when its process was killed mid-write, if
+// they are older than age (0: all of them; a directory other processes
+// write in at the same time wants an age longer than any write). It
+// returns how many it removed.
+func RemoveStaleTemp(dir string, age time.Duration) int {
+	return RemoveStale(dir, ".tmp-", "", age)
+}
+
+// RemoveStale removes from dir the files whose names start with prefix and
+// end with suffix and that were last modified more than age ago (0: all of
+// them), and returns how many it removed.
+func RemoveStale(dir, prefix, suffix string, age time.Duration) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		if age > 0 {
+			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < age {
+				continue
+			}
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // syncDir makes a rename or removal in dir durable, as far as the file
 // system allows.
 func syncDir(dir string) {

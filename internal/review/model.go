@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 )
 
@@ -64,6 +66,11 @@ type CellProgress struct {
 func NewModelPass(chat llm.Chat, rev *Reviewer, cacheDir string) (*ModelPass, error) {
 	if chat == nil || rev == nil {
 		return nil, errors.New("review: the model pass needs a model and a reviewer")
+	}
+	// Answers cut short by a killed run. The cache may be shared with
+	// reviews running now: only files older than any write are theirs.
+	if cacheDir != "" {
+		jobs.RemoveStaleTemp(cacheDir, time.Minute)
 	}
 	return &ModelPass{Chat: chat, Reviewer: rev, CacheDir: cacheDir}, nil
 }

@@ -270,8 +270,13 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		key.Refiner = run.Refiner.Version()
 	}
 	if run.Rows == nil && run.Dir != "" {
-		if err := mkdirIn(filepath.Join(run.Dir, "rows")); err != nil {
+		rows := filepath.Join(run.Dir, "rows")
+		if err := mkdirIn(rows); err != nil {
 			return nil, stats, fmt.Errorf("review: %w", err)
+		}
+		// Rows cut short by a killed run: the run owns its directory.
+		if n := jobs.RemoveStaleTemp(rows, 0); n > 0 {
+			log.Info("review: removed temporary files of an interrupted run", "files", n)
 		}
 	}
 

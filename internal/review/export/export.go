@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -92,7 +93,13 @@ func ParseFormats(s string) ([]string, error) {
 
 // WriteFiles writes rv in each format into dir as review.<format>, each
 // file replaced atomically, and returns the paths written.
+//
+// Temporary files an earlier run left when it was killed mid-write (older
+// than a minute: not a concurrent writer's) are removed first.
 func WriteFiles(dir string, formats []string, rv *Review) ([]string, error) {
+	for _, f := range Formats {
+		jobs.RemoveStale(dir, ".review-", "."+f, time.Minute)
+	}
 	var out []string
 	for _, f := range formats {
 		path := filepath.Join(dir, "review."+f)
