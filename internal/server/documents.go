@@ -19,6 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
@@ -393,7 +395,17 @@ func (s *Server) saveFile(part io.Reader, dir, name string) error {
 // characters stay two documents. At most 200 bytes, keeping the
 // extension, which must be one pakton reads. The name is never used as a
 // path on its own: uploads are saved inside a directory the server creates.
+//
+// The name is first put in Unicode NFC, so a name typed with a composed "ü"
+// and one with "u" and a combining diaeresis (macOS file names) are one
+// document, not two that look the same. Invisible and bidirectional
+// formatting characters — a right-to-left override that shows
+// "invoice\u202Efdp.txt" as "invoicetxt.pdf", zero-width spaces, a byte
+// order mark — are replaced like control characters; a zero-width joiner
+// or non-joiner between two letters, which some scripts spell with, is
+// kept.
 func SafeName(client string) (string, error) {
+	client = norm.NFC.String(client)
 	base := path.Base(strings.ReplaceAll(client, "\\", "/"))
 	ext := path.Ext(base)
 	if base == ".." || base == "." || base == "/" {
@@ -422,6 +434,18 @@ func SafeName(client string) (string, error) {
 	return n, nil
 }
 
+// joinerBetweenLetters reports whether r at byte i of s is a zero-width
+// joiner or non-joiner between two letters: a character of the word, in
+// the scripts that spell with it (Persian, the Indic scripts), not a trick.
+func joinerBetweenLetters(s string, i int, r rune) bool {
+	if r != 0x200C && r != 0x200D {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+	return (unicode.IsLetter(before) || unicode.Is(unicode.M, before)) && unicode.IsLetter(after)
+}
+
 // safeChars replaces control characters, invalid UTF-8 and the characters
 // file systems reserve with '_', and reports whether it replaced any.
 func safeChars(s string) (string, bool) {
@@ -431,6 +455,7 @@ func safeChars(s string) (string, bool) {
 		switch {
 		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
 			unicode.IsControl(r), r == 0x2028, r == 0x2029,
+			unicode.Is(unicode.Cf, r) && !joinerBetweenLetters(s, i, r),
 			strings.ContainsRune(`/\:*?"<>|`, r):
 			b.WriteByte('_')
 			lossy = true

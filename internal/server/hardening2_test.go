@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
@@ -342,5 +343,53 @@ func TestDeleteCollectionDuringReview(t *testing.T) {
 	_, body = e.json("GET", "/api/v1/collections/deal/documents", e.admin, nil)
 	if got := decode[struct{ Documents []docJSON }](t, body).Documents; len(got) != 1 {
 		t.Errorf("the re-created collection's documents: %s", body)
+	}
+}
+
+// TestUploadNamesNormalised: an uploaded name is put in Unicode NFC, and
+// bidirectional and invisible formatting characters are replaced (with a
+// hash, as other replaced characters are), so names that look the same are
+// one document and no name displays as another (issue 17 §11).
+func TestUploadNamesNormalised(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Vertrag Mu\u0308ller.txt", "Vertrag Müller.txt"}, // NFD → NFC
+		{"Vertrag Müller.txt", "Vertrag Müller.txt"},
+		{"invoice\u202Etxt.pdf", ""}, // right-to-left override
+		{"con\u200Btract.txt", ""},   // zero-width space
+		{"\uFEFFmemo.txt", ""},       // byte order mark
+		{"a\u2066b\u2069.txt", ""},   // bidi isolates
+		{"\u0642\u0631\u0627\u0631\u200C\u062F\u0627\u062F.txt", "\u0642\u0631\u0627\u0631\u200C\u062F\u0627\u062F.txt"}, // ZWNJ inside a Persian word
+	}
+	for _, c := range cases {
+		got, err := SafeName(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		for _, r := range got {
+			if r == 0x200C && c.want != "" {
+				continue
+			}
+			if unicode.Is(unicode.Cf, r) {
+				t.Errorf("%q → %q keeps the invisible character %U", c.in, got, r)
+			}
+		}
+		if c.want != "" && got != c.want {
+			t.Errorf("%q → %q, want %q", c.in, got, c.want)
+		}
+	}
+	if a, _ := SafeName("a\u202Eb.txt"); a == "a_b.txt" {
+		t.Errorf("a replaced override gives %q, the name of another upload", a)
+	}
+
+	// Through the API: the two spellings of Müller are one document.
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	e.ingest("deal", key, file{"Vertrag Mu\u0308ller.txt", contract("Erste GmbH", "one year")})
+	e.ingest("deal", key, file{"Vertrag Müller.txt", contract("Zweite GmbH", "two years")})
+	_, body := e.json("GET", "/api/v1/collections/deal/documents", key, nil)
+	docs := decode[struct{ Documents []docJSON }](t, body).Documents
+	if len(docs) != 1 || docs[0].Name != "Vertrag Müller.txt" {
+		t.Errorf("documents: %s", body)
 	}
 }
