@@ -618,7 +618,7 @@ func (m *Manager) Close() error {
 func (m *Manager) startLocked(en *entry) {
 	f := m.funcs[en.job.Kind]
 	ctx, cancel := context.WithCancel(m.ctx)
-	ctx = context.WithValue(ctx, yieldKey{}, &yielder{m: m, en: en})
+	ctx = context.WithValue(ctx, yieldKey{}, &yielder{m: m, en: en, group: group(en.job)})
 	en.cancel = cancel
 	en.job.State = Running
 	en.job.Attempts++

@@ -42,7 +42,7 @@ func NewPool(n, perTenant int) *Pool {
 // groupOf returns the scheduling group of the job ctx belongs to.
 func groupOf(ctx context.Context) string {
 	if y, _ := ctx.Value(yieldKey{}).(*yielder); y != nil {
-		return group(y.en.job)
+		return y.group
 	}
 	return ""
 }

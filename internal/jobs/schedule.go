@@ -105,10 +105,12 @@ func (m *Manager) waitingFewerLocked(g string) bool {
 
 type yieldKey struct{}
 
-// yielder lets a running job's function reach its manager (Yield).
+// yielder lets a running job's function reach its manager (Yield); group
+// is the job's, fixed when it started (read without the manager's lock).
 type yielder struct {
-	m  *Manager
-	en *entry
+	m     *Manager
+	en    *entry
+	group string
 }
 
 // Yield is called by a job's function between its items. When the job has

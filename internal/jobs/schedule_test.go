@@ -221,8 +221,8 @@ func TestPoolFair(t *testing.T) {
 // once, without waiting for the first tenant's long items.
 func TestPoolShare(t *testing.T) {
 	p := NewPool(2, 1)
-	ctxA := context.WithValue(context.Background(), yieldKey{}, &yielder{en: &entry{job: Job{Submitter: "A"}}})
-	ctxB := context.WithValue(context.Background(), yieldKey{}, &yielder{en: &entry{job: Job{Submitter: "B"}}})
+	ctxA := context.WithValue(context.Background(), yieldKey{}, &yielder{group: group(Job{Submitter: "A"})})
+	ctxB := context.WithValue(context.Background(), yieldKey{}, &yielder{group: group(Job{Submitter: "B"})})
 	relA, err := p.Acquire(ctxA)
 	if err != nil {
 		t.Fatal(err)
