@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/review"
@@ -195,8 +196,8 @@ func TestReviewCleansTempFiles(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	state := filepath.Join(out, runDir)
-	left := []string{filepath.Join(state, "rows", ".tmp-123"), filepath.Join(state, "model-cache", ".tmp-456"),
-		filepath.Join(out, ".review-789.csv"), filepath.Join(out, ".review-790.xlsx")}
+	left := []string{filepath.Join(state, "rows", atomicfile.TempName()), filepath.Join(state, "model-cache", atomicfile.TempName()),
+		filepath.Join(out, atomicfile.TempName())}
 	old := time.Now().Add(-time.Hour)
 	for _, p := range left {
 		os.MkdirAll(filepath.Dir(p), 0o755)

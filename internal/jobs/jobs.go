@@ -36,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // State is where a job is in its life.
@@ -438,7 +440,7 @@ func (m *Manager) removeLocked(en *entry) error {
 	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("jobs: remove %s: %w", id, err)
 	}
-	syncDir(m.dir)
+	atomicfile.SyncDir(m.dir)
 	delete(m.jobs, id)
 	return nil
 }
@@ -707,86 +709,7 @@ func (m *Manager) write(j Job) error {
 		}
 		return nil
 	}
-	return WriteFileAtomic(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
-}
-
-// WriteFileAtomic replaces path with data so that a crash leaves either the
-// old file or the new one: it writes a temporary file beside it (named
-// ".tmp-…"), syncs it, renames it over path and syncs the directory.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
-}
-
-// RemoveStaleTemp removes from dir the temporary files WriteFileAtomic
-// left there (named ".tmp-…") when its process was killed mid-write, if
-// they are older than age (0: all of them; a directory other processes
-// write in at the same time wants an age longer than any write). It
-// returns how many it removed.
-func RemoveStaleTemp(dir string, age time.Duration) int {
-	return RemoveStale(dir, ".tmp-", "", age)
-}
-
-// RemoveStale removes from dir the files whose names start with prefix and
-// end with suffix and that were last modified more than age ago (0: all of
-// them), and returns how many it removed.
-func RemoveStale(dir, prefix, suffix string, age time.Duration) int {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
-			continue
-		}
-		if age > 0 {
-			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < age {
-				continue
-			}
-		}
-		if os.Remove(filepath.Join(dir, name)) == nil {
-			n++
-		}
-	}
-	return n
-}
-
-// syncDir makes a rename or removal in dir durable, as far as the file
-// system allows.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	return atomicfile.Write(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
 }
 
 // reporter updates a running job. Progress is persisted at most every

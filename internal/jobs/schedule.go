@@ -118,7 +118,8 @@ type yielder struct {
 // running jobs waits, Yield gives the slot up and returns once the job's
 // turn comes again. It returns ctx's error when the job is cancelled or the
 // manager closes meanwhile (the function should then return). Outside a
-// job it only returns ctx's error.
+// job it only returns ctx's error. A job's goroutines may call it at once:
+// the first to give the slot up does, the others wait with it.
 func Yield(ctx context.Context) error {
 	y, _ := ctx.Value(yieldKey{}).(*yielder)
 	if y == nil {
@@ -133,6 +134,17 @@ func (m *Manager) yield(ctx context.Context, en *entry) error {
 	}
 	m.mu.Lock()
 	g := group(en.job)
+	if en.resume != nil {
+		// Another goroutine of the job gave the slot up: wait with it.
+		resume := en.resume
+		m.mu.Unlock()
+		select {
+		case <-resume:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	if m.closed || time.Since(en.slice) < m.opt.Slice || !m.waitingFewerLocked(g) {
 		m.mu.Unlock()
 		return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -243,4 +244,64 @@ func TestPoolShare(t *testing.T) {
 	relB()
 	relA()
 	(<-second)()
+}
+
+// TestYieldJoin: the goroutines of one job (a review's workers) may call
+// Yield at once; they give the one slot up together and resume together.
+func TestYieldJoin(t *testing.T) {
+	m, err := Open(t.TempDir(), Options{Workers: 1, Slice: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	bDone := make(chan struct{})
+	var during atomic.Int32 // A's goroutines working while B held the slot
+	var bRunning atomic.Bool
+	m.Handle("long", func(ctx context.Context, j Job, r Reporter) error {
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-bDone:
+						return
+					case <-ctx.Done():
+						return
+					default:
+					}
+					if Yield(ctx) != nil {
+						return
+					}
+					if bRunning.Load() {
+						during.Add(1)
+					}
+					time.Sleep(time.Millisecond)
+				}
+			})
+		}
+		wg.Wait()
+		return nil
+	})
+	m.Handle("short", func(ctx context.Context, j Job, r Reporter) error {
+		bRunning.Store(true)
+		time.Sleep(20 * time.Millisecond)
+		bRunning.Store(false)
+		close(bDone)
+		return nil
+	})
+	m.Start()
+	a, _ := m.SubmitBy("long", "ca", "A", nil)
+	time.Sleep(20 * time.Millisecond)
+	b, _ := m.SubmitBy("short", "cb", "B", nil)
+	wait(t, m, b.ID)
+	wait(t, m, a.ID)
+	if n := during.Load(); n > 3 {
+		t.Errorf("A's goroutines worked %d times while B held the only slot", n)
+	}
+	m.mu.Lock()
+	free := m.free
+	m.mu.Unlock()
+	if free != 1 {
+		t.Errorf("%d free slots at the end, want 1", free)
+	}
 }

@@ -165,7 +165,7 @@ func (o oneDoc) Document(id string) (*document.Document, error) {
 
 func (o oneDoc) ClausePath(_ string, span document.Span) string {
 	t := treeOf(o.d)
-	return t.Path(t.At(span.Start))
+	return t.SpanPath(span)
 }
 
 var _ report.Locator = oneDoc{}

@@ -60,9 +60,31 @@ type Provision struct {
 	// Detector names the trained detector to use (default: the provision's
 	// name); "none" forces the zero-shot scorer.
 	Detector string `yaml:"detector" json:"detector,omitempty"`
+	// Polarity says how a yes/no provision is written, so that a clause
+	// that excludes it is read as No (polarity.go): "right" (a right or
+	// obligation, written positively: "may terminate for convenience"),
+	// "restriction" (written as a prohibition: "shall not compete"),
+	// "relief" (relieves a party: "is not liable for indirect damages"),
+	// "exception" (an exception to a restriction: "nothing in Section 8
+	// prevents …"). Default: "right" or "restriction", told by the
+	// examples.
+	Polarity Polarity `yaml:"polarity" json:"polarity,omitempty"`
 
 	line int // where the provision starts in its file, for errors
 }
+
+// Polarity is how a yes/no provision is written (Provision.Polarity).
+type Polarity string
+
+// The polarities a playbook may name.
+const (
+	PolarityRight       Polarity = "right"
+	PolarityRestriction Polarity = "restriction"
+	PolarityRelief      Polarity = "relief"
+	PolarityException   Polarity = "exception"
+)
+
+var polarities = []Polarity{PolarityRight, PolarityRestriction, PolarityRelief, PolarityException}
 
 // Keyword is a word or phrase that signals a provision, after Addleshaw
 // Goddard's keyword lists: optionally only when one of Near appears within
@@ -96,7 +118,7 @@ func (k *Keyword) UnmarshalYAML(n *yaml.Node) error {
 // UnmarshalYAML decodes a provision, refusing unknown fields and keeping the
 // line it starts on.
 func (p *Provision) UnmarshalYAML(n *yaml.Node) error {
-	if err := checkKeys(n, "provision", "name", "group", "definition", "excludes", "questions", "keywords", "examples", "answer", "risks", "detector"); err != nil {
+	if err := checkKeys(n, "provision", "name", "group", "definition", "excludes", "questions", "keywords", "examples", "answer", "risks", "detector", "polarity"); err != nil {
 		return err
 	}
 	type plain Provision
@@ -248,6 +270,14 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 		}
 		if !slices.Contains(answerFormats, p.Answer) {
 			return nil, fail(p.line, "provision %q: field \"answer\": unknown answer format %q (known: %s)", p.Name, p.Answer, formatList())
+		}
+		if p.Polarity != "" {
+			if !slices.Contains(polarities, p.Polarity) {
+				return nil, fail(p.line, "provision %q: field \"polarity\": unknown polarity %q (known: right, restriction, relief, exception)", p.Name, p.Polarity)
+			}
+			if p.Answer != AnswerYesNo {
+				return nil, fail(p.line, "provision %q: field \"polarity\": only a yes_no provision has a polarity (its answer is %s)", p.Name, p.Answer)
+			}
 		}
 		for _, c := range []struct {
 			field  string

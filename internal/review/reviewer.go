@@ -164,9 +164,31 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	}
 	cell.Found = cell.Confidence >= c.threshold()
 	cell.Answer = notFoundAnswer()
-	if cell.Found {
-		cell.Answer = readAnswer(p, prep, cell.Extracts)
-		cell.Value = cell.Answer.Text
+	if !cell.Found {
+		if p.Answer == AnswerYesNo {
+			// a clause that excludes the provision is shown as such even
+			// below the threshold
+			if a := polarityAnswer(p, cell.Extracts[:1]); a.Excludes && exclusionWeight(p, cell.Extracts[0].Text) >= minExclusionWeight {
+				cell.Answer = a
+			}
+		}
+		return cell
+	}
+	if p.Answer == AnswerParty {
+		// The parties are read where a contract introduces them (its
+		// preamble and signature block), not where the detector finds a
+		// clause that mentions their names.
+		if ex, a := prep.partyAnswer(scores); a != nil {
+			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
+			return cell
+		}
+	}
+	cell.Answer = readAnswer(p, prep, cell.Extracts)
+	cell.Value = cell.Answer.Text
+	if cell.Answer.Excludes {
+		// A clause that excludes the provision is evidence, not the
+		// provision: the cell is not found, and shows why.
+		cell.Found, cell.Value = false, ""
 	}
 	return cell
 }

@@ -13,10 +13,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -42,7 +42,7 @@ import (
 // EngineVersion changes whenever the offline reviewer gives different cells
 // for the same contract, playbook and detectors; rows kept by an older
 // engine are reviewed again.
-const EngineVersion = "review-3"
+const EngineVersion = "review-4"
 
 // Refiner improves an offline row with a model pass (the model-backed review
 // in model.go). It is given the contract and the offline row, and returns
@@ -154,7 +154,7 @@ func (d dirRows) KeepRow(docID string, raw []byte) error {
 	if err := mkdirIn(dir); err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, docID+".json"), raw, 0o644)
+	return atomicfile.Write(filepath.Join(dir, docID+".json"), raw, 0o644)
 }
 
 // mkdirIn makes directory dir inside its parent, which must exist: a run's
@@ -275,7 +275,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 			return nil, stats, fmt.Errorf("review: %w", err)
 		}
 		// Rows cut short by a killed run: the run owns its directory.
-		if n := jobs.RemoveStaleTemp(rows, 0); n > 0 {
+		if n := atomicfile.RemoveStale(rows, 0); n > 0 {
 			log.Info("review: removed temporary files of an interrupted run", "files", n)
 		}
 	}
@@ -309,34 +309,18 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		keep  bool
 		fatal error
 	}
-	work := make(chan int)
-	results := make(chan result)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				row, keep, err := run.safeOne(ctx, infos[i])
-				results <- result{i: i, row: row, keep: keep, fatal: err}
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for k, i := range todo {
-			if k > 0 && run.Yield != nil && run.Yield(ctx) != nil {
-				return
-			}
-			select {
-			case work <- i:
-			case <-ctx.Done():
-				return
+	results := parallel.Stream(ctx, len(todo), n, 0, func(k int) result {
+		i := todo[k]
+		// Between contracts, a long review gives its turn to another
+		// tenant's job (jobs.Yield); every worker waits for it to come back.
+		if k > 0 && run.Yield != nil {
+			if err := run.Yield(ctx); err != nil {
+				return result{i: i, fatal: err}
 			}
 		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-
+		row, keep, err := run.safeOne(ctx, infos[i])
+		return result{i: i, row: row, keep: keep, fatal: err}
+	})
 	var fatal error
 	for res := range results {
 		if res.fatal != nil {

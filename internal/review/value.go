@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,7 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 		// March 1, 2019 / Mar. 1st 2019
 		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019
-		regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)\b(\d{1,2})\s?(?:st|nd|rd|th)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
 		// 03/01/2019 (US order)
@@ -57,12 +58,25 @@ func firstDate(s string) (string, int, bool) {
 // firstDateAt is FirstDate, also returning where the date starts and ends
 // in s (bytes).
 func firstDateAt(s string) (string, int, int, bool) {
-	best, bestAt, bestEnd := "", len(s)+1, 0
+	all := allDatesAt(s)
+	if len(all) == 0 {
+		return "", len(s) + 1, 0, false
+	}
+	return all[0].v, all[0].at, all[0].end, true
+}
+
+// valueAt is a value read from a text and where it is written (bytes).
+type valueAt struct {
+	v       string
+	at, end int
+}
+
+// allDatesAt returns every calendar date written in s, in order, as
+// YYYY-MM-DD (impossible dates and years outside 1900–2200 skipped).
+func allDatesAt(s string) []valueAt {
+	var out []valueAt
 	for i, re := range dateForms() {
 		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			if m[0] >= bestAt {
-				break
-			}
 			g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
 			var y, d int
 			var mo time.Month
@@ -83,11 +97,19 @@ func firstDateAt(s string) (string, int, int, bool) {
 			if t.Day() != d {
 				continue // 31 February
 			}
-			best, bestAt, bestEnd = t.Format("2006-01-02"), m[0], m[1]
-			break
+			out = append(out, valueAt{t.Format("2006-01-02"), m[0], m[1]})
 		}
 	}
-	return best, bestAt, bestEnd, best != ""
+	sort.Slice(out, func(a, b int) bool { return out[a].at < out[b].at })
+	// one date per place (two forms may match overlapping text)
+	var kept []valueAt
+	for _, v := range out {
+		if len(kept) > 0 && v.at < kept[len(kept)-1].end {
+			continue
+		}
+		kept = append(kept, v)
+	}
+	return kept
 }
 
 var numberWords = map[string]int{
@@ -98,7 +120,7 @@ var numberWords = map[string]int{
 }
 
 var reDurationValue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)\s*(?:\(\s*(\d{1,4})\s*\)\s*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
 })
 
 // FirstDuration returns the first period of time written in s, normalised
@@ -111,6 +133,17 @@ func FirstDuration(s string) (string, bool) {
 // firstDurationAt is FirstDuration, also returning where the period is
 // written in s (bytes).
 func firstDurationAt(s string) (string, int, int, bool) {
+	all := allDurationsAt(s)
+	if len(all) == 0 {
+		return "", 0, 0, false
+	}
+	return all[0].v, all[0].at, all[0].end, true
+}
+
+// allDurationsAt returns every period of time written in s, in order,
+// normalised as "N unit(s)".
+func allDurationsAt(s string) []valueAt {
+	var out []valueAt
 	for _, ix := range reDurationValue().FindAllStringSubmatchIndex(s, -1) {
 		m := make([]string, len(ix)/2)
 		for k := range m {
@@ -137,9 +170,9 @@ func firstDurationAt(s string) (string, int, int, bool) {
 		if n != 1 {
 			unit += "s"
 		}
-		return fmt.Sprintf("%d %s", n, unit), ix[0], ix[1], true
+		out = append(out, valueAt{fmt.Sprintf("%d %s", n, unit), ix[0], ix[1]})
 	}
-	return "", 0, 0, false
+	return out
 }
 
 // jurisdictions are the US states and territories, Canadian provinces and
@@ -307,13 +340,28 @@ var reEndCue = sync.OnceValue(func() *regexp.Regexp {
 // date) plus the first period written ("five (5) years" from 2019-03-01 →
 // 2024-03-01).
 func EndDate(s, start string) (string, bool) {
-	d, _, ok := endDateAt(s, start)
+	d, _, ok := endDateAt(s, start, nil)
 	return d, ok
 }
 
+// reUntilTerminated is a term with no fixed end: it runs until a party
+// ends it or until an event ("will end when terminated by either party",
+// "shall expire if the adviser ceases to serve", "continues in force until
+// the earlier of …"). Read only from a term clause that writes no date and
+// no period.
+var reUntilTerminated = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite`)
+})
+
+// reFromDate joins a period to the date it runs from.
+var reFromDate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W{0,3}(?:\w+\W+){0,3}?(?:from|commencing|beginning|starting|after|following)\s+(?:on\s+)?$`)
+})
+
 // endDateAt is EndDate, also returning the places in s it was read from
 // (bytes): the date written, or the start date (when in s) and the period.
-func endDateAt(s, start string) (string, [][2]int, bool) {
+// c, when given, chooses the term's period among several (pickNear).
+func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	for _, m := range reEndCue().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+80)]
 		if d, at, end, ok := firstDateAt(rest); ok && at <= 25 {
@@ -324,22 +372,37 @@ func endDateAt(s, start string) (string, [][2]int, bool) {
 		return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 	}
 	var at [][2]int
-	if d, a, e, ok := firstDateAt(s); ok {
-		start = d
-		at = append(at, [2]int{a, e})
-	}
-	dur, a, e, ok := firstDurationAt(s)
-	if !ok || start == "" {
+	durs := allDurationsAt(s)
+	if len(durs) == 0 {
+		if loc := reUntilTerminated().FindStringIndex(s); loc != nil {
+			return "perpetual", [][2]int{{loc[0], loc[1]}}, true
+		}
 		return "", nil, false
 	}
-	at = append(at, [2]int{a, e})
+	dur, _ := pickValue(s, durs, c)
+	// the start: the date the period runs from — a date written in the
+	// same clause before it — else the contract's own date
+	for _, d := range allDatesAt(s) {
+		if d.at < dur.at {
+			start = d.v
+			at = [][2]int{{d.at, d.end}}
+		} else if reFromDate().MatchString(s[dur.end:d.at]) {
+			start = d.v // "two (2) years from June 15, 2020"
+			at = [][2]int{{d.at, d.end}}
+			break
+		}
+	}
+	if start == "" {
+		return "", nil, false
+	}
+	at = append(at, [2]int{dur.at, dur.end})
 	t, err := time.Parse("2006-01-02", start)
 	if err != nil {
 		return "", nil, false
 	}
 	var n int
 	var unit string
-	fmt.Sscanf(dur, "%d %s", &n, &unit)
+	fmt.Sscanf(dur.v, "%d %s", &n, &unit)
 	switch {
 	case strings.HasPrefix(unit, "year"):
 		t = t.AddDate(n, 0, 0)

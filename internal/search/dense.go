@@ -3,10 +3,10 @@ package search
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
-	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -39,89 +39,50 @@ func EmbedDoc(ctx context.Context, emb Embedder, d DocInput) (*Vectors, error) {
 	v := &Vectors{Model: emb.Name(), Units: make([]int32, len(idx)), Vecs: vecs}
 	for i, u := range idx {
 		v.Units[i] = int32(u)
-		embed.Normalize(v.Vecs[i])
+		normalize(v.Vecs[i])
 	}
 	return v, nil
 }
 
-// AddVectors attaches a document's vectors to the index. The document must
-// already be indexed; vectors from a model other than the index's first are
-// refused, since their similarities are not comparable.
-func (ix *Index) AddVectors(id string, v *Vectors) error {
-	if ix.mapped != nil {
-		return ErrMapped
-	}
-	d, ok := ix.byID[id]
-	if !ok {
-		return fmt.Errorf("search: vectors for unknown document %q", id)
-	}
-	if ix.denseModel == "" {
-		ix.denseModel = v.Model
-	} else if v.Model != ix.denseModel {
-		return fmt.Errorf("search: vectors of %q come from model %q, the index uses %q: re-ingest with one embedding model", id, v.Model, ix.denseModel)
-	}
-	e := ix.docs[d]
-	for i, u := range v.Units {
-		if u < 0 || e.first+u >= e.limit {
-			return fmt.Errorf("search: vectors of %q point past its units", id)
-		}
-		if ix.dim == 0 {
-			ix.dim = len(v.Vecs[i])
-		}
-		if len(v.Vecs[i]) != ix.dim {
-			return fmt.Errorf("search: vectors of %q have dimension %d, the index %d", id, len(v.Vecs[i]), ix.dim)
-		}
-	}
-	if ix.vecOf == nil {
-		ix.vecOf = make([]int32, len(ix.units))
-		for i := range ix.vecOf {
-			ix.vecOf[i] = -1
-		}
-	}
-	for i, u := range v.Units {
-		uid := e.first + u
-		if j := ix.vecOf[uid]; j >= 0 { // the same unit twice: the last vector wins
-			copy(ix.vector(j), v.Vecs[i])
-			continue
-		}
-		ix.vecOf[uid] = int32(len(ix.vecUnit))
-		ix.vecUnit = append(ix.vecUnit, uid)
-		ix.vecs = append(ix.vecs, v.Vecs[i]...)
-	}
-	return nil
-}
-
-// vector returns the j-th stored vector.
-func (ix *Index) vector(j int32) []float32 {
-	return ix.vecs[int(j)*ix.dim : int(j+1)*ix.dim]
-}
-
 // Dense reports whether any document has vectors, and their model.
-func (ix *Index) Dense() (bool, string) { return len(ix.vecUnit) > 0, ix.denseModel }
+func (ix *Index) Dense() (bool, string) {
+	dim, model := ix.view().Dense()
+	return dim > 0, model
+}
 
 // denseRank ranks the units in scope by cosine similarity to qv, best
-// first, keeping the n best.
-func (ix *Index) denseRank(qv []float32, sc scope, n int) []scored {
+// first, keeping the n best. Segments whose vectors come from another model
+// or have another dimension than the collection's first are left out.
+func denseRank(v *index.Snapshot, qv []float32, sc scope, n int) []scored {
+	dim, model := v.Dense()
 	var out []scored
-	consider := func(j int32) {
-		if uint(j) >= uint(len(ix.vecUnit)) || int(j+1)*ix.dim > len(ix.vecs) {
-			return // a damaged index file; see persist.go
+	consider := func(i int, seg *index.Segment, u int32, vec []float32) {
+		units := seg.Units()
+		if vec == nil || uint(u) >= uint(len(units)) {
+			return // a damaged index file
 		}
-		u := ix.vecUnit[j]
-		if uint(u) < uint(len(ix.units)) && uint(ix.units[u].View) < uint(numViews) && sc.views[ix.units[u].View] {
-			out = append(out, scored{u, float64(embed.Dot(qv, ix.vector(j)))})
+		un := units[u]
+		if uint(un.View) < uint(numViews) && sc.views[un.View] && !v.Deleted(i, un.Doc) {
+			out = append(out, scored{v.UnitBase(i) + u, float64(dot(qv, vec))})
 		}
 	}
-	if sc.ranges == nil {
-		for j := range ix.vecUnit {
-			consider(int32(j))
+	for i, seg := range v.Segments() {
+		if d, m := seg.Dense(); d != dim || m != model {
+			continue
 		}
-	} else {
+		if sc.ranges == nil {
+			for j, u := range seg.VectorUnits() {
+				consider(i, seg, u, seg.Vector(int32(j)))
+			}
+			continue
+		}
+		lo, hi := v.UnitBase(i), v.UnitBase(i+1)
 		for _, r := range sc.ranges {
-			for u := r[0]; u < r[1]; u++ {
-				if j := ix.vecOf[u]; j >= 0 {
-					consider(j)
-				}
+			if r[0] < lo || r[0] >= hi {
+				continue
+			}
+			for g := r[0]; g < r[1]; g++ {
+				consider(i, seg, g-lo, seg.VectorOf(g-lo))
 			}
 		}
 	}
@@ -155,4 +116,40 @@ func fuse(lists ...[]scored) []scored {
 		return out[i].unit < out[j].unit
 	})
 	return out
+}
+
+// normalize scales v in place to unit L2 length, so that dot of two
+// normalized vectors is their cosine similarity. A zero vector is left as is.
+func normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// dot returns the dot product of a and b. It panics if their lengths differ,
+// since that is a programming error (vectors from different models).
+func dot(a, b []float32) float32 {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("search: dot: lengths differ (%d and %d)", len(a), len(b)))
+	}
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -133,5 +134,32 @@ func TestRerankHits(t *testing.T) {
 	}
 	if got[0].Span.Start != 100 || got[0].Rank != 1 || len(got) != 3 {
 		t.Fatalf("reranked %v", got)
+	}
+}
+
+func TestNormalizeAndDot(t *testing.T) {
+	v := []float32{3, 4}
+	normalize(v)
+	if math.Abs(float64(v[0])-0.6) > 1e-6 || math.Abs(float64(v[1])-0.8) > 1e-6 {
+		t.Errorf("normalize([3 4]) = %v", v)
+	}
+	zero := []float32{0, 0, 0}
+	normalize(zero)
+	if zero[0] != 0 || math.IsNaN(float64(zero[0])) {
+		t.Errorf("normalize(zero) = %v", zero)
+	}
+	tests := []struct {
+		a, b []float32
+		want float32
+	}{
+		{nil, nil, 0},
+		{[]float32{1, 2, 3}, []float32{4, 5, 6}, 32},
+		{[]float32{1, 1, 1, 1, 1, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7}, 28},
+		{v, v, 1},
+	}
+	for _, tt := range tests {
+		if got := dot(tt.a, tt.b); math.Abs(float64(got-tt.want)) > 1e-5 {
+			t.Errorf("dot(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
 	}
 }

@@ -47,46 +47,23 @@ const (
 
 // selfReference reports whether term t is a self-reference word of the
 // collection (see above), learned on first use and cached.
-func (ix *Index) selfReference(t string) bool {
+func (ix *Index) selfReference(v *index.Snapshot, t string) bool {
 	if t == documentTerm {
 		return true
 	}
-	if v, ok := ix.selfRef.Load(t); ok {
-		return v.(bool)
+	c := ix.c.Load()
+	if ok, found := c.selfRef.Load(t); found {
+		return ok.(bool)
 	}
-	ok := ix.learnSelfReference(t)
-	ix.selfRef.Store(t, ok)
+	ok := learnSelfReference(v, t)
+	c.selfRef.Store(t, ok)
 	return ok
 }
 
-func (ix *Index) learnSelfReference(t string) bool {
-	m, ok := ix.lookup(index.SelfMark + t)
-	if !ok {
+func learnSelfReference(v *index.Snapshot, t string) bool {
+	uses, docs, all, ok := v.SelfCounts(t)
+	if !ok || float64(docs) < max(selfMinDocs, selfMinShare*float64(v.LiveDocs())) {
 		return false
-	}
-	uses, docs, last := 0, 0, int32(-1)
-	for _, p := range ix.plist(m) {
-		if uint(p.unit) >= uint(len(ix.units)) {
-			continue // a damaged index file; see persist.go
-		}
-		uses += int(p.tf)
-		if d := ix.units[p.unit].Doc; d != last {
-			last = d
-			docs++
-		}
-	}
-	if float64(docs) < max(selfMinDocs, selfMinShare*float64(len(ix.docs))) {
-		return false
-	}
-	id, ok := ix.lookup(t)
-	if !ok {
-		return false
-	}
-	all := 0
-	for _, p := range ix.plist(id) {
-		if uint(p.unit) < uint(len(ix.units)) && ix.units[p.unit].View == ViewPlain {
-			all += int(p.tf)
-		}
 	}
 	return all > 0 && float64(uses) >= selfMinUses*float64(all)
 }
@@ -114,10 +91,10 @@ func wordSet(s string) map[string]bool {
 // framing returns the question's framing terms: its self-reference words,
 // the words its demonstratives point at the document with, and the verb of
 // each part whose subject is the document.
-func (ix *Index) framing(question string, terms []string) map[string]bool {
+func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range terms {
-		if ix.selfReference(t) {
+		if ix.selfReference(v, t) {
 			out[t] = true
 		}
 	}

@@ -43,7 +43,7 @@ func TestFramingIsLearnedFromTheCollection(t *testing.T) {
 		{"Can the landlord repair the roof?", nil},
 	} {
 		terms, _, _ := analyzeQuery(tc.q)
-		got := slices.Sorted(maps.Keys(ix.framing(tc.q, terms)))
+		got := slices.Sorted(maps.Keys(ix.framing(ix.view(), tc.q, terms)))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("framing(%q) = %v, want %v", tc.q, got, tc.want)
 		}

@@ -45,12 +45,13 @@ func headedCorpus(t *testing.T, n int) *Index {
 
 func TestHeadingBodyAssociations(t *testing.T) {
 	ix := headedCorpus(t, 6)
-	audit := ix.vocab["audit"]
+	v := ix.view()
+	audit, _ := v.Lookup("audit")
 	var got []string
-	for _, a := range ix.bodyAssociations(audit) {
-		got = append(got, ix.terms[a.id])
+	for _, a := range ix.bodyAssociations(v, audit) {
+		got = append(got, v.TermString(a.id))
 		if a.w <= 0 || a.w > 1 {
-			t.Errorf("weight %v of %q outside (0, 1]", a.w, ix.terms[a.id])
+			t.Errorf("weight %v of %q outside (0, 1]", a.w, v.TermString(a.id))
 		}
 	}
 	for _, want := range []string{"book", "record", "inspect"} {
@@ -78,7 +79,9 @@ func TestHeadingBodyAssociations(t *testing.T) {
 // and an association seen in fewer than headMinDocs documents is not kept.
 func TestHeadingAssociationsNeedSeveralDocuments(t *testing.T) {
 	ix := headedCorpus(t, 2)
-	if got := ix.bodyAssociations(ix.vocab["audit"]); len(got) != 0 {
+	v := ix.view()
+	audit, _ := v.Lookup("audit")
+	if got := ix.bodyAssociations(v, audit); len(got) != 0 {
 		t.Errorf("\"audit\" heads clauses in 2 documents, got associations %v", got)
 	}
 }

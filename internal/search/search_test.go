@@ -293,7 +293,10 @@ func TestShortUnitNeverFirst(t *testing.T) {
 func TestDenseAccumulatorRanksTheSame(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	const units = 5000
-	list, dense := &accumulator{score: make([]float64, units)}, &accumulator{score: make([]float64, units)}
+	// Two ranges with a gap, as a search of two documents has.
+	ranges := [][2]int32{{100, 100 + units/2}, {9000, 9000 + units/2}}
+	var ix Index
+	list, dense := ix.getAcc(ranges), (&Index{}).getAcc(ranges)
 	dense.dense = true
 	for range 3 {
 		for range 600 {
@@ -310,7 +313,11 @@ func TestDenseAccumulatorRanksTheSame(t *testing.T) {
 			t.Errorf("top(%d): listed %v…, dense %v…", n, a[:min(3, len(a))], b[:min(3, len(b))])
 		}
 	}
-	var ix Index
+	for _, sc := range list.top(0) {
+		if !(sc.unit >= 100 && sc.unit < 100+units/2 || sc.unit >= 9000 && sc.unit < 9000+units/2) {
+			t.Fatalf("unit %d outside the ranges", sc.unit)
+		}
+	}
 	ix.putAcc(dense)
 	for _, s := range dense.score {
 		if s != 0 {

@@ -14,7 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
@@ -204,7 +206,7 @@ func writeMeta(dir string, m reviewMeta) error {
 	if err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, "review.json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, "review.json"), raw, 0o600)
 }
 
 func readMeta(dir string) (reviewMeta, error) {
@@ -414,8 +416,20 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			rows = []review.Row{}
 		}
 		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
+		out["families"] = s.reviewFamilies(m.Collection)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// reviewFamilies are the collection's families (the same contract in
+// several files), so a review's faces can show one row per family with its
+// other copies one click away. The table itself keeps a row per document.
+func (s *Server) reviewFamilies(collection string) []ingest.Family {
+	fams, err := ingest.CollectionFamilies(s.st, collection)
+	if err != nil || fams.Families == nil {
+		return []ingest.Family{}
+	}
+	return fams.Families
 }
 
 // serveReviewTable answers GET …/reviews/{rid} for a finished review:
@@ -458,6 +472,10 @@ func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view revi
 	}
 	io.WriteString(w, `,"decisions":`)
 	w.Write(tail)
+	if fams, err := json.Marshal(s.reviewFamilies(m.Collection)); err == nil {
+		io.WriteString(w, `,"families":`)
+		w.Write(fams)
+	}
 	io.WriteString(w, "}\n")
 }
 
@@ -698,7 +716,7 @@ func (s *Server) changeDecisionsFile(dir string, change func(review.Decisions) r
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("review removed: %w", err)
 	}
-	return ds, jobs.WriteFileAtomic(path, raw, 0o600)
+	return ds, atomicfile.Write(path, raw, 0o600)
 }
 
 // maxTableReads bounds the review tables decoded at once (exports); more

@@ -325,6 +325,7 @@ func (s *Server) Close() error {
 		s.stopStream()
 		s.jobs.Close()
 		s.reviewJobs.Close()
+		s.indexes.close()
 		s.serveLock.Close() // releases the flock
 	})
 	return nil

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
@@ -76,7 +77,7 @@ func (s *Server) saveReport(sr savedReport) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
 }
 
 func (s *Server) readReport(c, id string) (savedReport, error) {
@@ -173,7 +174,7 @@ func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
 		}
 	}
 	if playbook != nil {
-		if err := jobs.WriteFileAtomic(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
 			return err
 		}
 	}
@@ -267,10 +268,10 @@ func (s *Server) putReviewResult(c, id string, table []byte, sum reviewSummary) 
 		return rs.PutRecord(reviewSummaryKind(c), id, raw)
 	}
 	dir := s.reviewDir(c, id)
-	if err := jobs.WriteFileAtomic(filepath.Join(dir, "table.json"), table, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "table.json"), table, 0o600); err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, "summary.json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, "summary.json"), raw, 0o600)
 }
 
 // reviewSummaryOf returns a finished review's summary; an unfinished
@@ -571,7 +572,7 @@ func instanceName(localDir string) (string, error) {
 		var r [8]byte
 		rand.Read(r[:])
 		id = hex.EncodeToString(r[:])
-		if err := jobs.WriteFileAtomic(path, []byte(id+"\n"), 0o600); err != nil {
+		if err := atomicfile.Write(path, []byte(id+"\n"), 0o600); err != nil {
 			return "", fmt.Errorf("server: %w", err)
 		}
 	}

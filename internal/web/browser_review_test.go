@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,14 +32,7 @@ import (
 //
 // It runs only with PAKTON_BROWSER=1; screenshots go to PAKTON_SCREENSHOTS.
 func TestBrowserReview(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing: %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 	uploadFiles(t, srv.URL, key, reviewtest.Contracts(t))
 	pbFile := filepath.Join(t.TempDir(), "diligence.yaml")
@@ -135,6 +129,27 @@ func TestBrowserReview(t *testing.T) {
 		chromedp.Poll(`document.querySelectorAll('#review-grid tbody tr').length === 5`, nil),
 	)
 
+	// Sorting by a column's answers: a click sorts up, another down, a
+	// third restores the table's order.
+	var order []string
+	readCol := `[...document.querySelectorAll('#review-grid tbody tr')].map((r) => r.querySelector('td .ans').textContent)`
+	b.run("sort by Governing Law", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery), chromedp.Evaluate(readCol, &order))
+	if !slices.IsSorted(order) {
+		t.Errorf("sorted by Governing Law: %q", order)
+	}
+	b.run("sort down", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery), chromedp.Evaluate(readCol, &order))
+	if !slices.IsSortedFunc(order, func(a, b string) int { return strings.Compare(b, a) }) {
+		t.Errorf("sorted down by Governing Law: %q", order)
+	}
+	var names []string
+	b.run("unsorted", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('#review-grid tbody th')].map((h) => h.textContent)`, &names))
+	for i, r := range got.Table.Rows {
+		if i < len(names) && names[i] != r.DocName {
+			t.Errorf("after a third click row %d is %q, want the table's order (%q)", i, names[i], r.DocName)
+		}
+	}
+
 	// The keyboard: into the grid, right, down; the panel follows.
 	var panel string
 	var focus struct{ Row, Col int }
@@ -201,7 +216,7 @@ func TestBrowserReview(t *testing.T) {
 	}
 	b.run("read it in the contract",
 		chromedp.Click("#cell-open", chromedp.ByQuery),
-		chromedp.WaitVisible("#doc-text mark", chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`!!(state.doc && state.doc.id === %q && document.querySelector('#doc-text mark'))`, cell.DocID), nil),
 	)
 	span := [2]int{cell.Extracts[0].Span.Start, cell.Extracts[0].Span.End}
 	b.checkMark(srv.URL, key, "#doc-text mark", cell.DocID, &span)
@@ -212,7 +227,7 @@ func TestBrowserReview(t *testing.T) {
 	b.run("accept",
 		chromedp.Focus(sel, chromedp.ByQuery),
 		chromedp.KeyEvent("a"),
-		chromedp.WaitVisible(sel+" .verdict.accepted", chromedp.ByQuery),
+		chromedp.Poll(`!!document.querySelector(`+strconvQuote(sel+" .verdict.accepted")+`)`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 	)
 	nf := -1
 	for j, c := range got.Table.Rows[ri].Cells {
@@ -347,7 +362,7 @@ func uploadFiles(t *testing.T, base, key string, paths []string) {
 	if res.StatusCode != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", res.StatusCode, body)
 	}
-	for range 300 {
+	for range 1800 { // 3 minutes: a loaded machine reads a 46-page PDF slowly
 		var job struct {
 			Jobs []struct{ State string } `json:"jobs"`
 		}

@@ -78,28 +78,45 @@ func AnalyzeCased(text string) (terms []string, named []bool) {
 // ForEachWord calls fn with every lower-cased word of text and whether the
 // word started with a capital letter.
 func ForEachWord(text string, fn func(w string, capital bool)) {
+	ForEachWordAt(text, func(w string, at WordAt) { fn(w, at.Capital) })
+}
+
+// WordAt says where a word of a text is and how it was written.
+type WordAt struct {
+	Start, End int  // bytes of the text the word was read from
+	Capital    bool // its first letter is a capital
+	Inner      bool // a letter after the first is a capital ("BRAVATEK", "eDiets")
+}
+
+// ForEachWordAt is ForEachWord that also says where each word is in text
+// and whether a letter inside it is a capital.
+func ForEachWordAt(text string, fn func(w string, at WordAt)) {
 	var buf []byte
-	capital := false
-	flush := func() {
+	var at WordAt
+	flush := func(end int) {
 		if len(buf) == 0 {
 			return
 		}
-		fn(string(buf), capital)
+		at.End = end
+		fn(string(buf), at)
 		buf = buf[:0]
+	}
+	begin := func(i int, capital bool) {
+		if len(buf) == 0 {
+			at = WordAt{Start: i, Capital: capital}
+		} else if capital {
+			at.Inner = true
+		}
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			switch {
 			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-				if len(buf) == 0 {
-					capital = false
-				}
+				begin(i, false)
 				buf = append(buf, c)
 			case c >= 'A' && c <= 'Z':
-				if len(buf) == 0 {
-					capital = true
-				}
+				begin(i, true)
 				buf = append(buf, c+'a'-'A')
 			case c == '\'' && len(buf) > 0:
 				// possessive or contraction: drop the rest of the word ("party's")
@@ -107,13 +124,13 @@ func ForEachWord(text string, fn func(w string, capital bool)) {
 				for j < len(text) && isASCIIAlnum(text[j]) {
 					j++
 				}
-				flush()
+				flush(j)
 				i = j
 				continue
 			case c == '.' && len(buf) > 0 && isDigit(buf[len(buf)-1]) && i+1 < len(text) && isDigit(text[i+1]):
 				buf = append(buf, c)
 			default:
-				flush()
+				flush(i)
 			}
 			i++
 			continue
@@ -125,21 +142,22 @@ func ForEachWord(text string, fn func(w string, capital bool)) {
 			for j < len(text) && isASCIIAlnum(text[j]) {
 				j++
 			}
-			flush()
+			flush(j)
 			i = j
 			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if len(buf) == 0 {
-				capital = unicode.IsUpper(r)
-			}
+			begin(i, unicode.IsUpper(r))
 			buf = utf8.AppendRune(buf, unicode.ToLower(foldAccent(r)))
 		default:
-			flush()
+			flush(i)
 		}
 		i += w
 	}
-	flush()
+	flush(len(text))
 }
+
+// HasDigit reports whether a word holds a digit.
+func HasDigit(w string) bool { return hasDigit(w) }
 
 func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
 func isASCIIAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // Doc is one document's analyzed units: what the index needs to search the
@@ -18,8 +19,10 @@ import (
 // loads these instead of re-analyzing every clause.
 type Doc struct {
 	ID, Name, Header, Opening, About string
-	Vocab                            []string // the document's distinct terms, in order of first use
-	Units                            []DocUnit
+	// Names are the names the document is called by (DocInput.Names).
+	Names []names.Name
+	Vocab []string // the document's distinct terms, in order of first use
+	Units []DocUnit
 }
 
 // DocUnit is an analyzed unit: term counts by index into Doc.Vocab.
@@ -39,7 +42,7 @@ type TermCount struct {
 
 // AnalyzeDoc turns a document's units into its analyzed form.
 func AnalyzeDoc(d DocInput) *Doc {
-	seg := &Doc{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening, About: d.About}
+	seg := &Doc{ID: d.ID, Name: d.Name, Header: d.Header, Opening: d.Opening, About: d.About, Names: d.Names}
 	local := map[string]int32{}
 	counts := map[int32]int{}
 	// termID is the segment's id of a vocabulary entry, added when new.
@@ -81,8 +84,11 @@ func AnalyzeDoc(d DocInput) *Doc {
 	return seg
 }
 
-// docMagic starts an encoded Doc (the stored "segment" artifact).
-const docMagic = "PKSEG3\n"
+// docMagic starts an encoded Doc (the stored "segment" artifact). PKSEG4
+// added the document's names; a Doc of an older format does not decode, and
+// its loader analyzes the stored document again (ingest.Load), so its names
+// are learnt then.
+const docMagic = "PKSEG4\n"
 
 // Encode serializes the document in pakton's compact binary format.
 func (s *Doc) Encode() []byte {
@@ -96,6 +102,12 @@ func (s *Doc) Encode() []byte {
 	str(s.Header)
 	str(s.Opening)
 	str(s.About)
+	uv(uint64(len(s.Names)))
+	for _, n := range s.Names {
+		str(n.Text)
+		uv(uint64(n.Kind))
+		uv(uint64(n.Party + 1))
+	}
 	uv(uint64(len(s.Vocab)))
 	for _, t := range s.Vocab {
 		str(t)
@@ -131,6 +143,17 @@ func DecodeDoc(data []byte) (*Doc, error) {
 	}
 	r := &reader{b: data[len(docMagic):]}
 	s := &Doc{ID: r.str(), Name: r.str(), Header: r.str(), Opening: r.str(), About: r.str()}
+	nn := r.count(3)
+	for i := 0; i < nn && r.err == nil; i++ {
+		n := names.Name{Text: r.str()}
+		k := r.uv()
+		if k == 0 || k >= 256 {
+			r.fail("name kind")
+		}
+		n.Kind = names.Kind(k)
+		n.Party = int(min(r.uv(), 1<<16)) - 1
+		s.Names = append(s.Names, n)
+	}
 	nv := r.count(1)
 	s.Vocab = make([]string, 0, nv)
 	for i := 0; i < nv && r.err == nil; i++ {

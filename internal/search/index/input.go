@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // View says how a unit's indexed text was built from its clause.
@@ -62,6 +63,10 @@ type DocInput struct {
 	// since it describes topics as well as names, its words are never taken
 	// for a reference to the contract (see referenceTerms).
 	About string
+	// Names are the names people call the document by, learnt from it at
+	// ingest (names.Learn): routing narrows a question that uses one to
+	// the documents it names.
+	Names []names.Name
 	Units []UnitInput
 }
 

@@ -11,6 +11,7 @@ const rv = {
   watching: null,  // AbortController of the progress stream
   watched: null,   // the review whose progress is shown
   playbooks: null, // the server's built-in playbooks
+  sort: null,      // the grid's order: {col (-1: contract name), dir (1, -1)}, or null
 };
 
 function setupReview() {
@@ -161,11 +162,13 @@ async function watchReview(review) {
           (d.current ? ' — ' + d.current : '');
       } else if (event === 'done') {
         $('review-progress').hidden = true;
+        rv.watched = null; // a partial table still on its way must not replace the finished one
         await openReview(review.id);
         loadReviewList().catch(showError);
         return;
       } else if (event === 'error') {
         $('review-progress').hidden = true;
+        rv.watched = null;
         await openReview(review.id);
         loadReviewList().catch(showError);
         return;
@@ -194,6 +197,7 @@ async function loadReviewList() {
 async function openReview(id) {
   try {
     const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id) + '?partial=1');
+    rv.families = r.families || []; // one row per family (dataroom.js)
     if (!r.table) {
       if (r.review.state === 'queued' || r.review.state === 'running') return watchReview(r.review);
       if (r.partial && r.partial.rows.length) showTable(r.review, r.partial, [], true);
@@ -219,7 +223,10 @@ async function openReview(id) {
 async function showPartial(id) {
   try {
     const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id) + '?partial=1');
-    if (r.partial && rv.watched && rv.watched.id === id) showTable(r.review, r.partial, [], true);
+    // Only while the review is still being watched, and never over its
+    // finished table (this answer may arrive after the review is done).
+    const done = rv.current && rv.current.review.id === id && !rv.current.partial;
+    if (r.partial && rv.watched && rv.watched.id === id && !done) showTable(r.review, r.partial, [], true);
   } catch (_) { /* the finished table comes at the end anyway */ }
 }
 

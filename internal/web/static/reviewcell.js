@@ -48,7 +48,7 @@ function renderPanel() {
   const row = cur.table.rows[at.row];
   const p = cur.table.provisions[at.col];
   const d = decisionAt(at.row, at.col);
-  const a = cellAnswer(c, d);
+  const a = answerAt(at.row, at.col);
   $('cell-title').textContent = p;
   $('cell-doc').textContent = row.doc_name;
   const ans = $('cell-answer');
@@ -149,10 +149,12 @@ async function openReader(k) {
   const c = cur.cells[i][j];
   const e = c && c.extracts && c.extracts[k];
   if (!e) return;
-  const a = cellAnswer(c, decisionAt(i, j));
+  const a = answerAt(i, j);
   const ev = a.was || a;
   const inner = spansIn(ev, k).filter((s) => s.start >= e.span.start && s.end <= e.span.end);
   setReading(true);
+  // Another contract: do not show the last one's highlight while it loads.
+  if (state.doc && state.doc.id !== cur.table.rows[i].doc_id) closeDocument();
   try {
     await showSource({ doc_id: cur.table.rows[i].doc_id, span: e.span, inner },
       cur.table.provisions[j] + (ev.kind === 'no' ? ' (excluded here)' : c.found ? '' : ' (best candidate; not found)'));
@@ -191,7 +193,7 @@ async function decide(verdict) {
     }
     if (rv.current !== cur) return;
     cur.decisions = r.decisions || [];
-    indexDecisions(cur);
+    indexDecisions(cur, { row: i, col: j });
     showError(null);
     const back = !document.body.classList.contains('reading') && document.activeElement && document.activeElement.closest('#review-cell');
     updateCell(i, j);

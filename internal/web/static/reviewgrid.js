@@ -89,6 +89,8 @@ function setupGrid() {
     if (b) pickCell(+b.dataset.row, +b.dataset.col, false);
   });
   grid.addEventListener('click', (e) => {
+    const h = e.target.closest('.sort');
+    if (h) { sortBy(+h.dataset.sort); return; }
     const b = e.target.closest('.cell');
     if (!b) return;
     b.focus();
@@ -110,6 +112,7 @@ function showTable(review, table, decisions, partial) {
   indexTable(rv.current);
   if (!same) {
     rv.cell = null;
+    rv.sort = null;
     setReading(false);
     renderPanel();
   }
@@ -138,13 +141,26 @@ function indexTable(cur) {
   indexDecisions(cur);
 }
 
-function indexDecisions(cur) {
+// indexDecisions keeps each cell's decision, and its answer with the
+// decision applied, for the grid's many reads.
+function indexDecisions(cur, only) {
   cur.decided = new Map((cur.decisions || []).map((d) => [d.doc_id + '\u0000' + d.provision, d]));
+  if (only && cur.answers) cur.answers[only.row][only.col] = undefined; // the one cell decided
+  else cur.answers = cur.cells.map((row) => new Array(row.length).fill(undefined));
 }
 
 function decisionAt(i, j) {
   const cur = rv.current;
   return cur.decided.get(cur.table.rows[i].doc_id + '\u0000' + cur.table.provisions[j]) || null;
+}
+
+// answerAt is cell (i, j)'s answer with its decision applied (null for a
+// row without the cell).
+function answerAt(i, j) {
+  const cur = rv.current;
+  let a = cur.answers[i][j];
+  if (a === undefined) a = cur.answers[i][j] = cellAnswer(cur.cells[i][j], decisionAt(i, j));
+  return a;
 }
 
 // lowConfidence: a cell the engine is unsure of either way.
@@ -166,9 +182,9 @@ function filters() {
 function cellMatches(f, i, j) {
   const c = rv.current.cells[i][j];
   if (!c) return false;
-  const d = decisionAt(i, j);
+  const d = f.state ? decisionAt(i, j) : null;
   if (f.answer) {
-    const k = cellAnswer(c, d).kind;
+    const k = answerAt(i, j).kind;
     if (f.answer === 'answered' ? k === 'nf' : k !== f.answer) return false;
   }
   if (f.low && !lowConfidence(c)) return false;
@@ -204,21 +220,30 @@ function renderGrid() {
     if (hit) rows.push(i);
   });
   const cols = cellFilter ? cols0.filter((j) => colHit.has(j)) : cols0;
+  sortRows(rows);
+  // One row per family (the same contract in several files) unless a
+  // filter is on: its other copies are one click away (dataroom.js).
+  if (typeof reviewFamilyRows === 'function' && !f.words.length && !cellFilter) rows.splice(0, rows.length, ...reviewFamilyRows(t, rows));
   cur.view = { rows, cols, f, cellFilter };
-  const head = el('tr', null, el('th', { scope: 'col', className: 'corner' }, 'Contract'),
-    cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] }, el('span', { className: 'ph' }, t.provisions[j]))));
-  const body = rows.map((i) => {
-    const row = t.rows[i];
-    return el('tr', null,
-      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
-        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
-      cols.map((j) => gridCell(i, j, cellFilter && !cellMatches(f, i, j))));
-  });
+  const sorted = (col) => rv.sort && rv.sort.col === col ? (rv.sort.dir > 0 ? 'ascending' : 'descending') : null;
+  const head = el('tr', null,
+    el('th', { scope: 'col', className: 'corner', 'aria-sort': sorted(-1) },
+      el('button', { type: 'button', className: 'sort', 'data-sort': -1, tabIndex: -1, title: 'Sort by contract name' }, 'Contract')),
+    cols.map((j) => el('th', { scope: 'col', title: t.provisions[j] + ' — click to sort by its answers', 'aria-sort': sorted(j) },
+      el('button', { type: 'button', className: 'sort', 'data-sort': j, tabIndex: -1 }, el('span', { className: 'ph' }, breakable(t.provisions[j]))))));
+  // The rows in view come at once; the rest follow in chunks, so a large
+  // review (hundreds of contracts × dozens of provisions) shows at once
+  // and stays responsive while it fills in (finishGrid completes it when
+  // the keyboard goes further).
+  const tbody = el('tbody', null);
+  cur.pending = { rows: rows.slice(), tbody, gen: (cur.pending ? cur.pending.gen : 0) + 1 };
+  appendRows(cur, gridFirstRows);
   // Fixed columns (table-layout: fixed needs the table's width).
   $('review-grid').style.width = 'calc(var(--contract-w) + ' + cols.length + ' * var(--cell-w))';
   $('review-grid').replaceChildren(
     el('colgroup', null, el('col', { className: 'c-contract' }), cols.map(() => el('col', { className: 'c-prov' }))),
-    el('thead', null, head), el('tbody', null, body));
+    el('thead', null, head), tbody);
+  if (cur.pending.rows.length) scheduleRows(cur, cur.pending.gen);
   const filtered = f.words.length || f.col !== '' || cellFilter;
   $('review-filter-clear').hidden = !filtered;
   $('review-shown').textContent = rows.length + ' of ' + t.rows.length + ' contracts · ' + cols.length + ' of ' +
@@ -232,6 +257,81 @@ function renderGrid() {
   }
 }
 
+// answerOrder sorts answers: Yes, Conditional, No, values, Found, Not
+// found.
+const answerOrder = { yes: 0, conditional: 1, no: 2, value: 3, found: 4, nf: 5 };
+
+// sortRows orders the grid's rows as the reader chose (rv.sort: col, -1
+// for the contract's name, and dir): by the column's answer, then its
+// text (numbers in dates and durations in order), then the contract's
+// name; rows without the cell last. The table's own order otherwise.
+function sortRows(rows) {
+  const s = rv.sort, cur = rv.current;
+  if (!s) return;
+  const t = cur.table;
+  const byName = (a, b) => (t.rows[a].doc_name || '').localeCompare(t.rows[b].doc_name || '', undefined, { numeric: true });
+  if (s.col < 0) { rows.sort((a, b) => s.dir * byName(a, b)); return; }
+  rows.sort((a, b) => {
+    const x = cur.cells[a][s.col] ? answerAt(a, s.col) : null, y = cur.cells[b][s.col] ? answerAt(b, s.col) : null;
+    if (!x || !y) return (x ? 0 : 1) - (y ? 0 : 1);
+    const k = answerOrder[x.kind] - answerOrder[y.kind] ||
+      x.text.localeCompare(y.text, undefined, { numeric: true, sensitivity: 'base' });
+    return s.dir * k || byName(a, b);
+  });
+}
+
+// sortBy sorts by a column: ascending, then descending, then unsorted.
+function sortBy(col) {
+  const s = rv.sort;
+  rv.sort = !s || s.col !== col ? { col, dir: 1 } : s.dir > 0 ? { col, dir: -1 } : null;
+  renderGrid();
+  const b = $('review-grid').querySelector('.sort[data-sort="' + col + '"]');
+  if (b) b.focus();
+}
+
+// breakable lets a long word of a column's name break where it must, with
+// a hyphen: a soft hyphen between its letters, not within three of its
+// ends ("Confidentia-lity" in a narrow column).
+function breakable(name) {
+  return name.replace(/\p{L}{12,}/gu, (w) => {
+    const cs = [...w];
+    return cs.map((c, k) => (k >= 3 && k <= cs.length - 3 ? '\u00ad' : '') + c).join('');
+  });
+}
+
+// gridFirstRows are the rows drawn at once; gridChunk the rows drawn in
+// each later step.
+const gridFirstRows = 60, gridChunk = 40;
+
+// appendRows draws the next n pending rows of the grid.
+function appendRows(cur, n) {
+  const p = cur.pending, v = cur.view, t = cur.table;
+  const frag = document.createDocumentFragment();
+  for (const i of p.rows.splice(0, n)) {
+    const row = t.rows[i];
+    frag.append(el('tr', null,
+      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
+        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null,
+        typeof reviewFamilyBadge === 'function' ? reviewFamilyBadge(row) : null),
+      v.cols.map((j) => gridCell(i, j, v.cellFilter && !cellMatches(v.f, i, j)))));
+  }
+  p.tbody.append(frag);
+}
+
+function scheduleRows(cur, gen) {
+  setTimeout(() => {
+    if (rv.current !== cur || !cur.pending || cur.pending.gen !== gen || !cur.pending.rows.length) return;
+    appendRows(cur, gridChunk);
+    if (cur.pending.rows.length) scheduleRows(cur, gen);
+  }, 0);
+}
+
+// finishGrid draws every row still pending.
+function finishGrid() {
+  const cur = rv.current;
+  if (cur && cur.pending && cur.pending.rows.length) appendRows(cur, cur.pending.rows.length);
+}
+
 // countAnswers shows, in the answer filter, how many cells give each
 // answer in the given columns.
 function countAnswers(cols) {
@@ -240,7 +340,7 @@ function countAnswers(cols) {
   cur.table.rows.forEach((_, i) => {
     for (const j of cols) {
       const c = cur.cells[i][j];
-      if (c) n[cellAnswer(c, decisionAt(i, j)).kind]++;
+      if (c) n[answerAt(i, j).kind]++;
     }
   });
   const sel = $('review-filter-answer');
@@ -253,7 +353,11 @@ function countAnswers(cols) {
 }
 
 function cellButton(i, j) {
-  return $('review-grid').querySelector('.cell[data-row="' + i + '"][data-col="' + j + '"]');
+  const find = () => $('review-grid').querySelector('.cell[data-row="' + i + '"][data-col="' + j + '"]');
+  const b = find();
+  if (b || !rv.current || !rv.current.pending || !rv.current.pending.rows.includes(i)) return b;
+  finishGrid(); // a row not drawn yet
+  return find();
 }
 
 // gridCell renders cell (i, j); dim marks a cell that does not match the
@@ -263,7 +367,7 @@ function gridCell(i, j, dim) {
   const c = cur.cells[i][j];
   if (!c) return el('td', { className: 'none', role: 'gridcell' });
   const d = decisionAt(i, j);
-  const a = cellAnswer(c, d);
+  const a = answerAt(i, j);
   const p = cur.table.provisions[j];
   const conf = Math.round(100 * c.confidence);
   const line = shortAnswer(a, c);
@@ -331,15 +435,21 @@ function moveTo(i, j) {
 
 // gridKeys moves through the grid and acts on the focused cell.
 function gridKeys(e) {
-  const b = e.target.closest('.cell');
   const v = rv.current && rv.current.view;
-  if (!b || !v || e.altKey || e.metaKey) return;
+  if (!v || e.altKey || e.metaKey) return;
+  const h = e.target.closest('.sort');
+  if (h) { headerKeys(e, h, v); return; }
+  const b = e.target.closest('.cell');
+  if (!b) return;
   const r = v.rows.indexOf(+b.dataset.row), c = v.cols.indexOf(+b.dataset.col);
   const page = Math.max(1, Math.floor($('grid-wrap').clientHeight / b.offsetHeight) - 2);
   let to = null;
   switch (e.key) {
     case 'ArrowDown': to = [r + 1, c]; break;
-    case 'ArrowUp': to = [r - 1, c]; break;
+    case 'ArrowUp':
+      if (r === 0) { e.preventDefault(); headerButton(v.cols[c]).focus(); return; }
+      to = [r - 1, c];
+      break;
     case 'ArrowRight': to = [r, c + 1]; break;
     case 'ArrowLeft': to = [r, c - 1]; break;
     case 'Home': to = e.ctrlKey ? [0, 0] : [r, 0]; break;
@@ -360,6 +470,29 @@ function gridKeys(e) {
   }
   e.preventDefault();
   if (to && to[0] >= 0 && to[0] < v.rows.length && to[1] >= 0 && to[1] < v.cols.length) moveTo(v.rows[to[0]], v.cols[to[1]]);
+}
+
+function headerButton(col) {
+  return $('review-grid').querySelector('.sort[data-sort="' + col + '"]');
+}
+
+// headerKeys moves along the header row (Enter or Space sorts, as the
+// buttons do) and back down into the grid.
+function headerKeys(e, h, v) {
+  const col = +h.dataset.sort;
+  const c = col < 0 ? -1 : v.cols.indexOf(col);
+  let to = null;
+  switch (e.key) {
+    case 'ArrowLeft': to = c > 0 ? v.cols[c - 1] : c === 0 ? -1 : null; break;
+    case 'ArrowRight': to = c + 1 < v.cols.length ? v.cols[c + 1] : null; break;
+    case 'ArrowDown':
+      e.preventDefault();
+      if (v.rows.length && c >= 0) moveTo(v.rows[0], col);
+      return;
+    default: return;
+  }
+  e.preventDefault();
+  if (to !== null) headerButton(to).focus();
 }
 
 // nextOpenCell moves to the next cell, row by row, that nobody has
