@@ -7,7 +7,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/eval/contractnli"
 )
 
 // runEvalNLILabels runs "pakton eval nli-labels": ContractNLI's NDAs as a
@@ -33,7 +33,7 @@ func runEvalNLILabels(ctx context.Context, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("eval nli-labels: --out is required")
 	}
-	rep, err := eval.WriteNLILabels(ctx, *data, *mapPath, *out)
+	rep, err := contractnli.WriteReviewLabels(ctx, *data, *mapPath, *out)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package eval
+package contractnli
 
 import (
 	"context"
@@ -10,12 +10,11 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/atomicfile"
-	"github.com/pakton/pakton/internal/eval/contractnli"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/review"
 )
 
-// NLI labels: ContractNLI's NDAs as a review benchmark for a user's own
+// Review labels: ContractNLI's NDAs as a review benchmark for a user's own
 // playbook. A map names, for each provision of the playbook, the
 // hypotheses that label it; an NDA whose evidence entails one of them has
 // the provision, with the evidence spans as its spans; a contradiction (a
@@ -36,11 +35,11 @@ type NLILabelsReport struct {
 	Excluded  map[string]int `json:"excluded"` // contradictions: clauses that exclude the provision
 }
 
-// WriteNLILabels reads a ContractNLI file and a map, and writes into outDir
+// WriteReviewLabels reads a ContractNLI file and a map, and writes into outDir
 // the NDAs' texts (corpus/nda-<id>.txt) and a labels file (labels.json)
 // whose file paths are relative to that corpus.
-func WriteNLILabels(ctx context.Context, dataPath, mapPath, outDir string) (*NLILabelsReport, error) {
-	ds, err := contractnli.Load(dataPath)
+func WriteReviewLabels(ctx context.Context, dataPath, mapPath, outDir string) (*NLILabelsReport, error) {
+	ds, err := Load(dataPath)
 	if err != nil {
 		return nil, err
 	}
@@ -106,12 +105,12 @@ func WriteNLILabels(ctx context.Context, dataPath, mapPath, outDir string) (*NLI
 					continue
 				}
 				switch a.Choice {
-				case contractnli.Entailment:
+				case Entailment:
 					lb.Present, lb.Answer = true, "Yes"
 					for _, sp := range a.Evidence {
 						lb.Spans = append(lb.Spans, [2]int{sp.Start, sp.End})
 					}
-				case contractnli.Contradiction:
+				case Contradiction:
 					excluded = true
 				}
 			}
