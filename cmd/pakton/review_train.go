@@ -219,7 +219,7 @@ func decisionDocs(ctx context.Context, g *globals, reviewPath, decisionsPath str
 	if rv.Collection != "" && !collectionGiven {
 		g.collection = rv.Collection
 	}
-	st, err := g.openCollectionReader()
+	st, err := g.openCollectionReader(ctx)
 	if err != nil {
 		return nil, review.DecisionStats{}, err
 	}
