@@ -75,6 +75,7 @@ func runEval(ctx context.Context, args []string) error {
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
 	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
 	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
+	explain := fs.Bool("explain", false, "with --hits: add each query's plan as it ran (routing, words dropped and added, provision, score makeup)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ func runEval(ctx context.Context, args []string) error {
 		}
 		defer f.Close()
 		bw := bufio.NewWriter(f)
-		opt.Hits = bw
+		opt.Hits, opt.Explain = bw, *explain
 		defer func() {
 			if err := bw.Flush(); err != nil {
 				fmt.Fprintf(stderr, "eval legalbench: --hits: %v\n", err)

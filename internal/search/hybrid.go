@@ -151,9 +151,11 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 	}
 	scope := scopeOf(q, res)
 	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
+		res.Explain.noteProvisions(ctx, m.Provisions, "", nil, nil, nil, res)
 		return res, nil
 	}
-	found, absent, err := m.Provisions.FindProvisions(ctx, ix.Topic(q.Text, scope), scope)
+	topic := ix.Topic(q.Text, scope)
+	found, absent, err := m.Provisions.FindProvisions(ctx, topic, scope)
 	if err != nil {
 		return res, fmt.Errorf("finding the provision asked about: %w", err)
 	}
@@ -163,6 +165,7 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 		k = 10
 	}
 	res.Hits = FuseProvisions(res.Hits, found, k)
+	res.Explain.noteProvisions(ctx, m.Provisions, topic, scope, found, absent, res)
 	return res, nil
 }
 
@@ -213,5 +216,9 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		hits = hits[:k]
 	}
 	res.Hits = hits
+	if ex := res.Explain; ex != nil {
+		ex.Fusion.Rerank, ex.Fusion.RerankDepth = true, depth
+		ex.reorder(hits)
+	}
 	return res, nil
 }

@@ -32,8 +32,19 @@ type Query struct {
 	NoProvisions bool
 	// Views restricts which unit views are searched (nil = all).
 	Views []View
-	// NoExpand disables expansion with words associated in the corpus.
+	// NoExpand disables expansion with words associated in the corpus:
+	// both NoAssociations and NoHeadings.
 	NoExpand bool
+	// NoAssociations disables expansion with the words that co-occur with
+	// a question word (expand.go); NoHeadings with the body words of the
+	// clauses a question word heads (headings.go).
+	NoAssociations, NoHeadings bool
+	// NoFraming keeps the words a question frames itself with ("does this
+	// contract mention …": framing.go) among the words searched.
+	NoFraming bool
+	// Explain asks for the plan as it ran, stage by stage, in
+	// Result.Explain (explain.go). It changes no hit.
+	Explain bool
 	// NoFill returns only units that match the question's words, even when
 	// the search is restricted to some documents and fewer than K match.
 	NoFill bool
@@ -73,6 +84,8 @@ type Result struct {
 	// ProvisionFinder looked for and did not find (SearchWith): the hits of
 	// those documents only match the question's words.
 	NotFound []Absence `json:"not_found,omitempty"`
+	// Explain is the plan as it ran, when Query.Explain asked for it.
+	Explain *Explain `json:"explain,omitempty"`
 }
 
 // Search runs q against the index: it plans q (Plan) and runs the plan.
@@ -99,7 +112,12 @@ func (ix *Index) Run(p *Plan) Result {
 		return res // the caller's documents are not in the index
 	}
 	terms := p.Terms
-	qt := ix.weigh(v, q.Text, terms, !q.NoExpand)
+	var ex *Explain
+	if q.Explain {
+		ex = newExplain(p)
+		res.Explain = ex
+	}
+	qt := ix.weighQuery(v, q, terms, ex)
 
 	var ranges [][2]int32
 	if docs != nil {
@@ -159,6 +177,9 @@ func (ix *Index) Run(p *Plan) Result {
 		ranked, all = rank(n)
 		res.Hits = collect(v, ranked, k)
 	}
+	if ex != nil {
+		ix.explainHits(v, ex, qt, sc, ranked, res.Hits, fill, len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim)
+	}
 	return res
 }
 
@@ -177,9 +198,20 @@ func allRanges(v *index.Snapshot) [][2]int32 {
 // the words the index knows but its framing words (framing.go), a repeated
 // word weighing more, then (expand) the words associated with them.
 func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bool) []queryTerm {
+	return ix.weighQuery(v, Query{Text: text, NoExpand: !expand}, terms, nil)
+}
+
+// weighQuery is weigh with q's switches, noting each stage in ex when set.
+func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Explain) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
-	for _, t := range dropFraming(terms, ix.framing(v, text, terms)) {
+	kept := terms
+	if !q.NoFraming {
+		framing := ix.framing(v, q.Text, terms)
+		kept = dropFraming(terms, framing)
+		ex.noteFraming(terms, kept, framing)
+	}
+	for _, t := range kept {
 		id, ok := v.Lookup(t)
 		if !ok {
 			continue
@@ -191,8 +223,9 @@ func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bo
 		seen[id] = len(qt)
 		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
-	if expand {
-		qt = ix.expand(v, qt)
+	ex.noteTerms(v, qt, kept)
+	if !q.NoExpand && (!q.NoAssociations || !q.NoHeadings) {
+		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, ex)
 	}
 	return qt
 }
