@@ -2,21 +2,17 @@ package ingest
 
 import (
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -301,34 +297,8 @@ func TestArchiveKilled(t *testing.T) {
 	deadline := time.Now().Add(6 * time.Second)
 	for round := 1; round <= 3 && time.Now().Before(deadline); round++ {
 		os.RemoveAll(storeDir) // each round starts afresh, so kills land in first-time stores of messages
-		cmd := exec.Command(exe, "-test.run=^TestIngestKillChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envKillChildStore+"="+storeDir, envKillChildSrc+"="+room)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		target := 1 + rng.IntN(40)
-		reached := make(chan bool, 1)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				var n int
-				if _, err := fmt.Sscanf(sc.Text(), "progress %d", &n); err == nil && n >= target {
-					reached <- true
-					io.Copy(io.Discard, out)
-					return
-				}
-			}
-			reached <- false
-		}()
-		if <-reached {
-			time.Sleep(time.Duration(rng.IntN(5000)) * time.Microsecond)
-			cmd.Process.Signal(syscall.SIGKILL)
-		}
-		cmd.Wait()
+		killChild(t, exe, storeDir, room, target, time.Duration(rng.IntN(5000))*time.Microsecond)
 		if _, err := os.Stat(storeDir); err != nil {
 			continue // killed before the store was made
 		}
