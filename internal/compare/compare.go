@@ -364,8 +364,10 @@ func tokenize(text string) (display, tokens []string) {
 					// A hyphen between letters, or at a line break before
 					// one ("non-\nexclusive", "Know- How").
 					k := j + w2
-					for k < len(text) && (text[k] == ' ' || text[k] == '\n') && k-(j+w2) < 2 {
-						k++
+					for nl := 0; k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' && nl == 0) && k-(j+w2) < 64; k++ {
+						if text[k] == '\n' {
+							nl++ // one line break, never a paragraph break
+						}
 					}
 					if r3, _ := utf8.DecodeRuneInString(text[k:]); k < len(text) && unicode.IsLetter(r3) {
 						j = k
