@@ -167,19 +167,24 @@ func TestFormatFidelity(t *testing.T) {
 			} else {
 				add(".tif (200 dpi, bilevel, multi-page)", got, sources[nm+"-long"])
 			}
-			// The same pages as a worn office scan: turned by 1.5°, with
-			// 1% of the pixels flipped.
-			rng := rand.New(rand.NewSource(int64(len(nm) + len(imgs))))
-			var worn []image.Image
-			for _, img := range imgs {
-				worn = append(worn, degrade(img, 1.5, 0.01, rng))
-			}
-			tif = filepath.Join(dir, nm+"-worn.tif")
-			os.WriteFile(tif, encodeTIFF(worn), 0o644)
-			if got, err := read(tif); err != nil {
-				t.Errorf("%s-worn.tif: %v", nm, err)
-			} else {
-				add(".tif (200 dpi, bilevel, multi-page, skewed 1.5°, 1% noise)", got, sources[nm+"-long"])
+			// The same pages as worn office scans: a sheet fed askew, specks
+			// of dust on the glass, both.
+			for _, w := range []struct {
+				label       string
+				angle, flip float64
+			}{{"skewed 1.5°", 1.5, 0}, {"0.3% of pixels flipped", 0, 0.003}, {"skewed 1°, 0.3% flipped", 1, 0.003}, {"skewed 1.5°, 1% flipped", 1.5, 0.01}} {
+				rng := rand.New(rand.NewSource(int64(len(nm) + len(imgs))))
+				var worn []image.Image
+				for _, img := range imgs {
+					worn = append(worn, degrade(img, w.angle, w.flip, rng))
+				}
+				tif := filepath.Join(dir, nm+"-worn.tif")
+				os.WriteFile(tif, encodeTIFF(worn), 0o644)
+				if got, err := read(tif); err != nil {
+					t.Errorf("%s-worn.tif: %v", nm, err)
+				} else {
+					add(".tif (200 dpi, bilevel, multi-page, "+w.label+")", got, sources[nm+"-long"])
+				}
 			}
 			// One page as grayscale PNG and as JPEG.
 			for _, f := range []struct{ ext, label string }{{"png", "-png"}, {"jpg", "-jpeg"}} {
