@@ -148,7 +148,7 @@ func TestIngestDataRoom(t *testing.T) {
 	}
 
 	// Folders, provenance and the link between a message and its attachments.
-	infos, err := st.List("room")
+	infos, err := st.List(t.Context(), "room")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestIngestDataRoom(t *testing.T) {
 	if in := byName["02 Commercial/Archive.zip/Old Draft.rtf"]; in.Source.Entry != "02 Commercial/Archive.zip/Old Draft.rtf" || in.Source.Folder != "02 Commercial/Archive.zip" {
 		t.Errorf("nested provenance %+v", in.Source)
 	}
-	d, _, err := Describe(st, "room", byName[msg].ID)
+	d, _, err := Describe(t.Context(), st, "room", byName[msg].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestIngestDataRoom(t *testing.T) {
 		t.Errorf("folders %q, want %q", strings.Join(fc, "|"), want)
 	}
 	st.Close()
-	verifyStore(t, filepath.Join(dir, "store"), "room")
+	verifyStore(t.Context(), t, filepath.Join(dir, "store"), "room")
 
 	// Again: every entry is unchanged (or fails and is skipped as before).
 	st, err = store.Open(filepath.Join(dir, "store"))
@@ -254,7 +254,7 @@ func TestArchiveCancelled(t *testing.T) {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			t.Fatal(err)
 		}
-		infos, _ := st.List("c")
+		infos, _ := st.List(t.Context(), "c")
 		have := map[string]bool{}
 		for _, in := range infos {
 			have[in.Name] = true
@@ -268,7 +268,7 @@ func TestArchiveCancelled(t *testing.T) {
 			}
 		}
 		st.Close()
-		verifyStore(t, filepath.Join(dir, "store"), "c")
+		verifyStore(t.Context(), t, filepath.Join(dir, "store"), "c")
 	}
 }
 
@@ -302,12 +302,12 @@ func TestArchiveKilled(t *testing.T) {
 		if _, err := os.Stat(storeDir); err != nil {
 			continue // killed before the store was made
 		}
-		verifyStore(t, storeDir, "kill")
+		verifyStore(t.Context(), t, storeDir, "kill")
 		st, err := store.Open(storeDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		infos, _ := st.List("kill")
+		infos, _ := st.List(t.Context(), "kill")
 		have := map[string]bool{}
 		for _, in := range infos {
 			have[in.Name] = true
