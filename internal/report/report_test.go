@@ -227,3 +227,39 @@ func TestLocate(t *testing.T) {
 		t.Error("Locate found text that is not there")
 	}
 }
+
+// TestLocateWholeWords: a quotation is an excerpt of whole words. A
+// fragment that cuts a word — a number inside a longer number, letters
+// inside a word — is not found, however often the characters occur; the
+// next occurrence that does stand on word boundaries is.
+func TestLocateWholeWords(t *testing.T) {
+	text := "Notice of 130 days is due under Section 50; the other 30 days apply to Section 5 (Fees). 数据保护条款适用。"
+	for _, tc := range []struct {
+		quote string
+		want  string // "" = not found
+	}{
+		{"30 days", "30 days"},     // the second occurrence, not the one inside "130 days"
+		{"Section 5", "Section 5"}, // not inside "Section 50"
+		{"th", ""},                 // letters inside "the", "other"
+		{"e o", ""},                // across a space, but cutting both words
+		{"otice of", ""},           // starts inside "Notice"
+		{"Section 5 (Fees)", "Section 5 (Fees)"},
+		{"(Fees).", "(Fees)."}, // punctuation at the edges needs no boundary
+		{"; the other", "; the other"},
+		{"... , ;", ""},  // no word at all
+		{"保护条款", "保护条款"}, // scripts without spaces: anywhere
+		{"due under ... Section 50", "due under Section 50"},
+	} {
+		sp, ok := Locate(text, tc.quote)
+		got := ""
+		if ok {
+			got = string([]rune(text)[sp.Start:sp.End])
+		}
+		if got != tc.want {
+			t.Errorf("Locate(%q) = %q, want %q", tc.quote, got, tc.want)
+		}
+	}
+	if sp, _ := Locate(text, "30 days"); sp.Start != len([]rune("Notice of 130 days is due under Section 50; the other ")) {
+		t.Errorf("30 days located at %d, inside 130 days", sp.Start)
+	}
+}

@@ -186,7 +186,7 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 		return
 	}
 	frags := quoteFragments(s.Quote)
-	if len(frags) == 0 {
+	if len(frags) == 0 || !hasWord(frags) {
 		s.Note = "the source has no quotation"
 		return
 	}
@@ -339,23 +339,85 @@ func (n normText) findFrags(frags []string, lo, hi int) (document.Span, bool) {
 	if lo >= hi {
 		return document.Span{}, false
 	}
-	hay := n.text[n.byteAt(lo):n.byteAt(hi)]
-	base := n.byteAt(lo)
+	from, to := n.byteAt(lo), n.byteAt(hi)
 	first, last := -1, -1
-	off := 0
 	for _, f := range frags {
-		k := strings.Index(hay[off:], f)
-		if k < 0 {
+		at := indexWords(n.text, f, from, to)
+		if at < 0 {
 			return document.Span{}, false
 		}
 		if first < 0 {
-			first = base + off + k
+			first = at
 		}
-		last = base + off + k + len(f)
-		off += k + len(f)
+		last = at + len(f)
+		from = last
 	}
 	a, z := n.runeAt(first), n.runeAt(last)-1
 	return document.Span{Start: n.start[a], End: n.end[z]}, true
+}
+
+// indexWords returns the byte offset of the first occurrence of f in
+// text[from:to] that starts and ends on word boundaries of text, or -1. A
+// quotation is an excerpt of whole words: "30 days" is not in "130 days",
+// nor "Section 5" in "Section 50", nor "th" in "the".
+func indexWords(text, f string, from, to int) int {
+	for from < to {
+		k := strings.Index(text[from:to], f)
+		if k < 0 {
+			return -1
+		}
+		at := from + k
+		if wordEdge(text, at, f, true) && wordEdge(text, at+len(f), f, false) {
+			return at
+		}
+		_, w := utf8.DecodeRuneInString(text[at:])
+		from = at + w
+	}
+	return -1
+}
+
+// wordEdge reports whether a fragment f placed at byte offset at of text
+// (its start when start is set, else its end) does not cut a word: the
+// fragment's rune and the text's rune across the edge are not both word
+// runes.
+func wordEdge(text string, at int, f string, start bool) bool {
+	var in, out rune
+	if start {
+		in, _ = utf8.DecodeRuneInString(f)
+		if at == 0 {
+			return true
+		}
+		out, _ = utf8.DecodeLastRuneInString(text[:at])
+	} else {
+		in, _ = utf8.DecodeLastRuneInString(f)
+		if at >= len(text) {
+			return true
+		}
+		out, _ = utf8.DecodeRuneInString(text[at:])
+	}
+	return !wordRune(in) || !wordRune(out)
+}
+
+// wordRune reports whether r is part of a space-separated word: a letter
+// or digit of a script that separates words with spaces. Chinese, Japanese
+// and the Southeast Asian scripts that do not are left out, so a quotation
+// may start or end anywhere in them.
+func wordRune(r rune) bool {
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
+
+// hasWord reports whether any fragment holds a letter or digit: a
+// quotation of punctuation alone evidences nothing.
+func hasWord(frags []string) bool {
+	for _, f := range frags {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // findNearest finds the fragments anywhere in the document, preferring the
@@ -401,7 +463,7 @@ func (n normText) findNearest(frags []string, near int) (document.Span, bool) {
 // fragments in order) and returns the code-point span of text it covers.
 func Locate(text, quote string) (document.Span, bool) {
 	frags := quoteFragments(quote)
-	if len(frags) == 0 {
+	if len(frags) == 0 || !hasWord(frags) {
 		return document.Span{}, false
 	}
 	n := normalize(text)
