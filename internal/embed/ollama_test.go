@@ -30,8 +30,8 @@ func TestOllamaEmbeddings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vecs) != len(texts) || c.Dim() != 64 {
-		t.Fatalf("%d vectors of dim %d, want %d of 64", len(vecs), c.Dim(), len(texts))
+	if len(vecs) != len(texts) || c.Dim() != 32 {
+		t.Fatalf("%d vectors of dim %d, want %d of 32", len(vecs), c.Dim(), len(texts))
 	}
 	for i, v := range vecs {
 		var n float64
@@ -56,7 +56,7 @@ func TestOllamaEmbeddings(t *testing.T) {
 	long := strings.Repeat("The Supplier shall indemnify the Customer. ", 200)
 	v, err := c.Embed(ctx, []string{long})
 	t.Logf("text of %d words past the context: err %v", len(strings.Fields(long)), err)
-	if err == nil && (len(v) != 1 || len(v[0]) != 64) {
+	if err == nil && (len(v) != 1 || len(v[0]) != 32) {
 		t.Errorf("long text: %d vectors", len(v))
 	}
 }

@@ -74,6 +74,7 @@ func TestOllamaWire(t *testing.T) {
 			if err := schema.Validate(out); err != nil {
 				t.Fatalf("CompleteJSON accepted an invalid reply %v: %v", out, err)
 			}
+			t.Logf("reply %d: %d+%d tokens: %.200s", i, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Message.Content)
 			if resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0 {
 				t.Errorf("reply %d: usage %+v", i, resp.Usage)
 			}
@@ -123,8 +124,9 @@ func TestOllamaWire(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// One token per byte (the tiny model's tokenizer) plus the template.
-		if resp.Usage.PromptTokens < len(prompt) || resp.Usage.PromptTokens > len(prompt)+200 {
+		// About one token per byte (the tiny model's byte-level tokenizer
+		// has a single merge), plus the template.
+		if resp.Usage.PromptTokens < len(prompt)/2 || resp.Usage.PromptTokens > len(prompt)+200 {
 			t.Errorf("prompt tokens %d for a %d-byte prompt", resp.Usage.PromptTokens, len(prompt))
 		}
 		if resp.Usage.CompletionTokens < 1 || resp.Usage.CompletionTokens > 8 {

@@ -222,14 +222,17 @@ func TestChatModelShape(t *testing.T) {
 		if tokens[kvs["tokenizer.ggml.eos_token_id"].(uint32)] != tokImEnd {
 			t.Errorf("%s: eos is %v", arch, tokens[kvs["tokenizer.ggml.eos_token_id"].(uint32)])
 		}
-		// Every byte is a token, under the byte-level mapping.
-		seen := map[string]bool{}
-		for _, tok := range tokens {
-			seen[tok.(string)] = true
+		// Every byte is a token under the byte-level mapping (qwen3: the
+		// printable ASCII ones, tab and newline).
+		id := map[string]int{}
+		for i, tok := range tokens {
+			id[tok.(string)] = i
 		}
 		for b := 0; b < 256; b++ {
-			if !seen[string(byteRune(byte(b)))] {
-				t.Fatalf("%s: byte %#x has no token", arch, b)
+			_, ok := id[string(byteRune(byte(b)))]
+			want := arch == "llama" || (b >= 0x20 && b < 0x7f) || b == '\n' || b == '\t'
+			if ok != want {
+				t.Fatalf("%s: byte %#x has a token: %v, want %v", arch, b, ok, want)
 			}
 		}
 		want := map[string][]uint64{
@@ -248,9 +251,13 @@ func TestChatModelShape(t *testing.T) {
 		// end of turn above letters, and control bytes far below.
 		out := tensors["output.weight"]
 		col := func(tok int) float32 { return out[tok*16] }
+		by := func(b byte) int { return id[string(byteRune(b))] }
 		eos := int(kvs["tokenizer.ggml.eos_token_id"].(uint32))
-		if !(col('"') > col('a') && col(eos) > col('a') && col(0x01) < col('a')-2) {
-			t.Errorf("%s: bias column quote %v eos %v a %v ctrl %v", arch, col('"'), col(eos), col('a'), col(1))
+		if !(col(by('"')) > col(by('a')) && col(eos) > col(by('a')) && col(by('\n')) < col(by('a'))-1) {
+			t.Errorf("%s: bias column quote %v eos %v a %v newline %v", arch, col(by('"')), col(eos), col(by('a')), col(by('\n')))
+		}
+		if arch == "llama" && col(by(0x01)) > col(by('a'))-2 {
+			t.Errorf("%s: control byte bias %v", arch, col(by(0x01)))
 		}
 	}
 	if _, err := ChatModel(ChatSpec{Arch: "gpt9"}); err == nil {

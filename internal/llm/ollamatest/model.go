@@ -20,6 +20,12 @@ type ChatSpec struct {
 	TrainCtx int
 	// Seed makes the weights reproducible.
 	Seed uint64
+	// AllBytes gives the qwen3 model a token for every byte. By default it
+	// has printable ASCII, tab and newline only (faster constrained
+	// decoding; Ollama's tokenizer drops the other bytes of a prompt). The
+	// llama architecture always has every byte: llama.cpp's tokenizer
+	// needs one.
+	AllBytes bool
 	// Endless removes the preference for ending: the model talks until
 	// num_predict or the context runs out, and JSON strings run long. For
 	// tests that need a call still in flight (cancellation, a server that
@@ -72,21 +78,29 @@ func byteRune(b byte) rune {
 	return r
 }
 
-// chatVocab is a byte-level BPE vocabulary: one token per byte, no merges
-// beyond the few every loader needs to see, and the chat template's
-// control tokens. Every text is encodable (one token per byte), so the
-// tokenizer never meets an unknown character.
+// chatVocab is a byte-level BPE vocabulary: one token per byte, a single
+// merge, and the chat template's control tokens. The full vocabulary has all
+// 256 bytes, so every text is encodable; the ASCII one keeps only printable
+// ASCII, tab and newline — Ollama's own tokenizer skips bytes it has no token
+// for — because constrained decoding checks every token of the vocabulary at
+// each step, and a smaller vocabulary makes that proportionally cheaper.
 type chatVocab struct {
 	tokens []string
 	types  []int32
 	merges []string
-	eos    int32 // <|im_end|>
-	eot    int32 // <|endoftext|>
+	byteID [256]int32 // token of each byte, -1 when it has none
+	eos    int32      // <|im_end|>
+	eot    int32      // <|endoftext|>
 }
 
-func newChatVocab() chatVocab {
+func newChatVocab(ascii bool) chatVocab {
 	var v chatVocab
 	for b := 0; b < 256; b++ {
+		v.byteID[b] = -1
+		if ascii && (b < 0x20 && b != '\n' && b != '\t' || b >= 0x7f) {
+			continue
+		}
+		v.byteID[b] = int32(len(v.tokens))
 		v.tokens = append(v.tokens, string(byteRune(byte(b))))
 		v.types = append(v.types, 1) // normal
 	}
@@ -114,25 +128,39 @@ func newChatVocab() chatVocab {
 // bytes and bytes ≥ 0x80 (which alone are not UTF-8) out of replies.
 func (v chatVocab) logitBias(endless bool) []float32 {
 	bias := make([]float32, len(v.tokens))
+	set := func(b byte, x float32) {
+		if id := v.byteID[b]; id >= 0 {
+			bias[id] = x
+		}
+	}
 	for b := 0; b < 256; b++ {
 		switch {
 		case b == '"':
-			bias[b] = 3
+			set(byte(b), 3)
 		case b == '}' || b == ']':
-			bias[b] = 2
-		case b == ' ' || b == '\n':
+			set(byte(b), 2)
+		case b == ' ':
+			set(byte(b), -1)
+		case b == '\n' || b == '\t':
+			// JSON grammars allow runs of layout between tokens, and each
+			// layout token multiplies the grammar's parse states: rare
+			// layout keeps constrained decoding fast on CPU.
+			set(byte(b), -6)
 		case b < 0x20 || b >= 0x7f:
-			bias[b] = -12
+			set(byte(b), -12)
 		}
 	}
-	for i := 256; i < len(v.tokens); i++ {
-		if v.types[i] == 3 {
+	for i, typ := range v.types {
+		if typ == 3 {
 			bias[i] = -12
 		}
 	}
 	bias[v.eos] = 3
 	if endless {
-		bias['"'], bias['}'], bias[']'], bias[v.eos], bias[v.eot] = 0, 0, 0, -12, -12
+		set('"', 0)
+		set('}', 0)
+		set(']', 0)
+		bias[v.eos], bias[v.eot] = -12, -12
 	}
 	return bias
 }
@@ -183,7 +211,7 @@ func ChatModel(spec ChatSpec) (*GGUF, error) {
 	if s.Embd%s.Heads != 0 || s.Embd < 8 {
 		return nil, fmt.Errorf("chat model: width %d must be at least 8 and divisible by %d heads", s.Embd, s.Heads)
 	}
-	v := newChatVocab()
+	v := newChatVocab(s.Arch == "qwen3" && !s.AllBytes)
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
 	nv, e, hd := len(v.tokens), s.Embd, s.Embd/s.Heads
 	a := s.Arch
@@ -261,7 +289,7 @@ type EmbedSpec struct {
 
 func (s EmbedSpec) withDefaults() EmbedSpec {
 	if s.Embd == 0 {
-		s.Embd = 64
+		s.Embd = 32
 	}
 	if s.Layers == 0 {
 		s.Layers = 1
@@ -270,10 +298,12 @@ func (s EmbedSpec) withDefaults() EmbedSpec {
 		s.Heads = 2
 	}
 	if s.FF == 0 {
-		s.FF = 128
+		s.FF = 64
 	}
 	if s.TrainCtx == 0 {
-		s.TrainCtx = 2048
+		// Ollama runs an embedding model in batches of its whole context,
+		// one input at a time: a short context keeps ingestion fast.
+		s.TrainCtx = 512
 	}
 	return s
 }

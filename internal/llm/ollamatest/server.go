@@ -171,8 +171,10 @@ func (s *Server) start(extraEnv []string) error {
 	cmd.Env = s.env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group: Kill and Stop reach the model runner the
-	// server starts, too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// server starts, too. Should the test binary die without cleaning up
+	// (a panic, a -timeout), the kernel sends the server SIGTERM, on which
+	// Ollama stops its runners and exits.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("start %s serve: %w", s.bin, err)
