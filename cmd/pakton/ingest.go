@@ -62,6 +62,11 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if emb != nil {
+		if n := emb.Stats().Truncated; n > 0 {
+			fmt.Fprintf(stderr, "ingest: %d passages are longer than the context of embedding model %s: their vectors cover their beginning (every word is still searchable)\n", n, emb.Name())
+		}
+	}
 	// Build and save the collection's search index now, so the first search
 	// opens it instead of building it (a current index file is just opened).
 	_, rep, err := ingest.Load(ctx, st, g.collection)
