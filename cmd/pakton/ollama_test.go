@@ -143,7 +143,7 @@ func TestOllamaAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md, "verbatim") {
+	if !strings.Contains(md, "## Verification") {
 		t.Errorf("the Markdown report does not state its verification:\n%s", md)
 	}
 }

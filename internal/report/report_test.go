@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,5 +262,39 @@ func TestLocateWholeWords(t *testing.T) {
 	}
 	if sp, _ := Locate(text, "30 days"); sp.Start != len([]rune("Notice of 130 days is due under Section 50; the other ")) {
 		t.Errorf("30 days located at %d, inside 130 days", sp.Start)
+	}
+}
+
+// TestVerifyUnsupported: a model-written report with no quotation that
+// verifies — none given, or every one removed — says so as a flag and in
+// its Verification section, so its prose never passes for a finding.
+func TestVerifyUnsupported(t *testing.T) {
+	for name, sources := range map[string][]Source{
+		"no sources":    nil,
+		"all removed":   {{N: 1, DocID: "msa", Quote: "invented text"}},
+		"no doc":        {{N: 1, Quote: "shall exceed the fees paid"}},
+		"no word in it": {{N: 1, DocID: "msa", Span: spanOf(t, "2.1 Neither party’s total liability shall exceed the fees paid"), Quote: "’s"}},
+	} {
+		r := &Report{Mode: ModeAgents, Title: "t", Answer: "Yes [1].", Sources: sources}
+		Verify(r, testDocs())
+		if !slices.Contains(r.Flags, FlagUnsupported) {
+			t.Errorf("%s: flags %q", name, r.Flags)
+		}
+		var md bytes.Buffer
+		if err := WriteMarkdown(&md, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md.String(), "none of its statements is verified") {
+			t.Errorf("%s: markdown lacks the notice:\n%s", name, md.String())
+		}
+	}
+	r := sampleAgentsReport(t)
+	if slices.Contains(r.Flags, FlagUnsupported) {
+		t.Errorf("a report with verified quotations is flagged unsupported")
+	}
+	ev := &Report{Mode: ModeEvidence, Title: "t"}
+	Verify(ev, testDocs())
+	if slices.Contains(ev.Flags, FlagUnsupported) {
+		t.Error("an evidence report (no model prose) is flagged")
 	}
 }

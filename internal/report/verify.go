@@ -125,8 +125,15 @@ func Verify(r *Report, docs Documents) Verification {
 		v.ExactRate = float64(v.Verified) / float64(v.Quotes)
 	}
 	r.Verification = v
+	if r.Mode == ModeAgents && v.Verified+v.Recited == 0 {
+		r.Flag(FlagUnsupported)
+	}
 	return v
 }
+
+// FlagUnsupported flags a model-written report none of whose statements
+// rests on a quotation that verified: its prose is the model's alone.
+const FlagUnsupported = "no quotation from the documents supports this report: none of its statements is verified"
 
 var (
 	// citeRe matches a citation marker: [3], [1, 2], [1; 4].
