@@ -150,6 +150,33 @@ func TestOllamaWire(t *testing.T) {
 		}
 	})
 
+	t.Run("context window smaller than the prompt", func(t *testing.T) {
+		// Ollama cuts such a prompt silently; the client must notice.
+		if err := srv.Create(ctx, "small-window", ollamatest.ChatSpec{}, map[string]string{"num_ctx": "512"}); err != nil {
+			t.Fatal(err)
+		}
+		cs := ollamaClient(t, srv, "small-window", nil)
+		long := strings.Repeat("The Supplier shall deliver the goods on time. ", 60)
+		for name, msgs := range map[string][]llm.Message{
+			// The runner keeps 4 tokens and the tail: the window is full.
+			"one long message": {{Role: llm.RoleSystem, Content: "You are careful."}, {Role: llm.RoleUser, Content: long}},
+			// The server drops the earlier messages: far fewer tokens.
+			"a conversation": {{Role: llm.RoleSystem, Content: "You are careful."}, {Role: llm.RoleUser, Content: long},
+				{Role: llm.RoleAssistant, Content: "Noted."}, {Role: llm.RoleUser, Content: "And the price?"}},
+		} {
+			resp, err := cs.Complete(ctx, llm.Request{Messages: msgs, MaxTokens: 8})
+			if !errors.Is(err, llm.ErrContextOverflow) {
+				t.Errorf("%s: err %v (usage %+v), want ErrContextOverflow", name, err, resp)
+			} else {
+				t.Logf("%s: %v", name, err)
+			}
+		}
+		// A prompt that fits is answered.
+		if _, err := cs.Complete(ctx, llm.Request{Messages: user("hello"), MaxTokens: 8}); err != nil {
+			t.Errorf("short prompt: %v", err)
+		}
+	})
+
 	t.Run("unknown model", func(t *testing.T) {
 		cm := ollamaClient(t, srv, "no-such-model", nil)
 		_, err := cm.Complete(ctx, llm.Request{Messages: user("hello")})
