@@ -202,7 +202,7 @@ func TestGGUFRejectsBadInput(t *testing.T) {
 // tokenizer, and the fixed preference for ending tokens.
 func TestChatModelShape(t *testing.T) {
 	for _, arch := range []string{"qwen3", "llama"} {
-		g, err := ChatModel(ChatSpec{Arch: arch, Embd: 16, Layers: 2, Heads: 2, FF: 24, Seed: 1})
+		g, err := ChatModel(ChatSpec{Arch: arch, Embd: 16, Layers: 2, Heads: 2, FF: 24, Seed: 1, Merges: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,5 +292,27 @@ func TestModelfile(t *testing.T) {
 	want := "FROM /m/chat.gguf\nTEMPLATE \"\"\"{{ .Prompt }}\"\"\"\nPARAMETER num_ctx 512\nPARAMETER temperature 0\nPARAMETER stop \"<|im_end|>\"\n"
 	if got != want {
 		t.Errorf("modelfile:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestTrainMerges: merges are learned most frequent first, never cross a
+// pre-tokenizer boundary, skip words with unkept bytes, and each adds the
+// token it forms.
+func TestTrainMerges(t *testing.T) {
+	text := strings.Repeat("the theme then thé 12 ", 5) + "x-ray"
+	m := trainMerges(text, 4, func(b byte) bool { return b < 0x80 })
+	// "h e" and "t h" both occur 15 times (" thé" is skipped): the tie
+	// goes to the pair that sorts first; then "t he" follows.
+	if len(m) != 4 || m[0] != "h e" || m[1] != "t he" {
+		t.Fatalf("merges %q", m)
+	}
+	for _, x := range m {
+		if strings.ContainsAny(x, "12é") {
+			t.Errorf("merge %q crosses a boundary or holds a skipped byte", x)
+		}
+	}
+	v := newChatVocab(true, 3)
+	if len(v.merges) != 3 || v.tokens[v.eot-1] != strings.Replace(v.merges[2], " ", "", 1) {
+		t.Errorf("vocabulary does not end with the merged tokens: %q", v.tokens[len(v.tokens)-6:])
 	}
 }

@@ -20,6 +20,9 @@ type ChatSpec struct {
 	TrainCtx int
 	// Seed makes the weights reproducible.
 	Seed uint64
+	// Merges is the number of byte-pair merges learned from the example
+	// contracts (default 1000; negative: none).
+	Merges int
 	// AllBytes gives the qwen3 model a token for every byte. By default it
 	// has printable ASCII, tab and newline only (faster constrained
 	// decoding; Ollama's tokenizer drops the other bytes of a prompt). The
@@ -52,6 +55,12 @@ func (s ChatSpec) withDefaults() ChatSpec {
 	if s.TrainCtx == 0 {
 		s.TrainCtx = 65536
 	}
+	switch {
+	case s.Merges == 0:
+		s.Merges = 1000
+	case s.Merges < 0:
+		s.Merges = 0
+	}
 	return s
 }
 
@@ -78,12 +87,12 @@ func byteRune(b byte) rune {
 	return r
 }
 
-// chatVocab is a byte-level BPE vocabulary: one token per byte, a single
-// merge, and the chat template's control tokens. The full vocabulary has all
-// 256 bytes, so every text is encodable; the ASCII one keeps only printable
-// ASCII, tab and newline — Ollama's own tokenizer skips bytes it has no token
-// for — because constrained decoding checks every token of the vocabulary at
-// each step, and a smaller vocabulary makes that proportionally cheaper.
+// chatVocab is a byte-level BPE vocabulary: one token per byte, the merges
+// learned from the example contracts (trainMerges), and the chat template's
+// control tokens. The full vocabulary has all 256 bytes, so every text is
+// encodable; the ASCII one keeps only printable ASCII, tab and newline —
+// Ollama's own tokenizer skips bytes it has no token for — because
+// constrained decoding checks every token of the vocabulary at each step.
 type chatVocab struct {
 	tokens []string
 	types  []int32
@@ -93,22 +102,27 @@ type chatVocab struct {
 	eot    int32      // <|endoftext|>
 }
 
-func newChatVocab(ascii bool) chatVocab {
+func newChatVocab(ascii bool, merges int) chatVocab {
 	var v chatVocab
+	keep := func(b byte) bool { return !ascii || b >= 0x20 && b < 0x7f || b == '\n' || b == '\t' }
 	for b := 0; b < 256; b++ {
 		v.byteID[b] = -1
-		if ascii && (b < 0x20 && b != '\n' && b != '\t' || b >= 0x7f) {
+		if !keep(byte(b)) {
 			continue
 		}
 		v.byteID[b] = int32(len(v.tokens))
 		v.tokens = append(v.tokens, string(byteRune(byte(b))))
 		v.types = append(v.types, 1) // normal
 	}
-	// One merge: llama.cpp refuses a BPE vocabulary without a merges list.
-	sp := string(byteRune(' '))
-	v.merges = []string{sp + " t"}
-	v.tokens = append(v.tokens, sp+"t")
-	v.types = append(v.types, 1)
+	v.merges = cachedMerges(ascii, merges, keep)
+	if len(v.merges) == 0 {
+		// llama.cpp refuses a BPE vocabulary without a merges list.
+		v.merges = []string{string(byteRune(' ')) + " t"}
+	}
+	for _, m := range v.merges {
+		v.tokens = append(v.tokens, strings.Replace(m, " ", "", 1))
+		v.types = append(v.types, 1)
+	}
 	for _, s := range []string{tokEndOfText, tokImStart, tokImEnd} {
 		v.tokens = append(v.tokens, s)
 		v.types = append(v.types, 3) // control
@@ -133,18 +147,22 @@ func (v chatVocab) logitBias(endless bool) []float32 {
 			bias[id] = x
 		}
 	}
+	// An ending token with bias ln(n)−1 is drawn about a quarter of the
+	// time where it is allowed, whatever the vocabulary size n.
+	end := float32(math.Log(float64(len(v.tokens)))) - 1
 	for b := 0; b < 256; b++ {
 		switch {
 		case b == '"':
-			set(byte(b), 3)
+			set(byte(b), end)
 		case b == '}' || b == ']':
-			set(byte(b), 2)
+			// Mildly: an array often gets an item (a quotation to verify)
+			// before it closes.
+			set(byte(b), 1)
 		case b == ' ':
 			set(byte(b), -1)
 		case b == '\n' || b == '\t':
 			// JSON grammars allow runs of layout between tokens, and each
-			// layout token multiplies the grammar's parse states: rare
-			// layout keeps constrained decoding fast on CPU.
+			// layout token multiplies the grammar's parse states.
 			set(byte(b), -6)
 		case b < 0x20 || b >= 0x7f:
 			set(byte(b), -12)
@@ -155,7 +173,7 @@ func (v chatVocab) logitBias(endless bool) []float32 {
 			bias[i] = -12
 		}
 	}
-	bias[v.eos] = 3
+	bias[v.eos] = end
 	if endless {
 		set('"', 0)
 		set('}', 0)
@@ -211,7 +229,7 @@ func ChatModel(spec ChatSpec) (*GGUF, error) {
 	if s.Embd%s.Heads != 0 || s.Embd < 8 {
 		return nil, fmt.Errorf("chat model: width %d must be at least 8 and divisible by %d heads", s.Embd, s.Heads)
 	}
-	v := newChatVocab(s.Arch == "qwen3" && !s.AllBytes)
+	v := newChatVocab(s.Arch == "qwen3" && !s.AllBytes, s.Merges)
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
 	nv, e, hd := len(v.tokens), s.Embd, s.Embd/s.Heads
 	a := s.Arch
