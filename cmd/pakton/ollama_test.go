@@ -169,8 +169,11 @@ func TestOllamaReview(t *testing.T) {
 		t.Fatalf("dry run (%d requests):\n%s", srv.Requests(chatPath)-before, stdout)
 	}
 
+	// A cell whose model calls fail (an untrained model's reply may not
+	// pass validation even after a repair) keeps its offline answer, and
+	// the command then exits non-zero saying so, with every output written.
 	stdout, stderr, err := capture(t, runReview, "--playbook", pb, "--out", out, "--format", "json")
-	if err != nil {
+	if err != nil && !strings.Contains(err.Error(), "could not be reviewed") {
 		t.Fatalf("review: %v\n%s\n%s", err, stdout, stderr)
 	}
 	calls := srv.Requests(chatPath) - before
@@ -186,24 +189,24 @@ func TestOllamaReview(t *testing.T) {
 	// Afresh: the rows are redone from the cache, with no model call.
 	before = srv.Requests(chatPath)
 	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", out, "--format", "json", "--resume=false")
-	if err != nil {
+	if err != nil && !strings.Contains(err.Error(), "could not be reviewed") {
 		t.Fatal(err)
 	}
-	if n := srv.Requests(chatPath) - before; n != 0 {
+	if n := srv.Requests(chatPath) - before; n > failedCells(t, filepath.Join(out, "review.json"))*3 {
 		t.Errorf("the re-run made %d model requests, want 0 (cached)\n%s", n, stdout)
 	}
 
 	// The server dies; with the cache cleared every call fails at once
 	// (no retries), and every cell keeps its offline answer with a note.
 	srv.Kill()
-	if err := os.RemoveAll(filepath.Join(dir, "store", "collections", "deal", "review-model-cache")); err != nil {
+	if err := os.RemoveAll(filepath.Join(out, runDir, "model-cache")); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "llm.json")
 	os.WriteFile(cfg, []byte(`{"llm":{"default":{"max_retries":-1}}}`), 0o644)
 	stdout, stderr, err = capture(t, runReview, "--playbook", pb, "--out", out, "--format", "json", "--resume=false", "--llm-config", cfg)
-	if err != nil {
-		t.Fatalf("review with the server gone: %v\n%s\n%s", err, stdout, stderr)
+	if err == nil || !strings.Contains(err.Error(), "could not be reviewed") {
+		t.Fatalf("review with the server gone: err %v, want the contracts reported\n%s\n%s", err, stdout, stderr)
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "review.json"))
 	if err != nil {
@@ -212,6 +215,16 @@ func TestOllamaReview(t *testing.T) {
 	if n := strings.Count(string(raw), "model pass failed, the offline answer is shown"); n != cells {
 		t.Errorf("%d cells note the failed model pass, want %d\n%s", n, cells, stderr)
 	}
+}
+
+// failedCells counts the cells of a review whose model pass failed: they
+// were not cached, so a re-run asks again for them.
+func failedCells(t *testing.T, path string) int {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(raw), "model pass failed, the offline answer is shown")
 }
 
 // checkReviewJSON checks the model cells of a review: a cell is found only
@@ -223,23 +236,29 @@ func checkReviewJSON(t *testing.T, path string, texts map[string]string) {
 		t.Fatal(err)
 	}
 	var rv struct {
-		Rows []struct {
-			Cells []struct {
-				DocName  string `json:"doc_name"`
-				Method   string `json:"method"`
-				Found    bool   `json:"found"`
-				Extracts []struct {
-					Text string `json:"text"`
-				} `json:"extracts"`
-				Notes []string `json:"notes"`
-			} `json:"cells"`
-		} `json:"rows"`
+		Table struct {
+			Rows []struct {
+				Cells []struct {
+					DocName   string `json:"doc_name"`
+					Provision string `json:"provision"`
+					Method    string `json:"method"`
+					Found     bool   `json:"found"`
+					Extracts  []struct {
+						Text string `json:"text"`
+					} `json:"extracts"`
+					Notes []string `json:"notes"`
+				} `json:"cells"`
+			} `json:"rows"`
+		} `json:"table"`
 	}
 	if err := json.Unmarshal(raw, &rv); err != nil {
 		t.Fatalf("review.json: %v", err)
 	}
+	if len(rv.Table.Rows) == 0 {
+		t.Fatalf("review.json has no rows:\n%.2000s", raw)
+	}
 	model, found := 0, 0
-	for _, row := range rv.Rows {
+	for _, row := range rv.Table.Rows {
 		for _, c := range row.Cells {
 			if c.Method != "model" {
 				continue
@@ -249,6 +268,7 @@ func checkReviewJSON(t *testing.T, path string, texts map[string]string) {
 				continue
 			}
 			found++
+			t.Logf("%s / %s: found: %q; notes %q", c.DocName, c.Provision, c.Extracts, c.Notes)
 			if len(c.Extracts) == 0 {
 				t.Errorf("%s: a found model cell without an extract", c.DocName)
 			}

@@ -298,3 +298,34 @@ func TestVerifyUnsupported(t *testing.T) {
 		t.Error("an evidence report (no model prose) is flagged")
 	}
 }
+
+// TestVerifyShortQuoteNotRecited: a quotation not in the span it cites is
+// re-cited elsewhere only with at least MinRecitedWords words; a word or
+// two that occurs somewhere proves nothing, and is removed.
+func TestVerifyShortQuoteNotRecited(t *testing.T) {
+	for _, tc := range []struct {
+		quote string
+		want  Status
+	}{
+		{"total liability", StatusRemoved},
+		{"fees", StatusRemoved},
+		{"total liability shall", StatusRecited},
+		{"twelve months before the claim", StatusRecited},
+	} {
+		r := &Report{Mode: ModeAgents, Sources: []Source{{N: 1, DocID: "msa", Span: spanOf(t, "1.1"), Quote: tc.quote}}}
+		Verify(r, testDocs())
+		var got *Source
+		if len(r.Sources) == 1 {
+			got = &r.Sources[0]
+		} else if len(r.Removed) == 1 {
+			got = &r.Removed[0]
+		}
+		if got == nil || got.Status != tc.want {
+			t.Errorf("%q: %+v, want %s", tc.quote, got, tc.want)
+			continue
+		}
+		if tc.want == StatusRemoved && !strings.HasPrefix(got.Note, NoteTooShort) {
+			t.Errorf("%q: note %q", tc.quote, got.Note)
+		}
+	}
+}

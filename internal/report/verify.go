@@ -223,12 +223,15 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 				s.Path = p
 			}
 		}
-	} else if sp, ok := n.findNearest(frags, s.Span.Start); ok {
+	} else if sp, ok := n.findNearest(frags, s.Span.Start); ok && wordCount(frags) >= MinRecitedWords {
 		s.Status, s.Span = StatusRecited, sp
 		s.Note = "the quotation was not in the cited span; it occurs here"
 		if l, ok := docs.(Locator); ok {
 			s.Path = l.ClausePath(s.DocID, sp)
 		}
+	} else if ok {
+		s.Note = fmt.Sprintf("%s (%s)", NoteTooShort, plural(wordCount(frags), "word"))
+		return
 	} else {
 		s.Note = "the quotation does not occur in the document"
 		return
@@ -414,6 +417,40 @@ func wordRune(r rune) bool {
 		return false
 	}
 	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
+
+// MinRecitedWords is the fewest words a quotation needs to be re-cited: one
+// not in the span it cites is looked for in the rest of the document only
+// when it is long enough to mean something there. A word or two occurs all
+// over a contract — an untrained model's one-word "quotes" attributed to
+// passages that do not exist were otherwise re-located, and shown as
+// findings.
+const MinRecitedWords = 3
+
+// NoteTooShort begins the note of a quotation removed because it is not in
+// the span it cites and is too short to re-cite (MinRecitedWords).
+const NoteTooShort = "the quotation is not in the cited span, and too short to be placed elsewhere in the document"
+
+// wordCount counts the runs of letters and digits in the fragments (each
+// rune of a script without spaces counts as a word).
+func wordCount(frags []string) int {
+	n := 0
+	for _, f := range frags {
+		in := false
+		for _, r := range f {
+			switch {
+			case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+				in = false
+			case !wordRune(r):
+				n++
+				in = false
+			case !in:
+				n++
+				in = true
+			}
+		}
+	}
+	return n
 }
 
 // hasWord reports whether any fragment holds a letter or digit: a

@@ -72,7 +72,10 @@ type Options struct {
 // times slower with Ollama's default (one thread per core) than with one:
 // 64 embeddings took 12 s instead of 0.12 s, a constrained-decoding token
 // 100 ms instead of 0.3 ms (2 cores at load 24).
-var modelParams = map[string]string{"num_thread": "1"}
+//
+// And a fixed seed, so that a run can be replayed: Ollama then samples the
+// same reply to the same prompt.
+var modelParams = map[string]string{"num_thread": "1", "seed": "7"}
 
 func withParams(extra map[string]string) map[string]string {
 	out := map[string]string{}
