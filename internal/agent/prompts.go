@@ -84,6 +84,6 @@ Fields of the JSON object:
 If the evidence is insufficient, say so in the report rather than guessing. ` + dataRule
 
 const writerSchema = `{"type":"object","properties":{` +
-	`"title":{"type":"string"},"summary":{"type":"string"},"reasoning":{"type":"string"},"answer":{"type":"string"},"gaps":{"type":"string"},` +
+	`"title":{"type":"string"},"summary":{"type":"string"},"reasoning":{"type":"string"},"answer":{"type":"string","minLength":1},"gaps":{"type":"string"},` +
 	`"sources":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"},"evidence_id":{"type":"string"},"quote":{"type":"string"}},"required":["n","evidence_id","quote"],"additionalProperties":false}}},` +
 	`"required":["title","summary","reasoning","answer","gaps","sources"],"additionalProperties":false}`

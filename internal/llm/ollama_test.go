@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -60,7 +61,7 @@ func TestOllamaWire(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			var out map[string]any
 			resp, err := llm.CompleteJSON(ctx, c, llm.Request{Step: "wire",
-				Messages: user("Classify the hypothesis against passages P1-P3."),
+				Messages: user(fmt.Sprintf("Classify hypothesis %d against passages P1-P3.", i)),
 				Schema:   &llm.Schema{Name: "wire", Schema: json.RawMessage(wireSchema)}}, &out)
 			if err != nil {
 				// A reply the grammar let through that our validator
