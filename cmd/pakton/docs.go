@@ -14,20 +14,26 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-const docsUsage = `docs [flags]                     list the documents of the collection
+const docsUsage = `docs [flags]                     list the documents of the collection (--folder F: only those filed in F)
+       pakton docs show [flags] ID|NAME        a document's metadata (format, pages, folder, parties, OCR, attachments, duplicates); --text: its canonical text as stored
+       pakton docs folders [flags]              list the folders documents were filed in
+       pakton docs families [flags]             list the groups of documents that are one contract (near-duplicates, versions)
        pakton docs rm [flags] ID|NAME…          remove documents
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
+       pakton docs optimize [flags]             bring the search index up to date, merge its segments and learn its word associations
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents
        pakton docs gc [--min-age 1h]            on a cluster, remove the file parts of commits cut short (every collection)`
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "rm" || args[0] == "reindex" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "families" || args[0] == "rm" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
-	asJSON := fs.Bool("json", false, "print JSON (list, collections)")
+	asJSON := fs.Bool("json", false, "print JSON (list, show, folders, collections)")
+	folder := fs.String("folder", "", "list: only documents filed in this folder or below it (as `pakton docs folders` names them)")
+	asText := fs.Bool("text", false, "show: print the document's canonical text exactly as stored (what every span points into)")
 	yes := fs.Bool("yes", false, "confirm rm-collection")
 	minAge := fs.Duration("min-age", store.DefaultGCMinAge, "gc: leave unnamed file parts younger than this (a commit may be in progress)")
 	rest, err := parseArgs(fs, args)
@@ -39,7 +45,7 @@ func runDocs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if sub == "list" || sub == "rm" || sub == "reindex" {
+	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "reindex" || sub == "optimize" {
 		if err := checkCollection(st, g.collection); err != nil {
 			return err
 		}
@@ -49,7 +55,49 @@ func runDocs(ctx context.Context, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("unknown docs subcommand %q (want list, rm, reindex, collections, rm-collection)", rest[0])
 		}
-		return listDocs(st, g.collection, *asJSON)
+		return listDocs(st, g.collection, *folder, *asJSON)
+	case "show":
+		if len(rest) != 1 {
+			return fmt.Errorf("docs show: name exactly one document (id or name)")
+		}
+		return showDoc(st, g.collection, rest[0], *asText, *asJSON)
+	case "folders":
+		infos, err := st.List(g.collection)
+		if err != nil {
+			return err
+		}
+		fc := ingest.Folders(infos)
+		if *asJSON {
+			return writeJSON(fc)
+		}
+		for _, f := range fc {
+			fmt.Fprintf(stdout, "%5d  %s\n", f.Docs, f.Folder)
+		}
+		return nil
+	case "families":
+		fams, err := ingest.CollectionFamilies(st, g.collection)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(fams.Families)
+		}
+		if len(fams.Families) == 0 {
+			fmt.Fprintf(stdout, "no two documents of collection %q are the same contract\n", g.collection)
+			return nil
+		}
+		for _, f := range fams.Families {
+			fmt.Fprintf(stdout, "%s: %d documents\n", f.ID, len(f.Members))
+			for _, m := range f.Members {
+				mark := " "
+				if m.ID == f.Primary {
+					mark = "*"
+				}
+				fmt.Fprintf(stdout, "  %s %s  %s  (%.0f%% shared with *)\n", mark, m.ID, m.Name, 100*m.Jaccard)
+			}
+		}
+		fmt.Fprintf(stdout, "(* the copy shown for the family; pakton compare A --against B shows what differs)\n")
+		return nil
 	case "rm":
 		if len(rest) == 0 {
 			return fmt.Errorf("docs rm: name at least one document (id or name)")
@@ -67,10 +115,19 @@ func runDocs(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintf(stdout, "removed %s %s\n", info.ID, info.Name)
 		}
+		if failed < len(rest) {
+			// Mark them deleted in the search index now: the next search
+			// opens it as it is.
+			if err := updateIndex(ctx, st, g.collection, false, learnIfLarge); err != nil {
+				return err
+			}
+		}
 		if failed > 0 {
 			return fmt.Errorf("%d of %d documents not removed", failed, len(rest))
 		}
 		return nil
+	case "optimize":
+		return updateIndex(ctx, st, g.collection, false, learnAlways)
 	case "reindex":
 		var bar *progress.Bar
 		n, err := ingest.Reindex(ctx, st, g.collection, func(done, total int, name string) {
@@ -157,10 +214,23 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	return nil
 }
 
-func listDocs(st *store.Store, collection string, asJSON bool) error {
+func listDocs(st *store.Store, collection, folder string, asJSON bool) error {
 	infos, err := st.List(collection)
 	if err != nil {
 		return err
+	}
+	if folder != "" {
+		all := len(infos)
+		kept := infos[:0]
+		for _, in := range infos {
+			if ingest.InFolder(ingest.DocFolder(in), folder) {
+				kept = append(kept, in)
+			}
+		}
+		infos = kept
+		if len(infos) == 0 && !asJSON {
+			return fmt.Errorf("no document of the %d in collection %q is filed in folder %q (see pakton docs folders)", all, collection, folder)
+		}
 	}
 	if asJSON {
 		return writeJSON(infos)
@@ -169,14 +239,19 @@ func listDocs(st *store.Store, collection string, asJSON bool) error {
 		fmt.Fprintf(stdout, "collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"\n", collection, st.Location(), collection)
 		return nil
 	}
+	fams, _ := ingest.CollectionFamilies(st, collection) // no families is no column, not an error
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tINGESTED")
+	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tFAMILY\tINGESTED")
 	for _, in := range infos {
 		pages := "-"
 		if in.Pages > 0 {
 			pages = fmt.Sprint(in.Pages)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", in.ID, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), timeText(in.Source.IngestedAt))
+		fam := "-"
+		if f := fams.Of(in.ID); f != nil {
+			fam = fmt.Sprintf("%s (%d)", f.ID, len(f.Members))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", in.ID, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), fam, timeText(in.Source.IngestedAt))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/eval/contractnli"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -29,12 +31,20 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "review" {
 		return runEvalReview(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "dealroom" {
+		return runEvalDealRoom(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "heldout" {
 		return runEvalHeldOut(args[1:])
+	}
+	if len(args) > 0 && args[0] == "copies" {
+		return runEvalCopies(args[1:])
 	}
 	if len(args) == 0 || args[0] != "legalbench" {
 		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
+			"       pakton eval dealroom [--labels FILE] [--corpus DIR] [--folds K] [--json OUT]\n"+
+			"       pakton eval copies --from DIR --copies N --out DIR\n"+
 			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
@@ -52,9 +62,11 @@ func runEval(ctx context.Context, args []string) error {
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
 	coll := fs.String("collection", "", "with --store: the collection to use (default legalbench-METHOD)")
-	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default builtin with --method pakton, off with the baselines")
+	provisions := fs.String("provisions", "", "the review detectors' passage first for questions about a playbook provision, as pakton search does: builtin (the shipped detectors, as pakton search uses them — trained on CUAD review_dev contracts, so optimistic on those), cv (detectors trained in folds on --labels; each labelled contract searched with the detectors trained without it: the honest number on the CUAD dev set), zero-shot (as cv, but no provision gets a trained detector: how provisions without labels fare) or off (words only); default with --method pakton: cv when --labels can be read, else builtin (with a warning); off with the baselines")
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
+	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
+	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -88,10 +100,22 @@ func runEval(ctx context.Context, args []string) error {
 			}
 		}
 	}
+	var labels *review.Labels
+	var labelsErr error
+	if *provisions == "" || *provisions == "cv" || *provisions == "zero-shot" {
+		labels, labelsErr = review.LoadLabels(*labelsPath)
+	}
 	if *provisions == "" {
-		*provisions = "off"
-		if m.Name() == "pakton" {
+		switch {
+		case m.Name() != "pakton":
+			*provisions = "off"
+		case labelsErr == nil:
+			*provisions = "cv"
+		default:
+			// Never silently: the shipped detectors were trained on the CUAD
+			// review_dev contracts, so on those they are optimistic.
 			*provisions = "builtin"
+			fmt.Fprintf(stderr, "eval legalbench: cannot read the labels (%v), so the shipped detectors are used: they were trained on the CUAD review_dev contracts and are optimistic on those (--provisions off: words only)\n", labelsErr)
 		}
 	}
 	switch *provisions {
@@ -99,15 +123,31 @@ func runEval(ctx context.Context, args []string) error {
 	case "builtin":
 		opt.Provisions = eval.BuiltinProvisions()
 	case "cv", "zero-shot":
-		l, err := review.LoadLabels(*labelsPath)
-		if err != nil {
-			return err
+		if labelsErr != nil {
+			return labelsErr
 		}
-		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, l, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
+		if opt.Provisions, err = eval.CrossValidatedProvisions(ctx, *corpus, labels, *folds, 0, *provisions == "zero-shot", opt.Progress); err != nil {
 			return err
 		}
 	default:
 		return fmt.Errorf("eval legalbench: --provisions %q: want off, builtin, cv or zero-shot", *provisions)
+	}
+	if opt.Provisions != nil {
+		opt.Provisions.HoldOutQuestions = *heldOut
+	}
+	if *hitsOut != "" {
+		f, err := os.Create(*hitsOut)
+		if err != nil {
+			return fmt.Errorf("eval legalbench: --hits: %w", err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		opt.Hits = bw
+		defer func() {
+			if err := bw.Flush(); err != nil {
+				fmt.Fprintf(stderr, "eval legalbench: --hits: %v\n", err)
+			}
+		}()
 	}
 	rep, err := eval.Run(ctx, opt)
 	if !*quiet {
@@ -139,7 +179,7 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI dataset file, in the dataset's own JSON format")
 	limit := fs.Int("limit", 0, "classify only the first N (document, hypothesis) pairs: documents in file order, hypotheses by number (0: all)")
-	workers := fs.Int("workers", eval.DefaultNLIWorkers, "pairs classified concurrently (the model server is the bottleneck)")
+	workers := fs.Int("workers", contractnli.DefaultWorkers, "pairs classified concurrently (the model server is the bottleneck)")
 	full := fs.Bool("full", false, "run the whole Archivist/Interrogator loop per pair instead of the Researcher alone (about 5x the model calls)")
 	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks per pair (--full)")
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
@@ -171,10 +211,10 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.NLIOptions{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
+	opt := contractnli.Options{Data: *data, Limit: *limit, Workers: *workers, Full: *full, MaxTurns: *maxTurns, Models: models}
 	if !*quiet {
 		correct := 0
-		opt.Progress = func(done, total int, r eval.NLIResult) {
+		opt.Progress = func(done, total int, r contractnli.Result) {
 			outcome := string(r.Predicted)
 			switch {
 			case r.Error != "":
@@ -187,11 +227,11 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 			fmt.Fprintf(stderr, "contractnli %d/%d (%d correct) %s %s: %s\n", done, total, correct, r.Document, r.Hypothesis, outcome)
 		}
 	}
-	rep, err := eval.RunNLI(ctx, opt)
+	rep, err := contractnli.Run(ctx, opt)
 	if err != nil {
 		return err
 	}
-	eval.WriteNLITable(stdout, rep)
+	contractnli.WriteTable(stdout, rep)
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
@@ -206,18 +246,43 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	return nil
 }
 
+// runEvalCopies runs "pakton eval copies": it writes N distinct copies of
+// a corpus (each copy's parties renamed) for the scale measurements of
+// docs/SCALE.md.
+func runEvalCopies(args []string) error {
+	fs := flag.NewFlagSet("eval copies", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "directory of .txt contracts (e.g. ../shared/data/legalbenchrag/corpus/cuad)")
+	n := fs.Int("copies", 10, "copies of each contract (1: the corpus as it is)")
+	out := fs.String("out", "", "directory to write the copies into")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *from == "" || *out == "" || fs.NArg() > 0 {
+		return fmt.Errorf("usage: pakton eval copies --from DIR --copies N --out DIR")
+	}
+	return eval.DistinctCopies(*from, *out, *n, func(done, total int) {
+		if done%50 == 0 || done == total {
+			fmt.Fprintf(stderr, "copies: %d/%d contracts\n", done, total)
+		}
+	})
+}
+
 // runEvalHeldOut runs "pakton eval heldout": it writes the held-out
 // benchmarks built from the development data and the team's question files.
 func runEvalHeldOut(args []string) error {
 	fs := flag.NewFlagSet("eval heldout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
-	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json and cuad_dev_paraphrased.json into")
+	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json and cuad_named_heldout.json into")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("eval heldout: unexpected argument %q", fs.Arg(0))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("eval heldout: %w", err)
 	}
 	b, err := eval.LoadBenchmark(filepath.Join(*data, "legalbenchrag", "benchmarks", "cuad_dev.json"))
 	if err != nil {
@@ -235,7 +300,11 @@ func runEvalHeldOut(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, x := range []*eval.Benchmark{nt, para} {
+	namedDev, namedHeld, err := eval.Named(review, filepath.Join(*data, "legalbenchrag", "corpus"))
+	if err != nil {
+		return err
+	}
+	for _, x := range []*eval.Benchmark{nt, para, namedDev, namedHeld} {
 		p := filepath.Join(*out, x.Name+".json")
 		if err := eval.WriteBenchmark(p, x); err != nil {
 			return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -17,10 +18,12 @@ func runEvalReview(ctx context.Context, args []string) error {
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
 	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
 	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
-	detPath := fs.String("detectors", "", "detectors file (default: the built-in detectors); ignored with --folds or --zero-shot")
-	folds := fs.Int("folds", 0, "cross-validate: train on the other K-1 parts of the contracts, review each part (0: use the detectors as they are)")
+	detPath := fs.String("detectors", "", "score this detectors file as it is (implies --folds 0 unless --folds is given; ignored with --folds or --zero-shot)")
+	folds := fs.Int("folds", 4, "cross-validate: train on the other K-1 parts of the contracts, review each part; 0: score the detectors as they are (the shipped ones were trained on the CUAD review_dev contracts, so that is optimistic on them)")
 	zeroShot := fs.Bool("zero-shot", false, "measure every labelled provision as if nobody had labelled it (definition, keywords and examples only)")
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
+	valuesOut := fs.String("values", "", "write every scored answer (label, answer, right) to this file, one JSON object a line")
+	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: pakton eval review [flags]\n\n"+
@@ -34,6 +37,11 @@ func runEvalReview(ctx context.Context, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("eval review: unexpected argument %q", fs.Arg(0))
+	}
+	foldsSet := false
+	fs.Visit(func(f *flag.Flag) { foldsSet = foldsSet || f.Name == "folds" })
+	if *detPath != "" && !foldsSet {
+		*folds = 0 // a detectors file given is a detectors file to score
 	}
 	if *folds < 0 || *folds == 1 {
 		return fmt.Errorf("eval review: --folds must be 0 (no cross-validation) or 2 or more")
@@ -51,7 +59,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache}
 	if !*quiet {
 		opt.Progress = func(stage string, done, total int) {
 			fmt.Fprintf(os.Stderr, "\r%s %d/%d   ", stage, done, total)
@@ -60,11 +68,26 @@ func runEvalReview(ctx context.Context, args []string) error {
 			}
 		}
 	}
+	if *valuesOut != "" {
+		f, err := os.Create(*valuesOut)
+		if err != nil {
+			return fmt.Errorf("eval review: %w", err)
+		}
+		defer f.Close()
+		enc := json.NewEncoder(f)
+		opt.Values = func(v eval.ValueOutcome) { enc.Encode(v) }
+	}
 	rep, err := eval.RunReview(ctx, opt)
 	if err != nil {
 		return err
 	}
 	eval.WriteReviewTable(os.Stdout, rep)
+	ex, err := eval.RunExcludingCheck(ctx, pb, det)
+	if err != nil {
+		return err
+	}
+	eval.WriteExcludingTable(os.Stdout, ex)
+	rep.Excluding = ex
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err

@@ -134,7 +134,7 @@ func printCollectionGraph(st *store.Store, collection string, cg *graph.Graph) e
 
 // printDocGraph lists one document's definitions and references.
 func printDocGraph(st *store.Store, collection, id string) error {
-	rec, dg, _, err := ingest.ReadGraph(st, collection, id)
+	rec, dg, _, err := ingest.ReadGraph(context.Background(), st, collection, id)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func printDocGraph(st *store.Store, collection, id string) error {
 
 // printTerm prints a term's definitions and the clauses that use it.
 func printTerm(st *store.Store, collection, id, term string) error {
-	rec, dg, _, err := ingest.ReadGraph(st, collection, id)
+	rec, dg, _, err := ingest.ReadGraph(context.Background(), st, collection, id)
 	if err != nil {
 		return err
 	}

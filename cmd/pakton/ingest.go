@@ -67,14 +67,11 @@ func runIngest(ctx context.Context, args []string) error {
 			fmt.Fprintf(stderr, "ingest: %d passages are longer than the context of embedding model %s: their vectors cover their beginning (every word is still searchable)\n", n, emb.Name())
 		}
 	}
-	// Build and save the collection's search index now, so the first search
-	// opens it instead of building it (a current index file is just opened).
-	_, rep, err := ingest.Load(ctx, st, g.collection)
-	if err != nil {
+	// Bring the collection's search index up to date now (new segments for
+	// what was added, deletions marked, merges), so the next search just
+	// opens it.
+	if err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge); err != nil {
 		return err
-	}
-	if !*quiet && !rep.Opened {
-		fmt.Fprintf(stdout, "search index: %d documents indexed in %.1fs\n", rep.Docs, rep.Elapsed.Seconds())
 	}
 	if n := sum.Count(ingest.StatusFailed); n > 0 {
 		return fmt.Errorf("%d of %d files failed (the others are stored)", n, len(sum.Files))
@@ -96,6 +93,7 @@ func ingestWithProgress(ctx context.Context, st *store.Store, collection string,
 				}
 				return
 			}
+			bar.SetTotal(p.Total, p.TotalBytes) // an e-mail's attachments add to it
 			line := fmt.Sprintf("%s (%s)", p.File, p.Status)
 			switch {
 			case tty && p.Status == ingest.StatusFailed:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -270,15 +271,16 @@ func storeText(st *store.Store, collection string) func(string) (string, error) 
 }
 
 // writeReviewSummary prints, per provision, in how many contracts it was
-// found and how confident the finding was.
+// found, how confident the finding was, and its most common answers.
 func writeReviewSummary(w io.Writer, tab *review.Table, stats review.RunStats, took time.Duration) {
 	fmt.Fprintf(w, "Reviewed %d contracts × %d provisions in %s (%d reviewed now, %d kept from an earlier run, %d failed).\n\n",
 		stats.Contracts, len(tab.Provisions), progress.Duration(took), stats.Reviewed, stats.Reused, stats.Failed)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVISION\tFOUND\tNOT FOUND\tMEAN CONFIDENCE (FOUND)")
+	fmt.Fprintln(tw, "PROVISION\tFOUND\tNOT FOUND\tMEAN CONFIDENCE (FOUND)\tANSWERS")
 	for _, p := range tab.Provisions {
 		var found, notFound int
 		var conf float64
+		answers := map[string]int{}
 		for _, row := range tab.Rows {
 			for _, c := range row.Cells {
 				if c.Provision != p {
@@ -290,13 +292,16 @@ func writeReviewSummary(w io.Writer, tab *review.Table, stats review.RunStats, t
 				} else {
 					notFound++
 				}
+				if a := c.Answer; a != nil && a.Kind != review.KindNotFound && a.Text != "" {
+					answers[oneLineAnswer(a)]++
+				}
 			}
 		}
 		mean := "-"
 		if found > 0 {
 			mean = fmt.Sprintf("%.2f", conf/float64(found))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", p, found, notFound, mean)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", p, found, notFound, mean, topAnswers(answers, 3))
 	}
 	tw.Flush()
 	for _, row := range tab.Rows {
@@ -307,4 +312,41 @@ func writeReviewSummary(w io.Writer, tab *review.Table, stats review.RunStats, t
 	if stats.Failed > 0 {
 		fmt.Fprintln(w)
 	}
+}
+
+// oneLineAnswer is an answer as the summary counts it: "Yes", "No",
+// "Conditional", or the value, cut to 30 characters.
+func oneLineAnswer(a *review.Answer) string {
+	t := strings.Join(strings.Fields(a.Text), " ")
+	if r := []rune(t); len(r) > 30 {
+		t = string(r[:29]) + "…"
+	}
+	return t
+}
+
+// topAnswers lists the n most common answers with their counts ("Yes 4,
+// No 2"), then how many other answers there are.
+func topAnswers(counts map[string]int, n int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for i, k := range keys {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("%d more", len(keys)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }

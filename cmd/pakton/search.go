@@ -95,7 +95,10 @@ const oneShotHeapLimit = 1 << 30
 type searchJSON struct {
 	Query    string      `json:"query"`
 	RoutedTo []routedDoc `json:"routed_to"`
-	Hits     []hitJSON   `json:"hits"`
+	// Route says which documents were searched and why: the names the
+	// question used, the candidates of an ambiguous name (search.Route).
+	Route *search.Route `json:"route,omitempty"`
+	Hits  []hitJSON     `json:"hits"`
 	// NotFound: provisions the question asks about that the review
 	// detectors looked for and did not find.
 	NotFound []notFoundDoc `json:"not_found,omitempty"`
@@ -117,7 +120,7 @@ type routedDoc struct {
 type hitJSON = ingest.Passage
 
 func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
-	out := searchJSON{Query: query, RoutedTo: []routedDoc{}, Hits: []hitJSON{}}
+	out := searchJSON{Query: query, RoutedTo: []routedDoc{}, Hits: []hitJSON{}, Route: res.Route}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, routedDoc{id, ix.DocName(id)})
 	}
@@ -132,13 +135,7 @@ func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Res
 }
 
 func writeSearchText(w io.Writer, st *store.Store, collection string, ix *search.Index, res search.Result, ps []ingest.Passage, full bool) error {
-	if len(res.RoutedTo) > 0 {
-		names := make([]string, len(res.RoutedTo))
-		for i, id := range res.RoutedTo {
-			names[i] = ix.DocName(id)
-		}
-		fmt.Fprintf(w, "The question names %s; searched %s only (--no-route searches every document).\n\n", plural(len(names), "a document", "documents"), strings.Join(names, ", "))
-	}
+	writeRoute(w, res.Route)
 	for _, a := range res.NotFound {
 		fmt.Fprintf(w, "Not found: the review detectors find no %s provision in %s (their confidence that it is there: %.2f); the passages below from it only match the question's words.\n\n", a.Provision, ix.DocName(a.DocID), a.Confidence)
 	}
@@ -150,6 +147,40 @@ func writeSearchText(w io.Writer, st *store.Store, collection string, ix *search
 		writePassage(w, p, full)
 	}
 	return nil
+}
+
+// writeRoute prints the routing decision: which contracts the question
+// names and by which of their names, the candidates of an ambiguous name
+// and how to choose one, a name no contract goes by.
+func writeRoute(w io.Writer, r *search.Route) {
+	if r == nil || r.Why == "" {
+		return
+	}
+	fmt.Fprintf(w, "Routing: %s", r.Why)
+	switch {
+	case r.Decision == search.RouteAmbiguous:
+		fmt.Fprintln(w)
+		for _, c := range r.Candidates {
+			fmt.Fprintf(w, "  --doc %q", c.Name)
+			if c.Title != "" || c.Date != "" {
+				fmt.Fprintf(w, "   %s", strings.TrimSpace(c.Title+" "+datePart(c.Date)))
+			}
+			fmt.Fprintln(w)
+		}
+	case r.Decision.Narrowed():
+		fmt.Fprint(w, " (--no-route searches every document)\n")
+	default:
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// datePart renders a candidate's date in parentheses, or "".
+func datePart(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "(" + d + ")"
 }
 
 func plural(n int, one, many string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/tool"
 )
 
@@ -130,6 +131,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 			Highlights: Highlights(e.Text, e.Start, weights, 2), LeansOn: leansOn(e.Support),
 		})
 	}
+	lib.attachPerContract(ctx, r, req, res.Route, nil)
 	report.Verify(r, lib)
 	return r, nil
 }
@@ -141,7 +143,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 // the question than a word only one sentence contains.
 func termWeights(question string, ev []tool.Evidence) map[string]float64 {
 	q := map[string]bool{}
-	for _, t := range search.Analyze(question) {
+	for _, t := range index.Analyze(question) {
 		q[t] = true
 	}
 	df := map[string]int{}
@@ -150,7 +152,7 @@ func termWeights(question string, ev []tool.Evidence) map[string]float64 {
 		for _, s := range Sentences(e.Text) {
 			n++
 			seen := map[string]bool{}
-			for _, t := range search.Analyze(s.text) {
+			for _, t := range index.Analyze(s.text) {
 				if q[t] && !seen[t] {
 					seen[t] = true
 					df[t]++
@@ -175,7 +177,7 @@ func Highlights(text string, start int, weights map[string]float64, n int) []rep
 	for _, s := range Sentences(text) {
 		seen := map[string]bool{}
 		score := 0.0
-		for _, t := range search.Analyze(s.text) {
+		for _, t := range index.Analyze(s.text) {
 			if w, ok := weights[t]; ok && !seen[t] {
 				seen[t] = true
 				score += w

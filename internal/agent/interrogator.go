@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/tool"
 )
 
@@ -93,6 +94,12 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 	rep := &report.Report{Mode: report.ModeAgents, Question: req.Question, Context: req.Context, Instructions: req.Instructions}
 	finish := func(reason string, err error) (*report.Report, error) {
 		s.finish(rep, reason, maxTurns)
+		if ctx.Err() == nil {
+			// A question about several contracts is also answered per
+			// contract, offline (dealroom.go).
+			route := a.Library.Corpus.Index.Plan(search.Query{Text: req.Question, Docs: req.Docs, NoRoute: req.NoRoute}).Route
+			a.Library.attachPerContract(ctx, rep, req, &route, s.progress)
+		}
 		return rep, err
 	}
 

@@ -79,14 +79,14 @@ func (l *Library) Document(id string) (*document.Document, error) {
 	return rec.Doc, nil
 }
 
-// ClausePath returns the clause path of the deepest node holding the start
-// of span.
+// ClausePath returns the clause path that cites span: every clause it runs
+// over (clause.Tree.SpanPath).
 func (l *Library) ClausePath(id string, span document.Span) string {
 	rec, err := l.record(id)
 	if err != nil || rec.Tree == nil || len(rec.Tree.Nodes) == 0 {
 		return ""
 	}
-	return rec.Tree.Path(rec.Tree.At(span.Start))
+	return rec.Tree.SpanPath(span)
 }
 
 // Find resolves what a user typed to name a document (id, name, base name).

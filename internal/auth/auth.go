@@ -24,8 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/filelock"
-	"github.com/pakton/pakton/internal/jobs"
 )
 
 // Prefix starts every key, so a leaked key is easy to recognise and scan for.
@@ -298,7 +298,7 @@ func (r *Keyring) saveLocked(keys []Key) error {
 	if err != nil {
 		return fmt.Errorf("auth: encode keys: %w", err)
 	}
-	if err := jobs.WriteFileAtomic(r.path, raw, 0o600); err != nil {
+	if err := atomicfile.Write(r.path, raw, 0o600); err != nil {
 		return fmt.Errorf("auth: %w", err)
 	}
 	return r.reloadLocked(true)

@@ -4,10 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // DocSummary is the short, deterministic description of a contract used for
@@ -38,6 +38,12 @@ func (s DocSummary) String() string {
 	return truncateRunes(b.String(), 300)
 }
 
+// Names learns the names a person would call a document by, from its text
+// (page furniture blanked) and its name in the collection (names.Learn).
+func Names(doc *document.Document) names.Names {
+	return names.Learn(doc.Masked(document.Span{Start: 0, End: doc.Runes()}), doc.Name)
+}
+
 // Opening returns the first n code points of a document's text, for routing.
 func Opening(doc *document.Document, n int) string { return truncateRunes(doc.Text, n) }
 
@@ -57,7 +63,6 @@ var (
 	abbrevRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b(Inc|Ltd|Corp|Co|Cos|Bros|L\.L\.C|L\.P|N\.V|S\.A|B\.V|A\.G|S\.p\.A|Pty|No|St|Mr|Ms|Dr)\.`)
 	})
-	typeWords = []string{"agreement", "contract", "license", "licence", "amendment", "addendum", "memorandum", "deed", "lease", "terms", "statement of work", "letter"}
 )
 
 // Summary derives a document summary from its opening text, with no model:
@@ -74,29 +79,7 @@ func Summary(doc *document.Document) DocSummary {
 		}
 	}
 	var s DocSummary
-	lines := strings.Split(head, "\n")
-	first := ""
-	for i, ln := range lines {
-		if i > 60 {
-			break
-		}
-		t := strings.Join(strings.Fields(ln), " ")
-		if t == "" || isNoise(t) {
-			continue
-		}
-		if first == "" {
-			first = t
-		}
-		lower := strings.ToLower(t)
-		if len(t) <= 120 && containsAny(lower, typeWords) && !strings.HasSuffix(t, ",") {
-			s.Title = t
-			break
-		}
-	}
-	if s.Title == "" {
-		s.Title = first
-	}
-	s.Title = truncateRunes(s.Title, 120)
+	s.Title = names.Title(head)
 	if m := betweenRe().FindStringSubmatch(abbrevRe().ReplaceAllString(head, "$1")); m != nil {
 		body := parenRe().ReplaceAllString(m[1], " ")
 		for _, p := range partySep().Split(body, 4) {
@@ -106,41 +89,8 @@ func Summary(doc *document.Document) DocSummary {
 			}
 		}
 	}
-	lower := strings.ToLower(s.Title)
-	for _, w := range typeWords {
-		if i := strings.LastIndex(lower, w); i >= 0 {
-			// the words before the type word, e.g. "master services agreement"
-			start := strings.LastIndexAny(lower[:i], ".;:,()") + 1
-			s.Type = strings.TrimSpace(s.Title[start : i+len(w)])
-			break
-		}
-	}
+	s.Type = names.TypeOf(s.Title)
 	return s
-}
-
-// isNoise reports lines that are not a title: page furniture, exhibit
-// numbers, confidentiality legends, dates.
-func isNoise(t string) bool {
-	lower := strings.ToLower(t)
-	if strings.HasPrefix(lower, "exhibit ") && len(t) < 20 || strings.HasPrefix(lower, "page ") || strings.HasPrefix(lower, "source:") {
-		return true
-	}
-	letters := 0
-	for _, r := range t {
-		if unicode.IsLetter(r) {
-			letters++
-		}
-	}
-	return letters < 3
-}
-
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func truncateRunes(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/search"
 )
 
@@ -24,6 +25,9 @@ type Options struct {
 	// Summary, when set, replaces the deterministic summary line (a model
 	// written one, from the Archivist) in routing and summary augmentation.
 	Summary string
+	// Names, when set, are the document's names already learnt (Names);
+	// otherwise Build learns them.
+	Names *names.Names
 }
 
 func (o Options) withDefaults() Options {
@@ -53,7 +57,13 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 	if opt.Summary != "" {
 		sumLine = opt.Summary
 	}
-	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary}
+	nm := opt.Names
+	if nm == nil {
+		learnt := Names(doc)
+		nm = &learnt
+	}
+	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary,
+		Names: nm.All()}
 	seen := map[string]bool{} // near-duplicate suppression by normalized text
 	add := func(u search.UnitInput) {
 		key := normKey(u.Text)

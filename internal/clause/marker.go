@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // A family groups numbering styles by how they nest. Families with a lower
@@ -79,68 +81,23 @@ func isSpaceByte(c byte) bool {
 // isHSpace reports whether r is horizontal white space.
 func isHSpace(r rune) bool { return r != '\n' && unicode.IsSpace(r) }
 
-// romanValue parses a roman numeral of up to 39*... in either case (all one
-// case). It returns 0 when s is not a well-formed numeral.
+// romanValue parses a canonical roman numeral in either case (all one
+// case) up to 100, or returns 0.
 func romanValue(s string) int {
-	if s == "" || len(s) > 8 {
+	n, ok := numbering.ParseRoman(s)
+	if !ok || n > 100 {
 		return 0
 	}
-	lower := strings.ToLower(s)
-	if lower != s && strings.ToUpper(s) != s {
-		return 0
-	}
-	vals := map[byte]int{'i': 1, 'v': 5, 'x': 10, 'l': 50, 'c': 100}
-	total := 0
-	for i := 0; i < len(lower); i++ {
-		v, ok := vals[lower[i]]
-		if !ok {
-			return 0
-		}
-		if i+1 < len(lower) && vals[lower[i+1]] > v {
-			total -= v
-		} else {
-			total += v
-		}
-	}
-	if total <= 0 || total > 100 || toRoman(total) != lower {
-		return 0
-	}
-	return total
+	return n
 }
 
-func toRoman(n int) string {
-	var b strings.Builder
-	for _, p := range []struct {
-		v int
-		s string
-	}{{100, "c"}, {90, "xc"}, {50, "l"}, {40, "xl"}, {10, "x"}, {9, "ix"}, {5, "v"}, {4, "iv"}, {1, "i"}} {
-		for n >= p.v {
-			b.WriteString(p.s)
-			n -= p.v
-		}
-	}
-	return b.String()
-}
-
-// letterValue returns 1 for "a", 26 for "z", 27 for "aa", 28 for "bb" ... and
-// 0 for anything else. Case must be uniform.
+// letterValue returns 1 for "a", 26 for "z", 27 for "aa", 28 for "bb" ... up
+// to three letters, and 0 for anything else. Case must be uniform.
 func letterValue(s string) int {
-	if s == "" || len(s) > 3 {
+	if len(s) > 3 {
 		return 0
 	}
-	c := s[0]
-	for i := 1; i < len(s); i++ {
-		if s[i] != c {
-			return 0
-		}
-	}
-	switch {
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 1 + 26*(len(s)-1)
-	case c >= 'A' && c <= 'Z':
-		return int(c-'A') + 1 + 26*(len(s)-1)
-	}
-	return 0
+	return numbering.ParseLetters(s)
 }
 
 var wordNumbers = map[string]int{

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 var vocabulary = []string{
@@ -86,7 +87,7 @@ func (g *generator) items(d int, parent string) {
 		case 0:
 			lab = "(" + letter(i) + ")"
 		case 1:
-			lab = "(" + toRoman(i) + ")"
+			lab = "(" + numbering.Roman(i) + ")"
 		default:
 			lab = "(" + strings.ToUpper(letter(i)) + ")"
 		}
@@ -141,7 +142,7 @@ func (g *generator) contract() string {
 		g.decimal(nil, "", 1+g.r.Intn(3))
 	case 1:
 		for a := 1; a <= 1+g.r.Intn(4); a++ {
-			lab := "ARTICLE " + strings.ToUpper(toRoman(a))
+			lab := "ARTICLE " + strings.ToUpper(numbering.Roman(a))
 			g.b.WriteString("\n" + lab + "\nGENERAL TERMS\n")
 			g.want = append(g.want, genNode{lab, ""})
 			for s := 1; s <= 1+g.r.Intn(3); s++ {

@@ -83,13 +83,16 @@ type Block struct {
 type Document struct {
 	ID     string  `json:"id"`               // stable within a collection
 	Name   string  `json:"name"`             // display name, usually the file name
-	Format string  `json:"format"`           // "text", "html", "docx", "pdf", "pdf-ocr"
+	Format string  `json:"format"`           // "text", "html", "docx", "doc", "rtf", "odt", "pdf", "pdf-ocr", "email", "tiff-ocr", "png-ocr", "jpeg-ocr"
 	Text   string  `json:"-"`                // canonical text, valid UTF-8
 	Pages  []Page  `json:"pages,omitempty"`  // nil for unpaginated formats
 	Blocks []Block `json:"blocks,omitempty"` // optional layout hints
 	// Furniture marks page numbers, running headers and footers and
 	// banners in the text, sorted by start; nil when none were found.
 	Furniture []Furniture `json:"furniture,omitempty"`
+	// Meta is what parsing learnt about the document beyond its text (OCR
+	// confidence, an e-mail's headers); nil when there is nothing to say.
+	Meta *Meta `json:"meta,omitempty"`
 	// Layout is where the text sits on the pages, when the parser knows
 	// (PDFs read by pdfium); nil otherwise. It is not part of the JSON:
 	// ingest stores it as its own artifact ("layout").
@@ -98,6 +101,51 @@ type Document struct {
 	// index is built on first use; documents are read by many goroutines
 	// at once (a review's model pass refines cells in parallel).
 	index atomic.Pointer[Index]
+}
+
+// Meta is what a parser learnt about a document beyond its text.
+type Meta struct {
+	// OCR describes the pages whose text was read by optical character
+	// recognition; nil when none was.
+	OCR *OCR `json:"ocr,omitempty"`
+	// Message holds an e-mail's headers, for the document that is its body.
+	Message *Message `json:"message,omitempty"`
+	// Reader names the system tool that read the file when pakton's own
+	// reader could not (e.g. "antiword" for a Word 6 document).
+	Reader string `json:"reader,omitempty"`
+}
+
+// OCR is how text was read from images: which pages and how sure the
+// recogniser was.
+type OCR struct {
+	Engine string `json:"engine"` // "tesseract"
+	// Pages are the 1-based pages read by OCR (every page of an image
+	// file, the scanned pages of a PDF).
+	Pages []int `json:"pages"`
+	// Confidence is the mean of the recogniser's word confidences over
+	// those pages, 0–100 (tesseract's scale); PageConfidence the mean per
+	// page, in the order of Pages (-1 for a page with no words).
+	Confidence     float64   `json:"confidence"`
+	PageConfidence []float64 `json:"page_confidence,omitempty"`
+	Words          int       `json:"words"` // words the confidences are over
+}
+
+// Message is an e-mail's envelope as its headers give it.
+type Message struct {
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
+	Cc      string `json:"cc,omitempty"`
+	Date    string `json:"date,omitempty"` // as written in the message
+	Subject string `json:"subject,omitempty"`
+	// Attachments are the file names of the message's attachments, in
+	// order; each is ingested as its own document named
+	// "<message name>/<attachment name>".
+	Attachments []string `json:"attachments,omitempty"`
+	// Documents are, for each attachment, the name of the document that
+	// holds it: "<message name>/<attachment name>", the document that held
+	// the same bytes already, or "" when it was not ingested (refused,
+	// unsupported, unreadable).
+	Documents []string `json:"documents,omitempty"`
 }
 
 // Runes returns the length of the canonical text in code points.

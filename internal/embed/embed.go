@@ -386,39 +386,3 @@ func decodeVector(raw json.RawMessage) ([]float32, error) {
 	}
 	return v, nil
 }
-
-// Normalize scales v in place to unit L2 length, so that Dot of two
-// normalized vectors is their cosine similarity. A zero vector is left as is.
-func Normalize(v []float32) {
-	var sum float64
-	for _, x := range v {
-		sum += float64(x) * float64(x)
-	}
-	if sum == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(sum))
-	for i := range v {
-		v[i] *= inv
-	}
-}
-
-// Dot returns the dot product of a and b. It panics if their lengths differ,
-// since that is a programming error (vectors from different models).
-func Dot(a, b []float32) float32 {
-	if len(a) != len(b) {
-		panic(fmt.Sprintf("embed.Dot: lengths differ (%d and %d)", len(a), len(b)))
-	}
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
-}

@@ -611,33 +611,6 @@ func TestFromEnv(t *testing.T) {
 	}
 }
 
-func TestNormalizeAndDot(t *testing.T) {
-	v := []float32{3, 4}
-	Normalize(v)
-	if math.Abs(float64(v[0])-0.6) > 1e-6 || math.Abs(float64(v[1])-0.8) > 1e-6 {
-		t.Errorf("Normalize([3 4]) = %v", v)
-	}
-	zero := []float32{0, 0, 0}
-	Normalize(zero)
-	if zero[0] != 0 || math.IsNaN(float64(zero[0])) {
-		t.Errorf("Normalize(zero) = %v", zero)
-	}
-	tests := []struct {
-		a, b []float32
-		want float32
-	}{
-		{nil, nil, 0},
-		{[]float32{1, 2, 3}, []float32{4, 5, 6}, 32},
-		{[]float32{1, 1, 1, 1, 1, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7}, 28},
-		{v, v, 1},
-	}
-	for _, tt := range tests {
-		if got := Dot(tt.a, tt.b); math.Abs(float64(got-tt.want)) > 1e-5 {
-			t.Errorf("Dot(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 // TestEmbedTooLong: a server that refuses texts longer than its model's
 // context (as Ollama's /v1/embeddings does) gets the refused texts alone,
 // then their beginning; the others keep their full text and their place.

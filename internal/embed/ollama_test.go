@@ -42,10 +42,10 @@ func TestOllamaEmbeddings(t *testing.T) {
 			t.Errorf("vector %d has norm %.4f", i, math.Sqrt(n))
 		}
 	}
-	if Dot(vecs[3], vecs[39]) < 0.9999 {
-		t.Errorf("equal texts: cosine %.5f", Dot(vecs[3], vecs[39]))
+	if dot(vecs[3], vecs[39]) < 0.9999 {
+		t.Errorf("equal texts: cosine %.5f", dot(vecs[3], vecs[39]))
 	}
-	if Dot(vecs[3], vecs[4]) > 0.9999 {
+	if dot(vecs[3], vecs[4]) > 0.9999 {
 		t.Error("different texts got the same vector")
 	}
 	if st := c.Stats(); st.Requests != 3 || st.Texts != 40 {
@@ -59,4 +59,12 @@ func TestOllamaEmbeddings(t *testing.T) {
 	if err == nil && (len(v) != 1 || len(v[0]) != 32) {
 		t.Errorf("long text: %d vectors", len(v))
 	}
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
 }

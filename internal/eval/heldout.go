@@ -81,6 +81,7 @@ type Review struct {
 			Provision string  `json:"provision"`
 			Present   bool    `json:"present"`
 			Spans     [][]int `json:"spans"`
+			Answer    string  `json:"answer"`
 		} `json:"labels"`
 	} `json:"documents"`
 }
@@ -131,18 +132,9 @@ func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
 				if !strings.EqualFold(l.Provision, p) || !l.Present {
 					continue
 				}
-				seen := map[string]bool{}
-				var snips []Snippet
-				for _, s := range l.Spans {
-					if len(s) != 2 || s[0] < 0 || s[1] <= s[0] || s[1] > len(text) {
-						return nil, fmt.Errorf("eval: review: %s %s: span %v outside the document", d.FilePath, p, s)
-					}
-					q := string(text[s[0]:s[1]])
-					if seen[q] {
-						continue
-					}
-					seen[q] = true
-					snips = append(snips, Snippet{FilePath: d.FilePath, Span: document.Span{Start: s[0], End: s[1]}})
+				snips, err := quoteSnippets(d.FilePath, text, l.Spans)
+				if err != nil {
+					return nil, err
 				}
 				if len(snips) > 0 {
 					out.Tests = append(out.Tests, Test{Query: title + "; " + f.Questions[p], Snippets: snips, Category: l.Provision})
@@ -154,6 +146,26 @@ func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
 		return nil, fmt.Errorf("eval: no review document of %s is in the benchmark", b.Name)
 	}
 	return out, nil
+}
+
+// quoteSnippets returns the ground truth of a labelled provision: the first
+// occurrence of each distinct quote among its spans (review_dev.json lists
+// every occurrence of every annotated quote), where an annotator reads it.
+func quoteSnippets(file string, text []rune, spans [][]int) ([]Snippet, error) {
+	seen := map[string]bool{}
+	var snips []Snippet
+	for _, s := range spans {
+		if len(s) != 2 || s[0] < 0 || s[1] <= s[0] || s[1] > len(text) {
+			return nil, fmt.Errorf("eval: review: %s: span %v outside the document", file, s)
+		}
+		q := string(text[s[0]:s[1]])
+		if seen[q] {
+			continue
+		}
+		seen[q] = true
+		snips = append(snips, Snippet{FilePath: file, Span: document.Span{Start: s[0], End: s[1]}})
+	}
+	return snips, nil
 }
 
 // LoadReview reads review_dev.json.

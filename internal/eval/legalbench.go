@@ -1,7 +1,9 @@
-// Package eval measures pakton on public benchmarks: LegalBench-RAG
-// retrieval (character precision and recall at k), with the official metric
-// reproduced exactly, plus the diagnostics pakton cares about (document-level
-// retrieval mismatch, characters returned, speed).
+// Package eval measures pakton on public benchmarks without a model:
+// LegalBench-RAG retrieval (character precision and recall at k), with the
+// official metric reproduced exactly, plus the diagnostics pakton cares about
+// (document-level retrieval mismatch, characters returned, speed), and the
+// offline review of labelled contracts against a playbook. It never imports
+// the agents: the harness that needs them (ContractNLI) is eval/contractnli.
 package eval
 
 import (

@@ -35,7 +35,7 @@ func (m splitterMethod) Name() string { return m.name }
 
 func (m splitterMethod) Units(doc *document.Document) (search.DocInput, error) {
 	text := []rune(doc.Text)
-	in := search.DocInput{Opening: chunk.Opening(doc, 1500)}
+	in := search.DocInput{Opening: chunk.Opening(doc, 1500), Names: chunk.Names(doc).All()}
 	for _, sp := range m.split(text) {
 		in.Units = append(in.Units, search.UnitInput{Text: string(text[sp.Start:sp.End]), Spans: []document.Span{sp}, Node: -1})
 	}

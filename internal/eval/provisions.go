@@ -2,8 +2,13 @@ package eval
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/pakton/pakton/internal/document"
@@ -25,9 +30,16 @@ type ProvisionSource struct {
 	Playbook  *review.Playbook
 	Detectors []*review.Detectors // one per fold
 	// Fold returns which detectors a corpus document (its path relative to
-	// the corpus) is scored with; documents no fold was trained on may use
-	// any (0).
-	Fold func(path string) int
+	// the corpus, and its text) is searched with; documents no fold was
+	// trained on may use any (0). A document it cannot place honestly is an
+	// error (see CrossValidatedProvisions).
+	Fold func(path, text string) (int, error)
+	// HoldOutQuestions matches a benchmark question to provisions with its
+	// own provision's example questions left out of that provision's profile
+	// (review.MatcherWithout), when the question's category names a playbook
+	// provision: question sets written next to the playbook echo its
+	// questions' wording, and would otherwise be matched by it.
+	HoldOutQuestions bool
 }
 
 // BuiltinProvisions is the shipped playbook and detectors.
@@ -60,16 +72,15 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 	if err != nil {
 		return nil, err
 	}
-	foldOf := map[string]int{}
-	for i := range labels.Documents {
-		foldOf[filepath.ToSlash(labels.Documents[i].FilePath)] = i % folds
+	fold, err := labelledFolds(corpusDir, labels, folds)
+	if err != nil {
+		return nil, err
 	}
 	mode := fmt.Sprintf("%d-fold cross-validated on %d labelled contracts", folds, len(docs))
 	if zeroShot {
 		mode = "zero-shot (no trained detector), " + mode
 	}
-	src := &ProvisionSource{Mode: mode, Playbook: pb,
-		Fold: func(path string) int { return foldOf[path] }}
+	src := &ProvisionSource{Mode: mode, Playbook: pb, Fold: fold}
 	for f := range folds {
 		var train []review.TrainingDoc
 		for i, d := range docs {
@@ -88,10 +99,64 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 	return src, nil
 }
 
+// labelledFolds places labelled contract i in fold i mod folds and returns
+// the function that says which fold's detectors a corpus document is
+// searched with: a labelled path its own fold's; a document with the text
+// of a labelled contract under another name (CUAD's corpus holds one such
+// copy) the fold of that contract, since every other fold was trained on
+// its text; any other document fold 0, which never saw it. A labelled path
+// whose text is not the text the detectors were trained on is an error:
+// searching it with some fold would not be held out, and silently
+// defaulting to fold 0 is how a run quietly scores detectors on their
+// training contracts.
+func labelledFolds(corpusDir string, labels *review.Labels, folds int) (func(path, text string) (int, error), error) {
+	byPath := map[string]int{}
+	sumOf := map[string][32]byte{}
+	bySum := map[[32]byte]int{}
+	for i := range labels.Documents {
+		p := filepath.ToSlash(filepath.Clean(labels.Documents[i].FilePath))
+		data, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, fmt.Errorf("eval: labelled contract %s: %w", p, err)
+		}
+		sum := sha256.Sum256(data)
+		byPath[p], sumOf[p] = i%folds, sum
+		if f, dup := bySum[sum]; dup && f != i%folds {
+			return nil, fmt.Errorf("eval: labelled contract %s has the same text as another labelled contract in another fold: no fold would hold it out", p)
+		}
+		bySum[sum] = i % folds
+	}
+	return func(path, text string) (int, error) {
+		p := filepath.ToSlash(filepath.Clean(path))
+		sum := sha256.Sum256([]byte(text))
+		if f, ok := byPath[p]; ok {
+			if sumOf[p] != sum {
+				return 0, fmt.Errorf("eval: %s is labelled, but the text searched is not the text its fold was trained without: its fold cannot be told", p)
+			}
+			return f, nil
+		}
+		if f, ok := bySum[sum]; ok {
+			return f, nil
+		}
+		return 0, nil
+	}, nil
+}
+
 // foldFinder dispatches each document to the finder of its fold.
 type foldFinder struct {
 	finders []*review.Finder
-	fold    func(id string) int
+	foldOf  map[string]int // by index id
+}
+
+// categoryKey carries a benchmark question's category to the finder (the
+// search API passes only the question's text down to it).
+type categoryKey struct{}
+
+func withCategory(ctx context.Context, category string) context.Context {
+	if category == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, categoryKey{}, category)
 }
 
 // finder returns the search.ProvisionFinder of one index: texts are the
@@ -113,19 +178,27 @@ func (s *ProvisionSource) finder(texts map[string]string, rel func(string) strin
 		}
 		return review.Doc{ID: id, Name: d.Name, Doc: d}, nil
 	}
-	ff := &foldFinder{fold: func(id string) int {
-		if s.Fold == nil {
-			return 0
+	ff := &foldFinder{foldOf: map[string]int{}}
+	for _, id := range slices.Sorted(maps.Keys(texts)) {
+		f := 0
+		if s.Fold != nil {
+			var err error
+			if f, err = s.Fold(rel(id), texts[id]); err != nil {
+				return nil, err
+			}
 		}
-		if f := s.Fold(rel(id)); f >= 0 && f < len(s.Detectors) {
-			return f
+		if f < 0 || f >= len(s.Detectors) {
+			return nil, fmt.Errorf("eval: %s: fold %d of %d", rel(id), f, len(s.Detectors))
 		}
-		return 0
-	}}
+		ff.foldOf[id] = f
+	}
 	for _, det := range s.Detectors {
 		f, err := review.NewFinder(s.Playbook, det, load)
 		if err != nil {
 			return nil, err
+		}
+		if s.HoldOutQuestions {
+			f.SetMatcher(heldOutMatcher(s.Playbook, det, f))
 		}
 		ff.finders = append(ff.finders, f)
 	}
@@ -139,7 +212,7 @@ func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs 
 	byFold := map[int][]string{}
 	var folds []int
 	for _, id := range docs {
-		f := ff.fold(id)
+		f := ff.foldOf[id]
 		if _, ok := byFold[f]; !ok {
 			folds = append(folds, f)
 		}
@@ -156,4 +229,36 @@ func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs 
 		absent = append(absent, abs...)
 	}
 	return out, absent, nil
+}
+
+// heldOutMatcher matches a question whose category (withCategory) names a
+// provision of pb with that provision's example questions left out of its
+// profile, and any other question as f does.
+func heldOutMatcher(pb *review.Playbook, det *review.Detectors, f *review.Finder) func(ctx context.Context, question string) []string {
+	var mu sync.Mutex
+	matchers := map[string]*review.Reviewer{}
+	return func(ctx context.Context, question string) []string {
+		cat, _ := ctx.Value(categoryKey{}).(string)
+		var name string
+		for _, p := range pb.Provisions {
+			if cat != "" && strings.EqualFold(p.Name, cat) {
+				name = p.Name
+			}
+		}
+		if name == "" {
+			return f.Asked(question)
+		}
+		mu.Lock()
+		m, ok := matchers[name]
+		if !ok {
+			var err error
+			if m, err = review.MatcherWithout(pb, det, name); err != nil {
+				mu.Unlock()
+				return nil // pb is valid (NewFinder accepted it); unreachable
+			}
+			matchers[name] = m
+		}
+		mu.Unlock()
+		return m.AskedProvisions(question)
+	}
 }

@@ -2,9 +2,14 @@ package eval
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -45,6 +50,13 @@ type ReviewOptions struct {
 	ZeroShot bool
 	Workers  int
 	Progress func(stage string, done, total int)
+	// Values, when set, is told every scored answer (value or polarity).
+	Values func(ValueOutcome)
+	// CacheDir, when set, keeps the detectors each fold trains, keyed by
+	// the labels, the playbook, the fold and review.TrainerVersion, and
+	// reuses them: re-measuring after a change that does not touch training
+	// (an answer reader) skips the training.
+	CacheDir string
 }
 
 // ReviewReport is the outcome of RunReview. Its JSON is the issue's
@@ -73,6 +85,25 @@ type ReviewReport struct {
 	Provisions     map[string]ProvisionReview `json:"provisions"`
 	// Order lists the provisions in playbook order.
 	Order []string `json:"provision_order"`
+	// ValueSplit says which contracts the value readers were developed
+	// against: the labels file's contracts at even positions (0, 2, 4, …);
+	// the odd ones are held out (the *_held_out fields).
+	ValueSplit string `json:"value_split"`
+	// Excluding is the polarity check (RunExcludingCheck), when run.
+	Excluding *ExcludingReport `json:"excluding,omitempty"`
+}
+
+// ValueOutcome is one scored answer: a found cell whose label is present
+// with an answer a value rule compares, or a yes/no polarity.
+type ValueOutcome struct {
+	File      string `json:"file"`
+	HeldOut   bool   `json:"held_out"`
+	Provision string `json:"provision"`
+	Label     string `json:"label"`
+	Answer    string `json:"answer"`
+	Kind      string `json:"kind"`
+	Condition string `json:"condition,omitempty"`
+	Right     bool   `json:"right"`
 }
 
 // ReviewScore are the metrics of a set of cells.
@@ -90,12 +121,26 @@ type ReviewScore struct {
 	// CharsPerFound is the mean number of characters returned per found
 	// cell (what a reviewer reads).
 	CharsPerFound float64 `json:"chars_per_found"`
-	// Values are the right cells whose label has an answer the reviewer
-	// reads deterministically (a date, a jurisdiction); ValuesRight how many
-	// of them it read as the label does.
+	// Values are the found cells whose label is present with an answer a
+	// value rule compares (review_values.go: dates, durations,
+	// jurisdictions, parties, titles); ValuesRight how many of them the
+	// cell's answer reads as the label does.
 	Values      int     `json:"values,omitempty"`
 	ValuesRight int     `json:"values_right,omitempty"`
 	ValueAcc    float64 `json:"value_accuracy,omitempty"`
+	// ValuesHeldOut are the same over the contracts the value readers were
+	// not developed against (the odd positions of the labels file; see
+	// ReviewReport.ValueSplit).
+	ValuesHeldOut      int     `json:"values_held_out,omitempty"`
+	ValuesHeldOutRight int     `json:"values_held_out_right,omitempty"`
+	ValueHeldOutAcc    float64 `json:"value_held_out_accuracy,omitempty"`
+	// Polarity counts the yes/no cells whose extracts show the provision
+	// where the label says it is there; PolarityRight those whose answer
+	// does not say No (the reader did not take the clause for one that
+	// excludes the provision).
+	Polarity      int     `json:"polarity,omitempty"`
+	PolarityRight int     `json:"polarity_right,omitempty"`
+	PolarityAcc   float64 `json:"polarity_accuracy,omitempty"`
 }
 
 // ProvisionReview is one provision's score.
@@ -115,7 +160,9 @@ type cellOutcome struct {
 	hit        bool // an extract covers a labelled span
 	confidence float64
 	chars      int
-	value      int // 1: value read right, -1: read wrong or not read, 0: not scored
+	value      int  // 1: value read right, -1: read wrong or not read, 0: not scored
+	polarity   int  // 1: a present yes/no provision answered Yes/Conditional, -1: answered No, 0: not scored
+	heldOut    bool // the contract is in the half the value readers were not developed against
 }
 
 // RunReview reviews the labelled contracts and scores every labelled cell.
@@ -147,7 +194,8 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &ReviewReport{Playbook: opt.Playbook.Name, Documents: len(docs)}
+	rep := &ReviewReport{Playbook: opt.Playbook.Name, Documents: len(docs),
+		ValueSplit: "value readers developed against the contracts at even positions of the labels file; odd positions held out"}
 	folds := max(opt.Folds, 1)
 	switch {
 	case opt.ZeroShot && folds > 1:
@@ -163,11 +211,13 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	var reviewTime, trainTime time.Duration
 	for f := range folds {
 		var train, test []review.TrainingDoc
+		var testAt []int // the test contracts' positions in the labels file
 		for i, d := range docs {
 			if folds > 1 && i%folds != f {
 				train = append(train, d)
 			} else {
 				test = append(test, d)
+				testAt = append(testAt, i)
 			}
 		}
 		if folds == 1 {
@@ -200,9 +250,12 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 				jobs = append(jobs, job{rev: rev, only: p.Name})
 			}
 		case folds > 1:
-			det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
-				progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
-			}})
+			det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*review.Detectors, error) {
+				det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
+					progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
+				}})
+				return det, err
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -242,7 +295,16 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 					if !ok {
 						continue
 					}
-					outcomes = append(outcomes, score(c, lb, p.Answer))
+					o := score(c, lb, p.Answer)
+					o.heldOut = testAt[ti]%2 == 1
+					outcomes = append(outcomes, o)
+					if opt.Values != nil && (o.value != 0 || o.polarity != 0) {
+						v := ValueOutcome{File: td.Labels.FilePath, HeldOut: o.heldOut, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
+						if c.Answer != nil {
+							v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
+						}
+						opt.Values(v)
+					}
 				}
 			}
 			progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
@@ -297,9 +359,10 @@ func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutc
 		spans = append(spans, e.Span)
 	}
 	o.hit = lb.Present && review.Covers(spans, lb.Spans)
-	if o.found && o.hit {
-		o.value = valueRight(format, c.Value, lb.Answer)
+	if o.found && lb.Present {
+		o.value = valueRight(format, c, lb.Answer)
 	}
+	o.polarity = polarityRight(format, c, lb.Present, o.hit)
 	return o
 }
 
@@ -333,11 +396,23 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 			if c.value > 0 {
 				s.ValuesRight++
 			}
+			if c.heldOut {
+				s.ValuesHeldOut++
+				if c.value > 0 {
+					s.ValuesHeldOutRight++
+				}
+			}
+		}
+		if c.polarity != 0 {
+			s.Polarity++
+			if c.polarity > 0 {
+				s.PolarityRight++
+			}
 		}
 	}
-	if s.Values > 0 {
-		s.ValueAcc = float64(s.ValuesRight) / float64(s.Values)
-	}
+	s.ValueAcc = ratio(s.ValuesRight, s.Values)
+	s.ValueHeldOutAcc = ratio(s.ValuesHeldOutRight, s.ValuesHeldOut)
+	s.PolarityAcc = ratio(s.PolarityRight, s.Polarity)
 	if s.TP+s.FP > 0 {
 		s.Precision = float64(s.TP) / float64(s.TP+s.FP)
 		s.CharsPerFound = float64(chars) / float64(s.TP+s.FP)
@@ -395,13 +470,16 @@ func sortedSet(m map[string]bool) []string {
 func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	fmt.Fprintf(w, "review of %d contracts, %d labelled cells (%d present), playbook %s\nmode: %s\n\n", r.Documents, r.Cells, r.Present, r.Playbook, r.Mode)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\t")
-	row := func(name, method string, present int, s ReviewScore) {
-		value := "-"
-		if s.Values > 0 {
-			value = fmt.Sprintf("%d/%d", s.ValuesRight, s.Values)
+	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\tvalue held out\tpolarity\t")
+	frac := func(right, n int) string {
+		if n == 0 {
+			return "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound, value)
+		return fmt.Sprintf("%d/%d %.0f%%", right, n, 100*float64(right)/float64(n))
+	}
+	row := func(name, method string, present int, s ReviewScore) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t%s\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound,
+			frac(s.ValuesRight, s.Values), frac(s.ValuesHeldOutRight, s.ValuesHeldOut), frac(s.PolarityRight, s.Polarity))
 	}
 	for _, name := range r.Order {
 		p := r.Provisions[name]
@@ -409,68 +487,48 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	}
 	row("micro (all cells)", "", r.Present, r.Micro)
 	tw.Flush()
-	fmt.Fprintf(w, "\nmacro F1 %.3f; reviewed %d cells in %.1fs (%.0f cells/s)", r.MacroF1, r.Cells, r.Seconds, r.CellsPerSecond)
+	fmt.Fprintf(w, "\n%s.\n", r.ValueSplit)
+	fmt.Fprintf(w, "macro F1 %.3f; reviewed %d cells in %.1fs (%.0f cells/s)", r.MacroF1, r.Cells, r.Seconds, r.CellsPerSecond)
 	if r.TrainSeconds > 0 {
 		fmt.Fprintf(w, "; training %.1fs", r.TrainSeconds)
 	}
 	fmt.Fprintln(w)
 }
 
-// valueRight compares the value a cell read with the label's answer, for
-// the formats read deterministically: dates (CUAD writes m/d/yy) and
-// jurisdictions. It returns 0 when the pair is not scored: another format,
-// or a label without an answer in that format ("Perpetual", a sentence).
-func valueRight(format review.AnswerFormat, got, answer string) int {
-	answer = strings.TrimSpace(answer)
-	if answer == "" {
-		return 0
+// cachedTrain returns the detectors of one fold from dir when they were
+// trained before for the same labels, playbook, fold and trainer, else
+// trains them (and keeps them in dir).
+func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, folds int, train func() (*review.Detectors, error)) (*review.Detectors, error) {
+	if dir == "" {
+		return train()
 	}
-	switch format {
-	case review.AnswerDate, review.AnswerEndDate:
-		want, ok := cuadDate(answer)
-		if !ok {
-			return 0
-		}
-		if got == want {
-			return 1
-		}
-		return -1
-	case review.AnswerJurisdiction:
-		// CUAD's answers name the country too ("Ontario, Canada") or list
-		// several laws ("California; Hong Kong"): the value is right when
-		// the answer names it ("England and Wales": both).
-		got = strings.TrimSpace(got)
-		if got == "" || strings.Contains(answer, "[") {
-			if got == "" && !strings.Contains(answer, "[") {
-				return -1
-			}
-			return 0 // a redacted answer
-		}
-		words := " " + strings.Join(strings.FieldsFunc(strings.ToLower(answer), func(r rune) bool { return r == ',' || r == ';' || r == ' ' }), " ") + " "
-		for _, part := range strings.Split(strings.ToLower(got), " and ") {
-			if !strings.Contains(words, " "+strings.Join(strings.Fields(part), " ")+" ") {
-				return -1
-			}
-		}
-		return 1
+	h := sha256.New()
+	lj, _ := json.Marshal(labels)
+	pj, _ := json.Marshal(pb)
+	h.Write(lj)
+	h.Write([]byte{0})
+	h.Write(pj)
+	fmt.Fprintf(h, "\x00%d/%d\x00%s", fold, folds, review.TrainerVersion)
+	path := filepath.Join(dir, fmt.Sprintf("fold-%d-of-%d-%s.json", fold+1, folds, hex.EncodeToString(h.Sum(nil)[:10])))
+	if det, err := review.LoadDetectors(path); err == nil {
+		return det, nil
 	}
-	return 0
+	det, err := train()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("eval review: detectors cache: %w", err)
+	}
+	if err := det.Save(path); err != nil {
+		return nil, fmt.Errorf("eval review: detectors cache: %w", err)
+	}
+	return det, nil
 }
 
-// cuadDate reads CUAD's m/d/yy (or m/d/yyyy) answer as an ISO date.
-func cuadDate(s string) (string, bool) {
-	var m, d, y int
-	if n, err := fmt.Sscanf(s, "%d/%d/%d", &m, &d, &y); n != 3 || err != nil {
-		return "", false
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
 	}
-	if y < 100 {
-		y += 2000
-		if y > 2050 {
-			y -= 100
-		}
-	}
-	if m < 1 || m > 12 || d < 1 || d > 31 {
-		return "", false
-	}
-	return fmt.Sprintf("%04d-%02d-%02d", y, m, d), true
+	return float64(a) / float64(b)
 }

@@ -92,9 +92,44 @@ func TestValueRight(t *testing.T) {
 		{review.AnswerJurisdiction, "", "[* * *]", 0},
 		{review.AnswerYesNo, "Yes", "Yes", 0},
 		{review.AnswerDate, "2014-05-08", "", 0},
+		{review.AnswerEndDate, "perpetual", "Perpetual", 1},
+		{review.AnswerEndDate, "2020-01-01", "perpetual", -1},
+		{review.AnswerDuration, "1 year", "successive 1 year", 1},
+		{review.AnswerDuration, "12 months", "1 year", 1},
+		{review.AnswerDuration, "90 days", "3 months", -1},
+		{review.AnswerDuration, "30 days", "30 days", 1},
+		{review.AnswerDuration, "", "60 days", -1},
+		{review.AnswerDuration, "1 year", "7/22/2019; 7/22/2022", 0},
+		{review.AnswerDuration, "perpetual", "Perpetual", 1},
+		{review.AnswerText, "Supply Agreement", "SUPPLY AGREEMENT", 1},
+		{review.AnswerText, "Supply", "SUPPLY AGREEMENT", -1},
 	} {
-		if got := valueRight(c.format, c.got, c.answer); got != c.want {
+		cell := review.Cell{Found: true, Value: c.got}
+		if got := valueRight(c.format, cell, c.answer); got != c.want {
 			t.Errorf("valueRight(%s, %q, %q) = %d, want %d", c.format, c.got, c.answer, got, c.want)
+		}
+	}
+}
+
+func TestPartiesRight(t *testing.T) {
+	p := func(name, role string) review.Party { return review.Party{Name: name, Role: role} }
+	for _, c := range []struct {
+		got    []review.Party
+		answer string
+		want   int
+	}{
+		{[]review.Party{p("PSiTech Corporation", "Licensor"), p("Empirical Ventures, Inc.", "Licensee")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, 1},
+		{[]review.Party{p("PSiTech Corporation", "Licensor")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, -1},
+		{[]review.Party{p("PSiTech Corporation", ""), p("Empirical Ventures", ""), p("Section 2", "")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, -1},
+		// a group entry is not an entity; a redacted name matches any
+		{[]review.Party{p("Marine MP, LLC", "Lender"), p("Arnold Schwarzenegger", "Endorser"), p("Fitness Publications, Inc.", "Fitness"), p("MusclePharm Corporation", "MusclePharm")},
+			`Marine MP, LLC (“Lender”); Arnold Schwarzenegger (“Endorser”); Fitness Publications, Inc. (“Fitness”); Lender, Endorser and Fitness (“AS Parties”);  MusclePharm Corporation ("MusclePharm" or "Company")`, 1},
+		{[]review.Party{p("B & C General Warehouse Corporation LLC", "Company"), p("Acme Distribution", "Distributor")}, `B & C General Warehouse Corporation LLC ("Company"); XXXXXXXXXXXXXXXXXXXXX ("Distributor")`, 1},
+		{nil, `Acme Inc. ("Acme")`, -1},
+		{[]review.Party{p("Acme", "")}, "", 0},
+	} {
+		if got := partiesRight(c.got, c.answer); got != c.want {
+			t.Errorf("partiesRight(%v, %q) = %d, want %d", c.got, c.answer, got, c.want)
 		}
 	}
 }

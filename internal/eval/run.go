@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -18,7 +19,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -48,6 +51,11 @@ type Options struct {
 	Unnamed []string
 	// Progress, when set, receives (stage, done, total) as work advances.
 	Progress func(stage string, done, total int)
+	// Hits, when set, receives every query's hits as one JSON line
+	// (benchmark, query, then each hit's document, span, view, provision
+	// and score), so two runs can be compared hit by hit: a refactoring
+	// that claims to change nothing is checked with it.
+	Hits io.Writer
 	// Store, when set, holds the corpus: it is put into Collection (default
 	// "legalbench-<method>") and the index loaded back from the store, so
 	// the run measures retrieval on what the store (a directory or a
@@ -69,6 +77,13 @@ type BenchResult struct {
 	DRM       map[string]float64 `json:"drm"`
 	Chars     map[string]float64 `json:"chars"`
 	Routed    float64            `json:"routed_correctly,omitempty"` // corpus scope: share of queries routed to a ground-truth document
+	// RoutedAlone is the share of queries narrowed to their ground-truth
+	// document alone (corpus scope).
+	RoutedAlone float64 `json:"routed_alone,omitempty"`
+	// FirstElsewhere is the share of queries whose first hit comes from a
+	// document holding no ground truth: a question about one contract
+	// answered first from another.
+	FirstElsewhere float64 `json:"first_hit_elsewhere"`
 	// Quotes is the share of queries whose first hit covers at least half of
 	// a ground-truth span: what an offline evidence report, which quotes the
 	// first hit first, gets right.
@@ -151,6 +166,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	rep := &Report{Method: opt.Method.Name(), Scope: opt.Scope, Benchmarks: map[string]*BenchResult{}}
 	if opt.Provisions != nil {
 		rep.Provisions = opt.Provisions.Mode
+		if opt.Provisions.HoldOutQuestions {
+			rep.Provisions += "; questions matched with their provision's playbook questions held out"
+		}
 	}
 	var lat []time.Duration
 	totalQ := 0
@@ -251,7 +269,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		for _, bi := range group {
 			b := benches[bi]
 			sum := newScores()
-			routedOK, quotes, short, midTok, provTop := 0, 0, 0, 0, 0
+			routedOK, routedAlone, elsewhere, quotes, short, midTok, provTop := 0, 0, 0, 0, 0, 0, 0
 			for _, t := range b.Tests {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -262,7 +280,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					q.NoRoute = true
 				}
 				t0 := time.Now()
-				res, err := ix.SearchWith(ctx, models, q, nil)
+				res, err := ix.SearchWith(withCategory(ctx, t.Category), models, q, nil)
 				if err != nil {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}
@@ -272,6 +290,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					h0, p0 := res.Hits[0], plain.Hits[0]
 					h0.DocID, p0.DocID = rel(h0.DocID), rel(p0.DocID)
 					fmt.Fprintf(os.Stderr, "FUSE\t%s\t%v\t%v\t%.3f\t%v\t%q\n", b.Name, coversHalf(h0, t.Snippets), coversHalf(p0, t.Snippets), h0.Score, h0.DocID == p0.DocID && h0.Span.Intersect(p0.Span).Len() > 0, t.Query)
+				}
+				if opt.Hits != nil {
+					if err := writeHits(opt.Hits, b.Name, t.Query, res, rel); err != nil {
+						return nil, err
+					}
 				}
 				ret := make([]Snippet, len(res.Hits))
 				for i, h := range res.Hits {
@@ -284,6 +307,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				if len(res.Hits) > 0 {
 					h := res.Hits[0]
 					h.DocID = rel(h.DocID)
+					if !slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return s.FilePath == h.DocID }) {
+						elsewhere++
+					}
 					if coversHalf(h, t.Snippets) {
 						quotes++
 					}
@@ -299,6 +325,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				}
 				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
 					routedOK++
+					if len(res.RoutedTo) == 1 {
+						routedAlone++
+					}
 				}
 				if os.Getenv("PAKTON_QUERYDEBUG") != "" {
 					prov := ""
@@ -320,7 +349,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 			n := float64(len(b.Tests))
 			br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
-				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n, ProvisionTop1: 100 * float64(provTop) / n}
+				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n, ProvisionTop1: 100 * float64(provTop) / n,
+				FirstElsewhere: 100 * float64(elsewhere) / n}
 			for _, k := range Ks {
 				sum.Precision[k] /= n
 				sum.Recall[k] /= n
@@ -332,6 +362,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
 			if opt.Scope == "corpus" {
 				br.Routed = 100 * float64(routedOK) / n
+				br.RoutedAlone = 100 * float64(routedAlone) / n
 			}
 			rep.Benchmarks[b.Name] = br
 		}
@@ -409,43 +440,27 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // in file order.
 func buildIndex(ctx context.Context, opt Options, files []string) (*search.Index, map[string]string, error) {
 	type item struct {
-		seg  *search.Segment
+		seg  *index.Doc
 		text string
 		err  error
 	}
 	out := make([]item, len(files))
-	var wg sync.WaitGroup
-	next := make(chan int)
 	var mu sync.Mutex
 	done := 0
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				in, text, err := loadDoc(opt, files[i])
-				if err == nil {
-					out[i].seg = search.AnalyzeDoc(in)
-					out[i].text = text
-				}
-				out[i].err = err
-				mu.Lock()
-				done++
-				if opt.Progress != nil && done%25 == 0 {
-					opt.Progress("ingest", done, len(files))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
+	parallel.Each(ctx, len(files), runtime.GOMAXPROCS(0), func(i int) {
+		in, text, err := loadDoc(opt, files[i])
+		if err == nil {
+			out[i].seg = index.AnalyzeDoc(in)
+			out[i].text = text
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		out[i].err = err
+		mu.Lock()
+		done++
+		if opt.Progress != nil && done%25 == 0 {
+			opt.Progress("ingest", done, len(files))
+		}
+		mu.Unlock()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -555,7 +570,7 @@ func WriteTable(w io.Writer, r *Report) {
 		b := r.Benchmarks[n]
 		fmt.Fprintf(w, "%s (%d queries)", n, b.Queries)
 		if r.Scope == "corpus" {
-			fmt.Fprintf(w, ", routed to a ground-truth document: %.1f%%", b.Routed)
+			fmt.Fprintf(w, ", routed to a ground-truth document: %.1f%% (to it alone %.1f%%)", b.Routed, b.RoutedAlone)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  %-10s", "k")
@@ -574,8 +589,8 @@ func WriteTable(w io.Writer, r *Report) {
 		row("precision", b.Precision, "%9.2f")
 		row("drm %", b.DRM, "%9.2f")
 		row("chars", b.Chars, "%9.0f")
-		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%",
-			b.Quotes, b.ShortTop1, b.MidTokenTop1)
+		fmt.Fprintf(w, "  first hit: quotes the answer %.1f%%, from another document %.1f%%, under 40 characters %.1f%%, starts inside a word or number %.1f%%",
+			b.Quotes, b.FirstElsewhere, b.ShortTop1, b.MidTokenTop1)
 		if r.Provisions != "" {
 			fmt.Fprintf(w, ", found by the review detectors %.1f%%", b.ProvisionTop1)
 		}
@@ -599,4 +614,40 @@ func WriteTable(w io.Writer, r *Report) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// hitLine is one query's hits in a Hits dump.
+type hitLine struct {
+	Bench    string    `json:"bench"`
+	Query    string    `json:"query"`
+	RoutedTo []string  `json:"routed_to,omitempty"`
+	Hits     []hitItem `json:"hits"`
+}
+
+type hitItem struct {
+	Doc       string  `json:"doc"`
+	Start     int     `json:"start"`
+	End       int     `json:"end"`
+	View      string  `json:"view"`
+	Provision string  `json:"provision,omitempty"`
+	Score     float64 `json:"score"`
+}
+
+// writeHits writes one query's hits to w as a JSON line.
+func writeHits(w io.Writer, bench, query string, res search.Result, rel func(string) string) error {
+	l := hitLine{Bench: bench, Query: query, Hits: make([]hitItem, len(res.Hits))}
+	for _, d := range res.RoutedTo {
+		l.RoutedTo = append(l.RoutedTo, rel(d))
+	}
+	for i, h := range res.Hits {
+		l.Hits[i] = hitItem{Doc: rel(h.DocID), Start: h.Span.Start, End: h.Span.End, View: h.View.String(), Provision: h.Provision, Score: h.Score}
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("eval: writing hits: %w", err)
+	}
+	return nil
 }

@@ -6,12 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -46,54 +47,36 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		err error
 	}
 	out := make([]item, len(files))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				rel := files[i]
-				in, text, err := loadDoc(opt, rel)
-				if err != nil {
-					out[i].err = err
-					continue
-				}
-				id := store.DocID(rel)
-				sum := sha256.Sum256([]byte(text))
-				hexSum := hex.EncodeToString(sum[:])
-				in.ID = id
-				seg := search.AnalyzeDoc(in)
-				enc := seg.Encode()
-				// Skip a document stored with the same text and the same
-				// segment (a segment from another version of pakton is
-				// replaced, so the run measures this version).
-				if stored[id] == hexSum+"/"+opt.Method.Name() {
-					if sums, err := st.Sums(coll, id); err == nil {
-						segSum := sha256.Sum256(enc)
-						if sums["artifacts/"+ingest.ArtifactSegment+".bin"] == hex.EncodeToString(segSum[:]) {
-							continue
-						}
-					}
-				}
-				out[i].rec = &store.Record{
-					Doc:       &document.Document{ID: id, Name: rel, Format: "text", Text: text},
-					Source:    store.Source{Path: rel, SHA256: hexSum + "/" + opt.Method.Name(), Size: int64(len(text)), ModTime: time.Unix(0, 0).UTC()},
-					Artifacts: map[string][]byte{ingest.ArtifactSegment: enc},
-				}
-			}
-		}()
-	}
-	go func() {
-		for i := range files {
-			if ctx.Err() != nil {
-				break
-			}
-			next <- i
+	parallel.Each(ctx, len(files), runtime.GOMAXPROCS(0), func(i int) {
+		rel := files[i]
+		in, text, err := loadDoc(opt, rel)
+		if err != nil {
+			out[i].err = err
+			return
 		}
-		close(next)
-	}()
-	wg.Wait()
+		id := store.DocID(rel)
+		sum := sha256.Sum256([]byte(text))
+		hexSum := hex.EncodeToString(sum[:])
+		in.ID = id
+		seg := index.AnalyzeDoc(in)
+		enc := seg.Encode()
+		// Skip a document stored with the same text and the same
+		// segment (a segment from another version of pakton is
+		// replaced, so the run measures this version).
+		if stored[id] == hexSum+"/"+opt.Method.Name() {
+			if sums, err := st.Sums(coll, id); err == nil {
+				segSum := sha256.Sum256(enc)
+				if sums["artifacts/"+ingest.ArtifactSegment+".bin"] == hex.EncodeToString(segSum[:]) {
+					return
+				}
+			}
+		}
+		out[i].rec = &store.Record{
+			Doc:       &document.Document{ID: id, Name: rel, Format: "text", Text: text},
+			Source:    store.Source{Path: rel, SHA256: hexSum + "/" + opt.Method.Name(), Size: int64(len(text)), ModTime: time.Unix(0, 0).UTC()},
+			Artifacts: map[string][]byte{ingest.ArtifactSegment: enc},
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}

@@ -334,7 +334,7 @@ func (x *text) meansSpan(q quote, term string, node int, at map[int]bool) (int, 
 		return 0, 0, false
 	}
 	n0, n1 := x.nodeBytes(node)
-	b := sentenceEnd(s, q.b, n1)
+	b := x.ends.sentenceEnd(s, q.b, n1)
 	if n := x.t.Nodes[node]; strings.TrimSpace(s[n0:q.a]) == "" || len(s[n0:q.a]) < 40 && n.Kind == clause.KindDefinition {
 		b = n1 // the whole entry, sub-items included
 		at[node] = true
@@ -362,9 +362,22 @@ func (x *text) inlineSpan(q quote, term string, node int) (int, int, DefinitionK
 	if entityBefore(s, p) && !collective(s[p:q.a]) {
 		kind = DefParty // kept only in the opening part: see partiesFirst
 	}
-	n0, n1 := x.nodeBytes(node)
-	a, b, ok := clampBytes(q, max(sentenceStart(s, p, n0), p-600, n0), min(sentenceEnd(s, e, n1), e+600, n1))
+	a, b := x.sentenceAround(p, e, node)
+	a, b, ok := clampBytes(q, a, b)
 	return a, b, kind, ok
+}
+
+// inlineReach bounds the sentence around an inline definition on each side.
+const inlineReach = 600
+
+// sentenceAround returns the sentence holding bytes [a, b), at most
+// inlineReach bytes on either side and inside node. The bounds are applied
+// before the sentence is looked for, not after: one line of inline
+// definitions with no full stop would otherwise be scanned to its end for
+// every definition on it (quadratic: 1 MB took 14 s, 20 MB did not finish).
+func (x *text) sentenceAround(a, b, node int) (int, int) {
+	n0, n1 := x.nodeBytes(node)
+	return sentenceStart(x.s, a, max(n0, a-inlineReach)), sentenceEnd(x.s, b, min(n1, b+inlineReach))
 }
 
 // clampBytes returns [a, b) when it holds quote q, else the quoted text.
@@ -389,6 +402,9 @@ func (x *text) bareNames(at map[int]bool) []Definition {
 			}
 			i := from + k + len(cue)
 			from = i
+			if x.stopped() {
+				return nil
+			}
 			if i < len(s) && (s[i] == '"' || strings.HasPrefix(s[i:], "“") || strings.HasPrefix(lower[i:], "the ") && i+4 < len(s) && (s[i+4] == '"' || strings.HasPrefix(s[i+4:], "“"))) {
 				continue // quoted: read above
 			}
@@ -401,8 +417,7 @@ func (x *text) bareNames(at map[int]bool) []Definition {
 				continue
 			}
 			node := x.nodeCovering(a, b)
-			n0, n1 := x.nodeBytes(node)
-			sa, sb := max(sentenceStart(s, a, n0), a-600, n0), min(sentenceEnd(s, b, n1), b+600, n1)
+			sa, sb := x.sentenceAround(a, b, node)
 			kind := DefInline
 			if inPreamble(x.t, node) {
 				kind = DefParty
@@ -419,6 +434,9 @@ func (x *text) definitions() []Definition {
 	var out []Definition
 	at := map[int]bool{} // node ids whose own definition was found in the text
 	for _, q := range quotes(s) {
+		if x.stopped() {
+			return nil
+		}
 		term, ok := termText(s[q.open:q.close])
 		if !ok {
 			continue

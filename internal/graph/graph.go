@@ -23,6 +23,8 @@
 package graph
 
 import (
+	"context"
+
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 )
@@ -120,18 +122,42 @@ const Version = 2
 // Extract finds the definitions, term uses and cross-references of a
 // document whose clause tree is t. It never fails: text it cannot read is
 // simply not a definition or a reference.
+//
+// Extraction reads the text a bounded number of times whatever it holds
+// (each definition's sentence is looked for at most a few hundred bytes
+// around it; term uses are found in one pass over the text; clause numbers
+// are indexed once), so its time grows with the text's length, not with the
+// length times the number of definitions or references.
 func Extract(doc *document.Document, t *clause.Tree) *Doc {
+	d, _ := ExtractContext(context.Background(), doc, t)
+	return d
+}
+
+// ExtractContext is Extract that stops, returning ctx's error and no Doc,
+// once ctx is done: ingestion gives it a deadline and cancels it with the
+// job.
+func ExtractContext(ctx context.Context, doc *document.Document, t *clause.Tree) (*Doc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if t == nil || len(t.Nodes) == 0 {
 		t = clause.Parse(doc)
 	}
 	x := newText(doc, t)
+	x.ctx = ctx
 	d := &Doc{Version: Version}
 	d.Definitions = x.definitions()
 	d.Terms = termList(d.Definitions)
 	d.Uses = x.uses(d.Terms, d.Definitions)
 	x.instrumentTerms(d.Definitions)
 	d.References = x.references()
-	return d
+	if x.err != nil {
+		return nil, x.err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Definition returns the definitions of term (compared as Key does), first

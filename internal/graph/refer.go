@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // refClass says what kind of unit a reference word names.
@@ -217,18 +219,10 @@ func parseLabel(s string, i int, c refClass) (label, bool) {
 	return l, true
 }
 
-// romanValue converts an upper-case Roman numeral.
+// romanValue converts an upper-case Roman numeral of an article or part
+// (I to LXXXIX), leniently: "IIII" reads as 4.
 func romanValue(r string) (int, bool) {
-	vals := map[byte]int{'I': 1, 'V': 5, 'X': 10, 'L': 50}
-	n := 0
-	for i := 0; i < len(r); i++ {
-		v := vals[r[i]]
-		if i+1 < len(r) && vals[r[i+1]] > v {
-			n -= v
-		} else {
-			n += v
-		}
-	}
+	n, _ := numbering.ParseRoman(r)
 	return n, n > 0 && n < 90
 }
 

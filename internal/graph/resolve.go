@@ -18,6 +18,9 @@ func (x *text) references() []Reference {
 	var out []Reference
 	done := 0 // end of the last reference read: its words are not read again
 	for _, m := range refWords(s) {
+		if x.stopped() {
+			return nil
+		}
 		if m[0] < done {
 			continue
 		}
@@ -369,16 +372,87 @@ func (x *text) anchor(kw keyword, label string) int {
 	if kw.class != classSection || strings.Contains(label, "(") {
 		return -1
 	}
-	if b, ok := x.numbered[label]; ok {
-		return b
+	if x.numbered == nil {
+		x.numbered = numberAnchors(s)
 	}
+	if plainLabel(label) {
+		if b, ok := x.numbered[label]; ok {
+			return b
+		}
+		return -1
+	}
+	// A label of other characters is looked for in the text, a few times
+	// per document at most: each look reads the whole text.
+	if x.scans >= maxAnchorScans {
+		return -1
+	}
+	x.scans++
 	if x.lower == "" {
 		x.lower = strings.ToLower(s)
-		x.numbered = map[string]int{}
 	}
-	b := x.numberAnchor(label)
-	x.numbered[label] = b
-	return b
+	return x.numberAnchor(label)
+}
+
+// maxAnchorScans bounds the whole-text looks for unusual labels (anchor).
+const maxAnchorScans = 32
+
+// plainLabel reports whether a label is made of ASCII lower-case letters,
+// digits and dots, the labels numberAnchors indexes.
+func plainLabel(l string) bool {
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '.') {
+			return false
+		}
+	}
+	return l != ""
+}
+
+// numberAnchors indexes, in one pass, the clause numbers written at the
+// start of a line and followed by a capitalised word, as numberAnchor
+// finds them: label (lower-cased) → its first byte offset. Looking each
+// label up in the whole text instead cost the text's length per distinct
+// label (10,000 "Section N.7" in 1 MB: 12 s).
+func numberAnchors(s string) map[string]int {
+	out := map[string]int{}
+	plain := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.'
+	}
+	for i := 0; i < len(s); i++ {
+		if !plain(s[i]) || i > 0 && isWordByte(s[i-1]) || i > 0 && plain(s[i-1]) {
+			continue
+		}
+		e := i
+		for e < len(s) && plain(s[e]) {
+			e++
+		}
+		if !lineStart(s, i) {
+			i = e - 1
+			continue
+		}
+		tok := strings.ToLower(s[i:e])
+		// The label is the token, or the token without its final dot
+		// ("7A." is label "7a" followed by a dot); then ")" may follow.
+		labels := []string{tok}
+		if t, ok := strings.CutSuffix(tok, "."); ok && t != "" {
+			labels = append(labels, t)
+		}
+		for _, l := range labels {
+			if _, seen := out[l]; seen {
+				continue
+			}
+			f := i + len(l)
+			if f < len(s) && (s[f] == '.' || s[f] == ')') {
+				f++
+			}
+			if f < len(s) && s[f] == ' ' {
+				if j := skipSpace(s, f); j < len(s) && unicode.IsUpper(rune(s[j])) {
+					out[l] = i
+				}
+			}
+		}
+		i = e - 1
+	}
+	return out
 }
 
 // numberAnchor finds a clause number at the start of a line followed by a

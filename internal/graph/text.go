@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,11 +31,34 @@ type text struct {
 	headings map[string]int
 	numbered map[string]int
 	lower    string
+	scans    int // whole-text looks for unusual labels (anchor)
 
 	// others are the keys of the defined terms that can name another
 	// document ("ISDA Form", "Credit Agreement"): every term but the one
 	// naming this agreement (instrumentTerms).
 	others map[string]bool
+
+	ends endMemo // definition sentences' ends (meansSpan)
+
+	// ctx stops the extraction (ExtractContext); err is why it stopped.
+	ctx   context.Context
+	err   error
+	ticks int
+}
+
+// stopped reports whether the extraction must stop: its context is done.
+// It is called in every loop of the extraction and looks at the context
+// every 1,024 calls, so a cancelled or late extraction stops within
+// microseconds of work.
+func (x *text) stopped() bool {
+	if x.err != nil {
+		return true
+	}
+	if x.ticks++; x.ticks&1023 != 0 || x.ctx == nil {
+		return false
+	}
+	x.err = x.ctx.Err()
+	return x.err != nil
 }
 
 func newText(doc *document.Document, t *clause.Tree) *text {
@@ -146,6 +170,13 @@ func sentenceStart(s string, i, lo int) int {
 // sentenceEnd returns the byte offset just after the sentence holding byte
 // i ends, not after hi.
 func sentenceEnd(s string, i, hi int) int {
+	_, end := sentenceEndAt(s, i, hi)
+	return end
+}
+
+// sentenceEndAt is sentenceEnd that also returns the byte at which the
+// boundary was found (hi when none was).
+func sentenceEndAt(s string, i, hi int) (at, end int) {
 	for j := i; j < hi; j++ {
 		switch s[j] {
 		case '.', ';':
@@ -153,18 +184,37 @@ func sentenceEnd(s string, i, hi int) int {
 				continue
 			}
 			if j+1 >= hi {
-				return hi
+				return j, hi
 			}
 			if s[j+1] == '\n' || (s[j+1] == ' ' && startsSentence(s[j+2:min(len(s), hi)])) {
-				return j + 1
+				return j, j + 1
 			}
 		case '\n':
 			if j+1 < hi && s[j+1] == '\n' {
-				return trimRight(s, j)
+				return j, trimRight(s, j)
 			}
 		}
 	}
-	return trimRight(s, hi)
+	return hi, trimRight(s, hi)
+}
+
+// endMemo remembers the last sentence end found for a bound: the sentence
+// end of byte i under bound hi is the first boundary at or after i, so every
+// i up to that boundary has the same answer. Definitions are read in text
+// order, so the definition sentences of one long node cost one scan of it,
+// not one scan each.
+type endMemo struct {
+	hi, from, at, end int // for i in [from, at] under hi: end
+	ok                bool
+}
+
+func (m *endMemo) sentenceEnd(s string, i, hi int) int {
+	if m.ok && m.hi == hi && i >= m.from && i <= m.at {
+		return m.end
+	}
+	at, end := sentenceEndAt(s, i, hi)
+	*m = endMemo{hi: hi, from: i, at: at, end: end, ok: true}
+	return end
 }
 
 func trimRight(s string, e int) int {

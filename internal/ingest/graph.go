@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/pakton/pakton/internal/graph"
+	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -14,9 +16,43 @@ import (
 // cross-references (graph.Doc.Encode, JSON), what DocGraph reads.
 const ArtifactGraph = "graph"
 
+// Extracting a graph is linear in the text (graph.Extract), but a hostile
+// text can still make it long; like a parser it gets a deadline of
+// graphTimeout plus graphTimeoutPerMB of text, and stops when its job is
+// cancelled or the server shuts down.
+var (
+	graphTimeout      = 30 * time.Second
+	graphTimeoutPerMB = time.Second
+)
+
+// errGraphDeadline is the cancellation cause when a graph's deadline passes.
+var errGraphDeadline = errors.New("graph deadline")
+
+// extractGraph extracts a document's graph within its deadline. A deadline
+// passed is an error wrapping parse.ErrTooLarge; ctx's own end is ctx's
+// error.
+func extractGraph(ctx context.Context, rec *store.Record) (*graph.Doc, error) {
+	limit := graphTimeout + time.Duration(len(rec.Doc.Text)>>20)*graphTimeoutPerMB
+	gctx, cancel := context.WithTimeoutCause(ctx, limit, errGraphDeadline)
+	defer cancel()
+	g, err := graph.ExtractContext(gctx, rec.Doc, rec.Tree)
+	if err != nil {
+		if ctx.Err() == nil && context.Cause(gctx) == errGraphDeadline {
+			return nil, fmt.Errorf("%w: reading its defined terms and cross-references took longer than %s (the limit is %s plus %s per MB of text)",
+				parse.ErrTooLarge, limit, graphTimeout, graphTimeoutPerMB)
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
 // encodeGraph extracts and encodes a record's graph artifact.
-func encodeGraph(rec *store.Record) ([]byte, error) {
-	b, err := graph.Extract(rec.Doc, rec.Tree).Encode()
+func encodeGraph(ctx context.Context, rec *store.Record) ([]byte, error) {
+	g, err := extractGraph(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	b, err := g.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode graph: %w", err)
 	}
@@ -28,7 +64,7 @@ func encodeGraph(rec *store.Record) ([]byte, error) {
 // or with a graph of an older extraction version or one that does not fit
 // its tree, has it computed from its text and tree instead; computed
 // reports that, so callers can suggest "pakton docs reindex".
-func DocGraph(st *store.Store, collection string, rec *store.Record) (g *graph.Doc, computed bool, err error) {
+func DocGraph(ctx context.Context, st *store.Store, collection string, rec *store.Record) (g *graph.Doc, computed bool, err error) {
 	b, ok := rec.Artifacts[ArtifactGraph]
 	if !ok {
 		b, err = st.Artifact(collection, rec.Doc.ID, ArtifactGraph)
@@ -45,18 +81,21 @@ func DocGraph(st *store.Store, collection string, rec *store.Record) (g *graph.D
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, false, fmt.Errorf("graph of %s: %w", rec.Doc.Name, err)
 	}
-	return graph.Extract(rec.Doc, rec.Tree), true, nil
+	if g, err = extractGraph(ctx, rec); err != nil {
+		return nil, false, fmt.Errorf("graph of %s: %w", rec.Doc.Name, err)
+	}
+	return g, true, nil
 }
 
 // ReadGraph reads a stored document (without its artifacts), its clause
 // tree and its graph (DocGraph).
-func ReadGraph(st *store.Store, collection, id string) (rec *store.Record, g *graph.Doc, computed bool, err error) {
+func ReadGraph(ctx context.Context, st *store.Store, collection, id string) (rec *store.Record, g *graph.Doc, computed bool, err error) {
 	rec, err = st.Document(collection, id)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	rec.Tree = Tree(rec)
-	g, computed, err = DocGraph(st, collection, rec)
+	g, computed, err = DocGraph(ctx, st, collection, rec)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -81,7 +120,7 @@ func CollectionGraph(ctx context.Context, st *store.Store, collection string, id
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		rec, dg, comp, err := ReadGraph(st, collection, id)
+		rec, dg, comp, err := ReadGraph(ctx, st, collection, id)
 		if err != nil {
 			return nil, 0, err
 		}

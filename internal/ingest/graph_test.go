@@ -2,12 +2,15 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/graph"
+	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -34,7 +37,7 @@ func TestDocGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Tree = Tree(rec)
-	g, computed, err := DocGraph(st, store.DefaultCollection, rec)
+	g, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec)
 	if err != nil || computed {
 		t.Fatalf("DocGraph: computed %v, err %v", computed, err)
 	}
@@ -51,7 +54,7 @@ func TestDocGraph(t *testing.T) {
 	if err := st.Put(store.DefaultCollection, full); err != nil {
 		t.Fatal(err)
 	}
-	g2, computed, err := DocGraph(st, store.DefaultCollection, rec)
+	g2, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec)
 	if err != nil || !computed || len(g2.References) != len(g.References) {
 		t.Fatalf("DocGraph without artifact: computed %v, %d references (want %d), err %v", computed, len(g2.References), len(g.References), err)
 	}
@@ -64,7 +67,7 @@ func TestDocGraph(t *testing.T) {
 	if err := st.Put(store.DefaultCollection, full); err != nil {
 		t.Fatal(err)
 	}
-	if g3, computed, err := DocGraph(st, store.DefaultCollection, rec); err != nil || !computed || g3.Version != graph.Version {
+	if g3, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec); err != nil || !computed || g3.Version != graph.Version {
 		t.Fatalf("DocGraph of an older version: computed %v, version %d, err %v", computed, g3.Version, err)
 	}
 	cg, n, err := CollectionGraph(ctx, st, store.DefaultCollection, nil)
@@ -133,5 +136,28 @@ func TestPassageSupport(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("reference to Section 11.3(c) not supported: %+v", p.Support.References)
+	}
+}
+
+// TestGraphDeadline: a graph that takes longer than its deadline fails its
+// file with a reason naming the limit (issue 17 §3: it used to run inside
+// ingestion without any), and the other files of the batch are stored.
+func TestGraphDeadline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "src/a.txt", []byte(contractText(1, 3)))
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	defer func(a, b time.Duration) { graphTimeout, graphTimeoutPerMB = a, b }(graphTimeout, graphTimeoutPerMB)
+	graphTimeout, graphTimeoutPerMB = 0, 0
+	sum, err := Ingest(context.Background(), st, store.DefaultCollection, []string{filepath.Join(dir, "src")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Files) != 1 || sum.Files[0].Status != StatusFailed || !strings.Contains(sum.Files[0].Reason, "defined terms and cross-references took longer than") ||
+		!errors.Is(sum.Files[0].Err, parse.ErrTooLarge) {
+		t.Fatalf("files %+v", sum.Files)
 	}
 }

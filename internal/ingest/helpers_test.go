@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -130,7 +130,7 @@ func verifyStore(t testing.TB, dir, collection string) int {
 		if len(rec.Artifacts[ArtifactSummary]) == 0 {
 			t.Errorf("document %s: no summary artifact", in.Name)
 		}
-		seg, err := search.DecodeSegment(rec.Artifacts[ArtifactSegment])
+		seg, err := index.DecodeDoc(rec.Artifacts[ArtifactSegment])
 		if err != nil {
 			t.Errorf("document %s: segment: %v", in.Name, err)
 		} else if seg.ID != in.ID || seg.Name != in.Name {

@@ -6,36 +6,34 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"runtime"
-	"runtime/debug"
-	"slices"
 	"sync"
 	"time"
 
-	"github.com/pakton/pakton/internal/chunk"
-	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/unpack"
 )
 
 // Artifact names this package stores beside each document.
 const (
 	// ArtifactSegment is the document's analyzed retrieval units
-	// (search.Segment.Encode), what LoadIndex reads.
+	// (index.Doc.Encode), what LoadIndex reads.
 	ArtifactSegment = "segment"
 	// ArtifactSummary is the document's deterministic summary (title,
 	// parties, type) as JSON (chunk.DocSummary).
 	ArtifactSummary = "summary"
+	// ArtifactNames is what the document is called by, learnt from its text
+	// at ingest (names.Names as JSON): its parties, their short names and
+	// forms, title, type, date, file name and folder. DocNames reads it.
+	ArtifactNames = "names"
 	// ArtifactVectors holds the embeddings of the document's passages
 	// (search.Vectors.Encode), present when an embedder was configured.
 	ArtifactVectors = "vectors"
@@ -103,7 +101,10 @@ type FileResult struct {
 	ID     string `json:"id,omitempty"` // document id (store.DocID(Name))
 	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"` // why it was unchanged, skipped or failed
-	Bytes  int64  `json:"bytes"`
+	// Same, for a file whose bytes another document holds already, is that
+	// document's name.
+	Same  string `json:"same,omitempty"`
+	Bytes int64  `json:"bytes"`
 	// Err is the error of a failed file; its message names the file.
 	Err error `json:"-"`
 }
@@ -195,70 +196,66 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 		dups.claim(in.Source.SHA256, in)
 	}
 
-	items := collect(paths)
+	lim := unpack.DefaultLimits(opt.Parse.MaxBytes)
+	arcs := &archives{}
+	defer arcs.close()
+	items := collect(paths, arcs, lim)
 	var totalBytes int64
 	for _, it := range items {
 		totalBytes += it.size
 	}
+	total := len(items)
 	if opt.Progress != nil {
-		opt.Progress(Progress{Total: len(items), TotalBytes: totalBytes})
+		opt.Progress(Progress{Total: total, TotalBytes: totalBytes})
 	}
-	results := make([]FileResult, len(items))
+	results := make([][]FileResult, len(items))
 	finished := make([]bool, len(items))
 
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	jobs := make(chan int)
 	type outcome struct {
-		i   int
-		res FileResult
-		rec *store.Record
+		i    int
+		docs []prepared // nil when the item was cancelled
 	}
 	// Prepared documents queue up while a batch is being stored, so parsing
 	// goes on during the fsyncs.
-	out := make(chan outcome, max(workers, maxBatch))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				res, rec := prepare(ctx, items[i], existing, dups, opt)
-				out <- outcome{i, res, rec}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range items {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+	p := &preparer{existing: existing, dups: dups, opt: opt, lim: lim}
+	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
+		return outcome{i, p.prepare(ctx, items[i])}
+	})
 
 	// One goroutine stores documents and reports progress, so writes and
 	// Progress callbacks never overlap. It stores whatever has queued up as
-	// one batch (store.PutBatch: one commit for many documents).
+	// one batch (store.PutBatch: one commit for many documents); the
+	// documents of one item (an e-mail and its attachments) are always in
+	// the same batch.
 	done := 0
 	var doneBytes int64
 	var fatal error
 	finish := func(o outcome) {
-		res := o.res
-		if res.Status == "" { // a cancelled job
+		if len(o.docs) == 0 { // a cancelled job
 			return
 		}
-		results[o.i], finished[o.i] = res, true
-		done++
-		doneBytes += res.Bytes
-		if opt.Progress != nil {
-			opt.Progress(Progress{Done: done, Total: len(items), Bytes: doneBytes, TotalBytes: totalBytes,
-				File: res.Name, Status: res.Status, Reason: res.Reason})
+		var rs []FileResult
+		for _, d := range o.docs {
+			if d.res.Status != "" {
+				rs = append(rs, d.res)
+			}
+		}
+		if len(rs) == 0 {
+			return
+		}
+		results[o.i], finished[o.i] = rs, true
+		total += len(rs) - 1 // an e-mail's attachments were found as it was read
+		doneBytes += items[o.i].size
+		for _, res := range rs {
+			done++
+			if opt.Progress != nil {
+				opt.Progress(Progress{Done: done, Total: total, Bytes: doneBytes, TotalBytes: totalBytes,
+					File: res.Name, Status: res.Status, Reason: res.Reason})
+			}
 		}
 	}
 	for o := range out {
@@ -275,13 +272,20 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 				break fill
 			}
 		}
+		type ref struct{ b, d int } // batch index, document index
 		var recs []*store.Record
-		var stored []int // indices into batch of the documents in recs
-		for i, o := range batch {
-			if o.rec != nil && ctx.Err() == nil && fatal == nil {
-				recs = append(recs, o.rec)
-				stored = append(stored, i)
+		var refs []ref
+		for bi, o := range batch {
+			for di, d := range o.docs {
+				if d.rec != nil && ctx.Err() == nil && fatal == nil {
+					recs = append(recs, d.rec)
+					refs = append(refs, ref{bi, di})
+				}
 			}
+		}
+		stored := make([]bool, len(batch))
+		for _, r := range refs {
+			stored[r.b] = true
 		}
 		errs := make([]error, len(recs))
 		if err := st.PutBatch(collection, recs); err != nil && len(recs) > 0 {
@@ -290,20 +294,26 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 				errs[i] = st.Put(collection, rec)
 			}
 		}
-		for i, bi := range stored {
+		for i, r := range refs {
 			if err := errs[i]; err != nil {
 				if errors.Is(err, store.ErrClosed) {
 					fatal = err
-					batch[bi].res.Status = ""
+					batch[r.b].docs[r.d].res.Status = ""
 					continue
 				}
-				res := &batch[bi].res
+				res := &batch[r.b].docs[r.d].res
 				res.Status, res.Reason = StatusFailed, "cannot store: "+err.Error()
 				res.Err = fmt.Errorf("%s: %w", res.Path, err)
 			}
 		}
-		for i, o := range batch {
-			if o.rec != nil && !slices.Contains(stored, i) {
+		for bi, o := range batch {
+			pending := false
+			for _, d := range o.docs {
+				if d.rec != nil {
+					pending = true
+				}
+			}
+			if pending && !stored[bi] {
 				continue // interrupted: not stored, not reported
 			}
 			finish(o)
@@ -311,8 +321,10 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	}
 	for i, ok := range finished {
 		if ok {
-			sum.Files = append(sum.Files, results[i])
-			sum.Bytes += results[i].Bytes
+			for _, r := range results[i] {
+				sum.Files = append(sum.Files, r)
+				sum.Bytes += r.Bytes
+			}
 		}
 	}
 	sum.Elapsed = time.Since(start)
@@ -352,120 +364,6 @@ func (d *dupIndex) claim(sha string, doc store.DocInfo) (store.DocInfo, bool) {
 
 // maxBatch is the most documents stored in one commit.
 const maxBatch = 32
-
-// prepare reads and analyzes one file into a record to store. It returns a
-// nil record when there is nothing to store (unchanged, skipped, failed) and
-// a zero status when ctx was cancelled first.
-func prepare(ctx context.Context, it item, existing map[string]store.DocInfo, dups *dupIndex, opt Options) (res FileResult, rec *store.Record) {
-	res = FileResult{Path: it.path, Name: it.name, Status: it.status, Reason: it.reason, Err: it.err}
-	if it.status != "" {
-		return res, nil
-	}
-	if ctx.Err() != nil {
-		return FileResult{}, nil
-	}
-	res.ID = store.DocID(it.name)
-	fail := func(reason string, err error) (FileResult, *store.Record) {
-		res.Status, res.Reason, res.Err = StatusFailed, reason, fmt.Errorf("%s: %w", it.path, err)
-		return res, nil
-	}
-	// A parser bug must cost one file, not the batch.
-	defer func() {
-		if r := recover(); r != nil {
-			res, rec = fail(fmt.Sprintf("internal error (please report): %v", r), fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
-		}
-	}()
-
-	data, fi, err := readFile(it.path, opt.Parse.MaxBytes)
-	if err != nil {
-		return fail(err.Error(), err)
-	}
-	res.Bytes = int64(len(data))
-	h := sha256.Sum256(data)
-	sha := hex.EncodeToString(h[:])
-	prev, had := existing[res.ID]
-	if had && prev.Source.SHA256 == sha && !opt.Force {
-		res.Status, res.Reason = StatusUnchanged, "same content as the stored version"
-		return res, nil
-	}
-	// A new name with bytes the collection already holds is the same
-	// contract under another name (a copy, a web upload of a file the CLI
-	// ingested): one document, not two, or every hit would appear twice.
-	if !had && !opt.Force {
-		if first, ok := dups.claim(sha, store.DocInfo{ID: res.ID, Name: it.name}); !ok {
-			res.ID = first.ID
-			res.Status, res.Reason = StatusUnchanged, fmt.Sprintf("same content as %q, already in the collection", first.Name)
-			return res, nil
-		}
-	}
-
-	popt := opt.Parse
-	if report := popt.Progress; report != nil {
-		popt.Progress = func(msg string) { report(it.name + ": " + msg) }
-	}
-	doc, err := parse.Bytes(ctx, path.Base(it.name), data, popt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return FileResult{}, nil
-		}
-		return fail(err.Error(), err)
-	}
-	doc.ID, doc.Name = res.ID, it.name
-	tree := clause.Parse(doc)
-	sum := chunk.Summary(doc)
-	if opt.Summarize != nil {
-		gen, err := opt.Summarize(ctx, doc)
-		switch {
-		case ctx.Err() != nil:
-			return FileResult{}, nil
-		case err != nil:
-			res.Reason = "model summary failed, deterministic summary used: " + err.Error()
-		default:
-			sum.Generated = gen
-		}
-	}
-	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated})
-	seg := search.AnalyzeDoc(units).Encode()
-	summary, err := json.Marshal(sum)
-	if err != nil {
-		return fail("cannot encode summary: "+err.Error(), err)
-	}
-	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary}
-	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(rec0); err != nil {
-		return fail(err.Error(), err)
-	}
-	if doc.Layout != nil {
-		layout, err := document.EncodeLayout(doc.Layout)
-		if err != nil {
-			return fail("cannot encode layout: "+err.Error(), err)
-		}
-		artifacts[ArtifactLayout] = layout
-		artifacts[ArtifactSource] = data
-	}
-	if opt.Embedder != nil {
-		vecs, err := search.EmbedDoc(ctx, opt.Embedder, units)
-		if err != nil {
-			if ctx.Err() != nil {
-				return FileResult{}, nil
-			}
-			return fail(err.Error(), err)
-		}
-		artifacts[ArtifactVectors] = vecs.Encode()
-	}
-	res.Status = StatusAdded
-	if had {
-		res.Status = StatusReplaced
-	}
-	return res, &store.Record{
-		Doc:  doc,
-		Tree: tree,
-		Source: store.Source{
-			Path: it.path, SHA256: sha, Size: int64(len(data)), ModTime: fi.ModTime().UTC(),
-		},
-		Artifacts: artifacts,
-	}
-}
 
 // readFile reads a regular file of at most limit bytes (parse.MaxFileSize
 // when limit ≤ 0). Errors wrap parse.ErrTooLarge or parse.ErrEmpty where

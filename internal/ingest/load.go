@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -31,127 +34,288 @@ type LoadReport struct {
 	// NoVectors holds one error per document whose stored vectors could not
 	// be used (it is still searched lexically).
 	NoVectors []error
-	// Opened is set when the index was opened from the collection's index
-	// file rather than built; Saved when it was built and the file written.
+	// Opened is set when the index was up to date and only opened; Saved
+	// when documents were added to it or deleted from it (a new commit).
 	Opened, Saved bool
-	Elapsed       time.Duration
+	// Added and Deleted count the documents indexed and the documents
+	// marked deleted by this load; Segments is the number of segments of
+	// the index after it.
+	Added, Deleted, Segments int
+	// Rebuilt is set when the index on disk was unusable (another format,
+	// damaged) and was built again from the stored documents.
+	Rebuilt bool
+	Elapsed time.Duration
 }
 
-// IndexFile is the name of a collection's persisted search index in the
-// store's cache (store.CachePath).
-const IndexFile = "search.idx"
+// IndexDir is the name of a collection's search index directory in the
+// store's cache (store.CacheDir): its segments and commit (index.Dir).
+const IndexDir = "index"
 
-// LoadIndex builds the search index of a collection from its stored
-// segments. See Load.
+// assocAux names a commit's association table among its index files.
+const assocAux = "assoc"
+
+// legacyIndexFile is the single index file of pakton before segments
+// (removed when found).
+const legacyIndexFile = "search.idx"
+
+// flushUnits bounds the units of a segment written while indexing, and so
+// the memory indexing holds: a document's analysed units are held until
+// its segment is written. 2^17 units are about 380 CUAD contracts.
+var flushUnits = 1 << 17
+
+// LoadIndex returns the search index of a collection. See Load.
 func LoadIndex(ctx context.Context, st *store.Store, collection string) (*search.Index, error) {
 	ix, _, err := Load(ctx, st, collection)
 	return ix, err
 }
 
-// Load returns the search index of a collection. It opens the collection's
-// index file (memory-mapped: milliseconds even for a large collection) when
-// the file was built at the collection's current generation; otherwise it
-// builds the index from the stored segments and writes the file for the
-// next load. A stale index file is never used: the generation changes on
-// every Put and Delete. An index with documents left out (LoadReport.Skipped,
-// NoVectors) is not written, so the next load tries them again.
-func Load(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
-	start := time.Now()
-	// The generation is read before the documents, so a file written below
-	// can only be newer than its label, never older.
-	gen, err := st.Generation(collection)
-	if err != nil {
-		return nil, LoadReport{}, fmt.Errorf("load index: %w", err)
-	}
-	path, err := st.CachePath(collection, IndexFile)
-	if err != nil {
-		return nil, LoadReport{}, fmt.Errorf("load index: %w", err)
-	}
-	ix, err := search.OpenIndex(path, gen)
-	switch {
-	case err == nil:
-		return ix, LoadReport{Docs: ix.Docs(), Opened: true, Elapsed: time.Since(start)}, nil
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, search.ErrStaleIndex):
-	default:
-		slog.Warn("search index file unusable; building the index again", "collection", collection, "err", err)
-	}
-	ix, rep, err := build(ctx, st, collection)
-	if err != nil {
-		return nil, rep, err
-	}
-	if ix.Docs() > 0 && len(rep.Skipped) == 0 && len(rep.NoVectors) == 0 {
-		err := st.WriteCache(collection, IndexFile, func(w io.Writer) error {
-			_, err := ix.WriteTo(w, gen)
-			return err
-		})
-		if err != nil {
-			slog.Warn("could not save the search index; the next load builds it again", "collection", collection, "err", err)
-		} else {
-			rep.Saved = true
-		}
-	}
-	rep.Elapsed = time.Since(start)
-	return ix, rep, nil
+// LoadOptions tune Load.
+type LoadOptions struct {
+	// Progress, when set, is called as documents are indexed (done of
+	// total) while the index catches up with the store.
+	Progress func(done, total int)
 }
 
-// build builds the search index of a collection from its stored segments, in
-// the store's document order (by name), so the index is the same on every
-// load. Segments are read and decoded in parallel and added in order as they
-// arrive, so only a few decoded segments are held at a time.
-//
-// A document whose segment is missing or does not decode is analyzed again
-// from its stored text and tree (listed in LoadReport.Reanalyzed, with a slog
-// warning); one that cannot be read at all is left out of the index with a
-// slog warning naming it (LoadReport.Skipped) rather than failing the whole
-// collection. The error is for a collection that cannot be listed, or ctx
-// being cancelled.
-func build(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
+// Load returns the search index of a collection: the segments of its
+// index directory (memory-mapped: milliseconds even for a large
+// collection), brought up to date with the store first. The index's commit
+// records the store generation it reflects; when the store has moved on
+// (documents put or deleted by this or another process), Load indexes the
+// new and changed documents only — in new segments, a few hundred documents
+// each — and marks the deleted and replaced ones deleted, then commits. So
+// adding one contract to a large collection costs that contract, and a
+// search sees it right after. An index of another format, or damaged, is
+// built again from the stored documents. Documents that could not be read
+// are left out (LoadReport.Skipped) and tried again at the next load.
+func Load(ctx context.Context, st *store.Store, collection string) (*search.Index, LoadReport, error) {
+	return LoadWith(ctx, st, collection, LoadOptions{})
+}
+
+// LoadWith is Load with options.
+func LoadWith(ctx context.Context, st *store.Store, collection string, opt LoadOptions) (*search.Index, LoadReport, error) {
 	start := time.Now()
 	var rep LoadReport
-	infos, err := st.List(collection)
+	// The generation is read before the documents, so a commit labelled
+	// with it can only be newer than its label, never older.
+	gen, err := st.Generation(collection)
 	if err != nil {
 		return nil, rep, fmt.Errorf("load index: %w", err)
 	}
+	d, err := openIndexDir(st, collection)
+	if err != nil {
+		return nil, rep, err
+	}
+	if snap, c, err := d.Open(); err == nil && c.Label == gen && (gen != 0 || len(c.Segments) > 0) {
+		rep.Docs, rep.Opened, rep.Segments = snap.LiveDocs(), true, len(c.Segments)
+		rep.Elapsed = time.Since(start)
+		return search.Open(snap, openTable(d, c)), rep, nil
+	}
+	snap, c, err := syncIndex(ctx, st, collection, d, opt, &rep)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.Docs, rep.Segments = snap.LiveDocs(), len(c.Segments)
+	rep.Elapsed = time.Since(start)
+	return search.Open(snap, openTable(d, c)), rep, nil
+}
+
+// openIndexDir opens a collection's index directory, removing the single
+// index file of older versions.
+func openIndexDir(st *store.Store, collection string) (*index.Dir, error) {
+	cache, err := st.CacheDir(collection)
+	if err != nil {
+		return nil, fmt.Errorf("load index: %w", err)
+	}
+	os.Remove(filepath.Join(cache, legacyIndexFile))
+	d, err := index.OpenDir(filepath.Join(cache, IndexDir))
+	if err != nil {
+		return nil, fmt.Errorf("load index: %w", err)
+	}
+	return d, nil
+}
+
+// openTable opens the association table written for commit c, if any.
+func openTable(d *index.Dir, c index.Commit) *index.AssocTable {
+	t, err := index.OpenAssocTable(d.AuxPath(c.ID, assocAux))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			slog.Warn("search index: association table unusable; learning as questions come", "dir", d.Path(), "err", err)
+		}
+		return nil
+	}
+	return t
+}
+
+// docVersion is what the index records of a stored document: the checksums
+// of the artifacts it indexes, so a document whose segment or vectors
+// changed is indexed again, and one stored again unchanged is not.
+func docVersion(in store.DocInfo) string {
+	return in.ArtifactSums[ArtifactSegment] + "+" + in.ArtifactSums[ArtifactVectors]
+}
+
+// syncIndex brings a collection's index directory up to date with the
+// store (see Load), holding the directory's lock.
+func syncIndex(ctx context.Context, st *store.Store, collection string, d *index.Dir, opt LoadOptions, rep *LoadReport) (*index.Snapshot, index.Commit, error) {
+	unlock, err := d.Lock()
+	if err != nil {
+		return nil, index.Commit{}, fmt.Errorf("load index: %w", err)
+	}
+	defer unlock()
+	gen, err := st.Generation(collection)
+	if err != nil {
+		return nil, index.Commit{}, fmt.Errorf("load index: %w", err)
+	}
+	c, err := d.Commit()
+	var snap *index.Snapshot
+	if err == nil {
+		snap, err = d.Snapshot(c)
+	}
+	if err != nil {
+		if !errors.Is(err, index.ErrBadIndex) {
+			return nil, c, fmt.Errorf("load index: %w", err)
+		}
+		slog.Warn("search index unusable (another format, or damaged); building it again from the stored documents", "collection", collection, "err", err)
+		if c, err = d.Reset(c); err != nil {
+			return nil, c, fmt.Errorf("load index: %w", err)
+		}
+		if snap, err = d.Snapshot(c); err != nil {
+			return nil, c, fmt.Errorf("load index: %w", err)
+		}
+		rep.Rebuilt = true
+	}
+	if c.Label == gen && (gen != 0 || len(c.Segments) > 0) {
+		return snap, c, nil // another process caught it up meanwhile
+	}
+	infos, err := st.List(collection)
+	if err != nil {
+		return nil, c, fmt.Errorf("load index: %w", err)
+	}
+	// What the index holds: its live documents and their versions.
+	held := map[string]string{}
+	for i, seg := range snap.Segments() {
+		for doc := range int32(seg.NumDocs()) {
+			if !snap.Deleted(i, doc) {
+				held[seg.DocID(doc)] = seg.DocVersion(doc)
+			}
+		}
+	}
+	var remove []string
+	var add []store.DocInfo
+	inStore := make(map[string]bool, len(infos))
+	for _, in := range infos {
+		inStore[in.ID] = true
+		v, ok := held[in.ID]
+		if ok && v == docVersion(in) {
+			continue
+		}
+		if ok {
+			remove = append(remove, in.ID) // replaced: indexed again below
+		}
+		add = append(add, in)
+	}
+	for id := range held {
+		if !inStore[id] {
+			remove = append(remove, id)
+		}
+	}
+	slices.Sort(remove)
+	rep.Deleted = len(remove)
+	if len(add) == 0 {
+		if len(remove) > 0 {
+			c, err = d.Apply(c, nil, remove, gen)
+			rep.Saved = true
+		} else {
+			c, err = d.SetLabel(c, gen)
+		}
+		if err != nil {
+			return nil, c, fmt.Errorf("load index: %w", err)
+		}
+		snap, err = d.Snapshot(c)
+		return snap, c, err
+	}
+	// Index the new and changed documents, a segment of at most flushUnits
+	// units at a time. The deletions go with the first commit, the label
+	// with the last (an intermediate commit reflects no generation).
+	seg := index.NewBuilder()
+	pending := remove
+	commit := func(last bool) error {
+		label := uint64(0)
+		if last && len(rep.Skipped) == 0 {
+			label = gen
+		}
+		var err error
+		if c, err = d.Apply(c, []*index.Segment{seg}, pending, label); err != nil {
+			return err
+		}
+		rep.Saved = true
+		pending = nil
+		seg = index.NewBuilder()
+		return nil
+	}
+	err = loadDocs(ctx, st, collection, add, rep, func(in store.DocInfo, doc *index.Doc, vecs *search.Vectors) error {
+		if err := seg.Add(doc, docVersion(in)); err != nil {
+			return err
+		}
+		rep.Added++
+		if opt.Progress != nil {
+			opt.Progress(rep.Added, len(add))
+		}
+		if vecs != nil {
+			if err := seg.AddVectors(in.ID, vecs); err != nil {
+				slog.Warn("document searched without its vectors", "collection", collection, "id", in.ID, "name", in.Name, "err", err)
+				rep.NoVectors = append(rep.NoVectors, fmt.Errorf("document %s (%s): %w", in.ID, in.Name, err))
+			}
+		}
+		if seg.NumUnits() >= flushUnits {
+			return commit(false)
+		}
+		return nil
+	})
+	if err == nil {
+		err = commit(true)
+	}
+	if err != nil {
+		return nil, c, fmt.Errorf("load index: %w", err)
+	}
+	if n := len(rep.Reanalyzed); n > 0 {
+		slog.Warn("documents without a usable stored index segment were analyzed again; store fresh segments with \"pakton docs reindex\"", "collection", collection, "documents", n)
+	}
+	snap, err = d.Snapshot(c)
+	return snap, c, err
+}
+
+// loadDocs reads and decodes the segments (and vectors) of docs in
+// parallel and hands them to add in order, holding only a few decoded ones
+// at a time. A document whose segment is missing or does not decode is
+// analyzed again from its stored text and tree (LoadReport.Reanalyzed, with
+// a slog warning); one that cannot be read at all is left out with a slog
+// warning naming it (LoadReport.Skipped). The error is add's, or ctx's.
+func loadDocs(ctx context.Context, st *store.Store, collection string, docs []store.DocInfo, rep *LoadReport, add func(store.DocInfo, *index.Doc, *search.Vectors) error) error {
 	type loaded struct {
 		i          int
-		seg        *search.Segment
+		seg        *index.Doc
 		vecs       *search.Vectors
 		vecErr     error
 		reanalyzed bool
 		err        error
 	}
-	workers := min(runtime.NumCPU(), max(1, len(infos)))
-	jobs := make(chan int)
-	out := make(chan loaded, 2*workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				seg, re, err := loadSegment(st, collection, infos[i])
-				var vecs *search.Vectors
-				var vecErr error
-				if err == nil {
-					vecs, vecErr = loadVectors(st, collection, infos[i])
-				}
-				out <- loaded{i, seg, vecs, vecErr, re, err}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range infos {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
+	workers := min(runtime.NumCPU(), max(1, len(docs)))
+	sctx, cancel := context.WithCancel(ctx)
+	out := parallel.Stream(sctx, len(docs), workers, 2*workers, func(i int) loaded {
+		seg, re, err := loadSegment(st, collection, docs[i])
+		var vecs *search.Vectors
+		var vecErr error
+		if err == nil {
+			vecs, vecErr = loadVectors(st, collection, docs[i])
+		}
+		return loaded{i, seg, vecs, vecErr, re, err}
+	})
+	defer func() { // stop handing out documents; let the calls under way finish
+		cancel()
+		for range out {
 		}
 	}()
-	go func() { wg.Wait(); close(out) }()
 
-	ix := search.NewIndex()
 	pending := map[int]loaded{}
 	next := 0
 	for l := range out {
@@ -162,49 +326,36 @@ func build(ctx context.Context, st *store.Store, collection string) (*search.Ind
 				break
 			}
 			delete(pending, next)
-			in := infos[next]
+			in := docs[next]
 			next++
-			err := l.err
-			if err == nil {
-				err = ix.AddSegment(l.seg)
-			}
-			if err != nil {
-				slog.Warn("document left out of the search index", "collection", collection, "id", in.ID, "name", in.Name, "err", err)
-				rep.Skipped = append(rep.Skipped, fmt.Errorf("document %s (%s) left out of the index: %w", in.ID, in.Name, err))
+			if l.err != nil {
+				slog.Warn("document left out of the search index", "collection", collection, "id", in.ID, "name", in.Name, "err", l.err)
+				rep.Skipped = append(rep.Skipped, fmt.Errorf("document %s (%s) left out of the index: %w", in.ID, in.Name, l.err))
 				continue
 			}
 			if l.reanalyzed {
 				rep.Reanalyzed = append(rep.Reanalyzed, in.ID+" "+in.Name)
 			}
-			vecErr := l.vecErr
-			if vecErr == nil && l.vecs != nil {
-				vecErr = ix.AddVectors(in.ID, l.vecs)
-			}
-			if err := vecErr; err != nil {
+			if err := l.vecErr; err != nil {
 				slog.Warn("document searched without its vectors", "collection", collection, "id", in.ID, "name", in.Name, "err", err)
 				rep.NoVectors = append(rep.NoVectors, fmt.Errorf("document %s (%s): %w", in.ID, in.Name, err))
 			}
+			if err := add(in, l.seg, l.vecs); err != nil {
+				return err
+			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, rep, err
-	}
-	if n := len(rep.Reanalyzed); n > 0 {
-		slog.Warn("documents without a usable stored index segment were analyzed again; store fresh segments with \"pakton docs reindex\"", "collection", collection, "documents", n)
-	}
-	rep.Docs = ix.Docs()
-	rep.Elapsed = time.Since(start)
-	return ix, rep, nil
+	return ctx.Err()
 }
 
 // loadSegment reads and decodes one document's segment; when it is missing
 // or does not decode, it analyzes the stored document again.
-func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *search.Segment, reanalyzed bool, err error) {
+func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
 	data, err := st.Artifact(collection, info.ID, ArtifactSegment)
 	if err == nil {
-		seg, err = search.DecodeSegment(data)
+		seg, err = index.DecodeDoc(data)
 		if err == nil && seg.ID != info.ID {
-			err = fmt.Errorf("%w: it belongs to document %q", search.ErrBadSegment, seg.ID)
+			err = fmt.Errorf("%w: it belongs to document %q", index.ErrBadDoc, seg.ID)
 		}
 		if err == nil {
 			return seg, false, nil
@@ -217,7 +368,7 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *s
 	if gerr != nil {
 		return nil, false, errors.Join(err, gerr)
 	}
-	seg, _ = analyze(rec)
+	seg, _, _ = analyze(rec)
 	return seg, true, nil
 }
 
@@ -233,21 +384,45 @@ func loadVectors(st *store.Store, collection string, info store.DocInfo) (*searc
 	if err != nil {
 		return nil, err
 	}
-	return search.DecodeVectors(data)
+	return index.DecodeVectors(data)
 }
 
-// analyze builds a stored document's segment and summary from its text and
-// clause tree.
-func analyze(rec *store.Record) (*search.Segment, []byte) {
+// analyze builds a stored document's segment, summary and names from its
+// text and clause tree.
+func analyze(rec *store.Record) (seg *index.Doc, summary, namesJSON []byte) {
 	tree := Tree(rec)
 	sum := chunk.Summary(rec.Doc)
 	var stored chunk.DocSummary
 	if json.Unmarshal(rec.Artifacts[ArtifactSummary], &stored) == nil {
 		sum.Generated = stored.Generated // a model-written summary is kept
 	}
-	seg := search.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated}))
-	summary, _ := json.Marshal(sum) // a struct of strings: cannot fail
-	return seg, summary
+	nm := chunk.Names(rec.Doc)
+	seg = index.AnalyzeDoc(chunk.Build(rec.Doc, tree, chunk.Options{Summary: sum.Generated, Names: &nm}))
+	summary, _ = json.Marshal(sum) // structs of strings: cannot fail
+	namesJSON, _ = json.Marshal(nm)
+	return seg, summary, namesJSON
+}
+
+// DocNames returns what a stored document is called by: the names learnt
+// at ingest (ArtifactNames), or, for a document ingested before names were
+// learnt, the names learnt from its stored text now.
+func DocNames(st *store.Store, collection, id string) (names.Names, error) {
+	var nm names.Names
+	data, err := st.Artifact(collection, id, ArtifactNames)
+	if err == nil {
+		if err := json.Unmarshal(data, &nm); err != nil {
+			return nm, fmt.Errorf("names of document %s: %w", id, err)
+		}
+		return nm, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nm, fmt.Errorf("names of document %s: %w", id, err)
+	}
+	rec, err := st.Document(collection, id)
+	if err != nil {
+		return nm, fmt.Errorf("names of document %s: %w", id, err)
+	}
+	return chunk.Names(rec.Doc), nil
 }
 
 // Reindex stores a fresh segment and summary for every document of a
@@ -270,10 +445,11 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		rec.Tree = Tree(rec)
-		seg, summary := analyze(rec)
+		seg, summary, namesJSON := analyze(rec)
 		rec.Artifacts[ArtifactSegment] = seg.Encode()
 		rec.Artifacts[ArtifactSummary] = summary
-		if rec.Artifacts[ArtifactGraph], err = encodeGraph(rec); err != nil {
+		rec.Artifacts[ArtifactNames] = namesJSON
+		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		if err := st.Put(collection, rec); err != nil {
@@ -285,4 +461,39 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		}
 	}
 	return n, nil
+}
+
+// inMemory builds a collection's index as one segment in memory from the
+// stored documents, in the store's order or in the order of the document
+// ids given, without touching its index directory: what the segments on
+// disk must answer like (tests, checks).
+func inMemory(ctx context.Context, st *store.Store, collection string, order ...string) (*search.Index, error) {
+	infos, err := st.List(collection)
+	if err != nil {
+		return nil, err
+	}
+	if order != nil {
+		byID := map[string]store.DocInfo{}
+		for _, in := range infos {
+			byID[in.ID] = in
+		}
+		infos = infos[:0]
+		for _, id := range order {
+			if in, ok := byID[id]; ok {
+				infos = append(infos, in)
+			}
+		}
+	}
+	ix := search.NewIndex()
+	var rep LoadReport
+	err = loadDocs(ctx, st, collection, infos, &rep, func(in store.DocInfo, doc *index.Doc, vecs *search.Vectors) error {
+		if err := ix.AddSegment(doc); err != nil {
+			return err
+		}
+		if vecs != nil {
+			ix.AddVectors(in.ID, vecs)
+		}
+		return nil
+	})
+	return ix, err
 }

@@ -170,9 +170,10 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 
 // NewPassage resolves one hit against its document d, clause tree t and
 // reference graph g (t or g nil: no clause path, no supporting evidence):
-// the pages and printed page labels it touches, its clause path (the hit's
-// node, or the deepest node holding the span's start), its text with page
-// furniture blanked, and its supporting evidence. Pages is never nil.
+// the pages and printed page labels it touches, its clause path, its text
+// with page furniture blanked, and its supporting evidence. Pages is never
+// nil. The clause path cites every clause the span runs over
+// (clause.SpanPath: "9 > 9.3–9.4"), so it always matches the text shown.
 func NewPassage(h search.Hit, d *document.Document, t *clause.Tree, g *graph.Doc) Passage {
 	p := Passage{Rank: h.Rank, DocID: h.DocID, DocName: d.Name, Span: h.Span, Score: h.Score,
 		Pages: d.PagesOf(h.Span), Text: d.Masked(h.Span), Provision: h.Provision}
@@ -181,11 +182,7 @@ func NewPassage(h search.Hit, d *document.Document, t *clause.Tree, g *graph.Doc
 	}
 	p.PageLabels = d.PageLabelsOf(p.Pages)
 	if t != nil && len(t.Nodes) > 0 {
-		node := h.Node
-		if node <= 0 || node >= len(t.Nodes) {
-			node = t.At(h.Span.Start)
-		}
-		p.Path = t.Path(node)
+		p.Path = t.SpanPath(h.Span)
 		if g != nil {
 			p.Support = SupportFor(d, t, g, h.Span)
 		}

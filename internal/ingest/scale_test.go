@@ -131,10 +131,11 @@ func benchOneShot(b *testing.B, dir, collection string) {
 
 // TestDumpStoreHits writes the hits of every CUAD development question
 // (corpus-wide, K=64, routed and not routed) against an existing store, once
-// with the collection's opened index file and once with the index built from
-// the stored segments, to $PAKTON_DUMP_HITS.opened and .built: a change that
-// must not change results is checked by comparing the dumps of the code
-// before and after it.
+// with the collection's index opened from its segments and once with one
+// segment built in memory from the stored documents, to
+// $PAKTON_DUMP_HITS.opened and .built: a change that must not change
+// results is checked by comparing the dumps of the code before and after
+// it, and the two dumps must be identical.
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 PAKTON_DUMP_HITS=/tmp/hits go test ./internal/ingest/ -run DumpStoreHits
 func TestDumpStoreHits(t *testing.T) {
@@ -156,7 +157,7 @@ func TestDumpStoreHits(t *testing.T) {
 	if !rep.Opened {
 		t.Log("the index file was built, not opened")
 	}
-	built, _, err := build(ctx, st, store.DefaultCollection)
+	built, err := inMemory(ctx, st, store.DefaultCollection, liveOrder(opened)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"sort"
 	"strconv"
 
@@ -152,7 +153,7 @@ func (c *docGraphs) get(rec *store.Record) (*graph.Doc, error) {
 	if g, ok := c.graphs[rec.Doc.ID]; ok {
 		return g, nil
 	}
-	g, _, err := DocGraph(c.st, c.collection, rec)
+	g, _, err := DocGraph(context.Background(), c.st, c.collection, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -8,17 +8,23 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/unpack"
 )
 
 // item is one file found by the walk, or one path that could not be used.
 type item struct {
-	path   string // as found (joined from the argument)
+	path   string // as found (joined from the argument); for an archive entry, the archive's path and the entry's
 	name   string // document name: relative to the directory given, slash-separated
 	size   int64
 	status Status // set when the walk already decided (skipped, failed)
 	reason string
 	err    error
+	// arc and entry, for an archive entry, are where its bytes are.
+	arc   *unpack.Archive
+	entry *unpack.Entry
+	// src is the provenance the walk knows: path, archive, entry, folder.
+	src store.Source
 }
 
 // collect expands the paths given to Ingest into files, in a stable order:
@@ -26,8 +32,24 @@ type item struct {
 // files and directories inside a directory are skipped silently; files with
 // unsupported extensions, special files, broken links and unreadable
 // directories become items with a skipped or failed status.
-func collect(paths []string) []item {
+//
+// A ZIP archive becomes the items of its entries (archive.go): an archive
+// given directly names its entries by their path inside it, one found
+// inside a directory under its own name.
+func collect(paths []string, u *archives, lim unpack.Limits) []item {
 	var items []item
+	add := func(path, name string, st fs.FileInfo, top bool) {
+		it := fileItem(path, name, st)
+		if it.status == "" && unpack.Kind(name) == "zip" {
+			prefix := name + "/"
+			if top {
+				prefix = ""
+			}
+			items = append(items, u.zipItems(path, path, prefix, store.Source{Path: path, Archive: name}, lim)...)
+			return
+		}
+		items = append(items, it)
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -35,7 +57,7 @@ func collect(paths []string) []item {
 			continue
 		}
 		if !st.IsDir() {
-			items = append(items, fileItem(p, filepath.Base(p), st))
+			add(p, filepath.Base(p), st, true)
 			continue
 		}
 		root := p
@@ -74,7 +96,7 @@ func collect(paths []string) []item {
 					items = append(items, item{path: path, name: name, status: StatusSkipped, reason: "symbolic link to a directory (not followed)"})
 					return nil
 				}
-				items = append(items, fileItem(path, name, st))
+				add(path, name, st, false)
 				return nil
 			}
 			info, err := d.Info()
@@ -82,7 +104,7 @@ func collect(paths []string) []item {
 				items = append(items, failedItem(path, name, "cannot read: "+errText(err), err))
 				return nil
 			}
-			items = append(items, fileItem(path, name, info))
+			add(path, name, info, false)
 			return nil
 		})
 		if err != nil {
@@ -94,19 +116,14 @@ func collect(paths []string) []item {
 
 // fileItem classifies a file the walk found.
 func fileItem(path, name string, st fs.FileInfo) item {
-	it := item{path: path, name: name, size: st.Size()}
+	it := item{path: path, name: name, size: st.Size(), src: store.Source{Path: path, Folder: folderOf(name)}}
 	if !st.Mode().IsRegular() {
 		it.status, it.reason = StatusFailed, "not a regular file ("+fileKind(st.Mode())+")"
 		it.err = fmt.Errorf("%s: %s", path, it.reason)
 		return it
 	}
-	if parse.Format(name) == "" {
-		ext := filepath.Ext(name)
-		if ext == "" {
-			ext = "no extension"
-		}
-		it.status = StatusSkipped
-		it.reason = fmt.Sprintf("unsupported file type (%s; supported: .txt .md .html .htm .docx .pdf)", ext)
+	if !Readable(name) {
+		it.status, it.reason = StatusSkipped, unsupportedReason(name)
 	}
 	return it
 }

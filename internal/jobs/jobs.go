@@ -36,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // State is where a job is in its life.
@@ -416,7 +418,7 @@ func (m *Manager) removeLocked(en *entry) error {
 	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("jobs: remove %s: %w", id, err)
 	}
-	syncDir(m.dir)
+	atomicfile.SyncDir(m.dir)
 	delete(m.jobs, id)
 	return nil
 }
@@ -673,51 +675,7 @@ func (m *Manager) write(j Job) error {
 		}
 		return nil
 	}
-	return WriteFileAtomic(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
-}
-
-// WriteFileAtomic replaces path with data so that a crash leaves either the
-// old file or the new one: it writes a temporary file beside it (named
-// ".tmp-…"), syncs it, renames it over path and syncs the directory.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a rename or removal in dir durable, as far as the file
-// system allows.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	return atomicfile.Write(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
 }
 
 // reporter updates a running job. Progress is persisted at most every

@@ -174,7 +174,7 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
 	if ref.graph {
-		rec, g, computed, err := ingest.ReadGraph(c.Store, name, info.ID)
+		rec, g, computed, err := ingest.ReadGraph(ctx, c.Store, name, info.ID)
 		if err != nil {
 			return nil, fmt.Errorf("reading the graph of %s: %w", info.Name, err)
 		}

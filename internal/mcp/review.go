@@ -14,7 +14,7 @@ import (
 // Limits of review_collection.
 const (
 	// MaxPlaybookYAML is the longest playbook text accepted, in bytes.
-	MaxPlaybookYAML = 1 << 20
+	MaxPlaybookYAML = review.MaxPlaybookBytes
 	// MaxReviewCells bounds contracts × provisions of one call, so the
 	// answer fits an assistant's context; a larger review is narrowed with
 	// provisions or docs (or run with the CLI or the HTTP API).
@@ -35,15 +35,19 @@ type ReviewInput struct {
 
 // ReviewCell is one found provision of one contract.
 type ReviewCell struct {
-	Provision  string        `json:"provision"`
-	Confidence float64       `json:"confidence" jsonschema:"probability in [0, 1] that the provision is there"`
-	Value      string        `json:"value,omitempty" jsonschema:"the answer read from the text in the provision's format (a date, duration, jurisdiction, parties, amount, Yes)"`
-	Path       string        `json:"path,omitempty" jsonschema:"clause path of the first extract"`
-	Pages      []int         `json:"pages,omitempty"`
-	Span       document.Span `json:"span" jsonschema:"[start, end) in code points of the first extract"`
-	Text       string        `json:"text" jsonschema:"the verbatim text of the extracts"`
-	Truncated  bool          `json:"truncated,omitempty"`
-	Extracts   int           `json:"extracts" jsonschema:"number of passages found for the cell"`
+	Provision   string          `json:"provision"`
+	Confidence  float64         `json:"confidence" jsonschema:"probability in [0, 1] that the provision is there"`
+	Value       string          `json:"value,omitempty" jsonschema:"the answer read from the text in the provision's format (a date, duration, jurisdiction, parties, amount, Yes)"`
+	Kind        string          `json:"kind" jsonschema:"the answer's kind: value, yes, no (the contract excludes the provision: see excluded), conditional"`
+	Answer      string          `json:"answer,omitempty" jsonschema:"the one-line answer: the value, Yes, No or Conditional; empty when the clause itself is the answer"`
+	Condition   string          `json:"condition,omitempty" jsonschema:"for a conditional answer, the condition, in the contract's words"`
+	AnswerSpans []document.Span `json:"answer_spans,omitempty" jsonschema:"where the answer was read: [start, end) code points inside the extracts"`
+	Path        string          `json:"path,omitempty" jsonschema:"clause path of the first extract"`
+	Pages       []int           `json:"pages,omitempty"`
+	Span        document.Span   `json:"span" jsonschema:"[start, end) in code points of the first extract"`
+	Text        string          `json:"text" jsonschema:"the verbatim text of the extracts"`
+	Truncated   bool            `json:"truncated,omitempty"`
+	Extracts    int             `json:"extracts" jsonschema:"number of passages found for the cell"`
 }
 
 // ReviewRow is one contract of the review.
@@ -53,7 +57,8 @@ type ReviewRow struct {
 	URI      string       `json:"uri"`
 	Error    string       `json:"error,omitempty" jsonschema:"why the contract could not be reviewed"`
 	Found    []ReviewCell `json:"found"`
-	NotFound []string     `json:"not_found" jsonschema:"provisions not found in this contract"`
+	Excluded []ReviewCell `json:"excluded,omitempty" jsonschema:"provisions the contract excludes (answer No), each with the excluding clause"`
+	NotFound []string     `json:"not_found" jsonschema:"provisions not found in this contract (excluded ones too)"`
 }
 
 // ReviewOutput is the structured result of review_collection.
@@ -115,9 +120,12 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 	for _, row := range tab.Rows {
 		r := ReviewRow{DocID: row.DocID, DocName: row.DocName, URI: docURI(c.Collection, row.DocID), Error: row.Error, Found: []ReviewCell{}, NotFound: []string{}}
 		for _, cell := range row.Cells {
+			excluded := cell.Answer != nil && cell.Answer.Excludes && len(cell.Extracts) > 0
 			if !cell.Found || len(cell.Extracts) == 0 {
 				r.NotFound = append(r.NotFound, cell.Provision)
-				continue
+				if !excluded {
+					continue
+				}
 			}
 			first := cell.Extracts[0]
 			parts := make([]string, len(cell.Extracts))
@@ -125,8 +133,21 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 				parts[i] = strings.TrimSpace(e.Text)
 			}
 			text, cut := cut(strings.Join(parts, " […] "), MaxReviewExtract)
-			r.Found = append(r.Found, ReviewCell{Provision: cell.Provision, Confidence: round2(cell.Confidence), Value: cell.Value,
-				Path: first.Path, Pages: first.Pages, Span: first.Span, Text: text, Truncated: cut, Extracts: len(cell.Extracts)})
+			rc := ReviewCell{Provision: cell.Provision, Confidence: round2(cell.Confidence), Value: cell.Value, Kind: string(review.KindValue),
+				Path: first.Path, Pages: first.Pages, Span: first.Span, Text: text, Truncated: cut, Extracts: len(cell.Extracts)}
+			if a := cell.Answer; a != nil {
+				rc.Kind, rc.Answer, rc.Condition = string(a.Kind), a.Text, a.Condition
+				for _, sp := range a.Spans {
+					rc.AnswerSpans = append(rc.AnswerSpans, sp.Span)
+				}
+			} else if cell.Value != "" {
+				rc.Answer = cell.Value
+			}
+			if excluded {
+				r.Excluded = append(r.Excluded, rc)
+				continue
+			}
+			r.Found = append(r.Found, rc)
 		}
 		out.Rows = append(out.Rows, r)
 	}
@@ -147,10 +168,15 @@ func reviewText(out ReviewOutput) string {
 			fmt.Fprintf(&b, "Could not be reviewed: %s\n", r.Error)
 			continue
 		}
-		for _, c := range r.Found {
+		for _, c := range append(r.Found, r.Excluded...) {
 			fmt.Fprintf(&b, "- %s", c.Provision)
-			if c.Value != "" {
-				fmt.Fprintf(&b, ": %s", c.Value)
+			switch {
+			case c.Kind == string(review.KindNo):
+				b.WriteString(": No — the contract excludes it")
+			case c.Kind == string(review.KindConditional) && c.Condition != "":
+				fmt.Fprintf(&b, ": Conditional — %s", c.Condition)
+			case c.Answer != "":
+				fmt.Fprintf(&b, ": %s", c.Answer)
 			}
 			loc := []string{}
 			if c.Path != "" {
@@ -159,7 +185,11 @@ func reviewText(out ReviewOutput) string {
 			if len(c.Pages) > 0 {
 				loc = append(loc, fmt.Sprintf("p. %d", c.Pages[0]))
 			}
-			loc = append(loc, c.Span.String(), fmt.Sprintf("confidence %.2f", c.Confidence))
+			loc = append(loc, c.Span.String())
+			if len(c.AnswerSpans) > 0 {
+				loc = append(loc, "answer at "+c.AnswerSpans[0].String())
+			}
+			loc = append(loc, fmt.Sprintf("confidence %.2f", c.Confidence))
 			fmt.Fprintf(&b, " (%s) — %q", strings.Join(loc, ", "), oneLine(c.Text))
 			if c.Truncated {
 				b.WriteString(" [truncated]")

@@ -10,6 +10,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
@@ -58,7 +59,7 @@ func TestReviewCollection(t *testing.T) {
 	if out.Contracts != len(docs) || len(out.Rows) != len(docs) || strings.Join(out.Provisions, ",") != "Governing Law,Source Code Escrow" {
 		t.Fatalf("review: %+v", out)
 	}
-	found := 0
+	found, answered := 0, 0
 	for _, r := range out.Rows {
 		if len(r.Found)+len(r.NotFound) != 2 {
 			t.Errorf("%s: %d found + %d not found, want 2 cells", r.DocName, len(r.Found), len(r.NotFound))
@@ -76,7 +77,26 @@ func TestReviewCollection(t *testing.T) {
 			if c.Path == "" || c.Confidence <= 0 || c.Confidence > 1 {
 				t.Errorf("%s %s: path %q confidence %v", r.DocName, c.Provision, c.Path, c.Confidence)
 			}
+			// The answer, and where it was read: inside the document, and
+			// its words are the answer's (a jurisdiction's name).
+			if c.Provision == "Governing Law" && c.Kind == "value" && c.Answer != "" {
+				answered++
+				if len(c.AnswerSpans) == 0 {
+					t.Errorf("%s: answer %q without its span", r.DocName, c.Answer)
+				}
+				for _, sp := range c.AnswerSpans {
+					if got := slice(docText(t, st, "alpha", r.DocID), sp); !strings.Contains(strings.ToLower(c.Answer), strings.ToLower(strings.Fields(got)[0])) {
+						t.Errorf("%s: answer %q read at %v, which says %q", r.DocName, c.Answer, sp, got)
+					}
+				}
+				if !strings.Contains(text(res), "Governing Law: "+c.Answer) {
+					t.Errorf("the text result does not give %s's answer %q", r.DocName, c.Answer)
+				}
+			}
 		}
+	}
+	if answered == 0 {
+		t.Error("no contract's Governing Law has an answer")
 	}
 	if found != out.FoundCells || found == 0 {
 		t.Errorf("found cells %d, counted %d", out.FoundCells, found)
@@ -106,7 +126,7 @@ func TestReviewCollection(t *testing.T) {
 		{map[string]any{"playbook": "mine"}, `unknown playbook "mine"`},
 		{map[string]any{"provisions": []string{"Nope"}}, `no provision "Nope"`},
 		{map[string]any{"docs": []string{"nope.pdf"}}, "nope.pdf"},
-		{map[string]any{"playbook_yaml": bigPlaybook(MaxReviewCells/len(docs) + 1)}, "pass provisions"},
+		{map[string]any{"playbook_yaml": bigPlaybook(review.MaxProvisions + 1)}, "provisions, more than the"},
 	} {
 		res := call(t, cs, "review_collection", c.args, nil)
 		if !res.IsError || !strings.Contains(text(res), c.want) {

@@ -203,10 +203,12 @@ type Passage struct {
 
 // SearchOutput is the structured result of search_contracts.
 type SearchOutput struct {
-	Collection string    `json:"collection"`
-	Query      string    `json:"query"`
-	RoutedTo   []DocRef  `json:"routed_to" jsonschema:"documents the question named, to which the search was restricted"`
-	Passages   []Passage `json:"passages"`
+	Collection string   `json:"collection"`
+	Query      string   `json:"query"`
+	RoutedTo   []DocRef `json:"routed_to" jsonschema:"documents the question named, to which the search was restricted"`
+	// Route says which documents were searched and why.
+	Route    *search.Route `json:"route,omitempty" jsonschema:"the routing decision: all, named, several, ambiguous (a name fits several contracts: pass one of the candidates' doc_id as doc to search it alone), unknown (a name fits no contract), chosen or off; the names matched and why"`
+	Passages []Passage     `json:"passages"`
 	// NotFound: provisions the query asks about that the review detectors
 	// looked for and did not find.
 	NotFound []NotFound `json:"not_found,omitempty" jsonschema:"provisions the query asks about that the offline review detectors looked for in a document and did not find: that document's passages only match the query's words"`
@@ -258,7 +260,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the passages: %w", err)
 	}
-	out = SearchOutput{Collection: c.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}}
+	out = SearchOutput{Collection: c.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}, Route: res.Route}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, DocRef{ID: id, Name: c.Index.DocName(id)})
 	}
@@ -278,12 +280,20 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 // searchText renders search results for a reader.
 func searchText(out SearchOutput) string {
 	var b strings.Builder
-	if len(out.RoutedTo) > 0 {
-		names := make([]string, len(out.RoutedTo))
-		for i, d := range out.RoutedTo {
-			names[i] = d.Name
+	if r := out.Route; r != nil && r.Why != "" {
+		fmt.Fprintf(&b, "Routing: %s", r.Why)
+		switch {
+		case r.Decision == search.RouteAmbiguous:
+			b.WriteString(" To search one alone, pass its doc_id as doc:\n")
+			for _, c := range r.Candidates {
+				fmt.Fprintf(&b, "- %s (doc %s) %s\n", c.Name, c.DocID, strings.TrimSpace(c.Title+" "+c.Date))
+			}
+		case r.Decision.Narrowed():
+			b.WriteString(" (pass no_route to search every document)\n")
+		default:
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "The question names %s; searched only that (pass no_route to search every document).\n\n", strings.Join(names, ", "))
+		b.WriteString("\n")
 	}
 	for _, a := range out.NotFound {
 		fmt.Fprintf(&b, "Not found: the review detectors find no %s provision in %s (their confidence that it is there: %.2f); the passages below from it only match the query's words.\n\n", a.Provision, a.DocName, a.Confidence)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // Canonical text of a DOCX file is the body as Word displays it with all
@@ -64,7 +65,7 @@ func parseDOCX(data []byte) (*document.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a valid .docx (zip) archive: %v", ErrCorrupt, err)
 	}
-	pk := &docxPackage{files: map[string]*zip.File{}}
+	pk := &docxPackage{files: map[string]*zip.File{}, kind: "docx"}
 	for _, f := range zr.File {
 		pk.files[strings.TrimPrefix(f.Name, "/")] = f
 	}
@@ -127,6 +128,7 @@ func utf16le(s string) []byte {
 type docxPackage struct {
 	files map[string]*zip.File
 	total int64
+	kind  string // "docx", "odt": the format named in errors
 }
 
 // read returns the part's bytes, or nil, nil when the part does not exist.
@@ -141,16 +143,16 @@ func (pk *docxPackage) read(name string) ([]byte, error) {
 	}
 	tooLarge := func() error {
 		if limit < docxMaxPart {
-			return fmt.Errorf("%w: docx parts expand beyond %d MiB in total (zip bomb?)", ErrTooLarge, docxMaxTotal>>20)
+			return fmt.Errorf("%w: %s parts expand beyond %d MiB in total (zip bomb?)", ErrTooLarge, pk.kind, docxMaxTotal>>20)
 		}
-		return fmt.Errorf("%w: docx part %s expands beyond %d MiB (zip bomb?)", ErrTooLarge, name, docxMaxPart>>20)
+		return fmt.Errorf("%w: %s part %s expands beyond %d MiB (zip bomb?)", ErrTooLarge, pk.kind, name, docxMaxPart>>20)
 	}
 	if f.UncompressedSize64 > uint64(limit) {
 		return nil, tooLarge()
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%w: docx part %s: %v", ErrCorrupt, name, err)
+		return nil, fmt.Errorf("%w: %s part %s: %v", ErrCorrupt, pk.kind, name, err)
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
@@ -159,7 +161,7 @@ func (pk *docxPackage) read(name string) ([]byte, error) {
 		return nil, tooLarge()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: docx part %s: %v", ErrCorrupt, name, err)
+		return nil, fmt.Errorf("%w: %s part %s: %v", ErrCorrupt, pk.kind, name, err)
 	}
 	return b, nil
 }
@@ -542,11 +544,9 @@ func parseDocxNumbering(b []byte) (*docxNumbering, error) {
 // ---- document.xml ----
 
 // docxPara is one finished paragraph (or table row line) of output.
-type docxPara struct {
-	text   string // canonical, label included
-	blocks []document.Block
-	tight  bool // joined to the previous line by "\n" instead of "\n\n"
-}
+// docxPara is one paragraph (or table-row line) of output, in the layout
+// every word-processor format shares (paras.go).
+type docxPara = wpPara
 
 type docxParaState struct {
 	b           strings.Builder
@@ -950,51 +950,23 @@ func bulletGlyphs(s string) string {
 func formatDocxNumber(n int, f string) string {
 	switch f {
 	case "lowerLetter":
-		return wordLetters(n, false)
+		return numbering.Letters(n, false)
 	case "upperLetter":
-		return wordLetters(n, true)
+		return numbering.Letters(n, true)
 	case "lowerRoman":
-		return romanNumber(n, false)
+		return numbering.Roman(n)
 	case "upperRoman":
-		return romanNumber(n, true)
+		return strings.ToUpper(numbering.Roman(n))
 	case "decimalZero":
 		if n >= 0 && n < 10 {
 			return "0" + strconv.Itoa(n)
 		}
 	case "ordinal":
-		return strconv.Itoa(n) + ordinalSuffix(n)
+		return strconv.Itoa(n) + numbering.OrdinalSuffix(n)
 	case "bullet", "none":
 		return ""
 	}
 	return strconv.Itoa(n)
-}
-
-// wordLetters formats n as Word does: a..z, then aa..zz, aaa..
-func wordLetters(n int, upper bool) string {
-	if n <= 0 {
-		return strconv.Itoa(n)
-	}
-	c := byte('a')
-	if upper {
-		c = 'A'
-	}
-	c += byte((n - 1) % 26)
-	return strings.Repeat(string(c), min((n-1)/26+1, 100))
-}
-
-func ordinalSuffix(n int) string {
-	if n%100 >= 11 && n%100 <= 13 {
-		return "th"
-	}
-	switch n % 10 {
-	case 1:
-		return "st"
-	case 2:
-		return "nd"
-	case 3:
-		return "rd"
-	}
-	return "th"
 }
 
 // finishRow appends a table row: one tab-separated line when its cells are
@@ -1055,28 +1027,6 @@ func (bw *docxBody) finishRow(row []*docxCell) {
 // render joins the paragraphs: a blank line between paragraphs, a single
 // newline between consecutive table-row lines.
 func (bw *docxBody) render() (string, []document.Block) {
-	var sb strings.Builder
-	var blocks []document.Block
-	pos := 0
-	prevTight := false
-	for i, p := range bw.out {
-		if i > 0 {
-			if p.tight && prevTight {
-				sb.WriteString("\n")
-				pos++
-			} else {
-				sb.WriteString("\n\n")
-				pos += 2
-			}
-		}
-		sb.WriteString(p.text)
-		for _, b := range p.blocks {
-			b.Span.Start += pos
-			b.Span.End += pos
-			blocks = append(blocks, b)
-		}
-		pos += utf8.RuneCountInString(p.text)
-		prevTight = p.tight
-	}
-	return sb.String(), blocks
+	w := paraWriter{out: bw.out}
+	return w.render()
 }

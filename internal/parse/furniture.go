@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // pageNumberRe matches a line that is only a page number.
@@ -164,37 +165,14 @@ func labelValue(s string) (string, int) {
 	return "", 0
 }
 
-// romanValue returns the value of a canonical lower-case roman numeral, or 0.
+// romanValue returns the value of a canonical lower-case roman numeral up
+// to 200, or 0.
 func romanValue(s string) int {
-	vals := map[byte]int{'i': 1, 'v': 5, 'x': 10, 'l': 50, 'c': 100}
-	total := 0
-	for i := 0; i < len(s); i++ {
-		v := vals[s[i]]
-		if i+1 < len(s) && vals[s[i+1]] > v {
-			total -= v
-		} else {
-			total += v
-		}
-	}
-	if total <= 0 || total > 200 {
+	n, ok := numbering.ParseRoman(s)
+	if !ok || n > 200 || strings.ToLower(s) != s {
 		return 0
 	}
-	// Canonical form only ("iv", not "iiii" or "vx").
-	var b strings.Builder
-	n := total
-	for _, p := range []struct {
-		v int
-		s string
-	}{{100, "c"}, {90, "xc"}, {50, "l"}, {40, "xl"}, {10, "x"}, {9, "ix"}, {5, "v"}, {4, "iv"}, {1, "i"}} {
-		for n >= p.v {
-			b.WriteString(p.s)
-			n -= p.v
-		}
-	}
-	if b.String() != s {
-		return 0
-	}
-	return total
+	return n
 }
 
 // runningKey is a line's identity across pages: white space collapsed,

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/numbering"
 )
 
 // Canonical text of an HTML file is what a reader sees, not the markup:
@@ -540,52 +541,13 @@ func (w *htmlWriter) listItem(n *html.Node) {
 func formatHTMLNumber(n int, typ string) string {
 	switch typ {
 	case "a":
-		return alphaNumber(n, false)
+		return numbering.Alphabetic(n, false)
 	case "A":
-		return alphaNumber(n, true)
+		return numbering.Alphabetic(n, true)
 	case "i":
-		return romanNumber(n, false)
+		return numbering.Roman(n)
 	case "I":
-		return romanNumber(n, true)
+		return strings.ToUpper(numbering.Roman(n))
 	}
 	return strconv.Itoa(n)
-}
-
-// alphaNumber formats n as a, b, …, z, aa, ab, … (spreadsheet style, as
-// browsers do); non-positive n falls back to decimal.
-func alphaNumber(n int, upper bool) string {
-	if n <= 0 {
-		return strconv.Itoa(n)
-	}
-	base := byte('a')
-	if upper {
-		base = 'A'
-	}
-	var b []byte
-	for n > 0 {
-		n--
-		b = append([]byte{base + byte(n%26)}, b...)
-		n /= 26
-	}
-	return string(b)
-}
-
-// romanNumber formats 1..3999 in roman numerals; others fall back to decimal.
-func romanNumber(n int, upper bool) string {
-	if n <= 0 || n >= 4000 {
-		return strconv.Itoa(n)
-	}
-	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
-	syms := []string{"m", "cm", "d", "cd", "c", "xc", "l", "xl", "x", "ix", "v", "iv", "i"}
-	var sb strings.Builder
-	for i, v := range vals {
-		for n >= v {
-			sb.WriteString(syms[i])
-			n -= v
-		}
-	}
-	if upper {
-		return strings.ToUpper(sb.String())
-	}
-	return sb.String()
 }

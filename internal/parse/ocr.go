@@ -12,14 +12,19 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/klippa-app/go-pdfium/requests"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 )
 
 // ocrDPI is the resolution pages are rendered at for tesseract.
@@ -39,10 +44,7 @@ func ocrAvailable() error {
 // ocrPDFPages OCRs the given 0-based pages of a PDF of total pages and
 // returns their text in the same order. progress, when set, is called after
 // each page with "OCR page n/N".
-func ocrPDFPages(ctx context.Context, data []byte, pages []int, total int, progress func(string)) ([]string, error) {
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+func ocrPDFPages(ctx context.Context, data []byte, pages []int, total int, progress func(string)) ([]ocrText, error) {
 	dir, err := os.MkdirTemp("", "pakton-ocr-")
 	if err != nil {
 		return nil, fmt.Errorf("OCR: making a temporary directory: %w", err)
@@ -67,10 +69,27 @@ func ocrPDFPages(ctx context.Context, data []byte, pages []int, total int, progr
 		}
 	}
 
-	texts := make([]string, len(pages))
-	jobs := make(chan int)
+	return ocrRun(ctx, len(pages), func(ctx context.Context, k int) (string, error) {
+		page := pages[k]
+		img := filepath.Join(dir, fmt.Sprintf("page-%d.png", page+1))
+		if err := render(ctx, page, img); err != nil {
+			return "", fmt.Errorf("OCR: rendering page %d: %w", page+1, err)
+		}
+		return img, nil
+	}, func(k int) int { return pages[k] + 1 }, progress)
+}
+
+// ocrRun reads n page images with tesseract, one process per CPU, and
+// returns their texts in order. image writes the k-th image and returns
+// its path (removed after reading); number gives its page number for
+// messages; progress, when set, is called after each page with
+// "OCR page n/N". The first failure cancels the rest.
+func ocrRun(ctx context.Context, n int, image func(ctx context.Context, k int) (string, error), number func(k int) int, progress func(string)) ([]ocrText, error) {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	texts := make([]ocrText, n)
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
 		done     int
@@ -83,42 +102,27 @@ func ocrPDFPages(ctx context.Context, data []byte, pages []int, total int, progr
 		}
 		mu.Unlock()
 	}
-	for range min(runtime.NumCPU(), len(pages)) {
-		wg.Go(func() {
-			for k := range jobs {
-				page := pages[k]
-				img := filepath.Join(dir, fmt.Sprintf("page-%d.png", page+1))
-				if err := render(ctx, page, img); err != nil {
-					fail(fmt.Errorf("OCR: rendering page %d: %w", page+1, err))
-					continue
-				}
-				text, err := tesseract(ctx, img)
-				_ = os.Remove(img)
-				if err != nil {
-					fail(fmt.Errorf("OCR: page %d: %w", page+1, err))
-					continue
-				}
-				texts[k] = text
-				mu.Lock()
-				done++
-				n := done
-				mu.Unlock()
-				if progress != nil {
-					progress(fmt.Sprintf("OCR page %d/%d", n, len(pages)))
-				}
-			}
-		})
-	}
-feed:
-	for k := range pages {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
+	parallel.Each(ctx, n, runtime.NumCPU(), func(k int) {
+		img, err := image(ctx, k)
+		if err != nil {
+			fail(err)
+			return
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		text, err := tesseract(ctx, img)
+		_ = os.Remove(img)
+		if err != nil {
+			fail(fmt.Errorf("OCR: page %d: %w", number(k), err))
+			return
+		}
+		texts[k] = text
+		mu.Lock()
+		done++
+		d := done
+		mu.Unlock()
+		if progress != nil {
+			progress(fmt.Sprintf("OCR page %d/%d", d, n))
+		}
+	})
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}
@@ -168,23 +172,83 @@ func renderPDFium(ctx context.Context, data []byte, page int, out string) error 
 	})
 }
 
-// tesseract reads the text of one image.
-func tesseract(ctx context.Context, img string) (string, error) {
-	cmd := exec.CommandContext(ctx, "tesseract", img, "stdout", "-l", "eng")
+// ocrText is what tesseract read from one page image.
+type ocrText struct {
+	text       string
+	confidence float64 // mean word confidence, 0–100; -1 without words
+	words      int
+}
+
+// tesseract reads the text of one image, with its word confidences (the
+// "tsv" output, written in the same run as the text).
+func tesseract(ctx context.Context, img string) (ocrText, error) {
+	out := strings.TrimSuffix(img, filepath.Ext(img)) + "-ocr"
+	defer os.Remove(out + ".txt")
+	defer os.Remove(out + ".tsv")
+	cmd := exec.CommandContext(ctx, "tesseract", img, out, "-l", "eng", "txt", "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return ocrText{}, ctx.Err()
 		}
 		msg := stderr.String()
 		if strings.Contains(msg, "Failed loading language") || strings.Contains(msg, "traineddata") {
-			return "", errNoTesseract
+			return ocrText{}, errNoTesseract
 		}
-		return "", fmt.Errorf("tesseract: %w: %s", err, lastBytes(msg, 300))
+		return ocrText{}, fmt.Errorf("tesseract: %w: %s", err, lastBytes(msg, 300))
 	}
-	return stdout.String(), nil
+	text, err := os.ReadFile(out + ".txt")
+	if err != nil {
+		return ocrText{}, fmt.Errorf("tesseract: reading its output: %w", err)
+	}
+	res := ocrText{text: strings.TrimRight(string(text), "\f"), confidence: -1}
+	if tsv, err := os.ReadFile(out + ".tsv"); err == nil {
+		res.confidence, res.words = tsvConfidence(tsv)
+	}
+	return res, nil
+}
+
+// tsvConfidence is the mean confidence of the words in tesseract's TSV
+// output (level 5 rows with text), and their number.
+func tsvConfidence(tsv []byte) (float64, int) {
+	var sum float64
+	n := 0
+	for _, line := range strings.Split(string(tsv), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 12 || f[0] != "5" || strings.TrimSpace(f[11]) == "" {
+			continue
+		}
+		c, err := strconv.ParseFloat(f[10], 64)
+		if err != nil || c < 0 {
+			continue
+		}
+		sum += c
+		n++
+	}
+	if n == 0 {
+		return -1, 0
+	}
+	return sum / float64(n), n
+}
+
+// ocrMeta summarises the OCR of pages (1-based numbers) for a document's
+// metadata.
+func ocrMeta(pages []int, texts []ocrText) *document.OCR {
+	m := &document.OCR{Engine: "tesseract", Pages: pages, Confidence: -1}
+	var sum float64
+	for _, t := range texts {
+		m.PageConfidence = append(m.PageConfidence, math.Round(t.confidence*10)/10)
+		if t.words > 0 {
+			sum += t.confidence * float64(t.words)
+			m.Words += t.words
+		}
+	}
+	if m.Words > 0 {
+		m.Confidence = math.Round(sum/float64(m.Words)*10) / 10
+	}
+	return m
 }
 
 func lastBytes(s string, n int) string {

@@ -97,8 +97,18 @@ func Bytes(ctx context.Context, name string, data []byte, opt Options) (*documen
 		doc, err = parseDOCX(data)
 	case "pdf":
 		doc, err = parsePDF(ctx, data, opt)
+	case "rtf":
+		doc, err = parseRTF(data)
+	case "odt":
+		doc, err = parseODT(data)
+	case "doc":
+		doc, err = parseDOC(ctx, data)
+	case "image":
+		doc, err = parseImage(ctx, data, opt)
+	case "email":
+		doc, err = parseEmail(ctx, name, data)
 	default:
-		return nil, fmt.Errorf("%w %q (supported: .txt .md .html .htm .docx .pdf)", ErrUnsupported, filepath.Ext(name))
+		return nil, fmt.Errorf("%w %q (supported: %s)", ErrUnsupported, filepath.Ext(name), Supported)
 	}
 	if err != nil {
 		return nil, err
@@ -109,6 +119,12 @@ func Bytes(ctx context.Context, name string, data []byte, opt Options) (*documen
 	}
 	return doc, nil
 }
+
+// Supported lists the extensions of the documents pakton reads, for
+// messages. An e-mail is a document (its body) whose attachments ingest
+// reads as documents of their own; ZIP archives (.zip) hold documents and
+// are opened by ingest.
+const Supported = ".txt .md .html .htm .docx .doc .rtf .odt .pdf .eml .msg .tif .tiff .png .jpg .jpeg"
 
 // Format returns the format name pakton uses for a file name's extension, or
 // "" when the extension is not supported.
@@ -122,6 +138,16 @@ func Format(name string) string {
 		return "docx"
 	case ".pdf":
 		return "pdf"
+	case ".rtf":
+		return "rtf"
+	case ".odt":
+		return "odt"
+	case ".doc":
+		return "doc"
+	case ".tif", ".tiff", ".png", ".jpg", ".jpeg":
+		return "image"
+	case ".eml", ".msg":
+		return "email"
 	}
 	return ""
 }

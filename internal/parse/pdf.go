@@ -127,9 +127,14 @@ func parsePDF(ctx context.Context, data []byte, opt Options) (*document.Document
 		if err != nil {
 			return nil, err
 		}
+		nums := make([]int, len(want))
 		for k, i := range want {
-			pages[i] = pdfPageText{text: cleanPlainText(texts[k]), ocr: true}
+			pages[i] = pdfPageText{text: cleanPlainText(texts[k].text), ocr: true}
+			nums[k] = i + 1
 		}
+		doc := assemblePDF(pages)
+		doc.Meta = &document.Meta{OCR: ocrMeta(nums, texts)}
+		return doc, nil
 	}
 	return assemblePDF(pages), nil
 }

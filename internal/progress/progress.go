@@ -60,6 +60,14 @@ func New(w io.Writer, label string, total int, totalBytes int64) *Bar {
 		totalBytes: totalBytes, start: time.Now(), now: time.Now}
 }
 
+// SetTotal changes the number of items and bytes the bar expects, for work
+// that finds more as it goes (the attachments of an e-mail).
+func (b *Bar) SetTotal(total int, totalBytes int64) {
+	b.mu.Lock()
+	b.total, b.totalBytes = total, totalBytes
+	b.mu.Unlock()
+}
+
 // redrawEvery limits terminal redraws; the last item always redraws.
 const redrawEvery = 80 * time.Millisecond
 

@@ -26,10 +26,23 @@ type Finder struct {
 	load func(ctx context.Context, id string) (Doc, error)
 	// detFor returns the detectors a reviewer of some of pb's provisions uses.
 	detFor func(sub *Playbook) (*Detectors, error)
+	// matcher, when set, decides which provisions a question asks about
+	// instead of all (SetMatcher).
+	matcher func(ctx context.Context, question string) []string
 
 	mu   sync.Mutex
 	subs map[string]*Reviewer // by the asked provisions' names
 	prep []preparedEntry      // the contracts prepared last, most recent last
+	keep int                  // how many prepared contracts to keep (0: finderCache)
+}
+
+// KeepPrepared sets how many prepared contracts f keeps (default 16): a
+// caller asking several questions of the same many contracts (an
+// evaluation) keeps them all, at some memory per contract.
+func (f *Finder) KeepPrepared(n int) {
+	f.mu.Lock()
+	f.keep = n
+	f.mu.Unlock()
 }
 
 type preparedEntry struct {
@@ -131,6 +144,15 @@ func (l *lazyFinder) Check(ctx context.Context, question string, docs []string) 
 	return f.Check(ctx, question, docs)
 }
 
+// DealRoom is Finder.DealRoom on the built-in finder.
+func (l *lazyFinder) DealRoom(ctx context.Context, question string, docs []DealRoomDoc, opt DealRoomOptions) (*DealRoom, error) {
+	f, err := l.finder()
+	if err != nil {
+		return nil, err
+	}
+	return f.DealRoom(ctx, question, docs, opt)
+}
+
 // StoreLoader reads a collection's contracts for a Finder, keeping the
 // last few it read (it never sees later changes to a contract it keeps: use
 // one per command, request or loaded index).
@@ -162,6 +184,38 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 // matches no provision clearly).
 func (f *Finder) Asked(question string) []string { return f.all.AskedProvisions(question) }
 
+// SetMatcher replaces how f decides which provisions a question asks about
+// (by default Asked: the cosine with every provision's zero-shot profile).
+// The evaluation uses it to hold a provision's own example questions out of
+// that provision's profile when measuring questions about it
+// (MatcherWithout). Call it before f is used.
+func (f *Finder) SetMatcher(asked func(ctx context.Context, question string) []string) {
+	f.matcher = asked
+}
+
+// MatcherWithout returns a Reviewer for matching questions to pb's
+// provisions (AskedProvisions) whose profile of the provision named
+// without leaves out that provision's example questions: a question written
+// from the same wording as the playbook's questions is then matched as a
+// question nobody anticipated would be. det supplies the IDF and calibration
+// (its trained models are not used).
+func MatcherWithout(pb *Playbook, det *Detectors, without string) (*Reviewer, error) {
+	held := *pb
+	held.Provisions = slices.Clone(pb.Provisions)
+	for i := range held.Provisions {
+		if strings.EqualFold(held.Provisions[i].Name, without) {
+			held.Provisions[i].Questions = nil
+		}
+	}
+	var head *Detectors
+	if det != nil {
+		h := *det
+		h.Models = nil
+		head = &h
+	}
+	return NewReviewer(&held, head)
+}
+
 // Check reviews each of docs for the provisions question asks about: one
 // cell per document and provision, in the order of docs. It returns nothing
 // when the question asks about no provision clearly.
@@ -185,7 +239,12 @@ type checkedCell struct {
 }
 
 func (f *Finder) check(ctx context.Context, question string, docs []string) ([]checkedCell, error) {
-	names := f.Asked(question)
+	var names []string
+	if f.matcher != nil {
+		names = f.matcher(ctx, question)
+	} else {
+		names = f.Asked(question)
+	}
 	if len(names) == 0 || len(docs) == 0 {
 		return nil, nil
 	}
@@ -310,8 +369,12 @@ func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
 	p := &Prepared{p: prepare(d)}
 	f.mu.Lock()
 	f.prep = append(f.prep, preparedEntry{id: id, doc: d.Doc, prep: p})
-	if len(f.prep) > finderCache {
-		f.prep = slices.Delete(f.prep, 0, len(f.prep)-finderCache)
+	keep := finderCache
+	if f.keep > 0 {
+		keep = f.keep
+	}
+	if len(f.prep) > keep {
+		f.prep = slices.Delete(f.prep, 0, len(f.prep)-keep)
 	}
 	f.mu.Unlock()
 	return p, nil

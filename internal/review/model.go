@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/parallel"
 )
 
 // ModelPass is the model pass of a review (a Refiner): for every provision of
@@ -178,25 +179,22 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 	out := row
 	out.Cells = make([]Cell, len(row.Cells))
 	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, m.parallel())
-	var wg sync.WaitGroup
 	var done atomic.Int32
-	for i := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			var cached bool
-			out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
-			if m.Progress != nil && errs[i] == nil {
-				m.Progress(CellProgress{Doc: d.Name, Provision: jobs[i].prov.Name, Done: int(done.Add(1)), Total: len(jobs), Cached: cached})
+	parallel.Each(ctx, len(jobs), m.parallel(), func(i int) {
+		defer func() {
+			// A panic in a cell is that cell's failure (its offline
+			// answer stands), never the process's end.
+			if p := recover(); p != nil {
+				m.log().Error("review: model pass panicked on a cell", "doc", d.Name, "provision", jobs[i].prov.Name, "panic", p, "stack", string(debug.Stack()))
+				errs[i] = fmt.Errorf("internal error (please report): %v", p)
 			}
-		}(i)
-	}
-	wg.Wait()
+		}()
+		var cached bool
+		out.Cells[i], cached, errs[i] = m.refineCell(ctx, d, jobs[i])
+		if m.Progress != nil && errs[i] == nil {
+			m.Progress(CellProgress{Doc: d.Name, Provision: jobs[i].prov.Name, Done: int(done.Add(1)), Total: len(jobs), Cached: cached})
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return row, err
 	}

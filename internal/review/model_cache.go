@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/jobs"
 )
 
 // The model pass caches every cell's model answers, one file per key:
@@ -136,5 +136,5 @@ func saveAnswer(dir string, a *modelAnswer) error {
 	if err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(a.Key.file(dir), raw, 0o644)
+	return atomicfile.Write(a.Key.file(dir), raw, 0o644)
 }

@@ -20,7 +20,7 @@ const MethodModel = "model"
 // nowhere, it is dropped and noted. The cell is found only when the
 // model's final answer says so and at least one quotation verified.
 func buildCell(d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
-	c := Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: MethodModel}
+	c := Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: MethodModel, Answer: notFoundAnswer()}
 	final := a.FollowUp
 	if !final.Found {
 		// "Not found": the best offline candidate stays for the reviewer
@@ -58,6 +58,7 @@ func buildCell(d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
 		v = a.First.Value
 	}
 	c.Value = modelValue(p, v, ex)
+	c.Answer = answerFromModel(p, c.Value, ex)
 	for _, r := range a.Risks {
 		ra := RiskAnswer{Question: r.Question, Answer: r.Answer}
 		if ra.Answer == "" {
@@ -168,7 +169,7 @@ func (o oneDoc) Document(id string) (*document.Document, error) {
 
 func (o oneDoc) ClausePath(_ string, span document.Span) string {
 	t := treeOf(o.d)
-	return t.Path(t.At(span.Start))
+	return t.SpanPath(span)
 }
 
 var _ report.Locator = oneDoc{}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -387,7 +388,7 @@ func TestModelCacheMakesNoCalls(t *testing.T) {
 		t.Fatalf("the unchanged re-run made %d requests", n-calls)
 	}
 	for i := range first.Cells {
-		if fmt.Sprint(first.Cells[i]) != fmt.Sprint(second.Cells[i]) {
+		if !reflect.DeepEqual(first.Cells[i], second.Cells[i]) {
 			t.Errorf("cached cell %s differs: %+v vs %+v", first.Cells[i].Provision, first.Cells[i], second.Cells[i])
 		}
 	}

@@ -2,6 +2,7 @@ package review
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/pakton/pakton/internal/clause"
@@ -38,6 +39,9 @@ type prepared struct {
 	ix       *document.Index
 	passages []passage
 	feats    [][]uint32 // per passage: hashed feature ids (see features.go)
+
+	runningOnce sync.Once
+	running     []document.Span // running lines (answer_pick.go), found on first use
 }
 
 func prepare(d Doc) *prepared {

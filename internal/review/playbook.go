@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -59,9 +60,31 @@ type Provision struct {
 	// Detector names the trained detector to use (default: the provision's
 	// name); "none" forces the zero-shot scorer.
 	Detector string `yaml:"detector" json:"detector,omitempty"`
+	// Polarity says how a yes/no provision is written, so that a clause
+	// that excludes it is read as No (polarity.go): "right" (a right or
+	// obligation, written positively: "may terminate for convenience"),
+	// "restriction" (written as a prohibition: "shall not compete"),
+	// "relief" (relieves a party: "is not liable for indirect damages"),
+	// "exception" (an exception to a restriction: "nothing in Section 8
+	// prevents …"). Default: "right" or "restriction", told by the
+	// examples.
+	Polarity Polarity `yaml:"polarity" json:"polarity,omitempty"`
 
 	line int // where the provision starts in its file, for errors
 }
+
+// Polarity is how a yes/no provision is written (Provision.Polarity).
+type Polarity string
+
+// The polarities a playbook may name.
+const (
+	PolarityRight       Polarity = "right"
+	PolarityRestriction Polarity = "restriction"
+	PolarityRelief      Polarity = "relief"
+	PolarityException   Polarity = "exception"
+)
+
+var polarities = []Polarity{PolarityRight, PolarityRestriction, PolarityRelief, PolarityException}
 
 // Keyword is a word or phrase that signals a provision, after Addleshaw
 // Goddard's keyword lists: optionally only when one of Near appears within
@@ -95,7 +118,7 @@ func (k *Keyword) UnmarshalYAML(n *yaml.Node) error {
 // UnmarshalYAML decodes a provision, refusing unknown fields and keeping the
 // line it starts on.
 func (p *Provision) UnmarshalYAML(n *yaml.Node) error {
-	if err := checkKeys(n, "provision", "name", "group", "definition", "excludes", "questions", "keywords", "examples", "answer", "risks", "detector"); err != nil {
+	if err := checkKeys(n, "provision", "name", "group", "definition", "excludes", "questions", "keywords", "examples", "answer", "risks", "detector", "polarity"); err != nil {
 		return err
 	}
 	type plain Provision
@@ -144,6 +167,26 @@ func checkKeys(n *yaml.Node, what string, known ...string) error {
 // ErrPlaybook marks every playbook parsing or validation error.
 var ErrPlaybook = errors.New("invalid playbook")
 
+// Limits on a playbook. A playbook is user input on every face (a file for
+// the CLI, a request body for the API and MCP), and what a review costs
+// grows with it: each keyword is looked for in every passage of every
+// contract, each risk is a model call per found cell. The limits are far
+// above what a real playbook needs (the built-in one: 91 KB, 51 provisions,
+// at most 12 keywords of a provision, 10 near words, within 15) and stop a
+// playbook from holding the server hostage. ParsePlaybook refuses a
+// playbook past any of them with an error naming the field.
+const (
+	MaxPlaybookBytes = 1 << 20 // the YAML text
+	MaxProvisions    = 200
+	MaxKeywords      = 100 // of one provision
+	MaxNear          = 50  // near words of one keyword
+	MaxWithin        = 1000
+	MaxBoost         = 100
+	MaxExamples      = 50 // of one provision
+	MaxQuestions     = 50 // of one provision
+	MaxRisks         = 20 // of one provision
+)
+
 // LoadPlaybook reads and validates a playbook file.
 func LoadPlaybook(path string) (*Playbook, error) {
 	data, err := os.ReadFile(path)
@@ -160,6 +203,9 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 	fail := func(line int, format string, args ...any) error {
 		return fmt.Errorf("playbook %s: line %d: %s: %w", name, line, fmt.Sprintf(format, args...), ErrPlaybook)
 	}
+	if len(data) > MaxPlaybookBytes {
+		return nil, fmt.Errorf("playbook %s: %d bytes, more than the %d a playbook may hold: %w", name, len(data), MaxPlaybookBytes, ErrPlaybook)
+	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
@@ -170,6 +216,13 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("playbook %s: empty file: %w", name, ErrPlaybook)
+	}
+	// An alias (*name) is expanded anew wherever it is used, and each
+	// provision is decoded by its own decoder, so yaml.v3's guard against
+	// alias expansion never sees the whole: 300,000 aliases of one anchored
+	// provision in a 940 KB file made gigabytes. A playbook needs none.
+	if line, ok := findAlias(&root); ok {
+		return nil, fail(line, "YAML aliases (*name) are not allowed in a playbook; write each provision out")
 	}
 	doc := root.Content[0]
 	if err := checkKeys(doc, "playbook", "name", "version", "description", "attribution", "provisions"); err != nil {
@@ -194,6 +247,9 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 	if len(pb.Provisions) == 0 {
 		return nil, fail(doc.Line, "field \"provisions\": the playbook lists no provisions")
 	}
+	if len(pb.Provisions) > MaxProvisions {
+		return nil, fail(doc.Line, "field \"provisions\": %d provisions, more than the %d a playbook may list", len(pb.Provisions), MaxProvisions)
+	}
 	seen := map[string]int{}
 	for i := range pb.Provisions {
 		p := &pb.Provisions[i]
@@ -215,6 +271,23 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 		if !slices.Contains(answerFormats, p.Answer) {
 			return nil, fail(p.line, "provision %q: field \"answer\": unknown answer format %q (known: %s)", p.Name, p.Answer, formatList())
 		}
+		if p.Polarity != "" {
+			if !slices.Contains(polarities, p.Polarity) {
+				return nil, fail(p.line, "provision %q: field \"polarity\": unknown polarity %q (known: right, restriction, relief, exception)", p.Name, p.Polarity)
+			}
+			if p.Answer != AnswerYesNo {
+				return nil, fail(p.line, "provision %q: field \"polarity\": only a yes_no provision has a polarity (its answer is %s)", p.Name, p.Answer)
+			}
+		}
+		for _, c := range []struct {
+			field  string
+			n, max int
+		}{{"keywords", len(p.Keywords), MaxKeywords}, {"examples", len(p.Examples), MaxExamples},
+			{"questions", len(p.Questions), MaxQuestions}, {"risks", len(p.Risks), MaxRisks}} {
+			if c.n > c.max {
+				return nil, fail(p.line, "provision %q: field %q: %d entries, more than the %d a provision may have", p.Name, c.field, c.n, c.max)
+			}
+		}
 		for j := range p.Keywords {
 			k := &p.Keywords[j]
 			k.Text = strings.TrimSpace(k.Text)
@@ -223,6 +296,15 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 			}
 			if k.Within < 0 || k.Boost < 0 {
 				return nil, fail(p.line, "provision %q: field \"keywords\": keyword %q: within and boost must not be negative", p.Name, k.Text)
+			}
+			if k.Within > MaxWithin {
+				return nil, fail(p.line, "provision %q: field \"within\" of keyword %q: %d words, more than %d", p.Name, k.Text, k.Within, MaxWithin)
+			}
+			if math.IsNaN(k.Boost) || k.Boost > MaxBoost {
+				return nil, fail(p.line, "provision %q: field \"boost\" of keyword %q: %v, want a number from 0 to %d", p.Name, k.Text, k.Boost, MaxBoost)
+			}
+			if len(k.Near) > MaxNear {
+				return nil, fail(p.line, "provision %q: field \"near\" of keyword %q: %d words, more than %d", p.Name, k.Text, len(k.Near), MaxNear)
 			}
 			if k.Boost == 0 {
 				k.Boost = 1
@@ -303,6 +385,19 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// findAlias returns the line of the first alias node under n.
+func findAlias(n *yaml.Node) (int, bool) {
+	if n.Kind == yaml.AliasNode {
+		return n.Line, true
+	}
+	for _, c := range n.Content {
+		if line, ok := findAlias(c); ok {
+			return line, true
+		}
+	}
+	return 0, false
 }
 
 // yamlMessage shortens yaml.v3's errors ("yaml: line 3: …") to "line 3: …".

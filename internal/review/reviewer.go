@@ -153,7 +153,7 @@ func (c compiled) method() string {
 func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	p := &r.pb.Provisions[i]
 	c := r.provs[i]
-	cell := Cell{DocID: prep.doc.ID, DocName: prep.doc.Name, Provision: p.Name, Method: c.method()}
+	cell := Cell{DocID: prep.doc.ID, DocName: prep.doc.Name, Provision: p.Name, Method: c.method(), Answer: notFoundAnswer()}
 	if len(prep.passages) == 0 {
 		return cell
 	}
@@ -163,8 +163,32 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 		cell.Extracts = append(cell.Extracts, prep.extract(k, scores[k]))
 	}
 	cell.Found = cell.Confidence >= c.threshold()
-	if cell.Found {
-		cell.Value = readValue(p, prep, cell.Extracts)
+	cell.Answer = notFoundAnswer()
+	if !cell.Found {
+		if p.Answer == AnswerYesNo {
+			// a clause that excludes the provision is shown as such even
+			// below the threshold
+			if a := polarityAnswer(p, cell.Extracts[:1]); a.Excludes && exclusionWeight(p, cell.Extracts[0].Text) >= minExclusionWeight {
+				cell.Answer = a
+			}
+		}
+		return cell
+	}
+	if p.Answer == AnswerParty {
+		// The parties are read where a contract introduces them (its
+		// preamble and signature block), not where the detector finds a
+		// clause that mentions their names.
+		if ex, a := prep.partyAnswer(scores); a != nil {
+			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
+			return cell
+		}
+	}
+	cell.Answer = readAnswer(p, prep, cell.Extracts)
+	cell.Value = cell.Answer.Text
+	if cell.Answer.Excludes {
+		// A clause that excludes the provision is evidence, not the
+		// provision: the cell is not found, and shows why.
+		cell.Found, cell.Value = false, ""
 	}
 	return cell
 }

@@ -11,11 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
-	"sync"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -41,7 +42,7 @@ import (
 // EngineVersion changes whenever the offline reviewer gives different cells
 // for the same contract, playbook and detectors; rows kept by an older
 // engine are reviewed again.
-const EngineVersion = "review-2"
+const EngineVersion = "review-4"
 
 // Refiner improves an offline row with a model pass (the model-backed review
 // in model.go). It is given the contract and the offline row, and returns
@@ -143,7 +144,7 @@ func (d dirRows) KeepRow(docID string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, docID+".json"), raw, 0o644)
+	return atomicfile.Write(filepath.Join(dir, docID+".json"), raw, 0o644)
 }
 
 func (run *Run) log() *slog.Logger {
@@ -283,31 +284,11 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		keep  bool
 		fatal error
 	}
-	work := make(chan int)
-	results := make(chan result)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				row, keep, err := run.one(ctx, infos[i])
-				results <- result{i: i, row: row, keep: keep, fatal: err}
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for _, i := range todo {
-			select {
-			case work <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-
+	results := parallel.Stream(ctx, len(todo), n, 0, func(k int) result {
+		i := todo[k]
+		row, keep, err := run.safeOne(ctx, infos[i])
+		return result{i: i, row: row, keep: keep, fatal: err}
+	})
 	var fatal error
 	for res := range results {
 		if res.fatal != nil {
@@ -456,6 +437,21 @@ func (run *Run) load(in store.DocInfo) (Doc, error) {
 		return Doc{}, err
 	}
 	return Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
+}
+
+// safeOne is one with a panic turned into the row's error: whatever a
+// playbook, a detectors file or a contract makes the reviewer do, a review
+// worker never takes the process down (a panic in a goroutine cannot be
+// recovered by anyone else), and the other contracts complete. The row is
+// not kept, so a resumed run tries the contract again.
+func (run *Run) safeOne(ctx context.Context, in store.DocInfo) (row Row, keep bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			run.log().Error("review: reviewing a contract panicked; reported in its row", "doc", in.Name, "panic", p, "stack", string(debug.Stack()))
+			row, keep, err = Row{DocID: in.ID, DocName: in.Name, Error: fmt.Sprintf("internal error while reviewing this contract (please report): %v", p)}, false, nil
+		}
+	}()
+	return run.one(ctx, in)
 }
 
 // one reviews one contract. keep says whether the row may be kept for a

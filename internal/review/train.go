@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
 )
 
@@ -36,6 +37,10 @@ import (
 // detector that does no better than the zero-shot scorer in
 // cross-validation is not shipped: its provision is found zero-shot.
 
+// TrainerVersion changes whenever Train gives other detectors for the same
+// labels and playbook; caches of trained detectors are keyed with it.
+const TrainerVersion = "train-1"
+
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
 	Prep   *Prepared
@@ -54,7 +59,7 @@ func LoadTraining(ctx context.Context, corpus string, l *Labels, workers int, pr
 	errs := make([]error, len(l.Documents))
 	var done atomic.Int64
 	var mu sync.Mutex
-	parallel(len(l.Documents), workers, func(i int) {
+	parallel.All(len(l.Documents), workers, func(i int) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -227,7 +232,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	// Zero-shot scores of every passage, for every labelled provision.
 	zs := newZeroShot(pb, det)
 	zsScores := make([][][]float64, len(docs)) // [doc][provision idx in pb][passage]
-	parallel(len(docs), opt.Workers, func(d int) { zsScores[d] = zs.scores(docs[d].Prep.p) })
+	parallel.All(len(docs), opt.Workers, func(d int) { zsScores[d] = zs.scores(docs[d].Prep.p) })
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -347,7 +352,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	results := make([]result, len(provs))
 	var done atomic.Int64
 	var pmu sync.Mutex
-	parallel(len(provs), opt.Workers, func(j int) {
+	parallel.All(len(provs), opt.Workers, func(j int) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -601,26 +606,6 @@ func argmax(s []float64) int {
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-// parallel runs f(0…n-1) on workers goroutines.
-func parallel(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 // featureIndex maps the training passages' hashed features to dense
 // columns.

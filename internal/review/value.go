@@ -3,62 +3,12 @@ package review
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/pakton/pakton/internal/document"
 )
-
-// readValue reads a found cell's answer from its extracts, in the
-// provision's answer format. It returns "" when the text does not say (a
-// date clause that only says "the date of the last signature").
-func readValue(p *Provision, prep *prepared, ex []Extract) string {
-	var text strings.Builder
-	for _, e := range ex {
-		text.WriteString(e.Text)
-		text.WriteString("\n")
-	}
-	s := text.String()
-	switch p.Answer {
-	case AnswerYesNo:
-		return "Yes"
-	case AnswerDate:
-		if d, ok := FirstDate(s); ok {
-			return d
-		}
-		if m := rePerpetual().FindString(s); m != "" {
-			return "perpetual"
-		}
-	case AnswerEndDate:
-		start := ""
-		if prep != nil {
-			// The contract's own first date (its preamble), for a term
-			// that runs "from the Effective Date".
-			start, _ = FirstDate(prep.ix.Slice(document.Span{Start: 0, End: min(openingChars, prep.ix.Len())}))
-		}
-		if d, ok := EndDate(s, start); ok {
-			return d
-		}
-	case AnswerDuration:
-		if m := rePerpetual().FindString(s); m != "" {
-			return "perpetual"
-		}
-		if d, ok := FirstDuration(s); ok {
-			return d
-		}
-	case AnswerJurisdiction:
-		return Jurisdiction(s)
-	case AnswerParty:
-		return strings.Join(Parties(s), "; ")
-	case AnswerAmount:
-		if m := reAmount().FindString(s); m != "" {
-			return strings.TrimSpace(m)
-		}
-	}
-	return ""
-}
 
 var (
 	// Regular expressions are compiled on first use (sync.OnceValue): compiled
@@ -84,7 +34,7 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 		// March 1, 2019 / Mar. 1st 2019
 		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019
-		regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)\b(\d{1,2})\s?(?:st|nd|rd|th)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
 		// 03/01/2019 (US order)
@@ -101,12 +51,32 @@ func FirstDate(s string) (string, bool) {
 
 // firstDate is FirstDate, also returning where the date starts in s.
 func firstDate(s string) (string, int, bool) {
-	best, bestAt := "", len(s)+1
+	d, at, _, ok := firstDateAt(s)
+	return d, at, ok
+}
+
+// firstDateAt is FirstDate, also returning where the date starts and ends
+// in s (bytes).
+func firstDateAt(s string) (string, int, int, bool) {
+	all := allDatesAt(s)
+	if len(all) == 0 {
+		return "", len(s) + 1, 0, false
+	}
+	return all[0].v, all[0].at, all[0].end, true
+}
+
+// valueAt is a value read from a text and where it is written (bytes).
+type valueAt struct {
+	v       string
+	at, end int
+}
+
+// allDatesAt returns every calendar date written in s, in order, as
+// YYYY-MM-DD (impossible dates and years outside 1900–2200 skipped).
+func allDatesAt(s string) []valueAt {
+	var out []valueAt
 	for i, re := range dateForms() {
 		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			if m[0] >= bestAt {
-				break
-			}
 			g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
 			var y, d int
 			var mo time.Month
@@ -127,11 +97,19 @@ func firstDate(s string) (string, int, bool) {
 			if t.Day() != d {
 				continue // 31 February
 			}
-			best, bestAt = t.Format("2006-01-02"), m[0]
-			break
+			out = append(out, valueAt{t.Format("2006-01-02"), m[0], m[1]})
 		}
 	}
-	return best, bestAt, best != ""
+	sort.Slice(out, func(a, b int) bool { return out[a].at < out[b].at })
+	// one date per place (two forms may match overlapping text)
+	var kept []valueAt
+	for _, v := range out {
+		if len(kept) > 0 && v.at < kept[len(kept)-1].end {
+			continue
+		}
+		kept = append(kept, v)
+	}
+	return kept
 }
 
 var numberWords = map[string]int{
@@ -142,13 +120,37 @@ var numberWords = map[string]int{
 }
 
 var reDurationValue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)\s*(?:\(\s*(\d{1,4})\s*\)\s*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
 })
 
 // FirstDuration returns the first period of time written in s, normalised
 // as "N unit(s)" ("five (5) years" → "5 years").
 func FirstDuration(s string) (string, bool) {
-	for _, m := range reDurationValue().FindAllStringSubmatch(s, -1) {
+	d, _, _, ok := firstDurationAt(s)
+	return d, ok
+}
+
+// firstDurationAt is FirstDuration, also returning where the period is
+// written in s (bytes).
+func firstDurationAt(s string) (string, int, int, bool) {
+	all := allDurationsAt(s)
+	if len(all) == 0 {
+		return "", 0, 0, false
+	}
+	return all[0].v, all[0].at, all[0].end, true
+}
+
+// allDurationsAt returns every period of time written in s, in order,
+// normalised as "N unit(s)".
+func allDurationsAt(s string) []valueAt {
+	var out []valueAt
+	for _, ix := range reDurationValue().FindAllStringSubmatchIndex(s, -1) {
+		m := make([]string, len(ix)/2)
+		for k := range m {
+			if ix[2*k] >= 0 {
+				m[k] = s[ix[2*k]:ix[2*k+1]]
+			}
+		}
 		n := 0
 		if m[2] != "" {
 			n = atoi(m[2])
@@ -168,9 +170,9 @@ func FirstDuration(s string) (string, bool) {
 		if n != 1 {
 			unit += "s"
 		}
-		return fmt.Sprintf("%d %s", n, unit), true
+		out = append(out, valueAt{fmt.Sprintf("%d %s", n, unit), ix[0], ix[1]})
 	}
-	return "", false
+	return out
 }
 
 // jurisdictions are the US states and territories, Canadian provinces and
@@ -211,16 +213,23 @@ var reLawOf = sync.OnceValue(func() *regexp.Regexp {
 // names: the one right after "laws of" when there is one, else the first
 // named; "" when none is.
 func Jurisdiction(s string) string {
+	j, _ := jurisdictionAt(s)
+	return j
+}
+
+// jurisdictionAt is Jurisdiction, also returning where the name starts in s
+// (bytes; it ends len(name) later).
+func jurisdictionAt(s string) (string, int) {
 	for _, m := range reLawOf().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+60)]
-		if j := firstJurisdiction(rest, true); j != "" {
-			return j
+		if j, at := firstJurisdiction(rest, true); j != "" {
+			return j, m[1] + at
 		}
 	}
 	return firstJurisdiction(s, false)
 }
 
-func firstJurisdiction(s string, anchored bool) string {
+func firstJurisdiction(s string, anchored bool) (string, int) {
 	best, bestAt := "", len(s)+1
 	for i, re := range reJurisdictions() {
 		loc := re.FindStringIndex(s)
@@ -232,7 +241,7 @@ func firstJurisdiction(s string, anchored bool) string {
 			best, bestAt = jurisdictions[i], loc[0]
 		}
 	}
-	return best
+	return best, bestAt
 }
 
 var (
@@ -250,28 +259,61 @@ var (
 // Acme Inc. ("Acme") and Beta LLC ("Beta")"): the entity names, followed by
 // their short names where given.
 func Parties(s string) []string {
-	m := reBetween().FindStringSubmatch(s)
+	var out []string
+	for _, p := range partiesAt(s) {
+		name := p.name
+		if p.role != "" {
+			if name == "" {
+				name = p.role
+			} else {
+				name += " (" + p.role + ")"
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// partyAt is a party read from a text, with where its name and role are
+// (bytes; -1 when absent).
+type partyAt struct {
+	name, role      string
+	nameAt, nameEnd int
+	roleAt, roleEnd int
+}
+
+// partiesAt is Parties with the places each name and role was read.
+func partiesAt(s string) []partyAt {
+	m := reBetween().FindStringSubmatchIndex(s)
 	if m == nil {
 		return nil
 	}
-	var out []string
+	lo, hi := m[2], m[3]
+	var out []partyAt
 	seen := map[string]bool{}
-	for _, part := range rePartySep().Split(m[1], -1) {
-		part = strings.TrimSpace(part)
-		name := ""
-		if e := reEntity().FindStringSubmatch(part); e != nil {
-			name = strings.TrimRight(e[1], ", ")
+	at := lo
+	seps := rePartySep().FindAllStringIndex(s[lo:hi], -1)
+	seps = append(seps, []int{hi - lo, hi - lo})
+	for _, sep := range seps {
+		partLo, partHi := at, lo+sep[0]
+		at = lo + sep[1]
+		raw := s[partLo:partHi]
+		trim := strings.TrimLeft(raw, " \t\r\n")
+		off := partLo + len(raw) - len(trim)
+		part := strings.TrimRight(trim, " \t\r\n")
+		p := partyAt{nameAt: -1, roleAt: -1}
+		if e := reEntity().FindStringSubmatchIndex(part); e != nil {
+			name := part[e[2]:e[3]]
+			trimmed := strings.TrimRight(name, ", ")
+			p.name, p.nameAt, p.nameEnd = trimmed, off+e[2], off+e[2]+len(trimmed)
 		}
-		if sn := reShortName().FindStringSubmatch(part); sn != nil {
-			if name == "" {
-				name = sn[1]
-			} else {
-				name += " (" + sn[1] + ")"
-			}
+		if sn := reShortName().FindStringSubmatchIndex(part); sn != nil {
+			p.role, p.roleAt, p.roleEnd = part[sn[2]:sn[3]], off+sn[2], off+sn[3]
 		}
-		if name != "" && !seen[name] {
-			seen[name] = true
-			out = append(out, name)
+		key := p.name + "\x00" + p.role
+		if (p.name != "" || p.role != "") && !seen[key] {
+			seen[key] = true
+			out = append(out, p)
 		}
 	}
 	return out
@@ -298,29 +340,69 @@ var reEndCue = sync.OnceValue(func() *regexp.Regexp {
 // date) plus the first period written ("five (5) years" from 2019-03-01 →
 // 2024-03-01).
 func EndDate(s, start string) (string, bool) {
+	d, _, ok := endDateAt(s, start, nil)
+	return d, ok
+}
+
+// reUntilTerminated is a term with no fixed end: it runs until a party
+// ends it or until an event ("will end when terminated by either party",
+// "shall expire if the adviser ceases to serve", "continues in force until
+// the earlier of …"). Read only from a term clause that writes no date and
+// no period.
+var reUntilTerminated = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite`)
+})
+
+// reFromDate joins a period to the date it runs from.
+var reFromDate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W{0,3}(?:\w+\W+){0,3}?(?:from|commencing|beginning|starting|after|following)\s+(?:on\s+)?$`)
+})
+
+// endDateAt is EndDate, also returning the places in s it was read from
+// (bytes): the date written, or the start date (when in s) and the period.
+// c, when given, chooses the term's period among several (pickNear).
+func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	for _, m := range reEndCue().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+80)]
-		if d, at, ok := firstDate(rest); ok && at <= 25 {
-			return d, true
+		if d, at, end, ok := firstDateAt(rest); ok && at <= 25 {
+			return d, [][2]int{{m[1] + at, m[1] + end}}, true
 		}
 	}
-	if rePerpetual().MatchString(s) {
-		return "perpetual", true
+	if loc := rePerpetual().FindStringIndex(s); loc != nil {
+		return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 	}
-	if d, ok := FirstDate(s); ok {
-		start = d
+	var at [][2]int
+	durs := allDurationsAt(s)
+	if len(durs) == 0 {
+		if loc := reUntilTerminated().FindStringIndex(s); loc != nil {
+			return "perpetual", [][2]int{{loc[0], loc[1]}}, true
+		}
+		return "", nil, false
 	}
-	dur, ok := FirstDuration(s)
-	if !ok || start == "" {
-		return "", false
+	dur, _ := pickValue(s, durs, c)
+	// the start: the date the period runs from — a date written in the
+	// same clause before it — else the contract's own date
+	for _, d := range allDatesAt(s) {
+		if d.at < dur.at {
+			start = d.v
+			at = [][2]int{{d.at, d.end}}
+		} else if reFromDate().MatchString(s[dur.end:d.at]) {
+			start = d.v // "two (2) years from June 15, 2020"
+			at = [][2]int{{d.at, d.end}}
+			break
+		}
 	}
+	if start == "" {
+		return "", nil, false
+	}
+	at = append(at, [2]int{dur.at, dur.end})
 	t, err := time.Parse("2006-01-02", start)
 	if err != nil {
-		return "", false
+		return "", nil, false
 	}
 	var n int
 	var unit string
-	fmt.Sscanf(dur, "%d %s", &n, &unit)
+	fmt.Sscanf(dur.v, "%d %s", &n, &unit)
 	switch {
 	case strings.HasPrefix(unit, "year"):
 		t = t.AddDate(n, 0, 0)
@@ -331,7 +413,7 @@ func EndDate(s, start string) (string, bool) {
 	case strings.HasPrefix(unit, "day"), strings.HasPrefix(unit, "calendar"):
 		t = t.AddDate(0, 0, n)
 	default:
-		return "", false // business days: not computed
+		return "", nil, false // business days: not computed
 	}
-	return t.Format("2006-01-02"), true
+	return t.Format("2006-01-02"), at, true
 }

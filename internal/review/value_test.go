@@ -13,7 +13,7 @@ func TestEndDate(t *testing.T) {
 		{"The licence is granted in perpetuity.", "2019-01-01", "perpetual"},
 		{"The term runs for eighteen (18) months.", "2020-01-31", "2021-07-31"},
 		{"The term runs for ninety (90) days.", "2020-01-01", "2020-03-31"},
-		{"This Agreement continues until terminated under Section 12.", "2020-01-01", ""},
+		{"This Agreement continues until terminated under Section 12.", "2020-01-01", "perpetual"},
 		{"The term is five (5) years.", "", ""},
 		{"The period is thirty (30) business days.", "2020-01-01", ""},
 	} {

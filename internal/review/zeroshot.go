@@ -197,7 +197,12 @@ outer:
 // nearAny reports whether one of the near phrases occurs within `within`
 // words of the match at [at, at+n).
 func nearAny(words []string, at, n int, near [][]string, within int) bool {
-	lo, hi := max(0, at-within), min(len(words), at+n+within)
+	// Saturating: a window wider than the passage is the passage, whatever
+	// the playbook says (at+n+within would overflow for a huge within).
+	within = max(within, 0)
+	lo := at - min(within, at)
+	end := min(at+n, len(words))
+	hi := end + min(within, len(words)-end)
 	window := words[lo:hi]
 	for _, nw := range near {
 		if findPhrase(window, nw, 0) >= 0 {

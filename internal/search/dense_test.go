@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/embed"
 	"github.com/pakton/pakton/internal/embed/embedtest"
 	"github.com/pakton/pakton/internal/rerank"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // concepts is the scripted embedding server's vocabulary: words of one
@@ -43,7 +45,7 @@ func denseCorpus(t *testing.T, emb Embedder) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := DecodeVectors(v.Encode())
+	dec, err := index.DecodeVectors(v.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +137,29 @@ func TestRerankHits(t *testing.T) {
 	}
 }
 
-func FuzzDecodeVectors(f *testing.F) {
-	f.Add((&Vectors{Model: "m", Units: []int32{0, 3}, Vecs: [][]float32{{1, 2}, {3, 4}}}).Encode())
-	f.Add([]byte(vectorsMagic + "\x01m\xff\xff\xff\xff\x0f\x02"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		DecodeVectors(data)
-	})
+func TestNormalizeAndDot(t *testing.T) {
+	v := []float32{3, 4}
+	normalize(v)
+	if math.Abs(float64(v[0])-0.6) > 1e-6 || math.Abs(float64(v[1])-0.8) > 1e-6 {
+		t.Errorf("normalize([3 4]) = %v", v)
+	}
+	zero := []float32{0, 0, 0}
+	normalize(zero)
+	if zero[0] != 0 || math.IsNaN(float64(zero[0])) {
+		t.Errorf("normalize(zero) = %v", zero)
+	}
+	tests := []struct {
+		a, b []float32
+		want float32
+	}{
+		{nil, nil, 0},
+		{[]float32{1, 2, 3}, []float32{4, 5, 6}, 32},
+		{[]float32{1, 1, 1, 1, 1, 1, 1}, []float32{1, 2, 3, 4, 5, 6, 7}, 28},
+		{v, v, 1},
+	}
+	for _, tt := range tests {
+		if got := dot(tt.a, tt.b); math.Abs(float64(got-tt.want)) > 1e-5 {
+			t.Errorf("dot(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
 }

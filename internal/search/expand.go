@@ -2,6 +2,8 @@ package search
 
 import (
 	"math"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Query expansion from term associations learned on the indexed corpus
@@ -26,61 +28,107 @@ const (
 )
 
 // associations returns the words most associated with term tid: from the
-// index file when it carries them (learned by its writer, learned.go),
+// table learned by the index's writer when there is one (learned.go),
 // otherwise learned on first use and cached.
-func (ix *Index) associations(tid int32) []assocTerm {
-	if ix.assocOff != nil {
-		return ix.stored(ix.assocOff, ix.assocList, tid)
+func (ix *Index) associations(v *index.Snapshot, tid int32) []assocTerm {
+	if ix.table != nil {
+		return ix.stored(v, tid, false)
 	}
-	if v, ok := ix.assoc.Load(tid); ok {
-		return v.([]assocTerm)
+	c := ix.c.Load()
+	if l, ok := c.assoc.Load(tid); ok {
+		return l.([]assocTerm)
 	}
-	cand := ix.learnAssociations(tid)
-	ix.assoc.Store(tid, cand)
+	cand := ix.learnAssociations(v, tid)
+	c.assoc.Store(tid, cand)
 	return cand
 }
 
+// eachSample calls fn with every step-th live posting of term t, across the
+// snapshot's segments in order, where step spreads about sample postings
+// over the term's document frequency (every posting when it has fewer): the
+// same postings, in the same order, as sampling one segment holding the
+// same live units. A posting naming a unit outside its segment (a damaged
+// file) is passed on: fn skips it.
+func eachSample(v *index.Snapshot, t int32, sample int, fn func(i int, p index.Posting)) {
+	step := 1
+	if df := v.DF(t); df > sample {
+		step = df / sample
+	}
+	next, pos := 0, 0 // the live position of the next sample; of the segment's first posting
+	for i, seg := range v.Segments() {
+		pl := v.Postings(t, i)
+		if len(pl) == 0 {
+			continue
+		}
+		if !v.HasDeleted(i) {
+			j := next - pos
+			for ; j < len(pl); j += step {
+				fn(i, pl[j])
+			}
+			next = pos + j
+			pos += len(pl)
+			continue
+		}
+		units := seg.Units()
+		for _, p := range pl {
+			if uint(p.Unit) < uint(len(units)) && v.Deleted(i, units[p.Unit].Doc) {
+				continue
+			}
+			if pos == next {
+				fn(i, p)
+				next += step
+			}
+			pos++
+		}
+	}
+}
+
 // learnAssociations counts the associations of term tid (see associations).
-func (ix *Index) learnAssociations(tid int32) []assocTerm {
-	if uint(tid) >= uint(len(ix.terms)) {
+func (ix *Index) learnAssociations(v *index.Snapshot, tid int32) []assocTerm {
+	if tid < 0 {
 		return nil
 	}
-	pl := ix.plist(tid)
-	step := 1
-	if len(pl) > assocSample {
-		step = len(pl) / assocSample
+	segs := v.Segments()
+	own := make([]int32, len(segs)) // tid in each segment
+	for i := range segs {
+		own[i] = v.Local(tid, i)
 	}
-	head := ix.headTerms()
-	sc := ix.getScratch()
+	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
 	seen := 0
-	for i := 0; i < len(pl); i += step {
-		u := pl[i].unit
-		if uint(u) >= uint(len(ix.units)) {
-			continue // a damaged index file; see persist.go
+	eachSample(v, tid, assocSample, func(i int, p index.Posting) {
+		seg := segs[i]
+		if uint(p.Unit) >= uint(seg.NumUnits()) {
+			return // a damaged index file; see index/container.go
 		}
 		seen++
-		for _, c := range ix.unitTerms(u) {
-			if c != tid && uint(c) < uint(len(head)) && uint(c) < uint(len(sc.units)) && !head[c] {
-				if sc.units[c] == 0 {
-					sc.touched = append(sc.touched, c)
-				}
-				sc.units[c]++
+		for _, c := range seg.UnitTerms(p.Unit) {
+			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
+				continue
 			}
+			g := v.Global(i, c)
+			if g < 0 {
+				continue
+			}
+			sc.grow(g)
+			if sc.units[g] == 0 {
+				sc.touched = append(sc.touched, g)
+			}
+			sc.units[g]++
 		}
-	}
-	n := float64(len(ix.units))
+	})
+	n := float64(v.LiveUnits())
 	var cand []assocTerm
 	for _, c := range sc.touched {
 		k := int(sc.units[c])
 		if k < assocMinCo {
 			continue
 		}
-		ratio := float64(k) * n / (float64(seen) * float64(len(ix.plist(c))))
+		ratio := float64(k) * n / (float64(seen) * float64(v.DF(c)))
 		if ratio < assocMinRatio {
 			continue
 		}
-		cand = keepBest(cand, assocPerTerm, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
+		cand = keepBest(v, cand, assocPerTerm, assocTerm{c, math.Log(ratio) * float64(k) / float64(seen)})
 	}
 	if len(cand) > 0 {
 		top := cand[0].w
@@ -93,7 +141,7 @@ func (ix *Index) learnAssociations(tid int32) []assocTerm {
 
 // expand adds associated words to a query, each weighted below the user's
 // own words. A word associated with several query words adds up.
-func (ix *Index) expand(q []queryTerm) []queryTerm {
+func (ix *Index) expand(v *index.Snapshot, q []queryTerm) []queryTerm {
 	have := map[int32]int{}
 	for i, t := range q {
 		have[t.id] = i
@@ -112,12 +160,12 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 	}
 	// What the clauses a question word heads say (headings.go).
 	for _, t := range q {
-		for _, a := range ix.bodyAssociations(t.id) {
+		for _, a := range ix.bodyAssociations(v, t.id) {
 			add(t, a, bodyWeight, true)
 		}
 	}
 	for _, t := range q {
-		for _, a := range ix.associations(t.id) {
+		for _, a := range ix.associations(v, t.id) {
 			add(t, a, expandWeight, false)
 		}
 	}
@@ -125,14 +173,15 @@ func (ix *Index) expand(q []queryTerm) []queryTerm {
 }
 
 // keepBest inserts e into best, the k best associations so far in order
-// (higher weight first, then lower term id: a total order, so the result is
-// the same as sorting every candidate and keeping the first k).
-func keepBest(best []assocTerm, k int, e assocTerm) []assocTerm {
-	if len(best) == k && !assocBetter(e, best[k-1]) {
+// (higher weight first, then the term the collection numbers first: a total
+// order, so the result is the same as sorting every candidate and keeping
+// the first k).
+func keepBest(v *index.Snapshot, best []assocTerm, k int, e assocTerm) []assocTerm {
+	if len(best) == k && !assocBetter(v, e, best[k-1]) {
 		return best
 	}
 	i := len(best)
-	for i > 0 && assocBetter(e, best[i-1]) {
+	for i > 0 && assocBetter(v, e, best[i-1]) {
 		i--
 	}
 	if len(best) < k {
@@ -143,22 +192,9 @@ func keepBest(best []assocTerm, k int, e assocTerm) []assocTerm {
 	return best
 }
 
-func assocBetter(a, b assocTerm) bool {
+func assocBetter(v *index.Snapshot, a, b assocTerm) bool {
 	if a.w != b.w {
 		return a.w > b.w
 	}
-	return a.id < b.id
-}
-
-// headTerms reports, by term id, which terms are marked terms (heading
-// words, self-reference counts: never question words), so the
-// learning loops need not look at the terms' strings.
-func (ix *Index) headTerms() []bool {
-	ix.headTermOnce.Do(func() {
-		ix.isHead = make([]bool, len(ix.terms))
-		for t, s := range ix.terms {
-			ix.isHead[t] = isMarked(s)
-		}
-	})
-	return ix.isHead
+	return v.TermOrder(a.id) < v.TermOrder(b.id)
 }

@@ -2,8 +2,8 @@ package search
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Framing: the words a question uses to talk about the document rather than
@@ -39,139 +39,31 @@ import (
 // its questions keep the collection's self-reference words until it is
 // re-ingested.
 
-// selfMark starts the vocabulary entry that counts a word's uses as a
-// self-reference ("this Agreement"). Question words never start with it.
-const selfMark = "\x02"
-
 const (
 	selfMinDocs  = 3    // documents that must use the word so
 	selfMinShare = 0.05 // share of the collection's documents that must
 	selfMinUses  = 0.10 // share of the word's occurrences that must be self-references
 )
 
-// isMarked reports whether a vocabulary entry is a marked term (a heading
-// word or a self-reference count), never a question word.
-func isMarked(t string) bool { return strings.HasPrefix(t, headMark) || strings.HasPrefix(t, selfMark) }
-
-// selfReferences returns, by stem, how often text uses a capitalized word
-// right after "this" as the head of its noun phrase: "this Agreement",
-// "this Section 4.2", "THIS AGREEMENT", but not "this Strategic" in "this
-// Strategic Alliance Agreement".
-func selfReferences(text string) map[string]int {
-	var out map[string]int
-	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' }
-	prevThis := false
-	cand, candEnd := "", 0 // a word after "this", waiting for the next word
-	flush := func(next string, gap string) {
-		if cand == "" {
-			return
-		}
-		w := cand
-		cand = ""
-		// The phrase goes on when the next word, in the same phrase, is
-		// capitalized too, unless the text is in capitals (then the phrase
-		// cannot be told apart).
-		if next != "" && strings.TrimSpace(gap) == "" && startsUpper(next) && startsUpper(w) && !allUpper(w) {
-			return
-		}
-		w = strings.ToLower(w)
-		if stopWords[w] || !unicode.IsLetter(firstRune(w)) {
-			return
-		}
-		if out == nil {
-			out = map[string]int{}
-		}
-		out[stem(w)]++
-	}
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !isWord(r) {
-			i += n
-			continue
-		}
-		j := i
-		for j < len(text) {
-			r, n := utf8.DecodeRuneInString(text[j:])
-			if !isWord(r) {
-				break
-			}
-			j += n
-		}
-		w := strings.Trim(text[i:j], "-")
-		if w != "" {
-			flush(w, text[candEnd:i])
-			if prevThis {
-				cand, candEnd = w, j
-			}
-			prevThis = strings.EqualFold(w, "this")
-		}
-		i = j
-	}
-	flush("", "")
-	return out
-}
-
-func firstRune(w string) rune {
-	r, _ := utf8.DecodeRuneInString(w)
-	return r
-}
-
-func startsUpper(w string) bool {
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r)
-}
-
-func allUpper(w string) bool {
-	for _, r := range w {
-		if unicode.IsLetter(r) && !unicode.IsUpper(r) {
-			return false
-		}
-	}
-	return true
-}
-
 // selfReference reports whether term t is a self-reference word of the
 // collection (see above), learned on first use and cached.
-func (ix *Index) selfReference(t string) bool {
+func (ix *Index) selfReference(v *index.Snapshot, t string) bool {
 	if t == documentTerm {
 		return true
 	}
-	if v, ok := ix.selfRef.Load(t); ok {
-		return v.(bool)
+	c := ix.c.Load()
+	if ok, found := c.selfRef.Load(t); found {
+		return ok.(bool)
 	}
-	ok := ix.learnSelfReference(t)
-	ix.selfRef.Store(t, ok)
+	ok := learnSelfReference(v, t)
+	c.selfRef.Store(t, ok)
 	return ok
 }
 
-func (ix *Index) learnSelfReference(t string) bool {
-	m, ok := ix.lookup(selfMark + t)
-	if !ok {
+func learnSelfReference(v *index.Snapshot, t string) bool {
+	uses, docs, all, ok := v.SelfCounts(t)
+	if !ok || float64(docs) < max(selfMinDocs, selfMinShare*float64(v.LiveDocs())) {
 		return false
-	}
-	uses, docs, last := 0, 0, int32(-1)
-	for _, p := range ix.plist(m) {
-		if uint(p.unit) >= uint(len(ix.units)) {
-			continue // a damaged index file; see persist.go
-		}
-		uses += int(p.tf)
-		if d := ix.units[p.unit].Doc; d != last {
-			last = d
-			docs++
-		}
-	}
-	if float64(docs) < max(selfMinDocs, selfMinShare*float64(len(ix.docs))) {
-		return false
-	}
-	id, ok := ix.lookup(t)
-	if !ok {
-		return false
-	}
-	all := 0
-	for _, p := range ix.plist(id) {
-		if uint(p.unit) < uint(len(ix.units)) && ix.units[p.unit].View == ViewPlain {
-			all += int(p.tf)
-		}
 	}
 	return all > 0 && float64(uses) >= selfMinUses*float64(all)
 }
@@ -179,7 +71,7 @@ func (ix *Index) learnSelfReference(t string) bool {
 // documentTerm is what pakton calls an item of a collection (DocInput, the
 // documents a search is restricted to): a question's "the document" can only
 // mean the one searched, whatever the collection's contracts call themselves.
-var documentTerm = stem("document")
+var documentTerm = index.Stem("document")
 
 // questionAux are the auxiliary verbs a yes/no question opens with, and
 // questionDet the determiners of its subject: closed classes of English.
@@ -199,10 +91,10 @@ func wordSet(s string) map[string]bool {
 // framing returns the question's framing terms: its self-reference words,
 // the words its demonstratives point at the document with, and the verb of
 // each part whose subject is the document.
-func (ix *Index) framing(question string, terms []string) map[string]bool {
+func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range terms {
-		if ix.selfReference(t) {
+		if ix.selfReference(v, t) {
 			out[t] = true
 		}
 	}
@@ -211,18 +103,18 @@ func (ix *Index) framing(question string, terms []string) map[string]bool {
 	})
 	for _, p := range parts {
 		var words []string
-		forEachWord(p, func(w string, _ bool) { words = append(words, w) })
+		index.ForEachWord(p, func(w string, _ bool) { words = append(words, w) })
 		// "this contract", "this lease": a question's demonstrative points
 		// at the document it is asked about, whatever the contracts call
 		// themselves.
 		for i := 1; i < len(words); i++ {
-			if words[i-1] == "this" && !stopWords[words[i]] {
-				out[stem(words[i])] = true
+			if words[i-1] == "this" && !index.IsStopWord(words[i]) {
+				out[index.Stem(words[i])] = true
 			}
 		}
-		if len(words) >= 4 && questionAux[words[0]] && questionDet[words[1]] && !stopWords[words[3]] &&
-			!stopWords[words[2]] && out[stem(words[2])] {
-			out[stem(words[3])] = true
+		if len(words) >= 4 && questionAux[words[0]] && questionDet[words[1]] && !index.IsStopWord(words[3]) &&
+			!index.IsStopWord(words[2]) && out[index.Stem(words[2])] {
+			out[index.Stem(words[3])] = true
 		}
 	}
 	return out

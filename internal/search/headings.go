@@ -2,7 +2,8 @@ package search
 
 import (
 	"math"
-	"strings"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Matching by meaning, learned from the collection's own headings. A clause
@@ -25,10 +26,6 @@ import (
 // and only a word that heads clauses in a fair share of the collection's
 // documents is read as a heading.
 
-// headMark starts the vocabulary entry of a heading word. Question words
-// never start with it, so heading terms are never matched directly.
-const headMark = "\x01"
-
 const (
 	headMinDocs   = 3    // documents in which a heading word and a body word must meet
 	headMinShare  = 0.02 // share of documents a word must head clauses in
@@ -44,117 +41,86 @@ const (
 	bodyInSubtree = 0.5
 )
 
-func isHeadTerm(t string) bool { return strings.HasPrefix(t, headMark) }
-
 // bodyAssociations returns the body words most associated with the heading
-// word of term tid, each weighted in (0, 1]: from the index file when it
-// carries them (learned.go), otherwise learned on first use and cached.
-func (ix *Index) bodyAssociations(tid int32) []assocTerm {
-	if ix.bodyOff != nil {
-		return ix.stored(ix.bodyOff, ix.bodyList, tid)
+// word of term tid, each weighted in (0, 1]: from the table learned by the
+// index's writer when there is one (learned.go), otherwise learned on first
+// use and cached.
+func (ix *Index) bodyAssociations(v *index.Snapshot, tid int32) []assocTerm {
+	if ix.table != nil {
+		return ix.stored(v, tid, true)
 	}
-	if v, ok := ix.bodies.Load(tid); ok {
-		return v.([]assocTerm)
+	c := ix.c.Load()
+	if l, ok := c.bodies.Load(tid); ok {
+		return l.([]assocTerm)
 	}
-	out := ix.learnBodies(tid)
-	ix.bodies.Store(tid, out)
+	out := ix.learnBodies(v, tid)
+	c.bodies.Store(tid, out)
 	return out
 }
 
-func (ix *Index) learnBodies(tid int32) []assocTerm {
-	ix.headOnce.Do(ix.countHeaded)
-	if tid < 0 || int(tid) >= len(ix.terms) {
+func (ix *Index) learnBodies(v *index.Snapshot, tid int32) []assocTerm {
+	if tid < 0 {
 		return nil
 	}
-	h, ok := ix.lookup(headMark + ix.terms[tid])
-	if !ok || uint(h) >= uint(len(ix.headDocs)) || float64(ix.headDocs[h]) < max(headMinDocs, headMinShare*float64(len(ix.docs))) {
+	h, ok := v.Lookup(index.HeadMark + v.TermString(tid))
+	if !ok || float64(v.HeadDocs(h)) < max(headMinDocs, headMinShare*float64(v.LiveDocs())) {
 		return nil
 	}
-	pl := ix.plist(h)
-	step := 1
-	if len(pl) > headSample {
-		step = len(pl) / headSample
+	segs := v.Segments()
+	own := make([]int32, len(segs))
+	for i := range segs {
+		own[i] = v.Local(tid, i)
 	}
-	head := ix.headTerms()
-	sc := ix.getScratch()
+	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
 	seen := 0
-	for i := 0; i < len(pl); i += step {
-		u := pl[i].unit
-		if uint(u) >= uint(len(ix.units)) {
-			continue // a damaged index file; see persist.go
+	eachSample(v, h, headSample, func(i int, p index.Posting) {
+		seg := segs[i]
+		if uint(p.Unit) >= uint(seg.NumUnits()) {
+			return // a damaged index file; see index/container.go
 		}
 		seen++
-		d := ix.units[u].Doc
-		for _, c := range ix.unitTerms(u) {
-			if c == tid || uint(c) >= uint(len(ix.headedDF)) || uint(c) >= uint(len(sc.units)) || uint(c) >= uint(len(head)) || head[c] {
+		d := v.DocBase(i) + seg.Units()[p.Unit].Doc
+		for _, c := range seg.UnitTerms(p.Unit) {
+			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
 				continue
 			}
-			if sc.units[c] == 0 {
-				sc.touched = append(sc.touched, c)
+			g := v.Global(i, c)
+			if g < 0 {
+				continue
 			}
-			sc.units[c]++
-			if sc.lastDoc[c] != d+1 {
-				sc.lastDoc[c] = d + 1
-				sc.docs[c]++
+			sc.grow(g)
+			if sc.units[g] == 0 {
+				sc.touched = append(sc.touched, g)
+			}
+			sc.units[g]++
+			if sc.lastDoc[g] != d+1 {
+				sc.lastDoc[g] = d + 1
+				sc.docs[g]++
 			}
 		}
-	}
-	n := float64(ix.headedN)
+	})
+	n := float64(v.HeadedUnits())
 	var cand []assocTerm
 	for _, c := range sc.touched {
 		units, docs := sc.units[c], sc.docs[c]
-		if docs < headMinDocs || ix.headedDF[c] == 0 {
+		if docs < headMinDocs {
+			continue
+		}
+		df := v.HeadedDF(c)
+		if df == 0 {
 			continue
 		}
 		// How much more often than in headed clauses at large the body word
 		// occurs under this heading, weighted by how often it does.
-		ratio := float64(units) * n / (float64(seen) * float64(ix.headedDF[c]))
+		ratio := float64(units) * n / (float64(seen) * float64(df))
 		if ratio < headMinRatio {
 			continue
 		}
 		w := math.Log(ratio) * float64(units) / float64(seen)
-		cand = keepBest(cand, bodyPerTerm, assocTerm{c, min(1, w/bodyFullScore)})
+		cand = keepBest(v, cand, bodyPerTerm, assocTerm{c, min(1, w/bodyFullScore)})
 	}
 	return cand
-}
-
-// countHeaded finds the clauses that carry heading terms and counts, for each
-// heading term, the documents it heads clauses in and, for each term, the
-// headed clauses that have it.
-func (ix *Index) countHeaded() {
-	headed := make([]bool, len(ix.units))
-	ix.headDocs = make([]int32, len(ix.terms))
-	for t, s := range ix.terms {
-		if !isHeadTerm(s) {
-			continue
-		}
-		last := int32(-1)
-		for _, p := range ix.plist(int32(t)) {
-			if uint(p.unit) >= uint(len(ix.units)) {
-				continue
-			}
-			headed[p.unit] = true
-			if d := ix.units[p.unit].Doc; d != last {
-				last = d
-				ix.headDocs[t]++
-			}
-		}
-	}
-	for _, h := range headed {
-		if h {
-			ix.headedN++
-		}
-	}
-	ix.headedDF = make([]int32, len(ix.terms))
-	for t := range ix.terms {
-		pl := ix.plist(int32(t))
-		for _, p := range pl {
-			if uint(p.unit) < uint(len(headed)) && headed[p.unit] {
-				ix.headedDF[t]++
-			}
-		}
-	}
 }
 
 // coScratch counts, per term, co-occurrences with the word being learned
@@ -167,12 +133,24 @@ type coScratch struct {
 	touched              []int32
 }
 
-func (ix *Index) getScratch() *coScratch {
-	if sc, ok := ix.scratch.Get().(*coScratch); ok && len(sc.units) == len(ix.terms) {
+func (ix *Index) getScratch(v *index.Snapshot) *coScratch {
+	n := v.NumTerms()
+	if sc, ok := ix.scratch.Get().(*coScratch); ok && len(sc.units) >= n {
 		return sc
 	}
-	n := len(ix.terms)
 	return &coScratch{units: make([]int32, n), docs: make([]int32, n), lastDoc: make([]int32, n)}
+}
+
+// grow makes room for term t (a snapshot of several segments numbers terms
+// as they are met).
+func (sc *coScratch) grow(t int32) {
+	if int(t) < len(sc.units) {
+		return
+	}
+	n := max(int(t)+1, 2*len(sc.units))
+	sc.units = append(sc.units, make([]int32, n-len(sc.units))...)
+	sc.docs = append(sc.docs, make([]int32, n-len(sc.docs))...)
+	sc.lastDoc = append(sc.lastDoc, make([]int32, n-len(sc.lastDoc))...)
 }
 
 func (ix *Index) putScratch(sc *coScratch) {

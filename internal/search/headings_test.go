@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // headedCorpus builds contracts whose clauses carry headings: n of them have
@@ -44,12 +45,13 @@ func headedCorpus(t *testing.T, n int) *Index {
 
 func TestHeadingBodyAssociations(t *testing.T) {
 	ix := headedCorpus(t, 6)
-	audit := ix.vocab["audit"]
+	v := ix.view()
+	audit, _ := v.Lookup("audit")
 	var got []string
-	for _, a := range ix.bodyAssociations(audit) {
-		got = append(got, ix.terms[a.id])
+	for _, a := range ix.bodyAssociations(v, audit) {
+		got = append(got, v.TermString(a.id))
 		if a.w <= 0 || a.w > 1 {
-			t.Errorf("weight %v of %q outside (0, 1]", a.w, ix.terms[a.id])
+			t.Errorf("weight %v of %q outside (0, 1]", a.w, v.TermString(a.id))
 		}
 	}
 	for _, want := range []string{"book", "record", "inspect"} {
@@ -58,7 +60,7 @@ func TestHeadingBodyAssociations(t *testing.T) {
 		}
 	}
 	for _, w := range got {
-		if isHeadTerm(w) {
+		if index.IsHeadTerm(w) {
 			t.Errorf("a heading term %q offered as a body word", w)
 		}
 	}
@@ -68,7 +70,7 @@ func TestHeadingBodyAssociations(t *testing.T) {
 		t.Fatalf("audit question in doc6: %+v, want the records clause at 400", res.Hits)
 	}
 	// A question never yields a marked heading term.
-	if terms, _, _ := analyzeQuery(headMark + "audit"); len(terms) != 1 || isHeadTerm(terms[0]) {
+	if terms, _, _ := analyzeQuery(index.HeadMark + "audit"); len(terms) != 1 || index.IsHeadTerm(terms[0]) {
 		t.Errorf("question terms %q", terms)
 	}
 }
@@ -77,7 +79,9 @@ func TestHeadingBodyAssociations(t *testing.T) {
 // and an association seen in fewer than headMinDocs documents is not kept.
 func TestHeadingAssociationsNeedSeveralDocuments(t *testing.T) {
 	ix := headedCorpus(t, 2)
-	if got := ix.bodyAssociations(ix.vocab["audit"]); len(got) != 0 {
+	v := ix.view()
+	audit, _ := v.Lookup("audit")
+	if got := ix.bodyAssociations(v, audit); len(got) != 0 {
 		t.Errorf("\"audit\" heads clauses in 2 documents, got associations %v", got)
 	}
 }

@@ -1,304 +1,164 @@
 // Package search finds the passages of a collection that answer a question:
-// a lexical (BM25) index over retrieval units, an optional dense index, fusion
-// of ranked lists, routing of questions that name a contract to that
-// contract, and merging of the returned source spans so they never overlap.
+// routing of questions that name a contract to that contract, the question's
+// framing words, expansion with words the collection associates, BM25 scoring
+// over retrieval units, an optional dense ranking and its fusion, and
+// merging of the returned source spans so they never overlap.
+//
+// The index it searches lives in the package below it, internal/search/index
+// (segments, postings, files, statistics), as bleve splits index and search.
+// An Index here is a view of an index.Snapshot — one segment built in
+// memory (NewIndex, Add) or a collection's segments opened from disk
+// (Open) — plus what the search learns from it: word associations, heading
+// associations and self-reference words. The Snapshot's statistics are
+// those of its live documents however many segments hold them, and every
+// ranking here breaks ties by the Snapshot's document, unit and term order,
+// so a search over many segments returns exactly what it would over one
+// segment holding the same documents in the same order.
 package search
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
-	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
-// View says how a unit's indexed text was built from its clause.
-type View uint8
+// ErrMapped reports an attempt to add to an index opened from files.
+var ErrMapped = index.ErrMapped
 
-// Views of a clause. Retrieval returns source spans only, whatever the view
-// indexed.
-const (
-	ViewPlain      View = iota // the text alone (baseline chunks, clause text)
-	ViewAncestors              // the clause with its ancestors' labels and headings
-	ViewDescendant             // the clause with its sub-clauses
-	numViews
-
-	// ViewProvision marks a hit found by a ProvisionFinder (the review
-	// detectors), not by the index: it is never indexed.
-	ViewProvision = numViews
-)
-
-func (v View) String() string {
-	switch v {
-	case ViewPlain:
-		return "plain"
-	case ViewAncestors:
-		return "ancestors"
-	case ViewDescendant:
-		return "descendants"
-	case ViewProvision:
-		return "provision"
-	}
-	return fmt.Sprintf("view%d", v)
-}
-
-// UnitInput is one retrieval unit to index.
-type UnitInput struct {
-	Text  string          // the text to index (may include context not returned)
-	Spans []document.Span // the source spans returned when the unit matches
-	Node  int             // clause node id, or -1
-	View  View
-	// Heading is what the clause calls itself ("Audit Rights"; a defined
-	// term; else the nearest ancestor's heading). Its words are not matched
-	// by questions: they teach the index which body words go with which
-	// headings (see headings.go). Set it on one view of each text only.
-	Heading string
-}
-
-// DocInput is one document to index.
-type DocInput struct {
-	ID     string
-	Name   string
-	Header string // title, parties and type: what a question naming the contract would mention
-	// Opening is the start of the document's text. Routing also matches it,
-	// since the first page names the parties however the title reads.
-	Opening string
-	// About is an optional model-written summary. Routing matches it, but
-	// since it describes topics as well as names, its words are never taken
-	// for a reference to the contract (see referenceTerms).
-	About string
-	Units []UnitInput
-}
-
-// unit is an indexed retrieval unit. Its spans are
-// Index.spans[Index.spanOff[u]:Index.spanOff[u+1]]. The struct holds no
-// pointers, so the index's arrays can be written and read in one piece.
-type unit struct {
-	Doc  int32
-	Node int32
-	Len  int32 // number of indexed terms
-	View View
-	_    [3]byte
-}
-
-// span is a source span in code points, stored compactly.
-type span struct{ Start, End int32 }
-
-func (s span) doc() document.Span { return document.Span{Start: int(s.Start), End: int(s.End)} }
-
-type posting struct {
-	unit int32
-	tf   uint16
-	_    uint16
-}
-
-type docEntry struct {
-	id, name     string
-	first, limit int32 // unit range [first, limit)
-}
-
-// Index is an inverted index over the units of many documents, built in
-// memory (Add, AddSegment) or opened from a file written by WriteTo
-// (OpenIndex). Units of one document are contiguous, so restricting a search
-// to some documents is a range restriction on every posting list. An Index
-// is safe for concurrent searches once built; Add must not run concurrently
-// with anything else.
+// Index is a searchable collection: a snapshot of index segments and what
+// the search learned from it. An Index built in memory (NewIndex) is
+// searchable once its documents are added; Add must not run concurrently
+// with anything else. Searches may run concurrently.
 type Index struct {
-	docs    []docEntry
-	byID    map[string]int32
-	units   []unit
-	spanOff []int32 // unit u's spans are spans[spanOff[u]:spanOff[u+1]]
-	spans   []span
-	fwdOff  []int32 // unit u's distinct terms are fwd[fwdOff[u]:fwdOff[u+1]]
-	fwd     []int32
-	vocab   map[string]int32 // nil in an opened index: see vocabHash
-	// vocabHash is an opened index's vocabulary: an open-addressing hash
-	// table of term id + 1 (0: empty) by termHash, written with the index.
-	vocabHash []int32
-	terms     []string    // term id → term
-	post      [][]posting // by term id, in an index built in memory; see plist
-	// An opened index's postings: term t's are postAll[postOff[t]:postOff[t+1]]
-	// (no slice per term is made at open).
-	postAll []posting
-	postOff []int64
-	viewLen [numViews]int64 // total terms per view
-	viewN   [numViews]int64 // units per view
+	b     *index.Segment // the segment being built (NewIndex), nil for Open
+	mu    sync.Mutex
+	snap  atomic.Pointer[index.Snapshot]
+	table *index.AssocTable // associations learned by the snapshot's writer, or nil
+	c     atomic.Pointer[learnedCache]
 
-	router router
-
-	// Dense vectors: vecOf[u] is the index of unit u's vector in vecUnit
-	// and vecs (dim components each), or -1; nil when no unit has one.
-	vecOf      []int32
-	vecUnit    []int32
-	vecs       []float32
-	dim        int
-	denseModel string
-
-	assoc sync.Map // term id → []assocTerm, learned lazily
-
-	// Heading-word associations (headings.go): counts made once per index
-	// (on first use for an index built in memory; written in the index
-	// file, so an opened index has them), and the associations learned
-	// per word.
-	headOnce sync.Once
-	headDocs []int32  // term → documents it heads clauses in (heading terms only)
-	headedN  int      // units carrying heading terms
-	headedDF []int32  // term → units carrying heading terms that have it
-	bodies   sync.Map // term id → []assocTerm, body words under it as a heading
-	selfRef  sync.Map // term → bool: a self-reference word (framing.go)
-
-	// Associations learned for every term by the writer of the index file
-	// (learned.go): term t's are list[off[t]:off[t+1]]. Nil for an index
-	// built in memory, which learns them per word on first use (assoc,
-	// bodies).
-	assocOff, bodyOff   []int32
-	assocList, bodyList []assocTerm
-
-	headTermOnce sync.Once
-	isHead       []bool // by term id: a heading term (headTerms)
-
+	accs sync.Pool
 	// scratch holds per-term counters for learning associations (a
 	// *coScratch), so learning one word costs the postings it samples, not
 	// a map or an array the size of the vocabulary.
 	scratch sync.Pool
-
-	accs sync.Pool
-
-	// mapped is the file an opened index lives in (see persist.go); nil for
-	// an index built in memory. Values read from it are bounds-checked
-	// before use as indices, since the big arrays are not checksummed.
-	mapped *mapping
 }
 
-// NewIndex returns an empty index.
+// learnedCache holds what searches learned from one snapshot.
+type learnedCache struct {
+	assoc   sync.Map // term → []assocTerm
+	bodies  sync.Map // term → []assocTerm
+	selfRef sync.Map // word → bool
+}
+
+// NewIndex returns an empty index built in memory.
 func NewIndex() *Index {
-	return &Index{byID: map[string]int32{}, vocab: map[string]int32{}, fwdOff: []int32{0}, spanOff: []int32{0}}
+	ix := &Index{b: index.NewBuilder()}
+	ix.c.Store(&learnedCache{})
+	return ix
 }
 
-// Docs returns the number of indexed documents.
-func (ix *Index) Docs() int { return len(ix.docs) }
+// Open returns the index of a snapshot of segments. table, when not nil,
+// holds the word and heading associations learned over exactly this
+// snapshot (LearnAll); without it they are learned as questions need them.
+func Open(snap *index.Snapshot, table *index.AssocTable) *Index {
+	ix := &Index{table: table}
+	ix.snap.Store(snap)
+	ix.c.Store(&learnedCache{})
+	return ix
+}
 
-// Units returns the number of indexed units.
-func (ix *Index) Units() int { return len(ix.units) }
+// Snapshot returns the segments the index searches.
+func (ix *Index) Snapshot() *index.Snapshot { return ix.view() }
+
+// view returns the snapshot searched: for an index built in memory, made
+// on first use after the last Add.
+func (ix *Index) view() *index.Snapshot {
+	if v := ix.snap.Load(); v != nil {
+		return v
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if v := ix.snap.Load(); v != nil {
+		return v
+	}
+	v, err := index.NewSnapshot([]*index.Segment{ix.b}, nil)
+	if err != nil {
+		// One segment built in memory with nothing deleted: only a
+		// collection past 2^31 units fails, and Add refuses those first.
+		panic(err)
+	}
+	ix.snap.Store(v)
+	return v
+}
 
 // Add analyzes and indexes a document. Adding an id that is already
 // present is an error: build a new Index to replace documents.
-func (ix *Index) Add(d DocInput) error { return ix.AddSegment(AnalyzeDoc(d)) }
-
-// termID returns the id of a term, adding it to the vocabulary if needed.
-func (ix *Index) termID(t string) int32 {
-	tid, ok := ix.vocab[t]
-	if !ok {
-		tid = int32(len(ix.post))
-		ix.vocab[t] = tid
-		ix.post = append(ix.post, nil)
-		ix.router.post = append(ix.router.post, nil)
-		ix.terms = append(ix.terms, t)
-	}
-	return tid
-}
+func (ix *Index) Add(d DocInput) error { return ix.AddSegment(index.AnalyzeDoc(d)) }
 
 // AddSegment indexes an analyzed document.
-func (ix *Index) AddSegment(seg *Segment) error {
-	if ix.mapped != nil {
+func (ix *Index) AddSegment(doc *index.Doc) error {
+	if ix.b == nil {
 		return ErrMapped
 	}
-	if _, ok := ix.byID[seg.ID]; ok {
-		return fmt.Errorf("search: document %q is already indexed", seg.ID)
+	if err := ix.b.Add(doc, ""); err != nil {
+		return err
 	}
-	di := int32(len(ix.docs))
-	e := docEntry{id: seg.ID, name: seg.Name, first: int32(len(ix.units))}
-	global := make([]int32, len(seg.Vocab))
-	for i, t := range seg.Vocab {
-		global[i] = ix.termID(t)
-	}
-	for _, u := range seg.Units {
-		uid := int32(len(ix.units))
-		for _, tc := range u.Terms {
-			tid := global[tc.Term]
-			// Units only grow, so each posting list stays sorted by unit.
-			ix.post[tid] = append(ix.post[tid], posting{unit: uid, tf: tc.Count})
-			ix.fwd = append(ix.fwd, tid)
-		}
-		ix.fwdOff = append(ix.fwdOff, int32(len(ix.fwd)))
-		for _, sp := range u.Spans {
-			ix.spans = append(ix.spans, span{int32(sp.Start), int32(sp.End)})
-		}
-		ix.spanOff = append(ix.spanOff, int32(len(ix.spans)))
-		ix.units = append(ix.units, unit{Doc: di, Node: u.Node, View: u.View, Len: u.Len})
-		ix.viewLen[u.View] += int64(u.Len)
-		ix.viewN[u.View]++
-	}
-	if ix.vecOf != nil {
-		for range seg.Units {
-			ix.vecOf = append(ix.vecOf, -1)
-		}
-	}
-	e.limit = int32(len(ix.units))
-	ix.docs = append(ix.docs, e)
-	ix.byID[seg.ID] = di
-	ix.addRoute(di, seg)
+	ix.invalidate()
 	return nil
 }
 
-// unitSpans returns the source spans of unit u, a unit id in range. The
-// offsets of an opened index are not validated at open (a pass over a
-// table per unit, megabytes in a large collection): they are checked here,
-// and a damaged entry yields no spans.
-func (ix *Index) unitSpans(u int32) []span {
-	a, b := ix.spanOff[u], ix.spanOff[u+1]
-	if a < 0 || b < a || int(b) > len(ix.spans) {
-		return nil
+// AddVectors attaches a document's vectors to the index. The document must
+// already be indexed; vectors from a model other than the index's first are
+// refused, since their similarities are not comparable.
+func (ix *Index) AddVectors(id string, v *Vectors) error {
+	if ix.b == nil {
+		return ErrMapped
 	}
-	return ix.spans[a:b:b]
+	if err := ix.b.AddVectors(id, v); err != nil {
+		return err
+	}
+	ix.invalidate()
+	return nil
 }
 
-// unitTerms returns the distinct terms of unit u, a unit id in range;
-// checked like unitSpans.
-func (ix *Index) unitTerms(u int32) []int32 {
-	a, b := ix.fwdOff[u], ix.fwdOff[u+1]
-	if a < 0 || b < a || int(b) > len(ix.fwd) {
-		return nil
-	}
-	return ix.fwd[a:b:b]
+func (ix *Index) invalidate() {
+	ix.snap.Store(nil)
+	ix.c.Store(&learnedCache{})
 }
 
-// plist returns the posting list of term t, a term id in range. An opened
-// index's offsets come from the file and are checked here: a damaged entry
-// yields an empty list.
-func (ix *Index) plist(t int32) []posting {
-	if ix.postOff == nil {
-		return ix.post[t]
-	}
-	a, b := ix.postOff[t], ix.postOff[t+1]
-	if a < 0 || b < a || b > int64(len(ix.postAll)) {
-		return nil
-	}
-	return ix.postAll[a:b:b]
-}
+// Docs returns the number of indexed documents.
+func (ix *Index) Docs() int { return ix.view().LiveDocs() }
 
-// lookup returns the id of a term: from the vocabulary map of an index
-// built in memory, or from the hash table of an opened one (persist.go),
-// which need not be built at open.
-func (ix *Index) lookup(t string) (int32, bool) {
-	if ix.vocab != nil {
-		tid, ok := ix.vocab[t]
-		return tid, ok
-	}
-	return lookupHash(ix.vocabHash, ix.terms, t)
-}
+// Units returns the number of indexed units.
+func (ix *Index) Units() int { return int(ix.view().LiveUnits()) }
 
 // DocName returns the name of an indexed document id.
 func (ix *Index) DocName(id string) string {
-	if i, ok := ix.byID[id]; ok {
-		return ix.docs[i].name
+	v := ix.view()
+	if g, ok := v.LookupDoc(id); ok {
+		return v.DocName(g)
 	}
 	return ""
 }
 
-// scored is a unit and its score.
+// unitAt returns unit g of the snapshot and its document's number.
+func unitAt(v *index.Snapshot, g int32) (index.Unit, int32, bool) {
+	if g < 0 || g >= v.NumUnits() {
+		return index.Unit{}, 0, false
+	}
+	i, u := v.SegmentOfUnit(g)
+	un := v.Segments()[i].Units()[u]
+	if uint(un.Doc) >= uint(v.Segments()[i].NumDocs()) {
+		return index.Unit{}, 0, false // a damaged index file
+	}
+	return un, v.DocBase(i) + un.Doc, true
+}
+
+// scored is a unit (its number in the snapshot) and its score.
 type scored struct {
 	unit  int32
 	score float64
@@ -313,46 +173,61 @@ const (
 // queryTerm is an analyzed query term with a weight (1 for the user's own
 // words; less for expansion terms).
 type queryTerm struct {
-	id     int32
+	id     int32 // the term's number in the snapshot
 	weight float64
 	body   bool // a body word learned from headings (headings.go)
 }
 
 // accumulator holds per-unit scores for one search without allocating a map:
-// score by unit id, and the list of units touched. When a search touches a
-// large share of the units (a common word in a large collection of similar
-// contracts: over a million units) the list is given up (dense): it would
-// cost more memory than the scores themselves, and the units with a score
-// are found by scanning the score array instead. Scores are positive, so
-// a zero score means untouched.
+// score by position in the searched unit ranges, and the list of positions
+// touched. When a search touches a large share of the units (a common word
+// in a large collection of similar contracts) the list is given up (dense):
+// it would cost more memory than the scores themselves, and the units with
+// a score are found by scanning the score array instead. Scores are
+// positive, so a zero score means untouched.
 type accumulator struct {
+	ranges  [][2]int32 // the unit ranges scored, sorted, disjoint
+	off     []int32    // position of each range's first unit in score
 	score   []float64
 	touched []int32
 	n       int  // units touched
 	dense   bool // touched is not kept: scan score
 }
 
-// denseShare is the share of an index's units beyond which an accumulator
-// stops listing the units it touches.
+// denseShare is the share of an accumulator's units beyond which it stops
+// listing the units it touches.
 const denseShare = 8
 
-func (ix *Index) getAcc() *accumulator {
-	if a, ok := ix.accs.Get().(*accumulator); ok && len(a.score) == len(ix.units) {
-		return a
+// getAcc returns an accumulator over the units of ranges.
+func (ix *Index) getAcc(ranges [][2]int32) *accumulator {
+	n := int32(0)
+	a, _ := ix.accs.Get().(*accumulator)
+	if a == nil {
+		a = &accumulator{}
 	}
-	return &accumulator{score: make([]float64, len(ix.units))}
+	a.ranges, a.off = ranges, a.off[:0]
+	for _, r := range ranges {
+		a.off = append(a.off, n)
+		n += r[1] - r[0]
+	}
+	if cap(a.score) < int(n) {
+		a.score = make([]float64, n)
+	}
+	a.score = a.score[:n]
+	return a
 }
 
 func (ix *Index) putAcc(a *accumulator) {
 	if a.dense {
 		clear(a.score)
 	} else {
-		for _, u := range a.touched {
-			a.score[u] = 0
+		for _, p := range a.touched {
+			a.score[p] = 0
 		}
 	}
 	a.touched = a.touched[:0]
 	a.n, a.dense = 0, false
+	a.ranges = nil
 	ix.accs.Put(a)
 }
 
@@ -372,27 +247,37 @@ func (a *accumulator) expect(df int) {
 	a.touched = slices.Grow(a.touched, df)
 }
 
-func (a *accumulator) add(u int32, s float64) {
-	if a.score[u] == 0 {
+// add adds s to the score of the unit at position p.
+func (a *accumulator) add(p int32, s float64) {
+	if a.score[p] == 0 {
 		a.n++
 		if !a.dense {
-			a.touched = append(a.touched, u)
+			a.touched = append(a.touched, p)
 		}
 	}
-	a.score[u] += s
+	a.score[p] += s
+}
+
+// unit returns the unit number of position p.
+func (a *accumulator) unit(p int32) int32 {
+	k := sort.Search(len(a.off), func(k int) bool { return a.off[k] > p }) - 1
+	return a.ranges[k][0] + p - a.off[k]
 }
 
 // each calls fn with every touched unit and its score.
 func (a *accumulator) each(fn func(u int32, s float64)) {
 	if !a.dense {
-		for _, u := range a.touched {
-			fn(u, a.score[u])
+		for _, p := range a.touched {
+			fn(a.unit(p), a.score[p])
 		}
 		return
 	}
-	for u, s := range a.score {
-		if s != 0 {
-			fn(int32(u), s)
+	for k, r := range a.ranges {
+		o := a.off[k]
+		for u := r[0]; u < r[1]; u++ {
+			if s := a.score[o+u-r[0]]; s != 0 {
+				fn(u, s)
+			}
 		}
 	}
 }
@@ -404,21 +289,22 @@ type scope struct {
 	n      int64 // units in scope, for IDF
 }
 
-func (ix *Index) newScope(ranges [][2]int32, views []View) scope {
+func newScope(v *index.Snapshot, ranges [][2]int32, views []View) scope {
 	sc := scope{ranges: ranges}
 	if views == nil {
-		for v := range sc.views {
-			sc.views[v] = true
+		for w := range sc.views {
+			sc.views[w] = true
 		}
 	} else {
-		for _, v := range views {
-			sc.views[v] = true
+		for _, w := range views {
+			sc.views[w] = true
 		}
 	}
 	if ranges == nil {
-		for v := View(0); v < numViews; v++ {
-			if sc.views[v] {
-				sc.n += ix.viewN[v]
+		for w := View(0); w < numViews; w++ {
+			if sc.views[w] {
+				n, _ := v.ViewStats(w)
+				sc.n += n
 			}
 		}
 	} else {
@@ -429,43 +315,64 @@ func (ix *Index) newScope(ranges [][2]int32, views []View) scope {
 	return sc
 }
 
-// postings returns the parts of a term's posting list inside the scope.
-func (ix *Index) postings(tid int32, sc scope) [][]posting {
-	pl := ix.plist(tid)
-	if sc.ranges == nil {
-		return [][]posting{pl}
+// avgLens returns the average unit length of each view.
+func avgLens(v *index.Snapshot) (avg [numViews]float64) {
+	for w := View(0); w < numViews; w++ {
+		if n, l := v.ViewStats(w); n > 0 {
+			avg[w] = float64(l) / float64(n)
+		}
 	}
-	var parts [][]posting
-	for _, r := range sc.ranges {
-		lo := sort.Search(len(pl), func(i int) bool { return pl[i].unit >= r[0] })
-		hi := lo + sort.Search(len(pl)-lo, func(i int) bool { return pl[lo+i].unit >= r[1] })
-		if hi > lo {
-			parts = append(parts, pl[lo:hi])
+	return avg
+}
+
+// rangePart is the postings of a term in one searched unit range: the
+// range's position in the accumulator, and its segment's first unit.
+type rangePart struct {
+	pl   []index.Posting
+	seg  int
+	base int32 // the segment's first unit number
+	acc  int32 // accumulator position of the range's first unit
+	lo   int32 // the range's first unit
+}
+
+// rangePostings returns the parts of a term's postings inside the ranges
+// of an accumulator (each range lies in one segment: it is a document, or
+// a segment's whole unit span).
+func rangePostings(v *index.Snapshot, t int32, a *accumulator, parts []rangePart) []rangePart {
+	parts = parts[:0]
+	for k, r := range a.ranges {
+		i, lo := v.SegmentOfUnit(r[0])
+		pl := v.Postings(t, i)
+		if len(pl) == 0 {
+			continue
+		}
+		hi := lo + r[1] - r[0]
+		a0 := sort.Search(len(pl), func(j int) bool { return pl[j].Unit >= lo })
+		b0 := a0 + sort.Search(len(pl)-a0, func(j int) bool { return pl[a0+j].Unit >= hi })
+		if b0 > a0 {
+			parts = append(parts, rangePart{pl: pl[a0:b0], seg: i, base: v.UnitBase(i), acc: a.off[k], lo: r[0]})
 		}
 	}
 	return parts
 }
 
-// idf is BM25's inverse document frequency of a term with df units in scope.
-func idf(n int64, df int) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
-// score adds the BM25 scores of the weighted query terms to acc. IDF is
-// computed over the scope, so a question routed to one contract weighs words
-// by how rare they are in that contract.
-func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
-	var avg [numViews]float64
-	for v := View(0); v < numViews; v++ {
-		if ix.viewN[v] > 0 {
-			avg[v] = float64(ix.viewLen[v]) / float64(ix.viewN[v])
-		}
-	}
+// score adds the BM25 scores of the weighted query terms to acc, over the
+// accumulator's ranges. IDF is computed over the scope (sc.ranges nil: the
+// whole collection), so a question routed to one contract weighs words by
+// how rare they are in that contract.
+func (ix *Index) score(v *index.Snapshot, acc *accumulator, q []queryTerm, sc scope) {
+	avg := avgLens(v)
+	segs := v.Segments()
+	var parts []rangePart
 	for _, qt := range q {
-		parts := ix.postings(qt.id, sc)
+		parts = rangePostings(v, qt.id, acc, parts)
 		df := 0
-		for _, p := range parts {
-			df += len(p)
+		if sc.ranges == nil {
+			df = v.DF(qt.id)
+		} else {
+			for _, p := range parts {
+				df += len(p.pl)
+			}
 		}
 		if df == 0 {
 			continue
@@ -473,29 +380,34 @@ func (ix *Index) score(acc *accumulator, q []queryTerm, sc scope) {
 		w := idf(sc.n, df) * qt.weight
 		acc.expect(df)
 		for _, p := range parts {
-			for _, e := range p {
-				if uint(e.unit) >= uint(len(ix.units)) {
-					continue // a damaged index file; see persist.go
+			units := segs[p.seg].Units()
+			hasDead := v.HasDeleted(p.seg)
+			for _, e := range p.pl {
+				if uint(e.Unit) >= uint(len(units)) {
+					continue // a damaged index file; see index/container.go
 				}
-				u := &ix.units[e.unit]
+				u := &units[e.Unit]
 				if uint(u.View) >= uint(numViews) || !sc.views[u.View] { // a damaged file may hold any view
 					continue
 				}
-				tf := float64(e.tf)
+				if hasDead && v.Deleted(p.seg, u.Doc) {
+					continue
+				}
+				tf := float64(e.TF)
 				if qt.body && u.View == ViewDescendant {
 					tf *= bodyInSubtree
 				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
-				acc.add(e.unit, w*tf*(bm25K1+1)/(tf+norm))
+				acc.add(p.acc+p.base+e.Unit-p.lo, w*tf*(bm25K1+1)/(tf+norm))
 			}
 		}
 	}
 }
 
 // top returns the n best-scored units of acc (all of them for n ≤ 0), best
-// first, ties by unit id. Only the n best are sorted: a common word touches
-// a large share of a big collection's units, and sorting them all would make
-// a query cost grow faster than the collection.
+// first, ties by unit number. Only the n best are sorted: a common word
+// touches a large share of a big collection's units, and sorting them all
+// would make a query cost grow faster than the collection.
 func (acc *accumulator) top(n int) []scored {
 	if n <= 0 || n >= acc.n {
 		out := make([]scored, 0, acc.n)
@@ -503,44 +415,10 @@ func (acc *accumulator) top(n int) []scored {
 		slices.SortFunc(out, byRank)
 		return out
 	}
-	// A min-heap of the n best so far: h[0] is the worst of them. The order
-	// is total, so the n best are the same whatever the order of visit.
-	h := make([]scored, 0, n)
-	acc.each(func(u int32, score float64) {
-		s := scored{u, score}
-		if len(h) < n {
-			h = append(h, s)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !better(h[p], h[i]) {
-					break
-				}
-				h[p], h[i] = h[i], h[p]
-				i = p
-			}
-			return
-		}
-		if !better(s, h[0]) {
-			return
-		}
-		h[0] = s
-		for i := 0; ; {
-			l, r, m := 2*i+1, 2*i+2, i
-			if l < n && better(h[m], h[l]) {
-				m = l
-			}
-			if r < n && better(h[m], h[r]) {
-				m = r
-			}
-			if m == i {
-				break
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	})
-	slices.SortFunc(h, byRank)
-	return h
+	h := topHeap{n: n, s: make([]scored, 0, n)}
+	acc.each(func(u int32, s float64) { h.push(scored{u, s}) })
+	slices.SortFunc(h.s, byRank)
+	return h.s
 }
 
 // byRank is better as a comparison function.
@@ -554,10 +432,15 @@ func byRank(a, b scored) int {
 	return 0
 }
 
-// better orders scored units: higher score first, then lower unit id.
+// better orders scored units: higher score first, then lower unit number.
 func better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
 	return a.unit < b.unit
+}
+
+// idf is BM25's inverse document frequency of a term with df units in scope.
+func idf(n int64, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }

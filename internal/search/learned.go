@@ -1,74 +1,111 @@
 package search
 
 import (
+	"io"
 	"runtime"
-	"sync"
+	"sync/atomic"
+
+	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Word associations (expand.go) and heading-body associations (headings.go)
 // are learned per word, and a long-running process learns each once. A
-// process that opens an index file to answer one question would learn every
-// word of it cold: each sampled clause is a different page of a file of
-// hundreds of MB, so a word cost milliseconds of page faults, more than the
-// question itself in a small collection. So the writer of an index file
-// learns the associations of every term — the same computation, so the same
-// results — and writes them with the index; a reader only looks them up.
+// process that opens a collection's index to answer one question would
+// learn every word of it cold: each sampled clause is a different page of
+// files of hundreds of MB, so a word costs milliseconds of page faults, more
+// than the question itself in a small collection. So whoever maintains a
+// collection's index learns the associations of every term over exactly
+// the segments of one commit — the same computation, so the same results —
+// and writes them beside it (index.AssocTable); an Index opened with that
+// table only looks them up. Any change to the collection makes a new
+// commit, whose searches learn as they go until a table is written for it.
 
-// learnAll learns the associations and heading-body associations of every
-// term, in parallel, and returns them as offset tables and lists in term
-// order.
-func (ix *Index) learnAll() (assocOff []int32, assocList []assocTerm, bodyOff []int32, bodyList []assocTerm) {
-	ix.headOnce.Do(ix.countHeaded)
-	n := len(ix.terms)
-	assoc := make([][]assocTerm, n)
-	bodies := make([][]assocTerm, n)
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := w; t < n; t += workers {
-				if isMarked(ix.terms[t]) {
-					continue // never a question word
-				}
-				assoc[t] = ix.learnAssociations(int32(t))
-				bodies[t] = ix.learnBodies(int32(t))
-			}
-		}()
-	}
-	wg.Wait()
-	flatten := func(lists [][]assocTerm) ([]int32, []assocTerm) {
-		off := make([]int32, 0, n+1)
-		var all []assocTerm
-		for _, l := range lists {
-			off = append(off, int32(len(all)))
-			all = append(all, l...)
+// WriteAssociations learns the associations and heading-body associations
+// of every term of the index and writes them as an index.AssocTable.
+// progress, when set, is called now and then with the terms done and the
+// terms in all.
+func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) error {
+	v := ix.view()
+	terms := allTerms(v)
+	assoc := make([][]assocTerm, len(terms))
+	bodies := make([][]assocTerm, len(terms))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(terms)/256))
+	var done atomic.Int64
+	parallel.All(len(terms), workers, func(k int) {
+		t := terms[k]
+		if !index.IsMarked(v.TermString(t)) { // never a question word
+			assoc[k] = ix.learnAssociations(v, t)
+			bodies[k] = ix.learnBodies(v, t)
 		}
-		return append(off, int32(len(all))), all
+		if n := done.Add(1); progress != nil && n%4096 == 0 {
+			progress(int(n), len(terms))
+		}
+	})
+	tw := index.NewAssocTableWriter()
+	for k, t := range terms {
+		if len(assoc[k]) == 0 && len(bodies[k]) == 0 {
+			continue
+		}
+		tw.Add(v.TermString(t), refs(v, assoc[k]), refs(v, bodies[k]))
 	}
-	assocOff, assocList = flatten(assoc)
-	bodyOff, bodyList = flatten(bodies)
-	return
+	return tw.Write(w)
 }
 
-// stored returns term tid's list from an offset table and list read from an
-// index file. The file's big arrays are not checksummed (persist.go), so a
-// list that is out of range or names a term that does not exist is
-// dropped: a damaged file may lose an expansion, never crash a search.
-func (ix *Index) stored(off []int32, list []assocTerm, tid int32) []assocTerm {
-	if uint(tid)+1 >= uint(len(off)) {
-		return nil
+func refs(v *index.Snapshot, l []assocTerm) []index.AssocRef {
+	out := make([]index.AssocRef, len(l))
+	for i, a := range l {
+		out[i] = index.AssocRef{Term: v.TermString(a.id), W: a.w}
 	}
-	a, b := off[tid], off[tid+1]
-	if a < 0 || b < a || int(b) > len(list) {
-		return nil
+	return out
+}
+
+// allTerms returns every term of the snapshot (numbering them all).
+func allTerms(v *index.Snapshot) []int32 {
+	segs := v.Segments()
+	if len(segs) == 1 {
+		out := make([]int32, segs[0].NumTerms())
+		for i := range out {
+			out[i] = int32(i)
+		}
+		return out
 	}
-	l := list[a:b:b]
-	for _, e := range l {
-		if uint(e.id) >= uint(len(ix.terms)) {
-			return nil
+	seen := map[int32]bool{}
+	var out []int32
+	for i, s := range segs {
+		for l := range int32(s.NumTerms()) {
+			if g := v.Global(i, l); g >= 0 && !seen[g] {
+				seen[g] = true
+				out = append(out, g)
+			}
 		}
 	}
-	return l
+	return out
+}
+
+// stored returns term tid's associations (or heading-body associations)
+// from the index's table, as terms of the snapshot. A list naming a term
+// the snapshot does not have (a damaged table) loses that entry.
+func (ix *Index) stored(v *index.Snapshot, tid int32, bodies bool) []assocTerm {
+	c := ix.c.Load()
+	cache := &c.assoc
+	if bodies {
+		cache = &c.bodies
+	}
+	if l, ok := cache.Load(tid); ok {
+		return l.([]assocTerm)
+	}
+	assoc, body := ix.table.Lists(v.TermString(tid))
+	l := assoc
+	if bodies {
+		l = body
+	}
+	var out []assocTerm
+	for _, r := range l {
+		if g, ok := v.Lookup(r.Term); ok {
+			out = append(out, assocTerm{g, r.W})
+		}
+	}
+	cache.Store(tid, out)
+	return out
 }

@@ -5,141 +5,57 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
-// router matches questions that name a contract ("Consider the Supply
+// Routing matches questions that name a contract ("Consider the Supply
 // Agreement between A and B; …", "in the Acme NDA …") to that contract. Each
 // document is represented by its header: its name and its deterministic
-// summary (title, parties, type). Routing prevents document-level retrieval
+// summary (title, parties, type), its opening text and a model-written
+// summary when there is one. Routing prevents document-level retrieval
 // mismatch: a question about one contract answered from another.
 //
-// The headers are kept as an inverted index over the Index's vocabulary, so
-// routing a question costs the header postings of its words, not a look-up
-// in every document: with many similar contracts (a deal room of one
-// template) the words of a question occur in few headers each.
-type router struct {
-	post [][]routePosting // by term id; sorted by document (built in memory; see plist)
-	// An opened index's header postings: term t's are all[off[t]:off[t+1]].
-	all    []routePosting
-	off    []int64
-	docLen []int32 // header terms per document
-	total  int64   // header terms of all documents
-	// titleSeq holds each document's file-name, title and parties terms in
-	// order, for matching a title phrase ("the supply agreement").
-	titleSeq [][]int32
-}
-
-// routePosting is one document whose header holds a term.
-type routePosting struct {
-	doc int32
-	tf  uint16
-	// name is 1 when the term is in the name, header or opening (what may
-	// name the contract), 0 when only in the model-written summary.
-	name uint8
-	// title is 1 when the term is in the file name, title or parties.
-	title uint8
-}
-
-// addRoute indexes the header of document di.
-func (ix *Index) addRoute(di int32, seg *Segment) {
-	r := &ix.router
-	type count struct {
-		tf          int
-		name, title bool
-	}
-	terms := map[int32]*count{}
-	var order []int32
-	n := 0
-	see := func(t string, name bool) {
-		tid := ix.termID(t)
-		c := terms[tid]
-		if c == nil {
-			c = &count{}
-			terms[tid] = c
-			order = append(order, tid)
-		}
-		c.tf++
-		c.name = c.name || name
-		n++
-	}
-	var seq []int32
-	for _, t := range Analyze(nameWords(seg.Name) + "\n" + seg.Header) {
-		see(t, true)
-		tid := ix.termID(t)
-		terms[tid].title = true
-		seq = append(seq, tid)
-	}
-	r.titleSeq = append(r.titleSeq, seq)
-	for _, t := range Analyze(seg.Opening) {
-		see(t, true)
-	}
-	for _, t := range Analyze(seg.About) {
-		see(t, false)
-	}
-	for _, tid := range order {
-		c := terms[tid]
-		p := routePosting{doc: di, tf: uint16(min(c.tf, math.MaxUint16))}
-		if c.name {
-			p.name = 1
-		}
-		if c.title {
-			p.title = 1
-		}
-		r.post[tid] = append(r.post[tid], p)
-	}
-	r.docLen = append(r.docLen, int32(n))
-	r.total += int64(n)
-}
-
-// plist returns the header postings of term t, a term id in range; an
-// opened index's offsets are checked like Index.plist's.
-func (r *router) plist(t int32) []routePosting {
-	if r.off == nil {
-		return r.post[t]
-	}
-	a, b := r.off[t], r.off[t+1]
-	if a < 0 || b < a || b > int64(len(r.all)) {
-		return nil
-	}
-	return r.all[a:b:b]
-}
-
-// nameWords turns a file name into words: extension dropped, separators and
-// camel-case humps become spaces.
-func nameWords(name string) string {
-	if i := strings.LastIndexByte(name, '.'); i > 0 && len(name)-i <= 6 {
-		name = name[:i]
-	}
-	var b strings.Builder
-	prevLower := false
-	for _, r := range name {
-		switch {
-		case r == '_' || r == '-' || r == '.' || r == ',' || r == '(' || r == ')':
-			b.WriteByte(' ')
-			prevLower = false
-			continue
-		case r >= 'A' && r <= 'Z' && prevLower:
-			b.WriteByte(' ')
-		}
-		prevLower = r >= 'a' && r <= 'z'
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// The headers are kept as an inverted index (index.RoutePosting: term →
+// documents), so routing a question costs the header postings of its words,
+// not a look-up in every document: with many similar contracts (a deal room
+// of one template) the words of a question occur in few headers each.
 
 // routeResult is the outcome of routing one question.
 type routeResult struct {
-	doc      int   // the best document, or -1 when no document is named
-	docs     []int // every document the question may name, best first
+	doc      int32   // the best document, or -1 when no document is named
+	docs     []int32 // every document the question may name, best first
 	score    float64
 	runnerUp float64
 }
 
-// idf is the inverse document frequency of a term among document headers.
-func (r *router) idf(tid int32) float64 {
-	df := len(r.plist(tid))
-	n := float64(len(r.docLen))
+// routeIDF is the inverse document frequency of a term among document
+// headers.
+func routeIDF(v *index.Snapshot, tid int32) float64 {
+	df, _ := v.RouteDF(tid)
+	return idfOf(v, df)
+}
+
+// idfOf is the inverse document frequency of something df documents have.
+func idfOf(v *index.Snapshot, df int) float64 {
+	n := float64(v.LiveDocs())
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// eachRoutePosting calls fn with every live document whose header holds
+// term tid, in document order, and its posting.
+func eachRoutePosting(v *index.Snapshot, tid int32, fn func(d int32, p index.RoutePosting)) {
+	for i := range v.Segments() {
+		base := v.DocBase(i)
+		limit := v.DocBase(i+1) - base
+		dead := v.HasDeleted(i)
+		for _, p := range v.RoutePostings(tid, i) {
+			if uint(p.Doc) >= uint(limit) || dead && v.Deleted(i, p.Doc) {
+				continue // a damaged index file, or a deleted document
+			}
+			fn(base+p.Doc, p)
+		}
+	}
 }
 
 // route scores every document header against the question's terms and
@@ -154,21 +70,23 @@ func (r *router) idf(tid int32) float64 {
 // titleRun: "under the master services agreement"): a topic word
 // ("escrow", "franchisee") never names a contract, whichever headers it
 // appears in.
-func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
-	r := &ix.router
+func (ix *Index) route(v *index.Snapshot, terms []string, breaks, named []bool) routeResult {
 	res := routeResult{doc: -1}
-	if len(r.docLen) < 2 || len(terms) == 0 {
+	ndocs := v.LiveDocs()
+	if ndocs < 2 || len(terms) == 0 {
 		return res
 	}
 	ids := make([]int32, len(terms))
 	for i, t := range terms {
 		ids[i] = -1
-		if tid, ok := ix.lookup(t); ok && len(r.plist(tid)) > 0 {
-			ids[i] = tid
+		if tid, ok := v.Lookup(t); ok {
+			if df, _ := v.RouteDF(tid); df > 0 {
+				ids[i] = tid
+			}
 		}
 	}
-	avg := float64(r.total) / float64(len(r.docLen))
-	score := make([]float64, len(r.docLen))
+	avg := float64(v.HeaderTotal()) / float64(ndocs)
+	score := make([]float64, v.NumDocs())
 	var touched []int32
 	add := func(d int32, w float64) {
 		if score[d] == 0 {
@@ -183,22 +101,19 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 			continue
 		}
 		seen[tid] = true
-		w := r.idf(tid)
-		for _, p := range r.plist(tid) {
-			if uint(p.doc) >= uint(len(r.docLen)) {
-				continue // a damaged index file; see persist.go
-			}
-			tf := float64(p.tf)
+		w := routeIDF(v, tid)
+		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting) {
+			tf := float64(p.TF)
 			// Saturate fast: a header that says "Inc." ten times is no more
 			// about Inc. than one that says it once.
-			norm := 0.5 * (1 - 0.3 + 0.3*float64(r.docLen[p.doc])/avg)
-			add(p.doc, w*tf*1.5/(tf+norm))
-		}
+			norm := 0.5 * (1 - 0.3 + 0.3*float64(v.HeaderLen(d))/avg)
+			add(d, w*tf*1.5/(tf+norm))
+		})
 	}
 	// Title phrases; each of their words not already counted as a name
 	// weighs as much as the phrase is rare among titles.
-	for _, ph := range ix.titlePhrases(ids, breaks) {
-		w := r.idfOf(len(ph.docs))
+	for _, ph := range titlePhrases(v, ids, breaks) {
+		w := idfOf(v, len(ph.docs))
 		for _, d := range ph.docs {
 			for _, tid := range ph.terms {
 				if !seen[tid] {
@@ -235,14 +150,14 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 		res.runnerUp = second.score
 	}
 	// The score one word found in a single header would get, for scale.
-	maxIDF := math.Log(1 + (float64(len(r.docLen))-0.5)/1.5)
+	maxIDF := math.Log(1 + (float64(ndocs)-0.5)/1.5)
 	if best.score < routeMinWords*maxIDF {
 		return res
 	}
 	// A contract is named by its title, its parties or its file name; words
 	// found only in its opening text (defined terms: "Net Sales",
 	// "Deliverables") describe what it is about.
-	if !ix.namedByTitle(ids, named, best.doc) {
+	if !namedByTitle(v, ids, named, best.doc) {
 		return res
 	}
 	// Documents close to the best (the same parties' other agreements, a
@@ -260,9 +175,9 @@ func (ix *Index) route(terms []string, breaks, named []bool) routeResult {
 	}
 	sort.Slice(close, func(i, j int) bool { return ahead(close[i], close[j]) })
 	for _, d := range close {
-		res.docs = append(res.docs, int(d.doc))
+		res.docs = append(res.docs, d.doc)
 	}
-	res.doc = int(best.doc)
+	res.doc = best.doc
 	return res
 }
 
@@ -282,19 +197,21 @@ type titlePhrase struct {
 // agreement; words some titles merely contain ("intellectual property", "the
 // agreement renews") name a topic, not a contract. Of overlapping runs the
 // longest is kept.
-func (ix *Index) titlePhrases(ids []int32, breaks []bool) []titlePhrase {
-	r := &ix.router
-	n := len(r.docLen)
+func titlePhrases(v *index.Snapshot, ids []int32, breaks []bool) []titlePhrase {
+	n := v.LiveDocs()
 	var out []titlePhrase
 	for e := len(ids) - 1; e >= 1; e-- {
-		if ids[e] < 0 || 10*r.titleDF(ids[e]) < n {
+		if ids[e] < 0 {
+			continue
+		}
+		if _, titles := v.RouteDF(ids[e]); 10*titles < n {
 			continue
 		}
 		for st := 0; st < e; st++ {
 			if !runOK(ids, breaks, st, e) {
 				continue
 			}
-			docs := ix.phraseDocs(ids[st : e+1])
+			docs := phraseDocs(v, ids[st:e+1])
 			if len(docs) == 0 || len(docs) > maxNameDocs(n) {
 				continue
 			}
@@ -319,12 +236,28 @@ func runOK(ids []int32, breaks []bool, st, e int) bool {
 
 // phraseDocs returns the documents whose title sequence contains the phrase,
 // looking only at documents whose titles hold its first term.
-func (ix *Index) phraseDocs(phrase []int32) []int32 {
-	r := &ix.router
+func phraseDocs(v *index.Snapshot, phrase []int32) []int32 {
 	var out []int32
-	for _, p := range r.plist(phrase[0]) {
-		if p.title == 1 && uint(p.doc) < uint(len(r.titleSeq)) && containsPhrase(r.titleSeq[p.doc], phrase) {
-			out = append(out, p.doc)
+	local := make([]int32, len(phrase))
+	for i, seg := range v.Segments() {
+		pl := v.RoutePostings(phrase[0], i)
+		if len(pl) == 0 {
+			continue
+		}
+		ok := true
+		for k, t := range phrase {
+			if local[k] = v.Local(t, i); local[k] < 0 {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		dead := v.HasDeleted(i)
+		for _, p := range pl {
+			if p.Title == 1 && uint(p.Doc) < uint(seg.NumDocs()) && !(dead && v.Deleted(i, p.Doc)) && containsPhrase(seg.TitleSeq(p.Doc), local) {
+				out = append(out, v.DocBase(i)+p.Doc)
+			}
 		}
 	}
 	return out
@@ -340,34 +273,15 @@ func containsPhrase(seq, phrase []int32) bool {
 	return false
 }
 
-// titleDF is the number of documents whose file name, title or parties hold
-// term tid.
-func (r *router) titleDF(tid int32) int {
-	n := 0
-	for _, p := range r.plist(tid) {
-		n += int(p.title)
-	}
-	return n
-}
-
-// idfOf is the inverse document frequency of something df documents have.
-func (r *router) idfOf(df int) float64 {
-	n := float64(len(r.docLen))
-	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-}
-
 // namedByTitle reports whether the question names document doc by its file
 // name, title or parties, or, for a word written like a name, by the
 // model-written summary (which names the parties however the text reads).
-func (ix *Index) namedByTitle(ids []int32, named []bool, doc int32) bool {
-	r := &ix.router
+func namedByTitle(v *index.Snapshot, ids []int32, named []bool, doc int32) bool {
 	for i, tid := range ids {
 		if tid < 0 {
 			continue
 		}
-		pl := r.plist(tid)
-		j := sort.Search(len(pl), func(j int) bool { return pl[j].doc >= doc })
-		if j < len(pl) && pl[j].doc == doc && (pl[j].title == 1 || named[i] && pl[j].name == 0) {
+		if p, ok := v.RoutePosting(tid, doc); ok && (p.Title == 1 || named[i] && p.Name == 0) {
 			return true
 		}
 	}
@@ -394,19 +308,20 @@ const (
 // "Consider the Acme Supply Agreement; is liability capped?" names the
 // contract before the semicolon only). Those words identify the contract; they say nothing about which of
 // its clauses answers, so in-document search leaves them out.
-func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]bool {
-	r := &ix.router
-	if doc < 0 || doc >= len(r.docLen) {
+func (ix *Index) referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32) map[int]bool {
+	if !v.DocLive(doc) {
 		return nil
 	}
 	ids := make([]int32, len(terms))
 	for i, t := range terms {
 		ids[i] = -1
-		if tid, ok := ix.lookup(t); ok && r.names(tid, int32(doc)) {
-			ids[i] = tid
+		if tid, ok := v.Lookup(t); ok {
+			if p, ok := v.RoutePosting(tid, doc); ok && p.Name == 1 {
+				ids[i] = tid
+			}
 		}
 	}
-	rare := math.Log(1+(float64(len(r.docLen))-0.5)/1.5) * 0.5
+	rare := math.Log(1+(float64(v.LiveDocs())-0.5)/1.5) * 0.5
 	out := map[int]bool{}
 	for i := 0; i < len(terms); {
 		if ids[i] < 0 {
@@ -416,7 +331,7 @@ func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 		j := i
 		hasRare := false
 		for j < len(terms) && ids[j] >= 0 && (j == i || !breaks[j]) {
-			if r.idf(ids[j]) >= rare {
+			if routeIDF(v, ids[j]) >= rare {
 				hasRare = true
 			}
 			j++
@@ -431,14 +346,6 @@ func (ix *Index) referenceTerms(terms []string, breaks []bool, doc int) map[int]
 	return out
 }
 
-// names reports whether term tid is in the name, header or opening of
-// document doc.
-func (r *router) names(tid, doc int32) bool {
-	pl := r.plist(tid)
-	i := sort.Search(len(pl), func(i int) bool { return pl[i].doc >= doc })
-	return i < len(pl) && pl[i].doc == doc && pl[i].name == 1
-}
-
 // Topic returns what question asks about once the words that name the
 // contract are taken out: the parts of the question made mostly of the
 // name of docs[0] (the first document the search was narrowed to) are
@@ -451,12 +358,13 @@ func (ix *Index) Topic(question string, docs []string) string {
 	if len(docs) == 0 {
 		return question
 	}
-	d, ok := ix.byID[docs[0]]
+	v := ix.view()
+	d, ok := v.LookupDoc(docs[0])
 	if !ok {
 		return question
 	}
 	terms, breaks, _ := analyzeQuery(question)
-	ref := namingParts(ix.referenceTerms(terms, breaks, int(d)), breaks)
+	ref := namingParts(ix.referenceTerms(v, terms, breaks, d), breaks)
 	if len(ref) == 0 || len(ref) >= len(terms) {
 		return question
 	}
@@ -468,8 +376,8 @@ func (ix *Index) Topic(question string, docs []string) string {
 	for _, p := range parts {
 		var words []string
 		content := 0
-		forEachWord(p, func(w string, _ bool) {
-			if stopWords[w] {
+		index.ForEachWord(p, func(w string, _ bool) {
+			if index.IsStopWord(w) {
 				words = append(words, w)
 				return
 			}

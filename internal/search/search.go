@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/embed"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // MaxQueryChars is the longest query any face accepts, in characters. Each
@@ -66,68 +66,50 @@ type Result struct {
 	// RoutedTo lists the documents the question named, best first, when
 	// routing restricted the search to them.
 	RoutedTo []string `json:"routed_to,omitempty"`
+	// Route is the plan's first stage: which documents were searched and
+	// why (Plan).
+	Route *Route `json:"route,omitempty"`
 	// NotFound lists the provisions the question asks about that a
 	// ProvisionFinder looked for and did not find (SearchWith): the hits of
 	// those documents only match the question's words.
 	NotFound []Absence `json:"not_found,omitempty"`
 }
 
-// Search runs q against the index.
-func (ix *Index) Search(q Query) Result {
+// Search runs q against the index: it plans q (Plan) and runs the plan.
+func (ix *Index) Search(q Query) Result { return ix.Run(ix.Plan(q)) }
+
+// Run runs a plan built by Plan (over the snapshot the plan was made on).
+func (ix *Index) Run(p *Plan) Result {
+	q := p.Query
+	v := p.v
+	if v == nil {
+		v = ix.view()
+	}
 	k := q.K
 	if k <= 0 {
 		k = 10
 	}
-	terms, breaks, named := analyzeQuery(q.Text)
-	var res Result
-
-	// Which documents to search.
-	var docs []int32
-	for _, id := range q.Docs {
-		if d, ok := ix.byID[id]; ok {
-			docs = append(docs, d)
-		}
+	route := p.Route
+	res := Result{Route: &route}
+	if route.Decision.Narrowed() {
+		res.RoutedTo = route.Docs
 	}
-	if len(q.Docs) > 0 && len(docs) == 0 {
-		return res
+	docs := append([]int32(nil), p.docs...)
+	if p.docs != nil && len(p.docs) == 0 {
+		return res // the caller's documents are not in the index
 	}
-	var ref map[int]bool
-	if len(docs) == 0 && !q.NoRoute {
-		if rr := ix.route(terms, breaks, named); rr.doc >= 0 {
-			for _, d := range rr.docs {
-				docs = append(docs, int32(d))
-				res.RoutedTo = append(res.RoutedTo, ix.docs[d].id)
-			}
-			ref = ix.referenceTerms(terms, breaks, rr.doc)
-		}
-	} else if len(docs) == 1 {
-		ref = ix.referenceTerms(terms, breaks, int(docs[0]))
-	}
-
-	// Words that only name the contract do not help find the clause; nor
-	// does the rest of the part of the question that names it ("Consider
-	// the Cooperation Agreement between A and B for Renewable Energy
-	// Projects; is liability capped?").
-	ref = namingParts(ref, breaks)
-	if len(ref) > 0 && len(ref) < len(terms) {
-		kept := terms[:0:0]
-		for i, t := range terms {
-			if !ref[i] {
-				kept = append(kept, t)
-			}
-		}
-		terms = kept
-	}
-	qt := ix.weigh(q.Text, terms, !q.NoExpand)
+	terms := p.Terms
+	qt := ix.weigh(v, q.Text, terms, !q.NoExpand)
 
 	var ranges [][2]int32
 	if docs != nil {
 		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
 		for _, d := range docs {
-			ranges = append(ranges, [2]int32{ix.docs[d].first, ix.docs[d].limit})
+			f, l := v.DocRange(d)
+			ranges = append(ranges, [2]int32{f, l})
 		}
 	}
-	sc := ix.newScope(ranges, q.Views)
+	sc := newScope(v, ranges, q.Views)
 	fill := ranges != nil && !q.NoFill
 	// Only the best units are ranked: collect rarely needs more than a few
 	// per hit. When it does (many overlapping spans), rank deeper (below); the
@@ -140,11 +122,15 @@ func (ix *Index) Search(q Query) Result {
 	var lexical func(n int) (ranked []scored, all bool)
 	if ranges == nil && !q.exhaustive {
 		// Corpus-wide: scored a window of units at a time (window.go).
-		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(qt, sc, n) }
+		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(v, qt, sc, n) }
 	} else {
-		acc := ix.getAcc()
+		accRanges := ranges
+		if accRanges == nil {
+			accRanges = allRanges(v)
+		}
+		acc := ix.getAcc(accRanges)
 		defer ix.putAcc(acc)
-		ix.score(acc, qt, sc)
+		ix.score(v, acc, qt, sc)
 		lexical = func(n int) ([]scored, bool) {
 			if n >= acc.n {
 				n = 0
@@ -152,37 +138,49 @@ func (ix *Index) Search(q Query) Result {
 			return acc.top(n), n <= 0
 		}
 	}
+	dim, _ := v.Dense()
 	rank := func(n int) ([]scored, bool) {
 		ranked, all := lexical(n)
-		if len(q.Vector) > 0 && len(ix.vecUnit) > 0 && len(q.Vector) == ix.dim {
-			ranked = ix.hybrid(ranked, q.Vector, sc)
+		if len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim {
+			ranked = ix.hybrid(v, ranked, q.Vector, sc)
 		}
 		if fill {
-			ranked = ix.fill(ranked, ranges)
+			ranked = fillRanked(v, ranked, ranges)
 		}
 		return ranked, all
 	}
 	ranked, all := rank(n)
-	res.Hits = ix.collect(ranked, k)
+	res.Hits = collect(v, ranked, k)
 	for !all && len(res.Hits) < k {
 		// Rank deeper, a few times as deep each round, rather than sort
 		// every touched unit at once: with many similar contracts the best
 		// units' spans overlap and more are needed, but rarely all.
 		n *= 4
 		ranked, all = rank(n)
-		res.Hits = ix.collect(ranked, k)
+		res.Hits = collect(v, ranked, k)
 	}
 	return res
+}
+
+// allRanges returns every unit of the snapshot, one range per segment.
+func allRanges(v *index.Snapshot) [][2]int32 {
+	var out [][2]int32
+	for i := range v.Segments() {
+		if f, l := v.UnitBase(i), v.UnitBase(i+1); l > f {
+			out = append(out, [2]int32{f, l})
+		}
+	}
+	return out
 }
 
 // weigh turns the terms of a question (text) into weighted query terms:
 // the words the index knows but its framing words (framing.go), a repeated
 // word weighing more, then (expand) the words associated with them.
-func (ix *Index) weigh(text string, terms []string, expand bool) []queryTerm {
+func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bool) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
-	for _, t := range dropFraming(terms, ix.framing(text, terms)) {
-		id, ok := ix.lookup(t)
+	for _, t := range dropFraming(terms, ix.framing(v, text, terms)) {
+		id, ok := v.Lookup(t)
 		if !ok {
 			continue
 		}
@@ -194,7 +192,7 @@ func (ix *Index) weigh(text string, terms []string, expand bool) []queryTerm {
 		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
 	if expand {
-		qt = ix.expand(qt)
+		qt = ix.expand(v, qt)
 	}
 	return qt
 }
@@ -249,11 +247,11 @@ const fusionDepth = 200
 
 // hybrid fuses the lexical ranking with the dense one; lexical matches beyond
 // the fused depth follow in their own order.
-func (ix *Index) hybrid(lex []scored, qv []float32, sc scope) []scored {
+func (ix *Index) hybrid(v *index.Snapshot, lex []scored, qv []float32, sc scope) []scored {
 	qv = append([]float32(nil), qv...)
-	embed.Normalize(qv)
+	normalize(qv)
 	head := lex[:min(len(lex), fusionDepth)]
-	fused := fuse(head, ix.denseRank(qv, sc, fusionDepth))
+	fused := fuse(head, denseRank(v, qv, sc, fusionDepth))
 	seen := make(map[int32]bool, len(fused))
 	for _, s := range fused {
 		seen[s.unit] = true
@@ -266,11 +264,11 @@ func (ix *Index) hybrid(lex []scored, qv []float32, sc scope) []scored {
 	return fused
 }
 
-// fill appends, after the scored units, the unscored plain units of the
-// searched documents, nearest to the best unit first: when the words run out,
-// the text around the best match is the likeliest place for the rest of the
-// answer. Only searches restricted to some documents are filled.
-func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
+// fillRanked appends, after the scored units, the unscored plain units of
+// the searched documents, nearest to the best unit first: when the words
+// run out, the text around the best match is the likeliest place for the
+// rest of the answer. Only searches restricted to some documents are filled.
+func fillRanked(v *index.Snapshot, ranked []scored, ranges [][2]int32) []scored {
 	anchor := int32(-1)
 	if len(ranked) > 0 {
 		anchor = ranked[0].unit
@@ -281,8 +279,10 @@ func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
 	}
 	var rest []scored
 	for _, r := range ranges {
+		i, lo := v.SegmentOfUnit(r[0])
+		units := v.Segments()[i].Units()
 		for u := r[0]; u < r[1]; u++ {
-			if inRanked[u] || ix.units[u].View != ViewPlain {
+			if inRanked[u] || units[lo+u-r[0]].View != ViewPlain {
 				continue
 			}
 			d := float64(u - anchor)
@@ -305,7 +305,7 @@ func (ix *Index) fill(ranked []scored, ranges [][2]int32) []scored {
 // contributes only its new part (dropped when shorter than minFragment). The
 // first k hits of a search for K > k are therefore exactly the hits of a
 // search for k.
-func (ix *Index) collect(ranked []scored, k int) []Hit {
+func collect(v *index.Snapshot, ranked []scored, k int) []Hit {
 	var hits []Hit
 	type shortHit struct {
 		Hit
@@ -317,29 +317,32 @@ func (ix *Index) collect(ranked []scored, k int) []Hit {
 		if len(hits) >= k {
 			break
 		}
-		u := &ix.units[s.unit]
-		if uint(u.Doc) >= uint(len(ix.docs)) {
-			continue // a damaged index file; see persist.go
+		i, lu := v.SegmentOfUnit(s.unit)
+		seg := v.Segments()[i]
+		u := seg.Units()[lu]
+		if uint(u.Doc) >= uint(seg.NumDocs()) {
+			continue // a damaged index file; see index/container.go
 		}
-		for _, usp := range ix.unitSpans(s.unit) {
-			sp := usp.doc()
-			for _, frag := range subtract(sp, taken[u.Doc]) {
+		doc := v.DocBase(i) + u.Doc
+		for _, usp := range seg.UnitSpans(lu) {
+			sp := document.Span{Start: int(usp.Start), End: int(usp.End)}
+			for _, frag := range subtract(sp, taken[doc]) {
 				if len(hits) >= k {
 					break
 				}
 				// A leftover shorter than minFragment is never returned, and
 				// a short unit never first: a heading or "." quoted alone
 				// answers nothing (unless nothing else matched).
-				h := Hit{DocID: ix.docs[u.Doc].id, Span: frag, Score: s.score, Node: int(u.Node), View: u.View}
+				h := Hit{DocID: seg.DocID(u.Doc), Span: frag, Score: s.score, Node: int(u.Node), View: u.View}
 				if frag.Len() < minFragment && (frag != sp || len(hits) == 0) {
 					if frag == sp {
-						short = append(short, shortHit{h, u.Doc})
+						short = append(short, shortHit{h, doc})
 					}
 					continue
 				}
 				h.Rank = len(hits) + 1
 				hits = append(hits, h)
-				taken[u.Doc] = insertSpan(taken[u.Doc], frag)
+				taken[doc] = insertSpan(taken[doc], frag)
 				// Short units ranked above the first hit follow it.
 				for _, sh := range short {
 					if len(hits) >= k {
@@ -408,7 +411,7 @@ func analyzeQuery(text string) (terms []string, breaks, named []bool) {
 		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
 	})
 	for _, p := range parts {
-		ts, ns := AnalyzeCased(p)
+		ts, ns := index.AnalyzeCased(p)
 		for i, t := range ts {
 			terms = append(terms, t)
 			breaks = append(breaks, i == 0)

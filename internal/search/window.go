@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Scoring a corpus-wide search window by window. The accumulator scores a
@@ -37,9 +39,9 @@ import (
 // cache.
 const scoreWindow = 1024
 
-// windowCursor walks one query term's posting list.
+// windowCursor walks one query term's posting list in one segment.
 type windowCursor struct {
-	pl   []posting
+	pl   []index.Posting
 	pos  int     // the first posting not yet scored
 	w    float64 // IDF times the query term's weight
 	body bool
@@ -49,58 +51,82 @@ type windowCursor struct {
 // unit in scope, sc.ranges nil), best first in the order of better, with the
 // scores score gives them: the same as scoring every unit into an
 // accumulator and taking top(n). all reports that the list holds every unit
-// a term matched (no more than n did).
-func (ix *Index) topWindowed(q []queryTerm, sc scope, n int) (ranked []scored, all bool) {
-	var avg [numViews]float64
-	for v := View(0); v < numViews; v++ {
-		if ix.viewN[v] > 0 {
-			avg[v] = float64(ix.viewLen[v]) / float64(ix.viewN[v])
+// a term matched (no more than n did). Each segment is scored window by
+// window with the collection's statistics, into one heap.
+func (ix *Index) topWindowed(v *index.Snapshot, q []queryTerm, sc scope, n int) (ranked []scored, all bool) {
+	avg := avgLens(v)
+	// Weights from the collection's document frequencies, in query order:
+	// the order scores are summed in.
+	ws := make([]float64, len(q))
+	has := make([]bool, len(q))
+	for k, qt := range q {
+		if df := v.DF(qt.id); df > 0 {
+			ws[k], has[k] = idf(sc.n, df)*qt.weight, true
 		}
 	}
-	cs := make([]windowCursor, 0, len(q)) // in query order: the order scores are summed in
-	first := int32(math.MaxInt32)
-	for _, qt := range q {
-		pl := ix.plist(qt.id)
-		if len(pl) == 0 {
+	h := topHeap{n: n}
+	touched := 0
+	cs := make([]windowCursor, 0, len(q))
+	for i, seg := range v.Segments() {
+		cs = cs[:0]
+		first := int32(math.MaxInt32)
+		for k, qt := range q {
+			pl := v.Postings(qt.id, i)
+			if len(pl) == 0 || !has[k] {
+				continue
+			}
+			cs = append(cs, windowCursor{pl: pl, w: ws[k], body: qt.body})
+			first = min(first, pl[0].Unit)
+		}
+		if len(cs) == 0 {
 			continue
 		}
-		cs = append(cs, windowCursor{pl: pl, w: idf(sc.n, len(pl)) * qt.weight, body: qt.body})
-		first = min(first, pl[0].unit)
+		touched += scoreWindows(v, i, seg.Units(), cs, first, avg, sc, &h)
 	}
+	slices.SortFunc(h.s, byRank)
+	return h.s, touched <= n
+}
+
+// scoreWindows scores segment i's units window by window (cursors in query
+// order) and offers them to h; it returns the number of units scored.
+func scoreWindows(v *index.Snapshot, i int, units []index.Unit, cs []windowCursor, first int32, avg [numViews]float64, sc scope, h *topHeap) int {
 	var (
 		part    [scoreWindow]float64     // by unit - lo
 		seen    [scoreWindow / 64]uint64 // units with a score
 		touched int
 	)
-	h := topHeap{n: n}
-	units := ix.units
+	base := v.UnitBase(i)
+	hasDead := v.HasDeleted(i)
 	nu := int32(len(units))
 	first = max(first, 0)
 	for lo := first - first%scoreWindow; lo < nu; lo += scoreWindow {
 		hi := lo + scoreWindow
 		next := int32(math.MaxInt32) // the first unit of a later window with a posting
-		for i := range cs {
-			c := &cs[i]
+		for k := range cs {
+			c := &cs[k]
 			p := c.pos
 			for ; p < len(c.pl); p++ {
 				e := c.pl[p]
-				if e.unit >= hi {
-					next = min(next, e.unit)
+				if e.Unit >= hi {
+					next = min(next, e.Unit)
 					break
 				}
-				if uint(e.unit) >= uint(nu) {
-					continue // a damaged index file; see persist.go
+				if uint(e.Unit) >= uint(nu) {
+					continue // a damaged index file; see index/container.go
 				}
-				u := &units[e.unit]
+				u := &units[e.Unit]
 				if uint(u.View) >= uint(numViews) || !sc.views[u.View] {
 					continue
 				}
-				tf := float64(e.tf)
+				if hasDead && v.Deleted(i, u.Doc) {
+					continue
+				}
+				tf := float64(e.TF)
 				if c.body && u.View == ViewDescendant {
 					tf *= bodyInSubtree
 				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
-				j := e.unit - lo
+				j := e.Unit - lo
 				if j < 0 {
 					continue // a damaged (unsorted) list
 				}
@@ -114,7 +140,7 @@ func (ix *Index) topWindowed(q []queryTerm, sc scope, n int) (ranked []scored, a
 			for ; word != 0; word &= word - 1 {
 				j := int32(wi<<6 + bits.TrailingZeros64(word))
 				touched++
-				h.push(scored{lo + j, part[j]})
+				h.push(scored{base + lo + j, part[j]})
 				part[j] = 0
 			}
 		}
@@ -125,8 +151,7 @@ func (ix *Index) topWindowed(q []queryTerm, sc scope, n int) (ranked []scored, a
 			lo = next - next%scoreWindow - scoreWindow
 		}
 	}
-	slices.SortFunc(h.s, byRank)
-	return h.s, touched <= n
+	return touched
 }
 
 // topHeap keeps the n best scored units seen: a min-heap by better, so

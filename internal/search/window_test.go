@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/eval/devset"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // randomCorpus indexes docs documents of random clauses over a small
@@ -73,7 +73,7 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 	if built.Units() < 4*scoreWindow {
 		t.Fatalf("%d units: too few windows", built.Units())
 	}
-	opened, _ := persist(t, built, 3)
+	opened := persist(t, built)
 	ties := 0
 	for i := range 300 {
 		var b strings.Builder
@@ -94,16 +94,17 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 		}
 		// The ranking itself, at every depth.
 		terms, _, _ := analyzeQuery(q.Text)
-		qt := built.weigh(q.Text, terms, !q.NoExpand)
-		sc := built.newScope(nil, q.Views)
-		acc := built.getAcc()
-		built.score(acc, qt, sc)
+		bv := built.view()
+		qt := built.weigh(bv, q.Text, terms, !q.NoExpand)
+		sc := newScope(bv, nil, q.Views)
+		acc := built.getAcc(allRangesOf(bv))
+		built.score(bv, acc, qt, sc)
 		for _, n := range []int{1, 5, 50, 400, acc.n, acc.n + 1} {
 			if n <= 0 {
 				continue
 			}
 			want := acc.top(n)
-			got, all := built.topWindowed(qt, sc, n)
+			got, all := built.topWindowed(bv, qt, sc, n)
 			if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
 				t.Fatalf("%+v n=%d: windowed %v, exhaustive %v", q, n, got, want)
 			}
@@ -146,35 +147,31 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 	}
 }
 
-// BenchmarkCorpusWideRanking opens an index file (a collection's
-// cache/search.idx, e.g. made by scripts/scale-bench.sh) and ranks every
-// 8th CUAD development question corpus-wide, unrouted, to the depth a K=5
-// search ranks (rankDepth units): window by window and with the
-// accumulator, alternately, so both see the same machine load. It reports
-// each one's p50 and p90 in ms.
+// BenchmarkCorpusWideRanking opens a collection's index (its segment
+// directory, e.g. made by scripts/scale-bench.sh) and ranks every 8th CUAD
+// development question corpus-wide, unrouted, to the depth a K=5 search
+// ranks (rankDepth units): window by window and with the accumulator,
+// alternately, so both see the same machine load. It reports each one's
+// p50 and p90 in ms.
 //
-//	PAKTON_INDEX_FILE=/tmp/pk-scale/store-x10/collections/default/cache/search.idx \
+//	PAKTON_INDEX_DIR=/tmp/pk-scale/store-x10/collections/default/cache/index \
 //	  go test ./internal/search -run '^$' -bench CorpusWideRanking -benchtime 1x
 func BenchmarkCorpusWideRanking(b *testing.B) {
-	path := os.Getenv("PAKTON_INDEX_FILE")
+	path := os.Getenv("PAKTON_INDEX_DIR")
 	if path == "" {
-		b.Skip("set PAKTON_INDEX_FILE to a collection's cache/search.idx")
+		b.Skip("set PAKTON_INDEX_DIR to a collection's cache/index directory")
 	}
 	dev := devset.Questions(b)
-	head := make([]byte, headerSize)
-	f, err := os.Open(path)
+	d, err := index.OpenDir(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, err = f.ReadAt(head, 0)
-	f.Close()
+	snap, _, err := d.Open()
 	if err != nil {
 		b.Fatal(err)
 	}
-	ix, err := OpenIndex(path, binary.LittleEndian.Uint64(head[16:]))
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := Open(snap, nil)
+	v := ix.view()
 	for b.Loop() {
 		var windowed, accumulated []float64
 		for i, q := range dev {
@@ -182,13 +179,13 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 				continue
 			}
 			terms, _, _ := analyzeQuery(q)
-			qt := ix.weigh(q, terms, true)
-			sc := ix.newScope(nil, nil)
+			qt := ix.weigh(v, q, terms, true)
+			sc := newScope(v, nil, nil)
 			t0 := time.Now()
-			ix.topWindowed(qt, sc, rankDepth)
+			ix.topWindowed(v, qt, sc, rankDepth)
 			t1 := time.Now()
-			acc := ix.getAcc()
-			ix.score(acc, qt, sc)
+			acc := ix.getAcc(allRanges(v))
+			ix.score(v, acc, qt, sc)
 			acc.top(rankDepth)
 			ix.putAcc(acc)
 			t2 := time.Now()

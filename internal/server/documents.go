@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,6 +23,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -58,11 +58,19 @@ type docJSON struct {
 	SHA256     string    `json:"sha256"`
 	Size       int64     `json:"size"`
 	IngestedAt time.Time `json:"ingested_at"`
+	// Folder is where the document was filed in the directory or archive
+	// ingested; Archive and Entry name the archive and the path inside it;
+	// Parent is the e-mail the document is attached to.
+	Folder  string `json:"folder"`
+	Archive string `json:"archive,omitempty"`
+	Entry   string `json:"entry,omitempty"`
+	Parent  string `json:"parent,omitempty"`
 }
 
 func toDocJSON(in store.DocInfo) docJSON {
 	return docJSON{ID: in.ID, Name: in.Name, Format: in.Format, Runes: in.Runes, Pages: in.Pages, Nodes: in.Nodes,
-		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt}
+		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt,
+		Folder: ingest.DocFolder(in), Archive: in.Source.Archive, Entry: in.Source.Entry, Parent: in.Source.Parent}
 }
 
 // storeErr answers a store error: 404 for a missing collection or
@@ -91,6 +99,15 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 		s.storeErr(w, r, "list documents", err)
 		return
 	}
+	if f := r.URL.Query().Get("folder"); f != "" {
+		kept := infos[:0]
+		for _, in := range infos {
+			if ingest.InFolder(ingest.DocFolder(in), f) {
+				kept = append(kept, in)
+			}
+		}
+		infos = kept
+	}
 	// The store lists documents by name, then id: the order of this key.
 	infos, next := pageOf(infos, func(in store.DocInfo) string { return in.Name + "\x00" + in.ID }, false, pq)
 	out := make([]docJSON, len(infos))
@@ -104,29 +121,48 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 // canonical text. Spans everywhere are code points of that text.
 type documentJSON struct {
 	Document docJSON         `json:"document"`
+	Details  detailsJSON     `json:"details"`
 	Text     *string         `json:"text,omitempty"`
 	Pages    []document.Page `json:"pages"`
 	Tree     *clause.Tree    `json:"tree"`
+	// Furniture marks running headers, footers and page numbers (the web
+	// app's text view hides them unless asked); Paragraphs are where a
+	// reader's paragraphs start (document.Paragraphs). Both come with the
+	// text only.
+	Furniture  []document.Furniture `json:"furniture,omitempty"`
+	Paragraphs []int                `json:"paragraphs,omitempty"`
+}
+
+// detailsJSON is what `pakton docs show` prints (ingest.Details) without
+// what document already holds and the server-side path.
+type detailsJSON struct {
+	Title       string          `json:"title,omitempty"`
+	Parties     []string        `json:"parties,omitempty"`
+	Type        string          `json:"type,omitempty"`
+	Names       []names.Name    `json:"names,omitempty"`
+	Meta        *document.Meta  `json:"meta,omitempty"`
+	Attachments []ingest.DocRef `json:"attachments,omitempty"`
+	Parent      *ingest.DocRef  `json:"parent,omitempty"`
+	Duplicates  []ingest.DocRef `json:"duplicates,omitempty"`
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	rec, err := s.st.Document(c, id)
+	d, rec, err := ingest.Describe(s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return
 	}
-	info, err := s.st.Info(c, id)
-	if err != nil {
-		s.storeErr(w, r, "get document", err)
-		return
-	}
-	out := documentJSON{Document: toDocJSON(info), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec)}
+	out := documentJSON{Document: toDocJSON(d.DocInfo), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
+		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
+			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
 		out.Pages = []document.Page{}
 	}
 	if t := r.URL.Query().Get("text"); t != "0" && t != "false" {
 		out.Text = &rec.Doc.Text
+		out.Furniture = rec.Doc.Furniture
+		out.Paragraphs = rec.Doc.Paragraphs(nodeStarts(out.Tree))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -405,8 +441,8 @@ func SafeName(client string) (string, error) {
 		stem = "upload"
 	}
 	n := stem + ext
-	if parse.Format(n) == "" {
-		return "", rejected(http.StatusUnsupportedMediaType, "file %q: unsupported type (pakton reads .txt .md .html .htm .docx .pdf)", n)
+	if !ingest.Readable(n) {
+		return "", rejected(http.StatusUnsupportedMediaType, "file %q: unsupported type (pakton reads %s)", n, ingest.SupportedTypes)
 	}
 	return n, nil
 }
@@ -431,20 +467,17 @@ func safeChars(s string) (string, bool) {
 }
 
 // Sniff checks that the first bytes of a file match the format its name
-// claims: "%PDF-" for PDF, a zip header for DOCX, text for HTML and text
-// files. Anything else is refused before it reaches a parser.
+// claims (ingest.ContentMatches: "%PDF-" for PDF, a zip header for DOCX,
+// ODT and ZIP archives, a compound-file header for Outlook messages, text
+// for HTML, text and e-mail files, …). Anything else is refused before it
+// reaches a parser.
 func Sniff(name string, head []byte) error {
-	ok := false
-	switch parse.Format(name) {
-	case "pdf":
-		ok = bytes.Contains(head, []byte("%PDF-"))
-	case "docx":
-		ok = bytes.HasPrefix(head, []byte("PK\x03\x04"))
-	case "html", "text":
-		ok = strings.HasPrefix(http.DetectContentType(head), "text/")
-	}
-	if !ok {
-		return rejected(http.StatusUnsupportedMediaType, "file %q: its content is not %s", name, parse.Format(name))
+	if !ingest.ContentMatches(name, head) {
+		what := parse.Format(name)
+		if what == "" {
+			what = "a ZIP archive"
+		}
+		return rejected(http.StatusUnsupportedMediaType, "file %q: its content is not %s", name, what)
 	}
 	return nil
 }
@@ -476,7 +509,19 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 				rep.Result(jobs.Result{Name: pr.File, ID: store.DocID(pr.File), Status: string(pr.Status), Reason: clean(pr.Reason)})
 			}
 		}}
-	sum, err := ingest.Ingest(ctx, s.st, j.Collection, []string{dir}, opt)
+	// Each file is given on its own, so an uploaded archive is read as a
+	// data room: its entries are named by their paths inside it.
+	paths := make([]string, 0, len(p.Files))
+	for _, f := range p.Files {
+		if f == "" || f != filepath.Base(f) {
+			continue // names were made safe on arrival; anything else is not ours
+		}
+		paths = append(paths, filepath.Join(dir, f))
+	}
+	if len(paths) == 0 {
+		paths = []string{dir}
+	}
+	sum, err := ingest.Ingest(ctx, s.st, j.Collection, paths, opt)
 	// Searches see the new documents by the time the job is reported done.
 	s.indexes.refresh(j.Collection)
 	if err != nil {
@@ -525,4 +570,16 @@ func (s *Server) removeOrphanUploads() {
 			os.RemoveAll(filepath.Join(s.uploadsDir(), e.Name()))
 		}
 	}
+}
+
+// nodeStarts returns where the clause tree's nodes (not its root) start.
+func nodeStarts(t *clause.Tree) []int {
+	if t == nil || len(t.Nodes) < 2 {
+		return nil
+	}
+	out := make([]int, 0, len(t.Nodes)-1)
+	for _, n := range t.Nodes[1:] {
+		out = append(out, n.Span.Start)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/pakton/pakton/internal/auth"
@@ -13,7 +14,7 @@ import (
 // document stored before graphs existed) once.
 func (s *Server) docGraph(c string, d *cachedDoc) (*graph.Doc, error) {
 	d.graphOnce.Do(func() {
-		d.graph, _, d.graphErr = ingest.DocGraph(s.st, c, &store.Record{Doc: d.doc, Tree: d.tree})
+		d.graph, _, d.graphErr = ingest.DocGraph(context.Background(), s.st, c, &store.Record{Doc: d.doc, Tree: d.tree})
 	})
 	return d.graph, d.graphErr
 }
@@ -33,7 +34,7 @@ func (s *Server) getDocGraph(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.storeErr(w, r, "get document graph", err)
 		return
 	}
-	rec, g, computed, err := ingest.ReadGraph(s.st, c, id)
+	rec, g, computed, err := ingest.ReadGraph(r.Context(), s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document graph", err)
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,12 +14,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
-	"github.com/pakton/pakton/internal/store"
 )
 
 // On a directory store, reviews live inside their collection, so deleting
@@ -68,11 +70,14 @@ type reviewMeta struct {
 	Offline bool `json:"offline,omitempty"`
 }
 
-// reviewResult is table.json.
-type reviewResult struct {
-	Table    *review.Table   `json:"table"`
+// reviewSummary is what is known of a finished review without reading its
+// table (state.go): summary.json.
+type reviewSummary struct {
 	Stats    review.RunStats `json:"stats"`
 	Finished time.Time       `json:"finished"`
+	// Rows are the documents whose rows have cells: decisions are taken on
+	// them (a row that could not be reviewed has none).
+	Rows []string `json:"rows"`
 }
 
 // reviewJSON is a review as the API shows it.
@@ -142,11 +147,24 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		return
 	}
 	docs := docRefs(req.Docs)
+	ids := make(map[string]bool, len(infos))
+	for _, in := range infos {
+		ids[in.ID] = true
+	}
 	for _, id := range docs {
-		if !slices.ContainsFunc(infos, func(in store.DocInfo) bool { return in.ID == id }) {
+		if !ids[id] {
 			fail(w, http.StatusBadRequest, "document %q is not in collection %q", id, c)
 			return
 		}
+	}
+	contracts := len(infos)
+	if len(docs) > 0 {
+		contracts = len(docs)
+	}
+	if cells := contracts * len(pb.Provisions); cells > s.cfg.MaxReviewCells {
+		fail(w, http.StatusBadRequest, "this review would be %d contracts × %d provisions = %d cells, more than the %d a review may have: narrow it with \"provisions\" or \"docs\"",
+			contracts, len(pb.Provisions), cells, s.cfg.MaxReviewCells)
+		return
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
 		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}
@@ -185,7 +203,7 @@ func writeMeta(dir string, m reviewMeta) error {
 	if err != nil {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, "review.json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, "review.json"), raw, 0o600)
 }
 
 func readMeta(dir string) (reviewMeta, error) {
@@ -195,18 +213,6 @@ func readMeta(dir string) (reviewMeta, error) {
 		return m, err
 	}
 	return m, json.Unmarshal(raw, &m)
-}
-
-func readResult(dir string) (*reviewResult, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "table.json"))
-	if err != nil {
-		return nil, err
-	}
-	var res reviewResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	return &res, nil
 }
 
 // runReviewJob is the job that runs a review; a restart runs it again and
@@ -254,11 +260,11 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 			rep.Result(jobs.Result{Name: row.DocName, ID: row.DocID, Status: "failed", Reason: row.Error})
 		}
 	}
-	raw, err := json.Marshal(reviewResult{Table: tab, Stats: stats, Finished: time.Now().UTC()})
+	raw, err := json.Marshal(tab)
 	if err != nil {
 		return err
 	}
-	return s.putReviewResult(j.Collection, p.Review, raw)
+	return s.putReviewResult(j.Collection, p.Review, raw, reviewSummary{Stats: stats, Finished: time.Now().UTC(), Rows: rowsWithCells(tab)})
 }
 
 // reviewRun rebuilds the run a review's meta describes (its playbook,
@@ -310,7 +316,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 // reviewView is a review's meta with its job's state.
 func (s *Server) reviewView(m reviewMeta) reviewJSON {
 	v := reviewJSON{reviewMeta: m, State: jobs.Queued}
-	if res, err := s.reviewResult(m.Collection, m.ID); err == nil {
+	if res, err := s.reviewSummaryOf(m.Collection, m.ID); err == nil {
 		v.State, v.Stats, v.Finished = jobs.Done, &res.Stats, res.Finished
 		v.Progress = jobs.Progress{Done: res.Stats.Contracts, Total: res.Stats.Contracts}
 		return v
@@ -378,9 +384,13 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !ok {
 		return
 	}
-	out := map[string]any{"review": s.reviewView(m)}
-	res, err := s.reviewResult(m.Collection, m.ID)
-	if err != nil && r.URL.Query().Get("partial") == "1" {
+	view := s.reviewView(m)
+	if view.State == jobs.Done {
+		s.serveReviewTable(w, m, view)
+		return
+	}
+	out := map[string]any{"review": view}
+	if r.URL.Query().Get("partial") == "1" {
 		run, err := s.reviewRun(m)
 		if err != nil {
 			s.internal(w, "read review", err)
@@ -395,19 +405,67 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			rows = []review.Row{}
 		}
 		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
-	}
-	if err == nil {
-		ds, err := s.reviewDecisions(m.Collection, m.ID)
-		if err != nil {
-			s.internal(w, "read decisions", err)
-			return
-		}
-		if ds == nil {
-			ds = review.Decisions{}
-		}
-		out["table"], out["decisions"] = res.Table, ds
+		out["families"] = s.reviewFamilies(m.Collection)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// reviewFamilies are the collection's families (the same contract in
+// several files), so a review's faces can show one row per family with its
+// other copies one click away. The table itself keeps a row per document.
+func (s *Server) reviewFamilies(collection string) []ingest.Family {
+	fams, err := ingest.CollectionFamilies(s.st, collection)
+	if err != nil || fams.Families == nil {
+		return []ingest.Family{}
+	}
+	return fams.Families
+}
+
+// serveReviewTable answers GET …/reviews/{rid} for a finished review:
+// {"review", "table", "decisions"}, the table copied as stored rather than
+// decoded and encoded again (a large one is tens of megabytes).
+func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view reviewJSON) {
+	ds, err := s.reviewDecisions(m.Collection, m.ID)
+	if err != nil {
+		s.internal(w, "read decisions", err)
+		return
+	}
+	if ds == nil {
+		ds = review.Decisions{}
+	}
+	tab, err := s.openReviewTable(m.Collection, m.ID)
+	if err != nil {
+		s.internal(w, "read review", err)
+		return
+	}
+	defer tab.Close()
+	head, err := json.Marshal(view)
+	if err != nil {
+		s.internal(w, "read review", err)
+		return
+	}
+	tail, err := json.Marshal(ds)
+	if err != nil {
+		s.internal(w, "read review", err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, `{"review":`)
+	w.Write(head)
+	io.WriteString(w, `,"table":`)
+	if _, err := io.Copy(w, tab); err != nil {
+		s.log.Warn("server: send review table", "review", m.ID, "err", err)
+		return
+	}
+	io.WriteString(w, `,"decisions":`)
+	w.Write(tail)
+	if fams, err := json.Marshal(s.reviewFamilies(m.Collection)); err == nil {
+		io.WriteString(w, `,"families":`)
+		w.Write(fams)
+	}
+	io.WriteString(w, "}\n")
 }
 
 // resumeReview runs a review that stopped before finishing (cancelled,
@@ -536,9 +594,19 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusBadRequest, "unknown export format %q (want %s)", format, strings.Join(export.Formats, ", "))
 		return
 	}
-	res, err := s.reviewResult(m.Collection, m.ID)
+	if v := s.reviewView(m); v.State != jobs.Done {
+		fail(w, http.StatusConflict, "review %q has not finished (state %s)", m.ID, v.State)
+		return
+	}
+	// An export decodes the whole table: a few at a time, so that parallel
+	// exports of large reviews cannot exhaust the server's memory.
+	if !s.acquireTable(w, r) {
+		return
+	}
+	defer s.releaseTable()
+	tab, err := s.reviewTable(m.Collection, m.ID)
 	if err != nil {
-		fail(w, http.StatusConflict, "review %q has not finished (state %s)", m.ID, s.reviewView(m).State)
+		s.internal(w, "read review", err)
 		return
 	}
 	ds, err := s.reviewDecisions(m.Collection, m.ID)
@@ -546,7 +614,7 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		s.internal(w, "read decisions", err)
 		return
 	}
-	rv := &export.Review{Table: res.Table, Decisions: ds, Title: m.Title, Collection: m.Collection, Created: m.Created,
+	rv := &export.Review{Table: tab, Decisions: ds, Title: m.Title, Collection: m.Collection, Created: m.Created,
 		Text: func(id string) (string, error) {
 			rec, err := s.st.Document(m.Collection, id)
 			if err != nil {
@@ -573,13 +641,17 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	if !s.readJSON(w, r, &d) {
 		return
 	}
-	res, err := s.reviewResult(m.Collection, m.ID)
+	sum, err := s.reviewSummaryOf(m.Collection, m.ID)
 	if err != nil {
 		fail(w, http.StatusConflict, "review %q has not finished; decisions are taken on a finished table", m.ID)
 		return
 	}
-	if err := d.Check(res.Table); err != nil {
+	if err := d.Check(nil); err != nil {
 		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	if !slices.Contains(sum.Rows, d.DocID) || !slices.Contains(m.Provisions, d.Provision) {
+		fail(w, http.StatusBadRequest, "decision: the review has no cell for document %q and provision %q: %v", d.DocID, d.Provision, review.ErrDecision)
 		return
 	}
 	d.By, d.At = k.Name, time.Now().UTC()
@@ -633,5 +705,31 @@ func (s *Server) changeDecisionsFile(dir string, change func(review.Decisions) r
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("review removed: %w", err)
 	}
-	return ds, jobs.WriteFileAtomic(path, raw, 0o600)
+	return ds, atomicfile.Write(path, raw, 0o600)
 }
+
+// maxTableReads bounds the review tables decoded at once (exports); more
+// wait for a slot up to tableWait, then get a 503.
+const (
+	maxTableReads = 2
+	tableWait     = 30 * time.Second
+)
+
+// acquireTable takes a table-read slot, or answers 503 (Retry-After) when
+// none frees up in time.
+func (s *Server) acquireTable(w http.ResponseWriter, r *http.Request) bool {
+	t := time.NewTimer(tableWait)
+	defer t.Stop()
+	select {
+	case s.tables <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-t.C:
+		w.Header().Set("Retry-After", "30")
+		fail(w, http.StatusServiceUnavailable, "the server is busy exporting other reviews; try again in a minute")
+		return false
+	}
+}
+
+func (s *Server) releaseTable() { <-s.tables }

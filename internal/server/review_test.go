@@ -172,11 +172,17 @@ func TestReviewAPI(t *testing.T) {
 	}
 	dir := e.srv.reviewDir("deal", rv.ID)
 	if rs := e.st.Shared(); rs != nil { // as if the job died before writing its table
-		if err := rs.DeleteRecord(reviewTableKind("deal"), rv.ID); err != nil {
-			t.Fatal(err)
+		for _, kind := range []string{reviewSummaryKind("deal"), reviewTableKind("deal")} {
+			if err := rs.DeleteRecord(kind, rv.ID); err != nil {
+				t.Fatal(err)
+			}
 		}
-	} else if err := os.Remove(filepath.Join(dir, "table.json")); err != nil {
-		t.Fatal(err)
+	} else {
+		for _, f := range []string{"summary.json", "table.json"} {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	// ... and before finishing one contract.
 	if rs := e.st.Shared(); rs != nil {

@@ -31,6 +31,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/layout", s.authed(s.getLayout))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/graph", s.authed(s.getDocGraph))
 	mux.Handle("GET "+api+"/collections/{c}/graph", s.authed(s.getCollectionGraph))
+	mux.Handle("GET "+api+"/collections/{c}/families", s.authed(s.listFamilies))
+	mux.Handle("GET "+api+"/collections/{c}/compare", s.authed(s.compareDocs))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
@@ -332,8 +334,10 @@ func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, k auth.Key) {
 // docRefs normalises a request's document list: trimmed, deduplicated.
 func docRefs(in []string) []string {
 	var out []string
+	seen := map[string]bool{} // not slices.Contains: a 1 MB list would take minutes
 	for _, d := range in {
-		if d = strings.TrimSpace(d); d != "" && !slices.Contains(out, d) {
+		if d = strings.TrimSpace(d); d != "" && !seen[d] {
+			seen[d] = true
 			out = append(out, d)
 		}
 	}

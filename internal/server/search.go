@@ -34,12 +34,21 @@ type indexes struct {
 	log func(msg string, args ...any)
 	mu  sync.Mutex
 	m   map[string]*indexSlot
+
+	// Background maintenance of the index directories (merges, word
+	// associations): stopped and waited for by close.
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
 }
 
 type indexSlot struct {
 	load    sync.Mutex // one load at a time
 	loading atomic.Bool
 	cur     atomic.Pointer[loadedIndex]
+
+	maintaining atomic.Bool // a maintenance goroutine runs
+	again       atomic.Bool // the index changed while it ran
 }
 
 // loadedIndex is one collection's index at one generation, with the texts
@@ -90,7 +99,72 @@ type cachedDoc struct {
 const maxCachedText = 256 << 20
 
 func newIndexes(st *store.Store, log func(string, ...any)) *indexes {
-	return &indexes{st: st, log: log, m: map[string]*indexSlot{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &indexes{st: st, log: log, m: map[string]*indexSlot{}, ctx: ctx, cancel: cancel}
+}
+
+// close stops background maintenance and waits for it (a merge in progress
+// is abandoned: its temporary file is removed, the index stays as it was).
+func (x *indexes) close() {
+	x.cancel()
+	x.bg.Wait()
+}
+
+// maintain merges a collection's index segments as the merge policy asks
+// and learns its word associations, in the background, after a load
+// changed the index; then the collection's loaded index is swapped for
+// the maintained one (same answers: fewer segments to visit, associations
+// looked up instead of learned per question). One goroutine per collection
+// at a time; a change while it runs makes it go round again.
+func (x *indexes) maintain(c string, sl *indexSlot) {
+	if !sl.maintaining.CompareAndSwap(false, true) {
+		sl.again.Store(true)
+		return
+	}
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done()
+		defer sl.maintaining.Store(false)
+		for {
+			sl.again.Store(false)
+			rep, err := ingest.Maintain(x.ctx, x.st, c, ingest.MaintainOptions{Learn: true})
+			if err != nil {
+				if x.ctx.Err() == nil && !errors.Is(err, store.ErrNotFound) {
+					x.log("server: maintaining a collection's index failed", "collection", c, "err", err)
+				}
+				return
+			}
+			if rep.Merges > 0 || rep.Learned {
+				x.reopen(c, sl)
+			}
+			if !sl.again.Load() || x.ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+}
+
+// reopen swaps a collection's loaded index for the index directory's
+// current commit when the store has not changed since (maintenance changes
+// the index, never what it answers), keeping the cached documents.
+func (x *indexes) reopen(c string, sl *indexSlot) {
+	sl.load.Lock()
+	defer sl.load.Unlock()
+	old := sl.cur.Load()
+	if old == nil {
+		return
+	}
+	ix, rep, err := ingest.Load(x.ctx, x.st, c)
+	if err != nil || !rep.Opened {
+		return // the store moved on: the next request reloads
+	}
+	old.mu.RLock()
+	li := &loadedIndex{coll: c, gen: old.gen, ix: ix, vers: old.vers, docs: make(map[string]*cachedDoc, len(old.docs)), bytes: old.bytes}
+	for id, d := range old.docs {
+		li.docs[id] = d
+	}
+	old.mu.RUnlock()
+	sl.cur.Store(li)
 }
 
 // drop forgets a collection's index (it was deleted).
@@ -173,9 +247,12 @@ func (x *indexes) load(c string, sl *indexSlot) (*loadedIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := ingest.LoadIndex(context.Background(), x.st, c)
+	ix, rep, err := ingest.Load(x.ctx, x.st, c)
 	if err != nil {
 		return nil, err
+	}
+	if !rep.Opened {
+		x.maintain(c, sl)
 	}
 	li := &loadedIndex{coll: c, gen: gen, ix: ix, vers: make(map[string]string, len(infos)), docs: map[string]*cachedDoc{}}
 	for _, in := range infos {
@@ -255,7 +332,10 @@ type routedJSON struct {
 type searchResponse struct {
 	Query    string       `json:"query"`
 	RoutedTo []routedJSON `json:"routed_to"`
-	Hits     []hitJSON    `json:"hits"`
+	// Route says which documents were searched and why (search.Route):
+	// the decision, the names matched, an ambiguous name's candidates.
+	Route *search.Route `json:"route,omitempty"`
+	Hits  []hitJSON     `json:"hits"`
 	// NotFound: provisions the question asks about that the review
 	// detectors looked for and did not find (search.Result.NotFound).
 	NotFound []notFoundJSON `json:"not_found,omitempty"`
@@ -315,7 +395,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusBadGateway, "search failed: %v", err)
 		return
 	}
-	out := searchResponse{Query: req.Query, RoutedTo: []routedJSON{}, Hits: []hitJSON{}}
+	out := searchResponse{Query: req.Query, RoutedTo: []routedJSON{}, Hits: []hitJSON{}, Route: res.Route}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, routedJSON{id, li.ix.DocName(id)})
 	}

@@ -43,6 +43,7 @@ const (
 	DefaultJobRetention    = 7 * 24 * time.Hour
 	DefaultRate            = 20
 	DefaultBurst           = 40
+	DefaultMaxReviewCells  = 50_000
 )
 
 // Config configures a Server. Store is required; so is Keys unless NoAuth.
@@ -77,6 +78,9 @@ type Config struct {
 	AskTimeout time.Duration
 	// AskQueueWait bounds how long a question waits for a slot.
 	AskQueueWait time.Duration
+	// MaxReviewCells bounds contracts × provisions of one review
+	// (DefaultMaxReviewCells): a review past it is refused with a 400.
+	MaxReviewCells int
 
 	// JobRetention is how long finished jobs (and whatever uploaded files
 	// of theirs are left) are kept after they finished
@@ -148,6 +152,7 @@ type Server struct {
 	models     *agent.Models // nil: evidence reports
 	asks       chan struct{} // semaphore of running asks
 	renders    chan struct{} // semaphore of running page renders (pages.go)
+	tables     chan struct{} // semaphore of review tables being decoded (review.go)
 	handler    http.Handler
 
 	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
@@ -193,6 +198,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
 	}
+	if cfg.MaxReviewCells <= 0 {
+		cfg.MaxReviewCells = DefaultMaxReviewCells
+	}
 	if cfg.JobRetention == 0 {
 		cfg.JobRetention = DefaultJobRetention
 	}
@@ -216,7 +224,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
-		renders: make(chan struct{}, maxRenders)}
+		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
@@ -287,6 +295,7 @@ func (s *Server) Close() error {
 		s.stopStream()
 		s.jobs.Close()
 		s.reviewJobs.Close()
+		s.indexes.close()
 		s.serveLock.Close() // releases the flock
 	})
 	return nil

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,22 @@ func TestRoutes(t *testing.T) {
 	doc := decode[documentJSON](t, body)
 	if code != 200 || doc.Text == nil || !strings.Contains(*doc.Text, "Alpha Ltd") || doc.Tree == nil || len(doc.Tree.Nodes) < 5 {
 		t.Fatalf("get document: %d %.300s", code, body)
+	}
+	// Paragraph starts for the reader: increasing, inside the text, and
+	// every clause that starts a line starts one.
+	if len(doc.Paragraphs) < 5 {
+		t.Errorf("get document: %d paragraphs", len(doc.Paragraphs))
+	}
+	runes := []rune(*doc.Text)
+	for i, p := range doc.Paragraphs {
+		if p < 0 || p >= len(runes) || i > 0 && p <= doc.Paragraphs[i-1] {
+			t.Fatalf("paragraph starts out of order or outside the text: %v", doc.Paragraphs)
+		}
+	}
+	for _, n := range doc.Tree.Nodes[1:] {
+		if n.Span.Start > 0 && runes[n.Span.Start-1] == '\n' && !slices.Contains(doc.Paragraphs, n.Span.Start) {
+			t.Errorf("clause %q starts a line but no paragraph", n.Label)
+		}
 	}
 	code, body = e.json("GET", "/api/v1/collections/deals/documents/"+id+"?text=0", a, nil)
 	if doc := decode[documentJSON](t, body); code != 200 || doc.Text != nil || doc.Tree == nil {

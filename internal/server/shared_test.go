@@ -293,8 +293,10 @@ func TestSharedReviewRows(t *testing.T) {
 		lost = id
 		break
 	}
-	if err := rs.DeleteRecord(reviewTableKind("deals"), rv.ID); err != nil {
-		t.Fatal(err)
+	for _, kind := range []string{reviewSummaryKind("deals"), reviewTableKind("deals")} {
+		if err := rs.DeleteRecord(kind, rv.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := rs.DeleteRecord(reviewRowKind("deals", rv.ID), lost); err != nil {
 		t.Fatal(err)

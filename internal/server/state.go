@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -8,12 +9,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/store"
@@ -43,6 +47,7 @@ import (
 func reportKind(c string) string         { return "report/" + c }
 func reviewKind(c string) string         { return "review/" + c }
 func reviewTableKind(c string) string    { return "review-table/" + c }
+func reviewSummaryKind(c string) string  { return "review-summary/" + c }
 func decisionKind(c, rid string) string  { return "review-decision/" + c + "/" + rid }
 func decisionID(doc, prov string) string { return hashID(doc + "\x00" + prov) }
 func reviewRowKind(c, rid string) string { return "review-row/" + c + "/" + rid }
@@ -72,7 +77,7 @@ func (s *Server) saveReport(sr savedReport) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
+	return atomicfile.Write(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
 }
 
 func (s *Server) readReport(c, id string) (savedReport, error) {
@@ -165,7 +170,7 @@ func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
 		return err
 	}
 	if playbook != nil {
-		if err := jobs.WriteFileAtomic(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
 			return err
 		}
 	}
@@ -235,29 +240,160 @@ func (s *Server) reviewMetas(c string) []reviewMeta {
 	return out
 }
 
-// putReviewResult stores a finished review's table.
-func (s *Server) putReviewResult(c, id string, raw []byte) error {
-	if rs := s.shared(); rs != nil {
-		return rs.PutRecord(reviewTableKind(c), id, raw)
+// A finished review is kept as two things: its table (table.json, or a
+// "review-table" record: the review.Table as JSON, tens of megabytes for a
+// large deal room) and its summary (summary.json, or a "review-summary"
+// record: the stats, when it finished and which rows have cells, a few
+// kilobytes). Listings, progress streams and decisions read only the
+// summary; the table is read to serve or export it, and served as stored,
+// without decoding it. The table is written first: the summary marks the
+// review finished. A review finished before summaries existed kept
+// {"table", "stats", "finished"} in table.json; its summary is made from it
+// once, on first read.
+
+// putReviewResult stores a finished review's table, then its summary.
+func (s *Server) putReviewResult(c, id string, table []byte, sum reviewSummary) error {
+	raw, err := json.Marshal(sum)
+	if err != nil {
+		return err
 	}
-	return jobs.WriteFileAtomic(filepath.Join(s.reviewDir(c, id), "table.json"), raw, 0o600)
+	if rs := s.shared(); rs != nil {
+		if err := rs.PutRecord(reviewTableKind(c), id, table); err != nil {
+			return err
+		}
+		return rs.PutRecord(reviewSummaryKind(c), id, raw)
+	}
+	dir := s.reviewDir(c, id)
+	if err := atomicfile.Write(filepath.Join(dir, "table.json"), table, 0o600); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "summary.json"), raw, 0o600)
 }
 
-// reviewResult returns a finished review's table; an unfinished review's
-// is an error wrapping os.ErrNotExist.
-func (s *Server) reviewResult(c, id string) (*reviewResult, error) {
+// reviewSummaryOf returns a finished review's summary; an unfinished
+// review's is an error wrapping os.ErrNotExist.
+func (s *Server) reviewSummaryOf(c, id string) (*reviewSummary, error) {
+	var raw []byte
+	var err error
 	if rs := s.shared(); rs != nil {
-		raw, err := rs.Record(reviewTableKind(c), id)
+		raw, err = rs.Record(reviewSummaryKind(c), id)
+	} else {
+		raw, err = os.ReadFile(filepath.Join(s.reviewDir(c, id), "summary.json"))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return s.legacySummary(c, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var sum reviewSummary
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		return nil, fmt.Errorf("review %s: damaged summary: %w", id, err)
+	}
+	return &sum, nil
+}
+
+// legacySummary makes and keeps the summary of a review finished before
+// summaries existed, from its table, once; one at a time, so a burst of
+// listings reads each old table once.
+func (s *Server) legacySummary(c, id string) (*reviewSummary, error) {
+	legacyMu.Lock()
+	defer legacyMu.Unlock()
+	raw, err := s.reviewTableBytes(c, id)
+	if err != nil {
+		return nil, err
+	}
+	tab, sum, err := decodeTable(raw)
+	if err != nil {
+		return nil, fmt.Errorf("review %s: %w", id, err)
+	}
+	if sum == nil { // a bare table whose summary was not written (a crash between the two)
+		return nil, fmt.Errorf("review %s: table without a summary: %w", id, os.ErrNotExist)
+	}
+	sum.Rows = rowsWithCells(tab)
+	table, err := json.Marshal(tab)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.putReviewResult(c, id, table, *sum); err != nil {
+		s.log.Warn("server: cannot keep a finished review's summary; made again on next read", "review", id, "err", err)
+	}
+	return sum, nil
+}
+
+var legacyMu sync.Mutex
+
+// reviewTableBytes returns a finished review's table as stored.
+func (s *Server) reviewTableBytes(c, id string) ([]byte, error) {
+	if rs := s.shared(); rs != nil {
+		return rs.Record(reviewTableKind(c), id)
+	}
+	return os.ReadFile(filepath.Join(s.reviewDir(c, id), "table.json"))
+}
+
+// openReviewTable returns a finished review's table as JSON (review.Table),
+// to copy to a client: on a directory store the file itself, read as it is
+// sent.
+func (s *Server) openReviewTable(c, id string) (io.ReadCloser, error) {
+	if _, err := s.reviewSummaryOf(c, id); err != nil { // a legacy table is rewritten bare
+		return nil, err
+	}
+	if s.shared() != nil {
+		raw, err := s.reviewTableBytes(c, id)
 		if err != nil {
 			return nil, err
 		}
-		var res reviewResult
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, fmt.Errorf("review %s: damaged table: %w", id, err)
-		}
-		return &res, nil
+		return io.NopCloser(bytes.NewReader(raw)), nil
 	}
-	return readResult(s.reviewDir(c, id))
+	return os.Open(filepath.Join(s.reviewDir(c, id), "table.json"))
+}
+
+// reviewTable returns a finished review's table, decoded (for exports).
+func (s *Server) reviewTable(c, id string) (*review.Table, error) {
+	if _, err := s.reviewSummaryOf(c, id); err != nil {
+		return nil, err
+	}
+	raw, err := s.reviewTableBytes(c, id)
+	if err != nil {
+		return nil, err
+	}
+	tab, _, err := decodeTable(raw)
+	if err != nil {
+		return nil, fmt.Errorf("review %s: %w", id, err)
+	}
+	return tab, nil
+}
+
+// decodeTable reads a stored table: a review.Table, or the legacy
+// {"table", "stats", "finished"} with its summary.
+func decodeTable(raw []byte) (*review.Table, *reviewSummary, error) {
+	var legacy struct {
+		Table    *review.Table   `json:"table"`
+		Stats    review.RunStats `json:"stats"`
+		Finished time.Time       `json:"finished"`
+	}
+	if err := json.Unmarshal(raw, &legacy); err != nil {
+		return nil, nil, fmt.Errorf("damaged table: %w", err)
+	}
+	if legacy.Table != nil {
+		return legacy.Table, &reviewSummary{Stats: legacy.Stats, Finished: legacy.Finished}, nil
+	}
+	var tab review.Table
+	if err := json.Unmarshal(raw, &tab); err != nil {
+		return nil, nil, fmt.Errorf("damaged table: %w", err)
+	}
+	return &tab, nil, nil
+}
+
+// rowsWithCells returns the documents of a table's rows that have cells.
+func rowsWithCells(t *review.Table) []string {
+	out := []string{}
+	for _, r := range t.Rows {
+		if len(r.Cells) > 0 {
+			out = append(out, r.DocID)
+		}
+	}
+	return out
 }
 
 // reviewDecisions returns the decisions on a review.
@@ -361,7 +497,7 @@ func (s *Server) removeReview(c, id string) error {
 				}
 			}
 		}
-		for _, kind := range []string{reviewTableKind(c), reviewKind(c)} {
+		for _, kind := range []string{reviewSummaryKind(c), reviewTableKind(c), reviewKind(c)} {
 			if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
@@ -404,8 +540,10 @@ func ForgetCollection(st *store.Store, c string) error {
 			del(decisionKind(c, id))
 			del(reviewRowKind(c, id))
 			// A table is big: removed by id rather than listed.
-			if err := rs.DeleteRecord(reviewTableKind(c), id); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
+			for _, kind := range []string{reviewSummaryKind(c), reviewTableKind(c)} {
+				if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
 			}
 		}
 	} else {
@@ -430,7 +568,7 @@ func instanceName(localDir string) (string, error) {
 		var r [8]byte
 		rand.Read(r[:])
 		id = hex.EncodeToString(r[:])
-		if err := jobs.WriteFileAtomic(path, []byte(id+"\n"), 0o600); err != nil {
+		if err := atomicfile.Write(path, []byte(id+"\n"), 0o600); err != nil {
 			return "", fmt.Errorf("server: %w", err)
 		}
 	}

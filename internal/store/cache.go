@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // cacheDir holds files derived from a collection's documents, such as its
@@ -17,34 +19,27 @@ func (s *Store) cacheDir(collection string) string {
 	return filepath.Join(s.collectionDir(collection), "cache")
 }
 
-// CachePath returns the path of a derived file kept with a collection (for
-// example its persisted search index). The file may not exist.
-func (s *Store) CachePath(collection, name string) (string, error) {
+// CacheDir returns the directory of a collection's derived files, creating
+// it when missing (not the collection: a collection that does not exist is
+// an error wrapping ErrNotFound). Its users own what they put in it (the
+// search index keeps its segments there) and write atomically, as
+// WriteCache does: a reader may read it at any time.
+func (s *Store) CacheDir(collection string) (string, error) {
 	if err := checkCollection(collection); err != nil {
 		return "", err
-	}
-	if !validName(name, 64) {
-		return "", fmt.Errorf("store: collection %q: cache file %q: %w", collection, name, ErrInvalidName)
 	}
 	if err := s.checkOpen(); err != nil {
 		return "", err
 	}
-	return filepath.Join(s.cacheDir(collection), name), nil
+	dir := s.cacheDir(collection)
+	if err := s.makeCacheDir(collection, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
-// WriteCache atomically replaces a collection's derived file with what
-// write writes: a temporary file in the same directory, fsynced, renamed
-// over the old one, so a reader sees the old file or the complete new one.
-// It takes no lock (a cache is not the store's state, and a reader opened
-// with OpenReader may write one); two processes writing the same file leave
-// one of the two. A collection that does not exist is an error wrapping
-// ErrNotFound.
-func (s *Store) WriteCache(collection, name string, write func(w io.Writer) error) error {
-	path, err := s.CachePath(collection, name)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
+// makeCacheDir creates a collection's cache directory when missing.
+func (s *Store) makeCacheDir(collection, dir string) error {
 	if s.remote != nil {
 		// The local directory of a remote store holds only derived files:
 		// check that the collection exists, then make its directory.
@@ -63,28 +58,42 @@ func (s *Store) WriteCache(collection, name string, write func(w io.Writer) erro
 		}
 		return fmt.Errorf("store: collection %q: cache: %w", collection, err)
 	}
-	tmp := filepath.Join(dir, tmpName())
-	err = func() error {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		return os.Rename(tmp, path)
-	}()
+	return nil
+}
+
+// CachePath returns the path of a derived file kept with a collection (for
+// example its persisted search index). The file may not exist.
+func (s *Store) CachePath(collection, name string) (string, error) {
+	if err := checkCollection(collection); err != nil {
+		return "", err
+	}
+	if !validName(name, 64) {
+		return "", fmt.Errorf("store: collection %q: cache file %q: %w", collection, name, ErrInvalidName)
+	}
+	if err := s.checkOpen(); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.cacheDir(collection), name), nil
+}
+
+// WriteCache atomically replaces a collection's derived file with what
+// write writes (atomicfile.WriteFunc), so a reader sees the old file or the
+// complete new one.
+// It takes no lock (a cache is not the store's state, and a reader opened
+// with OpenReader may write one); two processes writing the same file leave
+// one of the two. A collection that does not exist is an error wrapping
+// ErrNotFound.
+func (s *Store) WriteCache(collection, name string, write func(w io.Writer) error) error {
+	path, err := s.CachePath(collection, name)
 	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("store: collection %q: write %s: %w", collection, name, err)
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := s.makeCacheDir(collection, dir); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFunc(path, 0o644, write); err != nil {
+		return fmt.Errorf("store: collection %q: cache %s: %w", collection, name, err)
 	}
 	return nil
 }

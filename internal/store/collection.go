@@ -3,12 +3,15 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // Collections lists the collections, sorted by name. The default collection
@@ -90,7 +93,7 @@ func (s *Store) exists(collection string) bool {
 // renames it into place, so a collection directory always has a manifest.
 func (s *Store) createCollectionLocked(name string) error {
 	root := s.collectionsDir()
-	tmp := filepath.Join(root, tmpName())
+	tmp := filepath.Join(root, atomicfile.TempName())
 	err := func() error {
 		if err := os.Mkdir(tmp, 0o755); err != nil {
 			return err
@@ -102,16 +105,16 @@ func (s *Store) createCollectionLocked(name string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileSync(filepath.Join(tmp, logName), raw); err != nil {
+		if err := atomicfile.CreateSynced(filepath.Join(tmp, logName), 0o644, func(w io.Writer) error { _, err := w.Write(raw); return err }); err != nil {
 			return err
 		}
-		if err := syncDir(tmp); err != nil {
+		if err := atomicfile.SyncDir(tmp); err != nil {
 			return err
 		}
 		if err := os.Rename(tmp, s.collectionDir(name)); err != nil {
 			return err
 		}
-		return syncDir(root)
+		return atomicfile.SyncDir(root)
 	}()
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -143,12 +146,12 @@ func (s *Store) DeleteCollection(name string) error {
 		}
 		// One rename makes the deletion atomic; the slow removal happens
 		// under a temporary name that recovery would finish.
-		gone := filepath.Join(s.collectionsDir(), tmpName())
+		gone := filepath.Join(s.collectionsDir(), atomicfile.TempName())
 		if err := os.Rename(dir, gone); err != nil {
 			return fmt.Errorf("store: delete collection %q: %w", name, err)
 		}
 		s.dropState(name)
-		if err := syncDir(s.collectionsDir()); err != nil {
+		if err := atomicfile.SyncDir(s.collectionsDir()); err != nil {
 			return fmt.Errorf("store: delete collection %q: %w", name, err)
 		}
 		if err := os.RemoveAll(gone); err != nil {

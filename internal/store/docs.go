@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 )
@@ -137,7 +138,7 @@ func (s *Store) putLocked(collection string, p *prepared) error {
 		return err
 	}
 	docs := s.docsDir(collection)
-	tmp := filepath.Join(docs, tmpName())
+	tmp := filepath.Join(docs, atomicfile.TempName())
 	if err := s.writeVersion(tmp, p); err != nil {
 		os.RemoveAll(tmp)
 		return err
@@ -159,7 +160,7 @@ func (s *Store) putLocked(collection string, p *prepared) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := syncDir(docs); err != nil {
+	if err := atomicfile.SyncDir(docs); err != nil {
 		os.RemoveAll(final)
 		return err
 	}
@@ -264,7 +265,7 @@ func (v *pendingVersion) sync() error {
 		}
 	}
 	for _, d := range v.dirs {
-		if err := syncDir(d); err != nil {
+		if err := atomicfile.SyncDir(d); err != nil {
 			return err
 		}
 	}
@@ -353,7 +354,7 @@ func (s *Store) putBatchLocked(collection string, ps []*prepared) (err error) {
 	}()
 	tmps := make([]string, len(ps))
 	for i, p := range ps {
-		tmps[i] = filepath.Join(docs, tmpName())
+		tmps[i] = filepath.Join(docs, atomicfile.TempName())
 		cleanup = append(cleanup, tmps[i])
 		if err := pending[i].write(tmps[i], p); err != nil {
 			return err
@@ -386,7 +387,7 @@ func (s *Store) putBatchLocked(collection string, ps []*prepared) (err error) {
 		}
 		lines = append(lines, logLine(opPut, rev, p.id, body)...)
 	}
-	if err := syncDir(docs); err != nil {
+	if err := atomicfile.SyncDir(docs); err != nil {
 		return err
 	}
 	committed, cerr := s.appendRecord(collection, lines)
@@ -594,8 +595,10 @@ func (s *Store) Info(collection, id string) (DocInfo, error) {
 func (e *entry) info() DocInfo {
 	in := e.Info
 	in.Artifacts = nil
-	for name := range e.Files.Artifacts {
+	in.ArtifactSums = make(map[string]string, len(e.Files.Artifacts))
+	for name, sum := range e.Files.Artifacts {
 		in.Artifacts = append(in.Artifacts, name)
+		in.ArtifactSums[name] = sum.SHA256
 	}
 	slices.Sort(in.Artifacts)
 	return in

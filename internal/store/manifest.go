@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // logName is a collection's manifest: an append-only log of the documents
@@ -469,7 +471,7 @@ func (s *Store) writeSnapshot(collection string, m *manifest) error {
 	if err != nil {
 		return err
 	}
-	if _, err := replaceFile(filepath.Join(s.collectionDir(collection), logName), data); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.collectionDir(collection), logName), data, 0o644); err != nil {
 		return err
 	}
 	s.dropState(collection)
@@ -488,7 +490,7 @@ func (s *Store) maybeCompact(collection string) error {
 	}); err != nil || data == nil {
 		return err
 	}
-	if _, err := replaceFile(filepath.Join(s.collectionDir(collection), logName), data); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.collectionDir(collection), logName), data, 0o644); err != nil {
 		return err
 	}
 	s.dropState(collection)

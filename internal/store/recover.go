@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // recover brings every collection back to the state its manifest describes.
@@ -24,7 +26,7 @@ func (s *Store) recover() error {
 	for _, e := range ents {
 		name := e.Name()
 		switch {
-		case strings.HasPrefix(name, tmpPrefix):
+		case strings.HasPrefix(name, atomicfile.TempPrefix):
 			// A collection being created or deleted when a writer died.
 			if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
 				return err
@@ -37,14 +39,14 @@ func (s *Store) recover() error {
 			}
 		}
 	}
-	return syncDir(root)
+	return atomicfile.SyncDir(root)
 }
 
 // removeTemps removes the temporary files a crashed writer left in dir.
 func removeTemps(dir string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), tmpPrefix) {
+		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -135,7 +137,7 @@ func (s *Store) recoverCollection(name string) error {
 		removed = true
 	}
 	if removed {
-		if err := syncDir(docs); err != nil {
+		if err := atomicfile.SyncDir(docs); err != nil {
 			return err
 		}
 	}
@@ -147,7 +149,7 @@ func (s *Store) recoverCollection(name string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := replaceFile(lpath, data); err != nil {
+		if err := atomicfile.Write(lpath, data, 0o644); err != nil {
 			return err
 		}
 	}

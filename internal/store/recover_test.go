@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // docsEntries lists a collection's docs directory.
@@ -119,10 +121,10 @@ func TestOpenRecovers(t *testing.T) {
 	// A version renamed into place whose manifest commit never happened.
 	must(t, os.CopyFS(filepath.Join(docs, versionDir(good.Doc.ID, gen+7)), os.DirFS(filepath.Join(docs, staleDir))))
 	// Half-written temporaries everywhere.
-	must(t, os.MkdirAll(filepath.Join(docs, tmpPrefix+"1-2", "artifacts"), 0o755))
-	must(t, os.WriteFile(filepath.Join(s.collectionDir(DefaultCollection), tmpPrefix+"3-4"), []byte("{"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(s.collectionsDir(), tmpPrefix+"5-6", "docs"), 0o755))
-	must(t, os.WriteFile(filepath.Join(s.Dir(), tmpPrefix+"7-8"), []byte("1"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(docs, atomicfile.TempPrefix+"1-2", "artifacts"), 0o755))
+	must(t, os.WriteFile(filepath.Join(s.collectionDir(DefaultCollection), atomicfile.TempPrefix+"3-4"), []byte("{"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(s.collectionsDir(), atomicfile.TempPrefix+"5-6", "docs"), 0o755))
+	must(t, os.WriteFile(filepath.Join(s.Dir(), atomicfile.TempPrefix+"7-8"), []byte("1"), 0o644))
 	// Damage two live documents.
 	must(t, os.RemoveAll(filepath.Join(docs, mustDir(t, s, DefaultCollection, missing.Doc.ID))))
 	must(t, os.Truncate(filepath.Join(docs, mustDir(t, s, DefaultCollection, truncated.Doc.ID), "text.txt"), 3))
@@ -219,7 +221,7 @@ func must(t *testing.T, err error) {
 func assertNoTemps(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), tmpPrefix) {
+		if err == nil && strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
 			t.Errorf("temporary left behind: %s", path)
 		}
 		return nil

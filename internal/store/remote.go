@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/pakton/pakton/internal/atomicfile"
+	"github.com/pakton/pakton/internal/parallel"
 )
 
 // Remote is where a Store keeps its documents when they do not live in a
@@ -165,7 +168,7 @@ func (s *Store) remoteCommit(collection string, ps []*prepared) error {
 // newVersion names a document version: unique without coordination, so two
 // writers (or a retried write) never share one.
 func newVersion() string {
-	return strings.TrimPrefix(tmpName(), tmpPrefix)
+	return strings.TrimPrefix(atomicfile.TempName(), atomicfile.TempPrefix)
 }
 
 func decodeRemoteEntry(collection string, re RemoteEntry) (*entry, error) {
@@ -286,20 +289,15 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 		b   []byte
 		err error
 	}
+	names := slices.Collect(maps.Keys(sums))
+	res := make([]result, len(names))
+	parallel.All(len(names), len(names), func(i int) {
+		res[i].b, res[i].err = s.readVersionFile(collection, e, names[i], sums[names[i]])
+	})
 	got := make(map[string]result, len(sums))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for name, sum := range sums {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, err := s.readVersionFile(collection, e, name, sum)
-			mu.Lock()
-			got[name] = result{b, err}
-			mu.Unlock()
-		}()
+	for i, name := range names {
+		got[name] = res[i]
 	}
-	wg.Wait()
 	return func(name string, sum fileSum) ([]byte, error) {
 		r, ok := got[name]
 		if !ok {

@@ -89,6 +89,7 @@ import (
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/filelock"
 )
 
@@ -117,6 +118,17 @@ type Source struct {
 	Size       int64     `json:"size"`        // file size in bytes
 	ModTime    time.Time `json:"mod_time"`    // file modification time
 	IngestedAt time.Time `json:"ingested_at"` // set by Put when zero
+	// Archive and Entry, for a document read out of a ZIP archive: the
+	// archive's name as ingested ("room.zip") and the document's path inside
+	// it ("01 Corporate/1.1 Supply Agreement.rtf", through nested archives).
+	Archive string `json:"archive,omitempty"`
+	Entry   string `json:"entry,omitempty"`
+	// Folder is the folder the document was filed in, relative to the
+	// directory or archive ingested ("01 Corporate/1.1 Supply"); "" at the
+	// top. An e-mail's attachments are filed where the e-mail is.
+	Folder string `json:"folder,omitempty"`
+	// Parent is the name of the e-mail document this one is attached to.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Record is everything the store keeps about one document.
@@ -148,6 +160,10 @@ type DocInfo struct {
 	// List and Info from the manifest, so a reader can skip asking for an
 	// artifact a document does not have).
 	Artifacts []string `json:"artifacts,omitempty"`
+	// ArtifactSums holds the SHA-256 (lowercase hex) of each artifact, so a
+	// reader can tell whether what it derived from an artifact is current
+	// without reading it (the search index does).
+	ArtifactSums map[string]string `json:"-"`
 }
 
 // CollectionInfo summarises a collection.
@@ -286,7 +302,7 @@ func (s *Store) checkFormat() error {
 	p := filepath.Join(s.dir, "VERSION")
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
-		_, err := replaceFile(p, []byte(strconv.Itoa(FormatVersion)+"\n"))
+		err := atomicfile.Write(p, []byte(strconv.Itoa(FormatVersion)+"\n"), 0o644)
 		return err
 	}
 	if err != nil {
@@ -313,7 +329,7 @@ func (s *Store) upgradeFormat() error {
 	if strings.TrimSpace(string(b)) == strconv.Itoa(FormatVersion) {
 		return nil
 	}
-	_, err = replaceFile(p, []byte(strconv.Itoa(FormatVersion)+"\n"))
+	err = atomicfile.Write(p, []byte(strconv.Itoa(FormatVersion)+"\n"), 0o644)
 	return err
 }
 

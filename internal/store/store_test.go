@@ -122,8 +122,11 @@ func TestPutGetRoundTrip(t *testing.T) {
 				Runes: len([]rune(tc.rec.Doc.Text)), Pages: len(tc.rec.Doc.Pages), Nodes: nodes}
 			info.Source = Source{}
 			var names []string
-			for n := range tc.rec.Artifacts {
+			want.ArtifactSums = map[string]string{}
+			for n, data := range tc.rec.Artifacts {
 				names = append(names, n)
+				sum := sha256.Sum256(data)
+				want.ArtifactSums[n] = hex.EncodeToString(sum[:])
 			}
 			slices.Sort(names)
 			want.Artifacts = names

@@ -47,7 +47,7 @@ func (c *Corpus) scope(named string, docs []string) ([]graphDoc, error) {
 	}
 	out := make([]graphDoc, 0, len(ids))
 	for _, id := range ids {
-		rec, g, _, err := ingest.ReadGraph(c.Store, c.Collection, id)
+		rec, g, _, err := ingest.ReadGraph(context.Background(), c.Store, c.Collection, id)
 		if err != nil {
 			return nil, err
 		}

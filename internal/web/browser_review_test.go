@@ -9,11 +9,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/reviewtest"
@@ -21,20 +24,15 @@ import (
 
 // TestBrowserReview drives the Review tab end to end in headless Chromium:
 // upload a playbook, start a review of the example contracts, watch it
-// finish, filter the grid, open a cell (its extract highlighted exactly in
-// the document view), accept one cell and correct another, and check that
-// the decisions are kept by the server and exported.
+// finish, filter the grid, move through it with the keyboard (the evidence
+// panel beside the grid follows), open a cell in the reader (its extract
+// highlighted exactly, the grid behind Esc), accept one cell and correct
+// another from the keyboard and the panel, and check that the decisions
+// are kept by the server, marked in the grid and exported.
 //
 // It runs only with PAKTON_BROWSER=1; screenshots go to PAKTON_SCREENSHOTS.
 func TestBrowserReview(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing: %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 	uploadFiles(t, srv.URL, key, reviewtest.Contracts(t))
 	pbFile := filepath.Join(t.TempDir(), "diligence.yaml")
@@ -46,7 +44,8 @@ func TestBrowserReview(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/#key="+key),
 		chromedp.WaitVisible("#doc-list .doc-item", chromedp.ByQuery),
 		chromedp.Click("#tab-review", chromedp.ByQuery),
-		chromedp.WaitVisible("#review-form", chromedp.ByQuery),
+		// No review yet: the form to start one is open.
+		chromedp.WaitVisible("#review-new[open] #review-form", chromedp.ByQuery),
 		chromedp.WaitNotPresent("#ask-form:not([hidden])", chromedp.ByQuery),
 	)
 	b.run("start a review with an uploaded playbook",
@@ -83,33 +82,116 @@ func TestBrowserReview(t *testing.T) {
 		Decisions review.Decisions `json:"decisions"`
 	}
 	getJSON(t, srv.URL, key, "/api/v1/collections/default/reviews/"+id, &got)
-	b.shot(shots, "review-grid")
 
-	// Filters: one provision, found cells only.
+	// Every cell is one line: its answer, coloured by answer.
+	var cells []struct {
+		Row, Col     int
+		Class, Text  string
+		Height, Line float64
+	}
+	b.run("read the cells", chromedp.Evaluate(`[...document.querySelectorAll('#review-grid .cell')].map((b) => ({
+		Row: +b.dataset.row, Col: +b.dataset.col, Class: b.parentElement.className, Text: b.querySelector('.ans').textContent,
+		Height: b.querySelector('.ans').getBoundingClientRect().height, Line: parseFloat(getComputedStyle(b.querySelector('.ans')).lineHeight) || 0}))`, &cells))
+	if len(cells) != 20 {
+		t.Fatalf("%d cells in the grid, want 20", len(cells))
+	}
+	for _, c := range cells {
+		cell := got.Table.Rows[c.Row].Cells[c.Col]
+		want := answerClass(&cell)
+		if !strings.Contains(c.Class, want) || c.Text == "" {
+			t.Errorf("cell %s × %s: class %q text %q, want %s", cell.DocName, cell.Provision, c.Class, c.Text, want)
+		}
+		if c.Line > 0 && c.Height > 1.5*c.Line {
+			t.Errorf("cell %s × %s takes %.0f px, more than one line (%.0f px)", cell.DocName, cell.Provision, c.Height, c.Line)
+		}
+	}
+
+	// Filters: one provision, answered cells only.
 	wantRows := 0
 	for _, r := range got.Table.Rows {
 		if c := got.Table.Cell(r.DocID, "Governing Law"); c != nil && c.Found {
 			wantRows++
 		}
 	}
+	var cols int
 	b.run("filter",
 		chromedp.SetValue("#review-filter-prov", "0", chromedp.ByQuery),
-		chromedp.SetValue("#review-filter-state", "found", chromedp.ByQuery),
-		chromedp.Evaluate(`document.getElementById('review-filter-state').dispatchEvent(new Event('input'))`, nil),
+		chromedp.SetValue("#review-filter-answer", "answered", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('review-filter-answer').dispatchEvent(new Event('change'))`, nil),
 		chromedp.Evaluate(`document.querySelectorAll('#review-grid tbody tr').length`, &rows),
+		chromedp.Evaluate(`document.querySelectorAll('#review-grid thead th').length`, &cols),
 	)
-	var cols int
-	b.run("columns", chromedp.Evaluate(`document.querySelectorAll('#review-grid thead th').length`, &cols))
 	if rows != wantRows || cols != 2 {
 		t.Errorf("filtered grid: %d rows × %d columns, want %d × 2", rows, cols, wantRows)
 	}
-	b.run("clear filters", chromedp.Evaluate(`(() => {
-		document.getElementById('review-filter-prov').value = '';
-		document.getElementById('review-filter-state').value = '';
-		document.getElementById('review-filter-state').dispatchEvent(new Event('input'));
-	})()`, nil))
+	b.run("clear filters",
+		chromedp.Click("#review-filter-clear", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll('#review-grid tbody tr').length === 5`, nil),
+	)
 
-	// Open the first found cell: its first extract is highlighted exactly.
+	// Sorting by a column's answers: a click sorts up, another down, a
+	// third restores the table's order.
+	var order []string
+	readCol := `[...document.querySelectorAll('#review-grid tbody tr')].map((r) => r.querySelector('td .ans').textContent)`
+	b.run("sort by Governing Law", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery), chromedp.Evaluate(readCol, &order))
+	if !slices.IsSorted(order) {
+		t.Errorf("sorted by Governing Law: %q", order)
+	}
+	b.run("sort down", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery), chromedp.Evaluate(readCol, &order))
+	if !slices.IsSortedFunc(order, func(a, b string) int { return strings.Compare(b, a) }) {
+		t.Errorf("sorted down by Governing Law: %q", order)
+	}
+	var names []string
+	b.run("unsorted", chromedp.Click(`#review-grid .sort[data-sort="0"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('#review-grid tbody th')].map((h) => h.textContent)`, &names))
+	for i, r := range got.Table.Rows {
+		if i < len(names) && names[i] != r.DocName {
+			t.Errorf("after a third click row %d is %q, want the table's order (%q)", i, names[i], r.DocName)
+		}
+	}
+
+	// The keyboard: into the grid, right, down; the panel follows.
+	var panel string
+	var focus struct{ Row, Col int }
+	b.run("keyboard",
+		chromedp.Focus(`#review-grid .cell[tabindex="0"]`, chromedp.ByQuery),
+		chromedp.KeyEvent(kb.ArrowRight),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.Evaluate(`({Row: +document.activeElement.dataset.row, Col: +document.activeElement.dataset.col})`, &focus),
+		chromedp.Text("#cell-title", &panel, chromedp.ByQuery),
+	)
+	if focus.Row != 1 || focus.Col != 1 || panel != got.Table.Provisions[1] {
+		t.Errorf("after → ↓ the focus is on cell %+v with %q in the panel, want (1, 1) and %q", focus, panel, got.Table.Provisions[1])
+	}
+	// Enter reads the contract at the evidence; Esc comes back.
+	kc := got.Table.Rows[1].Cells[1]
+	if len(kc.Extracts) > 0 {
+		b.run("enter reads the contract",
+			chromedp.KeyEvent(kb.Enter),
+			chromedp.WaitVisible("#doc-text mark", chromedp.ByQuery),
+		)
+		b.checkMark(srv.URL, key, "#doc-text mark", kc.DocID, &[2]int{kc.Extracts[0].Span.Start, kc.Extracts[0].Span.End})
+		var reading struct {
+			Doc, Window float64
+			Grid        bool
+		}
+		b.run("reading layout", chromedp.Evaluate(`({Doc: document.getElementById('doc-section').getBoundingClientRect().width,
+			Window: window.innerWidth, Grid: document.getElementById('grid-wrap').getClientRects().length > 0})`, &reading))
+		if reading.Doc < 0.6*reading.Window || reading.Grid {
+			t.Errorf("reading: the contract is %.0f px of a %.0f px window, grid shown %v; want most of the width", reading.Doc, reading.Window, reading.Grid)
+		}
+		b.run("esc back to the grid",
+			chromedp.KeyEvent(kb.Escape),
+			chromedp.WaitVisible("#grid-wrap", chromedp.ByQuery),
+			chromedp.Evaluate(`({Row: +document.activeElement.dataset.row, Col: +document.activeElement.dataset.col})`, &focus),
+		)
+		if focus.Row != 1 || focus.Col != 1 {
+			t.Errorf("after Esc the focus is on %+v, want the cell (1, 1)", focus)
+		}
+	}
+
+	// Open the first found cell with the mouse: its panel shows the answer
+	// and the extract; "Open in the contract" highlights it exactly.
 	ri, ci := -1, -1
 	for i, r := range got.Table.Rows {
 		for j, c := range r.Cells {
@@ -123,19 +205,29 @@ func TestBrowserReview(t *testing.T) {
 	}
 	cell := got.Table.Rows[ri].Cells[ci]
 	sel := fmt.Sprintf(`#review-grid [data-row="%d"][data-col="%d"]`, ri, ci)
+	var quote string
 	b.run("open a cell",
 		chromedp.Click(sel, chromedp.ByQuery),
-		chromedp.WaitVisible("#review-cell", chromedp.ByQuery),
-		chromedp.WaitVisible("#doc-text mark", chromedp.ByQuery),
+		chromedp.WaitVisible("#cell-body", chromedp.ByQuery),
+		chromedp.Text("#cell-extracts blockquote", &quote, chromedp.ByQuery),
+	)
+	if strings.Join(strings.Fields(quote), " ") != strings.Join(strings.Fields(cell.Extracts[0].Text), " ") {
+		t.Errorf("panel shows %.80q, want the first extract %.80q", quote, cell.Extracts[0].Text)
+	}
+	b.run("read it in the contract",
+		chromedp.Click("#cell-open", chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`!!(state.doc && state.doc.id === %q && document.querySelector('#doc-text mark'))`, cell.DocID), nil),
 	)
 	span := [2]int{cell.Extracts[0].Span.Start, cell.Extracts[0].Span.End}
 	b.checkMark(srv.URL, key, "#doc-text mark", cell.DocID, &span)
-	b.shot(shots, "review-cell")
+	b.run("back", chromedp.Click("#cell-back", chromedp.ByQuery), chromedp.WaitVisible("#grid-wrap", chromedp.ByQuery))
 
-	// Accept it; correct a "Not found" cell of the same contract.
+	// Accept it from the keyboard; correct a "Not found" cell of the same
+	// contract in the panel.
 	b.run("accept",
-		chromedp.Click("#decide-accept", chromedp.ByQuery),
-		chromedp.WaitVisible(sel+" .verdict.accepted", chromedp.ByQuery),
+		chromedp.Focus(sel, chromedp.ByQuery),
+		chromedp.KeyEvent("a"),
+		chromedp.Poll(`!!document.querySelector(`+strconvQuote(sel+" .verdict.accepted")+`)`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 	)
 	nf := -1
 	for j, c := range got.Table.Rows[ri].Cells {
@@ -145,6 +237,7 @@ func TestBrowserReview(t *testing.T) {
 	}
 	if nf >= 0 {
 		sel2 := fmt.Sprintf(`#review-grid [data-row="%d"][data-col="%d"]`, ri, nf)
+		var class string
 		b.run("correct",
 			chromedp.Click(sel2, chromedp.ByQuery),
 			chromedp.Click("#decide-correct", chromedp.ByQuery),
@@ -153,7 +246,11 @@ func TestBrowserReview(t *testing.T) {
 			chromedp.SendKeys("#correct-value", "Yes", chromedp.ByQuery),
 			chromedp.Click("#correct-save", chromedp.ByQuery),
 			chromedp.WaitVisible(sel2+" .verdict.corrected", chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelector(`+strconvQuote(sel2)+`).parentElement.className`, &class),
 		)
+		if !strings.Contains(class, "cell-yes") || !strings.Contains(class, "v-corrected") {
+			t.Errorf("corrected cell's class %q, want the corrected answer (cell-yes) marked corrected", class)
+		}
 		b.shot(shots, "review-decisions")
 	}
 	getJSON(t, srv.URL, key, "/api/v1/collections/default/reviews/"+id, &got)
@@ -167,7 +264,7 @@ func TestBrowserReview(t *testing.T) {
 		}
 	}
 
-	// The decisions survive a reload and reach the exports.
+	// The decisions survive a reload, are filtered on, and reach the exports.
 	var badges int
 	b.run("reload",
 		chromedp.Reload(),
@@ -175,10 +272,20 @@ func TestBrowserReview(t *testing.T) {
 		chromedp.Click("#tab-review", chromedp.ByQuery),
 		chromedp.WaitVisible("#review-grid .verdict", chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll('#review-grid .verdict').length`, &badges),
-		chromedp.Evaluate(`exportReview('csv')`, nil),
 	)
 	if want := 1 + btoi(nf >= 0); badges != want {
-		t.Errorf("%d decision badges after a reload, want %d", badges, want)
+		t.Errorf("%d decision marks after a reload, want %d", badges, want)
+	}
+	b.run("reviewed filter",
+		chromedp.SetValue("#review-filter-state", "decided", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('review-filter-state').dispatchEvent(new Event('change'))`, nil),
+		chromedp.Evaluate(`document.querySelectorAll('#review-grid tbody tr').length`, &rows),
+		chromedp.Evaluate(`document.querySelectorAll('#review-grid td:not(.dim) .cell').length`, &badges),
+		chromedp.Click("#review-filter-clear", chromedp.ByQuery),
+		chromedp.Evaluate(`exportReview('csv')`, nil),
+	)
+	if want := 1 + btoi(nf >= 0); rows != 1 || badges != want {
+		t.Errorf("reviewed filter: %d rows, %d matching cells; want 1 row, %d cells", rows, badges, want)
 	}
 	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/collections/default/reviews/"+id+"/export/csv", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -194,6 +301,32 @@ func TestBrowserReview(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // let the download's promise settle before reading errors
 	b.noErrors()
 }
+
+// answerClass is the class the grid gives a cell without a decision.
+func answerClass(c *review.Cell) string {
+	if a := c.Answer; a != nil {
+		switch {
+		case a.Kind == review.KindNotFound:
+			return "cell-nf"
+		case a.Kind == review.KindValue && a.Text == "":
+			return "cell-found"
+		}
+		return "cell-" + string(a.Kind)
+	}
+	switch {
+	case !c.Found:
+		return "cell-nf"
+	case strings.EqualFold(c.Value, "yes"):
+		return "cell-yes"
+	case strings.EqualFold(c.Value, "no"):
+		return "cell-no"
+	case c.Value != "":
+		return "cell-value"
+	}
+	return "cell-found"
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
 
 func btoi(b bool) int {
 	if b {
@@ -229,7 +362,7 @@ func uploadFiles(t *testing.T, base, key string, paths []string) {
 	if res.StatusCode != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", res.StatusCode, body)
 	}
-	for range 300 {
+	for range 1800 { // 3 minutes: a loaded machine reads a 46-page PDF slowly
 		var job struct {
 			Jobs []struct{ State string } `json:"jobs"`
 		}

@@ -39,14 +39,7 @@ const (
 // It runs only with PAKTON_BROWSER=1. Screenshots of each step go to the
 // directory in PAKTON_SCREENSHOTS when set (docs/screenshots in the repo).
 func TestBrowser(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 
 	b := newBrowser(t)
@@ -330,6 +323,20 @@ func pagesOf(t *testing.T, base, key, id string, pos int) int {
 	return 0
 }
 
+// needBrowser skips a browser test unless PAKTON_BROWSER=1 and Debian's
+// chromium and chromium-driver are installed.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PAKTON_BROWSER") != "1" {
+		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
+	}
+	for _, p := range []string{chromiumPath, chromedriverPath} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
+		}
+	}
+}
+
 // startAPI starts the real API server (internal/server) with Handler
 // mounted at "/", on a loopback port over an empty temporary store, and
 // returns it with an admin API key.
@@ -428,7 +435,13 @@ func newBrowser(t *testing.T) *browser {
 func (b *browser) run(step string, actions ...chromedp.Action) {
 	b.t.Helper()
 	if err := chromedp.Run(b.ctx, actions...); err != nil {
-		b.t.Fatalf("%s: %v (page errors: %v)", step, err, b.errors)
+		// What the page says may tell why (an error banner, the focus).
+		var said string
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		chromedp.Run(ctx, chromedp.Evaluate(`(document.getElementById('banner').hidden ? '' : 'banner: ' + document.getElementById('banner').textContent + '; ') +
+			'focus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 160) : 'none')`, &said))
+		cancel()
+		b.t.Fatalf("%s: %v (page errors: %v; %s)", step, err, b.errors, said)
 	}
 }
 

@@ -9,14 +9,26 @@ import (
 	"github.com/pakton/pakton/internal/review"
 )
 
+// csvColumns are the columns of one provision in the CSV, after the
+// provision's own (the answer).
+var csvColumns = []string{"extract", "confidence", "clause path", "page", "span", "answer span", "decision"}
+
 // CSV writes one row per contract: the contract's name, id and error, then
-// four columns per provision — the answer (the extract, the corrected text
-// or "Not found"), its confidence, its value and the reviewer's verdict.
+// eight columns per provision — the answer ("Yes", "No", "Conditional:
+// <condition>", a value, "Found" or "Not found", with the reviewer's
+// correction applied), the extract (or the corrected text), the
+// confidence, where the answer is (clause paths, pages, the extracts'
+// spans and the answer's own spans, in code points of the contract's
+// text, "[start,end)"), and the reviewer's verdict ("accepted",
+// "rejected", "corrected"; empty when nobody reviewed the cell).
 func CSV(w io.Writer, rv *Review) error {
 	cw := csv.NewWriter(w)
 	head := []string{"Contract", "Document ID", "Error"}
 	for _, p := range rv.Table.Provisions {
-		head = append(head, p, p+" (confidence)", p+" (value)", p+" (decision)")
+		head = append(head, p)
+		for _, c := range csvColumns {
+			head = append(head, p+" ("+c+")")
+		}
 	}
 	if err := cw.Write(head); err != nil {
 		return err
@@ -27,11 +39,12 @@ func CSV(w io.Writer, rv *Review) error {
 		for _, p := range rv.Table.Provisions {
 			c := cellOf(row, p)
 			if c == nil {
-				rec = append(rec, "", "", "", "")
+				rec = append(rec, make([]string, 1+len(csvColumns))...)
 				continue
 			}
 			a := answerOf(c, rv.Decisions.Find(row.DocID, p))
-			rec = append(rec, a.Text, confidence(c.Confidence), a.Value, string(a.Verdict))
+			paths, pgs, spans, answerSpans := located(c, a)
+			rec = append(rec, a.Line, a.Text, confidence(c.Confidence), paths, pgs, spans, answerSpans, string(a.Verdict))
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -8,12 +8,12 @@ package export
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -96,21 +96,8 @@ func WriteFiles(dir string, formats []string, rv *Review) ([]string, error) {
 	var out []string
 	for _, f := range formats {
 		path := filepath.Join(dir, "review."+f)
-		tmp, err := os.CreateTemp(dir, ".review-*."+f)
-		if err != nil {
-			return out, fmt.Errorf("export %s: %w", path, err)
-		}
-		tmp.Chmod(0o644) // as a file the user wrote, not a private temporary
-		err = Write(tmp, f, rv)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return out, fmt.Errorf("export %s: %w", path, err)
+		if err := atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error { return Write(w, f, rv) }); err != nil {
+			return out, fmt.Errorf("export: %w", err)
 		}
 		out = append(out, path)
 	}
@@ -127,34 +114,178 @@ func (rv *Review) title() string {
 
 // answer is what a cell says once its decision is applied.
 type answer struct {
-	Text     string // the extract(s), "Not found", or the corrected text
-	Value    string
-	Found    bool
+	// Kind is the answer's kind: "yes", "no", "conditional", "value",
+	// "found" (a found provision whose answer is its clause: no value) or
+	// "not_found".
+	Kind string
+	// Line is the one-line answer: "Yes", "No", "Conditional: <condition>",
+	// the value, "Found" or "Not found".
+	Line      string
+	Condition string
+	// Text is the extract(s), the corrected text, or "Not found".
+	Text  string
+	Value string
+	// Found: the provision is there (found, or corrected with a text or a
+	// value other than No). Evidence: the cell has passages to show —
+	// found, or a clause that excludes the provision (kind "no").
+	Found, Evidence bool
+	// Located: the cell's extracts are where its answer is (not so when
+	// the reviewer corrected the text).
+	Located bool
+	// Spans are where the engine read the answer, inside the extracts.
+	Spans []review.AnswerSpan
+	// Was is the engine's one-line answer that a correction replaced.
+	Was      string
 	Verdict  review.Verdict
 	Decision *review.Decision
 }
 
-// answerOf applies a cell's decision. A corrected cell shows the corrected
-// text and value; an accepted or rejected cell shows the engine's answer,
-// with the verdict beside it.
-func answerOf(c *review.Cell, d *review.Decision) answer {
-	a := answer{Text: NotFound, Value: c.Value, Found: c.Found, Decision: d}
-	if c.Found {
+// engineAnswer reads the engine's answer of a cell: its Answer, or for a
+// cell made before answers were read, its found flag and value.
+func engineAnswer(c *review.Cell) answer {
+	a := answer{Kind: "not_found", Line: NotFound, Text: NotFound, Value: c.Value}
+	if x := c.Answer; x != nil {
+		a.Kind, a.Line, a.Condition, a.Spans = string(x.Kind), x.Text, x.Condition, x.Spans
+		switch {
+		case x.Kind == review.KindNotFound:
+			a.Kind, a.Line = "not_found", NotFound
+		case x.Kind == review.KindValue && x.Text == "":
+			a.Kind, a.Line = "found", "Found"
+		case x.Kind == review.KindConditional && x.Condition != "":
+			a.Line = "Conditional: " + x.Condition
+		case a.Line == "":
+			a.Line = kindLine(a.Kind)
+		}
+	} else if c.Found {
+		a.Kind, a.Line = valueKind(c.Value)
+	}
+	a.Found = c.Found
+	a.Evidence = len(c.Extracts) > 0 && (c.Found || a.Kind == "no")
+	a.Located = a.Evidence
+	if a.Evidence {
 		a.Text = extractText(c)
 	}
+	return a
+}
+
+// valueKind reads a value as an answer: Yes, No, another value, or (empty)
+// Found.
+func valueKind(v string) (kind, line string) {
+	v = strings.TrimSpace(v)
+	switch {
+	case strings.EqualFold(v, "yes"):
+		return "yes", "Yes"
+	case strings.EqualFold(v, "no"):
+		return "no", "No"
+	case v != "":
+		return "value", v
+	}
+	return "found", "Found"
+}
+
+func kindLine(kind string) string {
+	switch kind {
+	case "yes":
+		return "Yes"
+	case "no":
+		return "No"
+	case "conditional":
+		return "Conditional"
+	case "found", "value":
+		return "Found"
+	}
+	return NotFound
+}
+
+// answerOf applies a cell's decision. A corrected cell shows the corrected
+// answer (the corrected value, else Found with the corrected text) and
+// keeps the engine's in Was; an accepted or rejected cell shows the
+// engine's answer, with the verdict beside it.
+func answerOf(c *review.Cell, d *review.Decision) answer {
+	a := engineAnswer(c)
+	a.Decision = d
 	if d == nil {
 		return a
 	}
 	a.Verdict = d.Verdict
 	if d.Verdict == review.Corrected {
-		if d.Text != "" {
-			a.Text, a.Found = d.Text, true
-		}
+		a.Was = a.Line
+		a.Condition, a.Spans = "", nil
 		if d.Value != "" {
 			a.Value = d.Value
+			a.Kind, a.Line = valueKind(d.Value)
+		} else {
+			a.Kind, a.Line = "found", "Found"
+		}
+		a.Found = a.Kind != "no"
+		if d.Text != "" {
+			a.Text, a.Located = d.Text, false
 		}
 	}
 	return a
+}
+
+// reviewed says how a decided cell was reviewed, for the faces that put it
+// beside the answer: "✓ accepted", "✗ rejected", "✎ corrected (was: Yes)";
+// "" when nobody decided.
+func (a answer) reviewed() string {
+	switch a.Verdict {
+	case review.Accepted:
+		return "✓ accepted"
+	case review.Rejected:
+		return "✗ rejected"
+	case review.Corrected:
+		if a.Was != "" && a.Was != a.Line {
+			return "✎ corrected (was: " + a.Was + ")"
+		}
+		return "✎ corrected"
+	}
+	return ""
+}
+
+// located returns where a cell's answer is: the extracts' clause paths,
+// pages and spans, and the answer's own spans, each joined with "; " —
+// empty for a cell with nothing to locate.
+func located(c *review.Cell, a answer) (paths, pgs, spans, answerSpans string) {
+	if !a.Located {
+		return "", "", "", ""
+	}
+	var ps, ss, as []string
+	var all []int
+	for _, e := range c.Extracts {
+		if e.Path != "" && !slices.Contains(ps, e.Path) {
+			ps = append(ps, e.Path)
+		}
+		ss = append(ss, e.Span.String())
+		for _, p := range e.Pages {
+			if !slices.Contains(all, p) {
+				all = append(all, p)
+			}
+		}
+	}
+	slices.Sort(all)
+	for _, s := range a.Spans {
+		as = append(as, s.Span.String())
+	}
+	return strings.Join(ps, "; "), pageList(all), strings.Join(ss, "; "), strings.Join(as, "; ")
+}
+
+// pageList renders sorted pages as ranges: "3", "3-4", "3-5, 9".
+func pageList(p []int) string {
+	var out []string
+	for i := 0; i < len(p); {
+		j := i
+		for j+1 < len(p) && p[j+1] == p[j]+1 {
+			j++
+		}
+		if j == i {
+			out = append(out, fmt.Sprint(p[i]))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", p[i], p[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(out, ", ")
 }
 
 // extractText joins a cell's extracts.
@@ -164,21 +295,6 @@ func extractText(c *review.Cell) string {
 		parts = append(parts, strings.TrimSpace(e.Text))
 	}
 	return strings.Join(parts, " […] ")
-}
-
-// pages renders page numbers ("3", "3-4", "3, 7").
-func pages(p []int) string {
-	if len(p) == 0 {
-		return ""
-	}
-	if len(p) == 2 && p[1] == p[0]+1 {
-		return fmt.Sprintf("%d-%d", p[0], p[1])
-	}
-	s := make([]string, len(p))
-	for i, n := range p {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, ", ")
 }
 
 // confidence renders a confidence as a fraction with two decimals.

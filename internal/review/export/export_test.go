@@ -9,6 +9,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/review/reviewtest"
@@ -66,6 +68,9 @@ func fixture(t *testing.T) *export.Review {
 	if found == nil {
 		t.Fatal("the fixture's first contract has no found cell")
 	}
+	// A clause that excludes a provision: the cell is not found, its
+	// evidence the excluding clause, its answer No.
+	excluded(t, tab)
 	row0 := tab.Rows[0]
 	ds := review.Decisions{}.
 		Set(review.Decision{DocID: row0.DocID, Provision: found.Provision, Verdict: review.Accepted}).
@@ -78,6 +83,41 @@ func fixture(t *testing.T) *export.Review {
 			}
 			return rec.Doc.Text, nil
 		}}
+}
+
+// excluded makes the first "Not found" cell with a candidate, in a row
+// after the first, a cell whose evidence excludes its provision (the
+// engine's kind "no"), and returns it.
+func excluded(t *testing.T, tab *review.Table) *review.Cell {
+	t.Helper()
+	for i := 1; i < len(tab.Rows); i++ {
+		for j := range tab.Rows[i].Cells {
+			c := &tab.Rows[i].Cells[j]
+			if c.Found || len(c.Extracts) == 0 {
+				continue
+			}
+			e := c.Extracts[0]
+			c.Answer = &review.Answer{Kind: review.KindNo, Text: "No", Excludes: true,
+				Spans: []review.AnswerSpan{{Extract: 0, Span: document.Span{Start: e.Span.Start, End: e.Span.Start + min(12, e.Span.Len())}, Role: "exclusion"}}}
+			c.Value = ""
+			return c
+		}
+	}
+	t.Fatal("the fixture has no Not found cell with a candidate")
+	return nil
+}
+
+// excludedCell finds the fixture's excluding cell.
+func excludedCell(t *testing.T, tab *review.Table) (int, int, *review.Cell) {
+	for i := range tab.Rows {
+		for j := range tab.Rows[i].Cells {
+			if a := tab.Rows[i].Cells[j].Answer; a != nil && a.Excludes {
+				return i, j, &tab.Rows[i].Cells[j]
+			}
+		}
+	}
+	t.Fatal("no excluding cell in the fixture")
+	return 0, 0, nil
 }
 
 func TestCSV(t *testing.T) {
@@ -94,7 +134,7 @@ func TestCSV(t *testing.T) {
 		t.Fatalf("%d records, want header + %d", len(recs), len(rv.Table.Rows))
 	}
 	head := recs[0]
-	if want := 3 + 4*len(rv.Table.Provisions); len(head) != want {
+	if want := 3 + 8*len(rv.Table.Provisions); len(head) != want {
 		t.Fatalf("%d columns, want %d", len(head), want)
 	}
 	col := func(name string) int {
@@ -107,6 +147,12 @@ func TestCSV(t *testing.T) {
 		return -1
 	}
 	escrow := col("Source Code Escrow")
+	for k, name := range []string{"extract", "confidence", "clause path", "page", "span", "answer span", "decision"} {
+		if head[escrow+1+k] != "Source Code Escrow ("+name+")" {
+			t.Errorf("column %d is %q, want Source Code Escrow (%s)", escrow+1+k, head[escrow+1+k], name)
+		}
+	}
+	xi, xj, xc := excludedCell(t, rv.Table)
 	for i, r := range recs[1:] {
 		row := rv.Table.Rows[i]
 		switch {
@@ -114,14 +160,42 @@ func TestCSV(t *testing.T) {
 			if r[col("Error")] != row.Error || r[escrow] != "" {
 				t.Errorf("error row: %v", r)
 			}
+			continue
 		case i == 0:
-			if r[escrow] != "Escrow <with> Iron Mountain & co" || r[escrow+2] != "Yes" || r[escrow+3] != "corrected" {
-				t.Errorf("corrected cell: %q %q %q", r[escrow], r[escrow+2], r[escrow+3])
+			// Corrected: the corrected answer and text, no location (the
+			// reviewer's text is not the engine's extract), the verdict.
+			if got := r[escrow : escrow+8]; got[0] != "Yes" || got[1] != "Escrow <with> Iron Mountain & co" || got[3] != "" || got[7] != "corrected" {
+				t.Errorf("corrected cell: %q", got)
 			}
-		default:
-			c := rv.Table.Cell(row.DocID, "Source Code Escrow")
-			if !c.Found && r[escrow] != export.NotFound {
-				t.Errorf("row %d escrow: %q, want Not found", i, r[escrow])
+		}
+		for j, p := range rv.Table.Provisions {
+			c := rv.Table.Cell(row.DocID, p)
+			at := col(p)
+			got := r[at : at+8]
+			if i == 0 && p == "Source Code Escrow" {
+				continue
+			}
+			switch {
+			case i == xi && j == xj:
+				e := xc.Extracts[0]
+				if got[0] != "No" || !strings.HasPrefix(got[1], strings.TrimSpace(e.Text)) || !strings.HasPrefix(got[5], e.Span.String()) || got[6] != xc.Answer.Spans[0].Span.String() {
+					t.Errorf("excluding cell %s × %s: %q", row.DocName, p, got)
+				}
+			case !c.Found:
+				if got[0] != export.NotFound || got[3] != "" || got[5] != "" {
+					t.Errorf("%s × %s: %q, want Not found without a location", row.DocName, p, got)
+				}
+			default:
+				var spans []string
+				for _, e := range c.Extracts {
+					spans = append(spans, e.Span.String())
+				}
+				if got[0] == "" || got[0] == export.NotFound || got[2] != fmt.Sprintf("%.2f", c.Confidence) || got[3] == "" || got[5] != strings.Join(spans, "; ") {
+					t.Errorf("%s × %s: %q, want the answer, confidence %.2f, clause path and spans %v", row.DocName, p, got, c.Confidence, spans)
+				}
+				if c.Answer != nil && len(c.Answer.Spans) > 0 && got[6] == "" {
+					t.Errorf("%s × %s: no answer span in %q", row.DocName, p, got)
+				}
 			}
 		}
 	}
@@ -154,47 +228,143 @@ func TestXLSX(t *testing.T) {
 			t.Errorf("missing part %s", want)
 		}
 	}
+	for _, want := range []string{"xl/worksheets/_rels/sheet1.xml.rels", "xl/comments1.xml", "xl/drawings/vmlDrawing1.vml"} {
+		if parts[want] == nil {
+			t.Errorf("missing part %s", want)
+		}
+	}
+	if !strings.Contains(string(parts["[Content_Types].xml"]), "comments+xml") {
+		t.Error("[Content_Types].xml does not declare the comments")
+	}
 	sheet1 := cells(t, parts["xl/worksheets/sheet1.xml"])
 	if len(sheet1) != len(rv.Table.Rows)+1 {
 		t.Fatalf("sheet Review has %d rows, want %d", len(sheet1), len(rv.Table.Rows)+1)
 	}
-	if got := sheet1[0]; len(got) != len(rv.Table.Provisions)+2 || got[1] != rv.Table.Provisions[0] {
+	p0 := rv.Table.Provisions[0]
+	if got := sheet1[0]; len(got) != 3*len(rv.Table.Provisions)+3 || got[1] != p0 || got[2] != p0+" — clause" || got[3] != p0+" — page" {
 		t.Errorf("header row %v", got)
 	}
-	nf := 0
-	for _, r := range sheet1[1:] {
-		for _, v := range r {
-			if v == export.NotFound {
+	sources := cells(t, parts["xl/worksheets/sheet2.xml"])
+	shead := sources[0]
+	scol := func(name string) int {
+		for i, h := range shead {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("Sources has no column %q: %v", name, shead)
+		return -1
+	}
+	// Every answer cell with evidence or a decision links to its first
+	// row in Sources: the same contract and provision.
+	var ws struct {
+		Links []struct {
+			Ref      string `xml:"ref,attr"`
+			Location string `xml:"location,attr"`
+		} `xml:"hyperlinks>hyperlink"`
+		Drawing *struct{} `xml:"legacyDrawing"`
+	}
+	if err := xml.Unmarshal(parts["xl/worksheets/sheet1.xml"], &ws); err != nil {
+		t.Fatal(err)
+	}
+	if ws.Drawing == nil {
+		t.Error("the Review sheet does not refer to its comments' drawing")
+	}
+	linked := map[string]bool{}
+	for _, l := range ws.Links {
+		r, c := refRC(l.Ref)
+		at, ok := strings.CutPrefix(l.Location, "'Sources'!A")
+		n, err := strconv.Atoi(at)
+		if !ok || err != nil || n < 2 || n > len(sources) {
+			t.Errorf("link %s goes to %q", l.Ref, l.Location)
+			continue
+		}
+		src := sources[n-1]
+		prov := rv.Table.Provisions[(c-2)/3]
+		if (c-2)%3 != 0 || src[0] != rv.Table.Rows[r-2].DocName || src[scol("Provision")] != prov {
+			t.Errorf("link %s (%s × %s) goes to Sources row %d: %v", l.Ref, rv.Table.Rows[r-2].DocName, prov, n, src[:3])
+		}
+		linked[l.Ref] = true
+	}
+	// Comments: the extract of each answer cell with evidence.
+	var cm struct {
+		List []struct {
+			Ref  string `xml:"ref,attr"`
+			Text string `xml:"text>t"`
+		} `xml:"commentList>comment"`
+	}
+	if err := xml.Unmarshal(parts["xl/comments1.xml"], &cm); err != nil {
+		t.Fatal(err)
+	}
+	comments := map[string]string{}
+	for _, c := range cm.List {
+		comments[c.Ref] = c.Text
+	}
+	if n := strings.Count(string(parts["xl/drawings/vmlDrawing1.vml"]), "<v:shape "); n != len(cm.List) {
+		t.Errorf("%d comments but %d shapes to show them", len(cm.List), n)
+	}
+	xi, xj, xc := excludedCell(t, rv.Table)
+	nf, answers := 0, 0
+	for i, row := range rv.Table.Rows {
+		if row.Error != "" {
+			continue
+		}
+		for j, p := range rv.Table.Provisions {
+			c := rv.Table.Cell(row.DocID, p)
+			ref := colName(2+3*j) + strconv.Itoa(i+2)
+			got := sheet1[i+1][1+3*j]
+			switch {
+			case i == 0 && p == "Source Code Escrow":
+				if got != "Yes ✎ corrected (was: Not found)" || !linked[ref] || !strings.Contains(comments[ref], "Iron Mountain") {
+					t.Errorf("corrected cell %s: %q, linked %v, comment %q", ref, got, linked[ref], comments[ref])
+				}
+			case i == xi && j == xj:
+				if got != "No" || !linked[ref] || !strings.Contains(comments[ref], strings.TrimSpace(xc.Extracts[0].Text)[:20]) {
+					t.Errorf("excluding cell %s: %q, linked %v, comment %q", ref, got, linked[ref], comments[ref])
+				}
+			case !c.Found:
 				nf++
+				if got != export.NotFound || linked[ref] || comments[ref] != "" {
+					t.Errorf("Not found cell %s: %q, linked %v, comment %q", ref, got, linked[ref], comments[ref])
+				}
+			default:
+				answers++
+				if got == "" || got == export.NotFound || !linked[ref] || !strings.HasPrefix(comments[ref], strings.TrimSpace(c.Extracts[0].Text)[:20]) {
+					t.Errorf("found cell %s (%s × %s): %q, linked %v, comment %.40q", ref, row.DocName, p, got, linked[ref], comments[ref])
+				}
+				if path := sheet1[i+1][2+3*j]; path == "" || !strings.Contains(path, c.Extracts[0].Path) {
+					t.Errorf("found cell %s: clause path %q, want %q", ref, path, c.Extracts[0].Path)
+				}
 			}
 		}
 	}
-	if nf == 0 {
-		t.Error("no \"Not found\" cell in the Review sheet")
+	if nf == 0 || answers == 0 {
+		t.Errorf("%d Not found cells and %d answers in the Review sheet", nf, answers)
 	}
-	sources := cells(t, parts["xl/worksheets/sheet2.xml"])
-	found := 0
+	if got := sheet1[1][len(sheet1[1])-1]; got != "2 of 4" {
+		t.Errorf("first contract's Reviewed column: %q, want 2 of 4", got)
+	}
+	evidence := 0
 	for _, row := range rv.Table.Rows {
 		for _, c := range row.Cells {
-			if c.Found {
-				found += len(c.Extracts)
+			if c.Found || c.Answer != nil && c.Answer.Excludes {
+				evidence += len(c.Extracts)
 			}
 		}
 	}
-	// one row per extract of a found cell, plus the corrected "Not found".
-	if len(sources)-1 != found+1 {
-		t.Errorf("Sources sheet has %d rows, want %d", len(sources)-1, found+1)
+	// one row per extract of a cell with evidence, plus the corrected "Not found".
+	if len(sources)-1 != evidence+1 {
+		t.Errorf("Sources sheet has %d rows, want %d", len(sources)-1, evidence+1)
 	}
-	var decisions int
+	decisions := 0
 	for _, r := range sources[1:] {
-		if len(r) > 12 && r[12] != "" {
+		if d := scol("Decision"); len(r) > d && r[d] != "" {
 			decisions++
 		}
 	}
 	if decisions < 2 {
 		t.Errorf("Sources sheet shows %d decisions, want at least 2", decisions)
 	}
-
 	// A real spreadsheet reader, when one is installed.
 	python := ""
 	for _, p := range []string{"python3", "/usr/bin/python3"} {
@@ -211,15 +381,42 @@ func TestXLSX(t *testing.T) {
 	os.WriteFile(path, buf.Bytes(), 0o644)
 	out, err := exec.Command(python, "-c", `import sys, openpyxl
 wb = openpyxl.load_workbook(sys.argv[1])
-print(wb.sheetnames, wb["Review"].max_row, wb["Review"].max_column, wb["Sources"].max_row)
-print(wb["Review"]["B1"].value)`, path).CombinedOutput()
+ws = wb["Review"]
+print(wb.sheetnames, ws.max_row, ws.max_column, wb["Sources"].max_row)
+print(ws["B1"].value)
+print(sum(1 for r in ws.iter_rows() for c in r if c.comment), sum(1 for r in ws.iter_rows() for c in r if c.hyperlink))`, path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("openpyxl cannot read the file: %v\n%s", err, out)
 	}
-	want := fmt.Sprintf("['Review', 'Sources'] %d %d %d", len(rv.Table.Rows)+1, len(rv.Table.Provisions)+2, len(sources))
-	if !strings.Contains(string(out), want) || !strings.Contains(string(out), rv.Table.Provisions[0]) {
-		t.Errorf("openpyxl read: %s", out)
+	want := fmt.Sprintf("['Review', 'Sources'] %d %d %d\n%s\n%d %d", len(rv.Table.Rows)+1, 3*len(rv.Table.Provisions)+3, len(sources),
+		rv.Table.Provisions[0], len(cm.List), len(ws.Links))
+	if !strings.Contains(string(out), want) {
+		t.Errorf("openpyxl read:\n%s\nwant\n%s", out, want)
 	}
+}
+
+// refRC reads a cell reference ("C7") as a 1-based row and column.
+func refRC(ref string) (row, col int) {
+	for i, ch := range ref {
+		if ch >= 'A' && ch <= 'Z' {
+			col = col*26 + int(ch-'A'+1)
+			continue
+		}
+		row, _ = strconv.Atoi(ref[i:])
+		break
+	}
+	return row, col
+}
+
+// colName returns a spreadsheet column name: 1 → A, 27 → AA.
+func colName(n int) string {
+	var out []byte
+	for n > 0 {
+		n--
+		out = append([]byte{byte('A' + n%26)}, out...)
+		n /= 26
+	}
+	return string(out)
 }
 
 // wellFormed decodes every token of an XML document.
@@ -320,6 +517,25 @@ func TestHTML(t *testing.T) {
 	}
 	if n := strings.Count(page, "<mark>"); n == 0 {
 		t.Error("no highlighted passage")
+	}
+	// Answers first: each grid cell is its one-line answer; a reviewed
+	// cell says how; the excluding clause is a source shown as No, its
+	// exclusion's words marked inside the extract.
+	grid := page[strings.Index(page, `<table class="grid"`):strings.Index(page, `<section class="sources">`)]
+	if n, want := strings.Count(grid, `<span class="ans">`), 4*(len(rv.Table.Rows)-1); n != want {
+		t.Errorf("%d answers in the grid, want %d", n, want)
+	}
+	for _, want := range []string{`<span class="ans">Yes</span>`, `✎ corrected (was: Not found)`, `✓ accepted`, `class="k-no"`} {
+		if !strings.Contains(grid, want) {
+			t.Errorf("the grid lacks %q", want)
+		}
+	}
+	xi, xj, xc := excludedCell(t, rv.Table)
+	src := page[strings.Index(page, `id="s-`+itoa(xi)+"-"+itoa(xj)+`"`):]
+	src = src[:strings.Index(src, "</article>")]
+	exclusion := []rune(xc.Extracts[0].Text)[:xc.Answer.Spans[0].Span.Len()]
+	if !strings.Contains(src, `<div class="answer k-no">No`) || !strings.Contains(src, `<b class="ans">`+html.EscapeString(string(exclusion))+`</b>`) {
+		t.Errorf("the excluding cell's source does not show No with its exclusion marked:\n%s", src)
 	}
 	if !strings.Contains(page, "cannot read the document") {
 		t.Error("the unreadable contract's error is not shown")

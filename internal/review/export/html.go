@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
 )
 
@@ -31,9 +33,6 @@ var reportTmpl = sync.OnceValue(func() *template.Template {
 // extract.
 const contextRunes = 250
 
-// shortRunes bounds the extract shown in a grid cell.
-const shortRunes = 160
-
 type htmlReview struct {
 	Title      string
 	Collection string
@@ -56,28 +55,38 @@ type htmlRow struct {
 type htmlCell struct {
 	Provision  string
 	Anchor     string // "" when the cell has no source to show
-	Found      bool
-	Short      string
-	Value      string
+	Kind       string // the answer's kind (answer.Kind)
+	Line       string // the one-line answer
 	Confidence float64
+	Low        bool // the engine is unsure either way (20–60 %)
 	Class      string
 	Verdict    string
+	Reviewed   string // "✓ accepted", "✎ corrected (was: Yes)"
 }
 
 type htmlSource struct {
-	Anchor, Contract, Provision, Verdict, Note, Value, Method string
-	Found                                                     bool
-	Confidence                                                float64
-	Corrected                                                 string
-	Passages                                                  []htmlPassage
-	Risks                                                     []review.RiskAnswer
-	Notes                                                     []string // how the cell was made (model pass)
+	Anchor, Contract, Provision, Verdict, Note, Method string
+	Kind, Line, Condition, Reviewed                    string
+	Found, Excludes                                    bool
+	Confidence                                         float64
+	Corrected                                          string
+	Passages                                           []htmlPassage
+	Risks                                              []review.RiskAnswer
+	Notes                                              []string // how the cell was made (model pass)
 }
 
 type htmlPassage struct {
-	Path, Pages, Span   string
-	Before, Text, After string
-	ClippedB, ClippedA  bool
+	Path, Pages, Span  string
+	Before, After      string
+	Text               []htmlSegment // the extract, the answer's spans marked
+	ClippedB, ClippedA bool
+}
+
+// htmlSegment is a piece of an extract: the answer's words (Answer) or
+// the text around them.
+type htmlSegment struct {
+	Text   string
+	Answer bool
 }
 
 // HTML writes the self-contained HTML report.
@@ -108,15 +117,21 @@ func HTML(w io.Writer, rv *Review) error {
 			if a.Found {
 				out.Found++
 			}
-			hc := htmlCell{Provision: p, Found: a.Found, Short: clip(a.Text, shortRunes), Value: a.Value,
-				Confidence: c.Confidence, Class: cellClass(a.Found, c.Confidence), Verdict: string(a.Verdict)}
+			low := c.Confidence >= 0.2 && c.Confidence < 0.6 && a.Verdict != review.Corrected
+			hc := htmlCell{Provision: p, Kind: a.Kind, Line: a.Line, Confidence: c.Confidence, Low: low,
+				Class: "k-" + a.Kind, Verdict: string(a.Verdict), Reviewed: a.reviewed()}
+			if low {
+				hc.Class += " low"
+			}
 			// A "Not found" cell's best candidate is not a source: only
-			// found or decided cells link to one (it also keeps the report
-			// of a large review to a size a browser opens).
-			if (c.Found && len(c.Extracts) > 0) || d != nil {
+			// cells with evidence (found, or a clause that excludes the
+			// provision) or a decision link to one (it also keeps the
+			// report of a large review to a size a browser opens).
+			if a.Evidence || d != nil {
 				hc.Anchor = fmt.Sprintf("s-%d-%d", i, j)
-				src := htmlSource{Anchor: hc.Anchor, Contract: row.DocName, Provision: p, Found: c.Found,
-					Confidence: c.Confidence, Value: c.Value, Method: c.Method, Risks: c.Risks, Notes: c.Notes}
+				src := htmlSource{Anchor: hc.Anchor, Contract: row.DocName, Provision: p, Found: c.Found, Excludes: a.Kind == "no" && a.Evidence,
+					Confidence: c.Confidence, Method: c.Method, Risks: c.Risks, Notes: c.Notes,
+					Kind: a.Kind, Line: a.Line, Condition: a.Condition, Reviewed: a.reviewed()}
 				if d != nil {
 					src.Verdict, src.Note = string(d.Verdict), d.Note
 					if d.Verdict == review.Corrected {
@@ -128,8 +143,12 @@ func HTML(w io.Writer, rv *Review) error {
 					s, textErr = rv.Text(row.DocID)
 					text, loaded = []rune(s), true
 				}
-				for _, e := range c.Extracts {
-					src.Passages = append(src.Passages, passageOf(e, text, textErr))
+				spans := engineAnswer(c).Spans
+				for x, e := range c.Extracts {
+					if !a.Evidence && d != nil && !c.Found {
+						break // a decided "Not found": its candidate is not a source
+					}
+					src.Passages = append(src.Passages, passageOf(e, x, spans, text, textErr))
 				}
 				out.Sources = append(out.Sources, src)
 			}
@@ -147,10 +166,11 @@ func valueNote(v string) string {
 	return "(value: " + v + ")"
 }
 
-// passageOf shows an extract inside the contract text around it; when the
-// text is unavailable or no longer matches the extract, the extract alone.
-func passageOf(e review.Extract, text []rune, err error) htmlPassage {
-	p := htmlPassage{Path: e.Path, Pages: pages(e.Pages), Span: e.Span.String(), Text: e.Text}
+// passageOf shows an extract inside the contract text around it, with
+// the answer's spans in extract x marked; when the text is unavailable or
+// no longer matches the extract, the extract alone.
+func passageOf(e review.Extract, x int, spans []review.AnswerSpan, text []rune, err error) htmlPassage {
+	p := htmlPassage{Path: e.Path, Pages: pageList(e.Pages), Span: e.Span.String(), Text: segments(e, x, spans)}
 	if err != nil || e.Span.End > len(text) || e.Span.Start < 0 || string(text[e.Span.Start:e.Span.End]) != e.Text {
 		return p
 	}
@@ -161,29 +181,31 @@ func passageOf(e review.Extract, text []rune, err error) htmlPassage {
 	return p
 }
 
-// cellClass colours a cell by its answer and confidence.
-func cellClass(found bool, c float64) string {
-	switch {
-	case !found:
-		return "nf"
-	case c >= 0.8:
-		return "hi"
-	case c >= 0.5:
-		return "mid"
+// segments cuts extract x's text at the answer's spans inside it.
+func segments(e review.Extract, x int, spans []review.AnswerSpan) []htmlSegment {
+	r := []rune(e.Text)
+	var out []htmlSegment
+	at := 0
+	var in []document.Span
+	for _, s := range spans {
+		if s.Extract == x && e.Span.Contains(s.Span) && !s.Span.Empty() {
+			in = append(in, s.Span)
+		}
 	}
-	return "lo"
-}
-
-// clip shortens s to n runes on a word boundary.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	slices.SortFunc(in, func(a, b document.Span) int { return a.Start - b.Start })
+	for _, s := range in {
+		a, b := s.Start-e.Span.Start, s.End-e.Span.Start
+		if a < at || b > len(r) {
+			continue // overlaps the one before, or the extract's text is shorter than its span
+		}
+		if a > at {
+			out = append(out, htmlSegment{Text: string(r[at:a])})
+		}
+		out = append(out, htmlSegment{Text: string(r[a:b]), Answer: true})
+		at = b
 	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
+	if at < len(r) || len(out) == 0 {
+		out = append(out, htmlSegment{Text: string(r[min(at, len(r)):])})
 	}
-	return cut + "…"
+	return out
 }

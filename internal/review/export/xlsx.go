@@ -14,36 +14,56 @@ import (
 	"github.com/pakton/pakton/internal/review"
 )
 
-// XLSX writes an Office Open XML spreadsheet with two sheets: "Review" (one
-// row per contract, one column per provision, each cell the answer — the
-// extract, the corrected text or "Not found" — shaded by confidence) and
-// "Sources" (one row per extract: contract, provision, clause path, pages,
-// span, text, confidence, value, method and the reviewer's decision). It is
-// written with archive/zip and encoding/xml: inline strings, no shared-string
-// table, a small style sheet.
+// XLSX writes an Office Open XML spreadsheet with two sheets:
+//
+//   - "Review": one row per contract; per provision, the answer (Yes, No,
+//     Conditional: …, a value, Found or Not found — a reviewer's correction
+//     applied, and a reviewed cell says so: "✎ corrected (was: Yes)"),
+//     coloured by answer, hyperlinked to the cell's first row in Sources,
+//     with the extract as the cell's comment; then the clause path and the
+//     pages of the answer.
+//   - "Sources": one row per extract: contract, provision, answer,
+//     condition, clause path, pages, span, the answer's span, text,
+//     confidence, method and the reviewer's decision.
+//
+// It is written with archive/zip and encoding/xml: inline strings, no
+// shared-string table, a small style sheet, comments in the legacy VML
+// drawing Excel needs to show them.
 func XLSX(w io.Writer, rv *Review) error {
+	var review, sources, comments, vml bytes.Buffer
+	links := sourcesSheet(&sources, rv)
+	notes := reviewSheet(&review, rv, links)
+	writeComments(&comments, &vml, notes)
+	types := contentTypes
+	if len(notes) == 0 {
+		types = strings.Replace(types, commentTypes, "", 1)
+	}
 	zw := zip.NewWriter(w)
 	files := []struct {
 		name string
-		body func(*bytes.Buffer)
+		body []byte
 	}{
-		{"[Content_Types].xml", func(b *bytes.Buffer) { b.WriteString(contentTypes) }},
-		{"_rels/.rels", func(b *bytes.Buffer) { b.WriteString(rootRels) }},
-		{"docProps/core.xml", func(b *bytes.Buffer) { coreProps(b, rv) }},
-		{"xl/workbook.xml", func(b *bytes.Buffer) { b.WriteString(workbook) }},
-		{"xl/_rels/workbook.xml.rels", func(b *bytes.Buffer) { b.WriteString(workbookRels) }},
-		{"xl/styles.xml", func(b *bytes.Buffer) { b.WriteString(styles) }},
-		{"xl/worksheets/sheet1.xml", func(b *bytes.Buffer) { reviewSheet(b, rv) }},
-		{"xl/worksheets/sheet2.xml", func(b *bytes.Buffer) { sourcesSheet(b, rv) }},
+		{"[Content_Types].xml", []byte(types)},
+		{"_rels/.rels", []byte(rootRels)},
+		{"docProps/core.xml", coreProps(rv)},
+		{"xl/workbook.xml", []byte(workbook)},
+		{"xl/_rels/workbook.xml.rels", []byte(workbookRels)},
+		{"xl/styles.xml", []byte(styles)},
+		{"xl/worksheets/sheet1.xml", review.Bytes()},
+		{"xl/worksheets/_rels/sheet1.xml.rels", []byte(sheet1Rels)},
+		{"xl/comments1.xml", comments.Bytes()},
+		{"xl/drawings/vmlDrawing1.vml", vml.Bytes()},
+		{"xl/worksheets/sheet2.xml", sources.Bytes()},
 	}
 	for _, f := range files {
-		var b bytes.Buffer
-		f.body(&b)
+		if len(notes) == 0 && (strings.HasSuffix(f.name, ".rels") && strings.Contains(f.name, "sheet1") || f.name == "xl/comments1.xml" || strings.HasSuffix(f.name, ".vml")) {
+			continue // no comments: no comment parts
+		}
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 		if err != nil {
 			return err
 		}
-		if _, err := fw.Write(b.Bytes()); err != nil {
+		if _, err := fw.Write(f.body); err != nil {
 			return err
 		}
 	}
@@ -59,8 +79,19 @@ const contentTypes = xmlHeader + `<Types xmlns="http://schemas.openxmlformats.or
 	`<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>` +
 	`<Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>` +
 	`<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>` +
+	commentTypes +
 	`<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>` +
 	`</Types>`
+
+// commentTypes declare the comment parts (left out when there are none).
+const commentTypes = `<Default Extension="vml" ContentType="application/vnd.openxmlformats-officedocument.vmlDrawing"/>` +
+	`<Override PartName="/xl/comments1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"/>`
+
+// sheet1Rels ties the Review sheet to its comments and their drawing.
+const sheet1Rels = xmlHeader + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+	`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="../comments1.xml"/>` +
+	`<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/vmlDrawing" Target="../drawings/vmlDrawing1.vml"/>` +
+	`</Relationships>`
 
 const rootRels = xmlHeader + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
 	`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>` +
@@ -78,39 +109,86 @@ const workbookRels = xmlHeader + `<Relationships xmlns="http://schemas.openxmlfo
 
 // Cell styles (index into cellXfs).
 const (
-	styleText     = 0
-	styleHeader   = 1
-	styleFound    = 2 // wrapped, green: found with confidence ≥ 0.5
-	styleNotFound = 3 // grey text: "Not found"
-	styleWrap     = 4 // wrapped, no fill
-	styleLow      = 5 // wrapped, amber: found with confidence < 0.5, or rejected
+	styleText   = 0
+	styleHeader = 1 // bold, wrapped
+	styleWrap   = 2 // wrapped, no fill
+	// styleAnswer is the first answer style: one per answer kind (in
+	// answerKinds order) in three variants — plain, low confidence
+	// (italic), rejected (struck through).
+	styleAnswer = 3
 )
 
-const styles = xmlHeader + `<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">` +
-	`<fonts count="3"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font>` +
-	`<font><sz val="11"/><color rgb="FF808080"/><name val="Calibri"/></font></fonts>` +
-	`<fills count="4"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>` +
-	`<fill><patternFill patternType="solid"><fgColor rgb="FFE2F0D9"/><bgColor indexed="64"/></patternFill></fill>` +
-	`<fill><patternFill patternType="solid"><fgColor rgb="FFFFF2CC"/><bgColor indexed="64"/></patternFill></fill></fills>` +
-	`<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>` +
-	`<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>` +
-	`<cellXfs count="6">` +
-	`<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
-	`<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>` +
-	`<xf numFmtId="0" fontId="0" fillId="2" borderId="0" xfId="0" applyFill="1" applyAlignment="1"><alignment wrapText="1" vertical="top"/></xf>` +
-	`<xf numFmtId="0" fontId="2" fillId="0" borderId="0" xfId="0" applyFont="1" applyAlignment="1"><alignment vertical="top"/></xf>` +
-	`<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0" applyAlignment="1"><alignment wrapText="1" vertical="top"/></xf>` +
-	`<xf numFmtId="0" fontId="0" fillId="3" borderId="0" xfId="0" applyFill="1" applyAlignment="1"><alignment wrapText="1" vertical="top"/></xf>` +
-	`</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`
+// answerKinds are the answer kinds, in the order of their styles.
+var answerKinds = []string{"yes", "no", "conditional", "value", "found", "not_found"}
 
-func coreProps(b *bytes.Buffer, rv *Review) {
+// answerStyle returns the style of an answer cell.
+func answerStyle(a answer, conf float64) int {
+	k := 0
+	for i, x := range answerKinds {
+		if x == a.Kind {
+			k = i
+		}
+	}
+	v := 0
+	switch {
+	case a.Verdict == review.Rejected:
+		v = 2
+	case conf >= 0.2 && conf < 0.6 && a.Verdict != review.Corrected:
+		v = 1
+	}
+	return styleAnswer + 3*k + v
+}
+
+// styles: fonts 0 normal, 1 bold, 2 grey (unused), then per answer kind
+// three fonts (bold coloured; italic; struck through), underlined as links,
+// from 3; fills 0 none, 1 gray125
+// (required), then one per answer kind from 2.
+var styles = func() string {
+	type look struct{ ink, fill string }
+	looks := []look{{"FF14532D", "FFD7F0D9"}, {"FF8A1C1C", "FFFBDCDC"}, {"FF7A4B00", "FFFDECC2"},
+		{"FF173F85", "FFDDE8FB"}, {"FF2D4A34", "FFE6F2E8"}, {"FF808080", ""}}
+	var b strings.Builder
+	b.WriteString(xmlHeader + `<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">`)
+	fmt.Fprintf(&b, `<fonts count="%d"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font>`+
+		`<font><sz val="11"/><color rgb="FF808080"/><name val="Calibri"/></font>`, 3+3*len(looks))
+	for _, l := range looks {
+		fmt.Fprintf(&b, `<font><b/><u/><sz val="11"/><color rgb="%s"/><name val="Calibri"/></font>`, l.ink)
+		fmt.Fprintf(&b, `<font><i/><u/><sz val="11"/><color rgb="%s"/><name val="Calibri"/></font>`, l.ink)
+		fmt.Fprintf(&b, `<font><strike/><u/><sz val="11"/><color rgb="%s"/><name val="Calibri"/></font>`, l.ink)
+	}
+	fmt.Fprintf(&b, `</fonts><fills count="%d"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>`, 2+len(looks))
+	for _, l := range looks {
+		if l.fill == "" {
+			b.WriteString(`<fill><patternFill patternType="none"/></fill>`)
+			continue
+		}
+		fmt.Fprintf(&b, `<fill><patternFill patternType="solid"><fgColor rgb="%s"/><bgColor indexed="64"/></patternFill></fill>`, l.fill)
+	}
+	b.WriteString(`</fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>` +
+		`<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>`)
+	fmt.Fprintf(&b, `<cellXfs count="%d">`, styleAnswer+3*len(looks))
+	b.WriteString(`<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
+		`<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1" applyAlignment="1"><alignment wrapText="1" vertical="bottom"/></xf>` +
+		`<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0" applyAlignment="1"><alignment wrapText="1" vertical="top"/></xf>`)
+	for k := range looks {
+		for v := range 3 {
+			fmt.Fprintf(&b, `<xf numFmtId="0" fontId="%d" fillId="%d" borderId="0" xfId="0" applyFont="1" applyFill="1" applyAlignment="1"><alignment vertical="top"/></xf>`, 3+3*k+v, 2+k)
+		}
+	}
+	b.WriteString(`</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`)
+	return b.String()
+}()
+
+func coreProps(rv *Review) []byte {
+	var b bytes.Buffer
 	b.WriteString(xmlHeader + `<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><dc:title>`)
-	xmlText(b, rv.title())
+	xmlText(&b, rv.title())
 	b.WriteString(`</dc:title><dc:creator>pakton</dc:creator>`)
 	if !rv.Created.IsZero() {
-		fmt.Fprintf(b, `<dcterms:created xsi:type="dcterms:W3CDTF">%s</dcterms:created>`, rv.Created.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, `<dcterms:created xsi:type="dcterms:W3CDTF">%s</dcterms:created>`, rv.Created.UTC().Format(time.RFC3339))
 	}
 	b.WriteString(`</cp:coreProperties>`)
+	return b.Bytes()
 }
 
 // sheet writes a worksheet's XML around rows written by body.
@@ -121,7 +199,7 @@ type sheet struct {
 }
 
 func newSheet(b *bytes.Buffer, widths []float64) *sheet {
-	b.WriteString(xmlHeader + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">`)
+	b.WriteString(xmlHeader + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`)
 	b.WriteString(`<sheetViews><sheetView workbookViewId="0"><pane xSplit="1" ySplit="1" topLeftCell="B2" activePane="bottomRight" state="frozen"/></sheetView></sheetViews>`)
 	b.WriteString(`<sheetFormatPr defaultRowHeight="15"/><cols>`)
 	for i, w := range widths {
@@ -161,7 +239,12 @@ func (s *sheet) number(v float64, style int) {
 	fmt.Fprintf(s.b, `<c r="%s%d" s="%d"><v>%s</v></c>`, colName(s.col), s.row, style, strconv.FormatFloat(v, 'f', -1, 64))
 }
 
-func (s *sheet) end(autoFilter bool, cols int) {
+// ref is the reference of the cell written last ("B7").
+func (s *sheet) ref() string { return colName(s.col) + strconv.Itoa(s.row) }
+
+// end closes the sheet; tail (hyperlinks, the comments' drawing) follows
+// the autofilter, as the schema orders them.
+func (s *sheet) end(autoFilter bool, cols int, tail string) {
 	if s.row > 0 {
 		s.b.WriteString(`</row>`)
 	}
@@ -169,6 +252,7 @@ func (s *sheet) end(autoFilter bool, cols int) {
 	if autoFilter && s.row > 0 && cols > 0 {
 		fmt.Fprintf(s.b, `<autoFilter ref="A1:%s%d"/>`, colName(cols), s.row)
 	}
+	s.b.WriteString(tail)
 	s.b.WriteString(`</worksheet>`)
 }
 
@@ -186,81 +270,185 @@ func colName(n int) string {
 // xmlText writes s escaped; characters XML cannot hold become U+FFFD.
 func xmlText(b *bytes.Buffer, s string) { xml.EscapeText(b, []byte(s)) }
 
-func reviewSheet(b *bytes.Buffer, rv *Review) {
+// note is a comment on a cell of the Review sheet.
+type note struct {
+	row, col int // 1-based
+	text     string
+}
+
+// maxNoteChars bounds a comment: the whole extract is in Sources.
+const maxNoteChars = 1000
+
+// reviewSheet writes the Review sheet; links holds, for each cell (row,
+// provision index), its first row in Sources. It returns the comments to
+// put on the answer cells.
+func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) []note {
 	t := rv.Table
 	widths := []float64{36}
 	for range t.Provisions {
-		widths = append(widths, 48)
+		widths = append(widths, 24, 18, 7)
 	}
-	widths = append(widths, 30)
+	widths = append(widths, 12, 30)
 	s := newSheet(b, widths)
 	s.startRow()
 	s.text("Contract", styleHeader)
 	for _, p := range t.Provisions {
 		s.text(p, styleHeader)
+		s.text(p+" — clause", styleHeader)
+		s.text(p+" — page", styleHeader)
 	}
+	s.text("Reviewed", styleHeader)
 	s.text("Error", styleHeader)
+	var notes []note
+	var hyper strings.Builder
 	for i := range t.Rows {
 		row := &t.Rows[i]
 		s.startRow()
 		s.text(row.DocName, styleWrap)
-		for _, p := range t.Provisions {
+		decided, cells := 0, 0
+		for j, p := range t.Provisions {
 			c := cellOf(row, p)
 			if c == nil {
 				s.text("", styleText)
+				s.text("", styleText)
+				s.text("", styleText)
 				continue
 			}
+			cells++
 			a := answerOf(c, rv.Decisions.Find(row.DocID, p))
-			text, style := a.Text, styleNotFound
-			if a.Found {
-				style = styleFound
-				if c.Confidence < 0.5 || a.Verdict == "rejected" {
-					style = styleLow
-				}
-				if a.Value != "" && a.Value != a.Text {
-					text = a.Value + " — " + text
+			text := a.Line
+			if r := a.reviewed(); r != "" {
+				decided++
+				text += " " + r
+			}
+			s.text(text, answerStyle(a, c.Confidence))
+			if at, ok := links[[2]int{i, j}]; ok {
+				fmt.Fprintf(&hyper, `<hyperlink ref="%s" location="'Sources'!A%d" tooltip="The evidence (Sources, row %d)"/>`, s.ref(), at, at)
+			}
+			if a.Evidence || a.Decision != nil {
+				if n := noteText(c, a); n != "" {
+					notes = append(notes, note{s.row, s.col, n})
 				}
 			}
-			if a.Verdict != "" {
-				text += " [" + string(a.Verdict) + "]"
-			}
-			s.text(text, style)
+			paths, pgs, _, _ := located(c, a)
+			s.text(paths, styleWrap)
+			s.text(pgs, styleText)
+		}
+		if cells > 0 {
+			s.text(fmt.Sprintf("%d of %d", decided, cells), styleText)
+		} else {
+			s.text("", styleText)
 		}
 		s.text(row.Error, styleWrap)
 	}
-	s.end(true, len(t.Provisions)+2)
+	tail := ""
+	if hyper.Len() > 0 {
+		tail = "<hyperlinks>" + hyper.String() + "</hyperlinks>"
+	}
+	if len(notes) > 0 {
+		tail += `<legacyDrawing r:id="rId2"/>`
+	}
+	s.end(true, 1+3*len(t.Provisions)+2, tail)
+	return notes
 }
 
-func sourcesSheet(b *bytes.Buffer, rv *Review) {
-	head := []string{"Contract", "Document ID", "Provision", "Found", "Clause path", "Pages", "Span start", "Span end", "Text", "Confidence", "Value", "Method", "Decision", "Corrected text", "Corrected value", "Note", "Risk answers", "Model notes"}
-	s := newSheet(b, []float64{30, 18, 24, 8, 30, 8, 10, 10, 80, 11, 20, 11, 11, 40, 20, 30, 50, 50})
+// noteText is an answer cell's comment: the extract the answer is read
+// from (or the corrected text), clipped, and the reviewer's note.
+func noteText(c *review.Cell, a answer) string {
+	var parts []string
+	if a.Kind == "no" && a.Decision == nil {
+		parts = append(parts, "Excluded by:")
+	}
+	if a.Text != NotFound {
+		t := strings.TrimSpace(a.Text)
+		if utf8.RuneCountInString(t) > maxNoteChars {
+			t = string([]rune(t)[:maxNoteChars]) + "… (the whole extract is in Sources)"
+		}
+		parts = append(parts, t)
+	}
+	if d := a.Decision; d != nil && d.Note != "" {
+		parts = append(parts, "Note: "+d.Note)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// writeComments writes the Review sheet's comments and the legacy VML
+// drawing that shows them (Excel does not show comments without it).
+func writeComments(comments, vml *bytes.Buffer, notes []note) {
+	comments.WriteString(xmlHeader + `<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><authors><author>pakton</author></authors><commentList>`)
+	for _, n := range notes {
+		fmt.Fprintf(comments, `<comment ref="%s%d" authorId="0"><text><t xml:space="preserve">`, colName(n.col), n.row)
+		xmlText(comments, n.text)
+		comments.WriteString(`</t></text></comment>`)
+	}
+	comments.WriteString(`</commentList></comments>`)
+	// Shape ids come in blocks of 1024, each block listed in the idmap.
+	blocks := []string{}
+	for b := 1; b <= (1025+len(notes))/1024; b++ {
+		blocks = append(blocks, strconv.Itoa(b))
+	}
+	vml.WriteString(`<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel">` +
+		`<o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="` + strings.Join(blocks, ",") + `"/></o:shapelayout>` +
+		`<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>`)
+	for i, n := range notes {
+		fmt.Fprintf(vml, `<v:shape id="_x0000_s%d" type="#_x0000_t202" style="position:absolute;margin-left:80pt;margin-top:2pt;width:320pt;height:160pt;z-index:%d;visibility:hidden" fillcolor="#ffffe1" o:insetmode="auto">`+
+			`<v:fill color2="#ffffe1"/><v:shadow on="t" color="black" obscured="t"/><v:path o:connecttype="none"/><v:textbox style="mso-direction-alt:auto"><div style="text-align:left"></div></v:textbox>`+
+			`<x:ClientData ObjectType="Note"><x:MoveWithCells/><x:SizeWithCells/><x:Anchor>%d, 15, %d, 2, %d, 15, %d, 4</x:Anchor><x:AutoFill>False</x:AutoFill><x:Row>%d</x:Row><x:Column>%d</x:Column></x:ClientData></v:shape>`,
+			1025+i, i+1, n.col, max(0, n.row-2), n.col+4, n.row+9, n.row-1, n.col-1)
+	}
+	vml.WriteString(`</xml>`)
+}
+
+// sourcesSheet writes the Sources sheet: one row per extract of a cell with
+// evidence (found, or a clause that excludes the provision), and one row
+// for a decided cell without any. It returns, for each such cell (row,
+// provision index), its first row.
+func sourcesSheet(b *bytes.Buffer, rv *Review) map[[2]int]int {
+	head := []string{"Contract", "Document ID", "Provision", "Answer", "Condition", "Found", "Clause path", "Pages", "Span start", "Span end",
+		"Answer span", "Text", "Confidence", "Method", "Decision", "Reviewed by", "Corrected text", "Corrected value", "Note", "Risk answers", "Model notes"}
+	s := newSheet(b, []float64{30, 18, 24, 22, 30, 9, 30, 8, 10, 10, 14, 80, 11, 11, 11, 14, 40, 20, 30, 50, 50})
 	s.startRow()
 	for _, h := range head {
 		s.text(h, styleHeader)
 	}
+	links := map[[2]int]int{}
+	at := map[string]int{}
+	for j, p := range rv.Table.Provisions {
+		at[p] = j
+	}
 	for i := range rv.Table.Rows {
 		row := &rv.Table.Rows[i]
-		for j := range row.Cells {
-			c := &row.Cells[j]
+		for k := range row.Cells {
+			c := &row.Cells[k]
 			d := rv.Decisions.Find(row.DocID, c.Provision)
-			if !c.Found && d == nil {
+			a := answerOf(c, d)
+			if !a.Evidence && d == nil {
 				continue // a "Not found" nobody judged has no source
 			}
 			exs := c.Extracts
-			if !c.Found {
+			if !a.Evidence {
 				exs = nil // the best candidate of a "Not found" is not a source
 			}
 			if len(exs) == 0 {
 				exs = append(exs, emptyExtract)
 			}
-			for _, e := range exs {
+			if j, ok := at[c.Provision]; ok {
+				links[[2]int{i, j}] = s.row + 1
+			}
+			found := yesNo(a.Found)
+			if a.Kind == "no" && a.Evidence {
+				found = "No (excluded)"
+			}
+			for x, e := range exs {
 				s.startRow()
 				s.text(row.DocName, styleWrap)
 				s.text(row.DocID, styleText)
 				s.text(c.Provision, styleWrap)
-				s.text(yesNo(c.Found), styleText)
+				s.text(a.Line, answerStyle(a, c.Confidence))
+				s.text(a.Condition, styleWrap)
+				s.text(found, styleText)
 				s.text(e.Path, styleWrap)
-				s.text(pages(e.Pages), styleText)
+				s.text(pageList(e.Pages), styleText)
 				if e.Text != "" {
 					s.number(float64(e.Span.Start), styleText)
 					s.number(float64(e.Span.End), styleText)
@@ -268,23 +456,32 @@ func sourcesSheet(b *bytes.Buffer, rv *Review) {
 					s.text("", styleText)
 					s.text("", styleText)
 				}
+				var spans []string
+				for _, sp := range a.Spans {
+					if sp.Extract == x {
+						spans = append(spans, sp.Span.String())
+					}
+				}
+				s.text(strings.Join(spans, "; "), styleText)
 				s.text(e.Text, styleWrap)
 				s.number(roundTo(c.Confidence, 3), styleText)
-				s.text(c.Value, styleWrap)
 				s.text(c.Method, styleText)
-				if d == nil {
-					d = &review.Decision{}
+				dd := d
+				if dd == nil {
+					dd = &review.Decision{}
 				}
-				s.text(string(d.Verdict), styleText)
-				s.text(d.Text, styleWrap)
-				s.text(d.Value, styleWrap)
-				s.text(d.Note, styleWrap)
+				s.text(string(dd.Verdict), styleText)
+				s.text(dd.By, styleText)
+				s.text(dd.Text, styleWrap)
+				s.text(dd.Value, styleWrap)
+				s.text(dd.Note, styleWrap)
 				s.text(riskText(c.Risks), styleWrap)
 				s.text(strings.Join(c.Notes, "\n"), styleWrap)
 			}
 		}
 	}
-	s.end(true, len(head))
+	s.end(true, len(head), "")
+	return links
 }
 
 // riskText writes a cell's risk answers one per line: "question — answer".

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -909,27 +910,19 @@ func (r *Remote) Records(kind string) (map[string][]byte, error) {
 	// time, not one after another (25,000 decisions at ~2 ms each).
 	var mu sync.Mutex
 	var errs []error
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for _, id := range doubt {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			b, err := r.Record(kind, id)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-			case err != nil:
-				errs = append(errs, err)
-			default:
-				out[id] = b
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.All(len(doubt), 8, func(i int) {
+		id := doubt[i]
+		b, err := r.Record(kind, id)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			out[id] = b
+		}
+	})
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
@@ -1250,15 +1243,9 @@ func (r *Remote) filePartsFrom(ctx context.Context, host, tenant string) (map[st
 func fromEveryNode[T any](hosts []string, list func(host string) (T, error)) ([]T, error) {
 	lists := make([]T, len(hosts))
 	errs := make([]error, len(hosts))
-	var wg sync.WaitGroup
-	for i, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = list(h)
-		}()
-	}
-	wg.Wait()
+	parallel.All(len(hosts), len(hosts), func(i int) {
+		lists[i], errs[i] = list(hosts[i])
+	})
 	var got []T
 	var firstErr error
 	for i := range hosts {

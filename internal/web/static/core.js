@@ -3,8 +3,10 @@
 // client of the JSON API under /api/v1; its files are classic scripts loaded
 // in order by index.html (core.js first, app.js last), sharing one global
 // scope: core.js, library.js (collections, document list), upload.js,
-// document.js (text view, clause tree, highlights), pages.js (page view),
-// search.js, ask.js (streamed progress), report.js, app.js (start).
+// document.js (clause tree, highlights), reader.js (the text view), pages.js
+// (page view), graph.js (clause panel),
+// search.js, ask.js (streamed progress), report.js, review.js,
+// reviewgrid.js and reviewcell.js (the Review tab), app.js (start).
 //
 // Contract text is hostile input: it is only ever put into the page as text
 // nodes (textContent, document.createTextNode), never as markup.
@@ -29,6 +31,9 @@ const state = {
   pageObserver: null, // IntersectionObserver loading page images lazily
   zoom: 1,       // page view zoom, a share of the pane width (1 fits a page to it)
   returnTo: null, // the element that opened the document view, for its Back button
+  outline: null, // show the clause tree: true, false, or null (shown in the text view, hidden in the page view)
+  showFurniture: false, // show running headers, footers and page numbers in the text view
+  originalLines: false, // show the text view with the file's line breaks
 };
 
 const $ = (id) => document.getElementById(id);

@@ -10,12 +10,15 @@ async function fetchDocument(id) {
   const d = r.document && typeof r.document === 'object' ? Object.assign({}, r, r.document) : r;
   const text = typeof d.text === 'string' ? d.text : '';
   const nodes = listOf(d.tree || d.nodes, 'nodes');
+  const cp = cpIndex(text);
   const doc = {
     id: d.id || id, name: d.name || id, format: d.format,
+    folder: d.folder || '', archive: d.archive || '', entry: d.entry || '', details: r.details || {},
     // The page map: physical pages with their code-point spans (the
     // document's summary carries only the page count under the same name).
     pages: Array.isArray(r.pages) ? r.pages : Array.isArray(d.pages) ? d.pages : d.pages,
-    text, cp: cpIndex(text), nodes, byId: new Map(nodes.map((n) => [n.id, n])),
+    text, cp, nodes, byId: new Map(nodes.map((n) => [n.id, n])),
+    ...readingOf(r, text, cp), // paragraphs and furniture of the text view (reader.js)
     base: coll() + '/documents/' + encodeURIComponent(d.id || id),
     layout: undefined, // fetched by fetchLayout: null when the document has none
     pageURLs: new Map(), // page number -> object URL of its image
@@ -32,12 +35,16 @@ async function openDocument(id) {
   state.sel = null;
   $('doc-title').textContent = doc.name;
   $('doc-section').classList.add('open');
+  document.querySelector('main.layout').classList.add('doc-open');
   const facts = [doc.format, (doc.cp.length - 1).toLocaleString() + ' characters'];
   if (Array.isArray(doc.pages) && doc.pages.length) facts.push(doc.pages.length + ' pages');
   else if (typeof doc.pages === 'number' && doc.pages) facts.push(doc.pages + ' pages');
+  if (doc.folder) facts.push(doc.folder);
   $('doc-meta').textContent = facts.filter(Boolean).join(' · ');
   $('doc-selection').textContent = '';
-  $('doc-text').replaceChildren(doc.text);
+  $('details-toggle').hidden = false;
+  if (!$('details-panel').hidden) renderDetails(doc);
+  renderText(doc, null);
   $('doc-text').scrollTop = 0;
   hideClauseGraph();
   applyView();
@@ -52,8 +59,11 @@ function closeDocument() {
   state.doc = null;
   $('doc-title').textContent = 'No document open';
   $('doc-section').classList.remove('open');
+  document.querySelector('main.layout').classList.remove('doc-open');
   $('doc-meta').textContent = 'Pick a document, a search hit or a citation.';
   $('doc-selection').textContent = '';
+  $('details-toggle').hidden = true;
+  $('details-panel').hidden = true;
   $('doc-text').replaceChildren();
   state.sel = null;
   applyView();
@@ -204,16 +214,13 @@ function markOutline(id) {
 
 // ---- highlighting ----
 
-// highlight shows span of the open document in the text view: the text is
-// split into three text nodes, the middle one inside a <mark>, which is
-// scrolled into view.
-function highlight(span, kind, label) {
+// highlight shows span of the open document in the text view inside a
+// <mark> (reader.js), scrolled into view; inner, when given, is a span
+// inside it shown more strongly (a review cell's answer).
+function highlight(span, kind, label, inner) {
   const doc = state.doc;
-  state.sel = { span, kind, label };
-  const { from, to } = slice(doc, span);
-  const mark = el('mark', { className: 'hl-' + kind, tabIndex: -1, 'data-start': span.start, 'data-end': span.end },
-    doc.text.slice(from, to));
-  $('doc-text').replaceChildren(doc.text.slice(0, from), mark, doc.text.slice(to));
+  state.sel = { span, kind, label, inner: inner || null };
+  const mark = renderText(doc, state.sel);
   const pages = pagesOfSpan(doc, span);
   $('doc-selection').textContent = [label, pagesLabel(pages, pageLabelsOf(doc, pages)),
     'characters ' + span.start + '–' + span.end].filter(Boolean).join(' · ');
@@ -242,12 +249,13 @@ function pageLabelsOf(doc, pages) {
   return labels.some(Boolean) ? labels : null;
 }
 
-// showSource opens a cited document and highlights the cited span.
+// showSource opens a cited document and highlights the cited span (and
+// src.inner inside it, when given).
 async function showSource(src, label) {
   if (!src.doc_id) return;
   const from = document.activeElement;
   await openDocument(src.doc_id);
-  const mark = highlight(src.span, 'cite', label);
+  const mark = highlight(src.span, 'cite', label, src.inner);
   markOutline(deepestAt(state.doc, src.span.start));
   mark.focus({ preventScroll: true });
   showDocPane(from);

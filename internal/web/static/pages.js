@@ -43,6 +43,10 @@ function applyView() {
   $('zoom').hidden = !pages;
   $('doc-text').hidden = pages;
   $('doc-pages').hidden = !pages;
+  // The clause panel goes under the pages, which need the width.
+  $('doc-pages').closest('.doc-body').classList.toggle('pages', pages);
+  applyOutline();
+  applyTextOptions();
   if (!doc || !doc.layout) {
     if (state.pageObserver) state.pageObserver.disconnect();
     $('doc-pages').replaceChildren();
@@ -135,24 +139,12 @@ function drawPageHighlight(scroll) {
   }
   box.dataset.start = sel.span.start;
   box.dataset.end = sel.span.end;
-  const pad = 1.5; // points around each line
   let first = null;
-  for (const p of doc.layout.pages) {
-    const div = box.querySelector('.page[data-page="' + p.number + '"]');
-    if (!div) continue;
-    for (const [s, e, x0, y0, x1, y1] of p.lines) {
-      const a = Math.max(s, sel.span.start), b = Math.min(e, sel.span.end);
-      if (a >= b) continue;
-      const w = (x1 - x0) / (e - s);
-      const l = x0 + w * (a - s) - pad, r = x0 + w * (b - s) + pad;
-      const hl = el('div', { className: 'hl-box hl-' + sel.kind, 'data-start': a, 'data-end': b, 'aria-hidden': 'true' });
-      hl.style.left = pct(Math.max(0, l), p.width);
-      hl.style.width = pct(Math.min(p.width, r) - Math.max(0, l), p.width);
-      hl.style.top = pct(Math.max(0, y0 - pad), p.height);
-      hl.style.height = pct(Math.min(p.height, y1 + pad) - Math.max(0, y0 - pad), p.height);
-      div.append(hl);
-      if (!first) first = hl;
-    }
+  const inner = Array.isArray(sel.inner) ? sel.inner : sel.inner ? [sel.inner] : [];
+  for (const [span, cls] of [[sel.span, 'hl-' + sel.kind], ...inner.map((x) => [x, 'hl-answer'])]) {
+    if (!span) continue;
+    const b = boxesFor(doc, box, span, cls);
+    if (!first) first = b;
   }
   if (first && scroll) {
     const page = first.parentElement;
@@ -161,6 +153,31 @@ function drawPageHighlight(scroll) {
     if (box.scrollWidth > box.clientWidth) box.scrollLeft = Math.max(0, page.offsetLeft + first.offsetLeft - 16);
   }
   if (first) first.tabIndex = -1;
+  return first;
+}
+
+// boxesFor lays one box of class cls over each line span touches and
+// returns the first.
+function boxesFor(doc, box, span, cls) {
+  const pad = 1.5; // points around each line
+  let first = null;
+  for (const p of doc.layout.pages) {
+    const div = box.querySelector('.page[data-page="' + p.number + '"]');
+    if (!div) continue;
+    for (const [s, e, x0, y0, x1, y1] of p.lines) {
+      const a = Math.max(s, span.start), b = Math.min(e, span.end);
+      if (a >= b) continue;
+      const w = (x1 - x0) / (e - s);
+      const l = x0 + w * (a - s) - pad, r = x0 + w * (b - s) + pad;
+      const hl = el('div', { className: 'hl-box ' + cls, 'data-start': a, 'data-end': b, 'aria-hidden': 'true' });
+      hl.style.left = pct(Math.max(0, l), p.width);
+      hl.style.width = pct(Math.min(p.width, r) - Math.max(0, l), p.width);
+      hl.style.top = pct(Math.max(0, y0 - pad), p.height);
+      hl.style.height = pct(Math.min(p.height, y1 + pad) - Math.max(0, y0 - pad), p.height);
+      div.append(hl);
+      if (!first) first = hl;
+    }
+  }
   return first;
 }
 

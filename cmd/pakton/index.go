@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/progress"
+	"github.com/pakton/pakton/internal/search/index"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// learnMode says when updateIndex writes the word-association table.
+type learnMode int
+
+const (
+	learnIfLarge learnMode = iota // when the change is a large share of the collection
+	learnAlways                   // docs optimize
+	learnNever
+)
+
+// learnShare is the share of a collection a change must touch for
+// "pakton ingest" to learn the collection's word associations again (a pass
+// over its whole vocabulary). A smaller change leaves searches to learn the
+// words they use as they come, until the next large ingest or "pakton docs
+// optimize".
+const learnShare = 0.02
+
+// updateIndex brings a collection's search index up to date with the store
+// (new and changed documents in new segments, deleted ones marked deleted),
+// merges segments as the merge policy asks, and writes the word
+// associations when asked to, reporting on stdout and progress on stderr.
+func updateIndex(ctx context.Context, st *store.Store, collection string, quiet bool, learn learnMode) error {
+	pr := newStepProgress(stderr, quiet)
+	_, rep, err := ingest.LoadWith(ctx, st, collection, ingest.LoadOptions{Progress: func(done, total int) {
+		pr.step("indexing documents", int64(done), int64(total), "")
+	}})
+	pr.done()
+	if err != nil {
+		return err
+	}
+	if !quiet && !rep.Opened {
+		fmt.Fprintf(stdout, "search index: %d documents added, %d deleted in %s (%d documents in %d segments)\n",
+			rep.Added, rep.Deleted, progress.Duration(rep.Elapsed), rep.Docs, rep.Segments)
+	}
+	changed := rep.Added + rep.Deleted
+	doLearn := learn == learnAlways || learn == learnIfLarge && changed > 0 && float64(changed) >= learnShare*float64(rep.Docs)
+	mrep, err := ingest.Maintain(ctx, st, collection, ingest.MaintainOptions{Learn: doLearn, Progress: func(stage string, done, total int64) {
+		switch stage {
+		case "merge":
+			pr.step("merging segments", done>>20, max(total>>20, 1), "MB")
+		case "learn":
+			pr.step("learning word associations", done, total, "terms")
+		}
+	}})
+	pr.done()
+	if err != nil {
+		if errors.Is(err, index.ErrNoSpace) {
+			return fmt.Errorf("the documents are stored and searchable, but the index could not be merged: %w (free disk space, then run \"pakton docs optimize\")", err)
+		}
+		return err
+	}
+	if quiet {
+		return nil
+	}
+	if mrep.Merges > 0 {
+		fmt.Fprintf(stdout, "search index: %d merges rewrote %d documents (%s) in %s: %d segments\n",
+			mrep.Merges, mrep.MergedDocs, progress.Bytes(mrep.Bytes), progress.Duration(mrep.Elapsed), mrep.Segments)
+	}
+	if mrep.Learned {
+		fmt.Fprintf(stdout, "search index: word associations learned for the next searches\n")
+	} else if learn == learnIfLarge && changed > 0 {
+		fmt.Fprintf(stdout, "search index: searches learn the words they use as they come (\"pakton docs optimize\" learns them all ahead)\n")
+	}
+	return nil
+}
+
+// stepProgress reports a long step's progress on stderr: a bar on a
+// terminal, a line every few seconds elsewhere; nothing for a step done
+// within two seconds.
+type stepProgress struct {
+	w     io.Writer
+	quiet bool
+	mu    sync.Mutex
+	bar   *progress.Bar
+	label string
+	start time.Time // when the current step was first reported
+	last  time.Time
+}
+
+func newStepProgress(w io.Writer, quiet bool) *stepProgress {
+	return &stepProgress{w: w, quiet: quiet}
+}
+
+func (p *stepProgress) step(label string, done, total int64, unit string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if label != p.label && p.bar == nil {
+		p.label, p.start, p.last = label, time.Now(), time.Time{}
+	}
+	if time.Since(p.start) < 2*time.Second {
+		return
+	}
+	if progress.IsTerminal(p.w) {
+		if p.bar == nil || p.label != label {
+			if p.bar != nil {
+				p.bar.Finish()
+			}
+			p.bar, p.label, p.start = progress.New(p.w, "search index: "+label, int(total), 0), label, time.Now()
+		}
+		p.bar.Update(int(min(done, total)), 0, unit)
+		return
+	}
+	if time.Since(p.last) < 5*time.Second && done < total {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprintf(p.w, "search index: %s %d/%d %s\n", label, done, total, unit)
+}
+
+func (p *stepProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar = nil
+	}
+	p.label = ""
+}

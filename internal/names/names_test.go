@@ -1,0 +1,147 @@
+package names
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLearnParties(t *testing.T) {
+	tests := []struct {
+		name, text string
+		parties    []string   // full names, in order
+		short      [][]string // short names per party
+		roles      [][]string
+	}{
+		{
+			name:    "between with definitions",
+			text:    "SUPPLY AGREEMENT\n\nThis Supply Agreement (\"Agreement\") is made as of March 3, 2019 by and between Acme Widgets, Inc., a Delaware corporation (\"Acme\"), and Borealis Foods LLC, a Texas limited liability company (\"Supplier\").\n\n1. Supply.",
+			parties: []string{"Acme Widgets, Inc.", "Borealis Foods LLC"},
+			short:   [][]string{{"Acme"}, nil},
+			roles:   [][]string{nil, {"Supplier"}},
+		},
+		{
+			name:    "cover block",
+			text:    "MASTER SERVICES AGREEMENT\n\nBETWEEN\n\nZENITH LABS LTD.\n\n- and -\n\nORION DATA CORP.\n\nDATED AS OF 1 JUNE 2020\n\n1. DEFINITIONS",
+			parties: []string{"ZENITH LABS LTD.", "ORION DATA CORP."},
+		},
+		{
+			name:    "label line after a role",
+			text:    "RESELLER AGREEMENT\n\nThis Reseller Agreement is made by and between Quill Partners, LLC (\"Reseller\") and the company named below (\"Company\"):\n\nCompany: Curo Financial Technologies Corp. Telephone: 555-0100\n\n1. Definitions.",
+			parties: []string{"Quill Partners, LLC", "Curo Financial Technologies Corp."},
+			roles:   [][]string{{"Reseller"}, nil},
+		},
+		{
+			name:    "no between, two definitions",
+			text:    "CONSULTING AGREEMENT\n\nHelix Biotech, Inc., with a place of business at 1 Main Street (\"Helix\") and Quarry B.V. having an address at 2 Canal Road (\"Consultant\") agree to all terms of this Consulting Agreement.\n\n1. Services.",
+			parties: []string{"Helix Biotech, Inc.", "Quarry B.V."},
+			short:   [][]string{{"Helix"}, nil},
+		},
+		{
+			name:    "an address is not a party",
+			text:    "LEASE\n\nThis lease is between Northwind Traders Ltd. (\"Landlord\") with offices in New York and Boston.\n\n1. Premises.",
+			parties: []string{"Northwind Traders Ltd."},
+		},
+		{
+			name:    "camel-case initials",
+			text:    "COLLABORATION AGREEMENT\n\nThis Agreement is entered into by FuelCell Energy, Inc. (\"FCE\") and PrimeCall, Inc. (\"PrimeCall\").",
+			parties: []string{"FuelCell Energy, Inc.", "PrimeCall, Inc."},
+			short:   [][]string{{"FCE"}, {"PrimeCall"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := Learn(tc.text, "contract.txt")
+			var got []string
+			for _, p := range n.Parties {
+				got = append(got, p.Name)
+			}
+			if !slices.Equal(got, tc.parties) {
+				t.Fatalf("parties %q, want %q", got, tc.parties)
+			}
+			for i, want := range tc.short {
+				if !slices.Equal(n.Parties[i].Short, want) {
+					t.Errorf("%s: short names %q, want %q", got[i], n.Parties[i].Short, want)
+				}
+			}
+			for i, want := range tc.roles {
+				if !slices.Equal(n.Parties[i].Roles, want) {
+					t.Errorf("%s: roles %q, want %q", got[i], n.Parties[i].Roles, want)
+				}
+			}
+		})
+	}
+}
+
+func TestLearnTitleDateFile(t *testing.T) {
+	text := "Exhibit 10.7\n\nMASTER SUPPLY AGREEMENT\n\nTHIS MASTER SUPPLY AGREEMENT is made as of 31 October 2019 by and between Premier Nutrition Company, LLC (\"PNC\") and Fonterra (USA) Inc. (\"Fonterra\")."
+	n := Learn(text, "deals/fonterra/Supply Agreement 2019.pdf")
+	if n.Title != "MASTER SUPPLY AGREEMENT" || n.Type != "master supply agreement" {
+		t.Errorf("title %q type %q", n.Title, n.Type)
+	}
+	if n.Date != "31 October 2019" || n.Year != 2019 {
+		t.Errorf("date %q year %d", n.Date, n.Year)
+	}
+	if n.File != "Supply Agreement 2019" || n.Folder != "deals/fonterra" {
+		t.Errorf("file %q folder %q", n.File, n.Folder)
+	}
+	all := map[string]Kind{}
+	for _, nm := range n.All() {
+		all[nm.Text] = nm.Kind
+	}
+	for text, kind := range map[string]Kind{
+		"Premier Nutrition Company, LLC": KindParty, "PNC": KindShort, "Premier Nutrition Company": KindForm,
+		"Premier": KindLead, "Fonterra (USA) Inc.": KindParty, "Fonterra": KindShort,
+		"supply agreement": KindType, "2019": KindYear, "deals": KindFolder, "Supply Agreement 2019": KindFile,
+	} {
+		if all[text] != kind {
+			t.Errorf("%q: kind %v, want %v (all: %v)", text, all[text], kind, all)
+		}
+	}
+	// A title that only says the type names a kind, not a contract.
+	if _, ok := all["MASTER SUPPLY AGREEMENT"]; ok {
+		t.Errorf("the title that is only a type is a name: %v", all)
+	}
+}
+
+func TestDerived(t *testing.T) {
+	tests := []struct {
+		short, full string
+		want        bool
+	}{
+		{"Bravatek", "Bravatek Solutions, Inc.", true},
+		{"PrimeCall", "Prime Call, Inc.", true},
+		{"FCE", "FuelCell Energy, Inc.", true},
+		{"PNC", "Premier Nutrition Company, LLC", true},
+		{"eDiets", "EDIETS.COM, INC.", true},
+		{"Company", "Birch First Global Investments Inc.", false},
+		{"Marketing Affiliate", "Mount Kowledge Holdings Inc.", false},
+		{"MA", "Mount Kowledge Holdings Inc.", false},
+	}
+	for _, tc := range tests {
+		if got := Derived(tc.short, tc.full); got != tc.want {
+			t.Errorf("Derived(%q, %q) = %v, want %v", tc.short, tc.full, got, tc.want)
+		}
+	}
+}
+
+// FuzzLearn checks that learning names never panics on hostile text and
+// that every party name it reads is made of words of the text.
+func FuzzLearn(f *testing.F) {
+	f.Add("This Agreement is made between Acme, Inc. (\"Acme\") and Beta LLC (\"Beta\").", "a/b.txt")
+	f.Add("BETWEEN\n\nX\n\n&\n\n", "")
+	f.Add("Party A: \xff\xfe Ltd.\nBy: ", "x")
+	f.Add("between ((((\"\"\"\" and ;;;; (\"", "")
+	f.Fuzz(func(t *testing.T, text, name string) {
+		n := Learn(text, name)
+		key := " " + Key(text) + " "
+		for _, p := range n.Parties {
+			for _, w := range strings.Fields(Key(p.Name)) {
+				if !strings.Contains(key, " "+w+" ") && !strings.Contains(key, w) {
+					t.Fatalf("party %q: word %q is not in the text", p.Name, w)
+				}
+			}
+		}
+		_ = n.All()
+	})
+}

@@ -1,0 +1,921 @@
+package names
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxParties bounds the parties read from one document.
+const maxParties = 8
+
+var (
+	partyLabelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Party\s+[A-Z]$`) })
+	andRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+and\s+|;`) })
+	byRe         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\bBy\s*:`) })
+	byRe2        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\sby\s+`) })
+)
+
+// readParties finds a document's parties: in the preamble ("between A and
+// B"), in "Party A: …" lines, and — when neither names any — in the
+// signature block. Each is kept once; a party the signature block names too
+// says so in its Source.
+func readParties(text, head string) []Party {
+	tail := tailOf(text, 3000)
+	tailKey := Key(tail)
+	var out []Party
+	seen := map[string]bool{}
+	roles := map[string]bool{}
+	add := func(c candidate, source string) {
+		name := cleanName(c.name)
+		key := Key(name)
+		if key == "" || seen[key] || len(out) >= maxParties || !plausible(name) {
+			return
+		}
+		signed := strings.Contains(" "+tailKey+" ", " "+Key(core(name))+" ")
+		if !c.defined && !hasFormWord(name) && (!signed || len(strings.Fields(key)) < 2) && source == "preamble" {
+			return // an address, a place or a word, not a party
+		}
+		if roles[key] {
+			return // a role another party is defined by ("Parties")
+		}
+		seen[key] = true
+		p := Party{Name: name, Source: source}
+		if signed && source != "signature" {
+			p.Source += "+signature"
+		}
+		for _, d := range c.defs {
+			switch {
+			case Key(d) == "" || Key(d) == key || formPart(d, name):
+			case Derived(d, name):
+				p.Short = appendNew(p.Short, d)
+			default:
+				p.Roles = appendNew(p.Roles, d)
+			}
+		}
+		p.Core, p.Lead, p.Acronym = forms(name)
+		out = append(out, p)
+	}
+	cands := preambleParties(head)
+	for _, c := range cands {
+		for _, d := range c.defs {
+			if !Derived(d, c.name) {
+				roles[Key(d)] = true
+			}
+		}
+	}
+	for _, c := range cands {
+		add(c, "preamble")
+	}
+	for _, c := range labelLines(head, cands) {
+		add(c, "party line")
+	}
+	if len(out) == 0 {
+		for _, name := range signatureParties(tail) {
+			add(candidate{name: name}, "signature")
+		}
+	}
+	return out
+}
+
+// labelLines reads the parties that lines of the head introduce by a label
+// ending in a colon: "Party A: …", or a role the preamble defines
+// ("… and the company set forth below ("Company")" then "Company: Bravatek
+// Solutions, Inc."). The label must be one of those: a line "Address: …"
+// names no party.
+func labelLines(head string, cands []candidate) []candidate {
+	labels := map[string]bool{}
+	for _, c := range cands {
+		for _, d := range c.defs {
+			labels[strings.ToLower(d)] = true
+		}
+	}
+	var out []candidate
+	for _, line := range strings.Split(head, "\n") {
+		for line != "" {
+			i := strings.IndexAny(line, ":：")
+			if i < 0 {
+				break
+			}
+			label := strings.TrimSpace(line[:i])
+			if j := strings.IndexByte(label, '('); j > 0 {
+				label = strings.TrimSpace(label[:j])
+			}
+			// The label is the last words before the colon ("… Company: X").
+			f := strings.Fields(label)
+			if len(f) > 3 {
+				label = strings.Join(f[len(f)-3:], " ")
+			}
+			_, size := utf8.DecodeRuneInString(line[i:])
+			rest := strings.TrimLeft(line[i+size:], " \t")
+			f = strings.Fields(label)
+			ok := false
+			for k := 0; k < len(f) && !ok; k++ {
+				l := strings.Join(f[k:], " ")
+				ok = labels[strings.ToLower(l)] || partyLabelRe().MatchString(l)
+			}
+			if ok {
+				if name, _ := nameRun(rest); name != "" {
+					out = append(out, candidate{name: name, defined: true})
+				}
+			}
+			line = rest
+		}
+		if len(out) >= maxParties {
+			break
+		}
+	}
+	return out
+}
+
+// candidate is a party as the preamble gives it, with the terms defined for
+// it (quoted in parentheses after it).
+type candidate struct {
+	name    string
+	defs    []string
+	defined bool // a definition in parentheses follows the name
+}
+
+// preambleParties reads the parties from the preamble: the text after
+// "between", "among" or "entered into by" up to the end of its sentence (or
+// the recitals) — every such phrase of the head that a name follows, since
+// a cover line ("MASTER SERVICES AGREEMENT Between A and B Page 1") may come
+// before the preamble proper — or, when there is none, the first paragraph
+// holding two quoted definitions. The text is cut after each definition in
+// parentheses ("Acme, Inc., a Delaware corporation ("Acme"), and …"), or at
+// each "and" and ";" when it defines nothing; each piece names a party (see
+// pieceName). A title block ("BETWEEN / ACME INC. / - and - / BETA LLC") is
+// read paragraph by paragraph.
+func preambleParties(head string) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	keep := func(cs []candidate) {
+		for _, c := range cs {
+			if k := Key(c.name); !seen[k] {
+				seen[k] = true
+				out = append(out, c)
+			}
+		}
+	}
+	found := false
+	for _, m := range introductions(head, 8) {
+		if name, _ := nameRun(skipJoiners(head[m[1]:])); name == "" {
+			if name, _ := looseRun(skipJoiners(head[m[1]:])); name == "" {
+				continue
+			}
+		}
+		found = true
+		if strings.Contains(head[m[0]:m[1]], "\n") {
+			if cs := titleBlock(head[m[1]:]); len(cs) > 0 {
+				keep(cs)
+				continue
+			}
+		}
+		keep(sentenceParties(head[m[1]:]))
+	}
+	if !found {
+		if start := definingParagraph(head); start >= 0 {
+			keep(sentenceParties(head[start:]))
+		}
+	}
+	return out
+}
+
+// sentenceParties reads the parties of a preamble sentence s.
+func sentenceParties(s string) []candidate {
+	s = s[:preambleEnd(s)]
+	var out []candidate
+	for _, p := range splitParties(s) {
+		name, rest := pieceName(p)
+		if strings.HasPrefix(rest, ":") {
+			// "Company: Bravatek Solutions, Inc.": a label, then the name
+			name, rest = nameRun(rest[1:])
+		}
+		if name == "" {
+			continue
+		}
+		c := candidate{name: name}
+		c.defs, c.defined = definitions(rest, name)
+		out = append(out, c)
+	}
+	return out
+}
+
+// pieceName finds the party's name in a piece of the preamble: at its
+// start; else after its last "and" or "by" before its definitions ("… whose
+// address is …, and Beta Inc. ("Beta")", "This Agreement is entered into as
+// of June 1 by Curo Corp. ("Curo")"); else the first name in it holding a
+// legal-form word that a definition of the piece is drawn from ("and its
+// Reseller, Schoolpop, Inc. ("Schoolpop")"). A name may start in lower case
+// when a legal-form word follows ("e-centives, Inc."). A name that cannot
+// be a party's ("This Servicing Agreement") is passed over.
+func pieceName(p string) (string, string) {
+	try := func(s string) (string, string, bool) {
+		if name, rest := nameRun(s); name != "" && plausible(cleanName(name)) {
+			return name, rest, true
+		}
+		if name, rest := looseRun(s); hasFormWord(name) && plausible(cleanName(name)) {
+			return name, rest, true
+		}
+		return "", "", false
+	}
+	if name, rest, ok := try(skipJoiners(p)); ok {
+		return name, rest
+	}
+	lim := len(p)
+	if i := strings.IndexByte(p, '('); i >= 0 {
+		lim = i
+	}
+	var starts []int
+	for _, loc := range andRe().FindAllStringIndex(p[:lim], -1) {
+		starts = append(starts, loc[1])
+	}
+	for _, loc := range byRe2().FindAllStringIndex(p[:lim], -1) {
+		starts = append(starts, loc[1])
+	}
+	slices.Sort(starts)
+	for i := len(starts) - 1; i >= 0; i-- {
+		if name, rest, ok := try(p[starts[i]:]); ok {
+			return name, rest
+		}
+	}
+	// Some name of the piece that a definition of it is drawn from.
+	defs, _ := definitions(p[lim:], "")
+	for i := 0; i < lim && len(defs) > 0; i++ {
+		if i > 0 && !unicode.IsSpace(rune(p[i-1])) {
+			continue
+		}
+		name, rest := nameRun(p[i:])
+		if name == "" || !hasFormWord(name) {
+			continue
+		}
+		for _, d := range defs {
+			if Derived(d, name) {
+				return name, rest
+			}
+		}
+	}
+	return "", p
+}
+
+// looseRun is nameRun that takes a first word in lower case ("e-centives").
+func looseRun(s string) (string, string) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i <= 0 {
+		return "", s
+	}
+	first := s[:i]
+	r, _ := utf8.DecodeRuneInString(first)
+	// A word of plain lower-case letters is prose ("between", "its").
+	if !unicode.IsLetter(r) || strings.ContainsAny(first, "\"“”(") || !strings.ContainsAny(strings.TrimRight(first, ",;:"), "-.@0123456789") {
+		return "", s
+	}
+	// Read the rest as if the first word were capitalized.
+	name, rest := nameRun("X" + s[utf8.RuneLen(r):])
+	if name == "" {
+		return "", s
+	}
+	return string(r) + name[1:], rest
+}
+
+// titleBlock reads the parties of a title block: a paragraph starting with
+// a name, joined to the next by a paragraph that says "and" ("&", "- and
+// -"); what follows a name before the next joiner (an address, "(hereinafter
+// called "MLX")") is read for its definitions.
+func titleBlock(s string) []candidate {
+	var out []candidate
+	want := true // a name is expected next
+	skipped := 0
+	for _, para := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(para)
+		bare := strings.ToLower(strings.Trim(t, " -–—:"))
+		switch {
+		case t == "":
+			continue
+		case bare == "and" || bare == "&":
+			if want {
+				return out
+			}
+			want = true
+			continue
+		case !want:
+			// the last party's address or definitions
+			if skipped++; skipped > 8 || len(t) > 300 {
+				return out
+			}
+			last := &out[len(out)-1]
+			defs, _ := definitions(t, last.name)
+			last.defs = append(last.defs, defs...)
+			continue
+		}
+		name, rest := nameRun(t)
+		if name == "" {
+			return out
+		}
+		c := candidate{name: name}
+		c.defs, _ = definitions(rest, name)
+		c.defined = true // set apart as a party by the layout itself
+		out = append(out, c)
+		want, skipped = false, 0
+		if len(out) >= maxParties {
+			break
+		}
+	}
+	return out
+}
+
+// introducers are the words a preamble introduces its parties with, in
+// lower case.
+var introducers = []string{"between", "among", "amongst", "entered into by", "made by", "executed by"}
+
+// introductions returns, for at most n places where head introduces its
+// parties ("by and between", "among", "entered into by"), the span of the
+// introducing words and the white space and colons after them. It scans a
+// lower-case copy with plain string search: a case-insensitive regular
+// expression over every document's head cost more than the rest of
+// learning its names.
+func introductions(head string, n int) [][2]int {
+	lower := strings.ToLower(head) // same length: head's ASCII letters only change
+	if len(lower) != len(head) {
+		lower = asciiLower(head)
+	}
+	var out [][2]int
+	for i := 0; i < len(lower) && len(out) < n; {
+		best, bl := -1, 0
+		for _, w := range introducers {
+			if j := strings.Index(lower[i:], w); j >= 0 && (best < 0 || i+j < best) {
+				best, bl = i+j, len(w)
+			}
+		}
+		if best < 0 {
+			break
+		}
+		e := best + bl
+		i = e
+		if best > 0 && isWordByte(lower[best-1]) || e < len(lower) && isWordByte(lower[e]) {
+			continue
+		}
+		for e < len(head) && (head[e] == ' ' || head[e] == '\t' || head[e] == '\r' || head[e] == '\n' || head[e] == ':') {
+			e++
+		}
+		out = append(out, [2]int{best, e})
+	}
+	return out
+}
+
+// recitals returns where s reaches the recitals or the operative words
+// ("WHEREAS", "RECITALS", "WITNESSETH", "NOW, THEREFORE"), or -1.
+func recitals(s string) int {
+	lower := asciiLower(s)
+	end := -1
+	for _, w := range []string{"whereas", "recitals", "witnesseth", "w i t n e s s e t h", "now, therefore", "now therefore"} {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			a, b := i+j, i+j+len(w)
+			if (a == 0 || !isWordByte(lower[a-1])) && (b == len(lower) || !isWordByte(lower[b])) {
+				if end < 0 || a < end {
+					end = a
+				}
+				break
+			}
+			i = a + 1
+		}
+	}
+	return end
+}
+
+// asciiLower lowers the ASCII letters of s only, so byte offsets stay put.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// skipJoiners skips the white space, punctuation and joining words ("and",
+// "the") that may come before a party's name.
+func skipJoiners(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \t\r\n,;:-–—")
+		for _, w := range []string{"and", "the", "&"} {
+			if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) && strings.ContainsRune(" \t\r\n:-", rune(t[len(w)])) {
+				t = t[len(w):]
+				break
+			}
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// definingParagraph returns the start of the first paragraph of head that
+// holds at least two quoted definitions in parentheses, or -1.
+func definingParagraph(head string) int {
+	at := 0
+	for _, para := range strings.Split(head, "\n\n") {
+		if strings.Count(para, "(\"")+strings.Count(para, "(“")+strings.Count(para, "( \"")+strings.Count(para, "( “") >= 2 {
+			lead := len(para) - len(strings.TrimLeft(para, " \t\r\n"))
+			return at + lead
+		}
+		at += len(para) + 2
+	}
+	return -1
+}
+
+// preambleEnd returns where the party text s ends: at the first full stop
+// that ends a sentence (not one after an abbreviation such as "Inc."), at
+// the recitals, at a paragraph break after a long paragraph, or after 2,000
+// bytes.
+func preambleEnd(s string) int {
+	end := min(len(s), 2000)
+	if i := recitals(s[:end]); i >= 0 {
+		end = i
+	}
+	depth := 0
+	paraStart := 0
+	for i := 0; i < end; i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case '\n':
+			if i+1 < end && s[i+1] == '\n' || i+2 < end && s[i+1] == '\r' && s[i+2] == '\n' {
+				if i-paraStart >= 200 {
+					return i
+				}
+				paraStart = i + 1
+			}
+		case '.':
+			if depth > 0 || i+1 >= end || !unicode.IsSpace(rune(s[i+1])) {
+				continue
+			}
+			// A sentence ends where the next word is capitalized and the
+			// word before is no abbreviation ("Inc. (", "Corp., a" go on).
+			next := strings.TrimLeft(s[i+1:end], " \t\r\n")
+			r, _ := utf8.DecodeRuneInString(next)
+			if (next == "" || unicode.IsUpper(r)) && !abbrevBefore(s[:i]) {
+				return i
+			}
+		}
+	}
+	return end
+}
+
+// abbrevBefore reports whether the word ending s (before a period) is an
+// abbreviation rather than the end of a sentence: a capitalized word of at
+// most four letters ("Inc", "Co", "Ltd", "U.S", "B.V") or a single letter.
+func abbrevBefore(s string) bool {
+	i := strings.LastIndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == ',' })
+	w := s[i+1:]
+	letters := 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return letters > 0 && letters <= 4 && unicode.IsUpper(r)
+}
+
+// splitParties cuts the party text after each group of parentheses that
+// defines a term, or, when nothing is defined, at each "and" and ";" outside
+// parentheses.
+func splitParties(s string) []string {
+	defs := false
+	var out []string
+	depth, from, open := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case ')':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 || !quoted(s[open:i]) && !shortParen(s[open+1:i]) {
+				continue
+			}
+			if !quoted(s[open:i]) {
+				// "(USA)" inside "Fonterra (USA) Inc." defines nothing: the
+				// name goes on after it.
+				next := strings.TrimLeft(s[i+1:], " ")
+				if w, _, _ := strings.Cut(next, " "); nameWord(strings.TrimRight(w, ",;:")) {
+					continue
+				}
+			}
+			defs = true
+			// Several parentheses in a row define terms for one party.
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+				j++
+			}
+			if j < len(s) && s[j] == '(' {
+				continue
+			}
+			out = append(out, s[from:i+1])
+			from = i + 1
+		}
+	}
+	out = append(out, s[from:])
+	if defs {
+		return out
+	}
+	// Nothing defined: "between Acme Corp. and Beta LLC".
+	return andRe().Split(s, maxParties)
+}
+
+// quoted reports whether s holds a quotation mark.
+func quoted(s string) bool { return strings.ContainsAny(s, "\"“”") }
+
+// shortParen reports a parenthesis that may define a short name without
+// quotation marks: one capitalized word ("(Torvec)").
+func shortParen(s string) bool {
+	s = strings.TrimSpace(s)
+	r, _ := utf8.DecodeRuneInString(s)
+	return s != "" && unicode.IsUpper(r) && !strings.ContainsAny(s, " ,;") && utf8.RuneCountInString(s) <= 30
+}
+
+var defQuoteRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`["“”]([^"“”]{1,60})["“”]`)
+})
+
+// definitions returns the terms defined in parentheses in the rest of a
+// party's piece of the preamble (its quoted names, or one capitalized word
+// in parentheses), and whether there was any.
+func definitions(rest, name string) ([]string, bool) {
+	var defs []string
+	depth, open := 0, 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case ')':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 {
+				continue
+			}
+			in := rest[open+1 : i]
+			if quoted(in) {
+				for _, m := range defQuoteRe().FindAllStringSubmatch(in, 6) {
+					d := strings.TrimSpace(m[1])
+					if len(d) > 4 && strings.EqualFold(d[:4], "the ") {
+						d = d[4:]
+					}
+					if first, _, _ := strings.Cut(d, " "); d != "" && (startsUpper(d) || nameWord(first)) {
+						defs = append(defs, d)
+					}
+				}
+			} else if shortParen(in) && Derived(strings.TrimSpace(in), name) {
+				defs = append(defs, strings.TrimSpace(in))
+			}
+		}
+	}
+	return defs, len(defs) > 0
+}
+
+// nameRun reads the name at the start of s: capitalized words (or words
+// with a capital inside, "eDiets", or starting with a digit, "3M"), joined
+// by function words ("Fruit of Life") or "&", with legal-form words after a
+// comma ("Acme, Inc.") and short capitalized parentheses ("Fonterra (USA)
+// Inc."). It stops at a lower-case word, a definition in parentheses, a
+// paragraph break, a full stop that ends a sentence, or after 12 words, and
+// returns the name and what follows it.
+func nameRun(s string) (string, string) {
+	i := 0
+	end := 0 // end of the last word taken
+	words := 0
+	prevRaw := "" // the last word taken, as written
+	for words < 12 {
+		// Skip white space; a blank line ends the name.
+		j := i
+		nl := 0
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			if s[j] == '\n' {
+				nl++
+			}
+			j++
+		}
+		if j >= len(s) || nl >= 2 && words > 0 {
+			break
+		}
+		if s[j] == '(' {
+			k := strings.IndexByte(s[j:], ')')
+			if words == 0 || k < 0 || quoted(s[j:j+k]) || !capitalizedWords(s[j+1:j+k], 3) {
+				break
+			}
+			// Taken only inside the name ("Fonterra (USA) Inc."), not at
+			// its end, where it defines a short name ("(BVTK)").
+			i = j + k + 1
+			continue
+		}
+		k := j
+		for k < len(s) && !unicode.IsSpace(rune(s[k])) && s[k] != '(' {
+			k++
+		}
+		raw := s[j:k]
+		if words > 0 && (strings.HasSuffix(raw, ":") || strings.HasSuffix(raw, "：")) {
+			break // the label of what follows ("… Ltd. Address: …")
+		}
+		w := strings.TrimRight(raw, ",;:")
+		wc := strings.TrimRight(w, ".")
+		afterComma := strings.HasSuffix(prevRaw, ",")
+		afterStop := strings.HasSuffix(prevRaw, ".") && !abbrevBefore(strings.TrimRight(strings.TrimSpace(s[:end]), "."))
+		// A line break after a legal-form word ends the name: an address
+		// often follows on the next line.
+		if words > 0 && nl > 0 && formWord(prevRaw) && (strings.HasSuffix(strings.TrimRight(prevRaw, ","), ".") || upperWord(prevRaw)) {
+			return finish(s, end)
+		}
+		switch {
+		case strings.Trim(wc, "-_=*.") == "" && wc != "":
+			i = k // a rule or underline drawn in the text
+			continue
+		case wc == "" || strings.ContainsAny(wc, "\"“”"):
+			return finish(s, end)
+		case strings.EqualFold(wc, "and"):
+			return finish(s, end)
+		case afterStop && words > 0:
+			return finish(s, end)
+		case afterComma && words > 0:
+			if !formWord(w) {
+				return finish(s, end)
+			}
+		case words > 0 && (isJoiner(wc) || w == "&"):
+			// taken only if a name word follows: end stays before it
+			i = k
+			continue
+		case !nameWord(wc):
+			return finish(s, end)
+		}
+		words++
+		prevRaw = raw
+		i, end = k, j+len(w)
+		if strings.HasSuffix(raw, ";") || strings.HasSuffix(raw, ":") {
+			break
+		}
+	}
+	return finish(s, end)
+}
+
+// finish returns the name s[:end] and the rest.
+func finish(s string, end int) (string, string) {
+	return strings.TrimRight(s[:end], " ,;:&\t\r\n"), s[end:]
+}
+
+// nameWord reports a word that can be part of a name: it starts with a
+// capital letter or a digit followed by letters ("3M", "2TheMart"), or has
+// a capital inside ("eDiets", "iDreamSky").
+func nameWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	if unicode.IsUpper(r) {
+		return true
+	}
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	hasLetter, hasDigit, upper, dot := false, false, false, false
+	for i, c := range w {
+		switch {
+		case unicode.IsLetter(c):
+			hasLetter = true
+			if i > 0 && unicode.IsUpper(c) {
+				upper = true
+			}
+		case unicode.IsDigit(c):
+			hasDigit = true
+		case c == '.' && i > 0 && i < len(w)-1:
+			dot = true // a domain: "theglobe.com"
+		}
+	}
+	return upper || hasLetter && hasDigit || hasLetter && dot
+}
+
+// isJoiner reports the function words names are joined by ("Fruit of Life
+// Productions", "Banco de la Nación").
+func isJoiner(w string) bool {
+	switch w {
+	case "of", "the", "de", "du", "des", "la", "le", "von", "van", "der", "den", "di", "da", "del", "y", "e", "for", "and":
+		return w != "and" // "and" separates parties
+	}
+	return false
+}
+
+// formWord reports a word that looks like a legal-form abbreviation: a
+// capitalized word of at most five letters, written with a period ("Inc.",
+// "Corp.", "L.L.C.") or in capitals ("LLC", "AG", "PLC"), or of at most
+// four letters ("Inc", "Ltd", "GmbH").
+func formWord(w string) bool {
+	w = strings.TrimRight(w, ",;:")
+	letters, upper := 0, 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	if letters < 2 || !unicode.IsUpper(r) || letters > 5 {
+		return false
+	}
+	return strings.HasSuffix(w, ".") || upper == letters || letters <= 4
+}
+
+// hasFormWord reports whether a name (past its first word) holds a
+// legal-form word.
+func hasFormWord(name string) bool {
+	f := strings.Fields(strings.NewReplacer(",", " ", "(", " ", ")", " ").Replace(name))
+	for _, w := range f[min(1, len(f)):] {
+		if formWord(w) && (strings.HasSuffix(w, ".") || upperWord(w) || len(w) <= 4) {
+			return true
+		}
+	}
+	return false
+}
+
+func upperWord(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) && !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// capitalizedWords reports whether s is at most n words, each capitalized.
+func capitalizedWords(s string, n int) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > n {
+		return false
+	}
+	for _, w := range f {
+		if !nameWord(w) {
+			return false
+		}
+	}
+	return true
+}
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r) || unicode.IsDigit(r)
+}
+
+// cleanName joins a name's lines and spaces and drops the rules and
+// underlines a text layout draws between its words ("Mail ------- Boxes").
+func cleanName(s string) string {
+	f := strings.Fields(s)
+	out := f[:0]
+	for _, w := range f {
+		if w == "&" || strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// formPart reports a defined term that is only the legal-form word of the
+// party's name ("LLC" for "… Warehouse Corporation LLC"): it names no party.
+func formPart(d, name string) bool {
+	d = strings.TrimSpace(d)
+	if !formWord(d) || strings.ContainsAny(d, " \t") || !strings.HasSuffix(d, ".") && !upperWord(d) {
+		return false
+	}
+	for _, w := range strings.Fields(Key(name)) {
+		if w == Key(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// plausible rejects what is not a party's name: the document itself ("THIS
+// MASTER SUPPLY AGREEMENT"), a date, a single letter.
+func plausible(name string) bool {
+	if utf8.RuneCountInString(name) < 2 || strings.EqualFold(name, "the") {
+		return false
+	}
+	// Some word of three letters or more: "A29889" is a reference number.
+	long := false
+	for _, w := range strings.Fields(name) {
+		long = long || letterCount(strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return -1
+			}
+			return r
+		}, w)) >= 3
+	}
+	if !long {
+		return false
+	}
+	lower := " " + Key(name) + " "
+	for _, t := range TypeWords {
+		if strings.Contains(lower, " "+t+" ") {
+			return false
+		}
+	}
+	if strings.Contains(lower, " this ") {
+		return false
+	}
+	if d, _ := preambleDate(name); d != "" {
+		return false
+	}
+	return true
+}
+
+// signatureParties reads party names from a signature block (the end of a
+// document): the names written above each "By:" line that hold a legal-form
+// word, several on one line split after it ("Fonterra (USA) Inc. Premier
+// Nutrition Company, LLC").
+func signatureParties(tail string) []string {
+	var out []string
+	for _, m := range byRe().FindAllStringIndex(tail, 8) {
+		before := tail[:m[0]]
+		// The line holding "By:" before it, or the line above.
+		lines := strings.Split(strings.TrimRight(before, " \t\r\n"), "\n")
+		line := lines[len(lines)-1]
+		if strings.TrimSpace(line) == "" && len(lines) > 1 {
+			line = lines[len(lines)-2]
+		}
+		line = strings.TrimSpace(line)
+		for line != "" {
+			name, rest := nameRun(line)
+			if name == "" {
+				// skip one word and try again
+				if i := strings.IndexAny(line, " \t"); i >= 0 {
+					line = strings.TrimSpace(line[i:])
+					continue
+				}
+				break
+			}
+			// Split after the first legal-form word past the first word.
+			f := strings.Fields(name)
+			for i := 1; i < len(f); i++ {
+				if formWord(f[i]) && strings.HasSuffix(f[i], ".") && i+1 < len(f) {
+					rest = strings.Join(f[i+1:], " ") + " " + rest
+					f = f[:i+1]
+					break
+				}
+			}
+			name = strings.Join(f, " ")
+			if hasFormWord(name) {
+				out = appendNew(out, name)
+			}
+			line = strings.TrimSpace(rest)
+			if len(out) >= maxParties {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if Key(x) == Key(s) {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// hasLowerWord reports whether s holds a word in lower case (prose, not a
+// name).
+func hasLowerWord(s string) bool {
+	for _, w := range strings.Fields(s) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) && !nameWord(w) {
+			return true
+		}
+	}
+	return false
+}

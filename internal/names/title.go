@@ -1,0 +1,285 @@
+package names
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// TypeWords are the words titles use for kinds of documents. A title is
+// the first line naming one; a document's type is the title's words up to
+// the last of them ("master services agreement").
+var TypeWords = []string{"agreement", "contract", "license", "licence", "amendment", "addendum", "memorandum", "deed", "lease", "terms", "statement of work", "letter"}
+
+// Title returns the first line of head that reads like a title: a line of
+// at most 120 characters naming a kind of document (TypeWords) and not
+// ending in a comma; else the first line that is not page furniture. It is
+// at most 120 characters.
+func Title(head string) string {
+	first := ""
+	for i, ln := range strings.Split(head, "\n") {
+		if i > 60 {
+			break
+		}
+		t := strings.Join(strings.Fields(ln), " ")
+		if t == "" || isNoise(t) {
+			continue
+		}
+		if first == "" {
+			first = t
+		}
+		if len(t) <= 120 && containsAny(strings.ToLower(t), TypeWords) && !strings.HasSuffix(t, ",") {
+			return truncateRunes(t, 120)
+		}
+	}
+	return truncateRunes(first, 120)
+}
+
+// TypeOf returns the kind of document a title names, in lower case: its
+// words from after the last punctuation before the type word up to the
+// type word ("Exclusive Distributor Agreement" → "exclusive distributor
+// agreement"); "" when the title names no kind.
+func TypeOf(title string) string {
+	lower := strings.ToLower(title)
+	for _, w := range TypeWords {
+		if i := strings.LastIndex(lower, w); i >= 0 {
+			start := strings.LastIndexAny(lower[:i], ".;:,()") + 1
+			return strings.Join(strings.Fields(lower[start:i+len(w)]), " ")
+		}
+	}
+	return ""
+}
+
+// nameTitle returns the title as people say it and the kind of document it
+// names: the title line (Title) without a leading exhibit number, cut after
+// its first type word and the capitalized words that continue it
+// ("Cooperation Agreement on Mobile Game Business"), not the preamble that
+// may share its line ("CO-BRANDING AGREEMENT This Agreement …"). The type is
+// the type word with at most three words before it in the title, in lower
+// case ("exclusive distributor agreement").
+func nameTitle(head string) (title, typ string) {
+	for i, ln := range strings.Split(head, "\n") {
+		if i > 60 {
+			break
+		}
+		if t, ty := titleRun(strings.Fields(ln)); ty != "" {
+			return t, ty
+		}
+	}
+	return titleRun(strings.Fields(Title(head)))
+}
+
+// titleRun reads a title at the start of a line's words: a leading exhibit
+// label dropped, capitalized words up to a type word (or a run of them,
+// "LICENSE AGREEMENT") and the capitalized words continuing it. A line that
+// does not start so yields its words and no type.
+func titleRun(f []string) (title, typ string) {
+	// "Exhibit 10.7", "EXHIBIT 4.44": a filing label, not the title.
+	if len(f) >= 2 && strings.EqualFold(f[0], "exhibit") {
+		f = f[2:]
+	}
+	for len(f) > 0 && (!nameWord(strings.Trim(f[0], "()[]\"“”")) || strings.EqualFold(f[0], "this")) {
+		f = f[1:]
+	}
+	at := -1
+	for i, w := range f {
+		if i >= 12 {
+			break
+		}
+		lw := strings.ToLower(strings.Trim(w, ",;:()"))
+		if at >= 0 && (lw == "this" || lw == "the" && i > at+1) {
+			break
+		}
+		if isTypeWord(w) {
+			at = i // the last of a run: "LICENSE AND RESELLER AGREEMENT"
+			continue
+		}
+		if !nameWord(strings.Trim(w, ",;:()\"“”")) && !isJoinerTitle(lw) && lw != "-" {
+			break
+		}
+	}
+	if at < 0 {
+		return strings.Join(f, " "), ""
+	}
+	end := at + 1
+	for end < len(f) {
+		w := strings.Trim(f[end], ",;:")
+		lw := strings.ToLower(w)
+		if lw == "this" || lw == "the" && end+1 < len(f) && isTypeWord(f[end+1]) || strings.ContainsAny(f[end], "\"“”(") {
+			break
+		}
+		if !nameWord(w) && !isJoinerTitle(lw) {
+			break
+		}
+		end++
+		if strings.HasSuffix(f[end-1], ":") || strings.HasSuffix(f[end-1], ";") {
+			break
+		}
+	}
+	for end > at+1 && isJoinerTitle(strings.ToLower(strings.Trim(f[end-1], ",;:"))) {
+		end--
+	}
+	title = strings.TrimRight(strings.Join(f[:end], " "), ",;:")
+	st := at
+	for st > 0 && at-st < 3 {
+		w := strings.ToLower(strings.Trim(f[st-1], ",;:()"))
+		if w == "" || hasDigitRune(w) || isJoinerTitle(w) || w == "between" || !unicode.IsLetter([]rune(w)[0]) {
+			break
+		}
+		st--
+	}
+	var tw []string
+	for _, w := range f[st : at+1] {
+		tw = append(tw, strings.ToLower(strings.Trim(w, ",;:()")))
+	}
+	return title, strings.Join(tw, " ")
+}
+
+// isTypeWord reports a word titles use for a kind of document.
+func isTypeWord(w string) bool {
+	w = strings.ToLower(strings.Trim(w, ",;:.()\"“”"))
+	for _, t := range TypeWords {
+		if w == t {
+			return true
+		}
+	}
+	return false
+}
+
+func isJoinerTitle(w string) bool {
+	return isJoiner(w) || w == "on" || w == "and" || w == "to" || w == "&"
+}
+
+func hasDigitRune(s string) bool {
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// typeSuffixes returns the ways a type is said: the whole type and its
+// shorter endings of at least two words ("master supply agreement", "supply
+// agreement"), leading "the"/"this" dropped.
+func typeSuffixes(t string) []string {
+	words := strings.Fields(t)
+	for len(words) > 0 && (words[0] == "the" || words[0] == "this") {
+		words = words[1:]
+	}
+	var out []string
+	for i := 0; i+2 <= len(words); i++ {
+		out = append(out, strings.Join(words[i:], " "))
+	}
+	return out
+}
+
+// isNoise reports lines that are not a title: page furniture, exhibit
+// numbers, dates.
+func isNoise(t string) bool {
+	lower := strings.ToLower(t)
+	if strings.HasPrefix(lower, "exhibit ") && len(t) < 20 || strings.HasPrefix(lower, "page ") || strings.HasPrefix(lower, "source:") {
+		return true
+	}
+	letters := 0
+	for _, r := range t {
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters < 3
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for b := range s {
+		if i == n {
+			return s[:b]
+		}
+		i++
+	}
+	return s
+}
+
+// months are the English month names, for reading dates.
+var months = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
+
+var dateRe = sync.OnceValue(func() *regexp.Regexp {
+	m := `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`
+	return regexp.MustCompile(`(?i)\b(?:` +
+		m + `\s+\d{1,2}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d` + // June 1, 2020
+		`|\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?` + m + `,?\s+(?:19|20)\d\d` + // 31 October 2019, 1st day of April, 2018
+		`|\d{1,2}[/.-]\d{1,2}[/.-](?:19|20)\d\d` + // 06/01/2020
+		`|` + m + `,?\s+(?:19|20)\d\d` + // June 2020
+		`)\b`)
+})
+
+var yearRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:19|20)\d\d`) })
+
+// preambleDate returns the first date written in the head of a document
+// (before its first numbered section, at most 3,000 bytes in) and its year:
+// the date the agreement says it was made or takes effect.
+func preambleDate(head string) (string, int) {
+	h := headOf(head, 3000)
+	// Every date written here ends with its year: the pattern is tried
+	// only just before each year, not over the whole head.
+	var loc []int
+	for i := 0; i+4 <= len(h) && loc == nil; i++ {
+		if !(h[i] == '1' && h[i+1] == '9' || h[i] == '2' && h[i+1] == '0') || !isDigitByte(h[i+2]) || !isDigitByte(h[i+3]) ||
+			i > 0 && isDigitByte(h[i-1]) || i+4 < len(h) && isDigitByte(h[i+4]) {
+			continue
+		}
+		from := max(0, i-40)
+		for from > 0 && !isRuneStart(h[from]) {
+			from--
+		}
+		if m := dateRe().FindStringIndex(h[from : i+4]); m != nil {
+			loc = []int{from + m[0], from + m[1]}
+		}
+	}
+	if loc == nil {
+		return "", 0
+	}
+	d := strings.Join(strings.Fields(h[loc[0]:loc[1]]), " ")
+	y, _ := strconv.Atoi(yearRe().FindString(d))
+	if !monthOK(d) {
+		return "", 0
+	}
+	return d, y
+}
+
+// monthOK rejects a date whose month word is not a month ("Mayor 2019"
+// cannot match the pattern, but "may 2019" in "may 2019 …" prose can: a
+// date must start with a digit or a capitalized month).
+func monthOK(d string) bool {
+	if d == "" {
+		return false
+	}
+	r := rune(d[0])
+	if unicode.IsDigit(r) {
+		return true
+	}
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	lower := strings.ToLower(d)
+	for _, m := range months {
+		if strings.HasPrefix(lower, m[:3]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }

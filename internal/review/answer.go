@@ -1,0 +1,538 @@
+package review
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// Reading a cell's answer. Every reader works on the cell's extracts joined
+// into one text (best extract first, one line break between them) and
+// reports where it read, in bytes of that text; joined maps those places
+// back to an extract and code points of the contract, so the answer's spans
+// always lie inside the extract they were read from.
+
+// joined is a cell's extracts as one text.
+type joined struct {
+	s      string
+	starts []int // byte offset of each extract's text in s
+	ex     []Extract
+}
+
+func joinExtracts(ex []Extract) joined {
+	var b strings.Builder
+	j := joined{ex: ex}
+	for _, e := range ex {
+		j.starts = append(j.starts, b.Len())
+		b.WriteString(e.Text)
+		b.WriteString("\n")
+	}
+	j.s = b.String()
+	return j
+}
+
+// joinInOrder joins ex in document order; the spans still name the
+// extracts by their index in ex.
+func joinInOrder(ex []Extract) joined {
+	order := make([]int, len(ex))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ex[order[a]].Span.Start < ex[order[b]].Span.Start })
+	var b strings.Builder
+	j := joined{ex: ex, starts: make([]int, len(ex))}
+	for _, i := range order {
+		j.starts[i] = b.Len()
+		b.WriteString(ex[i].Text)
+		b.WriteString("\n")
+	}
+	j.s = b.String()
+	return j
+}
+
+// span maps the bytes [lo, hi) of the joined text to an AnswerSpan. A range
+// that runs past its extract is cut at the extract's end.
+func (j joined) span(lo, hi int, role string) (AnswerSpan, bool) {
+	k := -1
+	for i, st := range j.starts {
+		if st <= lo && (k < 0 || st > j.starts[k]) {
+			k = i
+		}
+	}
+	if k < 0 || hi <= lo {
+		return AnswerSpan{}, false
+	}
+	text := j.ex[k].Text
+	a, b := lo-j.starts[k], min(hi-j.starts[k], len(text))
+	if a >= len(text) || b <= a {
+		return AnswerSpan{}, false
+	}
+	start := j.ex[k].Span.Start + utf8.RuneCountInString(text[:a])
+	end := start + utf8.RuneCountInString(text[a:b])
+	return AnswerSpan{Extract: k, Span: document.Span{Start: start, End: end}, Role: role}, true
+}
+
+// notFoundAnswer is the answer of a cell that was not found.
+func notFoundAnswer() *Answer { return &Answer{Kind: KindNotFound, Text: "Not found"} }
+
+// readAnswer reads a found cell's answer from its extracts, in the
+// provision's answer format. A value format whose value the text does not
+// give (a date clause that only says "the date of the last signature")
+// gives kind "value" with no text: the extract is the answer.
+func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
+	j := joinExtracts(ex)
+	if p.Answer != AnswerText && p.Answer != AnswerYesNo {
+		// values are read in document order, so that a sentence cut
+		// between two passages ("… renewal terms of one" | "(1) year
+		// each") reads whole
+		j = joinInOrder(ex)
+	}
+	s := j.s
+	a := &Answer{Kind: KindValue}
+	add := func(lo, hi int, role string) {
+		if sp, ok := j.span(lo, hi, role); ok {
+			a.Spans = append(a.Spans, sp)
+		}
+	}
+	c := cueWordsOf(p)
+	// values written in page furniture or a running line are not answers
+	written := func(vs []valueAt) []valueAt {
+		if prep == nil {
+			return vs
+		}
+		var out []valueAt
+		for _, v := range vs {
+			if sp, ok := j.span(v.at, v.end, ""); !ok || !prep.inFurniture(sp.Span) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	switch p.Answer {
+	case AnswerYesNo:
+		return polarityAnswer(p, ex)
+	case AnswerDate:
+		if v, ok := pickValue(s, written(allDatesAt(s)), c); ok {
+			a.Text = v.v
+			add(v.at, v.end, "value")
+		} else if loc := rePerpetual().FindStringIndex(s); loc != nil {
+			a.Text = "perpetual"
+			add(loc[0], loc[1], "value")
+		}
+	case AnswerEndDate:
+		start := ""
+		if prep != nil {
+			start = prep.contractDate()
+		}
+		if d, at, ok := endDateAt(s, start, c); ok {
+			a.Text = d
+			for _, r := range at {
+				add(r[0], r[1], "value")
+			}
+		}
+	case AnswerDuration:
+		cands := written(allDurationsAt(s))
+		for _, loc := range rePerpetual().FindAllStringIndex(s, -1) {
+			cands = append(cands, valueAt{"perpetual", loc[0], loc[1]})
+		}
+		sort.SliceStable(cands, func(x, y int) bool { return cands[x].at < cands[y].at })
+		if v, ok := pickValue(s, cands, c); ok {
+			a.Text = v.v
+			if v.v != "perpetual" && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
+				a.Text = "successive " + v.v
+			}
+			add(v.at, v.end, "value")
+		}
+	case AnswerJurisdiction:
+		if name, at := jurisdictionAt(s); name != "" {
+			a.Text = name
+			add(at, at+len(name), "value")
+		}
+	case AnswerParty:
+		var names []string
+		for _, pa := range partiesAt(s) {
+			party := Party{Name: pa.name, Role: pa.role}
+			if pa.nameAt >= 0 {
+				party.NameSpan, _ = j.span(pa.nameAt, pa.nameEnd, "party")
+				add(pa.nameAt, pa.nameEnd, "party")
+			}
+			if pa.roleAt >= 0 {
+				if sp, ok := j.span(pa.roleAt, pa.roleEnd, "party_role"); ok {
+					party.RoleSpan = &sp
+					a.Spans = append(a.Spans, sp)
+				}
+			}
+			if party.Name == "" && party.RoleSpan != nil {
+				// Only a defined name ("the Company"): it is the name.
+				party.Name, party.NameSpan, party.RoleSpan, party.Role = party.Role, *party.RoleSpan, nil, ""
+				party.NameSpan.Role = "party"
+			}
+			a.Parties = append(a.Parties, party)
+			n := party.Name
+			if party.Role != "" {
+				n += " (" + party.Role + ")"
+			}
+			names = append(names, n)
+		}
+		a.Text = strings.Join(names, "; ")
+	case AnswerText:
+		// a title is the best extract's first line, when that line is
+		// short and written like a title (a clause is its own answer)
+		if len(ex) > 0 {
+			// a title opens the best extract: read only its first
+			// maxTitleChars characters
+			t := ex[0].Text
+			if len(t) > maxTitleChars {
+				t = t[:maxTitleChars]
+			}
+			if lo, hi, ok := titleAt(t); ok && len(strings.Fields(t[lo:hi])) >= 2 && len(strings.Fields(t[:lo])) <= maxTitleLead {
+				a.Text = strings.Join(strings.Fields(t[lo:hi]), " ")
+				add(lo, hi, "value")
+			}
+		}
+	case AnswerAmount:
+		var cands []valueAt
+		for _, loc := range reAmount().FindAllStringIndex(s, -1) {
+			cands = append(cands, valueAt{strings.TrimSpace(s[loc[0]:loc[1]]), loc[0], loc[1]})
+		}
+		if v, ok := pickValue(s, written(cands), c); ok {
+			a.Text = v.v
+			add(v.at, v.end, "value")
+		}
+	}
+	return a
+}
+
+// readValue is the text of readAnswer: the value a found cell shows.
+func readValue(p *Provision, prep *prepared, ex []Extract) string {
+	return readAnswer(p, prep, ex).Text
+}
+
+// answerFromModel is the answer of a cell the model pass found, whose value
+// (normalised by modelValue) is v: the offline reading of the verified
+// quotations when it reads the same value (it has the spans), else v with
+// the span where the quotations write it verbatim, if they do.
+func answerFromModel(p *Provision, v string, ex []Extract) *Answer {
+	a := readAnswer(p, nil, ex)
+	if v == "" || v == a.Text {
+		return a
+	}
+	out := &Answer{Kind: a.Kind, Text: v}
+	if a.Kind == KindValue {
+		j := joinExtracts(ex)
+		if at := strings.Index(strings.ToLower(j.s), strings.ToLower(v)); at >= 0 {
+			if sp, ok := j.span(at, at+len(v), "value"); ok {
+				out.Spans = []AnswerSpan{sp}
+			}
+		}
+	}
+	return out
+}
+
+// partyChars is how much of a contract's opening is searched for its
+// preamble (a cover page and a table of contents may come first).
+const partyChars = 20000
+
+// partyAnswer reads the parties from the contract's preamble and signature
+// block (parties.go) and returns the passages that hold them, in document
+// order, as the cell's extracts, with the answer read from them. It
+// returns nil when no party could be read. scores are the passages'
+// probabilities for the provision (the extracts' scores).
+func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
+	text := p.doc.Doc.Text
+	opening := text[:p.ix.Byte(min(partyChars, p.ix.Len()))]
+	var reads []partyRead
+	for _, r := range preambleParties(opening) {
+		if !p.inFurniture(p.ix.RuneSpan(r.nameAt, r.nameEnd)) {
+			reads = append(reads, r)
+		}
+	}
+	// The signature block names the parties the preamble did not (a
+	// contract has at least two).
+	for _, sp := range signatureParties(text) {
+		if len(reads) >= 2 {
+			break
+		}
+		if p.inFurniture(p.ix.RuneSpan(sp.nameAt, sp.nameEnd)) {
+			continue
+		}
+		known := false
+		for _, r := range reads {
+			known = known || sameParty(r.name, sp.name)
+		}
+		if !known {
+			reads = append(reads, sp)
+		}
+	}
+	if len(reads) == 0 {
+		return nil, nil
+	}
+	var ex []Extract
+	extractOf := func(sp document.Span) int {
+		for i, e := range ex {
+			if e.Span.Contains(sp) {
+				return i
+			}
+		}
+		for k, ps := range p.passages {
+			if ps.span.Contains(sp) {
+				score := 0.0
+				if k < len(scores) {
+					score = scores[k]
+				}
+				ex = append(ex, p.extract(k, score))
+				return len(ex) - 1
+			}
+		}
+		return -1
+	}
+	a := &Answer{Kind: KindValue}
+	var names []string
+	for _, r := range reads {
+		nsp := p.ix.RuneSpan(r.nameAt, r.nameEnd)
+		k := extractOf(nsp)
+		if k < 0 {
+			continue
+		}
+		party := Party{Name: strings.Join(strings.Fields(r.name), " "), NameSpan: AnswerSpan{Extract: k, Span: nsp, Role: "party"}}
+		a.Spans = append(a.Spans, party.NameSpan)
+		if r.roleAt >= 0 {
+			rsp := p.ix.RuneSpan(r.roleAt, r.roleEnd)
+			if j := extractOf(rsp); j >= 0 {
+				party.Role = strings.Join(strings.Fields(r.role), " ")
+				party.RoleSpan = &AnswerSpan{Extract: j, Span: rsp, Role: "party_role"}
+				a.Spans = append(a.Spans, *party.RoleSpan)
+			}
+		}
+		a.Parties = append(a.Parties, party)
+		n := party.Name
+		if party.Role != "" {
+			n += " (" + party.Role + ")"
+		}
+		names = append(names, n)
+	}
+	if len(a.Parties) == 0 {
+		return nil, nil
+	}
+	a.Text = strings.Join(names, "; ")
+	// Extracts in document order; the spans' extract indices follow.
+	order := make([]int, len(ex))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return ex[order[x]].Span.Start < ex[order[y]].Span.Start })
+	newIdx := make([]int, len(ex))
+	sorted := make([]Extract, len(ex))
+	for to, from := range order {
+		newIdx[from] = to
+		sorted[to] = ex[from]
+	}
+	for i := range a.Spans {
+		a.Spans[i].Extract = newIdx[a.Spans[i].Extract]
+	}
+	for i := range a.Parties {
+		a.Parties[i].NameSpan.Extract = newIdx[a.Parties[i].NameSpan.Extract]
+		if a.Parties[i].RoleSpan != nil {
+			a.Parties[i].RoleSpan.Extract = newIdx[a.Parties[i].RoleSpan.Extract]
+		}
+	}
+	return sorted, a
+}
+
+// reKindWord is a word that names a kind of legal document: a title ends
+// with one ("MASTER SERVICES AGREEMENT", "Deed of Guarantee" ends with its
+// head noun before "of").
+var reKindWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:agreement|contract|licen[cs]e|lease|sublease|deed|amendment|addendum|memorandum|understanding|indenture|guarantee|guaranty|charter|terms|conditions|order|statement of work|plan|note|warrant|undertaking|protocol|letter)\b`)
+})
+
+// A title is read from the first maxTitleChars bytes of a text-answer
+// cell's best extract, when at most maxTitleLead words come before it
+// ("Exhibit 10.1", "CONFIDENTIAL") and it has two words or more ("Supply
+// Agreement"; "Agreement" alone names nothing).
+const (
+	maxTitleChars = 300
+	maxTitleLead  = 12
+)
+
+// titleCased reports whether most words of a line (60%) start with a
+// capital letter, as a title's do.
+func titleCased(line string) bool {
+	words, caps := 0, 0
+	for _, w := range strings.Fields(line) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		words++
+		if unicode.IsUpper(r) {
+			caps++
+		}
+	}
+	return words > 0 && 5*caps >= 3*words
+}
+
+// titleAt finds a document's title in s: on the first line that names a
+// kind of document, the run of words in the kind word's case (all capitals,
+// or capitalised) that ends with it — "Exhibit 10.1 MASTER SUPPLY
+// AGREEMENT" gives "MASTER SUPPLY AGREEMENT". A leading "This"/"The" is
+// dropped. Lines of more than 20 words are not titles.
+func titleAt(s string) (int, int, bool) {
+	at := 0
+	for _, line := range strings.SplitAfter(s, "\n") {
+		lineAt := at
+		at += len(line)
+		kinds := reKindWord().FindAllStringIndex(line, -1)
+		for ki, m := range kinds {
+			kind := line[m[0]:m[1]]
+			upper := kind == strings.ToUpper(kind)
+			r, _ := utf8.DecodeRuneInString(kind)
+			if !upper && !unicode.IsUpper(r) {
+				continue
+			}
+			same := func(w string) bool {
+				hasLetter := false
+				for _, c := range w {
+					if unicode.IsLetter(c) {
+						hasLetter = true
+						if upper && unicode.IsLower(c) {
+							return false
+						}
+					}
+				}
+				if !hasLetter {
+					return w == "&" || w == "-"
+				}
+				first, _ := utf8.DecodeRuneInString(w)
+				return upper || unicode.IsUpper(first) || w == "of" || w == "and" || w == "for"
+			}
+			words := strings.Fields(line[:m[0]])
+			if len(words) > 20 {
+				break
+			}
+			start := m[0]
+			for i := len(words) - 1; i >= 0 && same(words[i]) && !strings.EqualFold(words[i], "this"); i-- {
+				start = strings.LastIndex(line[:start], words[i])
+			}
+			end := m[1]
+			// "Deed of Guarantee", "License and Supply Agreement": the title
+			// runs on to a later kind word through words of its case.
+			for _, m2 := range kinds[ki+1:] {
+				ok := !strings.Contains(line[end:m2[0]], "\n")
+				for _, w := range strings.Fields(line[end:m2[0]]) {
+					ok = ok && same(w) && !strings.EqualFold(w, "this")
+				}
+				if !ok {
+					break
+				}
+				end = m2[1]
+			}
+			title := line[start:end]
+			for _, lead := range []string{"THIS ", "This ", "THE ", "The "} {
+				if strings.HasPrefix(title, lead) {
+					start += len(lead)
+					title = title[len(lead):]
+				}
+			}
+			for strings.HasPrefix(title, "of ") || strings.HasPrefix(title, "and ") || strings.HasPrefix(title, "for ") {
+				i := strings.IndexByte(title, ' ') + 1
+				start += i
+				title = title[i:]
+			}
+			if strings.TrimSpace(title) == "" {
+				continue
+			}
+			return lineAt + start, lineAt + end, true
+		}
+	}
+	return 0, 0, false
+}
+
+// pickValue returns the candidate the cue words point at (pickNear).
+func pickValue(s string, cands []valueAt, c cues) (valueAt, bool) {
+	if len(cands) == 0 {
+		return valueAt{}, false
+	}
+	ranges := make([][2]int, len(cands))
+	for i, v := range cands {
+		ranges[i] = [2]int{v.at, v.end}
+	}
+	return cands[pickNear(s, ranges, c)], true
+}
+
+// reSuccessive is a word before a renewal period that says it repeats.
+var reSuccessive = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:successive|consecutive)\b[^.;]{0,25}$`)
+})
+
+// contractDate is the date a contract is made or takes effect, as its
+// preamble writes it: among the dates in its opening (page furniture
+// left out), the one nearest "dated", "as of", "effective", "made",
+// "entered into" or "commencing"; "" when the opening has no date.
+func (p *prepared) contractDate() string {
+	text := p.doc.Doc.Text
+	opening := text[:p.ix.Byte(min(openingChars, p.ix.Len()))]
+	var cands []valueAt
+	for _, v := range allDatesAt(opening) {
+		if !p.inFurniture(p.ix.RuneSpan(v.at, v.end)) {
+			cands = append(cands, v)
+		}
+	}
+	v, ok := pickValue(opening, cands, startCues)
+	if !ok {
+		return ""
+	}
+	return v.v
+}
+
+// startCues are the words that put a contract's own date in its preamble.
+var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1, "as": 0.5}
+
+// polarityAnswer reads a yes/no provision's answer from a cell's extracts
+// (polarity.go): the first extract, best first, that grants the provision
+// gives Yes or Conditional; when every extract that mentions it excludes
+// it, the answer is No and the evidence excludes the provision.
+func polarityAnswer(p *Provision, ex []Extract) *Answer {
+	var no *Answer
+	noWeight := 0.0
+	for i, e := range ex {
+		pol := readPolarity(p, e.Text)
+		j := joinExtracts(ex[i : i+1])
+		at := func(r [2]int, role string) []AnswerSpan {
+			sp, ok := j.span(r[0], r[1], role)
+			if !ok {
+				return nil
+			}
+			sp.Extract = i
+			return []AnswerSpan{sp}
+		}
+		switch {
+		case pol.weight == 0:
+			continue
+		case pol.kind == KindNo:
+			if no == nil {
+				no = &Answer{Kind: KindNo, Text: "No", Excludes: true, Spans: at(pol.focus, "exclusion")}
+				noWeight = pol.weight
+			}
+			continue
+		case no != nil && pol.weight < noWeight:
+			// a weaker mention ("may terminate … if …") does not outweigh
+			// a clause that excludes the provision in its own words
+			continue
+		case pol.kind == KindConditional:
+			return &Answer{Kind: KindConditional, Text: "Conditional", Condition: pol.condition,
+				Spans: append(at(pol.focus, "value"), at(pol.cond, "condition")...)}
+		default:
+			return &Answer{Kind: KindYes, Text: "Yes", Spans: at(pol.focus, "value")}
+		}
+	}
+	if no != nil {
+		return no
+	}
+	return &Answer{Kind: KindYes, Text: "Yes"}
+}

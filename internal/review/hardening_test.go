@@ -1,0 +1,122 @@
+package review_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/reviewtest"
+)
+
+// TestPlaybookLimits: every number and list of a playbook is bounded at the
+// edge, with an error naming the field (issue 17 §1, §2, §7 for boost).
+func TestPlaybookLimits(t *testing.T) {
+	prov := func(extra string) string {
+		return "provisions:\n  - name: A\n    definition: d\n" + extra
+	}
+	many := func(n int, item string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, item, i)
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"within overflow", prov("    keywords:\n      - {text: the, near: [x], within: 9223372036854775807}\n"), `field "within"`},
+		{"within absurd", prov("    keywords:\n      - {text: the, near: [x], within: 1001}\n"), `field "within"`},
+		{"boost nan", prov("    keywords:\n      - {text: the, boost: .nan}\n"), `field "boost"`},
+		{"boost inf", prov("    keywords:\n      - {text: the, boost: .inf}\n"), `field "boost"`},
+		{"boost huge", prov("    keywords:\n      - {text: the, boost: 1e308}\n"), `field "boost"`},
+		{"aliases", "provisions: [&p {name: A, definition: d}, *p, *p]\n", "aliases"},
+		{"alias deep", "defs: &d x\nprovisions:\n  - name: A\n    definition: *d\n", "aliases"},
+		{"too many provisions", "provisions:\n" + many(review.MaxProvisions+1, "  - {name: P%d, definition: d}\n"), `field "provisions": 201 provisions`},
+		{"too many keywords", prov("    keywords:\n" + many(review.MaxKeywords+1, "      - k%d\n")), `field "keywords"`},
+		{"too many near", prov("    keywords:\n      - text: k\n        near: [" + strings.TrimSuffix(many(review.MaxNear+1, "n%d,"), ",") + "]\n"), `field "near"`},
+		{"too many risks", prov("    risks:\n" + many(review.MaxRisks+1, "      - q%d?\n")), `field "risks"`},
+		{"too big", prov("    excludes: " + strings.Repeat("x", review.MaxPlaybookBytes) + "\n"), "more than the"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := review.ParsePlaybook("pb.yaml", []byte(c.yaml))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !errors.Is(err, review.ErrPlaybook) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q: want ErrPlaybook naming %q", err, c.want)
+			}
+		})
+	}
+	// At the limits, a playbook is accepted.
+	ok := prov("    keywords:\n      - {text: the, near: [x], within: 1000, boost: 100}\n")
+	if _, err := review.ParsePlaybook("pb.yaml", []byte(ok)); err != nil {
+		t.Errorf("a playbook at the limits: %v", err)
+	}
+}
+
+// TestKeywordWindowNoPanic: a keyword window that overflows int, given to
+// the reviewer without going through ParsePlaybook (a library caller, an
+// old stored playbook), is clamped to the passage instead of panicking.
+func TestKeywordWindowNoPanic(t *testing.T) {
+	pb := &review.Playbook{Name: "x", Provisions: []review.Provision{{
+		Name: "Governing Law", Definition: "The law that governs the agreement.", Answer: review.AnswerText,
+		Keywords: []review.Keyword{{Text: "the", Near: []string{"laws"}, Within: math.MaxInt, Boost: 1}, {Text: "governed", Near: []string{"state"}, Within: math.MaxInt - 3, Boost: 1}},
+	}}}
+	rev, err := review.NewReviewer(pb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := reviewtest.Store(t, "deal")
+	tab, _, err := (&review.Run{Store: st, Collection: "deal", Reviewer: rev}).Table(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range tab.Rows {
+		if row.Error != "" {
+			t.Errorf("%s: %s", row.DocName, row.Error)
+		}
+	}
+}
+
+// panicky panics on one contract.
+type panicky struct {
+	*review.Reviewer
+	on string
+}
+
+func (p panicky) Review(ctx context.Context, d review.Doc) (review.Row, error) {
+	if d.Name == p.on {
+		var s []int
+		_ = s[len(d.Name)] // the kind of slice panic a bad window caused
+	}
+	return p.Reviewer.Review(ctx, d)
+}
+
+// TestReviewWorkerPanic: a panic while reviewing one contract becomes that
+// row's error; the process lives and the other contracts complete.
+func TestReviewWorkerPanic(t *testing.T) {
+	st := reviewtest.Store(t, "deal")
+	infos, err := st.List("deal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rev := panicky{Reviewer: reviewtest.Reviewer(t), on: infos[1].Name}
+	tab, stats, err := (&review.Run{Store: st, Collection: "deal", Reviewer: rev, Dir: dir, Concurrency: 2}).Table(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Failed != 1 || len(tab.Rows) != len(infos) {
+		t.Fatalf("stats %+v, %d rows: want 1 failed of %d", stats, len(tab.Rows), len(infos))
+	}
+	for _, row := range tab.Rows {
+		if (row.DocName == rev.on) != strings.Contains(row.Error, "internal error") {
+			t.Errorf("%s: error %q", row.DocName, row.Error)
+		}
+	}
+}

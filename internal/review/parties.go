@@ -1,0 +1,545 @@
+package review
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Reading the parties of a contract. Drafters introduce the parties once,
+// in the preamble, and sign at the end:
+//
+//	This Licence Agreement is made on 1 May 2020 by and between ACME
+//	HOLDINGS, INC., a Delaware corporation with offices at … ("Acme"), and
+//	Beta GmbH, a company incorporated in Germany (the "Licensee").
+//
+//	IN WITNESS WHEREOF … ACME HOLDINGS, INC.  By: ____  Name: …  Title: …
+//
+// The reader finds the preamble's introduction (the first "between",
+// "among" or "BETWEEN:" in the contract's opening, before its recitals),
+// and in it every defined name in brackets ("Acme", the "Licensee",
+// hereinafter referred to as "Supplier") that follows a party's name: the
+// name is what precedes the bracket back to the introduction, the previous
+// party or the previous sentence, cut before its description (", a
+// Delaware corporation", ", with offices at", ", having its registered
+// office"). Parties introduced without a defined name are read by their
+// company form (Inc., LLC, GmbH, …). Parties that only sign (an entity name
+// above "By:" in the signature block, or "LICENSOR: ACME INC.") are added
+// when the preamble did not name them. Written from drafting conventions,
+// not from any labelled contract's strings.
+
+// A partyRead is one party read from a text, in bytes of that text.
+type partyRead struct {
+	name, role                       string
+	nameAt, nameEnd, roleAt, roleEnd int // roleAt < 0: no role
+}
+
+var (
+	// reIntro is the word that introduces the parties.
+	reIntro = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:by\s+and\s+between|by\s+and\s+among|between|among|entered\s+into\s+by|made\s+by|executed\s+by)\b\s*:?`)
+	})
+	// reRecitals ends a preamble.
+	reRecitals = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:WHEREAS|RECITALS?|BACKGROUND|PREAMBLE|NOW,?\s+THEREFORE|IN\s+CONSIDERATION\s+OF|IT\s+IS\s+(?:HEREBY\s+)?AGREED|AGREED\s+TERMS|THE\s+PARTIES\s+(?:HERETO\s+)?(?:HEREBY\s+)?AGREE)\b`)
+	})
+	// reDefined are the ways a preamble defines a party's short name, each
+	// with the groups "pre" (the words before the name) and "role": in
+	// brackets with quotes — ("Acme"), (the "Licensee"), ("X" or "Y"),
+	// (hereinafter referred to as "Supplier") —, in brackets without
+	// quotes after "hereinafter", "referred to as" or "the" — (hereinafter
+	// referred to as Party A), (the Company) —, or without brackets:
+	// hereinafter referred to as "TKCI".
+	reDefined = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`\((?P<pre>[^()]{0,80}?)["“”']{1,2}(?P<role>[^"“”()]{1,60}?)["“”']{1,2}[^()]{0,120}?\)`),
+			regexp.MustCompile(`\((?P<pre>(?i:hereinafter|hereafter|referred\s+to|called|collectively|jointly)[^()"“”]{0,40}?\s(?:as\s+)?)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,3})\)`),
+			regexp.MustCompile(`\((?P<pre>the\s+)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,2})\)`),
+			regexp.MustCompile(`(?P<pre>,?\s*(?i:hereinafter|hereafter)\s+(?i:referred\s+to\s+as|called)\s+)["“](?P<role>[^"“”]{1,60})["”]`),
+		}
+	})
+	// reDescription starts the description that follows a party's name.
+	reDescription = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:,|\s)\s*(?:an?\s+(?:[A-Z][\w.'-]*\s+){0,6}(?:corporation|company|limited|partnership|entity|individual|organi[sz]ation|association|bank|trust|business|firm|llc|corp|society|cooperative|public|private|joint|stock|société|sociedad|gmbh|ag\b)|an?\s+(?:corporation|company|limited|partnership|individual|natural|person|resident|citizen|national|wholly|subsidiary|division|body|statutory|government)|with\s+(?:its\s+|an?\s+|offices|principal|headquarters|registered|a\s+place|a\s+principal|its\s+principal|an\s+address|address)|,\s*(?:an?\s+)?(?i:individual)\b|having\s|whose\s|located\s|incorporated\s|organi[sz]ed\s|existing\s|duly\s|registered\s|residing\s|domiciled\s|acting\s|represented\s|on\s+behalf\s|through\s+its|\(?(?:registered|company|commercial)\s+(?:number|no))`)
+	})
+	// reCompanyForm ends an entity's name.
+	reCompanyForm = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:GmbH\s*&\s*Co\.?\s*KG|Inc|Incorporated|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|L\.L\.P|PLC|plc|P\.L\.C|GmbH|AG|S\.A|SA|S\.A\.S|SAS|S\.p\.A|SpA|S\.r\.l|N\.V|NV|B\.V|BV|AB|ASA|A/S|Oy|Pty|KK|K\.K|Trust|Bank|LLLP|PC|P\.C|PLLC)\b\.?`)
+	})
+	// reCompanyFormAnyCase is reCompanyForm in upper case too ("ACME INC.").
+	reCompanyFormAnyCase = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)` + reCompanyForm().String())
+	})
+	reLeadingForm = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*,?\s*` + reCompanyForm().String())
+	})
+	reLabelColon = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:\s+`) })
+	reJoin       = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`,\s*(?:and|AND)\s+|\s{2,}AND\s{2,}|\n\s*(?i:and)\s*:?\s*\n`)
+	})
+	reAnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:,\s*|\s)and\s|;\s*`) })
+	// reSignedBy is a signature line.
+	reSignedBy = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)^\s*(?:By|Signed|Signature|Per)\s*:`)
+	})
+	reWitness = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bIN\s+WITNESS\s+WHEREOF\b|\bSIGNED\s+(?:by|for\s+and\s+on\s+behalf)|\bEXECUTED\s+(?:by|as)`)
+	})
+	// reRoleLine is a signature block's "LICENSOR: ACME INC.".
+	reRoleLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:THE\s+)?([A-Z][A-Za-z]{2,25}(?:\s[A-Z][A-Za-z]{2,25})?)\s*:\s*(\S.{1,100}?)\s*$`)
+	})
+)
+
+// genericRoles are defined names that are not one party's: the parties as
+// a whole, the agreement, its dates.
+var genericRoles = map[string]bool{
+	"party": true, "parties": true, "agreement": true, "this agreement": true, "effective date": true,
+	"execution date": true, "commencement date": true, "term": true, "contract": true, "each": true,
+}
+
+// Months and words that open a date or a description, not a name.
+var notNameStart = map[string]bool{
+	"this": true, "dated": true, "as": true, "effective": true, "on": true, "the": false,
+}
+
+// preambleParties reads the parties a contract's opening introduces. s is
+// the opening (the contract's first characters).
+func preambleParties(s string) []partyRead {
+	intro := reIntro().FindStringIndex(s)
+	if intro == nil {
+		// No "between": the parties may still be introduced with defined
+		// names ("The Contractor: Acme Co. (hereinafter referred to as
+		// Party A) and …"); start at the line of the first one.
+		for _, m := range definedMatches(s) {
+			if genericRoles[strings.ToLower(strings.TrimSpace(s[m.roleLo:m.roleHi]))] {
+				continue
+			}
+			lo := strings.LastIndexAny(s[:m.at], "\n") + 1
+			if k := strings.LastIndex(s[lo:m.at], ". "); k >= 0 && !endsWithForm(s[lo:lo+k+1]) {
+				lo += k + 2
+			}
+			return definedParties(s, lo, introEnd(s, lo))
+		}
+		return nil
+	}
+	end := len(s)
+	if loc := reRecitals().FindStringIndex(s[intro[1]:]); loc != nil {
+		end = intro[1] + loc[0]
+	}
+	// A cover page ("Between: A And B Dated …") may come before the
+	// preamble proper; prefer an introduction followed by defined names.
+	for _, m := range reIntro().FindAllStringIndex(s, -1) {
+		e := len(s)
+		if loc := reRecitals().FindStringIndex(s[m[1]:]); loc != nil {
+			e = m[1] + loc[0]
+		}
+		if hasRole(s[m[1]:min(e, introEnd(s, m[1]))]) {
+			intro, end = m, e
+			break
+		}
+	}
+	end = min(end, introEnd(s, intro[1]))
+	out := definedParties(s, intro[1], end)
+	if len(out) == 0 {
+		out = formParties(s, intro[1], min(end, intro[1]+800))
+	}
+	return out
+}
+
+// introEnd returns where the sentence that introduces the parties ends:
+// the first full stop after from that ends a sentence (not one of "Inc.",
+// "St.", "U.S." or an initial) and is followed by white space, or from +
+// 2,000 bytes.
+func introEnd(s string, from int) int {
+	hi := min(len(s), from+2000)
+	for i := from; i < hi; i++ {
+		if s[i] != '.' || i+1 >= len(s) || (s[i+1] != ' ' && s[i+1] != '\n' && s[i+1] != '\r' && s[i+1] != '\t') {
+			continue
+		}
+		if endsWithForm(s[from:i+1]) || initial(s[from:i]) {
+			continue
+		}
+		// a sentence starts with a capital, a digit or a quote, not "("
+		next := strings.TrimLeftFunc(s[i+1:min(len(s), i+40)], unicode.IsSpace)
+		if r, _ := utf8.DecodeRuneInString(next); next != "" && !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune("\"“'", r) {
+			continue
+		}
+		// the word before the stop: an abbreviation ("St", "No", "U.S") is
+		// short and capitalised, or holds a stop itself
+		w := s[from:i]
+		if k := strings.LastIndexFunc(w, func(r rune) bool { return unicode.IsSpace(r) || r == '(' }); k >= 0 {
+			w = w[k+1:]
+		}
+		if strings.Contains(w, ".") || len(w) <= 3 && w != "" && unicode.IsUpper(rune(w[0])) && !strings.ContainsAny(w, "\"”')") {
+			continue
+		}
+		return i + 1
+	}
+	return hi
+}
+
+// hasRole reports whether s defines a party's short name.
+func hasRole(s string) bool {
+	for _, m := range definedMatches(s) {
+		if !genericRoles[strings.ToLower(strings.TrimSpace(s[m.roleLo:m.roleHi]))] {
+			return true
+		}
+	}
+	return false
+}
+
+// definedMatch is one defined short name: the match [at, end), the words
+// before the name and the name, in bytes.
+type definedMatch struct{ at, end, preLo, preHi, roleLo, roleHi int }
+
+// definedMatches returns every defined short name in s, in order, without
+// overlaps (the earliest, then the longest, wins).
+func definedMatches(s string) []definedMatch {
+	var all []definedMatch
+	for _, re := range reDefined() {
+		pre, role := re.SubexpIndex("pre"), re.SubexpIndex("role")
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			all = append(all, definedMatch{at: m[0], end: m[1], preLo: m[2*pre], preHi: m[2*pre+1], roleLo: m[2*role], roleHi: m[2*role+1]})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].at != all[j].at {
+			return all[i].at < all[j].at
+		}
+		return all[i].end > all[j].end
+	})
+	var out []definedMatch
+	for _, m := range all {
+		if len(out) > 0 && m.at < out[len(out)-1].end {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// definedParties reads the parties between lo and hi of s whose names are
+// followed by a defined short name in brackets.
+func definedParties(s string, lo, hi int) []partyRead {
+	var out []partyRead
+	from := lo // where the next party's name may start
+	for _, m := range definedMatches(s[lo:hi]) {
+		m.at, m.end, m.preLo, m.preHi, m.roleLo, m.roleHi = m.at+lo, m.end+lo, m.preLo+lo, m.preHi+lo, m.roleLo+lo, m.roleHi+lo
+		// emphasis marks around a defined name ("**Acme**") are not part of it
+		for m.roleLo < m.roleHi && strings.ContainsRune("*_ ", rune(s[m.roleLo])) {
+			m.roleLo++
+		}
+		for m.roleHi > m.roleLo && strings.ContainsRune("*_ ", rune(s[m.roleHi-1])) {
+			m.roleHi--
+		}
+		role := strings.TrimSpace(s[m.roleLo:m.roleHi])
+		pre := s[m.preLo:m.preHi]
+		segLo, segHi := from, m.at
+		from = m.end
+		if genericRoles[strings.ToLower(role)] || strings.Contains(strings.ToLower(pre), "each") || strings.Contains(strings.ToLower(pre), "together") && len(out) > 0 {
+			continue
+		}
+		if _, ok := FirstDate(s[segLo:segHi]); ok && !hasCompanyForm(s[segLo:segHi]) {
+			continue // (the "Effective Date") after a date
+		}
+		nameAt, nameEnd, ok := nameBefore(s, segLo, segHi)
+		if !ok {
+			continue
+		}
+		out = append(out, partyRead{name: s[nameAt:nameEnd], nameAt: nameAt, nameEnd: nameEnd, role: role, roleAt: m.roleLo, roleEnd: m.roleLo + len(strings.TrimRightFunc(s[m.roleLo:m.roleHi], unicode.IsSpace))})
+		// a second party may share the bracket's sentence ("… and B ("B")")
+	}
+	return dedupeParties(out)
+}
+
+// nameBefore returns the party name in s[lo:hi]: the text before a
+// defined-name bracket, back to the previous party or the introduction,
+// cut before its description, without a leading "and", and trimmed to
+// start at a capital letter or digit.
+func nameBefore(s string, lo, hi int) (int, int, bool) {
+	seg := plainMarks(s[lo:hi])
+	// The previous party's description may run into this segment (", a
+	// Nevada corporation, and John Smith"): skip it, up to its "and".
+	if d := reDescription().FindStringIndex(seg); d != nil && strings.TrimLeft(seg[:d[0]], " ,;\n\t") == "" {
+		if k := reAnd().FindStringIndex(seg[d[1]:]); k != nil {
+			lo += d[1] + k[1]
+			seg = plainMarks(s[lo:hi])
+		}
+	}
+	if d := reDescription().FindStringIndex(seg); d != nil {
+		seg = seg[:d[0]]
+	}
+	// Start after the last sentence end, blank line or semicolon before
+	// the name ("Inc. " and initials are not sentence ends).
+	cut := 0
+	for i := 0; i < len(seg); i++ {
+		switch {
+		case strings.HasPrefix(seg[i:], "\n\n"), seg[i] == ';':
+			cut = i + 1
+		case seg[i] == '.' && i+1 < len(seg) && (seg[i+1] == ' ' || seg[i+1] == '\n') && !endsWithForm(seg[:i+1]) && !initial(seg[:i]):
+			cut = i + 1
+		}
+	}
+	// A label before the name ("The Contractor: Acme Co.") is not part of it.
+	if k := reLabelColon().FindAllStringIndex(seg, -1); len(k) > 0 && k[len(k)-1][0] >= cut {
+		cut = k[len(k)-1][1]
+	}
+	// "A Inc., through its agent …, AND B Ltd.": the last party named.
+	if k := reJoin().FindAllStringIndex(seg, -1); len(k) > 0 && k[len(k)-1][0] >= cut {
+		cut = k[len(k)-1][1]
+	}
+	seg = seg[cut:]
+	lo += cut
+	// Skip leading connectors and lower-case words ("and", "for services
+	// of"), opening quotes and enumerators ("(1)", "2.").
+	start := 0
+	for start < len(seg) {
+		r, n := utf8.DecodeRuneInString(seg[start:])
+		if unicode.IsUpper(r) || unicode.IsDigit(r) && !enumerator(seg[start:]) {
+			break
+		}
+		if unicode.IsLower(r) {
+			// keep a lower-case name with its company form ("e-centives,
+			// Inc."); skip any other word
+			w := seg[start:]
+			if k := strings.IndexFunc(w, unicode.IsSpace); k > 0 && (reLeadingForm().MatchString(w[k:]) || strings.IndexFunc(w[:k], unicode.IsUpper) > 0) || reLeadingForm().MatchString(strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz.-0123456789")) && strings.ContainsAny(w[:min(len(w), 20)], ".-") {
+				break
+			}
+			// skip the word
+			for start < len(seg) {
+				r, n := utf8.DecodeRuneInString(seg[start:])
+				if unicode.IsSpace(r) {
+					break
+				}
+				start += n
+			}
+			continue
+		}
+		if unicode.IsDigit(r) {
+			for start < len(seg) && !unicode.IsSpace(rune(seg[start])) {
+				start++
+			}
+			continue
+		}
+		start += n
+	}
+	seg = seg[start:]
+	lo += start
+	// Trim trailing punctuation, quotes and lower-case words ("and/or
+	// assigns").
+	end := len(seg)
+	for end > 0 {
+		trimmed := strings.TrimRightFunc(seg[:end], func(r rune) bool {
+			return unicode.IsSpace(r) || r == ',' || r == '"' || r == '“' || r == '”' || r == '\'' || r == '(' || r == ':'
+		})
+		end = len(trimmed)
+		i := strings.LastIndexFunc(trimmed, unicode.IsSpace)
+		last := trimmed[i+1:]
+		if r, _ := utf8.DecodeRuneInString(last); i >= 0 && unicode.IsLower(r) && !strings.ContainsAny(last, ".") && !hasCompanyForm(last) {
+			end = i
+			continue
+		}
+		break
+	}
+	seg = seg[:end]
+	seg = strings.TrimLeft(seg, "\"“”' ")
+	if seg == "" || len(seg) > 150 || utf8.RuneCountInString(seg) < 2 {
+		return 0, 0, false
+	}
+	first := strings.ToLower(strings.Fields(seg)[0])
+	if notNameStart[first] {
+		return 0, 0, false
+	}
+	if _, ok := FirstDate(seg); ok {
+		return 0, 0, false // a name holds no date ("Source: ACME CORP, 10-K, 2/21/2014")
+	}
+	at := strings.Index(plainMarks(s[lo:hi]), seg)
+	if at < 0 {
+		return 0, 0, false
+	}
+	return lo + at, lo + at + len(seg), true
+}
+
+// plainMarks replaces the emphasis marks of Markdown (* and _) with
+// spaces, keeping every byte where it is, so that "**Acme Ltd**, a
+// *société*" reads as words.
+func plainMarks(s string) string {
+	if !strings.ContainsAny(s, "*_") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '*' || r == '_' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// initial reports whether s ends with a single capital letter ("John
+// Q."), whose period does not end a sentence.
+func initial(s string) bool {
+	r, n := utf8.DecodeLastRuneInString(s)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n])
+	return len(s) == n || !unicode.IsLetter(p)
+}
+
+// enumerator reports whether s starts with a list number ("1.", "(2)").
+func enumerator(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')')
+}
+
+// endsWithForm reports whether s ends with a company form and its period
+// ("Acme Inc."), so the period is not a sentence end.
+func endsWithForm(s string) bool {
+	for _, t := range []string{s, titleCase(s)} {
+		locs := reCompanyForm().FindAllStringIndex(t, -1)
+		if len(locs) > 0 && locs[len(locs)-1][1] == len(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasCompanyForm reports whether s holds a company form, in any case
+// ("Acme Inc.", "ACME INC.").
+func hasCompanyForm(s string) bool {
+	return reCompanyForm().MatchString(s) || reCompanyForm().MatchString(titleCase(s))
+}
+
+// formParties reads parties introduced without a defined name, by their
+// company form: "between Acme Inc. and Beta LLC".
+func formParties(s string, lo, hi int) []partyRead {
+	var out []partyRead
+	from := lo
+	for _, m := range reCompanyFormAnyCase().FindAllStringIndex(s[lo:hi], -1) {
+		end := lo + m[1]
+		if len(out) >= 2 && strings.Contains(s[from:end], "\n\n") {
+			break // past the parties' paragraph
+		}
+		if at, e, ok := nameBefore(s, from, end); ok {
+			out = append(out, partyRead{name: s[at:e], nameAt: at, nameEnd: e, roleAt: -1})
+		}
+		from = end
+	}
+	return dedupeParties(out)
+}
+
+// signatureParties reads the parties that sign: an entity name within two
+// lines above a "By:" line, or a "ROLE: NAME" line, in the signature
+// block after "IN WITNESS WHEREOF". s is the contract's text.
+func signatureParties(s string) []partyRead {
+	locs := reWitness().FindAllStringIndex(s, -1)
+	if len(locs) == 0 {
+		return nil
+	}
+	lo := locs[len(locs)-1][0]
+	hi := min(len(s), lo+4000)
+	block := s[lo:hi]
+	var out []partyRead
+	lines := strings.SplitAfter(block, "\n")
+	offs := make([]int, len(lines))
+	at := lo
+	for i, l := range lines {
+		offs[i] = at
+		at += len(l)
+	}
+	for i, l := range lines {
+		if m := reRoleLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n")); m != nil {
+			name := l[m[4]:m[5]]
+			if _, dated := FirstDate(name); hasCompanyForm(name) && !dated && !reSignedBy().MatchString(l) {
+				out = append(out, partyRead{name: name, nameAt: offs[i] + m[4], nameEnd: offs[i] + m[5],
+					role: titleCase(l[m[2]:m[3]]), roleAt: offs[i] + m[2], roleEnd: offs[i] + m[3]})
+				continue
+			}
+		}
+		if !reSignedBy().MatchString(l) {
+			continue
+		}
+		for j := i - 1; j >= max(0, i-3); j-- {
+			cand := strings.TrimSpace(lines[j])
+			cand = strings.TrimRight(cand, ":,")
+			if _, dated := FirstDate(cand); cand == "" || dated || !hasCompanyForm(cand) || len(cand) > 100 || strings.Contains(strings.ToLower(cand), "witness") {
+				continue
+			}
+			k := strings.Index(lines[j], cand)
+			out = append(out, partyRead{name: cand, nameAt: offs[j] + k, nameEnd: offs[j] + k + len(cand), roleAt: -1})
+			break
+		}
+	}
+	return dedupeParties(out)
+}
+
+func titleCase(s string) string {
+	words := strings.Fields(strings.ToLower(s))
+	for i, w := range words {
+		r, n := utf8.DecodeRuneInString(w)
+		words[i] = string(unicode.ToUpper(r)) + w[n:]
+	}
+	return strings.Join(words, " ")
+}
+
+// dedupeParties drops repeated parties (same name words).
+func dedupeParties(in []partyRead) []partyRead {
+	var out []partyRead
+	for _, p := range in {
+		dup := false
+		for i, q := range out {
+			if sameParty(p.name, q.name) {
+				dup = true
+				if out[i].roleAt < 0 && p.roleAt >= 0 {
+					out[i].role, out[i].roleAt, out[i].roleEnd = p.role, p.roleAt, p.roleEnd
+				}
+				break
+			}
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// partyWords are the words of a party's name that identify it: lower-cased,
+// without punctuation and company forms.
+func partyWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if w != "the" && !hasCompanyForm(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sameParty reports whether two names name the same party: the words of
+// one hold the other's.
+func sameParty(a, b string) bool {
+	wa, wb := partyWords(a), partyWords(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+	}
+	if len(wa) > len(wb) {
+		wa, wb = wb, wa
+	}
+	set := map[string]bool{}
+	for _, w := range wb {
+		set[w] = true
+	}
+	for _, w := range wa {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,403 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
+)
+
+// A Plan is how a query will be run, stage by stage, built by one call
+// (Index.Plan) and consumed by the ranking (Index.Run), so what a search
+// does can be shown before or after it runs. Its first stage is the Route:
+// which documents are searched and why. Later stages (the words dropped,
+// expansions, the provision matched, fusion) are added as they are made
+// explicit.
+type Plan struct {
+	Query Query `json:"-"`
+	Route Route `json:"route"`
+	// Terms are the question's analyzed words the ranking searches with:
+	// the words that name the contract are no longer among them.
+	Terms []string `json:"terms"`
+
+	docs   []int32 // the documents searched (nil: the whole collection)
+	breaks []bool  // Terms[i] starts a part of the question
+	// v is the snapshot the plan was made on: document numbers are its.
+	v *index.Snapshot
+}
+
+// RouteDecision says how a question's documents were chosen.
+type RouteDecision string
+
+// Route decisions.
+const (
+	RouteAll       RouteDecision = "all"       // the question names no contract: the whole collection is searched
+	RouteNamed     RouteDecision = "named"     // it names one contract, searched alone
+	RouteSeveral   RouteDecision = "several"   // it names several contracts, searched together ("compare the Acme and Beta caps")
+	RouteAmbiguous RouteDecision = "ambiguous" // a name it uses fits several contracts: all are searched, and the user should choose
+	RouteUnknown   RouteDecision = "unknown"   // it calls a contract by a name none is called by: the whole collection is searched
+	RouteChosen    RouteDecision = "chosen"    // the caller chose the documents (Query.Docs)
+	RouteOff       RouteDecision = "off"       // routing was switched off (Query.NoRoute)
+)
+
+// Narrowed reports whether the decision restricted the search to some
+// documents because of the question's own words.
+func (d RouteDecision) Narrowed() bool {
+	return d == RouteNamed || d == RouteSeveral || d == RouteAmbiguous
+}
+
+// Route is the first stage of a plan: the documents a question is searched
+// in, the names in it that decided so, and a sentence saying it.
+type Route struct {
+	Decision RouteDecision `json:"decision"`
+	// Docs are the documents searched, in the order the question names
+	// them; empty when the whole collection is searched.
+	Docs []string `json:"docs,omitempty"`
+	// Candidates are the documents an ambiguous name fits, for the user to
+	// choose from (Decision RouteAmbiguous).
+	Candidates []Candidate `json:"candidates,omitempty"`
+	// Matched are the names in the question that decided the route.
+	Matched []NameMatch `json:"matched,omitempty"`
+	// Broad are names in the question that fit too many contracts to name
+	// one (the company on every contract of its own deal room).
+	Broad []NameMatch `json:"broad,omitempty"`
+	// Unknown are what the question calls a contract by a name no document
+	// is called by ("the Zenith agreement").
+	Unknown []string `json:"unknown,omitempty"`
+	// Dropped are the question's words left out of the search because
+	// they only name the contract.
+	Dropped []string `json:"dropped,omitempty"`
+	// Why says all of it in one sentence, naming the documents.
+	Why string `json:"why,omitempty"`
+}
+
+// NameMatch is a name of some documents found in a question.
+type NameMatch struct {
+	Text string `json:"text"` // as the question writes it
+	// Name is the name as the (first) document writes it, and Kind what
+	// it is to it ("short name of Bravatek Solutions, Inc.", "title",
+	// "year").
+	Name string   `json:"name"`
+	Kind string   `json:"kind"`
+	Docs []string `json:"docs"` // the documents it fits
+}
+
+// Candidate is a document an ambiguous name fits.
+type Candidate struct {
+	DocID string `json:"doc_id"`
+	Name  string `json:"name"`            // the document's name in the collection (its file)
+	Title string `json:"title,omitempty"` // its title, as learnt from it
+	Date  string `json:"date,omitempty"`  // the date it was made, as written
+}
+
+// Plan builds the plan of q: routing first. It never fails; a question that
+// names nothing gets RouteAll.
+func (ix *Index) Plan(q Query) *Plan {
+	v := ix.view()
+	qs := analyzeWords(q.Text)
+	p := &Plan{Query: q, v: v}
+	terms := make([]string, len(qs))
+	breaks := make([]bool, len(qs))
+	for i, w := range qs {
+		terms[i], breaks[i] = w.term, w.brk
+	}
+	var docs []int32
+	var ref map[int]bool
+	r := &p.Route
+	switch {
+	case len(q.Docs) > 0:
+		r.Decision = RouteChosen
+		for _, id := range q.Docs {
+			if d, ok := v.LookupDoc(id); ok {
+				docs = append(docs, d)
+				r.Docs = append(r.Docs, id)
+			}
+		}
+		if len(docs) == 1 {
+			ref = ix.referenceTerms(v, terms, breaks, docs[0])
+		}
+		if len(docs) == 0 {
+			docs = []int32{} // none of the caller's documents is indexed: nothing to search
+		}
+	case q.NoRoute:
+		r.Decision = RouteOff
+	default:
+		ids := make([]int32, len(qs))
+		for i, w := range qs {
+			ids[i] = -1
+			if tid, ok := v.Lookup(w.term); ok {
+				ids[i] = tid
+			}
+		}
+		nr := ix.routeNames(v, q.Text, qs, ids)
+		r.Unknown = nr.unknown
+		r.Broad = nameMatches(v, q.Text, qs, nr.broad)
+		// The header router (route.go) first: it fires only on strong
+		// evidence — many words of one document's title, parties or
+		// opening ("Consider the Supply Agreement between Acme Corp. and
+		// Borealis Foods") — and is then the better judge, having weighed
+		// every such word. Short references ("the Bravatek agreement") are
+		// the learnt names' to decide.
+		rr := ix.route(v, terms, breaks, legacyNamed(q.Text))
+		if rr.doc >= 0 && len(rr.docs) > 1 && nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
+			// The header router found a family of close documents; the
+			// learnt names tell them apart.
+			rr.doc = -1
+		}
+		if rr.doc >= 0 {
+			r.Decision = RouteNamed
+			if len(rr.docs) > 1 {
+				r.Decision = RouteAmbiguous
+			}
+			docs = append(docs, rr.docs...)
+			ref = map[int]bool{}
+			if nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
+				// The learnt names agree: they say better what matched.
+				r.Matched = nameMatches(v, q.Text, qs, nr.matched)
+			} else {
+				r.Matched = headerMatches(v, q.Text, qs, ids, rr.docs)
+			}
+			r.Unknown = nil
+		} else if nr.decision.Narrowed() {
+			r.Decision = nr.decision
+			docs = nr.docs
+			r.Matched = nameMatches(v, q.Text, qs, nr.matched)
+			ref = map[int]bool{}
+			for _, m := range nr.matched {
+				for k := m.from; k < m.to; k++ {
+					ref[k] = true
+				}
+			}
+		} else {
+			r.Decision = nr.decision // RouteAll or RouteUnknown
+		}
+		if r.Decision.Narrowed() {
+			for _, d := range docs[:min(len(docs), MaxProvisionDocs)] {
+				for k := range ix.referenceTerms(v, terms, breaks, d) {
+					ref[k] = true
+				}
+			}
+		}
+	}
+	if r.Decision.Narrowed() {
+		for _, d := range docs {
+			r.Docs = append(r.Docs, v.DocID(d))
+		}
+	}
+	if r.Decision == RouteAmbiguous {
+		for _, d := range docs {
+			r.Candidates = append(r.Candidates, candidate(v, d))
+		}
+	}
+
+	// Words that only name the contract do not help find the clause; nor
+	// does the rest of the part of the question that names it ("Consider
+	// the Cooperation Agreement between A and B for Renewable Energy
+	// Projects; is liability capped?").
+	ref = namingParts(ref, breaks)
+	p.Terms, p.breaks = terms, breaks
+	if len(ref) > 0 && len(ref) < len(terms) {
+		p.Terms, p.breaks = nil, nil
+		for i, t := range terms {
+			if ref[i] {
+				r.Dropped = append(r.Dropped, q.Text[qs[i].start:qs[i].end])
+				continue
+			}
+			p.Terms = append(p.Terms, t)
+			p.breaks = append(p.breaks, breaks[i])
+		}
+	}
+	p.docs = docs
+	r.Why = why(v, r)
+	return p
+}
+
+// legacyNamed reports for each analyzed word of text whether it was
+// written like a name the way the header router has always read it: a
+// capital first letter (also at the start of a sentence) or a digit.
+func legacyNamed(text string) []bool {
+	_, _, named := analyzeQuery(text)
+	return named
+}
+
+// nameMatches describes the matches for the faces.
+func nameMatches(v *index.Snapshot, text string, qs []qword, ms []nameMatch) []NameMatch {
+	var out []NameMatch
+	for _, m := range ms {
+		nm := NameMatch{Text: strings.TrimSpace(text[qs[m.from].start:qs[m.to-1].end])}
+		if len(m.entries) == 0 {
+			// found in the documents' opening text, not among their names
+			nm.Name, nm.Kind = nm.Text, "in the opening text"
+			for _, d := range m.entity {
+				nm.Docs = append(nm.Docs, v.DocID(d))
+			}
+		}
+		seen := map[int32]bool{}
+		for _, r := range m.entries {
+			e := entry(v, r)
+			if names.Kind(e.Kind) == names.KindRole {
+				continue
+			}
+			if nm.Name == "" {
+				nm.Name = v.Segments()[r.seg].NameText(e)
+				nm.Kind = describeName(v, r)
+			}
+			if d := nameDoc(v, r); !seen[d] {
+				seen[d] = true
+				nm.Docs = append(nm.Docs, v.DocID(d))
+			}
+		}
+		out = append(out, nm)
+	}
+	return out
+}
+
+// describeName says what a name is to its document: "party", "short name
+// of Bravatek Solutions, Inc.", "title".
+func describeName(v *index.Snapshot, r nameRef) string {
+	e := entry(v, r)
+	k := names.Kind(e.Kind)
+	if e.Party >= 0 && k != names.KindParty {
+		// The party's full name is its entry of kind party with the same
+		// index, among the document's entries.
+		seg := v.Segments()[r.seg]
+		own, _ := seg.NamesOf(e.Doc)
+		for _, o := range own {
+			if o.Party == e.Party && names.Kind(o.Kind) == names.KindParty {
+				return k.String() + " of " + seg.NameText(o)
+			}
+		}
+	}
+	return k.String()
+}
+
+// headerMatches describes what the header router matched: the question's
+// words found in the routed documents' headers, as one match.
+func headerMatches(v *index.Snapshot, text string, qs []qword, ids []int32, docs []int32) []NameMatch {
+	if len(docs) == 0 {
+		return nil
+	}
+	var words []string
+	for i, w := range qs {
+		if ids[i] < 0 {
+			continue
+		}
+		if p, ok := v.RoutePosting(ids[i], docs[0]); ok && p.Title == 1 && routeIDF(v, ids[i]) > 1 {
+			words = append(words, text[w.start:w.end])
+		}
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	nm := NameMatch{Text: strings.Join(words, " "), Name: v.DocName(docs[0]), Kind: "words of its file name, title or parties"}
+	for _, d := range docs {
+		nm.Docs = append(nm.Docs, v.DocID(d))
+	}
+	return []NameMatch{nm}
+}
+
+// candidate describes document d for a user choosing among documents.
+func candidate(v *index.Snapshot, d int32) Candidate {
+	c := Candidate{DocID: v.DocID(d), Name: v.DocName(d)}
+	i, ld := v.SegmentOfDoc(d)
+	seg := v.Segments()[i]
+	own, _ := seg.NamesOf(ld)
+	for _, e := range own {
+		switch names.Kind(e.Kind) {
+		case names.KindTitle:
+			if c.Title == "" {
+				c.Title = seg.NameText(e)
+			}
+		case names.KindDate:
+			if c.Date == "" {
+				c.Date = seg.NameText(e)
+			}
+		}
+	}
+	return c
+}
+
+// why says in one sentence which documents were searched and why.
+func why(v *index.Snapshot, r *Route) string {
+	docNames := func(ids []string) string {
+		var ns []string
+		for _, id := range ids {
+			name := ""
+			if d, ok := v.LookupDoc(id); ok {
+				name = v.DocName(d)
+			}
+			ns = append(ns, name)
+		}
+		return listWords(ns)
+	}
+	said := func(ms []NameMatch) string {
+		var out []string
+		for _, m := range ms {
+			s := "“" + m.Text + "”"
+			if m.Kind != "" {
+				s += " (" + m.Kind + ")"
+			}
+			out = append(out, s)
+		}
+		return listWords(out)
+	}
+	var b strings.Builder
+	switch r.Decision {
+	case RouteNamed:
+		fmt.Fprintf(&b, "The question names %s by %s: searched %s only.", docNames(r.Docs), said(r.Matched), docNames(r.Docs))
+	case RouteSeveral:
+		fmt.Fprintf(&b, "The question names %d contracts by %s: searched %s only.", len(r.Docs), said(r.Matched), docNames(r.Docs))
+	case RouteAmbiguous:
+		fmt.Fprintf(&b, "The question's %s fits %d contracts: %s. Searched all of them; choose one to search it alone.", said(r.Matched), len(r.Docs), docNames(r.Docs))
+	case RouteUnknown:
+		fmt.Fprintf(&b, "No contract in this collection is called %s: searched all %d documents.", quoteList(r.Unknown), v.LiveDocs())
+	case RouteChosen:
+		return ""
+	case RouteOff:
+		return ""
+	default:
+		if len(r.Broad) == 0 {
+			return ""
+		}
+	}
+	if len(r.Broad) > 0 && !r.Decision.Narrowed() {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		for _, m := range r.Broad {
+			fmt.Fprintf(&b, "“%s” fits %d of the %d contracts, so it names none in particular: searched them all. ", m.Text, len(m.Docs), v.LiveDocs())
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// listWords joins words as prose: "a", "a and b", "a, b and c".
+func listWords(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return ws[0]
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
+func quoteList(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = "“" + w + "”"
+	}
+	return listWords(q)
+}
+
+// subset reports whether every document of a is in b.
+func subset(a, b []int32) bool {
+	for _, d := range a {
+		if !slices.Contains(b, d) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,133 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
+)
+
+// namedDeal is a small deal room whose contracts name their parties the
+// way contracts do; the router learns their names with names.Learn.
+var namedDeal = map[string]string{
+	"acme-supply": "SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of March 3, 2019 by and between Acme Widgets, Inc., a Delaware corporation (\"Acme\"), and Borealis Foods LLC (\"Buyer\").\n\n" +
+		"The Supplier shall deliver Products monthly and warrants fitness for a particular purpose.\n\nLiability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware.",
+	"acme-license": "SOFTWARE LICENSE AGREEMENT\n\nThis License Agreement is made as of June 1, 2021 by and between Acme Widgets, Inc. (\"Acme\") and Zenith Software Ltd. (\"Licensee\").\n\n" +
+		"Licensee may not assign this Agreement without consent.\n\nThe software is provided without any warranty of fitness for a particular purpose.\n\nThis Agreement is governed by the laws of New York.",
+	"curo-servicing": "LOAN SERVICING AGREEMENT\n\nThis Servicing Agreement is entered into by Curo Financial Technologies Corp. (\"Curo\") and Orion Bank, N.A. (\"Bank\").\n\n" +
+		"Either party may terminate this Agreement for convenience on ninety days' notice.\n\nNo warranty of fitness for a particular purpose is given.\n\nThis Agreement is governed by the laws of Kansas.",
+	"bravo-distribution": "DISTRIBUTION AGREEMENT\n\nThis Distribution Agreement is made between Bravo Trading Corp. (\"Bravo\") and Fitness Publications, Inc. (\"Distributor\").\n\n" +
+		"The Distributor shall not sell competing products.\n\nLiability is capped at the fees paid.\n\nThis Agreement is governed by the laws of Texas.",
+	"franchise-one": "FRANCHISE AGREEMENT\n\nThis Franchise Agreement is made between Pretzel Time, Inc. (\"Franchisor\") and the person named below (\"Franchisee\").\n\nThe Franchisee may terminate on sixty days' notice.",
+	"franchise-two": "FRANCHISE AGREEMENT\n\nThis Franchise Agreement is made between Soup Kitchen Corp. (\"Franchisor\") and Grill House LLC (\"Franchisee\").\n\nThe Franchisee shall pay royalties monthly.",
+}
+
+// namedCorpus indexes namedDeal with the names each contract is learnt to
+// be called by.
+func namedCorpus(t testing.TB) *Index {
+	t.Helper()
+	ix := NewIndex()
+	ids := make([]string, 0, len(namedDeal))
+	for id := range namedDeal {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		text := namedDeal[id]
+		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All()}
+		pos := 0
+		for _, para := range strings.Split(text, "\n\n") {
+			n := len([]rune(para))
+			in.Units = append(in.Units, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
+			pos += n + 2
+		}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+func TestRouteByLearntNames(t *testing.T) {
+	ix := namedCorpus(t)
+	tests := []struct {
+		q        string
+		decision RouteDecision
+		docs     []string
+		matched  string // a name the route says it matched
+	}{
+		{"What law governs the Curo agreement?", RouteNamed, []string{"curo-servicing"}, "Curo"},
+		{"can we terminate our contract with curo for convenience?", RouteNamed, []string{"curo-servicing"}, "curo"},
+		{"Can we assign our contract with Acme?", RouteAmbiguous, []string{"acme-license", "acme-supply"}, "Acme"},
+		{"Is liability capped in the Acme supply agreement?", RouteNamed, []string{"acme-supply"}, "supply agreement"},
+		{"What does the 2021 Acme agreement say about assignment?", RouteNamed, []string{"acme-license"}, "2021"},
+		{"Compare the liability caps of the Curo and Bravo agreements", RouteSeveral, []string{"curo-servicing", "bravo-distribution"}, "Bravo"},
+		{"Which law governs the agreement between Acme and Zenith Software?", RouteNamed, []string{"acme-license"}, "Zenith Software"},
+		// Names that name nothing in particular.
+		{"Is liability capped?", RouteAll, nil, ""},
+		{"Is there a warranty of fitness for a particular purpose?", RouteAll, nil, ""},
+		{"Can the Franchisee terminate early?", RouteAll, nil, ""},
+		{"What law governs the Quasar agreement?", RouteUnknown, nil, ""},
+	}
+	for _, tc := range tests {
+		p := ix.Plan(Query{Text: tc.q})
+		r := p.Route
+		docs := slices.Clone(r.Docs)
+		want := slices.Clone(tc.docs)
+		if r.Decision == RouteAmbiguous {
+			slices.Sort(docs)
+			slices.Sort(want)
+		}
+		if r.Decision != tc.decision || !slices.Equal(docs, want) {
+			t.Errorf("%q: %s %v, want %s %v (%s)", tc.q, r.Decision, r.Docs, tc.decision, tc.docs, r.Why)
+			continue
+		}
+		if tc.matched != "" && !slices.ContainsFunc(r.Matched, func(m NameMatch) bool { return m.Text == tc.matched }) {
+			t.Errorf("%q: matched %+v, want %q among them", tc.q, r.Matched, tc.matched)
+		}
+		if r.Decision == RouteAmbiguous && len(r.Candidates) != len(r.Docs) {
+			t.Errorf("%q: %d candidates for %d documents", tc.q, len(r.Candidates), len(r.Docs))
+		}
+		if r.Decision != RouteAll && r.Why == "" {
+			t.Errorf("%q: no sentence says why", tc.q)
+		}
+		// Passages from other contracts never come first when a contract is named.
+		if r.Decision.Narrowed() {
+			res := ix.Run(p)
+			for _, h := range res.Hits {
+				if !slices.Contains(r.Docs, h.DocID) {
+					t.Errorf("%q: hit from %s, not a named contract", tc.q, h.DocID)
+				}
+			}
+		}
+	}
+}
+
+// TestRouteDropsNamingWords checks that the words that only name the
+// contract are left out of the ranking, and said so.
+func TestRouteDropsNamingWords(t *testing.T) {
+	ix := namedCorpus(t)
+	p := ix.Plan(Query{Text: "What law governs the Curo agreement?"})
+	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Terms, "curo") {
+		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Terms)
+	}
+	if !slices.Contains(p.Terms, "law") {
+		t.Errorf("terms %q lost the question's topic", p.Terms)
+	}
+}
+
+// TestRouteChosenAndOff checks that the caller's choice and switching
+// routing off are kept and said.
+func TestRouteChosenAndOff(t *testing.T) {
+	ix := namedCorpus(t)
+	p := ix.Plan(Query{Text: "Can we assign our contract with Acme?", Docs: []string{"acme-supply"}})
+	if p.Route.Decision != RouteChosen || !slices.Equal(p.Route.Docs, []string{"acme-supply"}) {
+		t.Errorf("chosen: %+v", p.Route)
+	}
+	p = ix.Plan(Query{Text: "What law governs the Curo agreement?", NoRoute: true})
+	if p.Route.Decision != RouteOff || len(p.Route.Docs) > 0 {
+		t.Errorf("off: %+v", p.Route)
+	}
+}

@@ -1,0 +1,166 @@
+package search
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
+)
+
+// randomInputs returns contracts over a small skewed vocabulary, with
+// headers that name them (so questions route), headings, self-references,
+// clauses repeated across documents (so scores tie) and every view.
+func randomInputs(rng *rand.Rand, n int) ([]DocInput, []string) {
+	var words []string
+	for i := range 120 {
+		words = append(words, fmt.Sprintf("w%03dx", i))
+	}
+	pick := func() string {
+		return words[int(float64(len(words))*rng.Float64()*rng.Float64()*rng.Float64())]
+	}
+	sentence := func(k int) string {
+		var b strings.Builder
+		for range k {
+			b.WriteString(pick() + " ")
+		}
+		return b.String()
+	}
+	var shared []string
+	for range 25 {
+		shared = append(shared, sentence(3+rng.Intn(12)))
+	}
+	out := make([]DocInput, n)
+	for d := range n {
+		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprintf("Acme%d Supply Agreement.txt", d),
+			Header: fmt.Sprintf("Supply Agreement between Acme%d and Zeta%d", d, d%7), Opening: sentence(6),
+			Names: []names.Name{
+				{Text: fmt.Sprintf("Acme%d Widgets Corp.", d), Kind: names.KindParty, Party: 0},
+				{Text: fmt.Sprintf("Acme%d", d), Kind: names.KindShort, Party: 0},
+				{Text: fmt.Sprintf("Zeta%d Holdings", d%7), Kind: names.KindParty, Party: 1},
+				{Text: "Supply Agreement", Kind: names.KindTitle, Party: -1},
+				{Text: fmt.Sprint(2000 + d%5), Kind: names.KindYear, Party: -1},
+			}}
+		pos := 0
+		for range 10 + rng.Intn(50) {
+			text := shared[rng.Intn(len(shared))]
+			if rng.Intn(3) > 0 {
+				text = sentence(1 + rng.Intn(30))
+			}
+			if rng.Intn(6) == 0 {
+				text += " as this Agreement provides"
+			}
+			n := 1 + rng.Intn(300)
+			u := UnitInput{Text: text, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: rng.Intn(40) - 1, View: View(rng.Intn(int(numViews)))}
+			if rng.Intn(3) == 0 {
+				u.Heading = words[rng.Intn(10)]
+			}
+			in.Units = append(in.Units, u)
+			pos += n + rng.Intn(50)
+		}
+		out[d] = in
+	}
+	return out, words
+}
+
+// TestManySegmentsSearchLikeOne: a collection spread over several segments
+// — some in files, some in memory, with documents deleted from them —
+// answers every question exactly as one segment holding its live documents
+// in the same order: the same hits, scores, routing, expansions; with the
+// associations learned as questions come and with a table learned ahead.
+func TestManySegmentsSearchLikeOne(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	inputs, words := randomInputs(rng, 90)
+	one := NewIndex()
+	var segs []*index.Segment
+	var deleted [][]int32
+	dir := t.TempDir()
+	for k, part := range [][]DocInput{inputs[:40], inputs[40:41], inputs[41:75], inputs[75:]} {
+		b := index.NewBuilder()
+		var del []int32
+		for i, in := range part {
+			if err := b.Add(index.AnalyzeDoc(in), ""); err != nil {
+				t.Fatal(err)
+			}
+			if rng.Intn(6) == 0 {
+				del = append(del, int32(i))
+			} else if err := one.Add(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if k%2 == 0 { // this one from a file
+			path := filepath.Join(dir, fmt.Sprint("seg", k))
+			if _, err := index.WriteSegmentFile(path, b); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if b, err = index.OpenSegment(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		segs = append(segs, b)
+		deleted = append(deleted, del)
+	}
+	snap, err := index.NewSnapshot(segs, deleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := Open(snap, nil)
+	if many.Docs() != one.Docs() || many.Units() != one.Units() {
+		t.Fatalf("%d docs %d units, want %d %d", many.Docs(), many.Units(), one.Docs(), one.Units())
+	}
+	// The same collection with its associations learned ahead, in a table.
+	f, err := os.Create(filepath.Join(dir, "assoc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(snap, nil).WriteAssociations(f, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	table, err := index.OpenAssocTable(filepath.Join(dir, "assoc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabled := Open(snap, table)
+	routed := 0
+	for i := range 400 {
+		var b strings.Builder
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&b, "Consider the Supply Agreement between Acme%d and Zeta; ", rng.Intn(95))
+		case 3:
+			fmt.Fprintf(&b, "What does the Acme%d agreement say: ", rng.Intn(95))
+		case 5:
+			fmt.Fprintf(&b, "Compare the Zeta%d Holdings contracts of %d: ", rng.Intn(8), 2000+rng.Intn(6))
+		}
+		for range 1 + rng.Intn(8) {
+			b.WriteString(words[rng.Intn(len(words))] + " ")
+		}
+		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoExpand: i%5 == 0, NoRoute: i%7 == 0}
+		if i%11 == 0 {
+			q.Views = []View{View(rng.Intn(int(numViews)))}
+		}
+		if i%13 == 0 {
+			q.Docs = []string{inputs[rng.Intn(len(inputs))].ID, inputs[rng.Intn(len(inputs))].ID}
+		}
+		want := one.Search(q)
+		if len(want.RoutedTo) > 0 {
+			routed++
+		}
+		for name, ix := range map[string]*Index{"many": many, "with table": tabled} {
+			if got := ix.Search(q); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %+v:\n got %+v\nwant %+v", name, q, got, want)
+			}
+		}
+	}
+	if routed < 20 {
+		t.Fatalf("only %d questions routed: the test does not check routing", routed)
+	}
+}

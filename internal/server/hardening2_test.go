@@ -1,0 +1,214 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/reviewtest"
+)
+
+// Issue 17 (hardening round 2): the review surfaces.
+
+// TestReviewPlaybookLimits: the numbers and sizes of a review request are
+// bounded at the edge with a 400 naming the field; the server keeps
+// serving (a keyword window that overflowed used to kill the process).
+func TestReviewPlaybookLimits(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxReviewCells = 100 })
+	key := e.key("deal")
+	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"b.txt", contract("Bravo Inc", "one year")},
+		file{"c.txt", contract("Charlie LLC", "two years")})
+	base := "/api/v1/collections/deal/reviews"
+	aliases := "provisions: [&p {name: A, definition: d}" + strings.Repeat(", *p", 1000) + "]\n"
+	bad := []struct {
+		name string
+		req  map[string]any
+		want string
+	}{
+		{"within", map[string]any{"playbook_yaml": "provisions:\n  - name: A\n    definition: d\n    keywords:\n      - {text: the, near: [x], within: 9223372036854775807}\n"}, `field \"within\"`},
+		{"boost", map[string]any{"playbook_yaml": "provisions:\n  - name: A\n    definition: d\n    keywords:\n      - {text: the, boost: .nan}\n"}, `field \"boost\"`},
+		{"aliases", map[string]any{"playbook_yaml": aliases}, "aliases"},
+		// 3 contracts × 51 built-in provisions = 153 cells > 100.
+		{"cells", map[string]any{"playbook": "builtin"}, "153 cells, more than the 100"},
+	}
+	for _, c := range bad {
+		code, body := e.json("POST", base, key, c.req)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), c.want) {
+			t.Errorf("%s: %d %s, want 400 with %s", c.name, code, body, c.want)
+		}
+	}
+	// Narrowed under the limit, the same review runs.
+	e.startReviewOf("deal", key, map[string]any{"playbook": "builtin", "provisions": []string{"Governing Law", "Parties"}})
+	if code, _ := e.json("GET", "/healthz", "", nil); code != http.StatusOK {
+		t.Fatalf("server gone: %d", code)
+	}
+}
+
+// oneLineDefinitions is n bytes of inline definitions on one line, the text
+// that made graph extraction quadratic.
+func oneLineDefinitions(n int) string {
+	var b strings.Builder
+	b.WriteString("AGREEMENT\n\n1. Definitions\n\n")
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "the widget maker (the \"Term%d\") and ", i)
+	}
+	return b.String()
+}
+
+// TestCancelReachesGraphExtraction: cancelling an upload whose file is in
+// graph extraction stops it (it ran on, without a context, for minutes).
+// Close stops it too: SIGTERM used to leave the process alive.
+func TestCancelReachesGraphExtraction(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	big := oneLineDefinitions(2 << 20)
+	for _, how := range []string{"cancel", "close"} {
+		code, body := e.upload("deal", key, file{"defs-" + how + ".txt", big})
+		if code != http.StatusAccepted {
+			t.Fatalf("upload: %d %s", code, body)
+		}
+		id := decode[struct{ Job jobs.Job }](t, body).Job.ID
+		if !waitFor(30*time.Second, func() bool { return extracting() }) {
+			t.Fatal("the graph extraction never started")
+		}
+		if how == "close" {
+			// Close waits for the job workers; they stop at once, leaving
+			// the job unfinished on disk to resume on the next start.
+			closed := make(chan struct{})
+			go func() { e.srv.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(30 * time.Second):
+				t.Fatal("Close still waiting for the graph extraction after 30 s")
+			}
+			if extracting() {
+				t.Fatal("the graph extraction runs on after Close")
+			}
+			continue
+		}
+		e.srv.Jobs().Cancel(id)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		j, err := e.srv.Jobs().Wait(ctx, id)
+		cancel()
+		if err != nil || j.State != jobs.Cancelled {
+			t.Fatalf("%s: job %+v %v", how, j, err)
+		}
+		if !waitFor(30*time.Second, func() bool { return !extracting() }) {
+			t.Fatal("the graph extraction still runs 30 s after its job was cancelled")
+		}
+	}
+}
+
+// extracting reports whether some goroutine is extracting a graph.
+func extracting() bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Contains(string(buf[:n]), "pakton/internal/graph.Extract")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// waitFor polls cond until it holds or the time is up.
+func waitFor(limit time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// TestReviewListingsReadNoTable: listing reviews, their progress and
+// decisions read each review's small summary, never its table (a listing
+// used to parse every finished table: 6 parallel listings of large reviews
+// took 21 s each and 6 GB). A review finished before summaries existed gets
+// one from its table once; a finished review's table is served as stored.
+func TestReviewListingsReadNoTable(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"b.txt", contract("Bravo Inc", "one year")})
+	base := "/api/v1/collections/deal/reviews"
+	rv := e.startReviewOf("deal", key, map[string]any{"playbook_yaml": string(reviewtest.PlaybookYAML)})
+	dir := e.srv.reviewDir("deal", rv.ID)
+	table, err := os.ReadFile(filepath.Join(dir, "table.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The finished review is served with its table as stored.
+	code, body := e.json("GET", base+"/"+rv.ID, key, nil)
+	if code != http.StatusOK || !bytes.Contains(body, append([]byte(`"table":`), table...)) {
+		t.Fatalf("get: %d %.300s", code, body)
+	}
+	got := decode[struct {
+		Review    reviewJSON
+		Table     review.Table
+		Decisions review.Decisions
+	}](t, body)
+	if got.Review.State != jobs.Done || len(got.Table.Rows) != 2 || got.Decisions == nil {
+		t.Fatalf("get: %s", body)
+	}
+
+	// With the table unreadable, listings and decisions still work: they
+	// do not read it.
+	if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, body = e.json("GET", base+"?limit=1", key, nil)
+	list := decode[struct{ Reviews []reviewJSON }](t, body)
+	if code != http.StatusOK || len(list.Reviews) != 1 || list.Reviews[0].State != jobs.Done || list.Reviews[0].Stats == nil || list.Reviews[0].Stats.Contracts != 2 {
+		t.Fatalf("listing with an unreadable table: %d %s", code, body)
+	}
+	d := map[string]any{"doc_id": got.Table.Rows[0].DocID, "provision": got.Table.Provisions[0], "verdict": "accepted"}
+	if code, body := e.json("POST", base+"/"+rv.ID+"/decisions", key, d); code != http.StatusOK {
+		t.Fatalf("decision with an unreadable table: %d %s", code, body)
+	}
+	d["provision"] = "No Such Provision"
+	if code, body := e.json("POST", base+"/"+rv.ID+"/decisions", key, d); code != http.StatusBadRequest {
+		t.Fatalf("decision on no cell: %d %s", code, body)
+	}
+
+	// A review kept in the old layout ({"table", "stats", "finished"}, no
+	// summary) is listed, served and exported, and gets its summary.
+	var legacy struct {
+		Table    json.RawMessage `json:"table"`
+		Stats    review.RunStats `json:"stats"`
+		Finished time.Time       `json:"finished"`
+	}
+	legacy.Table, legacy.Stats, legacy.Finished = table, *got.Review.Stats, got.Review.Finished
+	old, _ := json.Marshal(legacy)
+	if err := os.WriteFile(filepath.Join(dir, "table.json"), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, body = e.json("GET", base, key, nil)
+	list = decode[struct{ Reviews []reviewJSON }](t, body)
+	if code != http.StatusOK || len(list.Reviews) != 1 || list.Reviews[0].State != jobs.Done || list.Reviews[0].Stats.Contracts != 2 {
+		t.Fatalf("listing a legacy review: %d %s", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("legacy review got no summary: %v", err)
+	}
+	if code, body := e.do("GET", base+"/"+rv.ID+"/export/csv", key, nil, ""); code != http.StatusOK || !bytes.Contains(body, []byte("a.txt")) {
+		t.Errorf("export of a legacy review: %d %.200s", code, body)
+	}
+	code, body = e.json("GET", base+"/"+rv.ID, key, nil)
+	if code != http.StatusOK || len(decode[struct{ Table review.Table }](t, body).Table.Rows) != 2 {
+		t.Errorf("get a legacy review: %d %.300s", code, body)
+	}
+}
