@@ -353,12 +353,14 @@ func TestEmbedRetries(t *testing.T) {
 			wantCalls: 3,
 		},
 		{
+			// (A 400 for a text past the model's context is answered by
+			// embedding the text's beginning: TestEmbedTooLong.)
 			name: "400 is not retried", maxRetries: 4,
 			script: func(n int, w http.ResponseWriter, r *http.Request) bool {
-				fail(w, 400, "This model's maximum context length is 8192 tokens")
+				fail(w, 400, "'input' must be a string or an array of strings")
 				return true
 			},
-			wantErr:   []string{"400 Bad Request", "maximum context length is 8192 tokens"},
+			wantErr:   []string{"400 Bad Request", "must be a string"},
 			wantCalls: 1,
 		},
 		{
