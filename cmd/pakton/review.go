@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
@@ -90,6 +91,9 @@ func runReview(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		return err
 	}
+	// Answers a killed run was writing (its rows and exports are cleaned
+	// by the run and by the export).
+	atomicfile.RemoveStale(filepath.Join(state, "model-cache"), 0)
 	st, err := g.openCollection()
 	if err != nil {
 		return err

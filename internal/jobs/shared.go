@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -32,8 +31,7 @@ func openShared(opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open: read jobs: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1)}
-	m.cond = sync.NewCond(&m.mu)
+	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1), running: map[string]int{}, served: map[string]uint64{}}
 	m.persistStop, m.persistDone = make(chan struct{}), make(chan struct{})
 	go m.persist()
 	for id, raw := range recs {

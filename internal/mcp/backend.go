@@ -43,6 +43,9 @@ type AskOptions struct {
 	MaxTurns int
 	// Progress receives a line per step of the agents; nil discards them.
 	Progress func(string)
+	// Clarifier asks the user (MCP elicitation) when the Archivist needs a
+	// clarifying answer; nil never asks.
+	Clarifier agent.Clarifier
 }
 
 // ErrNoCollection reports a request that names no collection.
@@ -174,7 +177,7 @@ func (b *StoreBackend) Ask(ctx context.Context, lib *agent.Library, req agent.Re
 	if b.models == nil {
 		return agent.Evidence(ctx, lib, req, agent.EvidenceK)
 	}
-	a := &agent.Asker{Library: lib, Models: *b.models, External: b.external, MaxTurns: opt.MaxTurns, Progress: opt.Progress}
+	a := &agent.Asker{Library: lib, Models: *b.models, External: b.external, MaxTurns: opt.MaxTurns, Progress: opt.Progress, Clarifier: opt.Clarifier}
 	return a.Ask(ctx, req)
 }
 

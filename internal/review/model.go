@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/parallel"
 )
@@ -64,6 +66,11 @@ type CellProgress struct {
 func NewModelPass(chat llm.Chat, rev *Reviewer, cacheDir string) (*ModelPass, error) {
 	if chat == nil || rev == nil {
 		return nil, errors.New("review: the model pass needs a model and a reviewer")
+	}
+	// Answers cut short by a killed run. The cache may be shared with
+	// reviews running now: only files older than any write are theirs.
+	if cacheDir != "" {
+		atomicfile.RemoveStale(cacheDir, time.Minute)
 	}
 	return &ModelPass{Chat: chat, Reviewer: rev, CacheDir: cacheDir}, nil
 }

@@ -104,6 +104,16 @@ type Run struct {
 	Progress func(RunProgress)
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
+	// Yield, when set, is called before each contract but the first is
+	// reviewed; it may block while other work runs (a server's review job
+	// gives its turn to another tenant's: jobs.Yield). An error stops the
+	// run as a cancellation does.
+	Yield func(ctx context.Context) error
+	// Acquire, when set, is called before a contract is read and reviewed
+	// offline, and the release it returns after (not around the model
+	// pass, which waits on a model server): a server bounds with it the
+	// processor time all its background jobs take together.
+	Acquire func(ctx context.Context) (release func(), err error)
 }
 
 // RowKeeper keeps a run's finished rows, each under its document id, as
@@ -141,10 +151,20 @@ func (d dirRows) KeptRows() (map[string][]byte, error) {
 
 func (d dirRows) KeepRow(docID string, raw []byte) error {
 	dir := filepath.Join(string(d), "rows")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirIn(dir); err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, docID+".json"), raw, 0o644)
+}
+
+// mkdirIn makes directory dir inside its parent, which must exist: a run's
+// directory removed while it runs (its collection deleted) is never brought
+// back holding rows of a deleted tenant.
+func mkdirIn(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 func (run *Run) log() *slog.Logger {
@@ -250,8 +270,13 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		key.Refiner = run.Refiner.Version()
 	}
 	if run.Rows == nil && run.Dir != "" {
-		if err := os.MkdirAll(filepath.Join(run.Dir, "rows"), 0o755); err != nil {
+		rows := filepath.Join(run.Dir, "rows")
+		if err := mkdirIn(rows); err != nil {
 			return nil, stats, fmt.Errorf("review: %w", err)
+		}
+		// Rows cut short by a killed run: the run owns its directory.
+		if n := atomicfile.RemoveStale(rows, 0); n > 0 {
+			log.Info("review: removed temporary files of an interrupted run", "files", n)
 		}
 	}
 
@@ -286,6 +311,13 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	}
 	results := parallel.Stream(ctx, len(todo), n, 0, func(k int) result {
 		i := todo[k]
+		// Between contracts, a long review gives its turn to another
+		// tenant's job (jobs.Yield); every worker waits for it to come back.
+		if k > 0 && run.Yield != nil {
+			if err := run.Yield(ctx); err != nil {
+				return result{i: i, fatal: err}
+			}
+		}
 		row, keep, err := run.safeOne(ctx, infos[i])
 		return result{i: i, row: row, keep: keep, fatal: err}
 	})
@@ -463,11 +495,19 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 	failed := func(what string, e error) (Row, bool, error) {
 		return Row{DocID: in.ID, DocName: in.Name, Error: fmt.Sprintf("%s: %v", what, e)}, false, nil
 	}
+	release := func() {}
+	if run.Acquire != nil {
+		if release, err = run.Acquire(ctx); err != nil {
+			return Row{}, false, err
+		}
+	}
 	d, err := run.load(in)
 	if err != nil {
+		release()
 		return failed("cannot read the document", err)
 	}
 	row, err = run.Reviewer.Review(ctx, d)
+	release()
 	if err != nil {
 		if ctx.Err() != nil {
 			return Row{}, false, ctx.Err()

@@ -122,8 +122,11 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Ke
 }
 
 // startReview validates a playbook and starts a review job (202).
-func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	c := r.PathValue("c")
+	if s.beingDeleted(w, c) || s.jobLimitReached(w, k) {
+		return
+	}
 	var req reviewRequest
 	if !s.readJSON(w, r, &req) {
 		return
@@ -184,10 +187,10 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.internal(w, "start review", err)
 		return
 	}
-	j, err := s.reviewJobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
+	j, err := s.submitJob(s.reviewJobs, kindReview, c, k, reviewParams{Review: meta.ID})
 	if err != nil {
 		s.removeReview(c, meta.ID)
-		s.internal(w, "start review", err)
+		s.submitFailed(w, "start review", k, err)
 		return
 	}
 	meta.Job = j.ID
@@ -291,7 +294,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
 	if rs := s.shared(); rs != nil {
 		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
 	}
@@ -303,7 +306,15 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 		if err != nil {
 			return nil, err
 		}
-		pass, err := review.NewModelPass(chat, rev, filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache"))
+		cache := filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache")
+		if s.st.IsRemote() {
+			// The local directory of a cluster's collection holds derived
+			// files only and may not exist yet.
+			if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		pass, err := review.NewModelPass(chat, rev, cache)
 		if err != nil {
 			return nil, err
 		}
@@ -471,7 +482,7 @@ func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view revi
 // resumeReview runs a review that stopped before finishing (cancelled,
 // failed, or its job lost) again; the contracts it finished are not
 // reviewed again.
-func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
@@ -491,9 +502,9 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
 		return
 	}
-	j, err := s.reviewJobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	j, err := s.submitJob(s.reviewJobs, kindReview, m.Collection, k, reviewParams{Review: m.ID})
 	if err != nil {
-		s.internal(w, "resume review", err)
+		s.submitFailed(w, "resume review", k, err)
 		return
 	}
 	m.Job = j.ID

@@ -165,9 +165,13 @@ func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
 		}
 		return rs.PutRecord(reviewKind(m.Collection), m.ID, raw)
 	}
+	// Inside the collection's directory, which must exist: a review never
+	// brings back a collection deleted meanwhile.
 	dir := s.reviewDir(m.Collection, m.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	for _, d := range []string{s.reviewsDir(m.Collection), dir} {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
 	}
 	if playbook != nil {
 		if err := atomicfile.Write(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {

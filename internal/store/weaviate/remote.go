@@ -1065,8 +1065,12 @@ func (r *Remote) Record(kind, id string) ([]byte, error) {
 	return []byte(obj.Properties.Data), nil
 }
 
-// PutRecord implements store.SharedRecords.
+// PutRecord implements store.SharedRecords. A record is at most
+// MaxRecordBytes: what the answers that read it back are bounded by.
 func (r *Remote) PutRecord(kind, id string, data []byte) error {
+	if len(data) > MaxRecordBytes {
+		return fmt.Errorf("record %s/%s: %d bytes, more than the %d a record may hold", kind, id, len(data), MaxRecordBytes)
+	}
 	return r.putRecords(bg(), kind, map[string][]byte{id: data})
 }
 
