@@ -59,14 +59,14 @@ func runAsk(ctx context.Context, args []string) error {
 	}
 	useModel := roles.Configured() && !*evidence
 
-	st, err := g.openCollection()
+	st, err := g.openCollection(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	req := agent.Request{Question: question, Context: *bg, Instructions: *instr, NoRoute: *noRoute}
 	for _, ref := range docs {
-		info, err := ingest.FindDoc(st, g.collection, ref)
+		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 	}
 	areq := agent.Request{Question: q, Context: strings.TrimSpace(in.Context), Instructions: strings.TrimSpace(in.Instructions), NoRoute: in.NoRoute}
 	if in.Doc != "" {
-		info, err := findDoc(c, in.Doc)
+		info, err := findDoc(ctx, c, in.Doc)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -135,7 +135,7 @@ func (b *StoreBackend) Collection(ctx context.Context) (string, error) {
 	if name == "" {
 		return "", ErrNoCollection
 	}
-	if _, err := b.st.Generation(name); err != nil {
+	if _, err := b.st.Generation(ctx, name); err != nil {
 		return "", fmt.Errorf("collection %q: %w", name, err)
 	}
 	return name, nil
@@ -143,7 +143,7 @@ func (b *StoreBackend) Collection(ctx context.Context) (string, error) {
 
 // Corpus implements Backend.
 func (b *StoreBackend) Corpus(ctx context.Context, collection string) (*tool.Corpus, error) {
-	gen, err := b.st.Generation(collection)
+	gen, err := b.st.Generation(ctx, collection)
 	if err != nil {
 		return nil, fmt.Errorf("collection %q: %w", collection, err)
 	}

@@ -267,7 +267,7 @@ wait:
 		return
 	}
 	saved := savedReport{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Report: out.rep}
-	if err := s.saveReport(saved); err != nil {
+	if err := s.saveReport(r.Context(), saved); err != nil {
 		s.log.Error("ask: cannot save report", "collection", c, "err", err)
 		saved.ID = ""
 	}
@@ -305,11 +305,11 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	if !ok {
 		return
 	}
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		s.storeErr(w, r, "list reports", err)
 		return
 	}
-	srs, err := s.reports(c)
+	srs, err := s.reports(r.Context(), c)
 	if err != nil {
 		s.internal(w, "list reports", err)
 		return
@@ -330,11 +330,11 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key)
 
 func (s *Server) getReport(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		s.storeErr(w, r, "get report", err)
 		return
 	}
-	sr, err := s.readReport(c, id)
+	sr, err := s.readReport(r.Context(), c, id)
 	if errors.Is(err, store.ErrNotFound) {
 		fail(w, http.StatusNotFound, "report %q not found", id)
 		return

@@ -189,7 +189,7 @@ type Server struct {
 // New returns a Server over cfg.Store: it opens the job directory, resumes
 // the jobs a previous run left unfinished and starts the job workers. Call
 // Close (or ListenAndServe, which closes on return) to stop them.
-func New(cfg Config) (*Server, error) {
+func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: no store")
 	}
@@ -308,7 +308,7 @@ func New(cfg Config) (*Server, error) {
 	s.removeOrphanUploads()
 	s.jobs.Start()
 	if s.st.IsRemote() && cfg.GCEvery >= 0 {
-		go s.collectGarbage(cmp.Or(cfg.GCEvery, DefaultGCEvery))
+		go s.collectGarbage(ctx, cmp.Or(cfg.GCEvery, DefaultGCEvery))
 	}
 	s.handler = s.routes()
 	return s, nil
@@ -432,11 +432,11 @@ var errDiskFull = errors.New("the store's disk is full")
 var freeSpace = diskFree
 
 // ready reports whether the store is open, writable and has room.
-func (s *Server) ready() error {
-	if err := s.st.Ping(); err != nil {
+func (s *Server) ready(ctx context.Context) error {
+	if err := s.st.Ping(ctx); err != nil {
 		return err
 	}
-	if _, err := s.st.Collections(); err != nil {
+	if _, err := s.st.Collections(ctx); err != nil {
 		return err
 	}
 	if free := freeSpace(s.st.Dir()); free >= 0 && free < minFreeBytes {
