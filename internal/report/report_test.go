@@ -277,7 +277,7 @@ func TestVerifyUnsupported(t *testing.T) {
 		"no word in it": {{N: 1, DocID: "msa", Span: spanOf(t, "2.1 Neither party’s total liability shall exceed the fees paid"), Quote: "’s"}},
 	} {
 		r := &Report{Mode: ModeAgents, Title: "t", Answer: "Yes [1].", Sources: sources}
-		Verify(r, testDocs())
+		Verify(t.Context(), r, testDocs())
 		if !slices.Contains(r.Flags, FlagUnsupported) {
 			t.Errorf("%s: flags %q", name, r.Flags)
 		}
@@ -294,7 +294,7 @@ func TestVerifyUnsupported(t *testing.T) {
 		t.Errorf("a report with verified quotations is flagged unsupported")
 	}
 	ev := &Report{Mode: ModeEvidence, Title: "t"}
-	Verify(ev, testDocs())
+	Verify(t.Context(), ev, testDocs())
 	if slices.Contains(ev.Flags, FlagUnsupported) {
 		t.Error("an evidence report (no model prose) is flagged")
 	}
@@ -314,7 +314,7 @@ func TestVerifyShortQuoteNotRecited(t *testing.T) {
 		{"twelve months before the claim", StatusRecited},
 	} {
 		r := &Report{Mode: ModeAgents, Sources: []Source{{N: 1, DocID: "msa", Span: spanOf(t, "1.1"), Quote: tc.quote}}}
-		Verify(r, testDocs())
+		Verify(t.Context(), r, testDocs())
 		var got *Source
 		if len(r.Sources) == 1 {
 			got = &r.Sources[0]
