@@ -241,7 +241,13 @@ func TestOllamaInterruptions(t *testing.T) {
 	})
 
 	t.Run("timeout", func(t *testing.T) {
-		slow := ollamaClient(t, srv, "endless", func(cfg *llm.Config) { cfg.Timeout = 2 * time.Second })
+		// A model of its own: Ollama may go on generating for a request
+		// whose client gave up, and hold its one slot (seen once: the next
+		// request to the same model waited two minutes).
+		if err := srv.Create(ctx, "endless-timeout", ollamatest.ChatSpec{Endless: true, Seed: 2}, map[string]string{"num_ctx": "4096"}); err != nil {
+			t.Fatal(err)
+		}
+		slow := ollamaClient(t, srv, "endless-timeout", func(cfg *llm.Config) { cfg.Timeout = 2 * time.Second })
 		_, err := slow.Complete(ctx, llm.Request{Messages: user("Talk."), MaxTokens: 100000})
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "PAKTON_LLM_TIMEOUT") {
 			t.Errorf("err %v, want a timeout naming PAKTON_LLM_TIMEOUT", err)
