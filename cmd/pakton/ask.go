@@ -79,6 +79,7 @@ func runAsk(ctx context.Context, args []string) error {
 	defer svc.Close()
 	lib := sn.Library()
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
+	lib.Progress = progress
 
 	var clarifier agent.Clarifier
 	if !*noClarify && stdinIsTerminal() {

@@ -139,7 +139,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 			Highlights: Highlights(e.Text, e.Start, weights, 2), LeansOn: leansOn(e.Support),
 		})
 	}
-	lib.attachPerContract(ctx, r, req, res.Route, nil)
+	lib.attachPerContract(ctx, r, req, res.Route, lib.Progress)
 	report.Verify(ctx, r, lib)
 	return r, nil
 }
