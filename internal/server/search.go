@@ -14,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -40,6 +41,9 @@ type indexes struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
+	// acquire, when set, takes a processor slot for a maintenance pass, as
+	// background jobs do (fairness.go).
+	acquire func(context.Context) (func(), error)
 }
 
 type indexSlot struct {
@@ -127,7 +131,15 @@ func (x *indexes) maintain(c string, sl *indexSlot) {
 		defer sl.maintaining.Store(false)
 		for {
 			sl.again.Store(false)
+			release := func() {}
+			if x.acquire != nil {
+				var err error
+				if release, err = x.acquire(jobs.WithTenant(x.ctx, jobs.TenantOf(c, ""))); err != nil {
+					return
+				}
+			}
 			rep, err := ingest.Maintain(x.ctx, x.st, c, ingest.MaintainOptions{Learn: true})
+			release()
 			if err != nil {
 				if x.ctx.Err() == nil && !errors.Is(err, store.ErrNotFound) {
 					x.log("server: maintaining a collection's index failed", "collection", c, "err", err)

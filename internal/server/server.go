@@ -256,6 +256,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
 		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
+	s.indexes.acquire = s.acquireCPU
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
 	}
