@@ -54,15 +54,15 @@ func runCompare(ctx context.Context, args []string) error {
 				return compare.Side{}, "", fmt.Errorf("%q is no file, and the store cannot be read to find it as a document: %w", ref, err)
 			}
 			st = s
-			if err := checkCollection(st, g.collection); err != nil {
+			if err := checkCollection(ctx, st, g.collection); err != nil {
 				return compare.Side{}, "", err
 			}
 		}
-		info, err := ingest.FindDoc(st, g.collection, ref)
+		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return compare.Side{}, "", err
 		}
-		s, err := ingest.CompareSide(st, g.collection, info.ID)
+		s, err := ingest.CompareSide(ctx, st, g.collection, info.ID)
 		return s, info.Name, err
 	}
 	defer func() {

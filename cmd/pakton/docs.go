@@ -46,7 +46,7 @@ func runDocs(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "reindex" || sub == "optimize" {
-		if err := checkCollection(st, g.collection); err != nil {
+		if err := checkCollection(ctx, st, g.collection); err != nil {
 			return err
 		}
 	}
@@ -55,14 +55,14 @@ func runDocs(ctx context.Context, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("unknown docs subcommand %q (want list, rm, reindex, collections, rm-collection)", rest[0])
 		}
-		return listDocs(st, g.collection, *folder, *asJSON)
+		return listDocs(ctx, st, g.collection, *folder, *asJSON)
 	case "show":
 		if len(rest) != 1 {
 			return fmt.Errorf("docs show: name exactly one document (id or name)")
 		}
-		return showDoc(st, g.collection, rest[0], *asText, *asJSON)
+		return showDoc(ctx, st, g.collection, rest[0], *asText, *asJSON)
 	case "folders":
-		infos, err := st.List(g.collection)
+		infos, err := st.List(ctx, g.collection)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		return nil
 	case "families":
-		fams, err := ingest.CollectionFamilies(st, g.collection)
+		fams, err := ingest.CollectionFamilies(ctx, st, g.collection)
 		if err != nil {
 			return err
 		}
@@ -104,9 +104,9 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		var failed int
 		for _, ref := range rest {
-			info, err := ingest.FindDocExact(st, g.collection, ref)
+			info, err := ingest.FindDocExact(ctx, st, g.collection, ref)
 			if err == nil {
-				err = st.Delete(g.collection, info.ID)
+				err = st.Delete(ctx, g.collection, info.ID)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "pakton docs rm: %v\n", err)
@@ -142,7 +142,7 @@ func runDocs(ctx context.Context, args []string) error {
 		fmt.Fprintf(stdout, "re-analyzed %d documents of collection %q\n", n, g.collection)
 		return err
 	case "collections":
-		cols, err := st.Collections()
+		cols, err := st.Collections(ctx)
 		if err != nil {
 			return err
 		}
@@ -162,27 +162,27 @@ func runDocs(ctx context.Context, args []string) error {
 		if !*yes {
 			return fmt.Errorf("docs rm-collection %s deletes the collection and all its documents; add --yes to confirm", rest[0])
 		}
-		if err := st.DeleteCollection(rest[0]); err != nil {
+		if err := st.DeleteCollection(ctx, rest[0]); err != nil {
 			return err
 		}
-		if err := server.ForgetCollection(st, rest[0]); err != nil {
+		if err := server.ForgetCollection(ctx, st, rest[0]); err != nil {
 			fmt.Fprintf(stderr, "warning: %v\n", err)
 		}
 		fmt.Fprintf(stdout, "deleted collection %s\n", rest[0])
 		return nil
 	case "gc":
-		return collectGarbage(st, *minAge, *asJSON)
+		return collectGarbage(ctx, st, *minAge, *asJSON)
 	}
 	return nil
 }
 
 // collectGarbage removes, in every collection, the files no document
 // names (a commit cut short on a cluster) that are older than minAge.
-func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
+func collectGarbage(ctx context.Context, st *store.Store, minAge time.Duration, asJSON bool) error {
 	if minAge < time.Minute {
 		return fmt.Errorf("docs gc: --min-age %s is too short: a commit in progress could lose its files (at least 1m)", minAge)
 	}
-	cols, err := st.Collections()
+	cols, err := st.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	}
 	var out []result
 	for _, c := range cols {
-		gs, err := st.CollectGarbage(c.Name, minAge)
+		gs, err := st.CollectGarbage(ctx, c.Name, minAge)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -214,8 +214,8 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	return nil
 }
 
-func listDocs(st *store.Store, collection, folder string, asJSON bool) error {
-	infos, err := st.List(collection)
+func listDocs(ctx context.Context, st *store.Store, collection, folder string, asJSON bool) error {
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func listDocs(st *store.Store, collection, folder string, asJSON bool) error {
 		fmt.Fprintf(stdout, "collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"\n", collection, st.Location(), collection)
 		return nil
 	}
-	fams, _ := ingest.CollectionFamilies(st, collection) // no families is no column, not an error
+	fams, _ := ingest.CollectionFamilies(ctx, st, collection) // no families is no column, not an error
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tFAMILY\tINGESTED")
 	for _, in := range infos {

@@ -125,16 +125,16 @@ func runServe(ctx context.Context, args []string) error {
 	var secret string
 	var existing []auth.Key
 	if !*noAuth {
-		keys, err := openKeys(st)
+		keys, err := openKeys(ctx, st)
 		if err != nil {
 			return err
 		}
 		cfg.Keys = keys
-		if secret, err = keys.EnsureAdmin("local admin (created by pakton serve)"); err != nil {
+		if secret, err = keys.EnsureAdmin(ctx, "local admin (created by pakton serve)"); err != nil {
 			return err
 		}
 		if secret == "" {
-			if existing, err = keys.List(); err != nil {
+			if existing, err = keys.List(ctx); err != nil {
 				return err
 			}
 		}
@@ -142,7 +142,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err := mountExtras(&cfg, st, roles); err != nil {
 		return err
 	}
-	srv, err := server.New(cfg)
+	srv, err := server.New(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ const DealRoomCache = "deal-room"
 // about several: the user's selection (two or more), the contracts it names
 // (two or more), or, when it names none, the whole collection. Nil when it
 // is about one contract.
-func (l *Library) perContractScope(req Request, route *search.Route) ([]string, error) {
+func (l *Library) perContractScope(ctx context.Context, req Request, route *search.Route) ([]string, error) {
 	switch {
 	case len(req.Docs) >= 2:
 		return req.Docs, nil
@@ -49,7 +49,7 @@ func (l *Library) perContractScope(req Request, route *search.Route) ([]string, 
 		}
 		return nil, nil
 	}
-	infos, err := l.Corpus.Store.List(l.Corpus.Collection)
+	infos, err := l.Corpus.Store.List(ctx, l.Corpus.Collection)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +67,11 @@ func (l *Library) perContractScope(req Request, route *search.Route) ([]string, 
 // (see perContractScope); route is how its search was routed. It returns
 // nothing for a question about one contract.
 func (l *Library) PerContract(ctx context.Context, req Request, route *search.Route, progress func(string)) ([]report.ContractAnswer, *report.DealRoom, error) {
-	ids, err := l.perContractScope(req, route)
+	ids, err := l.perContractScope(ctx, req, route)
 	if err != nil || len(ids) == 0 {
 		return nil, nil, err
 	}
-	infos, err := l.Corpus.Store.List(l.Corpus.Collection)
+	infos, err := l.Corpus.Store.List(ctx, l.Corpus.Collection)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +175,7 @@ func (l *Library) perContractSearch(ctx context.Context, question string, docs [
 		}
 		return 0
 	})
-	ps, err := ingest.Passages(l.Corpus.Store, l.Corpus.Collection, hits)
+	ps, err := ingest.Passages(ctx, l.Corpus.Store, l.Corpus.Collection, hits)
 	if err != nil {
 		return nil, nil, err
 	}

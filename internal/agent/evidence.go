@@ -132,7 +132,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 		})
 	}
 	lib.attachPerContract(ctx, r, req, res.Route, nil)
-	report.Verify(r, lib)
+	report.Verify(ctx, r, lib)
 	return r, nil
 }
 

@@ -93,7 +93,7 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 	}
 	rep := &report.Report{Mode: report.ModeAgents, Question: req.Question, Context: req.Context, Instructions: req.Instructions}
 	finish := func(reason string, err error) (*report.Report, error) {
-		s.finish(rep, reason, maxTurns)
+		s.finish(ctx, rep, reason, maxTurns)
 		if ctx.Err() == nil {
 			// A question about several contracts is also answered per
 			// contract, offline (dealroom.go).
@@ -323,7 +323,7 @@ func (s *session) apply(rep *report.Report, d *writerReply) {
 }
 
 // finish verifies the report and fills in the run's accounting and flags.
-func (s *session) finish(rep *report.Report, reason string, maxTurns int) {
+func (s *session) finish(ctx context.Context, rep *report.Report, reason string, maxTurns int) {
 	rep.StopReason = reason
 	rep.Complete = reason == "confident" || reason == "max_turns"
 	switch reason {
@@ -352,7 +352,7 @@ func (s *session) finish(rep *report.Report, reason string, maxTurns int) {
 			rep.Flag(fmt.Sprintf("question %d: %s", t.N, e))
 		}
 	}
-	report.Verify(rep, s.lib)
+	report.Verify(ctx, rep, s.lib)
 	acc := accounting(s.meter)
 	acc.PaperCalls = PaperCalls(s.clarifications, len(rep.Turns))
 	rep.Accounting = acc

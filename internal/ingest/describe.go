@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -49,25 +50,25 @@ type DocRef struct {
 }
 
 // Describe returns the details of the document with id in a collection.
-func Describe(st *store.Store, collection, id string) (Details, *store.Record, error) {
-	info, err := st.Info(collection, id)
+func Describe(ctx context.Context, st *store.Store, collection, id string) (Details, *store.Record, error) {
+	info, err := st.Info(ctx, collection, id)
 	if err != nil {
 		return Details{}, nil, err
 	}
-	rec, err := st.Document(collection, id)
+	rec, err := st.Document(ctx, collection, id)
 	if err != nil {
 		return Details{}, nil, err
 	}
 	d := Details{DocInfo: info, Folder: DocFolder(info), Meta: rec.Doc.Meta}
 	var sum chunk.DocSummary
-	if b, err := st.Artifact(collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
+	if b, err := st.Artifact(ctx, collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	} else {
 		sum = chunk.Summary(rec.Doc)
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	}
 	byName := map[string]store.DocInfo{}
-	if infos, err := st.List(collection); err == nil {
+	if infos, err := st.List(ctx, collection); err == nil {
 		for _, in := range infos {
 			byName[in.Name] = in
 		}
@@ -98,7 +99,7 @@ func Describe(st *store.Store, collection, id string) (Details, *store.Record, e
 			}
 		}
 	}
-	if nm, err := DocNames(st, collection, id); err == nil {
+	if nm, err := DocNames(ctx, st, collection, id); err == nil {
 		d.Names = nm.All()
 		if len(d.Parties) == 0 {
 			for _, p := range nm.Parties {
@@ -106,7 +107,7 @@ func Describe(st *store.Store, collection, id string) (Details, *store.Record, e
 			}
 		}
 	}
-	if fams, err := CollectionFamilies(st, collection); err == nil {
+	if fams, err := CollectionFamilies(ctx, st, collection); err == nil {
 		d.Duplicates = fams.Duplicates(id)
 	}
 	return d, rec, nil

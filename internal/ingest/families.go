@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,8 +74,8 @@ func (f *Families) index() {
 // from the cache when it is current, else computed from the stored
 // signatures (or, for documents stored before signatures existed, from
 // their text) and cached.
-func CollectionFamilies(st *store.Store, collection string) (*Families, error) {
-	gen, err := st.Generation(collection)
+func CollectionFamilies(ctx context.Context, st *store.Store, collection string) (*Families, error) {
+	gen, err := st.Generation(ctx, collection)
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +88,14 @@ func CollectionFamilies(st *store.Store, collection string) (*Families, error) {
 			}
 		}
 	}
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return nil, err
 	}
 	members := make([]family.Member, 0, len(infos))
 	var kept []store.DocInfo
 	for _, in := range infos {
-		sig, err := docSignature(st, collection, in)
+		sig, err := docSignature(ctx, st, collection, in)
 		if err != nil {
 			continue // a document that cannot be read is in no family
 		}
@@ -120,7 +121,7 @@ func CollectionFamilies(st *store.Store, collection string) (*Families, error) {
 		f.Families = append(f.Families, fam)
 	}
 	f.index()
-	_ = st.WriteCache(collection, familyCache, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
+	_ = st.WriteCache(ctx, collection, familyCache, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
 	return f, nil
 }
 
@@ -175,15 +176,15 @@ func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' 
 
 // docSignature reads a document's signature, computing it from the stored
 // text when the document has none.
-func docSignature(st *store.Store, collection string, in store.DocInfo) (family.Signature, error) {
-	if b, err := st.Artifact(collection, in.ID, ArtifactFamily); err == nil {
+func docSignature(ctx context.Context, st *store.Store, collection string, in store.DocInfo) (family.Signature, error) {
+	if b, err := st.Artifact(ctx, collection, in.ID, ArtifactFamily); err == nil {
 		if sig, err := family.Decode(b); err == nil {
 			return sig, nil
 		}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return family.Signature{}, err
 	}
-	rec, err := st.Document(collection, in.ID)
+	rec, err := st.Document(ctx, collection, in.ID)
 	if err != nil {
 		return family.Signature{}, fmt.Errorf("%s: %w", in.Name, err)
 	}

@@ -30,7 +30,7 @@ func TestCollectionFamilies(t *testing.T) {
 	if _, err := Ingest(context.Background(), st, "c", []string{filepath.Join(dir, "in")}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := CollectionFamilies(st, "c")
+	f, err := CollectionFamilies(t.Context(), st, "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,19 +45,19 @@ func TestCollectionFamilies(t *testing.T) {
 	if fam.Primary != byName["msa-executed.txt"] {
 		t.Errorf("primary %s, want the executed copy", fam.Primary)
 	}
-	info, _ := FindDoc(st, "c", "other.txt")
+	info, _ := FindDoc(t.Context(), st, "c", "other.txt")
 	if f.Of(info.ID) != nil {
 		t.Error("a different contract is in the family")
 	}
-	d, _, err := Describe(st, "c", byName["msa.txt"])
+	d, _, err := Describe(t.Context(), st, "c", byName["msa.txt"])
 	if err != nil || len(d.Duplicates) != 2 || d.Duplicates[0].ID != fam.Primary {
 		t.Errorf("duplicates %+v, %v", d.Duplicates, err)
 	}
 	// The cache follows the collection.
-	if err := st.Delete("c", byName["msa-v2.txt"]); err != nil {
+	if err := st.Delete(t.Context(), "c", byName["msa-v2.txt"]); err != nil {
 		t.Fatal(err)
 	}
-	f, err = CollectionFamilies(st, "c")
+	f, err = CollectionFamilies(t.Context(), st, "c")
 	if err != nil || len(f.Families) != 1 || len(f.Families[0].Members) != 2 {
 		t.Fatalf("after a deletion: %+v, %v", f, err)
 	}

@@ -192,12 +192,12 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	start := time.Now()
 	sum := Summary{Collection: collection}
 	if collection != store.DefaultCollection {
-		if err := st.CreateCollection(collection); err != nil {
+		if err := st.CreateCollection(ctx, collection); err != nil {
 			return sum, fmt.Errorf("ingest: %w", err)
 		}
 	}
 	existing := map[string]store.DocInfo{}
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return sum, fmt.Errorf("ingest: %w", err)
 	}
@@ -312,10 +312,10 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 			stored[r.b] = true
 		}
 		errs := make([]error, len(recs))
-		if err := st.PutBatch(collection, recs); err != nil && len(recs) > 0 {
+		if err := st.PutBatch(ctx, collection, recs); err != nil && len(recs) > 0 {
 			// Store them one by one, so a failure names its file.
 			for i, rec := range recs {
-				errs[i] = st.Put(collection, rec)
+				errs[i] = st.Put(ctx, collection, rec)
 			}
 		}
 		for i, r := range refs {

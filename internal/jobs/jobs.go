@@ -174,10 +174,10 @@ type Options struct {
 // cluster (store.SharedRecords). Reading or deleting a missing record is an
 // error wrapping fs.ErrNotExist.
 type Records interface {
-	Records(kind string) (map[string][]byte, error)
-	Record(kind, id string) ([]byte, error)
-	PutRecord(kind, id string, data []byte) error
-	DeleteRecord(kind, id string) error
+	Records(ctx context.Context, kind string) (map[string][]byte, error)
+	Record(ctx context.Context, kind, id string) ([]byte, error)
+	PutRecord(ctx context.Context, kind, id string, data []byte) error
+	DeleteRecord(ctx context.Context, kind, id string) error
 }
 
 // Manager queues, runs and persists jobs.
@@ -430,7 +430,7 @@ func (m *Manager) removeLocked(en *entry) error {
 		// After a record write in flight, and so that none follows.
 		m.wmu.Lock()
 		defer m.wmu.Unlock()
-		if err := m.opt.Shared.DeleteRecord(m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("jobs: remove %s: %w", id, err)
 		}
 		en.removed = true
@@ -704,7 +704,7 @@ func (m *Manager) write(j Job) error {
 		return fmt.Errorf("jobs: encode job %s: %w", j.ID, err)
 	}
 	if m.opt.Shared != nil {
-		if err := m.opt.Shared.PutRecord(m.opt.RecordKind, j.ID, raw); err != nil {
+		if err := m.opt.Shared.PutRecord(m.ctx, m.opt.RecordKind, j.ID, raw); err != nil {
 			return fmt.Errorf("jobs: store job %s: %w", j.ID, err)
 		}
 		return nil

@@ -190,6 +190,25 @@ type Report struct {
 	// DealRoom says how, and counts the contracts not listed.
 	Contracts []ContractAnswer `json:"contracts,omitempty"`
 	DealRoom  *DealRoom        `json:"deal_room,omitempty"`
+	// QuestionForUser is a question the answer needed the user's answer
+	// to that the face could not ask (a contract name that fits several
+	// contracts, asked of a client that cannot be asked): the report then
+	// covers every choice, and asking again with one chosen narrows it.
+	QuestionForUser *UserQuestion `json:"question_for_user,omitempty"`
+}
+
+// UserQuestion is a question for the user with the answers it offers.
+type UserQuestion struct {
+	Question string       `json:"question"`
+	Choices  []UserChoice `json:"choices,omitempty"`
+	// How says how to answer it with the face that returned the report.
+	How string `json:"how,omitempty"`
+}
+
+// UserChoice is one answer a UserQuestion offers.
+type UserChoice struct {
+	ID    string `json:"id"` // a document id, or "all"
+	Label string `json:"label"`
 }
 
 // ContractAnswer is one contract's answer to a deal-room question.

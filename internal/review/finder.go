@@ -159,7 +159,7 @@ func (l *lazyFinder) DealRoom(ctx context.Context, question string, docs []DealR
 func StoreLoader(st *store.Store, collection string) func(ctx context.Context, id string) (Doc, error) {
 	var mu sync.Mutex
 	var kept []Doc // most recent last
-	return func(_ context.Context, id string) (Doc, error) {
+	return func(ctx context.Context, id string) (Doc, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if k := slices.IndexFunc(kept, func(d Doc) bool { return d.ID == id }); k >= 0 {
@@ -167,7 +167,7 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 			kept = append(slices.Delete(kept, k, k+1), d)
 			return d, nil
 		}
-		rec, err := st.Document(collection, id)
+		rec, err := st.Document(ctx, collection, id)
 		if err != nil {
 			return Doc{}, err
 		}

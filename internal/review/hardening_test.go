@@ -103,7 +103,7 @@ func (p panicky) Review(ctx context.Context, d review.Doc) (review.Row, error) {
 // row's error; the process lives and the other contracts complete.
 func TestReviewWorkerPanic(t *testing.T) {
 	st := reviewtest.Store(t, "deal")
-	infos, err := st.List("deal")
+	infos, err := st.List(t.Context(), "deal")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,7 +241,7 @@ func (m *ModelPass) refineCell(ctx context.Context, d Doc, j cellJob) (c Cell, c
 			m.log().Warn("review: cannot cache a model answer; it will be asked again", "doc", d.Name, "provision", j.prov.Name, "err", err)
 		}
 	}
-	return buildCell(d, j.prov, j.offline, ans), cached, nil
+	return buildCell(ctx, d, j.prov, j.offline, ans), cached, nil
 }
 
 // ask runs the calls of one cell: extraction, follow-up, and the risk
@@ -275,7 +275,7 @@ func (m *ModelPass) ask(ctx context.Context, d Doc, j cellJob, k cacheKey) (*mod
 	if len(j.prov.Risks) == 0 {
 		return ans, nil
 	}
-	found, _, _ := verifyQuotes(d, mergedQuotes(ans), len(ans.First.Quotes))
+	found, _, _ := verifyQuotes(ctx, d, mergedQuotes(ans), len(ans.First.Quotes))
 	if !ans.FollowUp.Found || len(found) == 0 {
 		return ans, nil
 	}

@@ -12,7 +12,7 @@ import (
 // documents that are one contract (near-duplicates and versions).
 func (s *Server) listFamilies(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
-	fams, err := ingest.CollectionFamilies(s.st, c)
+	fams, err := ingest.CollectionFamilies(r.Context(), s.st, c)
 	if err != nil {
 		s.storeErr(w, r, "families", err)
 		return
@@ -44,7 +44,7 @@ func (s *Server) compareDocs(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	}
 	var sides [2]compare.Side
 	for i, id := range ids {
-		side, err := ingest.CompareSide(s.st, c, id)
+		side, err := ingest.CompareSide(r.Context(), s.st, c, id)
 		if err != nil {
 			s.storeErr(w, r, "compare", err)
 			return

@@ -80,7 +80,7 @@ func toDocJSON(in store.DocInfo) docJSON {
 func (s *Server) storeErr(w http.ResponseWriter, r *http.Request, what string, err error) {
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalidName) {
 		if id := r.PathValue("id"); id != "" {
-			if _, gerr := s.st.Generation(r.PathValue("c")); gerr == nil {
+			if _, gerr := s.st.Generation(r.Context(), r.PathValue("c")); gerr == nil {
 				fail(w, http.StatusNotFound, "document %q not found", id)
 				return
 			}
@@ -96,7 +96,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	if !ok {
 		return
 	}
-	infos, err := s.st.List(r.PathValue("c"))
+	infos, err := s.st.List(r.Context(), r.PathValue("c"))
 	if err != nil {
 		s.storeErr(w, r, "list documents", err)
 		return
@@ -150,7 +150,7 @@ type detailsJSON struct {
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	d, rec, err := ingest.Describe(s.st, c, id)
+	d, rec, err := ingest.Describe(r.Context(), s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return
@@ -170,11 +170,11 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	if err := s.st.Delete(r.PathValue("c"), r.PathValue("id")); err != nil {
+	if err := s.st.Delete(r.Context(), r.PathValue("c"), r.PathValue("id")); err != nil {
 		s.storeErr(w, r, "delete document", err)
 		return
 	}
-	s.indexes.refresh(r.PathValue("c"))
+	s.indexes.refresh(r.Context(), r.PathValue("c"))
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -551,7 +551,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 	}
 	sum, err := ingest.Ingest(ctx, s.st, j.Collection, paths, opt)
 	// Searches see the new documents by the time the job is reported done.
-	s.indexes.refresh(j.Collection)
+	s.indexes.refresh(ctx, j.Collection)
 	if err != nil {
 		return errors.New(clean(err.Error()))
 	}

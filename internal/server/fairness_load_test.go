@@ -76,13 +76,13 @@ func TestFairnessLoad(t *testing.T) {
 	if _, err := ingest.Ingest(ctx, st, "light", cuadTxt[:20], ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	heavyDocs, _ := st.List("heavy")
+	heavyDocs, _ := st.List(t.Context(), "heavy")
 	t.Logf("seeded %d contracts for A and 20 for B in %.0fs", len(heavyDocs), time.Since(start).Seconds())
 
-	keys, _ := auth.Open(dir)
-	keyA, _, _ := keys.Create("heavy", "tenant A", false)
-	keyB, _, _ := keys.Create("light", "tenant B", false)
-	srv, err := New(Config{Store: st, Keys: keys, Addr: "127.0.0.1:0", Rate: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	keys, _ := auth.Open(t.Context(), dir)
+	keyA, _, _ := keys.Create(t.Context(), "heavy", "tenant A", false)
+	keyB, _, _ := keys.Create(t.Context(), "light", "tenant B", false)
+	srv, err := New(t.Context(), Config{Store: st, Keys: keys, Addr: "127.0.0.1:0", Rate: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

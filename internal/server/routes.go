@@ -39,6 +39,8 @@ func (s *Server) routes() http.Handler {
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
 	mux.Handle("POST "+api+"/collections/{c}/ask", s.costly(askCost, s.ask))
+	mux.Handle("GET "+api+"/collections/{c}/asks/{id}", s.authed(s.getAsk))
+	mux.Handle("POST "+api+"/collections/{c}/asks/{id}/answer", s.authed(s.answerAsk))
 	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
 	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))
 
@@ -67,7 +69,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := s.ready(); err != nil {
+		if err := s.ready(r.Context()); err != nil {
 			s.log.Warn("readyz: store not ready", "err", err)
 			if errors.Is(err, errDiskFull) {
 				fail(w, http.StatusServiceUnavailable, "store not ready: %v", err) // names no path
@@ -151,11 +153,11 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request, _ auth
 		fail(w, http.StatusBadRequest, "collection name %q: want 1-64 characters of [a-z0-9._-], not starting with '.'", req.Name)
 		return
 	}
-	if _, err := s.st.Generation(req.Name); err == nil && req.Name != store.DefaultCollection {
+	if _, err := s.st.Generation(r.Context(), req.Name); err == nil && req.Name != store.DefaultCollection {
 		fail(w, http.StatusConflict, "collection %q already exists", req.Name)
 		return
 	}
-	if err := s.st.CreateCollection(req.Name); err != nil {
+	if err := s.st.CreateCollection(r.Context(), req.Name); err != nil {
 		s.internal(w, "create collection", err)
 		return
 	}
@@ -163,7 +165,7 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request, _ auth
 }
 
 func (s *Server) listCollections(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	all, err := s.st.Collections()
+	all, err := s.st.Collections(r.Context())
 	if err != nil {
 		s.internal(w, "list collections", err)
 		return
@@ -196,7 +198,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 		fail(w, http.StatusConflict, "collection %q: its jobs are still stopping; try again", c)
 		return
 	}
-	err := s.st.DeleteCollection(c)
+	err := s.st.DeleteCollection(r.Context(), c)
 	s.indexes.drop(c)
 	if errors.Is(err, store.ErrNotFound) {
 		collectionNotFound(w, c)
@@ -215,7 +217,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 			}
 		}
 	}
-	if err := s.forgetCollection(c); err != nil {
+	if err := s.forgetCollection(r.Context(), c); err != nil {
 		s.log.Warn("server: delete collection: its reports and reviews were not all removed", "collection", c, "err", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -347,7 +349,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	key := func(j jobs.Job) string { return timeKey(j.Created, j.ID) }
 	slices.SortFunc(list, func(a, b jobs.Job) int { return strings.Compare(key(b), key(a)) })
 	list, next := pageOf(list, key, true, pq)
-	if _, err := s.st.Generation(c); err != nil && len(list) == 0 {
+	if _, err := s.st.Generation(r.Context(), c); err != nil && len(list) == 0 {
 		s.storeErr(w, r, "list jobs", err)
 		return
 	}

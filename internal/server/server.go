@@ -81,6 +81,9 @@ type Config struct {
 	AskTimeout time.Duration
 	// AskQueueWait bounds how long a question waits for a slot.
 	AskQueueWait time.Duration
+	// AskAnswerWait bounds how long an ask that asks back waits for the
+	// user's answer (DefaultAskAnswerWait).
+	AskAnswerWait time.Duration
 	// MaxReviewCells bounds contracts × provisions of one review
 	// (DefaultMaxReviewCells): a review past it is refused with a 400.
 	MaxReviewCells int
@@ -168,6 +171,7 @@ type Server struct {
 	limiter    *limiter      // nil: no rate limiting
 	models     *agent.Models // nil: evidence reports
 	asks       chan struct{} // semaphore of running asks
+	askRuns    askRuns       // asks that may ask back (askback.go)
 	renders    chan struct{} // semaphore of running page renders (pages.go)
 	tables     chan struct{} // semaphore of review tables being decoded (review.go)
 	cpus       *jobs.Pool    // processor slots of background jobs (fairness.go)
@@ -185,7 +189,7 @@ type Server struct {
 // New returns a Server over cfg.Store: it opens the job directory, resumes
 // the jobs a previous run left unfinished and starts the job workers. Call
 // Close (or ListenAndServe, which closes on return) to stop them.
-func New(cfg Config) (*Server, error) {
+func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: no store")
 	}
@@ -215,6 +219,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AskTimeout <= 0 {
 		cfg.AskTimeout = DefaultAskTimeout
+	}
+	if cfg.AskAnswerWait <= 0 {
+		cfg.AskAnswerWait = DefaultAskAnswerWait
 	}
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
@@ -302,7 +309,7 @@ func New(cfg Config) (*Server, error) {
 	s.removeOrphanUploads()
 	s.jobs.Start()
 	if s.st.IsRemote() && cfg.GCEvery >= 0 {
-		go s.collectGarbage(cmp.Or(cfg.GCEvery, DefaultGCEvery))
+		go s.collectGarbage(ctx, cmp.Or(cfg.GCEvery, DefaultGCEvery))
 	}
 	s.handler = s.routes()
 	return s, nil
@@ -426,11 +433,11 @@ var errDiskFull = errors.New("the store's disk is full")
 var freeSpace = diskFree
 
 // ready reports whether the store is open, writable and has room.
-func (s *Server) ready() error {
-	if err := s.st.Ping(); err != nil {
+func (s *Server) ready(ctx context.Context) error {
+	if err := s.st.Ping(ctx); err != nil {
 		return err
 	}
-	if _, err := s.st.Collections(); err != nil {
+	if _, err := s.st.Collections(ctx); err != nil {
 		return err
 	}
 	if free := freeSpace(s.st.Dir()); free >= 0 && free < minFreeBytes {

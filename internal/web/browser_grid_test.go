@@ -42,7 +42,7 @@ var gridProvisions = []string{
 //   - at 390×844 nothing is wider than the window and a cell opens its
 //     panel.
 //
-// Screenshots (PAKTON_SCREENSHOTS): review-grid, review-reader,
+// Screenshots (PAKTON_SCREENSHOTS): review-grid, review-decisions, review-reader,
 // review-page-view, phone-review-grid, phone-review-cell.
 func TestBrowserReviewGrid(t *testing.T) {
 	needBrowser(t)
@@ -143,16 +143,49 @@ func TestBrowserReviewGrid(t *testing.T) {
 		t.Errorf("scrolled, the header row is at %.0f (grid top %.0f) and the contract column at %.0f (grid left %.0f)", sticky.HeadTop, sticky.WrapTop, sticky.NameLeft, sticky.WrapLeft)
 	}
 	b.run("scroll back", chromedp.Evaluate(`document.getElementById('grid-wrap').scrollTo(0, 0)`, nil))
-	// The first found cell of the first CUAD contract, to show a cell.
+	// Show the distribution agreement's Termination for Convenience, whose
+	// only clause excludes it ("Neither Party may terminate … for
+	// convenience"): a No, with the excluding clause as its evidence.
+	var picked string
 	b.run("pick a cell",
 		chromedp.Evaluate(`(() => {
-			const b = [...document.querySelectorAll('#review-grid tbody tr:nth-child(2) td:not(.cell-nf) .cell')][2]
-				|| document.querySelector('#review-grid td:not(.cell-nf) .cell');
-			b.click();
-		})()`, nil),
+			const t = rv.current.table;
+			const i = t.rows.findIndex((r) => r.doc_name.startsWith('distribution-agreement'));
+			const j = t.provisions.indexOf('Termination for Convenience');
+			moveTo(i, j);
+			pickCell(i, j, false);
+			return document.getElementById('cell-answer').textContent;
+		})()`, &picked),
 		chromedp.WaitVisible("#cell-body", chromedp.ByQuery),
 	)
+	t.Logf("the distribution agreement's Termination for Convenience: %q", picked)
+	if strings.HasPrefix(picked, "Yes") {
+		t.Errorf("the distribution agreement's Termination for Convenience (\"Neither Party may terminate … for convenience\") shows %q", picked)
+	}
 	b.shot(shots, "review-grid")
+
+	// Decisions: accept the No (A), correct the agreement's Expiration Date
+	// in the panel; the grid marks both.
+	var marks int
+	b.run("decide",
+		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'a', bubbles: true}))`, nil),
+		chromedp.Poll(`!!document.querySelector('#review-grid td.open .verdict.accepted')`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(`(() => {
+			const t = rv.current.table;
+			const i = t.rows.findIndex((r) => r.doc_name.startsWith('distribution-agreement'));
+			moveTo(i, t.provisions.indexOf('Expiration Date'));
+		})()`, nil),
+		chromedp.Click("#decide-correct", chromedp.ByQuery),
+		chromedp.SendKeys("#correct-value", "2030-06-30", chromedp.ByQuery),
+		chromedp.SendKeys("#correct-note", "extended by the 2026 amendment", chromedp.ByQuery),
+		chromedp.Click("#correct-save", chromedp.ByQuery),
+		chromedp.Poll(`!!document.querySelector('#review-grid td.open .verdict.corrected')`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(`document.querySelectorAll('#review-grid .verdict').length`, &marks),
+	)
+	if marks != 2 {
+		t.Errorf("%d cells marked reviewed, want 2", marks)
+	}
+	b.shot(shots, "review-decisions")
 
 	// The PDF's row: open a found cell in the reader.
 	var opened bool

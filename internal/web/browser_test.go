@@ -346,15 +346,15 @@ func startAPI(t *testing.T) (*httptest.Server, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	keys, err := auth.Open(st.Dir())
+	keys, err := auth.Open(t.Context(), st.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := keys.EnsureAdmin("browser test")
+	key, err := keys.EnsureAdmin(t.Context(), "browser test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Config{Store: st, Keys: keys, UI: Handler(),
+	s, err := server.New(t.Context(), server.Config{Store: st, Keys: keys, UI: Handler(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
