@@ -150,7 +150,7 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 		t.Helper()
 		var err error
 		if rs != nil {
-			err = rs.PutRecord(reviewTableKind("deal"), rv.ID, raw)
+			err = rs.PutRecord(context.Background(), reviewTableKind("deal"), rv.ID, raw)
 		} else {
 			err = os.WriteFile(filepath.Join(dir, "table.json"), raw, 0o600)
 		}
@@ -160,7 +160,7 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 	}
 	hasSummary := func() bool {
 		if rs != nil {
-			_, err := rs.Record(reviewSummaryKind("deal"), rv.ID)
+			_, err := rs.Record(context.Background(), reviewSummaryKind("deal"), rv.ID)
 			return err == nil
 		}
 		_, err := os.Stat(filepath.Join(dir, "summary.json"))
@@ -170,7 +170,7 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 		t.Helper()
 		var err error
 		if rs != nil {
-			err = rs.DeleteRecord(reviewSummaryKind("deal"), rv.ID)
+			err = rs.DeleteRecord(context.Background(), reviewSummaryKind("deal"), rv.ID)
 		} else {
 			err = os.Remove(filepath.Join(dir, "summary.json"))
 		}
@@ -178,7 +178,7 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	table, err := e.srv.reviewTableBytes("deal", rv.ID)
+	table, err := e.srv.reviewTableBytes(context.Background(), "deal", rv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
