@@ -90,7 +90,14 @@ for n in $factors; do
 		log "x$n: adding one contract, then deleting it"
 		rm -rf "$dir/one" && mkdir -p "$dir/one"
 		"$pk" eval copies --from "$cuad" --copies "$((n + 1))" --out "$dir/one.tmp" > /dev/null 2>&1 || true
-		f=$(ls "$dir/one.tmp" | grep "^copy$((n + 1))-" | head -1)
+		# the first such copy whose text is not already in the collection
+		f=$(python3 -c "
+import hashlib, os, sys
+have = {hashlib.md5(open(os.path.join('$corpus', x), 'rb').read()).hexdigest() for x in os.listdir('$corpus') if x.endswith('.txt')}
+for x in sorted(os.listdir('$dir/one.tmp')):
+    if x.startswith('copy$((n + 1))-') and hashlib.md5(open(os.path.join('$dir/one.tmp', x), 'rb').read()).hexdigest() not in have:
+        print(x); break
+")
 		cp "$dir/one.tmp/$f" "$dir/one/"
 		rm -rf "$dir/one.tmp"
 		timed add "$pk" ingest --store "$st" "$dir/one" > "$dir/add.log" 2>&1
