@@ -102,7 +102,7 @@ type segmentMeta struct {
 	NameTerms  int                `json:"name_terms"`
 	NameFirst  int                `json:"name_first"`
 	StatsOnly  bool               `json:"stats_only,omitempty"` // a stats file (statsfile.go)
-	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
+	Sizes      map[string]uintptr `json:"sizes"`                // struct sizes, so a change of layout is caught
 }
 
 func structSizes() map[string]uintptr {

@@ -23,7 +23,6 @@ import (
 // OpenSegment like one; Segment.StatsOnly reports it. Its postings, units,
 // spans, forward lists and vectors are empty.
 
-
 // docStats is what a stats file holds of each document, parallel to its
 // term list (DocTerms).
 type docStats struct {
