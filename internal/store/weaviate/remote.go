@@ -1130,8 +1130,8 @@ func (r *Remote) CollectGarbage(collection string, minAge time.Duration) (store.
 		type key struct{ doc, version string }
 		cand := map[key][]filePart{}
 		for _, p := range parts {
-			if live[p.DocID] == p.Version {
-				continue
+			if live[p.DocID] == p.Version || p.DocID == blobDoc {
+				continue // a live version's, or a blob (blobs.go)
 			}
 			if p.Updated.After(cutoff) {
 				st.Young++
