@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -47,6 +48,8 @@ func runServe(ctx context.Context, args []string) error {
 	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
 	maxTurns := fs.Int("max-turns", 0, "most questions the Interrogator asks the Researcher (default: the agents' default)")
+	shard := fs.String("shard", "", "on a cluster: K/N — this server is server K (from 0) of N that split each collection's index segments between them (docs/SCALE.md)")
+	peers := fs.String("peers", "", "with --shard: the N servers' base URLs, comma-separated, in server order (this one's included)")
 	mf := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -101,7 +104,12 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	shardCfg, err := parseShard(*shard, *peers)
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
+		Shard: shardCfg,
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns, MaxReviewCells: *maxCells,
 		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
@@ -201,4 +209,33 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// parseShard reads --shard K/N and --peers URL,…; the servers reach each
+// other with the admin key in PAKTON_SHARD_KEY.
+func parseShard(shard, peers string) (*server.ShardConfig, error) {
+	if shard == "" {
+		if peers != "" {
+			return nil, fmt.Errorf("--peers is for a sharded server: give --shard K/N too")
+		}
+		return nil, nil
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(shard, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n {
+		return nil, fmt.Errorf("--shard %q: want K/N with 0 ≤ K < N (e.g. 0/2)", shard)
+	}
+	var urls []string
+	for _, p := range strings.Split(peers, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			urls = append(urls, p)
+		}
+	}
+	if len(urls) != n {
+		return nil, fmt.Errorf("--peers: %d URLs for %d servers: list every server's base URL, this one's included, in server order", len(urls), n)
+	}
+	key := os.Getenv("PAKTON_SHARD_KEY")
+	if key == "" && n > 1 {
+		return nil, fmt.Errorf("--shard: set PAKTON_SHARD_KEY to an admin API key every server of the cluster accepts (they ask each other with it)")
+	}
+	return &server.ShardConfig{K: k, N: n, Peers: urls, Key: key}, nil
 }

@@ -34,6 +34,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
+	mux.Handle("POST "+api+"/collections/{c}/shard", s.admin(s.shard))
 	mux.Handle("POST "+api+"/collections/{c}/ask", s.costly(askCost, s.ask))
 	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
 	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))

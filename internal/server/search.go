@@ -35,6 +35,10 @@ type indexes struct {
 	mu  sync.Mutex
 	m   map[string]*indexSlot
 
+	// shard, when set, makes every collection's index sharded (shard.go).
+	shard       *ShardConfig
+	shardClient *http.Client
+
 	// Background maintenance of the index directories (merges, word
 	// associations): stopped and waited for by close.
 	ctx    context.Context
@@ -103,6 +107,20 @@ func newIndexes(st *store.Store, log func(string, ...any)) *indexes {
 	return &indexes{st: st, log: log, m: map[string]*indexSlot{}, ctx: ctx, cancel: cancel}
 }
 
+// loadIndex loads a collection's index, as a shard of it when the server
+// is one.
+func (x *indexes) loadIndex(c string) (*search.Index, ingest.LoadReport, error) {
+	if x.shard == nil {
+		return ingest.Load(x.ctx, x.st, c)
+	}
+	ix, rep, err := ingest.LoadWith(x.ctx, x.st, c, x.shard.loadOptions())
+	if err != nil {
+		return nil, rep, err
+	}
+	ix.SetSharding(x.shard.sharding(c, x.shardClient))
+	return ix, rep, nil
+}
+
 // close stops background maintenance and waits for it (a merge in progress
 // is abandoned: its temporary file is removed, the index stays as it was).
 func (x *indexes) close() {
@@ -117,6 +135,12 @@ func (x *indexes) close() {
 // looked up instead of learned per question). One goroutine per collection
 // at a time; a change while it runs makes it go round again.
 func (x *indexes) maintain(c string, sl *indexSlot) {
+	if x.shard != nil {
+		// A shard holds some segments as stats files only: it can neither
+		// merge nor learn. The process that ingests (or "pakton docs
+		// optimize") maintains the published index.
+		return
+	}
 	if !sl.maintaining.CompareAndSwap(false, true) {
 		sl.again.Store(true)
 		return
@@ -154,7 +178,7 @@ func (x *indexes) reopen(c string, sl *indexSlot) {
 	if old == nil {
 		return
 	}
-	ix, rep, err := ingest.Load(x.ctx, x.st, c)
+	ix, rep, err := x.loadIndex(c)
 	if err != nil || !rep.Opened {
 		return // the store moved on: the next request reloads
 	}
@@ -247,7 +271,7 @@ func (x *indexes) load(c string, sl *indexSlot) (*loadedIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, rep, err := ingest.Load(x.ctx, x.st, c)
+	ix, rep, err := x.loadIndex(c)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,10 @@ const (
 type Config struct {
 	// Store is the open store the API serves. The server does not close it.
 	Store *store.Store
+	// Shard, when set, makes the server one of several sharing each
+	// collection's index on a cluster, each scoring a part of its
+	// segments (shard.go).
+	Shard *ShardConfig
 	// Keys authorizes requests. Required unless NoAuth.
 	Keys *auth.Keyring
 	// NoAuth serves every request as if made with an admin key. It is
@@ -177,6 +181,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.NoAuth && !loopbackAddr(cfg.Addr) {
 		return nil, fmt.Errorf("server: --no-auth is only allowed on a loopback address, not %q; create keys with \"pakton keys create\" instead", cfg.Addr)
 	}
+	if cfg.Shard != nil {
+		if err := cfg.Shard.validate(); err != nil {
+			return nil, err
+		}
+		if cfg.Store.Blobs() == nil {
+			return nil, errors.New("server: a sharded server needs a cluster store that shares index segments (weaviate://…)")
+		}
+	}
 	if cfg.MaxFileBytes <= 0 {
 		cfg.MaxFileBytes = DefaultMaxFileBytes
 	}
@@ -226,6 +238,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
 		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
+	s.indexes.shard = cfg.Shard
+	s.indexes.shardClient = &http.Client{}
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
 	}

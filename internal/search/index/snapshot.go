@@ -849,3 +849,14 @@ func (v *Snapshot) DocsWithTerm(t int32, limit int) int {
 	}
 	return n
 }
+
+// ReleaseMemory drops the pages of the snapshot's segment files from this
+// process's memory (they stay in the page cache and are read again on
+// use). A pass over a whole collection — learning every term's
+// associations — would otherwise hold every page it read as the process's
+// memory: at 100× CUAD, gigabytes.
+func (v *Snapshot) ReleaseMemory() {
+	for _, s := range v.segs {
+		s.release()
+	}
+}
