@@ -471,3 +471,8 @@ func (s *Segment) release() {
 		s.mapped.dontNeed()
 	}
 }
+
+// TermRef returns term t's text without copying it, t in range: in an
+// opened segment it points into the file's mapping, so it must not be kept
+// beyond the Segment (use it to look terms up or as a transient map key).
+func (s *Segment) TermRef(t int32) string { return s.term(t) }

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 )
 
@@ -131,5 +132,8 @@ func WriteStatsFile(path string, s *Segment) (int64, error) {
 		size, err = writeSegment(newFileWriter(f, segmentMagic, segmentFormat, numSections), stats)
 		return err
 	})
+	// stats points into s's mapping, which s's cleanup unmaps once s is
+	// unreachable: keep s until the file is written.
+	runtime.KeepAlive(s)
 	return size, err
 }
