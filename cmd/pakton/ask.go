@@ -59,14 +59,14 @@ func runAsk(ctx context.Context, args []string) error {
 	}
 	useModel := roles.Configured() && !*evidence
 
-	st, err := g.openCollection()
+	st, err := g.openCollection(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	req := agent.Request{Question: question, Context: *bg, Instructions: *instr, NoRoute: *noRoute}
 	for _, ref := range docs {
-		info, err := ingest.FindDoc(st, g.collection, ref)
+		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return err
 		}
@@ -84,6 +84,17 @@ func runAsk(ctx context.Context, args []string) error {
 	lib := agent.NewLibrary(&tool.Corpus{Store: st, Collection: g.collection, Index: ix, Models: sm})
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
 
+	var clarifier agent.Clarifier
+	if !*noClarify && stdinIsTerminal() {
+		clarifier = &termClarifier{in: bufio.NewReader(stdin), out: stderr}
+	}
+	// A contract name that fits several contracts is asked back on a
+	// terminal; elsewhere every candidate is searched and the report says
+	// how to choose (--doc).
+	if req, err = agent.ResolveRoute(ctx, lib, req, clarifier, progress); err != nil {
+		return err
+	}
+
 	var rep *report.Report
 	var runErr error
 	if !useModel {
@@ -100,9 +111,7 @@ func runAsk(ctx context.Context, args []string) error {
 			return err
 		}
 		a := &agent.Asker{Library: lib, Models: models, External: ext, MaxTurns: *maxTurns, Progress: progress}
-		if !*noClarify && stdinIsTerminal() {
-			a.Clarifier = &termClarifier{in: bufio.NewReader(stdin), out: stderr}
-		}
+		a.Clarifier = clarifier
 		rep, runErr = a.Ask(ctx, req)
 	}
 	if rep == nil {
@@ -143,6 +152,21 @@ func externalTools(ctx context.Context, path string) ([]tool.Tool, func() error,
 type termClarifier struct {
 	in  *bufio.Reader
 	out io.Writer
+}
+
+// Choose implements agent.Chooser: the choices numbered, the answer a
+// number (or words of one choice; empty: none in particular).
+func (c *termClarifier) Choose(ctx context.Context, question string, choices []agent.Choice) (string, error) {
+	fmt.Fprintf(c.out, "\n%s\n", question)
+	for i, ch := range choices {
+		fmt.Fprintf(c.out, "  %d. %s\n", i+1, ch.Label)
+	}
+	fmt.Fprint(c.out, "> ")
+	line, err := c.in.ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimSpace(line), ctx.Err()
 }
 
 // Clarify implements agent.Clarifier.

@@ -67,7 +67,7 @@ func runDemo(ctx context.Context, args []string) error {
 		if i >= len(qs) || ctx.Err() != nil {
 			continue
 		}
-		if err := demoAnswer(stdout, st, ix, qs[i], *k); err != nil {
+		if err := demoAnswer(ctx, stdout, st, ix, qs[i], *k); err != nil {
 			return err
 		}
 	}
@@ -95,13 +95,13 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	infos, err := st.List(store.DefaultCollection)
+	infos, err := st.List(ctx, store.DefaultCollection)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nReview (offline detectors): %s.\n", strings.Join(demoProvisions, ", "))
 	for _, in := range infos {
-		rec, err := st.Document(store.DefaultCollection, in.ID)
+		rec, err := st.Document(ctx, store.DefaultCollection, in.ID)
 		if err != nil {
 			return err
 		}
@@ -144,9 +144,9 @@ func writeExamples(dir string) error {
 
 // demoAnswer prints one question, the document it was routed to and its top
 // provisions, each quote on a few wrapped lines.
-func demoAnswer(w io.Writer, st *store.Store, ix *search.Index, question string, k int) error {
+func demoAnswer(ctx context.Context, w io.Writer, st *store.Store, ix *search.Index, question string, k int) error {
 	res := ix.Search(search.Query{Text: question, K: k})
-	ps, err := ingest.Passages(st, store.DefaultCollection, res.Hits)
+	ps, err := ingest.Passages(ctx, st, store.DefaultCollection, res.Hits)
 	if err != nil {
 		return err
 	}

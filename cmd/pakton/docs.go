@@ -17,6 +17,7 @@ import (
 const docsUsage = `docs [flags]                     list the documents of the collection (--folder F: only those filed in F)
        pakton docs show [flags] ID|NAME        a document's metadata (format, pages, folder, parties, OCR, attachments, duplicates); --text: its canonical text as stored
        pakton docs folders [flags]              list the folders documents were filed in
+       pakton docs families [flags]             list the groups of documents that are one contract (near-duplicates, versions)
        pakton docs rm [flags] ID|NAME…          remove documents
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
        pakton docs optimize [flags]             bring the search index up to date, merge its segments and learn its word associations
@@ -26,7 +27,7 @@ const docsUsage = `docs [flags]                     list the documents of the co
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "rm" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "families" || args[0] == "rm" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
@@ -44,8 +45,8 @@ func runDocs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if sub == "list" || sub == "show" || sub == "folders" || sub == "rm" || sub == "reindex" || sub == "optimize" {
-		if err := checkCollection(st, g.collection); err != nil {
+	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "reindex" || sub == "optimize" {
+		if err := checkCollection(ctx, st, g.collection); err != nil {
 			return err
 		}
 	}
@@ -54,14 +55,14 @@ func runDocs(ctx context.Context, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("unknown docs subcommand %q (want list, rm, reindex, collections, rm-collection)", rest[0])
 		}
-		return listDocs(st, g.collection, *folder, *asJSON)
+		return listDocs(ctx, st, g.collection, *folder, *asJSON)
 	case "show":
 		if len(rest) != 1 {
 			return fmt.Errorf("docs show: name exactly one document (id or name)")
 		}
-		return showDoc(st, g.collection, rest[0], *asText, *asJSON)
+		return showDoc(ctx, st, g.collection, rest[0], *asText, *asJSON)
 	case "folders":
-		infos, err := st.List(g.collection)
+		infos, err := st.List(ctx, g.collection)
 		if err != nil {
 			return err
 		}
@@ -73,15 +74,39 @@ func runDocs(ctx context.Context, args []string) error {
 			fmt.Fprintf(stdout, "%5d  %s\n", f.Docs, f.Folder)
 		}
 		return nil
+	case "families":
+		fams, err := ingest.CollectionFamilies(ctx, st, g.collection)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(fams.Families)
+		}
+		if len(fams.Families) == 0 {
+			fmt.Fprintf(stdout, "no two documents of collection %q are the same contract\n", g.collection)
+			return nil
+		}
+		for _, f := range fams.Families {
+			fmt.Fprintf(stdout, "%s: %d documents\n", f.ID, len(f.Members))
+			for _, m := range f.Members {
+				mark := " "
+				if m.ID == f.Primary {
+					mark = "*"
+				}
+				fmt.Fprintf(stdout, "  %s %s  %s  (%.0f%% shared with *)\n", mark, m.ID, m.Name, 100*m.Jaccard)
+			}
+		}
+		fmt.Fprintf(stdout, "(* the copy shown for the family; pakton compare A --against B shows what differs)\n")
+		return nil
 	case "rm":
 		if len(rest) == 0 {
 			return fmt.Errorf("docs rm: name at least one document (id or name)")
 		}
 		var failed int
 		for _, ref := range rest {
-			info, err := ingest.FindDocExact(st, g.collection, ref)
+			info, err := ingest.FindDocExact(ctx, st, g.collection, ref)
 			if err == nil {
-				err = st.Delete(g.collection, info.ID)
+				err = st.Delete(ctx, g.collection, info.ID)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "pakton docs rm: %v\n", err)
@@ -117,7 +142,7 @@ func runDocs(ctx context.Context, args []string) error {
 		fmt.Fprintf(stdout, "re-analyzed %d documents of collection %q\n", n, g.collection)
 		return err
 	case "collections":
-		cols, err := st.Collections()
+		cols, err := st.Collections(ctx)
 		if err != nil {
 			return err
 		}
@@ -137,27 +162,27 @@ func runDocs(ctx context.Context, args []string) error {
 		if !*yes {
 			return fmt.Errorf("docs rm-collection %s deletes the collection and all its documents; add --yes to confirm", rest[0])
 		}
-		if err := st.DeleteCollection(rest[0]); err != nil {
+		if err := st.DeleteCollection(ctx, rest[0]); err != nil {
 			return err
 		}
-		if err := server.ForgetCollection(st, rest[0]); err != nil {
+		if err := server.ForgetCollection(ctx, st, rest[0]); err != nil {
 			fmt.Fprintf(stderr, "warning: %v\n", err)
 		}
 		fmt.Fprintf(stdout, "deleted collection %s\n", rest[0])
 		return nil
 	case "gc":
-		return collectGarbage(st, *minAge, *asJSON)
+		return collectGarbage(ctx, st, *minAge, *asJSON)
 	}
 	return nil
 }
 
 // collectGarbage removes, in every collection, the files no document
 // names (a commit cut short on a cluster) that are older than minAge.
-func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
+func collectGarbage(ctx context.Context, st *store.Store, minAge time.Duration, asJSON bool) error {
 	if minAge < time.Minute {
 		return fmt.Errorf("docs gc: --min-age %s is too short: a commit in progress could lose its files (at least 1m)", minAge)
 	}
-	cols, err := st.Collections()
+	cols, err := st.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -167,7 +192,7 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	}
 	var out []result
 	for _, c := range cols {
-		gs, err := st.CollectGarbage(c.Name, minAge)
+		gs, err := st.CollectGarbage(ctx, c.Name, minAge)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -189,8 +214,8 @@ func collectGarbage(st *store.Store, minAge time.Duration, asJSON bool) error {
 	return nil
 }
 
-func listDocs(st *store.Store, collection, folder string, asJSON bool) error {
-	infos, err := st.List(collection)
+func listDocs(ctx context.Context, st *store.Store, collection, folder string, asJSON bool) error {
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return err
 	}
@@ -214,14 +239,19 @@ func listDocs(st *store.Store, collection, folder string, asJSON bool) error {
 		fmt.Fprintf(stdout, "collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"\n", collection, st.Location(), collection)
 		return nil
 	}
+	fams, _ := ingest.CollectionFamilies(ctx, st, collection) // no families is no column, not an error
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tINGESTED")
+	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tFAMILY\tINGESTED")
 	for _, in := range infos {
 		pages := "-"
 		if in.Pages > 0 {
 			pages = fmt.Sprint(in.Pages)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", in.ID, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), timeText(in.Source.IngestedAt))
+		fam := "-"
+		if f := fams.Of(in.ID); f != nil {
+			fam = fmt.Sprintf("%s (%d)", f.ID, len(f.Members))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", in.ID, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), fam, timeText(in.Source.IngestedAt))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -13,12 +14,12 @@ import (
 
 // showDoc prints one document's details, or with asText its canonical
 // text byte for byte as stored.
-func showDoc(st *store.Store, collection, ref string, asText, asJSON bool) error {
-	info, err := ingest.FindDoc(st, collection, ref)
+func showDoc(ctx context.Context, st *store.Store, collection, ref string, asText, asJSON bool) error {
+	info, err := ingest.FindDoc(ctx, st, collection, ref)
 	if err != nil {
 		return err
 	}
-	d, rec, err := ingest.Describe(st, collection, info.ID)
+	d, rec, err := ingest.Describe(ctx, st, collection, info.ID)
 	if err != nil {
 		return err
 	}
@@ -74,6 +75,13 @@ func writeDetails(w io.Writer, d ingest.Details, doc *document.Document) error {
 	row("Title", d.Title)
 	row("Parties", strings.Join(d.Parties, "; "))
 	row("Type", d.Type)
+	if len(d.Names) > 0 {
+		var ns []string
+		for _, n := range d.Names {
+			ns = append(ns, fmt.Sprintf("%s (%s)", n.Text, n.Kind))
+		}
+		row("Names", strings.Join(ns, "; "))
+	}
 	if d.Meta != nil && d.Meta.OCR != nil {
 		o := d.Meta.OCR
 		conf := "no words recognised"

@@ -31,6 +31,9 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "review" {
 		return runEvalReview(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "dealroom" {
+		return runEvalDealRoom(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "heldout" {
 		return runEvalHeldOut(args[1:])
 	}
@@ -40,6 +43,7 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "legalbench" {
 		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
+			"       pakton eval dealroom [--labels FILE] [--corpus DIR] [--folds K] [--json OUT]\n"+
 			"       pakton eval copies --from DIR --copies N --out DIR\n"+
 			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))

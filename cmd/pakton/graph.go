@@ -35,14 +35,14 @@ func runGraph(ctx context.Context, args []string) error {
 	if *term != "" && len(rest) == 0 {
 		return fmt.Errorf("--term needs a DOC: the document whose term to look up")
 	}
-	st, err := g.openCollection()
+	st, err := g.openCollection(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	var ids []string
 	if len(rest) == 1 {
-		info, err := ingest.FindDoc(st, g.collection, rest[0])
+		info, err := ingest.FindDoc(ctx, st, g.collection, rest[0])
 		if err != nil {
 			return err
 		}

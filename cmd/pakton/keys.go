@@ -45,14 +45,14 @@ func runKeys(ctx context.Context, args []string) error {
 			return err
 		}
 		defer st.Close()
-		if keys, err = openKeys(st); err != nil {
+		if keys, err = openKeys(ctx, st); err != nil {
 			return err
 		}
 	} else if ok, err := store.Exists(g.store); err != nil {
 		return err
 	} else if !ok {
 		return noStore(g.store)
-	} else if keys, err = auth.Open(g.store); err != nil {
+	} else if keys, err = auth.Open(ctx, g.store); err != nil {
 		return err
 	}
 	switch sub {
@@ -63,7 +63,7 @@ func runKeys(ctx context.Context, args []string) error {
 		if *admin == collectionSet {
 			return fmt.Errorf("keys create: give either --collection NAME or --admin")
 		}
-		secret, k, err := keys.Create(g.collection, *name, *admin)
+		secret, k, err := keys.Create(ctx, g.collection, *name, *admin)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func runKeys(ctx context.Context, args []string) error {
 		fmt.Fprintf(stderr, "Open the web app with it: http://%s/#key=<the key> (pakton serve's --addr)\n", server.DefaultAddr)
 		return nil
 	case "list":
-		list, err := keys.List()
+		list, err := keys.List(ctx)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func runKeys(ctx context.Context, args []string) error {
 		if len(rest) != 1 {
 			return fmt.Errorf("keys revoke: name one key id (see \"pakton keys list\")")
 		}
-		if err := keys.Revoke(rest[0]); err != nil {
+		if err := keys.Revoke(ctx, rest[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "revoked key %s\n", rest[0])
@@ -109,9 +109,9 @@ func runKeys(ctx context.Context, args []string) error {
 
 // openKeys opens a store's API keys: in its directory, or, for a store on
 // a cluster, in the cluster, so every server using it accepts the same keys.
-func openKeys(st *store.Store) (*auth.Keyring, error) {
+func openKeys(ctx context.Context, st *store.Store) (*auth.Keyring, error) {
 	if sr := st.Shared(); sr != nil {
-		return auth.OpenRecords(sr)
+		return auth.OpenRecords(ctx, sr)
 	}
-	return auth.Open(st.Dir())
+	return auth.Open(ctx, st.Dir())
 }

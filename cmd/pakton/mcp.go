@@ -38,7 +38,7 @@ func runMCP(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w for evidence reports", err)
 	}
-	st, err := g.openCollection()
+	st, err := g.openCollection(ctx)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func runMigrate(ctx context.Context, args []string) error {
 		return fmt.Errorf("destination: %w", err)
 	}
 	defer dst.Close()
-	cols, err := src.Collections()
+	cols, err := src.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -78,28 +78,28 @@ func runMigrate(ctx context.Context, args []string) error {
 
 func migrateCollection(ctx context.Context, src, dst *store.Store, name string, batch int, quiet bool) error {
 	start := time.Now()
-	infos, err := src.List(name)
+	infos, err := src.List(ctx, name)
 	if err != nil {
 		return err
 	}
-	if err := dst.CreateCollection(name); err != nil {
+	if err := dst.CreateCollection(ctx, name); err != nil {
 		return err
 	}
 	want := map[string]map[string]string{}
 	for _, in := range infos {
-		if want[in.ID], err = src.Sums(name, in.ID); err != nil {
+		if want[in.ID], err = src.Sums(ctx, name, in.ID); err != nil {
 			return err
 		}
 	}
 	// Resume: skip what the destination already holds identically.
-	have, err := dst.List(name)
+	have, err := dst.List(ctx, name)
 	if err != nil {
 		return err
 	}
 	same := map[string]bool{}
 	for _, in := range have {
 		if w, ok := want[in.ID]; ok {
-			if got, err := dst.Sums(name, in.ID); err == nil && maps.Equal(got, w) {
+			if got, err := dst.Sums(ctx, name, in.ID); err == nil && maps.Equal(got, w) {
 				same[in.ID] = true
 			}
 		}
@@ -110,7 +110,7 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 		if len(recs) == 0 {
 			return nil
 		}
-		if err := dst.PutBatch(name, recs); err != nil {
+		if err := dst.PutBatch(ctx, name, recs); err != nil {
 			return err
 		}
 		copied += len(recs)
@@ -127,7 +127,7 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 		if same[in.ID] {
 			continue
 		}
-		rec, err := src.Get(name, in.ID)
+		rec, err := src.Get(ctx, name, in.ID)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 	}
 	// Verify: the same set of documents, each with the same checksums, and
 	// every file readable (Get checks each against its checksum).
-	got, err := dst.List(name)
+	got, err := dst.List(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -159,12 +159,12 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 			bad = append(bad, in.Name+": in the destination only")
 			continue
 		}
-		sums, err := dst.Sums(name, in.ID)
+		sums, err := dst.Sums(ctx, name, in.ID)
 		if err != nil || !maps.Equal(sums, w) {
 			bad = append(bad, fmt.Sprintf("%s: checksums differ (%v)", in.Name, err))
 			continue
 		}
-		if _, err := dst.Get(name, in.ID); err != nil {
+		if _, err := dst.Get(ctx, name, in.ID); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", in.Name, err))
 		}
 	}

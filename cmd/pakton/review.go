@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
@@ -90,14 +91,17 @@ func runReview(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		return err
 	}
-	st, err := g.openCollection()
+	// Answers a killed run was writing (its rows and exports are cleaned
+	// by the run and by the export).
+	atomicfile.RemoveStale(filepath.Join(state, "model-cache"), 0)
+	st, err := g.openCollection(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
 	for _, ref := range docs {
-		info, err := ingest.FindDoc(st, g.collection, ref)
+		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return err
 		}
@@ -167,7 +171,7 @@ func runReview(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rv := &export.Review{Table: tab, Decisions: decisions, Collection: g.collection, Created: time.Now(), Text: storeText(st, g.collection)}
+	rv := &export.Review{Table: tab, Decisions: decisions, Collection: g.collection, Created: time.Now(), Text: storeText(ctx, st, g.collection)}
 	paths, err := export.WriteFiles(*out, fmts, rv)
 	if err != nil {
 		return err
@@ -240,7 +244,7 @@ func listProvisions(w io.Writer, pb *review.Playbook) error {
 }
 
 func reviewDryRun(ctx context.Context, w io.Writer, run *review.Run, pb *review.Playbook) error {
-	docs, err := run.Store.List(run.Collection)
+	docs, err := run.Store.List(ctx, run.Collection)
 	if err != nil {
 		return err
 	}
@@ -260,9 +264,9 @@ func reviewDryRun(ctx context.Context, w io.Writer, run *review.Run, pb *review.
 }
 
 // storeText reads a contract's canonical text for the HTML report.
-func storeText(st *store.Store, collection string) func(string) (string, error) {
+func storeText(ctx context.Context, st *store.Store, collection string) func(string) (string, error) {
 	return func(id string) (string, error) {
-		rec, err := st.Document(collection, id)
+		rec, err := st.Document(ctx, collection, id)
 		if err != nil {
 			return "", err
 		}

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/review"
@@ -171,5 +173,48 @@ func TestReviewCommandModelPass(t *testing.T) {
 	}
 	if _, _, err := capture(t, runReview, append(args, "--offline", "--out", filepath.Join(dir, "off"))...); err != nil || len(srv.Requests()) != calls {
 		t.Errorf("--offline: %v, %d more requests", err, len(srv.Requests())-calls)
+	}
+}
+
+// TestReviewCleansTempFiles: the temporary files a killed "pakton review"
+// left — a row, a model answer, an export cut short — are removed by the
+// next run (issue 17 §10: they were never cleaned).
+func TestReviewCleansTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
+	t.Setenv(config.EnvCollection, "deal")
+	t.Setenv("PAKTON_LLM_URL", "")
+	t.Setenv("PAKTON_LLM_MODEL", "")
+	pb := filepath.Join(dir, "small.yaml")
+	os.WriteFile(pb, reviewtest.PlaybookYAML, 0o644)
+	src := filepath.Join(dir, "src")
+	if err := writeExamples(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := capture(t, runIngest, src); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	state := filepath.Join(out, runDir)
+	left := []string{filepath.Join(state, "rows", atomicfile.TempName()), filepath.Join(state, "model-cache", atomicfile.TempName()),
+		filepath.Join(out, atomicfile.TempName())}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range left {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("half a write"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	if stdout, stderr, err := capture(t, runReview, "--playbook", pb, "--out", out, "--resume"); err != nil {
+		t.Fatalf("review: %v\n%s\n%s", err, stdout, stderr)
+	}
+	for _, p := range left {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after the next run", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "review.csv")); err != nil {
+		t.Error(err)
 	}
 }

@@ -38,14 +38,14 @@ func runSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
 	}
-	st, err := g.openCollectionReader()
+	st, err := g.openCollectionReader(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	q := search.Query{Text: query, K: *k, NoRoute: *noRoute, NoProvisions: *noProv}
 	for _, ref := range docs {
-		info, err := ingest.FindDoc(st, g.collection, ref)
+		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func runSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	passages, err := ingest.Passages(st, g.collection, res.Hits)
+	passages, err := ingest.Passages(ctx, st, g.collection, res.Hits)
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func hybridSearch(ctx context.Context, st *store.Store, collection string, ix *s
 		return search.Result{}, err
 	}
 	m.Provisions = review.BuiltinProvisions(review.StoreLoader(st, collection))
-	return ix.SearchWith(ctx, m, q, ingest.TextFunc(st, collection))
+	return ix.SearchWith(ctx, m, q, ingest.TextFunc(ctx, st, collection))
 }
 
 // searchModels returns the embedding and rerank servers configured in the

@@ -38,6 +38,9 @@ func runServe(ctx context.Context, args []string) error {
 	maxFiles := fs.Int("max-files", server.DefaultMaxFiles, "most files in one upload")
 	maxAsks := fs.Int("max-asks", server.DefaultMaxAsks, "questions answered at once")
 	maxCells := fs.Int("max-review-cells", server.DefaultMaxReviewCells, "most contracts × provisions of one review")
+	maxJobs := fs.Int("max-jobs-per-key", server.DefaultMaxJobsPerKey, "most uploads and reviews one API key may have queued or running")
+	jobWorkers := fs.Int("job-workers", server.DefaultJobWorkers, "uploads, and separately reviews, run at once (shared fairly between keys)")
+	jobCPUs := fs.Int("job-cpus", 0, "files parsed and contracts reviewed at once by all background jobs together, one key's taking all but one (default: the CPUs)")
 	retention := fs.Duration("job-retention", server.DefaultJobRetention, "keep finished jobs this long, then remove them (0 keeps them forever)")
 	lease := fs.Duration("job-lease", jobs.DefaultLease, "on a cluster: a job whose server has not beaten for this long shows to the other servers as interrupted")
 	rate := fs.Float64("rate", server.DefaultRate, "API requests per second per key (per address with --no-auth); an ask counts 5, an upload 10 (0 disables the limit)")
@@ -111,7 +114,7 @@ func runServe(ctx context.Context, args []string) error {
 	cfg := server.Config{
 		Shard: shardCfg,
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
-		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns, MaxReviewCells: *maxCells,
+		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns, MaxReviewCells: *maxCells, MaxJobsPerKey: *maxJobs, JobWorkers: *jobWorkers, JobCPUs: *jobCPUs,
 		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
 		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
 		Embedder: asEmbedder(emb), Models: roles, Logger: logger,
@@ -130,16 +133,16 @@ func runServe(ctx context.Context, args []string) error {
 	var secret string
 	var existing []auth.Key
 	if !*noAuth {
-		keys, err := openKeys(st)
+		keys, err := openKeys(ctx, st)
 		if err != nil {
 			return err
 		}
 		cfg.Keys = keys
-		if secret, err = keys.EnsureAdmin("local admin (created by pakton serve)"); err != nil {
+		if secret, err = keys.EnsureAdmin(ctx, "local admin (created by pakton serve)"); err != nil {
 			return err
 		}
 		if secret == "" {
-			if existing, err = keys.List(); err != nil {
+			if existing, err = keys.List(ctx); err != nil {
 				return err
 			}
 		}
@@ -147,7 +150,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err := mountExtras(&cfg, st, roles); err != nil {
 		return err
 	}
-	srv, err := server.New(cfg)
+	srv, err := server.New(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -42,15 +42,15 @@ func TestKeysCLI(t *testing.T) {
 	if err != nil || !strings.Contains(out, "collection deals") || !strings.Contains(out, "admin") || strings.Contains(out, secret) {
 		t.Fatalf("list: %v\n%s", err, out)
 	}
-	r, _ := auth.Open(dir)
-	k, ok := r.Lookup(secret)
+	r, _ := auth.Open(t.Context(), dir)
+	k, ok := r.Lookup(t.Context(), secret)
 	if !ok {
 		t.Fatal("created key not found")
 	}
 	if out, _, err = capture(t, runKeys, "revoke", k.ID); err != nil || !strings.Contains(out, "revoked") {
 		t.Fatalf("revoke: %v %s", err, out)
 	}
-	if _, ok := r.Lookup(secret); ok {
+	if _, ok := r.Lookup(t.Context(), secret); ok {
 		t.Error("revoked key still valid")
 	}
 	if _, _, err := capture(t, runKeys, "revoke", k.ID); err == nil {

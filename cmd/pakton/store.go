@@ -69,8 +69,8 @@ func noStore(dir string) error {
 
 // checkCollection returns an error naming the store's collections when name
 // is not one of them.
-func checkCollection(st *store.Store, name string) error {
-	cols, err := st.Collections()
+func checkCollection(ctx context.Context, st *store.Store, name string) error {
+	cols, err := st.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,12 +87,12 @@ func checkCollection(st *store.Store, name string) error {
 
 // openCollection opens an existing store and checks that it holds the
 // collection the global flags name.
-func (g *globals) openCollection() (*store.Store, error) {
+func (g *globals) openCollection(ctx context.Context) (*store.Store, error) {
 	st, err := g.openExisting()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCollection(st, g.collection); err != nil {
+	if err := checkCollection(ctx, st, g.collection); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -104,18 +104,18 @@ func (g *globals) openCollection() (*store.Store, error) {
 // (store.OpenReader), so a one-shot search starts in milliseconds. A store
 // that needs converting to the current format is opened for writing, which
 // converts it.
-func (g *globals) openCollectionReader() (*store.Store, error) {
+func (g *globals) openCollectionReader(ctx context.Context) (*store.Store, error) {
 	if weaviate.IsURL(g.store) {
-		return g.openCollection()
+		return g.openCollection(ctx)
 	}
 	st, err := store.OpenReader(g.store)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, noStore(g.store)
 	}
 	if err != nil {
-		return g.openCollection()
+		return g.openCollection(ctx)
 	}
-	if err := checkCollection(st, g.collection); err != nil {
+	if err := checkCollection(ctx, st, g.collection); err != nil {
 		st.Close()
 		return nil, err
 	}

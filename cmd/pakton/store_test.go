@@ -118,7 +118,7 @@ func TestDocReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	infos, err := st.List(config.DefaultCollection)
+	infos, err := st.List(t.Context(), config.DefaultCollection)
 	st.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestEmptyCollectionSearchAndAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateCollection("empty"); err != nil {
+	if err := st.CreateCollection(t.Context(), "empty"); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

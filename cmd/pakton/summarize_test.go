@@ -40,7 +40,7 @@ func TestIngestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	data, err := st.Artifact(store.DefaultCollection, store.DocID("a.txt"), ingest.ArtifactSummary)
+	data, err := st.Artifact(t.Context(), store.DefaultCollection, store.DocID("a.txt"), ingest.ArtifactSummary)
 	if err != nil {
 		t.Fatal(err)
 	}

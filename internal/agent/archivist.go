@@ -50,7 +50,7 @@ const maxListed = 60
 // a collection of several.
 func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 	s.progress("Archivist: reading the request")
-	all, err := s.lib.List()
+	all, err := s.lib.List(ctx)
 	if err != nil {
 		return brief{}, err
 	}
@@ -62,7 +62,7 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 		}
 		// Names, titles and parties come from the documents: defused, so
 		// a contract cannot close <collection> or open <instructions>.
-		fmt.Fprintf(&coll, "- %s: %s\n", tool.DefuseDelimiters(oneLine(d.Name)), tool.DefuseDelimiters(oneLine(s.docSummary(d.ID))))
+		fmt.Fprintf(&coll, "- %s: %s\n", tool.DefuseDelimiters(oneLine(d.Name)), tool.DefuseDelimiters(oneLine(s.docSummary(ctx, d.ID))))
 	}
 	user := "<request>\n" + req.Question + "\n</request>\n"
 	if req.Context != "" {
@@ -90,7 +90,7 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 		return brief{}, err
 	}
 	b := brief{Query: strings.TrimSpace(rep.Query), Context: joinNonEmpty(req.Context, rep.Context), Instructions: joinNonEmpty(req.Instructions, rep.Instructions)}
-	b.Docs = s.resolveDocs(req, rep.Documents, b.Query)
+	b.Docs = s.resolveDocs(ctx, req, rep.Documents, b.Query)
 
 	ask := strings.TrimSpace(rep.ClarifyingQuestion)
 	if ask == "" && len(b.Docs) == 0 && len(all) > 1 {
@@ -114,7 +114,7 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 			s.clarifications++
 			b.Context = joinNonEmpty(b.Context, "Asked \""+ask+"\", the user answered: "+answer)
 			if len(b.Docs) == 0 {
-				b.Docs = s.resolveDocs(Request{}, []string{answer}, answer)
+				b.Docs = s.resolveDocs(ctx, Request{}, []string{answer}, answer)
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 // resolveDocs finds the documents a request is about: those the user
 // selected, else those the Archivist named (by name, base name or a name
 // the search router recognizes), else those the question routes to.
-func (s *session) resolveDocs(req Request, named []string, query string) []report.DocRef {
+func (s *session) resolveDocs(ctx context.Context, req Request, named []string, query string) []report.DocRef {
 	if len(req.Docs) > 0 {
 		return s.lib.docRefs(req.Docs)
 	}
@@ -144,7 +144,7 @@ func (s *session) resolveDocs(req Request, named []string, query string) []repor
 		}
 	}
 	for _, n := range named {
-		if d, err := s.lib.Find(strings.TrimSpace(n)); err == nil {
+		if d, err := s.lib.Find(ctx, strings.TrimSpace(n)); err == nil {
 			add(d)
 			continue
 		}
@@ -167,8 +167,8 @@ func (s *session) resolveDocs(req Request, named []string, query string) []repor
 }
 
 // docSummary is the stored deterministic summary of a document.
-func (s *session) docSummary(id string) string {
-	data, err := s.lib.Corpus.Store.Artifact(s.lib.Corpus.Collection, id, ingest.ArtifactSummary)
+func (s *session) docSummary(ctx context.Context, id string) string {
+	data, err := s.lib.Corpus.Store.Artifact(ctx, s.lib.Corpus.Collection, id, ingest.ArtifactSummary)
 	if err != nil {
 		return ""
 	}

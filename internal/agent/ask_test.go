@@ -113,7 +113,7 @@ const msaQuestion = "Can the customer terminate the master services agreement fo
 // the Interrogator ends after the second answer: "flag" ({done:true}),
 // "phrase" (the stop phrase only), or "" (it asks a third question).
 func msaScript(t *testing.T, lib *Library) ([]llmtest.Turn, string) {
-	msa, err := lib.Find("master-services-agreement.txt")
+	msa, err := lib.Find(t.Context(), "master-services-agreement.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestAskRecitesQuoteFromAnotherClause(t *testing.T) {
 	if s == nil || s.Status != report.StatusRecited {
 		t.Fatalf("source %+v, want re-cited", s)
 	}
-	doc, _ := lib.Document(s.DocID)
+	doc, _ := lib.Document(t.Context(), s.DocID)
 	if got := doc.Slice(s.Span); got != "it equals fifty percent (50%) of the monthly platform fees" {
 		t.Errorf("re-cited span covers %q", got)
 	}
@@ -443,7 +443,7 @@ This Vendor Services Agreement is made between Tarn Logistics Ltd ("Customer") a
 // report quotes the clause and follows the user's real instructions.
 func TestAskInjection(t *testing.T) {
 	lib := newLibrary(t, map[string]string{"vendor-agreement.txt": injected})
-	vendor, err := lib.Find("vendor-agreement.txt")
+	vendor, err := lib.Find(t.Context(), "vendor-agreement.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,8 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 			Highlights: Highlights(e.Text, e.Start, weights, 2), LeansOn: leansOn(e.Support),
 		})
 	}
-	report.Verify(r, lib)
+	lib.attachPerContract(ctx, r, req, res.Route, nil)
+	report.Verify(ctx, r, lib)
 	return r, nil
 }
 

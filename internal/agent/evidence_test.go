@@ -38,7 +38,7 @@ func TestEvidenceReport(t *testing.T) {
 	if len(top) == 0 || !strings.Contains(top[0].Text, "a strike, lockout or other labour dispute") {
 		t.Errorf("best sentence of 15.2: %+v", top)
 	}
-	doc, _ := lib.Document(r.Sources[0].DocID)
+	doc, _ := lib.Document(t.Context(), r.Sources[0].DocID)
 	for _, s := range r.Sources {
 		for _, h := range s.Highlights {
 			if !s.Span.Contains(h.Span) {
@@ -83,7 +83,7 @@ func TestEvidenceNoDocumentNamed(t *testing.T) {
 
 func TestEvidenceSelectedDocument(t *testing.T) {
 	lib := sharedLib(t)
-	d, err := lib.Find("mutual-nda.md")
+	d, err := lib.Find(t.Context(), "mutual-nda.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSentences(t *testing.T) {
 
 func TestEvidenceProvisionCheck(t *testing.T) {
 	lib := sharedLib(t)
-	infos, err := lib.Corpus.Store.List(lib.Corpus.Collection)
+	infos, err := lib.Corpus.Store.List(t.Context(), lib.Corpus.Collection)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestEvidenceProvisionCheck(t *testing.T) {
 	if len(r.Checks) != 1 || !r.Checks[0].Found || r.Checks[0].Path == "" || r.Checks[0].Span == nil {
 		t.Fatalf("checks %+v, want Governing Law found with its place", r.Checks)
 	}
-	doc, _ := lib.Document(msa)
+	doc, _ := lib.Document(t.Context(), msa)
 	if text := doc.Slice(*r.Checks[0].Span); !strings.Contains(strings.ToLower(text), "laws of") {
 		t.Errorf("the found passage %q is not the governing-law clause", text)
 	}

@@ -16,7 +16,7 @@ import (
 // the sample master services agreement, and cites both as evidence.
 func TestResearcherFollowsReferences(t *testing.T) {
 	lib := sharedLib(t)
-	msa, err := lib.Find("master-services-agreement.txt")
+	msa, err := lib.Find(t.Context(), "master-services-agreement.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/tool"
 )
 
@@ -92,7 +93,13 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 	}
 	rep := &report.Report{Mode: report.ModeAgents, Question: req.Question, Context: req.Context, Instructions: req.Instructions}
 	finish := func(reason string, err error) (*report.Report, error) {
-		s.finish(rep, reason, maxTurns)
+		s.finish(ctx, rep, reason, maxTurns)
+		if ctx.Err() == nil {
+			// A question about several contracts is also answered per
+			// contract, offline (dealroom.go).
+			route := a.Library.Corpus.Index.Plan(search.Query{Text: req.Question, Docs: req.Docs, NoRoute: req.NoRoute}).Route
+			a.Library.attachPerContract(ctx, rep, req, &route, s.progress)
+		}
 		return rep, err
 	}
 
@@ -316,7 +323,7 @@ func (s *session) apply(rep *report.Report, d *writerReply) {
 }
 
 // finish verifies the report and fills in the run's accounting and flags.
-func (s *session) finish(rep *report.Report, reason string, maxTurns int) {
+func (s *session) finish(ctx context.Context, rep *report.Report, reason string, maxTurns int) {
 	rep.StopReason = reason
 	rep.Complete = reason == "confident" || reason == "max_turns"
 	switch reason {
@@ -345,7 +352,7 @@ func (s *session) finish(rep *report.Report, reason string, maxTurns int) {
 			rep.Flag(fmt.Sprintf("question %d: %s", t.N, e))
 		}
 	}
-	report.Verify(rep, s.lib)
+	report.Verify(ctx, rep, s.lib)
 	acc := accounting(s.meter)
 	acc.PaperCalls = PaperCalls(s.clarifications, len(rep.Turns))
 	rep.Accounting = acc

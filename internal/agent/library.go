@@ -47,21 +47,21 @@ func NewLibrary(c *tool.Corpus) *Library {
 }
 
 // reviewDoc reads a document for the review detectors.
-func (l *Library) reviewDoc(_ context.Context, id string) (review.Doc, error) {
-	rec, err := l.record(id)
+func (l *Library) reviewDoc(ctx context.Context, id string) (review.Doc, error) {
+	rec, err := l.record(ctx, id)
 	if err != nil {
 		return review.Doc{}, err
 	}
 	return review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
 }
 
-func (l *Library) record(id string) (*store.Record, error) {
+func (l *Library) record(ctx context.Context, id string) (*store.Record, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if rec, ok := l.recs[id]; ok {
 		return rec, nil
 	}
-	rec, err := l.Corpus.Store.Document(l.Corpus.Collection, id)
+	rec, err := l.Corpus.Store.Document(ctx, l.Corpus.Collection, id)
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", id, err)
 	}
@@ -71,27 +71,27 @@ func (l *Library) record(id string) (*store.Record, error) {
 }
 
 // Document returns a stored document with its canonical text.
-func (l *Library) Document(id string) (*document.Document, error) {
-	rec, err := l.record(id)
+func (l *Library) Document(ctx context.Context, id string) (*document.Document, error) {
+	rec, err := l.record(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	return rec.Doc, nil
 }
 
-// ClausePath returns the clause path of the deepest node holding the start
-// of span.
-func (l *Library) ClausePath(id string, span document.Span) string {
-	rec, err := l.record(id)
+// ClausePath returns the clause path that cites span: every clause it runs
+// over (clause.Tree.SpanPath).
+func (l *Library) ClausePath(ctx context.Context, id string, span document.Span) string {
+	rec, err := l.record(ctx, id)
 	if err != nil || rec.Tree == nil || len(rec.Tree.Nodes) == 0 {
 		return ""
 	}
-	return rec.Tree.Path(rec.Tree.At(span.Start))
+	return rec.Tree.SpanPath(span)
 }
 
 // Find resolves what a user typed to name a document (id, name, base name).
-func (l *Library) Find(ref string) (report.DocRef, error) {
-	info, err := ingest.FindDoc(l.Corpus.Store, l.Corpus.Collection, ref)
+func (l *Library) Find(ctx context.Context, ref string) (report.DocRef, error) {
+	info, err := ingest.FindDoc(ctx, l.Corpus.Store, l.Corpus.Collection, ref)
 	if err != nil {
 		return report.DocRef{}, err
 	}
@@ -99,8 +99,8 @@ func (l *Library) Find(ref string) (report.DocRef, error) {
 }
 
 // List returns every document of the collection.
-func (l *Library) List() ([]report.DocRef, error) {
-	infos, err := l.Corpus.Store.List(l.Corpus.Collection)
+func (l *Library) List(ctx context.Context) ([]report.DocRef, error) {
+	infos, err := l.Corpus.Store.List(ctx, l.Corpus.Collection)
 	if err != nil {
 		return nil, err
 	}

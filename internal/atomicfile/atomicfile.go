@@ -23,6 +23,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // TempPrefix starts the name of every temporary file this package (and the
@@ -33,6 +36,48 @@ const TempPrefix = ".tmp-"
 // the process id and 64 random bits, so two processes never collide.
 func TempName() string {
 	return fmt.Sprintf("%s%d-%016x", TempPrefix, os.Getpid(), rand.Uint64())
+}
+
+// RemoveStale removes from dir the temporary files of this package (named
+// by TempName) that a process killed mid-write left there and that were
+// last modified more than age ago (0: all of them — for a directory no
+// other process writes in at the same time), and returns how many it
+// removed.
+func RemoveStale(dir string, age time.Duration) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() || !isTempName(e.Name()) {
+			continue
+		}
+		if age > 0 {
+			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < age {
+				continue
+			}
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// isTempName reports whether name has the shape TempName gives: the
+// prefix, a process id, "-" and 16 hex digits.
+func isTempName(name string) bool {
+	rest, ok := strings.CutPrefix(name, TempPrefix)
+	if !ok {
+		return false
+	}
+	pid, r, ok := strings.Cut(rest, "-")
+	if !ok || pid == "" || len(r) != 16 || strings.Trim(pid, "0123456789") != "" {
+		return false
+	}
+	_, err := strconv.ParseUint(r, 16, 64)
+	return err == nil
 }
 
 // Write replaces path with data, creating it with mode perm (before the

@@ -91,11 +91,11 @@ func File(storeDir string) string { return filepath.Join(storeDir, "auth", "keys
 
 // Open returns the keyring of a store directory. A missing key file is an
 // empty keyring; the file is created on the first Create.
-func Open(storeDir string) (*Keyring, error) {
+func Open(ctx context.Context, storeDir string) (*Keyring, error) {
 	r := &Keyring{path: File(storeDir)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.reloadLocked(true); err != nil {
+	if err := r.reloadLocked(ctx, true); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -105,9 +105,9 @@ func Open(storeDir string) (*Keyring, error) {
 // on a cluster (store.SharedRecords): the keys are kept there, one record per
 // key, when the store is not a directory.
 type Records interface {
-	Records(kind string) (map[string][]byte, error)
-	PutRecord(kind, id string, data []byte) error
-	DeleteRecord(kind, id string) error
+	Records(ctx context.Context, kind string) (map[string][]byte, error)
+	PutRecord(ctx context.Context, kind, id string, data []byte) error
+	DeleteRecord(ctx context.Context, kind, id string) error
 }
 
 // recordKind is the kind of the key records.
@@ -120,11 +120,11 @@ const recordTTL = time.Second
 // OpenRecords returns a keyring whose keys live in rs (one record per
 // key, so concurrent creates and revokes in different processes never undo
 // each other).
-func OpenRecords(rs Records) (*Keyring, error) {
+func OpenRecords(ctx context.Context, rs Records) (*Keyring, error) {
 	r := &Keyring{rs: rs}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.reloadLocked(true); err != nil {
+	if err := r.reloadLocked(ctx, true); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -143,12 +143,12 @@ func (r *Keyring) setKeys(keys []Key) error {
 	return nil
 }
 
-func (r *Keyring) reloadRecordsLocked(force bool) error {
+func (r *Keyring) reloadRecordsLocked(ctx context.Context, force bool) error {
 	if !force && time.Since(r.read) < recordTTL {
 		return nil
 	}
 	at := time.Now()
-	recs, err := r.rs.Records(recordKind)
+	recs, err := r.rs.Records(ctx, recordKind)
 	if err != nil {
 		return fmt.Errorf("auth: read keys: %w", err)
 	}
@@ -175,10 +175,10 @@ func (r *Keyring) reloadRecordsLocked(force bool) error {
 
 // updateRecords applies a change to the keys in Records: added keys are
 // put, removed ones deleted.
-func (r *Keyring) updateRecords(change func([]Key) ([]Key, error)) error {
+func (r *Keyring) updateRecords(ctx context.Context, change func([]Key) ([]Key, error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.reloadRecordsLocked(true); err != nil {
+	if err := r.reloadRecordsLocked(ctx, true); err != nil {
 		return err
 	}
 	keys, err := change(slices.Clone(r.keys))
@@ -199,24 +199,24 @@ func (r *Keyring) updateRecords(change func([]Key) ([]Key, error)) error {
 		if err != nil {
 			return err
 		}
-		if err := r.rs.PutRecord(recordKind, k.ID, b); err != nil {
+		if err := r.rs.PutRecord(ctx, recordKind, k.ID, b); err != nil {
 			return fmt.Errorf("auth: store key: %w", err)
 		}
 	}
 	for id := range had {
 		if !has[id] {
-			if err := r.rs.DeleteRecord(recordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := r.rs.DeleteRecord(ctx, recordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("auth: revoke key: %w", err)
 			}
 		}
 	}
-	return r.reloadRecordsLocked(true)
+	return r.reloadRecordsLocked(ctx, true)
 }
 
 // reloadLocked rereads the key file when it changed since last read.
-func (r *Keyring) reloadLocked(force bool) error {
+func (r *Keyring) reloadLocked(ctx context.Context, force bool) error {
 	if r.rs != nil {
-		return r.reloadRecordsLocked(force)
+		return r.reloadRecordsLocked(ctx, force)
 	}
 	var st fileStamp
 	fi, err := os.Stat(r.path)
@@ -260,9 +260,9 @@ func (r *Keyring) reloadLocked(force bool) error {
 // (auth/keys.lock), so writers in other processes ("pakton keys create" run
 // twenty times at once, a revoke racing a create) never overwrite each
 // other's change: each reads the file afresh after taking the lock.
-func (r *Keyring) update(change func([]Key) ([]Key, error)) error {
+func (r *Keyring) update(ctx context.Context, change func([]Key) ([]Key, error)) error {
 	if r.rs != nil {
-		return r.updateRecords(change)
+		return r.updateRecords(ctx, change)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -278,17 +278,17 @@ func (r *Keyring) update(change func([]Key) ([]Key, error)) error {
 		return fmt.Errorf("auth: lock %s: %w", lf.Name(), err)
 	}
 	defer filelock.Unlock(lf)
-	if err := r.reloadLocked(true); err != nil {
+	if err := r.reloadLocked(ctx, true); err != nil {
 		return err
 	}
 	keys, err := change(slices.Clone(r.keys))
 	if err != nil || keys == nil {
 		return err // nil keys: nothing to change
 	}
-	return r.saveLocked(keys)
+	return r.saveLocked(ctx, keys)
 }
 
-func (r *Keyring) saveLocked(keys []Key) error {
+func (r *Keyring) saveLocked(ctx context.Context, keys []Key) error {
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 		return fmt.Errorf("auth: %w", err)
 	}
@@ -301,12 +301,12 @@ func (r *Keyring) saveLocked(keys []Key) error {
 	if err := atomicfile.Write(r.path, raw, 0o600); err != nil {
 		return fmt.Errorf("auth: %w", err)
 	}
-	return r.reloadLocked(true)
+	return r.reloadLocked(ctx, true)
 }
 
 // Create makes a new key for one collection, or an admin key, and returns
 // the secret — the only time it is available — with the stored key.
-func (r *Keyring) Create(collection, name string, admin bool) (string, Key, error) {
+func (r *Keyring) Create(ctx context.Context, collection, name string, admin bool) (string, Key, error) {
 	if !admin && !ValidCollection(collection) {
 		return "", Key{}, fmt.Errorf("auth: collection %q: want 1-64 characters of [a-z0-9._-], not starting with '.'", collection)
 	}
@@ -315,7 +315,7 @@ func (r *Keyring) Create(collection, name string, admin bool) (string, Key, erro
 	}
 	secret := NewSecret()
 	k := newKey(secret, collection, name, admin)
-	err := r.update(func(keys []Key) ([]Key, error) { return append(keys, k), nil })
+	err := r.update(ctx, func(keys []Key) ([]Key, error) { return append(keys, k), nil })
 	if err != nil {
 		return "", Key{}, err
 	}
@@ -323,25 +323,25 @@ func (r *Keyring) Create(collection, name string, admin bool) (string, Key, erro
 }
 
 // List returns the stored keys, oldest first.
-func (r *Keyring) List() ([]Key, error) {
+func (r *Keyring) List(ctx context.Context) ([]Key, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.reloadLocked(false); err != nil {
+	if err := r.reloadLocked(ctx, false); err != nil {
 		return nil, err
 	}
 	return slices.Clone(r.keys), nil
 }
 
 // Len returns the number of stored keys.
-func (r *Keyring) Len() int {
-	ks, _ := r.List()
+func (r *Keyring) Len(ctx context.Context) int {
+	ks, _ := r.List(ctx)
 	return len(ks)
 }
 
 // Revoke deletes a key by id; requests with it fail from then on, in this
 // process at once and in a running server at its next request.
-func (r *Keyring) Revoke(id string) error {
-	return r.update(func(keys []Key) ([]Key, error) {
+func (r *Keyring) Revoke(ctx context.Context, id string) error {
+	return r.update(ctx, func(keys []Key) ([]Key, error) {
 		i := slices.IndexFunc(keys, func(k Key) bool { return k.ID == id })
 		if i < 0 {
 			return nil, fmt.Errorf("auth: key %q: %w", id, ErrNotFound)
@@ -353,14 +353,14 @@ func (r *Keyring) Revoke(id string) error {
 // Lookup returns the key whose secret this is. It compares the secret's
 // hash with every stored hash in constant time, so timing reveals neither
 // which key matched nor how much of one did.
-func (r *Keyring) Lookup(secret string) (Key, bool) {
+func (r *Keyring) Lookup(ctx context.Context, secret string) (Key, bool) {
 	if !strings.HasPrefix(secret, Prefix) || len(secret) > 256 {
 		return Key{}, false
 	}
 	h := sha256.Sum256([]byte(secret))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.reloadLocked(false); err != nil {
+	if err := r.reloadLocked(ctx, false); err != nil {
 		return Key{}, false // fail closed
 	}
 	found := -1
@@ -422,11 +422,11 @@ func FromContext(ctx context.Context) (Key, bool) {
 // EnsureAdmin creates an admin key named name when the keyring holds no key
 // at all, so a first local start is usable at once. It returns the new
 // secret, or "" when keys already existed.
-func (r *Keyring) EnsureAdmin(name string) (string, error) {
+func (r *Keyring) EnsureAdmin(ctx context.Context, name string) (string, error) {
 	secret := NewSecret()
 	k := newKey(secret, "", name, true)
 	created := false
-	err := r.update(func(keys []Key) ([]Key, error) {
+	err := r.update(ctx, func(keys []Key) ([]Key, error) {
 		if len(keys) > 0 {
 			return nil, nil
 		}

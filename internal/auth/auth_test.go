@@ -12,11 +12,11 @@ import (
 
 func TestKeyring(t *testing.T) {
 	dir := t.TempDir()
-	r, err := Open(dir)
+	r, err := Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, k, err := r.Create("deals", "alice", false)
+	secret, k, err := r.Create(t.Context(), "deals", "alice", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,51 +30,51 @@ func TestKeyring(t *testing.T) {
 	if fi, _ := os.Stat(File(dir)); fi.Mode().Perm() != 0o600 {
 		t.Errorf("key file mode %v", fi.Mode())
 	}
-	got, ok := r.Lookup(secret)
+	got, ok := r.Lookup(t.Context(), secret)
 	if !ok || got.ID != k.ID || !got.Allows("deals") || got.Allows("other") || got.Allows("") {
 		t.Errorf("Lookup: %+v %v", got, ok)
 	}
 	for _, bad := range []string{"", "pk_", secret + "x", secret[:len(secret)-1], strings.ToUpper(secret)} {
-		if _, ok := r.Lookup(bad); ok {
+		if _, ok := r.Lookup(t.Context(), bad); ok {
 			t.Errorf("Lookup(%q) matched", bad)
 		}
 	}
-	adminSecret, ak, _ := r.Create("", "ops", true)
-	if a, ok := r.Lookup(adminSecret); !ok || !a.Admin || !a.Allows("anything") || ak.Collection != "" {
+	adminSecret, ak, _ := r.Create(t.Context(), "", "ops", true)
+	if a, ok := r.Lookup(t.Context(), adminSecret); !ok || !a.Admin || !a.Allows("anything") || ak.Collection != "" {
 		t.Errorf("admin key %+v", a)
 	}
-	if _, _, err := r.Create("Bad/Name", "", false); err == nil {
+	if _, _, err := r.Create(t.Context(), "Bad/Name", "", false); err == nil {
 		t.Error("bad collection name accepted")
 	}
 
 	// Another process (a second keyring on the same file) revokes; this one
 	// notices at its next lookup.
 	time.Sleep(10 * time.Millisecond)
-	other, _ := Open(dir)
-	if err := other.Revoke(k.ID); err != nil {
+	other, _ := Open(t.Context(), dir)
+	if err := other.Revoke(t.Context(), k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.Lookup(secret); ok {
+	if _, ok := r.Lookup(t.Context(), secret); ok {
 		t.Error("revoked key still works")
 	}
-	if err := other.Revoke(k.ID); err == nil {
+	if err := other.Revoke(t.Context(), k.ID); err == nil {
 		t.Error("revoking twice succeeded")
 	}
-	if n := r.Len(); n != 1 {
+	if n := r.Len(t.Context()); n != 1 {
 		t.Errorf("%d keys left", n)
 	}
 }
 
 func TestEnsureAdmin(t *testing.T) {
-	r, _ := Open(t.TempDir())
-	s1, err := r.EnsureAdmin("local")
+	r, _ := Open(t.Context(), t.TempDir())
+	s1, err := r.EnsureAdmin(t.Context(), "local")
 	if err != nil || s1 == "" {
 		t.Fatalf("first EnsureAdmin: %q %v", s1, err)
 	}
-	if s2, _ := r.EnsureAdmin("local"); s2 != "" {
+	if s2, _ := r.EnsureAdmin(t.Context(), "local"); s2 != "" {
 		t.Error("second EnsureAdmin created another key")
 	}
-	k, ok := r.Lookup(s1)
+	k, ok := r.Lookup(t.Context(), s1)
 	if !ok || !k.Admin {
 		t.Errorf("%+v", k)
 	}
@@ -99,13 +99,13 @@ func TestKeyringConcurrentWriters(t *testing.T) {
 	const writers = 20
 	rings := make([]*Keyring, writers)
 	for i := range rings {
-		r, err := Open(dir)
+		r, err := Open(t.Context(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rings[i] = r
 	}
-	victimSecret, victim, err := rings[0].Create("deals", "to revoke", false)
+	victimSecret, victim, err := rings[0].Create(t.Context(), "deals", "to revoke", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +116,10 @@ func TestKeyringConcurrentWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i == writers/2 {
-				errs <- r.Revoke(victim.ID)
+				errs <- r.Revoke(t.Context(), victim.ID)
 				return
 			}
-			_, _, err := r.Create("deals", fmt.Sprintf("writer %d", i), false)
+			_, _, err := r.Create(t.Context(), "deals", fmt.Sprintf("writer %d", i), false)
 			errs <- err
 		}()
 	}
@@ -130,15 +130,15 @@ func TestKeyringConcurrentWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fresh, err := Open(dir)
+	fresh, err := Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := fresh.Len(); n != writers-1 {
+	if n := fresh.Len(t.Context()); n != writers-1 {
 		t.Errorf("%d keys after %d concurrent creates, want %d", n, writers-1, writers-1)
 	}
 	for _, r := range append(rings, fresh) {
-		if _, ok := r.Lookup(victimSecret); ok {
+		if _, ok := r.Lookup(t.Context(), victimSecret); ok {
 			t.Fatal("a revoked key still authenticates")
 		}
 	}

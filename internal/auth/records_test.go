@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"sync"
@@ -14,7 +15,7 @@ type memRecords struct {
 	m  map[string][]byte
 }
 
-func (m *memRecords) Records(kind string) (map[string][]byte, error) {
+func (m *memRecords) Records(_ context.Context, kind string) (map[string][]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := map[string][]byte{}
@@ -26,14 +27,14 @@ func (m *memRecords) Records(kind string) (map[string][]byte, error) {
 	return out, nil
 }
 
-func (m *memRecords) PutRecord(kind, id string, data []byte) error {
+func (m *memRecords) PutRecord(_ context.Context, kind, id string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[kind+"/"+id] = data
 	return nil
 }
 
-func (m *memRecords) DeleteRecord(kind, id string) error {
+func (m *memRecords) DeleteRecord(_ context.Context, kind, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.m[kind+"/"+id]; !ok {
@@ -48,46 +49,46 @@ func (m *memRecords) DeleteRecord(kind, id string) error {
 // two keyrings never undo each other.
 func TestRecordsKeyring(t *testing.T) {
 	rs := &memRecords{m: map[string][]byte{}}
-	a, err := OpenRecords(rs)
+	a, err := OpenRecords(t.Context(), rs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenRecords(rs)
+	b, err := OpenRecords(t.Context(), rs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1, k1, err := a.Create("deals", "one", false)
+	s1, k1, err := a.Create(t.Context(), "deals", "one", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := b.Create("", "two", true); err != nil {
+	if _, _, err := b.Create(t.Context(), "", "two", true); err != nil {
 		t.Fatal(err)
 	}
 	b.mu.Lock()
-	b.reloadLocked(true)
+	b.reloadLocked(t.Context(), true)
 	b.mu.Unlock()
-	if k, ok := b.Lookup(s1); !ok || k.ID != k1.ID || !k.Allows("deals") || k.Allows("other") {
+	if k, ok := b.Lookup(t.Context(), s1); !ok || k.ID != k1.ID || !k.Allows("deals") || k.Allows("other") {
 		t.Fatalf("b.Lookup = %+v, %v", k, ok)
 	}
 	a.mu.Lock() // a trusts its last read for recordTTL
-	a.reloadLocked(true)
+	a.reloadLocked(t.Context(), true)
 	a.mu.Unlock()
-	if l, _ := a.List(); len(l) != 2 {
+	if l, _ := a.List(t.Context()); len(l) != 2 {
 		t.Fatalf("a lists %d keys, want 2", len(l))
 	}
-	if err := b.Revoke(k1.ID); err != nil {
+	if err := b.Revoke(t.Context(), k1.ID); err != nil {
 		t.Fatal(err)
 	}
 	a.mu.Lock()
-	a.reloadLocked(true)
+	a.reloadLocked(t.Context(), true)
 	a.mu.Unlock()
-	if _, ok := a.Lookup(s1); ok {
+	if _, ok := a.Lookup(t.Context(), s1); ok {
 		t.Fatal("a revoked key still works in the other keyring")
 	}
-	if err := a.Revoke(k1.ID); !errors.Is(err, ErrNotFound) {
+	if err := a.Revoke(t.Context(), k1.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("revoke twice: %v", err)
 	}
-	if secret, err := a.EnsureAdmin("x"); err != nil || secret != "" {
+	if secret, err := a.EnsureAdmin(t.Context(), "x"); err != nil || secret != "" {
 		t.Fatalf("EnsureAdmin with keys: %q %v", secret, err)
 	}
 }

@@ -538,3 +538,38 @@ func TestMain(m *testing.M) {
 	catchPanics = false
 	os.Exit(m.Run())
 }
+
+// TestSpanPath checks that a span is cited by every clause it runs over.
+func TestSpanPath(t *testing.T) {
+	// 9 [0,100): own [0,10); 9.1 [10,40); 9.2 [40,70) with (a) [50,60), (b)
+	// [60,70); 9.3 [70,100). 10 [100,150): 10.1 [110,150).
+	sp := func(a, b int) document.Span { return document.Span{Start: a, End: b} }
+	tree := &Tree{Nodes: []Node{
+		{ID: 0, Parent: -1, Children: []int{1, 6}, Kind: KindDocument, Span: sp(0, 150)},
+		{ID: 1, Parent: 0, Children: []int{2, 3, 5}, Kind: KindSection, Label: "9", Heading: "Insurance", Span: sp(0, 100), Own: sp(0, 10)},
+		{ID: 2, Parent: 1, Kind: KindClause, Label: "9.1", Span: sp(10, 40), Own: sp(10, 40)},
+		{ID: 3, Parent: 1, Children: []int{4, 7}, Kind: KindClause, Label: "9.2", Span: sp(40, 70), Own: sp(40, 50)},
+		{ID: 4, Parent: 3, Kind: KindItem, Label: "(a)", Span: sp(50, 60), Own: sp(50, 60)},
+		{ID: 5, Parent: 1, Kind: KindClause, Label: "9.3", Span: sp(70, 100), Own: sp(70, 100)},
+		{ID: 6, Parent: 0, Children: []int{8}, Kind: KindSection, Label: "10", Span: sp(100, 150), Own: sp(100, 110)},
+		{ID: 7, Parent: 3, Kind: KindItem, Label: "(b)", Span: sp(60, 70), Own: sp(60, 70)},
+		{ID: 8, Parent: 6, Kind: KindClause, Label: "10.1", Span: sp(110, 150), Own: sp(110, 150)},
+	}}
+	tests := []struct {
+		sp   document.Span
+		want string
+	}{
+		{sp(72, 98), "9 > 9.3"},
+		{sp(41, 100), "9 > 9.2–9.3"},
+		{sp(10, 100), "9 > 9.1–9.3"},
+		{sp(0, 100), "9"},
+		{sp(52, 68), "9 > 9.2 > (a)–(b)"},
+		{sp(71, 140), "9–10"},
+		{sp(98, 140), "10"}, // two code points of 9.3 cite nothing
+	}
+	for _, tc := range tests {
+		if got := tree.SpanPath(tc.sp); got != tc.want {
+			t.Errorf("SpanPath(%v) = %q, want %q", tc.sp, got, tc.want)
+		}
+	}
+}

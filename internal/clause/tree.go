@@ -71,17 +71,82 @@ func (t *Tree) Path(id int) string {
 		if id <= 0 {
 			break
 		}
-		n := &t.Nodes[a]
-		switch {
-		case n.Label != "":
-			parts = append(parts, n.Label)
-		case n.Heading != "":
-			parts = append(parts, n.Heading)
-		case n.Term != "":
-			parts = append(parts, "\""+n.Term+"\"")
+		if nm := t.name(a); nm != "" {
+			parts = append(parts, nm)
 		}
 	}
 	return strings.Join(parts, " > ")
+}
+
+// SpanPath returns the clause path that cites a span of the text: the path
+// of the deepest node holding all of it, followed, when the span runs over
+// two or more of that node's children without covering the whole node, by
+// the range of them it touches ("9 > 9.3–9.4"). A citation's clause number
+// so matches the text it shows: a passage that is 9.3 Insurance and 9.4 is
+// cited as both, not as 9.4.
+func (t *Tree) SpanPath(sp document.Span) string {
+	if len(t.Nodes) == 0 {
+		return ""
+	}
+	if sp.Empty() {
+		return t.Path(t.At(sp.Start))
+	}
+	id := 0
+	var touched []int
+	for {
+		// Down to the deepest node holding the whole span.
+		for descended := true; descended; {
+			descended = false
+			for _, c := range t.Nodes[id].Children {
+				if t.Nodes[c].Span.Contains(sp) {
+					id, descended = c, true
+					break
+				}
+			}
+		}
+		touched = touched[:0]
+		for _, c := range t.Nodes[id].Children {
+			// A few code points of a child (the white space or a stray
+			// character at its edge) do not make the span cite it, nor
+			// does a child without a name (a preamble).
+			if t.Nodes[c].Span.Intersect(sp).Len() >= minCited && t.name(c) != "" {
+				touched = append(touched, c)
+			}
+		}
+		if len(touched) != 1 || t.Nodes[id].Own.Intersect(sp).Len() >= minCited {
+			break
+		}
+		// The span is that one child's, give or take its edges.
+		sp = sp.Intersect(t.Nodes[touched[0]].Span)
+	}
+	n := &t.Nodes[id]
+	whole := sp.Start <= n.Span.Start+minCited && sp.End >= n.Span.End-minCited
+	path := t.Path(id)
+	if len(touched) < 2 || whole {
+		return path
+	}
+	r := t.name(touched[0]) + "–" + t.name(touched[len(touched)-1])
+	if path == "" {
+		return r
+	}
+	return path + " > " + r
+}
+
+// minCited is how many code points of a clause a span must hold to cite it.
+const minCited = 3
+
+// name is what a node is called in a path: its label, heading or term.
+func (t *Tree) name(id int) string {
+	n := &t.Nodes[id]
+	switch {
+	case n.Label != "":
+		return n.Label
+	case n.Heading != "":
+		return n.Heading
+	case n.Term != "":
+		return "\"" + n.Term + "\""
+	}
+	return ""
 }
 
 // Leaf reports whether the node has no children.

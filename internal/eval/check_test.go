@@ -66,13 +66,16 @@ func TestProvisionCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := review.NewReviewer(pb, det)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for s := range sets {
 			for cat, q := range sets[s].questions {
-				names := all.AskedProvisions(q)
+				// The question's own provision's playbook questions are held
+				// out of its profile, as eval legalbench does by default: the
+				// reworded set was written next to the playbook.
+				m, err := review.MatcherWithout(pb, det, cat)
+				if err != nil {
+					t.Fatal(err)
+				}
+				names := m.AskedProvisions(q)
 				var rev *review.Reviewer
 				if len(names) > 0 {
 					sub, err := pb.Select(names)
@@ -112,15 +115,22 @@ func TestProvisionCheck(t *testing.T) {
 		t.Logf("  check fired on %d (%.1f%%); the asked category among those checked in %.1f%%", c.fired, pct(c.fired, c.asked), pct(c.rightProv, c.fired))
 		t.Logf("  \"found\" claims %d, right %d (%.1f%%); \"not found\" claims %d, right %d (%.1f%%)", c.claimsF, c.trueF, pct(c.trueF, c.claimsF), c.claimsNF, c.trueNF, pct(c.trueNF, c.claimsNF))
 		t.Logf("  \"not found\" said of a contract that has the provision: %d of %d present asks (%.1f%%)", c.presentNF, c.present, pct(c.presentNF, c.present))
-		if c.claimsNF > 0 && pct(c.trueNF, c.claimsNF) < 80 {
-			t.Errorf("%s: \"not found\" right only %.1f%% of the time", s.name, pct(c.trueNF, c.claimsNF))
+		// The base rate: how often "not found" would be right if the
+		// check said it every time it fired (the provision is absent).
+		t.Logf("  base rate: the asked provision absent in %.1f%% of the asks the check fired on (%.1f%% of all asks)", pct(c.fired-c.firedPresent, c.fired), pct(c.asked-c.present, c.asked))
+		if floor := checkFloors[s.name]; c.claimsNF > 0 && pct(c.trueNF, c.claimsNF) < floor {
+			t.Errorf("%s: \"not found\" right only %.1f%% of the time, below the floor %.0f%%", s.name, pct(c.trueNF, c.claimsNF), floor)
 		}
 	}
 }
 
+// checkFloors are the "not found" accuracies TestProvisionCheck must keep:
+// 3 points under docs/EVALUATION.md's numbers.
+var checkFloors = map[string]float64{"benchmark wording": 90, "reworded": 84}
+
 // checkCounts tallies provision checks against labels.
 type checkCounts struct {
-	asked, present, fired, rightProv, claimsF, trueF, claimsNF, trueNF, presentNF int
+	asked, present, fired, firedPresent, rightProv, claimsF, trueF, claimsNF, trueNF, presentNF int
 }
 
 func (c *checkCounts) add(fired bool, names []string, cat string, present, found bool) {
@@ -132,6 +142,9 @@ func (c *checkCounts) add(fired bool, names []string, cat string, present, found
 		return
 	}
 	c.fired++
+	if present {
+		c.firedPresent++
+	}
 	for _, n := range names {
 		if strings.EqualFold(n, cat) {
 			c.rightProv++

@@ -39,7 +39,7 @@ func TestScoreCells(t *testing.T) {
 }
 
 // TestReviewTargets cross-validates the review on the CUAD dev labels and
-// holds the numbers docs/EVALUATION.md reports to floors a little below
+// holds the numbers docs/EVALUATION.md reports to floors 3 points (0.03) under
 // them (PAKTON_SLOW=1; about 1.5 minutes).
 func TestReviewTargets(t *testing.T) {
 	dir := sharedData(t) // …/data/legalbenchrag
@@ -61,7 +61,7 @@ func TestReviewTargets(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		got, floor float64
-	}{{"micro F1", o.F1, 0.74}, {"AUPR", o.AUPR, 0.77}, {"P@80R", o.PAt80R, 0.68}, {"macro F1", rep.MacroF1, 0.57}} {
+	}{{"micro F1", o.F1, 0.773}, {"AUPR", o.AUPR, 0.793}, {"P@80R", o.PAt80R, 0.773}, {"macro F1", rep.MacroF1, 0.599}} {
 		if c.got < c.floor {
 			t.Errorf("%s %.3f below its floor %.2f", c.name, c.got, c.floor)
 		}

@@ -616,31 +616,23 @@ func WriteTable(w io.Writer, r *Report) {
 	}
 }
 
-// hitLine is one query's hits in a Hits dump.
+// hitLine is one query's hits in a Hits dump, each hit's document named by
+// its corpus path.
 type hitLine struct {
-	Bench    string    `json:"bench"`
-	Query    string    `json:"query"`
-	RoutedTo []string  `json:"routed_to,omitempty"`
-	Hits     []hitItem `json:"hits"`
-}
-
-type hitItem struct {
-	Doc       string  `json:"doc"`
-	Start     int     `json:"start"`
-	End       int     `json:"end"`
-	View      string  `json:"view"`
-	Provision string  `json:"provision,omitempty"`
-	Score     float64 `json:"score"`
+	Bench    string       `json:"bench"`
+	Query    string       `json:"query"`
+	RoutedTo []string     `json:"routed_to,omitempty"`
+	Hits     []search.Hit `json:"hits"`
 }
 
 // writeHits writes one query's hits to w as a JSON line.
 func writeHits(w io.Writer, bench, query string, res search.Result, rel func(string) string) error {
-	l := hitLine{Bench: bench, Query: query, Hits: make([]hitItem, len(res.Hits))}
+	l := hitLine{Bench: bench, Query: query, Hits: slices.Clone(res.Hits)}
 	for _, d := range res.RoutedTo {
 		l.RoutedTo = append(l.RoutedTo, rel(d))
 	}
-	for i, h := range res.Hits {
-		l.Hits[i] = hitItem{Doc: rel(h.DocID), Start: h.Span.Start, End: h.Span.End, View: h.View.String(), Provision: h.Provision, Score: h.Score}
+	for i := range l.Hits {
+		l.Hits[i].DocID = rel(l.Hits[i].DocID)
 	}
 	b, err := json.Marshal(l)
 	if err != nil {

@@ -29,10 +29,10 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 	if coll == "" {
 		coll = "legalbench-" + opt.Method.Name()
 	}
-	if err := st.CreateCollection(coll); err != nil {
+	if err := st.CreateCollection(ctx, coll); err != nil {
 		return nil, nil, nil, err
 	}
-	have, err := st.List(coll)
+	have, err := st.List(ctx, coll)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -64,7 +64,7 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		// segment (a segment from another version of pakton is
 		// replaced, so the run measures this version).
 		if stored[id] == hexSum+"/"+opt.Method.Name() {
-			if sums, err := st.Sums(coll, id); err == nil {
+			if sums, err := st.Sums(ctx, coll, id); err == nil {
 				segSum := sha256.Sum256(enc)
 				if sums["artifacts/"+ingest.ArtifactSegment+".bin"] == hex.EncodeToString(segSum[:]) {
 					return
@@ -88,7 +88,7 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 	// statistics (and corpus-scope results) depend on every document.
 	for _, in := range have {
 		if _, ok := paths[in.ID]; !ok {
-			if err := st.Delete(coll, in.ID); err != nil {
+			if err := st.Delete(ctx, coll, in.ID); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -104,7 +104,7 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := st.PutBatch(coll, batch); err != nil {
+		if err := st.PutBatch(ctx, coll, batch); err != nil {
 			return err
 		}
 		put += len(batch)

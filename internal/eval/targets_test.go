@@ -23,9 +23,10 @@ func sharedData(t testing.TB) string {
 	return dir
 }
 
-// TestLegalBenchTargets guards retrieval quality on the development set:
-// each floor is the target where we meet it, and just under today's
-// measurement where we do not (ContractNLI R@1), so a regression fails CI.
+// TestLegalBenchTargets guards retrieval quality on the development set,
+// words only (no detectors): every floor sits 3 points under the numbers
+// docs/EVALUATION.md reports ("Current numbers", --provisions off), and
+// characters returned at most 5% above them, so a regression fails CI.
 // Each benchmark is searched in an index of its own corpus (see Run): in a
 // shared index CUAD's units set ContractNLI's query expansions, and a change
 // to CUAD's clause trees moved ContractNLI R@1 by a point.
@@ -48,29 +49,31 @@ func TestLegalBenchTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, cd, n := wide.Benchmarks["cuad_dev"], doc.Benchmarks["cuad_dev"], doc.Benchmarks["contractnli_dev"]
+	// Document-scoped CUAD: 51.06 / 82.79 / 96.81 on 2026-11-26.
+	const cuadDocR1, cuadDocR8, cuadDocR64 = 48.0, 79.7, 93.8
 	floors := []struct {
 		name  string
 		got   float64
 		floor float64
 	}{
-		{"CUAD corpus R@1", c.Recall["1"], 25},
-		{"CUAD corpus R@8", c.Recall["8"], 60},
-		{"CUAD corpus R@64", c.Recall["64"], 90},
-		{"CUAD corpus P@1", c.Precision["1"], 20},
-		{"CUAD document R@1", cd.Recall["1"], 25},
-		{"CUAD document R@8", cd.Recall["8"], 60},
-		{"CUAD document R@64", cd.Recall["64"], 90},
+		{"CUAD corpus R@1", c.Recall["1"], 47.2},
+		{"CUAD corpus R@8", c.Recall["8"], 79.1},
+		{"CUAD corpus R@64", c.Recall["64"], 93.4},
+		{"CUAD corpus P@1", c.Precision["1"], 37.3},
+		{"CUAD document R@1", cd.Recall["1"], cuadDocR1},
+		{"CUAD document R@8", cd.Recall["8"], cuadDocR8},
+		{"CUAD document R@64", cd.Recall["64"], cuadDocR64},
 		{"ContractNLI R@1", n.Recall["1"], 55},
-		{"ContractNLI R@8", n.Recall["8"], 90},
+		{"ContractNLI R@8", n.Recall["8"], 90.5},
 		{"ContractNLI R@64", n.Recall["64"], 99.5},
 		{"ContractNLI P@1", n.Precision["1"], 35},
 		{"CUAD corpus vs document R@1 gap (negated)", -(cd.Recall["1"] - c.Recall["1"]), -2},
 		{"CUAD corpus vs document R@8 gap (negated)", -(cd.Recall["8"] - c.Recall["8"]), -2},
 		{"CUAD corpus vs document R@64 gap (negated)", -(cd.Recall["64"] - c.Recall["64"]), -2},
 		{"CUAD DRM@8 (negated)", -c.DRM["8"], -5},
-		{"CUAD chars@1 (negated)", -c.Chars["1"], -800},
-		{"CUAD chars@8 (negated)", -c.Chars["8"], -7000},
-		{"CUAD chars@64 (negated)", -c.Chars["64"], -36000},
+		{"CUAD chars@1 (negated)", -c.Chars["1"], -580},
+		{"CUAD chars@8 (negated)", -c.Chars["8"], -4210},
+		{"CUAD chars@64 (negated)", -c.Chars["64"], -27490},
 	}
 	for _, f := range floors {
 		t.Logf("%-45s %10.2f (floor %.2f)", f.name, f.got, f.floor)
@@ -81,10 +84,13 @@ func TestLegalBenchTargets(t *testing.T) {
 }
 
 // TestProvisionFusionTargets measures search with the review detectors'
-// passage first for provision questions, with detectors trained in two
-// folds so no contract is searched with detectors trained on it: new
-// question types reach the R@1 target, and no set loses to plain
-// search.
+// passage first for provision questions, as eval legalbench does by
+// default: detectors trained in two folds so no contract is searched with
+// detectors trained on it, and each question matched to provisions with its
+// own provision's playbook questions held out of that provision's profile
+// (the new-types and paraphrased sets were written next to the playbook).
+// No set may lose to plain search, and every floor sits 3 points under
+// docs/EVALUATION.md's numbers.
 func TestProvisionFusionTargets(t *testing.T) {
 	dir := sharedData(t)
 	data := filepath.Dir(dir)
@@ -126,6 +132,7 @@ func TestProvisionFusionTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.HoldOutQuestions = true
 	benches := []string{dev, ntPath, paraPath}
 	plain, err := Run(t.Context(), Options{CorpusDir: corpus, Benches: benches, Method: m})
 	if err != nil {
@@ -149,7 +156,16 @@ func TestProvisionFusionTargets(t *testing.T) {
 			t.Errorf("%s: the detectors never came first", name)
 		}
 	}
-	if r := fused.Benchmarks["cuad_dev_newtypes"].Recall["1"]; r < 33 {
-		t.Errorf("new question types R@1 %.2f, target 33", r)
+	for _, f := range []struct {
+		bench, k string
+		floor    float64
+	}{
+		{"cuad_dev", "1", 51.8}, {"cuad_dev", "8", 80.4}, {"cuad_dev", "64", 93.6},
+		{"cuad_dev_newtypes", "1", 9.0}, {"cuad_dev_newtypes", "8", 47.5}, {"cuad_dev_newtypes", "64", 86.8},
+		{"cuad_dev_paraphrased", "1", 33.8}, {"cuad_dev_paraphrased", "8", 69.6}, {"cuad_dev_paraphrased", "64", 89.9},
+	} {
+		if r := fused.Benchmarks[f.bench].Recall[f.k]; r < f.floor {
+			t.Errorf("%s R@%s %.2f, below the floor %.1f", f.bench, f.k, r, f.floor)
+		}
 	}
 }

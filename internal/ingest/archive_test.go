@@ -145,7 +145,7 @@ func TestIngestDataRoom(t *testing.T) {
 	}
 
 	// Folders, provenance and the link between a message and its attachments.
-	infos, err := st.List("room")
+	infos, err := st.List(t.Context(), "room")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestIngestDataRoom(t *testing.T) {
 	if in := byName["02 Commercial/Archive.zip/Old Draft.rtf"]; in.Source.Entry != "02 Commercial/Archive.zip/Old Draft.rtf" || in.Source.Folder != "02 Commercial/Archive.zip" {
 		t.Errorf("nested provenance %+v", in.Source)
 	}
-	d, _, err := Describe(st, "room", byName[msg].ID)
+	d, _, err := Describe(t.Context(), st, "room", byName[msg].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestIngestDataRoom(t *testing.T) {
 		t.Errorf("folders %q, want %q", strings.Join(fc, "|"), want)
 	}
 	st.Close()
-	verifyStore(t, filepath.Join(dir, "store"), "room")
+	verifyStore(t.Context(), t, filepath.Join(dir, "store"), "room")
 
 	// Again: every entry is unchanged (or fails and is skipped as before).
 	st, err = store.Open(filepath.Join(dir, "store"))
@@ -251,7 +251,7 @@ func TestArchiveCancelled(t *testing.T) {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			t.Fatal(err)
 		}
-		infos, _ := st.List("c")
+		infos, _ := st.List(t.Context(), "c")
 		have := map[string]bool{}
 		for _, in := range infos {
 			have[in.Name] = true
@@ -265,6 +265,6 @@ func TestArchiveCancelled(t *testing.T) {
 			}
 		}
 		st.Close()
-		verifyStore(t, filepath.Join(dir, "store"), "c")
+		verifyStore(t.Context(), t, filepath.Join(dir, "store"), "c")
 	}
 }

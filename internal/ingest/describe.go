@@ -1,12 +1,14 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"strings"
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -22,6 +24,10 @@ type Details struct {
 	Title   string   `json:"title,omitempty"`
 	Parties []string `json:"parties,omitempty"`
 	Type    string   `json:"type,omitempty"`
+	// Names are what people may call the document by, learnt at ingest
+	// (internal/names): parties and their short names, title, type, date,
+	// file name and folder.
+	Names []names.Name `json:"names,omitempty"`
 	// Meta is what the parser learnt: OCR confidence, an e-mail's headers
 	// and attachments.
 	Meta *document.Meta `json:"meta,omitempty"`
@@ -44,25 +50,25 @@ type DocRef struct {
 }
 
 // Describe returns the details of the document with id in a collection.
-func Describe(st *store.Store, collection, id string) (Details, *store.Record, error) {
-	info, err := st.Info(collection, id)
+func Describe(ctx context.Context, st *store.Store, collection, id string) (Details, *store.Record, error) {
+	info, err := st.Info(ctx, collection, id)
 	if err != nil {
 		return Details{}, nil, err
 	}
-	rec, err := st.Document(collection, id)
+	rec, err := st.Document(ctx, collection, id)
 	if err != nil {
 		return Details{}, nil, err
 	}
 	d := Details{DocInfo: info, Folder: DocFolder(info), Meta: rec.Doc.Meta}
 	var sum chunk.DocSummary
-	if b, err := st.Artifact(collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
+	if b, err := st.Artifact(ctx, collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	} else {
 		sum = chunk.Summary(rec.Doc)
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	}
 	byName := map[string]store.DocInfo{}
-	if infos, err := st.List(collection); err == nil {
+	if infos, err := st.List(ctx, collection); err == nil {
 		for _, in := range infos {
 			byName[in.Name] = in
 		}
@@ -92,6 +98,17 @@ func Describe(st *store.Store, collection, id string) (Details, *store.Record, e
 				d.Attachments = append(d.Attachments, ref(name, ""))
 			}
 		}
+	}
+	if nm, err := DocNames(ctx, st, collection, id); err == nil {
+		d.Names = nm.All()
+		if len(d.Parties) == 0 {
+			for _, p := range nm.Parties {
+				d.Parties = append(d.Parties, p.Name)
+			}
+		}
+	}
+	if fams, err := CollectionFamilies(ctx, st, collection); err == nil {
+		d.Duplicates = fams.Duplicates(id)
 	}
 	return d, rec, nil
 }

@@ -173,7 +173,7 @@ func TestIngestBadInput(t *testing.T) {
 	}
 	st.Close()
 
-	if n := verifyStore(t, storeDir, "room-1"); n != 7 {
+	if n := verifyStore(t.Context(), t, storeDir, "room-1"); n != 7 {
 		t.Errorf("store holds %d documents, want 7", n)
 	}
 	st, err = store.Open(storeDir)
@@ -181,7 +181,7 @@ func TestIngestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rec, err := st.Get("room-1", store.DocID("latin1.txt"))
+	rec, err := st.Get(t.Context(), "room-1", store.DocID("latin1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestIngestAgain(t *testing.T) {
 	if got, want := statuses(sum), "a.txt=replaced nested/b.txt=replaced"; got != want {
 		t.Errorf("forced run: %s, want %s", got, want)
 	}
-	rec, err := st.Get(store.DefaultCollection, store.DocID("a.txt"))
+	rec, err := st.Get(t.Context(), store.DefaultCollection, store.DocID("a.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestIngestCancel(t *testing.T) {
 	if len(sum.Files) == 0 || len(sum.Files) >= 30 {
 		t.Errorf("summary lists %d files after cancelling at the first", len(sum.Files))
 	}
-	n := verifyStore(t, storeDir, store.DefaultCollection)
+	n := verifyStore(t.Context(), t, storeDir, store.DefaultCollection)
 	if n < 1 || n > len(sum.Files) {
 		t.Errorf("store holds %d documents; the summary lists %d", n, len(sum.Files))
 	}
@@ -339,12 +339,12 @@ func TestLoadIndexBadSegment(t *testing.T) {
 	// Store b.txt again with a segment that does not decode (as one written
 	// by another version of pakton would not).
 	id := store.DocID("b.txt")
-	rec, err := st.Get(store.DefaultCollection, id)
+	rec, err := st.Get(t.Context(), store.DefaultCollection, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec.Artifacts[ArtifactSegment] = []byte("PKSEG0\n\xff\xff\xff")
-	if err := st.Put(store.DefaultCollection, rec); err != nil {
+	if err := st.Put(t.Context(), store.DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
 	ix, rep, err := Load(ctx, st, store.DefaultCollection)
@@ -384,7 +384,7 @@ func TestLoadIndexBadSegment(t *testing.T) {
 	if ix, rep, err = Load(ctx, st, store.DefaultCollection); err != nil || !rep.Opened || ix.Docs() != 2 {
 		t.Fatalf("load with a current index: %d docs, report %+v, %v; want it opened with 2 docs", ix.Docs(), rep, err)
 	}
-	cache, err := st.CacheDir(store.DefaultCollection)
+	cache, err := st.CacheDir(t.Context(), store.DefaultCollection)
 	if err != nil {
 		t.Fatal(err)
 	}

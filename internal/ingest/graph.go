@@ -67,7 +67,7 @@ func encodeGraph(ctx context.Context, rec *store.Record) ([]byte, error) {
 func DocGraph(ctx context.Context, st *store.Store, collection string, rec *store.Record) (g *graph.Doc, computed bool, err error) {
 	b, ok := rec.Artifacts[ArtifactGraph]
 	if !ok {
-		b, err = st.Artifact(collection, rec.Doc.ID, ArtifactGraph)
+		b, err = st.Artifact(ctx, collection, rec.Doc.ID, ArtifactGraph)
 	}
 	switch {
 	case err == nil:
@@ -90,7 +90,7 @@ func DocGraph(ctx context.Context, st *store.Store, collection string, rec *stor
 // ReadGraph reads a stored document (without its artifacts), its clause
 // tree and its graph (DocGraph).
 func ReadGraph(ctx context.Context, st *store.Store, collection, id string) (rec *store.Record, g *graph.Doc, computed bool, err error) {
-	rec, err = st.Document(collection, id)
+	rec, err = st.Document(ctx, collection, id)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -107,7 +107,7 @@ func ReadGraph(ctx context.Context, st *store.Store, collection, id string) (rec
 // counts the documents whose graph was not stored and was computed on load.
 func CollectionGraph(ctx context.Context, st *store.Store, collection string, ids []string) (g *graph.Graph, computed int, err error) {
 	if len(ids) == 0 {
-		infos, err := st.List(collection)
+		infos, err := st.List(ctx, collection)
 		if err != nil {
 			return nil, 0, err
 		}

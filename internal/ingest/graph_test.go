@@ -32,7 +32,7 @@ func TestDocGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := store.DocID("a.txt")
-	rec, err := st.Document(store.DefaultCollection, id)
+	rec, err := st.Document(t.Context(), store.DefaultCollection, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +46,12 @@ func TestDocGraph(t *testing.T) {
 	}
 
 	// An older store: the document has no graph artifact.
-	full, err := st.Get(store.DefaultCollection, id)
+	full, err := st.Get(t.Context(), store.DefaultCollection, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	delete(full.Artifacts, ArtifactGraph)
-	if err := st.Put(store.DefaultCollection, full); err != nil {
+	if err := st.Put(t.Context(), store.DefaultCollection, full); err != nil {
 		t.Fatal(err)
 	}
 	g2, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec)
@@ -64,7 +64,7 @@ func TestDocGraph(t *testing.T) {
 	if full.Artifacts[ArtifactGraph], err = old.Encode(); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Put(store.DefaultCollection, full); err != nil {
+	if err := st.Put(t.Context(), store.DefaultCollection, full); err != nil {
 		t.Fatal(err)
 	}
 	if g3, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec); err != nil || !computed || g3.Version != graph.Version {
@@ -110,7 +110,7 @@ func TestPassageSupport(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := ix.Search(search.Query{Text: "service credits sole and exclusive remedy", K: 1})
-	ps, err := Passages(st, store.DefaultCollection, res.Hits)
+	ps, err := Passages(t.Context(), st, store.DefaultCollection, res.Hits)
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("passages: %v, %d", err, len(ps))
 	}

@@ -104,19 +104,19 @@ func zipBomb(t testing.TB, n int, lie bool) []byte {
 // clause tree, a summary, and a segment that decodes and belongs to it; and
 // that the collection's index loads with no document left out. It returns
 // the number of documents.
-func verifyStore(t testing.TB, dir, collection string) int {
+func verifyStore(ctx context.Context, t testing.TB, dir, collection string) int {
 	t.Helper()
 	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatalf("reopen store: %v", err)
 	}
 	defer st.Close()
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		t.Fatalf("list: %v", err)
 	}
 	for _, in := range infos {
-		rec, err := st.Get(collection, in.ID)
+		rec, err := st.Get(ctx, collection, in.ID)
 		if err != nil {
 			t.Errorf("document %s (%s) does not read back: %v", in.ID, in.Name, err)
 			continue

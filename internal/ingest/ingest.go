@@ -79,6 +79,17 @@ type Options struct {
 	// model (the Archivist) for routing and summary augmentation. When it
 	// fails, the deterministic summary is used and the file's Reason says so.
 	Summarize func(ctx context.Context, doc *document.Document) (string, error)
+	// Yield, when set, is called before each file but the first is handed
+	// to a parser; it may block while other work runs (a server's job gives
+	// its turn to another tenant's: jobs.Yield). An error stops the batch
+	// as a cancellation does.
+	Yield func(ctx context.Context) error
+	// Acquire, when set, is called before a file is read and parsed, and
+	// the release it returns once the file is ready to store: a server
+	// bounds with it the processor time all its background jobs take
+	// together, so that searches keep a core. An error skips the file as a
+	// cancellation does.
+	Acquire func(ctx context.Context) (release func(), err error)
 	// Embedder, when set, embeds every passage through a model server and
 	// stores the vectors beside the document (artifact "vectors"), so search
 	// can fuse dense and lexical rankings. A failure to embed fails the file.
@@ -181,12 +192,12 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	start := time.Now()
 	sum := Summary{Collection: collection}
 	if collection != store.DefaultCollection {
-		if err := st.CreateCollection(collection); err != nil {
+		if err := st.CreateCollection(ctx, collection); err != nil {
 			return sum, fmt.Errorf("ingest: %w", err)
 		}
 	}
 	existing := map[string]store.DocInfo{}
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return sum, fmt.Errorf("ingest: %w", err)
 	}
@@ -223,6 +234,19 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	// goes on during the fsyncs.
 	p := &preparer{existing: existing, dups: dups, opt: opt, lim: lim}
 	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
+		// Between files, a long upload gives its turn to another tenant's
+		// job (Options.Yield); a file is prepared holding a processor slot
+		// (Options.Acquire).
+		if i > 0 && opt.Yield != nil && opt.Yield(ctx) != nil {
+			return outcome{i, nil}
+		}
+		if opt.Acquire != nil {
+			release, err := opt.Acquire(ctx)
+			if err != nil {
+				return outcome{i, nil}
+			}
+			defer release()
+		}
 		return outcome{i, p.prepare(ctx, items[i])}
 	})
 
@@ -288,10 +312,10 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 			stored[r.b] = true
 		}
 		errs := make([]error, len(recs))
-		if err := st.PutBatch(collection, recs); err != nil && len(recs) > 0 {
+		if err := st.PutBatch(ctx, collection, recs); err != nil && len(recs) > 0 {
 			// Store them one by one, so a failure names its file.
 			for i, rec := range recs {
-				errs[i] = st.Put(collection, rec)
+				errs[i] = st.Put(ctx, collection, rec)
 			}
 		}
 		for i, r := range refs {

@@ -116,7 +116,7 @@ func TestIngestKilled(t *testing.T) {
 		} else {
 			killed++
 		}
-		n := verifyStore(t, storeDir, "kill")
+		n := verifyStore(t.Context(), t, storeDir, "kill")
 		t.Logf("round %d: %s; store holds %d documents, consistent", round, how, n)
 		if t.Failed() {
 			return
@@ -138,7 +138,7 @@ func TestIngestKilled(t *testing.T) {
 	if n := sum.Count(StatusFailed); n > 0 {
 		t.Errorf("re-run: %d files failed: %v", n, sum.Err())
 	}
-	infos, err := st.List("kill")
+	infos, err := st.List(t.Context(), "kill")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +156,6 @@ func TestIngestKilled(t *testing.T) {
 		}
 	}
 	st.Close()
-	verifyStore(t, storeDir, "kill")
+	verifyStore(t.Context(), t, storeDir, "kill")
 	t.Logf("%d runs killed, %d completed; re-run: %s", killed, completed, sum.String())
 }

@@ -29,30 +29,30 @@ func TestIngestLayout(t *testing.T) {
 	if err != nil || sum.Err() != nil {
 		t.Fatal(err, sum.Err())
 	}
-	a, err := st.Info(store.DefaultCollection, store.DocID("a.pdf"))
+	a, err := st.Info(t.Context(), store.DefaultCollection, store.DocID("a.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(a.Artifacts, ArtifactLayout) || !slices.Contains(a.Artifacts, ArtifactSource) {
 		t.Fatalf("PDF artifacts %v, want layout and source", a.Artifacts)
 	}
-	src, _ := st.Artifact(store.DefaultCollection, a.ID, ArtifactSource)
+	src, _ := st.Artifact(t.Context(), store.DefaultCollection, a.ID, ArtifactSource)
 	if !bytes.Equal(src, pdf) {
 		t.Error("source artifact differs from the file")
 	}
-	raw, _ := st.Artifact(store.DefaultCollection, a.ID, ArtifactLayout)
+	raw, _ := st.Artifact(t.Context(), store.DefaultCollection, a.ID, ArtifactLayout)
 	l, err := document.DecodeLayout(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := st.Get(store.DefaultCollection, a.ID)
+	rec, err := st.Get(t.Context(), store.DefaultCollection, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Pages) != 1 || len(l.Pages[0].Lines) != 3 || rec.Doc.Slice(l.Pages[0].Lines[2].Span) != "This Agreement lasts five years." {
 		t.Errorf("layout %+v", l)
 	}
-	b, _ := st.Info(store.DefaultCollection, store.DocID("b.txt"))
+	b, _ := st.Info(t.Context(), store.DefaultCollection, store.DocID("b.txt"))
 	if slices.Contains(b.Artifacts, ArtifactLayout) || slices.Contains(b.Artifacts, ArtifactSource) {
 		t.Errorf("text artifacts %v: want no layout or source", b.Artifacts)
 	}

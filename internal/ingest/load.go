@@ -102,11 +102,11 @@ func LoadWith(ctx context.Context, st *store.Store, collection string, opt LoadO
 	var rep LoadReport
 	// The generation is read before the documents, so a commit labelled
 	// with it can only be newer than its label, never older.
-	gen, err := st.Generation(collection)
+	gen, err := st.Generation(ctx, collection)
 	if err != nil {
 		return nil, rep, fmt.Errorf("load index: %w", err)
 	}
-	d, err := openIndexDir(st, collection)
+	d, err := openIndexDir(ctx, st, collection)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -149,8 +149,8 @@ func LoadWith(ctx context.Context, st *store.Store, collection string, opt LoadO
 
 // openIndexDir opens a collection's index directory, removing the single
 // index file of older versions.
-func openIndexDir(st *store.Store, collection string) (*index.Dir, error) {
-	cache, err := st.CacheDir(collection)
+func openIndexDir(ctx context.Context, st *store.Store, collection string) (*index.Dir, error) {
+	cache, err := st.CacheDir(ctx, collection)
 	if err != nil {
 		return nil, fmt.Errorf("load index: %w", err)
 	}
@@ -190,7 +190,7 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 		return nil, index.Commit{}, fmt.Errorf("load index: %w", err)
 	}
 	defer unlock()
-	gen, err := st.Generation(collection)
+	gen, err := st.Generation(ctx, collection)
 	if err != nil {
 		return nil, index.Commit{}, fmt.Errorf("load index: %w", err)
 	}
@@ -215,7 +215,7 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 	if c.Label == gen && (gen != 0 || len(c.Segments) > 0) {
 		return snap, c, nil // another process caught it up meanwhile
 	}
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return nil, c, fmt.Errorf("load index: %w", err)
 	}
@@ -329,11 +329,11 @@ func loadDocs(ctx context.Context, st *store.Store, collection string, docs []st
 	workers := min(runtime.NumCPU(), max(1, len(docs)))
 	sctx, cancel := context.WithCancel(ctx)
 	out := parallel.Stream(sctx, len(docs), workers, 2*workers, func(i int) loaded {
-		seg, re, err := loadSegment(st, collection, docs[i])
+		seg, re, err := loadSegment(ctx, st, collection, docs[i])
 		var vecs *search.Vectors
 		var vecErr error
 		if err == nil {
-			vecs, vecErr = loadVectors(st, collection, docs[i])
+			vecs, vecErr = loadVectors(ctx, st, collection, docs[i])
 		}
 		return loaded{i, seg, vecs, vecErr, re, err}
 	})
@@ -377,8 +377,8 @@ func loadDocs(ctx context.Context, st *store.Store, collection string, docs []st
 
 // loadSegment reads and decodes one document's segment; when it is missing
 // or does not decode, it analyzes the stored document again.
-func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
-	data, err := st.Artifact(collection, info.ID, ArtifactSegment)
+func loadSegment(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
+	data, err := st.Artifact(ctx, collection, info.ID, ArtifactSegment)
 	if err == nil {
 		seg, err = index.DecodeDoc(data)
 		if err == nil && seg.ID != info.ID {
@@ -391,7 +391,7 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *i
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
 	}
-	rec, gerr := st.Get(collection, info.ID)
+	rec, gerr := st.Get(ctx, collection, info.ID)
 	if gerr != nil {
 		return nil, false, errors.Join(err, gerr)
 	}
@@ -400,11 +400,11 @@ func loadSegment(st *store.Store, collection string, info store.DocInfo) (seg *i
 }
 
 // loadVectors reads a document's stored vectors: nil when it has none.
-func loadVectors(st *store.Store, collection string, info store.DocInfo) (*search.Vectors, error) {
+func loadVectors(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (*search.Vectors, error) {
 	if !slices.Contains(info.Artifacts, ArtifactVectors) {
 		return nil, nil
 	}
-	data, err := st.Artifact(collection, info.ID, ArtifactVectors)
+	data, err := st.Artifact(ctx, collection, info.ID, ArtifactVectors)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -433,9 +433,9 @@ func analyze(rec *store.Record) (seg *index.Doc, summary, namesJSON []byte) {
 // DocNames returns what a stored document is called by: the names learnt
 // at ingest (ArtifactNames), or, for a document ingested before names were
 // learnt, the names learnt from its stored text now.
-func DocNames(st *store.Store, collection, id string) (names.Names, error) {
+func DocNames(ctx context.Context, st *store.Store, collection, id string) (names.Names, error) {
 	var nm names.Names
-	data, err := st.Artifact(collection, id, ArtifactNames)
+	data, err := st.Artifact(ctx, collection, id, ArtifactNames)
 	if err == nil {
 		if err := json.Unmarshal(data, &nm); err != nil {
 			return nm, fmt.Errorf("names of document %s: %w", id, err)
@@ -445,7 +445,7 @@ func DocNames(st *store.Store, collection, id string) (names.Names, error) {
 	if !errors.Is(err, store.ErrNotFound) {
 		return nm, fmt.Errorf("names of document %s: %w", id, err)
 	}
-	rec, err := st.Document(collection, id)
+	rec, err := st.Document(ctx, collection, id)
 	if err != nil {
 		return nm, fmt.Errorf("names of document %s: %w", id, err)
 	}
@@ -458,7 +458,7 @@ func DocNames(st *store.Store, collection, id string) (names.Names, error) {
 // format or the retrieval units changed. progress, when set, is called after
 // each document. It returns the number of documents rewritten.
 func Reindex(ctx context.Context, st *store.Store, collection string, progress func(done, total int, name string)) (int, error) {
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return 0, fmt.Errorf("reindex: %w", err)
 	}
@@ -467,7 +467,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		rec, err := st.Get(collection, in.ID)
+		rec, err := st.Get(ctx, collection, in.ID)
 		if err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
@@ -479,7 +479,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
-		if err := st.Put(collection, rec); err != nil {
+		if err := st.Put(ctx, collection, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		n++
@@ -495,7 +495,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 // ids given, without touching its index directory: what the segments on
 // disk must answer like (tests, checks).
 func inMemory(ctx context.Context, st *store.Store, collection string, order ...string) (*search.Index, error) {
-	infos, err := st.List(collection)
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return nil, err
 	}

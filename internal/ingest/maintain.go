@@ -55,7 +55,7 @@ func Maintain(ctx context.Context, st *store.Store, collection string, opt Maint
 	if p.Factor == 0 {
 		p = index.DefaultMergePolicy
 	}
-	d, err := openIndexDir(st, collection)
+	d, err := openIndexDir(ctx, st, collection)
 	if err != nil {
 		return rep, err
 	}

@@ -25,7 +25,7 @@ func TestDocNamesStored(t *testing.T) {
 	if _, err := Ingest(t.Context(), st, "default", []string{file}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	nm, err := DocNames(st, "default", store.DocID("curo-servicing.txt"))
+	nm, err := DocNames(t.Context(), st, "default", store.DocID("curo-servicing.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -23,19 +24,19 @@ var ErrAmbiguous = errors.New("ambiguous document reference")
 // these that matches one document wins; one that matches several is an
 // error wrapping ErrAmbiguous that lists them, and no match at all is an
 // error wrapping store.ErrNotFound that lists (some of) the documents.
-func FindDoc(st *store.Store, collection, ref string) (store.DocInfo, error) {
-	return findDoc(st, collection, ref, true)
+func FindDoc(ctx context.Context, st *store.Store, collection, ref string) (store.DocInfo, error) {
+	return findDoc(ctx, st, collection, ref, true)
 }
 
 // FindDocExact is FindDoc without prefixes and parts of names: only the id,
 // the name or the base name (ignoring case) match. Removing documents uses
 // it, so a fragment never deletes the wrong contract.
-func FindDocExact(st *store.Store, collection, ref string) (store.DocInfo, error) {
-	return findDoc(st, collection, ref, false)
+func FindDocExact(ctx context.Context, st *store.Store, collection, ref string) (store.DocInfo, error) {
+	return findDoc(ctx, st, collection, ref, false)
 }
 
-func findDoc(st *store.Store, collection, ref string, loose bool) (store.DocInfo, error) {
-	infos, err := st.List(collection)
+func findDoc(ctx context.Context, st *store.Store, collection, ref string, loose bool) (store.DocInfo, error) {
+	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return store.DocInfo{}, err
 	}
@@ -141,7 +142,7 @@ type Passage struct {
 // document once. The clause path is that of the hit's node (or, when the hit
 // has none, of the deepest node containing the span's start). Each passage
 // carries its supporting evidence (SupportFor).
-func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage, error) {
+func Passages(ctx context.Context, st *store.Store, collection string, hits []search.Hit) ([]Passage, error) {
 	recs := map[string]*store.Record{}
 	graphs := &docGraphs{st: st, collection: collection}
 	out := make([]Passage, 0, len(hits))
@@ -149,7 +150,7 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 		rec, ok := recs[h.DocID]
 		if !ok {
 			var err error
-			rec, err = st.Document(collection, h.DocID)
+			rec, err = st.Document(ctx, collection, h.DocID)
 			if err != nil {
 				return nil, err
 			}
@@ -170,9 +171,10 @@ func Passages(st *store.Store, collection string, hits []search.Hit) ([]Passage,
 
 // NewPassage resolves one hit against its document d, clause tree t and
 // reference graph g (t or g nil: no clause path, no supporting evidence):
-// the pages and printed page labels it touches, its clause path (the hit's
-// node, or the deepest node holding the span's start), its text with page
-// furniture blanked, and its supporting evidence. Pages is never nil.
+// the pages and printed page labels it touches, its clause path, its text
+// with page furniture blanked, and its supporting evidence. Pages is never
+// nil. The clause path cites every clause the span runs over
+// (clause.SpanPath: "9 > 9.3–9.4"), so it always matches the text shown.
 func NewPassage(h search.Hit, d *document.Document, t *clause.Tree, g *graph.Doc) Passage {
 	p := Passage{Rank: h.Rank, DocID: h.DocID, DocName: d.Name, Span: h.Span, Score: h.Score,
 		Pages: d.PagesOf(h.Span), Text: d.Masked(h.Span), Provision: h.Provision}
@@ -181,11 +183,7 @@ func NewPassage(h search.Hit, d *document.Document, t *clause.Tree, g *graph.Doc
 	}
 	p.PageLabels = d.PageLabelsOf(p.Pages)
 	if t != nil && len(t.Nodes) > 0 {
-		node := h.Node
-		if node <= 0 || node >= len(t.Nodes) {
-			node = t.At(h.Span.Start)
-		}
-		p.Path = t.Path(node)
+		p.Path = t.SpanPath(h.Span)
 		if g != nil {
 			p.Support = SupportFor(d, t, g, h.Span)
 		}
@@ -204,13 +202,13 @@ func Tree(rec *store.Record) *clause.Tree {
 
 // TextFunc returns a function giving a hit's source text from the stored
 // documents, reading each document once (for search.Index.SearchWith).
-func TextFunc(st *store.Store, collection string) func(search.Hit) (string, error) {
+func TextFunc(ctx context.Context, st *store.Store, collection string) func(search.Hit) (string, error) {
 	docs := map[string]*store.Record{}
 	return func(h search.Hit) (string, error) {
 		rec, ok := docs[h.DocID]
 		if !ok {
 			var err error
-			if rec, err = st.Document(collection, h.DocID); err != nil {
+			if rec, err = st.Document(ctx, collection, h.DocID); err != nil {
 				return "", err
 			}
 			docs[h.DocID] = rec

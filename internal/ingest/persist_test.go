@@ -89,7 +89,7 @@ func TestLoadIsIncremental(t *testing.T) {
 	ix, rep, err = Load(ctx, st, "deals")
 	check("after a replaced document", ix, rep, err, 3, 1, 1, 3)
 	// A deleted document: marked deleted, nothing written but the commit.
-	if err := st.Delete("deals", store.DocID("b.txt")); err != nil {
+	if err := st.Delete(t.Context(), "deals", store.DocID("b.txt")); err != nil {
 		t.Fatal(err)
 	}
 	ix, rep, err = Load(ctx, st, "deals")
@@ -99,7 +99,7 @@ func TestLoadIsIncremental(t *testing.T) {
 	}
 
 	// A damaged index (here: a segment file cut short) is built again.
-	cache, err := st.CacheDir("deals")
+	cache, err := st.CacheDir(t.Context(), "deals")
 	if err != nil {
 		t.Fatal(err)
 	}

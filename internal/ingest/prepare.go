@@ -14,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/family"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -289,7 +290,8 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode names: %w", err)
 	}
-	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON}
+	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON,
+		ArtifactFamily: family.Sign(doc.MaskedText()).Encode()}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
 	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		return nil, err

@@ -111,7 +111,7 @@ func benchOneShot(b *testing.B, dir, collection string) {
 		t2 := time.Now()
 		res := ix.Search(search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
 		t3 := time.Now()
-		if _, err := Passages(st, collection, res.Hits); err != nil {
+		if _, err := Passages(b.Context(), st, collection, res.Hits); err != nil {
 			b.Fatal(err)
 		}
 		t4 := time.Now()

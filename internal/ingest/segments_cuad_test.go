@@ -95,13 +95,13 @@ func TestCUADSegmentsAnswerLikeOne(t *testing.T) {
 	compare("many segments, associations from the table", ix, 8)
 
 	// Delete one contract in twenty, then merge them away.
-	infos, err := st.List(store.DefaultCollection)
+	infos, err := st.List(t.Context(), store.DefaultCollection)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, in := range infos {
 		if i%20 == 7 {
-			if err := st.Delete(store.DefaultCollection, in.ID); err != nil {
+			if err := st.Delete(t.Context(), store.DefaultCollection, in.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

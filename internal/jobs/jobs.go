@@ -97,6 +97,10 @@ type Job struct {
 	Error string `json:"error,omitempty"`
 	// Params are the kind-specific inputs given to Submit.
 	Params json.RawMessage `json:"params,omitempty"`
+	// Submitter identifies who submitted the job (an API key's id), for
+	// fair scheduling (schedule.go) and per-key limits; empty: the
+	// collection is the tenant.
+	Submitter string `json:"submitter,omitempty"`
 	// Owner names the server process that runs the job, on a cluster
 	// (Options.Owner); Heartbeat is when it last said the job was alive.
 	Owner     string    `json:"owner,omitempty"`
@@ -120,8 +124,12 @@ type Func func(ctx context.Context, j Job, r Reporter) error
 
 // Options tune a Manager. The zero value is the default.
 type Options struct {
-	// Workers is the number of jobs run at once (default 1).
+	// Workers is the number of jobs run at once (default 1); see
+	// schedule.go for which job runs next.
 	Workers int
+	// Slice is how long a running job keeps its slot before Yield gives it
+	// to a waiting job of another group (DefaultSlice).
+	Slice time.Duration
 	// MaxAttempts bounds the runs of a job interrupted by restarts; a job
 	// that already started this many runs is marked failed on the next start
 	// rather than run again (default 3).
@@ -166,10 +174,10 @@ type Options struct {
 // cluster (store.SharedRecords). Reading or deleting a missing record is an
 // error wrapping fs.ErrNotExist.
 type Records interface {
-	Records(kind string) (map[string][]byte, error)
-	Record(kind, id string) ([]byte, error)
-	PutRecord(kind, id string, data []byte) error
-	DeleteRecord(kind, id string) error
+	Records(ctx context.Context, kind string) (map[string][]byte, error)
+	Record(ctx context.Context, kind, id string) ([]byte, error)
+	PutRecord(ctx context.Context, kind, id string, data []byte) error
+	DeleteRecord(ctx context.Context, kind, id string) error
 }
 
 // Manager queues, runs and persists jobs.
@@ -182,11 +190,17 @@ type Manager struct {
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	cond   *sync.Cond
 	jobs   map[string]*entry
-	queue  []string
+	queue  []string // waiting jobs, new or yielded (schedule.go)
 	closed bool
 	start  sync.Once
+	// Slots (schedule.go): started once Start ran; free slots; per
+	// group, the jobs holding one.
+	started bool
+	free    int
+	running map[string]int
+	served  map[string]uint64 // per group, when it last took a slot (seq)
+	seq     uint64
 
 	// On a cluster, job records are written by one goroutine (persist),
 	// outside mu: a slow or unreachable cluster delays other processes'
@@ -205,6 +219,12 @@ type entry struct {
 	cancelled bool               // Cancel was called
 	done      chan struct{}      // closed when final
 	saved     time.Time          // last persisted progress
+	// Scheduling (schedule.go): when the job last took its slot; resume,
+	// while it waits in the queue after yielding, is closed when its turn
+	// comes; yields counts its turns given up.
+	slice  time.Time
+	resume chan struct{}
+	yields int
 	// On a cluster: unsaved says the record lags the job; removed (set
 	// under wmu) that the record was deleted and must not be written again.
 	unsaved bool
@@ -230,6 +250,9 @@ func Open(dir string, opt Options) (*Manager, error) {
 	if opt.PruneEvery <= 0 {
 		opt.PruneEvery = time.Hour
 	}
+	if opt.Slice <= 0 {
+		opt.Slice = DefaultSlice
+	}
 	if opt.Shared != nil {
 		return openShared(opt)
 	}
@@ -237,8 +260,7 @@ func Open(dir string, opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}}
-	m.cond = sync.NewCond(&m.mu)
+	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, running: map[string]int{}, served: map[string]uint64{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		stop()
@@ -319,10 +341,10 @@ func (m *Manager) Start() {
 			m.wg.Add(1)
 			go m.heartbeat()
 		}
-		for range m.opt.Workers {
-			m.wg.Add(1)
-			go m.work()
-		}
+		m.mu.Lock()
+		m.started, m.free = true, m.opt.Workers
+		m.dispatchLocked()
+		m.mu.Unlock()
 	})
 }
 
@@ -408,7 +430,7 @@ func (m *Manager) removeLocked(en *entry) error {
 		// After a record write in flight, and so that none follows.
 		m.wmu.Lock()
 		defer m.wmu.Unlock()
-		if err := m.opt.Shared.DeleteRecord(m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("jobs: remove %s: %w", id, err)
 		}
 		en.removed = true
@@ -430,6 +452,13 @@ func cmpJobs(a, b Job) int {
 // Submit persists a new queued job of a kind for a collection and returns
 // it. params is encoded as JSON and handed back to the job's function.
 func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
+	return m.SubmitBy(kind, collection, "", params)
+}
+
+// SubmitBy is Submit for a job submitted by submitter (an API key's id):
+// the job is scheduled fairly among submitters rather than collections
+// (schedule.go), and counted by Unfinished.
+func (m *Manager) SubmitBy(kind, collection, submitter string, params any) (Job, error) {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return Job{}, fmt.Errorf("jobs: submit %s: encode params: %w", kind, err)
@@ -443,7 +472,7 @@ func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
 	if !known {
 		return Job{}, fmt.Errorf("jobs: submit: unknown kind %q", kind)
 	}
-	j := Job{ID: NewID(), Kind: kind, Collection: collection, State: Queued, Created: m.opt.Now().UTC(), Params: raw}
+	j := Job{ID: NewID(), Kind: kind, Collection: collection, Submitter: submitter, State: Queued, Created: m.opt.Now().UTC(), Params: raw}
 	if m.opt.Shared != nil {
 		j.Owner, j.Heartbeat = m.opt.Owner, j.Created
 	}
@@ -460,7 +489,7 @@ func (m *Manager) Submit(kind, collection string, params any) (Job, error) {
 	en := &entry{job: j, done: make(chan struct{})}
 	m.jobs[j.ID] = en
 	m.queue = append(m.queue, j.ID)
-	m.cond.Signal()
+	m.dispatchLocked()
 	return clone(j), nil
 }
 
@@ -504,6 +533,20 @@ func (m *Manager) List(collection string) []Job {
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmpJobs(b, a) })
 	return out
+}
+
+// Unfinished returns how many of this process's jobs submitted by
+// submitter are queued or running.
+func (m *Manager) Unfinished(submitter string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, en := range m.jobs {
+		if en.job.Submitter == submitter && !en.job.State.Final() {
+			n++
+		}
+	}
+	return n
 }
 
 // Cancel stops a job: a queued job is cancelled at once, a running one as
@@ -562,7 +605,6 @@ func (m *Manager) Wait(ctx context.Context, id string) (Job, error) {
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
-	m.cond.Broadcast()
 	m.mu.Unlock()
 	m.stop()
 	m.wg.Wait()
@@ -573,36 +615,28 @@ func (m *Manager) Close() error {
 	return nil
 }
 
-// work runs queued jobs until Close.
-func (m *Manager) work() {
-	defer m.wg.Done()
-	for {
-		m.mu.Lock()
-		for len(m.queue) == 0 && !m.closed {
-			m.cond.Wait()
-		}
-		if m.closed {
-			m.mu.Unlock()
-			return
-		}
-		id := m.queue[0]
-		m.queue = m.queue[1:]
-		en := m.jobs[id]
-		f := m.funcs[en.job.Kind]
-		ctx, cancel := context.WithCancel(m.ctx)
-		en.cancel = cancel
-		en.job.State = Running
-		en.job.Attempts++
-		en.job.Started = m.opt.Now().UTC()
-		m.saveLocked(en)
-		j := clone(en.job)
-		m.mu.Unlock()
-
+// startLocked starts a dispatched job: it holds a slot, and runs in its own
+// goroutine until its function returns.
+func (m *Manager) startLocked(en *entry) {
+	f := m.funcs[en.job.Kind]
+	ctx, cancel := context.WithCancel(m.ctx)
+	ctx = context.WithValue(ctx, yieldKey{}, &yielder{m: m, en: en, group: group(en.job)})
+	en.cancel = cancel
+	en.job.State = Running
+	en.job.Attempts++
+	en.job.Started = m.opt.Now().UTC()
+	m.saveLocked(en)
+	j := clone(en.job)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
 		err := m.run(ctx, f, j, &reporter{m: m, en: en})
 		cancel()
 
 		m.mu.Lock()
+		defer m.mu.Unlock()
 		en.cancel = nil
+		m.releaseLocked(en)
 		switch {
 		case en.cancelled:
 			m.finishLocked(en, Cancelled, "")
@@ -614,8 +648,8 @@ func (m *Manager) work() {
 		default:
 			m.finishLocked(en, Done, "")
 		}
-		m.mu.Unlock()
-	}
+		m.dispatchLocked()
+	}()
 }
 
 // run calls f, turning a panic into an error so one job cannot stop the
@@ -670,7 +704,7 @@ func (m *Manager) write(j Job) error {
 		return fmt.Errorf("jobs: encode job %s: %w", j.ID, err)
 	}
 	if m.opt.Shared != nil {
-		if err := m.opt.Shared.PutRecord(m.opt.RecordKind, j.ID, raw); err != nil {
+		if err := m.opt.Shared.PutRecord(m.ctx, m.opt.RecordKind, j.ID, raw); err != nil {
 			return fmt.Errorf("jobs: store job %s: %w", j.ID, err)
 		}
 		return nil

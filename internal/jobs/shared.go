@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -27,13 +26,13 @@ func openShared(opt Options) (*Manager, error) {
 	if opt.Lease <= 0 {
 		opt.Lease = DefaultLease
 	}
-	recs, err := opt.Shared.Records(opt.RecordKind)
+	ctx, stop := context.WithCancel(context.Background())
+	recs, err := opt.Shared.Records(ctx, opt.RecordKind)
 	if err != nil {
+		stop()
 		return nil, fmt.Errorf("jobs: open: read jobs: %w", err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1)}
-	m.cond = sync.NewCond(&m.mu)
+	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1), running: map[string]int{}, served: map[string]uint64{}}
 	m.persistStop, m.persistDone = make(chan struct{}), make(chan struct{})
 	go m.persist()
 	for id, raw := range recs {
@@ -78,7 +77,7 @@ func (m *Manager) getShared(id string) (Job, error) {
 	if !ValidID(id) {
 		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	raw, err := m.opt.Shared.Record(m.opt.RecordKind, id)
+	raw, err := m.opt.Shared.Record(m.ctx, m.opt.RecordKind, id)
 	if errors.Is(err, os.ErrNotExist) {
 		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
@@ -94,7 +93,7 @@ func (m *Manager) getShared(id string) (Job, error) {
 
 // listShared reads every job record (own ones included; List skips them).
 func (m *Manager) listShared() []Job {
-	recs, err := m.opt.Shared.Records(m.opt.RecordKind)
+	recs, err := m.opt.Shared.Records(m.ctx, m.opt.RecordKind)
 	if err != nil {
 		m.opt.Logger.Warn("jobs: cannot list the jobs of other servers", "err", err)
 		return nil
@@ -118,7 +117,7 @@ func (m *Manager) cancelShared(id string) (Job, error) {
 		return j, err
 	}
 	at, _ := m.opt.Now().UTC().MarshalText()
-	if err := m.opt.Shared.PutRecord(m.cancelKind(), id, at); err != nil {
+	if err := m.opt.Shared.PutRecord(m.ctx, m.cancelKind(), id, at); err != nil {
 		return Job{}, fmt.Errorf("jobs: cancel %s: %w", id, err)
 	}
 	return j, nil
@@ -134,10 +133,10 @@ func (m *Manager) removeShared(id string) error {
 	if !j.State.Final() {
 		return fmt.Errorf("job %q is %s: %w", id, j.State, ErrUnfinished)
 	}
-	if err := m.opt.Shared.DeleteRecord(m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("jobs: remove %s: %w", id, err)
 	}
-	m.opt.Shared.DeleteRecord(m.cancelKind(), id)
+	m.opt.Shared.DeleteRecord(m.ctx, m.cancelKind(), id)
 	return nil
 }
 
@@ -170,11 +169,11 @@ func (m *Manager) pruneSharedLocked(cutoff time.Time) int {
 		if m.jobs[j.ID] != nil || !j.State.Final() || !j.Finished.Before(cutoff) {
 			continue
 		}
-		if err := m.opt.Shared.DeleteRecord(m.opt.RecordKind, j.ID); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, j.ID); err != nil && !errors.Is(err, os.ErrNotExist) {
 			m.opt.Logger.Warn("jobs: cannot remove an expired job of another server; will retry", "id", j.ID, "err", err)
 			continue
 		}
-		m.opt.Shared.DeleteRecord(m.cancelKind(), j.ID)
+		m.opt.Shared.DeleteRecord(m.ctx, m.cancelKind(), j.ID)
 		n++
 	}
 	return n
@@ -211,9 +210,9 @@ func (m *Manager) heartbeat() {
 		}
 		m.mu.Unlock()
 		for _, id := range live {
-			if _, err := m.opt.Shared.Record(m.cancelKind(), id); err == nil {
+			if _, err := m.opt.Shared.Record(m.ctx, m.cancelKind(), id); err == nil {
 				m.Cancel(id)
-				m.opt.Shared.DeleteRecord(m.cancelKind(), id)
+				m.opt.Shared.DeleteRecord(m.ctx, m.cancelKind(), id)
 			}
 		}
 	}

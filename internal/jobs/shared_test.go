@@ -19,7 +19,7 @@ type memRecords struct {
 
 func newMemRecords() *memRecords { return &memRecords{m: map[string][]byte{}} }
 
-func (r *memRecords) Records(kind string) (map[string][]byte, error) {
+func (r *memRecords) Records(_ context.Context, kind string) (map[string][]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string][]byte{}
@@ -31,7 +31,7 @@ func (r *memRecords) Records(kind string) (map[string][]byte, error) {
 	return out, nil
 }
 
-func (r *memRecords) Record(kind, id string) ([]byte, error) {
+func (r *memRecords) Record(_ context.Context, kind, id string) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, ok := r.m[kind+"\x00"+id]
@@ -41,14 +41,14 @@ func (r *memRecords) Record(kind, id string) ([]byte, error) {
 	return b, nil
 }
 
-func (r *memRecords) PutRecord(kind, id string, data []byte) error {
+func (r *memRecords) PutRecord(_ context.Context, kind, id string, data []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.m[kind+"\x00"+id] = append([]byte(nil), data...)
 	return nil
 }
 
-func (r *memRecords) DeleteRecord(kind, id string) error {
+func (r *memRecords) DeleteRecord(_ context.Context, kind, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.m[kind+"\x00"+id]; !ok {
@@ -171,7 +171,7 @@ func TestSharedJobs(t *testing.T) {
 	}
 	if _, err := a2.Get(d.ID); err == nil {
 		// a2 still holds it in memory; its record is gone.
-		if _, err := rs.Record("job", d.ID); err == nil {
+		if _, err := rs.Record(ctx, "job", d.ID); err == nil {
 			t.Fatal("removed job's record still there")
 		}
 	}
@@ -195,14 +195,14 @@ func (r *stuckRecords) open() {
 	r.mu.Unlock()
 }
 
-func (r *stuckRecords) PutRecord(kind, id string, data []byte) error {
+func (r *stuckRecords) PutRecord(ctx context.Context, kind, id string, data []byte) error {
 	r.mu.Lock()
 	g := r.gate
 	r.mu.Unlock()
 	if g != nil {
 		<-g
 	}
-	return r.memRecords.PutRecord(kind, id, data)
+	return r.memRecords.PutRecord(ctx, kind, id, data)
 }
 
 // TestSharedJobsStuckCluster: while the cluster takes no writes, the owner
@@ -247,12 +247,12 @@ func TestSharedJobsStuckCluster(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the owner's own job API waited for a cluster that takes no writes")
 	}
-	if raw, _ := rs.Record("job", j.ID); strings.Contains(string(raw), `"state": "done"`) {
+	if raw, _ := rs.Record(t.Context(), "job", j.ID); strings.Contains(string(raw), `"state": "done"`) {
 		t.Fatal("record written while the cluster took no writes")
 	}
 	rs.open()
 	eventually(t, "record caught up", func() bool {
-		raw, err := rs.Record("job", j.ID)
+		raw, err := rs.Record(t.Context(), "job", j.ID)
 		return err == nil && strings.Contains(string(raw), `"state": "done"`)
 	})
 }

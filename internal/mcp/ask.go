@@ -52,13 +52,38 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 	}
 	areq := agent.Request{Question: q, Context: strings.TrimSpace(in.Context), Instructions: strings.TrimSpace(in.Instructions), NoRoute: in.NoRoute}
 	if in.Doc != "" {
-		info, err := findDoc(c, in.Doc)
+		info, err := findDoc(ctx, c, in.Doc)
 		if err != nil {
 			return nil, nil, err
 		}
 		areq.Docs = []string{info.ID}
 	}
-	rep, err := h.b.Ask(ctx, agent.NewLibrary(c), areq, AskOptions{MaxTurns: in.MaxTurns, Progress: progressFunc(ctx, req)})
+	lib := agent.NewLibrary(c)
+	// Asking back which contract an ambiguous name means: through the
+	// protocol's elicitation, as an input request the client fulfils and
+	// calls again with (older clients are asked directly by the SDK), when
+	// the client supports elicitation; otherwise the question goes back
+	// with the report, which covers every contract the name fits.
+	var pending *report.UserQuestion
+	if answer, answered := chosenContract(req); answered {
+		if answer != "" && answer != agent.ChooseAll {
+			areq.Docs = []string{answer}
+		}
+	} else if question, choices, _ := agent.Ambiguity(lib, areq); question != "" {
+		if canElicit(req) {
+			return &mcpsdk.CallToolResult{InputRequests: mcpsdk.InputRequestMap{
+				contractInput: &mcpsdk.ElicitParams{Message: question, RequestedSchema: choiceSchema(choices)},
+			}}, nil, nil
+		}
+		pending = &report.UserQuestion{Question: question, How: "call ask again with doc set to the id of the contract meant (list_documents names them)"}
+		for _, ch := range choices {
+			if ch.ID != agent.ChooseAll {
+				pending.Choices = append(pending.Choices, report.UserChoice{ID: ch.ID, Label: ch.Label})
+			}
+		}
+	}
+	opt := AskOptions{MaxTurns: in.MaxTurns, Progress: progressFunc(ctx, req), Clarifier: elicitor(req)}
+	rep, err := h.b.Ask(ctx, lib, areq, opt)
 	if rep == nil {
 		if err == nil {
 			err = errors.New("no report")
@@ -66,6 +91,14 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 		return nil, nil, fmt.Errorf("answering the question: %w", err)
 	}
 	var b strings.Builder
+	if pending != nil {
+		rep.QuestionForUser = pending
+		fmt.Fprintf(&b, "QUESTION FOR THE USER — %s\n", pending.Question)
+		for _, ch := range pending.Choices {
+			fmt.Fprintf(&b, "- %s (doc %s)\n", ch.Label, ch.ID)
+		}
+		fmt.Fprintf(&b, "Ask the user which one they mean, then %s. Until then, the report below covers all of them.\n\n", pending.How)
+	}
 	if rep.Mode == report.ModeEvidence {
 		b.WriteString(evidencePreamble)
 	}
@@ -95,4 +128,82 @@ func progressFunc(ctx context.Context, req *mcpsdk.CallToolRequest) func(string)
 		// A client that went away must not stop the agents.
 		_ = req.Session.NotifyProgress(ctx, &mcpsdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg})
 	}
+}
+
+// contractInput names the input request that asks which contract.
+const contractInput = "contract"
+
+// canElicit reports whether the client supports elicitation.
+func canElicit(req *mcpsdk.CallToolRequest) bool {
+	if req == nil || req.Session == nil {
+		return false
+	}
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil
+}
+
+// chosenContract returns the contract the user chose in answer to the
+// contract input request, and whether the call carries such an answer (""
+// for a decline: every candidate).
+func chosenContract(req *mcpsdk.CallToolRequest) (string, bool) {
+	if req == nil || req.Params == nil || req.Params.InputResponses == nil {
+		return "", false
+	}
+	r, ok := req.Params.InputResponses[contractInput].(*mcpsdk.ElicitResult)
+	if !ok {
+		return "", false
+	}
+	if r.Action != "accept" {
+		return "", true
+	}
+	v, _ := r.Content[contractInput].(string)
+	return v, true
+}
+
+// choiceSchema is the elicitation form of a choice among contracts.
+func choiceSchema(choices []agent.Choice) map[string]any {
+	ids := make([]string, len(choices))
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		ids[i], labels[i] = c.ID, c.Label
+	}
+	return map[string]any{"type": "object", "required": []string{contractInput}, "properties": map[string]any{
+		contractInput: map[string]any{"type": "string", "title": "Contract", "enum": ids, "enumNames": labels},
+	}}
+}
+
+// elicitor returns a Clarifier that asks the user through elicitation in
+// the middle of a call — for the Archivist's clarifying question — when
+// the client supports elicitation on a protocol version that allows it
+// (from 2026-07-28 a server asks only by input requests); nil otherwise.
+func elicitor(req *mcpsdk.CallToolRequest) agent.Clarifier {
+	if !canElicit(req) || req.Session.InitializeParams().ProtocolVersion >= "2026-07-28" {
+		return nil
+	}
+	return &elicitClarifier{s: req.Session}
+}
+
+// elicitClarifier asks through elicitation/create.
+type elicitClarifier struct{ s *mcpsdk.ServerSession }
+
+// Clarify implements agent.Clarifier: a free-text answer.
+func (e *elicitClarifier) Clarify(ctx context.Context, question string) (string, error) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"answer": map[string]any{"type": "string", "description": "your answer"},
+	}}
+	return e.elicit(ctx, question, schema, "answer")
+}
+
+// elicit sends one form and returns the field answered; "" when the user
+// declined or cancelled.
+func (e *elicitClarifier) elicit(ctx context.Context, message string, schema map[string]any, field string) (string, error) {
+	res, err := e.s.Elicit(ctx, &mcpsdk.ElicitParams{Message: message, RequestedSchema: schema})
+	if err != nil {
+		return "", err
+	}
+	if res == nil || res.Action != "accept" {
+		return "", nil
+	}
+	v, _ := res.Content[field].(string)
+	return v, nil
 }

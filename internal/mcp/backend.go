@@ -43,6 +43,9 @@ type AskOptions struct {
 	MaxTurns int
 	// Progress receives a line per step of the agents; nil discards them.
 	Progress func(string)
+	// Clarifier asks the user (MCP elicitation) when the Archivist needs a
+	// clarifying answer; nil never asks.
+	Clarifier agent.Clarifier
 }
 
 // ErrNoCollection reports a request that names no collection.
@@ -132,7 +135,7 @@ func (b *StoreBackend) Collection(ctx context.Context) (string, error) {
 	if name == "" {
 		return "", ErrNoCollection
 	}
-	if _, err := b.st.Generation(name); err != nil {
+	if _, err := b.st.Generation(ctx, name); err != nil {
 		return "", fmt.Errorf("collection %q: %w", name, err)
 	}
 	return name, nil
@@ -140,7 +143,7 @@ func (b *StoreBackend) Collection(ctx context.Context) (string, error) {
 
 // Corpus implements Backend.
 func (b *StoreBackend) Corpus(ctx context.Context, collection string) (*tool.Corpus, error) {
-	gen, err := b.st.Generation(collection)
+	gen, err := b.st.Generation(ctx, collection)
 	if err != nil {
 		return nil, fmt.Errorf("collection %q: %w", collection, err)
 	}
@@ -174,7 +177,7 @@ func (b *StoreBackend) Ask(ctx context.Context, lib *agent.Library, req agent.Re
 	if b.models == nil {
 		return agent.Evidence(ctx, lib, req, agent.EvidenceK)
 	}
-	a := &agent.Asker{Library: lib, Models: *b.models, External: b.external, MaxTurns: opt.MaxTurns, Progress: opt.Progress}
+	a := &agent.Asker{Library: lib, Models: *b.models, External: b.external, MaxTurns: opt.MaxTurns, Progress: opt.Progress, Clarifier: opt.Clarifier}
 	return a.Ask(ctx, req)
 }
 

@@ -79,11 +79,11 @@ func (h *handlers) getClause(ctx context.Context, _ *mcpsdk.CallToolRequest, in 
 	if err != nil {
 		return nil, out, err
 	}
-	info, err := findDoc(c, in.Doc)
+	info, err := findDoc(ctx, c, in.Doc)
 	if err != nil {
 		return nil, out, err
 	}
-	rec, err := c.Store.Document(c.Collection, info.ID)
+	rec, err := c.Store.Document(ctx, c.Collection, info.ID)
 	if err != nil {
 		return nil, out, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}

@@ -153,7 +153,7 @@ func text(res *mcpsdk.CallToolResult) string {
 // docText returns a stored document's canonical text.
 func docText(t *testing.T, st *store.Store, collection, id string) string {
 	t.Helper()
-	rec, err := st.Get(collection, id)
+	rec, err := st.Get(t.Context(), collection, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func listDocuments(ctx context.Context, b Backend, cursor string) (*mcpsdk.ListR
 	if err != nil {
 		return nil, err
 	}
-	infos, err := c.Store.List(name)
+	infos, err := c.Store.List(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("listing collection %q: %w", name, err)
 	}
@@ -169,7 +169,7 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 		}
 		return jsonResource(uri, map[string]any{"collection": name, "nodes": nonNil(g.Vertices), "edges": nonNil(g.Edges)})
 	}
-	info, err := c.Store.Info(name, ref.id)
+	info, err := c.Store.Info(ctx, name, ref.id)
 	if err != nil {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
@@ -184,7 +184,7 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 			ingest.GraphView
 		}{info.ID, info.Name, ingest.ViewGraph(rec.Tree, g, computed)})
 	}
-	rec, err := c.Store.Document(name, info.ID)
+	rec, err := c.Store.Document(ctx, name, info.ID)
 	if err != nil {
 		return nil, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}

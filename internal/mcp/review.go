@@ -90,7 +90,7 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 	}
 	run := &review.Run{Store: c.Store, Collection: c.Collection, Reviewer: rev, Progress: reviewProgress(ctx, req)}
 	for _, ref := range in.Docs {
-		info, err := findDoc(c, ref)
+		info, err := findDoc(ctx, c, ref)
 		if err != nil {
 			return nil, out, err
 		}
@@ -98,7 +98,7 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 	}
 	n := len(run.Docs)
 	if n == 0 {
-		infos, err := c.Store.List(c.Collection)
+		infos, err := c.Store.List(ctx, c.Collection)
 		if err != nil {
 			return nil, out, err
 		}

@@ -40,7 +40,7 @@ func TestReviewCollection(t *testing.T) {
 	}
 	defer cs.Close()
 
-	docs, err := st.List("alpha")
+	docs, err := st.List(t.Context(), "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func (h *handlers) corpus(ctx context.Context) (*tool.Corpus, error) {
 }
 
 // findDoc resolves what the caller typed to name a document.
-func findDoc(c *tool.Corpus, ref string) (store.DocInfo, error) {
+func findDoc(ctx context.Context, c *tool.Corpus, ref string) (store.DocInfo, error) {
 	ref = strings.TrimSpace(ref)
 	if u, ok := parseURI(ref); ok {
 		if u.collection != c.Collection {
@@ -137,7 +137,7 @@ func findDoc(c *tool.Corpus, ref string) (store.DocInfo, error) {
 		}
 		ref = u.id
 	}
-	info, err := ingest.FindDoc(c.Store, c.Collection, ref)
+	info, err := ingest.FindDoc(ctx, c.Store, c.Collection, ref)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return info, fmt.Errorf("no document with id or name %q in this collection; call list_documents for the ids", ref)
@@ -243,7 +243,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	}
 	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions}
 	if in.Doc != "" {
-		info, err := findDoc(c, in.Doc)
+		info, err := findDoc(ctx, c, in.Doc)
 		if err != nil {
 			return nil, out, err
 		}
@@ -252,11 +252,11 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if c.Index.Docs() == 0 {
 		return nil, out, fmt.Errorf("collection %q holds no documents yet", c.Collection)
 	}
-	res, err := c.Index.SearchWith(ctx, c.Models, query, ingest.TextFunc(c.Store, c.Collection))
+	res, err := c.Index.SearchWith(ctx, c.Models, query, ingest.TextFunc(ctx, c.Store, c.Collection))
 	if err != nil {
 		return nil, out, err
 	}
-	ps, err := ingest.Passages(c.Store, c.Collection, res.Hits)
+	ps, err := ingest.Passages(ctx, c.Store, c.Collection, res.Hits)
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the passages: %w", err)
 	}
@@ -394,7 +394,7 @@ func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest,
 	if err != nil {
 		return nil, out, err
 	}
-	infos, err := c.Store.List(c.Collection)
+	infos, err := c.Store.List(ctx, c.Collection)
 	if err != nil {
 		return nil, out, fmt.Errorf("listing collection %q: %w", c.Collection, err)
 	}

@@ -122,6 +122,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		b.WriteString("\n")
 	}
 
+	writeContracts(&b, r)
+
 	head := HeadSources
 	if r.Mode == ModeEvidence {
 		head = "Provisions"
@@ -263,3 +265,61 @@ func plural(n int, word string) string {
 }
 
 func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+// writeContracts renders a per-contract answer as a table: one row per
+// contract that has what the question asks about, its answer and the
+// clause it was read from; then the contracts not listed, counted.
+func writeContracts(b *strings.Builder, r *Report) {
+	dr := r.DealRoom
+	if dr == nil {
+		return
+	}
+	b.WriteString("## Per contract\n\n")
+	if len(r.Contracts) == 0 {
+		b.WriteString("No contract has it.\n\n")
+	} else {
+		b.WriteString("| contract | answer | clause | page |\n|---|---|---|---|\n")
+		for _, c := range r.Contracts {
+			answer := c.Answer
+			if c.Condition != "" {
+				answer += " — " + clip(oneLine(c.Condition), 120)
+			}
+			if dr.Method == "search" {
+				answer = "(a passage matching the question's words)"
+			}
+			clause, page := "", ""
+			if len(c.Citations) > 0 {
+				clause = c.Citations[0].Path
+				if len(c.Citations[0].Pages) > 0 {
+					page = strconv.Itoa(c.Citations[0].Pages[0])
+				}
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cellText(c.Name), cellText(answer), cellText(clause), page)
+		}
+		b.WriteString("\n")
+	}
+	var counts []string
+	if dr.NotMatching > 0 {
+		verb := "have"
+		if dr.NotMatching == 1 {
+			verb = "has"
+		}
+		counts = append(counts, fmt.Sprintf("%s %s it, but not as the question asks (%s)", plural(dr.NotMatching, "contract"), verb, dr.Condition))
+	}
+	if dr.Lacking > 0 {
+		counts = append(counts, fmt.Sprintf("%s checked and found to lack it", plural(dr.Lacking, "contract")))
+	}
+	if dr.Undecided > 0 {
+		counts = append(counts, fmt.Sprintf("%s could not be decided", plural(dr.Undecided, "contract")))
+	}
+	fmt.Fprintf(b, "%s checked", plural(dr.Checked, "contract"))
+	if len(counts) > 0 {
+		b.WriteString("; " + strings.Join(counts, "; "))
+	}
+	b.WriteString(".\n\n")
+}
+
+// cellText makes text safe inside a Markdown table cell.
+func cellText(s string) string {
+	return strings.ReplaceAll(oneLine(s), "|", "\\|")
+}

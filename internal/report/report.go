@@ -183,6 +183,93 @@ type Report struct {
 	// for in each searched contract by the offline reviewer: found (and
 	// where) or not found, with its confidence.
 	Checks []Check `json:"checks,omitempty"`
+	// Contracts answer a question about several contracts (a deal-room
+	// question: "Which of our contracts can be terminated for
+	// convenience?") one contract at a time: the contracts that have what
+	// it asks about, each with its answer and the clauses it was read from.
+	// DealRoom says how, and counts the contracts not listed.
+	Contracts []ContractAnswer `json:"contracts,omitempty"`
+	DealRoom  *DealRoom        `json:"deal_room,omitempty"`
+	// QuestionForUser is a question the answer needed the user's answer
+	// to that the face could not ask (a contract name that fits several
+	// contracts, asked of a client that cannot be asked): the report then
+	// covers every choice, and asking again with one chosen narrows it.
+	QuestionForUser *UserQuestion `json:"question_for_user,omitempty"`
+}
+
+// UserQuestion is a question for the user with the answers it offers.
+type UserQuestion struct {
+	Question string       `json:"question"`
+	Choices  []UserChoice `json:"choices,omitempty"`
+	// How says how to answer it with the face that returned the report.
+	How string `json:"how,omitempty"`
+}
+
+// UserChoice is one answer a UserQuestion offers.
+type UserChoice struct {
+	ID    string `json:"id"` // a document id, or "all"
+	Label string `json:"label"`
+}
+
+// ContractAnswer is one contract's answer to a deal-room question.
+type ContractAnswer struct {
+	Name  string `json:"name"`
+	DocID string `json:"doc_id"`
+	// Answer is the short answer the review reads ("Yes", "Conditional",
+	// "New York", "90 days"); empty when the contract was only searched
+	// (DealRoom.Method "search": the citation matches the question's words).
+	Answer string `json:"answer"`
+	Kind   string `json:"kind,omitempty"` // value, yes, conditional (the review cell's answer kind)
+	// Value is the value the question's condition was checked on, else
+	// the cell's value.
+	Value string `json:"value,omitempty"`
+	// Condition is, for a conditional answer, the condition in the
+	// contract's words.
+	Condition  string     `json:"condition,omitempty"`
+	Confidence float64    `json:"confidence,omitempty"`
+	Citations  []Citation `json:"citations"`
+}
+
+// Citation is a clause an answer was read from.
+type Citation struct {
+	Path  string        `json:"path,omitempty"`
+	Pages []int         `json:"pages,omitempty"`
+	Span  document.Span `json:"span"`
+	Text  string        `json:"text"`
+}
+
+// DealRoom says how a deal-room question was answered per contract.
+type DealRoom struct {
+	// Method is "review" (the review engine looked for Provision in every
+	// contract) or "search" (no playbook provision matched the question:
+	// the best passage of each contract).
+	Method    string `json:"method"`
+	Provision string `json:"provision,omitempty"`
+	// Condition is the value condition the question put on the provision
+	// ("New York", "more than 60 days").
+	Condition string `json:"condition,omitempty"`
+	// Checked contracts; With: listed in Contracts; Lacking: found to lack
+	// it (or, searched, no passage matched); NotMatching: have it but not
+	// as the condition asks; Undecided: could not be decided.
+	Checked     int `json:"checked"`
+	With        int `json:"with"`
+	Lacking     int `json:"lacking"`
+	NotMatching int `json:"not_matching"`
+	Undecided   int `json:"undecided"`
+	// Cached is how many contracts' answers came from the collection's
+	// cache of review cells.
+	Cached int `json:"cached"`
+	// Others are the contracts not listed and why.
+	Others []ContractStatus `json:"others,omitempty"`
+}
+
+// ContractStatus is a contract a deal-room question did not list.
+type ContractStatus struct {
+	Name   string `json:"name"`
+	DocID  string `json:"doc_id"`
+	Status string `json:"status"` // lacks, not_matching, undecided
+	Value  string `json:"value,omitempty"`
+	Why    string `json:"why,omitempty"`
 }
 
 // Check is one contract × provision looked for by the offline reviewer.

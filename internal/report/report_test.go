@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,14 +19,14 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // docs is an in-memory Documents for tests.
 type docs map[string]*document.Document
 
-func (d docs) Document(id string) (*document.Document, error) {
+func (d docs) Document(_ context.Context, id string) (*document.Document, error) {
 	if doc, ok := d[id]; ok {
 		return doc, nil
 	}
 	return nil, errors.New("no such document")
 }
 
-func (d docs) ClausePath(id string, sp document.Span) string { return "moved" }
+func (d docs) ClausePath(_ context.Context, id string, sp document.Span) string { return "moved" }
 
 const contract = "1. Term\n\n1.1 This Agreement starts on the Effective Date and continues for three (3) years.\n\n" +
 	"2. Liability\n\n2.1 Neither party’s total liability shall exceed the fees paid in the\n   twelve months before the claim.\n\n" +
@@ -72,7 +73,7 @@ func TestVerify(t *testing.T) {
 			tc.src.N = 1
 			r := &Report{Reasoning: "The cap applies [1]."}
 			r.Sources = []Source{tc.src}
-			v := Verify(r, testDocs())
+			v := Verify(t.Context(), r, testDocs())
 			var got Source
 			if tc.status == StatusRemoved {
 				if len(r.Removed) != 1 || len(r.Sources) != 0 {
@@ -104,7 +105,7 @@ func TestVerify(t *testing.T) {
 			}
 			// Idempotent: a second run changes nothing.
 			before, _ := json.Marshal(r)
-			Verify(r, testDocs())
+			Verify(t.Context(), r, testDocs())
 			after, _ := json.Marshal(r)
 			if tc.status != StatusRecited && !bytes.Equal(before, after) {
 				t.Errorf("second Verify changed the report:\n%s\n%s", before, after)
@@ -118,7 +119,7 @@ func TestVerifyCitations(t *testing.T) {
 		Answer:  "Liability is capped [1, 2] but not for fraud [3]; see also [7].",
 		Sources: []Source{{N: 1, DocID: "msa", Span: spanOf(t, "2.1 Neither party’s total liability shall exceed the fees paid"), Quote: "shall exceed the fees paid"}, {N: 2, DocID: "msa", Quote: "invented text"}, {N: 3, DocID: "msa", Span: spanOf(t, "2.2 The cap in 2.1 does not apply to breach of confidentiality — or to fraud."), Quote: "or to fraud"}},
 	}
-	v := Verify(r, testDocs())
+	v := Verify(t.Context(), r, testDocs())
 	if want := "Liability is capped [1][2 — unverified] but not for fraud [3]; see also [7 — no such source]."; r.Answer != want {
 		t.Errorf("answer\n got %q\nwant %q", r.Answer, want)
 	}
@@ -128,7 +129,7 @@ func TestVerifyCitations(t *testing.T) {
 	if got := Citations("a [1] b [2; 3] c [1]"); len(got) != 3 || got[0] != 1 || got[2] != 3 {
 		t.Errorf("Citations = %v", got)
 	}
-	v2 := Verify(r, testDocs())
+	v2 := Verify(t.Context(), r, testDocs())
 	if v2 != v {
 		t.Errorf("second run %+v, first %+v", v2, v)
 	}
@@ -157,7 +158,7 @@ func sampleAgentsReport(t *testing.T) *Report {
 			Steps: []StepCost{{Step: "archivist", Calls: 1, PromptTokens: 300, CompletionTokens: 60}}, PaperCalls: 10},
 		Complete: true, StopReason: "confident",
 	}
-	Verify(r, testDocs())
+	Verify(t.Context(), r, testDocs())
 	return r
 }
 
@@ -173,7 +174,7 @@ func sampleEvidenceReport(t *testing.T) *Report {
 			Highlights: []Highlight{{Span: sp, Text: testDocs()["msa"].Slice(sp), Score: 2}}}},
 		Complete: true, StopReason: "evidence",
 	}
-	Verify(r, testDocs())
+	Verify(t.Context(), r, testDocs())
 	return r
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -14,13 +15,13 @@ import (
 
 // Documents gives Verify the canonical text of the documents a report cites.
 type Documents interface {
-	Document(id string) (*document.Document, error)
+	Document(ctx context.Context, id string) (*document.Document, error)
 }
 
 // Locator is optionally implemented by Documents to name the clause path of
 // a span, so a re-cited quote gets the path of the place it moved to.
 type Locator interface {
-	ClausePath(docID string, span document.Span) string
+	ClausePath(ctx context.Context, docID string, span document.Span) string
 }
 
 // Verify checks every contract quotation of r against the span it cites and
@@ -39,7 +40,7 @@ type Locator interface {
 // one space, curly quotes fold to straight ones and dashes to "-". An
 // ellipsis ("...", "…") in a quote separates fragments that must occur in
 // order. Verify is idempotent; it sets and returns r.Verification.
-func Verify(r *Report, docs Documents) Verification {
+func Verify(ctx context.Context, r *Report, docs Documents) Verification {
 	var v Verification
 	// Sources removed by an earlier run stay removed and count again.
 	v.Quotes, v.Removed = len(r.Removed), len(r.Removed)
@@ -52,7 +53,7 @@ func Verify(r *Report, docs Documents) Verification {
 			continue
 		}
 		v.Quotes++
-		verifySource(&s, docs, cache)
+		verifySource(ctx, &s, docs, cache)
 		switch s.Status {
 		case StatusVerified:
 			v.Verified++
@@ -179,7 +180,7 @@ func where(s Source) string {
 
 // verifySource checks one contract quotation and sets its status, span,
 // pages and path.
-func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
+func verifySource(ctx context.Context, s *Source, docs Documents, cache map[string]*normDoc) {
 	s.Status, s.Note = StatusRemoved, ""
 	if s.DocID == "" {
 		s.Note = "the source names no document"
@@ -192,7 +193,7 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 	}
 	nd, ok := cache[s.DocID]
 	if !ok {
-		doc, err := docs.Document(s.DocID)
+		doc, err := docs.Document(ctx, s.DocID)
 		if err != nil || doc == nil {
 			cache[s.DocID] = nil
 		} else {
@@ -212,7 +213,7 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 		s.Status, s.Span = StatusVerified, sp
 		// The narrowed span may sit in a deeper clause of the one cited.
 		if l, ok := docs.(Locator); ok {
-			if p := l.ClausePath(s.DocID, sp); p != "" && strings.HasPrefix(p, s.Path) {
+			if p := l.ClausePath(ctx, s.DocID, sp); p != "" && strings.HasPrefix(p, s.Path) {
 				s.Path = p
 			}
 		}
@@ -220,7 +221,7 @@ func verifySource(s *Source, docs Documents, cache map[string]*normDoc) {
 		s.Status, s.Span = StatusRecited, sp
 		s.Note = "the quotation was not in the cited span; it occurs here"
 		if l, ok := docs.(Locator); ok {
-			s.Path = l.ClausePath(s.DocID, sp)
+			s.Path = l.ClausePath(ctx, s.DocID, sp)
 		}
 	} else {
 		s.Note = "the quotation does not occur in the document"

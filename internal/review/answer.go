@@ -36,12 +36,31 @@ func joinExtracts(ex []Extract) joined {
 	return j
 }
 
+// joinInOrder joins ex in document order; the spans still name the
+// extracts by their index in ex.
+func joinInOrder(ex []Extract) joined {
+	order := make([]int, len(ex))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ex[order[a]].Span.Start < ex[order[b]].Span.Start })
+	var b strings.Builder
+	j := joined{ex: ex, starts: make([]int, len(ex))}
+	for _, i := range order {
+		j.starts[i] = b.Len()
+		b.WriteString(ex[i].Text)
+		b.WriteString("\n")
+	}
+	j.s = b.String()
+	return j
+}
+
 // span maps the bytes [lo, hi) of the joined text to an AnswerSpan. A range
 // that runs past its extract is cut at the extract's end.
 func (j joined) span(lo, hi int, role string) (AnswerSpan, bool) {
 	k := -1
 	for i, st := range j.starts {
-		if st <= lo {
+		if st <= lo && (k < 0 || st > j.starts[k]) {
 			k = i
 		}
 	}
@@ -67,6 +86,12 @@ func notFoundAnswer() *Answer { return &Answer{Kind: KindNotFound, Text: "Not fo
 // gives kind "value" with no text: the extract is the answer.
 func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 	j := joinExtracts(ex)
+	if p.Answer != AnswerText && p.Answer != AnswerYesNo {
+		// values are read in document order, so that a sentence cut
+		// between two passages ("… renewal terms of one" | "(1) year
+		// each") reads whole
+		j = joinInOrder(ex)
+	}
 	s := j.s
 	a := &Answer{Kind: KindValue}
 	add := func(lo, hi int, role string) {
@@ -156,9 +181,19 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		}
 		a.Text = strings.Join(names, "; ")
 	case AnswerText:
-		if lo, hi, ok := titleAt(s); ok {
-			a.Text = s[lo:hi]
-			add(lo, hi, "value")
+		// a title is the best extract's first line, when that line is
+		// short and written like a title (a clause is its own answer)
+		if len(ex) > 0 {
+			// a title opens the best extract: read only its first
+			// maxTitleChars characters
+			t := ex[0].Text
+			if len(t) > maxTitleChars {
+				t = t[:maxTitleChars]
+			}
+			if lo, hi, ok := titleAt(t); ok && len(strings.Fields(t[lo:hi])) >= 2 && len(strings.Fields(t[:lo])) <= maxTitleLead {
+				a.Text = strings.Join(strings.Fields(t[lo:hi]), " ")
+				add(lo, hi, "value")
+			}
 		}
 	case AnswerAmount:
 		var cands []valueAt
@@ -316,6 +351,32 @@ var reKindWord = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:agreement|contract|licen[cs]e|lease|sublease|deed|amendment|addendum|memorandum|understanding|indenture|guarantee|guaranty|charter|terms|conditions|order|statement of work|plan|note|warrant|undertaking|protocol|letter)\b`)
 })
 
+// A title is read from the first maxTitleChars bytes of a text-answer
+// cell's best extract, when at most maxTitleLead words come before it
+// ("Exhibit 10.1", "CONFIDENTIAL") and it has two words or more ("Supply
+// Agreement"; "Agreement" alone names nothing).
+const (
+	maxTitleChars = 300
+	maxTitleLead  = 12
+)
+
+// titleCased reports whether most words of a line (60%) start with a
+// capital letter, as a title's do.
+func titleCased(line string) bool {
+	words, caps := 0, 0
+	for _, w := range strings.Fields(line) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		words++
+		if unicode.IsUpper(r) {
+			caps++
+		}
+	}
+	return words > 0 && 5*caps >= 3*words
+}
+
 // titleAt finds a document's title in s: on the first line that names a
 // kind of document, the run of words in the kind word's case (all capitals,
 // or capitalised) that ends with it — "Exhibit 10.1 MASTER SUPPLY
@@ -355,16 +416,16 @@ func titleAt(s string) (int, int, bool) {
 				break
 			}
 			start := m[0]
-			for i := len(words) - 1; i >= 0 && same(words[i]); i-- {
+			for i := len(words) - 1; i >= 0 && same(words[i]) && !strings.EqualFold(words[i], "this"); i-- {
 				start = strings.LastIndex(line[:start], words[i])
 			}
 			end := m[1]
 			// "Deed of Guarantee", "License and Supply Agreement": the title
 			// runs on to a later kind word through words of its case.
 			for _, m2 := range kinds[ki+1:] {
-				ok := true
+				ok := !strings.Contains(line[end:m2[0]], "\n")
 				for _, w := range strings.Fields(line[end:m2[0]]) {
-					ok = ok && same(w)
+					ok = ok && same(w) && !strings.EqualFold(w, "this")
 				}
 				if !ok {
 					break
@@ -438,6 +499,7 @@ var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1
 // it, the answer is No and the evidence excludes the provision.
 func polarityAnswer(p *Provision, ex []Extract) *Answer {
 	var no *Answer
+	noWeight := 0.0
 	for i, e := range ex {
 		pol := readPolarity(p, e.Text)
 		j := joinExtracts(ex[i : i+1])
@@ -455,7 +517,12 @@ func polarityAnswer(p *Provision, ex []Extract) *Answer {
 		case pol.kind == KindNo:
 			if no == nil {
 				no = &Answer{Kind: KindNo, Text: "No", Excludes: true, Spans: at(pol.focus, "exclusion")}
+				noWeight = pol.weight
 			}
+			continue
+		case no != nil && pol.weight < noWeight:
+			// a weaker mention ("may terminate … if …") does not outweigh
+			// a clause that excludes the provision in its own words
 			continue
 		case pol.kind == KindConditional:
 			return &Answer{Kind: KindConditional, Text: "Conditional", Condition: pol.condition,

@@ -141,13 +141,75 @@ func decodeDetectors(name string, data []byte) (*Detectors, error) {
 		if m == nil || m.Name == "" {
 			return nil, fmt.Errorf("detectors %s: a model has no name", name)
 		}
-		for k, v := range m.Weights {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("detectors %s: model %q: weight of %q is not a number", name, m.Name, k)
-			}
-		}
+	}
+	if err := d.checkNumbers(); err != nil {
+		return nil, fmt.Errorf("detectors %s: %w", name, err)
 	}
 	return &d, nil
+}
+
+// Bounds on a detectors file's numbers. The built-in detectors' largest
+// coefficient is 11.2 and largest IDF 10.0; a number far past these is a
+// damaged or hostile file, and one beyond float range turns every
+// confidence into NaN, which no table can be written with.
+const (
+	maxCoefficient = 1000 // weights, biases, calibration, Platt scaling
+	maxIDF         = 100
+)
+
+// checkNumbers refuses a detectors file with a number that is not finite
+// or is absurd, naming the field.
+func (d *Detectors) checkNumbers() error {
+	var c numberCheck
+	c.calibration("zero_shot", d.ZeroShot)
+	c.within("default_idf", d.DefaultIDF, 0, maxIDF)
+	for k, v := range d.IDF {
+		c.within(fmt.Sprintf("idf[%q]", k), v, 0, maxIDF)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	for _, m := range d.Models {
+		var mc numberCheck
+		mc.coef("bias", m.Bias)
+		mc.coef("zero_shot_weight", m.ZeroShotWeight)
+		mc.coef("platt[0]", m.Platt[0])
+		mc.coef("platt[1]", m.Platt[1])
+		mc.within("threshold", m.Threshold, 0, 1)
+		for k, v := range m.Weights {
+			mc.coef(fmt.Sprintf("weights[%q]", k), v)
+		}
+		if mc.err != nil {
+			return fmt.Errorf("model %q: %w", m.Name, mc.err)
+		}
+	}
+	return nil
+}
+
+// numberCheck keeps the first number out of bounds.
+type numberCheck struct{ err error }
+
+func (c *numberCheck) coef(field string, v float64) {
+	if c.err == nil && (math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxCoefficient) {
+		c.err = fmt.Errorf("field %s: %v, want a finite number within ±%d", field, v, maxCoefficient)
+	}
+}
+
+func (c *numberCheck) within(field string, v, lo, hi float64) {
+	if c.err == nil && (math.IsNaN(v) || v < lo || v > hi) {
+		c.err = fmt.Errorf("field %s: %v, want a number from %g to %g", field, v, lo, hi)
+	}
+}
+
+func (c *numberCheck) calibration(where string, cal Calibration) {
+	c.coef(where+".a", cal.A)
+	c.coef(where+".b", cal.B)
+	c.coef(where+".platt[0]", cal.Platt[0])
+	c.coef(where+".platt[1]", cal.Platt[1])
+	c.within(where+".threshold", cal.Threshold, 0, 1)
+	for k, v := range cal.Prior {
+		c.coef(fmt.Sprintf("%s.prior[%q]", where, k), v)
+	}
 }
 
 // Save writes the detectors as indented JSON (map keys sorted, so the file

@@ -33,6 +33,16 @@ type Finder struct {
 	mu   sync.Mutex
 	subs map[string]*Reviewer // by the asked provisions' names
 	prep []preparedEntry      // the contracts prepared last, most recent last
+	keep int                  // how many prepared contracts to keep (0: finderCache)
+}
+
+// KeepPrepared sets how many prepared contracts f keeps (default 16): a
+// caller asking several questions of the same many contracts (an
+// evaluation) keeps them all, at some memory per contract.
+func (f *Finder) KeepPrepared(n int) {
+	f.mu.Lock()
+	f.keep = n
+	f.mu.Unlock()
 }
 
 type preparedEntry struct {
@@ -134,13 +144,22 @@ func (l *lazyFinder) Check(ctx context.Context, question string, docs []string) 
 	return f.Check(ctx, question, docs)
 }
 
+// DealRoom is Finder.DealRoom on the built-in finder.
+func (l *lazyFinder) DealRoom(ctx context.Context, question string, docs []DealRoomDoc, opt DealRoomOptions) (*DealRoom, error) {
+	f, err := l.finder()
+	if err != nil {
+		return nil, err
+	}
+	return f.DealRoom(ctx, question, docs, opt)
+}
+
 // StoreLoader reads a collection's contracts for a Finder, keeping the
 // last few it read (it never sees later changes to a contract it keeps: use
 // one per command, request or loaded index).
 func StoreLoader(st *store.Store, collection string) func(ctx context.Context, id string) (Doc, error) {
 	var mu sync.Mutex
 	var kept []Doc // most recent last
-	return func(_ context.Context, id string) (Doc, error) {
+	return func(ctx context.Context, id string) (Doc, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if k := slices.IndexFunc(kept, func(d Doc) bool { return d.ID == id }); k >= 0 {
@@ -148,7 +167,7 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 			kept = append(slices.Delete(kept, k, k+1), d)
 			return d, nil
 		}
-		rec, err := st.Document(collection, id)
+		rec, err := st.Document(ctx, collection, id)
 		if err != nil {
 			return Doc{}, err
 		}
@@ -350,8 +369,12 @@ func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
 	p := &Prepared{p: prepare(d)}
 	f.mu.Lock()
 	f.prep = append(f.prep, preparedEntry{id: id, doc: d.Doc, prep: p})
-	if len(f.prep) > finderCache {
-		f.prep = slices.Delete(f.prep, 0, len(f.prep)-finderCache)
+	keep := finderCache
+	if f.keep > 0 {
+		keep = f.keep
+	}
+	if len(f.prep) > keep {
+		f.prep = slices.Delete(f.prep, 0, len(f.prep)-keep)
 	}
 	f.mu.Unlock()
 	return p, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,7 +103,7 @@ func (p panicky) Review(ctx context.Context, d review.Doc) (review.Row, error) {
 // row's error; the process lives and the other contracts complete.
 func TestReviewWorkerPanic(t *testing.T) {
 	st := reviewtest.Store(t, "deal")
-	infos, err := st.List("deal")
+	infos, err := st.List(t.Context(), "deal")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +119,43 @@ func TestReviewWorkerPanic(t *testing.T) {
 	for _, row := range tab.Rows {
 		if (row.DocName == rev.on) != strings.Contains(row.Error, "internal error") {
 			t.Errorf("%s: error %q", row.DocName, row.Error)
+		}
+	}
+}
+
+// TestDetectorNumbers: a detectors file with a number that is not finite or
+// is absurd is refused when read, naming the field (issue 17 §7: such
+// numbers passed and the review failed at its end, writing a NaN).
+func TestDetectorNumbers(t *testing.T) {
+	base := `{"format":1,"zero_shot":{"a":%s,"b":-4,"platt":[1,0],"threshold":%s},"idf":{"term":%s},"default_idf":5,
+"models":[{"name":"Governing Law","bias":%s,"zero_shot_weight":1,"weights":{"w:law":%s},"platt":[1,0],"threshold":0.5}]}`
+	ok := []string{"12", "0.5", "3", "-1", "0.7"}
+	file := func(vals []string) string {
+		p := filepath.Join(t.TempDir(), "det.json")
+		args := make([]any, len(vals))
+		for i, v := range vals {
+			args[i] = v
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf(base, args...)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := review.LoadDetectors(file(ok)); err != nil {
+		t.Fatalf("a sound file: %v", err)
+	}
+	for i, c := range []struct {
+		at      int
+		v, want string
+	}{
+		{0, "1e308", "zero_shot.a"}, {1, "1.5", "zero_shot.threshold"}, {2, "-2", `idf["term"]`},
+		{3, "1e308", `model "Governing Law": field bias`}, {4, "-1e300", `weights["w:law"]`}, {3, "1e400", "detectors"},
+	} {
+		vals := append([]string(nil), ok...)
+		vals[c.at] = c.v
+		_, err := review.LoadDetectors(file(vals))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("case %d (%s = %s): %v, want an error naming %s", i, c.want, c.v, err, c.want)
 		}
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/parallel"
 )
@@ -64,6 +66,11 @@ type CellProgress struct {
 func NewModelPass(chat llm.Chat, rev *Reviewer, cacheDir string) (*ModelPass, error) {
 	if chat == nil || rev == nil {
 		return nil, errors.New("review: the model pass needs a model and a reviewer")
+	}
+	// Answers cut short by a killed run. The cache may be shared with
+	// reviews running now: only files older than any write are theirs.
+	if cacheDir != "" {
+		atomicfile.RemoveStale(cacheDir, time.Minute)
 	}
 	return &ModelPass{Chat: chat, Reviewer: rev, CacheDir: cacheDir}, nil
 }
@@ -234,7 +241,7 @@ func (m *ModelPass) refineCell(ctx context.Context, d Doc, j cellJob) (c Cell, c
 			m.log().Warn("review: cannot cache a model answer; it will be asked again", "doc", d.Name, "provision", j.prov.Name, "err", err)
 		}
 	}
-	return buildCell(d, j.prov, j.offline, ans), cached, nil
+	return buildCell(ctx, d, j.prov, j.offline, ans), cached, nil
 }
 
 // ask runs the calls of one cell: extraction, follow-up, and the risk
@@ -268,7 +275,7 @@ func (m *ModelPass) ask(ctx context.Context, d Doc, j cellJob, k cacheKey) (*mod
 	if len(j.prov.Risks) == 0 {
 		return ans, nil
 	}
-	found, _, _ := verifyQuotes(d, mergedQuotes(ans), len(ans.First.Quotes))
+	found, _, _ := verifyQuotes(ctx, d, mergedQuotes(ans), len(ans.First.Quotes))
 	if !ans.FollowUp.Found || len(found) == 0 {
 		return ans, nil
 	}

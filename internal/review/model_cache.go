@@ -129,7 +129,9 @@ func saveAnswer(dir string, a *modelAnswer) error {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	// Mkdir, not MkdirAll: the cache lives inside its collection's (or a
+	// run's) directory, and must not bring back one deleted meanwhile.
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("model cache %s: %w", dir, err)
 	}
 	raw, err := json.Marshal(a)

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -19,7 +20,7 @@ const MethodModel = "model"
 // elsewhere in the contract, it is re-located there and noted; found
 // nowhere, it is dropped and noted. The cell is found only when the
 // model's final answer says so and at least one quotation verified.
-func buildCell(d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
+func buildCell(ctx context.Context, d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
 	c := Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: MethodModel, Answer: notFoundAnswer()}
 	final := a.FollowUp
 	if !final.Found {
@@ -36,7 +37,7 @@ func buildCell(d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
 		return c
 	}
 	quotes := mergedQuotes(a)
-	ex, added, notes := verifyQuotes(d, quotes, len(a.First.Quotes))
+	ex, added, notes := verifyQuotes(ctx, d, quotes, len(a.First.Quotes))
 	c.Notes = append(c.Notes, notes...)
 	if len(ex) == 0 {
 		c.Extracts = offline.Extracts
@@ -64,7 +65,7 @@ func buildCell(d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
 		if ra.Answer == "" {
 			ra.Answer = "Not answered"
 		}
-		ra.Quotes, _, _ = verifyQuotes(d, r.Quotes, len(r.Quotes))
+		ra.Quotes, _, _ = verifyQuotes(ctx, d, r.Quotes, len(r.Quotes))
 		if n := len(r.Quotes) - len(ra.Quotes); n > 0 {
 			c.Notes = append(c.Notes, fmt.Sprintf("risk question %q: %d quotation(s) not in the contract were dropped", r.Question, n))
 		}
@@ -99,7 +100,7 @@ func where(e Extract) string {
 // extracts of those that occur in it, in document order, overlapping ones
 // merged; how many extracts come only from quotations at index firstN or
 // later (the follow-up's); and a note per quotation re-located or dropped.
-func verifyQuotes(d Doc, quotes []quoteAnswer, firstN int) ([]Extract, int, []string) {
+func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) ([]Extract, int, []string) {
 	if len(quotes) == 0 {
 		return nil, 0, nil
 	}
@@ -107,7 +108,7 @@ func verifyQuotes(d Doc, quotes []quoteAnswer, firstN int) ([]Extract, int, []st
 	for i, q := range quotes {
 		r.Sources = append(r.Sources, report.Source{N: i + 1, DocID: d.ID, DocName: d.Name, Span: q.Within, Quote: q.Text, Status: report.StatusUnchecked})
 	}
-	report.Verify(r, oneDoc{d})
+	report.Verify(ctx, r, oneDoc{d})
 	var notes []string
 	for _, s := range r.Removed {
 		notes = append(notes, fmt.Sprintf("%s the model gave that does not occur in the contract: %q", noteDropped, progress.Shorten(oneLine(s.Quote), 120)))
@@ -156,16 +157,16 @@ func verifyQuotes(d Doc, quotes []quoteAnswer, firstN int) ([]Extract, int, []st
 // oneDoc lets report.Verify read one contract.
 type oneDoc struct{ d Doc }
 
-func (o oneDoc) Document(id string) (*document.Document, error) {
+func (o oneDoc) Document(_ context.Context, id string) (*document.Document, error) {
 	if id != o.d.ID {
 		return nil, fmt.Errorf("review: no document %q", id)
 	}
 	return o.d.Doc, nil
 }
 
-func (o oneDoc) ClausePath(_ string, span document.Span) string {
+func (o oneDoc) ClausePath(_ context.Context, _ string, span document.Span) string {
 	t := treeOf(o.d)
-	return t.Path(t.At(span.Start))
+	return t.SpanPath(span)
 }
 
 var _ report.Locator = oneDoc{}

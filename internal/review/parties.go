@@ -229,6 +229,13 @@ func definedParties(s string, lo, hi int) []partyRead {
 	from := lo // where the next party's name may start
 	for _, m := range definedMatches(s[lo:hi]) {
 		m.at, m.end, m.preLo, m.preHi, m.roleLo, m.roleHi = m.at+lo, m.end+lo, m.preLo+lo, m.preHi+lo, m.roleLo+lo, m.roleHi+lo
+		// emphasis marks around a defined name ("**Acme**") are not part of it
+		for m.roleLo < m.roleHi && strings.ContainsRune("*_ ", rune(s[m.roleLo])) {
+			m.roleLo++
+		}
+		for m.roleHi > m.roleLo && strings.ContainsRune("*_ ", rune(s[m.roleHi-1])) {
+			m.roleHi--
+		}
 		role := strings.TrimSpace(s[m.roleLo:m.roleHi])
 		pre := s[m.preLo:m.preHi]
 		segLo, segHi := from, m.at
@@ -254,13 +261,13 @@ func definedParties(s string, lo, hi int) []partyRead {
 // cut before its description, without a leading "and", and trimmed to
 // start at a capital letter or digit.
 func nameBefore(s string, lo, hi int) (int, int, bool) {
-	seg := s[lo:hi]
+	seg := plainMarks(s[lo:hi])
 	// The previous party's description may run into this segment (", a
 	// Nevada corporation, and John Smith"): skip it, up to its "and".
 	if d := reDescription().FindStringIndex(seg); d != nil && strings.TrimLeft(seg[:d[0]], " ,;\n\t") == "" {
 		if k := reAnd().FindStringIndex(seg[d[1]:]); k != nil {
 			lo += d[1] + k[1]
-			seg = s[lo:hi]
+			seg = plainMarks(s[lo:hi])
 		}
 	}
 	if d := reDescription().FindStringIndex(seg); d != nil {
@@ -350,11 +357,26 @@ func nameBefore(s string, lo, hi int) (int, int, bool) {
 	if _, ok := FirstDate(seg); ok {
 		return 0, 0, false // a name holds no date ("Source: ACME CORP, 10-K, 2/21/2014")
 	}
-	at := strings.Index(s[lo:hi], seg)
+	at := strings.Index(plainMarks(s[lo:hi]), seg)
 	if at < 0 {
 		return 0, 0, false
 	}
 	return lo + at, lo + at + len(seg), true
+}
+
+// plainMarks replaces the emphasis marks of Markdown (* and _) with
+// spaces, keeping every byte where it is, so that "**Acme Ltd**, a
+// *société*" reads as words.
+func plainMarks(s string) string {
+	if !strings.ContainsAny(s, "*_") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '*' || r == '_' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // initial reports whether s ends with a single capital letter ("John

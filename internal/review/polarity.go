@@ -186,8 +186,8 @@ func negates(s string) bool { return negatedBefore(s, -1) }
 // "free(ly)", "without restriction" (but not "including without
 // limitation"), permission "without … consent" in a segment that does not
 // make the act void, "no consent is required", or "non-"/"not" before a
-// cue word whose negated form is not itself one of the provision's
-// keywords ("non-exclusive" frees from exclusivity; "non-transferable" is
+// cue word of weight 2 or more (one of the provision's own key words)
+// whose negated form is not itself one of the provision's keywords ("non-exclusive" frees from exclusivity; "non-transferable" is
 // what a non-transferable licence says).
 func liberty(seg string, c cues, normal map[string]bool) bool {
 	if reFree().MatchString(seg) {
@@ -204,7 +204,7 @@ func liberty(seg string, c cues, normal map[string]bool) bool {
 	// "non-exclusive"
 	toks := tokens(seg)
 	for k := 0; k+1 < len(toks); k++ {
-		if toks[k].stem == "non" && c[toks[k+1].stem] > 0 && !normal[toks[k+1].stem] {
+		if toks[k].stem == "non" && c[toks[k+1].stem] >= 2 && !normal[toks[k+1].stem] {
 			return true
 		}
 	}

@@ -104,6 +104,16 @@ type Run struct {
 	Progress func(RunProgress)
 	// Logger receives warnings (default slog.Default()).
 	Logger *slog.Logger
+	// Yield, when set, is called before each contract but the first is
+	// reviewed; it may block while other work runs (a server's review job
+	// gives its turn to another tenant's: jobs.Yield). An error stops the
+	// run as a cancellation does.
+	Yield func(ctx context.Context) error
+	// Acquire, when set, is called before a contract is read and reviewed
+	// offline, and the release it returns after (not around the model
+	// pass, which waits on a model server): a server bounds with it the
+	// processor time all its background jobs take together.
+	Acquire func(ctx context.Context) (release func(), err error)
 }
 
 // RowKeeper keeps a run's finished rows, each under its document id, as
@@ -111,14 +121,14 @@ type Run struct {
 // contract, by the process running the review.
 type RowKeeper interface {
 	// KeptRows returns every row kept so far, by document id.
-	KeptRows() (map[string][]byte, error)
-	KeepRow(docID string, raw []byte) error
+	KeptRows(ctx context.Context) (map[string][]byte, error)
+	KeepRow(ctx context.Context, docID string, raw []byte) error
 }
 
 // dirRows keeps rows as files in dir/rows (see above).
 type dirRows string
 
-func (d dirRows) KeptRows() (map[string][]byte, error) {
+func (d dirRows) KeptRows(_ context.Context) (map[string][]byte, error) {
 	ents, err := os.ReadDir(filepath.Join(string(d), "rows"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -139,12 +149,22 @@ func (d dirRows) KeptRows() (map[string][]byte, error) {
 	return out, nil
 }
 
-func (d dirRows) KeepRow(docID string, raw []byte) error {
+func (d dirRows) KeepRow(_ context.Context, docID string, raw []byte) error {
 	dir := filepath.Join(string(d), "rows")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirIn(dir); err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, docID+".json"), raw, 0o644)
+}
+
+// mkdirIn makes directory dir inside its parent, which must exist: a run's
+// directory removed while it runs (its collection deleted) is never brought
+// back holding rows of a deleted tenant.
+func mkdirIn(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 func (run *Run) log() *slog.Logger {
@@ -167,12 +187,12 @@ func (run *Run) rows() RowKeeper {
 
 // keptRows reads every kept row once; a run that keeps none, or cannot read
 // them, has none (and reviews every contract).
-func (run *Run) keptRows() map[string][]byte {
+func (run *Run) keptRows(ctx context.Context) map[string][]byte {
 	k := run.rows()
 	if k == nil {
 		return nil
 	}
-	rows, err := k.KeptRows()
+	rows, err := k.KeptRows(ctx)
 	if err != nil {
 		run.log().Warn("review: cannot read the rows kept by an earlier run; reviewing every contract", "err", err)
 	}
@@ -238,7 +258,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		return nil, RunStats{}, errors.New("review: run needs a store and a reviewer")
 	}
 	log := run.log()
-	infos, err := run.docs()
+	infos, err := run.docs(ctx)
 	if err != nil {
 		return nil, RunStats{}, err
 	}
@@ -250,13 +270,18 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		key.Refiner = run.Refiner.Version()
 	}
 	if run.Rows == nil && run.Dir != "" {
-		if err := os.MkdirAll(filepath.Join(run.Dir, "rows"), 0o755); err != nil {
+		rows := filepath.Join(run.Dir, "rows")
+		if err := mkdirIn(rows); err != nil {
 			return nil, stats, fmt.Errorf("review: %w", err)
+		}
+		// Rows cut short by a killed run: the run owns its directory.
+		if n := atomicfile.RemoveStale(rows, 0); n > 0 {
+			log.Info("review: removed temporary files of an interrupted run", "files", n)
 		}
 	}
 
 	// Rows kept by an earlier run.
-	kept := run.keptRows()
+	kept := run.keptRows(ctx)
 	var todo []int
 	for i, in := range infos {
 		k := key
@@ -286,6 +311,13 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	}
 	results := parallel.Stream(ctx, len(todo), n, 0, func(k int) result {
 		i := todo[k]
+		// Between contracts, a long review gives its turn to another
+		// tenant's job (jobs.Yield); every worker waits for it to come back.
+		if k > 0 && run.Yield != nil {
+			if err := run.Yield(ctx); err != nil {
+				return result{i: i, fatal: err}
+			}
+		}
 		row, keep, err := run.safeOne(ctx, infos[i])
 		return result{i: i, row: row, keep: keep, fatal: err}
 	})
@@ -302,7 +334,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		if res.keep && run.rows() != nil {
 			k := key
 			k.DocID, k.DocHash = infos[res.i].ID, infos[res.i].Source.SHA256
-			if err := run.keep(keptRow{Key: k, Row: res.row}); err != nil {
+			if err := run.keep(ctx, keptRow{Key: k, Row: res.row}); err != nil {
 				log.Warn("review: cannot keep a finished row; it will be redone on resume", "doc", res.row.DocName, "err", err)
 			}
 		}
@@ -343,19 +375,19 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 	if run.Refiner == nil {
 		return total, nil
 	}
-	infos, err := run.docs()
+	infos, err := run.docs(ctx)
 	if err != nil {
 		return total, err
 	}
 	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion, Refiner: run.Refiner.Version()}
-	kept := run.keptRows()
+	kept := run.keptRows(ctx)
 	for _, in := range infos {
 		k := key
 		k.DocID, k.DocHash = in.ID, in.Source.SHA256
 		if _, ok := keptFor(kept, k); ok {
 			continue
 		}
-		d, err := run.load(in)
+		d, err := run.load(ctx, in)
 		if err != nil {
 			continue // reported when the review runs
 		}
@@ -378,8 +410,8 @@ func (run *Run) Estimate(ctx context.Context) (Estimate, error) {
 // Kept returns the rows an earlier or running review kept (in Rows or Dir)
 // that are still valid (same document content, playbook, engine and
 // refiner), in collection order: the part of the table already finished.
-func (run *Run) Kept() ([]Row, error) {
-	infos, err := run.docs()
+func (run *Run) Kept(ctx context.Context) ([]Row, error) {
+	infos, err := run.docs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +421,7 @@ func (run *Run) Kept() ([]Row, error) {
 	}
 	var kept map[string][]byte
 	if k := run.rows(); k != nil {
-		if kept, err = k.KeptRows(); err != nil {
+		if kept, err = k.KeptRows(ctx); err != nil {
 			return nil, fmt.Errorf("review: kept rows: %w", err)
 		}
 	}
@@ -405,8 +437,8 @@ func (run *Run) Kept() ([]Row, error) {
 }
 
 // docs lists the contracts to review, in collection order.
-func (run *Run) docs() ([]store.DocInfo, error) {
-	all, err := run.Store.List(run.Collection)
+func (run *Run) docs(ctx context.Context) ([]store.DocInfo, error) {
+	all, err := run.Store.List(ctx, run.Collection)
 	if err != nil {
 		return nil, fmt.Errorf("review: collection %q: %w", run.Collection, err)
 	}
@@ -431,8 +463,8 @@ func (run *Run) docs() ([]store.DocInfo, error) {
 }
 
 // load reads one contract from the store.
-func (run *Run) load(in store.DocInfo) (Doc, error) {
-	rec, err := run.Store.Document(run.Collection, in.ID)
+func (run *Run) load(ctx context.Context, in store.DocInfo) (Doc, error) {
+	rec, err := run.Store.Document(ctx, run.Collection, in.ID)
 	if err != nil {
 		return Doc{}, err
 	}
@@ -463,11 +495,19 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 	failed := func(what string, e error) (Row, bool, error) {
 		return Row{DocID: in.ID, DocName: in.Name, Error: fmt.Sprintf("%s: %v", what, e)}, false, nil
 	}
-	d, err := run.load(in)
+	release := func() {}
+	if run.Acquire != nil {
+		if release, err = run.Acquire(ctx); err != nil {
+			return Row{}, false, err
+		}
+	}
+	d, err := run.load(ctx, in)
 	if err != nil {
+		release()
 		return failed("cannot read the document", err)
 	}
 	row, err = run.Reviewer.Review(ctx, d)
+	release()
 	if err != nil {
 		if ctx.Err() != nil {
 			return Row{}, false, ctx.Err()
@@ -507,10 +547,10 @@ func keptFor(kept map[string][]byte, key rowKey) (Row, bool) {
 	return k.Row, true
 }
 
-func (run *Run) keep(k keptRow) error {
+func (run *Run) keep(ctx context.Context, k keptRow) error {
 	raw, err := json.Marshal(k)
 	if err != nil {
 		return err
 	}
-	return run.rows().KeepRow(k.Key.DocID, raw)
+	return run.rows().KeepRow(ctx, k.Key.DocID, raw)
 }

@@ -29,7 +29,7 @@ func (c *counting) Review(ctx context.Context, d review.Doc) (review.Row, error)
 
 func TestRunKillAndResume(t *testing.T) {
 	st := reviewtest.Store(t, "deal")
-	infos, err := st.List("deal")
+	infos, err := st.List(t.Context(), "deal")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestRunKillAndResume(t *testing.T) {
 	}
 
 	// The finished part of the table is readable before the run ends.
-	part, err := (&review.Run{Store: st, Collection: "deal", Reviewer: rev, Dir: dir}).Kept()
+	part, err := (&review.Run{Store: st, Collection: "deal", Reviewer: rev, Dir: dir}).Kept(t.Context())
 	if err != nil || len(part) != len(kept) {
 		t.Errorf("Kept: %d rows, %v; want %d", len(part), err, len(kept))
 	}
@@ -129,7 +129,7 @@ func TestRunKillAndResume(t *testing.T) {
 
 func TestRunUnreadableDocument(t *testing.T) {
 	st := reviewtest.Store(t, "deal")
-	infos, _ := st.List("deal")
+	infos, _ := st.List(t.Context(), "deal")
 	bad := infos[1]
 	reviewtest.Corrupt(t, st, "deal", bad.ID)
 	dir := t.TempDir()
@@ -160,7 +160,7 @@ func TestRunUnreadableDocument(t *testing.T) {
 
 func TestRunSelectsDocs(t *testing.T) {
 	st := reviewtest.Store(t, "deal")
-	infos, _ := st.List("deal")
+	infos, _ := st.List(t.Context(), "deal")
 	cases := []struct {
 		name string
 		docs []string
@@ -232,13 +232,13 @@ type memRows struct {
 	rows map[string][]byte
 }
 
-func (m *memRows) KeptRows() (map[string][]byte, error) {
+func (m *memRows) KeptRows(_ context.Context) (map[string][]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return maps.Clone(m.rows), nil
 }
 
-func (m *memRows) KeepRow(id string, raw []byte) error {
+func (m *memRows) KeepRow(_ context.Context, id string, raw []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.rows[id] = raw
@@ -250,7 +250,7 @@ func (m *memRows) KeepRow(id string, raw []byte) error {
 // (Kept) and reuses them, reviewing only a contract whose row is missing.
 func TestRunRowKeeper(t *testing.T) {
 	st := reviewtest.Store(t, "deal")
-	infos, _ := st.List("deal")
+	infos, _ := st.List(t.Context(), "deal")
 	keeper := &memRows{rows: map[string][]byte{}}
 	dir := t.TempDir()
 	rev := &counting{Reviewer: reviewtest.Reviewer(t)}
@@ -267,7 +267,7 @@ func TestRunRowKeeper(t *testing.T) {
 	delete(keeper.rows, infos[0].ID)
 	other := &counting{Reviewer: reviewtest.Reviewer(t)}
 	run2 := &review.Run{Store: st, Collection: "deal", Reviewer: other, Rows: keeper}
-	if kept, err := run2.Kept(); err != nil || len(kept) != len(infos)-1 {
+	if kept, err := run2.Kept(t.Context()); err != nil || len(kept) != len(infos)-1 {
 		t.Fatalf("kept through another run: %d, %v; want %d", len(kept), err, len(infos)-1)
 	}
 	tab, stats, err := run2.Table(context.Background())

@@ -21,8 +21,9 @@ import (
 // the question (a capital inside the sentence, all capitals, a digit) or be
 // found in the text of hardly any contract but the ones it names, so
 // "fitness for purpose" never routes to a contract with Fitness
-// Publications, Inc.; a name that fits more than maxNameFit contracts (the
-// company on every contract of its own deal room) names none in particular.
+// Publications, Inc.; a name that fits more than maxNameFit contracts, or
+// more than half of the collection and four or more (the company on every
+// contract of its own deal room), names none in particular.
 // Types, dates and years ("the 2019 supply agreement") only narrow a name
 // given with them; on their own they are left to the header router's title
 // phrases (route.go), which read the file names too.
@@ -283,7 +284,7 @@ func (ix *Index) routeNames(v *index.Snapshot, text string, qs []qword, ids []in
 			continue
 		}
 		if len(m.entity) > 0 && namesSomething(v, qs, ids, m) {
-			if len(m.entity) > maxNameFit || 2*len(m.entity) > n {
+			if len(m.entity) > maxNameFit || 2*len(m.entity) > n && len(m.entity) >= 4 {
 				res.broad = append(res.broad, m)
 				continue
 			}
@@ -324,7 +325,7 @@ func (ix *Index) routeNames(v *index.Snapshot, text string, qs []qword, ids []in
 		switch {
 		case len(docs) == 0:
 			res.unknown = append(res.unknown, strings.TrimSpace(text[qs[r.from].start:qs[r.to-1].end]))
-		case len(docs) <= maxNameFit && 2*len(docs) <= n:
+		case len(docs) <= maxNameFit && !(2*len(docs) > n && len(docs) >= 4):
 			entities = append(entities, nameMatch{from: r.from, to: r.to, entity: docs})
 		}
 	}

@@ -33,6 +33,10 @@ type askRequest struct {
 	// NoRoute searches every document even when the question seems to name
 	// a contract.
 	NoRoute bool `json:"no_route"`
+	// AskBack lets the ask pause to ask the user a question (askback.go):
+	// which contract an ambiguous name means, or the Archivist's clarifying
+	// question. Off, it never waits: every candidate is searched.
+	AskBack bool `json:"ask_back"`
 }
 
 // maxTurnsLimit bounds max_turns a client may ask for.
@@ -164,6 +168,20 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	}
 	defer func() { <-s.asks }()
 
+	// An ask that may ask back is registered, so its answer can be posted.
+	var run *askRun
+	var clarifier agent.Clarifier
+	var questions chan askEvent // nil: never receives
+	if req.AskBack {
+		run = s.askRuns.add(c)
+		defer s.askRuns.remove(run)
+		clarifier = &askClarifier{run: run, wait: s.cfg.AskAnswerWait}
+		questions = run.events
+		if ev.send("started", map[string]string{"ask_id": run.id}) != nil {
+			return
+		}
+	}
+
 	// The agents run in their own goroutine; this one writes the stream.
 	progress := make(chan string, 64)
 	type outcome struct {
@@ -186,6 +204,11 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		}
 		lib := agent.NewLibrary(&tool.Corpus{Store: s.st, Collection: c, Index: li.ix, Models: s.searchModels(li)})
 		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
+		areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
+		if err != nil {
+			done <- outcome{nil, err}
+			return
+		}
 		if s.models == nil || req.Evidence {
 			if s.models == nil {
 				say("no language model configured: building an evidence report")
@@ -200,7 +223,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		if turns == 0 {
 			turns = s.cfg.MaxTurns
 		}
-		a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say}
+		a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say, Clarifier: clarifier}
 		rep, err := a.Ask(ctx, areq)
 		done <- outcome{rep, err}
 	}()
@@ -217,6 +240,10 @@ wait:
 			}
 		case <-keepalive.C:
 			if ev.comment("keepalive") != nil {
+				cancel()
+			}
+		case q := <-questions:
+			if ev.send(q.name, q.data) != nil {
 				cancel()
 			}
 		case out = <-done:
@@ -240,7 +267,7 @@ wait:
 		return
 	}
 	saved := savedReport{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Report: out.rep}
-	if err := s.saveReport(saved); err != nil {
+	if err := s.saveReport(r.Context(), saved); err != nil {
 		s.log.Error("ask: cannot save report", "collection", c, "err", err)
 		saved.ID = ""
 	}
@@ -278,11 +305,11 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	if !ok {
 		return
 	}
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		s.storeErr(w, r, "list reports", err)
 		return
 	}
-	srs, err := s.reports(c)
+	srs, err := s.reports(r.Context(), c)
 	if err != nil {
 		s.internal(w, "list reports", err)
 		return
@@ -303,11 +330,11 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key)
 
 func (s *Server) getReport(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		s.storeErr(w, r, "get report", err)
 		return
 	}
-	sr, err := s.readReport(c, id)
+	sr, err := s.readReport(r.Context(), c, id)
 	if errors.Is(err, store.ErrNotFound) {
 		fail(w, http.StatusNotFound, "report %q not found", id)
 		return

@@ -69,3 +69,46 @@ func TestUploadDataRoom(t *testing.T) {
 		t.Errorf("fake zip: %d %s", code, body)
 	}
 }
+
+// The families of a collection and the comparison of two of its documents
+// through the API.
+func TestFamiliesAndCompare(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	base := contract("Acme", "two years")
+	changed := strings.Replace(base, "two years", "five years", 1)
+	e.ingest("deal", key, file{"msa.txt", base}, file{"msa-signed.txt", changed}, file{"charter.txt", "TIME CHARTER PARTY\n\nThe Owners let and the Charterers hire the vessel for a period of twelve months.\n\n1. Hire\n\nHire is payable monthly in advance at the rate agreed.\n\n2. Off-hire\n\nNo hire is payable while the vessel is detained or under repair.\n"})
+	code, body := e.do("GET", "/api/v1/collections/deal/families", key, nil, "")
+	if code != http.StatusOK {
+		t.Fatalf("families: %d %s", code, body)
+	}
+	fams := decode[struct {
+		Families []struct {
+			Members []struct{ Name string }
+			Primary string
+		}
+	}](t, body)
+	if len(fams.Families) != 1 || len(fams.Families[0].Members) != 2 {
+		t.Fatalf("families %s", body)
+	}
+	code, body = e.do("GET", "/api/v1/collections/deal/compare?contract=msa-signed.txt&against=msa.txt", key, nil, "")
+	if code != http.StatusOK {
+		t.Fatalf("compare: %d %s", code, body)
+	}
+	r := decode[struct {
+		Missing, Added []any
+		Changed        []struct {
+			Template struct{ Path string }
+			Diff     []struct{ Op, Text string }
+		}
+	}](t, body)
+	if len(r.Changed) != 1 || len(r.Missing)+len(r.Added) != 0 || !strings.Contains(string(body), `"op":"-","text":"two"`) {
+		t.Errorf("compare: %s", body)
+	}
+	if code, _ := e.do("GET", "/api/v1/collections/deal/compare?contract=msa.txt", key, nil, ""); code != http.StatusBadRequest {
+		t.Errorf("compare without against: %d", code)
+	}
+	if code, _ := e.do("GET", "/api/v1/collections/deal/compare?contract=msa.txt&against=nope.txt", key, nil, ""); code != http.StatusNotFound {
+		t.Errorf("compare with an unknown document: %d", code)
+	}
+}

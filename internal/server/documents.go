@@ -18,11 +18,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -77,7 +80,7 @@ func toDocJSON(in store.DocInfo) docJSON {
 func (s *Server) storeErr(w http.ResponseWriter, r *http.Request, what string, err error) {
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalidName) {
 		if id := r.PathValue("id"); id != "" {
-			if _, gerr := s.st.Generation(r.PathValue("c")); gerr == nil {
+			if _, gerr := s.st.Generation(r.Context(), r.PathValue("c")); gerr == nil {
 				fail(w, http.StatusNotFound, "document %q not found", id)
 				return
 			}
@@ -93,7 +96,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	if !ok {
 		return
 	}
-	infos, err := s.st.List(r.PathValue("c"))
+	infos, err := s.st.List(r.Context(), r.PathValue("c"))
 	if err != nil {
 		s.storeErr(w, r, "list documents", err)
 		return
@@ -138,6 +141,7 @@ type detailsJSON struct {
 	Title       string          `json:"title,omitempty"`
 	Parties     []string        `json:"parties,omitempty"`
 	Type        string          `json:"type,omitempty"`
+	Names       []names.Name    `json:"names,omitempty"`
 	Meta        *document.Meta  `json:"meta,omitempty"`
 	Attachments []ingest.DocRef `json:"attachments,omitempty"`
 	Parent      *ingest.DocRef  `json:"parent,omitempty"`
@@ -146,13 +150,13 @@ type detailsJSON struct {
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	d, rec, err := ingest.Describe(s.st, c, id)
+	d, rec, err := ingest.Describe(r.Context(), s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return
 	}
 	out := documentJSON{Document: toDocJSON(d.DocInfo), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
-		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Meta: d.Meta,
+		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
 			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
 		out.Pages = []document.Page{}
@@ -166,11 +170,11 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	if err := s.st.Delete(r.PathValue("c"), r.PathValue("id")); err != nil {
+	if err := s.st.Delete(r.Context(), r.PathValue("c"), r.PathValue("id")); err != nil {
 		s.storeErr(w, r, "delete document", err)
 		return
 	}
-	s.indexes.refresh(r.PathValue("c"))
+	s.indexes.refresh(r.Context(), r.PathValue("c"))
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -193,10 +197,13 @@ func rejected(status int, format string, args ...any) error {
 // its reason and the other files go on, as they do in the CLI. Only when no
 // file is left is the upload refused (with every file's reason); a
 // malformed or oversized request is refused whole.
-func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) upload(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	c := r.PathValue("c")
 	if !auth.ValidCollection(c) {
 		collectionNotFound(w, c)
+		return
+	}
+	if s.beingDeleted(w, c) || s.jobLimitReached(w, k) {
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -253,10 +260,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.internal(w, "upload", err)
 		return
 	}
-	j, err := s.jobs.Submit(kindIngest, c, ingestParams{Upload: name, Files: files, Rejected: results(refused)})
+	j, err := s.submitJob(s.jobs, kindIngest, c, k, ingestParams{Upload: name, Files: files, Rejected: results(refused)})
 	if err != nil {
 		os.RemoveAll(filepath.Join(s.uploadsDir(), name))
-		s.internal(w, "upload", err)
+		s.submitFailed(w, "upload", k, err)
 		return
 	}
 	w.Header().Set("Location", "/api/v1/jobs/"+j.ID)
@@ -416,7 +423,17 @@ func (s *Server) saveFile(part io.Reader, dir, name string) error {
 // characters stay two documents. At most 200 bytes, keeping the
 // extension, which must be one pakton reads. The name is never used as a
 // path on its own: uploads are saved inside a directory the server creates.
+//
+// The name is first put in Unicode NFC, so a name typed with a composed "ü"
+// and one with "u" and a combining diaeresis (macOS file names) are one
+// document, not two that look the same. Invisible and bidirectional
+// formatting characters — a right-to-left override that shows
+// "invoice\u202Efdp.txt" as "invoicetxt.pdf", zero-width spaces, a byte
+// order mark — are replaced like control characters; a zero-width joiner
+// or non-joiner between two letters, which some scripts spell with, is
+// kept.
 func SafeName(client string) (string, error) {
+	client = norm.NFC.String(client)
 	base := path.Base(strings.ReplaceAll(client, "\\", "/"))
 	ext := path.Ext(base)
 	if base == ".." || base == "." || base == "/" {
@@ -445,6 +462,18 @@ func SafeName(client string) (string, error) {
 	return n, nil
 }
 
+// joinerBetweenLetters reports whether r at byte i of s is a zero-width
+// joiner or non-joiner between two letters: a character of the word, in
+// the scripts that spell with it (Persian, the Indic scripts), not a trick.
+func joinerBetweenLetters(s string, i int, r rune) bool {
+	if r != 0x200C && r != 0x200D {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+	return (unicode.IsLetter(before) || unicode.Is(unicode.M, before)) && unicode.IsLetter(after)
+}
+
 // safeChars replaces control characters, invalid UTF-8 and the characters
 // file systems reserve with '_', and reports whether it replaced any.
 func safeChars(s string) (string, bool) {
@@ -454,6 +483,7 @@ func safeChars(s string) (string, bool) {
 		switch {
 		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
 			unicode.IsControl(r), r == 0x2028, r == 0x2029,
+			unicode.Is(unicode.Cf, r) && !joinerBetweenLetters(s, i, r),
 			strings.ContainsRune(`/\:*?"<>|`, r):
 			b.WriteByte('_')
 			lossy = true
@@ -500,7 +530,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 			rep.Result(r)
 		}
 	}
-	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder,
+	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder, Yield: jobs.Yield, Acquire: s.acquireCPU,
 		Progress: func(pr ingest.Progress) {
 			rep.Progress(jobs.Progress{Done: pre + pr.Done, Total: pre + pr.Total, Current: pr.File})
 			if pr.Done > 0 {
@@ -521,7 +551,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 	}
 	sum, err := ingest.Ingest(ctx, s.st, j.Collection, paths, opt)
 	// Searches see the new documents by the time the job is reported done.
-	s.indexes.refresh(j.Collection)
+	s.indexes.refresh(ctx, j.Collection)
 	if err != nil {
 		return errors.New(clean(err.Error()))
 	}

@@ -29,7 +29,7 @@ type docGraphJSON struct {
 // terms, their uses and its cross-references, resolved to clause paths.
 func (s *Server) getDocGraph(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	info, err := s.st.Info(c, id)
+	info, err := s.st.Info(r.Context(), c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document graph", err)
 		return

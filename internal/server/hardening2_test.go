@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
@@ -210,5 +211,185 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 	code, body = e.json("GET", base+"/"+rv.ID, key, nil)
 	if code != http.StatusOK || len(decode[struct{ Table review.Table }](t, body).Table.Rows) != 2 {
 		t.Errorf("get a legacy review: %d %.300s", code, body)
+	}
+}
+
+// TestJobsPerKeyLimit: a key may have MaxJobsPerKey uploads and reviews
+// queued or running; past that it gets 429 with Retry-After before its
+// upload is read, and another key is not affected.
+func TestJobsPerKeyLimit(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxJobsPerKey = 2 })
+	a, b := e.key("deal"), e.key("other")
+	e.ingest("deal", a, file{"seed.txt", contract("Seed Co", "one year")})
+	hold := make(chan struct{})
+	e.srv.Jobs().Handle(kindIngest, func(ctx context.Context, j jobs.Job, r jobs.Reporter) error {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	defer close(hold)
+	for i := range 2 {
+		if code, body := e.upload("deal", a, file{fmt.Sprintf("f%d.txt", i), contract("Alpha", "one year")}); code != http.StatusAccepted {
+			t.Fatalf("upload %d: %d %s", i, code, body)
+		}
+	}
+	code, body := e.upload("deal", a, file{"f3.txt", contract("Alpha", "one year")})
+	if code != http.StatusTooManyRequests || !strings.Contains(string(body), "2 jobs queued or running") {
+		t.Fatalf("third upload: %d %s, want 429", code, body)
+	}
+	code, body = e.json("POST", "/api/v1/collections/deal/reviews", a, map[string]any{"provisions": []string{"Governing Law"}})
+	if code != http.StatusTooManyRequests {
+		t.Fatalf("review past the limit: %d %s, want 429", code, body)
+	}
+	if code, body := e.upload("other", b, file{"g.txt", contract("Beta", "one year")}); code != http.StatusAccepted {
+		t.Fatalf("another key: %d %s", code, body)
+	}
+	// The job listing does not show who submitted a job.
+	if _, body := e.json("GET", "/api/v1/collections/deal/jobs", a, nil); strings.Contains(string(body), "submitter") {
+		t.Errorf("jobs show their submitter: %s", body)
+	}
+}
+
+// TestFairUploads: with one upload worker, another key's small upload
+// submitted while a large upload runs finishes first: the large job gives
+// its worker up between files (it used to wait for the whole of it).
+func TestFairUploads(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.JobWorkers, c.JobSlice = 1, 5*time.Millisecond })
+	a, b := e.key("big"), e.key("small")
+	var files []file
+	for i := range 60 {
+		files = append(files, file{fmt.Sprintf("c%02d.txt", i), strings.Repeat(contract(fmt.Sprintf("Party %d", i), "two years"), 20)})
+	}
+	code, body := e.upload("big", a, files...)
+	if code != http.StatusAccepted {
+		t.Fatalf("big upload: %d %s", code, body)
+	}
+	big := decode[struct{ Job jobs.Job }](t, body).Job.ID
+	if !waitFor(30*time.Second, func() bool { j, _ := e.srv.Jobs().Get(big); return j.Progress.Done > 0 }) {
+		t.Fatal("the big upload never started")
+	}
+	small := e.ingest("small", b, file{"one.txt", contract("Solo", "one year")})
+	if small.State != jobs.Done {
+		t.Fatalf("small upload: %+v", small)
+	}
+	if j, _ := e.srv.Jobs().Get(big); j.State.Final() && !j.Finished.After(small.Finished) {
+		t.Fatalf("the big upload finished (%s) before the small one: it was not made to share", j.State)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if j, err := e.srv.Jobs().Wait(ctx, big); err != nil || j.State != jobs.Done || j.Progress.Done != 60 {
+		t.Fatalf("big upload after sharing: %+v %v", j, err)
+	}
+}
+
+// TestDeleteCollectionDuringReview: deleting a collection while a review of
+// it runs stops the review first and removes everything: no row file comes
+// back, a collection re-created under the same name starts empty, takes
+// uploads, and shows none of the old jobs or reviews (issue 17 §6: it used
+// to leave row files that made re-creating it fail).
+func TestDeleteCollectionDuringReview(t *testing.T) {
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	var files []file
+	for i := range 40 {
+		files = append(files, file{fmt.Sprintf("c%02d.txt", i), contract(fmt.Sprintf("Party %d Inc", i), "three years")})
+	}
+	e.ingest("deal", key, files...)
+	code, body := e.json("POST", "/api/v1/collections/deal/reviews", key, map[string]any{"playbook": "builtin"})
+	if code != http.StatusAccepted {
+		t.Fatalf("start review: %d %s", code, body)
+	}
+	rv := decode[struct{ Review reviewJSON }](t, body).Review
+	if !waitFor(60*time.Second, func() bool { j, _ := e.srv.ReviewJobs().Get(rv.Job); return j.Progress.Done > 0 || j.State.Final() }) {
+		t.Fatal("the review never started")
+	}
+	if j, _ := e.srv.ReviewJobs().Get(rv.Job); j.State.Final() {
+		t.Fatalf("the review finished before the deletion; make it longer: %+v", j)
+	}
+	if code, body := e.do("DELETE", "/api/v1/collections/deal", e.admin, nil, ""); code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	// Whatever the old job still does, it does it now.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	e.srv.ReviewJobs().Wait(ctx, rv.Job)
+	cancel()
+	if e.st.Shared() == nil {
+		if _, err := os.Stat(filepath.Join(e.st.Dir(), "collections", "deal")); !os.IsNotExist(err) {
+			var left []string
+			filepath.WalkDir(filepath.Join(e.st.Dir(), "collections", "deal"), func(p string, d os.DirEntry, err error) error {
+				left = append(left, p)
+				return nil
+			})
+			t.Fatalf("the deleted collection's directory is back: %v", left[:min(len(left), 5)])
+		}
+	}
+	if code, body := e.json("POST", "/api/v1/collections", e.admin, map[string]any{"name": "deal"}); code != http.StatusCreated {
+		t.Fatalf("re-create: %d %s", code, body)
+	}
+	j := e.ingest("deal", e.admin, file{"new.txt", contract("Newco", "one year")})
+	if j.State != jobs.Done {
+		t.Fatalf("upload into the re-created collection: %+v", j)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/jobs", e.admin, nil)
+	if got := decode[struct{ Jobs []jobs.Job }](t, body).Jobs; len(got) != 1 || got[0].ID != j.ID {
+		t.Errorf("the re-created collection's jobs: %s", body)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/reviews", e.admin, nil)
+	if got := decode[struct{ Reviews []reviewJSON }](t, body).Reviews; len(got) != 0 {
+		t.Errorf("the re-created collection's reviews: %s", body)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/documents", e.admin, nil)
+	if got := decode[struct{ Documents []docJSON }](t, body).Documents; len(got) != 1 {
+		t.Errorf("the re-created collection's documents: %s", body)
+	}
+}
+
+// TestUploadNamesNormalised: an uploaded name is put in Unicode NFC, and
+// bidirectional and invisible formatting characters are replaced (with a
+// hash, as other replaced characters are), so names that look the same are
+// one document and no name displays as another (issue 17 §11).
+func TestUploadNamesNormalised(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Vertrag Mu\u0308ller.txt", "Vertrag Müller.txt"}, // NFD → NFC
+		{"Vertrag Müller.txt", "Vertrag Müller.txt"},
+		{"invoice\u202Etxt.pdf", ""}, // right-to-left override
+		{"con\u200Btract.txt", ""},   // zero-width space
+		{"\uFEFFmemo.txt", ""},       // byte order mark
+		{"a\u2066b\u2069.txt", ""},   // bidi isolates
+		{"\u0642\u0631\u0627\u0631\u200C\u062F\u0627\u062F.txt", "\u0642\u0631\u0627\u0631\u200C\u062F\u0627\u062F.txt"}, // ZWNJ inside a Persian word
+	}
+	for _, c := range cases {
+		got, err := SafeName(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		for _, r := range got {
+			if r == 0x200C && c.want != "" {
+				continue
+			}
+			if unicode.Is(unicode.Cf, r) {
+				t.Errorf("%q → %q keeps the invisible character %U", c.in, got, r)
+			}
+		}
+		if c.want != "" && got != c.want {
+			t.Errorf("%q → %q, want %q", c.in, got, c.want)
+		}
+	}
+	if a, _ := SafeName("a\u202Eb.txt"); a == "a_b.txt" {
+		t.Errorf("a replaced override gives %q, the name of another upload", a)
+	}
+
+	// Through the API: the two spellings of Müller are one document.
+	e := newEnv(t, nil)
+	key := e.key("deal")
+	e.ingest("deal", key, file{"Vertrag Mu\u0308ller.txt", contract("Erste GmbH", "one year")})
+	e.ingest("deal", key, file{"Vertrag Müller.txt", contract("Zweite GmbH", "two years")})
+	_, body := e.json("GET", "/api/v1/collections/deal/documents", key, nil)
+	docs := decode[struct{ Documents []docJSON }](t, body).Documents
+	if len(docs) != 1 || docs[0].Name != "Vertrag Müller.txt" {
+		t.Errorf("documents: %s", body)
 	}
 }

@@ -47,12 +47,12 @@ func TestReadyzFullDisk(t *testing.T) {
 // progress and re-ran its running job; now it refuses to start.
 func TestOneServerPerStore(t *testing.T) {
 	e := newEnv(t, nil)
-	_, err := New(Config{Store: e.st, Keys: e.keys})
+	_, err := New(t.Context(), Config{Store: e.st, Keys: e.keys})
 	if err == nil || !strings.Contains(err.Error(), "already serving the store") || !strings.Contains(err.Error(), "process") {
 		t.Fatalf("second server: %v", err)
 	}
 	e.srv.Close()
-	second, err := New(Config{Store: e.st, Keys: e.keys})
+	second, err := New(t.Context(), Config{Store: e.st, Keys: e.keys})
 	if err != nil {
 		t.Fatalf("after the first closed: %v", err)
 	}
@@ -113,7 +113,7 @@ func TestUploadPartial(t *testing.T) {
 	if j.State != "done" || j.Progress.Total != 5 || j.Progress.Done != 5 {
 		t.Errorf("job %s progress %+v, want done with 5 of 5", j.State, j.Progress)
 	}
-	if docs, _ := e.st.List("mixed"); len(docs) != 1 {
+	if docs, _ := e.st.List(t.Context(), "mixed"); len(docs) != 1 {
 		t.Errorf("%d documents, want the good one", len(docs))
 	}
 }
@@ -129,7 +129,7 @@ func TestUploadNamesKeepTheirLetters(t *testing.T) {
 	if j.State != "done" {
 		t.Fatalf("job %+v", j)
 	}
-	docs, _ := e.st.List("de")
+	docs, _ := e.st.List(t.Context(), "de")
 	names := map[string]bool{}
 	for _, d := range docs {
 		names[d.Name] = true
@@ -154,7 +154,7 @@ func TestUploadNamesKeepTheirLetters(t *testing.T) {
 			t.Errorf("%s: %s %s, want unchanged", r.Name, r.Status, r.Reason)
 		}
 	}
-	if docs, _ := e.st.List("de"); len(docs) != 3 {
+	if docs, _ := e.st.List(t.Context(), "de"); len(docs) != 3 {
 		t.Errorf("%d documents, want 3 (the same contract is not stored twice)", len(docs))
 	}
 }

@@ -63,11 +63,11 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	dir = st.Dir()
-	keys, err := auth.Open(dir)
+	keys, err := auth.Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, _, err := keys.Create("", "test admin", true)
+	admin, _, err := keys.Create(t.Context(), "", "test admin", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 	if mod != nil {
 		mod(&cfg)
 	}
-	e.start(cfg)
+	e.start(t.Context(), cfg)
 	return e
 }
 
-func (e *env) start(cfg Config) {
-	srv, err := New(cfg)
+func (e *env) start(ctx context.Context, cfg Config) {
+	srv, err := New(ctx, cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func (e *env) logs() string {
 // key creates a collection key.
 func (e *env) key(collection string) string {
 	e.t.Helper()
-	k, _, err := e.keys.Create(collection, "", false)
+	k, _, err := e.keys.Create(e.t.Context(), collection, "", false)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -235,9 +235,9 @@ func parseSSE(t testing.TB, body string) []sseEvent {
 
 // storedJob returns a job as a server persisted it: its file in the store's
 // directory, or its record on a cluster (fs.ErrNotExist when there is none).
-func storedJob(st *store.Store, id string) ([]byte, error) {
+func storedJob(ctx context.Context, st *store.Store, id string) ([]byte, error) {
 	if rs := st.Shared(); rs != nil {
-		return rs.Record("job", id)
+		return rs.Record(ctx, "job", id)
 	}
 	return os.ReadFile(filepath.Join(st.Dir(), "jobs", id+".json"))
 }
@@ -245,7 +245,7 @@ func storedJob(st *store.Store, id string) ([]byte, error) {
 // seedJob persists an ingestion job as an earlier run of the server would
 // have: a file, or on a cluster a record owned by the server that will
 // start on this store's local directory.
-func seedJob(t testing.TB, st *store.Store, j jobs.Job) {
+func seedJob(ctx context.Context, t testing.TB, st *store.Store, j jobs.Job) {
 	t.Helper()
 	if rs := st.Shared(); rs != nil {
 		owner, err := instanceName(st.Dir())
@@ -254,7 +254,7 @@ func seedJob(t testing.TB, st *store.Store, j jobs.Job) {
 		}
 		j.Owner, j.Heartbeat = owner, j.Created
 		raw, _ := json.Marshal(j)
-		if err := rs.PutRecord("job", j.ID, raw); err != nil {
+		if err := rs.PutRecord(ctx, "job", j.ID, raw); err != nil {
 			t.Fatal(err)
 		}
 		return

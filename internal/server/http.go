@@ -173,7 +173,7 @@ func (s *Server) authenticate(r *http.Request) (auth.Key, bool) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return auth.Key{}, false
 	}
-	return s.cfg.Keys.Lookup(strings.TrimSpace(secret))
+	return s.cfg.Keys.Lookup(r.Context(), strings.TrimSpace(secret))
 }
 
 // keyed is a handler that runs with the caller's key.

@@ -75,7 +75,7 @@ func TestDeleteJob(t *testing.T) {
 	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s left after DELETE: %v", leftover, err)
 	}
-	if _, err := storedJob(e.st, done.ID); !errors.Is(err, os.ErrNotExist) {
+	if _, err := storedJob(t.Context(), e.st, done.ID); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("job %s still stored after DELETE: %v", done.ID, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestJobRetention(t *testing.T) {
 				j.Params, _ = json.Marshal(ingestParams{Upload: "up" + j.ID})
 				os.MkdirAll(filepath.Join(dir, "uploads", "up"+j.ID), 0o700)
 			}
-			seedJob(t, st, j)
+			seedJob(t.Context(), t, st, j)
 		}
 	}
 	ids := func(e *env) map[string]bool {
@@ -115,7 +115,7 @@ func TestJobRetention(t *testing.T) {
 	if got["old1"] || got["old2"] || !got["new1"] || !got["queued1"] || len(got) != 2 {
 		t.Errorf("jobs after start with the default retention: %v", got)
 	}
-	if _, err := storedJob(e.st, "old1"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := storedJob(t.Context(), e.st, "old1"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("expired job left: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(e.st.Dir(), "uploads", "upold1")); !errors.Is(err, os.ErrNotExist) {

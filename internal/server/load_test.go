@@ -58,11 +58,11 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	keys, _ := auth.Open(dir)
-	key, _, _ := keys.Create("cuad", "load", false)
+	keys, _ := auth.Open(t.Context(), dir)
+	key, _, _ := keys.Create(t.Context(), "cuad", "load", false)
 	// Rate limiting is off: this test measures throughput, not limiting
 	// (TestRateLimit covers that).
-	srv, err := New(Config{Store: st, Keys: keys, Addr: "127.0.0.1:0", MaxAsks: 2, Rate: -1,
+	srv, err := New(t.Context(), Config{Store: st, Keys: keys, Addr: "127.0.0.1:0", MaxAsks: 2, Rate: -1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

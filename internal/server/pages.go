@@ -42,7 +42,7 @@ const defaultPageScale = 1.5
 // answers 404 itself.
 func (s *Server) pageInfo(w http.ResponseWriter, r *http.Request, what string) (store.DocInfo, bool) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	info, err := s.st.Info(c, id)
+	info, err := s.st.Info(r.Context(), c, id)
 	if err != nil {
 		s.storeErr(w, r, what, err)
 		return info, false
@@ -89,7 +89,7 @@ func (s *Server) getLayout(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if notModified(w, r, `"l-`+docVersion(info)+`"`) {
 		return
 	}
-	raw, err := s.st.Artifact(r.PathValue("c"), info.ID, ingest.ArtifactLayout)
+	raw, err := s.st.Artifact(r.Context(), r.PathValue("c"), info.ID, ingest.ArtifactLayout)
 	if err != nil {
 		s.storeErr(w, r, "get layout", err)
 		return
@@ -169,7 +169,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.renderFailed(w, r, ctx.Err())
 		return
 	}
-	data, err := s.st.Artifact(r.PathValue("c"), info.ID, ingest.ArtifactSource)
+	data, err := s.st.Artifact(r.Context(), r.PathValue("c"), info.ID, ingest.ArtifactSource)
 	if err != nil {
 		s.storeErr(w, r, "get page", err)
 		return

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
@@ -121,13 +122,16 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Ke
 }
 
 // startReview validates a playbook and starts a review job (202).
-func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	c := r.PathValue("c")
+	if s.beingDeleted(w, c) || s.jobLimitReached(w, k) {
+		return
+	}
 	var req reviewRequest
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		s.storeErr(w, r, "start review", err)
 		return
 	}
@@ -136,7 +140,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	infos, err := s.st.List(c)
+	infos, err := s.st.List(r.Context(), c)
 	if err != nil {
 		s.storeErr(w, r, "start review", err)
 		return
@@ -178,23 +182,23 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	} else if run.Refiner != nil {
 		meta.Model = run.Refiner.Version()
 	}
-	if err := s.putReviewMeta(meta, playbook); err != nil {
-		s.removeReview(c, meta.ID)
+	if err := s.putReviewMeta(r.Context(), meta, playbook); err != nil {
+		s.removeReview(r.Context(), c, meta.ID)
 		s.internal(w, "start review", err)
 		return
 	}
-	j, err := s.reviewJobs.Submit(kindReview, c, reviewParams{Review: meta.ID})
+	j, err := s.submitJob(s.reviewJobs, kindReview, c, k, reviewParams{Review: meta.ID})
 	if err != nil {
-		s.removeReview(c, meta.ID)
-		s.internal(w, "start review", err)
+		s.removeReview(r.Context(), c, meta.ID)
+		s.submitFailed(w, "start review", k, err)
 		return
 	}
 	meta.Job = j.ID
-	if err := s.putReviewMeta(meta, nil); err != nil {
+	if err := s.putReviewMeta(r.Context(), meta, nil); err != nil {
 		s.internal(w, "start review", err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(meta), "job": s.jobJSON(j)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(r.Context(), meta), "job": s.jobJSON(j)})
 }
 
 func writeMeta(dir string, m reviewMeta) error {
@@ -221,11 +225,11 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err := json.Unmarshal(j.Params, &p); err != nil || !jobs.ValidID(p.Review) {
 		return fmt.Errorf("bad review job parameters")
 	}
-	meta, err := s.readReviewMeta(j.Collection, p.Review)
+	meta, err := s.readReviewMeta(ctx, j.Collection, p.Review)
 	if err != nil {
 		return fmt.Errorf("review %s: %w", p.Review, err)
 	}
-	run, err := s.reviewRun(meta)
+	run, err := s.reviewRun(ctx, meta)
 	if err != nil {
 		return err
 	}
@@ -263,16 +267,16 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 	if err != nil {
 		return err
 	}
-	return s.putReviewResult(j.Collection, p.Review, raw, reviewSummary{Stats: stats, Finished: time.Now().UTC(), Rows: rowsWithCells(tab)})
+	return s.putReviewResult(ctx, j.Collection, p.Review, raw, reviewSummary{Stats: stats, Finished: time.Now().UTC(), Rows: rowsWithCells(tab)})
 }
 
 // reviewRun rebuilds the run a review's meta describes (its playbook,
 // provisions and documents, its rows in the review's local directory).
-func (s *Server) reviewRun(meta reviewMeta) (*review.Run, error) {
+func (s *Server) reviewRun(ctx context.Context, meta reviewMeta) (*review.Run, error) {
 	var yamlText []byte
 	if meta.Source == "upload" {
 		var err error
-		if yamlText, err = s.reviewPlaybook(meta.Collection, meta.ID); err != nil {
+		if yamlText, err = s.reviewPlaybook(ctx, meta.Collection, meta.ID); err != nil {
 			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
 		}
 	}
@@ -290,7 +294,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
 	if rs := s.shared(); rs != nil {
 		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
 	}
@@ -302,7 +306,15 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 		if err != nil {
 			return nil, err
 		}
-		pass, err := review.NewModelPass(chat, rev, filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache"))
+		cache := filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache")
+		if s.st.IsRemote() {
+			// The local directory of a cluster's collection holds derived
+			// files only and may not exist yet.
+			if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		pass, err := review.NewModelPass(chat, rev, cache)
 		if err != nil {
 			return nil, err
 		}
@@ -313,9 +325,9 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 }
 
 // reviewView is a review's meta with its job's state.
-func (s *Server) reviewView(m reviewMeta) reviewJSON {
+func (s *Server) reviewView(ctx context.Context, m reviewMeta) reviewJSON {
 	v := reviewJSON{reviewMeta: m, State: jobs.Queued}
-	if res, err := s.reviewSummaryOf(m.Collection, m.ID); err == nil {
+	if res, err := s.reviewSummaryOf(ctx, m.Collection, m.ID); err == nil {
 		v.State, v.Stats, v.Finished = jobs.Done, &res.Stats, res.Finished
 		v.Progress = jobs.Progress{Done: res.Stats.Contracts, Total: res.Stats.Contracts}
 		return v
@@ -339,7 +351,7 @@ func (s *Server) reviewView(m reviewMeta) reviewJSON {
 // itself (for a missing collection exactly as the authentication does).
 func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMeta, bool) {
 	c, id := r.PathValue("c"), r.PathValue("rid")
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		collectionNotFound(w, c)
 		return reviewMeta{}, false
 	}
@@ -347,7 +359,7 @@ func (s *Server) lookupReview(w http.ResponseWriter, r *http.Request) (reviewMet
 		fail(w, http.StatusNotFound, "review %q not found", id)
 		return reviewMeta{}, false
 	}
-	m, err := s.readReviewMeta(c, id)
+	m, err := s.readReviewMeta(r.Context(), c, id)
 	if err != nil {
 		fail(w, http.StatusNotFound, "review %q not found", id)
 		return reviewMeta{}, false
@@ -361,13 +373,13 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	if !ok {
 		return
 	}
-	if _, err := s.st.Generation(c); err != nil {
+	if _, err := s.st.Generation(r.Context(), c); err != nil {
 		collectionNotFound(w, c)
 		return
 	}
 	out := []reviewJSON{}
-	for _, m := range s.reviewMetas(c) {
-		out = append(out, s.reviewView(m))
+	for _, m := range s.reviewMetas(r.Context(), c) {
+		out = append(out, s.reviewView(r.Context(), m))
 	}
 	key := func(r reviewJSON) string { return timeKey(r.Created, r.ID) }
 	slices.SortFunc(out, func(a, b reviewJSON) int { return strings.Compare(key(b), key(a)) })
@@ -383,19 +395,19 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !ok {
 		return
 	}
-	view := s.reviewView(m)
+	view := s.reviewView(r.Context(), m)
 	if view.State == jobs.Done {
-		s.serveReviewTable(w, m, view)
+		s.serveReviewTable(r.Context(), w, m, view)
 		return
 	}
 	out := map[string]any{"review": view}
 	if r.URL.Query().Get("partial") == "1" {
-		run, err := s.reviewRun(m)
+		run, err := s.reviewRun(r.Context(), m)
 		if err != nil {
 			s.internal(w, "read review", err)
 			return
 		}
-		rows, err := run.Kept()
+		rows, err := run.Kept(r.Context())
 		if err != nil {
 			s.storeErr(w, r, "read review", err)
 			return
@@ -404,15 +416,27 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			rows = []review.Row{}
 		}
 		out["partial"] = review.Table{Playbook: m.Playbook, Provisions: m.Provisions, Rows: rows}
+		out["families"] = s.reviewFamilies(r.Context(), m.Collection)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// reviewFamilies are the collection's families (the same contract in
+// several files), so a review's faces can show one row per family with its
+// other copies one click away. The table itself keeps a row per document.
+func (s *Server) reviewFamilies(ctx context.Context, collection string) []ingest.Family {
+	fams, err := ingest.CollectionFamilies(ctx, s.st, collection)
+	if err != nil || fams.Families == nil {
+		return []ingest.Family{}
+	}
+	return fams.Families
 }
 
 // serveReviewTable answers GET …/reviews/{rid} for a finished review:
 // {"review", "table", "decisions"}, the table copied as stored rather than
 // decoded and encoded again (a large one is tens of megabytes).
-func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view reviewJSON) {
-	ds, err := s.reviewDecisions(m.Collection, m.ID)
+func (s *Server) serveReviewTable(ctx context.Context, w http.ResponseWriter, m reviewMeta, view reviewJSON) {
+	ds, err := s.reviewDecisions(ctx, m.Collection, m.ID)
 	if err != nil {
 		s.internal(w, "read decisions", err)
 		return
@@ -420,7 +444,7 @@ func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view revi
 	if ds == nil {
 		ds = review.Decisions{}
 	}
-	tab, err := s.openReviewTable(m.Collection, m.ID)
+	tab, err := s.openReviewTable(ctx, m.Collection, m.ID)
 	if err != nil {
 		s.internal(w, "read review", err)
 		return
@@ -448,25 +472,29 @@ func (s *Server) serveReviewTable(w http.ResponseWriter, m reviewMeta, view revi
 	}
 	io.WriteString(w, `,"decisions":`)
 	w.Write(tail)
+	if fams, err := json.Marshal(s.reviewFamilies(ctx, m.Collection)); err == nil {
+		io.WriteString(w, `,"families":`)
+		w.Write(fams)
+	}
 	io.WriteString(w, "}\n")
 }
 
 // resumeReview runs a review that stopped before finishing (cancelled,
 // failed, or its job lost) again; the contracts it finished are not
 // reviewed again.
-func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	m, ok := s.lookupReview(w, r)
 	if !ok {
 		return
 	}
 	reviewsMu.Lock()
 	defer reviewsMu.Unlock()
-	m, err := s.readReviewMeta(m.Collection, m.ID) // again, under the lock
+	m, err := s.readReviewMeta(r.Context(), m.Collection, m.ID) // again, under the lock
 	if err != nil {
 		fail(w, http.StatusNotFound, "review %q not found", r.PathValue("rid"))
 		return
 	}
-	switch v := s.reviewView(m); {
+	switch v := s.reviewView(r.Context(), m); {
 	case v.State == jobs.Done:
 		fail(w, http.StatusConflict, "review %q has finished; start a new review to review changed contracts", m.ID)
 		return
@@ -474,17 +502,17 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
 		return
 	}
-	j, err := s.reviewJobs.Submit(kindReview, m.Collection, reviewParams{Review: m.ID})
+	j, err := s.submitJob(s.reviewJobs, kindReview, m.Collection, k, reviewParams{Review: m.ID})
 	if err != nil {
-		s.internal(w, "resume review", err)
+		s.submitFailed(w, "resume review", k, err)
 		return
 	}
 	m.Job = j.ID
-	if err := s.putReviewMeta(m, nil); err != nil {
+	if err := s.putReviewMeta(r.Context(), m, nil); err != nil {
 		s.internal(w, "resume review", err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(m), "job": s.jobJSON(j)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(r.Context(), m), "job": s.jobJSON(j)})
 }
 
 // deleteReview cancels a running review and removes it with its decisions.
@@ -503,7 +531,7 @@ func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 			return
 		}
 	}
-	if err := s.removeReview(m.Collection, m.ID); err != nil {
+	if err := s.removeReview(r.Context(), m.Collection, m.ID); err != nil {
 		s.internal(w, "delete review", err)
 		return
 	}
@@ -534,7 +562,7 @@ func (s *Server) reviewEvents(w http.ResponseWriter, r *http.Request, _ auth.Key
 	lastSent := time.Now()
 	first := true
 	for {
-		v := s.reviewView(m)
+		v := s.reviewView(r.Context(), m)
 		if first || v.Progress != last {
 			if ev.send("progress", v.Progress) != nil {
 				return
@@ -577,7 +605,7 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		fail(w, http.StatusBadRequest, "unknown export format %q (want %s)", format, strings.Join(export.Formats, ", "))
 		return
 	}
-	if v := s.reviewView(m); v.State != jobs.Done {
+	if v := s.reviewView(r.Context(), m); v.State != jobs.Done {
 		fail(w, http.StatusConflict, "review %q has not finished (state %s)", m.ID, v.State)
 		return
 	}
@@ -587,19 +615,19 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 		return
 	}
 	defer s.releaseTable()
-	tab, err := s.reviewTable(m.Collection, m.ID)
+	tab, err := s.reviewTable(r.Context(), m.Collection, m.ID)
 	if err != nil {
 		s.internal(w, "read review", err)
 		return
 	}
-	ds, err := s.reviewDecisions(m.Collection, m.ID)
+	ds, err := s.reviewDecisions(r.Context(), m.Collection, m.ID)
 	if err != nil {
 		s.internal(w, "read decisions", err)
 		return
 	}
 	rv := &export.Review{Table: tab, Decisions: ds, Title: m.Title, Collection: m.Collection, Created: m.Created,
 		Text: func(id string) (string, error) {
-			rec, err := s.st.Document(m.Collection, id)
+			rec, err := s.st.Document(r.Context(), m.Collection, id)
 			if err != nil {
 				return "", err
 			}
@@ -624,7 +652,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
 	if !s.readJSON(w, r, &d) {
 		return
 	}
-	sum, err := s.reviewSummaryOf(m.Collection, m.ID)
+	sum, err := s.reviewSummaryOf(r.Context(), m.Collection, m.ID)
 	if err != nil {
 		fail(w, http.StatusConflict, "review %q has not finished; decisions are taken on a finished table", m.ID)
 		return
@@ -638,7 +666,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
 		return
 	}
 	d.By, d.At = k.Name, time.Now().UTC()
-	ds, err := s.changeDecisions(m.Collection, m.ID, func(ds review.Decisions) review.Decisions { return ds.Set(d) })
+	ds, err := s.changeDecisions(r.Context(), m.Collection, m.ID, func(ds review.Decisions) review.Decisions { return ds.Set(d) })
 	if err != nil {
 		s.internal(w, "save decision", err)
 		return
@@ -654,7 +682,7 @@ func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	}
 	doc, prov := r.URL.Query().Get("doc_id"), r.URL.Query().Get("provision")
 	found := false
-	ds, err := s.changeDecisions(m.Collection, m.ID, func(ds review.Decisions) review.Decisions {
+	ds, err := s.changeDecisions(r.Context(), m.Collection, m.ID, func(ds review.Decisions) review.Decisions {
 		ds, found = ds.Remove(doc, prov)
 		return ds
 	})

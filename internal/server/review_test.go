@@ -173,7 +173,7 @@ func TestReviewAPI(t *testing.T) {
 	dir := e.srv.reviewDir("deal", rv.ID)
 	if rs := e.st.Shared(); rs != nil { // as if the job died before writing its table
 		for _, kind := range []string{reviewSummaryKind("deal"), reviewTableKind("deal")} {
-			if err := rs.DeleteRecord(kind, rv.ID); err != nil {
+			if err := rs.DeleteRecord(t.Context(), kind, rv.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -186,7 +186,7 @@ func TestReviewAPI(t *testing.T) {
 	}
 	// ... and before finishing one contract.
 	if rs := e.st.Shared(); rs != nil {
-		if err := rs.DeleteRecord(reviewRowKind("deal", rv.ID), got.Table.Rows[2].DocID); err != nil {
+		if err := rs.DeleteRecord(t.Context(), reviewRowKind("deal", rv.ID), got.Table.Rows[2].DocID); err != nil {
 			t.Fatal(err)
 		}
 	} else if err := os.Remove(filepath.Join(dir, "rows", got.Table.Rows[2].DocID+".json")); err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/jobs"
@@ -31,11 +33,15 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/layout", s.authed(s.getLayout))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/graph", s.authed(s.getDocGraph))
 	mux.Handle("GET "+api+"/collections/{c}/graph", s.authed(s.getCollectionGraph))
+	mux.Handle("GET "+api+"/collections/{c}/families", s.authed(s.listFamilies))
+	mux.Handle("GET "+api+"/collections/{c}/compare", s.authed(s.compareDocs))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
 	mux.Handle("POST "+api+"/collections/{c}/shard", s.admin(s.shard))
 	mux.Handle("POST "+api+"/collections/{c}/ask", s.costly(askCost, s.ask))
+	mux.Handle("GET "+api+"/collections/{c}/asks/{id}", s.authed(s.getAsk))
+	mux.Handle("POST "+api+"/collections/{c}/asks/{id}/answer", s.authed(s.answerAsk))
 	mux.Handle("GET "+api+"/collections/{c}/reports", s.authed(s.listReports))
 	mux.Handle("GET "+api+"/collections/{c}/reports/{id}", s.authed(s.getReport))
 
@@ -64,7 +70,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := s.ready(); err != nil {
+		if err := s.ready(r.Context()); err != nil {
 			s.log.Warn("readyz: store not ready", "err", err)
 			if errors.Is(err, errDiskFull) {
 				fail(w, http.StatusServiceUnavailable, "store not ready: %v", err) // names no path
@@ -148,11 +154,11 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request, _ auth
 		fail(w, http.StatusBadRequest, "collection name %q: want 1-64 characters of [a-z0-9._-], not starting with '.'", req.Name)
 		return
 	}
-	if _, err := s.st.Generation(req.Name); err == nil && req.Name != store.DefaultCollection {
+	if _, err := s.st.Generation(r.Context(), req.Name); err == nil && req.Name != store.DefaultCollection {
 		fail(w, http.StatusConflict, "collection %q already exists", req.Name)
 		return
 	}
-	if err := s.st.CreateCollection(req.Name); err != nil {
+	if err := s.st.CreateCollection(r.Context(), req.Name); err != nil {
 		s.internal(w, "create collection", err)
 		return
 	}
@@ -160,7 +166,7 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request, _ auth
 }
 
 func (s *Server) listCollections(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	all, err := s.st.Collections()
+	all, err := s.st.Collections(r.Context())
 	if err != nil {
 		s.internal(w, "list collections", err)
 		return
@@ -180,9 +186,20 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 		collectionNotFound(w, c)
 		return
 	}
-	s.jobs.CancelCollection(c)
-	s.reviewJobs.CancelCollection(c)
-	err := s.st.DeleteCollection(c)
+	// Jobs of the collection are stopped before anything is deleted, and
+	// none starts meanwhile: a job still running after the deletion would
+	// write its rows, extracts or documents into a collection re-created
+	// under the same name.
+	if !s.beginDeleting(c) {
+		fail(w, http.StatusConflict, "collection %q is being deleted", c)
+		return
+	}
+	defer s.endDeleting(c)
+	if err := s.stopCollectionJobs(r.Context(), c); err != nil {
+		fail(w, http.StatusConflict, "collection %q: its jobs are still stopping; try again", c)
+		return
+	}
+	err := s.st.DeleteCollection(r.Context(), c)
 	s.indexes.drop(c)
 	if errors.Is(err, store.ErrNotFound) {
 		collectionNotFound(w, c)
@@ -192,10 +209,76 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 		s.internal(w, "delete collection", err)
 		return
 	}
-	if err := s.forgetCollection(c); err != nil {
+	// The old collection's jobs go too: a new collection of the same name
+	// shows none of them.
+	for _, m := range []*jobs.Manager{s.jobs, s.reviewJobs} {
+		for _, j := range m.List(c) {
+			if err := m.Remove(j.ID); err != nil && !errors.Is(err, jobs.ErrNotFound) {
+				s.log.Warn("server: delete collection: a job of it was not removed", "collection", c, "job", j.ID, "err", err)
+			}
+		}
+	}
+	if err := s.forgetCollection(r.Context(), c); err != nil {
 		s.log.Warn("server: delete collection: its reports and reviews were not all removed", "collection", c, "err", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// collectionStopWait bounds how long deleting a collection waits for its
+// jobs to stop.
+const collectionStopWait = 30 * time.Second
+
+// stopCollectionJobs cancels the unfinished jobs of a collection and waits
+// for them to stop.
+func (s *Server) stopCollectionJobs(ctx context.Context, c string) error {
+	ctx, cancel := context.WithTimeout(ctx, collectionStopWait)
+	defer cancel()
+	for _, m := range []*jobs.Manager{s.jobs, s.reviewJobs} {
+		m.CancelCollection(c)
+		for _, j := range m.List(c) {
+			if j.State.Final() {
+				continue
+			}
+			if _, err := m.Wait(ctx, j.ID); err != nil && !errors.Is(err, jobs.ErrNotFound) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// beginDeleting marks a collection as being deleted, so that no upload or
+// review starts in it meanwhile; false when it already is.
+func (s *Server) beginDeleting(c string) bool {
+	jobLimitMu.Lock() // a submission in progress ends first (submitJob)
+	defer jobLimitMu.Unlock()
+	s.deletingMu.Lock()
+	defer s.deletingMu.Unlock()
+	if s.deleting[c] {
+		return false
+	}
+	if s.deleting == nil {
+		s.deleting = map[string]bool{}
+	}
+	s.deleting[c] = true
+	return true
+}
+
+func (s *Server) endDeleting(c string) {
+	s.deletingMu.Lock()
+	defer s.deletingMu.Unlock()
+	delete(s.deleting, c)
+}
+
+// beingDeleted answers 409 for a collection being deleted.
+func (s *Server) beingDeleted(w http.ResponseWriter, c string) bool {
+	s.deletingMu.Lock()
+	defer s.deletingMu.Unlock()
+	if s.deleting[c] {
+		fail(w, http.StatusConflict, "collection %q is being deleted", c)
+		return true
+	}
+	return false
 }
 
 // internal logs an unexpected error (without request data) and answers 500.
@@ -218,7 +301,7 @@ func (s *Server) internal(w http.ResponseWriter, what string, err error) {
 // and with the server's paths taken out of its failure reasons (a reason
 // may quote an error from the file system or a parser).
 func (s *Server) jobJSON(j jobs.Job) jobs.Job {
-	j.Params = nil
+	j.Params, j.Submitter = nil, ""
 	j.Error = s.scrubPaths(j.Error)
 	if len(j.Results) > 0 {
 		j.Results = slices.Clone(j.Results)
@@ -267,7 +350,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	key := func(j jobs.Job) string { return timeKey(j.Created, j.ID) }
 	slices.SortFunc(list, func(a, b jobs.Job) int { return strings.Compare(key(b), key(a)) })
 	list, next := pageOf(list, key, true, pq)
-	if _, err := s.st.Generation(c); err != nil && len(list) == 0 {
+	if _, err := s.st.Generation(r.Context(), c); err != nil && len(list) == 0 {
 		s.storeErr(w, r, "list jobs", err)
 		return
 	}

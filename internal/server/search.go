@@ -77,8 +77,8 @@ type loadedIndex struct {
 // playbook's detectors over the documents the index was built from).
 func (li *loadedIndex) provisionFinder(st *store.Store) search.ProvisionFinder {
 	li.provOnce.Do(func() {
-		li.provisions = review.BuiltinProvisions(func(_ context.Context, id string) (review.Doc, error) {
-			d, err := li.doc(st, id)
+		li.provisions = review.BuiltinProvisions(func(ctx context.Context, id string) (review.Doc, error) {
+			d, err := li.doc(ctx, st, id)
 			if err != nil {
 				return review.Doc{}, err
 			}
@@ -213,7 +213,7 @@ func (x *indexes) slot(c string) *indexSlot {
 // one loads in the background the previous one. The first request for a
 // collection waits for its load.
 func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
-	gen, err := x.st.Generation(c)
+	gen, err := x.st.Generation(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -223,12 +223,14 @@ func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
 		return cur, nil
 	}
 	if cur == nil {
-		return x.load(c, sl)
+		return x.load(ctx, c, sl)
 	}
 	if sl.loading.CompareAndSwap(false, true) {
+		// The reload outlives the request that noticed the new generation.
+		bg := context.WithoutCancel(ctx)
 		go func() {
 			defer sl.loading.Store(false)
-			if _, err := x.load(c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if _, err := x.load(bg, c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
 				x.log("server: reloading a collection's index failed", "collection", c, "err", err)
 			}
 		}()
@@ -239,27 +241,27 @@ func (x *indexes) get(ctx context.Context, c string) (*loadedIndex, error) {
 // refresh brings a loaded index of a collection up to date before
 // returning, so a client told that its upload or deletion is done sees it
 // in the next search. A collection never searched is left to load lazily.
-func (x *indexes) refresh(c string) {
+func (x *indexes) refresh(ctx context.Context, c string) {
 	x.mu.Lock()
 	sl := x.m[c]
 	x.mu.Unlock()
 	if sl == nil || sl.cur.Load() == nil {
 		return
 	}
-	if _, err := x.load(c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if _, err := x.load(ctx, c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
 		x.log("server: refreshing a collection's index failed", "collection", c, "err", err)
 	}
 }
 
 // load loads the index at the collection's current generation unless the
 // slot already holds it, reusing the cached documents that did not change.
-func (x *indexes) load(c string, sl *indexSlot) (*loadedIndex, error) {
+func (x *indexes) load(ctx context.Context, c string, sl *indexSlot) (*loadedIndex, error) {
 	sl.load.Lock()
 	defer sl.load.Unlock()
 	// The generation is read before the documents, so an index can only be
 	// newer than its label, which makes the next request reload: never a
 	// stale index taken for a current one.
-	gen, err := x.st.Generation(c)
+	gen, err := x.st.Generation(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +269,7 @@ func (x *indexes) load(c string, sl *indexSlot) (*loadedIndex, error) {
 	if old != nil && old.gen == gen {
 		return old, nil
 	}
-	infos, err := x.st.List(c)
+	infos, err := x.st.List(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -298,14 +300,14 @@ func (x *indexes) load(c string, sl *indexSlot) (*loadedIndex, error) {
 
 // doc returns a document's text and tree, from the cache when it holds the
 // version the index was built from.
-func (li *loadedIndex) doc(st *store.Store, id string) (*cachedDoc, error) {
+func (li *loadedIndex) doc(ctx context.Context, st *store.Store, id string) (*cachedDoc, error) {
 	li.mu.RLock()
 	d := li.docs[id]
 	li.mu.RUnlock()
 	if d != nil {
 		return d, nil
 	}
-	rec, err := st.Document(li.coll, id)
+	rec, err := st.Document(ctx, li.coll, id)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +429,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		out.NotFound = append(out.NotFound, notFoundJSON{a.DocID, li.ix.DocName(a.DocID), a.Provision, a.Confidence})
 	}
 	for _, h := range res.Hits {
-		d, err := li.doc(s.st, h.DocID)
+		d, err := li.doc(r.Context(), s.st, h.DocID)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // deleted since the index was loaded
 		}
@@ -453,9 +455,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, refs []string) ([]string, bool) {
 	var ids []string
 	for _, ref := range docRefs(refs) {
-		info, err := ingest.FindDoc(s.st, c, ref)
+		info, err := ingest.FindDoc(r.Context(), s.st, c, ref)
 		if err != nil {
-			if _, gerr := s.st.Generation(c); gerr != nil {
+			if _, gerr := s.st.Generation(r.Context(), c); gerr != nil {
 				collectionNotFound(w, c)
 			} else if errors.Is(err, ingest.ErrAmbiguous) {
 				fail(w, http.StatusBadRequest, "%s", err.Error())
@@ -473,7 +475,7 @@ func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, r
 // an embedder is configured, and reranking when a reranker is.
 func (s *Server) runSearch(ctx context.Context, li *loadedIndex, q search.Query) (search.Result, error) {
 	text := func(h search.Hit) (string, error) {
-		d, err := li.doc(s.st, h.DocID)
+		d, err := li.doc(ctx, s.st, h.DocID)
 		if err != nil {
 			return "", err
 		}

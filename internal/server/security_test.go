@@ -157,10 +157,10 @@ func TestIsolation(t *testing.T) {
 		t.Errorf("bravo's key lists %s", body)
 	}
 	// A revoked key stops working at once.
-	ks, _ := e.keys.List()
+	ks, _ := e.keys.List(t.Context())
 	for _, k := range ks {
 		if k.Collection == "bravo" {
-			e.keys.Revoke(k.ID)
+			e.keys.Revoke(t.Context(), k.ID)
 		}
 	}
 	if code, _ := e.json("GET", "/api/v1/collections/bravo/documents", keyB, nil); code != 401 {
@@ -312,7 +312,7 @@ func TestJobSurvivesRestart(t *testing.T) {
 	e.ts.Close()
 	e.srv.Close() // interrupts the running job without finishing it
 
-	raw, err := storedJob(e.st, id)
+	raw, err := storedJob(t.Context(), e.st, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestJobSurvivesRestart(t *testing.T) {
 	}
 
 	// A new server over the same store resumes the job with the real ingest.
-	e.start(Config{Store: e.st, Keys: e.keys, Logger: e.srv.log})
+	e.start(t.Context(), Config{Store: e.st, Keys: e.keys, Logger: e.srv.log})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	j, err := e.srv.Jobs().Wait(ctx, id)

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,8 @@ const (
 	DefaultRate            = 20
 	DefaultBurst           = 40
 	DefaultMaxReviewCells  = 50_000
+	DefaultMaxJobsPerKey   = 8
+	DefaultJobWorkers      = 2
 )
 
 // Config configures a Server. Store is required; so is Keys unless NoAuth.
@@ -82,9 +85,26 @@ type Config struct {
 	AskTimeout time.Duration
 	// AskQueueWait bounds how long a question waits for a slot.
 	AskQueueWait time.Duration
+	// AskAnswerWait bounds how long an ask that asks back waits for the
+	// user's answer (DefaultAskAnswerWait).
+	AskAnswerWait time.Duration
 	// MaxReviewCells bounds contracts × provisions of one review
 	// (DefaultMaxReviewCells): a review past it is refused with a 400.
 	MaxReviewCells int
+	// MaxJobsPerKey bounds the uploads and reviews one API key may have
+	// queued or running (DefaultMaxJobsPerKey); more are refused with 429
+	// (fairness.go).
+	MaxJobsPerKey int
+	// JobWorkers is the number of uploads, and separately of reviews, run
+	// at once, shared fairly between keys (DefaultJobWorkers).
+	JobWorkers int
+	// JobCPUs bounds the files parsed and contracts reviewed at once by all
+	// background jobs together (default: the number of CPUs); one key's
+	// jobs take at most all but one of them (fairness.go).
+	JobCPUs int
+	// JobSlice is how long a job keeps its worker before giving it to a
+	// waiting job of another key (jobs.DefaultSlice).
+	JobSlice time.Duration
 
 	// JobRetention is how long finished jobs (and whatever uploaded files
 	// of theirs are left) are kept after they finished
@@ -155,9 +175,14 @@ type Server struct {
 	limiter    *limiter      // nil: no rate limiting
 	models     *agent.Models // nil: evidence reports
 	asks       chan struct{} // semaphore of running asks
+	askRuns    askRuns       // asks that may ask back (askback.go)
 	renders    chan struct{} // semaphore of running page renders (pages.go)
 	tables     chan struct{} // semaphore of review tables being decoded (review.go)
+	cpus       *jobs.Pool    // processor slots of background jobs (fairness.go)
 	handler    http.Handler
+
+	deletingMu sync.Mutex
+	deleting   map[string]bool // collections being deleted (routes.go)
 
 	serveLock  *os.File        // <store>/serve.lock, held while the server runs (servelock.go)
 	streams    context.Context // cancelled when the server shuts down
@@ -168,7 +193,7 @@ type Server struct {
 // New returns a Server over cfg.Store: it opens the job directory, resumes
 // the jobs a previous run left unfinished and starts the job workers. Call
 // Close (or ListenAndServe, which closes on return) to stop them.
-func New(cfg Config) (*Server, error) {
+func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: no store")
 	}
@@ -207,8 +232,20 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AskTimeout <= 0 {
 		cfg.AskTimeout = DefaultAskTimeout
 	}
+	if cfg.AskAnswerWait <= 0 {
+		cfg.AskAnswerWait = DefaultAskAnswerWait
+	}
 	if cfg.AskQueueWait <= 0 {
 		cfg.AskQueueWait = DefaultAskQueueWait
+	}
+	if cfg.MaxJobsPerKey <= 0 {
+		cfg.MaxJobsPerKey = DefaultMaxJobsPerKey
+	}
+	if cfg.JobWorkers <= 0 {
+		cfg.JobWorkers = DefaultJobWorkers
+	}
+	if cfg.JobCPUs <= 0 {
+		cfg.JobCPUs = runtime.NumCPU()
 	}
 	if cfg.MaxReviewCells <= 0 {
 		cfg.MaxReviewCells = DefaultMaxReviewCells
@@ -236,7 +273,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
-		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads)}
+		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
 	s.indexes = newIndexes(cfg.Store, s.log.Warn)
 	s.indexes.shard = cfg.Shard
 	s.indexes.shardClient = &http.Client{}
@@ -256,8 +293,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.serveLock = lock
-	ingestOpt := jobs.Options{Logger: s.log, Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0)}
-	reviewOpt := jobs.Options{Logger: s.log, Retention: max(cfg.JobRetention, 0)}
+	ingestOpt := jobs.Options{Logger: s.log, Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0), Workers: cfg.JobWorkers, Slice: cfg.JobSlice}
+	reviewOpt := jobs.Options{Logger: s.log, Retention: max(cfg.JobRetention, 0), Workers: cfg.JobWorkers, Slice: cfg.JobSlice}
 	if rs := s.st.Shared(); rs != nil {
 		// On a cluster every server sees every job (state.go).
 		owner, err := instanceName(s.st.Dir())
@@ -285,7 +322,7 @@ func New(cfg Config) (*Server, error) {
 	s.removeOrphanUploads()
 	s.jobs.Start()
 	if s.st.IsRemote() && cfg.GCEvery >= 0 {
-		go s.collectGarbage(cmp.Or(cfg.GCEvery, DefaultGCEvery))
+		go s.collectGarbage(ctx, cmp.Or(cfg.GCEvery, DefaultGCEvery))
 	}
 	s.handler = s.routes()
 	return s, nil
@@ -409,11 +446,11 @@ var errDiskFull = errors.New("the store's disk is full")
 var freeSpace = diskFree
 
 // ready reports whether the store is open, writable and has room.
-func (s *Server) ready() error {
-	if err := s.st.Ping(); err != nil {
+func (s *Server) ready(ctx context.Context) error {
+	if err := s.st.Ping(ctx); err != nil {
 		return err
 	}
-	if _, err := s.st.Collections(); err != nil {
+	if _, err := s.st.Collections(ctx); err != nil {
 		return err
 	}
 	if free := freeSpace(s.st.Dir()); free >= 0 && free < minFreeBytes {

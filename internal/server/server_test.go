@@ -318,14 +318,14 @@ func TestCORS(t *testing.T) {
 // headers.
 func TestNoAuth(t *testing.T) {
 	e := newEnv(t, nil)
-	if _, err := New(Config{Store: e.st, NoAuth: true, Addr: "0.0.0.0:8080"}); err == nil {
+	if _, err := New(t.Context(), Config{Store: e.st, NoAuth: true, Addr: "0.0.0.0:8080"}); err == nil {
 		t.Fatal("no-auth on 0.0.0.0 accepted")
 	}
-	if _, err := New(Config{Store: e.st, Addr: "127.0.0.1:0"}); err == nil {
+	if _, err := New(t.Context(), Config{Store: e.st, Addr: "127.0.0.1:0"}); err == nil {
 		t.Fatal("no keyring and no no-auth accepted")
 	}
 	e.srv.Close() // one server per store
-	s, err := New(Config{Store: e.st, NoAuth: true, Addr: "127.0.0.1:0"})
+	s, err := New(t.Context(), Config{Store: e.st, NoAuth: true, Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,17 +50,17 @@ func sharedEnvs(t *testing.T, real ...bool) (a, b *env, rs store.SharedRecords) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys, err := auth.OpenRecords(st.Shared())
+		keys, err := auth.OpenRecords(t.Context(), st.Shared())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if admin == "" {
-			if admin, _, err = keys.Create("", "test admin", true); err != nil {
+			if admin, _, err = keys.Create(t.Context(), "", "test admin", true); err != nil {
 				t.Fatal(err)
 			}
 		}
 		e := &env{t: t, st: st, keys: keys, admin: admin, logBuf: &bytes.Buffer{}}
-		e.start(Config{Store: st, Keys: keys, Logger: slog.New(slog.NewJSONHandler(lockedWriter{w: e.logBuf}, nil)),
+		e.start(t.Context(), Config{Store: st, Keys: keys, Logger: slog.New(slog.NewJSONHandler(lockedWriter{w: e.logBuf}, nil)),
 			IngestWorkers: 2, Rate: -1, JobLease: 300 * time.Millisecond})
 		return e
 	}
@@ -177,7 +177,7 @@ func TestSharedState(t *testing.T) {
 	}
 
 	// Isolation through both servers.
-	other, _, err := a.keys.Create("other", "", false)
+	other, _, err := a.keys.Create(t.Context(), "other", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,10 +238,10 @@ func TestSharedState(t *testing.T) {
 	if code, body := b.do("DELETE", "/api/v1/collections/deals", b.admin, nil, ""); code != http.StatusNoContent {
 		t.Fatalf("delete collection: %d %s", code, body)
 	}
-	recs, _ := rs.Records(reportKind("deals"))
-	revs, _ := rs.Records(reviewKind("deals"))
-	decs, _ := rs.Records(decisionKind("deals", rv.ID))
-	tabs, _ := rs.Records(reviewTableKind("deals"))
+	recs, _ := rs.Records(t.Context(), reportKind("deals"))
+	revs, _ := rs.Records(t.Context(), reviewKind("deals"))
+	decs, _ := rs.Records(t.Context(), decisionKind("deals", rv.ID))
+	tabs, _ := rs.Records(t.Context(), reviewTableKind("deals"))
 	if len(recs)+len(revs)+len(decs)+len(tabs) != 0 {
 		t.Fatalf("records of a deleted collection: %d reports, %d reviews, %d decisions, %d tables", len(recs), len(revs), len(decs), len(tabs))
 	}
@@ -275,7 +275,7 @@ func TestSharedReviewRows(t *testing.T) {
 	if j := pollJob(t, a, rv.Job, func(j jobs.Job) bool { return j.State.Final() }); j.State != jobs.Done {
 		t.Fatalf("review job: %+v", j)
 	}
-	rows, err := rs.Records(reviewRowKind("deals", rv.ID))
+	rows, err := rs.Records(t.Context(), reviewRowKind("deals", rv.ID))
 	if err != nil || len(rows) != 3 {
 		t.Fatalf("row records: %d, %v; want 3", len(rows), err)
 	}
@@ -294,11 +294,11 @@ func TestSharedReviewRows(t *testing.T) {
 		break
 	}
 	for _, kind := range []string{reviewSummaryKind("deals"), reviewTableKind("deals")} {
-		if err := rs.DeleteRecord(kind, rv.ID); err != nil {
+		if err := rs.DeleteRecord(t.Context(), kind, rv.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := rs.DeleteRecord(reviewRowKind("deals", rv.ID), lost); err != nil {
+	if err := rs.DeleteRecord(t.Context(), reviewRowKind("deals", rv.ID), lost); err != nil {
 		t.Fatal(err)
 	}
 	a.srv.Close()
@@ -350,7 +350,7 @@ func TestSharedReviewRows(t *testing.T) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := rs.PutRecord(decisionKind("deals", rv.ID), decisionID(doc, prov), raw); err != nil {
+			if err := rs.PutRecord(t.Context(), decisionKind("deals", rv.ID), decisionID(doc, prov), raw); err != nil {
 				errs <- err
 			}
 		}()
@@ -367,8 +367,8 @@ func TestSharedReviewRows(t *testing.T) {
 	if code, body := b.do("DELETE", path, b.admin, nil, ""); code != http.StatusNoContent && code != http.StatusOK {
 		t.Fatalf("delete review: %d %s", code, body)
 	}
-	rows, _ = rs.Records(reviewRowKind("deals", rv.ID))
-	decs, _ := rs.Records(decisionKind("deals", rv.ID))
+	rows, _ = rs.Records(t.Context(), reviewRowKind("deals", rv.ID))
+	decs, _ := rs.Records(t.Context(), decisionKind("deals", rv.ID))
 	if len(rows)+len(decs) != 0 {
 		t.Fatalf("%d rows and %d decisions of a removed review left", len(rows), len(decs))
 	}

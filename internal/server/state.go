@@ -65,13 +65,13 @@ func (s *Server) shared() store.SharedRecords { return s.st.Shared() }
 // saveReport keeps a report: a file in the collection's directory, or a
 // record. It never creates the collection's directory: a collection deleted
 // meanwhile takes its reports with it.
-func (s *Server) saveReport(sr savedReport) error {
+func (s *Server) saveReport(ctx context.Context, sr savedReport) error {
 	raw, err := json.Marshal(sr)
 	if err != nil {
 		return err
 	}
 	if rs := s.shared(); rs != nil {
-		return rs.PutRecord(reportKind(sr.Collection), sr.ID, raw)
+		return rs.PutRecord(ctx, reportKind(sr.Collection), sr.ID, raw)
 	}
 	dir := s.reportsDir(sr.Collection)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -80,7 +80,7 @@ func (s *Server) saveReport(sr savedReport) error {
 	return atomicfile.Write(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
 }
 
-func (s *Server) readReport(c, id string) (savedReport, error) {
+func (s *Server) readReport(ctx context.Context, c, id string) (savedReport, error) {
 	var sr savedReport
 	if !jobs.ValidID(id) {
 		return sr, store.ErrNotFound
@@ -88,7 +88,7 @@ func (s *Server) readReport(c, id string) (savedReport, error) {
 	var raw []byte
 	var err error
 	if rs := s.shared(); rs != nil {
-		raw, err = rs.Record(reportKind(c), id)
+		raw, err = rs.Record(ctx, reportKind(c), id)
 	} else {
 		raw, err = os.ReadFile(filepath.Join(s.reportsDir(c), id+".json"))
 	}
@@ -108,10 +108,10 @@ func (s *Server) readReport(c, id string) (savedReport, error) {
 }
 
 // reports returns a collection's saved reports (unreadable ones skipped).
-func (s *Server) reports(c string) ([]savedReport, error) {
+func (s *Server) reports(ctx context.Context, c string) ([]savedReport, error) {
 	var out []savedReport
 	if rs := s.shared(); rs != nil {
-		recs, err := rs.Records(reportKind(c))
+		recs, err := rs.Records(ctx, reportKind(c))
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func (s *Server) reports(c string) ([]savedReport, error) {
 		if !ok {
 			continue
 		}
-		if sr, err := s.readReport(c, id); err == nil && sr.Report != nil {
+		if sr, err := s.readReport(ctx, c, id); err == nil && sr.Report != nil {
 			out = append(out, sr)
 		}
 	}
@@ -149,11 +149,11 @@ type reviewRecord struct {
 
 // putReviewMeta stores a review's meta (and, when given, its uploaded
 // playbook: only when the review is created).
-func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
+func (s *Server) putReviewMeta(ctx context.Context, m reviewMeta, playbook []byte) error {
 	if rs := s.shared(); rs != nil {
 		rec := reviewRecord{Meta: m, Playbook: string(playbook)}
 		if playbook == nil && m.Source == "upload" {
-			old, err := s.reviewPlaybook(m.Collection, m.ID)
+			old, err := s.reviewPlaybook(ctx, m.Collection, m.ID)
 			if err != nil {
 				return err
 			}
@@ -163,11 +163,15 @@ func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
 		if err != nil {
 			return err
 		}
-		return rs.PutRecord(reviewKind(m.Collection), m.ID, raw)
+		return rs.PutRecord(ctx, reviewKind(m.Collection), m.ID, raw)
 	}
+	// Inside the collection's directory, which must exist: a review never
+	// brings back a collection deleted meanwhile.
 	dir := s.reviewDir(m.Collection, m.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	for _, d := range []string{s.reviewsDir(m.Collection), dir} {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
 	}
 	if playbook != nil {
 		if err := atomicfile.Write(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
@@ -177,9 +181,9 @@ func (s *Server) putReviewMeta(m reviewMeta, playbook []byte) error {
 	return writeMeta(dir, m)
 }
 
-func (s *Server) reviewRecord(c, id string) (reviewRecord, error) {
+func (s *Server) reviewRecord(ctx context.Context, c, id string) (reviewRecord, error) {
 	var rec reviewRecord
-	raw, err := s.shared().Record(reviewKind(c), id)
+	raw, err := s.shared().Record(ctx, reviewKind(c), id)
 	if err != nil {
 		return rec, err
 	}
@@ -191,9 +195,9 @@ func (s *Server) reviewRecord(c, id string) (reviewRecord, error) {
 
 // readReviewMeta returns a review's meta; a missing review is an error
 // wrapping os.ErrNotExist.
-func (s *Server) readReviewMeta(c, id string) (reviewMeta, error) {
+func (s *Server) readReviewMeta(ctx context.Context, c, id string) (reviewMeta, error) {
 	if s.shared() != nil {
-		rec, err := s.reviewRecord(c, id)
+		rec, err := s.reviewRecord(ctx, c, id)
 		if err == nil && rec.Meta.Collection != c {
 			err = os.ErrNotExist
 		}
@@ -203,19 +207,19 @@ func (s *Server) readReviewMeta(c, id string) (reviewMeta, error) {
 }
 
 // reviewPlaybook returns an uploaded playbook's YAML.
-func (s *Server) reviewPlaybook(c, id string) ([]byte, error) {
+func (s *Server) reviewPlaybook(ctx context.Context, c, id string) ([]byte, error) {
 	if s.shared() != nil {
-		rec, err := s.reviewRecord(c, id)
+		rec, err := s.reviewRecord(ctx, c, id)
 		return []byte(rec.Playbook), err
 	}
 	return os.ReadFile(filepath.Join(s.reviewDir(c, id), "playbook.yaml"))
 }
 
 // reviewMetas lists a collection's reviews.
-func (s *Server) reviewMetas(c string) []reviewMeta {
+func (s *Server) reviewMetas(ctx context.Context, c string) []reviewMeta {
 	var out []reviewMeta
 	if rs := s.shared(); rs != nil {
-		recs, err := rs.Records(reviewKind(c))
+		recs, err := rs.Records(ctx, reviewKind(c))
 		if err != nil {
 			s.log.Warn("server: list reviews", "collection", c, "err", err)
 			return nil
@@ -252,16 +256,16 @@ func (s *Server) reviewMetas(c string) []reviewMeta {
 // once, on first read.
 
 // putReviewResult stores a finished review's table, then its summary.
-func (s *Server) putReviewResult(c, id string, table []byte, sum reviewSummary) error {
+func (s *Server) putReviewResult(ctx context.Context, c, id string, table []byte, sum reviewSummary) error {
 	raw, err := json.Marshal(sum)
 	if err != nil {
 		return err
 	}
 	if rs := s.shared(); rs != nil {
-		if err := rs.PutRecord(reviewTableKind(c), id, table); err != nil {
+		if err := rs.PutRecord(ctx, reviewTableKind(c), id, table); err != nil {
 			return err
 		}
-		return rs.PutRecord(reviewSummaryKind(c), id, raw)
+		return rs.PutRecord(ctx, reviewSummaryKind(c), id, raw)
 	}
 	dir := s.reviewDir(c, id)
 	if err := atomicfile.Write(filepath.Join(dir, "table.json"), table, 0o600); err != nil {
@@ -272,16 +276,16 @@ func (s *Server) putReviewResult(c, id string, table []byte, sum reviewSummary) 
 
 // reviewSummaryOf returns a finished review's summary; an unfinished
 // review's is an error wrapping os.ErrNotExist.
-func (s *Server) reviewSummaryOf(c, id string) (*reviewSummary, error) {
+func (s *Server) reviewSummaryOf(ctx context.Context, c, id string) (*reviewSummary, error) {
 	var raw []byte
 	var err error
 	if rs := s.shared(); rs != nil {
-		raw, err = rs.Record(reviewSummaryKind(c), id)
+		raw, err = rs.Record(ctx, reviewSummaryKind(c), id)
 	} else {
 		raw, err = os.ReadFile(filepath.Join(s.reviewDir(c, id), "summary.json"))
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		return s.legacySummary(c, id)
+		return s.legacySummary(ctx, c, id)
 	}
 	if err != nil {
 		return nil, err
@@ -296,10 +300,10 @@ func (s *Server) reviewSummaryOf(c, id string) (*reviewSummary, error) {
 // legacySummary makes and keeps the summary of a review finished before
 // summaries existed, from its table, once; one at a time, so a burst of
 // listings reads each old table once.
-func (s *Server) legacySummary(c, id string) (*reviewSummary, error) {
+func (s *Server) legacySummary(ctx context.Context, c, id string) (*reviewSummary, error) {
 	legacyMu.Lock()
 	defer legacyMu.Unlock()
-	raw, err := s.reviewTableBytes(c, id)
+	raw, err := s.reviewTableBytes(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +319,7 @@ func (s *Server) legacySummary(c, id string) (*reviewSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.putReviewResult(c, id, table, *sum); err != nil {
+	if err := s.putReviewResult(ctx, c, id, table, *sum); err != nil {
 		s.log.Warn("server: cannot keep a finished review's summary; made again on next read", "review", id, "err", err)
 	}
 	return sum, nil
@@ -324,9 +328,9 @@ func (s *Server) legacySummary(c, id string) (*reviewSummary, error) {
 var legacyMu sync.Mutex
 
 // reviewTableBytes returns a finished review's table as stored.
-func (s *Server) reviewTableBytes(c, id string) ([]byte, error) {
+func (s *Server) reviewTableBytes(ctx context.Context, c, id string) ([]byte, error) {
 	if rs := s.shared(); rs != nil {
-		return rs.Record(reviewTableKind(c), id)
+		return rs.Record(ctx, reviewTableKind(c), id)
 	}
 	return os.ReadFile(filepath.Join(s.reviewDir(c, id), "table.json"))
 }
@@ -334,12 +338,12 @@ func (s *Server) reviewTableBytes(c, id string) ([]byte, error) {
 // openReviewTable returns a finished review's table as JSON (review.Table),
 // to copy to a client: on a directory store the file itself, read as it is
 // sent.
-func (s *Server) openReviewTable(c, id string) (io.ReadCloser, error) {
-	if _, err := s.reviewSummaryOf(c, id); err != nil { // a legacy table is rewritten bare
+func (s *Server) openReviewTable(ctx context.Context, c, id string) (io.ReadCloser, error) {
+	if _, err := s.reviewSummaryOf(ctx, c, id); err != nil { // a legacy table is rewritten bare
 		return nil, err
 	}
 	if s.shared() != nil {
-		raw, err := s.reviewTableBytes(c, id)
+		raw, err := s.reviewTableBytes(ctx, c, id)
 		if err != nil {
 			return nil, err
 		}
@@ -349,11 +353,11 @@ func (s *Server) openReviewTable(c, id string) (io.ReadCloser, error) {
 }
 
 // reviewTable returns a finished review's table, decoded (for exports).
-func (s *Server) reviewTable(c, id string) (*review.Table, error) {
-	if _, err := s.reviewSummaryOf(c, id); err != nil {
+func (s *Server) reviewTable(ctx context.Context, c, id string) (*review.Table, error) {
+	if _, err := s.reviewSummaryOf(ctx, c, id); err != nil {
 		return nil, err
 	}
-	raw, err := s.reviewTableBytes(c, id)
+	raw, err := s.reviewTableBytes(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -397,9 +401,9 @@ func rowsWithCells(t *review.Table) []string {
 }
 
 // reviewDecisions returns the decisions on a review.
-func (s *Server) reviewDecisions(c, id string) (review.Decisions, error) {
+func (s *Server) reviewDecisions(ctx context.Context, c, id string) (review.Decisions, error) {
 	if rs := s.shared(); rs != nil {
-		recs, err := rs.Records(decisionKind(c, id))
+		recs, err := rs.Records(ctx, decisionKind(c, id))
 		if err != nil {
 			return nil, err
 		}
@@ -425,17 +429,17 @@ func (s *Server) reviewDecisions(c, id string) (review.Decisions, error) {
 // changeDecisions applies a change to a review's decisions and returns
 // them. On a cluster each cell's decision is its own record, so changes to
 // different cells made through different servers never undo each other.
-func (s *Server) changeDecisions(c, id string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
+func (s *Server) changeDecisions(ctx context.Context, c, id string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
 	reviewsMu.Lock()
 	defer reviewsMu.Unlock()
 	rs := s.shared()
 	if rs == nil {
 		return s.changeDecisionsFile(s.reviewDir(c, id), change)
 	}
-	if _, err := s.readReviewMeta(c, id); err != nil {
+	if _, err := s.readReviewMeta(ctx, c, id); err != nil {
 		return nil, fmt.Errorf("review removed: %w", err)
 	}
-	old, err := s.reviewDecisions(c, id)
+	old, err := s.reviewDecisions(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -458,13 +462,13 @@ func (s *Server) changeDecisions(c, id string, change func(review.Decisions) rev
 		if err != nil {
 			return nil, err
 		}
-		if err := rs.PutRecord(decisionKind(c, id), key, raw); err != nil {
+		if err := rs.PutRecord(ctx, decisionKind(c, id), key, raw); err != nil {
 			return nil, err
 		}
 	}
 	for key := range before {
 		if !after[key] {
-			if err := rs.DeleteRecord(decisionKind(c, id), key); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := rs.DeleteRecord(ctx, decisionKind(c, id), key); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, err
 			}
 		}
@@ -478,27 +482,29 @@ type reviewRows struct {
 	kind string
 }
 
-func (r reviewRows) KeptRows() (map[string][]byte, error) { return r.rs.Records(r.kind) }
-func (r reviewRows) KeepRow(docID string, raw []byte) error {
-	return r.rs.PutRecord(r.kind, docID, raw)
+func (r reviewRows) KeptRows(ctx context.Context) (map[string][]byte, error) {
+	return r.rs.Records(ctx, r.kind)
+}
+func (r reviewRows) KeepRow(ctx context.Context, docID string, raw []byte) error {
+	return r.rs.PutRecord(ctx, r.kind, docID, raw)
 }
 
 // removeReview deletes a review with its table, decisions and rows.
-func (s *Server) removeReview(c, id string) error {
+func (s *Server) removeReview(ctx context.Context, c, id string) error {
 	if rs := s.shared(); rs != nil {
 		for _, kind := range []string{decisionKind(c, id), reviewRowKind(c, id)} {
-			recs, err := rs.Records(kind)
+			recs, err := rs.Records(ctx, kind)
 			if err != nil {
 				return err
 			}
 			for key := range recs {
-				if err := rs.DeleteRecord(kind, key); err != nil && !errors.Is(err, os.ErrNotExist) {
+				if err := rs.DeleteRecord(ctx, kind, key); err != nil && !errors.Is(err, os.ErrNotExist) {
 					return err
 				}
 			}
 		}
 		for _, kind := range []string{reviewSummaryKind(c), reviewTableKind(c), reviewKind(c)} {
-			if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := rs.DeleteRecord(ctx, kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
 		}
@@ -509,39 +515,39 @@ func (s *Server) removeReview(c, id string) error {
 // forgetCollection deletes the records of a deleted collection (reports,
 // reviews, their tables and decisions). A directory store needs nothing:
 // they lived in the collection's directory.
-func (s *Server) forgetCollection(c string) error {
-	return ForgetCollection(s.st, c)
+func (s *Server) forgetCollection(ctx context.Context, c string) error {
+	return ForgetCollection(ctx, s.st, c)
 }
 
 // ForgetCollection deletes what servers kept about a collection on a
 // cluster — its saved reports and reviews — once the collection is
 // deleted; "pakton docs rm-collection" calls it too. It does nothing on a
 // directory store.
-func ForgetCollection(st *store.Store, c string) error {
+func ForgetCollection(ctx context.Context, st *store.Store, c string) error {
 	rs := st.Shared()
 	if rs == nil {
 		return nil
 	}
 	var errs []error
 	del := func(kind string) {
-		recs, err := rs.Records(kind)
+		recs, err := rs.Records(ctx, kind)
 		if err != nil {
 			errs = append(errs, err)
 			return
 		}
 		for id := range recs {
-			if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := rs.DeleteRecord(ctx, kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}
 	}
-	if revs, err := rs.Records(reviewKind(c)); err == nil {
+	if revs, err := rs.Records(ctx, reviewKind(c)); err == nil {
 		for id := range revs {
 			del(decisionKind(c, id))
 			del(reviewRowKind(c, id))
 			// A table is big: removed by id rather than listed.
 			for _, kind := range []string{reviewSummaryKind(c), reviewTableKind(c)} {
-				if err := rs.DeleteRecord(kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+				if err := rs.DeleteRecord(ctx, kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 					errs = append(errs, err)
 				}
 			}
@@ -587,7 +593,7 @@ const DefaultGCEvery = time.Hour
 // parts that no document names and that are older than
 // store.DefaultGCMinAge, in every collection. Several servers doing it at
 // once is harmless: removals are idempotent.
-func (s *Server) collectGarbage(every time.Duration) {
+func (s *Server) collectGarbage(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -596,13 +602,13 @@ func (s *Server) collectGarbage(every time.Duration) {
 			return
 		case <-t.C:
 		}
-		cols, err := s.st.Collections()
+		cols, err := s.st.Collections(ctx)
 		if err != nil {
 			s.log.Warn("server: gc: list collections", "err", err)
 			continue
 		}
 		for _, c := range cols {
-			gs, err := s.st.CollectGarbage(c.Name, store.DefaultGCMinAge)
+			gs, err := s.st.CollectGarbage(ctx, c.Name, store.DefaultGCMinAge)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				s.log.Warn("server: gc", "collection", c.Name, "err", err)
 				continue

@@ -39,7 +39,7 @@ func BenchmarkPut(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		rec.Doc.ID = fmt.Sprintf("doc-%d", i)
-		if err := s.Put(DefaultCollection, rec); err != nil {
+		if err := s.Put(b.Context(), DefaultCollection, rec); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,14 +52,14 @@ func BenchmarkGet(b *testing.B) {
 	rec := benchRecord("bench.txt")
 	for i := range 100 {
 		rec.Doc.ID = fmt.Sprintf("doc-%d", i)
-		if err := s.Put(DefaultCollection, rec); err != nil {
+		if err := s.Put(b.Context(), DefaultCollection, rec); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.SetBytes(int64(len(rec.Doc.Text)))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := s.Get(DefaultCollection, fmt.Sprintf("doc-%d", i%100)); err != nil {
+		if _, err := s.Get(b.Context(), DefaultCollection, fmt.Sprintf("doc-%d", i%100)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ func (s *Store) cacheDir(collection string) string {
 // an error wrapping ErrNotFound). Its users own what they put in it (the
 // search index keeps its segments there) and write atomically, as
 // WriteCache does: a reader may read it at any time.
-func (s *Store) CacheDir(collection string) (string, error) {
+func (s *Store) CacheDir(ctx context.Context, collection string) (string, error) {
 	if err := checkCollection(collection); err != nil {
 		return "", err
 	}
@@ -32,18 +33,18 @@ func (s *Store) CacheDir(collection string) (string, error) {
 		return "", err
 	}
 	dir := s.cacheDir(collection)
-	if err := s.makeCacheDir(collection, dir); err != nil {
+	if err := s.makeCacheDir(ctx, collection, dir); err != nil {
 		return "", err
 	}
 	return dir, nil
 }
 
 // makeCacheDir creates a collection's cache directory when missing.
-func (s *Store) makeCacheDir(collection, dir string) error {
+func (s *Store) makeCacheDir(ctx context.Context, collection, dir string) error {
 	if s.remote != nil {
 		// The local directory of a remote store holds only derived files:
 		// check that the collection exists, then make its directory.
-		if _, err := s.remoteGeneration(collection); err != nil {
+		if _, err := s.remoteGeneration(ctx, collection); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -83,13 +84,13 @@ func (s *Store) CachePath(collection, name string) (string, error) {
 // with OpenReader may write one); two processes writing the same file leave
 // one of the two. A collection that does not exist is an error wrapping
 // ErrNotFound.
-func (s *Store) WriteCache(collection, name string, write func(w io.Writer) error) error {
+func (s *Store) WriteCache(ctx context.Context, collection, name string, write func(w io.Writer) error) error {
 	path, err := s.CachePath(collection, name)
 	if err != nil {
 		return err
 	}
 	dir := filepath.Dir(path)
-	if err := s.makeCacheDir(collection, dir); err != nil {
+	if err := s.makeCacheDir(ctx, collection, dir); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFunc(path, 0o644, write); err != nil {

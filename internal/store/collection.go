@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,12 +17,12 @@ import (
 
 // Collections lists the collections, sorted by name. The default collection
 // is always included.
-func (s *Store) Collections() ([]CollectionInfo, error) {
+func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
 	if s.remote != nil {
-		return s.remoteCollections()
+		return s.remoteCollections(ctx)
 	}
 	ents, err := os.ReadDir(s.collectionsDir())
 	if err != nil {
@@ -59,7 +60,7 @@ func (s *Store) Collections() ([]CollectionInfo, error) {
 
 // CreateCollection creates a collection. Creating one that exists is not an
 // error.
-func (s *Store) CreateCollection(name string) error {
+func (s *Store) CreateCollection(ctx context.Context, name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (s *Store) CreateCollection(name string) error {
 		if err := s.checkOpen(); err != nil {
 			return err
 		}
-		if err := s.remote.CreateCollection(name); err != nil {
+		if err := s.remote.CreateCollection(ctx, name); err != nil {
 			return fmt.Errorf("store: create collection %q: %w", name, err)
 		}
 		return nil
@@ -126,7 +127,7 @@ func (s *Store) createCollectionLocked(name string) error {
 // DeleteCollection deletes a collection and all its documents. Deleting the
 // default collection empties it (it goes on existing implicitly). Deleting
 // any other collection that does not exist is an error wrapping ErrNotFound.
-func (s *Store) DeleteCollection(name string) error {
+func (s *Store) DeleteCollection(ctx context.Context, name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
 	}
@@ -134,7 +135,7 @@ func (s *Store) DeleteCollection(name string) error {
 		if err := s.checkOpen(); err != nil {
 			return err
 		}
-		return s.remoteDeleteCollection(name)
+		return s.remoteDeleteCollection(ctx, name)
 	}
 	return s.withWriteLock(func() error {
 		dir := s.collectionDir(name)

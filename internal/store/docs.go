@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -107,13 +108,13 @@ func prepare(collection string, rec *Record) (*prepared, error) {
 // one, never a mix. Putting into a collection other than the default one
 // requires CreateCollection first. A zero Source.IngestedAt is stored as the
 // current time; rec is not modified.
-func (s *Store) Put(collection string, rec *Record) error {
+func (s *Store) Put(ctx context.Context, collection string, rec *Record) error {
 	p, err := prepare(collection, rec)
 	if err != nil {
 		return err
 	}
 	if s.remote != nil {
-		err = s.remoteCommit(collection, []*prepared{p})
+		err = s.remoteCommit(ctx, collection, []*prepared{p})
 	} else {
 		err = s.withWriteLock(func() error { return s.putLocked(collection, p) })
 	}
@@ -291,7 +292,7 @@ func (v *pendingVersion) close() error {
 // whole or absent). On an error nothing of the batch is stored; the caller
 // may retry the records one by one to find the one at fault. The records'
 // ids must differ.
-func (s *Store) PutBatch(collection string, recs []*Record) error {
+func (s *Store) PutBatch(ctx context.Context, collection string, recs []*Record) error {
 	ps := make([]*prepared, 0, len(recs))
 	seen := map[string]bool{}
 	for _, rec := range recs {
@@ -310,7 +311,7 @@ func (s *Store) PutBatch(collection string, recs []*Record) error {
 	}
 	var err error
 	if s.remote != nil {
-		err = s.remoteCommit(collection, ps)
+		err = s.remoteCommit(ctx, collection, ps)
 	} else {
 		err = s.withWriteLock(func() error { return s.putBatchLocked(collection, ps) })
 	}
@@ -414,7 +415,7 @@ func (s *Store) removeVersion(collection, dir string) {
 
 // Delete removes a document. Deleting one that does not exist is an error
 // wrapping ErrNotFound.
-func (s *Store) Delete(collection, id string) error {
+func (s *Store) Delete(ctx context.Context, collection, id string) error {
 	if err := checkDocID(collection, id); err != nil {
 		return err
 	}
@@ -422,7 +423,7 @@ func (s *Store) Delete(collection, id string) error {
 		if err := s.checkOpen(); err != nil {
 			return err
 		}
-		err := s.remote.Delete(collection, id)
+		err := s.remote.Delete(ctx, collection, id)
 		if errors.Is(err, ErrNotFound) {
 			return notFound(collection, id)
 		}
@@ -462,7 +463,7 @@ func notFound(collection, id string) error {
 }
 
 // lookup returns the manifest entry of a document.
-func (s *Store) lookup(collection, id string) (*entry, error) {
+func (s *Store) lookup(ctx context.Context, collection, id string) (*entry, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -470,7 +471,7 @@ func (s *Store) lookup(collection, id string) (*entry, error) {
 		return nil, err
 	}
 	if s.remote != nil {
-		return s.remoteLookup(collection, id)
+		return s.remoteLookup(ctx, collection, id)
 	}
 	var l *lazyEntry
 	if err := s.view(collection, func(m *manifest) error {
@@ -493,10 +494,10 @@ func (s *Store) lookup(collection, id string) (*entry, error) {
 // another process may remove that version between our reading the manifest
 // and reading its files; then the manifest names a newer one (or none), and
 // the read is repeated.
-func retry[T any](s *Store, collection, id string, read func(e *entry) (T, error)) (T, error) {
+func retry[T any](ctx context.Context, s *Store, collection, id string, read func(e *entry) (T, error)) (T, error) {
 	var zero T
 	for attempt := 0; ; attempt++ {
-		e, err := s.lookup(collection, id)
+		e, err := s.lookup(ctx, collection, id)
 		if err != nil {
 			return zero, err
 		}
@@ -505,7 +506,7 @@ func retry[T any](s *Store, collection, id string, read func(e *entry) (T, error
 			return v, nil
 		}
 		if errors.Is(err, fs.ErrNotExist) && attempt < 10 {
-			if now, lerr := s.lookup(collection, id); lerr != nil || now.Dir != e.Dir {
+			if now, lerr := s.lookup(ctx, collection, id); lerr != nil || now.Dir != e.Dir {
 				continue
 			}
 		}
@@ -526,23 +527,25 @@ func readFile(path string, want fileSum) ([]byte, error) {
 }
 
 // Get returns a document with its text, tree, source and all artifacts.
-func (s *Store) Get(collection, id string) (*Record, error) {
-	return s.get(collection, id, true)
+func (s *Store) Get(ctx context.Context, collection, id string) (*Record, error) {
+	return s.get(ctx, collection, id, true)
 }
 
 // Document is Get without the artifacts (Record.Artifacts is empty): the
 // document, its clause tree and source. Readers that only need the text use
 // it, so they never read a large artifact such as a stored source PDF.
-func (s *Store) Document(collection, id string) (*Record, error) {
-	return s.get(collection, id, false)
+func (s *Store) Document(ctx context.Context, collection, id string) (*Record, error) {
+	return s.get(ctx, collection, id, false)
 }
 
-func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
-	return retry(s, collection, id, func(e *entry) (*Record, error) {
+func (s *Store) get(ctx context.Context, collection, id string, artifacts bool) (*Record, error) {
+	return retry(ctx, s, collection, id, func(e *entry) (*Record, error) {
 		dir := e.Dir
-		read := func(name string, sum fileSum) ([]byte, error) { return s.readVersionFile(collection, e, name, sum) }
+		read := func(name string, sum fileSum) ([]byte, error) {
+			return s.readVersionFile(ctx, collection, e, name, sum)
+		}
 		if s.remote != nil {
-			read = s.prefetch(collection, e, artifacts)
+			read = s.prefetch(ctx, collection, e, artifacts)
 		}
 		mb, err := read("meta.json", e.Meta)
 		if err != nil {
@@ -583,8 +586,8 @@ func (s *Store) get(collection, id string, artifacts bool) (*Record, error) {
 }
 
 // Info returns a document's summary without reading its files.
-func (s *Store) Info(collection, id string) (DocInfo, error) {
-	e, err := s.lookup(collection, id)
+func (s *Store) Info(ctx context.Context, collection, id string) (DocInfo, error) {
+	e, err := s.lookup(ctx, collection, id)
 	if err != nil {
 		return DocInfo{}, err
 	}
@@ -606,22 +609,22 @@ func (e *entry) info() DocInfo {
 
 // Artifact returns one artifact of a document. A document without an
 // artifact by that name yields an error wrapping ErrNotFound.
-func (s *Store) Artifact(collection, id, name string) ([]byte, error) {
+func (s *Store) Artifact(ctx context.Context, collection, id, name string) ([]byte, error) {
 	if err := checkArtifactName(collection, id, name); err != nil {
 		return nil, err
 	}
-	return retry(s, collection, id, func(e *entry) ([]byte, error) {
+	return retry(ctx, s, collection, id, func(e *entry) ([]byte, error) {
 		sum, ok := e.Files.Artifacts[name]
 		if !ok {
 			return nil, fmt.Errorf("artifact %q: %w", name, ErrNotFound)
 		}
-		return s.readVersionFile(collection, e, "artifacts/"+name+".bin", sum)
+		return s.readVersionFile(ctx, collection, e, "artifacts/"+name+".bin", sum)
 	})
 }
 
 // List returns the summaries of a collection's documents sorted by name
 // (then id).
-func (s *Store) List(collection string) ([]DocInfo, error) {
+func (s *Store) List(ctx context.Context, collection string) ([]DocInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -629,7 +632,7 @@ func (s *Store) List(collection string) ([]DocInfo, error) {
 		return nil, err
 	}
 	if s.remote != nil {
-		return s.remoteList(collection)
+		return s.remoteList(ctx, collection)
 	}
 	var out []DocInfo
 	if err := s.view(collection, func(m *manifest) error {
@@ -656,7 +659,7 @@ func (s *Store) List(collection string) ([]DocInfo, error) {
 // collection and notice when it is stale. Values are never reused within a
 // store directory, even across DeleteCollection; an empty default collection
 // nobody has written to has generation 0.
-func (s *Store) Generation(collection string) (uint64, error) {
+func (s *Store) Generation(ctx context.Context, collection string) (uint64, error) {
 	if err := s.checkOpen(); err != nil {
 		return 0, err
 	}
@@ -664,7 +667,7 @@ func (s *Store) Generation(collection string) (uint64, error) {
 		return 0, err
 	}
 	if s.remote != nil {
-		return s.remoteGeneration(collection)
+		return s.remoteGeneration(ctx, collection)
 	}
 	var gen uint64
 	err := s.view(collection, func(m *manifest) error {

@@ -94,7 +94,7 @@ func TestHelperProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateCollection("deals"); err != nil {
+	if err := s.CreateCollection(t.Context(), "deals"); err != nil {
 		t.Fatal(err)
 	}
 	// Spread the moments a kill can land on over every step of a write,
@@ -120,12 +120,12 @@ func TestHelperProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		if strings.HasSuffix(op, "del\n") {
-			err = s.Delete(coll, DocID(name))
+			err = s.Delete(t.Context(), coll, DocID(name))
 			if errors.Is(err, ErrNotFound) {
 				err = nil
 			}
 		} else {
-			err = s.Put(coll, killRecord(name, ver))
+			err = s.Put(t.Context(), coll, killRecord(name, ver))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -235,17 +235,17 @@ func verifyAfterKill(t *testing.T, dir, logPath string, round int) {
 		t.Fatalf("round %d: reopen: %v", round, err)
 	}
 	defer s.Close()
-	if err := s.CreateCollection("deals"); err != nil { // in case round 1 died before creating it
+	if err := s.CreateCollection(t.Context(), "deals"); err != nil { // in case round 1 died before creating it
 		t.Fatal(err)
 	}
 	got := map[key]int{}
 	for _, coll := range killCollections {
-		list, err := s.List(coll)
+		list, err := s.List(t.Context(), coll)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		for _, info := range list {
-			rec, err := s.Get(coll, info.ID)
+			rec, err := s.Get(t.Context(), coll, info.ID)
 			if err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
@@ -303,11 +303,11 @@ func verifyAfterKill(t *testing.T, dir, logPath string, round int) {
 	}
 	// The store accepts writes; this document stays in place for later rounds.
 	probe := killRecord(fmt.Sprintf("probe%02d.txt", round), round)
-	if err := s.Put("deals", probe); err != nil {
+	if err := s.Put(t.Context(), "deals", probe); err != nil {
 		t.Fatalf("round %d: Put after recovery: %v", round, err)
 	}
 	for r := 1; r <= round; r++ {
-		rec, err := s.Get("deals", DocID(fmt.Sprintf("probe%02d.txt", r)))
+		rec, err := s.Get(t.Context(), "deals", DocID(fmt.Sprintf("probe%02d.txt", r)))
 		if err != nil {
 			t.Fatalf("round %d: probe of round %d: %v", round, r, err)
 		}

@@ -26,7 +26,7 @@ func TestManifestGrowsLinearly(t *testing.T) {
 	s := openTemp(t)
 	var sizes []int64
 	for i := range 40 {
-		must(t, s.Put(DefaultCollection, record(fmt.Sprintf("d%03d.txt", i), "v1")))
+		must(t, s.Put(t.Context(), DefaultCollection, record(fmt.Sprintf("d%03d.txt", i), "v1")))
 		sizes = append(sizes, logSize(t, s, DefaultCollection))
 	}
 	first := sizes[1] - sizes[0]
@@ -47,21 +47,21 @@ func TestReaderFollowsWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	must(t, w.CreateCollection("deals"))
+	must(t, w.CreateCollection(t.Context(), "deals"))
 	var want []string
 	for i := range 2*compactMinDead + 10 {
 		name := fmt.Sprintf("d%d.txt", i%7)
-		must(t, w.Put("deals", record(name, fmt.Sprint("v", i))))
+		must(t, w.Put(t.Context(), "deals", record(name, fmt.Sprint("v", i))))
 		if i%13 == 0 {
-			must(t, w.Delete("deals", DocID(name)))
+			must(t, w.Delete(t.Context(), "deals", DocID(name)))
 		}
 		want = want[:0]
-		wl, err := w.List("deals")
+		wl, err := w.List(t.Context(), "deals")
 		must(t, err)
 		for _, d := range wl {
 			want = append(want, d.ID+"/"+d.Source.SHA256)
 		}
-		rl, err := r.List("deals")
+		rl, err := r.List(t.Context(), "deals")
 		must(t, err)
 		var got []string
 		for _, d := range rl {
@@ -70,14 +70,14 @@ func TestReaderFollowsWriter(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("after write %d the reader lists %v, the writer %v", i, got, want)
 		}
-		wg, _ := w.Generation("deals")
-		rg, _ := r.Generation("deals")
+		wg, _ := w.Generation(t.Context(), "deals")
+		rg, _ := r.Generation(t.Context(), "deals")
 		if wg != rg {
 			t.Fatalf("after write %d generations differ: writer %d, reader %d", i, wg, rg)
 		}
 	}
 	for _, d := range mustList(t, r, "deals") {
-		if _, err := r.Get("deals", d.ID); err != nil {
+		if _, err := r.Get(t.Context(), "deals", d.ID); err != nil {
 			t.Error(err)
 		}
 	}
@@ -86,14 +86,14 @@ func TestReaderFollowsWriter(t *testing.T) {
 	if n := strings.Count(readLog(t, w, "deals"), "\n"); n > 2*compactMinDead {
 		t.Errorf("log has %d records for 7 documents: never compacted", n)
 	}
-	if err := r.Put("deals", record("x.txt", "v1")); !errors.Is(err, ErrReadOnly) {
+	if err := r.Put(t.Context(), "deals", record("x.txt", "v1")); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Put on a reader: %v, want ErrReadOnly", err)
 	}
 }
 
 func mustList(t *testing.T, s *Store, collection string) []DocInfo {
 	t.Helper()
-	l, err := s.List(collection)
+	l, err := s.List(t.Context(), collection)
 	must(t, err)
 	return l
 }
@@ -116,7 +116,7 @@ func TestTornRecord(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := openTemp(t)
 			a := record("a.txt", "v1")
-			must(t, s.Put(DefaultCollection, a))
+			must(t, s.Put(t.Context(), DefaultCollection, a))
 			path := filepath.Join(s.collectionDir(DefaultCollection), logName)
 			good := readLog(t, s, DefaultCollection)
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -139,9 +139,9 @@ func TestTornRecord(t *testing.T) {
 				t.Errorf("log after recovery:\n%s\nwant:\n%s", got, good)
 			}
 			b := record("b.txt", "v1")
-			must(t, s2.Put(DefaultCollection, b))
+			must(t, s2.Put(t.Context(), DefaultCollection, b))
 			for _, rec := range []*Record{a, b} {
-				got, err := s2.Get(DefaultCollection, rec.Doc.ID)
+				got, err := s2.Get(t.Context(), DefaultCollection, rec.Doc.ID)
 				must(t, err)
 				sameRecord(t, got, rec)
 			}
@@ -155,8 +155,8 @@ func TestTornRecord(t *testing.T) {
 func TestDamagedRecordInTheMiddle(t *testing.T) {
 	s := openTemp(t)
 	a, b := record("a.txt", "v1"), record("b.txt", "v1")
-	must(t, s.Put(DefaultCollection, a))
-	must(t, s.Put(DefaultCollection, b))
+	must(t, s.Put(t.Context(), DefaultCollection, a))
+	must(t, s.Put(t.Context(), DefaultCollection, b))
 	path := filepath.Join(s.collectionDir(DefaultCollection), logName)
 	raw := []byte(readLog(t, s, DefaultCollection))
 	i := strings.Index(string(raw), " P ")
@@ -165,7 +165,7 @@ func TestDamagedRecordInTheMiddle(t *testing.T) {
 	r, err := OpenReader(s.Dir())
 	must(t, err)
 	defer r.Close()
-	if _, err := r.List(DefaultCollection); err == nil || !strings.Contains(err.Error(), "damaged") {
+	if _, err := r.List(t.Context(), DefaultCollection); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Errorf("List over a damaged log: %v", err)
 	}
 	s.Close()
@@ -174,7 +174,7 @@ func TestDamagedRecordInTheMiddle(t *testing.T) {
 	must(t, err)
 	defer s2.Close()
 	for _, rec := range []*Record{a, b} {
-		got, err := s2.Get(DefaultCollection, rec.Doc.ID)
+		got, err := s2.Get(t.Context(), DefaultCollection, rec.Doc.ID)
 		must(t, err)
 		sameRecord(t, got, rec)
 	}
@@ -188,12 +188,12 @@ func TestDamagedRecordInTheMiddle(t *testing.T) {
 // every document, generation and creation time kept.
 func TestConvertFormat1(t *testing.T) {
 	s := openTemp(t)
-	must(t, s.CreateCollection("deals"))
+	must(t, s.CreateCollection(t.Context(), "deals"))
 	recs := []*Record{record("a.txt", "v1"), record("b.txt", "v2")}
 	for _, r := range recs {
-		must(t, s.Put("deals", r))
+		must(t, s.Put(t.Context(), "deals", r))
 	}
-	gen, _ := s.Generation("deals")
+	gen, _ := s.Generation(t.Context(), "deals")
 	var created CollectionInfo
 	for _, c := range mustCollections(t, s) {
 		if c.Name == "deals" {
@@ -203,7 +203,7 @@ func TestConvertFormat1(t *testing.T) {
 	// Rewrite the collection the way format 1 kept it.
 	v1 := map[string]any{"format": 1, "generation": gen, "created": created.Created, "docs": map[string]*entry{}}
 	for _, r := range recs {
-		e, err := s.lookup("deals", r.Doc.ID)
+		e, err := s.lookup(t.Context(), "deals", r.Doc.ID)
 		must(t, err)
 		v1["docs"].(map[string]*entry)[r.Doc.ID] = e
 	}
@@ -222,11 +222,11 @@ func TestConvertFormat1(t *testing.T) {
 	must(t, err)
 	defer s2.Close()
 	for _, r := range recs {
-		got, err := s2.Get("deals", r.Doc.ID)
+		got, err := s2.Get(t.Context(), "deals", r.Doc.ID)
 		must(t, err)
 		sameRecord(t, got, r)
 	}
-	if g, _ := s2.Generation("deals"); g <= gen {
+	if g, _ := s2.Generation(t.Context(), "deals"); g <= gen {
 		t.Errorf("generation after conversion %d, want above %d (readers' caches must notice)", g, gen)
 	}
 	for _, c := range mustCollections(t, s2) {
@@ -244,7 +244,7 @@ func TestConvertFormat1(t *testing.T) {
 
 func mustCollections(t *testing.T, s *Store) []CollectionInfo {
 	t.Helper()
-	c, err := s.Collections()
+	c, err := s.Collections(t.Context())
 	must(t, err)
 	return c
 }
@@ -283,8 +283,8 @@ func FuzzApplyLog(f *testing.F) {
 func TestPutBatch(t *testing.T) {
 	s := openTemp(t)
 	a1 := record("a.txt", "v1")
-	must(t, s.Put(DefaultCollection, a1))
-	gen, _ := s.Generation(DefaultCollection)
+	must(t, s.Put(t.Context(), DefaultCollection, a1))
+	gen, _ := s.Generation(t.Context(), DefaultCollection)
 	batch := []*Record{record("a.txt", "v2"), record("b.txt", "v1"), record("c.txt", "v1")}
 	for _, step := range []string{"mkdir", "text", "tree", "artifacts", "artifact", "meta", "sync", "rename", "manifest"} {
 		boom := errors.New("injected failure")
@@ -294,7 +294,7 @@ func TestPutBatch(t *testing.T) {
 			}
 			return nil
 		}
-		err := s.PutBatch(DefaultCollection, batch)
+		err := s.PutBatch(t.Context(), DefaultCollection, batch)
 		faultHook = nil
 		if !errors.Is(err, boom) {
 			t.Fatalf("%s: PutBatch = %v, want the injected failure", step, err)
@@ -305,23 +305,23 @@ func TestPutBatch(t *testing.T) {
 		if e := docsEntries(t, s, DefaultCollection); len(e) != 1 {
 			t.Errorf("%s: docs dir after a failed batch: %v", step, e)
 		}
-		if g, _ := s.Generation(DefaultCollection); g != gen {
+		if g, _ := s.Generation(t.Context(), DefaultCollection); g != gen {
 			t.Errorf("%s: a failed batch changed the generation", step)
 		}
 	}
-	if err := s.PutBatch(DefaultCollection, []*Record{batch[1], batch[1]}); err == nil {
+	if err := s.PutBatch(t.Context(), DefaultCollection, []*Record{batch[1], batch[1]}); err == nil {
 		t.Error("a batch with one document twice was accepted")
 	}
-	must(t, s.PutBatch(DefaultCollection, batch))
+	must(t, s.PutBatch(t.Context(), DefaultCollection, batch))
 	s2, err := Open(s.Dir())
 	must(t, err)
 	defer s2.Close()
 	for _, rec := range batch {
-		got, err := s2.Get(DefaultCollection, rec.Doc.ID)
+		got, err := s2.Get(t.Context(), DefaultCollection, rec.Doc.ID)
 		must(t, err)
 		sameRecord(t, got, rec)
 	}
-	if g, _ := s2.Generation(DefaultCollection); g != gen+3 {
+	if g, _ := s2.Generation(t.Context(), DefaultCollection); g != gen+3 {
 		t.Errorf("generation after a batch of 3: %d, want %d", g, gen+3)
 	}
 	if e := docsEntries(t, s2, DefaultCollection); len(e) != 3 {

@@ -35,10 +35,10 @@ func TestFaultInjection(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			s := openTemp(t)
 			v1 := record("a.txt", "v1")
-			if err := s.Put(DefaultCollection, v1); err != nil {
+			if err := s.Put(t.Context(), DefaultCollection, v1); err != nil {
 				t.Fatal(err)
 			}
-			gen, _ := s.Generation(DefaultCollection)
+			gen, _ := s.Generation(t.Context(), DefaultCollection)
 			boom := errors.New("injected failure")
 			faultHook = func(at string) error {
 				if at == step {
@@ -47,30 +47,30 @@ func TestFaultInjection(t *testing.T) {
 				return nil
 			}
 			defer func() { faultHook = nil }()
-			err := s.Put(DefaultCollection, record("a.txt", "v2"))
+			err := s.Put(t.Context(), DefaultCollection, record("a.txt", "v2"))
 			if !errors.Is(err, boom) || !strings.Contains(err.Error(), v1.Doc.ID) {
 				t.Fatalf("replacing Put = %v, want the injected failure naming the document", err)
 			}
-			if err := s.Put(DefaultCollection, record("new.txt", "v1")); !errors.Is(err, boom) {
+			if err := s.Put(t.Context(), DefaultCollection, record("new.txt", "v1")); !errors.Is(err, boom) {
 				t.Fatalf("new Put = %v, want the injected failure", err)
 			}
 			if step == "manifest" {
-				if err := s.Delete(DefaultCollection, v1.Doc.ID); !errors.Is(err, boom) {
+				if err := s.Delete(t.Context(), DefaultCollection, v1.Doc.ID); !errors.Is(err, boom) {
 					t.Fatalf("Delete = %v, want the injected failure", err)
 				}
 			}
 			faultHook = nil
 			check := func(s *Store) {
 				t.Helper()
-				got, err := s.Get(DefaultCollection, v1.Doc.ID)
+				got, err := s.Get(t.Context(), DefaultCollection, v1.Doc.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
 				sameRecord(t, got, v1)
-				if _, err := s.Get(DefaultCollection, DocID("new.txt")); !errors.Is(err, ErrNotFound) {
+				if _, err := s.Get(t.Context(), DefaultCollection, DocID("new.txt")); !errors.Is(err, ErrNotFound) {
 					t.Errorf("failed new Put left a document: %v", err)
 				}
-				if g, _ := s.Generation(DefaultCollection); g != gen {
+				if g, _ := s.Generation(t.Context(), DefaultCollection); g != gen {
 					t.Errorf("failed writes changed the generation %d -> %d", gen, g)
 				}
 				if e := docsEntries(t, s, DefaultCollection); len(e) != 1 {
@@ -84,7 +84,7 @@ func TestFaultInjection(t *testing.T) {
 			}
 			defer s2.Close()
 			check(s2)
-			if err := s2.Put(DefaultCollection, record("a.txt", "v3")); err != nil {
+			if err := s2.Put(t.Context(), DefaultCollection, record("a.txt", "v3")); err != nil {
 				t.Fatalf("Put after failures: %v", err)
 			}
 		})
@@ -105,14 +105,14 @@ func TestOpenRecovers(t *testing.T) {
 	s := openTemp(t)
 	good, missing, truncated, stale := record("good.txt", "v1"), record("missing.txt", "v1"), record("truncated.txt", "v1"), record("stale.txt", "v1")
 	for _, r := range []*Record{good, missing, truncated, stale} {
-		if err := s.Put(DefaultCollection, r); err != nil {
+		if err := s.Put(t.Context(), DefaultCollection, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.CreateCollection("other"); err != nil {
+	if err := s.CreateCollection(t.Context(), "other"); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ := s.Generation(DefaultCollection)
+	gen, _ := s.Generation(t.Context(), DefaultCollection)
 	staleDir := mustDir(t, s, DefaultCollection, stale.Doc.ID)
 	docs := s.docsDir(DefaultCollection)
 	// A replaced version whose removal was cut short: copy the live one to an
@@ -136,7 +136,7 @@ func TestOpenRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	list, err := s2.List(DefaultCollection)
+	list, err := s2.List(t.Context(), DefaultCollection)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestOpenRecovers(t *testing.T) {
 		t.Errorf("documents after recovery: %v, want good.txt stale.txt", names)
 	}
 	for _, r := range []*Record{good, stale} {
-		got, err := s2.Get(DefaultCollection, r.Doc.ID)
+		got, err := s2.Get(t.Context(), DefaultCollection, r.Doc.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,17 +159,17 @@ func TestOpenRecovers(t *testing.T) {
 			t.Errorf("no warning names dropped document %s; logs:\n%s", id, logs)
 		}
 	}
-	if g, _ := s2.Generation(DefaultCollection); g <= gen {
+	if g, _ := s2.Generation(t.Context(), DefaultCollection); g <= gen {
 		t.Errorf("dropping documents did not change the generation (%d -> %d)", gen, g)
 	}
 	if e := docsEntries(t, s2, DefaultCollection); len(e) != 2 {
 		t.Errorf("docs dir after recovery: %v, want the two live versions", e)
 	}
 	assertNoTemps(t, s2.Dir())
-	if infos, _ := s2.Collections(); len(infos) != 2 {
+	if infos, _ := s2.Collections(t.Context()); len(infos) != 2 {
 		t.Errorf("collections after recovery: %+v", infos)
 	}
-	if err := s2.Put(DefaultCollection, missing); err != nil {
+	if err := s2.Put(t.Context(), DefaultCollection, missing); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -180,12 +180,12 @@ func TestRebuildManifest(t *testing.T) {
 	s := openTemp(t)
 	a, b := record("a.txt", "v1"), record("b.txt", "v1")
 	for _, r := range []*Record{a, b} {
-		must(t, s.Put(DefaultCollection, r))
+		must(t, s.Put(t.Context(), DefaultCollection, r))
 	}
-	gen, _ := s.Generation(DefaultCollection)
+	gen, _ := s.Generation(t.Context(), DefaultCollection)
 	mpath := filepath.Join(s.collectionDir(DefaultCollection), logName)
 	must(t, os.WriteFile(mpath, []byte("00000000 H 1 - {\"format\":2}\n00000000 P 2 x {}\n"), 0o644))
-	if _, err := s.List(DefaultCollection); err == nil || !strings.Contains(err.Error(), "damaged manifest") {
+	if _, err := s.List(t.Context(), DefaultCollection); err == nil || !strings.Contains(err.Error(), "damaged manifest") {
 		t.Errorf("List over a damaged manifest: %v", err)
 	}
 	s.Close()
@@ -196,13 +196,13 @@ func TestRebuildManifest(t *testing.T) {
 	}
 	defer s2.Close()
 	for _, r := range []*Record{a, b} {
-		got, err := s2.Get(DefaultCollection, r.Doc.ID)
+		got, err := s2.Get(t.Context(), DefaultCollection, r.Doc.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameRecord(t, got, r)
 	}
-	if g, _ := s2.Generation(DefaultCollection); g <= gen {
+	if g, _ := s2.Generation(t.Context(), DefaultCollection); g <= gen {
 		t.Errorf("rebuilt generation %d not above %d", g, gen)
 	}
 	if m, _ := filepath.Glob(mpath + ".damaged-*"); len(m) != 1 {
@@ -233,15 +233,15 @@ func assertNoTemps(t *testing.T, dir string) {
 func TestPutOverLeftover(t *testing.T) {
 	s := openTemp(t)
 	a := record("a.txt", "v1")
-	must(t, s.Put(DefaultCollection, a))
-	gen, _ := s.Generation(DefaultCollection)
+	must(t, s.Put(t.Context(), DefaultCollection, a))
+	gen, _ := s.Generation(t.Context(), DefaultCollection)
 	docs := s.docsDir(DefaultCollection)
 	leftover := filepath.Join(docs, versionDir(a.Doc.ID, gen+1))
 	must(t, os.MkdirAll(filepath.Join(leftover, "artifacts"), 0o755))
 	must(t, os.WriteFile(filepath.Join(leftover, "text.txt"), []byte("junk"), 0o644))
 	a2 := record("a.txt", "v2")
-	must(t, s.Put(DefaultCollection, a2))
-	got, err := s.Get(DefaultCollection, a.Doc.ID)
+	must(t, s.Put(t.Context(), DefaultCollection, a2))
+	got, err := s.Get(t.Context(), DefaultCollection, a.Doc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +258,13 @@ func TestGetDetectsCorruption(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			s := openTemp(t)
 			rec := record("a.txt", "v1")
-			must(t, s.Put(DefaultCollection, rec))
+			must(t, s.Put(t.Context(), DefaultCollection, rec))
 			path := filepath.Join(s.docsDir(DefaultCollection), mustDir(t, s, DefaultCollection, rec.Doc.ID), file)
 			b, err := os.ReadFile(path)
 			must(t, err)
 			b[len(b)/2] ^= 0x20
 			must(t, os.WriteFile(path, b, 0o644))
-			_, err = s.Get(DefaultCollection, rec.Doc.ID)
+			_, err = s.Get(t.Context(), DefaultCollection, rec.Doc.ID)
 			if err == nil || !strings.Contains(err.Error(), "checksum") || !strings.Contains(err.Error(), rec.Doc.ID) {
 				t.Errorf("Get of a damaged %s: %v, want a checksum error naming the document", file, err)
 			}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,34 +39,34 @@ type Remote interface {
 	// Close releases connections.
 	Close() error
 	// Collections lists the collections that exist (in any order).
-	Collections() ([]CollectionInfo, error)
+	Collections(ctx context.Context) ([]CollectionInfo, error)
 	// CreateCollection creates a collection; an existing one is not an error.
-	CreateCollection(name string) error
+	CreateCollection(ctx context.Context, name string) error
 	// DeleteCollection deletes a collection and everything in it; a missing
 	// one is an error wrapping ErrNotFound.
-	DeleteCollection(name string) error
+	DeleteCollection(ctx context.Context, name string) error
 	// Stamp returns the collection's generation: a value that changes on
 	// every Commit and Delete and is never reused. A missing collection is an
 	// error wrapping ErrNotFound.
-	Stamp(collection string) (uint64, error)
+	Stamp(ctx context.Context, collection string) (uint64, error)
 	// Entries returns every live document of a collection (in any order).
-	Entries(collection string) ([]RemoteEntry, error)
+	Entries(ctx context.Context, collection string) ([]RemoteEntry, error)
 	// Entry returns one live document; a missing one is an error wrapping
 	// ErrNotFound.
-	Entry(collection, id string) (RemoteEntry, error)
+	Entry(ctx context.Context, collection, id string) (RemoteEntry, error)
 	// ReadFile returns one file of a document version. A file that does not
 	// exist (the version was replaced meanwhile) is an error wrapping
 	// fs.ErrNotExist.
-	ReadFile(collection, id, version, name string) ([]byte, error)
+	ReadFile(ctx context.Context, collection, id, version, name string) ([]byte, error)
 	// Commit stores versions: first all their files, then their entries, so
 	// a reader never sees an entry whose files are missing; each document is
 	// replaced atomically (old entry or new). Files of replaced versions may
 	// be removed afterwards. A missing collection is an error wrapping
 	// ErrNotFound.
-	Commit(collection string, vs []RemoteVersion) error
+	Commit(ctx context.Context, collection string, vs []RemoteVersion) error
 	// Delete removes a document's entry (then its files); a missing document
 	// is an error wrapping ErrNotFound.
-	Delete(collection, id string) error
+	Delete(ctx context.Context, collection, id string) error
 }
 
 // RemoteEntry is one live document of a remote collection.
@@ -111,8 +112,8 @@ func (s *Store) Location() string {
 // IsRemote reports whether the store's documents live in a Remote.
 func (s *Store) IsRemote() bool { return s.remote != nil }
 
-func (s *Store) remoteCollections() ([]CollectionInfo, error) {
-	out, err := s.remote.Collections()
+func (s *Store) remoteCollections(ctx context.Context) ([]CollectionInfo, error) {
+	out, err := s.remote.Collections(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: list collections: %w", err)
 	}
@@ -123,8 +124,8 @@ func (s *Store) remoteCollections() ([]CollectionInfo, error) {
 	return out, nil
 }
 
-func (s *Store) remoteDeleteCollection(name string) error {
-	err := s.remote.DeleteCollection(name)
+func (s *Store) remoteDeleteCollection(ctx context.Context, name string) error {
+	err := s.remote.DeleteCollection(ctx, name)
 	if name == DefaultCollection && errors.Is(err, ErrNotFound) {
 		err = nil
 	}
@@ -136,7 +137,7 @@ func (s *Store) remoteDeleteCollection(name string) error {
 }
 
 // remoteCommit stores prepared versions in the remote.
-func (s *Store) remoteCommit(collection string, ps []*prepared) error {
+func (s *Store) remoteCommit(ctx context.Context, collection string, ps []*prepared) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -157,10 +158,10 @@ func (s *Store) remoteCommit(collection string, ps []*prepared) error {
 		}
 		vs[i] = RemoteVersion{RemoteEntry: RemoteEntry{ID: p.id, Version: version, Entry: raw}, Files: files}
 	}
-	err := s.remote.Commit(collection, vs)
+	err := s.remote.Commit(ctx, collection, vs)
 	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
-		if err = s.remote.CreateCollection(collection); err == nil {
-			err = s.remote.Commit(collection, vs)
+		if err = s.remote.CreateCollection(ctx, collection); err == nil {
+			err = s.remote.Commit(ctx, collection, vs)
 		}
 	}
 	return err
@@ -181,8 +182,8 @@ func decodeRemoteEntry(collection string, re RemoteEntry) (*entry, error) {
 	return &e, nil
 }
 
-func (s *Store) remoteLookup(collection, id string) (*entry, error) {
-	re, err := s.remote.Entry(collection, id)
+func (s *Store) remoteLookup(ctx context.Context, collection, id string) (*entry, error) {
+	re, err := s.remote.Entry(ctx, collection, id)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, notFound(collection, id)
@@ -192,8 +193,8 @@ func (s *Store) remoteLookup(collection, id string) (*entry, error) {
 	return decodeRemoteEntry(collection, re)
 }
 
-func (s *Store) remoteList(collection string) ([]DocInfo, error) {
-	res, err := s.remote.Entries(collection)
+func (s *Store) remoteList(ctx context.Context, collection string) ([]DocInfo, error) {
+	res, err := s.remote.Entries(ctx, collection)
 	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
 		return []DocInfo{}, nil
 	}
@@ -214,8 +215,8 @@ func (s *Store) remoteList(collection string) ([]DocInfo, error) {
 	return out, nil
 }
 
-func (s *Store) remoteGeneration(collection string) (uint64, error) {
-	gen, err := s.remote.Stamp(collection)
+func (s *Store) remoteGeneration(ctx context.Context, collection string) (uint64, error) {
+	gen, err := s.remote.Stamp(ctx, collection)
 	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
 		return 0, nil
 	}
@@ -229,11 +230,11 @@ func (s *Store) remoteGeneration(collection string) (uint64, error) {
 }
 
 // readVersionFile reads one file of a document version and verifies it.
-func (s *Store) readVersionFile(collection string, e *entry, name string, want fileSum) ([]byte, error) {
+func (s *Store) readVersionFile(ctx context.Context, collection string, e *entry, name string, want fileSum) ([]byte, error) {
 	if s.remote == nil {
 		return readFile(filepath.Join(s.docsDir(collection), e.Dir, filepath.FromSlash(name)), want)
 	}
-	b, err := s.remote.ReadFile(collection, e.Info.ID, e.Dir, name)
+	b, err := s.remote.ReadFile(ctx, collection, e.Info.ID, e.Dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -247,8 +248,8 @@ func (s *Store) readVersionFile(collection string, e *entry, name string, want f
 // file name ("meta.json", "text.txt", "tree.json", "artifacts/<name>.bin"),
 // as its manifest entry records them: two stores holding the same version
 // of a document return the same sums. Reads verify files against these.
-func (s *Store) Sums(collection, id string) (map[string]string, error) {
-	e, err := s.lookup(collection, id)
+func (s *Store) Sums(ctx context.Context, collection, id string) (map[string]string, error) {
+	e, err := s.lookup(ctx, collection, id)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +264,12 @@ func (s *Store) Sums(collection, id string) (map[string]string, error) {
 }
 
 // Ping checks, quickly and without retries, that the store can be reached:
-// always nil for a directory; for a remote that implements Ping(), its
+// always nil for a directory; for a remote that implements Ping(ctx), its
 // answer (a server's readiness probe uses it, so an unreachable cluster
 // shows as not ready in seconds rather than after the retry budget).
-func (s *Store) Ping() error {
-	if p, ok := s.remote.(interface{ Ping() error }); ok {
-		return p.Ping()
+func (s *Store) Ping(ctx context.Context) error {
+	if p, ok := s.remote.(interface{ Ping(context.Context) error }); ok {
+		return p.Ping(ctx)
 	}
 	return nil
 }
@@ -276,7 +277,7 @@ func (s *Store) Ping() error {
 // prefetch reads a version's files from the remote concurrently (one round
 // trip of latency instead of one per file) and returns a reader of the
 // results.
-func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(string, fileSum) ([]byte, error) {
+func (s *Store) prefetch(ctx context.Context, collection string, e *entry, artifacts bool) func(string, fileSum) ([]byte, error) {
 	sums := map[string]fileSum{"meta.json": e.Meta, "text.txt": e.Files.Text}
 	if e.Files.Tree != nil {
 		sums["tree.json"] = *e.Files.Tree
@@ -293,7 +294,7 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 	names := slices.Collect(maps.Keys(sums))
 	res := make([]result, len(names))
 	parallel.All(len(names), len(names), func(i int) {
-		res[i].b, res[i].err = s.readVersionFile(collection, e, names[i], sums[names[i]])
+		res[i].b, res[i].err = s.readVersionFile(ctx, collection, e, names[i], sums[names[i]])
 	})
 	got := make(map[string]result, len(sums))
 	for i, name := range names {
@@ -302,7 +303,7 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 	return func(name string, sum fileSum) ([]byte, error) {
 		r, ok := got[name]
 		if !ok {
-			return s.readVersionFile(collection, e, name, sum)
+			return s.readVersionFile(ctx, collection, e, name, sum)
 		}
 		return r.b, r.err
 	}
@@ -316,10 +317,10 @@ func (s *Store) prefetch(collection string, e *entry, artifacts bool) func(strin
 // conditional write): a record should have one writer, or writers whose
 // changes commute.
 type SharedRecords interface {
-	Records(kind string) (map[string][]byte, error)
-	Record(kind, id string) ([]byte, error)
-	PutRecord(kind, id string, data []byte) error
-	DeleteRecord(kind, id string) error
+	Records(ctx context.Context, kind string) (map[string][]byte, error)
+	Record(ctx context.Context, kind, id string) ([]byte, error)
+	PutRecord(ctx context.Context, kind, id string, data []byte) error
+	DeleteRecord(ctx context.Context, kind, id string) error
 }
 
 // Shared returns the shared records of a remote store whose Remote keeps
@@ -341,7 +342,7 @@ type GCStats struct {
 // Collector is a Remote that can remove the files a cut-short commit left
 // behind (files written, document entry never written).
 type Collector interface {
-	CollectGarbage(collection string, minAge time.Duration) (GCStats, error)
+	CollectGarbage(ctx context.Context, collection string, minAge time.Duration) (GCStats, error)
 }
 
 // DefaultGCMinAge is the age under which unnamed files are never collected:
@@ -352,7 +353,7 @@ const DefaultGCMinAge = time.Hour
 // that are older than minAge. A directory store has nothing to do (Open
 // removes what its manifest does not reference) and returns zero stats; so
 // does a remote that cannot collect.
-func (s *Store) CollectGarbage(collection string, minAge time.Duration) (GCStats, error) {
+func (s *Store) CollectGarbage(ctx context.Context, collection string, minAge time.Duration) (GCStats, error) {
 	if err := s.checkOpen(); err != nil {
 		return GCStats{}, err
 	}
@@ -360,7 +361,7 @@ func (s *Store) CollectGarbage(collection string, minAge time.Duration) (GCStats
 	if !ok {
 		return GCStats{}, nil
 	}
-	st, err := c.CollectGarbage(collection, minAge)
+	st, err := c.CollectGarbage(ctx, collection, minAge)
 	if err != nil {
 		return st, fmt.Errorf("store: collection %q: collect garbage: %w", collection, err)
 	}

@@ -102,15 +102,15 @@ func TestPutGetRoundTrip(t *testing.T) {
 		{"full", full}, {"no tree", noTree}, {"bare", bare}, {"unicode", unicode}, {"zero ingest time", zeroIngest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := s.Put(DefaultCollection, tc.rec); err != nil {
+			if err := s.Put(t.Context(), DefaultCollection, tc.rec); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.Get(DefaultCollection, tc.rec.Doc.ID)
+			got, err := s.Get(t.Context(), DefaultCollection, tc.rec.Doc.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameRecord(t, got, tc.rec)
-			info, err := s.Info(DefaultCollection, tc.rec.Doc.ID)
+			info, err := s.Info(t.Context(), DefaultCollection, tc.rec.Doc.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 
 func mustDir(t *testing.T, s *Store, collection, id string) string {
 	t.Helper()
-	e, err := s.lookup(collection, id)
+	e, err := s.lookup(t.Context(), collection, id)
 	if err != nil {
 		t.Fatalf("no manifest entry for %s/%s: %v", collection, id, err)
 	}
@@ -159,7 +159,7 @@ func mustDir(t *testing.T, s *Store, collection, id string) string {
 func TestArtifact(t *testing.T) {
 	s := openTemp(t)
 	rec := record("a.txt", "v1")
-	if err := s.Put(DefaultCollection, rec); err != nil {
+	if err := s.Put(t.Context(), DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -173,7 +173,7 @@ func TestArtifact(t *testing.T) {
 		{"nosuchdoc", "units", nil, ErrNotFound},
 		{rec.Doc.ID, "../meta", nil, ErrInvalidName},
 	} {
-		got, err := s.Artifact(DefaultCollection, tc.id, tc.name)
+		got, err := s.Artifact(t.Context(), DefaultCollection, tc.id, tc.name)
 		if !errors.Is(err, tc.err) || string(got) != string(tc.want) {
 			t.Errorf("Artifact(%q, %q) = %q, %v; want %q, %v", tc.id, tc.name, got, err, tc.want, tc.err)
 		}
@@ -183,21 +183,21 @@ func TestArtifact(t *testing.T) {
 func TestDocumentSkipsArtifacts(t *testing.T) {
 	s := openTemp(t)
 	rec := record("a.txt", "v1")
-	if err := s.Put(DefaultCollection, rec); err != nil {
+	if err := s.Put(t.Context(), DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Document(DefaultCollection, rec.Doc.ID)
+	got, err := s.Document(t.Context(), DefaultCollection, rec.Doc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Doc.Text != rec.Doc.Text || got.Tree == nil || len(got.Artifacts) != 0 {
 		t.Fatalf("Document = text %q, tree %v, %d artifacts; want the text and tree without artifacts", got.Doc.Text, got.Tree != nil, len(got.Artifacts))
 	}
-	full, err := s.Get(DefaultCollection, rec.Doc.ID)
+	full, err := s.Get(t.Context(), DefaultCollection, rec.Doc.ID)
 	if err != nil || len(full.Artifacts) != len(rec.Artifacts) {
 		t.Fatalf("Get returned %d artifacts (%v), want %d", len(full.Artifacts), err, len(rec.Artifacts))
 	}
-	if _, err := s.Document(DefaultCollection, "nosuchdoc"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Document(t.Context(), DefaultCollection, "nosuchdoc"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Document of a missing id: %v", err)
 	}
 }
@@ -205,11 +205,11 @@ func TestDocumentSkipsArtifacts(t *testing.T) {
 func TestListSortedByName(t *testing.T) {
 	s := openTemp(t)
 	for _, n := range []string{"c.txt", "a.txt", "b.txt"} {
-		if err := s.Put(DefaultCollection, record(n, n)); err != nil {
+		if err := s.Put(t.Context(), DefaultCollection, record(n, n)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	list, err := s.List(DefaultCollection)
+	list, err := s.List(t.Context(), DefaultCollection)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,18 +228,18 @@ func TestListSortedByName(t *testing.T) {
 func TestDelete(t *testing.T) {
 	s := openTemp(t)
 	rec := record("a.txt", "v1")
-	if err := s.Put(DefaultCollection, rec); err != nil {
+	if err := s.Put(t.Context(), DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
 	id := rec.Doc.ID
-	if err := s.Delete(DefaultCollection, id); err != nil {
+	if err := s.Delete(t.Context(), DefaultCollection, id); err != nil {
 		t.Fatal(err)
 	}
 	for name, err := range map[string]error{
-		"Get":    second(s.Get(DefaultCollection, id)),
-		"Info":   second(s.Info(DefaultCollection, id)),
-		"Delete": s.Delete(DefaultCollection, id),
-		"Art":    second(s.Artifact(DefaultCollection, id, "units")),
+		"Get":    second(s.Get(t.Context(), DefaultCollection, id)),
+		"Info":   second(s.Info(t.Context(), DefaultCollection, id)),
+		"Delete": s.Delete(t.Context(), DefaultCollection, id),
+		"Art":    second(s.Artifact(t.Context(), DefaultCollection, id, "units")),
 	} {
 		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), "default") {
 			t.Errorf("%s after Delete: %v, want ErrNotFound naming collection and id", name, err)
@@ -258,19 +258,19 @@ func TestReplace(t *testing.T) {
 	v2.Artifacts = map[string][]byte{"units": []byte("new units")}
 	v2.Tree = nil
 	for _, r := range []*Record{v1, v2} {
-		if err := s.Put(DefaultCollection, r); err != nil {
+		if err := s.Put(t.Context(), DefaultCollection, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.Get(DefaultCollection, v1.Doc.ID)
+	got, err := s.Get(t.Context(), DefaultCollection, v1.Doc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameRecord(t, got, v2)
-	if _, err := s.Artifact(DefaultCollection, v1.Doc.ID, "postings"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Artifact(t.Context(), DefaultCollection, v1.Doc.ID, "postings"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("artifact of the replaced version still readable: %v", err)
 	}
-	if list, _ := s.List(DefaultCollection); len(list) != 1 {
+	if list, _ := s.List(t.Context(), DefaultCollection); len(list) != 1 {
 		t.Errorf("List after replace has %d docs, want 1", len(list))
 	}
 	if ents, _ := os.ReadDir(filepath.Join(s.Dir(), "collections", "default", "docs")); len(ents) != 1 {
@@ -280,7 +280,7 @@ func TestReplace(t *testing.T) {
 
 func TestGeneration(t *testing.T) {
 	s := openTemp(t)
-	g0, err := s.Generation(DefaultCollection)
+	g0, err := s.Generation(t.Context(), DefaultCollection)
 	if err != nil || g0 != 0 {
 		t.Fatalf("Generation of a new store = %d, %v; want 0", g0, err)
 	}
@@ -290,22 +290,22 @@ func TestGeneration(t *testing.T) {
 		op     func() error
 		bumped bool
 	}{
-		{"put", func() error { return s.Put(DefaultCollection, rec) }, true},
-		{"replace", func() error { return s.Put(DefaultCollection, rec) }, true},
-		{"get", func() error { return second(s.Get(DefaultCollection, rec.Doc.ID)) }, false},
-		{"list", func() error { return second(s.List(DefaultCollection)) }, false},
-		{"put other", func() error { return s.Put(DefaultCollection, record("b.txt", "b")) }, true},
-		{"delete", func() error { return s.Delete(DefaultCollection, rec.Doc.ID) }, true},
-		{"failed delete", func() error { s.Delete(DefaultCollection, rec.Doc.ID); return nil }, false},
-		{"create other collection", func() error { return s.CreateCollection("other") }, false},
-		{"put into other collection", func() error { return s.Put("other", rec) }, false},
+		{"put", func() error { return s.Put(t.Context(), DefaultCollection, rec) }, true},
+		{"replace", func() error { return s.Put(t.Context(), DefaultCollection, rec) }, true},
+		{"get", func() error { return second(s.Get(t.Context(), DefaultCollection, rec.Doc.ID)) }, false},
+		{"list", func() error { return second(s.List(t.Context(), DefaultCollection)) }, false},
+		{"put other", func() error { return s.Put(t.Context(), DefaultCollection, record("b.txt", "b")) }, true},
+		{"delete", func() error { return s.Delete(t.Context(), DefaultCollection, rec.Doc.ID) }, true},
+		{"failed delete", func() error { s.Delete(t.Context(), DefaultCollection, rec.Doc.ID); return nil }, false},
+		{"create other collection", func() error { return s.CreateCollection(t.Context(), "other") }, false},
+		{"put into other collection", func() error { return s.Put(t.Context(), "other", rec) }, false},
 	}
-	prev, _ := s.Generation(DefaultCollection)
+	prev, _ := s.Generation(t.Context(), DefaultCollection)
 	for _, st := range steps {
 		if err := st.op(); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		g, err := s.Generation(DefaultCollection)
+		g, err := s.Generation(t.Context(), DefaultCollection)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,51 +317,51 @@ func TestGeneration(t *testing.T) {
 		prev = g
 	}
 	// A collection deleted and created again must not repeat a generation.
-	before, _ := s.Generation("other")
-	if err := s.DeleteCollection("other"); err != nil {
+	before, _ := s.Generation(t.Context(), "other")
+	if err := s.DeleteCollection(t.Context(), "other"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateCollection("other"); err != nil {
+	if err := s.CreateCollection(t.Context(), "other"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Put("other", rec); err != nil {
+	if err := s.Put(t.Context(), "other", rec); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := s.Generation("other"); after == before {
+	if after, _ := s.Generation(t.Context(), "other"); after == before {
 		t.Errorf("recreated collection repeats generation %d", after)
 	}
 }
 
 func TestCollections(t *testing.T) {
 	s := openTemp(t)
-	infos, err := s.Collections()
+	infos, err := s.Collections(t.Context())
 	if err != nil || len(infos) != 1 || infos[0].Name != DefaultCollection || infos[0].Docs != 0 {
 		t.Fatalf("Collections of a new store = %+v, %v; want just default", infos, err)
 	}
 	rec := record("a.txt", "in A")
-	if err := s.Put("deal-a", rec); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "deal-a") {
+	if err := s.Put(t.Context(), "deal-a", rec); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "deal-a") {
 		t.Errorf("Put into a missing collection: %v, want ErrNotFound naming it", err)
 	}
 	for range 2 { // idempotent
 		for _, c := range []string{"deal-a", "deal-b", DefaultCollection} {
-			if err := s.CreateCollection(c); err != nil {
+			if err := s.CreateCollection(t.Context(), c); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := s.Put("deal-a", rec); err != nil {
+	if err := s.Put(t.Context(), "deal-a", rec); err != nil {
 		t.Fatal(err)
 	}
 	// Isolation: the document in A is invisible in B and default.
 	for _, c := range []string{"deal-b", DefaultCollection} {
-		if _, err := s.Get(c, rec.Doc.ID); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(t.Context(), c, rec.Doc.ID); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Get from %s: %v, want ErrNotFound", c, err)
 		}
-		if l, _ := s.List(c); len(l) != 0 {
+		if l, _ := s.List(t.Context(), c); len(l) != 0 {
 			t.Errorf("List(%s) = %v, want empty", c, l)
 		}
 	}
-	infos, err = s.Collections()
+	infos, err = s.Collections(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,25 +375,25 @@ func TestCollections(t *testing.T) {
 	if !slices.Equal(got, []string{"deal-a:1", "deal-b:0", "default:0"}) {
 		t.Errorf("Collections = %v", got)
 	}
-	if err := s.DeleteCollection("deal-a"); err != nil {
+	if err := s.DeleteCollection(t.Context(), "deal-a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get("deal-a", rec.Doc.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(t.Context(), "deal-a", rec.Doc.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get from a deleted collection: %v", err)
 	}
-	if _, err := s.List("deal-a"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.List(t.Context(), "deal-a"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("List of a deleted collection: %v", err)
 	}
-	if err := s.DeleteCollection("deal-a"); !errors.Is(err, ErrNotFound) {
+	if err := s.DeleteCollection(t.Context(), "deal-a"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleting a missing collection: %v", err)
 	}
-	if err := s.Put(DefaultCollection, rec); err != nil {
+	if err := s.Put(t.Context(), DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteCollection(DefaultCollection); err != nil {
+	if err := s.DeleteCollection(t.Context(), DefaultCollection); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := s.List(DefaultCollection); err != nil || len(l) != 0 {
+	if l, err := s.List(t.Context(), DefaultCollection); err != nil || len(l) != 0 {
 		t.Errorf("default after DeleteCollection: %v, %v; want empty", l, err)
 	}
 }
@@ -405,17 +405,17 @@ func TestInvalidNames(t *testing.T) {
 		rec := record("x", "x")
 		rec.Doc.ID = name
 		calls := map[string]error{
-			"CreateCollection": s.CreateCollection(name),
-			"DeleteCollection": s.DeleteCollection(name),
-			"List":             second(s.List(name)),
-			"Generation":       second(s.Generation(name)),
-			"Put(coll)":        s.Put(name, record("x", "x")),
-			"Put(id)":          s.Put(DefaultCollection, rec),
-			"Get(coll)":        second(s.Get(name, "x")),
-			"Get(id)":          second(s.Get(DefaultCollection, name)),
-			"Info(id)":         second(s.Info(DefaultCollection, name)),
-			"Delete(id)":       s.Delete(DefaultCollection, name),
-			"Artifact(name)":   second(s.Artifact(DefaultCollection, "x", name)),
+			"CreateCollection": s.CreateCollection(t.Context(), name),
+			"DeleteCollection": s.DeleteCollection(t.Context(), name),
+			"List":             second(s.List(t.Context(), name)),
+			"Generation":       second(s.Generation(t.Context(), name)),
+			"Put(coll)":        s.Put(t.Context(), name, record("x", "x")),
+			"Put(id)":          s.Put(t.Context(), DefaultCollection, rec),
+			"Get(coll)":        second(s.Get(t.Context(), name, "x")),
+			"Get(id)":          second(s.Get(t.Context(), DefaultCollection, name)),
+			"Info(id)":         second(s.Info(t.Context(), DefaultCollection, name)),
+			"Delete(id)":       s.Delete(t.Context(), DefaultCollection, name),
+			"Artifact(name)":   second(s.Artifact(t.Context(), DefaultCollection, "x", name)),
 		}
 		if len(name) == 65 { // too long for a collection but fine as an id
 			delete(calls, "Put(id)")
@@ -429,12 +429,12 @@ func TestInvalidNames(t *testing.T) {
 			}
 		}
 	}
-	if err := s.Put(DefaultCollection, &Record{}); err == nil {
+	if err := s.Put(t.Context(), DefaultCollection, &Record{}); err == nil {
 		t.Error("Put of a record without a document succeeded")
 	}
 	art := record("x", "x")
 	art.Artifacts["../../escape"] = []byte("x")
-	if err := s.Put(DefaultCollection, art); !errors.Is(err, ErrInvalidName) {
+	if err := s.Put(t.Context(), DefaultCollection, art); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("Put with a bad artifact name: %v", err)
 	}
 	if ents, _ := os.ReadDir(s.Dir()); len(ents) != 3 {
@@ -455,42 +455,42 @@ func TestReopenSeesWrites(t *testing.T) {
 	}
 	defer b.Close()
 	r1, r2 := record("one.txt", "v1"), record("two.txt", "v1")
-	if err := a.Put(DefaultCollection, r1); err != nil {
+	if err := a.Put(t.Context(), DefaultCollection, r1); err != nil {
 		t.Fatal(err)
 	}
-	got, err := b.Get(DefaultCollection, r1.Doc.ID)
+	got, err := b.Get(t.Context(), DefaultCollection, r1.Doc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameRecord(t, got, r1)
-	if l, _ := b.List(DefaultCollection); len(l) != 1 {
+	if l, _ := b.List(t.Context(), DefaultCollection); len(l) != 1 {
 		t.Fatal("b does not list a's document")
 	}
-	if err := b.Put(DefaultCollection, r2); err != nil {
+	if err := b.Put(t.Context(), DefaultCollection, r2); err != nil {
 		t.Fatal(err)
 	}
 	r1b := record("one.txt", "v2")
-	if err := b.Put(DefaultCollection, r1b); err != nil {
+	if err := b.Put(t.Context(), DefaultCollection, r1b); err != nil {
 		t.Fatal(err)
 	}
-	ga, _ := a.Generation(DefaultCollection)
-	gb, _ := b.Generation(DefaultCollection)
+	ga, _ := a.Generation(t.Context(), DefaultCollection)
+	gb, _ := b.Generation(t.Context(), DefaultCollection)
 	if ga != gb {
 		t.Errorf("generations disagree: %d vs %d", ga, gb)
 	}
-	got, err = a.Get(DefaultCollection, r1.Doc.ID)
+	got, err = a.Get(t.Context(), DefaultCollection, r1.Doc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameRecord(t, got, r1b)
-	if l, _ := a.List(DefaultCollection); len(l) != 2 {
+	if l, _ := a.List(t.Context(), DefaultCollection); len(l) != 2 {
 		t.Errorf("a lists %d documents, want 2", len(l))
 	}
 	a.Close()
-	if _, err := a.Get(DefaultCollection, r1.Doc.ID); !errors.Is(err, ErrClosed) {
+	if _, err := a.Get(t.Context(), DefaultCollection, r1.Doc.ID); !errors.Is(err, ErrClosed) {
 		t.Errorf("Get on a closed store: %v", err)
 	}
-	if err := a.Put(DefaultCollection, r1); !errors.Is(err, ErrClosed) {
+	if err := a.Put(t.Context(), DefaultCollection, r1); !errors.Is(err, ErrClosed) {
 		t.Errorf("Put on a closed store: %v", err)
 	}
 	c, err := Open(dir)
@@ -498,7 +498,7 @@ func TestReopenSeesWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if l, _ := c.List(DefaultCollection); len(l) != 2 {
+	if l, _ := c.List(t.Context(), DefaultCollection); len(l) != 2 {
 		t.Errorf("reopened store lists %d documents, want 2", len(l))
 	}
 }
@@ -551,7 +551,7 @@ func TestConcurrent(t *testing.T) {
 		defer s.Close()
 		stores[i] = s
 	}
-	if err := stores[0].Put(DefaultCollection, record("shared.txt", "w0-0")); err != nil {
+	if err := stores[0].Put(t.Context(), DefaultCollection, record("shared.txt", "w0-0")); err != nil {
 		t.Fatal(err)
 	}
 	id := DocID("shared.txt")
@@ -561,11 +561,11 @@ func TestConcurrent(t *testing.T) {
 		writersWG.Go(func() {
 			s := stores[w%2]
 			for i := range puts {
-				if err := s.Put(DefaultCollection, record("shared.txt", fmt.Sprintf("w%d-%d", w, i))); err != nil {
+				if err := s.Put(t.Context(), DefaultCollection, record("shared.txt", fmt.Sprintf("w%d-%d", w, i))); err != nil {
 					t.Error(err)
 					return
 				}
-				if err := s.Put(DefaultCollection, record(fmt.Sprintf("own-%d-%d.txt", w, i), "x")); err != nil {
+				if err := s.Put(t.Context(), DefaultCollection, record(fmt.Sprintf("own-%d-%d.txt", w, i), "x")); err != nil {
 					t.Error(err)
 					return
 				}
@@ -583,7 +583,7 @@ func TestConcurrent(t *testing.T) {
 					return
 				default:
 				}
-				rec, err := s.Get(DefaultCollection, id)
+				rec, err := s.Get(t.Context(), DefaultCollection, id)
 				if err != nil {
 					t.Error(err)
 					return
@@ -599,11 +599,11 @@ func TestConcurrent(t *testing.T) {
 	writersWG.Wait()
 	close(stop)
 	readersWG.Wait()
-	if l, _ := stores[1].List(DefaultCollection); len(l) != 1+writers*puts {
+	if l, _ := stores[1].List(t.Context(), DefaultCollection); len(l) != 1+writers*puts {
 		t.Errorf("List has %d documents, want %d", len(l), 1+writers*puts)
 	}
-	g0, _ := stores[0].Generation(DefaultCollection)
-	g1, _ := stores[1].Generation(DefaultCollection)
+	g0, _ := stores[0].Generation(t.Context(), DefaultCollection)
+	g1, _ := stores[1].Generation(t.Context(), DefaultCollection)
 	if g0 != g1 {
 		t.Errorf("generations disagree: %d vs %d", g0, g1)
 	}

@@ -30,11 +30,11 @@ func (c *Corpus) Search(q search.Query) (search.Result, []Evidence, error) {
 
 // SearchContext is Search with a context for the model servers' calls.
 func (c *Corpus) SearchContext(ctx context.Context, q search.Query) (search.Result, []Evidence, error) {
-	res, err := c.Index.SearchWith(ctx, c.Models, q, ingest.TextFunc(c.Store, c.Collection))
+	res, err := c.Index.SearchWith(ctx, c.Models, q, ingest.TextFunc(ctx, c.Store, c.Collection))
 	if err != nil {
 		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
 	}
-	ps, err := ingest.Passages(c.Store, c.Collection, res.Hits)
+	ps, err := ingest.Passages(ctx, c.Store, c.Collection, res.Hits)
 	if err != nil {
 		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
 	}

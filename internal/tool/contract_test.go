@@ -42,7 +42,7 @@ func corpus(t *testing.T) *tool.Corpus {
 
 func TestContractTools(t *testing.T) {
 	c := corpus(t)
-	alpha, err := ingest.FindDoc(c.Store, "c", "alpha-supply.txt")
+	alpha, err := ingest.FindDoc(t.Context(), c.Store, "c", "alpha-supply.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestContractTools(t *testing.T) {
 	if len(res.Evidence) == 0 || len(res.Evidence) > 2 {
 		t.Fatalf("evidence %+v", res.Evidence)
 	}
-	doc, _ := c.Store.Get("c", alpha.ID)
+	doc, _ := c.Store.Get(t.Context(), "c", alpha.ID)
 	for _, e := range res.Evidence {
 		if e.DocID != alpha.ID {
 			t.Errorf("search_contract left the selected document: %s", e.DocName)

@@ -41,7 +41,7 @@ func (t *FindExamples) Call(ctx context.Context, raw json.RawMessage) (Result, e
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	infos, err := t.Corpus.Store.List(t.Corpus.Collection)
+	infos, err := t.Corpus.Store.List(ctx, t.Corpus.Collection)
 	if err != nil {
 		return Result{}, fmt.Errorf("find_examples: %w", err)
 	}

@@ -25,11 +25,11 @@ type graphDoc struct {
 // scope returns the documents a graph tool looks in: the one named by the
 // model (id or name), else the documents under review, else the whole
 // collection.
-func (c *Corpus) scope(named string, docs []string) ([]graphDoc, error) {
+func (c *Corpus) scope(ctx context.Context, named string, docs []string) ([]graphDoc, error) {
 	var ids []string
 	switch {
 	case strings.TrimSpace(named) != "":
-		in, err := ingest.FindDoc(c.Store, c.Collection, strings.TrimSpace(named))
+		in, err := ingest.FindDoc(ctx, c.Store, c.Collection, strings.TrimSpace(named))
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (c *Corpus) scope(named string, docs []string) ([]graphDoc, error) {
 	case len(docs) > 0:
 		ids = docs
 	default:
-		infos, err := c.Store.List(c.Collection)
+		infos, err := c.Store.List(ctx, c.Collection)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func (t *DefineTerm) Call(ctx context.Context, raw json.RawMessage) (Result, err
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	docs, err := t.Corpus.scope(a.Document, t.Docs)
+	docs, err := t.Corpus.scope(ctx, a.Document, t.Docs)
 	if err != nil {
 		return Result{}, fmt.Errorf("define_term: %w", err)
 	}
@@ -163,7 +163,7 @@ func (t *FollowReference) Call(ctx context.Context, raw json.RawMessage) (Result
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	docs, err := t.Corpus.scope(a.Document, t.Docs)
+	docs, err := t.Corpus.scope(ctx, a.Document, t.Docs)
 	if err != nil {
 		return Result{}, fmt.Errorf("follow_reference: %w", err)
 	}

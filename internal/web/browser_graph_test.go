@@ -14,14 +14,7 @@ import (
 // reference opens the clause it points to (whose panel lists the first
 // clause under "Referred to by"), a term opens its definition.
 func TestBrowserGraph(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing: %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 	uploadFiles(t, srv.URL, key, []string{filepath.Join("..", "..", "examples", "contracts", "master-services-agreement.txt")})
 	b := newBrowser(t)

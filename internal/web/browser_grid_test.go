@@ -45,14 +45,7 @@ var gridProvisions = []string{
 // Screenshots (PAKTON_SCREENSHOTS): review-grid, review-reader,
 // review-page-view, phone-review-grid, phone-review-cell.
 func TestBrowserReviewGrid(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing: %v", p, err)
-		}
-	}
+	needBrowser(t)
 	cuad := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad")
 	pdf := filepath.Join("..", "..", "..", "shared", "data", "cuad", "pdf", "PHREESIA,INC_05_28_2019-EX-10.18-STRATEGIC ALLIANCE AGREEMENT.pdf")
 	ents, err := os.ReadDir(cuad)
@@ -150,15 +143,25 @@ func TestBrowserReviewGrid(t *testing.T) {
 		t.Errorf("scrolled, the header row is at %.0f (grid top %.0f) and the contract column at %.0f (grid left %.0f)", sticky.HeadTop, sticky.WrapTop, sticky.NameLeft, sticky.WrapLeft)
 	}
 	b.run("scroll back", chromedp.Evaluate(`document.getElementById('grid-wrap').scrollTo(0, 0)`, nil))
-	// The first found cell of the first CUAD contract, to show a cell.
+	// Show the distribution agreement's Termination for Convenience, whose
+	// only clause excludes it ("Neither Party may terminate … for
+	// convenience"): a No, with the excluding clause as its evidence.
+	var picked string
 	b.run("pick a cell",
 		chromedp.Evaluate(`(() => {
-			const b = [...document.querySelectorAll('#review-grid tbody tr:nth-child(2) td:not(.cell-nf) .cell')][2]
-				|| document.querySelector('#review-grid td:not(.cell-nf) .cell');
-			b.click();
-		})()`, nil),
+			const t = rv.current.table;
+			const i = t.rows.findIndex((r) => r.doc_name.startsWith('distribution-agreement'));
+			const j = t.provisions.indexOf('Termination for Convenience');
+			moveTo(i, j);
+			pickCell(i, j, false);
+			return document.getElementById('cell-answer').textContent;
+		})()`, &picked),
 		chromedp.WaitVisible("#cell-body", chromedp.ByQuery),
 	)
+	t.Logf("the distribution agreement's Termination for Convenience: %q", picked)
+	if strings.HasPrefix(picked, "Yes") {
+		t.Errorf("the distribution agreement's Termination for Convenience (\"Neither Party may terminate … for convenience\") shows %q", picked)
+	}
 	b.shot(shots, "review-grid")
 
 	// The PDF's row: open a found cell in the reader.

@@ -27,14 +27,7 @@ import (
 // It runs only with PAKTON_BROWSER=1, like TestBrowser; screenshots go to
 // PAKTON_SCREENSHOTS when set.
 func TestBrowserNewUser(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 	b := newBrowser(t)
 	shots := os.Getenv("PAKTON_SCREENSHOTS")

@@ -32,14 +32,7 @@ import (
 //
 // It runs only with PAKTON_BROWSER=1; screenshots go to PAKTON_SCREENSHOTS.
 func TestBrowserReview(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing: %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 	uploadFiles(t, srv.URL, key, reviewtest.Contracts(t))
 	pbFile := filepath.Join(t.TempDir(), "diligence.yaml")

@@ -39,14 +39,7 @@ const (
 // It runs only with PAKTON_BROWSER=1. Screenshots of each step go to the
 // directory in PAKTON_SCREENSHOTS when set (docs/screenshots in the repo).
 func TestBrowser(t *testing.T) {
-	if os.Getenv("PAKTON_BROWSER") != "1" {
-		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
-	}
-	for _, p := range []string{chromiumPath, chromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
-		}
-	}
+	needBrowser(t)
 	srv, key := startAPI(t)
 
 	b := newBrowser(t)
@@ -330,6 +323,20 @@ func pagesOf(t *testing.T, base, key, id string, pos int) int {
 	return 0
 }
 
+// needBrowser skips a browser test unless PAKTON_BROWSER=1 and Debian's
+// chromium and chromium-driver are installed.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PAKTON_BROWSER") != "1" {
+		t.Skip("browser test: set PAKTON_BROWSER=1 to run it (needs Debian chromium and chromium-driver)")
+	}
+	for _, p := range []string{chromiumPath, chromedriverPath} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("browser test: %s missing (apt-get install -y chromium chromium-driver): %v", p, err)
+		}
+	}
+}
+
 // startAPI starts the real API server (internal/server) with Handler
 // mounted at "/", on a loopback port over an empty temporary store, and
 // returns it with an admin API key.
@@ -339,15 +346,15 @@ func startAPI(t *testing.T) (*httptest.Server, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	keys, err := auth.Open(st.Dir())
+	keys, err := auth.Open(t.Context(), st.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := keys.EnsureAdmin("browser test")
+	key, err := keys.EnsureAdmin(t.Context(), "browser test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Config{Store: st, Keys: keys, UI: Handler(),
+	s, err := server.New(t.Context(), server.Config{Store: st, Keys: keys, UI: Handler(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -288,7 +288,7 @@ func nliCorpus(ctx context.Context, data *Dataset) (*tool.Corpus, func(), error)
 		}
 		rec := &store.Record{Doc: doc, Tree: tree, Source: store.Source{Path: d.FileName},
 			Artifacts: map[string][]byte{ingest.ArtifactSummary: summary}}
-		if err := st.Put(store.DefaultCollection, rec); err != nil {
+		if err := st.Put(ctx, store.DefaultCollection, rec); err != nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("contractnli: store %s: %w", d.FileName, err)
 		}

@@ -30,7 +30,7 @@ func CSV(w io.Writer, rv *Review) error {
 			head = append(head, p+" ("+c+")")
 		}
 	}
-	if err := cw.Write(head); err != nil {
+	if err := writeSafe(cw, head); err != nil {
 		return err
 	}
 	for i := range rv.Table.Rows {
@@ -46,7 +46,7 @@ func CSV(w io.Writer, rv *Review) error {
 			paths, pgs, spans, answerSpans := located(c, a)
 			rec = append(rec, a.Line, a.Text, confidence(c.Confidence), paths, pgs, spans, answerSpans, string(a.Verdict))
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := writeSafe(cw, rec); err != nil {
 			return err
 		}
 	}

@@ -92,7 +92,11 @@ func ParseFormats(s string) ([]string, error) {
 
 // WriteFiles writes rv in each format into dir as review.<format>, each
 // file replaced atomically, and returns the paths written.
+//
+// Temporary files an earlier run left when it was killed mid-write (older
+// than a minute: not a concurrent writer's) are removed first.
 func WriteFiles(dir string, formats []string, rv *Review) ([]string, error) {
+	atomicfile.RemoveStale(dir, time.Minute)
 	var out []string
 	for _, f := range formats {
 		path := filepath.Join(dir, "review."+f)

@@ -77,7 +77,7 @@ func fixture(t *testing.T) *export.Review {
 		Set(review.Decision{DocID: row0.DocID, Provision: "Source Code Escrow", Verdict: review.Corrected, Text: "Escrow <with> Iron Mountain & co", Value: "Yes", Note: "see schedule"})
 	return &export.Review{Table: tab, Decisions: ds, Collection: "deal", Created: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC),
 		Text: func(id string) (string, error) {
-			rec, err := st.Document("deal", id)
+			rec, err := st.Document(t.Context(), "deal", id)
 			if err != nil {
 				return "", err
 			}

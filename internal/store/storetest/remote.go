@@ -2,6 +2,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,11 +31,18 @@ type coll struct {
 // NewRemote returns an empty Remote.
 func NewRemote() *Remote { return &Remote{colls: map[string]*coll{}, records: map[string][]byte{}} }
 
+var (
+	_ store.Remote        = (*Remote)(nil)
+	_ store.SharedRecords = (*Remote)(nil)
+)
+
 func (m *Remote) Location() string { return "mem://test" }
 func (m *Remote) Close() error     { return nil }
 
-func (m *Remote) Collections() ([]store.CollectionInfo, error) {
-	m.mu.Lock()
+func (m *Remote) Collections(ctx context.Context) ([]store.CollectionInfo, error) {
+	if err := m.enter(ctx); err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
 	var out []store.CollectionInfo
 	for name, c := range m.colls {
@@ -43,13 +51,25 @@ func (m *Remote) Collections() ([]store.CollectionInfo, error) {
 	return out, nil
 }
 
-func (m *Remote) CreateCollection(name string) error {
-	m.mu.Lock()
+func (m *Remote) CreateCollection(ctx context.Context, name string) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
 	defer m.mu.Unlock()
 	if m.colls[name] == nil {
 		m.colls[name] = &coll{entries: map[string]store.RemoteEntry{}, files: map[string][]byte{}}
 	}
 	m.stamp++
+	return nil
+}
+
+// enter starts a call: a cancelled context does nothing (as a cluster call
+// would fail), else the lock is taken.
+func (m *Remote) enter(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
 	return nil
 }
 
@@ -61,8 +81,10 @@ func (m *Remote) get(name string) (*coll, error) {
 	return c, nil
 }
 
-func (m *Remote) DeleteCollection(name string) error {
-	m.mu.Lock()
+func (m *Remote) DeleteCollection(ctx context.Context, name string) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
 	defer m.mu.Unlock()
 	if _, err := m.get(name); err != nil {
 		return err
@@ -71,8 +93,10 @@ func (m *Remote) DeleteCollection(name string) error {
 	return nil
 }
 
-func (m *Remote) Stamp(name string) (uint64, error) {
-	m.mu.Lock()
+func (m *Remote) Stamp(ctx context.Context, name string) (uint64, error) {
+	if err := m.enter(ctx); err != nil {
+		return 0, err
+	}
 	defer m.mu.Unlock()
 	if _, err := m.get(name); err != nil {
 		return 0, err
@@ -80,8 +104,10 @@ func (m *Remote) Stamp(name string) (uint64, error) {
 	return m.stamp, nil
 }
 
-func (m *Remote) Entries(name string) ([]store.RemoteEntry, error) {
-	m.mu.Lock()
+func (m *Remote) Entries(ctx context.Context, name string) ([]store.RemoteEntry, error) {
+	if err := m.enter(ctx); err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -94,8 +120,10 @@ func (m *Remote) Entries(name string) ([]store.RemoteEntry, error) {
 	return out, nil
 }
 
-func (m *Remote) Entry(name, id string) (store.RemoteEntry, error) {
-	m.mu.Lock()
+func (m *Remote) Entry(ctx context.Context, name, id string) (store.RemoteEntry, error) {
+	if err := m.enter(ctx); err != nil {
+		return store.RemoteEntry{}, err
+	}
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -108,8 +136,10 @@ func (m *Remote) Entry(name, id string) (store.RemoteEntry, error) {
 	return e, nil
 }
 
-func (m *Remote) ReadFile(name, id, version, file string) ([]byte, error) {
-	m.mu.Lock()
+func (m *Remote) ReadFile(ctx context.Context, name, id, version, file string) ([]byte, error) {
+	if err := m.enter(ctx); err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -122,8 +152,10 @@ func (m *Remote) ReadFile(name, id, version, file string) ([]byte, error) {
 	return b, nil
 }
 
-func (m *Remote) Commit(name string, vs []store.RemoteVersion) error {
-	m.mu.Lock()
+func (m *Remote) Commit(ctx context.Context, name string, vs []store.RemoteVersion) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -141,8 +173,10 @@ func (m *Remote) Commit(name string, vs []store.RemoteVersion) error {
 	return nil
 }
 
-func (m *Remote) Delete(name, id string) error {
-	m.mu.Lock()
+func (m *Remote) Delete(ctx context.Context, name, id string) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
 	defer m.mu.Unlock()
 	c, err := m.get(name)
 	if err != nil {
@@ -157,8 +191,10 @@ func (m *Remote) Delete(name, id string) error {
 }
 
 // Records implements store.SharedRecords.
-func (m *Remote) Records(kind string) (map[string][]byte, error) {
-	m.mu.Lock()
+func (m *Remote) Records(ctx context.Context, kind string) (map[string][]byte, error) {
+	if err := m.enter(ctx); err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
 	out := map[string][]byte{}
 	for k, v := range m.records {
@@ -170,8 +206,10 @@ func (m *Remote) Records(kind string) (map[string][]byte, error) {
 }
 
 // Record implements store.SharedRecords.
-func (m *Remote) Record(kind, id string) ([]byte, error) {
-	m.mu.Lock()
+func (m *Remote) Record(ctx context.Context, kind, id string) ([]byte, error) {
+	if err := m.enter(ctx); err != nil {
+		return nil, err
+	}
 	defer m.mu.Unlock()
 	b, ok := m.records[kind+"\x00"+id]
 	if !ok {
@@ -181,16 +219,20 @@ func (m *Remote) Record(kind, id string) ([]byte, error) {
 }
 
 // PutRecord implements store.SharedRecords.
-func (m *Remote) PutRecord(kind, id string, data []byte) error {
-	m.mu.Lock()
+func (m *Remote) PutRecord(ctx context.Context, kind, id string, data []byte) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
 	defer m.mu.Unlock()
 	m.records[kind+"\x00"+id] = append([]byte(nil), data...)
 	return nil
 }
 
 // DeleteRecord implements store.SharedRecords.
-func (m *Remote) DeleteRecord(kind, id string) error {
-	m.mu.Lock()
+func (m *Remote) DeleteRecord(ctx context.Context, kind, id string) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
 	defer m.mu.Unlock()
 	if _, ok := m.records[kind+"\x00"+id]; !ok {
 		return fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)

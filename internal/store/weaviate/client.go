@@ -97,19 +97,52 @@ type Options struct {
 	Namespace string
 	// Local is the local directory for derived files and process state
 	// (default: the user's cache directory, per cluster).
-	Local  string
+	Local string
+	// APIKey is sent as a bearer token (PAKTON_WEAVIATE_API_KEY); TLS
+	// talks HTTPS to the nodes (tls=true), without which the key travels
+	// in clear.
 	APIKey string
+	TLS    bool
 }
 
-// ParseURL parses weaviate://host:port[,host:port…][?replicas=N&shards=N&timeout=30s&retry=2m&stamp_ttl=1s&consistency=QUORUM&namespace=NS&local=DIR].
+// Redact returns a store URL (or any text holding one) with the
+// credentials of its hosts (user:password@ or token@) replaced by "***", for
+// messages and logs.
+func Redact(s string) string {
+	for from := 0; ; {
+		i := strings.Index(s[from:], Scheme)
+		if i < 0 {
+			return s
+		}
+		i += from + len(Scheme)
+		end := i + strings.IndexAny(s[i:]+" ", "?/ \t\n\"'")
+		hosts := strings.Split(s[i:end], ",")
+		for k, h := range hosts {
+			if at := strings.LastIndex(h, "@"); at >= 0 {
+				hosts[k] = "***@" + h[at+1:]
+			}
+		}
+		joined := strings.Join(hosts, ",")
+		s = s[:i] + joined + s[end:]
+		from = i + len(joined)
+	}
+}
+
+// ParseURL parses weaviate://host:port[,host:port…][?replicas=N&shards=N&timeout=30s&retry=2m&stamp_ttl=1s&consistency=QUORUM&namespace=NS&local=DIR&tls=true].
+// Credentials are not taken from the URL (a command line and a log show it):
+// the API key comes from PAKTON_WEAVIATE_API_KEY, and a URL with
+// user:password@ or token@ is refused, without echoing them.
 func ParseURL(raw string) (Options, error) {
 	var o Options
 	if !IsURL(raw) {
-		return o, fmt.Errorf("weaviate: %q is not a weaviate:// URL", raw)
+		return o, fmt.Errorf("weaviate: %q is not a weaviate:// URL", Redact(raw))
 	}
 	rest := strings.TrimPrefix(raw, Scheme)
 	hostPart, query, _ := strings.Cut(rest, "?")
 	hostPart = strings.TrimSuffix(hostPart, "/")
+	if strings.Contains(hostPart, "@") {
+		return o, fmt.Errorf("weaviate: %s holds credentials; pakton does not read them from the URL, which command lines and logs show: put the API key in %s", Redact(raw), EnvAPIKey)
+	}
 	for _, h := range strings.Split(hostPart, ",") {
 		h = strings.TrimSpace(h)
 		if h == "" {
@@ -121,11 +154,11 @@ func ParseURL(raw string) (Options, error) {
 		o.Hosts = append(o.Hosts, h)
 	}
 	if len(o.Hosts) == 0 {
-		return o, fmt.Errorf("weaviate: %q names no host (want weaviate://host:port[,host:port…])", raw)
+		return o, fmt.Errorf("weaviate: %q names no host (want weaviate://host:port[,host:port…])", Redact(raw))
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return o, fmt.Errorf("weaviate: %q: %w", raw, err)
+		return o, fmt.Errorf("weaviate: %q: bad parameters", Redact(raw))
 	}
 	o.Replicas, o.Shards, o.Consistency = 1, 1, "QUORUM"
 	o.Timeout, o.Retry, o.StampTTL = 30*time.Second, 2*time.Minute, time.Second
@@ -163,13 +196,19 @@ func ParseURL(raw string) (Options, error) {
 			o.Consistency = v
 		case "local":
 			o.Local = v
+		case "tls":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return o, fmt.Errorf("weaviate: tls=%q: want true or false", v)
+			}
+			o.TLS = b
 		case "namespace":
 			if !validNamespace(v) {
 				return o, fmt.Errorf("weaviate: namespace=%q: want 1-32 letters and digits, starting with a capital letter", v)
 			}
 			o.Namespace = v
 		default:
-			return o, fmt.Errorf("weaviate: unknown URL parameter %q (known: replicas, shards, timeout, retry, stamp_ttl, consistency, namespace, local)", k)
+			return o, fmt.Errorf("weaviate: unknown URL parameter %q (known: replicas, shards, timeout, retry, stamp_ttl, consistency, namespace, local, tls)", k)
 		}
 	}
 	if o.Local == "" {
@@ -177,7 +216,7 @@ func ParseURL(raw string) (Options, error) {
 		if err != nil {
 			base = os.TempDir()
 		}
-		o.Local = filepath.Join(base, "pakton", "weaviate-"+safeName(strings.Join(o.Hosts, ","))+o.Namespace)
+		o.Local = localDir(base, o.Hosts, o.Namespace)
 	}
 	o.APIKey = os.Getenv(EnvAPIKey)
 	return o, nil
@@ -193,6 +232,22 @@ func validNamespace(s string) bool {
 		}
 	}
 	return true
+}
+
+// localDir names a cluster's local directory by a hash of its hosts and
+// namespace, never by the URL's text. A directory an older pakton named
+// from the hosts themselves is renamed to it, keeping the server's
+// instance id (and so its jobs) and derived files.
+func localDir(base string, hosts []string, namespace string) string {
+	h := sha256.Sum256([]byte(strings.Join(hosts, ",") + "\x00" + namespace))
+	dir := filepath.Join(base, "pakton", "weaviate-"+hex.EncodeToString(h[:8]))
+	old := filepath.Join(base, "pakton", "weaviate-"+safeName(strings.Join(hosts, ","))+namespace)
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		if fi, err := os.Stat(old); err == nil && fi.IsDir() {
+			os.Rename(old, dir)
+		}
+	}
+	return dir
 }
 
 func safeName(s string) string {
@@ -218,6 +273,9 @@ type client struct {
 	// Requests and retries, for tests and progress.
 	requests, retries atomic.Int64
 }
+
+// classRecord is the name of the class that holds records.
+func (c *client) classRecord() string { return "Pakton" + c.o.Namespace + suffixRecord }
 
 // statusError is a response the server gave and that retrying will not
 // change (a 4xx other than 429).
@@ -309,6 +367,9 @@ func (c *client) doTimeout(ctx context.Context, timeout time.Duration, method, p
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if _, ok := err.(*tooLargeError); ok {
+			return fmt.Errorf("%s: %w", host, err) // asking again would read as much again
+		}
 		last = fmt.Errorf("%s: %w", host, err)
 		if time.Now().Add(delay).After(deadline) {
 			return &unreachableError{Hosts: c.o.Hosts, Last: last, Tries: tries}
@@ -334,7 +395,11 @@ func (c *client) once(ctx context.Context, timeout time.Duration, host, method, 
 	if payload != nil {
 		rd = bytes.NewReader(payload)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+host+path, rd)
+	scheme := "http://"
+	if c.o.TLS {
+		scheme = "https://"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, scheme+host+path, rd)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -352,11 +417,58 @@ func (c *client) once(ctx context.Context, timeout time.Duration, host, method, 
 		return 0, nil, err
 	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<30))
+	limit := responseLimit(method, path, c.classRecord(), len(payload))
+	if res.ContentLength > limit {
+		return 0, nil, &tooLargeError{method, path, limit}
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {
 		return 0, nil, err
 	}
+	if int64(len(b)) > limit {
+		return 0, nil, &tooLargeError{method, path, limit}
+	}
 	return res.StatusCode, b, nil
+}
+
+// Bounds on an answer of the cluster, by what the call can legitimately
+// return: a record (the largest thing pakton stores in one object: a
+// finished review's table) or a listing of records as JSON text inside
+// JSON; a batch's results echo what was sent; anything else — schema,
+// tenants, a document's properties, a file part of partSize, a page of a
+// listing — is small. An
+// answer past its bound is an error, read no further (it used to be read up
+// to 1 GiB, and one bad answer cost 2.65 GB).
+const (
+	// MaxRecordBytes is the largest record PutRecord writes.
+	MaxRecordBytes = 256 << 20
+	// maxRecordAnswer bounds an answer holding records: the data escaped
+	// inside a JSON string, with the object around it.
+	maxRecordAnswer = 2*MaxRecordBytes + 1<<20
+	// maxAnswer bounds every other answer.
+	maxAnswer = 16 << 20
+)
+
+// responseLimit returns the bound of the answer to a request with a body
+// of sent bytes. A batch's answer echoes the objects sent.
+func responseLimit(method, path, classRecord string, sent int) int64 {
+	switch {
+	case method == "GET" && classRecord != "" && strings.HasPrefix(path, "/v1/objects/"+classRecord+"/"), path == "/v1/graphql":
+		return maxRecordAnswer
+	case strings.HasPrefix(path, "/v1/batch/"):
+		return max(maxAnswer, 2*int64(sent)+1<<20)
+	}
+	return maxAnswer
+}
+
+// tooLargeError is an answer past its bound.
+type tooLargeError struct {
+	method, path string
+	limit        int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s %s: the answer is larger than the %d bytes it can legitimately be; not read", e.method, e.path, e.limit)
 }
 
 // objectID derives a stable object UUID from its key, so that writing the

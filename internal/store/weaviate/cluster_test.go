@@ -75,7 +75,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 	}
 	defer st.Close()
 	const coll = "faults"
-	if err := st.CreateCollection(coll); err != nil {
+	if err := st.CreateCollection(t.Context(), coll); err != nil {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
@@ -115,7 +115,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 	if len(res.Hits) == 0 {
 		t.Fatal("no hits")
 	}
-	if d, err := st.Info(coll, res.Hits[0].DocID); err != nil || d.Name != "supply-017.txt" {
+	if d, err := st.Info(t.Context(), coll, res.Hits[0].DocID); err != nil || d.Name != "supply-017.txt" {
 		t.Fatalf("top hit %v (%v), want supply-017.txt", d.Name, err)
 	}
 
@@ -141,12 +141,12 @@ func TestWeaviateClusterFaults(t *testing.T) {
 			default:
 			}
 			err := func() error {
-				infos, err := rd.List(coll)
+				infos, err := rd.List(t.Context(), coll)
 				if err != nil {
 					return err
 				}
 				in := infos[r.IntN(len(infos))]
-				rec, err := rd.Document(coll, in.ID)
+				rec, err := rd.Document(t.Context(), coll, in.ID)
 				if err != nil {
 					return err
 				}
@@ -154,7 +154,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 					return fmt.Errorf("%s: text differs", in.Name)
 				}
 				hits := ix.Search(search.Query{Text: "liability capped late delivery", K: 8}).Hits
-				_, err = ingest.Passages(rd, coll, hits[:min(3, len(hits))])
+				_, err = ingest.Passages(t.Context(), rd, coll, hits[:min(3, len(hits))])
 				return err
 			}()
 			reads.Add(1)
@@ -193,7 +193,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 	}
 	t.Logf("killing leader node%d mid-ingest", leader)
 	ingestRange(60, 90, func(int) { c.Kill(leader) })
-	if err := st.CreateCollection("after-leader-kill"); err != nil {
+	if err := st.CreateCollection(t.Context(), "after-leader-kill"); err != nil {
 		t.Fatalf("create a collection after the leader was killed: %v", err)
 	}
 	if err := c.Restart(leader); err != nil {
@@ -216,7 +216,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fresh.Close()
-	infos, err := fresh.List(coll)
+	infos, err := fresh.List(t.Context(), coll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 			t.Errorf("%s stored twice", in.Name)
 		}
 		seen[in.Name] = true
-		rec, err := fresh.Get(coll, in.ID)
+		rec, err := fresh.Get(t.Context(), coll, in.ID)
 		if err != nil {
 			t.Errorf("%s: %v", in.Name, err)
 			continue
@@ -238,7 +238,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 	if len(infos) != len(all) {
 		t.Errorf("%d documents stored, want %d", len(infos), len(all))
 	}
-	cols, err := fresh.Collections()
+	cols, err := fresh.Collections(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,52 +268,52 @@ func TestWeaviateStore(t *testing.T) {
 	src := t.TempDir()
 	paths, _ := writeContracts(t, src, 0, 3)
 	for _, coll := range []string{"alpha", "beta.two"} {
-		if err := st.CreateCollection(coll); err != nil {
+		if err := st.CreateCollection(t.Context(), coll); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := ingest.Ingest(context.Background(), st, "alpha", paths, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := st.List("beta.two"); len(l) != 0 {
+	if l, _ := st.List(t.Context(), "beta.two"); len(l) != 0 {
 		t.Fatalf("isolation: beta.two lists %d documents", len(l))
 	}
-	l, err := st.List("alpha")
+	l, err := st.List(t.Context(), "alpha")
 	if err != nil || len(l) != 3 {
 		t.Fatalf("List = %d, %v", len(l), err)
 	}
-	g1, _ := st.Generation("alpha")
-	rec, err := st.Get("alpha", l[0].ID)
+	g1, _ := st.Generation(t.Context(), "alpha")
+	rec, err := st.Get(t.Context(), "alpha", l[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec.Doc.Text += "\nAMENDED."
-	if err := st.Put("alpha", rec); err != nil {
+	if err := st.Put(t.Context(), "alpha", rec); err != nil {
 		t.Fatal(err)
 	}
-	g2, _ := st.Generation("alpha")
+	g2, _ := st.Generation(t.Context(), "alpha")
 	if g1 == g2 {
 		t.Fatal("generation unchanged by a put")
 	}
-	if got, err := st.Document("alpha", l[0].ID); err != nil || !strings.HasSuffix(got.Doc.Text, "AMENDED.") {
+	if got, err := st.Document(t.Context(), "alpha", l[0].ID); err != nil || !strings.HasSuffix(got.Doc.Text, "AMENDED.") {
 		t.Fatalf("replaced document: %v", err)
 	}
-	if err := st.Delete("alpha", l[1].ID); err != nil {
+	if err := st.Delete(t.Context(), "alpha", l[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := st.List("alpha"); len(l) != 2 {
+	if l, _ := st.List(t.Context(), "alpha"); len(l) != 2 {
 		t.Fatalf("after delete: %d documents", len(l))
 	}
-	if err := st.DeleteCollection("alpha"); err != nil {
+	if err := st.DeleteCollection(t.Context(), "alpha"); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateCollection("alpha"); err != nil {
+	if err := st.CreateCollection(t.Context(), "alpha"); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := st.List("alpha"); len(l) != 0 {
+	if l, _ := st.List(t.Context(), "alpha"); len(l) != 0 {
 		t.Fatalf("a re-created collection shows %d old documents", len(l))
 	}
-	if _, err := st.Generation("nope"); err == nil {
+	if _, err := st.Generation(t.Context(), "nope"); err == nil {
 		t.Fatal("missing collection has a generation")
 	}
 	_ = store.DefaultCollection

@@ -32,7 +32,7 @@ func TestWeaviateRecords(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := r.PutRecord("report/deals", fmt.Sprintf("r%04d", i), []byte(payload)); err != nil {
+			if err := r.PutRecord(t.Context(), "report/deals", fmt.Sprintf("r%04d", i), []byte(payload)); err != nil {
 				errs <- err
 			}
 		}()
@@ -43,18 +43,18 @@ func TestWeaviateRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 10 {
-		if err := r.PutRecord("api-key", fmt.Sprintf("k%d", i), []byte(`{"id":"k`+fmt.Sprint(i)+`"}`)); err != nil {
+		if err := r.PutRecord(t.Context(), "api-key", fmt.Sprintf("k%d", i), []byte(`{"id":"k`+fmt.Sprint(i)+`"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := r.DeleteRecord("api-key", "k3"); err != nil {
+	if err := r.DeleteRecord(t.Context(), "api-key", "k3"); err != nil {
 		t.Fatal(err)
 	}
 	timed := func(kind string, want int) time.Duration {
 		var ds []time.Duration
 		for range 5 {
 			at := time.Now()
-			recs, err := r.Records(kind)
+			recs, err := r.Records(t.Context(), kind)
 			ds = append(ds, time.Since(at))
 			if err != nil || len(recs) != want {
 				t.Fatalf("Records(%s): %d records, %v; want %d", kind, len(recs), err, want)
@@ -68,7 +68,7 @@ func TestWeaviateRecords(t *testing.T) {
 	var ds []time.Duration
 	for i := range 50 {
 		at := time.Now()
-		if _, err := r.Record("report/deals", fmt.Sprintf("r%04d", i)); err != nil {
+		if _, err := r.Record(t.Context(), "report/deals", fmt.Sprintf("r%04d", i)); err != nil {
 			t.Fatal(err)
 		}
 		ds = append(ds, time.Since(at))
@@ -114,20 +114,20 @@ func TestWeaviateRecordsMany(t *testing.T) {
 	}
 	for i := 0; i < n; i += n / 7 {
 		id := fmt.Sprintf("d%06d", i)
-		if err := r.DeleteRecord(kind, id); err != nil {
+		if err := r.DeleteRecord(t.Context(), kind, id); err != nil {
 			t.Fatal(err)
 		}
 		delete(want, id)
 	}
 	upd := fmt.Sprintf("d%06d", n-1)
 	want[upd] = `{"status":"rejected"}`
-	if err := r.PutRecord(kind, upd, []byte(want[upd])); err != nil {
+	if err := r.PutRecord(t.Context(), kind, upd, []byte(want[upd])); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string) time.Duration {
 		t.Helper()
 		at := time.Now()
-		got, err := r.Records(kind)
+		got, err := r.Records(t.Context(), kind)
 		d := time.Since(at)
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)

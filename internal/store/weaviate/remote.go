@@ -52,7 +52,14 @@ type stampAt struct {
 	at    time.Time
 }
 
-var _ store.Remote = (*Remote)(nil)
+var (
+	_ store.Remote        = (*Remote)(nil)
+	_ store.SharedRecords = (*Remote)(nil)
+	_ store.Collector     = (*Remote)(nil)
+	_ interface {
+		Ping(context.Context) error
+	} = (*Remote)(nil) // store.Ping asks for it
+)
 
 // Open connects to the cluster a weaviate:// URL names, checks that it
 // answers, and creates pakton's classes when they are absent.
@@ -117,8 +124,6 @@ func (r *Remote) Close() error {
 func (r *Remote) Stats() (requests, retries int64) {
 	return r.c.requests.Load(), r.c.retries.Load()
 }
-
-func bg() context.Context { return context.Background() }
 
 // --- schema ---------------------------------------------------------------
 
@@ -299,8 +304,8 @@ func tenantMissing(err error) bool {
 }
 
 // Collections implements store.Remote.
-func (r *Remote) Collections() ([]store.CollectionInfo, error) {
-	c := bg()
+func (r *Remote) Collections(ctx context.Context) ([]store.CollectionInfo, error) {
+	c := ctx
 	var out []store.CollectionInfo
 	var list struct {
 		Objects []struct {
@@ -374,8 +379,8 @@ func (r *Remote) count(ctx context.Context, tenant string) (int, error) {
 func newStamp() string { return strconv.FormatUint(rand.Uint64()|1, 10) }
 
 // CreateCollection implements store.Remote.
-func (r *Remote) CreateCollection(name string) error {
-	c := bg()
+func (r *Remote) CreateCollection(ctx context.Context, name string) error {
+	c := ctx
 	if _, err := r.collection(c, name); err == nil {
 		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -429,8 +434,8 @@ func (r *Remote) ensureTenant(ctx context.Context, class, tenant string) error {
 }
 
 // DeleteCollection implements store.Remote.
-func (r *Remote) DeleteCollection(name string) error {
-	c := bg()
+func (r *Remote) DeleteCollection(ctx context.Context, name string) error {
+	c := ctx
 	p, err := r.collection(c, name)
 	if err != nil {
 		return err
@@ -455,7 +460,7 @@ func (r *Remote) DeleteCollection(name string) error {
 // answered from memory (a server checks it on every request); this
 // process's own writes forget it, so they are seen at once, and another
 // process's within StampTTL.
-func (r *Remote) Stamp(collection string) (uint64, error) {
+func (r *Remote) Stamp(ctx context.Context, collection string) (uint64, error) {
 	if ttl := r.c.o.StampTTL; ttl > 0 {
 		r.mu.Lock()
 		sa, ok := r.stamps[collection]
@@ -465,7 +470,7 @@ func (r *Remote) Stamp(collection string) (uint64, error) {
 		}
 	}
 	at := time.Now()
-	p, err := r.collection(bg(), collection)
+	p, err := r.collection(ctx, collection)
 	if err != nil {
 		return 0, err
 	}
@@ -517,8 +522,8 @@ func (p docProps) remote() store.RemoteEntry {
 }
 
 // Entry implements store.Remote.
-func (r *Remote) Entry(collection, id string) (store.RemoteEntry, error) {
-	p, err := r.doc(bg(), collection, id)
+func (r *Remote) Entry(ctx context.Context, collection, id string) (store.RemoteEntry, error) {
+	p, err := r.doc(ctx, collection, id)
 	return p.remote(), err
 }
 
@@ -541,8 +546,8 @@ func (r *Remote) doc(ctx context.Context, collection, id string) (docProps, erro
 // listing and the union taken; a document not listed by every node, or
 // listed at different versions, is read back at the consistency level to
 // decide.
-func (r *Remote) Entries(collection string) ([]store.RemoteEntry, error) {
-	c := bg()
+func (r *Remote) Entries(ctx context.Context, collection string) ([]store.RemoteEntry, error) {
+	c := ctx
 	var out []store.RemoteEntry
 	err := r.withTenant(c, collection, func(t string) error {
 		got, firstErr := fromEveryNode(r.c.o.Hosts, func(h string) (map[string]docProps, error) { return r.listFrom(c, h, t) })
@@ -620,8 +625,8 @@ func (r *Remote) listFrom(ctx context.Context, host, tenant string) (map[string]
 }
 
 // ReadFile implements store.Remote.
-func (r *Remote) ReadFile(collection, id, version, name string) ([]byte, error) {
-	c := bg()
+func (r *Remote) ReadFile(ctx context.Context, collection, id, version, name string) ([]byte, error) {
+	c := ctx
 	var data []byte
 	err := r.withTenant(c, collection, func(t string) error {
 		data = nil
@@ -653,8 +658,8 @@ func (r *Remote) ReadFile(collection, id, version, name string) ([]byte, error) 
 }
 
 // Commit implements store.Remote.
-func (r *Remote) Commit(collection string, vs []store.RemoteVersion) error {
-	c := bg()
+func (r *Remote) Commit(ctx context.Context, collection string, vs []store.RemoteVersion) error {
+	c := ctx
 	return r.withTenant(c, collection, func(t string) error {
 		old, err := r.docsByID(c, t, vs)
 		if err != nil {
@@ -738,8 +743,8 @@ func (r *Remote) deleteFiles(ctx context.Context, tenant string, p docProps) {
 }
 
 // Delete implements store.Remote.
-func (r *Remote) Delete(collection, id string) error {
-	c := bg()
+func (r *Remote) Delete(ctx context.Context, collection, id string) error {
+	c := ctx
 	return r.withTenant(c, collection, func(t string) error {
 		var obj struct {
 			Properties docProps `json:"properties"`
@@ -832,10 +837,10 @@ func (r *Remote) batchOnce(ctx context.Context, objs []object) error {
 
 // Ping reports whether any node of the URL is ready, trying each once with
 // a short timeout.
-func (r *Remote) Ping() error {
+func (r *Remote) Ping(ctx context.Context) error {
 	var errs []error
 	for _, h := range r.c.o.Hosts {
-		status, _, err := r.c.once(bg(), 3*time.Second, h, "GET", "/v1/.well-known/ready", nil)
+		status, _, err := r.c.once(ctx, 3*time.Second, h, "GET", "/v1/.well-known/ready", nil)
 		if err == nil && status == 200 {
 			return nil
 		}
@@ -889,8 +894,8 @@ const (
 // different data, or when a node did not answer — is read back at the
 // consistency level, so a deleted record (a revoked key) is never taken from
 // a replica that missed the deletion.
-func (r *Remote) Records(kind string) (map[string][]byte, error) {
-	c := bg()
+func (r *Remote) Records(ctx context.Context, kind string) (map[string][]byte, error) {
+	c := ctx
 	hosts := r.c.o.Hosts
 	got, firstErr := fromEveryNode(hosts, func(h string) (map[string]string, error) { return r.recordsFrom(c, h, kind) })
 	if len(got) == 0 {
@@ -912,7 +917,7 @@ func (r *Remote) Records(kind string) (map[string][]byte, error) {
 	var errs []error
 	parallel.All(len(doubt), 8, func(i int) {
 		id := doubt[i]
-		b, err := r.Record(kind, id)
+		b, err := r.Record(ctx, kind, id)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -1051,11 +1056,11 @@ func (r *Remote) graphQL(ctx context.Context, host, query string, out any) error
 
 // Record implements store.SharedRecords: one record, read at the
 // consistency level; a missing one is an error wrapping fs.ErrNotExist.
-func (r *Remote) Record(kind, id string) ([]byte, error) {
+func (r *Remote) Record(ctx context.Context, kind, id string) ([]byte, error) {
 	var obj struct {
 		Properties recordProps `json:"properties"`
 	}
-	err := r.c.do(bg(), "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
+	err := r.c.do(ctx, "GET", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, &obj)
 	if isStatus(err, 404) {
 		return nil, fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
 	}
@@ -1065,9 +1070,13 @@ func (r *Remote) Record(kind, id string) ([]byte, error) {
 	return []byte(obj.Properties.Data), nil
 }
 
-// PutRecord implements store.SharedRecords.
-func (r *Remote) PutRecord(kind, id string, data []byte) error {
-	return r.putRecords(bg(), kind, map[string][]byte{id: data})
+// PutRecord implements store.SharedRecords. A record is at most
+// MaxRecordBytes: what the answers that read it back are bounded by.
+func (r *Remote) PutRecord(ctx context.Context, kind, id string, data []byte) error {
+	if len(data) > MaxRecordBytes {
+		return fmt.Errorf("record %s/%s: %d bytes, more than the %d a record may hold", kind, id, len(data), MaxRecordBytes)
+	}
+	return r.putRecords(ctx, kind, map[string][]byte{id: data})
 }
 
 // putRecords writes records of one kind in batches.
@@ -1081,8 +1090,8 @@ func (r *Remote) putRecords(ctx context.Context, kind string, recs map[string][]
 }
 
 // DeleteRecord implements store.SharedRecords.
-func (r *Remote) DeleteRecord(kind, id string) error {
-	err := r.c.do(bg(), "DELETE", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, nil)
+func (r *Remote) DeleteRecord(ctx context.Context, kind, id string) error {
+	err := r.c.do(ctx, "DELETE", "/v1/objects/"+r.classRecord+"/"+recordID(kind, id)+"?"+r.q(), nil, nil)
 	if isStatus(err, 404) {
 		return fmt.Errorf("record %s/%s: %w", kind, id, fs.ErrNotExist)
 	}
@@ -1109,8 +1118,8 @@ type filePart struct {
 // were last written more than minAge ago — so the parts of a commit still
 // in progress are never taken — reads each such document again at the
 // consistency level to be sure, and deletes the parts.
-func (r *Remote) CollectGarbage(collection string, minAge time.Duration) (store.GCStats, error) {
-	c := bg()
+func (r *Remote) CollectGarbage(ctx context.Context, collection string, minAge time.Duration) (store.GCStats, error) {
+	c := ctx
 	var st store.GCStats
 	err := r.withTenant(c, collection, func(t string) error {
 		parts, err := r.fileParts(c, t)
@@ -1118,7 +1127,7 @@ func (r *Remote) CollectGarbage(collection string, minAge time.Duration) (store.
 			return err
 		}
 		st.Parts = len(parts)
-		entries, err := r.Entries(collection)
+		entries, err := r.Entries(ctx, collection)
 		if err != nil {
 			return err
 		}

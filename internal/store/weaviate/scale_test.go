@@ -78,7 +78,7 @@ func TestWeaviateScaleBench(t *testing.T) {
 			}
 			defer st.Close()
 			const coll = "cuad"
-			if err := st.CreateCollection(coll); err != nil {
+			if err := st.CreateCollection(t.Context(), coll); err != nil {
 				t.Fatal(err)
 			}
 			t0 := time.Now()
@@ -107,7 +107,7 @@ func TestWeaviateScaleBench(t *testing.T) {
 				s := time.Now()
 				res := ix.Search(search.Query{Text: q, K: 8})
 				r := time.Since(s)
-				if _, err := ingest.Passages(st, coll, res.Hits); err != nil {
+				if _, err := ingest.Passages(t.Context(), st, coll, res.Hits); err != nil {
 					t.Fatal(err)
 				}
 				rank = append(rank, r)

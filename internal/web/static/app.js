@@ -34,6 +34,8 @@ function init() {
   $('doc-pages').addEventListener('keydown', zoomKeys);
   $('doc-back').addEventListener('click', goBack);
   $('doc-filter').addEventListener('input', renderDocuments);
+  $('doc-folder').addEventListener('change', renderDocuments);
+  $('details-toggle').addEventListener('click', toggleDetails);
   setupUpload();
   setupReader();
   setupReview();

@@ -57,7 +57,7 @@ async function ask(ev) {
   if (state.asking) state.asking.abort();
   const ctl = new AbortController();
   state.asking = ctl;
-  const body = { question };
+  const body = { question, ask_back: true };
   if ($('ask-scope').checked && state.doc) body.docs = [state.doc.id];
   if ($('ask-evidence').checked) body.evidence = true;
   $('activity').hidden = false;
@@ -88,6 +88,13 @@ async function ask(ev) {
         if (event === 'progress' || event === 'message') {
           const [kind, text] = progressText(d);
           logLine(kind, text);
+        } else if (event === 'started') {
+          state.askId = d.ask_id;
+        } else if (event === 'question') {
+          askedBack(d);
+        } else if (event === 'answered') {
+          logLine('answered', d.answer ? 'answer sent' : 'no answer: continuing with every candidate');
+          for (const b of document.querySelectorAll('.ask-back button, .ask-back input')) b.disabled = true;
         } else if (event === 'source') {
           logLine('source', '[' + d.n + '] ' + (d.doc_name || d.doc_id || d.tool || '') + (d.path ? ' — ' + d.path : ''));
         } else if (event === 'report') {
@@ -113,4 +120,32 @@ async function ask(ev) {
     btn.disabled = false;
     btn.textContent = 'Ask';
   }
+}
+
+// askedBack shows a question the ask pauses on (which contract a name
+// means, or the Archivist's clarifying question) in the conversation: a
+// chip per choice, or a line to answer in; the answer resumes the ask.
+function askedBack(q) {
+  const log = $('progress');
+  const send = async (answer) => {
+    for (const b of item.querySelectorAll('button, input')) b.disabled = true;
+    try {
+      await api('POST', coll() + '/asks/' + encodeURIComponent(q.ask_id) + '/answer', { answer });
+    } catch (err) { showError(err); }
+  };
+  const item = el('li', { className: 'log-question ask-back' },
+    el('span', { className: 'log-kind' }, 'question'), ' ', q.question);
+  if ((q.choices || []).length) {
+    item.append(el('div', { className: 'chips' }, q.choices.map((c) =>
+      el('button', { type: 'button', className: 'chip chip-choice', onclick: () => send(c.id) }, c.label))));
+  } else {
+    const input = el('input', { type: 'text', 'aria-label': 'Your answer', placeholder: 'Your answer (empty: skip)' });
+    const form = el('form', { className: 'ask-back-form', onsubmit: (e) => { e.preventDefault(); send(input.value.trim()); } },
+      input, el('button', { type: 'submit' }, 'Answer'));
+    item.append(form);
+  }
+  log.append(item);
+  log.scrollTop = log.scrollHeight;
+  const first = item.querySelector('button, input');
+  if (first) first.focus();
 }

@@ -26,6 +26,7 @@ const state = {
   docs: [],      // document list of the collection
   doc: null,     // the open document: {id, name, text, cp, nodes, byId}
   asking: null,  // AbortController of the running ask
+  askId: null,   // id of the running ask, for answering its questions (ask_back)
   sel: null,     // the highlighted span of the open document: {span, kind, label}
   pageView: false, // show PDFs with a layout as page images (the user's choice)
   pageObserver: null, // IntersectionObserver loading page images lazily

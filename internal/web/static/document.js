@@ -13,6 +13,7 @@ async function fetchDocument(id) {
   const cp = cpIndex(text);
   const doc = {
     id: d.id || id, name: d.name || id, format: d.format,
+    folder: d.folder || '', archive: d.archive || '', entry: d.entry || '', details: r.details || {},
     // The page map: physical pages with their code-point spans (the
     // document's summary carries only the page count under the same name).
     pages: Array.isArray(r.pages) ? r.pages : Array.isArray(d.pages) ? d.pages : d.pages,
@@ -38,8 +39,11 @@ async function openDocument(id) {
   const facts = [doc.format, (doc.cp.length - 1).toLocaleString() + ' characters'];
   if (Array.isArray(doc.pages) && doc.pages.length) facts.push(doc.pages.length + ' pages');
   else if (typeof doc.pages === 'number' && doc.pages) facts.push(doc.pages + ' pages');
+  if (doc.folder) facts.push(doc.folder);
   $('doc-meta').textContent = facts.filter(Boolean).join(' · ');
   $('doc-selection').textContent = '';
+  $('details-toggle').hidden = false;
+  if (!$('details-panel').hidden) renderDetails(doc);
   renderText(doc, null);
   $('doc-text').scrollTop = 0;
   hideClauseGraph();
@@ -58,6 +62,8 @@ function closeDocument() {
   document.querySelector('main.layout').classList.remove('doc-open');
   $('doc-meta').textContent = 'Pick a document, a search hit or a citation.';
   $('doc-selection').textContent = '';
+  $('details-toggle').hidden = true;
+  $('details-panel').hidden = true;
   $('doc-text').replaceChildren();
   state.sel = null;
   applyView();

@@ -58,13 +58,14 @@ async function loadDocuments() {
     state.docs = [];
     showError(err);
   }
+  if (typeof loadFamilies === 'function') await loadFamilies();
   renderDocuments();
 }
 
 // docMatches reports whether document d matches every word of the filter,
 // in its name, id or format, ignoring case and accents.
 function docMatches(d, words) {
-  const hay = fold([d.name, d.id, d.format].filter(Boolean).join(' '));
+  const hay = fold([d.name, d.id, d.format, d.folder].filter(Boolean).join(' '));
   return words.every((w) => hay.includes(w));
 }
 
@@ -74,13 +75,17 @@ function renderDocuments() {
   const list = $('doc-list');
   const total = state.docs.length;
   const words = fold($('doc-filter').value).split(/\s+/).filter(Boolean);
-  const shown = words.length ? state.docs.filter((d) => docMatches(d, words)) : state.docs;
+  const folder = $('doc-folder') ? $('doc-folder').value : '';
+  const shown = state.docs.filter((d) => (!words.length || docMatches(d, words)) && (typeof inFolder !== 'function' || inFolder(d, folder)));
   $('doc-empty').hidden = total > 0;
   $('doc-filter-row').hidden = total < 2 && !words.length;
   $('doc-count').textContent = !total ? '' : shown.length === total ? String(total) : shown.length + ' of ' + total;
   $('doc-nomatch').hidden = !total || shown.length > 0;
   $('doc-nomatch').textContent = 'No document matches “' + $('doc-filter').value.trim() + '”.';
-  list.replaceChildren(...shown.map((d) => el('li', {},
+  // One row per family (the same contract in several files) unless the
+  // user is filtering; its other copies are one click away.
+  const rows = typeof familyRows === 'function' ? familyRows(shown, words.length > 0) : shown.map((d) => ({ doc: d }));
+  list.replaceChildren(...rows.map(({ doc: d, family, others, member }) => el('li', { className: member ? 'family-member' : null },
     el('button', {
       type: 'button', className: 'doc-item', 'data-doc': d.id,
       'aria-current': state.doc && state.doc.id === d.id ? 'true' : null,
@@ -91,6 +96,12 @@ function renderDocuments() {
     },
     el('span', { className: 'doc-name' }, d.name || d.id),
     el('span', { className: 'doc-facts' }, docFacts(d))),
+    family && others.length ? el('button', {
+      type: 'button', className: 'linkish family-toggle', 'data-family': family.id,
+      'aria-expanded': state.openFamilies && state.openFamilies.has(family.id) ? 'true' : 'false',
+      title: 'Other files of the same contract (near-duplicates and versions)',
+      onclick: () => toggleFamily(family.id),
+    }, '+' + others.length + ' other ' + (others.length === 1 ? 'copy' : 'copies')) : null,
   )));
 }
 

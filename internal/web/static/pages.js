@@ -43,6 +43,8 @@ function applyView() {
   $('zoom').hidden = !pages;
   $('doc-text').hidden = pages;
   $('doc-pages').hidden = !pages;
+  // The clause panel goes under the pages, which need the width.
+  $('doc-pages').closest('.doc-body').classList.toggle('pages', pages);
   applyOutline();
   applyTextOptions();
   if (!doc || !doc.layout) {

@@ -64,6 +64,7 @@ function renderReport(rep) {
         return el('li', { className: 'check-found' }, el('strong', {}, c.provision), ' — found in ' + c.doc_name + ' at ', link, conf);
       }))));
   }
+  if (rep.deal_room) parts.push(renderContracts(rep));
   const sources = rep.sources || [];
   parts.push(el('section', { className: 'sources' },
     el('h3', {}, 'Sources'),
@@ -106,4 +107,60 @@ function renderSource(s, rep) {
   }
   renderLeansOn(li, s); // graph.js: the definitions and clauses the provision leans on
   return li;
+}
+
+// renderContracts renders a question about several contracts answered per
+// contract: the contracts that have what it asks about, each with its
+// answer and the clause it was read from (click: the clause in the
+// contract), the others counted and listed, and a way to the review grid.
+function renderContracts(rep) {
+  const dr = rep.deal_room;
+  const rows = rep.contracts || [];
+  const what = dr.method === 'review'
+    ? dr.provision + (dr.condition ? ' (' + dr.condition + ')' : '')
+    : 'a passage matching the question';
+  const counts = [rows.length + ' of ' + dr.checked + ' contracts have ' + what];
+  if (dr.not_matching) counts.push(dr.not_matching + ' have it but not as asked');
+  if (dr.lacking) counts.push(dr.lacking + ' lack it');
+  if (dr.undecided) counts.push(dr.undecided + ' could not be decided');
+  const list = el('ul', { className: 'contracts' }, rows.map((c) => {
+    const cite = (c.citations || [])[0];
+    const where = cite ? el('button', {
+      type: 'button', className: 'linklike',
+      onclick: () => showSource({ doc_id: c.doc_id, doc_name: c.name, path: cite.path, span: cite.span, pages: cite.pages }, c.name).catch(showError),
+    }, [cite.path || 'the clause', pagesLabel(cite.pages)].filter(Boolean).join(' — ')) : null;
+    return el('li', { className: 'contract' },
+      el('span', { className: 'contract-name' }, c.name),
+      dr.method === 'review' ? el('strong', { className: 'contract-answer' }, c.answer || '—') : null,
+      c.condition ? el('span', { className: 'contract-condition' }, ' — ' + c.condition) : null,
+      where ? el('span', { className: 'contract-where' }, ' ', where) : null);
+  }));
+  const others = dr.others || [];
+  const why = { lacks: 'lacks it', not_matching: 'has it, not as asked', undecided: 'could not be decided' };
+  const section = el('section', { className: 'per-contract' },
+    el('h3', {}, 'Per contract'),
+    el('p', { className: 'hint' }, counts.join('; ') + '.'),
+    rows.length ? list : el('p', {}, 'No contract has it.'));
+  if (others.length) {
+    section.append(el('details', {}, el('summary', {}, 'The other ' + others.length + ' contracts'),
+      el('ul', {}, others.map((o) => el('li', {}, o.name + ' — ' + (why[o.status] || o.status) +
+        (o.value ? ' (' + o.value + ')' : '') + (o.why ? ': ' + o.why : ''))))));
+  }
+  if (dr.method === 'review') {
+    section.append(el('button', { type: 'button', className: 'linkish', onclick: () => openLatestReview().catch(showError) },
+      'Open the review grid'));
+  }
+  return section;
+}
+
+// openLatestReview switches to the Review tab and opens the collection's
+// latest finished review, where every contract × provision can be checked.
+async function openLatestReview() {
+  setTab('review');
+  await loadReviewList();
+  const done = (rv.list || []).find((x) => x.state === 'done');
+  if (done) {
+    $('review-pick').value = done.id;
+    await openReview(done.id);
+  }
 }

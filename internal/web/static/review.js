@@ -197,6 +197,7 @@ async function loadReviewList() {
 async function openReview(id) {
   try {
     const r = await api('GET', coll() + '/reviews/' + encodeURIComponent(id) + '?partial=1');
+    rv.families = r.families || []; // one row per family (dataroom.js)
     if (!r.table) {
       if (r.review.state === 'queued' || r.review.state === 'running') return watchReview(r.review);
       if (r.partial && r.partial.rows.length) showTable(r.review, r.partial, [], true);

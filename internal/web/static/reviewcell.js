@@ -54,8 +54,8 @@ function renderPanel() {
   const ans = $('cell-answer');
   ans.className = 'cell-answer cell-' + a.kind;
   ans.replaceChildren(...[el('span', { className: 'ans' }, a.kind === 'found' ? 'Found' : a.text),
-    a.condition ? el('span', { className: 'cond' }, a.condition) : null,
-    a.kind === 'no' && a.excludes ? el('span', { className: 'cond' }, 'the contract excludes it') : null,
+    a.condition ? el('span', { className: 'cond' }, '— ' + a.condition) : null,
+    a.kind === 'no' && a.excludes ? el('span', { className: 'cond' }, '— the contract excludes it') : null,
     a.was ? el('span', { className: 'was' }, 'was: ' + shortAnswer(a.was, c)) : null].filter(Boolean));
   $('cell-parties').replaceChildren(...a.parties.map((x) => el('li', null, el('b', null, x.name), x.role ? ' — “' + x.role + '”' : '')));
   $('cell-parties').hidden = !a.parties.length;

@@ -221,6 +221,9 @@ function renderGrid() {
   });
   const cols = cellFilter ? cols0.filter((j) => colHit.has(j)) : cols0;
   sortRows(rows);
+  // One row per family (the same contract in several files) unless a
+  // filter is on: its other copies are one click away (dataroom.js).
+  if (typeof reviewFamilyRows === 'function' && !f.words.length && !cellFilter) rows.splice(0, rows.length, ...reviewFamilyRows(t, rows));
   cur.view = { rows, cols, f, cellFilter };
   const sorted = (col) => rv.sort && rv.sort.col === col ? (rv.sort.dir > 0 ? 'ascending' : 'descending') : null;
   const head = el('tr', null,
@@ -308,7 +311,8 @@ function appendRows(cur, n) {
     const row = t.rows[i];
     frag.append(el('tr', null,
       el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
-        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null),
+        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null,
+        typeof reviewFamilyBadge === 'function' ? reviewFamilyBadge(row) : null),
       v.cols.map((j) => gridCell(i, j, v.cellFilter && !cellMatches(v.f, i, j)))));
   }
   p.tbody.append(frag);

@@ -3,13 +3,14 @@
 
 // search runs the query in the search box; noRoute searches every document
 // even when the query seems to name a contract ("search all").
-async function search(ev, noRoute) {
+async function search(ev, noRoute, docs) {
   if (ev) ev.preventDefault();
   const query = $('search-query').value.trim();
   if (!query) return;
   const body = { query, k: 10 };
   if (noRoute) body.no_route = true;
   if ($('search-scope').checked && state.doc) body.docs = [state.doc.id];
+  if (docs) body.docs = docs;
   const out = $('hits');
   $('results').hidden = false;
   reveal($('results'));
@@ -18,13 +19,7 @@ async function search(ev, noRoute) {
     const r = await api('POST', coll() + '/search', body);
     const hits = listOf(r, 'hits', 'results', 'passages');
     $('results-h').textContent = hits.length + ' result' + (hits.length === 1 ? '' : 's') + ' for “' + query + '”';
-    const routed = listOf(r.routed_to, 'routed_to').map((d) => d.name || d.id || d).filter(Boolean);
-    if (routed.length) {
-      $('routed').replaceChildren('Searched only: ' + routed.join(', ') + ' — ',
-        el('button', { type: 'button', className: 'linkish', id: 'search-all', onclick: () => search(null, true).catch(showError) }, 'search all'));
-    } else {
-      $('routed').replaceChildren(noRoute ? 'Searched every document.' : '');
-    }
+    $('routed').replaceChildren(...routeChips(r, noRoute));
     const absent = listOf(r.not_found, 'not_found');
     if (absent.length) {
       $('routed').append(...absent.map((a) => el('div', { className: 'not-found' },
@@ -50,4 +45,38 @@ async function search(ev, noRoute) {
     $('results').hidden = true;
     showError(err);
   }
+}
+
+// routeChips says how the search was routed (search.Route): the contracts
+// the question names and by which names, as chips; for a name that fits
+// several contracts, a chip per candidate that searches it alone; a name
+// no contract goes by; "search all" to undo routing.
+function routeChips(r, noRoute) {
+  const route = r.route || {};
+  const all = el('button', { type: 'button', className: 'linkish', id: 'search-all', onclick: () => search(null, true).catch(showError) }, 'search all');
+  const names = (route.matched || []).map((m) => el('span', { className: 'chip chip-name', title: m.kind ? m.name + ' — ' + m.kind : m.name }, '“' + m.text + '”'));
+  const routed = listOf(r.routed_to, 'routed_to');
+  switch (route.decision) {
+    case 'ambiguous':
+      return [el('span', { className: 'route-why' }, ...names, ' fits ' + (route.candidates || []).length + ' contracts — searched all of them; choose one: '),
+        ...(route.candidates || []).map((c) => el('button', {
+          type: 'button', className: 'chip chip-choice', title: [c.title, c.date].filter(Boolean).join(' — '),
+          onclick: () => search(null, false, [c.doc_id]).catch(showError),
+        }, c.name)), ' ', all];
+    case 'named':
+    case 'several':
+      return [el('span', { className: 'route-why' }, 'Searched only: '),
+        ...routed.map((d) => el('span', { className: 'chip chip-doc' }, d.name || d.id)),
+        names.length ? el('span', { className: 'route-by' }, ' named by ', ...names) : '', ' — ', all];
+    case 'unknown':
+    case 'all':
+      if (route.why) return [el('span', { className: 'route-why' }, route.why)];
+      return [noRoute ? 'Searched every document.' : ''];
+    case 'off':
+      return ['Searched every document.'];
+  }
+  if (routed.length) {
+    return ['Searched only: ' + routed.map((d) => d.name || d.id).join(', ') + ' — ', all];
+  }
+  return [noRoute ? 'Searched every document.' : ''];
 }

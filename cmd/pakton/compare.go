@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/compare"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/store"
+)
+
+const compareUsage = `compare [flags] CONTRACT --against TEMPLATE
+
+Compares a contract with a template (the firm's standard form, or an earlier
+version) clause by clause: the template's clauses missing from the contract,
+those changed (with the words that differ) and the contract's new clauses.
+CONTRACT and TEMPLATE are each a document of the collection (id or name) or a
+file to read.`
+
+func runCompare(ctx context.Context, args []string) error {
+	fs, g := newFlags("compare", compareUsage)
+	against := fs.String("against", "", "the template or earlier version: a document of the collection (id or name) or a file")
+	asJSON := fs.Bool("json", false, `print {"missing": [...], "changed": [...], "added": [...]} as JSON`)
+	pf := addParseFlags(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 || *against == "" {
+		fs.Usage()
+		return fmt.Errorf("name one CONTRACT and --against TEMPLATE")
+	}
+	popt, err := pf.options()
+	if err != nil {
+		return err
+	}
+	var st *store.Store
+	side := func(ref string) (compare.Side, string, error) {
+		if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
+			doc, err := parse.File(ctx, ref, popt)
+			if err != nil {
+				return compare.Side{}, "", err
+			}
+			return compare.Side{Doc: doc, Tree: clause.Parse(doc)}, ref, nil
+		}
+		if st == nil {
+			s, err := g.openExisting()
+			if err != nil {
+				return compare.Side{}, "", fmt.Errorf("%q is no file, and the store cannot be read to find it as a document: %w", ref, err)
+			}
+			st = s
+			if err := checkCollection(ctx, st, g.collection); err != nil {
+				return compare.Side{}, "", err
+			}
+		}
+		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
+		if err != nil {
+			return compare.Side{}, "", err
+		}
+		s, err := ingest.CompareSide(ctx, st, g.collection, info.ID)
+		return s, info.Name, err
+	}
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	c, cname, err := side(rest[0])
+	if err != nil {
+		return err
+	}
+	t, tname, err := side(*against)
+	if err != nil {
+		return err
+	}
+	r := compare.Compare(c, t, compare.Options{})
+	if *asJSON {
+		return writeJSON(r)
+	}
+	return writeComparison(stdout, r, cname, tname)
+}
+
+func writeComparison(w io.Writer, r compare.Result, contract, template string) error {
+	fmt.Fprintf(w, "%s against %s: %d clauses the same, %d changed, %d missing, %d added (%.0f%% of the template's words kept)\n",
+		contract, template, r.Same, len(r.Changed), len(r.Missing), len(r.Added), 100*r.Similarity)
+	name := func(c compare.Clause) string {
+		s := c.Path
+		if s == "" {
+			s = "(opening)"
+		}
+		if c.Heading != "" && !strings.Contains(s, c.Heading) {
+			s += " " + c.Heading
+		}
+		if c.Clauses > 1 {
+			s += fmt.Sprintf(" (%d clauses)", c.Clauses)
+		}
+		return s
+	}
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(w, "\nMISSING: in the template, not in the contract\n")
+		for _, c := range r.Missing {
+			fmt.Fprintf(w, "  %s: %s\n", name(c), preview(c.Text, 100))
+		}
+	}
+	if len(r.Changed) > 0 {
+		fmt.Fprintf(w, "\nCHANGED: template → contract ([-removed-] {+inserted+})\n")
+		for _, ch := range r.Changed {
+			moved := ""
+			if ch.Moved {
+				moved = ", moved"
+			}
+			fmt.Fprintf(w, "  %s → %s (%.0f%% similar%s)\n    ", name(ch.Template), name(ch.Contract), 100*ch.Similarity, moved)
+			for i, op := range ch.Diff {
+				if i > 0 {
+					fmt.Fprint(w, " ")
+				}
+				switch op.Op {
+				case "-":
+					fmt.Fprintf(w, "[-%s-]", op.Text)
+				case "+":
+					fmt.Fprintf(w, "{+%s+}", op.Text)
+				default:
+					fmt.Fprint(w, elide(op.Text, 60))
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.Added) > 0 {
+		fmt.Fprintf(w, "\nADDED: in the contract, not in the template\n")
+		for _, c := range r.Added {
+			fmt.Fprintf(w, "  %s: %s\n", name(c), preview(c.Text, 100))
+		}
+	}
+	return nil
+}
+
+// preview is the start of a clause's text on one line.
+func preview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// elide shortens long unchanged text around a change to its ends.
+func elide(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
+}

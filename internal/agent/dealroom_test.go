@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/report"
+)
+
+// TestEvidencePerContract: a question about the whole deal room is answered
+// per contract — the contracts that have the provision listed with their
+// answers and clauses, the others counted — in the report and its Markdown;
+// a question about one named contract is not.
+func TestEvidencePerContract(t *testing.T) {
+	lib := sharedLib(t)
+	ctx := context.Background()
+	r, err := Evidence(ctx, lib, Request{Question: "Which of our contracts are governed by New York law?"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.DealRoom
+	if dr == nil || dr.Method != "review" || dr.Provision != "Governing Law" || dr.Condition != "New York" {
+		t.Fatalf("deal room %+v", dr)
+	}
+	if dr.Checked != 5 || dr.With != len(r.Contracts) || dr.With+dr.Lacking+dr.NotMatching+dr.Undecided != dr.Checked {
+		t.Errorf("counts %+v for %d contracts listed", dr, len(r.Contracts))
+	}
+	for _, c := range r.Contracts {
+		if c.Answer != "New York" || len(c.Citations) == 0 || !strings.Contains(c.Citations[0].Text, "New York") || c.Citations[0].Path == "" {
+			t.Errorf("contract %+v", c)
+		}
+	}
+	if !strings.HasPrefix(r.Summary, "Asked of 5 contracts:") {
+		t.Errorf("summary %q", r.Summary)
+	}
+	var b strings.Builder
+	if err := report.WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "## Per contract") || !strings.Contains(b.String(), "| contract | answer | clause | page |") {
+		t.Errorf("markdown lacks the per-contract table:\n%s", b.String())
+	}
+
+	// A question no playbook provision matches: each contract's best passage.
+	r, err = Evidence(ctx, lib, Request{Question: "Which contracts mention the Acme brand colours?"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.DealRoom == nil || r.DealRoom.Method != "search" || r.DealRoom.With+r.DealRoom.Lacking != r.DealRoom.Checked {
+		t.Errorf("search fallback: %+v", r.DealRoom)
+	}
+
+	// One named contract: no per-contract list.
+	r, err = Evidence(ctx, lib, Request{Question: "What law governs the master services agreement?"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.DealRoom != nil {
+		t.Errorf("a question about one contract was answered per contract: %+v", r.DealRoom)
+	}
+}

@@ -1,0 +1,319 @@
+// Package collection is a collection ready to answer: its search index at
+// the store's current generation, the documents its hits resolve against,
+// the provision finder over them and the model wiring that searches and
+// asks use. One Service serves a process: the HTTP API, the MCP server it
+// mounts at /mcp, the MCP stdio server and the CLI all take their
+// collections from it, so a process keeps one index per collection however
+// many faces it has.
+//
+// Why an index is never stale when it matters, and never reloaded for
+// nothing: a Snapshot is labelled with the collection's generation, read
+// before the documents it is built from, so a snapshot can only be newer
+// than its label and a changed generation always means a reload. A request
+// that finds the generation moved keeps answering from the previous snapshot
+// while one background load runs (Get); a change made through this process
+// (an upload, a deletion) calls Refresh before it reports done, so its
+// client sees it in the next search. The first request for a collection
+// waits for its load, and one load serves every request waiting for it.
+//
+// A Snapshot's documents are cached with the version the index was built
+// from: a document replaced since is an error wrapping store.ErrNotFound
+// (its spans would not match), and the cache holds at most MaxCachedText
+// bytes of text; past that documents are read per request.
+package collection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/graph"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/tool"
+)
+
+// Models are the optional model servers of a process: embedding and rerank
+// for searches, chat models and external tools for the agents. The zero
+// value is a process without models (lexical search, evidence reports).
+type Models struct {
+	// Search holds the embedding and rerank servers (its Provisions is
+	// ignored: each snapshot brings its own provision finder).
+	Search search.Models
+	// Agents, when set, answer questions; nil means evidence reports.
+	Agents *agent.Models
+	// External are the tools a Researcher may call besides the contracts.
+	External []tool.Tool
+}
+
+// DefaultRerankDepth is how many hits a configured reranker reorders when
+// Models.Search.RerankDepth is 0.
+const DefaultRerankDepth = 30
+
+// MaxCachedText bounds the document text one snapshot's cache holds.
+const MaxCachedText = 256 << 20
+
+// Service serves the collections of one store. Safe for concurrent use.
+type Service struct {
+	st     *store.Store
+	models Models
+	log    *slog.Logger
+
+	mu sync.Mutex
+	m  map[string]*slot
+}
+
+type slot struct {
+	load    sync.Mutex // one load at a time
+	loading atomic.Bool
+	cur     atomic.Pointer[Snapshot]
+}
+
+// New returns the Service of st. A nil log discards the background loads'
+// warnings.
+func New(st *store.Store, models Models, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if models.Search.RerankDepth == 0 {
+		models.Search.RerankDepth = DefaultRerankDepth
+	}
+	return &Service{st: st, models: models, log: log, m: map[string]*slot{}}
+}
+
+// Store returns the store the service serves.
+func (s *Service) Store() *store.Store { return s.st }
+
+// Models returns the service's models.
+func (s *Service) Models() Models { return s.models }
+
+func (s *Service) slot(c string) *slot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sl := s.m[c]
+	if sl == nil {
+		sl = &slot{}
+		s.m[c] = sl
+	}
+	return sl
+}
+
+// Get returns a collection's current snapshot or, while a newer one loads
+// in the background, the previous one. The first request for a collection
+// waits for its load. A missing collection is an error wrapping
+// store.ErrNotFound.
+func (s *Service) Get(ctx context.Context, c string) (*Snapshot, error) {
+	gen, err := s.st.Generation(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sl := s.slot(c)
+	cur := sl.cur.Load()
+	if cur != nil && cur.Gen == gen {
+		return cur, nil
+	}
+	if cur == nil {
+		return s.load(ctx, c, sl)
+	}
+	if sl.loading.CompareAndSwap(false, true) {
+		// The reload outlives the request that noticed the new generation.
+		bg := context.WithoutCancel(ctx)
+		go func() {
+			defer sl.loading.Store(false)
+			if _, err := s.load(bg, c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+				s.log.Warn("collection: reloading an index failed", "collection", c, "err", err)
+			}
+		}()
+	}
+	return cur, nil
+}
+
+// Refresh brings a loaded collection up to date before returning, so a
+// client told that its upload or deletion is done sees it in the next
+// search. A collection never asked for is left to load when it is.
+func (s *Service) Refresh(ctx context.Context, c string) {
+	s.mu.Lock()
+	sl := s.m[c]
+	s.mu.Unlock()
+	if sl == nil || sl.cur.Load() == nil {
+		return
+	}
+	if _, err := s.load(ctx, c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.log.Warn("collection: refreshing an index failed", "collection", c, "err", err)
+	}
+}
+
+// Drop forgets a collection (it was deleted).
+func (s *Service) Drop(c string) {
+	s.mu.Lock()
+	delete(s.m, c)
+	s.mu.Unlock()
+}
+
+// load loads the snapshot at the collection's current generation unless the
+// slot already holds it, reusing the cached documents that did not change.
+func (s *Service) load(ctx context.Context, c string, sl *slot) (*Snapshot, error) {
+	sl.load.Lock()
+	defer sl.load.Unlock()
+	// The generation is read before the documents (see the package comment).
+	gen, err := s.st.Generation(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	old := sl.cur.Load()
+	if old != nil && old.Gen == gen {
+		return old, nil
+	}
+	infos, err := s.st.List(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := ingest.LoadIndex(ctx, s.st, c)
+	if err != nil {
+		return nil, err
+	}
+	sn := &Snapshot{Collection: c, Gen: gen, Index: ix, svc: s, vers: make(map[string]string, len(infos)), docs: map[string]*Doc{}}
+	for _, in := range infos {
+		sn.vers[in.ID] = version(in.Source)
+	}
+	if old != nil { // keep the documents that did not change
+		old.mu.RLock()
+		for id, d := range old.docs {
+			if sn.vers[id] == d.ver {
+				sn.docs[id] = d
+				sn.bytes += int64(len(d.Doc.Text))
+			}
+		}
+		old.mu.RUnlock()
+	}
+	sl.cur.Store(sn)
+	return sn, nil
+}
+
+func version(src store.Source) string { return src.SHA256 + "@" + src.IngestedAt.String() }
+
+// Snapshot is one collection's index at one generation, with the documents
+// its hits resolve against.
+type Snapshot struct {
+	Collection string
+	Gen        uint64
+	Index      *search.Index
+
+	svc  *Service
+	vers map[string]string // document id → version the index was built from
+
+	mu    sync.RWMutex
+	docs  map[string]*Doc
+	bytes int64
+
+	provOnce   sync.Once
+	provisions search.ProvisionFinder
+}
+
+// Doc is a document of a snapshot: its text and clause tree, and its graph
+// of defined terms and references, read on first use.
+type Doc struct {
+	Doc  *document.Document
+	Tree *clause.Tree
+	ver  string
+
+	graphOnce sync.Once
+	graph     *graph.Doc
+	graphErr  error
+}
+
+// Doc returns a document's text and tree, from the cache when it holds the
+// version the index was built from. A document deleted or replaced since is
+// an error wrapping store.ErrNotFound.
+func (sn *Snapshot) Doc(ctx context.Context, id string) (*Doc, error) {
+	sn.mu.RLock()
+	d := sn.docs[id]
+	sn.mu.RUnlock()
+	if d != nil {
+		return d, nil
+	}
+	rec, err := sn.svc.st.Document(ctx, sn.Collection, id)
+	if err != nil {
+		return nil, err
+	}
+	ver := version(rec.Source)
+	if ver != sn.vers[id] {
+		return nil, fmt.Errorf("document %s changed since the index was loaded: %w", id, store.ErrNotFound)
+	}
+	d = &Doc{Doc: rec.Doc, Tree: ingest.Tree(rec), ver: ver}
+	sn.mu.Lock()
+	// Concurrent requests may have read the same document meanwhile: keep
+	// the first copy (and count its bytes once), or the cache fills with
+	// duplicates and then stops caching anything.
+	if have := sn.docs[id]; have != nil {
+		d = have
+	} else if sn.bytes+int64(len(d.Doc.Text)) <= MaxCachedText {
+		sn.docs[id] = d
+		sn.bytes += int64(len(d.Doc.Text))
+	}
+	sn.mu.Unlock()
+	return d, nil
+}
+
+// Graph returns the document's graph, computed from its tree on first use
+// when the store holds none.
+func (sn *Snapshot) Graph(ctx context.Context, d *Doc) (*graph.Doc, error) {
+	d.graphOnce.Do(func() {
+		d.graph, _, d.graphErr = ingest.DocGraph(context.WithoutCancel(ctx), sn.svc.st, sn.Collection, &store.Record{Doc: d.Doc, Tree: d.Tree})
+	})
+	return d.graph, d.graphErr
+}
+
+// Provisions returns the snapshot's provision finder: the built-in
+// playbook's detectors over the snapshot's documents (set up on first use).
+func (sn *Snapshot) Provisions() search.ProvisionFinder {
+	sn.provOnce.Do(func() {
+		sn.provisions = review.BuiltinProvisions(func(ctx context.Context, id string) (review.Doc, error) {
+			d, err := sn.Doc(ctx, id)
+			if err != nil {
+				return review.Doc{}, err
+			}
+			return review.Doc{ID: id, Name: d.Doc.Name, Doc: d.Doc, Tree: d.Tree}, nil
+		})
+	})
+	return sn.provisions
+}
+
+// SearchModels are the models a search of the snapshot uses: the service's
+// embedding and rerank servers and the snapshot's provision finder.
+func (sn *Snapshot) SearchModels() search.Models {
+	m := sn.svc.models.Search
+	m.Provisions = sn.Provisions()
+	return m
+}
+
+// Corpus is the snapshot as the contract tools and the agents see it.
+func (sn *Snapshot) Corpus() *tool.Corpus {
+	return &tool.Corpus{Store: sn.svc.st, Collection: sn.Collection, Index: sn.Index, Models: sn.SearchModels()}
+}
+
+// Library is the snapshot as the agents read it.
+func (sn *Snapshot) Library() *agent.Library { return agent.NewLibrary(sn.Corpus()) }
+
+// Search runs q, fusing dense retrieval in when the index has vectors and an
+// embedder is configured, reranking when a reranker is, and putting the
+// review detectors' passage first for a question about a playbook provision
+// (q.NoProvisions switches that off).
+func (sn *Snapshot) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	text := func(h search.Hit) (string, error) {
+		d, err := sn.Doc(ctx, h.DocID)
+		if err != nil {
+			return "", err
+		}
+		return d.Doc.Masked(h.Span), nil
+	}
+	return sn.Index.SearchWith(ctx, sn.SearchModels(), q, text)
+}

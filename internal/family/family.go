@@ -1,0 +1,441 @@
+// Package family finds the same contract twice in a collection: the PDF
+// and the Word file of one agreement, a draft and its executed copy, an
+// amended and restated version. Byte-identical files are one document
+// already (ingest); this package works on content.
+//
+// Each document gets a signature at ingest: a MinHash of the set of its
+// five-word shingles, over words folded to lower case with punctuation,
+// numbering layout and page furniture gone, so re-flowed, re-formatted and
+// re-paginated copies have the same shingles. The fraction of equal
+// minima of two signatures estimates the Jaccard similarity of their
+// shingle sets (the expected error with 128 minima is under 0.045). Two
+// documents are of one family when that similarity, or the share of the
+// smaller document's shingles the larger one contains, reaches a
+// threshold, and when their parties do not contradict each other: the
+// firm's standard NDA signed with two counterparties is two contracts
+// from one template, not one contract twice, and nearly all of its
+// shingles are shared. A family is a connected group of such pairs.
+//
+// Candidate pairs come from locality-sensitive hashing (bands of the
+// signature), so grouping a collection costs about linear time; every
+// candidate is then checked on its full signature.
+package family
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// K is the number of minima in a signature.
+const K = 128
+
+// shingleWords is the number of words in a shingle.
+const shingleWords = 5
+
+// Signature summarises a document's text for near-duplicate detection.
+type Signature struct {
+	Mins [K]uint64
+	// Shingles is the number of distinct shingles the text has (0 for a
+	// text too short to have any).
+	Shingles int
+	// Names are hashes of the names the document opens with: capitalised
+	// words of its first 1,500 characters, not next to a number (dates and
+	// amounts), that occur at least twice in it — the parties' names,
+	// mostly (at most 64).
+	Names []uint64
+	// Vocab is a Bloom filter of every word of the document (lower case),
+	// to ask whether a name of another document occurs in this one.
+	Vocab [vocabBytes]byte
+}
+
+const (
+	vocabBytes  = 2048 // 16,384 bits: under 1% false positives for 2,000 distinct words
+	preambleLen = 1500
+	nameRecurs  = 3
+	maxNames    = 64
+	vocabHashes = 4
+)
+
+// mix is SplitMix64's finaliser: a fast, well-distributed 64-bit mix.
+func mix(z uint64) uint64 {
+	z ^= z >> 30
+	z *= 0xBF58476D1CE4E5B9
+	z ^= z >> 27
+	z *= 0x94D049BB133111EB
+	z ^= z >> 31
+	return z
+}
+
+// Words returns the words of a text as the signature sees them: runs of
+// letters and digits, lower-cased; every other character separates words.
+func Words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// Sign computes the signature of a text (the document's text with its page
+// furniture masked, document.Document.MaskedText).
+//
+// The minima are one-permutation MinHash (Li, Owen and Zhang 2012): each
+// shingle is hashed once, the hash's top bits choose one of K bins and the
+// rest is kept if it is the bin's least. An empty bin (a text of fewer
+// shingles than bins) takes the value of the next filled bin to its right,
+// shifted by the distance (densification by rotation, Shrivastava and Li
+// 2014), so two texts still agree bin by bin with probability their
+// Jaccard similarity. One hash per shingle instead of K makes signing
+// about as fast as reading the text.
+func Sign(text string) Signature {
+	words := Words(text)
+	var sig Signature
+	sig.Names, sig.Vocab = names(text, words)
+	for i := range sig.Mins {
+		sig.Mins[i] = ^uint64(0)
+	}
+	if len(words) == 0 {
+		return sig
+	}
+	wh := make([]uint64, len(words))
+	for i, w := range words {
+		wh[i] = wordHash(w)
+	}
+	for len(wh) < shingleWords {
+		wh = append(wh, 0)
+	}
+	seen := make(map[uint64]struct{}, len(wh))
+	for i := 0; i+shingleWords <= len(wh); i++ {
+		var s uint64 = 0x2545F4914F6CDD1D
+		for _, h := range wh[i : i+shingleWords] {
+			s = mix(s ^ h)
+		}
+		if _, ok := seen[s]; ok {
+			continue
+		}
+		seen[s] = struct{}{}
+		bin, v := s>>(64-binBits), s&valueMask
+		if v < sig.Mins[bin] {
+			sig.Mins[bin] = v
+		}
+	}
+	sig.Shingles = len(seen)
+	// Densify: empty bins borrow from the next filled bin to the right.
+	for i := range sig.Mins {
+		if sig.Mins[i] != ^uint64(0) {
+			continue
+		}
+		for j := 1; j < K; j++ {
+			if v := sig.Mins[(i+j)%K]; v != ^uint64(0) && v <= valueMask {
+				sig.Mins[i] = v + uint64(j)<<(64-binBits)
+				break
+			}
+		}
+	}
+	return sig
+}
+
+const (
+	binBits   = 7 // K = 1 << binBits
+	valueMask = 1<<(64-binBits) - 1
+)
+
+// Jaccard estimates the Jaccard similarity of the two texts' shingle sets.
+func Jaccard(a, b Signature) float64 {
+	if a.Shingles == 0 || b.Shingles == 0 {
+		return 0
+	}
+	eq := 0
+	for i := range a.Mins {
+		if a.Mins[i] == b.Mins[i] {
+			eq++
+		}
+	}
+	return float64(eq) / K
+}
+
+// Containment estimates the share of the smaller text's shingles that the
+// larger one holds: from the Jaccard estimate J and the set sizes,
+// |A∩B| = J(|A|+|B|)/(1+J).
+func Containment(a, b Signature) float64 {
+	j := Jaccard(a, b)
+	small := min(a.Shingles, b.Shingles)
+	if small == 0 {
+		return 0
+	}
+	inter := j * float64(a.Shingles+b.Shingles) / (1 + j)
+	return min(1, inter/float64(small))
+}
+
+// Encode stores a signature as an artifact: a version byte, the shingle
+// count, the K minima, the names and the vocabulary filter, little-endian.
+func (s Signature) Encode() []byte {
+	b := make([]byte, 0, 1+8+8*K+2+8*len(s.Names)+vocabBytes)
+	b = append(b, 1)
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.Shingles))
+	for _, m := range s.Mins {
+		b = binary.LittleEndian.AppendUint64(b, m)
+	}
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(s.Names)))
+	for _, n := range s.Names {
+		b = binary.LittleEndian.AppendUint64(b, n)
+	}
+	return append(b, s.Vocab[:]...)
+}
+
+// ErrBadSignature is returned for bytes that are not an encoded signature.
+var ErrBadSignature = errors.New("not a family signature")
+
+// Decode reads a signature written by Encode.
+func Decode(b []byte) (Signature, error) {
+	var s Signature
+	if len(b) < 1+8+8*K+2 || b[0] != 1 {
+		return s, ErrBadSignature
+	}
+	s.Shingles = int(binary.LittleEndian.Uint64(b[1:]))
+	for i := range s.Mins {
+		s.Mins[i] = binary.LittleEndian.Uint64(b[9+8*i:])
+	}
+	p := 9 + 8*K
+	n := int(binary.LittleEndian.Uint16(b[p:]))
+	p += 2
+	if n > maxNames || len(b) != p+8*n+vocabBytes {
+		return s, ErrBadSignature
+	}
+	for i := 0; i < n; i++ {
+		s.Names = append(s.Names, binary.LittleEndian.Uint64(b[p+8*i:]))
+	}
+	copy(s.Vocab[:], b[p+8*n:])
+	return s, nil
+}
+
+func wordHash(w string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(w))
+	return h.Sum64()
+}
+
+func (s *Signature) addVocab(h uint64) {
+	for k := uint64(0); k < vocabHashes; k++ {
+		bit := mix(h+k*0x9E3779B97F4A7C15) % (vocabBytes * 8)
+		s.Vocab[bit/8] |= 1 << (bit % 8)
+	}
+}
+
+// HasWord reports whether the document may contain the word with hash h
+// (a Bloom filter: false positives possible, false negatives not).
+func (s *Signature) HasWord(h uint64) bool {
+	for k := uint64(0); k < vocabHashes; k++ {
+		bit := mix(h+k*0x9E3779B97F4A7C15) % (vocabBytes * 8)
+		if s.Vocab[bit/8]&(1<<(bit%8)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// names finds the document's opening names and fills its vocabulary.
+func names(text string, words []string) ([]uint64, [vocabBytes]byte) {
+	var tmp Signature
+	count := map[string]int{}
+	for _, w := range words {
+		if count[w] == 0 {
+			tmp.addVocab(wordHash(w))
+		}
+		count[w]++
+	}
+	head := text
+	if len(head) > preambleLen {
+		head = head[:preambleLen]
+	}
+	seen := map[string]bool{}
+	var out []uint64
+	fields := strings.FieldsFunc(head, func(r rune) bool {
+		return unicode.IsSpace(r) || r == ',' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”'
+	})
+	for k, f := range fields {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
+		r := []rune(w)
+		if len(r) < 3 || !unicode.IsUpper(r[0]) || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			continue
+		}
+		// A word next to a number is a date or an amount ("March 3",
+		// "3 March 2021"), which a signed copy fills in: not a name.
+		if k > 0 && hasDigit(fields[k-1]) || k+1 < len(fields) && hasDigit(fields[k+1]) {
+			continue
+		}
+		lw := strings.ToLower(w)
+		if seen[lw] || count[lw] < nameRecurs {
+			continue
+		}
+		seen[lw] = true
+		out = append(out, wordHash(lw))
+		if len(out) == maxNames {
+			break
+		}
+	}
+	return out, tmp.Vocab
+}
+
+func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
+
+// DifferentParties reports whether two documents open with names the other
+// never uses, both ways round: the mark of one template signed by
+// different parties. A version of one contract keeps its parties' names.
+func DifferentParties(a, b Signature) bool {
+	private := func(x, y *Signature) bool {
+		for _, n := range x.Names {
+			if !y.HasWord(n) {
+				return true
+			}
+		}
+		return false
+	}
+	return private(&a, &b) && private(&b, &a)
+}
+
+// Member is one document offered to Group.
+type Member struct {
+	ID  string
+	Sig Signature
+}
+
+// Options set when two documents are one contract. The zero value means
+// the defaults (DefaultJaccard, DefaultContainment).
+type Options struct {
+	Jaccard     float64
+	Containment float64
+}
+
+// Defaults, chosen on the development pairs of docs/INGEST.md#same-contract
+// (measured on held-out pairs there).
+const (
+	DefaultJaccard     = 0.5
+	DefaultContainment = 0.8
+)
+
+// Pair is two documents found to be one contract, with their similarity.
+type Pair struct {
+	A, B        int // indexes into the members
+	Jaccard     float64
+	Containment float64
+}
+
+// Same reports whether two documents are one contract.
+func (o Options) Same(a, b Member) (Pair, bool) {
+	jt, ct := o.Jaccard, o.Containment
+	if jt <= 0 {
+		jt = DefaultJaccard
+	}
+	if ct <= 0 {
+		ct = DefaultContainment
+	}
+	p := Pair{Jaccard: Jaccard(a.Sig, b.Sig), Containment: Containment(a.Sig, b.Sig)}
+	// The containment estimate divides by the smaller set: it is only
+	// meaningful once the two share a clear part of their shingles.
+	contained := p.Jaccard >= minJaccardForContainment && min(a.Sig.Shingles, b.Sig.Shingles) >= 50 && p.Containment >= ct
+	if p.Jaccard < jt && !contained {
+		return p, false
+	}
+	if DifferentParties(a.Sig, b.Sig) {
+		return p, false
+	}
+	return p, true
+}
+
+// minJaccardForContainment is where the containment estimate stops being
+// noise: 26 equal minima of 128.
+const minJaccardForContainment = 0.2
+
+// Group returns the families of the members: groups of two or more member
+// indexes, each sorted, largest first (then by first index), with the
+// pairs that joined them. Members in no family are left out.
+func Group(members []Member, o Options) ([][]int, []Pair) {
+	n := len(members)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// LSH: 32 bands of 4 minima. Two texts with Jaccard J share a band
+	// with probability 1-(1-J^4)^32: 0.87 at J=0.4, 0.98 at J=0.5. Pairs
+	// that only clear the containment bar (a short document inside a long
+	// one) have a low Jaccard; bands of 2 minima catch those.
+	checked := map[[2]int]bool{}
+	var pairs []Pair
+	consider := func(i, j int) {
+		if i > j {
+			i, j = j, i
+		}
+		key := [2]int{i, j}
+		if checked[key] {
+			return
+		}
+		checked[key] = true
+		if p, ok := o.Same(members[i], members[j]); ok {
+			p.A, p.B = i, j
+			pairs = append(pairs, p)
+			if a, b := find(i), find(j); a != b {
+				parent[a] = b
+			}
+		}
+	}
+	for _, r := range []int{4, 2} {
+		for band := 0; band+r <= K; band += r {
+			buckets := map[uint64][]int{}
+			for i, m := range members {
+				if m.Sig.Shingles == 0 {
+					continue
+				}
+				var h uint64 = uint64(band)
+				for _, v := range m.Sig.Mins[band : band+r] {
+					h = mix(h ^ v)
+				}
+				buckets[h] = append(buckets[h], i)
+			}
+			for _, b := range buckets {
+				if len(b) > 64 {
+					b = b[:64] // a bucket this full is boilerplate; its pairs meet in other bands
+				}
+				for x := 0; x < len(b); x++ {
+					for y := x + 1; y < len(b); y++ {
+						consider(b[x], b[y])
+					}
+				}
+			}
+		}
+		if r == 2 {
+			break
+		}
+	}
+	groups := map[int][]int{}
+	for i := range members {
+		groups[find(i)] = append(groups[find(i)], i)
+	}
+	var out [][]int
+	for _, g := range groups {
+		if len(g) > 1 {
+			sort.Ints(g)
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
+		}
+		return out[i][0] < out[j][0]
+	})
+	sort.Slice(pairs, func(i, j int) bool {
+		return pairs[i].A < pairs[j].A || pairs[i].A == pairs[j].A && pairs[i].B < pairs[j].B
+	})
+	return out, pairs
+}

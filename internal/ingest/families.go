@@ -1,0 +1,214 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/pakton/pakton/internal/family"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// ArtifactFamily is the document's near-duplicate signature
+// (family.Signature.Encode): what tells the same contract twice.
+const ArtifactFamily = "family"
+
+// familyCache is the collection's families as last computed, labelled with
+// the generation they were computed at.
+const familyCache = "families.json"
+
+// Family is a group of documents that are one contract: near-duplicates
+// and versions (the PDF and the Word of one agreement, a draft and its
+// executed copy, an amended and restated version).
+type Family struct {
+	// ID names the family after its first member (by name): "F-" and the
+	// first 8 hex digits of its id.
+	ID string `json:"id"`
+	// Members are the documents, by name; Primary is the one shown for the
+	// family in one-row-per-family views: the newest by ingest time unless a
+	// member's name or title says it is executed or final.
+	Members []FamilyMember `json:"members"`
+	Primary string         `json:"primary"`
+}
+
+// FamilyMember is one document of a family with its similarity to the
+// family's primary document.
+type FamilyMember struct {
+	ID      string  `json:"id"`
+	Name    string  `json:"name"`
+	Jaccard float64 `json:"similarity"` // estimated share of shared five-word phrases, 0–1
+}
+
+// Families is a collection's families.
+type Families struct {
+	Generation uint64   `json:"generation"`
+	Families   []Family `json:"families"`
+	byDoc      map[string]int
+}
+
+// Of returns the family of a document, or nil.
+func (f *Families) Of(id string) *Family {
+	if f == nil {
+		return nil
+	}
+	if i, ok := f.byDoc[id]; ok {
+		return &f.Families[i]
+	}
+	return nil
+}
+
+func (f *Families) index() {
+	f.byDoc = map[string]int{}
+	for i, fam := range f.Families {
+		for _, m := range fam.Members {
+			f.byDoc[m.ID] = i
+		}
+	}
+}
+
+// CollectionFamilies returns the families of a collection's documents,
+// from the cache when it is current, else computed from the stored
+// signatures (or, for documents stored before signatures existed, from
+// their text) and cached.
+func CollectionFamilies(ctx context.Context, st *store.Store, collection string) (*Families, error) {
+	gen, err := st.Generation(ctx, collection)
+	if err != nil {
+		return nil, err
+	}
+	if path, err := st.CachePath(collection, familyCache); err == nil {
+		if b, err := os.ReadFile(path); err == nil {
+			var f Families
+			if json.Unmarshal(b, &f) == nil && f.Generation == gen {
+				f.index()
+				return &f, nil
+			}
+		}
+	}
+	infos, err := st.List(ctx, collection)
+	if err != nil {
+		return nil, err
+	}
+	members := make([]family.Member, 0, len(infos))
+	var kept []store.DocInfo
+	for _, in := range infos {
+		sig, err := docSignature(ctx, st, collection, in)
+		if err != nil {
+			continue // a document that cannot be read is in no family
+		}
+		members = append(members, family.Member{ID: in.ID, Sig: sig})
+		kept = append(kept, in)
+	}
+	groups, pairs := family.Group(members, family.Options{})
+	sim := map[[2]int]float64{}
+	for _, p := range pairs {
+		sim[[2]int{p.A, p.B}], sim[[2]int{p.B, p.A}] = p.Jaccard, p.Jaccard
+	}
+	f := &Families{Generation: gen}
+	for _, g := range groups {
+		primary := primaryOf(kept, g)
+		fam := Family{ID: "F-" + kept[g[0]].ID[:min(8, len(kept[g[0]].ID))], Primary: kept[primary].ID}
+		for _, i := range g {
+			j := 1.0
+			if i != primary {
+				j = family.Jaccard(members[i].Sig, members[primary].Sig)
+			}
+			fam.Members = append(fam.Members, FamilyMember{ID: kept[i].ID, Name: kept[i].Name, Jaccard: j})
+		}
+		f.Families = append(f.Families, fam)
+	}
+	f.index()
+	_ = st.WriteCache(ctx, collection, familyCache, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
+	return f, nil
+}
+
+// primaryOf picks the member shown for a family: one whose name says it
+// is executed, signed or final, else the most recently ingested.
+func primaryOf(infos []store.DocInfo, g []int) int {
+	best := g[0]
+	rank := func(in store.DocInfo) int {
+		n := lowerASCII(in.Name)
+		for _, w := range []string{"executed", "signed", "final", "conformed"} {
+			if containsWord(n, w) {
+				return 1
+			}
+		}
+		return 0
+	}
+	for _, i := range g[1:] {
+		a, b := infos[i], infos[best]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			if ra > rb {
+				best = i
+			}
+			continue
+		}
+		if a.Source.IngestedAt.After(b.Source.IngestedAt) {
+			best = i
+		}
+	}
+	return best
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+func containsWord(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i:i+len(w)] == w && (i == 0 || !isAlnum(s[i-1])) && (i+len(w) == len(s) || !isAlnum(s[i+len(w)])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// docSignature reads a document's signature, computing it from the stored
+// text when the document has none.
+func docSignature(ctx context.Context, st *store.Store, collection string, in store.DocInfo) (family.Signature, error) {
+	if b, err := st.Artifact(ctx, collection, in.ID, ArtifactFamily); err == nil {
+		if sig, err := family.Decode(b); err == nil {
+			return sig, nil
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return family.Signature{}, err
+	}
+	rec, err := st.Document(ctx, collection, in.ID)
+	if err != nil {
+		return family.Signature{}, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return family.Sign(rec.Doc.MaskedText()), nil
+}
+
+// Duplicates lists the other members of a document's family, best match
+// first, as references for Details.
+func (f *Families) Duplicates(id string) []DocRef {
+	fam := f.Of(id)
+	if fam == nil {
+		return nil
+	}
+	var out []DocRef
+	for _, m := range fam.Members {
+		if m.ID == id {
+			continue
+		}
+		note := fmt.Sprintf("%.0f%% of five-word phrases shared with the family's main copy", 100*m.Jaccard)
+		if m.ID == fam.Primary {
+			note = "the family's main copy"
+		}
+		out = append(out, DocRef{ID: m.ID, Name: m.Name, Note: note})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID == fam.Primary && out[j].ID != fam.Primary })
+	return out
+}

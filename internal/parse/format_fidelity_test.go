@@ -1,0 +1,274 @@
+//go:build unix
+
+package parse
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestFormatFidelity measures how faithfully each data-room format's text
+// comes back: CUAD contracts (the reference texts of LegalBench-RAG) are
+// written as .docx, .doc, .rtf and .odt by LibreOffice and as e-mails by
+// Go, and their openings are printed to PDF by LibreOffice and scanned at
+// 200 dpi (bilevel multi-page TIFF, grayscale PNG, JPEG) by pdftoppm; pakton
+// reads each file back and its text is compared with the source text:
+// word-level F1 (multisets of words) and character similarity
+// (2·LCS/(|a|+|b|) over code points, white space collapsed, typographic
+// quotes and dashes folded). Run it with
+//
+//	PAKTON_SLOW=1 go test ./internal/parse/ -run TestFormatFidelity -v -timeout 60m
+//
+// It needs LibreOffice (libreoffice-writer-nogui); the scans need
+// tesseract-ocr, tesseract-ocr-eng and poppler-utils.
+func TestFormatFidelity(t *testing.T) {
+	if os.Getenv("PAKTON_SLOW") != "1" {
+		t.Skip("set PAKTON_SLOW=1 to measure format fidelity")
+	}
+	if _, err := exec.LookPath("soffice"); err != nil {
+		t.Skip("LibreOffice is not installed (Debian package libreoffice-writer-nogui)")
+	}
+	refDir := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad")
+	files, _ := filepath.Glob(filepath.Join(refDir, "*.txt"))
+	if len(files) == 0 {
+		t.Skip("../shared/data is absent")
+	}
+	sort.Strings(files)
+	n := 20
+	if v := os.Getenv("PAKTON_FIDELITY_FILES"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	step := max(1, len(files)/n)
+	dir := t.TempDir()
+	var names []string
+	sources := map[string]string{}
+	for i := 0; i < len(files) && len(names) < n; i += step {
+		b, err := os.ReadFile(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("c%02d", len(names))
+		names = append(names, name)
+		sources[name] = string(b)
+		os.WriteFile(filepath.Join(dir, name+".txt"), b, 0o644)
+	}
+	type score struct {
+		f1, char float64
+		n        int
+	}
+	table := map[string]*score{}
+	add := func(format, got, want string) {
+		s := table[format]
+		if s == nil {
+			s = &score{}
+			table[format] = s
+		}
+		a, b := normalizeSpace(foldPunct(got)), normalizeSpace(foldPunct(want))
+		s.f1 += wordF1(a, b)
+		s.char += charSimilarity(a, b)
+		s.n++
+	}
+	read := func(path string) (string, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		doc, err := Bytes(context.Background(), filepath.Base(path), data, Options{})
+		if err != nil {
+			return "", err
+		}
+		return doc.Text, nil
+	}
+	var txts []string
+	for _, nm := range names {
+		txts = append(txts, filepath.Join(dir, nm+".txt"))
+	}
+	for _, f := range []struct{ ext, filter string }{
+		{"docx", "MS Word 2007 XML"}, {"doc", "MS Word 97"}, {"rtf", "Rich Text Format"}, {"odt", "writer8"},
+	} {
+		out := filepath.Join(dir, f.ext)
+		soffice(t, out, f.ext+":"+f.filter, txts...)
+		for _, nm := range names {
+			got, err := read(filepath.Join(out, nm+"."+f.ext))
+			if err != nil {
+				t.Errorf("%s.%s: %v", nm, f.ext, err)
+				continue
+			}
+			add("."+f.ext, got, sources[nm])
+		}
+	}
+	// E-mail: the contract as a UTF-8 quoted-printable body; the message's
+	// header lines are not part of the comparison.
+	for _, nm := range names {
+		eml := "From: a@example.com\r\nTo: b@example.com\r\nSubject: " + nm + "\r\nMIME-Version: 1.0\r\n" +
+			"Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n" +
+			base64.StdEncoding.EncodeToString([]byte(sources[nm])) + "\r\n"
+		doc, err := Bytes(context.Background(), nm+".eml", []byte(eml), Options{})
+		if err != nil {
+			t.Errorf("%s.eml: %v", nm, err)
+			continue
+		}
+		body := doc.Text[strings.Index(doc.Text, "\n\n")+2:]
+		add(".eml", body, sources[nm])
+	}
+
+	// Scans of the openings: about three pages for the TIFF, one for PNG and JPEG.
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Log("tesseract is not installed: no scans measured")
+	} else if _, err := exec.LookPath("pdftoppm"); err != nil {
+		t.Log("pdftoppm is not installed: no scans measured")
+	} else {
+		scans := min(len(names), 6)
+		var long, short []string
+		for _, nm := range names[:scans] {
+			for _, part := range []struct {
+				suffix string
+				chars  int
+				list   *[]string
+			}{{"-long", 7000, &long}, {"-short", 2200, &short}} {
+				text := opening(sources[nm], part.chars)
+				sources[nm+part.suffix] = text
+				p := filepath.Join(dir, nm+part.suffix+".txt")
+				os.WriteFile(p, []byte(text), 0o644)
+				*part.list = append(*part.list, p)
+			}
+		}
+		pdfs := filepath.Join(dir, "pdf")
+		soffice(t, pdfs, "pdf", append(long, short...)...)
+		for _, nm := range names[:scans] {
+			// Multi-page bilevel TIFF of the long opening.
+			pages := render(t, filepath.Join(pdfs, nm+"-long.pdf"), "-png", "-gray")
+			var imgs []image.Image
+			for _, p := range pages {
+				img, err := png.Decode(bytes.NewReader(p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				imgs = append(imgs, img)
+			}
+			tif := filepath.Join(dir, nm+".tif")
+			os.WriteFile(tif, encodeTIFF(imgs), 0o644)
+			if got, err := read(tif); err != nil {
+				t.Errorf("%s.tif: %v", nm, err)
+			} else {
+				add(".tif (200 dpi, bilevel, multi-page)", got, sources[nm+"-long"])
+			}
+			// One page as grayscale PNG and as JPEG.
+			for _, f := range []struct{ ext, label string }{{"png", "-png"}, {"jpg", "-jpeg"}} {
+				pages := render(t, filepath.Join(pdfs, nm+"-short.pdf"), f.label, "-gray")
+				if len(pages) != 1 {
+					t.Logf("%s: the short opening takes %d pages; not scanned as one image", nm, len(pages))
+					continue
+				}
+				p := filepath.Join(dir, nm+"."+f.ext)
+				os.WriteFile(p, pages[0], 0o644)
+				if got, err := read(p); err != nil {
+					t.Errorf("%s.%s: %v", nm, f.ext, err)
+				} else {
+					add("."+f.ext+" (200 dpi, grayscale, one page)", got, sources[nm+"-short"])
+				}
+			}
+		}
+	}
+
+	var keys []string
+	for k := range table {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("\n| format | files | word F1 | character similarity |\n|---|---|---|---|\n")
+	for _, k := range keys {
+		s := table[k]
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f |\n", k, s.n, s.f1/float64(s.n), s.char/float64(s.n))
+	}
+	t.Log(b.String())
+}
+
+// soffice converts files with LibreOffice into dir.
+func soffice(t *testing.T, dir, to string, files ...string) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	args := append([]string{"-env:UserInstallation=file://" + filepath.Join(dir, ".profile"), "--headless", "--convert-to", to, "--outdir", dir}, files...)
+	if out, err := exec.Command("soffice", args...).CombinedOutput(); err != nil {
+		t.Fatalf("soffice --convert-to %s: %v\n%s", to, err, out)
+	}
+}
+
+// render scans a PDF at 200 dpi with pdftoppm and returns the page images.
+func render(t *testing.T, pdf string, format ...string) [][]byte {
+	t.Helper()
+	prefix := strings.TrimSuffix(pdf, ".pdf") + strings.Join(format, "")
+	args := append(append([]string{"-r", "200"}, format...), pdf, prefix)
+	if out, err := exec.Command("pdftoppm", args...).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	matches, _ := filepath.Glob(prefix + "-*")
+	sort.Strings(matches)
+	var pages [][]byte
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, b)
+	}
+	if len(pages) == 0 {
+		t.Fatalf("pdftoppm made no pages of %s", pdf)
+	}
+	return pages
+}
+
+// opening returns the paragraphs of s that fit in n bytes.
+func opening(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndex(s[:n], "\n\n")
+	if cut <= 0 {
+		cut = n
+	}
+	return s[:cut]
+}
+
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// wordF1 is the F1 of the multisets of words (runs of letters and digits)
+// of got against want.
+func wordF1(got, want string) float64 {
+	count := map[string]int{}
+	w := wordRE.FindAllString(want, -1)
+	for _, x := range w {
+		count[x]++
+	}
+	g := wordRE.FindAllString(got, -1)
+	common := 0
+	for _, x := range g {
+		if count[x] > 0 {
+			count[x]--
+			common++
+		}
+	}
+	if len(g) == 0 || len(w) == 0 {
+		if len(g) == len(w) {
+			return 1
+		}
+		return 0
+	}
+	p, r := float64(common)/float64(len(g)), float64(common)/float64(len(w))
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
