@@ -63,7 +63,7 @@ func fetchShared(ctx context.Context, st *store.Store, collection string, d *ind
 	if blobs == nil {
 		return index.Commit{}, false, nil
 	}
-	sc, ok, err := publishedCommit(recs, collection)
+	sc, ok, err := publishedCommit(ctx, recs, collection)
 	if err != nil || !ok || sc.Commit.Label != gen || gen == 0 {
 		return index.Commit{}, false, err
 	}
@@ -87,7 +87,7 @@ func fetchShared(ctx context.Context, st *store.Store, collection string, d *ind
 		if d.Has(name) {
 			continue
 		}
-		if err := d.PutFile(name, func(w io.Writer) error { return blobs.GetBlob(collection, name, w) }); err != nil {
+		if err := d.PutFile(name, func(w io.Writer) error { return blobs.GetBlob(ctx, collection, name, w) }); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return index.Commit{}, false, nil // republished meanwhile: build it here
 			}
@@ -99,7 +99,7 @@ func fetchShared(ctx context.Context, st *store.Store, collection string, d *ind
 		if d.Has(name) {
 			continue
 		}
-		if err := d.PutFile(name, func(w io.Writer) error { return blobs.GetBlob(collection, name, w) }); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := d.PutFile(name, func(w io.Writer) error { return blobs.GetBlob(ctx, collection, name, w) }); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return index.Commit{}, false, fmt.Errorf("copying the search index from the cluster: %w", err)
 		}
 	}
@@ -132,8 +132,8 @@ func auxName(commit uint64, name string) string {
 	return fmt.Sprintf("aux-%d-%s", commit, name)
 }
 
-func publishedCommit(recs store.SharedRecords, collection string) (sharedCommit, bool, error) {
-	data, err := recs.Record(indexRecordKind, collection)
+func publishedCommit(ctx context.Context, recs store.SharedRecords, collection string) (sharedCommit, bool, error) {
+	data, err := recs.Record(ctx, indexRecordKind, collection)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 		return sharedCommit{}, false, nil
 	}
@@ -157,7 +157,7 @@ func publishShared(ctx context.Context, st *store.Store, collection string, d *i
 	if blobs == nil || c.Label == 0 {
 		return nil
 	}
-	prev, _, err := publishedCommit(recs, collection)
+	prev, _, err := publishedCommit(ctx, recs, collection)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func publishShared(ctx context.Context, st *store.Store, collection string, d *i
 			return err
 		}
 		defer f.Close()
-		return blobs.PutBlob(collection, name, f)
+		return blobs.PutBlob(ctx, collection, name, f)
 	}
 	for _, s := range c.Segments {
 		if err := ctx.Err(); err != nil {
@@ -203,7 +203,7 @@ func publishShared(ctx context.Context, st *store.Store, collection string, d *i
 	if err != nil {
 		return err
 	}
-	if err := recs.PutRecord(indexRecordKind, collection, data); err != nil {
+	if err := recs.PutRecord(ctx, indexRecordKind, collection, data); err != nil {
 		return fmt.Errorf("publishing the search index to the cluster: %w", err)
 	}
 	keep := map[string]bool{}
@@ -212,13 +212,13 @@ func publishShared(ctx context.Context, st *store.Store, collection string, d *i
 	}
 	for _, s := range prev.Commit.Segments {
 		if !keep[s.Name] {
-			blobs.DeleteBlob(collection, s.Name)
-			blobs.DeleteBlob(collection, index.StatsName(s.Name))
+			blobs.DeleteBlob(ctx, collection, s.Name)
+			blobs.DeleteBlob(ctx, collection, index.StatsName(s.Name))
 		}
 	}
 	for _, a := range prev.Aux {
 		if prev.Commit.ID != c.ID {
-			blobs.DeleteBlob(collection, auxName(prev.Commit.ID, a))
+			blobs.DeleteBlob(ctx, collection, auxName(prev.Commit.ID, a))
 		}
 	}
 	return nil

@@ -51,7 +51,7 @@ func TestShardedServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pub.Close()
-	if err := pub.CreateCollection("deals"); err != nil {
+	if err := pub.CreateCollection(ctx, "deals"); err != nil {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
@@ -86,19 +86,19 @@ func TestShardedServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		keys, err := auth.OpenRecords(st.Shared())
+		keys, err := auth.OpenRecords(ctx, st.Shared())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if admin == "" {
-			if admin, _, err = keys.Create("", "test admin", true); err != nil {
+			if admin, _, err = keys.Create(ctx, "", "test admin", true); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if shard != nil {
 			shard.Key = admin
 		}
-		srv, err := New(Config{Store: st, Keys: keys, Shard: shard, Rate: -1, Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+		srv, err := New(ctx, Config{Store: st, Keys: keys, Shard: shard, Rate: -1, Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}

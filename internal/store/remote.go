@@ -377,11 +377,11 @@ func (s *Store) CollectGarbage(ctx context.Context, collection string, minAge ti
 // is never read. Readers and writers stream: a segment file may be
 // hundreds of megabytes.
 type Blobs interface {
-	PutBlob(collection, name string, r io.Reader) error
+	PutBlob(ctx context.Context, collection, name string, r io.Reader) error
 	// GetBlob writes the blob to w; a missing blob is an error wrapping
 	// fs.ErrNotExist.
-	GetBlob(collection, name string, w io.Writer) error
-	DeleteBlob(collection, name string) error
+	GetBlob(ctx context.Context, collection, name string, w io.Writer) error
+	DeleteBlob(ctx context.Context, collection, name string) error
 }
 
 // Blobs returns the blob store of a remote store whose Remote keeps blobs,

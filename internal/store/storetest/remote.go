@@ -261,7 +261,7 @@ func (m *Remote) Damage(collection string) {
 }
 
 // PutBlob implements store.Blobs.
-func (m *Remote) PutBlob(name, blob string, r io.Reader) error {
+func (m *Remote) PutBlob(_ context.Context, name, blob string, r io.Reader) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -277,7 +277,7 @@ func (m *Remote) PutBlob(name, blob string, r io.Reader) error {
 }
 
 // GetBlob implements store.Blobs.
-func (m *Remote) GetBlob(name, blob string, w io.Writer) error {
+func (m *Remote) GetBlob(_ context.Context, name, blob string, w io.Writer) error {
 	m.mu.Lock()
 	c, err := m.get(name)
 	var data []byte
@@ -297,7 +297,7 @@ func (m *Remote) GetBlob(name, blob string, w io.Writer) error {
 }
 
 // DeleteBlob implements store.Blobs.
-func (m *Remote) DeleteBlob(name, blob string) error {
+func (m *Remote) DeleteBlob(_ context.Context, name, blob string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, err := m.get(name)

@@ -1,6 +1,7 @@
 package weaviate
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -27,8 +28,7 @@ var _ store.Blobs = (*Remote)(nil)
 // PutBlob implements store.Blobs. It reads r a part at a time and writes
 // the parts a few at a time, so a blob of any size costs a few parts of
 // memory.
-func (r *Remote) PutBlob(collection, name string, rd io.Reader) error {
-	c := bg()
+func (r *Remote) PutBlob(c context.Context, collection, name string, rd io.Reader) error {
 	return r.withTenant(c, collection, func(t string) error {
 		// The part count is known only at the end, and every part carries
 		// it: parts are written with count 0 ("more follow") and the first
@@ -80,8 +80,7 @@ func (r *Remote) blobPart(tenant, name string, part, parts int, data []byte) obj
 }
 
 // GetBlob implements store.Blobs.
-func (r *Remote) GetBlob(collection, name string, w io.Writer) error {
-	c := bg()
+func (r *Remote) GetBlob(c context.Context, collection, name string, w io.Writer) error {
 	return r.withTenant(c, collection, func(t string) error {
 		parts := 1
 		for part := 0; part < parts; part++ {
@@ -118,8 +117,7 @@ func (r *Remote) GetBlob(collection, name string, w io.Writer) error {
 
 // DeleteBlob implements store.Blobs (best effort past the first part: the
 // rest is unreachable).
-func (r *Remote) DeleteBlob(collection, name string) error {
-	c := bg()
+func (r *Remote) DeleteBlob(c context.Context, collection, name string) error {
 	return r.withTenant(c, collection, func(t string) error {
 		var obj struct {
 			Properties struct {
