@@ -31,6 +31,12 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "review" {
 		return runEvalReview(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "learning" {
+		return runEvalLearning(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "nli-labels" {
+		return runEvalNLILabels(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "dealroom" {
 		return runEvalDealRoom(ctx, args[1:])
 	}
@@ -46,6 +52,8 @@ func runEval(ctx context.Context, args []string) error {
 			"       pakton eval dealroom [--labels FILE] [--corpus DIR] [--folds K] [--json OUT]\n"+
 			"       pakton eval copies --from DIR --copies N --out DIR\n"+
 			"       pakton eval review [--labels FILE] [--corpus DIR] [--playbook FILE] [--folds K] [--zero-shot] [--json OUT]\n"+
+			"       pakton eval nli-labels --out DIR [--data FILE] [--map FILE]\n"+
+			"       pakton eval learning [--provisions a,b] [--sizes 5,10,20,40] [--draws N] [--folds K] [--json OUT]\n"+
 			"       pakton eval contractnli --data FILE [--limit N] [--workers N] [--full] [--json OUT] [--llm-url URL --llm-model NAME]", strings.Join(eval.Methods, "|"))
 	}
 	fs := flag.NewFlagSet("eval legalbench", flag.ContinueOnError)

@@ -15,7 +15,11 @@ import (
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
-func TestReviewCommand(t *testing.T) {
+// reviewDeal ingests the example contracts into collection "deal" of a
+// temporary store (no model server) and writes the small test playbook; it
+// returns the directory and the playbook's path.
+func reviewDeal(t *testing.T) (string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))
 	t.Setenv(config.EnvCollection, "deal")
@@ -30,6 +34,11 @@ func TestReviewCommand(t *testing.T) {
 	if _, _, err := capture(t, runIngest, src); err != nil {
 		t.Fatal(err)
 	}
+	return dir, pb
+}
+
+func TestReviewCommand(t *testing.T) {
+	dir, pb := reviewDeal(t)
 	out := filepath.Join(dir, "out")
 
 	stdout, stderr, err := capture(t, runReview, "--playbook", pb, "--out", out)

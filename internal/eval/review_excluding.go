@@ -162,6 +162,10 @@ func slicesIndex(pb *review.Playbook, name string) int {
 
 // WriteExcludingTable prints the polarity check.
 func WriteExcludingTable(w io.Writer, r *ExcludingReport) {
+	if r.Clauses == 0 {
+		fmt.Fprintln(w, "\npolarity check: none of the playbook's provisions has excluding clauses written for it")
+		return
+	}
 	fmt.Fprintf(w, "\npolarity check: %d clauses that exclude their provision, each in a short contract of its own\n", r.Clauses)
 	line := func(name string, t ExcludingTally) {
 		fmt.Fprintf(w, "  %-10s %3d clauses: %d answered Yes (must be 0), %d shown as excluding (No), %d Not found\n", name, t.Clauses, t.Yes, t.No, t.NotFound)

@@ -60,10 +60,10 @@ var (
 		return regexp.MustCompile(`(?i)\bwithout\s+(?:\S+\s+){0,4}?(?:consent|approval)\b|\bno\s+(?:\S+\s+){0,2}?(?:consent|approval)\s+(?:\S+\s+){0,5}?(?:is|shall\s+be|will\s+be)\s+(?:needed|required|necessary)\b`)
 	})
 	reSegmentBreak = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i);|:\s|,\s*(?:and|or)\s|\b(?:but|except|unless|however|whereas|although)\b|\bprovided\s*(?:,\s*however\s*,?\s*)?(?:that|further|always|however)\b`)
+		return regexp.MustCompile(`(?i);|:\s|,\s*(?:and|or)\s|\b(?:but|except|unless|however|whereas|although|save)\b|\bother\s+than\b|\bprovided\s*(?:,\s*however\s*,?\s*)?(?:that|further|always|however)\b`)
 	})
 	reRightCondition = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\bonly\s+(?:if|when|after|upon|on|for|with|in|where|to\s+the\s+extent)\b|\bprovided\s*(?:,\s*however,\s*)?that\b|\bsubject\s+to\b|\bunless\b|\b(?:after|following)\s+(?:the\s+)?(?:expiry\s+of\s+the\s+|expiration\s+of\s+the\s+|end\s+of\s+the\s+)?(?:initial|first|minimum)\s+(?:term|period|year)\b|\bwith\s+the\s+(?:prior\s+)?(?:written\s+)?(?:consent|approval|agreement)\b|\bupon\s+mutual\b`)
+		return regexp.MustCompile(`(?i)\bexcept\s+(?:to|for|as|that|with|where|when|if)\b|\bother\s+than\b|\bonly\s+(?:if|when|after|upon|on|for|with|in|where|to\s+the\s+extent)\b|\bprovided\s*(?:,\s*however,\s*)?that\b|\bsubject\s+to\b|\bunless\b|\b(?:after|following)\s+(?:the\s+)?(?:expiry\s+of\s+the\s+|expiration\s+of\s+the\s+|end\s+of\s+the\s+)?(?:initial|first|minimum)\s+(?:term|period|year)\b|\bwith\s+the\s+(?:prior\s+)?(?:written\s+)?(?:consent|approval|agreement)\b|\bupon\s+mutual\b`)
 	})
 	reRestrictionCondition = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bnot\s+(?:to\s+be\s+)?unreasonably\s+(?:withheld|delayed|conditioned)\b|\bexcept\b|\bother\s+than\b|\bprovided\s*(?:,\s*however,\s*)?that\b|\bsubject\s+to\b`)

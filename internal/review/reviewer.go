@@ -247,6 +247,9 @@ func treeOf(d Doc) *clause.Tree {
 // several times) can share it.
 type Prepared struct{ p *prepared }
 
+// Doc returns the contract p was prepared from.
+func (p *Prepared) Doc() Doc { return p.p.doc }
+
 // Prepare analyzes a contract for review.
 func Prepare(d Doc) (*Prepared, error) {
 	if d.Doc == nil {

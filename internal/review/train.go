@@ -39,7 +39,7 @@ import (
 
 // TrainerVersion changes whenever Train gives other detectors for the same
 // labels and playbook; caches of trained detectors are keyed with it.
-const TrainerVersion = "train-1"
+const TrainerVersion = "train-2"
 
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
@@ -121,6 +121,15 @@ type TrainOptions struct {
 	// calibration included (to measure a provision as if nobody had
 	// labelled it).
 	Exclude []string
+	// Only, when set, names the provisions to fit detectors for; the
+	// other labelled provisions still fit the zero-shot calibration.
+	Only []string
+	// Base, when set, is a detectors file to train on top of: its word
+	// rarities, zero-shot calibration and prior are kept, detectors are
+	// fitted only for the provisions docs label, and the base's detectors
+	// for every other provision are kept (learning from a reviewer's few
+	// decisions without refitting what they cannot improve).
+	Base    *Detectors
 	Workers int
 	// Progress, when set, is told about each provision trained.
 	Progress func(done, total int, provision string)
@@ -165,6 +174,13 @@ const (
 	minFeatureCount = 5
 )
 
+// provData is a labelled provision of the playbook and its cells.
+type provData struct {
+	idx   int // in pb
+	name  string
+	cells []cellData
+}
+
 // cellData is one labelled contract × provision, ready for training.
 type cellData struct {
 	doc     int    // index into the training docs
@@ -192,14 +208,15 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		return false
 	}
 	det := &Detectors{Format: DetectorFormat, Version: opt.Version, TrainedOn: opt.TrainedOn, Command: opt.Command}
-	det.IDF, det.DefaultIDF = corpusIDF(docs)
+	if opt.Base != nil {
+		// the base's word rarities and calibration stay: only detectors
+		// are fitted (below)
+		det.IDF, det.DefaultIDF, det.ZeroShot = opt.Base.IDF, opt.Base.DefaultIDF, opt.Base.ZeroShot
+	} else {
+		det.IDF, det.DefaultIDF = corpusIDF(docs)
+	}
 
 	// The labelled provisions of the playbook, and their cells.
-	type provData struct {
-		idx   int // in pb
-		name  string
-		cells []cellData
-	}
 	var provs []provData
 	for i := range pb.Provisions {
 		p := &pb.Provisions[i]
@@ -237,109 +254,39 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		return nil, nil, err
 	}
 
-	// The zero-shot calibration, fitted on the labelled provisions' best
-	// passages.
-	var pairs []scored
-	zsPairs := make([][]scored, len(provs))
-	for j, pd := range provs {
-		for _, c := range pd.cells {
-			s := zsScores[c.doc][pd.idx]
-			best := argmax(s)
-			sc := scored{x: 0, hit: false, present: c.present}
-			if best >= 0 {
-				sc.x, sc.hit = s[best], c.present && c.pos[best]
-			}
-			zsPairs[j] = append(zsPairs[j], sc)
-		}
-		pairs = append(pairs, zsPairs[j]...)
+	var (
+		fx      *featureIndex
+		g       *detectorFit
+		zsPairs [][]scored
+		rep     *TrainReport
+	)
+	if opt.Base != nil {
+		fx, g, zsPairs, rep = fromBase(opt.Base, docs, provs, zsScores)
+	} else {
+		fx, g, zsPairs, rep = fitCalibration(det, docs, provs, zsScores)
 	}
-	a, b := fitPlatt(pairs)
-	if a <= 0 {
-		// The labelled provisions' zero-shot scores do not rise with the
-		// truth (too few labels, or definitions that mislead): a calibration
-		// that ranked passages backwards would be worse than none.
-		a, b = defaultCalibration.A, defaultCalibration.B
-	}
-	// Refit on what a cell really returns: the passages picked with these
-	// probabilities must cover a labelled span.
-	pairs = pairs[:0]
-	for j, pd := range provs {
-		for i, c := range pd.cells {
-			if !c.present {
-				continue
-			}
-			s := zsScores[c.doc][pd.idx]
-			probs := make([]float64, len(s))
-			for k, v := range s {
-				probs[k] = sigmoid(a*v + b)
-			}
-			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep.p, probs, c.spans)
-		}
-		pairs = append(pairs, zsPairs[j]...)
-	}
-	if a2, b2 := fitPlatt(pairs); a2 > 0 {
-		a, b = a2, b2
-	}
-	// The zero-shot scorer's prior: a model shared by every labelled
-	// provision over the zero-shot score and the passages' generic features
-	// (kind of clause, place, length, shape), starting from (a, b).
-	fx := newFeatureIndex(docs)
-	gx := fx.generic()
-	cellsOf := func(exclude string) []cellData {
-		var out []cellData
-		for _, pd := range provs {
-			if !strings.EqualFold(pd.name, exclude) {
-				out = append(out, pd.cells...)
-			}
-		}
-		return out
-	}
-	fitZeroShot := func(exclude string) (Calibration, *detectorFit, map[string][]scored) {
-		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1)
-		if g.zsw <= 0 {
-			// The prior learned to rank passages against the provision's
-			// own description (too few or too alike labelled provisions):
-			// keep the plain calibration.
-			g = &detectorFit{w: make([]float64, len(gx.ids)), zsw: a, bias: b}
-		}
-		byProv := map[string][]scored{}
-		var all []scored
-		for _, pd := range provs {
-			for _, c := range pd.cells {
-				probs := g.passageProbs(gx, c.doc, zsScores[c.doc][c.prov])
-				best := argmax(probs)
-				sc := scored{present: c.present}
-				if best >= 0 {
-					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
-				}
-				byProv[pd.name] = append(byProv[pd.name], sc)
-				if !strings.EqualFold(pd.name, exclude) {
-					all = append(all, sc)
-				}
-			}
-		}
-		pa, pb := fitPlatt(all)
-		for i := range all {
-			all[i].p = sigmoid(pa*all[i].x + pb)
-		}
-		cal := Calibration{A: round4(g.zsw), B: round4(g.bias), Prior: g.exportWeights(gx), Platt: [2]float64{round4(pa), round4(pb)},
-			Threshold: round4(bestThreshold(all))}
-		return cal, g, byProv
-	}
-	cal, g, byProv := fitZeroShot("")
-	det.ZeroShot = cal
-	for j, pd := range provs {
-		zsPairs[j] = byProv[pd.name]
-	}
-	rep := &TrainReport{ZeroShot: det.ZeroShot, refit: func(exclude string) Calibration {
-		c, _, _ := fitZeroShot(exclude)
-		return c
-	}}
 	if opt.ZeroShotOnly {
 		for _, pd := range provs {
 			rep.Provisions = append(rep.Provisions, ProvisionTraining{Name: pd.name, Contracts: len(pd.cells), Present: countPresent(pd.cells), Shipped: "zero-shot"})
 		}
 		return det, rep, nil
+	}
+
+	if len(opt.Only) > 0 {
+		// detectors only for the named provisions; the others' labels
+		// still fitted the calibration above
+		var keepProvs []provData
+		var keepPairs [][]scored
+		for j, pd := range provs {
+			for _, o := range opt.Only {
+				if strings.EqualFold(o, pd.name) || strings.EqualFold(o, pb.Provisions[pd.idx].LabelName()) {
+					keepProvs = append(keepProvs, pd)
+					keepPairs = append(keepPairs, zsPairs[j])
+					break
+				}
+			}
+		}
+		provs, zsPairs = keepProvs, keepPairs
 	}
 
 	// Per provision: cross-validated predictions (for Platt scaling,
@@ -406,6 +353,13 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		pooled = append(pooled, r.cv...)
 	}
 	shared := bestThreshold(pooled)
+	baseThreshold := -1.0
+	if opt.Base != nil && len(opt.Base.Models) > 0 {
+		// on top of a base, a new detector is used with the base's shared
+		// threshold (a few contracts cannot choose a better one)
+		baseThreshold = opt.Base.Models[0].Threshold
+		shared = baseThreshold
+	}
 	var kept []scored
 	keep := make([]bool, len(provs))
 	for j, r := range results {
@@ -417,22 +371,44 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		dF1, zF1 := f1At(r.cv, shared), f1At(zsc, det.ZeroShot.Threshold)
 		pt := ProvisionTraining{Name: provs[j].name, Contracts: len(provs[j].cells), Present: countPresent(provs[j].cells),
 			DetectorF1: round4(dF1), ZeroShotF1: round4(zF1), Shipped: "zero-shot"}
-		if dF1 > zF1 {
+		// On top of a base the reviewer's decisions are all there is to
+		// learn from: a tie (few contracts rarely separate the two) keeps
+		// the detector, which starts from the zero-shot scorer anyway.
+		if dF1 > zF1 || opt.Base != nil && dF1 == zF1 && countPresent(provs[j].cells) > 0 {
 			keep[j] = true
 			pt.Shipped = "detector"
 			kept = append(kept, r.cv...)
 		}
 		rep.Provisions = append(rep.Provisions, pt)
 	}
-	if len(kept) > 0 {
+	switch {
+	case baseThreshold >= 0:
+		rep.Threshold = baseThreshold
+	case len(kept) > 0:
 		rep.Threshold = round4(bestThreshold(kept))
 	}
+	retrained := map[string]bool{}
 	for j, r := range results {
+		retrained[strings.ToLower(provs[j].name)] = true
 		if keep[j] {
 			r.model.Threshold = rep.Threshold
 			det.Models = append(det.Models, r.model)
 		} else {
 			det.ZeroShotChosen = append(det.ZeroShotChosen, provs[j].name)
+		}
+	}
+	if opt.Base != nil {
+		// the base's detectors for the provisions these labels do not
+		// cover stay as they were
+		for _, m := range opt.Base.Models {
+			if !retrained[strings.ToLower(m.Name)] {
+				det.Models = append(det.Models, m)
+			}
+		}
+		for _, n := range opt.Base.ZeroShotChosen {
+			if !retrained[strings.ToLower(n)] {
+				det.ZeroShotChosen = append(det.ZeroShotChosen, n)
+			}
 		}
 	}
 	return det, rep, nil
@@ -688,6 +664,30 @@ func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []fl
 	return out
 }
 
+// hardNegatives are, in a contract, the hardNegativeCount passages that do
+// not hold the provision but that its zero-shot scorer rates highest: the
+// clauses that use the provision's words without being it (one that
+// excludes or limits it, a definition, a cross-reference). Training sees
+// every one of them, every epoch, rather than a sample.
+func hardNegatives(c cellData, zs []float64) map[int]bool {
+	order := make([]int, 0, len(zs))
+	for k := range zs {
+		if !c.pos[k] {
+			order = append(order, k)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return zs[order[a]] > zs[order[b]] })
+	out := map[int]bool{}
+	for _, k := range order[:min(hardNegativeCount, len(order))] {
+		out[k] = true
+	}
+	return out
+}
+
+// hardNegativeCount is how many hard negatives a contract gives each
+// provision's training.
+const hardNegativeCount = 5
+
 // fitDetector trains a detector on cells (each with its provision's
 // zero-shot scores), starting from init's weights. The random negative
 // sample is seeded by the name and the fold, so a fit is reproducible.
@@ -708,12 +708,14 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 		for _, c := range cells {
 			feats := fx.feats[c.doc]
 			zs := zsScores[c.doc][c.prov]
-			// Pointwise.
+			hard := hardNegatives(c, zs)
+			// Pointwise: the positives, every hard negative, a sample of
+			// the other negatives.
 			for k, cols := range feats {
 				y := 0.0
 				if c.pos[k] {
 					y = 1
-				} else if rng.Float64() >= negativeSample {
+				} else if rng.Float64() >= negativeSample && !hard[k] {
 					continue
 				}
 				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k]))-y)
@@ -848,4 +850,141 @@ func (m *detectorFit) exportWeights(fx *featureIndex) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// fitCalibration fits the zero-shot scorer's calibration and prior on the
+// labelled provisions (det.ZeroShot), and returns the feature index, the
+// prior (the detectors' starting point) and every provision's cells as the
+// calibrated zero-shot scorer finds them.
+func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64) (fx *featureIndex, g *detectorFit, zsPairs [][]scored, rep *TrainReport) {
+	// The zero-shot calibration, fitted on the labelled provisions' best
+	// passages.
+	var pairs []scored
+	zsPairs = make([][]scored, len(provs))
+	for j, pd := range provs {
+		for _, c := range pd.cells {
+			s := zsScores[c.doc][pd.idx]
+			best := argmax(s)
+			sc := scored{x: 0, hit: false, present: c.present}
+			if best >= 0 {
+				sc.x, sc.hit = s[best], c.present && c.pos[best]
+			}
+			zsPairs[j] = append(zsPairs[j], sc)
+		}
+		pairs = append(pairs, zsPairs[j]...)
+	}
+	a, b := fitPlatt(pairs)
+	if a <= 0 {
+		// The labelled provisions' zero-shot scores do not rise with the
+		// truth (too few labels, or definitions that mislead): a calibration
+		// that ranked passages backwards would be worse than none.
+		a, b = defaultCalibration.A, defaultCalibration.B
+	}
+	// Refit on what a cell really returns: the passages picked with these
+	// probabilities must cover a labelled span.
+	pairs = pairs[:0]
+	for j, pd := range provs {
+		for i, c := range pd.cells {
+			if !c.present {
+				continue
+			}
+			s := zsScores[c.doc][pd.idx]
+			probs := make([]float64, len(s))
+			for k, v := range s {
+				probs[k] = sigmoid(a*v + b)
+			}
+			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+		}
+		pairs = append(pairs, zsPairs[j]...)
+	}
+	if a2, b2 := fitPlatt(pairs); a2 > 0 {
+		a, b = a2, b2
+	}
+	// The zero-shot scorer's prior: a model shared by every labelled
+	// provision over the zero-shot score and the passages' generic features
+	// (kind of clause, place, length, shape), starting from (a, b).
+	fx = newFeatureIndex(docs)
+	gx := fx.generic()
+	cellsOf := func(exclude string) []cellData {
+		var out []cellData
+		for _, pd := range provs {
+			if !strings.EqualFold(pd.name, exclude) {
+				out = append(out, pd.cells...)
+			}
+		}
+		return out
+	}
+	fitZeroShot := func(exclude string) (Calibration, *detectorFit, map[string][]scored) {
+		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1)
+		if g.zsw <= 0 {
+			// The prior learned to rank passages against the provision's
+			// own description (too few or too alike labelled provisions):
+			// keep the plain calibration.
+			g = &detectorFit{w: make([]float64, len(gx.ids)), zsw: a, bias: b}
+		}
+		byProv := calibratedPairs(g, gx, docs, provs, zsScores)
+		var all []scored
+		for _, pd := range provs {
+			if !strings.EqualFold(pd.name, exclude) {
+				all = append(all, byProv[pd.name]...)
+			}
+		}
+		pa, pb := fitPlatt(all)
+		for i := range all {
+			all[i].p = sigmoid(pa*all[i].x + pb)
+		}
+		cal := Calibration{A: round4(g.zsw), B: round4(g.bias), Prior: g.exportWeights(gx), Platt: [2]float64{round4(pa), round4(pb)},
+			Threshold: round4(bestThreshold(all))}
+		return cal, g, byProv
+	}
+	cal, g, byProv := fitZeroShot("")
+	det.ZeroShot = cal
+	for j, pd := range provs {
+		zsPairs[j] = byProv[pd.name]
+	}
+	rep = &TrainReport{ZeroShot: det.ZeroShot, refit: func(exclude string) Calibration {
+		c, _, _ := fitZeroShot(exclude)
+		return c
+	}}
+	return fx, g, zsPairs, rep
+}
+
+// calibratedPairs returns, for every provision, its cells as the zero-shot
+// scorer with prior g finds them: the best passage's raw score and whether
+// the passages picked cover the provision.
+func calibratedPairs(g *detectorFit, gx *featureIndex, docs []TrainingDoc, provs []provData, zsScores [][][]float64) map[string][]scored {
+	byProv := map[string][]scored{}
+	for _, pd := range provs {
+		for _, c := range pd.cells {
+			probs := g.passageProbs(gx, c.doc, zsScores[c.doc][c.prov])
+			best := argmax(probs)
+			sc := scored{present: c.present}
+			if best >= 0 {
+				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+			}
+			byProv[pd.name] = append(byProv[pd.name], sc)
+		}
+	}
+	return byProv
+}
+
+// fromBase is fitCalibration for training on top of base detectors: the
+// base's calibration and prior are kept (no refit: a few decided contracts
+// could not fit them better), turned into the feature index of docs.
+func fromBase(base *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64) (*featureIndex, *detectorFit, [][]scored, *TrainReport) {
+	fx := newFeatureIndex(docs)
+	cal := base.calibration()
+	g := &detectorFit{w: make([]float64, len(fx.ids)), zsw: cal.A, bias: cal.B}
+	for c, id := range fx.ids {
+		if name, ok := featureName(id); ok {
+			g.w[c] = cal.Prior[name]
+		}
+	}
+	byProv := calibratedPairs(g, fx.generic(), docs, provs, zsScores)
+	zsPairs := make([][]scored, len(provs))
+	for j, pd := range provs {
+		zsPairs[j] = byProv[pd.name]
+	}
+	rep := &TrainReport{ZeroShot: cal, refit: func(string) Calibration { return cal }}
+	return fx, g, zsPairs, rep
 }

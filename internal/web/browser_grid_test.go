@@ -42,7 +42,7 @@ var gridProvisions = []string{
 //   - at 390×844 nothing is wider than the window and a cell opens its
 //     panel.
 //
-// Screenshots (PAKTON_SCREENSHOTS): review-grid, review-reader,
+// Screenshots (PAKTON_SCREENSHOTS): review-grid, review-decisions, review-reader,
 // review-page-view, phone-review-grid, phone-review-cell.
 func TestBrowserReviewGrid(t *testing.T) {
 	needBrowser(t)
@@ -163,6 +163,29 @@ func TestBrowserReviewGrid(t *testing.T) {
 		t.Errorf("the distribution agreement's Termination for Convenience (\"Neither Party may terminate … for convenience\") shows %q", picked)
 	}
 	b.shot(shots, "review-grid")
+
+	// Decisions: accept the No (A), correct the agreement's Expiration Date
+	// in the panel; the grid marks both.
+	var marks int
+	b.run("decide",
+		chromedp.Evaluate(`document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'a', bubbles: true}))`, nil),
+		chromedp.Poll(`!!document.querySelector('#review-grid td.open .verdict.accepted')`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(`(() => {
+			const t = rv.current.table;
+			const i = t.rows.findIndex((r) => r.doc_name.startsWith('distribution-agreement'));
+			moveTo(i, t.provisions.indexOf('Expiration Date'));
+		})()`, nil),
+		chromedp.Click("#decide-correct", chromedp.ByQuery),
+		chromedp.SendKeys("#correct-value", "2030-06-30", chromedp.ByQuery),
+		chromedp.SendKeys("#correct-note", "extended by the 2026 amendment", chromedp.ByQuery),
+		chromedp.Click("#correct-save", chromedp.ByQuery),
+		chromedp.Poll(`!!document.querySelector('#review-grid td.open .verdict.corrected')`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(`document.querySelectorAll('#review-grid .verdict').length`, &marks),
+	)
+	if marks != 2 {
+		t.Errorf("%d cells marked reviewed, want 2", marks)
+	}
+	b.shot(shots, "review-decisions")
 
 	// The PDF's row: open a found cell in the reader.
 	var opened bool

@@ -30,7 +30,8 @@ import (
 // another from the keyboard and the panel, and check that the decisions
 // are kept by the server, marked in the grid and exported.
 //
-// It runs only with PAKTON_BROWSER=1; screenshots go to PAKTON_SCREENSHOTS.
+// It runs only with PAKTON_BROWSER=1 (the documented screenshots of the
+// review come from TestBrowserReviewGrid, on a larger deal room).
 func TestBrowserReview(t *testing.T) {
 	needBrowser(t)
 	srv, key := startAPI(t)
@@ -39,7 +40,6 @@ func TestBrowserReview(t *testing.T) {
 	os.WriteFile(pbFile, reviewtest.PlaybookYAML, 0o644)
 
 	b := newBrowser(t)
-	shots := os.Getenv("PAKTON_SCREENSHOTS")
 	b.run("open the review tab",
 		chromedp.Navigate(srv.URL+"/#key="+key),
 		chromedp.WaitVisible("#doc-list .doc-item", chromedp.ByQuery),
@@ -251,7 +251,6 @@ func TestBrowserReview(t *testing.T) {
 		if !strings.Contains(class, "cell-yes") || !strings.Contains(class, "v-corrected") {
 			t.Errorf("corrected cell's class %q, want the corrected answer (cell-yes) marked corrected", class)
 		}
-		b.shot(shots, "review-decisions")
 	}
 	getJSON(t, srv.URL, key, "/api/v1/collections/default/reviews/"+id, &got)
 	if d := got.Decisions.Find(cell.DocID, cell.Provision); d == nil || d.Verdict != review.Accepted {
