@@ -18,10 +18,12 @@ import (
 )
 
 // Sharded search between app servers (search.Sharding). With Config.Shard
-// set, this server is server K of N sharing a cluster: for every collection
-// it holds whole the index segments i with i mod N = K and the stats files
-// of the others (ingest.LoadOptions.Shard), plans every question itself,
-// and asks the other servers to score their segments through POST
+// set (and the collection service made with the same configuration:
+// collection.Options{Shard: cfg.LoadShard(), Sharding: cfg.Sharding()}),
+// this server is server K of N sharing a cluster: for every collection it
+// holds whole the index segments i with i mod N = K and the stats files of
+// the others (ingest.LoadOptions.Shard), plans every question itself, and
+// asks the other servers to score their segments through POST
 // /api/v1/collections/{c}/shard. A shard request carries the asking
 // server's commit: a server that has another commit open loads the
 // collection's current index first, and answers 503 when they still differ
@@ -58,6 +60,17 @@ func (c *ShardConfig) validate() error {
 	return nil
 }
 
+// Sharding returns, for collection.Options.Sharding, the search.Sharding
+// of each collection: the other servers reached over HTTP.
+func (c *ShardConfig) Sharding() func(collection string) *search.Sharding {
+	client := &http.Client{}
+	return func(collection string) *search.Sharding { return c.sharding(collection, client) }
+}
+
+// LoadShard returns, for collection.Options.Shard, the segments this
+// server holds whole.
+func (c *ShardConfig) LoadShard() *ingest.Shard { return &ingest.Shard{K: c.K, N: c.N} }
+
 // sharding returns the search.Sharding of collection c, reaching the
 // other servers over HTTP.
 func (c *ShardConfig) sharding(collection string, client *http.Client) *search.Sharding {
@@ -68,10 +81,6 @@ func (c *ShardConfig) sharding(collection string, client *http.Client) *search.S
 		}
 	}
 	return &search.Sharding{K: c.K, N: c.N, Peers: peers}
-}
-
-func (c *ShardConfig) loadOptions() ingest.LoadOptions {
-	return ingest.LoadOptions{Shard: &ingest.Shard{K: c.K, N: c.N}}
 }
 
 // httpShard is another server of a sharded collection.
@@ -143,21 +152,19 @@ func (s *Server) shard(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	li, err := s.indexes.get(r.Context(), c)
+	sn, err := s.coll.Get(r.Context(), c)
 	if err != nil {
 		s.storeErr(w, r, "load index", err)
 		return
 	}
-	if commit, _ := li.ix.Snapshot().Commit(); commit != req.Commit {
+	if commit, _ := sn.Index.Snapshot().Commit(); commit != req.Commit {
 		// The asking server may have opened a newer commit: open the
 		// current one (the store may not have changed: a merge).
-		sl := s.indexes.slot(c)
-		s.indexes.reopen(c, sl)
-		if nli := sl.cur.Load(); nli != nil {
-			li = nli
+		if nsn, err := s.coll.Reopen(r.Context(), c); err == nil && nsn != nil {
+			sn = nsn
 		}
 	}
-	res, err := li.ix.ShardRank(r.Context(), &req)
+	res, err := sn.Index.ShardRank(r.Context(), &req)
 	if errors.Is(err, search.ErrShardCommit) {
 		fail(w, http.StatusServiceUnavailable, "%v", err)
 		return

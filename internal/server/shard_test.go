@@ -159,9 +159,12 @@ func TestShardedServers(t *testing.T) {
 			// Each shard holds half of the segments whole, the rest as
 			// stats files.
 			for k := range 2 {
-				li := srvs[k].indexes.slot("deals").cur.Load()
+				sn, err := srvs[k].coll.Get(ctx, "deals")
+				if err != nil {
+					t.Fatal(err)
+				}
 				whole, stats := 0, 0
-				for _, seg := range li.ix.Snapshot().Segments() {
+				for _, seg := range sn.Index.Snapshot().Segments() {
 					if seg.StatsOnly() {
 						stats++
 					} else {
