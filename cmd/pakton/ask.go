@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
-	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/tool"
 )
 
@@ -72,16 +72,12 @@ func runAsk(ctx context.Context, args []string) error {
 		}
 		req.Docs = append(req.Docs, info.ID)
 	}
-	ix, err := loadSearchIndex(ctx, st, g.collection)
+	svc, sn, err := openSnapshot(ctx, st, g.collection, collection.Models{})
 	if err != nil {
 		return err
 	}
-	sm, err := searchModels(ix)
-	if err != nil {
-		return err
-	}
-	sm.Provisions = review.BuiltinProvisions(review.StoreLoader(st, g.collection))
-	lib := agent.NewLibrary(&tool.Corpus{Store: st, Collection: g.collection, Index: ix, Models: sm})
+	defer svc.Close()
+	lib := sn.Library()
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
 
 	var clarifier agent.Clarifier

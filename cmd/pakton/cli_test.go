@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/config"
 )
 
@@ -99,7 +100,7 @@ func TestCLIEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wide searchJSON
+	var wide collection.Response
 	if err := json.Unmarshal([]byte(out), &wide); err != nil {
 		t.Fatalf("search --no-route --json: %v\n%s", err, out)
 	}
@@ -115,7 +116,7 @@ func TestCLIEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res searchJSON
+	var res collection.Response
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("search --json: %v\n%s", err, out)
 	}

@@ -10,6 +10,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/mcp"
 	"github.com/pakton/pakton/internal/search"
 )
@@ -43,7 +44,6 @@ func runMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	var opts []mcp.Option
 	emb, err := embedderFromEnv()
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func runMCP(ctx context.Context, args []string) error {
 	if rr != nil {
 		sm.Reranker = rr
 	}
-	opts = append(opts, mcp.WithSearchModels(sm))
+	m := collection.Models{Search: sm}
 	if roles.Configured() && !*evidence {
 		models, err := agent.ModelsFrom(roles)
 		if err != nil {
@@ -67,13 +67,15 @@ func runMCP(ctx context.Context, args []string) error {
 			return err
 		}
 		defer closeExt()
-		opts = append(opts, mcp.WithModels(models), mcp.WithExternalTools(ext))
+		m.Agents, m.External = &models, ext
 		slog.Info("mcp: ask uses the agents", "model", roles.Default.Model)
 	} else {
 		slog.Info("mcp: no language model configured; ask returns evidence reports")
 	}
 	slog.Info("mcp: serving on stdio", "store", st.Location(), "collection", g.collection)
-	srv := mcp.NewServer(mcp.NewStoreBackend(st, g.collection, opts...))
+	svc := collection.New(st, collection.Options{Models: m, Log: slog.Default(), WaitForReload: true})
+	defer svc.Close()
+	srv := mcp.NewServer(mcp.NewStoreBackend(svc, g.collection))
 	err = srv.Run(ctx, mcpTransport())
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcpsdk.ErrConnectionClosed) {
 		return nil

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
-	"github.com/pakton/pakton/internal/store"
 )
 
 func runSearch(ctx context.Context, args []string) error {
@@ -51,25 +50,29 @@ func runSearch(ctx context.Context, args []string) error {
 		}
 		q.Docs = append(q.Docs, info.ID)
 	}
-	ix, err := loadSearchIndex(ctx, st, g.collection)
+	svc, sn, err := openSnapshot(ctx, st, g.collection, collection.Models{})
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
 	// After the load, which may have had to build the index (a large heap,
 	// left to the usual collector).
 	oneShotGC()
-	res, err := hybridSearch(ctx, st, g.collection, ix, q)
+	res, err := sn.Search(ctx, q)
 	if err != nil {
 		return err
 	}
-	passages, err := ingest.Passages(ctx, st, g.collection, res.Hits)
+	resp, err := sn.Respond(ctx, query, res)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return writeSearchJSON(stdout, query, ix, res, passages)
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(resp)
 	}
-	return writeSearchText(stdout, st, g.collection, ix, res, passages, *full)
+	return writeSearchText(stdout, resp, *full)
 }
 
 // oneShotGC tunes the garbage collector for a command that answers once and
@@ -91,59 +94,16 @@ func oneShotGC() {
 // collects at all.
 const oneShotHeapLimit = 1 << 30
 
-// searchJSON is the stable JSON shape of "pakton search --json".
-type searchJSON struct {
-	Query    string      `json:"query"`
-	RoutedTo []routedDoc `json:"routed_to"`
-	// Route says which documents were searched and why: the names the
-	// question used, the candidates of an ambiguous name (search.Route).
-	Route *search.Route `json:"route,omitempty"`
-	Hits  []hitJSON     `json:"hits"`
-	// NotFound: provisions the question asks about that the review
-	// detectors looked for and did not find.
-	NotFound []notFoundDoc `json:"not_found,omitempty"`
-}
-
-type notFoundDoc struct {
-	DocID      string  `json:"doc_id"`
-	DocName    string  `json:"doc_name"`
-	Provision  string  `json:"provision"`
-	Confidence float64 `json:"confidence"`
-}
-
-type routedDoc struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// hitJSON is a hit of pakton search --json: the same shape as the API's.
-type hitJSON = ingest.Passage
-
-func writeSearchJSON(w io.Writer, query string, ix *search.Index, res search.Result, ps []ingest.Passage) error {
-	out := searchJSON{Query: query, RoutedTo: []routedDoc{}, Hits: []hitJSON{}, Route: res.Route}
-	for _, id := range res.RoutedTo {
-		out.RoutedTo = append(out.RoutedTo, routedDoc{id, ix.DocName(id)})
+func writeSearchText(w io.Writer, resp *collection.Response, full bool) error {
+	writeRoute(w, resp.Route)
+	for _, a := range resp.NotFound {
+		fmt.Fprintf(w, "Not found: the review detectors find no %s provision in %s (their confidence that it is there: %.2f); the passages below from it only match the question's words.\n\n", a.Provision, a.DocName, a.Confidence)
 	}
-	for _, a := range res.NotFound {
-		out.NotFound = append(out.NotFound, notFoundDoc{a.DocID, ix.DocName(a.DocID), a.Provision, a.Confidence})
-	}
-	out.Hits = append(out.Hits, ps...)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
-}
-
-func writeSearchText(w io.Writer, st *store.Store, collection string, ix *search.Index, res search.Result, ps []ingest.Passage, full bool) error {
-	writeRoute(w, res.Route)
-	for _, a := range res.NotFound {
-		fmt.Fprintf(w, "Not found: the review detectors find no %s provision in %s (their confidence that it is there: %.2f); the passages below from it only match the question's words.\n\n", a.Provision, ix.DocName(a.DocID), a.Confidence)
-	}
-	if len(ps) == 0 {
+	if len(resp.Hits) == 0 {
 		_, err := fmt.Fprintln(w, "No passages found.")
 		return err
 	}
-	for _, p := range ps {
+	for _, p := range resp.Hits {
 		writePassage(w, p, full)
 	}
 	return nil
@@ -263,31 +223,13 @@ func trimText(text string, n int) string {
 	return strings.TrimRight(cut, " \n,;:") + " […]"
 }
 
-// hybridSearch runs q with the model servers configured in the
-// environment: dense fusion when the collection has vectors and an embedding
-// server is configured, reranking when a rerank server is. With neither it is
-// ix.Search(q). A question about a playbook provision gets the review
-// detectors' passage first (search.Models.Provisions; q.NoProvisions: not).
-func hybridSearch(ctx context.Context, st *store.Store, collection string, ix *search.Index, q search.Query) (search.Result, error) {
-	m, err := searchModels(ix)
-	if err != nil {
-		return search.Result{}, err
-	}
-	m.Provisions = review.BuiltinProvisions(review.StoreLoader(st, collection))
-	return ix.SearchWith(ctx, m, q, ingest.TextFunc(ctx, st, collection))
-}
-
-// searchModels returns the embedding and rerank servers configured in the
-// environment, noting on stderr when the collection has vectors that cannot
-// be used.
-func searchModels(ix *search.Index) (search.Models, error) {
+// envSearchModels returns the embedding and rerank servers configured in
+// the environment.
+func envSearchModels() (search.Models, error) {
 	var m search.Models
 	emb, err := embedderFromEnv()
 	if err != nil {
 		return m, err
-	}
-	if dense, model := ix.Dense(); dense && emb == nil {
-		fmt.Fprintf(stderr, "note: the collection has %s vectors but no embedding server is configured (PAKTON_EMBED_URL); searching lexically\n", model)
 	}
 	m.Embedder = asEmbedder(emb)
 	rr, err := rerankerFromEnv()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/mcp"
@@ -139,9 +140,11 @@ func runServe(ctx context.Context, args []string) error {
 			}
 		}
 	}
-	if err := mountExtras(&cfg, st, roles); err != nil {
+	svc, err := mountExtras(&cfg, st, roles)
+	if err != nil {
 		return err
 	}
+	defer svc.Close()
 	srv, err := server.New(ctx, cfg)
 	if err != nil {
 		return err
@@ -162,21 +165,25 @@ func runServe(ctx context.Context, args []string) error {
 	return srv.ListenAndServe(ctx)
 }
 
-// mountExtras wires the web app and the MCP endpoint into the server. The
-// MCP backend binds no collection itself: the server binds each request to
-// its key's collection.
-func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) error {
-	opts := []mcp.Option{mcp.WithSearchModels(search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker})}
+// mountExtras wires the collection service, the web app and the MCP
+// endpoint into the server: the API and /mcp answer from one service, so the
+// process keeps one index per collection. The MCP backend binds no
+// collection itself: the server binds each request to its key's collection.
+// The caller closes the service once the server has stopped.
+func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) (*collection.Service, error) {
+	m := collection.Models{Search: search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker}, External: cfg.External}
 	if roles.Configured() {
 		models, err := agent.ModelsFrom(roles)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		opts = append(opts, mcp.WithModels(models), mcp.WithExternalTools(cfg.External))
+		m.Agents = &models
 	}
-	cfg.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(st, "", opts...))
+	svc := collection.New(st, collection.Options{Models: m, Log: cfg.Logger})
+	cfg.Collections = svc
+	cfg.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(svc, ""))
 	cfg.UI = web.Handler()
-	return nil
+	return svc, nil
 }
 
 // writeKeysHint tells the operator of a server whose store already has keys

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/config"
-	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate"
 )
@@ -122,17 +121,32 @@ func (g *globals) openCollectionReader(ctx context.Context) (*store.Store, error
 	return st, nil
 }
 
-// loadSearchIndex loads the collection's index for search and ask, which
-// both refuse, with the same words, a collection that holds no documents.
-func loadSearchIndex(ctx context.Context, st *store.Store, collection string) (*search.Index, error) {
-	ix, err := ingest.LoadIndex(ctx, st, collection)
+// openSnapshot loads the collection ready to answer for search and ask,
+// which both refuse, with the same words, a collection that holds no
+// documents: a one-shot collection service (no background maintenance)
+// with the embedding and rerank servers configured in the environment,
+// noting on stderr when the collection has vectors that cannot be used.
+// Close the service when done.
+func openSnapshot(ctx context.Context, st *store.Store, name string, m collection.Models) (*collection.Service, *collection.Snapshot, error) {
+	sm, err := envSearchModels()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if ix.Docs() == 0 {
-		return nil, emptyCollection(st, collection)
+	m.Search = sm
+	svc := collection.New(st, collection.Options{Models: m, NoMaintenance: true})
+	sn, err := svc.Get(ctx, name)
+	if err != nil {
+		svc.Close()
+		return nil, nil, err
 	}
-	return ix, nil
+	if sn.Index.Docs() == 0 {
+		svc.Close()
+		return nil, nil, emptyCollection(st, name)
+	}
+	if dense, model := sn.Index.Dense(); dense && sm.Embedder == nil {
+		fmt.Fprintf(stderr, "note: the collection has %s vectors but no embedding server is configured (PAKTON_EMBED_URL); searching lexically\n", model)
+	}
+	return svc, sn, nil
 }
 
 // emptyCollection is the error for a collection with no documents.

@@ -54,39 +54,71 @@ type Models struct {
 	External []tool.Tool
 }
 
-// DefaultRerankDepth is how many hits a configured reranker reorders when
-// Models.Search.RerankDepth is 0.
-const DefaultRerankDepth = 30
-
 // MaxCachedText bounds the document text one snapshot's cache holds.
 const MaxCachedText = 256 << 20
 
-// Service serves the collections of one store. Safe for concurrent use.
+// Service serves the collections of one store. Safe for concurrent use;
+// Close stops its background work.
 type Service struct {
-	st     *store.Store
-	models Models
-	log    *slog.Logger
+	st            *store.Store
+	models        Models
+	log           *slog.Logger
+	noMaintenance bool
+	wait          bool // WaitForReload
 
 	mu sync.Mutex
 	m  map[string]*slot
+
+	// Background loads and maintenance of the index directories (merges,
+	// word associations) run under ctx, which Close cancels before waiting
+	// for them: a load shared by every request waiting for it is not
+	// cancelled by one of them going away.
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
 }
 
 type slot struct {
 	load    sync.Mutex // one load at a time
 	loading atomic.Bool
 	cur     atomic.Pointer[Snapshot]
+
+	maintaining atomic.Bool // a maintenance goroutine runs
+	again       atomic.Bool // the index changed while it ran
 }
 
-// New returns the Service of st. A nil log discards the background loads'
-// warnings.
-func New(st *store.Store, models Models, log *slog.Logger) *Service {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// Options configure a Service.
+type Options struct {
+	Models Models
+	// Log receives the background work's warnings (nil: discarded).
+	Log *slog.Logger
+	// NoMaintenance leaves index directories as loads leave them, without
+	// merging segments or learning associations in the background: for a
+	// command that answers once and exits.
+	NoMaintenance bool
+	// WaitForReload makes a Get that finds the generation moved wait for
+	// the new snapshot instead of answering from the previous one while it
+	// loads: for a process serving one client (pakton mcp over stdio), whose
+	// next answer must see a change another process just made. A server
+	// with many clients keeps answering instead (and refreshes itself after
+	// the changes it makes: Refresh).
+	WaitForReload bool
+}
+
+// New returns the Service of st.
+func New(st *store.Store, opt Options) *Service {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	if models.Search.RerankDepth == 0 {
-		models.Search.RerankDepth = DefaultRerankDepth
-	}
-	return &Service{st: st, models: models, log: log, m: map[string]*slot{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{st: st, models: opt.Models, log: opt.Log, noMaintenance: opt.NoMaintenance, wait: opt.WaitForReload, m: map[string]*slot{}, ctx: ctx, cancel: cancel}
+}
+
+// Close stops background maintenance and waits for it (a merge in progress
+// is abandoned: its temporary file is removed, the index stays as it was).
+func (s *Service) Close() {
+	s.cancel()
+	s.bg.Wait()
 }
 
 // Store returns the store the service serves.
@@ -107,8 +139,8 @@ func (s *Service) slot(c string) *slot {
 }
 
 // Get returns a collection's current snapshot or, while a newer one loads
-// in the background, the previous one. The first request for a collection
-// waits for its load. A missing collection is an error wrapping
+// in the background, the previous one (unless Options.WaitForReload). The
+// first request for a collection waits for its load. A missing collection is an error wrapping
 // store.ErrNotFound.
 func (s *Service) Get(ctx context.Context, c string) (*Snapshot, error) {
 	gen, err := s.st.Generation(ctx, c)
@@ -120,15 +152,16 @@ func (s *Service) Get(ctx context.Context, c string) (*Snapshot, error) {
 	if cur != nil && cur.Gen == gen {
 		return cur, nil
 	}
-	if cur == nil {
+	if cur == nil || s.wait {
 		return s.load(ctx, c, sl)
 	}
 	if sl.loading.CompareAndSwap(false, true) {
 		// The reload outlives the request that noticed the new generation.
-		bg := context.WithoutCancel(ctx)
+		s.bg.Add(1)
 		go func() {
+			defer s.bg.Done()
 			defer sl.loading.Store(false)
-			if _, err := s.load(bg, c, sl); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if _, err := s.load(s.ctx, c, sl); err != nil && !errors.Is(err, store.ErrNotFound) && s.ctx.Err() == nil {
 				s.log.Warn("collection: reloading an index failed", "collection", c, "err", err)
 			}
 		}()
@@ -176,9 +209,12 @@ func (s *Service) load(ctx context.Context, c string, sl *slot) (*Snapshot, erro
 	if err != nil {
 		return nil, err
 	}
-	ix, err := ingest.LoadIndex(ctx, s.st, c)
+	ix, rep, err := ingest.Load(s.ctx, s.st, c)
 	if err != nil {
 		return nil, err
+	}
+	if !rep.Opened && !s.noMaintenance {
+		s.maintain(c, sl)
 	}
 	sn := &Snapshot{Collection: c, Gen: gen, Index: ix, svc: s, vers: make(map[string]string, len(infos)), docs: map[string]*Doc{}}
 	for _, in := range infos {
@@ -196,6 +232,63 @@ func (s *Service) load(ctx context.Context, c string, sl *slot) (*Snapshot, erro
 	}
 	sl.cur.Store(sn)
 	return sn, nil
+}
+
+// maintain merges a collection's index segments as the merge policy asks
+// and learns its word associations, in the background, after a load
+// changed the index; then the collection's snapshot is swapped for one over
+// the maintained index (same answers: fewer segments to visit, associations
+// looked up instead of learned per question). One goroutine per collection
+// at a time; a change while it runs makes it go round again.
+func (s *Service) maintain(c string, sl *slot) {
+	if !sl.maintaining.CompareAndSwap(false, true) {
+		sl.again.Store(true)
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer sl.maintaining.Store(false)
+		for {
+			sl.again.Store(false)
+			rep, err := ingest.Maintain(s.ctx, s.st, c, ingest.MaintainOptions{Learn: true})
+			if err != nil {
+				if s.ctx.Err() == nil && !errors.Is(err, store.ErrNotFound) {
+					s.log.Warn("collection: maintaining an index failed", "collection", c, "err", err)
+				}
+				return
+			}
+			if rep.Merges > 0 || rep.Learned {
+				s.reopen(c, sl)
+			}
+			if !sl.again.Load() || s.ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+}
+
+// reopen swaps a collection's snapshot for one over the index directory's
+// current commit when the store has not changed since (maintenance changes
+// the index, never what it answers), keeping the cached documents.
+func (s *Service) reopen(c string, sl *slot) {
+	sl.load.Lock()
+	defer sl.load.Unlock()
+	old := sl.cur.Load()
+	if old == nil {
+		return
+	}
+	ix, rep, err := ingest.Load(s.ctx, s.st, c)
+	if err != nil || !rep.Opened {
+		return // the store moved on: the next request reloads
+	}
+	old.mu.RLock()
+	sn := &Snapshot{Collection: c, Gen: old.Gen, Index: ix, svc: s, vers: old.vers, docs: make(map[string]*Doc, len(old.docs)), bytes: old.bytes}
+	for id, d := range old.docs {
+		sn.docs[id] = d
+	}
+	old.mu.RUnlock()
+	sl.cur.Store(sn)
 }
 
 func version(src store.Source) string { return src.SHA256 + "@" + src.IngestedAt.String() }

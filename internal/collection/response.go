@@ -17,6 +17,9 @@ import (
 type Response struct {
 	Query    string   `json:"query"`
 	RoutedTo []DocRef `json:"routed_to"`
+	// Route says which documents were searched and why (search.Route):
+	// the decision, the names matched, an ambiguous name's candidates.
+	Route *search.Route `json:"route,omitempty"`
 	// Hits are the passages found, best first.
 	Hits []ingest.Passage `json:"hits"`
 	// NotFound: provisions the question asks about that the review
@@ -46,7 +49,7 @@ type NotFound struct {
 // was loaded is left out, and the others are ranked again from 1; a graph
 // that cannot be built leaves its passages without supporting evidence.
 func (sn *Snapshot) Respond(ctx context.Context, query string, res search.Result) (*Response, error) {
-	out := &Response{Query: query, RoutedTo: []DocRef{}, Hits: []ingest.Passage{}}
+	out := &Response{Query: query, RoutedTo: []DocRef{}, Route: res.Route, Hits: []ingest.Passage{}}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, DocRef{id, sn.Index.DocName(id)})
 	}

@@ -445,3 +445,47 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestContextOverflow: a reply whose token count shows the prompt was cut
+// to fit the model's window is an error, ErrContextOverflow, never an
+// answer. Ollama cuts silently (see ollama_test.go for the real server).
+func TestContextOverflow(t *testing.T) {
+	long := strings.Repeat("The Supplier shall deliver the goods on time. ", 100) // 4600 characters
+	tests := []struct {
+		name   string
+		window int // GET /api/ps context length; 0: not Ollama
+		usage  []int
+		want   []bool // overflow per call
+	}{
+		{"fewer tokens than any tokenizer makes", 0, []int{300}, []bool{true}},
+		{"a plausible count, no window known", 0, []int{1100}, []bool{false}},
+		{"the prompt filled the window", 1024, []int{1024}, []bool{true}},
+		{"the prompt fit", 1024, []int{1023}, []bool{false}},
+		// A count past the kept window means the model was reloaded with
+		// a larger one: asked again, 2048 now, and 1500 fits.
+		{"window grew", 1024, []int{900, 1500}, []bool{false, false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var turns []llmtest.Turn
+			for _, u := range tc.usage {
+				turns = append(turns, llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: u, CompletionTokens: 1}})
+			}
+			srv := llmtest.NewServer(t, turns...)
+			srv.SetContextWindow(tc.window)
+			c := newClient(t, srv, nil)
+			for i := range tc.usage {
+				if i == 1 {
+					srv.SetContextWindow(2 * tc.window)
+				}
+				resp, err := c.Complete(context.Background(), llm.Request{Messages: user(long)})
+				if got := errors.Is(err, llm.ErrContextOverflow); got != tc.want[i] {
+					t.Errorf("call %d: err %v, want overflow %v", i, err, tc.want[i])
+				}
+				if err != nil && (resp == nil || !strings.Contains(err.Error(), "OLLAMA_CONTEXT_LENGTH")) {
+					t.Errorf("call %d: err %v lacks the advice, or the reply was lost", i, err)
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
@@ -49,7 +50,7 @@ func zenithStore(t *testing.T) *zstore {
 // that does not gets the question back with the report.
 func TestAskBackElicitation(t *testing.T) {
 	zs := zenithStore(t)
-	server := NewServer(NewStoreBackend(zs.st, "deal"))
+	server := NewServer(NewStoreBackend(testService(t, zs.st, collection.Models{}), "deal"))
 	ask := map[string]any{"question": "Can we assign our contract with Zenith?"}
 
 	// A client without elicitation: the question comes back.

@@ -10,26 +10,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/pakton/pakton/internal/agent"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/report"
-	"github.com/pakton/pakton/internal/review"
-	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
-	"github.com/pakton/pakton/internal/tool"
 )
 
 // Backend is what the MCP server needs from the rest of pakton: which
-// collection a request may see, that collection's documents and index, and
-// a way to answer questions.
+// collection a request may see, that collection ready to answer, and a way
+// to answer questions.
 type Backend interface {
 	// Collection returns the collection the request carried by ctx is
 	// authorized for. An error refuses the request.
 	Collection(ctx context.Context) (string, error)
-	// Corpus returns the store and current search index of a collection.
-	Corpus(ctx context.Context, collection string) (*tool.Corpus, error)
+	// Snapshot returns a collection ready to answer: its current index,
+	// documents and search models (collection.Service.Get).
+	Snapshot(ctx context.Context, collection string) (*collection.Snapshot, error)
 	// Ask answers req from lib's documents: with the agents when models are
 	// configured, otherwise with an evidence report (report.ModeEvidence).
 	// Like agent.Asker.Ask, it may return a partial report with an error.
@@ -66,64 +63,23 @@ func CollectionFrom(ctx context.Context) string {
 	return s
 }
 
-// StoreBackend serves the collections of one store. It caches each
-// collection's search index and reloads it when the collection's generation
-// changes; it is safe for concurrent use.
+// StoreBackend serves the collections of a collection.Service: the same
+// service the API server answers from when it mounts /mcp, so one process
+// keeps one index per collection. Safe for concurrent use.
 type StoreBackend struct {
+	svc        *collection.Service
 	st         *store.Store
 	collection string
-	models     *agent.Models
-	external   []tool.Tool
-	search     search.Models
-
-	mu      sync.Mutex
-	indexes map[string]*cachedIndex
 }
 
-// cachedIndex is one collection's index and the generation it was built at.
-// Its mutex is held while loading, so concurrent requests for a stale index
-// wait for one load instead of each starting their own.
-type cachedIndex struct {
-	mu  sync.Mutex
-	gen uint64
-	ix  *search.Index
-	// provisions puts the review detectors' passage first for questions
-	// about a playbook provision (search.Models.Provisions).
-	provisions search.ProvisionFinder
-}
-
-// Option configures a StoreBackend.
-type Option func(*StoreBackend)
-
-// WithModels makes the ask tool run the agents with these models instead of
-// returning an evidence report.
-func WithModels(m agent.Models) Option {
-	return func(b *StoreBackend) { b.models = &m }
-}
-
-// WithSearchModels makes searches use an embedding server (dense fusion, for
-// collections with vectors) and a rerank server.
-func WithSearchModels(m search.Models) Option {
-	return func(b *StoreBackend) { b.search = m }
-}
-
-// WithExternalTools gives the Researcher external tools (web search,
-// Wikipedia, SQL, MCP) when models are configured.
-func WithExternalTools(tools []tool.Tool) Option {
-	return func(b *StoreBackend) { b.external = tools }
-}
-
-// NewStoreBackend returns a Backend over st. A request is bound to the
-// collection its context names (WithCollection) or, when it names none, to
-// collection; with collection "" such a request is refused. Use a fixed
+// NewStoreBackend returns a Backend over svc's store. A request is bound to
+// the collection its context names (WithCollection) or, when it names none,
+// to collection; with collection "" such a request is refused. Use a fixed
 // collection for stdio, and "" behind an authorizing HTTP server so that a
-// request the server did not bind can see nothing.
-func NewStoreBackend(st *store.Store, collection string, opts ...Option) *StoreBackend {
-	b := &StoreBackend{st: st, collection: collection, indexes: map[string]*cachedIndex{}}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
+// request the server did not bind can see nothing. The ask tool runs the
+// agents with svc's models, or returns an evidence report without them.
+func NewStoreBackend(svc *collection.Service, collection string) *StoreBackend {
+	return &StoreBackend{svc: svc, st: svc.Store(), collection: collection}
 }
 
 // Collection implements Backend. The collection must exist in the store.
@@ -141,43 +97,22 @@ func (b *StoreBackend) Collection(ctx context.Context) (string, error) {
 	return name, nil
 }
 
-// Corpus implements Backend.
-func (b *StoreBackend) Corpus(ctx context.Context, collection string) (*tool.Corpus, error) {
-	gen, err := b.st.Generation(ctx, collection)
+// Snapshot implements Backend.
+func (b *StoreBackend) Snapshot(ctx context.Context, c string) (*collection.Snapshot, error) {
+	sn, err := b.svc.Get(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("collection %q: %w", collection, err)
+		return nil, fmt.Errorf("collection %q: %w", c, err)
 	}
-	b.mu.Lock()
-	c := b.indexes[collection]
-	if c == nil {
-		c = &cachedIndex{}
-		b.indexes[collection] = c
-	}
-	b.mu.Unlock()
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ix == nil || c.gen != gen {
-		// The generation is read before loading: a document put meanwhile
-		// makes the next request reload, never serves a stale index as new.
-		ix, err := ingest.LoadIndex(ctx, b.st, collection)
-		if err != nil {
-			return nil, fmt.Errorf("loading the index of collection %q: %w", collection, err)
-		}
-		c.ix, c.gen = ix, gen
-		c.provisions = review.BuiltinProvisions(review.StoreLoader(b.st, collection))
-	}
-	m := b.search
-	m.Provisions = c.provisions
-	return &tool.Corpus{Store: b.st, Collection: collection, Index: c.ix, Models: m}, nil
+	return sn, nil
 }
 
 // Ask implements Backend.
 func (b *StoreBackend) Ask(ctx context.Context, lib *agent.Library, req agent.Request, opt AskOptions) (*report.Report, error) {
-	if b.models == nil {
+	m := b.svc.Models()
+	if m.Agents == nil {
 		return agent.Evidence(ctx, lib, req, agent.EvidenceK)
 	}
-	a := &agent.Asker{Library: lib, Models: *b.models, External: b.external, MaxTurns: opt.MaxTurns, Progress: opt.Progress, Clarifier: opt.Clarifier}
+	a := &agent.Asker{Library: lib, Models: *m.Agents, External: m.External, MaxTurns: opt.MaxTurns, Progress: opt.Progress, Clarifier: opt.Clarifier}
 	return a.Ask(ctx, req)
 }
 

@@ -15,6 +15,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
@@ -169,7 +170,7 @@ func slice(text string, sp document.Span) string {
 // client over the in-memory transport, on the sample contracts.
 func TestToolsInMemory(t *testing.T) {
 	st := testStore(t)
-	cs := connect(t, NewServer(NewStoreBackend(st, "alpha")))
+	cs := connect(t, NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "alpha")))
 	ctx := context.Background()
 
 	init := cs.InitializeResult()
@@ -337,7 +338,7 @@ func TestToolsInMemory(t *testing.T) {
 // TestBadInput checks that every invalid argument is a tool error that says
 // what is wrong, not a protocol failure or a panic.
 func TestBadInput(t *testing.T) {
-	cs := connect(t, NewServer(NewStoreBackend(testStore(t), "alpha")))
+	cs := connect(t, NewServer(NewStoreBackend(testService(t, testStore(t), collection.Models{}), "alpha")))
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -374,7 +375,7 @@ func TestBadInput(t *testing.T) {
 // text, with the report as structured content.
 func TestAskEvidence(t *testing.T) {
 	st := testStore(t)
-	cs := connect(t, NewServer(NewStoreBackend(st, "alpha")))
+	cs := connect(t, NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "alpha")))
 	var rep report.Report
 	res := call(t, cs, "ask", map[string]any{"question": "Does a labour strike at the supplier's own plant count as force majeure?", "doc": "supply-agreement.docx"}, &rep)
 	if res.IsError {
@@ -406,7 +407,7 @@ func TestIndexFollowsGeneration(t *testing.T) {
 	if err := ingestInto(st, "default", []string{filepath.Join("..", "..", "examples", "contracts", "mutual-nda.md")}); err != nil {
 		t.Fatal(err)
 	}
-	cs := connect(t, NewServer(NewStoreBackend(st, "default")))
+	cs := connect(t, NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "default")))
 	var sr SearchOutput
 	call(t, cs, "search_contracts", map[string]any{"query": "zanzibar helicopter marigolds"}, &sr)
 	for _, p := range sr.Passages {
@@ -470,7 +471,7 @@ func connectHTTP(t *testing.T, url, key string) *mcpsdk.ClientSession {
 // opened under the other key.
 func TestHTTPIsolation(t *testing.T) {
 	st := testStore(t)
-	h := keyAuth(map[string]string{"key-a": "alpha", "key-b": "beta"}, HTTPHandler(NewStoreBackend(st, "")))
+	h := keyAuth(map[string]string{"key-a": "alpha", "key-b": "beta"}, HTTPHandler(NewStoreBackend(testService(t, st, collection.Models{}), "")))
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close) // after the sessions' cleanups, which end their streams
 	ctx := context.Background()
@@ -595,7 +596,7 @@ func TestHTTPIsolation(t *testing.T) {
 	}
 
 	// A request the server did not bind to a collection sees nothing.
-	unbound := httptest.NewServer(HTTPHandler(NewStoreBackend(st, "")))
+	unbound := httptest.NewServer(HTTPHandler(NewStoreBackend(testService(t, st, collection.Models{}), "")))
 	defer unbound.Close()
 	resp, err := http.Post(unbound.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	if err != nil {
@@ -606,7 +607,7 @@ func TestHTTPIsolation(t *testing.T) {
 		t.Errorf("unbound request: %d", resp.StatusCode)
 	}
 	// A collection that does not exist is 404.
-	missing := httptest.NewServer(keyAuth(map[string]string{"k": "gamma"}, HTTPHandler(NewStoreBackend(st, ""))))
+	missing := httptest.NewServer(keyAuth(map[string]string{"k": "gamma"}, HTTPHandler(NewStoreBackend(testService(t, st, collection.Models{}), ""))))
 	defer missing.Close()
 	req, _ := http.NewRequest("POST", missing.URL, strings.NewReader(`{}`))
 	req.Header.Set("Authorization", "Bearer k")
@@ -637,7 +638,7 @@ func TestAskAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := NewServer(NewStoreBackend(st, "alpha", WithModels(models)))
+	server := NewServer(NewStoreBackend(testService(t, st, collection.Models{Agents: &models}), "alpha"))
 	ct, stt := mcpsdk.NewInMemoryTransports()
 	ss, err := server.Connect(context.Background(), stt, nil)
 	if err != nil {
@@ -683,4 +684,11 @@ func TestAskAgents(t *testing.T) {
 	if len(steps) == 0 || !strings.Contains(strings.Join(steps, "\n"), "Archivist") {
 		t.Errorf("progress notifications: %q", steps)
 	}
+}
+
+// testService is a collection service over st for one test, closed with it.
+func testService(t testing.TB, st *store.Store, m collection.Models) *collection.Service {
+	svc := collection.New(st, collection.Options{Models: m, WaitForReload: true})
+	t.Cleanup(svc.Close)
+	return svc
 }

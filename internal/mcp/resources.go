@@ -109,10 +109,11 @@ func listDocuments(ctx context.Context, b Backend, cursor string) (*mcpsdk.ListR
 	if err != nil {
 		return nil, err
 	}
-	c, err := b.Corpus(ctx, name)
+	sn, err := b.Snapshot(ctx, name)
 	if err != nil {
 		return nil, err
 	}
+	c := sn.Corpus()
 	infos, err := c.Store.List(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("listing collection %q: %w", name, err)
@@ -158,10 +159,11 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 	if !ok || ref.collection != name {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
-	c, err := b.Corpus(ctx, name)
+	sn, err := b.Snapshot(ctx, name)
 	if err != nil {
 		return nil, err
 	}
+	c := sn.Corpus()
 	if ref.graph && ref.id == "" {
 		g, _, err := ingest.CollectionGraph(ctx, c.Store, name, nil)
 		if err != nil {

@@ -10,13 +10,14 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
 func TestReviewCollection(t *testing.T) {
 	st := testStore(t)
-	server := NewServer(NewStoreBackend(st, "alpha"))
+	server := NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "alpha"))
 	ct, stt := mcpsdk.NewInMemoryTransports()
 	ss, err := server.Connect(context.Background(), stt, nil)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/agent"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
@@ -119,13 +120,22 @@ type handlers struct {
 	b Backend
 }
 
-// corpus resolves the request's collection and its indexed corpus.
-func (h *handlers) corpus(ctx context.Context) (*tool.Corpus, error) {
+// snapshot resolves the request's collection, ready to answer.
+func (h *handlers) snapshot(ctx context.Context) (*collection.Snapshot, error) {
 	name, err := h.b.Collection(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return h.b.Corpus(ctx, name)
+	return h.b.Snapshot(ctx, name)
+}
+
+// corpus resolves the request's collection as the contract tools see it.
+func (h *handlers) corpus(ctx context.Context) (*tool.Corpus, error) {
+	sn, err := h.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sn.Corpus(), nil
 }
 
 // findDoc resolves what the caller typed to name a document.
@@ -237,10 +247,11 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if k == 0 {
 		k = DefaultK
 	}
-	c, err := h.corpus(ctx)
+	sn, err := h.snapshot(ctx)
 	if err != nil {
 		return nil, out, err
 	}
+	c := sn.Corpus()
 	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions}
 	if in.Doc != "" {
 		info, err := findDoc(ctx, c, in.Doc)
@@ -249,28 +260,28 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		}
 		query.Docs = []string{info.ID}
 	}
-	if c.Index.Docs() == 0 {
-		return nil, out, fmt.Errorf("collection %q holds no documents yet", c.Collection)
+	if sn.Index.Docs() == 0 {
+		return nil, out, fmt.Errorf("collection %q holds no documents yet", sn.Collection)
 	}
-	res, err := c.Index.SearchWith(ctx, c.Models, query, ingest.TextFunc(ctx, c.Store, c.Collection))
+	res, err := sn.Search(ctx, query)
 	if err != nil {
 		return nil, out, err
 	}
-	ps, err := ingest.Passages(ctx, c.Store, c.Collection, res.Hits)
+	resp, err := sn.Respond(ctx, q, res)
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the passages: %w", err)
 	}
-	out = SearchOutput{Collection: c.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}, Route: res.Route}
-	for _, id := range res.RoutedTo {
-		out.RoutedTo = append(out.RoutedTo, DocRef{ID: id, Name: c.Index.DocName(id)})
+	out = SearchOutput{Collection: sn.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}, Route: resp.Route}
+	for _, d := range resp.RoutedTo {
+		out.RoutedTo = append(out.RoutedTo, DocRef(d))
 	}
-	for _, a := range res.NotFound {
-		out.NotFound = append(out.NotFound, NotFound{DocID: a.DocID, DocName: c.Index.DocName(a.DocID), Provision: a.Provision, Confidence: a.Confidence})
+	for _, a := range resp.NotFound {
+		out.NotFound = append(out.NotFound, NotFound(a))
 	}
-	for _, p := range ps {
+	for _, p := range resp.Hits {
 		text, truncated := cut(p.Text, MaxPassageText)
 		out.Passages = append(out.Passages, Passage{
-			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(c.Collection, p.DocID),
+			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(sn.Collection, p.DocID),
 			Path: p.Path, Pages: p.Pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support, Provision: p.Provision,
 		})
 	}
@@ -390,10 +401,11 @@ func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest,
 	if err != nil {
 		return nil, out, err
 	}
-	c, err := h.b.Corpus(ctx, name)
+	sn, err := h.b.Snapshot(ctx, name)
 	if err != nil {
 		return nil, out, err
 	}
+	c := sn.Corpus()
 	infos, err := c.Store.List(ctx, c.Collection)
 	if err != nil {
 		return nil, out, fmt.Errorf("listing collection %q: %w", c.Collection, err)

@@ -18,7 +18,6 @@ import (
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
-	"github.com/pakton/pakton/internal/tool"
 )
 
 // askRequest is the body of POST …/ask.
@@ -124,12 +123,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !ok {
 		return
 	}
-	li, err := s.indexes.get(r.Context(), c)
+	sn, err := s.coll.Get(r.Context(), c)
 	if err != nil {
 		s.storeErr(w, r, "load index", err)
 		return
 	}
-	if li.ix.Docs() == 0 {
+	if sn.Index.Docs() == 0 {
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
@@ -202,7 +201,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			default: // a slow client loses progress lines, never the report
 			}
 		}
-		lib := agent.NewLibrary(&tool.Corpus{Store: s.st, Collection: c, Index: li.ix, Models: s.searchModels(li)})
+		lib := sn.Library()
 		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
 		areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
 		if err != nil {

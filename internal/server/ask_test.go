@@ -10,6 +10,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/examples"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/mcp"
@@ -120,7 +121,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // session sees only its own collection.
 func TestMCPBehindAuth(t *testing.T) {
 	var e *env
-	e = newEnv(t, func(c *Config) { c.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(c.Store, "")) })
+	e = newEnv(t, func(c *Config) {
+		// One collection service for the API and /mcp, as pakton serve has.
+		c.Collections = collection.New(c.Store, collection.Options{})
+		t.Cleanup(c.Collections.Close)
+		c.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(c.Collections, ""))
+	})
 	keyA, keyB := e.key("alpha"), e.key("bravo")
 	e.ingest("alpha", keyA, file{"a.txt", contract("Alpha Ltd", "three years")})
 	e.ingest("bravo", keyB, file{"b.txt", contract("Bravo Inc", "one year")})
@@ -152,7 +158,7 @@ func TestSearchProvisions(t *testing.T) {
 	e.ingest("ex", e.admin, exampleFiles(t)...)
 	q := "Can the customer terminate for convenience?"
 	code, body := e.json("POST", "/api/v1/collections/ex/search", e.admin, map[string]any{"query": q, "k": 3, "docs": []string{"master-services-agreement.txt", "mutual-nda.md"}})
-	res := decode[searchResponse](t, body)
+	res := decode[collection.Response](t, body)
 	if code != 200 || len(res.Hits) == 0 || res.Hits[0].Provision != "Termination for Convenience" || res.Hits[0].DocName != "master-services-agreement.txt" || res.Hits[0].Score > 1 {
 		t.Fatalf("provision first: %d %s", code, body)
 	}
@@ -160,7 +166,7 @@ func TestSearchProvisions(t *testing.T) {
 		t.Errorf("not found: %+v", res.NotFound)
 	}
 	code, body = e.json("POST", "/api/v1/collections/ex/search", e.admin, map[string]any{"query": q, "k": 3, "docs": []string{"master-services-agreement.txt", "mutual-nda.md"}, "no_provisions": true})
-	res = decode[searchResponse](t, body)
+	res = decode[collection.Response](t, body)
 	if code != 200 || len(res.Hits) == 0 || len(res.NotFound) != 0 {
 		t.Fatalf("no_provisions: %d %s", code, body)
 	}

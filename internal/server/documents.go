@@ -174,7 +174,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.K
 		s.storeErr(w, r, "delete document", err)
 		return
 	}
-	s.indexes.refresh(r.Context(), r.PathValue("c"))
+	s.coll.Refresh(r.Context(), r.PathValue("c"))
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -551,7 +551,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 	}
 	sum, err := ingest.Ingest(ctx, s.st, j.Collection, paths, opt)
 	// Searches see the new documents by the time the job is reported done.
-	s.indexes.refresh(ctx, j.Collection)
+	s.coll.Refresh(ctx, j.Collection)
 	if err != nil {
 		return errors.New(clean(err.Error()))
 	}

@@ -1,23 +1,12 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
-	"github.com/pakton/pakton/internal/store"
 )
-
-// docGraph returns a cached document's graph, read (or computed, for a
-// document stored before graphs existed) once.
-func (s *Server) docGraph(c string, d *cachedDoc) (*graph.Doc, error) {
-	d.graphOnce.Do(func() {
-		d.graph, _, d.graphErr = ingest.DocGraph(context.Background(), s.st, c, &store.Record{Doc: d.doc, Tree: d.tree})
-	})
-	return d.graph, d.graphErr
-}
 
 // docGraphJSON is the body of GET …/documents/{id}/graph.
 type docGraphJSON struct {

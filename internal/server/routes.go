@@ -199,7 +199,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, _ auth
 		return
 	}
 	err := s.st.DeleteCollection(r.Context(), c)
-	s.indexes.drop(c)
+	s.coll.Drop(c)
 	if errors.Is(err, store.ErrNotFound) {
 		collectionNotFound(w, c)
 		return

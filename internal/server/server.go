@@ -23,6 +23,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/parse"
@@ -156,6 +157,11 @@ type Config struct {
 	// authentication; each request is bound to a collection with
 	// mcp.WithCollection (see mountExtras).
 	MCP http.Handler
+	// Collections, when set, is the collection service the API answers
+	// from; give the MCP handler the same one, so the process keeps one
+	// index per collection. The server does not close it. When nil the
+	// server makes its own from Store, Embedder and Reranker, and closes it.
+	Collections *collection.Service
 }
 
 // Server is the HTTP API over one store.
@@ -167,7 +173,8 @@ type Server struct {
 	// reviewJobs runs reviews apart from jobs (ingests), so a long review
 	// never holds up an upload; the job routes look in both.
 	reviewJobs *jobs.Manager
-	indexes    *indexes
+	coll       *collection.Service
+	ownColl    bool          // coll was made by New: Close closes it
 	limiter    *limiter      // nil: no rate limiting
 	models     *agent.Models // nil: evidence reports
 	asks       chan struct{} // semaphore of running asks
@@ -262,7 +269,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
 		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
-	s.indexes = newIndexes(cfg.Store, s.log.Warn)
+	s.coll = cfg.Collections
+	if s.coll == nil {
+		s.coll = collection.New(cfg.Store, collection.Options{Models: collection.Models{Search: search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker}}, Log: s.log})
+		s.ownColl = true
+	}
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
 	}
@@ -332,7 +343,9 @@ func (s *Server) Close() error {
 		s.stopStream()
 		s.jobs.Close()
 		s.reviewJobs.Close()
-		s.indexes.close()
+		if s.ownColl {
+			s.coll.Close()
+		}
 		s.serveLock.Close() // releases the flock
 	})
 	return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/report"
 )
@@ -95,7 +96,7 @@ func TestRoutes(t *testing.T) {
 	}
 
 	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "assignment without consent", "k": 3})
-	res := decode[searchResponse](t, body)
+	res := decode[collection.Response](t, body)
 	if code != 200 || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Text, "assign") || res.Hits[0].Path == "" {
 		t.Fatalf("search: %d %s", code, body)
 	}
@@ -105,7 +106,7 @@ func TestRoutes(t *testing.T) {
 		}
 	}
 	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "liability cap", "docs": []string{"beta.txt"}})
-	res = decode[searchResponse](t, body)
+	res = decode[collection.Response](t, body)
 	if code != 200 || len(res.Hits) == 0 {
 		t.Fatalf("search in one document: %d %s", code, body)
 	}
@@ -116,12 +117,12 @@ func TestRoutes(t *testing.T) {
 	}
 	// A question naming a contract is routed (routed_to); no_route searches both.
 	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "In the Beta GmbH agreement, is liability capped?", "k": 10})
-	res = decode[searchResponse](t, body)
+	res = decode[collection.Response](t, body)
 	if code != 200 || len(res.RoutedTo) != 1 || res.RoutedTo[0].Name != "beta.txt" {
 		t.Fatalf("routed search: %d %s", code, body)
 	}
 	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "In the Beta GmbH agreement, is liability capped?", "k": 10, "no_route": true})
-	res = decode[searchResponse](t, body)
+	res = decode[collection.Response](t, body)
 	both := map[string]bool{}
 	for _, h := range res.Hits {
 		both[h.DocName] = true
