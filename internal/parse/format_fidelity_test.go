@@ -8,7 +8,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
+	"math"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,6 +167,25 @@ func TestFormatFidelity(t *testing.T) {
 			} else {
 				add(".tif (200 dpi, bilevel, multi-page)", got, sources[nm+"-long"])
 			}
+			// The same pages as worn office scans: a sheet fed askew, specks
+			// of dust on the glass, both.
+			for _, w := range []struct {
+				label       string
+				angle, flip float64
+			}{{"skewed 1.5°", 1.5, 0}, {"0.3% of pixels flipped", 0, 0.003}, {"skewed 1°, 0.3% flipped", 1, 0.003}, {"skewed 1.5°, 1% flipped", 1.5, 0.01}} {
+				rng := rand.New(rand.NewSource(int64(len(nm) + len(imgs))))
+				var worn []image.Image
+				for _, img := range imgs {
+					worn = append(worn, degrade(img, w.angle, w.flip, rng))
+				}
+				tif := filepath.Join(dir, nm+"-worn.tif")
+				os.WriteFile(tif, encodeTIFF(worn), 0o644)
+				if got, err := read(tif); err != nil {
+					t.Errorf("%s-worn.tif: %v", nm, err)
+				} else {
+					add(".tif (200 dpi, bilevel, multi-page, "+w.label+")", got, sources[nm+"-long"])
+				}
+			}
 			// One page as grayscale PNG and as JPEG.
 			for _, f := range []struct{ ext, label string }{{"png", "-png"}, {"jpg", "-jpeg"}} {
 				pages := render(t, filepath.Join(pdfs, nm+"-short.pdf"), f.label, "-gray")
@@ -194,6 +216,31 @@ func TestFormatFidelity(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f |\n", k, s.n, s.f1/float64(s.n), s.char/float64(s.n))
 	}
 	t.Log(b.String())
+}
+
+// degrade turns an image by angle degrees about its centre (nearest
+// neighbour, white outside) and flips a share of its pixels, as a worn
+// scanner glass and a sheet fed askew do.
+func degrade(img image.Image, angle, flip float64, rng *rand.Rand) image.Image {
+	b := img.Bounds()
+	out := image.NewGray(b)
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cx, cy := float64(b.Min.X+b.Max.X)/2, float64(b.Min.Y+b.Max.Y)/2
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			dx, dy := float64(x)-cx, float64(y)-cy
+			sx, sy := int(cx+dx*cos+dy*sin+0.5), int(cy-dx*sin+dy*cos+0.5)
+			v := uint8(255)
+			if (image.Point{sx, sy}).In(b) {
+				v = color.GrayModel.Convert(img.At(sx, sy)).(color.Gray).Y
+			}
+			if rng.Float64() < flip {
+				v = 255 - v
+			}
+			out.SetGray(x, y, color.Gray{v})
+		}
+	}
+	return out
 }
 
 // soffice converts files with LibreOffice into dir.
