@@ -89,6 +89,7 @@ func runAsk(ctx context.Context, args []string) error {
 		fmt.Fprintln(stderr)
 	}
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
+	lib.Progress = progress
 
 	var clarifier agent.Clarifier
 	if !*noClarify && stdinIsTerminal() {

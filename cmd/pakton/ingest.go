@@ -62,6 +62,11 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if emb != nil {
+		if n := emb.Stats().Truncated; n > 0 {
+			fmt.Fprintf(stderr, "ingest: %d passages are longer than the context of embedding model %s: their vectors cover their beginning (every word is still searchable)\n", n, emb.Name())
+		}
+	}
 	// Bring the collection's search index up to date now (new segments for
 	// what was added, deletions marked, merges), so the next search just
 	// opens it.

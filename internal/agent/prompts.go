@@ -23,7 +23,7 @@ Split the request into:
 Do not answer the question yourself. ` + dataRule
 
 const archivistSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string"},"context":{"type":"string"},"instructions":{"type":"string"},` +
+	`"query":{"type":"string","minLength":1},"context":{"type":"string"},"instructions":{"type":"string"},` +
 	`"documents":{"type":"array","items":{"type":"string"}},"clarifying_question":{"type":"string"}},` +
 	`"required":["query","context","instructions","documents","clarifying_question"],"additionalProperties":false}`
 
@@ -45,7 +45,7 @@ Never invent a passage id or a quotation. Passages from find_examples belong to 
 ` + dataRule
 
 const researcherSchema = `{"type":"object","properties":{` +
-	`"answer":{"type":"string"},` +
+	`"answer":{"type":"string","minLength":1},` +
 	`"evidence":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"quote":{"type":"string"}},"required":["id","quote"],"additionalProperties":false}}},` +
 	`"required":["answer","evidence"],"additionalProperties":false}`
 
@@ -84,6 +84,6 @@ Fields of the JSON object:
 If the evidence is insufficient, say so in the report rather than guessing. ` + dataRule
 
 const writerSchema = `{"type":"object","properties":{` +
-	`"title":{"type":"string"},"summary":{"type":"string"},"reasoning":{"type":"string"},"answer":{"type":"string"},"gaps":{"type":"string"},` +
+	`"title":{"type":"string"},"summary":{"type":"string"},"reasoning":{"type":"string"},"answer":{"type":"string","minLength":1},"gaps":{"type":"string"},` +
 	`"sources":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"},"evidence_id":{"type":"string"},"quote":{"type":"string"}},"required":["n","evidence_id","quote"],"additionalProperties":false}}},` +
 	`"required":["title","summary","reasoning","answer","gaps","sources"],"additionalProperties":false}`

@@ -1,5 +1,7 @@
 package compare
 
+import "unicode"
+
 // byText compares two texts through the word-level difference of the
 // whole texts (labels left out): a template clause all of whose words are
 // kept, with nothing inserted among them, is the same whatever the two
@@ -92,6 +94,9 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 	changed := make([]bool, len(ti))
 	attributed := map[int]int{} // insert edit index → template item it belongs to
 	for x, e := range es {
+		if pageNumber(es, x, aDisp, bDisp) {
+			continue
+		}
 		switch e.Kind {
 		case Delete:
 			for p := e.AStart; p < e.AEnd; p++ {
@@ -184,4 +189,31 @@ func sliceOps(es []Edit, a0, a1, i int, attributed map[int]int, aDisp, bDisp []s
 		}
 	}
 	return out
+}
+
+// pageNumber reports whether edit x is a page number left in the running
+// text by a text export ("2", "- 2 -") or stray punctuation: at most five
+// tokens of digits and punctuation removed or inserted between kept words
+// (a changed amount is a removal and an insertion side by side, and is
+// reported).
+func pageNumber(es []Edit, x int, aDisp, bDisp []string) bool {
+	e := es[x]
+	if e.Kind == Equal || (e.AEnd-e.AStart)+(e.BEnd-e.BStart) > 5 {
+		return false
+	}
+	if x > 0 && es[x-1].Kind != Equal || x+1 < len(es) && es[x+1].Kind != Equal {
+		return false
+	}
+	toks := bDisp[e.BStart:e.BEnd]
+	if e.Kind == Delete {
+		toks = aDisp[e.AStart:e.AEnd]
+	}
+	for _, t := range toks {
+		for _, r := range t {
+			if unicode.IsLetter(r) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Side is one document of a comparison.
@@ -330,8 +331,10 @@ func equalStrings(a, b []string) bool {
 }
 
 // tokenize splits text into words (letters and digits) and single
-// punctuation marks; tokens are normalised (typographic quotes and dashes
-// to plain ones), display keeps them as written.
+// punctuation marks; tokens are normalised (Unicode NFKC, so ligatures and
+// look-alike punctuation such as the Greek question mark PDFs use for ";"
+// are their plain forms; typographic quotes and dashes to plain ones),
+// display keeps them as written.
 func tokenize(text string) (display, tokens []string) {
 	i := 0
 	for i < len(text) {
@@ -340,16 +343,41 @@ func tokenize(text string) (display, tokens []string) {
 		case unicode.IsSpace(r):
 			i += w
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			// A word, with hyphens between letters joined in: "non-exclusive",
+			// "non- exclusive" (a hyphen at a line break) and "nonexclusive"
+			// (the hyphen a PDF reader took away) are one word.
 			j := i
+			var word strings.Builder
 			for j < len(text) {
 				r2, w2 := utf8.DecodeRuneInString(text[j:])
-				if !(unicode.IsLetter(r2) || unicode.IsDigit(r2) || unicode.Is(unicode.Mn, r2)) {
-					break
+				if unicode.IsLetter(r2) || unicode.IsDigit(r2) || unicode.Is(unicode.Mn, r2) {
+					// A number and a word written together ("3Intellectual", a
+					// space a PDF lost) are two tokens, as when apart.
+					if prev, _ := utf8.DecodeLastRuneInString(word.String()); word.Len() > 0 && unicode.IsDigit(prev) != unicode.IsDigit(r2) && !unicode.Is(unicode.Mn, r2) {
+						break
+					}
+					word.WriteRune(r2)
+					j += w2
+					continue
 				}
-				j += w2
+				if isHyphen(r2) && word.Len() > 0 {
+					// A hyphen between letters, or at a line break before
+					// one ("non-\nexclusive", "Know- How").
+					k := j + w2
+					for nl := 0; k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' && nl == 0) && k-(j+w2) < 64; k++ {
+						if text[k] == '\n' {
+							nl++ // one line break, never a paragraph break
+						}
+					}
+					if r3, _ := utf8.DecodeRuneInString(text[k:]); k < len(text) && unicode.IsLetter(r3) {
+						j = k
+						continue
+					}
+				}
+				break
 			}
 			display = append(display, text[i:j])
-			tokens = append(tokens, text[i:j])
+			tokens = append(tokens, norm.NFKC.String(word.String()))
 			i = j
 		default:
 			display = append(display, text[i:i+w])
@@ -360,7 +388,12 @@ func tokenize(text string) (display, tokens []string) {
 	return display, tokens
 }
 
+func isHyphen(r rune) bool {
+	return r == '-' || r == '\u00ad' || r == '‐' || r == '‑'
+}
+
 func normPunct(r rune) string {
+	r = []rune(norm.NFKC.String(string(r)) + " ")[0] // U+037E → ";", "；" → ";"
 	switch r {
 	case '‘', '’', '‚', '′':
 		return "'"

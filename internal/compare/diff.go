@@ -23,159 +23,30 @@ type Edit struct {
 	BStart, BEnd int
 }
 
-// Distance returns the number of insertions and deletions that turn a
-// into b (so the longest common subsequence has (len(a)+len(b)-D)/2
-// elements), in O(len(a)+len(b)) memory. It gives up and returns
-// len(a)+len(b) when D would exceed max (max ≤ 0: no bound).
-func Distance[T comparable](a, b []T, max int) int {
-	n, m := len(a), len(b)
-	limit := n + m
-	if max > 0 && max < limit {
-		limit = max
-	}
-	off := limit + 1
-	v := make([]int, 2*limit+3)
-	for d := 0; d <= limit; d++ {
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				return d
-			}
-		}
-	}
-	return n + m
-}
-
-// Diff returns the edit script that turns a into b, as runs in order. It
-// keeps the frontier of every step (memory grows with D²), so past maxD
-// edits (maxD ≤ 0: 2,000) it gives the coarse script "delete all of a,
-// insert all of b" instead.
+// Diff returns the shortest edit script that turns a into b, as runs in
+// order (DiffLinear); past maxD steps of work (≤ 0: 2,000,000) it gives the
+// coarse script "delete all of a, insert all of b" instead, which is still
+// a correct script.
 func Diff[T comparable](a, b []T, maxD int) []Edit {
-	n, m := len(a), len(b)
 	if maxD <= 0 {
-		maxD = 2000
+		maxD = 2_000_000
 	}
-	max := n + m
-	off := max + 1
-	v := make([]int, 2*max+3)
-	var trace [][]int // trace[d] holds v[off-d-1 : off+d+2] before step d
-	found := false
-	for d := 0; d <= max && !found; d++ {
-		if d > maxD {
-			var out []Edit
-			if n > 0 {
-				out = append(out, Edit{Kind: Delete, AEnd: n})
-			}
-			if m > 0 {
-				out = append(out, Edit{Kind: Insert, AStart: n, AEnd: n, BEnd: m})
-			}
-			return out
-		}
-		trace = append(trace, append([]int(nil), v[off-d-1:off+d+2]...))
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				found = true
-				break
-			}
-		}
+	if es, ok := DiffLinear(a, b, maxD); ok {
+		return es
 	}
-	// Walk back through the frontiers.
-	type step struct {
-		kind EditKind
-		x, y int // position before the step
-	}
-	var steps []step
-	x, y := n, m
-	for d := len(trace) - 1; d > 0; d-- {
-		vd := trace[d]
-		at := func(k int) int { return vd[k+d+1] } // v[off+k] as it was before step d
-		k := x - y
-		var prevK int
-		if k == -d || k != d && at(k-1) < at(k+1) {
-			prevK = k + 1
-		} else {
-			prevK = k - 1
-		}
-		prevX := at(prevK)
-		prevY := prevX - prevK
-		for x > prevX && y > prevY {
-			x--
-			y--
-			steps = append(steps, step{Equal, x, y})
-		}
-		if x == prevX {
-			y--
-			steps = append(steps, step{Insert, x, y})
-		} else {
-			x--
-			steps = append(steps, step{Delete, x, y})
-		}
-	}
-	for x > 0 && y > 0 {
-		x--
-		y--
-		steps = append(steps, step{Equal, x, y})
-	}
-	// steps run backwards; merge them into runs going forwards.
 	var out []Edit
-	for i := len(steps) - 1; i >= 0; i-- {
-		s := steps[i]
-		if len(out) > 0 {
-			last := &out[len(out)-1]
-			if last.Kind == s.kind && last.AEnd == s.x && last.BEnd == s.y {
-				switch s.kind {
-				case Equal:
-					last.AEnd++
-					last.BEnd++
-				case Insert:
-					last.BEnd++
-				case Delete:
-					last.AEnd++
-				}
-				continue
-			}
-		}
-		e := Edit{Kind: s.kind, AStart: s.x, AEnd: s.x, BStart: s.y, BEnd: s.y}
-		switch s.kind {
-		case Equal:
-			e.AEnd++
-			e.BEnd++
-		case Insert:
-			e.BEnd++
-		case Delete:
-			e.AEnd++
-		}
-		out = append(out, e)
+	if len(a) > 0 {
+		out = append(out, Edit{Kind: Delete, AEnd: len(a)})
+	}
+	if len(b) > 0 {
+		out = append(out, Edit{Kind: Insert, AStart: len(a), AEnd: len(a), BEnd: len(b)})
 	}
 	return out
 }
 
-// DiffLinear returns the same kind of edit script as Diff in memory linear
-// in the input (Myers' middle-snake bisection, as diff-match-patch does
-// it), for whole texts. budget bounds the work (diagonals explored; ≤ 0:
+// DiffLinear returns the shortest edit script that turns a into b, in
+// memory linear in the input (Myers' middle-snake bisection, as
+// diff-match-patch does it). budget bounds the work (diagonals explored; ≤ 0:
 // 50 million); ok is false when it ran out, and the script is then not to
 // be used.
 func DiffLinear[T comparable](a, b []T, budget int) (es []Edit, ok bool) {

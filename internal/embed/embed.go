@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"os"
@@ -100,6 +101,10 @@ type Stats struct {
 	// PromptTokens is the sum of usage.prompt_tokens reported by the server
 	// (0 for servers that do not report usage).
 	PromptTokens int64
+	// Truncated is the number of texts the server refused as longer than
+	// the model's context, which were then embedded from their beginning
+	// (see Embed).
+	Truncated int64
 }
 
 // Client is an Embedder backed by an OpenAI-compatible /embeddings endpoint.
@@ -114,6 +119,7 @@ type Client struct {
 	dim          atomic.Int64 // vector length once known
 	texts        atomic.Int64
 	promptTokens atomic.Int64
+	truncated    atomic.Int64
 }
 
 var _ Embedder = (*Client)(nil)
@@ -175,13 +181,21 @@ func (c *Client) Dim() int { return int(c.dim.Load()) }
 // Stats returns the Client's counters.
 func (c *Client) Stats() Stats {
 	req, retries := c.http.Counts()
-	return Stats{Requests: req, Retries: retries, Texts: c.texts.Load(), PromptTokens: c.promptTokens.Load()}
+	return Stats{Requests: req, Retries: retries, Texts: c.texts.Load(), PromptTokens: c.promptTokens.Load(), Truncated: c.truncated.Load()}
 }
 
 // Embed returns one vector per text, in order, sending BatchSize texts per
 // request. Empty input returns nil without a request. Every vector has the
 // same length as every vector this Client returned before; a server that
 // changes length (a swapped model) is an error, not a silently broken index.
+//
+// A text longer than the model's context is embedded from its beginning.
+// Servers differ here: some truncate silently, others refuse the whole
+// request (Ollama's /v1/embeddings answers 400 "the input length exceeds
+// the context length" when its own truncation does not fit). On such a
+// refusal Embed halves the batch until it finds the texts refused, then
+// halves each of those until the server takes it, and counts it in
+// Stats.Truncated. Any other error fails the call.
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
@@ -189,7 +203,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += c.batchSize {
 		end := min(start+c.batchSize, len(texts))
-		vecs, err := c.embedBatch(ctx, texts[start:end])
+		vecs, err := c.embedFitting(ctx, texts[start:end])
 		if err != nil {
 			return nil, fmt.Errorf("embed: model %q at %s, texts %d..%d of %d: %w",
 				c.model, c.url, start, end-1, len(texts), err)
@@ -197,6 +211,71 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		out = append(out, vecs...)
 	}
 	return out, nil
+}
+
+// minTruncatedRunes is the shortest beginning of a text Embed tries before
+// it gives up on a text the server keeps refusing as too long.
+const minTruncatedRunes = 64
+
+// embedFitting embeds texts, working around a refusal for length as Embed
+// describes.
+func (c *Client) embedFitting(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := c.embedBatch(ctx, texts)
+	if err == nil || !tooLong(err) {
+		return vecs, err
+	}
+	if len(texts) > 1 {
+		mid := len(texts) / 2
+		a, err := c.embedFitting(ctx, texts[:mid])
+		if err != nil {
+			return nil, err
+		}
+		b, err := c.embedFitting(ctx, texts[mid:])
+		if err != nil {
+			return nil, err
+		}
+		return append(a, b...), nil
+	}
+	r := []rune(texts[0])
+	for len(r) > minTruncatedRunes {
+		r = r[:len(r)/2]
+		vecs, err2 := c.embedBatch(ctx, []string{string(r)})
+		if err2 == nil {
+			if c.truncated.Add(1) == 1 {
+				slog.Warn("embed: a text is longer than the embedding model's context; it and any others like it are embedded from their beginning",
+					"model", c.model, "chars", len([]rune(texts[0])), "kept", len(r))
+			}
+			return vecs, nil
+		}
+		if !tooLong(err2) {
+			return nil, err2
+		}
+	}
+	return nil, fmt.Errorf("%w (refused as too long even cut to its first %d characters)", err, len(r))
+}
+
+// tooLong reports whether err is a server's refusal of an input longer than
+// the model's context. The servers word it differently: Ollama "the input
+// length exceeds the context length", vLLM and OpenAI "maximum context
+// length is N tokens", Text Embeddings Inference "must have less than N
+// tokens", llama.cpp "input is too large to process".
+func tooLong(err error) bool {
+	var se *httpretry.StatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.StatusCode {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity, http.StatusInternalServerError:
+	default:
+		return false
+	}
+	m := strings.ToLower(se.Message)
+	for _, w := range []string{"context length", "context window", "maximum context", "too long", "too large", "less than", "exceeds"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
 }
 
 type request struct {

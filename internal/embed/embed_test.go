@@ -353,12 +353,14 @@ func TestEmbedRetries(t *testing.T) {
 			wantCalls: 3,
 		},
 		{
+			// (A 400 for a text past the model's context is answered by
+			// embedding the text's beginning: TestEmbedTooLong.)
 			name: "400 is not retried", maxRetries: 4,
 			script: func(n int, w http.ResponseWriter, r *http.Request) bool {
-				fail(w, 400, "This model's maximum context length is 8192 tokens")
+				fail(w, 400, "'input' must be a string or an array of strings")
 				return true
 			},
-			wantErr:   []string{"400 Bad Request", "maximum context length is 8192 tokens"},
+			wantErr:   []string{"400 Bad Request", "must be a string"},
 			wantCalls: 1,
 		},
 		{
@@ -608,5 +610,64 @@ func TestFromEnv(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEmbedTooLong: a server that refuses texts longer than its model's
+// context (as Ollama's /v1/embeddings does) gets the refused texts alone,
+// then their beginning; the others keep their full text and their place.
+func TestEmbedTooLong(t *testing.T) {
+	const limit = 100 // characters the scripted model takes
+	long := func(i int) string { return fmt.Sprintf("t%d", i) + strings.Repeat(" word", 60) }
+	s := &server{t: t}
+	s.script = func(n int, w http.ResponseWriter, r *http.Request) bool {
+		s.mu.Lock()
+		req := s.requests[len(s.requests)-1]
+		s.mu.Unlock()
+		for _, text := range req.Input {
+			if len(text) > limit {
+				fail(w, 400, "the input length exceeds the context length")
+				return true
+			}
+		}
+		return false
+	}
+	c := s.start(Config{BatchSize: 8})
+	in := texts(8)
+	in[2], in[5] = long(2), long(5)
+	vecs, err := c.Embed(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vecs {
+		if (i != 2 && i != 5) && v[0] != float32(i) {
+			t.Errorf("vector %d is %v", i, v)
+		}
+	}
+	if st := c.Stats(); st.Truncated != 2 || st.Texts != 8 {
+		t.Errorf("stats %+v, want 2 truncated of 8", st)
+	}
+	for _, req := range s.requests {
+		for _, text := range req.Input {
+			if strings.HasPrefix(text, "t2 ") && len(text) <= limit && !strings.HasPrefix(long(2), text) {
+				t.Errorf("truncated text %q is not the beginning of the original", text)
+			}
+		}
+	}
+
+	// Other refusals are errors, and a text refused even when short is one.
+	s2 := &server{t: t, script: func(n int, w http.ResponseWriter, r *http.Request) bool {
+		fail(w, 400, "the input length exceeds the context length")
+		return true
+	}}
+	if _, err := s2.start(Config{}).Embed(context.Background(), []string{long(1)}); err == nil || !strings.Contains(err.Error(), "even cut to its first") {
+		t.Errorf("always refused: %v", err)
+	}
+	s3 := &server{t: t, script: func(n int, w http.ResponseWriter, r *http.Request) bool {
+		fail(w, 400, "invalid model name")
+		return true
+	}}
+	if _, err := s3.start(Config{}).Embed(context.Background(), texts(4)); err == nil || len(s3.requests) != 1 {
+		t.Errorf("a refusal for another reason: err %v after %d requests, want 1", err, len(s3.requests))
 	}
 }

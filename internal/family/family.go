@@ -28,6 +28,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // K is the number of minima in a signature.
@@ -71,9 +73,10 @@ func mix(z uint64) uint64 {
 }
 
 // Words returns the words of a text as the signature sees them: runs of
-// letters and digits, lower-cased; every other character separates words.
+// letters and digits, in Unicode NFKC (ligatures such as "ﬁ" are two
+// letters) and lower case; every other character separates words.
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	return strings.FieldsFunc(strings.ToLower(norm.NFKC.String(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 }

@@ -6,12 +6,15 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pakton/pakton/internal/parse/pdftest"
 	"github.com/pakton/pakton/internal/store"
@@ -266,5 +269,58 @@ func TestArchiveCancelled(t *testing.T) {
 		}
 		st.Close()
 		verifyStore(t.Context(), t, filepath.Join(dir, "store"), "c")
+	}
+}
+
+// TestArchiveKilled SIGKILLs a process ingesting a data room at random
+// moments (the child of TestIngestKilled, given the archive): after each
+// kill the store reads back whole, and no e-mail is stored without the
+// attachments it holds, nor an attachment without its e-mail.
+func TestArchiveKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip("cannot find the test binary:", err)
+	}
+	dir := t.TempDir()
+	var entries [][2]string
+	for i := 0; i < 16; i++ {
+		entries = append(entries, [2]string{fmt.Sprintf("mail/msg%02d.eml", i), string(emlWith(fmt.Sprintf("Contract %d", i), "See attached.",
+			[2]string{"a.txt", contractText(500+i, 8)}, [2]string{"b.txt", contractText(600+i, 8)}, [2]string{"c.txt", contractText(700+i, 8)}))})
+		entries = append(entries, [2]string{fmt.Sprintf("docs/c%02d.txt", i), contractText(800+i, 10)})
+	}
+	room := writeFile(t, dir, "room.zip", orderedZip(t, entries...))
+	storeDir := filepath.Join(dir, "store")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	deadline := time.Now().Add(6 * time.Second)
+	for round := 1; round <= 3 && time.Now().Before(deadline); round++ {
+		os.RemoveAll(storeDir) // each round starts afresh, so kills land in first-time stores of messages
+		target := 1 + rng.IntN(40)
+		killChild(t, exe, storeDir, room, target, time.Duration(rng.IntN(5000))*time.Microsecond)
+		if _, err := os.Stat(storeDir); err != nil {
+			continue // killed before the store was made
+		}
+		verifyStore(t.Context(), t, storeDir, "kill")
+		st, err := store.Open(storeDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos, _ := st.List(t.Context(), "kill")
+		have := map[string]bool{}
+		for _, in := range infos {
+			have[in.Name] = true
+		}
+		for name := range have {
+			if strings.HasSuffix(name, ".eml") && (!have[name+"/a.txt"] || !have[name+"/b.txt"] || !have[name+"/c.txt"]) {
+				t.Errorf("round %d: %s stored without all its attachments", round, name)
+			}
+			if i := strings.Index(name, ".eml/"); i >= 0 && !have[name[:i+4]] {
+				t.Errorf("round %d: %s stored without its message", round, name)
+			}
+		}
+		st.Close()
+		t.Logf("round %d: killed after %d entries; %d documents, consistent", round, target, len(infos))
 	}
 }

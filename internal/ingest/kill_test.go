@@ -71,50 +71,24 @@ func TestIngestKilled(t *testing.T) {
 	t.Logf("seed %d", seed)
 
 	deadline := time.Now().Add(12 * time.Second)
-	var killed, completed int
+	var killedN, completed int
 	for round := 1; round <= 6 && time.Now().Before(deadline); round++ {
 		for range 8 { // change some files so the next run replaces them
 			write(rng.IntN(files), round)
-		}
-		cmd := exec.Command(exe, "-test.run=^TestIngestKillChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envKillChildStore+"="+storeDir, envKillChildSrc+"="+src)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
 		}
 		// Kill after a random number of finished files plus a random few
 		// milliseconds, so the kill lands inside a later file's work or Put.
 		target := 1 + rng.IntN(files-1)
 		pause := time.Duration(rng.IntN(8000)) * time.Microsecond
-		reached := make(chan bool, 1)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				var n int
-				if _, err := fmt.Sscanf(sc.Text(), "progress %d", &n); err == nil && n >= target {
-					reached <- true
-					io.Copy(io.Discard, out)
-					return
-				}
-			}
-			reached <- false
-		}()
 		how := "completed"
-		if <-reached {
-			time.Sleep(pause)
-			if cmd.Process.Signal(syscall.SIGKILL) == nil {
-				how = fmt.Sprintf("killed %v after file %d", pause, target)
-			}
-		}
-		if err := cmd.Wait(); err != nil && how == "completed" {
+		switch killed, err := killChild(t, exe, storeDir, src, target, pause); {
+		case killed:
+			how = fmt.Sprintf("killed %v after file %d", pause, target)
+			killedN++
+		case err != nil:
 			t.Fatalf("round %d: child failed: %v", round, err)
-		} else if how == "completed" {
+		default:
 			completed++
-		} else {
-			killed++
 		}
 		n := verifyStore(t.Context(), t, storeDir, "kill")
 		t.Logf("round %d: %s; store holds %d documents, consistent", round, how, n)
@@ -122,7 +96,7 @@ func TestIngestKilled(t *testing.T) {
 			return
 		}
 	}
-	if killed == 0 {
+	if killedN == 0 {
 		t.Logf("no child was killed mid-run (all %d completed first): the machine is fast; consistency was still checked", completed)
 	}
 
@@ -157,5 +131,43 @@ func TestIngestKilled(t *testing.T) {
 	}
 	st.Close()
 	verifyStore(t.Context(), t, storeDir, "kill")
-	t.Logf("%d runs killed, %d completed; re-run: %s", killed, completed, sum.String())
+	t.Logf("%d runs killed, %d completed; re-run: %s", killedN, completed, sum.String())
+}
+
+// killChild runs TestIngestKillChild ingesting src into storeDir and
+// SIGKILLs it pause after it reports target finished files. killed says
+// whether it was killed; err is the child's failure when it ran to the end.
+func killChild(t *testing.T, exe, storeDir, src string, target int, pause time.Duration) (killed bool, err error) {
+	t.Helper()
+	cmd := exec.Command(exe, "-test.run=^TestIngestKillChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envKillChildStore+"="+storeDir, envKillChildSrc+"="+src)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reached := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var n int
+			if _, err := fmt.Sscanf(sc.Text(), "progress %d", &n); err == nil && n >= target {
+				reached <- true
+				io.Copy(io.Discard, out)
+				return
+			}
+		}
+		reached <- false
+	}()
+	if <-reached {
+		time.Sleep(pause)
+		killed = cmd.Process.Signal(syscall.SIGKILL) == nil
+	}
+	err = cmd.Wait()
+	if killed {
+		return true, nil
+	}
+	return false, err
 }

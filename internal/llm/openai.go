@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +43,12 @@ type Client struct {
 	cfg  Config
 	svc  openai.ChatCompletionService
 	host string // for errors: scheme://host of the server
+	// window is the model's context length as the server reports it, or
+	// windowUnknown / windowNone (window.go).
+	window atomic.Int64
+	// ratio is the largest characters-per-prompt-token the server counted
+	// for a prompt that surely fit (float64 bits; window.go).
+	ratio atomic.Uint64
 }
 
 // New returns a client for cfg. It does not contact the server.
@@ -123,6 +130,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	for attempt := 0; ; attempt++ {
 		resp, delivered, retryAfter, err := c.attempt(ctx, params, req)
 		if err == nil {
+			if err := c.checkWindow(ctx, req, resp); err != nil {
+				return resp, c.wrap(err)
+			}
 			return resp, nil
 		}
 		if ctx.Err() != nil {

@@ -445,3 +445,75 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestContextOverflow: a reply whose token count shows the prompt was cut
+// to fit the model's window is an error, ErrContextOverflow, never an
+// answer. Ollama cuts silently (see ollama_test.go for the real server).
+func TestContextOverflow(t *testing.T) {
+	long := strings.Repeat("The Supplier shall deliver the goods on time. ", 100) // 4600 characters
+	tests := []struct {
+		name   string
+		window int // GET /api/ps context length; 0: not Ollama
+		usage  []int
+		want   []bool // overflow per call
+	}{
+		{"fewer tokens than any tokenizer makes", 0, []int{300}, []bool{true}},
+		{"a plausible count, no window known", 0, []int{1100}, []bool{false}},
+		{"the prompt filled the window", 1024, []int{1024}, []bool{true}},
+		{"the prompt fit", 1024, []int{1023}, []bool{false}},
+		// A count past the kept window means the model was reloaded with
+		// a larger one: asked again, 2048 now, and 1500 fits.
+		{"window grew", 1024, []int{900, 1500}, []bool{false, false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var turns []llmtest.Turn
+			for _, u := range tc.usage {
+				turns = append(turns, llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: u, CompletionTokens: 1}})
+			}
+			srv := llmtest.NewServer(t, turns...)
+			srv.SetContextWindow(tc.window)
+			c := newClient(t, srv, nil)
+			for i := range tc.usage {
+				if i == 1 {
+					srv.SetContextWindow(2 * tc.window)
+				}
+				resp, err := c.Complete(context.Background(), llm.Request{Messages: user(long)})
+				if got := errors.Is(err, llm.ErrContextOverflow); got != tc.want[i] {
+					t.Errorf("call %d: err %v, want overflow %v", i, err, tc.want[i])
+				}
+				if err != nil && (resp == nil || !strings.Contains(err.Error(), "OLLAMA_CONTEXT_LENGTH")) {
+					t.Errorf("call %d: err %v lacks the advice, or the reply was lost", i, err)
+				}
+			}
+		})
+	}
+}
+
+// TestContextOverflowDroppedMessages: once the window is known, the
+// characters per token the server counted for prompts that fit tell when a
+// longer conversation was counted at too few tokens — Ollama dropped its
+// earlier messages — even when the ratio alone looks plausible.
+func TestContextOverflowDroppedMessages(t *testing.T) {
+	sentence := "The Supplier shall deliver the goods on time. "
+	fits := strings.Repeat(sentence, 30)  // 1380 characters
+	long := strings.Repeat(sentence, 160) // 7360 characters
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 420, CompletionTokens: 1}},  // 3.3 characters per token
+		llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 1950, CompletionTokens: 1}}, // 3.8: fits
+		llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 1060, CompletionTokens: 1}}, // 6.9: dropped
+	)
+	srv.SetContextWindow(2048)
+	c := newClient(t, srv, nil)
+	ctx := context.Background()
+	if _, err := c.Complete(ctx, llm.Request{Messages: user(fits)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Complete(ctx, llm.Request{Messages: user(long)}); err != nil {
+		t.Errorf("a long prompt counted at a plausible ratio: %v", err)
+	}
+	_, err := c.Complete(ctx, llm.Request{Messages: user(long)})
+	if !errors.Is(err, llm.ErrContextOverflow) || !strings.Contains(err.Error(), "dropped part of the prompt") {
+		t.Errorf("err %v, want ErrContextOverflow for dropped messages", err)
+	}
+}

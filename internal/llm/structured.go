@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -89,7 +90,51 @@ func decodeReply(content string, schema *JSONSchema) ([]byte, error) {
 	if err := schema.Validate(v); err != nil {
 		return nil, err
 	}
+	if w, changed := saturate(v); changed {
+		// Go cannot hold the number: keep the nearest float64 instead of
+		// failing a reply that is valid JSON.
+		return json.Marshal(w)
+	}
 	return raw, nil
+}
+
+// saturate replaces every number of v that float64 cannot represent — JSON
+// allows any exponent, and a grammar-constrained server will emit
+// 0E-525 or 24E350 as readily as 0.5 — by the nearest float64 (0 or
+// ±math.MaxFloat64), reporting whether it changed anything.
+func saturate(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := x.Float64(); err != nil {
+			f, _ := strconv.ParseFloat(string(x), 64)
+			switch {
+			case math.IsInf(f, 1):
+				f = math.MaxFloat64
+			case math.IsInf(f, -1):
+				f = -math.MaxFloat64
+			case math.IsNaN(f):
+				f = 0
+			}
+			return f, true
+		}
+	case map[string]any:
+		changed := false
+		for k, e := range x {
+			if w, c := saturate(e); c {
+				x[k], changed = w, true
+			}
+		}
+		return x, changed
+	case []any:
+		changed := false
+		for i, e := range x {
+			if w, c := saturate(e); c {
+				x[i], changed = w, true
+			}
+		}
+		return x, changed
+	}
+	return v, false
 }
 
 // ExtractJSON returns the first complete JSON object or array in s: the
@@ -353,8 +398,11 @@ func number(v any) (float64, bool) {
 	case float64:
 		return n, true
 	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
+		// A number out of float64's range is still a number: ParseFloat
+		// gives ±Inf or 0 with ErrRange.
+		f, err := strconv.ParseFloat(string(n), 64)
+		var ne *strconv.NumError
+		return f, err == nil || errors.As(err, &ne) && ne.Err == strconv.ErrRange
 	}
 	return 0, false
 }

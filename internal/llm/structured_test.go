@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -157,5 +158,25 @@ func TestValidate(t *testing.T) {
 		if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("Validate(%s) = %v, want %q", tt.in, err, tt.wantErr)
 		}
+	}
+}
+
+// TestCompleteJSONNumbersOutOfRange: JSON numbers float64 cannot hold —
+// which grammar-constrained decoding on Ollama produced from an untrained
+// model — are valid replies, decoded as the nearest float64.
+func TestCompleteJSONNumbersOutOfRange(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Text: `{"confidence":0E-525,"scores":[24E350,-1e999,0.5],"n":3}`})
+	c := newClient(t, srv, nil)
+	var out struct {
+		Confidence float64   `json:"confidence"`
+		Scores     []float64 `json:"scores"`
+		N          int       `json:"n"`
+	}
+	schema := `{"type":"object","properties":{"confidence":{"type":"number"},"scores":{"type":"array","items":{"type":"number"}},"n":{"type":"integer"}},"required":["confidence","scores","n"]}`
+	if _, err := llm.CompleteJSON(context.Background(), c, llm.Request{Messages: user("rate"), Schema: &llm.Schema{Name: "r", Schema: json.RawMessage(schema)}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Confidence != 0 || out.Scores[0] != math.MaxFloat64 || out.Scores[1] != -math.MaxFloat64 || out.Scores[2] != 0.5 || out.N != 3 {
+		t.Errorf("decoded %+v", out)
 	}
 }

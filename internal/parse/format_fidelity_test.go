@@ -8,7 +8,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
+	"math"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,14 +31,17 @@ import (
 // (2·LCS/(|a|+|b|) over code points, white space collapsed, typographic
 // quotes and dashes folded). Run it with
 //
-//	PAKTON_SLOW=1 go test ./internal/parse/ -run TestFormatFidelity -v -timeout 60m
+//	PAKTON_SLOW=1 PAKTON_FIDELITY=1 go test ./internal/parse/ -run TestFormatFidelity -v -timeout 60m
 //
 // It needs LibreOffice (libreoffice-writer-nogui); the scans need
-// tesseract-ocr, tesseract-ocr-eng and poppler-utils.
+// tesseract-ocr, tesseract-ocr-eng and poppler-utils. PAKTON_SLOW alone
+// runs a small sample (3 contracts) so CI keeps a floor without spending
+// its hour on OCR; PAKTON_FIDELITY=1 measures the sample of docs/INGEST.md.
 func TestFormatFidelity(t *testing.T) {
 	if os.Getenv("PAKTON_SLOW") != "1" {
 		t.Skip("set PAKTON_SLOW=1 to measure format fidelity")
 	}
+	full := os.Getenv("PAKTON_FIDELITY") == "1"
 	if _, err := exec.LookPath("soffice"); err != nil {
 		t.Skip("LibreOffice is not installed (Debian package libreoffice-writer-nogui)")
 	}
@@ -45,7 +51,10 @@ func TestFormatFidelity(t *testing.T) {
 		t.Skip("../shared/data is absent")
 	}
 	sort.Strings(files)
-	n := 20
+	n := 3
+	if full {
+		n = 20
+	}
 	if v := os.Getenv("PAKTON_FIDELITY_FILES"); v != "" {
 		fmt.Sscan(v, &n)
 	}
@@ -164,6 +173,38 @@ func TestFormatFidelity(t *testing.T) {
 			} else {
 				add(".tif (200 dpi, bilevel, multi-page)", got, sources[nm+"-long"])
 			}
+			// The same pages as worn office scans: a sheet fed askew, specks
+			// of dust on the glass, both.
+			worn := []struct {
+				label       string
+				angle, flip float64
+			}{{"skewed 1°, 0.3% flipped", 1, 0.003}}
+			if full {
+				worn = append(worn, struct {
+					label       string
+					angle, flip float64
+				}{"skewed 1.5°", 1.5, 0}, struct {
+					label       string
+					angle, flip float64
+				}{"0.3% of pixels flipped", 0, 0.003}, struct {
+					label       string
+					angle, flip float64
+				}{"skewed 1.5°, 1% flipped", 1.5, 0.01})
+			}
+			for _, w := range worn {
+				rng := rand.New(rand.NewSource(int64(len(nm) + len(imgs))))
+				var pages []image.Image
+				for _, img := range imgs {
+					pages = append(pages, degrade(img, w.angle, w.flip, rng))
+				}
+				tif := filepath.Join(dir, nm+"-worn.tif")
+				os.WriteFile(tif, encodeTIFF(pages), 0o644)
+				if got, err := read(tif); err != nil {
+					t.Errorf("%s-worn.tif: %v", nm, err)
+				} else {
+					add(".tif (200 dpi, bilevel, multi-page, "+w.label+")", got, sources[nm+"-long"])
+				}
+			}
 			// One page as grayscale PNG and as JPEG.
 			for _, f := range []struct{ ext, label string }{{"png", "-png"}, {"jpg", "-jpeg"}} {
 				pages := render(t, filepath.Join(pdfs, nm+"-short.pdf"), f.label, "-gray")
@@ -191,9 +232,44 @@ func TestFormatFidelity(t *testing.T) {
 	b.WriteString("\n| format | files | word F1 | character similarity |\n|---|---|---|---|\n")
 	for _, k := range keys {
 		s := table[k]
-		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f |\n", k, s.n, s.f1/float64(s.n), s.char/float64(s.n))
+		f1, char := s.f1/float64(s.n), s.char/float64(s.n)
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f |\n", k, s.n, f1, char)
+		// The targets: 0.98 born-digital, 0.90 for 200-dpi scans (the
+		// worn ones with a 1.5° turn are known to miss it: docs/INGEST.md).
+		floor := 0.98
+		if strings.Contains(k, "dpi") {
+			floor = 0.90
+		}
+		if (f1 < floor || char < floor) && !strings.Contains(k, "1.5°") {
+			t.Errorf("%s: word F1 %.4f, character similarity %.4f, under %.2f", k, f1, char, floor)
+		}
 	}
 	t.Log(b.String())
+}
+
+// degrade turns an image by angle degrees about its centre (nearest
+// neighbour, white outside) and flips a share of its pixels, as a worn
+// scanner glass and a sheet fed askew do.
+func degrade(img image.Image, angle, flip float64, rng *rand.Rand) image.Image {
+	b := img.Bounds()
+	out := image.NewGray(b)
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cx, cy := float64(b.Min.X+b.Max.X)/2, float64(b.Min.Y+b.Max.Y)/2
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			dx, dy := float64(x)-cx, float64(y)-cy
+			sx, sy := int(cx+dx*cos+dy*sin+0.5), int(cy-dx*sin+dy*cos+0.5)
+			v := uint8(255)
+			if (image.Point{sx, sy}).In(b) {
+				v = color.GrayModel.Convert(img.At(sx, sy)).(color.Gray).Y
+			}
+			if rng.Float64() < flip {
+				v = 255 - v
+			}
+			out.SetGray(x, y, color.Gray{v})
+		}
+	}
+	return out
 }
 
 // soffice converts files with LibreOffice into dir.

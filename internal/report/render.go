@@ -158,9 +158,14 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 
 	v := r.Verification
-	if v.Quotes > 0 || v.Dangling > 0 {
-		fmt.Fprintf(&b, "## Verification\n\n%s checked against the documents: %d verified in place, %d re-cited, %d removed; %s verbatim.",
-			plural(v.Quotes, "quotation"), v.Verified, v.Recited, v.Removed, percent(v.Rate))
+	if v.Quotes > 0 || v.Dangling > 0 || r.Mode == ModeAgents {
+		b.WriteString("## Verification\n\n")
+		if v.Quotes == 0 {
+			b.WriteString("No quotation from the documents supports this report: none of its statements is verified.")
+		} else {
+			fmt.Fprintf(&b, "%s checked against the documents: %d verified in place, %d re-cited, %d removed; %s verbatim.",
+				plural(v.Quotes, "quotation"), v.Verified, v.Recited, v.Removed, percent(v.Rate))
+		}
 		if v.Dangling > 0 {
 			fmt.Fprintf(&b, " %s named no source.", plural(v.Dangling, "citation"))
 		}

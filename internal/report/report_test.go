@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,5 +227,106 @@ func TestLocate(t *testing.T) {
 	}
 	if _, ok := Locate(text, "deliver the Services"); ok {
 		t.Error("Locate found text that is not there")
+	}
+}
+
+// TestLocateWholeWords: a quotation is an excerpt of whole words. A
+// fragment that cuts a word — a number inside a longer number, letters
+// inside a word — is not found, however often the characters occur; the
+// next occurrence that does stand on word boundaries is.
+func TestLocateWholeWords(t *testing.T) {
+	text := "Notice of 130 days is due under Section 50; the other 30 days apply to Section 5 (Fees). 数据保护条款适用。"
+	for _, tc := range []struct {
+		quote string
+		want  string // "" = not found
+	}{
+		{"30 days", "30 days"},     // the second occurrence, not the one inside "130 days"
+		{"Section 5", "Section 5"}, // not inside "Section 50"
+		{"th", ""},                 // letters inside "the", "other"
+		{"e o", ""},                // across a space, but cutting both words
+		{"otice of", ""},           // starts inside "Notice"
+		{"Section 5 (Fees)", "Section 5 (Fees)"},
+		{"(Fees).", "(Fees)."}, // punctuation at the edges needs no boundary
+		{"; the other", "; the other"},
+		{"... , ;", ""},  // no word at all
+		{"保护条款", "保护条款"}, // scripts without spaces: anywhere
+		{"due under ... Section 50", "due under Section 50"},
+	} {
+		sp, ok := Locate(text, tc.quote)
+		got := ""
+		if ok {
+			got = string([]rune(text)[sp.Start:sp.End])
+		}
+		if got != tc.want {
+			t.Errorf("Locate(%q) = %q, want %q", tc.quote, got, tc.want)
+		}
+	}
+	if sp, _ := Locate(text, "30 days"); sp.Start != len([]rune("Notice of 130 days is due under Section 50; the other ")) {
+		t.Errorf("30 days located at %d, inside 130 days", sp.Start)
+	}
+}
+
+// TestVerifyUnsupported: a model-written report with no quotation that
+// verifies — none given, or every one removed — says so as a flag and in
+// its Verification section, so its prose never passes for a finding.
+func TestVerifyUnsupported(t *testing.T) {
+	for name, sources := range map[string][]Source{
+		"no sources":    nil,
+		"all removed":   {{N: 1, DocID: "msa", Quote: "invented text"}},
+		"no doc":        {{N: 1, Quote: "shall exceed the fees paid"}},
+		"no word in it": {{N: 1, DocID: "msa", Span: spanOf(t, "2.1 Neither party’s total liability shall exceed the fees paid"), Quote: "’s"}},
+	} {
+		r := &Report{Mode: ModeAgents, Title: "t", Answer: "Yes [1].", Sources: sources}
+		Verify(t.Context(), r, testDocs())
+		if !slices.Contains(r.Flags, FlagUnsupported) {
+			t.Errorf("%s: flags %q", name, r.Flags)
+		}
+		var md bytes.Buffer
+		if err := WriteMarkdown(&md, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md.String(), "none of its statements is verified") {
+			t.Errorf("%s: markdown lacks the notice:\n%s", name, md.String())
+		}
+	}
+	r := sampleAgentsReport(t)
+	if slices.Contains(r.Flags, FlagUnsupported) {
+		t.Errorf("a report with verified quotations is flagged unsupported")
+	}
+	ev := &Report{Mode: ModeEvidence, Title: "t"}
+	Verify(t.Context(), ev, testDocs())
+	if slices.Contains(ev.Flags, FlagUnsupported) {
+		t.Error("an evidence report (no model prose) is flagged")
+	}
+}
+
+// TestVerifyShortQuoteNotRecited: a quotation not in the span it cites is
+// re-cited elsewhere only with at least MinRecitedWords words; a word or
+// two that occurs somewhere proves nothing, and is removed.
+func TestVerifyShortQuoteNotRecited(t *testing.T) {
+	for _, tc := range []struct {
+		quote string
+		want  Status
+	}{
+		{"total liability", StatusRemoved},
+		{"fees", StatusRemoved},
+		{"total liability shall", StatusRecited},
+		{"twelve months before the claim", StatusRecited},
+	} {
+		r := &Report{Mode: ModeAgents, Sources: []Source{{N: 1, DocID: "msa", Span: spanOf(t, "1.1"), Quote: tc.quote}}}
+		Verify(t.Context(), r, testDocs())
+		var got *Source
+		if len(r.Sources) == 1 {
+			got = &r.Sources[0]
+		} else if len(r.Removed) == 1 {
+			got = &r.Removed[0]
+		}
+		if got == nil || got.Status != tc.want {
+			t.Errorf("%q: %+v, want %s", tc.quote, got, tc.want)
+			continue
+		}
+		if tc.want == StatusRemoved && !strings.HasPrefix(got.Note, NoteTooShort) {
+			t.Errorf("%q: note %q", tc.quote, got.Note)
+		}
 	}
 }

@@ -126,8 +126,15 @@ func Verify(ctx context.Context, r *Report, docs Documents) Verification {
 		v.ExactRate = float64(v.Verified) / float64(v.Quotes)
 	}
 	r.Verification = v
+	if r.Mode == ModeAgents && v.Verified+v.Recited == 0 {
+		r.Flag(FlagUnsupported)
+	}
 	return v
 }
+
+// FlagUnsupported flags a model-written report none of whose statements
+// rests on a quotation that verified: its prose is the model's alone.
+const FlagUnsupported = "no quotation from the documents supports this report: none of its statements is verified"
 
 var (
 	// citeRe matches a citation marker: [3], [1, 2], [1; 4].
@@ -187,7 +194,7 @@ func verifySource(ctx context.Context, s *Source, docs Documents, cache map[stri
 		return
 	}
 	frags := quoteFragments(s.Quote)
-	if len(frags) == 0 {
+	if len(frags) == 0 || !hasWord(frags) {
 		s.Note = "the source has no quotation"
 		return
 	}
@@ -217,12 +224,15 @@ func verifySource(ctx context.Context, s *Source, docs Documents, cache map[stri
 				s.Path = p
 			}
 		}
-	} else if sp, ok := n.findNearest(frags, s.Span.Start); ok {
+	} else if sp, ok := n.findNearest(frags, s.Span.Start); ok && wordCount(frags) >= MinRecitedWords {
 		s.Status, s.Span = StatusRecited, sp
 		s.Note = "the quotation was not in the cited span; it occurs here"
 		if l, ok := docs.(Locator); ok {
 			s.Path = l.ClausePath(ctx, s.DocID, sp)
 		}
+	} else if ok {
+		s.Note = fmt.Sprintf("%s (%s)", NoteTooShort, plural(wordCount(frags), "word"))
+		return
 	} else {
 		s.Note = "the quotation does not occur in the document"
 		return
@@ -340,23 +350,119 @@ func (n normText) findFrags(frags []string, lo, hi int) (document.Span, bool) {
 	if lo >= hi {
 		return document.Span{}, false
 	}
-	hay := n.text[n.byteAt(lo):n.byteAt(hi)]
-	base := n.byteAt(lo)
+	from, to := n.byteAt(lo), n.byteAt(hi)
 	first, last := -1, -1
-	off := 0
 	for _, f := range frags {
-		k := strings.Index(hay[off:], f)
-		if k < 0 {
+		at := indexWords(n.text, f, from, to)
+		if at < 0 {
 			return document.Span{}, false
 		}
 		if first < 0 {
-			first = base + off + k
+			first = at
 		}
-		last = base + off + k + len(f)
-		off += k + len(f)
+		last = at + len(f)
+		from = last
 	}
 	a, z := n.runeAt(first), n.runeAt(last)-1
 	return document.Span{Start: n.start[a], End: n.end[z]}, true
+}
+
+// indexWords returns the byte offset of the first occurrence of f in
+// text[from:to] that starts and ends on word boundaries of text, or -1. A
+// quotation is an excerpt of whole words: "30 days" is not in "130 days",
+// nor "Section 5" in "Section 50", nor "th" in "the".
+func indexWords(text, f string, from, to int) int {
+	for from < to {
+		k := strings.Index(text[from:to], f)
+		if k < 0 {
+			return -1
+		}
+		at := from + k
+		if wordEdge(text, at, f, true) && wordEdge(text, at+len(f), f, false) {
+			return at
+		}
+		_, w := utf8.DecodeRuneInString(text[at:])
+		from = at + w
+	}
+	return -1
+}
+
+// wordEdge reports whether a fragment f placed at byte offset at of text
+// (its start when start is set, else its end) does not cut a word: the
+// fragment's rune and the text's rune across the edge are not both word
+// runes.
+func wordEdge(text string, at int, f string, start bool) bool {
+	var in, out rune
+	if start {
+		in, _ = utf8.DecodeRuneInString(f)
+		if at == 0 {
+			return true
+		}
+		out, _ = utf8.DecodeLastRuneInString(text[:at])
+	} else {
+		in, _ = utf8.DecodeLastRuneInString(f)
+		if at >= len(text) {
+			return true
+		}
+		out, _ = utf8.DecodeRuneInString(text[at:])
+	}
+	return !wordRune(in) || !wordRune(out)
+}
+
+// wordRune reports whether r is part of a space-separated word: a letter
+// or digit of a script that separates words with spaces. Chinese, Japanese
+// and the Southeast Asian scripts that do not are left out, so a quotation
+// may start or end anywhere in them.
+func wordRune(r rune) bool {
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
+
+// MinRecitedWords is the fewest words a quotation needs to be re-cited: one
+// not in the span it cites is looked for in the rest of the document only
+// when it is long enough to mean something there. A word or two occurs all
+// over a contract — an untrained model's one-word "quotes" attributed to
+// passages that do not exist were otherwise re-located, and shown as
+// findings.
+const MinRecitedWords = 3
+
+// NoteTooShort begins the note of a quotation removed because it is not in
+// the span it cites and is too short to re-cite (MinRecitedWords).
+const NoteTooShort = "the quotation is not in the cited span, and too short to be placed elsewhere in the document"
+
+// wordCount counts the runs of letters and digits in the fragments (each
+// rune of a script without spaces counts as a word).
+func wordCount(frags []string) int {
+	n := 0
+	for _, f := range frags {
+		in := false
+		for _, r := range f {
+			switch {
+			case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+				in = false
+			case !wordRune(r):
+				n++
+				in = false
+			case !in:
+				n++
+				in = true
+			}
+		}
+	}
+	return n
+}
+
+// hasWord reports whether any fragment holds a letter or digit: a
+// quotation of punctuation alone evidences nothing.
+func hasWord(frags []string) bool {
+	for _, f := range frags {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // findNearest finds the fragments anywhere in the document, preferring the
@@ -402,7 +508,7 @@ func (n normText) findNearest(frags []string, near int) (document.Span, bool) {
 // fragments in order) and returns the code-point span of text it covers.
 func Locate(text, quote string) (document.Span, bool) {
 	frags := quoteFragments(quote)
-	if len(frags) == 0 {
+	if len(frags) == 0 || !hasWord(frags) {
 		return document.Span{}, false
 	}
 	n := normalize(text)

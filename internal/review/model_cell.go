@@ -111,7 +111,11 @@ func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) 
 	report.Verify(ctx, r, oneDoc{d})
 	var notes []string
 	for _, s := range r.Removed {
-		notes = append(notes, fmt.Sprintf("%s the model gave that does not occur in the contract: %q", noteDropped, progress.Shorten(oneLine(s.Quote), 120)))
+		why := "does not occur in the contract"
+		if strings.HasPrefix(s.Note, report.NoteTooShort) {
+			why = "is not in the passage it names and too short to place elsewhere"
+		}
+		notes = append(notes, fmt.Sprintf("%s the model gave that %s: %q", noteDropped, why, progress.Shorten(oneLine(s.Quote), 120)))
 	}
 	tree := treeOf(d)
 	type spanFrom struct {

@@ -106,20 +106,12 @@ func (ix *Index) learnAssociations(v *index.Snapshot, tid int32) []assocTerm {
 			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
 				continue
 			}
-			g := v.Global(i, c)
-			if g < 0 {
-				continue
-			}
-			sc.grow(g)
-			if sc.units[g] == 0 {
-				sc.touched = append(sc.touched, g)
-			}
-			sc.units[g]++
+			sc.count(v, i, seg, c, -1)
 		}
 	})
 	n := float64(v.LiveUnits())
 	var cand []assocTerm
-	for _, c := range sc.touched {
+	for _, c := range sc.gather(v) {
 		k := int(sc.units[c])
 		if k < assocMinCo {
 			continue

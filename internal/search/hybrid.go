@@ -180,7 +180,7 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		}
 	}
 	if m.Reranker == nil || text == nil {
-		return ix.Search(q), nil
+		return ix.SearchContext(ctx, q)
 	}
 	depth := m.RerankDepth
 	if depth <= 0 {
@@ -191,7 +191,10 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		k = 10
 	}
 	q.K = max(k, depth)
-	res := ix.Search(q)
+	res, err := ix.SearchContext(ctx, q)
+	if err != nil {
+		return res, err
+	}
 	texts := make(map[int]string, len(res.Hits))
 	var terr error
 	for i, h := range res.Hits[:min(depth, len(res.Hits))] {

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Endpoints a turn can answer.
@@ -77,8 +78,9 @@ type Turn struct {
 	ToolCalls []ToolCall
 	// FinishReason defaults to "tool_calls" with tool calls, else "stop".
 	FinishReason string
-	// Usage overrides the token counts (default: words in the request and
-	// in the reply).
+	// Usage overrides the token counts (default: a quarter of the
+	// characters of the request's messages and tools — about what English
+	// BPE vocabularies make — and the words of the reply).
 	Usage *Usage
 
 	// Status, when non-zero, replies with this HTTP status, Header, and an
@@ -215,10 +217,45 @@ type Server struct {
 	t    testing.TB
 	done chan struct{}
 
-	mu    sync.Mutex
-	turns []*turnState
-	reqs  []*Request
-	calls int // tool call ids handed out
+	mu     sync.Mutex
+	turns  []*turnState
+	reqs   []*Request
+	calls  int // tool call ids handed out
+	window int // context length GET /api/ps reports; 0: no such endpoint
+}
+
+// SetContextWindow makes the server answer GET /api/ps as Ollama does,
+// listing every model requested so far as loaded with a context window of
+// n tokens. Without it /api/ps is not found, as on any server but Ollama.
+func (s *Server) SetContextWindow(n int) {
+	s.mu.Lock()
+	s.window = n
+	s.mu.Unlock()
+}
+
+// ps answers GET /api/ps.
+func (s *Server) ps(w http.ResponseWriter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.window == 0 {
+		http.Error(w, "404 page not found", http.StatusNotFound)
+		return
+	}
+	type model struct {
+		Name          string `json:"name"`
+		Model         string `json:"model"`
+		ContextLength int    `json:"context_length"`
+	}
+	models := []model{}
+	seen := map[string]bool{}
+	for _, r := range s.reqs {
+		if !seen[r.Model] {
+			seen[r.Model] = true
+			models = append(models, model{r.Model, r.Model, s.window})
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"models": models})
 }
 
 type turnState struct {
@@ -276,6 +313,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		endpoint = Chat
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings"):
 		endpoint = Embeddings
+	case r.Method == http.MethodGet && r.URL.Path == "/api/ps":
+		// Ollama's list of loaded models, which clients may ask for the
+		// context window (llm.ErrContextOverflow).
+		s.ps(w)
+		return
 	default:
 		s.t.Errorf("llmtest: unexpected %s %s", r.Method, r.URL.Path)
 		http.Error(w, `{"error":{"message":"llmtest: no such endpoint"}}`, http.StatusNotFound)
@@ -493,7 +535,7 @@ func usage(req *Request, turn *Turn, content string) wireUsage {
 		u := turn.Usage
 		return wireUsage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens}
 	}
-	p := len(strings.Fields(req.Text()))
+	p := (utf8.RuneCountInString(req.Text()) + len(req.ToolSchemas) + 3) / 4
 	c := len(strings.Fields(content))
 	for _, tc := range turn.ToolCalls {
 		c += 1 + len(strings.Fields(tc.Arguments))
