@@ -97,6 +97,22 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"Tailspin Toys Ltd.", "Wide World Importers plc"}},
 		{`THIS AGREEMENT is made among Alpine Ski House, Inc. ("Alpine"), Coho Winery, LLC ("Coho") and Litware, Inc. ("Litware") (each a "Party" and together the "Parties"). RECITALS`,
 			[]string{"Alpine Ski House, Inc. (Alpine)", "Coho Winery, LLC (Coho)", "Litware, Inc. (Litware)"}},
+		// "and," before the second party; a description with its own "and"
+		{`This Licence Agreement is entered into by and between The Contoso Institute (hereinafter "Institute"), a charity registered in Wales No. 12 and a member of the Consortium, having offices at 4 Elm Road, Leeds and, Northwind Devices, Inc. (hereinafter "Company"), a Utah corporation. The parties agree as follows:`,
+			[]string{"The Contoso Institute (Institute)", "Northwind Devices, Inc. (Company)"}},
+		// a quote left open; an address straight after the name
+		{`This Endorsement Agreement is made between Fabrikam Foods LLC ("Fabrikam"), a Delaware company, and Pat Doe ("Talent), an individual.`,
+			[]string{"Fabrikam Foods LLC (Fabrikam)", "Pat Doe (Talent)"}},
+		{"CONTENT AGREEMENT\n between\n Tailspin Media, Inc. 600 Main Street, Suite B-2 Austin, Texas 78701\n hereinafter referred to as \"Licensor\"\n and\n LUCERNE MEDIA AG Hauptstr. 25 50676 Cologne Germany hereinafter referred to as: \"Lucerne\"\n1 PURPOSE",
+			[]string{"Tailspin Media, Inc. (Licensor)", "LUCERNE MEDIA AG (Lucerne)"}},
+		// no "between": a letter's parties and one that retains another
+		{`CONSULTING AGREEMENT\nMay 1, 2019\nDear Pat:\nWoodgrove Labs, Inc., a Delaware corporation (the "Company"), is pleased to offer this Consulting Agreement (this "Agreement") to retain Pat Doe ("Consultant") on the following terms: 1. Services. Consultant shall advise the Company as agreed by and between Consultant and Company.`,
+			[]string{"Woodgrove Labs, Inc. (Company)", "Pat Doe (Consultant)"}},
+		// a second party with no defined name; a label with a role in brackets
+		{`This Agreement is effective 7/1/98 ("Effective Date") between Litware Technology, Inc. ("Litware"), and Proseware Corporation 780 Elm Expressway Suite 406 San Jose, CA 95131 Litware and Distributor intend to establish Distributor as a distributor.`,
+			[]string{"Litware Technology, Inc. (Litware)", "Proseware Corporation"}},
+		{`Transportation Agreement   Party A (Shipper): Wingtip Express Co., Ltd. Address: 1 Road, Shanghai   Party B (Carrier): Alpine Logistics Ltd. Address: 12 Floor, Tower   Party A and Party B enter into this Agreement (this "Agreement").`,
+			[]string{"Wingtip Express Co., Ltd. (Party A)", "Alpine Logistics Ltd. (Party B)"}},
 	} {
 		c.text = strings.ReplaceAll(c.text, `\n`, "\n") // the cases are raw strings
 		var got []string
