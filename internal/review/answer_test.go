@@ -72,6 +72,28 @@ func TestReadAnswerSpans(t *testing.T) {
 	}
 }
 
+func TestReadTitleAndPeriods(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		format AnswerFormat
+		text   string
+		want   string
+	}{
+		// a title after a long notice, on its own line or after a sentence
+		{"Document Name", AnswerText, "Exhibit 10.1\n\nCERTAIN CONFIDENTIAL INFORMATION CONTAINED IN THIS EXHIBIT, MARKED BY BRACKETS, HAS BEEN OMITTED AND FILED SEPARATELY WITH THE COMMISSION.\n\nSERVICES OUTSOURCING AGREEMENT\n\nBetween", "SERVICES OUTSOURCING AGREEMENT"},
+		{"Document Name", AnswerText, "Exhibit 10.18 Certain identified information has been excluded from this exhibit because it is both not material and would be competitively harmful if publicly disclosed. TRAINING PROGRAM DEVELOPMENT AGREEMENT This Training Program Development Agreement is made", "TRAINING PROGRAM DEVELOPMENT AGREEMENT"},
+		{"Document Name", AnswerText, "Notices under this Agreement shall be given in writing to the addresses below, and copies of every notice shall be sent to counsel, pursuant to the Master Services Agreement dated May 1.", ""},
+		// a term and a notice in one sentence
+		{"Renewal Term", AnswerDuration, "This Agreement renews automatically unless either party gives the other thirty (30) days' prior written notice of non-renewal, for successive one (1) year periods.", "successive 1 year"},
+		{"Notice Period to Terminate Renewal", AnswerDuration, "This Agreement renews automatically for successive one (1) year periods unless either party gives the other not less than sixty (60) days written notice of non-renewal.", "60 days"},
+	} {
+		p := &Provision{Name: c.name, Answer: c.format}
+		if a := readAnswer(p, nil, extractsOf(c.text)); a.Text != c.want {
+			t.Errorf("%s of %.50q…: %q, want %q", c.name, c.text, a.Text, c.want)
+		}
+	}
+}
+
 func TestPreambleParties(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -144,5 +166,31 @@ func TestSignatureParties(t *testing.T) {
 	want := []string{"NORTHWIND TRADERS, INC.|", "Contoso Components GmbH|Licensee"}
 	if strings.Join(got, ";") != strings.Join(want, ";") {
 		t.Errorf("signature parties %q, want %q", got, want)
+	}
+}
+
+// A right defined as needing no cause is not granted by a clause that
+// allows the act only on stated causes, when another clause excludes it.
+func TestStatedCausesNotConvenience(t *testing.T) {
+	p := &Provision{Name: "Termination For Convenience", Answer: AnswerYesNo,
+		Definition: "A party may terminate the agreement without cause, by giving notice.",
+		Keywords:   []Keyword{{Text: "terminate for convenience"}, {Text: "without cause"}, {Text: "upon notice"}, {Text: "terminate this agreement"}}}
+	for _, c := range []struct {
+		texts []string
+		want  AnswerKind
+	}{
+		{[]string{"Section 12.1 No Termination for Convenience. Neither Party may terminate this Agreement for convenience during the Initial Term.",
+			"Section 12.3 Termination by Supplier. Supplier may terminate this Agreement by written notice to Distributor:"}, KindNo},
+		{[]string{"Neither Party may terminate this Agreement for convenience.",
+			"The Supplier may terminate this Agreement upon written notice if the Distributor fails to meet the Minimum Purchase."}, KindNo},
+		// a grant that needs no cause stands
+		{[]string{"Either party may terminate this Agreement without cause upon ninety (90) days' written notice to the other party."}, KindYes},
+		{[]string{"Neither party may terminate this Agreement for convenience during the first year.",
+			"After the first year, either party may terminate this Agreement for any reason upon sixty (60) days' notice to the other party, if it gives that notice in writing."}, KindConditional},
+	} {
+		a := polarityAnswer(p, extractsOf(c.texts...))
+		if a.Kind != c.want {
+			t.Errorf("%.60q…: %s, want %s", c.texts[len(c.texts)-1], a.Kind, c.want)
+		}
 	}
 }
