@@ -10,7 +10,8 @@ import (
 	"github.com/pakton/pakton/internal/document"
 )
 
-// ---- document.xml ----
+// The DOCX body (word/document.xml): paragraphs, runs, tracked changes and
+// tables, written out in the layout every word-processor format shares.
 
 // docxPara is one finished paragraph (or table row line) of output.
 // docxPara is one paragraph (or table-row line) of output, in the layout

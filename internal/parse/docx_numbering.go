@@ -9,7 +9,8 @@ import (
 	"github.com/pakton/pakton/internal/numbering"
 )
 
-// ---- numbering.xml ----
+// DOCX numbering: the list definitions (word/numbering.xml) and the counters
+// that rebuild the label Word shows before a numbered paragraph.
 
 type docxLevel struct {
 	start   int

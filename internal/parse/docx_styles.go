@@ -6,7 +6,8 @@ import (
 	"strconv"
 )
 
-// ---- styles.xml ----
+// DOCX styles (word/styles.xml): the style chain a paragraph inherits its
+// numbering and outline level from.
 
 type docxStyle struct {
 	id, name, basedOn string
