@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/tool"
 )
 
@@ -40,6 +41,7 @@ func runAsk(ctx context.Context, args []string) error {
 	evidence := fs.Bool("evidence", false, "print the evidence report even when a model is configured")
 	k := fs.Int("k", agent.EvidenceK, "provisions quoted by an evidence report")
 	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
+	explain := fs.Bool("explain", false, "print on stderr the plan of the search for the question (routing, words dropped and added, the provision asked about, how each passage was scored)")
 	mf := addModelFlags(fs)
 	words, err := parseArgs(fs, args)
 	if err != nil {
@@ -78,7 +80,16 @@ func runAsk(ctx context.Context, args []string) error {
 	}
 	defer svc.Close()
 	lib := sn.Library()
+	if *explain {
+		res, err := sn.Search(ctx, search.Query{Text: question, K: *k, Docs: req.Docs, NoRoute: req.NoRoute, Explain: true})
+		if err != nil {
+			return err
+		}
+		res.Explain.WriteText(stderr, sn.Index.DocName)
+		fmt.Fprintln(stderr)
+	}
 	progress := func(msg string) { fmt.Fprintf(stderr, "ask: %s\n", msg) }
+	lib.Progress = progress
 
 	var clarifier agent.Clarifier
 	if !*noClarify && stdinIsTerminal() {

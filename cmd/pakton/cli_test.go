@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -110,6 +111,43 @@ func TestCLIEndToEnd(t *testing.T) {
 	}
 	if len(wide.RoutedTo) != 0 || len(docsHit) < 2 {
 		t.Errorf("search --no-route: routed to %v, hits from %v; want no routing and several documents", wide.RoutedTo, docsHit)
+	}
+
+	// --explain: the plan in text, and in the JSON; the hits do not change.
+	out, _, err = capture(t, runSearch, "--explain", "-k", "2", "Does the agreement mention force majeure?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Plan for", "routing (", "words searched:", "[1] "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("search --explain: no %q in\n%s", want, out)
+		}
+	}
+	plainOut, _, err := capture(t, runSearch, "--json", "-k", "4", "Does the agreement mention force majeure?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exOut, _, err := capture(t, runSearch, "--json", "--explain", "-k", "4", "Does the agreement mention force majeure?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain, explained collection.Response
+	if err := json.Unmarshal([]byte(plainOut), &plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(exOut), &explained); err != nil {
+		t.Fatal(err)
+	}
+	if explained.Explain == nil || len(explained.Explain.Hits) != len(explained.Hits) || !reflect.DeepEqual(plain.Hits, explained.Hits) {
+		t.Errorf("search --json --explain: explain %v, hits changed %v", explained.Explain != nil, !reflect.DeepEqual(plain.Hits, explained.Hits))
+	}
+	// A switch turns its stage off, and the plan says so.
+	out, _, err = capture(t, runSearch, "--explain", "--no-framing", "-k", "2", "Does the agreement mention force majeure?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "switched off: framing") {
+		t.Errorf("search --explain --no-framing:\n%s", out)
 	}
 
 	out, _, err = capture(t, runSearch, "--json", "--doc", "mutual-nda.md", "-k", "3", "how long does confidentiality survive")

@@ -65,7 +65,8 @@ func runEval(ctx context.Context, args []string) error {
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
-	noFill := fs.Bool("no-fill", false, "ablation: return only passages that match the question's words")
+	noRoute := fs.Bool("no-route", false, "ablation: search every document even when a question names a contract")
+	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
@@ -75,6 +76,7 @@ func runEval(ctx context.Context, args []string) error {
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
 	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
 	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
+	explain := fs.Bool("explain", false, "with --hits: add each query's plan as it ran (routing, words dropped and added, provision, score makeup)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -85,7 +87,8 @@ func runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, NoFill: *noFill, Collection: *coll}
+	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, Collection: *coll,
+		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
 		st, err := g.openOrCreate()
@@ -150,7 +153,7 @@ func runEval(ctx context.Context, args []string) error {
 		}
 		defer f.Close()
 		bw := bufio.NewWriter(f)
-		opt.Hits = bw
+		opt.Hits, opt.Explain = bw, *explain
 		defer func() {
 			if err := bw.Flush(); err != nil {
 				fmt.Fprintf(stderr, "eval legalbench: --hits: %v\n", err)

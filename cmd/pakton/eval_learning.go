@@ -26,6 +26,7 @@ func runEvalLearning(ctx context.Context, args []string) error {
 	folds := fs.Int("folds", 2, "folds: each in turn is the unseen contracts scored")
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress on stderr")
+	cache := fs.String("cache", "", "keep each fold's detectors (trained without the provisions) in this directory and reuse them")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: pakton eval learning [flags]\n\n"+
 			"Holds provisions out of the detectors (found zero-shot), then trains each from a simulated\n"+
@@ -58,7 +59,7 @@ func runEvalLearning(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.LearningOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Provisions: splitList(*provs), Sizes: sizes, Draws: *draws, Folds: *folds}
+	opt := eval.LearningOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Provisions: splitList(*provs), Sizes: sizes, Draws: *draws, Folds: *folds, CacheDir: *cache}
 	if !*quiet {
 		opt.Progress = func(stage string, done, total int) {
 			fmt.Fprintf(os.Stderr, "\r%-70.70s %d/%d", stage, done, total)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,8 @@ func runSearch(ctx context.Context, args []string) error {
 	full := fs.Bool("full", false, "print each passage in full (default: about 600 characters)")
 	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
 	noProv := fs.Bool("no-provisions", false, "rank by the question's words only, without putting first the passage the review detectors find for a question about a playbook provision")
+	sw := stageFlags(fs)
+	explain := fs.Bool("explain", false, "print the plan of the search: routing, the words dropped and added, the provision asked about, how each passage was scored (with --json: an \"explain\" object)")
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -42,7 +45,8 @@ func runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	q := search.Query{Text: query, K: *k, NoRoute: *noRoute, NoProvisions: *noProv}
+	q := search.Query{Text: query, K: *k, NoRoute: *noRoute, NoProvisions: *noProv, Explain: *explain}
+	sw.apply(&q)
 	for _, ref := range docs {
 		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
@@ -72,7 +76,28 @@ func runSearch(ctx context.Context, args []string) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(resp)
 	}
+	if resp.Explain != nil {
+		resp.Explain.WriteText(stdout, sn.Index.DocName)
+		fmt.Fprintln(stdout)
+	}
 	return writeSearchText(stdout, resp, *full)
+}
+
+// stages are the switches of the search's tuned stages (search.Explain
+// lists them): each turns one off, for an ablation without a patch.
+type stages struct{ noFraming, noAssoc, noHeadings, noFill *bool }
+
+func stageFlags(fs *flag.FlagSet) stages {
+	return stages{
+		noFraming:  fs.Bool("no-framing", false, "keep the words the question frames itself with (\"does this contract mention\") among the words searched"),
+		noAssoc:    fs.Bool("no-associations", false, "do not add the words that co-occur with the question's words in the collection"),
+		noHeadings: fs.Bool("no-headings", false, "do not add the body words of the clauses the question's words head"),
+		noFill:     fs.Bool("no-fill", false, "in a search narrowed to some contracts, return only passages that match the question's words"),
+	}
+}
+
+func (s stages) apply(q *search.Query) {
+	q.NoFraming, q.NoAssociations, q.NoHeadings, q.NoFill = *s.noFraming, *s.noAssoc, *s.noHeadings, *s.noFill
 }
 
 // oneShotGC tunes the garbage collector for a command that answers once and

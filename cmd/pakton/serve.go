@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ func runServe(ctx context.Context, args []string) error {
 	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
 	maxTurns := fs.Int("max-turns", 0, "most questions the Interrogator asks the Researcher (default: the agents' default)")
+	shard := fs.String("shard", "", "on a cluster: K/N — this server is server K (from 0) of N that split each collection's index segments between them (docs/SCALE.md)")
+	peers := fs.String("peers", "", "with --shard: the N servers' base URLs, comma-separated, in server order (this one's included)")
 	mf := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -105,7 +108,12 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	shardCfg, err := parseShard(*shard, *peers)
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
+		Shard: shardCfg,
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns, MaxReviewCells: *maxCells, MaxJobsPerKey: *maxJobs, JobWorkers: *jobWorkers, JobCPUs: *jobCPUs,
 		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
@@ -179,7 +187,11 @@ func mountExtras(cfg *server.Config, st *store.Store, roles llm.Roles) (*collect
 		}
 		m.Agents = &models
 	}
-	svc := collection.New(st, collection.Options{Models: m, Log: cfg.Logger})
+	opt := collection.Options{Models: m, Log: cfg.Logger}
+	if cfg.Shard != nil {
+		opt.Shard, opt.Sharding = cfg.Shard.LoadShard(), cfg.Shard.Sharding()
+	}
+	svc := collection.New(st, opt)
 	cfg.Collections = svc
 	cfg.MCP = mcp.HTTPHandler(mcp.NewStoreBackend(svc, ""))
 	cfg.UI = web.Handler()
@@ -211,4 +223,33 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// parseShard reads --shard K/N and --peers URL,…; the servers reach each
+// other with the admin key in PAKTON_SHARD_KEY.
+func parseShard(shard, peers string) (*server.ShardConfig, error) {
+	if shard == "" {
+		if peers != "" {
+			return nil, fmt.Errorf("--peers is for a sharded server: give --shard K/N too")
+		}
+		return nil, nil
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(shard, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n {
+		return nil, fmt.Errorf("--shard %q: want K/N with 0 ≤ K < N (e.g. 0/2)", shard)
+	}
+	var urls []string
+	for _, p := range strings.Split(peers, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			urls = append(urls, p)
+		}
+	}
+	if len(urls) != n {
+		return nil, fmt.Errorf("--peers: %d URLs for %d servers: list every server's base URL, this one's included, in server order", len(urls), n)
+	}
+	key := os.Getenv("PAKTON_SHARD_KEY")
+	if key == "" && n > 1 {
+		return nil, fmt.Errorf("--shard: set PAKTON_SHARD_KEY to an admin API key every server of the cluster accepts (they ask each other with it)")
+	}
+	return &server.ShardConfig{K: k, N: n, Peers: urls, Key: key}, nil
 }

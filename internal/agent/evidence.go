@@ -107,6 +107,14 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 			r.Summary += fmt.Sprintf(" The question asks about a kind of provision the offline reviewer knows, so the passage its detectors found comes first (%s), whatever its wording.", strings.Join(found, "; "))
 		}
 	}
+	if rt := res.Route; rt != nil && rt.Why != "" {
+		switch {
+		case rt.Decision == search.RouteAmbiguous:
+			r.Flag(rt.Why + " (To choose: pakton ask --doc, the API's \"docs\", the MCP ask's \"doc\".)")
+		case rt.Decision == search.RouteUnknown, len(rt.Broad) > 0 && !rt.Decision.Narrowed():
+			r.Flag(rt.Why)
+		}
+	}
 	if req.Context != "" || req.Instructions != "" {
 		r.Flag("context and instructions are recorded but were not applied: no language model read them")
 	}
@@ -131,7 +139,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 			Highlights: Highlights(e.Text, e.Start, weights, 2), LeansOn: leansOn(e.Support),
 		})
 	}
-	lib.attachPerContract(ctx, r, req, res.Route, nil)
+	lib.attachPerContract(ctx, r, req, res.Route, lib.Progress)
 	report.Verify(ctx, r, lib)
 	return r, nil
 }

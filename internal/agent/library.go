@@ -25,6 +25,9 @@ import (
 // against. It implements report.Documents and report.Locator.
 type Library struct {
 	Corpus *tool.Corpus
+	// Progress, when set, receives lines about long offline work done for
+	// a report (reviewing every contract for a deal-room question).
+	Progress func(string)
 
 	mu   sync.Mutex
 	recs map[string]*store.Record

@@ -65,6 +65,8 @@ type Service struct {
 	log           *slog.Logger
 	noMaintenance bool
 	wait          bool // WaitForReload
+	shard         *ingest.Shard
+	sharding      func(collection string) *search.Sharding
 
 	mu sync.Mutex
 	m  map[string]*slot
@@ -76,6 +78,19 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
+
+	// gate, when set (SetMaintenanceGate), is held around each maintenance
+	// pass.
+	gate atomic.Pointer[func(ctx context.Context, collection string) (func(), error)]
+}
+
+// SetMaintenanceGate makes every background maintenance pass of a
+// collection (merges, learning word associations: processor time) wait for
+// acquire and release what it returns when done: a server shares its
+// processor slots between its tenants' jobs and this work (jobs.Pool).
+// Call it before the service is used.
+func (s *Service) SetMaintenanceGate(acquire func(ctx context.Context, collection string) (release func(), err error)) {
+	s.gate.Store(&acquire)
 }
 
 type slot struct {
@@ -103,6 +118,12 @@ type Options struct {
 	// with many clients keeps answering instead (and refreshes itself after
 	// the changes it makes: Refresh).
 	WaitForReload bool
+	// Shard, with Sharding, makes every collection's index sharded: this
+	// process holds whole the segments Shard says (ingest.LoadOptions.Shard)
+	// and Sharding gives the servers that score the others
+	// (search.Sharding). A shard does no maintenance.
+	Shard    *ingest.Shard
+	Sharding func(collection string) *search.Sharding
 }
 
 // New returns the Service of st.
@@ -111,7 +132,8 @@ func New(st *store.Store, opt Options) *Service {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{st: st, models: opt.Models, log: opt.Log, noMaintenance: opt.NoMaintenance, wait: opt.WaitForReload, m: map[string]*slot{}, ctx: ctx, cancel: cancel}
+	return &Service{st: st, models: opt.Models, log: opt.Log, noMaintenance: opt.NoMaintenance || opt.Shard != nil, wait: opt.WaitForReload,
+		shard: opt.Shard, sharding: opt.Sharding, m: map[string]*slot{}, ctx: ctx, cancel: cancel}
 }
 
 // Close stops background maintenance and waits for it (a merge in progress
@@ -209,7 +231,7 @@ func (s *Service) load(ctx context.Context, c string, sl *slot) (*Snapshot, erro
 	if err != nil {
 		return nil, err
 	}
-	ix, rep, err := ingest.Load(s.ctx, s.st, c)
+	ix, rep, err := s.loadIndex(c)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +273,16 @@ func (s *Service) maintain(c string, sl *slot) {
 		defer sl.maintaining.Store(false)
 		for {
 			sl.again.Store(false)
+			release := func() {}
+			if g := s.gate.Load(); g != nil {
+				r, err := (*g)(s.ctx, c)
+				if err != nil {
+					return
+				}
+				release = r
+			}
 			rep, err := ingest.Maintain(s.ctx, s.st, c, ingest.MaintainOptions{Learn: true})
+			release()
 			if err != nil {
 				if s.ctx.Err() == nil && !errors.Is(err, store.ErrNotFound) {
 					s.log.Warn("collection: maintaining an index failed", "collection", c, "err", err)
@@ -278,7 +309,7 @@ func (s *Service) reopen(c string, sl *slot) {
 	if old == nil {
 		return
 	}
-	ix, rep, err := ingest.Load(s.ctx, s.st, c)
+	ix, rep, err := s.loadIndex(c)
 	if err != nil || !rep.Opened {
 		return // the store moved on: the next request reloads
 	}
@@ -289,6 +320,28 @@ func (s *Service) reopen(c string, sl *slot) {
 	}
 	old.mu.RUnlock()
 	sl.cur.Store(sn)
+}
+
+// loadIndex loads a collection's index (as a shard of it when the service
+// is one: Options.Shard).
+func (s *Service) loadIndex(c string) (*search.Index, ingest.LoadReport, error) {
+	ix, rep, err := ingest.LoadWith(s.ctx, s.st, c, ingest.LoadOptions{Shard: s.shard})
+	if err == nil && s.sharding != nil {
+		ix.SetSharding(s.sharding(c))
+	}
+	return ix, rep, err
+}
+
+// Reopen swaps a collection's snapshot for one over its index directory's
+// current commit (a sharded collection's servers must have the same one
+// open: another may have opened a newer since) and returns it.
+func (s *Service) Reopen(ctx context.Context, c string) (*Snapshot, error) {
+	sl := s.slot(c)
+	if sl.cur.Load() == nil {
+		return s.Get(ctx, c)
+	}
+	s.reopen(c, sl)
+	return sl.cur.Load(), nil
 }
 
 func version(src store.Source) string { return src.SHA256 + "@" + src.IngestedAt.String() }

@@ -25,6 +25,9 @@ type Response struct {
 	// NotFound: provisions the question asks about that the review
 	// detectors looked for and did not find (search.Result.NotFound).
 	NotFound []NotFound `json:"not_found,omitempty"`
+	// Explain is the search's plan as it ran, when the query asked for it
+	// (search.Query.Explain).
+	Explain *search.Explain `json:"explain,omitempty"`
 }
 
 // DocRef names a document.
@@ -49,7 +52,7 @@ type NotFound struct {
 // was loaded is left out, and the others are ranked again from 1; a graph
 // that cannot be built leaves its passages without supporting evidence.
 func (sn *Snapshot) Respond(ctx context.Context, query string, res search.Result) (*Response, error) {
-	out := &Response{Query: query, RoutedTo: []DocRef{}, Route: res.Route, Hits: []ingest.Passage{}}
+	out := &Response{Query: query, RoutedTo: []DocRef{}, Route: res.Route, Hits: []ingest.Passage{}, Explain: res.Explain}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, DocRef{id, sn.Index.DocName(id)})
 	}

@@ -498,7 +498,7 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 // cachedTrain returns the detectors of one fold from dir when they were
 // trained before for the same labels, playbook, fold and trainer, else
 // trains them (and keeps them in dir).
-func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, folds int, train func() (*review.Detectors, error)) (*review.Detectors, error) {
+func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, folds int, train func() (*review.Detectors, error), extra ...string) (*review.Detectors, error) {
 	if dir == "" {
 		return train()
 	}
@@ -508,7 +508,7 @@ func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, f
 	h.Write(lj)
 	h.Write([]byte{0})
 	h.Write(pj)
-	fmt.Fprintf(h, "\x00%d/%d\x00%s", fold, folds, review.TrainerVersion)
+	fmt.Fprintf(h, "\x00%d/%d\x00%s\x00%s", fold, folds, review.TrainerVersion, strings.Join(extra, "\x00"))
 	path := filepath.Join(dir, fmt.Sprintf("fold-%d-of-%d-%s.json", fold+1, folds, hex.EncodeToString(h.Sum(nil)[:10])))
 	if det, err := review.LoadDetectors(path); err == nil {
 		return det, nil

@@ -42,6 +42,9 @@ type LearningOptions struct {
 	Folds      int      // test folds (default 2)
 	Workers    int
 	Progress   func(stage string, done, total int)
+	// CacheDir keeps each fold's detectors (trained without the
+	// provisions) for the next run, as ReviewOptions.CacheDir.
+	CacheDir string
 }
 
 // LearningReport is the learning curve of each provision.
@@ -127,7 +130,10 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 			}
 		}
 		progress(fmt.Sprintf("fold %d/%d: training without %s", f+1, opt.Folds, strings.Join(names, ", ")), 0, 1)
-		base, _, err := review.Train(ctx, train, opt.Playbook, review.TrainOptions{Exclude: names, Workers: opt.Workers})
+		base, err := cachedTrain(opt.CacheDir, opt.Labels, opt.Playbook, f, opt.Folds, func() (*review.Detectors, error) {
+			det, _, err := review.Train(ctx, train, opt.Playbook, review.TrainOptions{Exclude: names, Workers: opt.Workers})
+			return det, err
+		}, append([]string{"exclude"}, names...)...)
 		if err != nil {
 			return nil, err
 		}

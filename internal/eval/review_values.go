@@ -235,6 +235,10 @@ func sameName(a, b string) bool {
 
 var reRedacted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)x{3,}|\[\*|\*\*\*|_{3,}`) })
 
+var reReferred = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:referred|individually|collectively|each|together|jointly|as)\b`)
+})
+
 // labelParty is one entry of a CUAD parties answer.
 type labelParty struct {
 	name     string
@@ -267,9 +271,10 @@ func labelParties(answer string) []labelParty {
 			lp.roles = append(lp.roles, r)
 			generic = generic && (strings.EqualFold(strings.TrimSuffix(strings.TrimSuffix(r, "."), "s"), "party") || strings.EqualFold(r, "parties"))
 		}
-		// Not an entity: no name, a name in lower case ("individually
-		// referred to as"), or an entry that only defines "Party"/"Parties".
-		if r, _ := utf8.DecodeRuneInString(name); name == "" || unicode.IsLower(r) || len(lp.roles) > 0 && generic {
+		// Not an entity: no name, words that describe how the parties are
+		// referred to ("individually referred to as"), or an entry that
+		// only defines "Party"/"Parties".
+		if r, _ := utf8.DecodeRuneInString(name); name == "" || unicode.IsLower(r) && reReferred().MatchString(name) || len(lp.roles) > 0 && generic {
 			continue
 		}
 		out = append(out, lp)

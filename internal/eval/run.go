@@ -44,8 +44,10 @@ type Options struct {
 	// replicated run are not comparable: copies compete with the originals.
 	Replicate int
 	// NoExpand and NoFill switch off query expansion and filling to k, for
-	// ablation runs.
-	NoExpand, NoFill bool
+	// ablation runs; NoRoute, NoFraming, NoAssociations and NoHeadings the
+	// search's other tuned stages (search.Query, search.Explain's Stages).
+	NoExpand, NoFill                               bool
+	NoRoute, NoFraming, NoAssociations, NoHeadings bool
 	// Unnamed are questions that name no contract; each is searched over the
 	// whole corpus and the report says how many routing narrowed.
 	Unnamed []string
@@ -56,6 +58,9 @@ type Options struct {
 	// and score), so two runs can be compared hit by hit: a refactoring
 	// that claims to change nothing is checked with it.
 	Hits io.Writer
+	// Explain adds each query's plan as it ran (search.Explain) to its line
+	// in Hits: what a query became, stage by stage.
+	Explain bool
 	// Store, when set, holds the corpus: it is put into Collection (default
 	// "legalbench-<method>") and the index loaded back from the store, so
 	// the run measures retrieval on what the store (a directory or a
@@ -274,7 +279,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill}
+				q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill, Explain: opt.Explain && opt.Hits != nil,
+					NoRoute: opt.NoRoute, NoFraming: opt.NoFraming, NoAssociations: opt.NoAssociations, NoHeadings: opt.NoHeadings}
 				if opt.Scope == "document" {
 					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
 					q.NoRoute = true
@@ -285,12 +291,6 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}
 				lat = append(lat, time.Since(t0))
-				if os.Getenv("PAKTON_FUSEDEBUG") != "" && len(res.Hits) > 0 && res.Hits[0].View == search.ViewProvision {
-					plain := ix.Search(q)
-					h0, p0 := res.Hits[0], plain.Hits[0]
-					h0.DocID, p0.DocID = rel(h0.DocID), rel(p0.DocID)
-					fmt.Fprintf(os.Stderr, "FUSE\t%s\t%v\t%v\t%.3f\t%v\t%q\n", b.Name, coversHalf(h0, t.Snippets), coversHalf(p0, t.Snippets), h0.Score, h0.DocID == p0.DocID && h0.Span.Intersect(p0.Span).Len() > 0, t.Query)
-				}
 				if opt.Hits != nil {
 					if err := writeHits(opt.Hits, b.Name, t.Query, res, rel); err != nil {
 						return nil, err
@@ -328,13 +328,6 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					if len(res.RoutedTo) == 1 {
 						routedAlone++
 					}
-				}
-				if os.Getenv("PAKTON_QUERYDEBUG") != "" {
-					prov := ""
-					if len(res.Hits) > 0 {
-						prov = res.Hits[0].Provision
-					}
-					fmt.Fprintf(os.Stderr, "QUERY\t%s\t%.4f\t%.4f\t%s\t%q\t%.0f\n", b.Name, sc.Recall[1], sc.Recall[8], prov, t.Query, sc.Chars[1])
 				}
 				for _, k := range Ks {
 					sum.Precision[k] += sc.Precision[k]
@@ -619,15 +612,16 @@ func WriteTable(w io.Writer, r *Report) {
 // hitLine is one query's hits in a Hits dump, each hit's document named by
 // its corpus path.
 type hitLine struct {
-	Bench    string       `json:"bench"`
-	Query    string       `json:"query"`
-	RoutedTo []string     `json:"routed_to,omitempty"`
-	Hits     []search.Hit `json:"hits"`
+	Bench    string          `json:"bench"`
+	Query    string          `json:"query"`
+	RoutedTo []string        `json:"routed_to,omitempty"`
+	Hits     []search.Hit    `json:"hits"`
+	Explain  *search.Explain `json:"explain,omitempty"`
 }
 
 // writeHits writes one query's hits to w as a JSON line.
 func writeHits(w io.Writer, bench, query string, res search.Result, rel func(string) string) error {
-	l := hitLine{Bench: bench, Query: query, Hits: slices.Clone(res.Hits)}
+	l := hitLine{Bench: bench, Query: query, Hits: slices.Clone(res.Hits), Explain: res.Explain}
 	for _, d := range res.RoutedTo {
 		l.RoutedTo = append(l.RoutedTo, rel(d))
 	}

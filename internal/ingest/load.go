@@ -74,6 +74,11 @@ type LoadOptions struct {
 	// Progress, when set, is called as documents are indexed (done of
 	// total) while the index catches up with the store.
 	Progress func(done, total int)
+	// Shard, when set, opens the collection as server Shard.K of Shard.N
+	// of a sharded collection (shared.go): the segments it scores whole,
+	// stats files of the others. The caller sets the index's
+	// search.Sharding.
+	Shard *Shard
 }
 
 // Load returns the search index of a collection: the segments of its
@@ -105,14 +110,37 @@ func LoadWith(ctx context.Context, st *store.Store, collection string, opt LoadO
 	if err != nil {
 		return nil, rep, err
 	}
-	if snap, c, err := d.Open(); err == nil && c.Label == gen && (gen != 0 || len(c.Segments) > 0) {
+	opened := func(c index.Commit) (*search.Index, LoadReport, error) {
+		snap, err := openSnapshot(d, c, opt.Shard)
+		if err != nil {
+			return nil, rep, fmt.Errorf("load index: %w", err)
+		}
 		rep.Docs, rep.Opened, rep.Segments = snap.LiveDocs(), true, len(c.Segments)
 		rep.Elapsed = time.Since(start)
 		return search.Open(snap, openTable(d, c)), rep, nil
 	}
-	snap, c, err := syncIndex(ctx, st, collection, d, opt, &rep)
+	// On a cluster, the commit another process published, when current.
+	if c, ok, err := fetchShared(ctx, st, collection, d, gen, opt.Shard); err != nil {
+		slog.Warn("search index: could not use the cluster's; building it here", "collection", collection, "err", err)
+	} else if ok {
+		return opened(c)
+	}
+	if c, err := d.Commit(); err == nil && c.Label == gen && (gen != 0 || len(c.Segments) > 0) {
+		if ix, rep, err := opened(c); err == nil || !errors.Is(err, index.ErrBadIndex) && !errors.Is(err, fs.ErrNotExist) {
+			return ix, rep, err
+		}
+	}
+	rep.Opened = false
+	_, c, err := syncIndex(ctx, st, collection, d, opt, &rep)
 	if err != nil {
 		return nil, rep, err
+	}
+	if err := publishShared(ctx, st, collection, d, c); err != nil {
+		slog.Warn("search index: could not publish it to the cluster; other servers build their own", "collection", collection, "err", err)
+	}
+	snap, err := openSnapshot(d, c, opt.Shard)
+	if err != nil {
+		return nil, rep, fmt.Errorf("load index: %w", err)
 	}
 	rep.Docs, rep.Segments = snap.LiveDocs(), len(c.Segments)
 	rep.Elapsed = time.Since(start)
@@ -154,7 +182,8 @@ func docVersion(in store.DocInfo) string {
 }
 
 // syncIndex brings a collection's index directory up to date with the
-// store (see Load), holding the directory's lock.
+// store (see Load), holding the directory's lock. It returns the new
+// commit (the snapshot only when nothing had to change).
 func syncIndex(ctx context.Context, st *store.Store, collection string, d *index.Dir, opt LoadOptions, rep *LoadReport) (*index.Snapshot, index.Commit, error) {
 	unlock, err := d.Lock()
 	if err != nil {
@@ -168,7 +197,7 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 	c, err := d.Commit()
 	var snap *index.Snapshot
 	if err == nil {
-		snap, err = d.Snapshot(c)
+		snap, err = openSnapshot(d, c, opt.Shard)
 	}
 	if err != nil {
 		if !errors.Is(err, index.ErrBadIndex) {
@@ -230,8 +259,7 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 		if err != nil {
 			return nil, c, fmt.Errorf("load index: %w", err)
 		}
-		snap, err = d.Snapshot(c)
-		return snap, c, err
+		return nil, c, nil
 	}
 	// Index the new and changed documents, a segment of at most flushUnits
 	// units at a time. The deletions go with the first commit, the label
@@ -280,8 +308,7 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 	if n := len(rep.Reanalyzed); n > 0 {
 		slog.Warn("documents without a usable stored index segment were analyzed again; store fresh segments with \"pakton docs reindex\"", "collection", collection, "documents", n)
 	}
-	snap, err = d.Snapshot(c)
-	return snap, c, err
+	return nil, c, nil
 }
 
 // loadDocs reads and decodes the segments (and vectors) of docs in

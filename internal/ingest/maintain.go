@@ -107,6 +107,11 @@ func Maintain(ctx context.Context, st *store.Store, collection string, opt Maint
 			rep.Learned = true
 		}
 	}
+	if rep.Merges > 0 || rep.Learned {
+		if err := publishShared(ctx, st, collection, d, c); err != nil {
+			return rep, fmt.Errorf("index maintenance: %w", err)
+		}
+	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
 }

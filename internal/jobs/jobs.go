@@ -696,6 +696,9 @@ func (m *Manager) saveLocked(en *entry) {
 	}
 }
 
+// recordWriteTimeout bounds one write of a job's record to a shared store.
+const recordWriteTimeout = 30 * time.Second
+
 // write replaces the job's file atomically: a temporary file is written and
 // synced, then renamed over the old one, and the directory synced.
 func (m *Manager) write(j Job) error {
@@ -704,7 +707,11 @@ func (m *Manager) write(j Job) error {
 		return fmt.Errorf("jobs: encode job %s: %w", j.ID, err)
 	}
 	if m.opt.Shared != nil {
-		if err := m.opt.Shared.PutRecord(m.ctx, m.opt.RecordKind, j.ID, raw); err != nil {
+		// Not m.ctx: Close cancels it before the last flush of the records,
+		// which must still be written. Each write is bounded instead.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(m.ctx), recordWriteTimeout)
+		defer cancel()
+		if err := m.opt.Shared.PutRecord(ctx, m.opt.RecordKind, j.ID, raw); err != nil {
 			return fmt.Errorf("jobs: store job %s: %w", j.ID, err)
 		}
 		return nil

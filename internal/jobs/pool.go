@@ -41,10 +41,22 @@ func NewPool(n, perTenant int) *Pool {
 
 // groupOf returns the scheduling group of the job ctx belongs to.
 func groupOf(ctx context.Context) string {
+	if t, ok := ctx.Value(tenantKey{}).(string); ok {
+		return t
+	}
 	if y, _ := ctx.Value(yieldKey{}).(*yielder); y != nil {
 		return y.group
 	}
 	return ""
+}
+
+type tenantKey struct{}
+
+// WithTenant returns a context whose work a Pool attributes to tenant: for
+// background work done outside a job (an index's maintenance after an
+// upload), which then shares the slots like the tenant's jobs.
+func WithTenant(ctx context.Context, tenant string) context.Context {
+	return context.WithValue(ctx, tenantKey{}, tenant)
 }
 
 // Acquire waits for a slot and returns the function that gives it back,

@@ -29,6 +29,12 @@ import (
 // waiting job of another group (Options.Slice).
 const DefaultSlice = 2 * time.Second
 
+// TenantOf names the tenant of work for a collection submitted by a key
+// (empty: the collection's own), as the scheduler groups jobs.
+func TenantOf(collection, submitter string) string {
+	return group(Job{Collection: collection, Submitter: submitter})
+}
+
 // group returns the scheduling group of a job.
 func group(j Job) string {
 	if j.Submitter != "" {

@@ -175,6 +175,50 @@ func TestOllamaWire(t *testing.T) {
 		if _, err := cs.Complete(ctx, llm.Request{Messages: user("hello"), MaxTokens: 8}); err != nil {
 			t.Errorf("short prompt: %v", err)
 		}
+
+		// A conversation just over a 2048-token window loses its first
+		// long message: the ratio of characters to tokens stays
+		// plausible, but not against what the server counted before.
+		if err := srv.Create(ctx, "window-2k", ollamatest.ChatSpec{}, map[string]string{"num_ctx": "2048"}); err != nil {
+			t.Fatal(err)
+		}
+		c2 := ollamaClient(t, srv, "window-2k", nil)
+		sentence := "The Supplier shall deliver the goods on time. "
+		if _, err := c2.Complete(ctx, llm.Request{Messages: user(strings.Repeat(sentence, 30)), MaxTokens: 8}); err != nil {
+			t.Fatalf("a prompt that fits: %v", err)
+		}
+		resp, err := c2.Complete(ctx, llm.Request{MaxTokens: 8, Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "You are careful."},
+			{Role: llm.RoleUser, Content: strings.Repeat(sentence, 200)},
+			{Role: llm.RoleAssistant, Content: "Noted."},
+			{Role: llm.RoleUser, Content: strings.Repeat(sentence, 100)}}})
+		if !errors.Is(err, llm.ErrContextOverflow) {
+			t.Errorf("conversation over the window: err %v (reply %+v), want ErrContextOverflow", err, resp)
+		} else {
+			t.Logf("conversation over a 2048-token window: %v", err)
+		}
+	})
+
+	t.Run("llama architecture on the llama.cpp runner", func(t *testing.T) {
+		// Ollama runs the llama architecture with llama.cpp's runner (its
+		// own tokenizer and grammar sampler), qwen3 with its own engine.
+		if err := srv.Create(ctx, "tiny-llama", ollamatest.ChatSpec{Arch: "llama"}, map[string]string{"num_ctx": "8192"}); err != nil {
+			t.Fatal(err)
+		}
+		cl := ollamaClient(t, srv, "tiny-llama", nil)
+		var out map[string]any
+		resp, err := llm.CompleteJSON(ctx, cl, llm.Request{Messages: user("Classify the hypothesis."),
+			Schema: &llm.Schema{Name: "wire", Schema: json.RawMessage(wireSchema)}}, &out)
+		if err != nil && !errors.Is(err, llm.ErrInvalidJSON) {
+			t.Fatal(err)
+		}
+		if err == nil && (resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0) {
+			t.Errorf("usage %+v", resp.Usage)
+		}
+		if _, err := cl.Complete(ctx, llm.Request{Messages: user("hello"), MaxTokens: 16,
+			Stream: func(string) {}}); err != nil {
+			t.Errorf("streamed reply: %v", err)
+		}
 	})
 
 	t.Run("unknown model", func(t *testing.T) {

@@ -46,6 +46,9 @@ type Client struct {
 	// window is the model's context length as the server reports it, or
 	// windowUnknown / windowNone (window.go).
 	window atomic.Int64
+	// ratio is the largest characters-per-prompt-token the server counted
+	// for a prompt that surely fit (float64 bits; window.go).
+	ratio atomic.Uint64
 }
 
 // New returns a client for cfg. It does not contact the server.

@@ -489,3 +489,31 @@ func TestContextOverflow(t *testing.T) {
 		})
 	}
 }
+
+// TestContextOverflowDroppedMessages: once the window is known, the
+// characters per token the server counted for prompts that fit tell when a
+// longer conversation was counted at too few tokens — Ollama dropped its
+// earlier messages — even when the ratio alone looks plausible.
+func TestContextOverflowDroppedMessages(t *testing.T) {
+	sentence := "The Supplier shall deliver the goods on time. "
+	fits := strings.Repeat(sentence, 30)  // 1380 characters
+	long := strings.Repeat(sentence, 160) // 7360 characters
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 420, CompletionTokens: 1}},  // 3.3 characters per token
+		llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 1950, CompletionTokens: 1}}, // 3.8: fits
+		llmtest.Turn{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 1060, CompletionTokens: 1}}, // 6.9: dropped
+	)
+	srv.SetContextWindow(2048)
+	c := newClient(t, srv, nil)
+	ctx := context.Background()
+	if _, err := c.Complete(ctx, llm.Request{Messages: user(fits)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Complete(ctx, llm.Request{Messages: user(long)}); err != nil {
+		t.Errorf("a long prompt counted at a plausible ratio: %v", err)
+	}
+	_, err := c.Complete(ctx, llm.Request{Messages: user(long)})
+	if !errors.Is(err, llm.ErrContextOverflow) || !strings.Contains(err.Error(), "dropped part of the prompt") {
+		t.Errorf("err %v, want ErrContextOverflow for dropped messages", err)
+	}
+}

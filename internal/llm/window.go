@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -28,7 +29,10 @@ import (
 //     context length Ollama reports for the loaded model (GET /api/ps,
 //     asked once per client);
 //   - the prompt shrank: it holds more than maxRunesPerToken characters
-//     per prompt token, more than any tokenizer packs into a token.
+//     per prompt token, more than any tokenizer packs into a token; or,
+//     once the window is known, it would need more tokens than the window
+//     at the characters per token the server counted for earlier prompts
+//     that fit, and was counted at far fewer (whole messages dropped).
 var ErrContextOverflow = errors.New("the prompt did not fit the model's context window")
 
 // maxRunesPerToken bounds how many characters of ordinary text one token
@@ -66,9 +70,31 @@ func (c *Client) checkWindow(ctx context.Context, req Request, resp *Response) e
 		c.window.Store(windowUnknown)
 		w = c.contextWindow(ctx)
 	}
-	if w > 0 && got >= w {
+	if w <= 0 {
+		return nil
+	}
+	if got >= w {
 		return fmt.Errorf("%w: the prompt filled the whole %d-token window of %s (%d prompt tokens for %d characters), so the server cut it%s",
 			ErrContextOverflow, w, c.cfg.Model, got, runes, c.windowAdvice())
+	}
+	// Learn how many characters this server's tokenizer puts in a token
+	// from prompts that fit for certain (no more characters than the
+	// window has tokens) and are long enough for the template's tokens not
+	// to matter; keep the largest ratio seen.
+	ratio := float64(runes) / float64(got)
+	if runes >= minCheckedRunes/2 && runes <= w && ratio <= maxRunesPerToken {
+		for {
+			old := c.ratio.Load()
+			if math.Float64frombits(old) >= ratio || c.ratio.CompareAndSwap(old, math.Float64bits(ratio)) {
+				break
+			}
+		}
+	}
+	// A prompt that at that ratio needs more tokens than the window, and
+	// was counted at far fewer: the server dropped earlier messages.
+	if r := math.Float64frombits(c.ratio.Load()); r > 0 && float64(runes) > r*float64(w) && ratio > 1.3*r {
+		return fmt.Errorf("%w: at the %.1f characters per token the server counted for earlier prompts, these %d characters need about %d tokens, more than the %d-token window of %s, and the server counted %d: it dropped part of the prompt%s",
+			ErrContextOverflow, r, runes, int(float64(runes)/r), w, c.cfg.Model, got, c.windowAdvice())
 	}
 	return nil
 }

@@ -25,6 +25,7 @@
 package names
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"unicode"
@@ -59,6 +60,18 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return "kind?"
+}
+
+// MarshalText writes a kind as its name ("short name"), for JSON.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind written by MarshalText.
+func (k *Kind) UnmarshalText(b []byte) error {
+	*k = ParseKind(string(b))
+	if *k == 0 {
+		return fmt.Errorf("names: unknown kind %q", b)
+	}
+	return nil
 }
 
 // ParseKind is the inverse of Kind.String; 0 for an unknown name.

@@ -91,6 +91,8 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"fourthcoffee.com, Inc. (Fourth Coffee)", "e-widgets, Inc. (Provider)"}},
 		{`Between: Trey Research Inc., having its office at 1 Elm Road, Suite 4, Dover, hereinafter referred to as "Trey";\n\nAnd:\n\nLucerne Publishing, having an office at 2 Oak Road, hereinafter referred to as "Lucerne".\n\nOverview`,
 			[]string{"Trey Research Inc. (Trey)", "Lucerne Publishing (Lucerne)"}},
+		{`Cooperation Agreement This Agreement is made in Shanghai by the following parties. Party A: Fabrikam Trading Co., Ltd. Legal Representative: Li Wei Party B: Tailwind Logistics Co., Ltd. Legal Representative: Zhang Min. Through friendly negotiation the parties agree as follows:`,
+			[]string{"Fabrikam Trading Co., Ltd. (Party A)", "Tailwind Logistics Co., Ltd. (Party B)"}},
 		{`LICENSE AGREEMENT between Tailspin Toys Ltd. and Wide World Importers plc, dated 3 March 2019. 1. Licence.`,
 			[]string{"Tailspin Toys Ltd.", "Wide World Importers plc"}},
 		{`THIS AGREEMENT is made among Alpine Ski House, Inc. ("Alpine"), Coho Winery, LLC ("Coho") and Litware, Inc. ("Litware") (each a "Party" and together the "Parties"). RECITALS`,

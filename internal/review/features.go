@@ -124,6 +124,94 @@ var (
 	reQuoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["“”][A-Z][^"“”]{1,60}["“”]`) })
 )
 
+// The shape tests below answer exactly as their regular expressions: each
+// first checks something every match must contain (a cheap pass over the
+// bytes), and runs the expression only when it is there. Most passages hold
+// no date, amount, percentage or duration, and the expressions' backtracking
+// over every passage of a contract was half of preparing it for the
+// detectors (and so of a search's p99 with the detectors first: issue 19).
+
+// hasDate is reDate().MatchString: every match holds four digits in a row
+// (a month name or "day of", then a year) or a digit, a separator, a digit,
+// a separator and a digit ("1/2/03").
+func hasDate(text string) bool {
+	return (digitRun(text, 4) || digitSepDigitSepDigit(text)) && reDate().MatchString(text)
+}
+
+// hasMoney is reMoney().MatchString: every match holds a currency sign or
+// one of its words.
+func hasMoney(text string) bool {
+	return (strings.ContainsAny(text, "$€£") || strings.Contains(text, "USD") || strings.Contains(text, "EUR") ||
+		strings.Contains(text, "GBP") || strings.Contains(text, "RMB") || strings.Contains(text, "dollar")) && reMoney().MatchString(text)
+}
+
+// hasPercent is rePercent().MatchString: every match holds "%" or "cent".
+func hasPercent(text string) bool {
+	return (strings.IndexByte(text, '%') >= 0 || strings.Contains(text, "cent")) && rePercent().MatchString(text)
+}
+
+// hasDuration is reDuration().MatchString: every match holds "day", "month",
+// "year" or "week" in some case.
+func hasDuration(text string) bool {
+	return (containsFold(text, "day") || containsFold(text, "month") || containsFold(text, "year") || containsFold(text, "week")) &&
+		reDuration().MatchString(text)
+}
+
+// digitRun reports whether s holds n ASCII digits in a row (the only
+// digits \d matches in these expressions, which are not in Unicode mode).
+func digitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// digitSepDigitSepDigit reports whether s holds a digit, one of / . -, a
+// digit, one of / . - and a digit, in a row (with more digits between).
+func digitSepDigitSepDigit(s string) bool {
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	isSep := func(c byte) bool { return c == '/' || c == '.' || c == '-' }
+	for i := 0; i+4 < len(s); i++ {
+		if !isDigit(s[i]) || !isSep(s[i+1]) || !isDigit(s[i+2]) {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j+1 < len(s) && isSep(s[j]) && isDigit(s[j+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds word (lower-case ASCII) in any case,
+// as (?i) matches it: ASCII letters, and the Kelvin sign and long s that
+// fold to k and s.
+func containsFold(s, word string) bool {
+	n := len(word)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	// Non-ASCII letters that fold to ASCII ones ("K" Kelvin, "ſ" long s):
+	// leave those texts to the expression.
+	return strings.ContainsRune(s, 'K') || strings.ContainsRune(s, 'ſ')
+}
+
 // features returns the hashed features of a passage: its words and word
 // pairs, its headings' words, its parent's lead-in words, its kind of
 // clause (a definition, a list item…), where it sits in the document, how
@@ -151,16 +239,16 @@ func features(p *passage, text string) []uint32 {
 	}
 	n := utf8.RuneCountInString(text)
 	f.add("len:" + strconv.Itoa(int(math.Log2(float64(n)/25+1))))
-	if reDate().MatchString(text) {
+	if hasDate(text) {
 		f.add("shape:date")
 	}
-	if reMoney().MatchString(text) {
+	if hasMoney(text) {
 		f.add("shape:money")
 	}
-	if rePercent().MatchString(text) {
+	if hasPercent(text) {
 		f.add("shape:percent")
 	}
-	if reDuration().MatchString(text) {
+	if hasDuration(text) {
 		f.add("shape:duration")
 	}
 	if reQuoted().MatchString(text) {

@@ -134,6 +134,15 @@ func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs [
 	return f.FindProvisions(ctx, question, docs)
 }
 
+// MatchProvisions is Finder.MatchProvisions (search.ProvisionExplainer).
+func (l *lazyFinder) MatchProvisions(ctx context.Context, question string) []search.ProvisionMatch {
+	f, err := l.finder()
+	if err != nil {
+		return nil
+	}
+	return f.MatchProvisions(ctx, question)
+}
+
 // Check is Finder.Check: a caller that both searches and checks (the
 // evidence report) prepares each contract once.
 func (l *lazyFinder) Check(ctx context.Context, question string, docs []string) ([]Cell, error) {
@@ -183,6 +192,24 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 // Asked returns the provisions question clearly asks about (none when it
 // matches no provision clearly).
 func (f *Finder) Asked(question string) []string { return f.all.AskedProvisions(question) }
+
+// MatchProvisions implements search.ProvisionExplainer: the three
+// provisions whose profiles question is closest to, with their scores, and
+// which of them it was taken to ask about.
+func (f *Finder) MatchProvisions(ctx context.Context, question string) []search.ProvisionMatch {
+	asked := f.Asked(question)
+	if f.matcher != nil {
+		asked = f.matcher(ctx, question)
+	}
+	var out []search.ProvisionMatch
+	for i, m := range f.all.MatchQuestion(question) {
+		if i == 3 && !slices.Contains(asked, m.Provision) {
+			break
+		}
+		out = append(out, search.ProvisionMatch{Provision: m.Provision, Score: m.Score, Lead: m.Margin, Asked: slices.Contains(asked, m.Provision)})
+	}
+	return out
+}
 
 // SetMatcher replaces how f decides which provisions a question asks about
 // (by default Asked: the cosine with every provision's zero-shot profile).

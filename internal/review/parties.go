@@ -67,7 +67,7 @@ var (
 	})
 	// reCompanyForm ends an entity's name.
 	reCompanyForm = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:GmbH\s*&\s*Co\.?\s*KG|Inc|Incorporated|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|L\.L\.P|PLC|plc|P\.L\.C|GmbH|AG|S\.A|SA|S\.A\.S|SAS|S\.p\.A|SpA|S\.r\.l|N\.V|NV|B\.V|BV|AB|ASA|A/S|Oy|Pty|KK|K\.K|Trust|Bank|LLLP|PC|P\.C|PLLC)\b\.?`)
+		return regexp.MustCompile(`\b(?:GmbH\s*&\s*Co\.?\s*KG|Co\.?,?\s*Ltd|Inc|Incorporated|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|L\.L\.P|PLC|plc|P\.L\.C|GmbH|AG|S\.A|SA|S\.A\.S|SAS|S\.p\.A|SpA|S\.r\.l|N\.V|NV|B\.V|BV|AB|ASA|A/S|Oy|Pty|KK|K\.K|Trust|Bank|LLLP|PC|P\.C|PLLC)\b\.?`)
 	})
 	// reCompanyFormAnyCase is reCompanyForm in upper case too ("ACME INC.").
 	reCompanyFormAnyCase = sync.OnceValue(func() *regexp.Regexp {
@@ -79,6 +79,23 @@ var (
 	reLabelColon = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:\s+`) })
 	reJoin       = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`,\s*(?:and|AND)\s+|\s{2,}AND\s{2,}|\n\s*(?i:and)\s*:?\s*\n`)
+	})
+	reSeparator = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`;|,\s*(?:and|AND)\s|\s{2,}AND\s{2,}|-\s*(?i:and)\s*-|\n\s*\n|(?i)\b(?:by\s+and\s+between|by\s+and\s+among|between|among)\b\s*:?`)
+	})
+	// reOwnGroup follows a ", and" that belongs to the party's own name:
+	// "Cardax, Inc., and its Affiliates".
+	reOwnGroup = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(?:its|their)\b`)
+	})
+	reIndividual = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i),\s*(?:an?\s+)?individual\b|\s+(?:and|together\s+with|including)\s+its\s+(?:affiliates|subsidiaries|successors)\b`)
+	})
+	reNextParty = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\(?\d{1,2}[.)]|\([a-z]\)|(?i:and)\b|&|-\s*(?i:and)\s*-)`)
+	})
+	reRoleLabel = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|\s)(Party\s+[A-Z]|[A-Z][a-z]{2,20}(?:\s[A-Z][a-z]{2,20})?)\s*[:：]\s*([A-Z][^:：\n]{1,120}?` + reCompanyForm().String() + `)`)
 	})
 	reAnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:,\s*|\s)and\s|;\s*`) })
 	// reSignedBy is a signature line.
@@ -104,6 +121,8 @@ var genericRoles = map[string]bool{
 // Months and words that open a date or a description, not a name.
 var notNameStart = map[string]bool{
 	"this": true, "dated": true, "as": true, "effective": true, "on": true, "the": false,
+	"schedule": true, "exhibit": true, "section": true, "annex": true, "appendix": true, "article": true,
+	"p.o.": true, "p.o": true, "po": true,
 }
 
 // preambleParties reads the parties a contract's opening introduces. s is
@@ -124,7 +143,7 @@ func preambleParties(s string) []partyRead {
 			}
 			return definedParties(s, lo, introEnd(s, lo))
 		}
-		return nil
+		return labelledParties(s[:min(len(s), labelledChars)])
 	}
 	end := len(s)
 	if loc := reRecitals().FindStringIndex(s[intro[1]:]); loc != nil {
@@ -147,7 +166,46 @@ func preambleParties(s string) []partyRead {
 	if len(out) == 0 {
 		out = formParties(s, intro[1], min(end, intro[1]+800))
 	}
+	if len(out) < 2 {
+		// "Party A: Acme Co., Ltd. … Party B: Beta Ltd."
+		if labelled := labelledParties(s[:min(len(s), labelledChars)]); len(labelled) >= 2 {
+			return labelled
+		}
+	}
 	return out
+}
+
+// labelledChars is how much of a contract's opening is searched for
+// parties written as "Party A: NAME".
+const labelledChars = 5000
+
+// labelledParties reads parties written as labels — "Party A: Acme Co.,
+// Ltd.", "Licensor: Beta GmbH" — before the recitals: the label is the
+// role, the name runs to its company form.
+func labelledParties(s string) []partyRead {
+	if loc := reRecitals().FindStringIndex(s); loc != nil {
+		s = s[:loc[0]]
+	}
+	var out []partyRead
+	for _, m := range reRoleLabel().FindAllStringSubmatchIndex(s, -1) {
+		role := s[m[2]:m[3]]
+		if notRoleLabel[strings.ToLower(role)] {
+			continue
+		}
+		name := s[m[4]:m[5]]
+		if _, dated := FirstDate(name); dated {
+			continue
+		}
+		out = append(out, partyRead{name: name, nameAt: m[4], nameEnd: m[5], role: role, roleAt: m[2], roleEnd: m[3]})
+	}
+	return dedupeParties(out)
+}
+
+// notRoleLabel are labels that introduce something other than a party.
+var notRoleLabel = map[string]bool{
+	"address": true, "legal representative": true, "representative": true, "tel": true, "fax": true,
+	"email": true, "attention": true, "attn": true, "re": true, "date": true, "title": true, "name": true,
+	"by": true, "signature": true, "source": true, "exhibit": true, "contract no": true, "telephone": true,
 }
 
 // introEnd returns where the sentence that introduces the parties ends:
@@ -157,6 +215,17 @@ func preambleParties(s string) []partyRead {
 func introEnd(s string, from int) int {
 	hi := min(len(s), from+2000)
 	for i := from; i < hi; i++ {
+		// a blank line ends the introduction, unless the next party
+		// follows it ("(2) BETA INC …", "AND")
+		if s[i] == '\n' && i > from && strings.TrimSpace(s[from:i]) != "" {
+			if k := strings.IndexFunc(s[i+1:min(len(s), i+20)], func(r rune) bool { return !unicode.IsSpace(r) }); k >= 0 && strings.Contains(s[i:i+1+k], "\n\n") || k >= 0 && strings.Count(s[i:i+1+k], "\n") >= 2 {
+				before := strings.TrimRightFunc(s[from:i], unicode.IsSpace)
+				last, _ := utf8.DecodeLastRuneInString(before)
+				if (last == '.' || last == ')') && !reNextParty().MatchString(s[i+1+k:]) && hasRole(s[from:i]) {
+					return i
+				}
+			}
+		}
 		if s[i] != '.' || i+1 >= len(s) || (s[i+1] != ' ' && s[i+1] != '\n' && s[i+1] != '\r' && s[i+1] != '\t') {
 			continue
 		}
@@ -261,9 +330,32 @@ func definedParties(s string, lo, hi int) []partyRead {
 // cut before its description, without a leading "and", and trimmed to
 // start at a capital letter or digit.
 func nameBefore(s string, lo, hi int) (int, int, bool) {
+	// Start after the last separator between parties: a semicolon, ",
+	// and", a free-standing AND, "- and -", an introducing "between", a
+	// blank line ("…, with his offices in Ohio; and The Right Solution, a
+	// Nevada corporation"), so the previous party's description is left
+	// behind — unless no name is left after it (a semicolon inside the
+	// party's own description).
 	seg := plainMarks(s[lo:hi])
-	// The previous party's description may run into this segment (", a
-	// Nevada corporation, and John Smith"): skip it, up to its "and".
+	var cuts []int
+	for _, k := range reSeparator().FindAllStringIndex(seg, -1) {
+		if !reOwnGroup().MatchString(seg[k[1]:]) {
+			cuts = append(cuts, k[1])
+		}
+	}
+	if len(cuts) > 0 {
+		if at, end, ok := nameFrom(s, lo+cuts[len(cuts)-1], hi); ok {
+			return at, end, true
+		}
+	}
+	return nameFrom(s, lo, hi)
+}
+
+// nameFrom is nameBefore from lo, with no separator cut.
+func nameFrom(s string, lo, hi int) (int, int, bool) {
+	seg := plainMarks(s[lo:hi])
+	// The previous party's description may still run into this segment
+	// (", a Nevada corporation and John Smith"): skip it, up to its "and".
 	if d := reDescription().FindStringIndex(seg); d != nil && strings.TrimLeft(seg[:d[0]], " ,;\n\t") == "" {
 		if k := reAnd().FindStringIndex(seg[d[1]:]); k != nil {
 			lo += d[1] + k[1]
@@ -271,6 +363,9 @@ func nameBefore(s string, lo, hi int) (int, int, bool) {
 		}
 	}
 	if d := reDescription().FindStringIndex(seg); d != nil {
+		seg = seg[:d[0]]
+	}
+	if d := reIndividual().FindStringIndex(seg); d != nil {
 		seg = seg[:d[0]]
 	}
 	// Start after the last sentence end, blank line or semicolon before
@@ -356,6 +451,9 @@ func nameBefore(s string, lo, hi int) (int, int, bool) {
 	}
 	if _, ok := FirstDate(seg); ok {
 		return 0, 0, false // a name holds no date ("Source: ACME CORP, 10-K, 2/21/2014")
+	}
+	if strings.IndexFunc(seg, unicode.IsLetter) < 0 {
+		return 0, 0, false
 	}
 	at := strings.Index(plainMarks(s[lo:hi]), seg)
 	if at < 0 {

@@ -346,6 +346,13 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	var pooled []scored
 	for _, r := range results {
 		pa, pb := fitPlatt(r.cv)
+		if opt.Base != nil {
+			// On top of a base, a detector keeps the calibration of the
+			// zero-shot scorer it starts from: its confidence is read as
+			// the zero-shot scorer's, against the same threshold (a few
+			// decided contracts cannot fit a scaling or a threshold).
+			pa, pb = det.ZeroShot.Platt[0], det.ZeroShot.Platt[1]
+		}
 		r.model.Platt = [2]float64{round4(pa), round4(pb)}
 		for i := range r.cv {
 			r.cv[i].p = sigmoid(pa*r.cv[i].x + pb)
@@ -354,10 +361,8 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	}
 	shared := bestThreshold(pooled)
 	baseThreshold := -1.0
-	if opt.Base != nil && len(opt.Base.Models) > 0 {
-		// on top of a base, a new detector is used with the base's shared
-		// threshold (a few contracts cannot choose a better one)
-		baseThreshold = opt.Base.Models[0].Threshold
+	if opt.Base != nil {
+		baseThreshold = det.ZeroShot.Threshold
 		shared = baseThreshold
 	}
 	var kept []scored
@@ -392,6 +397,9 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		retrained[strings.ToLower(provs[j].name)] = true
 		if keep[j] {
 			r.model.Threshold = rep.Threshold
+			if baseThreshold >= 0 {
+				r.model.Threshold = baseThreshold
+			}
 			det.Models = append(det.Models, r.model)
 		} else {
 			det.ZeroShotChosen = append(det.ZeroShotChosen, provs[j].name)

@@ -46,6 +46,9 @@ func EmbedDoc(ctx context.Context, emb Embedder, d DocInput) (*Vectors, error) {
 
 // Dense reports whether any document has vectors, and their model.
 func (ix *Index) Dense() (bool, string) {
+	if ix.sharding != nil {
+		return false, "" // a sharded collection is searched by its words
+	}
 	dim, model := ix.view().Dense()
 	return dim > 0, model
 }

@@ -106,20 +106,12 @@ func (ix *Index) learnAssociations(v *index.Snapshot, tid int32) []assocTerm {
 			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
 				continue
 			}
-			g := v.Global(i, c)
-			if g < 0 {
-				continue
-			}
-			sc.grow(g)
-			if sc.units[g] == 0 {
-				sc.touched = append(sc.touched, g)
-			}
-			sc.units[g]++
+			sc.count(v, i, seg, c, -1)
 		}
 	})
 	n := float64(v.LiveUnits())
 	var cand []assocTerm
-	for _, c := range sc.touched {
+	for _, c := range sc.gather(v) {
 		k := int(sc.units[c])
 		if k < assocMinCo {
 			continue
@@ -141,7 +133,7 @@ func (ix *Index) learnAssociations(v *index.Snapshot, tid int32) []assocTerm {
 
 // expand adds associated words to a query, each weighted below the user's
 // own words. A word associated with several query words adds up.
-func (ix *Index) expand(v *index.Snapshot, q []queryTerm) []queryTerm {
+func (ix *Index) expand(v *index.Snapshot, q []queryTerm, headings, assocs bool, ex *Explain) []queryTerm {
 	have := map[int32]int{}
 	for i, t := range q {
 		have[t.id] = i
@@ -152,21 +144,27 @@ func (ix *Index) expand(v *index.Snapshot, q []queryTerm) []queryTerm {
 		if i, ok := have[a.id]; ok {
 			if i >= len(q) { // an expansion term already added
 				out[i].weight += w
+				ex.noteExpansion(v, t.id, a.id, w, body)
 			}
 			return
 		}
 		have[a.id] = len(out)
 		out = append(out, queryTerm{a.id, w, body})
+		ex.noteExpansion(v, t.id, a.id, w, body)
 	}
 	// What the clauses a question word heads say (headings.go).
-	for _, t := range q {
-		for _, a := range ix.bodyAssociations(v, t.id) {
-			add(t, a, bodyWeight, true)
+	if headings {
+		for _, t := range q {
+			for _, a := range ix.bodyAssociations(v, t.id) {
+				add(t, a, bodyWeight, true)
+			}
 		}
 	}
-	for _, t := range q {
-		for _, a := range ix.associations(v, t.id) {
-			add(t, a, expandWeight, false)
+	if assocs {
+		for _, t := range q {
+			for _, a := range ix.associations(v, t.id) {
+				add(t, a, expandWeight, false)
+			}
 		}
 	}
 	return out

@@ -88,14 +88,21 @@ func wordSet(s string) map[string]bool {
 	return m
 }
 
-// framing returns the question's framing terms: its self-reference words,
-// the words its demonstratives point at the document with, and the verb of
-// each part whose subject is the document.
-func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map[string]bool {
-	out := map[string]bool{}
+// Why a word is a framing word (framing).
+const (
+	framingSelf    = "the collection's contracts refer to themselves with it (\"this Agreement\")"
+	framingPointer = "the question points at the document with it (\"this contract\")"
+	framingVerb    = "the verb of a part whose subject is the document (\"does the contract include\")"
+)
+
+// framing returns the question's framing terms, each with why it is one:
+// its self-reference words, the words its demonstratives point at the
+// document with, and the verb of each part whose subject is the document.
+func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map[string]string {
+	out := map[string]string{}
 	for _, t := range terms {
 		if ix.selfReference(v, t) {
-			out[t] = true
+			out[t] = framingSelf
 		}
 	}
 	parts := strings.FieldsFunc(question, func(r rune) bool {
@@ -109,12 +116,16 @@ func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map
 		// themselves.
 		for i := 1; i < len(words); i++ {
 			if words[i-1] == "this" && !index.IsStopWord(words[i]) {
-				out[index.Stem(words[i])] = true
+				if t := index.Stem(words[i]); out[t] == "" {
+					out[t] = framingPointer
+				}
 			}
 		}
 		if len(words) >= 4 && questionAux[words[0]] && questionDet[words[1]] && !index.IsStopWord(words[3]) &&
-			!index.IsStopWord(words[2]) && out[index.Stem(words[2])] {
-			out[index.Stem(words[3])] = true
+			!index.IsStopWord(words[2]) && out[index.Stem(words[2])] != "" {
+			if t := index.Stem(words[3]); out[t] == "" {
+				out[t] = framingVerb
+			}
 		}
 	}
 	return out
@@ -122,10 +133,10 @@ func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map
 
 // dropFraming removes the framing terms from a question's terms, unless
 // nothing would be left.
-func dropFraming(terms []string, framing map[string]bool) []string {
+func dropFraming[V any](terms []string, framing map[string]V) []string {
 	kept := make([]string, 0, len(terms))
 	for _, t := range terms {
-		if !framing[t] {
+		if _, ok := framing[t]; !ok {
 			kept = append(kept, t)
 		}
 	}

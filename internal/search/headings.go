@@ -85,24 +85,12 @@ func (ix *Index) learnBodies(v *index.Snapshot, tid int32) []assocTerm {
 			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
 				continue
 			}
-			g := v.Global(i, c)
-			if g < 0 {
-				continue
-			}
-			sc.grow(g)
-			if sc.units[g] == 0 {
-				sc.touched = append(sc.touched, g)
-			}
-			sc.units[g]++
-			if sc.lastDoc[g] != d+1 {
-				sc.lastDoc[g] = d + 1
-				sc.docs[g]++
-			}
+			sc.count(v, i, seg, c, d)
 		}
 	})
 	n := float64(v.HeadedUnits())
 	var cand []assocTerm
-	for _, c := range sc.touched {
+	for _, c := range sc.gather(v) {
 		units, docs := sc.units[c], sc.docs[c]
 		if docs < headMinDocs {
 			continue
@@ -131,6 +119,68 @@ func (ix *Index) learnBodies(v *index.Snapshot, tid int32) []assocTerm {
 type coScratch struct {
 	units, docs, lastDoc []int32
 	touched              []int32
+	// byText counts by term text in a snapshot of several segments, where
+	// numbering every term met would cost a look-up in every segment:
+	// only the terms counted often enough (gather) are numbered.
+	byText map[string]*textCount
+}
+
+type textCount struct{ units, docs, lastDoc int32 }
+
+// count counts term c of segment i (seg) in a sampled unit of document d
+// (d < 0: documents are not counted).
+func (sc *coScratch) count(v *index.Snapshot, i int, seg *index.Segment, c, d int32) {
+	if len(v.Segments()) == 1 {
+		if sc.units[c] == 0 {
+			sc.touched = append(sc.touched, c)
+		}
+		sc.units[c]++
+		if d >= 0 && sc.lastDoc[c] != d+1 {
+			sc.lastDoc[c] = d + 1
+			sc.docs[c]++
+		}
+		return
+	}
+	if sc.byText == nil {
+		sc.byText = map[string]*textCount{}
+	}
+	t := seg.TermRef(c)
+	x := sc.byText[t]
+	if x == nil {
+		x = &textCount{}
+		sc.byText[t] = x
+	}
+	x.units++
+	if d >= 0 && x.lastDoc != d+1 {
+		x.lastDoc = d + 1
+		x.docs++
+	}
+}
+
+// gather returns the terms counted: for several segments, those counted at
+// least assocMinCo times in units (every association needs as many),
+// numbered now, their counts moved into the arrays.
+func (sc *coScratch) gather(v *index.Snapshot) []int32 {
+	if sc.byText == nil {
+		return sc.touched
+	}
+	for t, x := range sc.byText {
+		if x.units < assocMinCo {
+			continue
+		}
+		g, ok := v.Lookup(t)
+		if !ok {
+			continue
+		}
+		sc.grow(g)
+		if sc.units[g] == 0 {
+			sc.touched = append(sc.touched, g)
+		}
+		sc.units[g] += x.units
+		sc.docs[g] += x.docs
+	}
+	clear(sc.byText)
+	return sc.touched
 }
 
 func (ix *Index) getScratch(v *index.Snapshot) *coScratch {
@@ -158,5 +208,6 @@ func (ix *Index) putScratch(sc *coScratch) {
 		sc.units[c], sc.docs[c], sc.lastDoc[c] = 0, 0, 0
 	}
 	sc.touched = sc.touched[:0]
+	clear(sc.byText)
 	ix.scratch.Put(sc)
 }

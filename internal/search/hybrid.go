@@ -151,9 +151,11 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 	}
 	scope := scopeOf(q, res)
 	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
+		res.Explain.noteProvisions(ctx, m.Provisions, "", nil, nil, nil, res)
 		return res, nil
 	}
-	found, absent, err := m.Provisions.FindProvisions(ctx, ix.Topic(q.Text, scope), scope)
+	topic := ix.Topic(q.Text, scope)
+	found, absent, err := m.Provisions.FindProvisions(ctx, topic, scope)
 	if err != nil {
 		return res, fmt.Errorf("finding the provision asked about: %w", err)
 	}
@@ -163,6 +165,7 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 		k = 10
 	}
 	res.Hits = FuseProvisions(res.Hits, found, k)
+	res.Explain.noteProvisions(ctx, m.Provisions, topic, scope, found, absent, res)
 	return res, nil
 }
 
@@ -177,7 +180,7 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		}
 	}
 	if m.Reranker == nil || text == nil {
-		return ix.Search(q), nil
+		return ix.SearchContext(ctx, q)
 	}
 	depth := m.RerankDepth
 	if depth <= 0 {
@@ -188,7 +191,10 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		k = 10
 	}
 	q.K = max(k, depth)
-	res := ix.Search(q)
+	res, err := ix.SearchContext(ctx, q)
+	if err != nil {
+		return res, err
+	}
 	texts := make(map[int]string, len(res.Hits))
 	var terr error
 	for i, h := range res.Hits[:min(depth, len(res.Hits))] {
@@ -213,5 +219,9 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		hits = hits[:k]
 	}
 	res.Hits = hits
+	if ex := res.Explain; ex != nil {
+		ex.Fusion.Rerank, ex.Fusion.RerankDepth = true, depth
+		ex.reorder(hits)
+	}
 	return res, nil
 }

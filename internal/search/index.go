@@ -34,11 +34,12 @@ var ErrMapped = index.ErrMapped
 // searchable once its documents are added; Add must not run concurrently
 // with anything else. Searches may run concurrently.
 type Index struct {
-	b     *index.Segment // the segment being built (NewIndex), nil for Open
-	mu    sync.Mutex
-	snap  atomic.Pointer[index.Snapshot]
-	table *index.AssocTable // associations learned by the snapshot's writer, or nil
-	c     atomic.Pointer[learnedCache]
+	b        *index.Segment // the segment being built (NewIndex), nil for Open
+	sharding *Sharding      // set when the collection is searched by shards (shard.go)
+	mu       sync.Mutex
+	snap     atomic.Pointer[index.Snapshot]
+	table    *index.AssocTable // associations learned by the snapshot's writer, or nil
+	c        atomic.Pointer[learnedCache]
 
 	accs sync.Pool
 	// scratch holds per-term counters for learning associations (a
@@ -361,24 +362,45 @@ func rangePostings(v *index.Snapshot, t int32, a *accumulator, parts []rangePart
 // whole collection), so a question routed to one contract weighs words by
 // how rare they are in that contract.
 func (ix *Index) score(v *index.Snapshot, acc *accumulator, q []queryTerm, sc scope) {
-	avg := avgLens(v)
-	segs := v.Segments()
-	var parts []rangePart
-	for _, qt := range q {
-		parts = rangePostings(v, qt.id, acc, parts)
+	ix.scoreWith(v, acc, q, weights(v, q, sc), sc)
+}
+
+// weights returns each query term's weight: its IDF over the scope times
+// its weight in the query (0 for a term with no posting in scope).
+func weights(v *index.Snapshot, q []queryTerm, sc scope) []float64 {
+	w := make([]float64, len(q))
+	all := func(int) bool { return true }
+	for k, qt := range q {
 		df := 0
 		if sc.ranges == nil {
 			df = v.DF(qt.id)
 		} else {
-			for _, p := range parts {
+			for _, p := range rangeParts(v, qt.id, sc.ranges, all) {
 				df += len(p.pl)
 			}
 		}
-		if df == 0 {
+		if df > 0 {
+			w[k] = idf(sc.n, df) * qt.weight
+		}
+	}
+	return w
+}
+
+// scoreWith adds the BM25 scores of the query terms, weighted by w, to acc.
+func (ix *Index) scoreWith(v *index.Snapshot, acc *accumulator, q []queryTerm, w []float64, sc scope) {
+	avg := avgLens(v)
+	segs := v.Segments()
+	var parts []rangePart
+	for k, qt := range q {
+		parts = rangePostings(v, qt.id, acc, parts)
+		n := 0
+		for _, p := range parts {
+			n += len(p.pl)
+		}
+		if n == 0 {
 			continue
 		}
-		w := idf(sc.n, df) * qt.weight
-		acc.expect(df)
+		acc.expect(n)
 		for _, p := range parts {
 			units := segs[p.seg].Units()
 			hasDead := v.HasDeleted(p.seg)
@@ -398,7 +420,7 @@ func (ix *Index) score(v *index.Snapshot, acc *accumulator, q []queryTerm, sc sc
 					tf *= bodyInSubtree
 				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
-				acc.add(p.acc+p.base+e.Unit-p.lo, w*tf*(bm25K1+1)/(tf+norm))
+				acc.add(p.acc+p.base+e.Unit-p.lo, w[k]*tf*(bm25K1+1)/(tf+norm))
 			}
 		}
 	}

@@ -38,8 +38,14 @@ func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) 
 			assoc[k] = ix.learnAssociations(v, t)
 			bodies[k] = ix.learnBodies(v, t)
 		}
-		if n := done.Add(1); progress != nil && n%4096 == 0 {
-			progress(int(n), len(terms))
+		n := done.Add(1)
+		if n%4096 == 0 {
+			// Keep the pages read so far out of this process's memory: the
+			// pass reads the whole collection.
+			v.ReleaseMemory()
+			if progress != nil {
+				progress(int(n), len(terms))
+			}
 		}
 	})
 	tw := index.NewAssocTableWriter()

@@ -253,29 +253,7 @@ func intersect(a, b []int32) []int32 {
 
 // bodyDocs counts the live documents whose text holds term tid, stopping
 // once the count passes limit.
-func bodyDocs(v *index.Snapshot, tid int32, limit int) int {
-	n := 0
-	for i, seg := range v.Segments() {
-		units := seg.Units()
-		last := int32(-1)
-		for _, p := range v.Postings(tid, i) {
-			if uint(p.Unit) >= uint(len(units)) {
-				continue
-			}
-			if d := units[p.Unit].Doc; d != last {
-				last = d
-				if v.Deleted(i, d) {
-					continue
-				}
-				n++
-				if n > limit {
-					return n
-				}
-			}
-		}
-	}
-	return n
-}
+func bodyDocs(v *index.Snapshot, tid int32, limit int) int { return v.DocsWithTerm(tid, limit) }
 
 // namesRoute is what the names of a question decide.
 type namesRoute struct {

@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -32,8 +33,19 @@ type Query struct {
 	NoProvisions bool
 	// Views restricts which unit views are searched (nil = all).
 	Views []View
-	// NoExpand disables expansion with words associated in the corpus.
+	// NoExpand disables expansion with words associated in the corpus:
+	// both NoAssociations and NoHeadings.
 	NoExpand bool
+	// NoAssociations disables expansion with the words that co-occur with
+	// a question word (expand.go); NoHeadings with the body words of the
+	// clauses a question word heads (headings.go).
+	NoAssociations, NoHeadings bool
+	// NoFraming keeps the words a question frames itself with ("does this
+	// contract mention …": framing.go) among the words searched.
+	NoFraming bool
+	// Explain asks for the plan as it ran, stage by stage, in
+	// Result.Explain (explain.go). It changes no hit.
+	Explain bool
 	// NoFill returns only units that match the question's words, even when
 	// the search is restricted to some documents and fewer than K match.
 	NoFill bool
@@ -73,13 +85,32 @@ type Result struct {
 	// ProvisionFinder looked for and did not find (SearchWith): the hits of
 	// those documents only match the question's words.
 	NotFound []Absence `json:"not_found,omitempty"`
+	// Explain is the plan as it ran, when Query.Explain asked for it.
+	Explain *Explain `json:"explain,omitempty"`
 }
 
-// Search runs q against the index: it plans q (Plan) and runs the plan.
-func (ix *Index) Search(q Query) Result { return ix.Run(ix.Plan(q)) }
+// Search runs q against the index: it plans q (Plan) and runs the plan. A
+// sharded index (SetSharding) that cannot reach a shard returns no hits:
+// use SearchContext to learn why.
+func (ix *Index) Search(q Query) Result {
+	res, _ := ix.SearchContext(context.Background(), q)
+	return res
+}
+
+// SearchContext is Search that reports the failure of a sharded search.
+func (ix *Index) SearchContext(ctx context.Context, q Query) (Result, error) {
+	return ix.RunContext(ctx, ix.Plan(q))
+}
 
 // Run runs a plan built by Plan (over the snapshot the plan was made on).
 func (ix *Index) Run(p *Plan) Result {
+	res, _ := ix.RunContext(context.Background(), p)
+	return res
+}
+
+// RunContext is Run that reports the failure of a sharded search (no hits
+// are returned then: never a part of the collection's).
+func (ix *Index) RunContext(ctx context.Context, p *Plan) (Result, error) {
 	q := p.Query
 	v := p.v
 	if v == nil {
@@ -96,10 +127,20 @@ func (ix *Index) Run(p *Plan) Result {
 	}
 	docs := append([]int32(nil), p.docs...)
 	if p.docs != nil && len(p.docs) == 0 {
-		return res // the caller's documents are not in the index
+		return res, nil // the caller's documents are not in the index
 	}
 	terms := p.Terms
-	qt := ix.weigh(v, q.Text, terms, !q.NoExpand)
+	if ix.sharding != nil && ix.table == nil && !q.NoExpand {
+		// The word associations would be learned from this server's
+		// postings only.
+		return Result{}, errors.New("search: a sharded collection needs its word associations learned ahead (pakton docs optimize)")
+	}
+	var ex *Explain
+	if q.Explain {
+		ex = newExplain(p)
+		res.Explain = ex
+	}
+	qt := ix.weighQuery(v, q, terms, ex)
 
 	var ranges [][2]int32
 	if docs != nil {
@@ -120,10 +161,25 @@ func (ix *Index) Run(p *Plan) Result {
 		n = max(rankDepth, rankPerHit*k)
 	}
 	var lexical func(n int) (ranked []scored, all bool)
-	if ranges == nil && !q.exhaustive {
+	unit := func(g int32) (ShardUnit, bool) { return localUnit(v, g) }
+	plain := func(g int32) bool {
+		i, lu := v.SegmentOfUnit(g)
+		units := v.Segments()[i].Units()
+		return uint(lu) < uint(len(units)) && units[lu].View == ViewPlain
+	}
+	var dist *distributed
+	switch {
+	case ix.sharding != nil:
+		var err error
+		if dist, err = ix.newDistributed(ctx, v, qt, sc, fill); err != nil {
+			return Result{}, err
+		}
+		lexical, unit = dist.rank, dist.unitInfo
+		plain = func(g int32) bool { return dist.plain[g] }
+	case ranges == nil && !q.exhaustive:
 		// Corpus-wide: scored a window of units at a time (window.go).
 		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(v, qt, sc, n) }
-	} else {
+	default:
 		accRanges := ranges
 		if accRanges == nil {
 			accRanges = allRanges(v)
@@ -141,25 +197,33 @@ func (ix *Index) Run(p *Plan) Result {
 	dim, _ := v.Dense()
 	rank := func(n int) ([]scored, bool) {
 		ranked, all := lexical(n)
-		if len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim {
+		if len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim && dist == nil {
 			ranked = ix.hybrid(v, ranked, q.Vector, sc)
 		}
 		if fill {
-			ranked = fillRanked(v, ranked, ranges)
+			ranked = fillRanked(ranked, ranges, plain)
 		}
 		return ranked, all
 	}
 	ranked, all := rank(n)
-	res.Hits = collect(v, ranked, k)
+	res.Hits = collect(unit, ranked, k)
 	for !all && len(res.Hits) < k {
 		// Rank deeper, a few times as deep each round, rather than sort
 		// every touched unit at once: with many similar contracts the best
 		// units' spans overlap and more are needed, but rarely all.
 		n *= 4
 		ranked, all = rank(n)
-		res.Hits = collect(v, ranked, k)
+		res.Hits = collect(unit, ranked, k)
 	}
-	return res
+	if dist != nil && dist.err != nil {
+		return Result{Route: res.Route, RoutedTo: res.RoutedTo}, dist.err
+	}
+	if ex != nil && dist == nil {
+		// A sharded search explains its plan; the score makeup of each hit
+		// is known only to the shard that ranked it.
+		ix.explainHits(v, ex, qt, sc, ranked, res.Hits, fill, len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim)
+	}
+	return res, nil
 }
 
 // allRanges returns every unit of the snapshot, one range per segment.
@@ -177,9 +241,20 @@ func allRanges(v *index.Snapshot) [][2]int32 {
 // the words the index knows but its framing words (framing.go), a repeated
 // word weighing more, then (expand) the words associated with them.
 func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bool) []queryTerm {
+	return ix.weighQuery(v, Query{Text: text, NoExpand: !expand}, terms, nil)
+}
+
+// weighQuery is weigh with q's switches, noting each stage in ex when set.
+func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Explain) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
-	for _, t := range dropFraming(terms, ix.framing(v, text, terms)) {
+	kept := terms
+	if !q.NoFraming {
+		framing := ix.framing(v, q.Text, terms)
+		kept = dropFraming(terms, framing)
+		ex.noteFraming(terms, kept, framing)
+	}
+	for _, t := range kept {
 		id, ok := v.Lookup(t)
 		if !ok {
 			continue
@@ -191,8 +266,9 @@ func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bo
 		seen[id] = len(qt)
 		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
-	if expand {
-		qt = ix.expand(v, qt)
+	ex.noteTerms(v, qt, kept)
+	if !q.NoExpand && (!q.NoAssociations || !q.NoHeadings) {
+		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, ex)
 	}
 	return qt
 }
@@ -268,7 +344,7 @@ func (ix *Index) hybrid(v *index.Snapshot, lex []scored, qv []float32, sc scope)
 // the searched documents, nearest to the best unit first: when the words
 // run out, the text around the best match is the likeliest place for the
 // rest of the answer. Only searches restricted to some documents are filled.
-func fillRanked(v *index.Snapshot, ranked []scored, ranges [][2]int32) []scored {
+func fillRanked(ranked []scored, ranges [][2]int32, plain func(g int32) bool) []scored {
 	anchor := int32(-1)
 	if len(ranked) > 0 {
 		anchor = ranked[0].unit
@@ -279,10 +355,8 @@ func fillRanked(v *index.Snapshot, ranked []scored, ranges [][2]int32) []scored 
 	}
 	var rest []scored
 	for _, r := range ranges {
-		i, lo := v.SegmentOfUnit(r[0])
-		units := v.Segments()[i].Units()
 		for u := r[0]; u < r[1]; u++ {
-			if inRanked[u] || units[lo+u-r[0]].View != ViewPlain {
+			if inRanked[u] || !plain(u) {
 				continue
 			}
 			d := float64(u - anchor)
@@ -305,7 +379,7 @@ func fillRanked(v *index.Snapshot, ranked []scored, ranges [][2]int32) []scored 
 // contributes only its new part (dropped when shorter than minFragment). The
 // first k hits of a search for K > k are therefore exactly the hits of a
 // search for k.
-func collect(v *index.Snapshot, ranked []scored, k int) []Hit {
+func collect(unit func(g int32) (ShardUnit, bool), ranked []scored, k int) []Hit {
 	var hits []Hit
 	type shortHit struct {
 		Hit
@@ -317,14 +391,12 @@ func collect(v *index.Snapshot, ranked []scored, k int) []Hit {
 		if len(hits) >= k {
 			break
 		}
-		i, lu := v.SegmentOfUnit(s.unit)
-		seg := v.Segments()[i]
-		u := seg.Units()[lu]
-		if uint(u.Doc) >= uint(seg.NumDocs()) {
+		u, ok := unit(s.unit)
+		if !ok {
 			continue // a damaged index file; see index/container.go
 		}
-		doc := v.DocBase(i) + u.Doc
-		for _, usp := range seg.UnitSpans(lu) {
+		doc := u.Doc
+		for _, usp := range u.Spans {
 			sp := document.Span{Start: int(usp.Start), End: int(usp.End)}
 			for _, frag := range subtract(sp, taken[doc]) {
 				if len(hits) >= k {
@@ -333,7 +405,7 @@ func collect(v *index.Snapshot, ranked []scored, k int) []Hit {
 				// A leftover shorter than minFragment is never returned, and
 				// a short unit never first: a heading or "." quoted alone
 				// answers nothing (unless nothing else matched).
-				h := Hit{DocID: seg.DocID(u.Doc), Span: frag, Score: s.score, Node: int(u.Node), View: u.View}
+				h := Hit{DocID: u.DocID, Span: frag, Score: s.score, Node: int(u.Node), View: u.View}
 				if frag.Len() < minFragment && (frag != sp || len(hits) == 0) {
 					if frag == sp {
 						short = append(short, shortHit{h, doc})

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -162,5 +164,142 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 	}
 	if routed < 20 {
 		t.Fatalf("only %d questions routed: the test does not check routing", routed)
+	}
+}
+
+// jsonShard reaches another Index in process, through a JSON round trip
+// as the HTTP API carries a request (so scores survive the wire exactly).
+type jsonShard struct{ ix *Index }
+
+func (s jsonShard) Rank(ctx context.Context, req *ShardRequest) (*ShardResponse, error) {
+	var r ShardRequest
+	b, _ := json.Marshal(req)
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	res, err := s.ix.ShardRank(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
+	var out ShardResponse
+	b, _ = json.Marshal(res)
+	return &out, json.Unmarshal(b, &out)
+}
+
+// TestShardedSearchLikeOne: a collection split between three servers, each
+// scoring a third of the segments and keeping the rest as stats files,
+// answers every question — through any of them — exactly as one server
+// holding every segment, with documents deleted too.
+func TestShardedSearchLikeOne(t *testing.T) {
+	rng := rand.New(rand.NewSource(31))
+	inputs, words := randomInputs(rng, 70)
+	dir := t.TempDir()
+	var full, stats []*index.Segment
+	var deleted [][]int32
+	for k := 0; k < len(inputs); k += 10 {
+		b := index.NewBuilder()
+		var del []int32
+		for i, in := range inputs[k:min(k+10, len(inputs))] {
+			if err := b.Add(index.AnalyzeDoc(in), ""); err != nil {
+				t.Fatal(err)
+			}
+			if rng.Intn(8) == 0 {
+				del = append(del, int32(i))
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprint("seg", k))
+		if _, err := index.WriteSegmentFile(path, b); err != nil {
+			t.Fatal(err)
+		}
+		f, err := index.OpenSegment(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := index.WriteStatsFile(path+".stats", f); err != nil {
+			t.Fatal(err)
+		}
+		s, err := index.OpenSegment(path + ".stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, stats, deleted = append(full, f), append(stats, s), append(deleted, del)
+	}
+	whole, err := index.NewSnapshot(full, deleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "assoc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(whole, nil).WriteAssociations(f, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	table, err := index.OpenAssocTable(filepath.Join(dir, "assoc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := Open(whole, table)
+	const n = 3
+	servers := make([]*Index, n)
+	for k := range n {
+		segs := make([]*index.Segment, len(full))
+		for i := range full {
+			segs[i] = stats[i]
+			if owns(k, n, i) {
+				segs[i] = full[i]
+			}
+		}
+		snap, err := index.NewSnapshot(segs, deleted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers[k] = Open(snap, table)
+	}
+	for k := range n {
+		peers := make([]Shard, n)
+		for j := range n {
+			if j != k {
+				peers[j] = jsonShard{servers[j]}
+			}
+		}
+		servers[k].SetSharding(&Sharding{K: k, N: n, Peers: peers})
+	}
+	routed := 0
+	for i := range 300 {
+		var b strings.Builder
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&b, "Consider the Supply Agreement between Acme%d and Zeta; ", rng.Intn(75))
+		case 3:
+			fmt.Fprintf(&b, "What does the Acme%d agreement say: ", rng.Intn(75))
+		}
+		for range 1 + rng.Intn(8) {
+			b.WriteString(words[rng.Intn(len(words))] + " ")
+		}
+		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoRoute: i%7 == 0, NoExpand: i%9 == 0}
+		if i%11 == 0 {
+			q.Views = []View{View(rng.Intn(int(numViews)))}
+		}
+		if i%13 == 0 {
+			q.Docs = []string{inputs[rng.Intn(len(inputs))].ID, inputs[rng.Intn(len(inputs))].ID}
+		}
+		want := one.Search(q)
+		if len(want.RoutedTo) > 0 {
+			routed++
+		}
+		for k, s := range servers {
+			got, err := s.SearchContext(t.Context(), q)
+			if err != nil {
+				t.Fatalf("server %d, %+v: %v", k, q, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("server %d of %d, %+v:\n got %+v\nwant %+v", k, n, q, got, want)
+			}
+		}
+	}
+	if routed < 20 {
+		t.Fatalf("only %d questions routed", routed)
 	}
 }

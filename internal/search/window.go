@@ -54,37 +54,39 @@ type windowCursor struct {
 // a term matched (no more than n did). Each segment is scored window by
 // window with the collection's statistics, into one heap.
 func (ix *Index) topWindowed(v *index.Snapshot, q []queryTerm, sc scope, n int) (ranked []scored, all bool) {
-	avg := avgLens(v)
-	// Weights from the collection's document frequencies, in query order:
-	// the order scores are summed in.
-	ws := make([]float64, len(q))
-	has := make([]bool, len(q))
-	for k, qt := range q {
-		if df := v.DF(qt.id); df > 0 {
-			ws[k], has[k] = idf(sc.n, df)*qt.weight, true
-		}
-	}
 	h := topHeap{n: n}
+	touched := ix.windowed(v, q, weights(v, q, sc), sc, &h, func(int) bool { return true })
+	slices.SortFunc(h.s, byRank)
+	return h.s, touched <= n
+}
+
+// windowed scores the segments mine accepts window by window with the
+// terms' weights w (in query order: the order scores are summed in), and
+// offers their units to h; it returns the number of units scored.
+func (ix *Index) windowed(v *index.Snapshot, q []queryTerm, w []float64, sc scope, h *topHeap, mine func(int) bool) int {
+	avg := avgLens(v)
 	touched := 0
 	cs := make([]windowCursor, 0, len(q))
 	for i, seg := range v.Segments() {
+		if !mine(i) {
+			continue
+		}
 		cs = cs[:0]
 		first := int32(math.MaxInt32)
 		for k, qt := range q {
 			pl := v.Postings(qt.id, i)
-			if len(pl) == 0 || !has[k] {
+			if len(pl) == 0 || w[k] == 0 && v.DF(qt.id) == 0 {
 				continue
 			}
-			cs = append(cs, windowCursor{pl: pl, w: ws[k], body: qt.body})
+			cs = append(cs, windowCursor{pl: pl, w: w[k], body: qt.body})
 			first = min(first, pl[0].Unit)
 		}
 		if len(cs) == 0 {
 			continue
 		}
-		touched += scoreWindows(v, i, seg.Units(), cs, first, avg, sc, &h)
+		touched += scoreWindows(v, i, seg.Units(), cs, first, avg, sc, h)
 	}
-	slices.SortFunc(h.s, byRank)
-	return h.s, touched <= n
+	return touched
 }
 
 // scoreWindows scores segment i's units window by window (cursors in query

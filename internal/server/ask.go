@@ -202,6 +202,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			}
 		}
 		lib := sn.Library()
+		lib.Progress = say
 		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
 		areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
 		if err != nil {

@@ -143,8 +143,42 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 	e.ingest("deal", key, file{"a.txt", contract("Alpha Ltd", "three years")}, file{"b.txt", contract("Bravo Inc", "one year")})
 	base := "/api/v1/collections/deal/reviews"
 	rv := e.startReviewOf("deal", key, map[string]any{"playbook_yaml": string(reviewtest.PlaybookYAML)})
+	// The stored table and summary: files, or records on a cluster.
 	dir := e.srv.reviewDir("deal", rv.ID)
-	table, err := os.ReadFile(filepath.Join(dir, "table.json"))
+	rs := e.st.Shared()
+	putTable := func(raw []byte) {
+		t.Helper()
+		var err error
+		if rs != nil {
+			err = rs.PutRecord(context.Background(), reviewTableKind("deal"), rv.ID, raw)
+		} else {
+			err = os.WriteFile(filepath.Join(dir, "table.json"), raw, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	hasSummary := func() bool {
+		if rs != nil {
+			_, err := rs.Record(context.Background(), reviewSummaryKind("deal"), rv.ID)
+			return err == nil
+		}
+		_, err := os.Stat(filepath.Join(dir, "summary.json"))
+		return err == nil
+	}
+	removeSummary := func() {
+		t.Helper()
+		var err error
+		if rs != nil {
+			err = rs.DeleteRecord(context.Background(), reviewSummaryKind("deal"), rv.ID)
+		} else {
+			err = os.Remove(filepath.Join(dir, "summary.json"))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	table, err := e.srv.reviewTableBytes(context.Background(), "deal", rv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,9 +199,7 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 
 	// With the table unreadable, listings and decisions still work: they
 	// do not read it.
-	if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte("not json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	putTable([]byte("not json"))
 	code, body = e.json("GET", base+"?limit=1", key, nil)
 	list := decode[struct{ Reviews []reviewJSON }](t, body)
 	if code != http.StatusOK || len(list.Reviews) != 1 || list.Reviews[0].State != jobs.Done || list.Reviews[0].Stats == nil || list.Reviews[0].Stats.Contracts != 2 {
@@ -191,19 +223,15 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 	}
 	legacy.Table, legacy.Stats, legacy.Finished = table, *got.Review.Stats, got.Review.Finished
 	old, _ := json.Marshal(legacy)
-	if err := os.WriteFile(filepath.Join(dir, "table.json"), old, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(dir, "summary.json")); err != nil {
-		t.Fatal(err)
-	}
+	putTable(old)
+	removeSummary()
 	code, body = e.json("GET", base, key, nil)
 	list = decode[struct{ Reviews []reviewJSON }](t, body)
 	if code != http.StatusOK || len(list.Reviews) != 1 || list.Reviews[0].State != jobs.Done || list.Reviews[0].Stats.Contracts != 2 {
 		t.Fatalf("listing a legacy review: %d %s", code, body)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		t.Errorf("legacy review got no summary: %v", err)
+	if !hasSummary() {
+		t.Error("legacy review got no summary")
 	}
 	if code, body := e.do("GET", base+"/"+rv.ID+"/export/csv", key, nil, ""); code != http.StatusOK || !bytes.Contains(body, []byte("a.txt")) {
 		t.Errorf("export of a legacy review: %d %.200s", code, body)

@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 
 	mux.Handle("POST "+api+"/collections/{c}/search", s.authed(s.search))
+	mux.Handle("POST "+api+"/collections/{c}/shard", s.admin(s.shard))
 	mux.Handle("POST "+api+"/collections/{c}/ask", s.costly(askCost, s.ask))
 	mux.Handle("GET "+api+"/collections/{c}/asks/{id}", s.authed(s.getAsk))
 	mux.Handle("POST "+api+"/collections/{c}/asks/{id}/answer", s.authed(s.answerAsk))

@@ -22,6 +22,15 @@ type searchRequest struct {
 	// first the passage the review detectors find for a question about a
 	// playbook provision.
 	NoProvisions bool `json:"no_provisions"`
+	// The switches of the other tuned stages (search.Query): keep the
+	// question's framing words, add no co-occurring words, no heading body
+	// words, do not fill a narrowed search with text matching no word.
+	NoFraming      bool `json:"no_framing"`
+	NoAssociations bool `json:"no_associations"`
+	NoHeadings     bool `json:"no_headings"`
+	NoFill         bool `json:"no_fill"`
+	// Explain adds the plan as it ran ("explain": search.Explain).
+	Explain bool `json:"explain"`
 }
 
 // maxK bounds the hits one search returns.
@@ -62,7 +71,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
 		return
 	}
-	res, err := sn.Search(r.Context(), search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute, NoProvisions: req.NoProvisions})
+	res, err := sn.Search(r.Context(), search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute, NoProvisions: req.NoProvisions,
+		NoFraming: req.NoFraming, NoAssociations: req.NoAssociations, NoHeadings: req.NoHeadings, NoFill: req.NoFill, Explain: req.Explain})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
 		fail(w, http.StatusBadGateway, "search failed: %v", err)

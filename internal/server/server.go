@@ -54,6 +54,12 @@ const (
 type Config struct {
 	// Store is the open store the API serves. The server does not close it.
 	Store *store.Store
+	// Shard, when set, makes the server one of several sharing each
+	// collection's index on a cluster, each scoring a part of its
+	// segments (shard.go). A server that makes its own collection service
+	// configures it so; one given Collections must have made it with
+	// collection.Options{Shard: Shard.LoadShard(), Sharding: Shard.Sharding()}.
+	Shard *ShardConfig
 	// Keys authorizes requests. Required unless NoAuth.
 	Keys *auth.Keyring
 	// NoAuth serves every request as if made with an admin key. It is
@@ -209,6 +215,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.NoAuth && !loopbackAddr(cfg.Addr) {
 		return nil, fmt.Errorf("server: --no-auth is only allowed on a loopback address, not %q; create keys with \"pakton keys create\" instead", cfg.Addr)
 	}
+	if cfg.Shard != nil {
+		if err := cfg.Shard.validate(); err != nil {
+			return nil, err
+		}
+		if cfg.Store.Blobs() == nil {
+			return nil, errors.New("server: a sharded server needs a cluster store that shares index segments (weaviate://…)")
+		}
+	}
 	if cfg.MaxFileBytes <= 0 {
 		cfg.MaxFileBytes = DefaultMaxFileBytes
 	}
@@ -271,9 +285,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
 	s.coll = cfg.Collections
 	if s.coll == nil {
-		s.coll = collection.New(cfg.Store, collection.Options{Models: collection.Models{Search: search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker}}, Log: s.log})
+		opt := collection.Options{Models: collection.Models{Search: search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker}}, Log: s.log}
+		if cfg.Shard != nil {
+			opt.Shard, opt.Sharding = cfg.Shard.LoadShard(), cfg.Shard.Sharding()
+		}
+		s.coll = collection.New(cfg.Store, opt)
 		s.ownColl = true
 	}
+	// Index maintenance shares the processor slots of background jobs,
+	// as work of the collection's tenant (fairness.go).
+	s.coll.SetMaintenanceGate(func(ctx context.Context, c string) (func(), error) {
+		return s.acquireCPU(jobs.WithTenant(ctx, jobs.TenantOf(c, "")))
+	})
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
 	}

@@ -115,6 +115,17 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("hit outside the selected document: %+v", h)
 		}
 	}
+	// "explain": the plan as it ran, the same hits; a switch shows off.
+	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "liability cap", "docs": []string{"beta.txt"}, "explain": true, "no_headings": true})
+	ex := decode[collection.Response](t, body)
+	if code != 200 || ex.Explain == nil || len(ex.Explain.Hits) != len(ex.Hits) || len(ex.Hits) != len(res.Hits) || ex.Hits[0].Span != res.Hits[0].Span {
+		t.Fatalf("search with explain: %d %.400s", code, body)
+	}
+	for _, st := range ex.Explain.Stages {
+		if st.Switch == "NoHeadings" && st.On {
+			t.Errorf("no_headings: the headings stage still on")
+		}
+	}
 	// A question naming a contract is routed (routed_to); no_route searches both.
 	code, body = e.json("POST", "/api/v1/collections/deals/search", a, map[string]any{"query": "In the Beta GmbH agreement, is liability capped?", "k": 10})
 	res = decode[collection.Response](t, body)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -365,4 +366,29 @@ func (s *Store) CollectGarbage(ctx context.Context, collection string, minAge ti
 		return st, fmt.Errorf("store: collection %q: collect garbage: %w", collection, err)
 	}
 	return st, nil
+}
+
+// Blobs is a Remote that also keeps files derived from a collection that
+// every process using the cluster shares — a collection's search index
+// segments, written once by one process and read by the others — apart
+// from its documents: putting one never changes the collection's stamp,
+// and a collection's blobs go with it. A blob is read only after something
+// committed names it (the index's commit record), so a blob being written
+// is never read. Readers and writers stream: a segment file may be
+// hundreds of megabytes.
+type Blobs interface {
+	PutBlob(ctx context.Context, collection, name string, r io.Reader) error
+	// GetBlob writes the blob to w; a missing blob is an error wrapping
+	// fs.ErrNotExist.
+	GetBlob(ctx context.Context, collection, name string, w io.Writer) error
+	DeleteBlob(ctx context.Context, collection, name string) error
+}
+
+// Blobs returns the blob store of a remote store whose Remote keeps blobs,
+// or nil.
+func (s *Store) Blobs() Blobs {
+	if b, ok := s.remote.(Blobs); ok {
+		return b
+	}
+	return nil
 }

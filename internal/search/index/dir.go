@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -203,11 +204,22 @@ func (d *Dir) segment(name string) (*Segment, error) {
 }
 
 // Snapshot opens the segments of commit c.
-func (d *Dir) Snapshot(c Commit) (*Snapshot, error) {
+func (d *Dir) Snapshot(c Commit) (*Snapshot, error) { return d.SnapshotWith(c, nil) }
+
+// StatsName names the stats file of a segment (WriteStatsFile) beside it.
+func StatsName(segment string) string { return segment + ".stats" }
+
+// SnapshotWith opens the segments of commit c, the stats files of those
+// statsOnly says (a shard's snapshot: search.Sharding).
+func (d *Dir) SnapshotWith(c Commit, statsOnly func(i int) bool) (*Snapshot, error) {
 	segs := make([]*Segment, len(c.Segments))
 	del := make([][]int32, len(c.Segments))
 	for i, cs := range c.Segments {
-		s, err := d.segment(cs.Name)
+		name := cs.Name
+		if statsOnly != nil && statsOnly(i) {
+			name = StatsName(cs.Name)
+		}
+		s, err := d.segment(name)
 		if err != nil {
 			return nil, err
 		}
@@ -256,9 +268,11 @@ func (d *Dir) Apply(base Commit, add []*Segment, deleteIDs []string, label uint6
 		return base, fmt.Errorf("search index %s: %w", d.path, err)
 	}
 	// Deletions first, from the segments the commit had: a document
-	// replaced by one of the new segments is deleted in its old place.
+	// replaced by one of the new segments is deleted in its old place. (A
+	// shard holds some segments as stats files only: they have the
+	// documents' ids too.)
 	if len(deleteIDs) > 0 {
-		snap, err := d.Snapshot(c)
+		snap, err := d.SnapshotWith(c, func(i int) bool { return !d.Has(c.Segments[i].Name) && d.Has(StatsName(c.Segments[i].Name)) })
 		if err != nil {
 			return fail(err)
 		}
@@ -332,9 +346,18 @@ func cloneCommit(c Commit) Commit {
 	return out
 }
 
-// writeCommit writes c as the directory's commit, with the next ID.
+// writeCommit writes c as the directory's commit, with a new ID: a random
+// number, so two directories that share segments (the app servers of a
+// cluster) never give one ID to two different commits.
 func (d *Dir) writeCommit(c *Commit) error {
-	c.ID++
+	for prev := c.ID; c.ID == prev || c.ID == 0; {
+		c.ID = rand.Uint64()
+	}
+	return d.putCommit(*c)
+}
+
+// putCommit writes c, as it is, as the directory's commit.
+func (d *Dir) putCommit(c Commit) error {
 	data, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -365,6 +388,7 @@ func (d *Dir) gc(c Commit) {
 	live := map[string]bool{}
 	for _, s := range c.Segments {
 		live[s.Name] = true
+		live[StatsName(s.Name)] = true
 	}
 	auxLive := auxPrefix + strconv.FormatUint(c.ID, 10) + "-"
 	ents, err := os.ReadDir(d.path)
@@ -551,4 +575,66 @@ func runOf(c Commit, names []string) int {
 		return i
 	}
 	return -1
+}
+
+// Has reports whether the directory holds a file (a segment, its stats
+// file, an auxiliary file) by name.
+func (d *Dir) Has(name string) bool {
+	_, err := os.Stat(filepath.Join(d.path, name))
+	return err == nil
+}
+
+// PutFile writes a file fetched from elsewhere (a segment another process
+// wrote, its stats file) into the directory: temporary file, fsync,
+// rename. The name must be one a commit may name.
+func (d *Dir) PutFile(name string, write func(w io.Writer) error) error {
+	if !validSegName(strings.TrimSuffix(name, ".stats")) && !strings.HasPrefix(name, auxPrefix) || strings.ContainsAny(name, `/\`) {
+		return fmt.Errorf("search index %s: %q is not an index file name", d.path, name)
+	}
+	err := writeFileAtomic(filepath.Join(d.path, name), func(f *os.File) error { return write(f) })
+	if err != nil {
+		return fmt.Errorf("search index %s: %s: %w", d.path, name, err)
+	}
+	return nil
+}
+
+// Open opens a file of the directory for reading (to copy it elsewhere).
+func (d *Dir) OpenFile(name string) (*os.File, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("search index %s: %q is not an index file name", d.path, name)
+	}
+	return os.Open(filepath.Join(d.path, name))
+}
+
+// Adopt makes c — a commit written by another directory whose files this
+// one now holds (PutFile) — this directory's commit, as it is. The caller
+// holds the lock.
+func (d *Dir) Adopt(c Commit) error {
+	for _, s := range c.Segments {
+		if !validSegName(s.Name) {
+			return fmt.Errorf("%w: %s: commit names %q", ErrBadIndex, d.path, s.Name)
+		}
+	}
+	c.Format = commitFormat
+	if err := d.putCommit(c); err != nil {
+		return fmt.Errorf("search index %s: %w", d.path, err)
+	}
+	d.gc(c)
+	return nil
+}
+
+// WriteStats writes the stats file of a segment of the directory beside it
+// (when missing).
+func (d *Dir) WriteStats(name string) error {
+	if d.Has(StatsName(name)) {
+		return nil
+	}
+	s, err := d.segment(name)
+	if err != nil {
+		return err
+	}
+	if _, err := WriteStatsFile(filepath.Join(d.path, StatsName(name)), s); err != nil {
+		return fmt.Errorf("search index %s: %w", d.path, err)
+	}
+	return nil
 }

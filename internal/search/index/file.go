@@ -65,7 +65,16 @@ const (
 	secNameText
 	secNameFirstOff
 	secNameFirst
-	numSections = secNameFirst
+	// Filled in stats files only (statsfile.go).
+	secTermDF
+	secTermDocs
+	secDocTermUnits
+	secDocTermHeaded
+	secDocTermTF
+	secDocTermPlainTF
+	secDocViews
+	secDocHeaded
+	numSections = secDocHeaded
 )
 
 // segmentMeta is the meta section.
@@ -92,7 +101,8 @@ type segmentMeta struct {
 	Names      int                `json:"names"`
 	NameTerms  int                `json:"name_terms"`
 	NameFirst  int                `json:"name_first"`
-	Sizes      map[string]uintptr `json:"sizes"` // struct sizes, so a change of layout is caught
+	StatsOnly  bool               `json:"stats_only,omitempty"` // a stats file (statsfile.go)
+	Sizes      map[string]uintptr `json:"sizes"`                // struct sizes, so a change of layout is caught
 }
 
 func structSizes() map[string]uintptr {
@@ -112,7 +122,7 @@ func writeSegment(w *fileWriter, s *Segment) (int64, error) {
 	nd := s.NumDocs()
 	nt := s.NumTerms()
 	meta := segmentMeta{
-		Docs: nd, Units: len(s.units), Terms: nt, Spans: len(s.spans), Fwd: len(s.fwd),
+		Docs: nd, Units: s.NumUnits(), Terms: nt, Spans: len(s.spans), Fwd: len(s.fwd),
 		RouteTotal: s.rtotal, ViewLen: s.viewLen, ViewN: s.viewN, DocTerms: int64(len(s.docTerms)),
 		HeadedN: s.headedN, Self: len(s.self), Dim: s.dim, DenseModel: s.denseModel,
 		Vectors: len(s.vecUnit), Sizes: structSizes(),
@@ -198,7 +208,11 @@ func writeSegment(w *fileWriter, s *Segment) (int64, error) {
 		w.section(secVecUnit)
 		w.section(secVecs)
 	}
-	nameOff, nameStr := stringTable(s.nameTexts)
+	texts := make([]string, len(s.names))
+	for i, e := range s.names {
+		texts[i] = s.NameText(e)
+	}
+	nameOff, nameStr := stringTable(texts)
 	firstOff, firstList := nameFirstTable(s.names, s.nameTerms, nt)
 	w.section(secNames, asBytes(s.names))
 	w.section(secNameTerms, asBytes(s.nameTerms))
@@ -207,11 +221,29 @@ func writeSegment(w *fileWriter, s *Segment) (int64, error) {
 	w.section(secNameFirstOff, asBytes(firstOff))
 	w.section(secNameFirst, asBytes(firstList))
 	meta.Names, meta.NameTerms, meta.NameFirst = len(s.names), len(s.nameTerms), len(firstList)
+	writeDocStats(w, s.ds)
+	meta.StatsOnly = s.ds != nil
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		return 0, err
 	}
 	return w.finish(mj)
+}
+
+// writeDocStats writes a stats file's sections (empty ones for a full
+// segment).
+func writeDocStats(w *fileWriter, ds *docStats) {
+	if ds == nil {
+		ds = &docStats{}
+	}
+	w.section(secTermDF, asBytes(ds.termDF))
+	w.section(secTermDocs, asBytes(ds.termDocs))
+	w.section(secDocTermUnits, asBytes(ds.units))
+	w.section(secDocTermHeaded, asBytes(ds.headed))
+	w.section(secDocTermTF, asBytes(ds.tf))
+	w.section(secDocTermPlainTF, asBytes(ds.plainTF))
+	w.section(secDocViews, asBytes(ds.views))
+	w.section(secDocHeaded, asBytes(ds.headedN))
 }
 
 // OpenSegment opens a segment file. A file of another format or damaged
@@ -296,15 +328,28 @@ func segmentFrom(data []byte) (*Segment, error) {
 	get(&s.docStrOff, secDocStrOff, 3*meta.Docs+1)
 	get(&s.docRange, secDocRange, 2*meta.Docs)
 	get(&s.docHash, secDocHash, meta.DocHash)
-	get(&s.units, secUnits, meta.Units)
-	get(&s.spanOff, secSpanOff, meta.Units+1)
-	get(&s.spans, secSpans, meta.Spans)
-	get(&s.fwdOff, secFwdOff, meta.Units+1)
-	get(&s.fwd, secFwd, meta.Fwd)
+	if meta.StatsOnly {
+		ds := &docStats{}
+		get(&ds.termDF, secTermDF, meta.Terms)
+		get(&ds.termDocs, secTermDocs, meta.Terms)
+		get(&ds.units, secDocTermUnits, int(meta.DocTerms))
+		get(&ds.headed, secDocTermHeaded, int(meta.DocTerms))
+		get(&ds.tf, secDocTermTF, int(meta.DocTerms))
+		get(&ds.plainTF, secDocTermPlainTF, int(meta.DocTerms))
+		get(&ds.views, secDocViews, 2*int(NumViews)*meta.Docs)
+		get(&ds.headedN, secDocHeaded, meta.Docs)
+		s.ds, s.nunits = ds, meta.Units
+	} else {
+		get(&s.units, secUnits, meta.Units)
+		get(&s.spanOff, secSpanOff, meta.Units+1)
+		get(&s.spans, secSpans, meta.Spans)
+		get(&s.fwdOff, secFwdOff, meta.Units+1)
+		get(&s.fwd, secFwd, meta.Fwd)
+		get(&s.postOff, secPostOff, meta.Terms+1)
+		get(&s.postAll, secPost, int(meta.Postings))
+	}
 	get(&s.termOff, secTermOff, meta.Terms+1)
 	get(&s.vocabHash, secVocabHash, meta.VocabHash)
-	get(&s.postOff, secPostOff, meta.Terms+1)
-	get(&s.postAll, secPost, int(meta.Postings))
 	get(&s.roff, secRouteOff, meta.Terms+1)
 	get(&s.rall, secRoute, int(meta.Routes))
 	get(&s.docLen, secRouteLen, meta.Docs)
@@ -320,7 +365,7 @@ func segmentFrom(data []byte) (*Segment, error) {
 	get(&s.nameTextOff, secNameTextOff, meta.Names+1)
 	get(&s.nameFirstOff, secNameFirstOff, meta.Terms+1)
 	get(&s.nameFirstList, secNameFirst, meta.NameFirst)
-	if meta.Vectors > 0 {
+	if meta.Vectors > 0 && !meta.StatsOnly {
 		get(&s.vecOf, secVecOf, meta.Units)
 		get(&s.vecUnit, secVecUnit, meta.Vectors)
 		get(&s.vecs, secVecs, meta.Vectors*meta.Dim)
@@ -353,7 +398,7 @@ func segmentFrom(data []byte) (*Segment, error) {
 	if int(prev) != meta.Units {
 		return nil, bad("document ranges")
 	}
-	if meta.Vectors > 0 && (meta.Dim <= 0 || len(s.vecOf) != meta.Units) {
+	if meta.Vectors > 0 && !meta.StatsOnly && (meta.Dim <= 0 || len(s.vecOf) != meta.Units) {
 		return nil, bad("vectors")
 	}
 	s.statOnce.Do(func() {}) // counted by the writer

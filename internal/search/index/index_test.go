@@ -233,11 +233,26 @@ func TestMergeIsBuild(t *testing.T) {
 func TestSnapshotStatistics(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	docs := randomDocs(rng, 50)
-	var segs []*Segment
+	var segs, stats []*Segment
 	var deleted [][]int32
 	var live []*Doc
-	for _, part := range [][]*Doc{docs[:20], docs[20:21], docs[21:50]} {
-		segs = append(segs, build(t, part))
+	dir := t.TempDir()
+	for k, part := range [][]*Doc{docs[:20], docs[20:21], docs[21:50]} {
+		seg := build(t, part)
+		segs = append(segs, seg)
+		full, _ := writeOpen(t, dir, fmt.Sprint("full", k), seg)
+		path := filepath.Join(dir, fmt.Sprint("stats", k))
+		if _, err := WriteStatsFile(path, full); err != nil {
+			t.Fatal(err)
+		}
+		st, err := OpenSegment(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.StatsOnly() || st.NumUnits() != seg.NumUnits() || len(st.Postings(0)) != 0 {
+			t.Fatalf("stats file: stats-only %v, %d units", st.StatsOnly(), st.NumUnits())
+		}
+		stats = append(stats, st)
 		var del []int32
 		for i, d := range part {
 			if rng.Intn(5) == 0 {
@@ -248,14 +263,23 @@ func TestSnapshotStatistics(t *testing.T) {
 		}
 		deleted = append(deleted, del)
 	}
-	many, err := NewSnapshot(segs, deleted)
-	if err != nil {
-		t.Fatal(err)
-	}
 	one, err := NewSnapshot([]*Segment{build(t, live)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Built in memory; stats files (what a shard keeps of segments it does
+	// not score); a mix.
+	for _, set := range [][]*Segment{segs, stats, {stats[0], segs[1], stats[2]}} {
+		many, err := NewSnapshot(set, deleted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameStatistics(t, many, one)
+	}
+}
+
+func sameStatistics(t *testing.T, many, one *Snapshot) {
+	t.Helper()
 	if many.LiveDocs() != one.LiveDocs() || many.LiveUnits() != one.LiveUnits() || many.HeaderTotal() != one.HeaderTotal() || many.HeadedUnits() != one.HeadedUnits() {
 		t.Fatalf("totals differ")
 	}
@@ -277,7 +301,8 @@ func TestSnapshotStatistics(t *testing.T) {
 		order = append(order, g)
 		d1, t1 := many.RouteDF(g)
 		d2, t2 := one.RouteDF(tm)
-		if many.DF(g) != one.DF(tm) || d1 != d2 || t1 != t2 || many.HeadDocs(g) != one.HeadDocs(tm) || many.HeadedDF(g) != one.HeadedDF(tm) {
+		if many.DF(g) != one.DF(tm) || d1 != d2 || t1 != t2 || many.HeadDocs(g) != one.HeadDocs(tm) || many.HeadedDF(g) != one.HeadedDF(tm) ||
+			many.DocsWithTerm(g, 1000) != one.DocsWithTerm(tm, 1000) {
 			t.Fatalf("%q: statistics differ", str)
 		}
 		if len(str) > 0 && str[0] != SelfMark[0] && !IsHeadTerm(str) {

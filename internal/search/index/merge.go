@@ -52,6 +52,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	var st MergeStats
 	ins := make([]*mergeInput, len(segs))
 	for i, s := range segs {
+		if s.StatsOnly() {
+			return st, fmt.Errorf("search: segment %s is a stats file: it cannot be merged", s.name)
+		}
 		if err := s.Verify(); err != nil {
 			return st, err
 		}
@@ -567,6 +570,7 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	if bad != nil {
 		return st, bad
 	}
+	writeDocStats(w, nil)
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		return st, err

@@ -151,6 +151,11 @@ type Segment struct {
 
 	mapped *mapping   // the file an opened segment lives in
 	c      *container // its sections, for Verify
+
+	// A stats file's per-document counts and its number of units (it holds
+	// no units: statsfile.go).
+	ds     *docStats
+	nunits int
 }
 
 // building reports whether the segment is being built in memory (not
@@ -169,7 +174,12 @@ func (s *Segment) NumDocs() int {
 }
 
 // NumUnits returns the number of units of the segment.
-func (s *Segment) NumUnits() int { return len(s.units) }
+func (s *Segment) NumUnits() int {
+	if s.ds != nil {
+		return s.nunits
+	}
+	return len(s.units)
+}
 
 // NumTerms returns the size of the segment's vocabulary.
 func (s *Segment) NumTerms() int {
@@ -255,6 +265,9 @@ func (s *Segment) LookupDoc(id string) (int32, bool) {
 // offsets of an opened segment are checked here rather than at open: a
 // damaged entry yields no spans.
 func (s *Segment) UnitSpans(u int32) []Span {
+	if uint(u)+1 >= uint(len(s.spanOff)) {
+		return nil // a stats file
+	}
 	a, b := s.spanOff[u], s.spanOff[u+1]
 	if a < 0 || b < a || int(b) > len(s.spans) {
 		return nil
@@ -265,6 +278,9 @@ func (s *Segment) UnitSpans(u int32) []Span {
 // UnitTerms returns the distinct terms of unit u, a unit id in range;
 // checked like UnitSpans.
 func (s *Segment) UnitTerms(u int32) []int32 {
+	if uint(u)+1 >= uint(len(s.fwdOff)) {
+		return nil // a stats file
+	}
 	a, b := s.fwdOff[u], s.fwdOff[u+1]
 	if a < 0 || b < a || int(b) > len(s.fwd) {
 		return nil
@@ -323,6 +339,9 @@ func (s *Segment) Lookup(t string) (int32, bool) {
 // Postings returns the posting list of term t (sorted by unit), t in
 // range; an opened segment's offsets are checked here.
 func (s *Segment) Postings(t int32) []Posting {
+	if s.ds != nil {
+		return nil
+	}
 	if s.postOff == nil {
 		return s.post[t]
 	}
@@ -452,3 +471,8 @@ func (s *Segment) release() {
 		s.mapped.dontNeed()
 	}
 }
+
+// TermRef returns term t's text without copying it, t in range: in an
+// opened segment it points into the file's mapping, so it must not be kept
+// beyond the Segment (use it to look terms up or as a transient map key).
+func (s *Segment) TermRef(t int32) string { return s.term(t) }

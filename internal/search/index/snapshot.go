@@ -114,6 +114,9 @@ func NewSnapshot(segs []*Segment, deleted [][]int32) (*Snapshot, error) {
 
 // deadOf counts what the deleted documents of segment s held.
 func deadOf(s *Segment, docs []int32) (*deadSet, error) {
+	if s.ds != nil {
+		return deadOfStats(s, docs)
+	}
 	d := &deadSet{doc: make([]bool, s.NumDocs()), df: map[int32]int32{}, routeDF: map[int32]int32{}, titleDF: map[int32]int32{},
 		headDocs: map[int32]int32{}, headedDF: map[int32]int32{}, self: map[int32]SelfCount{}}
 	selfOf := s.selfByBase()
@@ -177,6 +180,70 @@ func deadOf(s *Segment, docs []int32) (*deadSet, error) {
 			d.self[t] = c
 		}
 		for _, t := range s.DocTerms(doc) {
+			if p, ok := s.RoutePosting(t, doc); ok {
+				d.routeDF[t]++
+				d.titleDF[t] += int32(p.Title)
+			}
+		}
+		d.rtotal += int64(s.HeaderLen(doc))
+	}
+	return d, nil
+}
+
+// deadOfStats is deadOf for a stats file, from its per-document counts.
+func deadOfStats(s *Segment, docs []int32) (*deadSet, error) {
+	d := &deadSet{doc: make([]bool, s.NumDocs()), df: map[int32]int32{}, routeDF: map[int32]int32{}, titleDF: map[int32]int32{},
+		headDocs: map[int32]int32{}, headedDF: map[int32]int32{}, self: map[int32]SelfCount{}}
+	selfOf := s.selfByBase()
+	ds := s.ds
+	for _, doc := range docs {
+		if doc < 0 || int(doc) >= s.NumDocs() {
+			return nil, fmt.Errorf("%w: deleted document %d of segment %s does not exist", ErrBadIndex, doc, s.name)
+		}
+		if d.doc[doc] {
+			continue
+		}
+		d.doc[doc] = true
+		d.docs++
+		first, limit := s.DocRange(doc)
+		d.units += int64(limit - first)
+		for w := range NumViews {
+			k := (int(doc)*int(NumViews) + int(w)) * 2
+			if k+1 < len(ds.views) {
+				d.viewN[w] += ds.views[k]
+				d.viewLen[w] += ds.views[k+1]
+			}
+		}
+		if int(doc) < len(ds.headedN) {
+			d.headedN += int64(ds.headedN[doc])
+		}
+		a := s.docTermOff[doc]
+		for k, t := range s.DocTerms(doc) {
+			e := a + int64(k)
+			if e >= int64(len(ds.units)) {
+				break
+			}
+			if n := ds.units[e]; n > 0 {
+				d.df[t] += n
+				d.headedDF[t] += ds.headed[e]
+				w := s.term(t)
+				switch {
+				case IsHeadTerm(w):
+					d.headDocs[t]++
+				case len(w) > 0 && w[0] == SelfMark[0]:
+					c := d.self[t]
+					c.Term = t
+					c.Uses += int64(ds.tf[e])
+					c.Docs++
+					d.self[t] = c
+				}
+				if m, ok := selfOf[t]; ok && ds.plainTF[e] > 0 {
+					c := d.self[m]
+					c.Term = m
+					c.Plain += int64(ds.plainTF[e])
+					d.self[m] = c
+				}
+			}
 			if p, ok := s.RoutePosting(t, doc); ok {
 				d.routeDF[t]++
 				d.titleDF[t] += int32(p.Title)
@@ -499,7 +566,7 @@ func (v *Snapshot) DF(t int32) int {
 		if l < 0 {
 			continue
 		}
-		n += len(s.Postings(l))
+		n += s.DF(l)
 		if d := v.dead[i]; d != nil {
 			n -= int(d.df[l])
 		}
@@ -634,6 +701,14 @@ func (v *Snapshot) TermOrder(t int32) uint64 {
 			continue
 		}
 		first := int32(math.MaxInt32)
+		if s.ds != nil { // a stats file: the documents' term lists
+			for doc := range int32(s.NumDocs()) {
+				if !v.Deleted(i, doc) && slices.Contains(s.DocTerms(doc), l) {
+					first = doc
+					break
+				}
+			}
+		}
 		for _, p := range s.Postings(l) {
 			if uint(p.Unit) >= uint(len(s.units)) {
 				continue
@@ -724,4 +799,64 @@ func (v *Snapshot) SelfCounts(w string) (uses, docs, plain int64, ok bool) {
 		}
 	}
 	return uses, docs, plain, true
+}
+
+// DocsWithTerm returns the number of live documents whose units hold term
+// t, counting no further than limit+1.
+func (v *Snapshot) DocsWithTerm(t int32, limit int) int {
+	n := 0
+	for i, s := range v.segs {
+		l := v.Local(t, i)
+		if l < 0 {
+			continue
+		}
+		if s.ds != nil {
+			if uint(l) < uint(len(s.ds.termDocs)) {
+				n += int(s.ds.termDocs[l])
+			}
+			if dd := v.dead[i]; dd != nil {
+				a := s.docTermOff
+				for doc, dead := range dd.doc {
+					if !dead {
+						continue
+					}
+					if k := slices.Index(s.DocTerms(int32(doc)), l); k >= 0 && s.ds.units[a[doc]+int64(k)] > 0 {
+						n--
+					}
+				}
+			}
+		} else {
+			units := s.units
+			last := int32(-1)
+			for _, p := range s.Postings(l) {
+				if uint(p.Unit) >= uint(len(units)) {
+					continue
+				}
+				if d := units[p.Unit].Doc; d != last {
+					last = d
+					if !v.Deleted(i, d) {
+						n++
+					}
+				}
+				if n > limit {
+					return n
+				}
+			}
+		}
+		if n > limit {
+			return n
+		}
+	}
+	return n
+}
+
+// ReleaseMemory drops the pages of the snapshot's segment files from this
+// process's memory (they stay in the page cache and are read again on
+// use). A pass over a whole collection — learning every term's
+// associations — would otherwise hold every page it read as the process's
+// memory: at 100× CUAD, gigabytes.
+func (v *Snapshot) ReleaseMemory() {
+	for _, s := range v.segs {
+		s.release()
+	}
 }

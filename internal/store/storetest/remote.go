@@ -4,6 +4,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"sync"
@@ -257,4 +258,52 @@ func (m *Remote) Damage(collection string) {
 			c.files[k] = []byte("damaged")
 		}
 	}
+}
+
+// PutBlob implements store.Blobs.
+func (m *Remote) PutBlob(_ context.Context, name, blob string, r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	c.files["\x00blob/"+blob] = data
+	return nil
+}
+
+// GetBlob implements store.Blobs.
+func (m *Remote) GetBlob(_ context.Context, name, blob string, w io.Writer) error {
+	m.mu.Lock()
+	c, err := m.get(name)
+	var data []byte
+	ok := false
+	if err == nil {
+		data, ok = c.files["\x00blob/"+blob]
+	}
+	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("blob %q: %w", blob, fs.ErrNotExist)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// DeleteBlob implements store.Blobs.
+func (m *Remote) DeleteBlob(_ context.Context, name, blob string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	delete(c.files, "\x00blob/"+blob)
+	return nil
 }

@@ -53,8 +53,8 @@ func (r *Remote) CollectGarbage(ctx context.Context, collection string, minAge t
 		type key struct{ doc, version string }
 		cand := map[key][]filePart{}
 		for _, p := range parts {
-			if live[p.DocID] == p.Version {
-				continue
+			if live[p.DocID] == p.Version || p.DocID == blobDoc {
+				continue // a live version's, or a blob (blobs.go)
 			}
 			if p.Updated.After(cutoff) {
 				st.Young++

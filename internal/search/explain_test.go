@@ -1,0 +1,152 @@
+package search
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestExplainChangesNoHit: asking for the plan returns the same hits, for
+// every kind of query (whole collection, routed, chosen documents, filled).
+func TestExplainChangesNoHit(t *testing.T) {
+	ix := selfCorpus(t)
+	for _, q := range []Query{
+		{Text: "Does the lease mention subletting?", K: 5},
+		{Text: "Who repairs the roof under this contract?", K: 3},
+		{Text: "rent", K: 8, Docs: []string{"lease-2"}},
+		{Text: "which law governs", K: 4, Docs: []string{"lease-1", "lease-3"}, NoFill: true},
+		{Text: "What does LEASE 4 say about rent?", K: 6},
+	} {
+		plain := ix.Search(q)
+		q.Explain = true
+		ex := ix.Search(q)
+		if ex.Explain == nil {
+			t.Fatalf("%q: no explanation", q.Text)
+		}
+		if !reflect.DeepEqual(plain.Hits, ex.Hits) || !reflect.DeepEqual(plain.RoutedTo, ex.RoutedTo) {
+			t.Errorf("%q: explaining changed the hits:\n%v\n%v", q.Text, plain.Hits, ex.Hits)
+		}
+		if len(ex.Explain.Hits) != len(ex.Hits) {
+			t.Errorf("%q: %d hits explained of %d", q.Text, len(ex.Explain.Hits), len(ex.Hits))
+		}
+	}
+}
+
+// TestExplainScoreMakeup: a lexical hit's term contributions add up to its
+// score, and every stage is listed with its switch.
+func TestExplainScoreMakeup(t *testing.T) {
+	ix := selfCorpus(t)
+	res := ix.Search(Query{Text: "Does the lease mention subletting the premises?", K: 3, Explain: true})
+	ex := res.Explain
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for i, h := range ex.Hits {
+		if len(h.Terms) == 0 {
+			t.Errorf("hit %d: no term contributions", i)
+			continue
+		}
+		sum := 0.0
+		for _, ts := range h.Terms {
+			sum += ts.Score
+		}
+		if math.Abs(sum-h.Score) > 1e-6*max(1, h.Score) {
+			t.Errorf("hit %d: contributions add up to %v, score %v", i, sum, h.Score)
+		}
+		if !strings.Contains(h.Why, "BM25") {
+			t.Errorf("hit %d: why %q", i, h.Why)
+		}
+	}
+	if !slices.ContainsFunc(ex.Framing, func(f FramingWord) bool { return f.Word == "leas" }) {
+		t.Errorf("framing %v: want the lease's self-reference", ex.Framing)
+	}
+	var switches []string
+	for _, s := range ex.Stages {
+		switches = append(switches, s.Switch)
+		if !s.On {
+			t.Errorf("stage %q off in a default search", s.Name)
+		}
+	}
+	for _, want := range []string{"NoRoute", "NoFraming", "NoAssociations", "NoHeadings", "NoProvisions", "NoFill"} {
+		if !slices.Contains(switches, want) {
+			t.Errorf("no stage switched by %s", want)
+		}
+	}
+}
+
+// TestStageSwitches: each switch turns its stage off, and the plan says so.
+func TestStageSwitches(t *testing.T) {
+	ix := selfCorpus(t)
+	q := Query{Text: "Does the lease mention subletting?", K: 3, Explain: true}
+	on := ix.Search(q).Explain
+
+	q.NoFraming = true
+	off := ix.Search(q).Explain
+	if len(off.Framing) != 0 || !slices.ContainsFunc(off.Terms, func(t TermWeight) bool { return t.Word == "leas" }) {
+		t.Errorf("NoFraming: framing %v, terms %v", off.Framing, off.Terms)
+	}
+	if stageOn(off, "NoFraming") || !stageOn(on, "NoFraming") {
+		t.Error("the framing stage does not show its switch")
+	}
+
+	q.NoFraming, q.NoAssociations, q.NoHeadings = false, true, true
+	plain := ix.Search(q).Explain
+	if len(plain.Expansions) != 0 {
+		t.Errorf("no expansion asked, got %v", plain.Expansions)
+	}
+	q.NoHeadings = false
+	for _, e := range ix.Search(q).Explain.Expansions {
+		if e.Kind != "heading" {
+			t.Errorf("NoAssociations: an association added: %+v", e)
+		}
+	}
+}
+
+func stageOn(ex *Explain, sw string) bool {
+	for _, s := range ex.Stages {
+		if s.Switch == sw {
+			return s.On
+		}
+	}
+	return false
+}
+
+// TestExplainProvisions: SearchWith notes what the provision finder did.
+func TestExplainProvisions(t *testing.T) {
+	ix := selfCorpus(t)
+	f := fakeFinder{hits: []Hit{{DocID: "lease-1", View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}
+	res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, Explain: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := res.Explain.Provisions
+	if ps == nil || len(ps.Matches) != 1 || !ps.Matches[0].Asked || len(ps.Found) != 1 || !strings.Contains(ps.Why, "Governing Law") {
+		t.Fatalf("provision stage %+v", ps)
+	}
+	if h := res.Explain.Hits[0]; h.Provision != "Governing Law" || !strings.Contains(h.Why, "review detectors") {
+		t.Errorf("first hit %+v", h)
+	}
+	if len(res.Explain.Hits) != len(res.Hits) {
+		t.Errorf("%d hits explained of %d", len(res.Explain.Hits), len(res.Hits))
+	}
+}
+
+type fakeFinder struct{ hits []Hit }
+
+func (f fakeFinder) FindProvisions(_ context.Context, _ string, docs []string) ([]Hit, []Absence, error) {
+	var out []Hit
+	for _, h := range f.hits {
+		if slices.Contains(docs, h.DocID) {
+			h.Span.End = 30
+			out = append(out, h)
+		}
+	}
+	return out, nil, nil
+}
+
+func (f fakeFinder) MatchProvisions(_ context.Context, _ string) []ProvisionMatch {
+	return []ProvisionMatch{{Provision: "Governing Law", Score: 0.6, Lead: 0.3, Asked: true}}
+}
