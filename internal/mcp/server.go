@@ -44,7 +44,7 @@ const (
 var Version = "dev"
 
 const instructions = `pakton answers questions about the legal contracts of one collection with exact, verifiable citations.
-Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
+Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, compare_contracts to see how a contract departs from a template or another version, and ask for a structured, cited report when the user wants an answer rather than passages.
 Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
 
 // NewServer returns an MCP server with pakton's tools and document
@@ -110,6 +110,17 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"use search_contracts or get_clause to read around a finding.",
 		Annotations: readOnly,
 	}, h.review)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "compare_contracts",
+		Title: "Compare a contract with a template or another version",
+		Description: "Compare a contract with the firm's standard form or with another version of it (a draft and the executed copy, " +
+			"an amended and restated version), clause by clause: the template's clauses missing from the contract, the clauses changed " +
+			"(with the words removed and inserted), and the clauses the contract adds, each with its clause path and heading on both sides. " +
+			"Renumbering, re-flowed lines and page furniture are no change. Name both documents by id or name from list_documents; " +
+			"use get_clause with a path to read a clause in full.",
+		Annotations: readOnly,
+	}, h.compare)
 
 	addResources(s, b)
 	return s
