@@ -65,7 +65,8 @@ func runEval(ctx context.Context, args []string) error {
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
-	noFill := fs.Bool("no-fill", false, "ablation: return only passages that match the question's words")
+	noRoute := fs.Bool("no-route", false, "ablation: search every document even when a question names a contract")
+	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
@@ -86,7 +87,8 @@ func runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, NoFill: *noFill, Collection: *coll}
+	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, Collection: *coll,
+		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
 		st, err := g.openOrCreate()

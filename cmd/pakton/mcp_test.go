@@ -101,7 +101,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("connect: %v\nstderr: %s", err, errOut.String())
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 5 {
+	if err != nil || len(tools.Tools) != 6 {
 		t.Fatalf("tools/list: %v %+v", err, tools)
 	}
 	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "search_contracts", Arguments: map[string]any{"query": "terminate for convenience", "k": 2}})

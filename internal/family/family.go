@@ -22,6 +22,7 @@
 package family
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/fnv"
@@ -30,6 +31,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	learnt "github.com/pakton/pakton/internal/names"
 )
 
 // K is the number of minima in a signature.
@@ -92,10 +95,30 @@ func Words(text string) []string {
 // 2014), so two texts still agree bin by bin with probability their
 // Jaccard similarity. One hash per shingle instead of K makes signing
 // about as fast as reading the text.
-func Sign(text string) Signature {
+func Sign(text string) Signature { return SignWithParties(text, nil) }
+
+// SignWithParties is Sign for a text whose parties' names are known (read by
+// internal/names): the words of those names join its opening names, so a
+// party named only once in the opening still tells two contracts apart.
+// Ingest signs with Parties(names.Learn(…)): on the held-out constructed
+// pairs this halved the party-swapped pairs called the same contract (8 of
+// 61 → 4 of 61) and changed no other pair (docs/EVALUATION.md).
+func SignWithParties(text string, parties []string) Signature {
 	words := Words(text)
 	var sig Signature
 	sig.Names, sig.Vocab = names(text, words)
+	known := map[uint64]bool{}
+	for _, n := range sig.Names {
+		known[n] = true
+	}
+	for _, p := range parties {
+		for _, w := range Words(p) {
+			if h := wordHash(w); len([]rune(w)) >= 3 && !known[h] && len(sig.Names) < maxNames {
+				known[h] = true
+				sig.Names = append(sig.Names, h)
+			}
+		}
+	}
 	for i := range sig.Mins {
 		sig.Mins[i] = ^uint64(0)
 	}
@@ -441,4 +464,15 @@ func Group(members []Member, o Options) ([][]int, []Pair) {
 		return pairs[i].A < pairs[j].A || pairs[i].A == pairs[j].A && pairs[i].B < pairs[j].B
 	})
 	return out, pairs
+}
+
+// Parties are the names of the parties internal/names read from a text,
+// without their legal form where it knows one ("Fonterra", not "Fonterra
+// (USA) Inc."): what SignWithParties takes.
+func Parties(n learnt.Names) []string {
+	var out []string
+	for _, p := range n.Parties {
+		out = append(out, cmp.Or(p.Core, p.Name))
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/family"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -188,7 +189,7 @@ func docSignature(ctx context.Context, st *store.Store, collection string, in st
 	if err != nil {
 		return family.Signature{}, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	return family.Sign(rec.Doc.MaskedText()), nil
+	return family.SignWithParties(rec.Doc.MaskedText(), family.Parties(chunk.Names(rec.Doc))), nil
 }
 
 // Duplicates lists the other members of a document's family, best match

@@ -291,7 +291,7 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 		return nil, fmt.Errorf("cannot encode names: %w", err)
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON,
-		ArtifactFamily: family.Sign(doc.MaskedText()).Encode()}
+		ArtifactFamily: family.SignWithParties(doc.MaskedText(), family.Parties(nm)).Encode()}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
 	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		return nil, err

@@ -242,6 +242,26 @@ func TestToolsInMemory(t *testing.T) {
 	if len(sr.RoutedTo) != 0 || others == 0 {
 		t.Errorf("no_route search: routed_to %+v, %d passages from other documents", sr.RoutedTo, others)
 	}
+	// explain adds the plan and changes no passage; a stage's switch
+	// shows in it as off.
+	var plain, ex SearchOutput
+	call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8}, &plain)
+	res = call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8, "explain": true}, &ex)
+	if ex.Explain == nil || len(ex.Explain.Hits) != len(ex.Passages) || !strings.Contains(text(res), "Plan for") || !strings.Contains(text(res), "words searched:") {
+		t.Errorf("explain: %+v\n%s", ex.Explain, text(res))
+	} else if plain.Explain != nil || len(plain.Passages) != len(ex.Passages) {
+		t.Errorf("explain changed the result: %d passages, %d with explain (plan without explain: %v)", len(plain.Passages), len(ex.Passages), plain.Explain != nil)
+	} else {
+		for i := range ex.Passages {
+			if ex.Passages[i].Span != plain.Passages[i].Span || ex.Passages[i].DocID != plain.Passages[i].DocID {
+				t.Errorf("explain changed passage %d: %+v, without %+v", i+1, ex.Passages[i].Span, plain.Passages[i].Span)
+			}
+		}
+	}
+	res = call(t, cs, "search_contracts", map[string]any{"query": named, "k": 8, "explain": true, "no_headings": true, "no_framing": true}, &ex)
+	if ex.Explain == nil || !strings.Contains(text(res), "switched off: framing, headings") {
+		t.Errorf("explain with no_headings, no_framing:\n%s", text(res))
+	}
 	// A provision question: the detectors' clause first where a contract
 	// has it, "not found" where it has not.
 	res = call(t, cs, "search_contracts", map[string]any{"query": "Can the customer terminate for convenience?", "doc": "master-services-agreement.txt", "k": 3}, &sr)

@@ -44,7 +44,7 @@ const (
 var Version = "dev"
 
 const instructions = `pakton answers questions about the legal contracts of one collection with exact, verifiable citations.
-Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, and ask for a structured, cited report when the user wants an answer rather than passages.
+Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, compare_contracts to see how a contract departs from a template or another version, and ask for a structured, cited report when the user wants an answer rather than passages.
 Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
 
 // NewServer returns an MCP server with pakton's tools and document
@@ -110,6 +110,17 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"use search_contracts or get_clause to read around a finding.",
 		Annotations: readOnly,
 	}, h.review)
+
+	mcpsdk.AddTool(s, &mcpsdk.Tool{
+		Name:  "compare_contracts",
+		Title: "Compare a contract with a template or another version",
+		Description: "Compare a contract with the firm's standard form or with another version of it (a draft and the executed copy, " +
+			"an amended and restated version), clause by clause: the template's clauses missing from the contract, the clauses changed " +
+			"(with the words removed and inserted), and the clauses the contract adds, each with its clause path and heading on both sides. " +
+			"Renumbering, re-flowed lines and page furniture are no change. Name both documents by id or name from list_documents; " +
+			"use get_clause with a path to read a clause in full.",
+		Annotations: readOnly,
+	}, h.compare)
 
 	addResources(s, b)
 	return s
@@ -188,6 +199,13 @@ type SearchInput struct {
 	NoRoute bool `json:"no_route,omitempty" jsonschema:"search every document even when the query seems to name a contract (routed_to says when routing narrowed a search)"`
 	// NoProvisions ranks by the query's words only.
 	NoProvisions bool `json:"no_provisions,omitempty" jsonschema:"rank by the query's words only, without putting first the passage the review detectors find when the query asks about a playbook provision (such a passage carries its provision's name)"`
+	// The switches of the search's other tuned stages (search.Query).
+	NoFraming      bool `json:"no_framing,omitempty" jsonschema:"keep the words the query frames itself with (\"does this contract mention\") among the words searched"`
+	NoAssociations bool `json:"no_associations,omitempty" jsonschema:"do not add the words that co-occur with the query's words in the collection"`
+	NoHeadings     bool `json:"no_headings,omitempty" jsonschema:"do not add the body words of the clauses the query's words head"`
+	NoFill         bool `json:"no_fill,omitempty" jsonschema:"in a search narrowed to some contracts, return only passages that match the query's words"`
+	// Explain adds the plan of the search as it ran.
+	Explain bool `json:"explain,omitempty" jsonschema:"add the plan of the search as it ran: the documents searched and why, the words dropped and added, the provision asked about, how each passage's score was made, and every stage with the switch that turns it off"`
 }
 
 // Passage is one search result.
@@ -222,6 +240,8 @@ type SearchOutput struct {
 	// NotFound: provisions the query asks about that the review detectors
 	// looked for and did not find.
 	NotFound []NotFound `json:"not_found,omitempty" jsonschema:"provisions the query asks about that the offline review detectors looked for in a document and did not find: that document's passages only match the query's words"`
+	// Explain is the plan as it ran, when explain asked for it.
+	Explain *search.Explain `json:"explain,omitempty" jsonschema:"the plan of the search as it ran (docs/SEARCH.md#explain-what-a-question-became), when explain was set"`
 }
 
 // NotFound is a provision the review detectors did not find in a document.
@@ -252,7 +272,8 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		return nil, out, err
 	}
 	c := sn.Corpus()
-	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions}
+	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions,
+		NoFraming: in.NoFraming, NoAssociations: in.NoAssociations, NoHeadings: in.NoHeadings, NoFill: in.NoFill, Explain: in.Explain}
 	if in.Doc != "" {
 		info, err := findDoc(ctx, c, in.Doc)
 		if err != nil {
@@ -271,7 +292,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the passages: %w", err)
 	}
-	out = SearchOutput{Collection: sn.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}, Route: resp.Route}
+	out = SearchOutput{Collection: sn.Collection, Query: q, RoutedTo: []DocRef{}, Passages: []Passage{}, Route: resp.Route, Explain: resp.Explain}
 	for _, d := range resp.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, DocRef(d))
 	}
@@ -285,12 +306,17 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 			Path: p.Path, Pages: p.Pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support, Provision: p.Provision,
 		})
 	}
-	return textResult(searchText(out)), out, nil
+	return textResult(searchText(out, sn.Index.DocName)), out, nil
 }
 
-// searchText renders search results for a reader.
-func searchText(out SearchOutput) string {
+// searchText renders search results for a reader; docName names a
+// document in the plan (explain).
+func searchText(out SearchOutput, docName func(id string) string) string {
 	var b strings.Builder
+	if out.Explain != nil {
+		out.Explain.WriteText(&b, docName)
+		b.WriteString("\n")
+	}
 	if r := out.Route; r != nil && r.Why != "" {
 		fmt.Fprintf(&b, "Routing: %s", r.Why)
 		switch {

@@ -84,7 +84,7 @@ func TestFamiliesAndCompare(t *testing.T) {
 	}
 	fams := decode[struct {
 		Families []struct {
-			Members []struct{ Name string }
+			Members []struct{ ID, Name string }
 			Primary string
 		}
 	}](t, body)
@@ -110,5 +110,31 @@ func TestFamiliesAndCompare(t *testing.T) {
 	}
 	if code, _ := e.do("GET", "/api/v1/collections/deal/compare?contract=msa.txt&against=nope.txt", key, nil, ""); code != http.StatusNotFound {
 		t.Errorf("compare with an unknown document: %d", code)
+	}
+	// A document's details name the other copies of its contract.
+	var signed string
+	for _, m := range fams.Families[0].Members {
+		if m.Name == "msa-signed.txt" {
+			signed = m.ID
+		}
+	}
+	code, body = e.do("GET", "/api/v1/collections/deal/documents/"+signed+"?text=0", key, nil, "")
+	if code != http.StatusOK || !strings.Contains(string(body), `"duplicates":[{"id":"`) || !strings.Contains(string(body), `"name":"msa.txt"`) {
+		t.Errorf("details of a family member: %d %.400s", code, body)
+	}
+	// Another collection's key sees neither the families nor the comparison.
+	other := e.key("other")
+	for _, path := range []string{"/api/v1/collections/deal/families", "/api/v1/collections/deal/compare?contract=msa.txt&against=msa-signed.txt"} {
+		if code, body := e.do("GET", path, other, nil, ""); (code != http.StatusNotFound && code != http.StatusForbidden) || strings.Contains(string(body), "msa") {
+			t.Errorf("%s with another collection's key: %d %s", path, code, body)
+		}
+	}
+	// Deleting a copy ends its family: the families follow the collection.
+	if code, body := e.do("DELETE", "/api/v1/collections/deal/documents/"+signed, key, nil, ""); code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	code, body = e.do("GET", "/api/v1/collections/deal/families", key, nil, "")
+	if code != http.StatusOK || string(bytes.TrimSpace(body)) != `{"families":[]}` {
+		t.Errorf("families after deleting a copy: %d %s", code, body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,19 +25,25 @@ import (
 )
 
 // TestShardedServers: on one cluster, a collection indexed and published
-// by one process (in two batches, so in several segments) is served by
-// two servers that each hold half of its segments whole (shard 0/2 and
-// 1/2) and by one that holds them all; every search through either shard
-// server returns the hits, scores and routing of the one holding all. On
-// the cluster suite (PAKTON_WEAVIATE) the three servers share a real
-// 3-node Weaviate cluster.
+// by one process (in three batches, so in several segments) is served by
+// three servers that each hold a third of its segments whole (shard 0/3,
+// 1/3 and 2/3) and by one that holds them all; every search through any
+// shard server returns the hits, scores and routing of the one holding
+// all. With a shard server gone, a search through another fails with an
+// error naming it (never a partial answer, never a hang). Every wait has a
+// deadline: the test's HTTP client (20 s), the shards' requests to each
+// other (5 s) and the test's context. On the cluster suite
+// (PAKTON_WEAVIATE) the servers share a real 3-node Weaviate cluster.
 func TestShardedServers(t *testing.T) {
+	const n = 3
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
 	mem := storetest.NewRemote()
 	newRemote := func() store.Remote { return mem }
 	if wvtest.OnCluster() {
 		u := os.Getenv(wvtest.EnvStoreURL) + "&namespace=H" + fmt.Sprint(time.Now().UnixNano())
 		newRemote = func() store.Remote {
-			r, _, err := weaviate.Open(context.Background(), u)
+			r, _, err := weaviate.Open(ctx, u)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,8 +51,7 @@ func TestShardedServers(t *testing.T) {
 			return r
 		}
 	}
-	ctx := context.Background()
-	// The publisher: ingests in two batches, learns the associations.
+	// The publisher: ingests in n batches, learns the associations.
 	pub, err := store.OpenRemote(newRemote(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -55,12 +61,12 @@ func TestShardedServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
-	for batch := range 2 {
+	for batch := range n {
 		dir := filepath.Join(src, fmt.Sprint(batch))
 		os.MkdirAll(dir, 0o755)
-		for i := range 4 {
-			n := batch*4 + i
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("supplier-%d.txt", n)), []byte(contract(fmt.Sprintf("Vendor%d Ltd", n), fmt.Sprintf("%d years", n+1))), 0o644)
+		for i := range 3 {
+			k := batch*3 + i
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("supplier-%d.txt", k)), []byte(contract(fmt.Sprintf("Vendor%d Ltd", k), fmt.Sprintf("%d years", k+1))), 0o644)
 		}
 		if _, err := ingest.Ingest(ctx, pub, "deals", []string{dir}, ingest.Options{}); err != nil {
 			t.Fatal(err)
@@ -69,18 +75,19 @@ func TestShardedServers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if rep, err := ingest.Maintain(ctx, pub, "deals", ingest.MaintainOptions{Learn: true, Policy: noMergePolicy}); err != nil || !rep.Learned || rep.Segments < 2 {
-		t.Fatalf("maintain: %+v, %v", rep, err)
+	if rep, err := ingest.Maintain(ctx, pub, "deals", ingest.MaintainOptions{Learn: true, Policy: noMergePolicy}); err != nil || !rep.Learned || rep.Segments < n {
+		t.Fatalf("maintain: %+v, %v (want %d segments or more)", rep, err, n)
 	}
 
-	// The servers. Their URLs are known before they start, so each shard
-	// can be told the others'.
+	// The servers: n shards, then one holding every segment. Their URLs
+	// are known before they start, so each shard can be told the others'.
 	var admin string
 	type server struct {
-		ts *httptest.Server
-		h  atomic.Pointer[http.Handler]
+		ts  *httptest.Server
+		h   atomic.Pointer[http.Handler]
+		srv *Server
 	}
-	start := func(shard *ShardConfig) (*Server, *server) {
+	start := func(s *server, shard *ShardConfig) {
 		st, err := store.OpenRemote(newRemote(), t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -97,45 +104,56 @@ func TestShardedServers(t *testing.T) {
 		}
 		if shard != nil {
 			shard.Key = admin
+			shard.Timeout = 5 * time.Second
 		}
 		srv, err := New(ctx, Config{Store: st, Keys: keys, Shard: shard, Rate: -1, Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { srv.Close() })
-		return srv, nil
+		s.srv = srv
+		h := srv.Handler()
+		s.h.Store(&h)
+		s.ts.Start()
+		t.Cleanup(s.ts.Close)
 	}
-	var sts [3]*server
-	var srvs [3]*Server
+	sts := make([]*server, n+1)
+	urls := make([]string, n)
 	for i := range sts {
 		s := &server{}
 		s.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }))
 		sts[i] = s
+		if i < n {
+			urls[i] = "http://" + s.ts.Listener.Addr().String()
+		}
 	}
-	urls := []string{"http://" + sts[0].ts.Listener.Addr().String(), "http://" + sts[1].ts.Listener.Addr().String()}
-	for i, cfg := range []*ShardConfig{{K: 0, N: 2, Peers: urls}, {K: 1, N: 2, Peers: urls}, nil} {
-		srv, _ := start(cfg)
-		srvs[i] = srv
-		h := srv.Handler()
-		sts[i].h.Store(&h)
-		sts[i].ts.Start()
-		t.Cleanup(sts[i].ts.Close)
+	for k := range n {
+		start(sts[k], &ShardConfig{K: k, N: n, Peers: urls})
 	}
-	search := func(s *server, q map[string]any) map[string]any {
+	whole := sts[n]
+	start(whole, nil)
+
+	client := &http.Client{Timeout: 20 * time.Second}
+	post := func(s *server, q map[string]any) (int, map[string]any) {
 		t.Helper()
 		b, _ := json.Marshal(q)
-		req, _ := http.NewRequest("POST", s.ts.URL+"/api/v1/collections/deals/search", bytes.NewReader(b))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.ts.URL+"/api/v1/collections/deals/search", bytes.NewReader(b))
 		req.Header.Set("Authorization", "Bearer "+admin)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("search through %s: %v", s.ts.URL, err)
 		}
 		defer resp.Body.Close()
 		var out map[string]any
 		json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d %v", s.ts.URL, resp.StatusCode, out)
+		return resp.StatusCode, out
+	}
+	search := func(s *server, q map[string]any) map[string]any {
+		t.Helper()
+		code, out := post(s, q)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d %v", s.ts.URL, code, out)
 		}
 		return out
 	}
@@ -144,39 +162,64 @@ func TestShardedServers(t *testing.T) {
 		{"query": "What is the liability cap of the Vendor3 agreement?", "k": 3},
 		{"query": "assignment to an affiliate without consent", "k": 10, "no_route": true},
 		{"query": "How long does the Vendor6 Ltd services agreement last?", "k": 4},
-		{"query": "notice", "k": 2, "docs": []string{"supplier-1.txt", "supplier-5.txt"}},
+		{"query": "How long does the Vendor8 Ltd services agreement last?", "k": 2},
+		{"query": "notice", "k": 2, "docs": []string{"supplier-1.txt", "supplier-5.txt", "supplier-7.txt"}},
+		{"query": "services described in the schedule", "k": 9, "no_route": true},
 	}
 	for i, q := range questions {
-		want := search(sts[2], q)
+		want := search(whole, q)
+		if hits, _ := want["hits"].([]any); len(hits) == 0 {
+			t.Fatalf("no hits for %q from the server holding every segment: %v", q["query"], want)
+		}
 		wj, _ := json.Marshal(want)
-		for k := range 2 {
+		for k := range n {
 			got := search(sts[k], q)
 			if gj, _ := json.Marshal(got); !bytes.Equal(gj, wj) {
-				t.Fatalf("shard %d answers %q:\n%s\nthe server holding every segment:\n%s", k, q["query"], gj, wj)
+				t.Fatalf("shard %d/%d answers %q:\n%s\nthe server holding every segment:\n%s", k, n, q["query"], gj, wj)
 			}
 		}
 		if i == 0 {
-			// Each shard holds half of the segments whole, the rest as
-			// stats files.
-			for k := range 2 {
-				sn, err := srvs[k].coll.Get(ctx, "deals")
+			// Each shard holds its part of the segments whole, the rest
+			// as stats files.
+			for k := range n {
+				sn, err := sts[k].srv.coll.Get(ctx, "deals")
 				if err != nil {
 					t.Fatal(err)
 				}
-				whole, stats := 0, 0
+				held, stats := 0, 0
 				for _, seg := range sn.Index.Snapshot().Segments() {
 					if seg.StatsOnly() {
 						stats++
 					} else {
-						whole++
+						held++
 					}
 				}
-				if whole == 0 || stats == 0 {
-					t.Fatalf("shard %d holds %d segments whole and %d as stats files", k, whole, stats)
+				if held == 0 || stats == 0 {
+					t.Fatalf("shard %d/%d holds %d segments whole and %d as stats files", k, n, held, stats)
 				}
 			}
 		}
+	}
 
+	// --explain on a shard: the plan is explained, the hits are the same
+	// (each hit's score makeup is known only to the shard that ranked it).
+	q := map[string]any{"query": "What is the liability cap of the Vendor3 agreement?", "k": 3, "explain": true}
+	want, _ := json.Marshal(search(whole, q)["hits"])
+	for k := range n {
+		out := search(sts[k], q)
+		if got, _ := json.Marshal(out["hits"]); !bytes.Equal(got, want) || out["explain"] == nil {
+			t.Fatalf("shard %d/%d explained: hits %s, explain %v; want hits %s and an explanation", k, n, got, out["explain"], want)
+		}
+	}
+
+	// A shard server gone: the others say so, promptly.
+	sts[n-1].ts.Close()
+	for k := range n - 1 {
+		code, out := post(sts[k], questions[0])
+		msg := fmt.Sprint(out["error"])
+		if code == http.StatusOK || !strings.Contains(msg, urls[n-1]) {
+			t.Fatalf("shard %d/%d with shard %d gone: %d %v, want an error naming %s", k, n, n-1, code, out, urls[n-1])
+		}
 	}
 }
 

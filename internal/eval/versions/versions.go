@@ -29,6 +29,7 @@ import (
 	"github.com/pakton/pakton/internal/compare"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/family"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // Contract is a text of the corpus with the parties CUAD annotates for it.
@@ -62,7 +63,7 @@ type Pair struct {
 // Signatures returns the pair's family signatures.
 func (p *Pair) Signatures() (family.Signature, family.Signature) {
 	if p.sa == nil {
-		a, b := family.Sign(p.A), family.Sign(p.B)
+		a, b := sign(p.A), sign(p.B)
 		p.sa, p.sb = &a, &b
 	}
 	return *p.sa, *p.sb
@@ -310,6 +311,11 @@ func shares(short, name string) bool {
 		}
 	}
 	return false
+}
+
+// sign signs a text as ingest does: with the parties internal/names reads.
+func sign(text string) family.Signature {
+	return family.SignWithParties(text, family.Parties(names.Learn(text, "")))
 }
 
 // ParseParties reads CUAD's Parties answer: `Name ("Short", "S2"); Name2 (…)`.

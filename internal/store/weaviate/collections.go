@@ -223,7 +223,9 @@ func (r *Remote) ensureTenant(ctx context.Context, class, tenant string) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("create tenant %s of %s: %w", tenant, class, err)
 		}
-		time.Sleep(time.Second)
+		if err := sleepCtx(ctx, time.Second); err != nil {
+			return err
+		}
 	}
 }
 

@@ -339,11 +339,16 @@ func (r *Remote) batchOnce(ctx context.Context, objs []object) error {
 		if errors.As(err, &se) && se.Code < 500 && se.Code != 429 {
 			return err
 		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("batch write: %w", ctx.Err())
+		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("batch write: %w", err)
 		}
 		r.c.retries.Add(1)
-		time.Sleep(delay)
+		if err := sleepCtx(ctx, delay); err != nil {
+			return fmt.Errorf("batch write: %w", err)
+		}
 		delay = min(2*delay, 2*time.Second)
 	}
 }

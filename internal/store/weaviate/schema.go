@@ -98,6 +98,8 @@ func (r *Remote) ensureClass(ctx context.Context, name string) error {
 			return fmt.Errorf("create class %s: %w", name, err)
 		}
 		slog.Debug("weaviate: create class failed; checking and retrying", "class", name, "err", err)
-		time.Sleep(time.Second)
+		if err := sleepCtx(ctx, time.Second); err != nil {
+			return err
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate"
@@ -35,6 +36,11 @@ func OpenStore(dir string) (*store.Store, error) {
 	return weaviate.OpenStore(context.Background(), u+sep+"namespace=T"+hex.EncodeToString(b)+"&local="+dir)
 }
 
+// EnvSuiteRun, when set, is the -test.run pattern RunSuite runs on the
+// cluster (default every test): PAKTON_WEAVIATE=1 PAKTON_WEAVIATE_RUN=^TestX
+// go test -run Weaviate ./internal/server/ runs one test there.
+const EnvSuiteRun = "PAKTON_WEAVIATE_RUN"
+
 // OnCluster reports whether the tests run under RunSuite.
 func OnCluster() bool { return os.Getenv(EnvStoreURL) != "" }
 
@@ -52,7 +58,20 @@ func RunSuite(t *testing.T, skip ...string) {
 	}
 	c := Require(t, 3)
 	skip = append([]string{"^TestWeaviate"}, skip...)
-	cmd := exec.Command(os.Args[0], "-test.run", "^Test", "-test.count", "1", "-test.v", "-test.skip", strings.Join(skip, "|"))
+	run := "^Test"
+	if r := os.Getenv(EnvSuiteRun); r != "" {
+		run = r
+	}
+	args := []string{"-test.run", run, "-test.count", "1", "-test.v", "-test.skip", strings.Join(skip, "|")}
+	if d, ok := t.Deadline(); ok {
+		// The suite times out a minute before this test does, so a test
+		// that hangs on the cluster prints its goroutines here instead of
+		// both processes dying with nothing said.
+		if left := time.Until(d) - time.Minute; left > 0 {
+			args = append(args, "-test.timeout", left.Round(time.Second).String())
+		}
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), EnvStoreURL+"="+c.URL("replicas=3"), "PAKTON_WEAVIATE=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
