@@ -287,13 +287,18 @@ func Open(dir string, opt Options) (*Manager, error) {
 			opt.Logger.Warn("jobs: ignoring unreadable job file", "path", path, "err", err)
 			continue
 		}
-		en := &entry{job: j, done: make(chan struct{})}
-		if j.State.Final() {
-			close(en.done)
-		}
-		m.jobs[id] = en
+		m.adopt(j)
 	}
 	return m, nil
+}
+
+// adopt enters a job read back from its record (Open, OpenShared).
+func (m *Manager) adopt(j Job) {
+	en := &entry{job: j, done: make(chan struct{})}
+	if j.State.Final() {
+		close(en.done)
+	}
+	m.jobs[j.ID] = en
 }
 
 // Handle registers the function that runs jobs of a kind. Call it before

@@ -111,23 +111,38 @@ func NewSnapshot(segs []*Segment, deleted [][]int32) (*Snapshot, error) {
 	return v, nil
 }
 
+func newDeadSet(s *Segment) *deadSet {
+	return &deadSet{doc: make([]bool, s.NumDocs()), df: map[int32]int32{}, routeDF: map[int32]int32{}, titleDF: map[int32]int32{},
+		headDocs: map[int32]int32{}, headedDF: map[int32]int32{}, self: map[int32]SelfCount{}}
+}
+
+// take marks doc of segment s deleted; first is false when it already was
+// (a document listed twice is counted once).
+func (d *deadSet) take(s *Segment, doc int32) (first bool, err error) {
+	if doc < 0 || int(doc) >= s.NumDocs() {
+		return false, fmt.Errorf("%w: deleted document %d of segment %s does not exist", ErrBadIndex, doc, s.name)
+	}
+	if d.doc[doc] {
+		return false, nil
+	}
+	d.doc[doc] = true
+	d.docs++
+	return true, nil
+}
+
 // deadOf counts what the deleted documents of segment s held.
 func deadOf(s *Segment, docs []int32) (*deadSet, error) {
 	if s.ds != nil {
 		return deadOfStats(s, docs)
 	}
-	d := &deadSet{doc: make([]bool, s.NumDocs()), df: map[int32]int32{}, routeDF: map[int32]int32{}, titleDF: map[int32]int32{},
-		headDocs: map[int32]int32{}, headedDF: map[int32]int32{}, self: map[int32]SelfCount{}}
+	d := newDeadSet(s)
 	selfOf := s.selfByBase()
 	for _, doc := range docs {
-		if doc < 0 || int(doc) >= s.NumDocs() {
-			return nil, fmt.Errorf("%w: deleted document %d of segment %s does not exist", ErrBadIndex, doc, s.name)
-		}
-		if d.doc[doc] {
+		if first, err := d.take(s, doc); err != nil {
+			return nil, err
+		} else if !first {
 			continue
 		}
-		d.doc[doc] = true
-		d.docs++
 		first, limit := s.DocRange(doc)
 		heads := map[int32]bool{}
 		selfDocs := map[int32]bool{}
@@ -191,19 +206,15 @@ func deadOf(s *Segment, docs []int32) (*deadSet, error) {
 
 // deadOfStats is deadOf for a stats file, from its per-document counts.
 func deadOfStats(s *Segment, docs []int32) (*deadSet, error) {
-	d := &deadSet{doc: make([]bool, s.NumDocs()), df: map[int32]int32{}, routeDF: map[int32]int32{}, titleDF: map[int32]int32{},
-		headDocs: map[int32]int32{}, headedDF: map[int32]int32{}, self: map[int32]SelfCount{}}
+	d := newDeadSet(s)
 	selfOf := s.selfByBase()
 	ds := s.ds
 	for _, doc := range docs {
-		if doc < 0 || int(doc) >= s.NumDocs() {
-			return nil, fmt.Errorf("%w: deleted document %d of segment %s does not exist", ErrBadIndex, doc, s.name)
-		}
-		if d.doc[doc] {
+		if first, err := d.take(s, doc); err != nil {
+			return nil, err
+		} else if !first {
 			continue
 		}
-		d.doc[doc] = true
-		d.docs++
 		first, limit := s.DocRange(doc)
 		d.units += int64(limit - first)
 		for w := range NumViews {
