@@ -166,15 +166,7 @@ func (l *Library) perContractSearch(ctx context.Context, question string, docs [
 		}
 		hits = append(hits, res.Hits[0])
 	}
-	slices.SortStableFunc(hits, func(a, b search.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(hits, search.ByScore)
 	ps, err := ingest.Passages(ctx, l.Corpus.Store, l.Corpus.Collection, hits)
 	if err != nil {
 		return nil, nil, err

@@ -111,16 +111,9 @@ func EncodeLayout(l *Layout) ([]byte, error) {
 
 // DecodeLayout reads what EncodeLayout wrote.
 func DecodeLayout(b []byte) (*Layout, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	raw, err := LayoutJSON(b)
 	if err != nil {
-		return nil, fmt.Errorf("decoding layout: %w", err)
-	}
-	raw, err := io.ReadAll(io.LimitReader(zr, maxLayoutJSON+1))
-	if err != nil {
-		return nil, fmt.Errorf("decoding layout: %w", err)
-	}
-	if len(raw) > maxLayoutJSON {
-		return nil, errors.New("decoding layout: too large")
+		return nil, err
 	}
 	var l Layout
 	if err := json.Unmarshal(raw, &l); err != nil {

@@ -75,15 +75,47 @@ func Paraphrase(b *Benchmark) (*Benchmark, error) {
 // Review is the CUAD review benchmark (review_dev.json): per document and
 // provision, whether the provision is present and the spans of its quotes.
 type Review struct {
-	Documents []struct {
-		FilePath string `json:"file_path"`
-		Labels   []struct {
-			Provision string  `json:"provision"`
-			Present   bool    `json:"present"`
-			Spans     [][]int `json:"spans"`
-			Answer    string  `json:"answer"`
-		} `json:"labels"`
-	} `json:"documents"`
+	Documents []ReviewDoc `json:"documents"`
+}
+
+// ReviewDoc is one labelled document of the review benchmark.
+type ReviewDoc struct {
+	FilePath string        `json:"file_path"`
+	Labels   []ReviewLabel `json:"labels"`
+}
+
+// ReviewLabel is one provision's label in a document.
+type ReviewLabel struct {
+	Provision string  `json:"provision"`
+	Present   bool    `json:"present"`
+	Spans     [][]int `json:"spans"`
+	Answer    string  `json:"answer"`
+}
+
+// eachQuoted reads d's text from corpus and calls add, provision by
+// provision in the order given, for every label marking one of provisions
+// present with at least one quote, with its ground truth (quoteSnippets).
+func (d ReviewDoc) eachQuoted(corpus string, provisions []string, add func(p string, l ReviewLabel, snips []Snippet)) error {
+	data, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(d.FilePath)))
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	text := []rune(string(data))
+	for _, p := range provisions {
+		for _, l := range d.Labels {
+			if !strings.EqualFold(l.Provision, p) || !l.Present {
+				continue
+			}
+			snips, err := quoteSnippets(d.FilePath, text, l.Spans)
+			if err != nil {
+				return err
+			}
+			if len(snips) > 0 {
+				add(p, l, snips)
+			}
+		}
+	}
+	return nil
 }
 
 // NewTypes builds a benchmark in LegalBench-RAG's CUAD format for the
@@ -122,24 +154,11 @@ func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
 		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(d.FilePath)))
+		err := d.eachQuoted(corpus, provisions, func(p string, l ReviewLabel, snips []Snippet) {
+			out.Tests = append(out.Tests, Test{Query: title + "; " + f.Questions[p], Snippets: snips, Category: l.Provision})
+		})
 		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		text := []rune(string(data))
-		for _, p := range provisions {
-			for _, l := range d.Labels {
-				if !strings.EqualFold(l.Provision, p) || !l.Present {
-					continue
-				}
-				snips, err := quoteSnippets(d.FilePath, text, l.Spans)
-				if err != nil {
-					return nil, err
-				}
-				if len(snips) > 0 {
-					out.Tests = append(out.Tests, Test{Query: title + "; " + f.Questions[p], Snippets: snips, Category: l.Provision})
-				}
-			}
+			return nil, err
 		}
 	}
 	if len(out.Tests) == 0 {

@@ -79,30 +79,16 @@ func Named(review *Review, corpus string) (dev, heldout *Benchmark, err error) {
 		if len(cands) == 0 {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(d.FilePath)))
+		err := d.eachQuoted(corpus, provisions, func(p string, l ReviewLabel, snips []Snippet) {
+			h := fnv.New32a()
+			h.Write([]byte(d.FilePath + "\x00" + p))
+			n := h.Sum32()
+			qs := f.Questions[p][part]
+			q := strings.ReplaceAll(qs[n%uint32(len(qs))], "{name}", cands[(n/7)%uint32(len(cands))])
+			b.Tests = append(b.Tests, Test{Query: q, Snippets: snips, Category: l.Provision})
+		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("eval: %w", err)
-		}
-		text := []rune(string(data))
-		for _, p := range provisions {
-			for _, l := range d.Labels {
-				if !strings.EqualFold(l.Provision, p) || !l.Present {
-					continue
-				}
-				snips, err := quoteSnippets(d.FilePath, text, l.Spans)
-				if err != nil {
-					return nil, nil, err
-				}
-				if len(snips) == 0 {
-					continue
-				}
-				h := fnv.New32a()
-				h.Write([]byte(d.FilePath + "\x00" + p))
-				n := h.Sum32()
-				qs := f.Questions[p][part]
-				q := strings.ReplaceAll(qs[n%uint32(len(qs))], "{name}", cands[(n/7)%uint32(len(cands))])
-				b.Tests = append(b.Tests, Test{Query: q, Snippets: snips, Category: l.Provision})
-			}
+			return nil, nil, err
 		}
 	}
 	if len(dev.Tests) == 0 || len(heldout.Tests) == 0 {

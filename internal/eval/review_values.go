@@ -251,6 +251,8 @@ var reQuoted = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`["“”'‘’]([^"“”'‘’]{1,60})["“”'‘’]`)
 })
 
+var reBareRole = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\(\s*([A-Z][^()"“”'‘’]{0,40})\)`) })
+
 // labelParties reads a CUAD parties answer.
 func labelParties(answer string) []labelParty {
 	var out []labelParty
@@ -259,6 +261,10 @@ func labelParties(answer string) []labelParty {
 		if e == "" {
 			continue
 		}
+		// a whole answer in brackets: "(Acme Inc. ("Company"); …)"
+		if len(e) > 1 && e[0] == '(' && unicode.IsUpper(rune(e[1])) {
+			e = e[1:]
+		}
 		name := e
 		if i := strings.IndexAny(e, "(\"“"); i >= 0 {
 			name = e[:i]
@@ -266,6 +272,12 @@ func labelParties(answer string) []labelParty {
 		name = strings.Trim(strings.TrimSpace(name), ",")
 		lp := labelParty{name: name, redacted: reRedacted().MatchString(name)}
 		generic := true
+		// a short name in brackets without quotes ("Berkshire Bank
+		// (Berkshire)("Party" or "Parties")") makes the entry a party's
+		if m := reBareRole().FindStringSubmatch(e[len(name):]); m != nil {
+			lp.roles = append(lp.roles, strings.TrimSpace(m[1]))
+			generic = false
+		}
 		for _, m := range reQuoted().FindAllStringSubmatch(e[len(name):], -1) {
 			r := strings.TrimSpace(m[1])
 			lp.roles = append(lp.roles, r)

@@ -287,13 +287,18 @@ func Open(dir string, opt Options) (*Manager, error) {
 			opt.Logger.Warn("jobs: ignoring unreadable job file", "path", path, "err", err)
 			continue
 		}
-		en := &entry{job: j, done: make(chan struct{})}
-		if j.State.Final() {
-			close(en.done)
-		}
-		m.jobs[id] = en
+		m.adopt(j)
 	}
 	return m, nil
+}
+
+// adopt enters a job read back from its record (Open, OpenShared).
+func (m *Manager) adopt(j Job) {
+	en := &entry{job: j, done: make(chan struct{})}
+	if j.State.Final() {
+		close(en.done)
+	}
+	m.jobs[j.ID] = en
 }
 
 // Handle registers the function that runs jobs of a kind. Call it before
@@ -346,103 +351,6 @@ func (m *Manager) Start() {
 		m.dispatchLocked()
 		m.mu.Unlock()
 	})
-}
-
-// pruneEvery removes expired jobs every PruneEvery until Close.
-func (m *Manager) pruneEvery() {
-	defer m.wg.Done()
-	t := time.NewTicker(m.opt.PruneEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.ctx.Done():
-			return
-		case <-t.C:
-			m.Prune()
-		}
-	}
-}
-
-// Prune removes the finished jobs that finished more than the retention
-// ago and returns how many it removed. It does nothing when the retention
-// is zero. Start and the periodic removal call it; so may tests.
-func (m *Manager) Prune() int {
-	if m.opt.Retention <= 0 {
-		return 0
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	cutoff := m.opt.Now().Add(-m.opt.Retention)
-	n := 0
-	for _, en := range m.jobs {
-		j := en.job
-		end := j.Finished
-		if end.IsZero() {
-			end = j.Created
-		}
-		if !j.State.Final() || !end.Before(cutoff) {
-			continue
-		}
-		if err := m.removeLocked(en); err != nil {
-			m.opt.Logger.Warn("jobs: cannot remove expired job; will retry", "id", j.ID, "err", err)
-			continue
-		}
-		n++
-	}
-	n += m.pruneSharedLocked(cutoff)
-	if n > 0 {
-		m.opt.Logger.Info("jobs: removed expired jobs", "count", n, "retention", m.opt.Retention.String())
-	}
-	return n
-}
-
-// Remove deletes a finished job with what it left behind. It returns
-// ErrNotFound for an unknown job and ErrUnfinished for one queued or
-// running (cancel it first).
-func (m *Manager) Remove(id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	en := m.jobs[id]
-	if en == nil && m.opt.Shared != nil {
-		return m.removeShared(id)
-	}
-	if en == nil {
-		return fmt.Errorf("job %q: %w", id, ErrNotFound)
-	}
-	if !en.job.State.Final() {
-		return fmt.Errorf("job %q is %s: %w", id, en.job.State, ErrUnfinished)
-	}
-	return m.removeLocked(en)
-}
-
-// removeLocked removes a finished job: first what it left behind
-// (Options.Removing), then its file, then the job in memory. A crash at any
-// point leaves the job's file whole and final, so the job is never run
-// again, and the next Prune or Remove finishes the work.
-func (m *Manager) removeLocked(en *entry) error {
-	id := en.job.ID
-	if m.opt.Removing != nil {
-		if err := m.opt.Removing(clone(en.job)); err != nil {
-			return fmt.Errorf("jobs: remove %s: %w", id, err)
-		}
-	}
-	if m.opt.Shared != nil {
-		// After a record write in flight, and so that none follows.
-		m.wmu.Lock()
-		defer m.wmu.Unlock()
-		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("jobs: remove %s: %w", id, err)
-		}
-		en.removed = true
-		delete(m.jobs, id)
-		return nil
-	}
-	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("jobs: remove %s: %w", id, err)
-	}
-	atomicfile.SyncDir(m.dir)
-	delete(m.jobs, id)
-	return nil
 }
 
 func cmpJobs(a, b Job) int {
@@ -717,38 +625,6 @@ func (m *Manager) write(j Job) error {
 		return nil
 	}
 	return atomicfile.Write(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
-}
-
-// reporter updates a running job. Progress is persisted at most every
-// progressEvery; results and final states always.
-type reporter struct {
-	m  *Manager
-	en *entry
-}
-
-const progressEvery = 500 * time.Millisecond
-
-func (r *reporter) Progress(p Progress) {
-	r.m.mu.Lock()
-	defer r.m.mu.Unlock()
-	r.en.job.Progress = p
-	if time.Since(r.en.saved) >= progressEvery {
-		r.m.saveLocked(r.en)
-	}
-}
-
-func (r *reporter) Result(res Result) {
-	r.m.mu.Lock()
-	defer r.m.mu.Unlock()
-	rs := r.en.job.Results
-	if i := slices.IndexFunc(rs, func(x Result) bool { return x.Name == res.Name }); i >= 0 {
-		rs[i] = res
-	} else {
-		r.en.job.Results = append(rs, res)
-	}
-	if time.Since(r.en.saved) >= progressEvery {
-		r.m.saveLocked(r.en)
-	}
 }
 
 func clone(j Job) Job {

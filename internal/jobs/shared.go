@@ -44,11 +44,7 @@ func openShared(opt Options) (*Manager, error) {
 		if j.Owner != opt.Owner {
 			continue
 		}
-		en := &entry{job: j, done: make(chan struct{})}
-		if j.State.Final() {
-			close(en.done)
-		}
-		m.jobs[id] = en
+		m.adopt(j)
 	}
 	return m, nil
 }

@@ -141,6 +141,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 			cands = append(cands, valueAt{"perpetual", loc[0], loc[1]})
 		}
 		sort.SliceStable(cands, func(x, y int) bool { return cands[x].at < cands[y].at })
+		cands = byNotice(s, cands, c)
 		if v, ok := pickValue(s, cands, c); ok {
 			a.Text = v.v
 			if v.v != "perpetual" && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
@@ -190,7 +191,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 			if len(t) > maxTitleChars {
 				t = t[:maxTitleChars]
 			}
-			if lo, hi, ok := titleAt(t); ok && len(strings.Fields(t[lo:hi])) >= 2 && len(strings.Fields(t[:lo])) <= maxTitleLead {
+			if lo, hi, ok := titleAt(titleLines(t)); ok && len(strings.Fields(t[lo:hi])) >= 2 && (len(strings.Fields(t[:lo])) <= maxTitleLead || startsLine(titleLines(t), lo)) {
 				a.Text = strings.Join(strings.Fields(t[lo:hi]), " ")
 				add(lo, hi, "value")
 			}
@@ -377,6 +378,35 @@ func titleCased(line string) bool {
 	return words > 0 && 5*caps >= 3*words
 }
 
+// titleLines returns s with the breaks a title stands between made line
+// breaks, byte for byte: a run of three spaces or more (text whose lines
+// were joined) and the space after a sentence's full stop ("… if publicly
+// disclosed. SUPPLY AGREEMENT This …"), so that a notice before a title
+// is a line of its own.
+func titleLines(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == ' ' && b[i+1] == ' ' && b[i+2] == ' ' {
+			b[i] = '\n'
+			for i+1 < len(b) && b[i+1] == ' ' {
+				i++
+			}
+			continue
+		}
+		if b[i] == '.' && b[i+1] == ' ' && i > 0 && !abbreviation(s[:i]) && !endsWithForm(s[:i+1]) {
+			b[i+1] = '\n'
+		}
+	}
+	return string(b)
+}
+
+// startsLine reports whether only white space comes before at on its line
+// of s.
+func startsLine(s string, at int) bool {
+	lo := strings.LastIndexByte(s[:at], '\n') + 1
+	return strings.TrimSpace(s[lo:at]) == ""
+}
+
 // titleAt finds a document's title in s: on the first line that names a
 // kind of document, the run of words in the kind word's case (all capitals,
 // or capitalised) that ends with it — "Exhibit 10.1 MASTER SUPPLY
@@ -453,6 +483,43 @@ func titleAt(s string) (int, int, bool) {
 	return 0, 0, false
 }
 
+// reNoticeAfter follows a period that measures a notice ("sixty (60)
+// days' prior written notice", "30 days before the end of the term");
+// reNoticeBefore precedes one ("on not less than 90 days", "giving 30
+// days").
+var (
+	reNoticeAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[\s)'’]*(?:s\b)?[\s'’]*(?:\([^()]{1,30}\)\s*)?(?:prior|advance|in\s+advance|before|written|notice|of\s+(?:prior\s+)?(?:written\s+)?notice)\b`)
+	})
+	reNoticeBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:at\s+least|not\s+less\s+than|no\s+less\s+than|minimum\s+of|giving|gives|give|upon|on)\s*$`)
+	})
+)
+
+// byNotice keeps, of the periods a clause writes, the notice periods when
+// the provision is about a notice (its cue words hold "notice"), and the
+// others when it is about a term: "renews for successive one (1) year
+// periods unless either party gives sixty (60) days' prior notice" has a
+// renewal term of one year and a notice period of 60 days. When no
+// candidate is of the kind wanted, all are kept.
+func byNotice(s string, cands []valueAt, c cues) []valueAt {
+	wantNotice := false
+	for _, t := range analyze("notice") {
+		_, wantNotice = c[t]
+	}
+	var keep []valueAt
+	for _, v := range cands {
+		notice := reNoticeAfter().MatchString(s[v.end:min(len(s), v.end+60)]) || reNoticeBefore().MatchString(s[max(0, v.at-25):v.at])
+		if notice == wantNotice {
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) == 0 {
+		return cands
+	}
+	return keep
+}
+
 // pickValue returns the candidate the cue words point at (pickNear).
 func pickValue(s string, cands []valueAt, c cues) (valueAt, bool) {
 	if len(cands) == 0 {
@@ -519,6 +586,12 @@ func polarityAnswer(p *Provision, ex []Extract) *Answer {
 				no = &Answer{Kind: KindNo, Text: "No", Excludes: true, Spans: at(pol.focus, "exclusion")}
 				noWeight = pol.weight
 			}
+			continue
+		case no != nil && onStatedCauses(p, e.Text, pol):
+			// a right the playbook defines as needing no cause ("without
+			// cause", "for convenience") is not granted by a clause that
+			// allows the act only on stated causes ("Manufacturer may
+			// terminate … by written notice: (a) if Net Purchases …")
 			continue
 		case no != nil && pol.weight < noWeight:
 			// a weaker mention ("may terminate … if …") does not outweigh

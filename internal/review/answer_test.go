@@ -72,6 +72,28 @@ func TestReadAnswerSpans(t *testing.T) {
 	}
 }
 
+func TestReadTitleAndPeriods(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		format AnswerFormat
+		text   string
+		want   string
+	}{
+		// a title after a long notice, on its own line or after a sentence
+		{"Document Name", AnswerText, "Exhibit 10.1\n\nCERTAIN CONFIDENTIAL INFORMATION CONTAINED IN THIS EXHIBIT, MARKED BY BRACKETS, HAS BEEN OMITTED AND FILED SEPARATELY WITH THE COMMISSION.\n\nSERVICES OUTSOURCING AGREEMENT\n\nBetween", "SERVICES OUTSOURCING AGREEMENT"},
+		{"Document Name", AnswerText, "Exhibit 10.18 Certain identified information has been excluded from this exhibit because it is both not material and would be competitively harmful if publicly disclosed. TRAINING PROGRAM DEVELOPMENT AGREEMENT This Training Program Development Agreement is made", "TRAINING PROGRAM DEVELOPMENT AGREEMENT"},
+		{"Document Name", AnswerText, "Notices under this Agreement shall be given in writing to the addresses below, and copies of every notice shall be sent to counsel, pursuant to the Master Services Agreement dated May 1.", ""},
+		// a term and a notice in one sentence
+		{"Renewal Term", AnswerDuration, "This Agreement renews automatically unless either party gives the other thirty (30) days' prior written notice of non-renewal, for successive one (1) year periods.", "successive 1 year"},
+		{"Notice Period to Terminate Renewal", AnswerDuration, "This Agreement renews automatically for successive one (1) year periods unless either party gives the other not less than sixty (60) days written notice of non-renewal.", "60 days"},
+	} {
+		p := &Provision{Name: c.name, Answer: c.format}
+		if a := readAnswer(p, nil, extractsOf(c.text)); a.Text != c.want {
+			t.Errorf("%s of %.50q…: %q, want %q", c.name, c.text, a.Text, c.want)
+		}
+	}
+}
+
 func TestPreambleParties(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -97,6 +119,22 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"Tailspin Toys Ltd.", "Wide World Importers plc"}},
 		{`THIS AGREEMENT is made among Alpine Ski House, Inc. ("Alpine"), Coho Winery, LLC ("Coho") and Litware, Inc. ("Litware") (each a "Party" and together the "Parties"). RECITALS`,
 			[]string{"Alpine Ski House, Inc. (Alpine)", "Coho Winery, LLC (Coho)", "Litware, Inc. (Litware)"}},
+		// "and," before the second party; a description with its own "and"
+		{`This Licence Agreement is entered into by and between The Contoso Institute (hereinafter "Institute"), a charity registered in Wales No. 12 and a member of the Consortium, having offices at 4 Elm Road, Leeds and, Northwind Devices, Inc. (hereinafter "Company"), a Utah corporation. The parties agree as follows:`,
+			[]string{"The Contoso Institute (Institute)", "Northwind Devices, Inc. (Company)"}},
+		// a quote left open; an address straight after the name
+		{`This Endorsement Agreement is made between Fabrikam Foods LLC ("Fabrikam"), a Delaware company, and Pat Doe ("Talent), an individual.`,
+			[]string{"Fabrikam Foods LLC (Fabrikam)", "Pat Doe (Talent)"}},
+		{"CONTENT AGREEMENT\n between\n Tailspin Media, Inc. 600 Main Street, Suite B-2 Austin, Texas 78701\n hereinafter referred to as \"Licensor\"\n and\n LUCERNE MEDIA AG Hauptstr. 25 50676 Cologne Germany hereinafter referred to as: \"Lucerne\"\n1 PURPOSE",
+			[]string{"Tailspin Media, Inc. (Licensor)", "LUCERNE MEDIA AG (Lucerne)"}},
+		// no "between": a letter's parties and one that retains another
+		{`CONSULTING AGREEMENT\nMay 1, 2019\nDear Pat:\nWoodgrove Labs, Inc., a Delaware corporation (the "Company"), is pleased to offer this Consulting Agreement (this "Agreement") to retain Pat Doe ("Consultant") on the following terms: 1. Services. Consultant shall advise the Company as agreed by and between Consultant and Company.`,
+			[]string{"Woodgrove Labs, Inc. (Company)", "Pat Doe (Consultant)"}},
+		// a second party with no defined name; a label with a role in brackets
+		{`This Agreement is effective 7/1/98 ("Effective Date") between Litware Technology, Inc. ("Litware"), and Proseware Corporation 780 Elm Expressway Suite 406 San Jose, CA 95131 Litware and Distributor intend to establish Distributor as a distributor.`,
+			[]string{"Litware Technology, Inc. (Litware)", "Proseware Corporation"}},
+		{`Transportation Agreement   Party A (Shipper): Wingtip Express Co., Ltd. Address: 1 Road, Shanghai   Party B (Carrier): Alpine Logistics Ltd. Address: 12 Floor, Tower   Party A and Party B enter into this Agreement (this "Agreement").`,
+			[]string{"Wingtip Express Co., Ltd. (Party A)", "Alpine Logistics Ltd. (Party B)"}},
 	} {
 		c.text = strings.ReplaceAll(c.text, `\n`, "\n") // the cases are raw strings
 		var got []string
@@ -128,5 +166,31 @@ func TestSignatureParties(t *testing.T) {
 	want := []string{"NORTHWIND TRADERS, INC.|", "Contoso Components GmbH|Licensee"}
 	if strings.Join(got, ";") != strings.Join(want, ";") {
 		t.Errorf("signature parties %q, want %q", got, want)
+	}
+}
+
+// A right defined as needing no cause is not granted by a clause that
+// allows the act only on stated causes, when another clause excludes it.
+func TestStatedCausesNotConvenience(t *testing.T) {
+	p := &Provision{Name: "Termination For Convenience", Answer: AnswerYesNo,
+		Definition: "A party may terminate the agreement without cause, by giving notice.",
+		Keywords:   []Keyword{{Text: "terminate for convenience"}, {Text: "without cause"}, {Text: "upon notice"}, {Text: "terminate this agreement"}}}
+	for _, c := range []struct {
+		texts []string
+		want  AnswerKind
+	}{
+		{[]string{"Section 12.1 No Termination for Convenience. Neither Party may terminate this Agreement for convenience during the Initial Term.",
+			"Section 12.3 Termination by Supplier. Supplier may terminate this Agreement by written notice to Distributor:"}, KindNo},
+		{[]string{"Neither Party may terminate this Agreement for convenience.",
+			"The Supplier may terminate this Agreement upon written notice if the Distributor fails to meet the Minimum Purchase."}, KindNo},
+		// a grant that needs no cause stands
+		{[]string{"Either party may terminate this Agreement without cause upon ninety (90) days' written notice to the other party."}, KindYes},
+		{[]string{"Neither party may terminate this Agreement for convenience during the first year.",
+			"After the first year, either party may terminate this Agreement for any reason upon sixty (60) days' notice to the other party, if it gives that notice in writing."}, KindConditional},
+	} {
+		a := polarityAnswer(p, extractsOf(c.texts...))
+		if a.Kind != c.want {
+			t.Errorf("%.60q…: %s, want %s", c.texts[len(c.texts)-1], a.Kind, c.want)
+		}
 	}
 }

@@ -335,17 +335,8 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 			}
 		}
 	}
-	byScore := func(a, b search.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	}
-	slices.SortStableFunc(hits, byScore)
-	slices.SortStableFunc(more, byScore)
+	slices.SortStableFunc(hits, search.ByScore)
+	slices.SortStableFunc(more, search.ByScore)
 	hits = append(hits, more...)
 	return hits, absent, nil
 }

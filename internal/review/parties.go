@@ -55,10 +55,12 @@ var (
 	// hereinafter referred to as "TKCI".
 	reDefined = sync.OnceValue(func() []*regexp.Regexp {
 		return []*regexp.Regexp{
-			regexp.MustCompile(`\((?P<pre>[^()]{0,80}?)["“”']{1,2}(?P<role>[^"“”()]{1,60}?)["“”']{1,2}[^()]{0,120}?\)`),
+			regexp.MustCompile(`\((?P<pre>[^()]{0,200}?)["“”']{1,2}(?P<role>[^"“”()]{1,60}?)["“”']{1,2}[^()]{0,120}?\)`),
+			// a quote left open: ("Celebrity)
+			regexp.MustCompile(`\((?P<pre>)["“](?P<role>[A-Z][^"“”()]{0,40}?)\)`),
 			regexp.MustCompile(`\((?P<pre>(?i:hereinafter|hereafter|referred\s+to|called|collectively|jointly)[^()"“”]{0,40}?\s(?:as\s+)?)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,3})\)`),
 			regexp.MustCompile(`\((?P<pre>the\s+)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,2})\)`),
-			regexp.MustCompile(`(?P<pre>,?\s*(?i:hereinafter|hereafter)\s+(?i:referred\s+to\s+as|called)\s+)["“](?P<role>[^"“”]{1,60})["”]`),
+			regexp.MustCompile(`(?P<pre>,?\s*(?i:hereinafter|hereafter)\s+(?i:referred\s+to\s+as|called):?\s+)["“](?P<role>[^"“”]{1,60})["”]`),
 		}
 	})
 	// reDescription starts the description that follows a party's name.
@@ -76,8 +78,11 @@ var (
 	reLeadingForm = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^\s*,?\s*` + reCompanyForm().String())
 	})
-	reLabelColon = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:\s+`) })
-	reJoin       = sync.OnceValue(func() *regexp.Regexp {
+	// reArticleOpen opens a description, not a name: ", a charity …".
+	reArticleOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\s,;]*an?\s+[a-z]`) })
+	reClauseNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z]`) })
+	reLabelColon   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:\s+`) })
+	reJoin         = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`,\s*(?:and|AND)\s+|\s{2,}AND\s{2,}|\n\s*(?i:and)\s*:?\s*\n`)
 	})
 	reSeparator = sync.OnceValue(func() *regexp.Regexp {
@@ -95,9 +100,12 @@ var (
 		return regexp.MustCompile(`^(?:\(?\d{1,2}[.)]|\([a-z]\)|(?i:and)\b|&|-\s*(?i:and)\s*-)`)
 	})
 	reRoleLabel = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:^|\s)(Party\s+[A-Z]|[A-Z][a-z]{2,20}(?:\s[A-Z][a-z]{2,20})?)\s*[:：]\s*([A-Z][^:：\n]{1,120}?` + reCompanyForm().String() + `)`)
+		return regexp.MustCompile(`(?:^|\s)(Party\s+[A-Z]|[A-Z][a-z]{2,20}(?:\s[A-Z][a-z]{2,20})?)(?:\s*\([^()\n]{1,30}\))?\s*[:：]\s*([A-Z][^:：\n]{1,120}?` + reCompanyForm().String() + `)`)
 	})
-	reAnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:,\s*|\s)and\s|;\s*`) })
+	reAnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:,\s*|\s)and,?\s|;\s*`) })
+	// reLowerWord is a lower-case word of a description ("a registered
+	// charity"), not of a name.
+	reLowerWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)[a-z][a-z]+\b`) })
 	// reSignedBy is a signature line.
 	reSignedBy = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?im)^\s*(?:By|Signed|Signature|Per)\s*:`)
@@ -115,7 +123,7 @@ var (
 // a whole, the agreement, its dates.
 var genericRoles = map[string]bool{
 	"party": true, "parties": true, "agreement": true, "this agreement": true, "effective date": true,
-	"execution date": true, "commencement date": true, "term": true, "contract": true, "each": true,
+	"execution date": true, "commencement date": true, "effectivedate": true, "term": true, "contract": true, "each": true,
 }
 
 // Months and words that open a date or a description, not a name.
@@ -129,19 +137,20 @@ var notNameStart = map[string]bool{
 // the opening (the contract's first characters).
 func preambleParties(s string) []partyRead {
 	intro := reIntro().FindStringIndex(s)
+	// The parties may be introduced with defined names and no "between"
+	// ("The Contractor: Acme Co. (hereinafter referred to as Party A) and
+	// …", "Kiromic, Inc. (the "Company") is pleased to retain Gianluca
+	// Rotino ("Consultant")", a letter's "X (the "Company") … hereby
+	// confirm their agreement with Y (the "Agent")"): read the sentence of
+	// the first defined name, when it comes before any "between".
+	var defined []partyRead
+	lo, ok := definedSentence(s)
+	if ok && (intro == nil || lo < intro[0]) {
+		defined = definedParties(s, lo, introEnd(s, lo))
+	}
 	if intro == nil {
-		// No "between": the parties may still be introduced with defined
-		// names ("The Contractor: Acme Co. (hereinafter referred to as
-		// Party A) and …"); start at the line of the first one.
-		for _, m := range definedMatches(s) {
-			if genericRoles[strings.ToLower(strings.TrimSpace(s[m.roleLo:m.roleHi]))] {
-				continue
-			}
-			lo := strings.LastIndexAny(s[:m.at], "\n") + 1
-			if k := strings.LastIndex(s[lo:m.at], ". "); k >= 0 && !endsWithForm(s[lo:lo+k+1]) {
-				lo += k + 2
-			}
-			return definedParties(s, lo, introEnd(s, lo))
+		if ok {
+			return defined
 		}
 		return labelledParties(s[:min(len(s), labelledChars)])
 	}
@@ -150,8 +159,11 @@ func preambleParties(s string) []partyRead {
 		end = intro[1] + loc[0]
 	}
 	// A cover page ("Between: A And B Dated …") may come before the
-	// preamble proper; prefer an introduction followed by defined names.
-	for _, m := range reIntro().FindAllStringIndex(s, -1) {
+	// preamble proper; prefer an introduction followed by defined names,
+	// before the recitals (a "between" in the contract's body introduces
+	// no party).
+	firstEnd := end
+	for _, m := range reIntro().FindAllStringIndex(s[:firstEnd], -1) {
 		e := len(s)
 		if loc := reRecitals().FindStringIndex(s[m[1]:]); loc != nil {
 			e = m[1] + loc[0]
@@ -165,14 +177,59 @@ func preambleParties(s string) []partyRead {
 	out := definedParties(s, intro[1], end)
 	if len(out) == 0 {
 		out = formParties(s, intro[1], min(end, intro[1]+800))
+	} else if len(out) == 1 {
+		// "between Tripath Technology, Inc. ("Tripath"), and Uniquest
+		// Corporation 780 Montague Expressway …": a party named after the
+		// last defined one, by its company form
+		from := out[0].nameEnd
+		if out[0].roleAt >= 0 {
+			from = out[0].roleEnd
+		}
+		if k := strings.IndexByte(s[from:end], ')'); k >= 0 && k < 3 {
+			from += k + 1
+		}
+		if sep := reSeparator().FindStringIndex(s[from:end]); sep != nil {
+			for _, r := range formParties(s, from+sep[1], min(end, from+800)) {
+				out = dedupeParties(append(out, r))
+				break
+			}
+		}
+	}
+	if len(defined) >= 2 && len(out) < 2 {
+		return defined
 	}
 	if len(out) < 2 {
-		// "Party A: Acme Co., Ltd. … Party B: Beta Ltd."
-		if labelled := labelledParties(s[:min(len(s), labelledChars)]); len(labelled) >= 2 {
+		// "Party A: Acme Co., Ltd. … Party B: Beta Ltd.", or one party
+		// introduced and the other written as a label ("Company: Bravatek
+		// Solutions, Inc.")
+		labelled := labelledParties(s[:min(len(s), labelledChars)])
+		if len(labelled) >= 2 {
 			return labelled
+		}
+		for _, r := range labelled {
+			out = dedupeParties(append(out, r))
 		}
 	}
 	return out
+}
+
+// definedSentence returns where the sentence of the first party's defined
+// name starts (the line, or the sentence within it), if s defines one.
+func definedSentence(s string) (int, bool) {
+	for _, m := range definedMatches(s) {
+		if isGenericRole(s[m.roleLo:m.roleHi]) {
+			continue
+		}
+		lo := strings.LastIndexAny(s[:m.at], "\n") + 1
+		for k := m.at - 1; k > lo; k-- {
+			if s[k] == ' ' && s[k-1] == '.' && !endsWithForm(s[lo:k]) && !abbreviation(s[lo:k-1]) {
+				lo = k + 1
+				break
+			}
+		}
+		return lo, true
+	}
+	return 0, false
 }
 
 // labelledChars is how much of a contract's opening is searched for
@@ -193,8 +250,8 @@ func labelledParties(s string) []partyRead {
 			continue
 		}
 		name := s[m[4]:m[5]]
-		if _, dated := FirstDate(name); dated {
-			continue
+		if _, dated := FirstDate(name); dated || !onlyName(name) || len(partyWords(name)) == 0 {
+			continue // a sentence ("Pricing: Reseller will obtain a quote from Company"), not a name
 		}
 		out = append(out, partyRead{name: name, nameAt: m[4], nameEnd: m[5], role: role, roleAt: m[2], roleEnd: m[3]})
 	}
@@ -226,6 +283,11 @@ func introEnd(s string, from int) int {
 				}
 			}
 		}
+		// a numbered clause on a new line ends it ("…as "plan_b"\n1
+		// PURPOSE OF THE AGREEMENT")
+		if s[i] == '\n' && i > from && hasRole(s[from:i]) && reClauseNumber().MatchString(strings.TrimLeft(s[i+1:min(len(s), i+80)], " \t")) {
+			return i
+		}
 		if s[i] != '.' || i+1 >= len(s) || (s[i+1] != ' ' && s[i+1] != '\n' && s[i+1] != '\r' && s[i+1] != '\t') {
 			continue
 		}
@@ -235,6 +297,11 @@ func introEnd(s string, from int) int {
 		// a sentence starts with a capital, a digit or a quote, not "("
 		next := strings.TrimLeftFunc(s[i+1:min(len(s), i+40)], unicode.IsSpace)
 		if r, _ := utf8.DecodeRuneInString(next); next != "" && !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune("\"“'", r) {
+			continue
+		}
+		// a number after the stop is a clause number ("1. Term", "2
+		// PURPOSE"), not an address's ("Schaafenstr. 25 50676 Cologne")
+		if r, _ := utf8.DecodeRuneInString(next); unicode.IsDigit(r) && !reClauseNumber().MatchString(next) {
 			continue
 		}
 		// the word before the stop: an abbreviation ("St", "No", "U.S") is
@@ -251,10 +318,29 @@ func introEnd(s string, from int) int {
 	return hi
 }
 
+// abbreviation reports whether s ends with a word whose stop is not a
+// sentence's: an initial or a short capitalised abbreviation ("W.",
+// "St.", "No."), or a word holding a stop itself ("U.S.").
+func abbreviation(s string) bool {
+	w := s
+	if k := strings.LastIndexFunc(w, func(r rune) bool { return unicode.IsSpace(r) || r == '(' }); k >= 0 {
+		w = w[k+1:]
+	}
+	return initial(s) || strings.Contains(w, ".") || len(w) <= 3 && w != "" && unicode.IsUpper(rune(w[0]))
+}
+
+// isGenericRole reports whether a defined name is not one party's: the
+// parties as a whole, a date, or a document ("Supply Agreement",
+// "Amendment #3").
+func isGenericRole(role string) bool {
+	role = strings.ToLower(strings.TrimSpace(role))
+	return genericRoles[role] || genericRoles[strings.ReplaceAll(role, " ", "")] || reKindWord().MatchString(role)
+}
+
 // hasRole reports whether s defines a party's short name.
 func hasRole(s string) bool {
 	for _, m := range definedMatches(s) {
-		if !genericRoles[strings.ToLower(strings.TrimSpace(s[m.roleLo:m.roleHi]))] {
+		if !isGenericRole(s[m.roleLo:m.roleHi]) {
 			return true
 		}
 	}
@@ -309,7 +395,7 @@ func definedParties(s string, lo, hi int) []partyRead {
 		pre := s[m.preLo:m.preHi]
 		segLo, segHi := from, m.at
 		from = m.end
-		if genericRoles[strings.ToLower(role)] || strings.Contains(strings.ToLower(pre), "each") || strings.Contains(strings.ToLower(pre), "together") && len(out) > 0 {
+		if isGenericRole(role) || strings.Contains(strings.ToLower(pre), "each") || strings.Contains(strings.ToLower(pre), "together") && len(out) > 0 {
 			continue
 		}
 		if _, ok := FirstDate(s[segLo:segHi]); ok && !hasCompanyForm(s[segLo:segHi]) {
@@ -356,10 +442,17 @@ func nameFrom(s string, lo, hi int) (int, int, bool) {
 	seg := plainMarks(s[lo:hi])
 	// The previous party's description may still run into this segment
 	// (", a Nevada corporation and John Smith"): skip it, up to its "and".
-	if d := reDescription().FindStringIndex(seg); d != nil && strings.TrimLeft(seg[:d[0]], " ,;\n\t") == "" {
-		if k := reAnd().FindStringIndex(seg[d[1]:]); k != nil {
-			lo += d[1] + k[1]
-			seg = plainMarks(s[lo:hi])
+	if d := reDescription().FindStringIndex(seg); d != nil && (strings.TrimLeft(seg[:d[0]], " ,;\n\t") == "" || reArticleOpen().MatchString(seg)) {
+		// the "and" before the name: the first after which only a name
+		// is left ("…, registered in England No. 473456 and a registered
+		// Charity …, United Kingdom and CERES, INC."), else the first
+		ands := reAnd().FindAllStringIndex(seg[d[1]:], -1)
+		for i, k := range ands {
+			if i == len(ands)-1 || onlyName(seg[d[1]+k[1]:]) {
+				lo += d[1] + k[1]
+				seg = plainMarks(s[lo:hi])
+				break
+			}
 		}
 	}
 	if d := reDescription().FindStringIndex(seg); d != nil {
@@ -367,6 +460,17 @@ func nameFrom(s string, lo, hi int) (int, int, bool) {
 	}
 	if d := reIndividual().FindStringIndex(seg); d != nil {
 		seg = seg[:d[0]]
+	}
+	// An address written straight after the name ("Data Call
+	// Technologies, Inc. 600 Kenrick, Suite B-12 Houston", "PLAN_B MEDIA
+	// AG Schaafenstr. 25"): the name ends at the last company form before
+	// the address's first number.
+	if k := strings.IndexFunc(seg, unicode.IsDigit); k > 0 {
+		if locs := reCompanyFormAnyCase().FindAllStringIndex(seg[:k], -1); len(locs) > 0 {
+			if e := locs[len(locs)-1][1]; strings.TrimSpace(seg[e:k]) != "" || k < len(seg) {
+				seg = seg[:e]
+			}
+		}
 	}
 	// Start after the last sentence end, blank line or semicolon before
 	// the name ("Inc. " and initials are not sentence ends).
@@ -442,8 +546,8 @@ func nameFrom(s string, lo, hi int) (int, int, bool) {
 	}
 	seg = seg[:end]
 	seg = strings.TrimLeft(seg, "\"“”' ")
-	if seg == "" || len(seg) > 150 || utf8.RuneCountInString(seg) < 2 {
-		return 0, 0, false
+	if seg == "" || len(seg) > 150 || utf8.RuneCountInString(seg) < 2 || len(partyWords(seg)) == 0 {
+		return 0, 0, false // nothing but "the Company"
 	}
 	first := strings.ToLower(strings.Fields(seg)[0])
 	if notNameStart[first] {
@@ -460,6 +564,23 @@ func nameFrom(s string, lo, hi int) (int, int, bool) {
 		return 0, 0, false
 	}
 	return lo + at, lo + at + len(seg), true
+}
+
+// onlyName reports whether s reads as a name alone: no description and
+// no lower-case word but the connectors names hold ("Bank of America",
+// "Johnson and Johnson").
+func onlyName(s string) bool {
+	if reDescription().MatchString(s) {
+		return false
+	}
+	for _, m := range reLowerWord().FindAllString(s, -1) {
+		switch strings.TrimSpace(m) {
+		case "and", "of", "the", "for", "de", "du", "la", "von", "van", "der":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // plainMarks replaces the emphasis marks of Markdown (* and _) with
@@ -555,7 +676,7 @@ func signatureParties(s string) []partyRead {
 	for i, l := range lines {
 		if m := reRoleLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n")); m != nil {
 			name := l[m[4]:m[5]]
-			if _, dated := FirstDate(name); hasCompanyForm(name) && !dated && !reSignedBy().MatchString(l) {
+			if _, dated := FirstDate(name); hasCompanyForm(name) && len(partyWords(name)) > 0 && !dated && !reSignedBy().MatchString(l) {
 				out = append(out, partyRead{name: name, nameAt: offs[i] + m[4], nameEnd: offs[i] + m[5],
 					role: titleCase(l[m[2]:m[3]]), roleAt: offs[i] + m[2], roleEnd: offs[i] + m[3]})
 				continue
@@ -567,7 +688,7 @@ func signatureParties(s string) []partyRead {
 		for j := i - 1; j >= max(0, i-3); j-- {
 			cand := strings.TrimSpace(lines[j])
 			cand = strings.TrimRight(cand, ":,")
-			if _, dated := FirstDate(cand); cand == "" || dated || !hasCompanyForm(cand) || len(cand) > 100 || strings.Contains(strings.ToLower(cand), "witness") {
+			if _, dated := FirstDate(cand); cand == "" || dated || !hasCompanyForm(cand) || len(partyWords(cand)) == 0 || len(cand) > 100 || strings.Contains(strings.ToLower(cand), "witness") {
 				continue
 			}
 			k := strings.Index(lines[j], cand)

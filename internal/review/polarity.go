@@ -478,3 +478,66 @@ func exclusionWeight(p *Provision, s string) float64 {
 	_, _, w := focusIn(s, cueWordsOf(p))
 	return w
 }
+
+var (
+	// reNoCause says a right needs no cause: "without cause", "for
+	// convenience", "for any reason", "at will", "without reason".
+	reNoCause = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bwithout\s+(?:\S+\s+){0,3}?(?:cause|reason)\b|\bfor\s+(?:its\s+|their\s+|the\s+)?convenience\b|\bfor\s+any\s+(?:or\s+no\s+)?reason\b|\bat\s+will\b|\bno\s+(?:\S+\s+){0,2}?cause\b`)
+	})
+	// reStatedCause makes an act depend on an event: "if …", "in the event
+	// of/that …", "upon the occurrence of …", "where …"; not "if it gives
+	// notice".
+	reStatedCause = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:if|in\s+the\s+event|upon\s+the\s+occurrence|should)\b(?:\s+(?:\S+\s+){0,3}?(?:gives?|giving|notifies|notice)\b)?`)
+	})
+)
+
+// onStatedCauses reports whether s grants p — a right the playbook defines
+// as needing no cause (its definition or keywords say "without cause", "for
+// convenience", "for any reason") — only on stated causes: the focus
+// segment leads in to a list of occasions (it ends with a colon) or its
+// sentence makes the act depend on an event ("if", "in the event"), and
+// the sentence does not itself say no cause is needed.
+func onStatedCauses(p *Provision, s string, pol polarity) bool {
+	if pol.weight == 0 || pol.kind == KindNo || !needsNoCause(p) {
+		return false
+	}
+	seg := strings.TrimRight(s[pol.focus[0]:pol.focus[1]], " \t\n")
+	sent := s[pol.focus[0]:]
+	if k := reSentenceEnd().FindStringIndex(sent); k != nil {
+		sent = sent[:k[0]]
+	}
+	if reNoCause().MatchString(sent) {
+		return false
+	}
+	if strings.HasSuffix(seg, ":") || strings.HasPrefix(strings.TrimLeft(s[pol.focus[1]:], " \t"), ":") {
+		return true // "… may terminate this Agreement by written notice:"
+	}
+	for _, m := range reStatedCause().FindAllStringIndex(sent, -1) {
+		if !reNoticeOnly().MatchString(sent[m[0]:m[1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// reNoticeOnly is a condition that only asks for notice ("if it gives 30
+// days' notice"): not a cause.
+var reNoticeOnly = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:gives?|giving|notifies|notice)$`)
+})
+
+// needsNoCause reports whether p's definition or keywords say the right
+// needs no cause.
+func needsNoCause(p *Provision) bool {
+	if reNoCause().MatchString(p.Definition) {
+		return true
+	}
+	for _, k := range p.Keywords {
+		if reNoCause().MatchString(k.Text) {
+			return true
+		}
+	}
+	return false
+}

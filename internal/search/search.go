@@ -72,6 +72,18 @@ type Hit struct {
 	Provision string `json:"provision,omitempty"`
 }
 
+// ByScore orders hits best first, for slices.SortStableFunc: a higher score
+// first, equal (or incomparable) scores keeping their order.
+func ByScore(a, b Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return 0
+}
+
 // Result is the outcome of a search.
 type Result struct {
 	Hits []Hit `json:"hits"`

@@ -123,13 +123,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !ok {
 		return
 	}
-	sn, err := s.coll.Get(r.Context(), c)
-	if err != nil {
-		s.storeErr(w, r, "load index", err)
-		return
-	}
-	if sn.Index.Docs() == 0 {
-		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+	sn, ok := s.answering(w, r, c)
+	if !ok {
 		return
 	}
 

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,7 +17,6 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
-	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
 )
@@ -216,112 +214,6 @@ func readMeta(dir string) (reviewMeta, error) {
 		return m, err
 	}
 	return m, json.Unmarshal(raw, &m)
-}
-
-// runReviewJob is the job that runs a review; a restart runs it again and
-// the finished rows are reused.
-func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter) error {
-	var p reviewParams
-	if err := json.Unmarshal(j.Params, &p); err != nil || !jobs.ValidID(p.Review) {
-		return fmt.Errorf("bad review job parameters")
-	}
-	meta, err := s.readReviewMeta(ctx, j.Collection, p.Review)
-	if err != nil {
-		return fmt.Errorf("review %s: %w", p.Review, err)
-	}
-	run, err := s.reviewRun(ctx, meta)
-	if err != nil {
-		return err
-	}
-	var progMu sync.Mutex // the model pass reports cells from its own goroutines
-	var last jobs.Progress
-	run.Progress = func(pr review.RunProgress) {
-		progMu.Lock()
-		defer progMu.Unlock()
-		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
-		rep.Progress(last)
-	}
-	if pass, ok := run.Refiner.(*review.ModelPass); ok {
-		// A contract takes a few model calls per provision: name the cell.
-		pass.Progress = func(c review.CellProgress) {
-			progMu.Lock()
-			defer progMu.Unlock()
-			pr := last
-			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
-			rep.Progress(pr)
-		}
-	}
-	tab, stats, err := run.Table(ctx)
-	if err != nil {
-		return err
-	}
-	for i := range tab.Rows {
-		row := &tab.Rows[i]
-		if row.Error != "" {
-			// Server paths are no business of API clients.
-			row.Error = strings.ReplaceAll(row.Error, s.st.Dir()+string(filepath.Separator), "")
-			rep.Result(jobs.Result{Name: row.DocName, ID: row.DocID, Status: "failed", Reason: row.Error})
-		}
-	}
-	raw, err := json.Marshal(tab)
-	if err != nil {
-		return err
-	}
-	return s.putReviewResult(ctx, j.Collection, p.Review, raw, reviewSummary{Stats: stats, Finished: time.Now().UTC(), Rows: rowsWithCells(tab)})
-}
-
-// reviewRun rebuilds the run a review's meta describes (its playbook,
-// provisions and documents, its rows in the review's local directory).
-func (s *Server) reviewRun(ctx context.Context, meta reviewMeta) (*review.Run, error) {
-	var yamlText []byte
-	if meta.Source == "upload" {
-		var err error
-		if yamlText, err = s.reviewPlaybook(ctx, meta.Collection, meta.ID); err != nil {
-			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
-		}
-	}
-	return s.reviewRunWith(meta, yamlText)
-}
-
-// reviewRunWith is reviewRun with the uploaded playbook given.
-func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, error) {
-	dir := s.reviewDir(meta.Collection, meta.ID)
-	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
-	if err != nil {
-		return nil, err
-	}
-	rev, err := review.NewReviewer(pb, det)
-	if err != nil {
-		return nil, err
-	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
-	if rs := s.shared(); rs != nil {
-		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
-	}
-	if s.cfg.Models.Configured() && !meta.Offline {
-		// One answer cache per collection: it is keyed by document content,
-		// provision, model and prompt, so every review of the collection
-		// shares it.
-		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
-		if err != nil {
-			return nil, err
-		}
-		cache := filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache")
-		if s.st.IsRemote() {
-			// The local directory of a cluster's collection holds derived
-			// files only and may not exist yet.
-			if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
-				return nil, err
-			}
-		}
-		pass, err := review.NewModelPass(chat, rev, cache)
-		if err != nil {
-			return nil, err
-		}
-		pass.Logger = s.log
-		run.Refiner = pass
-	}
-	return run, nil
 }
 
 // reviewView is a review's meta with its job's state.
@@ -639,84 +531,6 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 	if err := export.Write(w, format, rv); err != nil {
 		s.log.Warn("server: export review", "review", m.ID, "format", format, "err", err)
 	}
-}
-
-// decide records a reviewer's decision on one cell (accepted, rejected, or
-// corrected with text and/or value) and returns all the review's decisions.
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, k auth.Key) {
-	m, ok := s.lookupReview(w, r)
-	if !ok {
-		return
-	}
-	var d review.Decision
-	if !s.readJSON(w, r, &d) {
-		return
-	}
-	sum, err := s.reviewSummaryOf(r.Context(), m.Collection, m.ID)
-	if err != nil {
-		fail(w, http.StatusConflict, "review %q has not finished; decisions are taken on a finished table", m.ID)
-		return
-	}
-	if err := d.Check(nil); err != nil {
-		fail(w, http.StatusBadRequest, "%v", err)
-		return
-	}
-	if !slices.Contains(sum.Rows, d.DocID) || !slices.Contains(m.Provisions, d.Provision) {
-		fail(w, http.StatusBadRequest, "decision: the review has no cell for document %q and provision %q: %v", d.DocID, d.Provision, review.ErrDecision)
-		return
-	}
-	d.By, d.At = k.Name, time.Now().UTC()
-	ds, err := s.changeDecisions(r.Context(), m.Collection, m.ID, func(ds review.Decisions) review.Decisions { return ds.Set(d) })
-	if err != nil {
-		s.internal(w, "save decision", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"decision": d, "decisions": ds})
-}
-
-// undecide removes the decision on a cell (?doc_id=…&provision=…).
-func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	m, ok := s.lookupReview(w, r)
-	if !ok {
-		return
-	}
-	doc, prov := r.URL.Query().Get("doc_id"), r.URL.Query().Get("provision")
-	found := false
-	ds, err := s.changeDecisions(r.Context(), m.Collection, m.ID, func(ds review.Decisions) review.Decisions {
-		ds, found = ds.Remove(doc, prov)
-		return ds
-	})
-	if err != nil {
-		s.internal(w, "save decision", err)
-		return
-	}
-	if !found {
-		fail(w, http.StatusNotFound, "no decision on document %q, provision %q", doc, prov)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"decisions": ds})
-}
-
-// changeDecisionsFile is changeDecisions on a directory store (with
-// reviewsMu held).
-func (s *Server) changeDecisionsFile(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
-	path := filepath.Join(dir, "decisions.json")
-	ds, err := review.LoadDecisions(path)
-	if err != nil {
-		return nil, err
-	}
-	ds = change(ds)
-	if ds == nil {
-		ds = review.Decisions{}
-	}
-	raw, err := json.MarshalIndent(ds, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("review removed: %w", err)
-	}
-	return ds, atomicfile.Write(path, raw, 0o600)
 }
 
 // maxTableReads bounds the review tables decoded at once (exports); more

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 )
@@ -61,14 +62,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !ok {
 		return
 	}
-	sn, err := s.coll.Get(r.Context(), c)
-	if err != nil {
-		s.storeErr(w, r, "load index", err)
-		return
-	}
-	if sn.Index.Docs() == 0 {
-		// The same answer as ask (and as the CLI and MCP): not "no hits".
-		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+	sn, ok := s.answering(w, r, c)
+	if !ok {
 		return
 	}
 	res, err := sn.Search(r.Context(), search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute, NoProvisions: req.NoProvisions,
@@ -105,4 +100,21 @@ func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, r
 		ids = append(ids, info.ID)
 	}
 	return ids, true
+}
+
+// answering returns collection c's snapshot for a search or a question, or
+// writes why there is none: a store error, or 409 for a collection that
+// holds no documents yet (the same answer for search and ask, and as the CLI
+// and MCP give: not "no hits").
+func (s *Server) answering(w http.ResponseWriter, r *http.Request, c string) (*collection.Snapshot, bool) {
+	sn, err := s.coll.Get(r.Context(), c)
+	if err != nil {
+		s.storeErr(w, r, "load index", err)
+		return nil, false
+	}
+	if sn.Index.Docs() == 0 {
+		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		return nil, false
+	}
+	return sn, true
 }

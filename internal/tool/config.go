@@ -8,10 +8,11 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pakton/pakton/internal/llm"
 )
 
 // Environment variables that configure the external tools. MCP servers are
@@ -76,17 +77,7 @@ func (d Duration) or(def time.Duration) time.Duration {
 // $XDG_CONFIG_HOME/pakton/config.json (or the platform's user config
 // directory), the same file internal/llm reads its "llm" key from. It
 // returns "" when no config directory is known.
-func ConfigPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		d, err := os.UserConfigDir()
-		if err != nil {
-			return ""
-		}
-		dir = d
-	}
-	return filepath.Join(dir, "pakton", "config.json")
-}
+func ConfigPath() string { return llm.DefaultConfigPath() }
 
 // LoadExternalConfig reads the "tools" section of the config file at path
 // (a missing file or section is not an error; other keys of the file are

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 )
 
 // An association table holds, for the terms of one commit of a collection,
@@ -131,23 +130,7 @@ type AssocTable struct {
 
 // OpenAssocTable opens a table written by AssocTableWriter.
 func OpenAssocTable(path string) (*AssocTable, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m, err := mapFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	t, err := assocFrom(m.data)
-	if err != nil {
-		m.unmap()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	t.mapped = m
-	runtime.AddCleanup(t, func(m *mapping) { m.unmap() }, m)
-	return t, nil
+	return openMapped(path, assocFrom, func(t *AssocTable, m *mapping) { t.mapped = m })
 }
 
 func assocFrom(data []byte) (*AssocTable, error) {

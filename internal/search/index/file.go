@@ -255,6 +255,13 @@ func OpenSegment(path string) (*Segment, error) {
 	if !littleEndian {
 		return nil, fmt.Errorf("%w: index files need a little-endian machine", ErrBadIndex)
 	}
+	return openMapped(path, segmentFrom, func(s *Segment, m *mapping) { s.mapped = m })
+}
+
+// openMapped maps the file at path and reads it with from; keep stores the
+// mapping in the value read, and the mapping is released when that value is
+// garbage-collected (at once when from fails).
+func openMapped[T any](path string, from func([]byte) (*T, error), keep func(*T, *mapping)) (*T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -264,14 +271,14 @@ func OpenSegment(path string) (*Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s, err := segmentFrom(m.data)
+	t, err := from(m.data)
 	if err != nil {
 		m.unmap()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s.mapped = m
-	runtime.AddCleanup(s, func(m *mapping) { m.unmap() }, m)
-	return s, nil
+	keep(t, m)
+	runtime.AddCleanup(t, func(m *mapping) { m.unmap() }, m)
+	return t, nil
 }
 
 // segmentFrom points a new Segment at the sections of data.

@@ -1,0 +1,108 @@
+package jobs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pakton/pakton/internal/atomicfile"
+)
+
+// pruneEvery removes expired jobs every PruneEvery until Close.
+func (m *Manager) pruneEvery() {
+	defer m.wg.Done()
+	t := time.NewTicker(m.opt.PruneEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+			m.Prune()
+		}
+	}
+}
+
+// Prune removes the finished jobs that finished more than the retention
+// ago and returns how many it removed. It does nothing when the retention
+// is zero. Start and the periodic removal call it; so may tests.
+func (m *Manager) Prune() int {
+	if m.opt.Retention <= 0 {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cutoff := m.opt.Now().Add(-m.opt.Retention)
+	n := 0
+	for _, en := range m.jobs {
+		j := en.job
+		end := j.Finished
+		if end.IsZero() {
+			end = j.Created
+		}
+		if !j.State.Final() || !end.Before(cutoff) {
+			continue
+		}
+		if err := m.removeLocked(en); err != nil {
+			m.opt.Logger.Warn("jobs: cannot remove expired job; will retry", "id", j.ID, "err", err)
+			continue
+		}
+		n++
+	}
+	n += m.pruneSharedLocked(cutoff)
+	if n > 0 {
+		m.opt.Logger.Info("jobs: removed expired jobs", "count", n, "retention", m.opt.Retention.String())
+	}
+	return n
+}
+
+// Remove deletes a finished job with what it left behind. It returns
+// ErrNotFound for an unknown job and ErrUnfinished for one queued or
+// running (cancel it first).
+func (m *Manager) Remove(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	en := m.jobs[id]
+	if en == nil && m.opt.Shared != nil {
+		return m.removeShared(id)
+	}
+	if en == nil {
+		return fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	if !en.job.State.Final() {
+		return fmt.Errorf("job %q is %s: %w", id, en.job.State, ErrUnfinished)
+	}
+	return m.removeLocked(en)
+}
+
+// removeLocked removes a finished job: first what it left behind
+// (Options.Removing), then its file, then the job in memory. A crash at any
+// point leaves the job's file whole and final, so the job is never run
+// again, and the next Prune or Remove finishes the work.
+func (m *Manager) removeLocked(en *entry) error {
+	id := en.job.ID
+	if m.opt.Removing != nil {
+		if err := m.opt.Removing(clone(en.job)); err != nil {
+			return fmt.Errorf("jobs: remove %s: %w", id, err)
+		}
+	}
+	if m.opt.Shared != nil {
+		// After a record write in flight, and so that none follows.
+		m.wmu.Lock()
+		defer m.wmu.Unlock()
+		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("jobs: remove %s: %w", id, err)
+		}
+		en.removed = true
+		delete(m.jobs, id)
+		return nil
+	}
+	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("jobs: remove %s: %w", id, err)
+	}
+	atomicfile.SyncDir(m.dir)
+	delete(m.jobs, id)
+	return nil
+}

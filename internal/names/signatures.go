@@ -1,0 +1,75 @@
+package names
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// signatureParties reads party names from a signature block (the end of a
+// document): the names written above each "By:" line that hold a legal-form
+// word, several on one line split after it ("Fonterra (USA) Inc. Premier
+// Nutrition Company, LLC").
+func signatureParties(tail string) []string {
+	var out []string
+	for _, m := range byRe().FindAllStringIndex(tail, 8) {
+		before := tail[:m[0]]
+		// The line holding "By:" before it, or the line above.
+		lines := strings.Split(strings.TrimRight(before, " \t\r\n"), "\n")
+		line := lines[len(lines)-1]
+		if strings.TrimSpace(line) == "" && len(lines) > 1 {
+			line = lines[len(lines)-2]
+		}
+		line = strings.TrimSpace(line)
+		for line != "" {
+			name, rest := nameRun(line)
+			if name == "" {
+				// skip one word and try again
+				if i := strings.IndexAny(line, " \t"); i >= 0 {
+					line = strings.TrimSpace(line[i:])
+					continue
+				}
+				break
+			}
+			// Split after the first legal-form word past the first word.
+			f := strings.Fields(name)
+			for i := 1; i < len(f); i++ {
+				if formWord(f[i]) && strings.HasSuffix(f[i], ".") && i+1 < len(f) {
+					rest = strings.Join(f[i+1:], " ") + " " + rest
+					f = f[:i+1]
+					break
+				}
+			}
+			name = strings.Join(f, " ")
+			if hasFormWord(name) {
+				out = appendNew(out, name)
+			}
+			line = strings.TrimSpace(rest)
+			if len(out) >= maxParties {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if Key(x) == Key(s) {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// hasLowerWord reports whether s holds a word in lower case (prose, not a
+// name).
+func hasLowerWord(s string) bool {
+	for _, w := range strings.Fields(s) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) && !nameWord(w) {
+			return true
+		}
+	}
+	return false
+}

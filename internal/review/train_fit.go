@@ -1,0 +1,280 @@
+package review
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/pakton/pakton/internal/document"
+)
+
+// featureIndex maps the training passages' hashed features to dense
+// columns.
+type featureIndex struct {
+	col   map[uint32]int32
+	ids   []uint32    // column → feature id
+	feats [][][]int32 // [doc][passage] → columns
+}
+
+func newFeatureIndex(docs []TrainingDoc) *featureIndex {
+	// Features seen in fewer than minFeatureCount passages are left out: a
+	// weight learned from one or two passages is noise.
+	count := map[uint32]int32{}
+	for _, td := range docs {
+		for _, ids := range td.Prep.p.feats {
+			for _, id := range ids {
+				count[id]++
+			}
+		}
+	}
+	fx := &featureIndex{col: map[uint32]int32{}, feats: make([][][]int32, len(docs))}
+	for d, td := range docs {
+		fx.feats[d] = make([][]int32, len(td.Prep.p.feats))
+		for k, ids := range td.Prep.p.feats {
+			cols := make([]int32, 0, len(ids))
+			for _, id := range ids {
+				if count[id] < minFeatureCount {
+					continue
+				}
+				c, ok := fx.col[id]
+				if !ok {
+					c = int32(len(fx.ids))
+					fx.col[id] = c
+					fx.ids = append(fx.ids, id)
+				}
+				cols = append(cols, c)
+			}
+			fx.feats[d][k] = cols
+		}
+	}
+	return fx
+}
+
+// detectorFit is a detector being trained: dense weights over the feature
+// index's columns, a bias and the zero-shot score's weight.
+type detectorFit struct {
+	w           []float64
+	bias, zsw   float64
+	gw          []float64 // AdaGrad accumulators
+	gbias, gzsw float64
+}
+
+func (m *detectorFit) logit(cols []int32, zs float64) float64 {
+	z := m.bias + m.zsw*zs
+	for _, c := range cols {
+		z += m.w[c]
+	}
+	return z
+}
+
+func (m *detectorFit) step(cols []int32, zs, g float64) {
+	const eps = 1e-8
+	m.gbias += g * g
+	m.bias -= trainRate * g / math.Sqrt(m.gbias+eps)
+	gz := g * zs
+	m.gzsw += gz * gz
+	m.zsw -= trainRate * gz / math.Sqrt(m.gzsw+eps)
+	for _, c := range cols {
+		gc := g + trainL2*m.w[c]
+		m.gw[c] += gc * gc
+		m.w[c] -= trainRate * gc / math.Sqrt(m.gw[c]+eps)
+	}
+}
+
+func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []float64 {
+	out := make([]float64, len(zs))
+	for k, cols := range fx.feats[doc] {
+		out[k] = sigmoid(m.logit(cols, zs[k]))
+	}
+	return out
+}
+
+// hardNegatives are, in a contract, the hardNegativeCount passages that do
+// not hold the provision but that its zero-shot scorer rates highest: the
+// clauses that use the provision's words without being it (one that
+// excludes or limits it, a definition, a cross-reference). Training sees
+// every one of them, every epoch, rather than a sample.
+func hardNegatives(c cellData, zs []float64) map[int]bool {
+	order := make([]int, 0, len(zs))
+	for k := range zs {
+		if !c.pos[k] {
+			order = append(order, k)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return zs[order[a]] > zs[order[b]] })
+	out := map[int]bool{}
+	for _, k := range order[:min(hardNegativeCount, len(order))] {
+		out[k] = true
+	}
+	return out
+}
+
+// hardNegativeCount is how many hard negatives a contract gives each
+// provision's training.
+const hardNegativeCount = 5
+
+// fitDetector trains a detector on cells (each with its provision's
+// zero-shot scores), starting from init's weights. The random negative
+// sample is seeded by the name and the fold, so a fit is reproducible.
+func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, init *detectorFit, name string, fold int) *detectorFit {
+	// AdaGrad's accumulators start at 1, so a feature's first steps are
+	// plain gradient steps (starting at 0 would move every feature a full
+	// learning rate on first sight, however weak its evidence).
+	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init.zsw, bias: init.bias, gbias: 1, gzsw: 1}
+	copy(m.w, init.w)
+	for i := range m.gw {
+		m.gw[i] = 1
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", name, fold)
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15))
+	var logits []float64
+	for range trainEpochs {
+		for _, c := range cells {
+			feats := fx.feats[c.doc]
+			zs := zsScores[c.doc][c.prov]
+			hard := hardNegatives(c, zs)
+			// Pointwise: the positives, every hard negative, a sample of
+			// the other negatives.
+			for k, cols := range feats {
+				y := 0.0
+				if c.pos[k] {
+					y = 1
+				} else if rng.Float64() >= negativeSample && !hard[k] {
+					continue
+				}
+				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k]))-y)
+			}
+			// Listwise, in contracts that have the provision where some
+			// passage covers it.
+			npos := 0
+			for _, p := range c.pos {
+				if p {
+					npos++
+				}
+			}
+			if npos == 0 {
+				continue
+			}
+			logits = logits[:0]
+			hi := math.Inf(-1)
+			for k, cols := range feats {
+				z := m.logit(cols, zs[k])
+				logits = append(logits, z)
+				hi = math.Max(hi, z)
+			}
+			var sum float64
+			for k := range logits {
+				logits[k] = math.Exp(logits[k] - hi)
+				sum += logits[k]
+			}
+			for k, cols := range feats {
+				g := logits[k] / sum
+				if c.pos[k] {
+					g -= 1 / float64(npos)
+				}
+				if math.Abs(g) < 1e-4 {
+					continue
+				}
+				m.step(cols, zs[k], g)
+			}
+		}
+	}
+	return m
+}
+
+// export turns a fitted detector into its file form: weights by feature
+// name, small ones dropped, rounded.
+func (m *detectorFit) export(fx *featureIndex, name string, present int) *Model {
+	out := &Model{Name: name, Labelled: present, Bias: round4(m.bias), ZeroShotWeight: round4(m.zsw), Weights: map[string]float64{}}
+	for c, w := range m.w {
+		if math.Abs(w) < weightPrune {
+			continue
+		}
+		fname, ok := featureName(fx.ids[c])
+		if !ok {
+			continue
+		}
+		out.Weights[fname] = round4(w)
+	}
+	return out
+}
+
+// recordFeatureNames turns on the recording of feature names (training
+// needs them to write readable detector files).
+func recordFeatureNames() {
+	featureNamesMu.Lock()
+	if featureNames == nil {
+		featureNames = map[uint32]string{}
+	}
+	featureNamesMu.Unlock()
+}
+
+func featureName(id uint32) (string, bool) {
+	featureNamesMu.Lock()
+	defer featureNamesMu.Unlock()
+	n, ok := featureNames[id]
+	return n, ok
+}
+
+// cellCovers reports whether the passages a cell would return, given every
+// passage's probability, cover a labelled span (Covers).
+func cellCovers(prep *prepared, probs []float64, spans [][2]int) bool {
+	if len(probs) == 0 {
+		return false
+	}
+	var ex []document.Span
+	for _, k := range pick(prep, probs) {
+		ex = append(ex, prep.passages[k].span)
+	}
+	return Covers(ex, spans)
+}
+
+// generic returns the same feature space restricted to the generic
+// features (genericFeature): the zero-shot prior's inputs.
+func (fx *featureIndex) generic() *featureIndex {
+	keep := make([]bool, len(fx.ids))
+	for c, id := range fx.ids {
+		if name, ok := featureName(id); ok && genericFeature(name) {
+			keep[c] = true
+		}
+	}
+	gx := &featureIndex{col: fx.col, ids: fx.ids, feats: make([][][]int32, len(fx.feats))}
+	for d, doc := range fx.feats {
+		gx.feats[d] = make([][]int32, len(doc))
+		for k, cols := range doc {
+			var g []int32
+			for _, c := range cols {
+				if keep[c] {
+					g = append(g, c)
+				}
+			}
+			gx.feats[d][k] = g
+		}
+	}
+	return gx
+}
+
+// exportWeights returns the non-zero weights of the features in fx's
+// passages, by name, rounded.
+func (m *detectorFit) exportWeights(fx *featureIndex) map[string]float64 {
+	used := map[int32]bool{}
+	for _, doc := range fx.feats {
+		for _, cols := range doc {
+			for _, c := range cols {
+				used[c] = true
+			}
+		}
+	}
+	out := map[string]float64{}
+	for c := range used {
+		if w := round4(m.w[c]); w != 0 {
+			if name, ok := featureName(fx.ids[c]); ok {
+				out[name] = w
+			}
+		}
+	}
+	return out
+}

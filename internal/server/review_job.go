@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/llm"
+	"github.com/pakton/pakton/internal/review"
+)
+
+// runReviewJob is the job that runs a review; a restart runs it again and
+// the finished rows are reused.
+func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter) error {
+	var p reviewParams
+	if err := json.Unmarshal(j.Params, &p); err != nil || !jobs.ValidID(p.Review) {
+		return fmt.Errorf("bad review job parameters")
+	}
+	meta, err := s.readReviewMeta(ctx, j.Collection, p.Review)
+	if err != nil {
+		return fmt.Errorf("review %s: %w", p.Review, err)
+	}
+	run, err := s.reviewRun(ctx, meta)
+	if err != nil {
+		return err
+	}
+	var progMu sync.Mutex // the model pass reports cells from its own goroutines
+	var last jobs.Progress
+	run.Progress = func(pr review.RunProgress) {
+		progMu.Lock()
+		defer progMu.Unlock()
+		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
+		rep.Progress(last)
+	}
+	if pass, ok := run.Refiner.(*review.ModelPass); ok {
+		// A contract takes a few model calls per provision: name the cell.
+		pass.Progress = func(c review.CellProgress) {
+			progMu.Lock()
+			defer progMu.Unlock()
+			pr := last
+			pr.Current = fmt.Sprintf("%s: %s (%d/%d)", c.Doc, c.Provision, c.Done, c.Total)
+			rep.Progress(pr)
+		}
+	}
+	tab, stats, err := run.Table(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range tab.Rows {
+		row := &tab.Rows[i]
+		if row.Error != "" {
+			// Server paths are no business of API clients.
+			row.Error = strings.ReplaceAll(row.Error, s.st.Dir()+string(filepath.Separator), "")
+			rep.Result(jobs.Result{Name: row.DocName, ID: row.DocID, Status: "failed", Reason: row.Error})
+		}
+	}
+	raw, err := json.Marshal(tab)
+	if err != nil {
+		return err
+	}
+	return s.putReviewResult(ctx, j.Collection, p.Review, raw, reviewSummary{Stats: stats, Finished: time.Now().UTC(), Rows: rowsWithCells(tab)})
+}
+
+// reviewRun rebuilds the run a review's meta describes (its playbook,
+// provisions and documents, its rows in the review's local directory).
+func (s *Server) reviewRun(ctx context.Context, meta reviewMeta) (*review.Run, error) {
+	var yamlText []byte
+	if meta.Source == "upload" {
+		var err error
+		if yamlText, err = s.reviewPlaybook(ctx, meta.Collection, meta.ID); err != nil {
+			return nil, fmt.Errorf("review %s: %w", meta.ID, err)
+		}
+	}
+	return s.reviewRunWith(meta, yamlText)
+}
+
+// reviewRunWith is reviewRun with the uploaded playbook given.
+func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, error) {
+	dir := s.reviewDir(meta.Collection, meta.ID)
+	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := review.NewReviewer(pb, det)
+	if err != nil {
+		return nil, err
+	}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
+	if rs := s.shared(); rs != nil {
+		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
+	}
+	if s.cfg.Models.Configured() && !meta.Offline {
+		// One answer cache per collection: it is keyed by document content,
+		// provision, model and prompt, so every review of the collection
+		// shares it.
+		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
+		if err != nil {
+			return nil, err
+		}
+		cache := filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache")
+		if s.st.IsRemote() {
+			// The local directory of a cluster's collection holds derived
+			// files only and may not exist yet.
+			if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		pass, err := review.NewModelPass(chat, rev, cache)
+		if err != nil {
+			return nil, err
+		}
+		pass.Logger = s.log
+		run.Refiner = pass
+	}
+	return run, nil
+}
