@@ -66,7 +66,7 @@ func runEval(ctx context.Context, args []string) error {
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
 	noRoute := fs.Bool("no-route", false, "ablation: search every document even when a question names a contract")
-	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill
+	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill, --no-spread
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
@@ -88,7 +88,7 @@ func runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, Collection: *coll,
-		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill}
+		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill, NoSpread: *sw.noSpread}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
 		st, err := g.openOrCreate()

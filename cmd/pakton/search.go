@@ -85,7 +85,7 @@ func runSearch(ctx context.Context, args []string) error {
 
 // stages are the switches of the search's tuned stages (search.Explain
 // lists them): each turns one off, for an ablation without a patch.
-type stages struct{ noFraming, noAssoc, noHeadings, noFill *bool }
+type stages struct{ noFraming, noAssoc, noHeadings, noFill, noSpread *bool }
 
 func stageFlags(fs *flag.FlagSet) stages {
 	return stages{
@@ -93,11 +93,12 @@ func stageFlags(fs *flag.FlagSet) stages {
 		noAssoc:    fs.Bool("no-associations", false, "do not add the words that co-occur with the question's words in the collection"),
 		noHeadings: fs.Bool("no-headings", false, "do not add the body words of the clauses the question's words head"),
 		noFill:     fs.Bool("no-fill", false, "in a search narrowed to some contracts, return only passages that match the question's words"),
+		noSpread:   fs.Bool("no-spread", false, "put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)"),
 	}
 }
 
 func (s stages) apply(q *search.Query) {
-	q.NoFraming, q.NoAssociations, q.NoHeadings, q.NoFill = *s.noFraming, *s.noAssoc, *s.noHeadings, *s.noFill
+	q.NoFraming, q.NoAssociations, q.NoHeadings, q.NoFill, q.NoSpread = *s.noFraming, *s.noAssoc, *s.noHeadings, *s.noFill, *s.noSpread
 }
 
 // oneShotGC tunes the garbage collector for a command that answers once and

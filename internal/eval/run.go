@@ -44,10 +44,11 @@ type Options struct {
 	// replicated run are not comparable: copies compete with the originals.
 	Replicate int
 	// NoExpand and NoFill switch off query expansion and filling to k, for
-	// ablation runs; NoRoute, NoFraming, NoAssociations and NoHeadings the
-	// search's other tuned stages (search.Query, search.Explain's Stages).
-	NoExpand, NoFill                               bool
-	NoRoute, NoFraming, NoAssociations, NoHeadings bool
+	// ablation runs; NoRoute, NoFraming, NoAssociations, NoHeadings and
+	// NoSpread the search's other tuned stages (search.Query, search.Explain's
+	// Stages).
+	NoExpand, NoFill                                         bool
+	NoRoute, NoFraming, NoAssociations, NoHeadings, NoSpread bool
 	// Unnamed are questions that name no contract; each is searched over the
 	// whole corpus and the report says how many routing narrowed.
 	Unnamed []string
@@ -280,7 +281,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					return nil, err
 				}
 				q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill, Explain: opt.Explain && opt.Hits != nil,
-					NoRoute: opt.NoRoute, NoFraming: opt.NoFraming, NoAssociations: opt.NoAssociations, NoHeadings: opt.NoHeadings}
+					NoRoute: opt.NoRoute, NoFraming: opt.NoFraming, NoAssociations: opt.NoAssociations, NoHeadings: opt.NoHeadings, NoSpread: opt.NoSpread}
 				if opt.Scope == "document" {
 					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
 					q.NoRoute = true

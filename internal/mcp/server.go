@@ -204,6 +204,7 @@ type SearchInput struct {
 	NoAssociations bool `json:"no_associations,omitempty" jsonschema:"do not add the words that co-occur with the query's words in the collection"`
 	NoHeadings     bool `json:"no_headings,omitempty" jsonschema:"do not add the body words of the clauses the query's words head"`
 	NoFill         bool `json:"no_fill,omitempty" jsonschema:"in a search narrowed to some contracts, return only passages that match the query's words"`
+	NoSpread       bool `json:"no_spread,omitempty" jsonschema:"put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)"`
 	// Explain adds the plan of the search as it ran.
 	Explain bool `json:"explain,omitempty" jsonschema:"add the plan of the search as it ran: the documents searched and why, the words dropped and added, the provision asked about, how each passage's score was made, and every stage with the switch that turns it off"`
 }
@@ -273,7 +274,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	}
 	c := sn.Corpus()
 	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions,
-		NoFraming: in.NoFraming, NoAssociations: in.NoAssociations, NoHeadings: in.NoHeadings, NoFill: in.NoFill, Explain: in.Explain}
+		NoFraming: in.NoFraming, NoAssociations: in.NoAssociations, NoHeadings: in.NoHeadings, NoFill: in.NoFill, NoSpread: in.NoSpread, Explain: in.Explain}
 	if in.Doc != "" {
 		info, err := findDoc(ctx, c, in.Doc)
 		if err != nil {

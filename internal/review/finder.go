@@ -306,13 +306,16 @@ func (f *Finder) check(ctx context.Context, question string, docs []string) ([]c
 // FindProvisions implements search.ProvisionFinder: for every cell of Check
 // that was found, its best passage (or the clause its two best share, see
 // clauseOf), most confident first; then the cells' other passages; and the
-// cells not found.
+// cells not found. A provision that pervades a contract (pervades) puts no
+// passage of it first, unless the search switched that off
+// (search.ProvisionStagesFrom(ctx).NoSpread).
 func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
 	cells, err := f.check(ctx, question, docs)
 	if err != nil {
 		return nil, nil, err
 	}
 	var absent []search.Absence
+	noSpread := search.ProvisionStagesFrom(ctx).NoSpread
 	// Each cell's best passage (or clause) first, most confident first;
 	// then the cell's other passages (a provision often runs over several
 	// clauses: a term and its renewal), best first.
@@ -323,7 +326,7 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 			absent = append(absent, search.Absence{DocID: c.DocID, Provision: c.Provision, Confidence: c.Confidence})
 			continue
 		}
-		if len(c.Extracts) == 0 || pervades(cc.spread, cc.passages) {
+		if len(c.Extracts) == 0 || !noSpread && pervades(cc.spread, cc.passages) {
 			continue
 		}
 		sp, node := cc.prep.clauseOf(c.Extracts)

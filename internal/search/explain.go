@@ -156,6 +156,7 @@ func newExplain(p *Plan) *Explain {
 		{"associations: add the words that co-occur with a question word", !q.NoExpand && !q.NoAssociations, "NoAssociations"},
 		{"headings: add the body words of the clauses a question word heads", !q.NoExpand && !q.NoHeadings, "NoHeadings"},
 		{"provisions: put first the passage the review detectors find for a provision asked about", !q.NoProvisions, "NoProvisions"},
+		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
 		{"fill: in a narrowed search, fill up to k with the text around the best match", !q.NoFill, "NoFill"},
 	}
 	return ex

@@ -150,3 +150,33 @@ func (f fakeFinder) FindProvisions(_ context.Context, _ string, docs []string) (
 func (f fakeFinder) MatchProvisions(_ context.Context, _ string) []ProvisionMatch {
 	return []ProvisionMatch{{Provision: "Governing Law", Score: 0.6, Lead: 0.3, Asked: true}}
 }
+
+// stagesFinder records the provision-stage switches SearchWith passed it.
+type stagesFinder struct {
+	fakeFinder
+	got *[]ProvisionStages
+}
+
+func (f stagesFinder) FindProvisions(ctx context.Context, q string, docs []string) ([]Hit, []Absence, error) {
+	*f.got = append(*f.got, ProvisionStagesFrom(ctx))
+	return f.fakeFinder.FindProvisions(ctx, q, docs)
+}
+
+func TestNoSpreadReachesTheFinder(t *testing.T) {
+	ix := selfCorpus(t)
+	var got []ProvisionStages
+	f := stagesFinder{fakeFinder{hits: []Hit{{DocID: "lease-1", View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}, &got}
+	for _, noSpread := range []bool{false, true} {
+		res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, NoSpread: noSpread, Explain: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Explain.Stages, func(s Stage) bool { return s.Switch == "NoSpread" })
+		if i < 0 || res.Explain.Stages[i].On == noSpread {
+			t.Errorf("NoSpread %v: stages %+v", noSpread, res.Explain.Stages)
+		}
+	}
+	if len(got) != 2 || got[0].NoSpread || !got[1].NoSpread {
+		t.Errorf("the finder was passed %+v, want NoSpread false then true", got)
+	}
+}

@@ -34,6 +34,24 @@ type ProvisionFinder interface {
 	FindProvisions(ctx context.Context, question string, docs []string) ([]Hit, []Absence, error)
 }
 
+// ProvisionStages are the switches of the provision stage that a
+// ProvisionFinder honours; SearchWith passes the query's in the context
+// (ProvisionStagesFrom).
+type ProvisionStages struct {
+	// NoSpread: put a provision's passage first even where the provision
+	// pervades the contract (search.Query.NoSpread).
+	NoSpread bool
+}
+
+type provisionStagesKey struct{}
+
+// ProvisionStagesFrom returns the switches SearchWith passed a
+// ProvisionFinder in ctx (none switched off when it passed none).
+func ProvisionStagesFrom(ctx context.Context) ProvisionStages {
+	s, _ := ctx.Value(provisionStagesKey{}).(ProvisionStages)
+	return s
+}
+
 // Absence is a provision a ProvisionFinder looked for in a document and did
 // not find: the question's words may still match passages, but none holds
 // the provision.
@@ -155,7 +173,11 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 		return res, nil
 	}
 	topic := ix.Topic(q.Text, scope)
-	found, absent, err := m.Provisions.FindProvisions(ctx, topic, scope)
+	fctx := ctx
+	if q.NoSpread {
+		fctx = context.WithValue(ctx, provisionStagesKey{}, ProvisionStages{NoSpread: true})
+	}
+	found, absent, err := m.Provisions.FindProvisions(fctx, topic, scope)
 	if err != nil {
 		return res, fmt.Errorf("finding the provision asked about: %w", err)
 	}

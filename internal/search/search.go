@@ -31,6 +31,10 @@ type Query struct {
 	// NoProvisions ranks by the question's words only: SearchWith does not
 	// put a ProvisionFinder's passages first.
 	NoProvisions bool
+	// NoSpread puts a provision's passage first even where the provision
+	// pervades the contract (the finder rates many of its passages near the
+	// best, so none singles itself out): ProvisionStages.NoSpread.
+	NoSpread bool
 	// Views restricts which unit views are searched (nil = all).
 	Views []View
 	// NoExpand disables expansion with words associated in the corpus:

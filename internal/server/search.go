@@ -25,11 +25,13 @@ type searchRequest struct {
 	NoProvisions bool `json:"no_provisions"`
 	// The switches of the other tuned stages (search.Query): keep the
 	// question's framing words, add no co-occurring words, no heading body
-	// words, do not fill a narrowed search with text matching no word.
+	// words, do not fill a narrowed search with text matching no word, put
+	// the detectors' passage first even for a provision that pervades.
 	NoFraming      bool `json:"no_framing"`
 	NoAssociations bool `json:"no_associations"`
 	NoHeadings     bool `json:"no_headings"`
 	NoFill         bool `json:"no_fill"`
+	NoSpread       bool `json:"no_spread"`
 	// Explain adds the plan as it ran ("explain": search.Explain).
 	Explain bool `json:"explain"`
 }
@@ -67,7 +69,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		return
 	}
 	res, err := sn.Search(r.Context(), search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute, NoProvisions: req.NoProvisions,
-		NoFraming: req.NoFraming, NoAssociations: req.NoAssociations, NoHeadings: req.NoHeadings, NoFill: req.NoFill, Explain: req.Explain})
+		NoFraming: req.NoFraming, NoAssociations: req.NoAssociations, NoHeadings: req.NoHeadings, NoFill: req.NoFill, NoSpread: req.NoSpread, Explain: req.Explain})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
 		fail(w, http.StatusBadGateway, "search failed: %v", err)
