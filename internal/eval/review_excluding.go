@@ -25,7 +25,7 @@ var excludingJSON []byte
 // ExcludingClause is one clause of the polarity check.
 type ExcludingClause struct {
 	Provision string `json:"provision"`
-	Set       string `json:"set"` // "dev", "held_out" or "held_out_2"
+	Set       string `json:"set"` // "dev", "held_out", "held_out_2" or "held_out_3"
 	Heading   string `json:"heading"`
 	Clause    string `json:"clause"`
 }
@@ -46,6 +46,7 @@ type ExcludingReport struct {
 	NotFound int               `json:"not_found"` // plain Not found
 	HeldOut  ExcludingTally    `json:"held_out"`
 	HeldOut2 ExcludingTally    `json:"held_out_2"`
+	HeldOut3 ExcludingTally    `json:"held_out_3"`
 	Dev      ExcludingTally    `json:"dev"`
 	Results  []ExcludingResult `json:"results"`
 }
@@ -132,6 +133,8 @@ func RunExcludingCheck(ctx context.Context, pb *review.Playbook, det *review.Det
 			t = &rep.HeldOut
 		case "held_out_2":
 			t = &rep.HeldOut2
+		case "held_out_3":
+			t = &rep.HeldOut3
 		}
 		rep.Clauses++
 		t.Clauses++
@@ -173,6 +176,7 @@ func WriteExcludingTable(w io.Writer, r *ExcludingReport) {
 	line("dev", r.Dev)
 	line("held out", r.HeldOut)
 	line("held out 2", r.HeldOut2)
+	line("held out 3", r.HeldOut3)
 	for _, x := range r.Results {
 		if x.Yes {
 			fmt.Fprintf(w, "  Yes on %s (%s): %s\n", x.Provision, x.Set, x.Clause)
