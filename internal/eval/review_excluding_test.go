@@ -27,9 +27,14 @@ func TestExcludingCheck(t *testing.T) {
 		}
 	}
 	t.Logf("dev %+v, held out %+v, held out 2 %+v, held out 3 %+v", rep.Dev, rep.HeldOut, rep.HeldOut2, rep.HeldOut3)
-	// The target is none; the held-out sets measured 3 of 58 Yes when this
-	// floor was set (docs/EVALUATION.md): a regression fails the test.
-	if n := rep.HeldOut.Yes + rep.HeldOut2.Yes; n > 3 {
-		t.Errorf("%d held-out excluding clauses answered Yes, more than the 3 measured", n)
+	// The target is none. held_out and held_out_2 became development sets
+	// (their failures were read and fixed: 0 of 58); held_out_3 measured 2
+	// of 16 Yes when this floor was set (docs/EVALUATION.md): a regression
+	// fails the test.
+	if n := rep.HeldOut.Yes + rep.HeldOut2.Yes; n > 0 {
+		t.Errorf("%d excluding clauses of held_out and held_out_2 answered Yes", n)
+	}
+	if n := rep.HeldOut3.Yes; n > 2 {
+		t.Errorf("%d held_out_3 excluding clauses answered Yes, more than the 2 measured", n)
 	}
 }

@@ -194,3 +194,35 @@ func TestStatedCausesNotConvenience(t *testing.T) {
 		}
 	}
 }
+
+// A state denied ("is not exclusive") frees from a restriction, and
+// "without any warranty" excludes a right; a passive or a capability
+// denied ("shall not be assigned", "is not assignable") is the
+// restriction itself, and "without cause" is how a right may be written.
+func TestDeniedStatesAndWithout(t *testing.T) {
+	restriction := &Provision{Name: "Exclusivity", Answer: AnswerYesNo, Polarity: PolarityRestriction,
+		Keywords: []Keyword{{Text: "exclusive", Boost: 3}, {Text: "exclusively", Boost: 2}}}
+	assign := &Provision{Name: "Anti-Assignment", Answer: AnswerYesNo, Polarity: PolarityRestriction,
+		Keywords: []Keyword{{Text: "assign", Boost: 3}, {Text: "assignable", Boost: 2}}}
+	warranty := &Provision{Name: "Warranty", Answer: AnswerYesNo, Polarity: PolarityRight,
+		Keywords: []Keyword{{Text: "warranty", Boost: 3}, {Text: "warrants", Boost: 3}}}
+	tfc := &Provision{Name: "Termination for Convenience", Answer: AnswerYesNo, Polarity: PolarityRight,
+		Keywords: []Keyword{{Text: "without cause", Boost: 3}, {Text: "terminate", Boost: 2}}}
+	for _, c := range []struct {
+		p    *Provision
+		text string
+		want AnswerKind
+	}{
+		{restriction, "This appointment is not exclusive, and the Supplier may appoint other distributors.", KindNo},
+		{restriction, "The Distributor shall sell the Products exclusively in the Territory.", KindYes},
+		{assign, "This Agreement shall not be assigned by either party.", KindYes},
+		{assign, "This Agreement is not assignable by the Licensee.", KindYes},
+		{warranty, "The goods are sold as is and without any warranty of fitness.", KindNo},
+		{warranty, "The Supplier warrants that the goods will conform to the Specifications.", KindYes},
+		{tfc, "Either party may terminate this Agreement without cause on thirty days' notice.", KindYes},
+	} {
+		if a := polarityAnswer(c.p, extractsOf(c.text)); a.Kind != c.want {
+			t.Errorf("%s: %q: %s, want %s", c.p.Name, c.text, a.Kind, c.want)
+		}
+	}
+}

@@ -201,10 +201,17 @@ func liberty(seg string, c cues, normal map[string]bool) bool {
 	if reNoConsentNeeded().MatchString(seg) {
 		return true
 	}
-	// "non-exclusive"
+	// "non-exclusive", and a state denied: "is not exclusive", "shall not
+	// be confidential" (but "shall not disclose" is the restriction)
 	toks := tokens(seg)
 	for k := 0; k+1 < len(toks); k++ {
 		if toks[k].stem == "non" && c[toks[k+1].stem] >= 2 && !normal[toks[k+1].stem] {
+			return true
+		}
+		if toks[k].stem == "not" && k > 0 && copula[toks[k-1].stem] && deniedState(seg, toks[k+1], c, normal) {
+			return true
+		}
+		if toks[k].stem == "not" && k+2 < len(toks) && copula[toks[k+1].stem] && deniedState(seg, toks[k+2], c, normal) {
 			return true
 		}
 	}
@@ -222,6 +229,33 @@ func liberty(seg string, c cues, normal map[string]bool) bool {
 	return rePermission().MatchString(seg) && reWithoutConsent().MatchString(seg) && !reVoid().MatchString(seg)
 }
 
+// deniedState reports whether t, after "is not"/"not be", is a state the
+// provision's key words name ("exclusive", "confidential"): not a passive
+// ("shall not be assigned") nor a capability ("is not assignable"), which
+// are how a restriction is written.
+func deniedState(seg string, t token, c cues, normal map[string]bool) bool {
+	if c[t.stem] < 2 || normal[t.stem] {
+		return false
+	}
+	w := strings.ToLower(seg[t.at:t.end])
+	for _, suf := range []string{"ed", "en", "able", "ible"} {
+		if strings.HasSuffix(w, suf) {
+			return false
+		}
+	}
+	return true
+}
+
+// copula are the forms of "to be" a denied state follows ("is not
+// exclusive", "not be confidential"), stemmed.
+var copula = map[string]bool{}
+
+func init() {
+	for _, w := range []string{"is", "are", "be", "was", "were", "been"} {
+		copula[stemWord(w)] = true
+	}
+}
+
 // negatedForms returns the cue words p's keywords themselves negate
 // ("non transferable", "not to compete"): their negation is p's normal
 // form, not a liberty.
@@ -230,7 +264,7 @@ func negatedForms(p *Provision) map[string]bool {
 	for _, k := range p.Keywords {
 		w := analyze(k.Text)
 		for i := 0; i+1 < len(w); i++ {
-			if w[i] == "non" || w[i] == "not" || w[i] == "no" {
+			if w[i] == "non" || w[i] == "not" || w[i] == "no" || w[i] == "without" {
 				out[w[i+1]] = true
 			}
 		}
@@ -372,6 +406,9 @@ func excludes(k Polarity, seg string, at int, others []string, c cues, normal ma
 	if reWithoutConsent().MatchString(seg) {
 		return false
 	}
+	if withoutCue(seg, c, normal) {
+		return true // "sold as is … and without any warranty"
+	}
 	for _, cl := range strings.Split(seg, ",") {
 		if !reSubordinate().MatchString(cl) && negates(cl) && segWeight(cl, segment{0, len(cl), [2]int{}}, c) > 0 {
 			return true
@@ -379,6 +416,33 @@ func excludes(k Polarity, seg string, at int, others []string, c cues, normal ma
 	}
 	return false
 }
+
+// withoutCue reports whether seg puts "without" before one of the
+// provision's own key words (weight 2 or more): "without any warranty",
+// "without warranties of any kind" — unless the provision's keywords say
+// it that way themselves ("without cause" is how termination for
+// convenience is written).
+func withoutCue(seg string, c cues, normal map[string]bool) bool {
+	toks := tokens(seg)
+	for k, t := range toks {
+		if t.stem != "without" {
+			continue
+		}
+		for j := k + 1; j < min(len(toks), k+3); j++ {
+			if c[toks[j].stem] >= 2 && !normal[toks[j].stem] {
+				return true
+			}
+			if !filler[toks[j].stem] {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// filler are the words that may stand between "without" and what it
+// denies.
+var filler = map[string]bool{"ani": true, "any": true, "all": true, "a": true, "an": true}
 
 // reSubordinate opens a clause that sets a condition or a circumstance, not
 // the main statement: a negation inside it does not negate the provision
