@@ -98,6 +98,15 @@ func writeDetails(w io.Writer, d ingest.Details, doc *document.Document) error {
 		if len(pages) > 1 {
 			row("", strings.Join(pages, ", "))
 		}
+		var turned []string
+		for i, a := range o.PageTurned {
+			if a != 0 && i < len(o.Pages) {
+				turned = append(turned, fmt.Sprintf("p. %d by %.1f°", o.Pages[i], a))
+			}
+		}
+		if len(turned) > 0 {
+			row("", "turned straight before OCR (fed askew): "+strings.Join(turned, ", "))
+		}
 	}
 	if d.Meta != nil && d.Meta.Message != nil {
 		m := d.Meta.Message

@@ -128,6 +128,10 @@ type OCR struct {
 	Confidence     float64   `json:"confidence"`
 	PageConfidence []float64 `json:"page_confidence,omitempty"`
 	Words          int       `json:"words"` // words the confidences are over
+	// PageTurned is the angle in degrees each page was turned straight
+	// before OCR (a sheet fed askew), in the order of Pages; nil when no
+	// page was.
+	PageTurned []float64 `json:"page_turned,omitempty"`
 }
 
 // Message is an e-mail's envelope as its headers give it.

@@ -108,8 +108,16 @@ func ocrRun(ctx context.Context, n int, image func(ctx context.Context, k int) (
 			fail(err)
 			return
 		}
-		text, err := tesseract(ctx, img)
+		straight, angle, err := deskewFile(img)
+		if err != nil {
+			_ = os.Remove(img)
+			fail(fmt.Errorf("OCR: page %d: %w", number(k), err))
+			return
+		}
+		text, err := tesseract(ctx, straight)
 		_ = os.Remove(img)
+		_ = os.Remove(straight)
+		text.turned = angle
 		if err != nil {
 			fail(fmt.Errorf("OCR: page %d: %w", number(k), err))
 			return
@@ -177,6 +185,7 @@ type ocrText struct {
 	text       string
 	confidence float64 // mean word confidence, 0–100; -1 without words
 	words      int
+	turned     float64 // degrees the page was turned straight before OCR (deskew.go)
 }
 
 // tesseract reads the text of one image, with its word confidences (the
@@ -238,8 +247,13 @@ func tsvConfidence(tsv []byte) (float64, int) {
 func ocrMeta(pages []int, texts []ocrText) *document.OCR {
 	m := &document.OCR{Engine: "tesseract", Pages: pages, Confidence: -1}
 	var sum float64
+	turned := false
 	for _, t := range texts {
 		m.PageConfidence = append(m.PageConfidence, math.Round(t.confidence*10)/10)
+		m.PageTurned = append(m.PageTurned, math.Round(t.turned*10)/10)
+		if t.turned != 0 {
+			turned = true
+		}
 		if t.words > 0 {
 			sum += t.confidence * float64(t.words)
 			m.Words += t.words
@@ -247,6 +261,9 @@ func ocrMeta(pages []int, texts []ocrText) *document.OCR {
 	}
 	if m.Words > 0 {
 		m.Confidence = math.Round(sum/float64(m.Words)*10) / 10
+	}
+	if !turned {
+		m.PageTurned = nil
 	}
 	return m
 }

@@ -119,6 +119,8 @@ function renderDetails(doc) {
     if ((o.pages || []).length > 1) {
       row('', o.pages.map((p, i) => 'p. ' + p + ': ' + Number((o.page_confidence || [])[i]).toFixed(1)).join(', '));
     }
+    const turned = (o.page_turned || []).map((a, i) => (a ? 'p. ' + o.pages[i] + ' by ' + Number(a).toFixed(1) + '°' : '')).filter(Boolean);
+    if (turned.length) row('', 'turned straight before OCR (fed askew): ' + turned.join(', '));
   }
   if (m.message) {
     for (const [k, v] of [['From', m.message.from], ['To', m.message.to], ['Cc', m.message.cc], ['Date', m.message.date], ['Subject', m.message.subject]]) row(k, v || '');
