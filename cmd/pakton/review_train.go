@@ -39,6 +39,7 @@ func runReviewTrain(args []string) error {
 	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
 	version := fs.String("version", "", "version written into the file (default: the date)")
 	zeroOnly := fs.Bool("zero-shot-only", false, "fit only the zero-shot calibration, no per-provision detectors")
+	hardNeg := fs.Int("hard-negatives", 0, "also train on this many hard negatives per contract and provision, every epoch (the passages without the provision that its zero-shot scorer rates highest); 0: none — five lowered CUAD's cross-validated F1 (docs/EVALUATION.md)")
 	basePath := fs.String("base", "", "train on top of these detectors: keep their calibration and their detectors for the provisions the labels do not cover (a file, \"builtin\" or \"none\"; default: builtin with --review alone, none with --labels)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -148,11 +149,12 @@ func runReviewTrain(args []string) error {
 		cmd = append(cmd, "--zero-shot-only")
 	}
 	opt := review.TrainOptions{
-		Version:      *version,
-		Command:      strings.Join(cmd, " "),
-		TrainedOn:    fmt.Sprintf("%s; %d of the playbook's provisions labelled", strings.Join(sources, "; "), covered),
-		ZeroShotOnly: *zeroOnly,
-		Base:         base,
+		Version:       *version,
+		Command:       strings.Join(cmd, " "),
+		TrainedOn:     fmt.Sprintf("%s; %d of the playbook's provisions labelled", strings.Join(sources, "; "), covered),
+		ZeroShotOnly:  *zeroOnly,
+		Base:          base,
+		HardNegatives: max(0, *hardNeg),
 	}
 	if !*quiet {
 		opt.Progress = func(done, total int, name string) {

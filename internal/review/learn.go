@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/report"
 )
 
@@ -138,6 +140,14 @@ func decisionLabel(d Doc, cell *Cell, dec Decision) (Label, bool, error) {
 	case Corrected:
 		if text := strings.TrimSpace(dec.Text); text != "" {
 			sp, ok := report.Locate(d.Doc.Text, text)
+			if !ok || sp.Empty() {
+				// text copied from the contract exactly, cut mid-word
+				// ("n case of an order …"): Locate matches whole words only
+				if i := strings.Index(d.Doc.Text, text); i >= 0 {
+					start := utf8.RuneCountInString(d.Doc.Text[:i])
+					sp, ok = document.Span{Start: start, End: start + utf8.RuneCountInString(text)}, true
+				}
+			}
 			if !ok || sp.Empty() {
 				return lb, false, fmt.Errorf("review train: the correction of %s / %q gives text that is not in the contract: %q", cell.DocName, cell.Provision, shorten(text, 80))
 			}

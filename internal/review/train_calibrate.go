@@ -8,7 +8,7 @@ import (
 // labelled provisions (det.ZeroShot), and returns the feature index, the
 // prior (the detectors' starting point) and every provision's cells as the
 // calibrated zero-shot scorer finds them.
-func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64) (fx *featureIndex, g *detectorFit, zsPairs [][]scored, rep *TrainReport) {
+func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64, hard int) (fx *featureIndex, g *detectorFit, zsPairs [][]scored, rep *TrainReport) {
 	// The zero-shot calibration, fitted on the labelled provisions' best
 	// passages.
 	var pairs []scored
@@ -67,7 +67,7 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 		return out
 	}
 	fitZeroShot := func(exclude string) (Calibration, *detectorFit, map[string][]scored) {
-		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1)
+		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1, hard)
 		if g.zsw <= 0 {
 			// The prior learned to rank passages against the provision's
 			// own description (too few or too alike labelled provisions):

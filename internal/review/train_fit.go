@@ -96,7 +96,10 @@ func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []fl
 // clauses that use the provision's words without being it (one that
 // excludes or limits it, a definition, a cross-reference). Training sees
 // every one of them, every epoch, rather than a sample.
-func hardNegatives(c cellData, zs []float64) map[int]bool {
+func hardNegatives(c cellData, zs []float64, n int) map[int]bool {
+	if n <= 0 {
+		return nil
+	}
 	order := make([]int, 0, len(zs))
 	for k := range zs {
 		if !c.pos[k] {
@@ -105,20 +108,16 @@ func hardNegatives(c cellData, zs []float64) map[int]bool {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return zs[order[a]] > zs[order[b]] })
 	out := map[int]bool{}
-	for _, k := range order[:min(hardNegativeCount, len(order))] {
+	for _, k := range order[:min(n, len(order))] {
 		out[k] = true
 	}
 	return out
 }
 
-// hardNegativeCount is how many hard negatives a contract gives each
-// provision's training.
-const hardNegativeCount = 5
-
 // fitDetector trains a detector on cells (each with its provision's
 // zero-shot scores), starting from init's weights. The random negative
 // sample is seeded by the name and the fold, so a fit is reproducible.
-func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, init *detectorFit, name string, fold int) *detectorFit {
+func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, init *detectorFit, name string, fold int, hardCount int) *detectorFit {
 	// AdaGrad's accumulators start at 1, so a feature's first steps are
 	// plain gradient steps (starting at 0 would move every feature a full
 	// learning rate on first sight, however weak its evidence).
@@ -135,7 +134,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 		for _, c := range cells {
 			feats := fx.feats[c.doc]
 			zs := zsScores[c.doc][c.prov]
-			hard := hardNegatives(c, zs)
+			hard := hardNegatives(c, zs, hardCount)
 			// Pointwise: the positives, every hard negative, a sample of
 			// the other negatives.
 			for k, cols := range feats {

@@ -361,6 +361,12 @@ var reFromDate = sync.OnceValue(func() *regexp.Regexp {
 // endDateAt is EndDate, also returning the places in s it was read from
 // (bytes): the date written, or the start date (when in s) and the period.
 // c, when given, chooses the term's period among several (pickNear).
+// reRenewalBefore comes before a renewal's period: "renew for (an
+// additional) …", "extended for …", "renewal term(s) of …".
+var reRenewalBefore = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:renew\w*|extend\w*|extension)\s+(?:\S+\s+){0,5}?(?:for|of|by)\s+(?:an?\s+|one\s+|up\s+to\s+)?(?:additional|further|successive|consecutive|subsequent)?\s*(?:periods?\s+of\s+|terms?\s+of\s+)?$`)
+})
+
 func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	for _, m := range reEndCue().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+80)]
@@ -378,6 +384,19 @@ func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 			return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 		}
 		return "", nil, false
+	}
+	// the term's period, not a notice period or a renewal's ("an initial
+	// term of three (3) years, renewing for successive one (1) year
+	// periods unless either party gives sixty (60) days' notice")
+	durs = byNotice(s, durs, c)
+	var initial []valueAt
+	for _, d := range durs {
+		if !reSuccessive().MatchString(s[max(0, d.at-40):d.at]) && !reRenewalBefore().MatchString(s[max(0, d.at-60):d.at]) {
+			initial = append(initial, d)
+		}
+	}
+	if len(initial) > 0 {
+		durs = initial
 	}
 	dur, _ := pickValue(s, durs, c)
 	// the start: the date the period runs from — a date written in the
