@@ -19,6 +19,7 @@ import (
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
+	"github.com/pakton/pakton/internal/review/modelpass"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -112,7 +113,7 @@ func runReview(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var pass *review.ModelPass
+	var pass *modelpass.Pass
 	if roles.Configured() && !*offline {
 		// The reviewer role (PAKTON_LLM_REVIEWER_MODEL, defaulting to the
 		// default model) may name a model of its own for review.
@@ -120,7 +121,7 @@ func runReview(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if pass, err = review.NewModelPass(chat, rev, filepath.Join(state, "model-cache")); err != nil {
+		if pass, err = modelpass.New(chat, rev, filepath.Join(state, "model-cache")); err != nil {
 			return err
 		}
 		run.Refiner = pass
@@ -145,7 +146,7 @@ func runReview(ctx context.Context, args []string) error {
 		bar.Update(p.Done, 0, p.Current)
 	}
 	if pass != nil {
-		pass.Progress = func(c review.CellProgress) {
+		pass.Progress = func(c modelpass.CellProgress) {
 			barMu.Lock()
 			defer barMu.Unlock()
 			if bar != nil {

@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/modelpass"
 )
 
 // cellProgress names a cell the model pass answered, for the progress
 // line: a contract takes minutes of model calls, and this shows movement.
-func cellProgress(c review.CellProgress) string {
+func cellProgress(c modelpass.CellProgress) string {
 	how := "model"
 	if c.Cached {
 		how = "cached"

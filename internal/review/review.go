@@ -10,7 +10,7 @@
 // labels file (see Train), or — for a provision nobody has labelled — a
 // zero-shot scorer built from the provision's definition, keywords and
 // example clauses, calibrated on the labelled provisions. A model server, when
-// configured, refines the offline candidates (ModelPass, model.go: the
+// configured, refines the offline candidates (internal/review/modelpass: the
 // model quotes the passages that hold each provision or answers "Not
 // found", every quotation verified against the contract); the offline table
 // is always the starting point, and a cell the model cannot answer keeps it.

@@ -45,7 +45,7 @@ import (
 const EngineVersion = "review-4"
 
 // Refiner improves an offline row with a model pass (the model-backed review
-// in model.go). It is given the contract and the offline row, and returns
+// in internal/review/modelpass). It is given the contract and the offline row, and returns
 // the row it should be replaced with.
 type Refiner interface {
 	Refine(ctx context.Context, d Doc, row Row) (Row, error)

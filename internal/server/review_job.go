@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/modelpass"
 )
 
 // runReviewJob is the job that runs a review; a restart runs it again and
@@ -38,9 +39,9 @@ func (s *Server) runReviewJob(ctx context.Context, j jobs.Job, rep jobs.Reporter
 		last = jobs.Progress{Done: pr.Done, Total: pr.Total, Current: pr.Current}
 		rep.Progress(last)
 	}
-	if pass, ok := run.Refiner.(*review.ModelPass); ok {
+	if pass, ok := run.Refiner.(*modelpass.Pass); ok {
 		// A contract takes a few model calls per provision: name the cell.
-		pass.Progress = func(c review.CellProgress) {
+		pass.Progress = func(c modelpass.CellProgress) {
 			progMu.Lock()
 			defer progMu.Unlock()
 			pr := last
@@ -111,7 +112,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 				return nil, err
 			}
 		}
-		pass, err := review.NewModelPass(chat, rev, cache)
+		pass, err := modelpass.New(chat, rev, cache)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package review
+package modelpass
 
 import (
 	"context"
@@ -6,13 +6,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pakton/pakton/internal/review"
+
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/report"
 )
-
-// MethodModel is Cell.Method for a cell a model pass answered.
-const MethodModel = "model"
 
 // buildCell turns one provision's model answers into a cell. Every
 // quotation is verified against the contract (report.Verify, as for ask):
@@ -20,8 +19,8 @@ const MethodModel = "model"
 // elsewhere in the contract, it is re-located there and noted; found
 // nowhere, it is dropped and noted. The cell is found only when the
 // model's final answer says so and at least one quotation verified.
-func buildCell(ctx context.Context, d Doc, p *Provision, offline Cell, a *modelAnswer) Cell {
-	c := Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: MethodModel, Answer: notFoundAnswer()}
+func buildCell(ctx context.Context, d review.Doc, p *review.Provision, offline review.Cell, a *modelAnswer) review.Cell {
+	c := review.Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: review.MethodModel, Answer: review.NotFoundAnswer()}
 	final := a.FollowUp
 	if !final.Found {
 		// "Not found": the best offline candidate stays for the reviewer
@@ -59,9 +58,9 @@ func buildCell(ctx context.Context, d Doc, p *Provision, offline Cell, a *modelA
 		v = a.First.Value
 	}
 	c.Value = modelValue(p, v, ex)
-	c.Answer = answerFromModel(p, c.Value, ex)
+	c.Answer = review.AnswerFromModel(p, c.Value, ex)
 	for _, r := range a.Risks {
-		ra := RiskAnswer{Question: r.Question, Answer: r.Answer}
+		ra := review.RiskAnswer{Question: r.Question, Answer: r.Answer}
 		if ra.Answer == "" {
 			ra.Answer = "Not answered"
 		}
@@ -89,7 +88,7 @@ func countPrefix(list []string, prefix string) int {
 	return n
 }
 
-func where(e Extract) string {
+func where(e review.Extract) string {
 	if e.Path != "" {
 		return e.Path
 	}
@@ -100,7 +99,7 @@ func where(e Extract) string {
 // extracts of those that occur in it, in document order, overlapping ones
 // merged; how many extracts come only from quotations at index firstN or
 // later (the follow-up's); and a note per quotation re-located or dropped.
-func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) ([]Extract, int, []string) {
+func verifyQuotes(ctx context.Context, d review.Doc, quotes []quoteAnswer, firstN int) ([]review.Extract, int, []string) {
 	if len(quotes) == 0 {
 		return nil, 0, nil
 	}
@@ -117,7 +116,7 @@ func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) 
 		}
 		notes = append(notes, fmt.Sprintf("%s the model gave that %s: %q", noteDropped, why, progress.Shorten(oneLine(s.Quote), 120)))
 	}
-	tree := treeOf(d)
+	tree := review.TreeOf(d)
 	type spanFrom struct {
 		span  document.Span
 		later bool
@@ -131,7 +130,7 @@ func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) 
 		spans = append(spans, spanFrom{s.Span, s.N > firstN})
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].span.Start < spans[j].span.Start })
-	var out []Extract
+	var out []review.Extract
 	var later []bool // the extract comes only from follow-up quotations
 	for _, s := range spans {
 		if n := len(out); n > 0 && s.span.Start <= out[n-1].Span.End {
@@ -139,7 +138,7 @@ func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) 
 			later[n-1] = later[n-1] && s.later
 			continue
 		}
-		out = append(out, Extract{Span: s.span})
+		out = append(out, review.Extract{Span: s.span})
 		later = append(later, s.later)
 	}
 	added := 0
@@ -159,7 +158,7 @@ func verifyQuotes(ctx context.Context, d Doc, quotes []quoteAnswer, firstN int) 
 }
 
 // oneDoc lets report.Verify read one contract.
-type oneDoc struct{ d Doc }
+type oneDoc struct{ d review.Doc }
 
 func (o oneDoc) Document(_ context.Context, id string) (*document.Document, error) {
 	if id != o.d.ID {
@@ -169,7 +168,7 @@ func (o oneDoc) Document(_ context.Context, id string) (*document.Document, erro
 }
 
 func (o oneDoc) ClausePath(_ context.Context, _ string, span document.Span) string {
-	t := treeOf(o.d)
+	t := review.TreeOf(o.d)
 	return t.SpanPath(span)
 }
 
@@ -188,31 +187,31 @@ func isNoValue(v string) bool {
 // with the offline readers (a date as YYYY-MM-DD, a duration as "N
 // units"); when the model gave none, it is read from the extracts as
 // offline.
-func modelValue(p *Provision, v string, ex []Extract) string {
-	if p.Answer == AnswerYesNo {
+func modelValue(p *review.Provision, v string, ex []review.Extract) string {
+	if p.Answer == review.AnswerYesNo {
 		return "Yes"
 	}
 	v = strings.TrimSpace(v)
 	if isNoValue(v) {
-		return readValue(p, nil, ex)
+		return review.ReadValue(p, ex)
 	}
 	switch p.Answer {
-	case AnswerDate, AnswerEndDate:
-		if d, ok := FirstDate(v); ok {
+	case review.AnswerDate, review.AnswerEndDate:
+		if d, ok := review.FirstDate(v); ok {
 			return d
 		}
-		if rePerpetual().MatchString(v) {
+		if review.Perpetual(v) {
 			return "perpetual"
 		}
-	case AnswerDuration:
-		if rePerpetual().MatchString(v) {
+	case review.AnswerDuration:
+		if review.Perpetual(v) {
 			return "perpetual"
 		}
-		if d, ok := FirstDuration(v); ok {
+		if d, ok := review.FirstDuration(v); ok {
 			return d
 		}
-	case AnswerJurisdiction:
-		if j := Jurisdiction(v); j != "" {
+	case review.AnswerJurisdiction:
+		if j := review.Jurisdiction(v); j != "" {
 			return j
 		}
 	}

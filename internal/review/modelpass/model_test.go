@@ -1,4 +1,4 @@
-package review
+package modelpass
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/review"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/llm"
@@ -71,21 +73,21 @@ provisions:
 type modelFixture struct {
 	t    *testing.T
 	srv  *llmtest.Server
-	pass *ModelPass
-	doc  Doc
-	row  Row
+	pass *Pass
+	doc  review.Doc
+	row  review.Row
 }
 
 // newModelFixture reviews modelContract offline with the provisions named
 // (all when none) and opens a model pass on a scripted server.
 func newModelFixture(t *testing.T, provisions ...string) *modelFixture {
 	t.Helper()
-	pb, err := ParsePlaybook("model.yaml", []byte(modelPlaybook))
+	pb, err := review.ParsePlaybook("model.yaml", []byte(modelPlaybook))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(provisions) > 0 {
-		var keep []Provision
+		var keep []review.Provision
 		for _, p := range pb.Provisions {
 			for _, n := range provisions {
 				if p.Name == n {
@@ -95,11 +97,11 @@ func newModelFixture(t *testing.T, provisions ...string) *modelFixture {
 		}
 		pb.Provisions = keep
 	}
-	rev, err := NewReviewer(pb, nil)
+	rev, err := review.NewReviewer(pb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Doc{ID: "msa", Name: "msa.txt", Hash: "sha-msa", Doc: &document.Document{ID: "msa", Name: "msa.txt", Format: "text", Text: modelContract}}
+	d := review.Doc{ID: "msa", Name: "msa.txt", Hash: "sha-msa", Doc: &document.Document{ID: "msa", Name: "msa.txt", Format: "text", Text: modelContract}}
 	row, err := rev.Review(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +111,7 @@ func newModelFixture(t *testing.T, provisions ...string) *modelFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, err := NewModelPass(chat, rev, filepath.Join(t.TempDir(), "cache"))
+	pass, err := New(chat, rev, filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +161,11 @@ func extractJSON(found bool, value string, conf float64, quotes ...replyQuote) m
 	return map[string]any{"found": found, "quotes": quotes, "value": value, "confidence": conf}
 }
 
-func (f *modelFixture) refine() (Row, error) {
+func (f *modelFixture) refine() (review.Row, error) {
 	return f.pass.Refine(context.Background(), f.doc, f.row)
 }
 
-func cellOf(t *testing.T, row Row, name string) Cell {
+func cellOf(t *testing.T, row review.Row, name string) review.Cell {
 	t.Helper()
 	for _, c := range row.Cells {
 		if c.Provision == name {
@@ -171,7 +173,7 @@ func cellOf(t *testing.T, row Row, name string) Cell {
 		}
 	}
 	t.Fatalf("row has no cell %q", name)
-	return Cell{}
+	return review.Cell{}
 }
 
 const (
@@ -197,7 +199,7 @@ func TestModelFoundVerifiedWithRisks(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cellOf(t, row, "Change of Control")
-	if !c.Found || c.Method != MethodModel || c.Value != "Yes" {
+	if !c.Found || c.Method != review.MethodModel || c.Value != "Yes" {
 		t.Fatalf("cell = found %v, method %q, value %q; want a found model cell valued Yes", c.Found, c.Method, c.Value)
 	}
 	if len(c.Extracts) != 1 || c.Extracts[0].Text != coc41 {
@@ -271,7 +273,7 @@ func TestModelOnlyHallucinationsIsNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cellOf(t, row, "Source Code Escrow")
-	if c.Found || c.Method != MethodModel {
+	if c.Found || c.Method != review.MethodModel {
 		t.Fatalf("cell found = %v, want Not found when no quotation verifies", c.Found)
 	}
 	if len(c.Notes) != 2 || !strings.Contains(strings.Join(c.Notes, "\n"), "none of its 1 quotations occurs") {
@@ -293,7 +295,7 @@ func TestModelNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cellOf(t, row, "Source Code Escrow")
-	if c.Found || c.Value != "" || c.Confidence != 0.05 || c.Method != MethodModel {
+	if c.Found || c.Value != "" || c.Confidence != 0.05 || c.Method != review.MethodModel {
 		t.Fatalf("cell = %+v, want Not found with confidence 0.05", c)
 	}
 	if len(f.srv.Requests()) != 2 {
@@ -397,7 +399,7 @@ func TestModelCacheMakesNoCalls(t *testing.T) {
 	}
 
 	// A changed definition, another model or changed content asks again.
-	f.pass.Reviewer.pb.Provisions[1].Definition += " Also the courts."
+	f.pass.Reviewer.Playbook().Provisions[1].Definition += " Also the courts."
 	if _, err := f.refine(); err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +500,7 @@ func TestModelServerErrorKeepsOfflineCell(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Source Code Escrow") {
 		t.Fatalf("err = %v, want one naming the failed provision", err)
 	}
-	if got := cellOf(t, row, "Governing Law"); got.Method != MethodModel || !got.Found {
+	if got := cellOf(t, row, "Governing Law"); got.Method != review.MethodModel || !got.Found {
 		t.Errorf("the cell the model answered = %+v, want it kept", got)
 	}
 	got, off := cellOf(t, row, "Source Code Escrow"), cellOf(t, f.row, "Source Code Escrow")
@@ -530,7 +532,7 @@ func TestModelCancelled(t *testing.T) {
 
 func TestBlocksMergeInDocumentOrder(t *testing.T) {
 	doc := &document.Document{Text: "aaaa\n bbbb cccc dddd"}
-	cands := []Extract{
+	cands := []review.Extract{
 		{Span: document.Span{Start: 16, End: 20}, Path: "4"},
 		{Span: document.Span{Start: 7, End: 13}, Path: "2"}, // overlaps the next
 		{Span: document.Span{Start: 0, End: 4}, Path: "1"},

@@ -1,4 +1,4 @@
-package review_test
+package modelpass_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/modelpass"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
@@ -29,7 +30,7 @@ func TestRunWithModelPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	pass, err := review.NewModelPass(chat, rev, filepath.Join(dir, "model-cache"))
+	pass, err := modelpass.New(chat, rev, filepath.Join(dir, "model-cache"))
 	if err != nil {
 		t.Fatal(err)
 	}

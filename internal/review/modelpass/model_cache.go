@@ -1,4 +1,4 @@
-package review
+package modelpass
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/pakton/pakton/internal/review"
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/document"
@@ -48,14 +50,14 @@ func (k cacheKey) file(dir string) string {
 }
 
 // provisionSpec hashes what the prompts say about a provision.
-func provisionSpec(p *Provision) string {
+func provisionSpec(p *review.Provision) string {
 	spec := struct {
-		Name       string       `json:"name"`
-		Definition string       `json:"definition"`
-		Excludes   string       `json:"excludes"`
-		Keywords   []Keyword    `json:"keywords"`
-		Answer     AnswerFormat `json:"answer"`
-		Risks      []Risk       `json:"risks"`
+		Name       string              `json:"name"`
+		Definition string              `json:"definition"`
+		Excludes   string              `json:"excludes"`
+		Keywords   []review.Keyword    `json:"keywords"`
+		Answer     review.AnswerFormat `json:"answer"`
+		Risks      []review.Risk       `json:"risks"`
 	}{p.Name, p.Definition, p.Excludes, p.Keywords, p.Answer, p.Risks}
 	raw, _ := json.Marshal(spec)
 	sum := sha256.Sum256(raw)
@@ -64,7 +66,7 @@ func provisionSpec(p *Provision) string {
 
 // docHash is the document's content hash: the store's source hash when
 // known, else a hash of its canonical text.
-func docHash(d Doc) string {
+func docHash(d review.Doc) string {
 	if d.Hash != "" {
 		return d.Hash
 	}

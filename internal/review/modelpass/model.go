@@ -1,4 +1,12 @@
-package review
+// Package modelpass is the model-backed pass of a review: a review.Refiner
+// that shows a chat model the offline finder's best candidate passages for
+// each provision, asks for the passages that hold it (or "Not found") and
+// its risk questions, and keeps only what it can verify against the
+// contract. It is apart from internal/review so that the review's domain —
+// playbook, detectors and training, the run, table and decisions — imports
+// neither llm nor tool: a review runs, is measured and is trained with no
+// model server; this package is the one place a model refines it.
+package modelpass
 
 import (
 	"context"
@@ -12,21 +20,23 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/review"
+
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/parallel"
 )
 
-// ModelPass is the model pass of a review (a Refiner): for every provision of
+// Pass is the model pass of a review (a Refiner): for every provision of
 // a contract it shows a chat model the offline finder's best candidate
 // passages, asks for the passages that hold the provision verbatim or "Not
 // found", follows up once asking what was missed, asks the provision's risk
 // questions of a found cell, and verifies every quotation against the
 // contract. Answers are cached per cell (model_cache.go). It is safe for
 // concurrent use.
-type ModelPass struct {
+type Pass struct {
 	Chat     llm.Chat
-	Reviewer *Reviewer
+	Reviewer *review.Reviewer
 	// CacheDir keeps each cell's answers; empty caches nothing.
 	CacheDir string
 	// Shown is how many candidate passages the first prompt shows
@@ -61,9 +71,9 @@ type CellProgress struct {
 	Cached    bool   `json:"cached"` // answered from the cache
 }
 
-// NewModelPass returns the model pass of rev's playbook asking chat, caching
+// New returns the model pass of rev's playbook asking chat, caching
 // in cacheDir (empty: no cache).
-func NewModelPass(chat llm.Chat, rev *Reviewer, cacheDir string) (*ModelPass, error) {
+func New(chat llm.Chat, rev *review.Reviewer, cacheDir string) (*Pass, error) {
 	if chat == nil || rev == nil {
 		return nil, errors.New("review: the model pass needs a model and a reviewer")
 	}
@@ -72,7 +82,7 @@ func NewModelPass(chat llm.Chat, rev *Reviewer, cacheDir string) (*ModelPass, er
 	if cacheDir != "" {
 		atomicfile.RemoveStale(cacheDir, time.Minute)
 	}
-	return &ModelPass{Chat: chat, Reviewer: rev, CacheDir: cacheDir}, nil
+	return &Pass{Chat: chat, Reviewer: rev, CacheDir: cacheDir}, nil
 }
 
 // Default sizes of the model pass.
@@ -83,10 +93,10 @@ const (
 	defaultMaxTokens = 2048
 )
 
-func (m *ModelPass) shown() int     { return positive(m.Shown, defaultShown) }
-func (m *ModelPass) more() int      { return positive(m.More, defaultMore) }
-func (m *ModelPass) parallel() int  { return positive(m.Parallel, defaultParallel) }
-func (m *ModelPass) maxTokens() int { return positive(m.MaxTokens, defaultMaxTokens) }
+func (m *Pass) shown() int     { return positive(m.Shown, defaultShown) }
+func (m *Pass) more() int      { return positive(m.More, defaultMore) }
+func (m *Pass) parallel() int  { return positive(m.Parallel, defaultParallel) }
+func (m *Pass) maxTokens() int { return positive(m.MaxTokens, defaultMaxTokens) }
 
 func positive(v, def int) int {
 	if v > 0 {
@@ -95,7 +105,7 @@ func positive(v, def int) int {
 	return def
 }
 
-func (m *ModelPass) log() *slog.Logger {
+func (m *Pass) log() *slog.Logger {
 	if m.Logger != nil {
 		return m.Logger
 	}
@@ -104,57 +114,40 @@ func (m *ModelPass) log() *slog.Logger {
 
 // promptTag is the prompt part of a cache key: the version and the
 // passages shown.
-func (m *ModelPass) promptTag() string {
+func (m *Pass) promptTag() string {
 	return fmt.Sprintf("%s/shown=%d+%d", PromptVersion, m.shown(), m.more())
 }
 
 // Version names the model and the prompts, for the review run's key.
-func (m *ModelPass) Version() string {
+func (m *Pass) Version() string {
 	return "model=" + m.Chat.Model() + ";" + m.promptTag()
 }
 
 // Spent returns what the pass has spent so far: calls and tokens the
 // server reported, and the calls answered from the cache.
-func (m *ModelPass) Spent() Estimate {
-	return Estimate{Calls: int(m.spent.calls.Load()), PromptTokens: int(m.spent.prompt.Load()),
+func (m *Pass) Spent() review.Estimate {
+	return review.Estimate{Calls: int(m.spent.calls.Load()), PromptTokens: int(m.spent.prompt.Load()),
 		CompletionTokens: int(m.spent.completion.Load()), Cached: int(m.spent.cached.Load())}
 }
 
-func (m *ModelPass) key(d Doc, p *Provision) cacheKey {
+func (m *Pass) key(d review.Doc, p *review.Provision) cacheKey {
 	return cacheKey{Doc: docHash(d), Provision: p.Name, Spec: provisionSpec(p), Model: m.Chat.Model(), Prompt: m.promptTag()}
-}
-
-// candidateSets returns, per provision in playbook order, the contract's
-// best candidate passages, best first: the contract is analyzed and scored
-// once for every provision.
-func (m *ModelPass) candidateSets(d Doc, n int) [][]Extract {
-	r := m.Reviewer
-	prep := prepare(d)
-	scores := r.scoreAll(prep)
-	out := make([][]Extract, len(scores))
-	for i, s := range scores {
-		order := rankOf(s)
-		for _, k := range order[:min(n, len(order))] {
-			out[i] = append(out[i], prep.extract(k, s[k]))
-		}
-	}
-	return out
 }
 
 // cellJob is one provision of a contract to refine.
 type cellJob struct {
-	prov    *Provision
-	cands   []Extract
-	offline Cell
+	prov    *review.Provision
+	cands   []review.Extract
+	offline review.Cell
 }
 
 // jobs pairs the row's cells with their provisions and candidates.
-func (m *ModelPass) jobs(d Doc, row Row) ([]cellJob, error) {
+func (m *Pass) jobs(d review.Doc, row review.Row) ([]cellJob, error) {
 	if d.Doc == nil {
 		return nil, fmt.Errorf("review: document %q has no text", d.Name)
 	}
 	pb := m.Reviewer.Playbook()
-	sets := m.candidateSets(d, m.shown()+m.more())
+	sets := m.Reviewer.Candidates(d, m.shown()+m.more())
 	byName := map[string]int{}
 	for i := range pb.Provisions {
 		byName[pb.Provisions[i].Name] = i
@@ -175,7 +168,7 @@ func (m *ModelPass) jobs(d Doc, row Row) ([]cellJob, error) {
 // returns the row together with an error naming those provisions (so a
 // resumed run asks again; answers already cached cost nothing). On
 // cancellation it returns ctx's error.
-func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
+func (m *Pass) Refine(ctx context.Context, d review.Doc, row review.Row) (review.Row, error) {
 	if row.Error != "" {
 		return row, nil
 	}
@@ -184,7 +177,7 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 		return row, err
 	}
 	out := row
-	out.Cells = make([]Cell, len(row.Cells))
+	out.Cells = make([]review.Cell, len(row.Cells))
 	errs := make([]error, len(jobs))
 	var done atomic.Int32
 	parallel.Each(ctx, len(jobs), m.parallel(), func(i int) {
@@ -228,14 +221,14 @@ func (m *ModelPass) Refine(ctx context.Context, d Doc, row Row) (Row, error) {
 
 // refineCell answers one provision from the cache or the model; cached
 // says which.
-func (m *ModelPass) refineCell(ctx context.Context, d Doc, j cellJob) (c Cell, cached bool, err error) {
+func (m *Pass) refineCell(ctx context.Context, d review.Doc, j cellJob) (c review.Cell, cached bool, err error) {
 	k := m.key(d, j.prov)
 	ans, cached := loadAnswer(m.CacheDir, k)
 	if cached {
 		m.spent.cached.Add(int64(ans.Calls))
 	} else {
 		if ans, err = m.ask(ctx, d, j, k); err != nil {
-			return Cell{}, false, err
+			return review.Cell{}, false, err
 		}
 		if err := saveAnswer(m.CacheDir, ans); err != nil {
 			m.log().Warn("review: cannot cache a model answer; it will be asked again", "doc", d.Name, "provision", j.prov.Name, "err", err)
@@ -246,7 +239,7 @@ func (m *ModelPass) refineCell(ctx context.Context, d Doc, j cellJob) (c Cell, c
 
 // ask runs the calls of one cell: extraction, follow-up, and the risk
 // questions when a quotation of the provision verifies.
-func (m *ModelPass) ask(ctx context.Context, d Doc, j cellJob, k cacheKey) (*modelAnswer, error) {
+func (m *Pass) ask(ctx context.Context, d review.Doc, j cellJob, k cacheKey) (*modelAnswer, error) {
 	ans := &modelAnswer{Key: k}
 	shown, more := splitCandidates(j.cands, m.shown())
 	first := blocksOf(d.Doc, shown, 1)
@@ -290,7 +283,7 @@ func (m *ModelPass) ask(ctx context.Context, d Doc, j cellJob, k cacheKey) (*mod
 }
 
 // call sends one structured request and counts what it spent.
-func (m *ModelPass) call(ctx context.Context, ans *modelAnswer, step string, msgs []llm.Message, schema string, out any) (string, error) {
+func (m *Pass) call(ctx context.Context, ans *modelAnswer, step string, msgs []llm.Message, schema string, out any) (string, error) {
 	req := llm.Request{Messages: msgs, Schema: &llm.Schema{Name: strings.ReplaceAll(step, ".", "_"), Schema: []byte(schema)},
 		MaxTokens: m.maxTokens(), Step: step}
 	cc := &countingChat{Chat: m.Chat}
@@ -325,10 +318,10 @@ func (c *countingChat) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 // splitCandidates cuts the ranked candidates into those shown first and
 // those kept for the follow-up, dropping follow-up candidates that overlap
 // one already shown.
-func splitCandidates(cands []Extract, n int) (shown, more []Extract) {
+func splitCandidates(cands []review.Extract, n int) (shown, more []review.Extract) {
 	shown = cands[:min(n, len(cands))]
 	for _, c := range cands[len(shown):] {
-		if !slices.ContainsFunc(shown, func(s Extract) bool { return s.Span.Overlaps(c.Span) }) {
+		if !slices.ContainsFunc(shown, func(s review.Extract) bool { return s.Span.Overlaps(c.Span) }) {
 			more = append(more, c)
 		}
 	}
@@ -354,7 +347,7 @@ func resolveQuote(q replyQuote, blocks []block) quoteAnswer {
 	return qa
 }
 
-func resolveRisks(p *Provision, r riskReply, blocks []block) []riskAnswer {
+func resolveRisks(p *review.Provision, r riskReply, blocks []block) []riskAnswer {
 	out := make([]riskAnswer, len(p.Risks))
 	for i, rk := range p.Risks {
 		out[i].Question = rk.Question
@@ -375,18 +368,18 @@ func resolveRisks(p *Provision, r riskReply, blocks []block) []riskAnswer {
 // riskBlocks are the passages a risk question is asked over: the shown
 // passages holding a verified quotation, and any verified quotation found
 // outside them, renumbered from 1 in document order.
-func riskBlocks(d Doc, shown []block, found []Extract) []block {
-	var cands []Extract
+func riskBlocks(d review.Doc, shown []block, found []review.Extract) []block {
+	var cands []review.Extract
 	for _, b := range shown {
 		for _, e := range found {
 			if b.Span.Overlaps(e.Span) {
-				cands = append(cands, Extract{Span: b.Span, Path: strings.Join(b.Paths, "; ")})
+				cands = append(cands, review.Extract{Span: b.Span, Path: strings.Join(b.Paths, "; ")})
 				break
 			}
 		}
 	}
 	for _, e := range found {
-		if !slices.ContainsFunc(cands, func(c Extract) bool { return c.Span.Contains(e.Span) }) {
+		if !slices.ContainsFunc(cands, func(c review.Extract) bool { return c.Span.Contains(e.Span) }) {
 			cands = append(cands, e)
 		}
 	}
@@ -406,8 +399,8 @@ func clamp01(x float64) float64 { return max(0, min(1, x)) }
 // are the real prompts' length at about four characters a token (no
 // tokenizer runs here); completion tokens are the MaxTokens bound. It makes
 // no model calls.
-func (m *ModelPass) Estimate(ctx context.Context, d Doc, row Row) (Estimate, error) {
-	var e Estimate
+func (m *Pass) Estimate(ctx context.Context, d review.Doc, row review.Row) (review.Estimate, error) {
+	var e review.Estimate
 	if row.Error != "" {
 		return e, nil
 	}

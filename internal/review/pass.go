@@ -1,0 +1,47 @@
+package review
+
+import "github.com/pakton/pakton/internal/clause"
+
+// What the model pass (internal/review/modelpass) builds its cells with: it
+// refines an offline row through the Refiner interface and needs the
+// offline review's candidates and answer readers, nothing of llm or tool
+// here.
+
+// MethodModel is Cell.Method for a cell a model pass answered.
+const MethodModel = "model"
+
+// Candidates returns, per provision in playbook order, the contract's best
+// candidate passages, best first: the contract is analyzed and scored once
+// for every provision.
+func (r *Reviewer) Candidates(d Doc, n int) [][]Extract {
+	prep := prepare(d)
+	scores := r.scoreAll(prep)
+	out := make([][]Extract, len(scores))
+	for i, s := range scores {
+		order := rankOf(s)
+		for _, k := range order[:min(n, len(order))] {
+			out[i] = append(out[i], prep.extract(k, s[k]))
+		}
+	}
+	return out
+}
+
+// TreeOf returns the document's clause tree, parsing it when absent.
+func TreeOf(d Doc) *clause.Tree { return treeOf(d) }
+
+// NotFoundAnswer is the answer of a cell that was not found.
+func NotFoundAnswer() *Answer { return notFoundAnswer() }
+
+// AnswerFromModel is the answer of a cell the model pass found, whose value
+// (normalised) is v: the offline reading of the verified quotations when it
+// reads the same value (it has the spans), else v with the span where the
+// quotations write it verbatim, if they do.
+func AnswerFromModel(p *Provision, v string, ex []Extract) *Answer { return answerFromModel(p, v, ex) }
+
+// ReadValue is the value a found cell with extracts ex shows (the offline
+// readers, without a prepared contract).
+func ReadValue(p *Provision, ex []Extract) string { return readValue(p, nil, ex) }
+
+// Perpetual reports whether a value reads as perpetual ("in perpetuity",
+// "indefinitely").
+func Perpetual(v string) bool { return rePerpetual().MatchString(v) }
