@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -19,6 +20,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf16"
+
+	"github.com/pakton/pakton/internal/cfb/cfbtest"
 )
 
 // TestFormatFidelity measures how faithfully each data-room format's text
@@ -130,6 +134,18 @@ func TestFormatFidelity(t *testing.T) {
 		}
 		body := doc.Text[strings.Index(doc.Text, "\n\n")+2:]
 		add(".eml", body, sources[nm])
+		// The same as an Outlook message: the body a Unicode string
+		// property with Windows line ends.
+		msg := cfbtest.Build(
+			cfbtest.Stream("__properties_version1.0", make([]byte, 32)),
+			cfbtest.Stream("__substg1.0_0037001F", outlookString(nm)),
+			cfbtest.Stream("__substg1.0_1000001F", outlookString(strings.ReplaceAll(sources[nm], "\n", "\r\n"))),
+		)
+		if doc, err = Bytes(context.Background(), nm+".msg", msg, Options{}); err != nil {
+			t.Errorf("%s.msg: %v", nm, err)
+			continue
+		}
+		add(".msg", doc.Text[strings.Index(doc.Text, "\n\n")+2:], sources[nm])
 	}
 
 	// Scans of the openings: about three pages for the TIFF, one for PNG and JPEG.
@@ -245,6 +261,16 @@ func TestFormatFidelity(t *testing.T) {
 		}
 	}
 	t.Log(b.String())
+}
+
+// outlookString encodes s as Outlook stores a Unicode string property.
+func outlookString(s string) []byte {
+	u := utf16.Encode([]rune(s))
+	b := make([]byte, 2*len(u))
+	for i, c := range u {
+		binary.LittleEndian.PutUint16(b[2*i:], c)
+	}
+	return b
 }
 
 // degrade turns an image by angle degrees about its centre (nearest
