@@ -31,10 +31,12 @@ var months = map[string]time.Month{
 // expressions: compiling them at start-up was a cost every command paid.
 var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 	return []*regexp.Regexp{
-		// March 1, 2019 / Mar. 1st 2019
-		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`),
-		// 1st day of March, 2019 / 1 March 2019
-		regexp.MustCompile(`(?i)\b(\d{1,2})\s?(?:st|nd|rd|th)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		// March 1, 2019 / Mar. 1st 2019 (an ordinal's letters may be split
+		// by a PDF's text: "1s t")
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?,?\s+(\d{4})\b`),
+		// 1st day of March, 2019 / 1 March 2019 / "19t h day of", "as of1
+		// August 2019" (a space lost)
+		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
 		// 03/01/2019 (US order)
@@ -97,7 +99,11 @@ func allDatesAt(s string) []valueAt {
 			if t.Day() != d {
 				continue // 31 February
 			}
-			out = append(out, valueAt{t.Format("2006-01-02"), m[0], m[1]})
+			at := m[0]
+			if i == 1 {
+				at = m[2] // not the "of" of "as of1 August"
+			}
+			out = append(out, valueAt{t.Format("2006-01-02"), at, m[1]})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].at < out[b].at })

@@ -50,3 +50,22 @@ func TestFirstDateAndDuration(t *testing.T) {
 		t.Errorf("Jurisdiction = %q, want New York", got)
 	}
 }
+
+// Dates whose ordinal a PDF's text split, or whose space it lost.
+func TestDatesFromPDFText(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"Agreement made this 19t h day of March, 2020 Between:", "2020-03-19"},
+		{"is made this 1s t day of October 2008, (the", "2008-10-01"},
+		{"is made and effective as of1 August 2019, by and between", "2019-08-01"},
+		{"effective March 2n d, 2015", "2015-03-02"},
+		{"on 3 May 2016", "2016-05-03"},
+	} {
+		if got, ok := FirstDate(c.text); !ok || got != c.want {
+			t.Errorf("%q: %q, want %q", c.text, got, c.want)
+		}
+	}
+	all := allDatesAt("as of1 August 2019")
+	if len(all) != 1 || "as of1 August 2019"[all[0].at:all[0].end] != "1 August 2019" {
+		t.Errorf("span %+v", all)
+	}
+}
