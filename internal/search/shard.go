@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/pakton/pakton/internal/search/index"
 )
@@ -307,6 +308,7 @@ func (ix *Index) newDistributed(ctx context.Context, v *index.Snapshot, q []quer
 		return d, nil
 	}
 	counts := make([]int, len(q))
+	var mu sync.Mutex // the servers answer in parallel
 	err := d.each(func(k int, segs []int) error {
 		req := &ShardRequest{Commit: d.commit, Segments: segs, Terms: d.terms, Ranges: sc.ranges, Views: views(sc), Count: true}
 		res, err := d.call(k, req)
@@ -316,9 +318,11 @@ func (ix *Index) newDistributed(ctx context.Context, v *index.Snapshot, q []quer
 		if len(res.Counts) != len(q) {
 			return fmt.Errorf("search: shard %d: %d counts for %d terms", k, len(res.Counts), len(q))
 		}
+		mu.Lock()
 		for t, c := range res.Counts {
 			counts[t] += c
 		}
+		mu.Unlock()
 		return nil
 	})
 	if err != nil {
