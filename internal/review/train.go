@@ -318,6 +318,9 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 				}
 			}
 			w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives)
+			if opt.Base != nil {
+				w.shrinkToward(init, evidenceWeight(countPresent(train)))
+			}
 			for ci, c := range pd.cells {
 				if c.doc%innerFolds != f {
 					continue
@@ -332,7 +335,21 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 			}
 		}
 		w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives)
-		results[j] = result{model: w.export(fx, pd.name, countPresent(pd.cells)), cv: cv, zs: zsPairs[j]}
+		if opt.Base != nil {
+			w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
+		}
+		model := w.export(fx, pd.name, countPresent(pd.cells))
+		if opt.Base != nil {
+			// the prior's weights on features these contracts have too
+			// rarely to index stay as the base has them: with no evidence
+			// the detector is the zero-shot scorer it starts from
+			for name, v := range det.ZeroShot.Prior {
+				if _, ok := model.Weights[name]; !ok {
+					model.Weights[name] = v
+				}
+			}
+		}
+		results[j] = result{model: model, cv: cv, zs: zsPairs[j]}
 		if opt.Progress != nil {
 			pmu.Lock()
 			opt.Progress(int(done.Add(1)), len(provs), pd.name)
