@@ -143,7 +143,11 @@ func fromDealRoom(dr *review.DealRoom) ([]report.ContractAnswer, *report.DealRoo
 		answers = append(answers, a)
 	}
 	for _, row := range dr.Others {
-		sum.Others = append(sum.Others, report.ContractStatus{Name: row.DocName, DocID: row.DocID, Status: row.Status, Value: row.Value, Why: row.Why})
+		why := row.Why
+		if why == "" {
+			why = excludedBy(row.Cell)
+		}
+		sum.Others = append(sum.Others, report.ContractStatus{Name: row.DocName, DocID: row.DocID, Status: row.Status, Value: row.Value, Why: why})
 	}
 	return answers, sum
 }
@@ -261,4 +265,20 @@ func article(word string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// excludedBy says which clause of a cell excludes its provision ("excluded
+// by Section 12 > Section 12.1"), or "" when none does.
+func excludedBy(c review.Cell) string {
+	if c.Answer == nil || !c.Answer.Excludes {
+		return ""
+	}
+	for _, sp := range c.Answer.Spans {
+		if sp.Role == "exclusion" && sp.Extract >= 0 && sp.Extract < len(c.Extracts) {
+			if p := c.Extracts[sp.Extract].Path; p != "" {
+				return "excluded by " + p
+			}
+		}
+	}
+	return "a clause excludes it"
 }

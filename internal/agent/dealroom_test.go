@@ -60,3 +60,36 @@ func TestEvidencePerContract(t *testing.T) {
 		t.Errorf("a question about one contract was answered per contract: %+v", r.DealRoom)
 	}
 }
+
+// TestEvidencePerContractNamesTheOthers: the contracts without the provision
+// are listed by name, and one whose clause excludes it says which clause
+// (the distribution agreement's 12.1: no termination for convenience).
+func TestEvidencePerContractNamesTheOthers(t *testing.T) {
+	lib := sharedLib(t)
+	r, err := Evidence(context.Background(), lib, Request{Question: "Which contracts can be terminated for convenience?"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.DealRoom
+	if dr == nil || dr.Provision != "Termination for Convenience" {
+		t.Fatalf("deal room %+v", dr)
+	}
+	var excluded *report.ContractStatus
+	for i, o := range dr.Others {
+		if strings.Contains(o.Name, "distribution-agreement") {
+			excluded = &dr.Others[i]
+		}
+	}
+	if excluded == nil || excluded.Status != "lacks" || !strings.HasPrefix(excluded.Why, "excluded by ") || !strings.Contains(excluded.Why, "12.1") {
+		t.Fatalf("the distribution agreement among the others: %+v (all: %+v)", excluded, dr.Others)
+	}
+	var b strings.Builder
+	if err := report.WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range dr.Others {
+		if !strings.Contains(b.String(), "- "+o.Name+" — ") {
+			t.Errorf("markdown does not name %s:\n%s", o.Name, b.String())
+		}
+	}
+}

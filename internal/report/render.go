@@ -322,6 +322,34 @@ func writeContracts(b *strings.Builder, r *Report) {
 		b.WriteString("; " + strings.Join(counts, "; "))
 	}
 	b.WriteString(".\n\n")
+	// The contracts not in the table, each by name: a lawyer needs to know
+	// which ones lack it, not only how many.
+	for _, o := range dr.Others {
+		line := "- " + oneLine(o.Name) + " — " + statusWords(o.Status)
+		if o.Value != "" {
+			line += ": " + clip(oneLine(o.Value), 80)
+		}
+		if o.Why != "" {
+			line += " (" + clip(oneLine(o.Why), 160) + ")"
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(dr.Others) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// statusWords says a per-contract status in words.
+func statusWords(status string) string {
+	switch status {
+	case "lacks":
+		return "lacks it"
+	case "not_matching":
+		return "has it, not as the question asks"
+	case "undecided":
+		return "could not be decided"
+	}
+	return status
 }
 
 // cellText makes text safe inside a Markdown table cell.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,7 +108,20 @@ func (s *Store) recoverCollection(name string) error {
 		}
 		changed = true
 	}
+	// Entries at or below the generation the last completed recovery
+	// checked were checked then and are immutable since; only later ones
+	// (what writers committed since, all a crash can have touched) are
+	// decoded and statted again.
+	checked, trusted := readChecked(cdir, m)
+	if changed {
+		trusted = false
+	}
 	for id, l := range m.Docs {
+		if trusted {
+			if rev, ok := dirRev(id, l.dir); ok && rev <= checked {
+				continue
+			}
+		}
 		e, err := l.get()
 		if err == nil {
 			err = s.checkEntry(name, e)
@@ -156,7 +170,43 @@ func (s *Store) recoverCollection(name string) error {
 	if err := os.Remove(legacy); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	if !trusted || checked != m.Generation {
+		return writeChecked(cdir, m)
+	}
 	return nil
+}
+
+// checkedName records, per collection, the generation up to which Open's
+// recovery has checked every live entry's files, and the creation time of
+// the manifest it checked (so a log replaced by another — a collection
+// deleted and created again, a restored copy — is not trusted).
+const checkedName = "checked"
+
+// readChecked returns the generation in dir's checked file and whether it
+// applies to m. A missing, damaged or foreign file, or one ahead of m,
+// yields false: every entry is checked.
+func readChecked(dir string, m *manifest) (uint64, bool) {
+	raw, err := os.ReadFile(filepath.Join(dir, checkedName))
+	if err != nil {
+		return 0, false
+	}
+	genText, created, ok := strings.Cut(strings.TrimSpace(string(raw)), " ")
+	if !ok {
+		return 0, false
+	}
+	gen, err := strconv.ParseUint(genText, 10, 64)
+	if err != nil || gen > m.Generation || created != m.Created.UTC().Format(time.RFC3339Nano) {
+		return 0, false
+	}
+	return gen, true
+}
+
+// writeChecked records that every entry of m has been checked. Written
+// atomically after the recovered log is durable; losing it only makes the
+// next Open check everything again.
+func writeChecked(dir string, m *manifest) error {
+	line := fmt.Sprintf("%d %s\n", m.Generation, m.Created.UTC().Format(time.RFC3339Nano))
+	return atomicfile.Write(filepath.Join(dir, checkedName), []byte(line), 0o644)
 }
 
 // truncateFile cuts path to size bytes and fsyncs it.

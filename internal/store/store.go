@@ -39,7 +39,22 @@
 // versions whose commit never happened, versions whose removal was cut short)
 // and drops, with a slog warning, entries whose directory is missing or whose
 // files are missing or of the wrong size (Open only stats files; every read
-// verifies SHA-256 checksums). A log damaged anywhere but in its last record
+// verifies SHA-256 checksums). It stats only the entries committed since the
+// last completed recovery: when one finishes, it writes the collection's
+// generation and the log's creation time to collections/<name>/checked
+// (atomically, after the recovered log is durable). Entries at or below that
+// generation were checked then, and nothing a crash does can change them
+// since: their directories are immutable, were fsynced before their records
+// were committed, and are removed only after a later record supersedes them.
+// What a crash can leave — a torn last record, temporaries, uncommitted or
+// half-removed versions, entries committed since — is found by reading the
+// log and listing docs/ (names only) and by statting the newer entries, so
+// adding one document to a large collection costs O(documents written since
+// the last Open) stats rather than O(collection). A missing, damaged or
+// foreign checked file (another creation time, a generation ahead of the
+// log), a rebuilt or converted log, all mean every entry is checked, as
+// before; damage done behind the store's back to an entry checked earlier is
+// caught by the checksums of the reads. A log damaged anywhere but in its last record
 // (not something a crash does) is rebuilt from the newest intact version of
 // each document, the damaged file kept beside it. A format 1 store (a
 // manifest.json rewritten whole on every write) is converted by Open.
