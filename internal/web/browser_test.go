@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -139,7 +140,10 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys("#search-query", "governing law"+kb.Enter, chromedp.ByQuery),
 		chromedp.WaitVisible(`#hits .hit-open`, chromedp.ByQuery),
 		chromedp.Click(`#hits .hit-open`, chromedp.ByQuery),
-		chromedp.WaitVisible(`mark.hl-cite`, chromedp.ByQuery),
+		// The citation's mark is still shown until the hit's document has
+		// opened: wait for the hit's own highlight.
+		chromedp.Poll(`!!(state.sel && state.sel.label === 'Search result 1' && document.querySelector('mark.hl-cite'))`, nil,
+			chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.Evaluate(`({doc: state.doc.id, start: +document.querySelector('mark.hl-cite').dataset.start,
 			end: +document.querySelector('mark.hl-cite').dataset.end})`, &hit),
 	)
@@ -440,7 +444,15 @@ func (b *browser) run(step string, actions ...chromedp.Action) {
 		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 		chromedp.Run(ctx, chromedp.Evaluate(`(document.getElementById('banner').hidden ? '' : 'banner: ' + document.getElementById('banner').textContent + '; ') +
 			'focus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 160) : 'none')`, &said))
+		var jobs string
+		ctx, cancel = context.WithTimeout(b.ctx, 5*time.Second)
+		chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('.job')].map((j) => (j.dataset.job || '') + ' ' + j.dataset.state + ': ' + j.textContent.slice(0, 300)).join(' | ')`, &jobs))
 		cancel()
+		// The server runs in this process: its goroutines say where a job
+		// or a request waits.
+		var stacks strings.Builder
+		pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+		b.t.Logf("job cards: %s\ngoroutines:\n%s", jobs, clipText(stacks.String(), 30000))
 		b.t.Fatalf("%s: %v (page errors: %v; %s)", step, err, b.errors, said)
 	}
 }
@@ -567,4 +579,12 @@ func abs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// clipText keeps the first n bytes of s.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "\n…"
 }

@@ -12,7 +12,7 @@ function init() {
     $('key-input').value = '';
     $('key-form').hidden = true;
     showError(null);
-    whoami().then(loadCollections);
+    state.ready = whoami().then(loadCollections);
   });
   $('collection-form').addEventListener('submit', createCollection);
   $('collection-select').addEventListener('change', (e) => useCollection(e.target.value));
@@ -39,7 +39,7 @@ function init() {
   setupUpload();
   setupReader();
   setupReview();
-  whoami().then(loadCollections);
+  state.ready = whoami().then(loadCollections);
 }
 
 // whoami hides what the key may not do: only an admin key creates

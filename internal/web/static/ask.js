@@ -71,7 +71,7 @@ async function ask(ev) {
   btn.textContent = 'Asking…';
   logLine('asked', question);
   try {
-    const res = await fetch(API + coll() + '/ask', {
+    const res = await fetch(API + (await collReady()) + '/ask', {
       method: 'POST', signal: ctl.signal,
       headers: headers({ 'Content-Type': 'application/json', Accept: 'text/event-stream' }),
       body: JSON.stringify(body),

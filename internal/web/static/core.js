@@ -23,6 +23,7 @@ const COLLECTION_STORE = 'pakton.collection';
 const state = {
   key: '',
   collection: '',
+  ready: null,   // a promise: the key's collections loaded and one chosen (collReady)
   docs: [],      // document list of the collection
   doc: null,     // the open document: {id, name, text, cp, nodes, byId}
   asking: null,  // AbortController of the running ask
@@ -121,6 +122,14 @@ async function api(method, path, body, signal) {
 }
 
 const coll = () => '/collections/' + encodeURIComponent(state.collection);
+
+// collReady resolves once the app knows its collection (init sets
+// state.ready): a file dropped, or a question asked, before the key's
+// collections have loaded waits for them instead of going to no collection.
+async function collReady() {
+  if (state.ready) await state.ready;
+  return coll();
+}
 
 // listOf finds the array in a list response: a bare array or the first
 // array-valued field named in keys.

@@ -16,7 +16,7 @@ async function search(ev, noRoute, docs) {
   reveal($('results'));
   out.replaceChildren(el('li', { className: 'hint' }, 'Searching…'));
   try {
-    const r = await api('POST', coll() + '/search', body);
+    const r = await api('POST', (await collReady()) + '/search', body);
     const hits = listOf(r, 'hits', 'results', 'passages');
     $('results-h').textContent = hits.length + ' result' + (hits.length === 1 ? '' : 's') + ' for “' + query + '”';
     $('routed').replaceChildren(...routeChips(r, noRoute));

@@ -30,7 +30,7 @@ async function upload(files) {
   const card = jobCard(files.map((f) => f.name));
   $('jobs').prepend(card.root);
   try {
-    const r = await api('POST', coll() + '/documents', form);
+    const r = await api('POST', (await collReady()) + '/documents', form);
     const id = r && (r.job_id || r.id || (r.job && r.job.id));
     if (!id) throw new Error('the server accepted the upload but returned no job id');
     await watchJob(id, card);
