@@ -29,9 +29,10 @@ import (
 // A runs the heaviest review the server allows (a playbook of twice the
 // built-in provisions over every CUAD contract of LegalBench-RAG, close to
 // the 50,000-cell limit) and a 100-file upload (the 30 CUAD PDFs and 70
-// ContractNLI agreements), key B searches its own collection without
-// pause for 60 s, then goes on searching and uploads one small contract
-// every 3 s for 60 s more. It reports how long B's uploads took and B's
+// of A's CUAD contracts uploaded again as new documents), key B searches
+// its own collection without pause for 10 s, then goes on searching and
+// uploads one small contract every 3 s until A's upload ends (120 s in
+// all at most). It reports how long B's uploads took and B's
 // search latency percentiles in both phases (and those of B's searches
 // with A idle, measured first), and fails when they miss the issue's
 // targets: upload ≤ 10 s; search p99 < 200 ms in the first phase, judged
@@ -47,18 +48,16 @@ func TestFairnessLoad(t *testing.T) {
 	}
 	data, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
 	cuad := filepath.Join(data, "legalbenchrag", "corpus", "cuad")
-	nli := filepath.Join(data, "legalbenchrag", "corpus", "contractnli")
 	pdfs := filepath.Join(data, "cuad", "pdf")
-	for _, d := range []string{cuad, nli, pdfs} {
+	for _, d := range []string{cuad, pdfs} {
 		if _, err := os.Stat(d); err != nil {
 			t.Skipf("shared data not found: %v", err)
 		}
 	}
 	queries := loadQueries(t, filepath.Join(data, "legalbenchrag", "benchmarks", "cuad_dev.json"))
 	cuadTxt, _ := filepath.Glob(filepath.Join(cuad, "*.txt"))
-	nliTxt, _ := filepath.Glob(filepath.Join(nli, "*.txt"))
 	pdfFiles, _ := filepath.Glob(filepath.Join(pdfs, "*.pdf"))
-	if len(cuadTxt) < 100 || len(nliTxt) < 70 || len(pdfFiles) < 30 {
+	if len(cuadTxt) < 100 || len(pdfFiles) < 30 {
 		t.Skip("shared data incomplete")
 	}
 

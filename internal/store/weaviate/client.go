@@ -377,12 +377,8 @@ func (c *client) doTimeout(ctx context.Context, timeout time.Duration, method, p
 		// Next host, after a short backoff with jitter.
 		c.next.CompareAndSwap(c.next.Load(), c.next.Load()+1)
 		c.retries.Add(1)
-		t := time.NewTimer(delay/2 + rand.N(delay/2+1))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := sleepCtx(ctx, delay/2+rand.N(delay/2+1)); err != nil {
+			return err
 		}
 		delay = min(2*delay, 2*time.Second)
 	}
