@@ -83,7 +83,7 @@ func JSON(w io.Writer, rv *Review) error {
 	if ds == nil {
 		ds = review.Decisions{}
 	}
-	if rv.Row != nil {
+	if rv.Row != nil && rv.Table.Rows != nil { // (nil rows encode as null)
 		return streamJSON(w, rv, ds)
 	}
 	enc := json.NewEncoder(w)
