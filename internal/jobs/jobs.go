@@ -185,6 +185,8 @@ type Manager struct {
 	dir   string
 	opt   Options
 	funcs map[string]Func
+	// others reaches the jobs other processes run (others.go).
+	others others
 
 	ctx    context.Context // cancelled by Close
 	stop   context.CancelFunc
@@ -260,7 +262,7 @@ func Open(dir string, opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, running: map[string]int{}, served: map[string]uint64{}}
+	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, running: map[string]int{}, served: map[string]uint64{}, others: noOthers{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		stop()
@@ -410,11 +412,8 @@ func (m *Manager) Get(id string) (Job, error) {
 		j = clone(en.job)
 	}
 	m.mu.Unlock()
-	if en == nil && m.opt.Shared != nil {
-		return m.getShared(id)
-	}
 	if en == nil {
-		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.get(id)
 	}
 	return j, nil
 }
@@ -432,11 +431,9 @@ func (m *Manager) List(collection string) []Job {
 		}
 	}
 	m.mu.Unlock()
-	if m.opt.Shared != nil {
-		for _, j := range m.listShared() {
-			if !own[j.ID] && (collection == "" || j.Collection == collection) {
-				out = append(out, j)
-			}
+	for _, j := range m.others.list() {
+		if !own[j.ID] && (collection == "" || j.Collection == collection) {
+			out = append(out, j)
 		}
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmpJobs(b, a) })
@@ -463,11 +460,8 @@ func (m *Manager) Cancel(id string) (Job, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	en := m.jobs[id]
-	if en == nil && m.opt.Shared != nil {
-		return m.cancelShared(id)
-	}
 	if en == nil {
-		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.cancel(id)
 	}
 	switch en.job.State {
 	case Queued:
@@ -494,11 +488,8 @@ func (m *Manager) Wait(ctx context.Context, id string) (Job, error) {
 	m.mu.Lock()
 	en := m.jobs[id]
 	m.mu.Unlock()
-	if en == nil && m.opt.Shared != nil {
-		return m.waitShared(ctx, id)
-	}
 	if en == nil {
-		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.wait(ctx, id)
 	}
 	select {
 	case <-en.done:

@@ -51,7 +51,7 @@ func (m *Manager) Prune() int {
 		}
 		n++
 	}
-	n += m.pruneSharedLocked(cutoff)
+	n += m.others.prune(cutoff)
 	if n > 0 {
 		m.opt.Logger.Info("jobs: removed expired jobs", "count", n, "retention", m.opt.Retention.String())
 	}
@@ -65,11 +65,8 @@ func (m *Manager) Remove(id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	en := m.jobs[id]
-	if en == nil && m.opt.Shared != nil {
-		return m.removeShared(id)
-	}
 	if en == nil {
-		return fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.remove(id)
 	}
 	if !en.job.State.Final() {
 		return fmt.Errorf("job %q is %s: %w", id, en.job.State, ErrUnfinished)
