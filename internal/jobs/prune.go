@@ -1,13 +1,8 @@
 package jobs
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // pruneEvery removes expired jobs every PruneEvery until Close.
@@ -85,21 +80,5 @@ func (m *Manager) removeLocked(en *entry) error {
 			return fmt.Errorf("jobs: remove %s: %w", id, err)
 		}
 	}
-	if m.opt.Shared != nil {
-		// After a record write in flight, and so that none follows.
-		m.wmu.Lock()
-		defer m.wmu.Unlock()
-		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("jobs: remove %s: %w", id, err)
-		}
-		en.removed = true
-		delete(m.jobs, id)
-		return nil
-	}
-	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("jobs: remove %s: %w", id, err)
-	}
-	atomicfile.SyncDir(m.dir)
-	delete(m.jobs, id)
-	return nil
+	return m.keep.forget(en)
 }

@@ -33,7 +33,7 @@ func openShared(opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open: read jobs: %w", err)
 	}
 	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1), running: map[string]int{}, served: map[string]uint64{}}
-	m.others = otherServers{m}
+	m.others, m.keep = otherServers{m}, jobRecords{m}
 	m.persistStop, m.persistDone = make(chan struct{}), make(chan struct{})
 	go m.persist()
 	for id, raw := range recs {
