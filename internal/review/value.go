@@ -118,16 +118,58 @@ func allDatesAt(s string) []valueAt {
 	return kept
 }
 
-var numberWords = map[string]int{
-	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-	"eighteen": 18, "twenty": 20, "twenty-four": 24, "thirty": 30, "forty": 40, "forty-five": 45,
-	"sixty": 60, "ninety": 90, "hundred twenty": 120, "one hundred twenty": 120, "one hundred eighty": 180,
+// Numbers written in words, as contracts write periods: "five (5)
+// years", "twenty-four months", "one hundred twenty (120) days".
+var (
+	unitWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+	teenWords = map[string]int{"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	tensWords = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+)
+
+const (
+	reUnitWord = `one|two|three|four|five|six|seven|eight|nine`
+	reTensWord = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:` + reUnitWord + `)\b)?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|` + reUnitWord
+	reNumWord  = `(?:` + reUnitWord + `|a)\s+hundred(?:\s+(?:and\s+)?(?:` + reTensWord + `))?|` + reTensWord
+)
+
+// wordNumber reads a number written in words ("twenty-four", "one hundred
+// and twenty"); 0 when s is not one.
+func wordNumber(s string) int {
+	n, cur := 0, 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '-' || r == '\t' || r == '\n' || r == '\r' }) {
+		switch {
+		case w == "and":
+		case w == "a" && cur == 0:
+			cur = 1
+		case w == "hundred":
+			n += max(cur, 1) * 100
+			cur = 0
+		case unitWords[w] > 0:
+			cur += unitWords[w]
+		case teenWords[w] > 0:
+			cur += teenWords[w]
+		case tensWords[w] > 0:
+			cur += tensWords[w]
+		default:
+			return 0
+		}
+	}
+	return n + cur
 }
 
+// reDurationValue is a period of time: a number (in figures, in words, or
+// both: "five (5)"), at most one word that qualifies the unit ("calendar",
+// "business", "Contract", "Lease", "full", "additional"), and the unit.
 var reDurationValue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+	return regexp.MustCompile(`(?i)\b(\d{1,4}|` + reNumWord + `)\b[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(?:([a-z]{3,})[\s-]+)?(day|month|year|week)s?\b`)
 })
+
+// notQualifiers are words that cannot qualify a period's unit: "5 per
+// year" is a rate, "one or two years" two numbers.
+var notQualifiers = map[string]bool{"per": true, "the": true, "each": true, "every": true, "and": true, "for": true,
+	"from": true, "than": true, "any": true, "such": true, "this": true, "that": true, "its": true, "their": true,
+	"one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true, "ten": true}
 
 // FirstDuration returns the first period of time written in s, normalised
 // as "N unit(s)" ("five (5) years" → "5 years").
@@ -147,31 +189,60 @@ func firstDurationAt(s string) (string, int, int, bool) {
 }
 
 // allDurationsAt returns every period of time written in s, in order,
-// normalised as "N unit(s)".
+// normalised as "N unit(s)". A number that is part of a date ("the 1 st
+// day of May 2020") is not a period.
 func allDurationsAt(s string) []valueAt {
 	var out []valueAt
-	for _, ix := range reDurationValue().FindAllStringSubmatchIndex(s, -1) {
-		m := make([]string, len(ix)/2)
-		for k := range m {
-			if ix[2*k] >= 0 {
-				m[k] = s[ix[2*k]:ix[2*k+1]]
+	dates := allDatesAt(s)
+	re := reDurationValue()
+	for from := 0; from < len(s); {
+		ix := re.FindStringSubmatchIndex(s[from:])
+		if ix == nil {
+			break
+		}
+		for k := range ix {
+			if ix[k] >= 0 {
+				ix[k] += from
 			}
 		}
-		n := 0
-		if m[2] != "" {
-			n = atoi(m[2])
-		} else if v, err := strconv.Atoi(m[1]); err == nil {
-			n = v
-		} else if v, ok := numberWords[strings.ToLower(m[1])]; ok {
-			n = v
+		g := func(k int) string {
+			if ix[2*k] < 0 {
+				return ""
+			}
+			return s[ix[2*k]:ix[2*k+1]]
 		}
-		if n <= 0 {
+		next := ix[1]
+		qual := strings.ToLower(g(3))
+		n := 0
+		if g(2) != "" {
+			n = atoi(g(2))
+		} else if v, err := strconv.Atoi(g(1)); err == nil {
+			n = v
+		} else {
+			n = wordNumber(g(1))
+		}
+		unit := strings.ToLower(g(4))
+		ok := n > 0 && !notQualifiers[qual] && !(unit == "year" && n >= 1000)
+		for _, d := range dates {
+			if d.at < ix[1] && ix[0] < d.end {
+				ok = false
+			}
+		}
+		if !ok {
+			// not a period: look again after its first word, so that a
+			// word taken for a number or qualifier does not hide the
+			// period written after it ("three per year", "initial five
+			// years")
+			next = ix[0] + 1
+			if w := strings.IndexFunc(s[ix[0]:], func(r rune) bool { return r == ' ' || r == '-' || r == '(' }); w > 0 {
+				next = ix[0] + w
+			}
+			from = next
 			continue
 		}
-		unit := strings.ToLower(m[4])
-		kind := strings.TrimSpace(strings.ToLower(m[3]))
-		if kind != "" {
-			unit = kind + " " + unit
+		from = next
+		if qual == "calendar" || qual == "business" || qual == "consecutive" {
+			unit = qual + " " + unit
 		}
 		if n != 1 {
 			unit += "s"
@@ -408,6 +479,9 @@ func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	// the start: the date the period runs from — a date written in the
 	// same clause before it — else the contract's own date
 	for _, d := range allDatesAt(s) {
+		if d.at < dur.end && dur.at < d.end {
+			continue // a date the period is written inside of, or over
+		}
 		if d.at < dur.at {
 			start = d.v
 			at = [][2]int{{d.at, d.end}}

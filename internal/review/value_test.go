@@ -16,6 +16,14 @@ func TestEndDate(t *testing.T) {
 		{"This Agreement continues until terminated under Section 12.", "2020-01-01", "perpetual"},
 		{"The term is five (5) years.", "", ""},
 		{"The period is thirty (30) business days.", "2020-01-01", ""},
+		// a qualified unit is still the term's period (the example
+		// distribution agreement's §11.1)
+		{"This Agreement begins on the Effective Date and, unless terminated earlier under Section 12, continues for five (5) Contract Years (the \"Initial Term\").", "2025-07-01", "2030-07-01"},
+		{"The lease runs for ten (10) Lease Years from the Commencement Date.", "2021-02-01", "2031-02-01"},
+		// a number inside a date is not a period (it panicked: the date
+		// began inside the period the wider pattern read)
+		{"Made this 1 st day of October 2008, for a term of three (3) years.", "", "2011-10-01"},
+		{"Effective the 2 nd day of May, 2019; the term is twenty-four months.", "", "2021-05-02"},
 	} {
 		got, _ := EndDate(c.text, c.start)
 		if got != c.want {
@@ -41,6 +49,20 @@ func TestFirstDateAndDuration(t *testing.T) {
 		"thirty (30) calendar days' notice": "30 calendar days",
 		"one month":                         "1 month",
 		"no period":                         "",
+		"five (5) Contract Years":           "5 years",
+		"two (2) additional one-year terms": "1 year",
+		"one hundred and twenty (120) days": "120 days",
+		"one hundred twenty days":           "120 days",
+		"forty-five (45) days":              "45 days",
+		"seventeen months":                  "17 months",
+		"twenty four months":                "24 months",
+		"ten Business Days":                 "10 business days",
+		"three per year":                    "",
+		"USD 5 per year":                    "",
+		"the 2020 fiscal year":              "",
+		"the initial five years":            "5 years",
+		"an onerous year":                   "",
+		"the 1 st day of May 2020":          "",
 	} {
 		if got, _ := FirstDuration(text); got != want {
 			t.Errorf("FirstDuration(%q) = %q, want %q", text, got, want)

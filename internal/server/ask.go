@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -285,13 +284,6 @@ wait:
 
 type progressEvent struct {
 	Message string `json:"message"`
-}
-
-// reportsDir is where a collection's reports live on a directory store:
-// inside the collection's directory, so deleting the collection deletes
-// them (on a cluster they are records: state.go).
-func (s *Server) reportsDir(c string) string {
-	return filepath.Join(s.st.Dir(), "collections", c, "reports")
 }
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key) {
