@@ -117,7 +117,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 	case AnswerYesNo:
 		return polarityAnswer(p, ex)
 	case AnswerDate:
-		if v, ok := pickValue(s, written(allDatesAt(s)), c); ok {
+		if v, ok := pickDate(s, written(allDatesAt(s)), c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
 		} else if loc := rePerpetual().FindStringIndex(s); loc != nil {
@@ -550,7 +550,7 @@ func (p *prepared) contractDate() string {
 			cands = append(cands, v)
 		}
 	}
-	v, ok := pickValue(opening, cands, startCues)
+	v, ok := pickDate(opening, cands, startCues)
 	if !ok {
 		return ""
 	}
