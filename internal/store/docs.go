@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -648,9 +647,7 @@ func (s *Store) List(ctx context.Context, collection string) ([]DocInfo, error) 
 	}); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b DocInfo) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
-	})
+	sortInfos(out)
 	return out, nil
 }
 
