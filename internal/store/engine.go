@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +40,9 @@ type engine interface {
 	reader(ctx context.Context, collection string, e *entry, artifacts bool) func(string, fileSum) ([]byte, error)
 	list(ctx context.Context, collection string) ([]DocInfo, error)
 	generation(ctx context.Context, collection string) (uint64, error)
+	// findSource and changes: lookup.go.
+	findSource(ctx context.Context, collection, sha string) ([]DocInfo, error)
+	changes(ctx context.Context, collection string, since uint64) (changed []DocInfo, live map[string]bool, err error)
 	// prepareCache readies the parent of a collection's cache directory
 	// dir, which makeCacheDir then makes.
 	prepareCache(ctx context.Context, collection, dir string) error
@@ -135,9 +137,7 @@ func (d dirEngine) list(_ context.Context, collection string) ([]DocInfo, error)
 	}); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b DocInfo) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
-	})
+	sortInfos(out)
 	return out, nil
 }
 
