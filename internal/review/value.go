@@ -33,14 +33,16 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		// March 1, 2019 / Mar. 1st 2019 (an ordinal's letters may be split
 		// by a PDF's text: "1s t")
-		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?[,.]?\s+(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019 / "19t h day of", "as of1
 		// August 2019" (a space lost)
-		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
-		// 03/01/2019 (US order)
-		regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`),
+		// 03/01/2019, 03-01-2019, 3/1/19 (US order; day first when the
+		// first number cannot be a month: 18/9/2008)
+		regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b`),
+		regexp.MustCompile(`\b(\d{1,2})-(\d{1,2})-(\d{4})\b`),
 	}
 })
 
@@ -89,8 +91,18 @@ func allDatesAt(s string) []valueAt {
 				d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
 			case 2:
 				y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
-			case 3:
+			case 3, 4:
 				mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
+				if mo > 12 && d <= 12 {
+					mo, d = time.Month(d), int(mo)
+				}
+				if len(g(3)) == 2 {
+					// a two-digit year: 00–49 are 2000–2049
+					y += 1900
+					if y < 1950 {
+						y += 100
+					}
+				}
 			}
 			if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
 				continue
@@ -427,8 +439,96 @@ func EndDate(s, start string) (string, bool) {
 // the earlier of …"). Read only from a term clause that writes no date and
 // no period.
 var reUntilTerminated = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite`)
+	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite|\b(?:for\s+so|as)\s+long\s+as\b`)
 })
+
+// reFromTo comes before the date a period written as "from … to …" ends
+// on: "from the Effective Date to 31 July 2013".
+var reFromTo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bfrom\s+[^.;]{1,60}?\s+to\s+`)
+})
+
+// Anniversaries. A term often ends on an anniversary of its start: "shall
+// terminate on the third anniversary of the Effective Date", "through the
+// day prior to the second anniversary of the Effective Date", "until the
+// earlier of (a) the fifth (5th) anniversary of this Agreement and (b) …".
+var (
+	reOrdinal = `(?:(?:twenty|thirty|forty|fifty)[\s-]?)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|fortieth|fiftieth`
+	reNumOrd  = `\d{1,2}\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)`
+
+	reAnniversary = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:(?:day|date)\s+(?:immediately\s+)?(?:prior\s+to|before|preceding)\s+)?the\s+(` + reOrdinal + `|` + reNumOrd + `)\s*(?:\(\s*(?:` + reNumOrd + `|\d{1,2})\s*\)\s*)?anniversary\s+of\s+(?:the\s+)?`)
+	})
+	// reEndWord puts an anniversary at the end of the term.
+	reEndWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:until|through|thru|expir\w*|end(?:s|ing)?|terminat\w*|conclud\w*|earlier\s+of|later\s+of)\b[^.;]*$`)
+	})
+	// reOwnDate names the contract's own date as an anniversary's base.
+	reOwnDate = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:date\s+(?:hereof|of\s+this\s+agreement|first\s+(?:above\s+)?written|of\s+execution)|this\s+agreement|execution\s+date|signing)`)
+	})
+)
+
+var ordinalWords = map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+	"eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+	"sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50}
+
+// ordinal reads "fifth", "twenty-first", "5th", "5t h"; 0 when s is none.
+func ordinal(s string) int {
+	s = strings.ToLower(strings.Join(strings.Fields(s), ""))
+	if n, err := strconv.Atoi(strings.TrimRight(s, "stndrh")); err == nil {
+		return n
+	}
+	if n, ok := ordinalWords[s]; ok {
+		return n
+	}
+	for tens, v := range tensWords {
+		if rest, ok := strings.CutPrefix(s, tens); ok {
+			rest = strings.TrimPrefix(rest, "-")
+			if u, ok := ordinalWords[rest]; ok && u < 10 {
+				return v + u
+			}
+		}
+	}
+	return 0
+}
+
+// anniversaryEnd reads a term that ends on an anniversary: the base is a
+// date written right after "anniversary of", else — for the contract's
+// own date ("of the date hereof", "of this Agreement") — start, else a date
+// written before it in s, else start.
+func anniversaryEnd(s, start string) (string, [][2]int, bool) {
+	for _, m := range reAnniversary().FindAllStringSubmatchIndex(s, -1) {
+		if !reEndWord().MatchString(s[max(0, m[0]-100):m[0]]) {
+			continue
+		}
+		n := ordinal(s[m[2]:m[3]])
+		if n <= 0 || n > 99 {
+			continue
+		}
+		base, at := start, [][2]int{{m[0], m[1]}}
+		rest := s[m[1]:min(len(s), m[1]+60)]
+		if d, dAt, dEnd, ok := firstDateAt(rest); ok && dAt <= 3 {
+			base = d
+			at = [][2]int{{m[0], m[1] + dEnd}}
+		} else if !reOwnDate().MatchString(rest) {
+			for _, d := range allDatesAt(s[:m[0]]) {
+				base = d.v // the last date written before it
+				at = [][2]int{{d.at, d.end}, {m[0], m[1]}}
+			}
+		}
+		t, err := time.Parse("2006-01-02", base)
+		if err != nil {
+			return "", nil, false
+		}
+		t = t.AddDate(n, 0, 0)
+		if !strings.HasPrefix(strings.ToLower(s[m[0]:m[1]]), "the") {
+			t = t.AddDate(0, 0, -1) // the day before it
+		}
+		return t.Format("2006-01-02"), at, true
+	}
+	return "", nil, false
+}
 
 // reFromDate joins a period to the date it runs from.
 var reFromDate = sync.OnceValue(func() *regexp.Regexp {
@@ -445,17 +545,29 @@ var reRenewalBefore = sync.OnceValue(func() *regexp.Regexp {
 })
 
 func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
-	for _, m := range reEndCue().FindAllStringIndex(s, -1) {
-		rest := s[m[1]:min(len(s), m[1]+80)]
-		if d, at, end, ok := firstDateAt(rest); ok && at <= 25 {
-			return d, [][2]int{{m[1] + at, m[1] + end}}, true
+	for _, re := range []*regexp.Regexp{reEndCue(), reFromTo()} {
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			rest := s[m[1]:min(len(s), m[1]+80)]
+			if d, at, end, ok := firstDateAt(rest); ok && at <= 25 {
+				return d, [][2]int{{m[1] + at, m[1] + end}}, true
+			}
 		}
 	}
 	if loc := rePerpetual().FindStringIndex(s); loc != nil {
 		return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 	}
+	if d, at, ok := anniversaryEnd(s, start); ok {
+		return d, at, true
+	}
 	var at [][2]int
-	durs := allDurationsAt(s)
+	// a notice period does not measure the term ("shall expire if the
+	// adviser ceases to serve …; terminable on sixty (60) days' notice")
+	var durs []valueAt
+	for _, d := range allDurationsAt(s) {
+		if !reNoticeAfter().MatchString(s[d.end:min(len(s), d.end+60)]) && !reNoticeBefore().MatchString(s[max(0, d.at-25):d.at]) {
+			durs = append(durs, d)
+		}
+	}
 	if len(durs) == 0 {
 		if loc := reUntilTerminated().FindStringIndex(s); loc != nil {
 			return "perpetual", [][2]int{{loc[0], loc[1]}}, true
