@@ -118,11 +118,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
 		return
 	}
-	ids, ok := s.resolveDocs(w, r, c, req.Docs)
-	if !ok {
-		return
-	}
-	sn, ok := s.answering(w, r, c)
+	ids, sn, ok := s.answeringIn(w, r, c, req.Docs)
 	if !ok {
 		return
 	}

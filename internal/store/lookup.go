@@ -143,13 +143,13 @@ func (s *Store) FindSource(ctx context.Context, collection, sha string) ([]DocIn
 	if sha == "" {
 		return nil, nil
 	}
-	if s.remote != nil {
-		all, err := s.remoteList(ctx, collection)
-		if err != nil {
-			return nil, err
-		}
-		return slices.DeleteFunc(all, func(in DocInfo) bool { return in.Source.SHA256 != sha }), nil
-	}
+	return s.engine.findSource(ctx, collection, sha)
+}
+
+// findSource: a directory store decodes only the entries its index by
+// source hash names.
+func (d dirEngine) findSource(_ context.Context, collection, sha string) ([]DocInfo, error) {
+	s := d.s
 	var out []DocInfo
 	if err := s.view(collection, func(m *manifest) error {
 		m.sha.mu.Lock()
@@ -179,6 +179,15 @@ func (s *Store) FindSource(ctx context.Context, collection, sha string) ([]DocIn
 	return out, nil
 }
 
+// findSource: a remote store lists the collection.
+func (e remoteEngine) findSource(ctx context.Context, collection, sha string) ([]DocInfo, error) {
+	all, err := e.list(ctx, collection)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(in DocInfo) bool { return in.Source.SHA256 != sha }), nil
+}
+
 func sortInfos(infos []DocInfo) {
 	slices.SortFunc(infos, func(a, b DocInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
@@ -199,17 +208,13 @@ func (s *Store) Changes(ctx context.Context, collection string, since uint64) (c
 	if err := checkCollection(collection); err != nil {
 		return nil, nil, err
 	}
-	if s.remote != nil {
-		all, err := s.remoteList(ctx, collection)
-		if err != nil {
-			return nil, nil, err
-		}
-		live = make(map[string]bool, len(all))
-		for _, in := range all {
-			live[in.ID] = true
-		}
-		return all, live, nil
-	}
+	return s.engine.changes(ctx, collection, since)
+}
+
+// changes: a directory store decodes only the changed documents' entries
+// (a document's revision is in its directory's name).
+func (d dirEngine) changes(_ context.Context, collection string, since uint64) (changed []DocInfo, live map[string]bool, err error) {
+	s := d.s
 	err = s.view(collection, func(m *manifest) error {
 		live = make(map[string]bool, len(m.Docs))
 		for id, l := range m.Docs {
@@ -230,4 +235,18 @@ func (s *Store) Changes(ctx context.Context, collection string, since uint64) (c
 	}
 	sortInfos(changed)
 	return changed, live, nil
+}
+
+// changes: a remote store lists the collection; every document counts as
+// changed.
+func (e remoteEngine) changes(ctx context.Context, collection string, _ uint64) (changed []DocInfo, live map[string]bool, err error) {
+	all, err := e.list(ctx, collection)
+	if err != nil {
+		return nil, nil, err
+	}
+	live = make(map[string]bool, len(all))
+	for _, in := range all {
+		live[in.ID] = true
+	}
+	return all, live, nil
 }
