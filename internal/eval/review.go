@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -299,21 +298,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 						continue
 					}
 					o := score(c, lb, p.Answer)
-					if dumpX != nil && lb.Present && !o.hit {
-						ex := ""
-						if len(c.Extracts) > 0 {
-							ex = c.Extracts[0].Text
-						}
-						lab := ""
-						if len(lb.Spans) > 0 {
-							r := []rune(td.Prep.Doc().Doc.Text)
-							sp := lb.Spans[0]
-							lab = string(r[sp[0]:min(sp[1], sp[0]+300)])
-						}
-						dumpMu.Lock()
-						json.NewEncoder(dumpX).Encode(map[string]any{"prov": c.Provision, "file": td.Labels.FilePath, "conf": c.Confidence, "found": c.Found, "pick": ex, "label": lab})
-						dumpMu.Unlock()
-					}
 					o.heldOut = testAt[ti]%4 == 3
 					outcomes = append(outcomes, o)
 					if opt.Values != nil && (o.value != 0 || o.polarity != 0) {
@@ -328,13 +312,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 			progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
 		}
 		reviewTime += time.Since(start)
-	}
-	if fn := os.Getenv("PAKTON_CELLDUMP"); fn != "" {
-		f, _ := os.Create(fn)
-		for _, o := range outcomes {
-			fmt.Fprintf(f, "%s\t%v\t%v\t%v\t%.6f\n", o.prov, o.present, o.found, o.hit, o.confidence)
-		}
-		f.Close()
 	}
 	rep.Cells = len(outcomes)
 	for _, o := range outcomes {
@@ -375,15 +352,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	}
 	return rep, nil
 }
-
-var dumpX = func() *os.File {
-	if fn := os.Getenv("PAKTON_MISSDUMP"); fn != "" {
-		f, _ := os.Create(fn)
-		return f
-	}
-	return nil
-}()
-var dumpMu sync.Mutex
 
 func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutcome {
 	o := cellOutcome{prov: c.Provision, method: c.Method, present: lb.Present, found: c.Found, confidence: c.Confidence}

@@ -50,11 +50,6 @@ type Model struct {
 	// passage, so the playbook's definition keeps a say.
 	ZeroShotWeight float64            `json:"zero_shot_weight"`
 	Weights        map[string]float64 `json:"weights"` // feature name → weight
-	// NeighbourWeights multiply the zero-shot scores of the passage before
-	// and the passage after (a provision that qualifies or continues the
-	// clause next to it: "Notwithstanding the foregoing, …" after a
-	// restriction). Zero in files written before they existed.
-	NeighbourWeights [2]float64 `json:"neighbour_weights,omitempty"`
 	// Platt maps the logit of the best passage's probability to the cell's
 	// confidence: σ(Platt[0]·logit(p) + Platt[1]).
 	Platt     [2]float64 `json:"platt"`
@@ -178,8 +173,6 @@ func (d *Detectors) checkNumbers() error {
 		var mc numberCheck
 		mc.coef("bias", m.Bias)
 		mc.coef("zero_shot_weight", m.ZeroShotWeight)
-		mc.coef("neighbour_weights[0]", m.NeighbourWeights[0])
-		mc.coef("neighbour_weights[1]", m.NeighbourWeights[1])
 		mc.coef("platt[0]", m.Platt[0])
 		mc.coef("platt[1]", m.Platt[1])
 		mc.within("threshold", m.Threshold, 0, 1)

@@ -115,11 +115,7 @@ func (r *Reviewer) scoreAll(prep *prepared) [][]float64 {
 		}
 		for i, c := range r.provs {
 			if c.model != nil {
-				z := c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k]
-				if nw := c.model.NeighbourWeights; nw != [2]float64{} {
-					z += nw[0]*scoreAt(zs[i], k-1) + nw[1]*scoreAt(zs[i], k+1)
-				}
-				out[i][k] = sigmoid(z)
+				out[i][k] = sigmoid(c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k])
 			} else {
 				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B + prior)
 			}
@@ -273,13 +269,4 @@ func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *Prepared) (Row, err
 		row.Cells = append(row.Cells, r.cell(prep.p, i, scores[i]))
 	}
 	return row, nil
-}
-
-// scoreAt is scores[k], or 0 past either end (a passage's neighbours:
-// the one before it and the one after it in the document).
-func scoreAt(scores []float64, k int) float64 {
-	if k < 0 || k >= len(scores) {
-		return 0
-	}
-	return scores[k]
 }

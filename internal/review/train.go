@@ -182,7 +182,6 @@ const (
 type provData struct {
 	idx   int // in pb
 	name  string
-	yesNo bool // answered yes or no
 	cells []cellData
 }
 
@@ -229,7 +228,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		if strings.EqualFold(p.Detector, "none") || excluded(p.Name) || excluded(name) {
 			continue
 		}
-		pd := provData{idx: i, name: p.Name, yesNo: p.Answer == AnswerYesNo}
+		pd := provData{idx: i, name: p.Name}
 		for d := range docs {
 			lb, ok := docs[d].Labels.Label(name)
 			if !ok {
@@ -310,11 +309,6 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		}
 		pd := provs[j]
 		init := g
-		if kn.neigh {
-			gn := *g
-			gn.nb = true
-			init = &gn
-		}
 		cv := make([]scored, len(pd.cells))
 		for f := range innerFolds {
 			var train []cellData
@@ -424,11 +418,6 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 		retrained[strings.ToLower(provs[j].name)] = true
 		if keep[j] {
 			r.model.Threshold = rep.Threshold
-			if kn.ppt > 0 && baseThreshold < 0 && countPresent(provs[j].cells) >= kn.pptMin {
-				n := float64(countPresent(provs[j].cells))
-				tp := bestThreshold(r.cv)
-				r.model.Threshold = round4((n*tp + kn.ppt*rep.Threshold) / (n + kn.ppt))
-			}
 			if baseThreshold >= 0 {
 				r.model.Threshold = baseThreshold
 			}

@@ -60,9 +60,6 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 	cellsOf := func(exclude string) []cellData {
 		var out []cellData
 		for _, pd := range provs {
-			if kn.priorYN && !pd.yesNo {
-				continue
-			}
 			if !strings.EqualFold(pd.name, exclude) {
 				out = append(out, pd.cells...)
 			}

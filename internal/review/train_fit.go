@@ -59,56 +59,34 @@ type detectorFit struct {
 	bias, zsw   float64
 	gw          []float64 // AdaGrad accumulators
 	gbias, gzsw float64
-	// nb: the neighbours' zero-shot scores are features too (nbw: their
-	// weights, before and after; gnb: their accumulators)
-	nb  bool
-	nbw [2]float64
-	gnb [2]float64
 }
 
-// zsAt is a passage's zero-shot score and its neighbours'.
-type zsAt struct{ self, prev, next float64 }
-
-func zsOf(zs []float64, k int) zsAt {
-	return zsAt{zs[k], scoreAt(zs, k-1), scoreAt(zs, k+1)}
-}
-
-func (m *detectorFit) logit(cols []int32, zs zsAt) float64 {
-	z := m.bias + m.zsw*zs.self
-	if m.nb {
-		z += m.nbw[0]*zs.prev + m.nbw[1]*zs.next
-	}
+func (m *detectorFit) logit(cols []int32, zs float64) float64 {
+	z := m.bias + m.zsw*zs
 	for _, c := range cols {
 		z += m.w[c]
 	}
 	return z
 }
 
-func (m *detectorFit) step(cols []int32, zs zsAt, g float64) {
+func (m *detectorFit) step(cols []int32, zs, g float64) {
 	const eps = 1e-8
 	m.gbias += g * g
-	m.bias -= kn.rate * g / math.Sqrt(m.gbias+eps)
-	gz := g * zs.self
+	m.bias -= trainRate * g / math.Sqrt(m.gbias+eps)
+	gz := g * zs
 	m.gzsw += gz * gz
-	m.zsw -= kn.rate * gz / math.Sqrt(m.gzsw+eps)
-	if m.nb {
-		for i, v := range [2]float64{zs.prev, zs.next} {
-			gv := g * v
-			m.gnb[i] += gv * gv
-			m.nbw[i] -= kn.rate * gv / math.Sqrt(m.gnb[i]+eps)
-		}
-	}
+	m.zsw -= trainRate * gz / math.Sqrt(m.gzsw+eps)
 	for _, c := range cols {
 		gc := g + trainL2*m.w[c]
 		m.gw[c] += gc * gc
-		m.w[c] -= kn.rate * gc / math.Sqrt(m.gw[c]+eps)
+		m.w[c] -= trainRate * gc / math.Sqrt(m.gw[c]+eps)
 	}
 }
 
 func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []float64 {
 	out := make([]float64, len(zs))
 	for k, cols := range fx.feats[doc] {
-		out[k] = sigmoid(m.logit(cols, zsOf(zs, k)))
+		out[k] = sigmoid(m.logit(cols, zs[k]))
 	}
 	return out
 }
@@ -143,8 +121,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 	// AdaGrad's accumulators start at 1, so a feature's first steps are
 	// plain gradient steps (starting at 0 would move every feature a full
 	// learning rate on first sight, however weak its evidence).
-	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init.zsw, bias: init.bias, gbias: 1, gzsw: 1,
-		nb: init.nb, nbw: init.nbw, gnb: [2]float64{1, 1}}
+	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init.zsw, bias: init.bias, gbias: 1, gzsw: 1}
 	copy(m.w, init.w)
 	for i := range m.gw {
 		m.gw[i] = 1
@@ -153,36 +130,11 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 	fmt.Fprintf(h, "%s/%d", name, fold)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15))
 	var logits []float64
-	posW := kn.posW
-	if kn.autoPosW {
-		np := 0
-		for _, c := range cells {
-			if c.present {
-				np++
-			}
-		}
-		posW = math.Min(4, math.Max(1, math.Sqrt(float64(len(cells))/float64(max(np, 1))/4)))
-	}
-	for range kn.epochs {
+	for range trainEpochs {
 		for _, c := range cells {
 			feats := fx.feats[c.doc]
 			zs := zsScores[c.doc][c.prov]
 			hard := hardNegatives(c, zs, hardCount)
-			if kn.mine > 0 && !c.present && len(feats) > 0 {
-				// the passages the current model rates highest in a
-				// contract without the provision: the cell's false
-				// positive if any
-				if hard == nil {
-					hard = map[int]bool{}
-				}
-				logits = logits[:0]
-				for k, cols := range feats {
-					logits = append(logits, m.logit(cols, zsOf(zs, k)))
-				}
-				for _, k := range rankOf(logits)[:min(kn.mine, len(logits))] {
-					hard[k] = true
-				}
-			}
 			// Pointwise: the positives, every hard negative, a sample of
 			// the other negatives.
 			for k, cols := range feats {
@@ -192,11 +144,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 				} else if rng.Float64() >= negativeSample && !hard[k] {
 					continue
 				}
-				g := sigmoid(m.logit(cols, zsOf(zs, k))) - y
-				if y == 1 {
-					g *= posW
-				}
-				m.step(cols, zsOf(zs, k), g)
+				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k]))-y)
 			}
 			// Listwise, in contracts that have the provision where some
 			// passage covers it.
@@ -212,7 +160,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 			logits = logits[:0]
 			hi := math.Inf(-1)
 			for k, cols := range feats {
-				z := m.logit(cols, zsOf(zs, k))
+				z := m.logit(cols, zs[k])
 				logits = append(logits, z)
 				hi = math.Max(hi, z)
 			}
@@ -229,7 +177,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 				if math.Abs(g) < 1e-4 {
 					continue
 				}
-				m.step(cols, zsOf(zs, k), g)
+				m.step(cols, zs[k], g)
 			}
 		}
 	}
@@ -264,9 +212,6 @@ func evidenceWeight(present int) float64 {
 func (m *detectorFit) shrinkToward(init *detectorFit, lambda float64) {
 	m.bias = init.bias + lambda*(m.bias-init.bias)
 	m.zsw = init.zsw + lambda*(m.zsw-init.zsw)
-	for i := range m.nbw {
-		m.nbw[i] = init.nbw[i] + lambda*(m.nbw[i]-init.nbw[i])
-	}
 	for c := range m.w {
 		var w0 float64
 		if c < len(init.w) {
@@ -279,8 +224,7 @@ func (m *detectorFit) shrinkToward(init *detectorFit, lambda float64) {
 // export turns a fitted detector into its file form: weights by feature
 // name, small ones dropped, rounded.
 func (m *detectorFit) export(fx *featureIndex, name string, present int) *Model {
-	out := &Model{Name: name, Labelled: present, Bias: round4(m.bias), ZeroShotWeight: round4(m.zsw), Weights: map[string]float64{},
-		NeighbourWeights: [2]float64{round4(m.nbw[0]), round4(m.nbw[1])}}
+	out := &Model{Name: name, Labelled: present, Bias: round4(m.bias), ZeroShotWeight: round4(m.zsw), Weights: map[string]float64{}}
 	for c, w := range m.w {
 		if math.Abs(w) < weightPrune {
 			continue
