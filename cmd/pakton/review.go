@@ -101,6 +101,11 @@ func runReview(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
+	// A JSON export is written a row at a time from the rows the run keeps
+	// on disk, so the run need not hold every contract's extracts: a review
+	// of a large collection then takes memory for its cells' answers only.
+	// (The other formats are written from the whole table.)
+	run.Light = len(fmts) == 1 && fmts[0] == "json"
 	for _, ref := range docs {
 		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
@@ -173,6 +178,9 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	rv := &export.Review{Table: tab, Decisions: decisions, Collection: g.collection, Created: time.Now(), Text: storeText(ctx, st, g.collection)}
+	if run.Light {
+		rv.Row = func(i int) (review.Row, error) { return run.FullRow(tab.Rows[i]) }
+	}
 	paths, err := export.WriteFiles(*out, fmts, rv)
 	if err != nil {
 		return err

@@ -63,8 +63,8 @@ func (k Key) Scope() string {
 // changes another process (the "pakton keys" command) makes to the file.
 type Keyring struct {
 	path string
-	rs   Records   // when set, the keys live there instead of in path
-	read time.Time // when rs was last read
+	src  keySource // where the keys live: the file at path, or Records
+	read time.Time // when the records were last read
 
 	mu     sync.Mutex
 	keys   []Key
@@ -92,7 +92,7 @@ func File(storeDir string) string { return filepath.Join(storeDir, "auth", "keys
 // Open returns the keyring of a store directory. A missing key file is an
 // empty keyring; the file is created on the first Create.
 func Open(ctx context.Context, storeDir string) (*Keyring, error) {
-	r := &Keyring{path: File(storeDir)}
+	r := &Keyring{path: File(storeDir), src: keyFile{}}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.reloadLocked(ctx, true); err != nil {
@@ -121,7 +121,7 @@ const recordTTL = time.Second
 // key, so concurrent creates and revokes in different processes never undo
 // each other).
 func OpenRecords(ctx context.Context, rs Records) (*Keyring, error) {
-	r := &Keyring{rs: rs}
+	r := &Keyring{src: keyRecords{rs}}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.reloadLocked(ctx, true); err != nil {
@@ -143,12 +143,36 @@ func (r *Keyring) setKeys(keys []Key) error {
 	return nil
 }
 
-func (r *Keyring) reloadRecordsLocked(ctx context.Context, force bool) error {
+// keySource is where a keyring's keys live: the key file of a store
+// directory (keyFile) or one record per key on a cluster (keyRecords). The
+// keyring calls it and never asks which of the two it has.
+type keySource interface {
+	// reloadLocked rereads the keys when they may have changed (r.mu held).
+	reloadLocked(ctx context.Context, r *Keyring, force bool) error
+	// update applies a change to the keys, safely against other processes.
+	update(ctx context.Context, r *Keyring, change func([]Key) ([]Key, error)) error
+}
+
+// keyRecords keeps one record per key (OpenRecords).
+type keyRecords struct{ rs Records }
+
+// keyFile keeps the keys in the file at Keyring.path (Open).
+type keyFile struct{}
+
+func (r *Keyring) reloadLocked(ctx context.Context, force bool) error {
+	return r.src.reloadLocked(ctx, r, force)
+}
+
+func (r *Keyring) update(ctx context.Context, change func([]Key) ([]Key, error)) error {
+	return r.src.update(ctx, r, change)
+}
+
+func (src keyRecords) reloadLocked(ctx context.Context, r *Keyring, force bool) error {
 	if !force && time.Since(r.read) < recordTTL {
 		return nil
 	}
 	at := time.Now()
-	recs, err := r.rs.Records(ctx, recordKind)
+	recs, err := src.rs.Records(ctx, recordKind)
 	if err != nil {
 		return fmt.Errorf("auth: read keys: %w", err)
 	}
@@ -173,12 +197,12 @@ func (r *Keyring) reloadRecordsLocked(ctx context.Context, force bool) error {
 	return nil
 }
 
-// updateRecords applies a change to the keys in Records: added keys are
-// put, removed ones deleted.
-func (r *Keyring) updateRecords(ctx context.Context, change func([]Key) ([]Key, error)) error {
+// update applies a change to the keys in Records: added keys are put,
+// removed ones deleted.
+func (src keyRecords) update(ctx context.Context, r *Keyring, change func([]Key) ([]Key, error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.reloadRecordsLocked(ctx, true); err != nil {
+	if err := src.reloadLocked(ctx, r, true); err != nil {
 		return err
 	}
 	keys, err := change(slices.Clone(r.keys))
@@ -199,25 +223,22 @@ func (r *Keyring) updateRecords(ctx context.Context, change func([]Key) ([]Key, 
 		if err != nil {
 			return err
 		}
-		if err := r.rs.PutRecord(ctx, recordKind, k.ID, b); err != nil {
+		if err := src.rs.PutRecord(ctx, recordKind, k.ID, b); err != nil {
 			return fmt.Errorf("auth: store key: %w", err)
 		}
 	}
 	for id := range had {
 		if !has[id] {
-			if err := r.rs.DeleteRecord(ctx, recordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := src.rs.DeleteRecord(ctx, recordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("auth: revoke key: %w", err)
 			}
 		}
 	}
-	return r.reloadRecordsLocked(ctx, true)
+	return src.reloadLocked(ctx, r, true)
 }
 
 // reloadLocked rereads the key file when it changed since last read.
-func (r *Keyring) reloadLocked(ctx context.Context, force bool) error {
-	if r.rs != nil {
-		return r.reloadRecordsLocked(ctx, force)
-	}
+func (keyFile) reloadLocked(ctx context.Context, r *Keyring, force bool) error {
 	var st fileStamp
 	fi, err := os.Stat(r.path)
 	switch {
@@ -260,10 +281,7 @@ func (r *Keyring) reloadLocked(ctx context.Context, force bool) error {
 // (auth/keys.lock), so writers in other processes ("pakton keys create" run
 // twenty times at once, a revoke racing a create) never overwrite each
 // other's change: each reads the file afresh after taking the lock.
-func (r *Keyring) update(ctx context.Context, change func([]Key) ([]Key, error)) error {
-	if r.rs != nil {
-		return r.updateRecords(ctx, change)
-	}
+func (keyFile) update(ctx context.Context, r *Keyring, change func([]Key) ([]Key, error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {

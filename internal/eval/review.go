@@ -106,7 +106,16 @@ type ValueOutcome struct {
 	Kind      string `json:"kind"`
 	Condition string `json:"condition,omitempty"`
 	Right     bool   `json:"right"`
+	// Evidence (development contracts only: withheld for the held-out
+	// quarter, whose failures are not to be read) is the cell's extracts
+	// and the labelled spans' text, each cut to evidenceChars.
+	Evidence []string `json:"evidence,omitempty"`
+	Labelled []string `json:"labelled,omitempty"`
 }
+
+// evidenceChars is how much of each extract and labelled span a values
+// file holds.
+const evidenceChars = 1500
 
 // ReviewScore are the metrics of a set of cells.
 type ReviewScore struct {
@@ -304,6 +313,20 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 						v := ValueOutcome{File: td.Labels.FilePath, HeldOut: o.heldOut, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
 						if c.Answer != nil {
 							v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
+						}
+						if !o.heldOut {
+							cut := func(t string) string {
+								if r := []rune(t); len(r) > evidenceChars {
+									return string(r[:evidenceChars]) + "…"
+								}
+								return t
+							}
+							for _, e := range c.Extracts {
+								v.Evidence = append(v.Evidence, cut(e.Text))
+							}
+							for _, sp := range lb.Spans {
+								v.Labelled = append(v.Labelled, cut(td.Prep.Doc().Doc.Slice(document.Span{Start: sp[0], End: sp[1]})))
+							}
 						}
 						opt.Values(v)
 					}

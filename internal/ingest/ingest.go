@@ -196,15 +196,42 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 			return sum, fmt.Errorf("ingest: %w", err)
 		}
 	}
-	existing := map[string]store.DocInfo{}
-	infos, err := st.List(ctx, collection)
-	if err != nil {
-		return sum, fmt.Errorf("ingest: %w", err)
-	}
+	// What the collection holds already: a stored document of the same name
+	// (by id), or of the same bytes (by source SHA-256). A local store answers
+	// both per file without decoding the collection (store.FindSource), so
+	// adding one file to a large collection costs the same as to a small
+	// one; a remote store is listed once.
+	var existing func(id string) (store.DocInfo, bool, error)
 	dups := &dupIndex{}
-	for _, in := range infos {
-		existing[in.ID] = in
-		dups.claim(in.Source.SHA256, in)
+	if st.IsRemote() {
+		infos, err := st.List(ctx, collection)
+		if err != nil {
+			return sum, fmt.Errorf("ingest: %w", err)
+		}
+		byID := make(map[string]store.DocInfo, len(infos))
+		for _, in := range infos {
+			byID[in.ID] = in
+			dups.claim(in.Source.SHA256, in)
+		}
+		existing = func(id string) (store.DocInfo, bool, error) {
+			in, ok := byID[id]
+			return in, ok, nil
+		}
+	} else {
+		existing = func(id string) (store.DocInfo, bool, error) {
+			in, err := st.Info(ctx, collection, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return store.DocInfo{}, false, nil
+			}
+			return in, err == nil, err
+		}
+		dups.stored = func(sha string) (store.DocInfo, bool, error) {
+			ins, err := st.FindSource(ctx, collection, sha)
+			if err != nil || len(ins) == 0 {
+				return store.DocInfo{}, false, err
+			}
+			return ins[0], true, nil
+		}
 	}
 
 	lim := unpack.DefaultLimits(opt.Parse.MaxBytes)
@@ -362,28 +389,44 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 }
 
 // dupIndex maps the SHA-256 of file contents to the first document that
-// holds them, across the stored documents and the files of this run.
+// holds them, across the stored documents and the files of this run: a
+// stored document holding them comes first (the first of them in List's
+// order), then the first file of the run to claim them.
 type dupIndex struct {
 	mu    sync.Mutex
 	bySHA map[string]store.DocInfo
+	// stored, when set, finds the first stored document holding sha; a
+	// dupIndex without it has the stored documents claimed beforehand.
+	stored func(sha string) (store.DocInfo, bool, error)
 }
 
 // claim records doc as the holder of sha unless another holds it: then it
 // returns that one and false.
-func (d *dupIndex) claim(sha string, doc store.DocInfo) (store.DocInfo, bool) {
+func (d *dupIndex) claim(sha string, doc store.DocInfo) (store.DocInfo, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.bySHA == nil {
 		d.bySHA = map[string]store.DocInfo{}
 	}
 	if sha == "" {
-		return doc, true
+		return doc, true, nil
 	}
-	if first, ok := d.bySHA[sha]; ok && first.ID != doc.ID {
-		return first, false
+	first, ok := d.bySHA[sha]
+	if !ok && d.stored != nil {
+		in, found, err := d.stored(sha)
+		if err != nil {
+			return doc, false, err
+		}
+		if found {
+			first, ok = in, true
+			d.bySHA[sha] = in
+		}
+	}
+	if ok && first.ID != doc.ID {
+		return first, false, nil
 	}
 	d.bySHA[sha] = doc
-	return doc, true
+	return doc, true, nil
 }
 
 // maxBatch is the most documents stored in one commit.

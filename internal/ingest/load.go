@@ -215,7 +215,17 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 	if c.Label == gen && (gen != 0 || len(c.Segments) > 0) {
 		return snap, c, nil // another process caught it up meanwhile
 	}
-	infos, err := st.List(ctx, collection)
+	// What changed in the store since the index last reflected it: a commit
+	// labelled with generation L holds every document as it was at L, and a
+	// stored version is immutable, so a live document whose revision is at or
+	// below L is held at that version and only later ones are compared (a
+	// label ahead of the store, or none, compares them all). This keeps
+	// adding or deleting one document from decoding the whole manifest.
+	since := uint64(0)
+	if c.Label <= gen && !rep.Rebuilt {
+		since = c.Label
+	}
+	infos, inStore, err := st.Changes(ctx, collection, since)
 	if err != nil {
 		return nil, c, fmt.Errorf("load index: %w", err)
 	}
@@ -228,11 +238,29 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 			}
 		}
 	}
+	if since != 0 {
+		// A live document the index does not hold at all is compared too
+		// (nothing should leave one, but the check costs no decoding).
+		listed := make(map[string]bool, len(infos))
+		for _, in := range infos {
+			listed[in.ID] = true
+		}
+		var missing bool
+		for id := range inStore {
+			if _, ok := held[id]; !ok && !listed[id] {
+				missing = true
+				break
+			}
+		}
+		if missing {
+			if infos, inStore, err = st.Changes(ctx, collection, 0); err != nil {
+				return nil, c, fmt.Errorf("load index: %w", err)
+			}
+		}
+	}
 	var remove []string
 	var add []store.DocInfo
-	inStore := make(map[string]bool, len(infos))
 	for _, in := range infos {
-		inStore[in.ID] = true
 		v, ok := held[in.ID]
 		if ok && v == docVersion(in) {
 			continue

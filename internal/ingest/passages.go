@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/pakton/pakton/internal/clause"
@@ -36,6 +37,12 @@ func FindDocExact(ctx context.Context, st *store.Store, collection, ref string) 
 }
 
 func findDoc(ctx context.Context, st *store.Store, collection, ref string, loose bool) (store.DocInfo, error) {
+	// The first tier (the exact id or name) is looked up, not listed: a
+	// document named ref has the id store.DocID(ref). One match is the
+	// answer; anything else goes through the tiers below, which list.
+	if in, ok := exactDoc(ctx, st, collection, strings.TrimSpace(ref)); ok {
+		return in, nil
+	}
 	infos, err := st.List(ctx, collection)
 	if err != nil {
 		return store.DocInfo{}, err
@@ -83,6 +90,31 @@ func findDoc(ctx context.Context, st *store.Store, collection, ref string, loose
 	}
 	return store.DocInfo{}, &refError{store.ErrNotFound, fmt.Sprintf("collection %q: no document has the %s %q; its documents: %s",
 		collection, how, ref, docList(infos, false))}
+}
+
+// exactDoc returns the one document whose id or name is ref, when exactly
+// one is and looking it up raised no error.
+func exactDoc(ctx context.Context, st *store.Store, collection, ref string) (store.DocInfo, bool) {
+	if ref == "" {
+		return store.DocInfo{}, false
+	}
+	var found []store.DocInfo
+	for _, id := range []string{ref, store.DocID(ref)} {
+		in, err := st.Info(ctx, collection, id)
+		if err != nil {
+			if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName) {
+				return store.DocInfo{}, false
+			}
+			continue
+		}
+		if (in.ID == ref || in.Name == ref) && !slices.ContainsFunc(found, func(f store.DocInfo) bool { return f.ID == in.ID }) {
+			found = append(found, in)
+		}
+	}
+	if len(found) != 1 {
+		return store.DocInfo{}, false
+	}
+	return found[0], true
 }
 
 // refError is a document reference that resolved to no document or to

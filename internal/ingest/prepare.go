@@ -32,7 +32,7 @@ type prepared struct {
 // preparer turns items into records; one is shared by the workers of an
 // Ingest.
 type preparer struct {
-	existing map[string]store.DocInfo
+	existing func(id string) (store.DocInfo, bool, error) // the stored document of an id
 	dups     *dupIndex
 	opt      Options
 	lim      unpack.Limits
@@ -116,7 +116,10 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 		h = sha256.Sum256(nil)
 	}
 	sha := hex.EncodeToString(h[:])
-	prev, had := p.existing[res.ID]
+	prev, had, lerr := p.existing(res.ID)
+	if lerr != nil {
+		return fail("cannot look up the stored version: "+lerr.Error(), lerr)
+	}
 	if msg == nil {
 		if had && prev.Source.SHA256 == sha && !p.opt.Force {
 			res.Status, res.Reason = StatusUnchanged, "same content as the stored version"
@@ -126,7 +129,11 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 		// contract under another name (a copy, a web upload of a file the CLI
 		// ingested): one document, not two, or every hit would appear twice.
 		if !had && !p.opt.Force {
-			if first, ok := p.dups.claim(sha, store.DocInfo{ID: res.ID, Name: name}); !ok {
+			first, ok, err := p.dups.claim(sha, store.DocInfo{ID: res.ID, Name: name})
+			if err != nil {
+				return fail("cannot look up the stored documents: "+err.Error(), err)
+			}
+			if !ok {
 				res.ID = first.ID
 				res.Status, res.Reason = StatusUnchanged, fmt.Sprintf("same content as %q, already in the collection", first.Name)
 				res.Same = first.Name

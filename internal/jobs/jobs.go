@@ -36,8 +36,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // State is where a job is in its life.
@@ -185,6 +183,10 @@ type Manager struct {
 	dir   string
 	opt   Options
 	funcs map[string]Func
+	// others reaches the jobs other processes run (others.go).
+	others others
+	// keep persists this process's jobs (keep.go).
+	keep keeper
 
 	ctx    context.Context // cancelled by Close
 	stop   context.CancelFunc
@@ -260,7 +262,8 @@ func Open(dir string, opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, running: map[string]int{}, served: map[string]uint64{}}
+	m := &Manager{dir: dir, opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, running: map[string]int{}, served: map[string]uint64{}, others: noOthers{}}
+	m.keep = jobFiles{m}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		stop()
@@ -342,10 +345,7 @@ func (m *Manager) Start() {
 			m.wg.Add(1)
 			go m.pruneEvery()
 		}
-		if m.opt.Shared != nil {
-			m.wg.Add(1)
-			go m.heartbeat()
-		}
+		m.keep.start()
 		m.mu.Lock()
 		m.started, m.free = true, m.opt.Workers
 		m.dispatchLocked()
@@ -381,9 +381,7 @@ func (m *Manager) SubmitBy(kind, collection, submitter string, params any) (Job,
 		return Job{}, fmt.Errorf("jobs: submit: unknown kind %q", kind)
 	}
 	j := Job{ID: NewID(), Kind: kind, Collection: collection, Submitter: submitter, State: Queued, Created: m.opt.Now().UTC(), Params: raw}
-	if m.opt.Shared != nil {
-		j.Owner, j.Heartbeat = m.opt.Owner, j.Created
-	}
+	m.keep.claim(&j)
 	// Persisted before it is accepted, outside the lock: a slow store
 	// delays this submission only.
 	if err := m.write(j); err != nil {
@@ -410,11 +408,8 @@ func (m *Manager) Get(id string) (Job, error) {
 		j = clone(en.job)
 	}
 	m.mu.Unlock()
-	if en == nil && m.opt.Shared != nil {
-		return m.getShared(id)
-	}
 	if en == nil {
-		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.get(id)
 	}
 	return j, nil
 }
@@ -432,11 +427,9 @@ func (m *Manager) List(collection string) []Job {
 		}
 	}
 	m.mu.Unlock()
-	if m.opt.Shared != nil {
-		for _, j := range m.listShared() {
-			if !own[j.ID] && (collection == "" || j.Collection == collection) {
-				out = append(out, j)
-			}
+	for _, j := range m.others.list() {
+		if !own[j.ID] && (collection == "" || j.Collection == collection) {
+			out = append(out, j)
 		}
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmpJobs(b, a) })
@@ -463,11 +456,8 @@ func (m *Manager) Cancel(id string) (Job, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	en := m.jobs[id]
-	if en == nil && m.opt.Shared != nil {
-		return m.cancelShared(id)
-	}
 	if en == nil {
-		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.cancel(id)
 	}
 	switch en.job.State {
 	case Queued:
@@ -494,11 +484,8 @@ func (m *Manager) Wait(ctx context.Context, id string) (Job, error) {
 	m.mu.Lock()
 	en := m.jobs[id]
 	m.mu.Unlock()
-	if en == nil && m.opt.Shared != nil {
-		return m.waitShared(ctx, id)
-	}
 	if en == nil {
-		return Job{}, fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.wait(ctx, id)
 	}
 	select {
 	case <-en.done:
@@ -588,43 +575,16 @@ func (m *Manager) finishLocked(en *entry, st State, msg string) {
 // authoritative for this process.
 func (m *Manager) saveLocked(en *entry) {
 	en.saved = time.Now()
-	if m.opt.Shared != nil && !en.job.State.Final() {
-		en.job.Heartbeat = m.opt.Now().UTC()
-	}
-	if m.opt.Shared != nil {
-		en.unsaved = true
-		select {
-		case m.dirty <- struct{}{}:
-		default:
-		}
-		return
-	}
-	if err := m.write(en.job); err != nil {
-		m.opt.Logger.Error("jobs: cannot persist job", "id", en.job.ID, "err", err)
-	}
+	m.keep.save(en)
 }
 
-// recordWriteTimeout bounds one write of a job's record to a shared store.
-const recordWriteTimeout = 30 * time.Second
-
-// write replaces the job's file atomically: a temporary file is written and
-// synced, then renamed over the old one, and the directory synced.
+// write persists a job's state now.
 func (m *Manager) write(j Job) error {
 	raw, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return fmt.Errorf("jobs: encode job %s: %w", j.ID, err)
 	}
-	if m.opt.Shared != nil {
-		// Not m.ctx: Close cancels it before the last flush of the records,
-		// which must still be written. Each write is bounded instead.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(m.ctx), recordWriteTimeout)
-		defer cancel()
-		if err := m.opt.Shared.PutRecord(ctx, m.opt.RecordKind, j.ID, raw); err != nil {
-			return fmt.Errorf("jobs: store job %s: %w", j.ID, err)
-		}
-		return nil
-	}
-	return atomicfile.Write(filepath.Join(m.dir, j.ID+".json"), raw, 0o600)
+	return m.keep.put(j.ID, raw)
 }
 
 func clone(j Job) Job {

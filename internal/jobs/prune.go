@@ -1,13 +1,8 @@
 package jobs
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/pakton/pakton/internal/atomicfile"
 )
 
 // pruneEvery removes expired jobs every PruneEvery until Close.
@@ -51,7 +46,7 @@ func (m *Manager) Prune() int {
 		}
 		n++
 	}
-	n += m.pruneSharedLocked(cutoff)
+	n += m.others.prune(cutoff)
 	if n > 0 {
 		m.opt.Logger.Info("jobs: removed expired jobs", "count", n, "retention", m.opt.Retention.String())
 	}
@@ -65,11 +60,8 @@ func (m *Manager) Remove(id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	en := m.jobs[id]
-	if en == nil && m.opt.Shared != nil {
-		return m.removeShared(id)
-	}
 	if en == nil {
-		return fmt.Errorf("job %q: %w", id, ErrNotFound)
+		return m.others.remove(id)
 	}
 	if !en.job.State.Final() {
 		return fmt.Errorf("job %q is %s: %w", id, en.job.State, ErrUnfinished)
@@ -88,21 +80,5 @@ func (m *Manager) removeLocked(en *entry) error {
 			return fmt.Errorf("jobs: remove %s: %w", id, err)
 		}
 	}
-	if m.opt.Shared != nil {
-		// After a record write in flight, and so that none follows.
-		m.wmu.Lock()
-		defer m.wmu.Unlock()
-		if err := m.opt.Shared.DeleteRecord(m.ctx, m.opt.RecordKind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("jobs: remove %s: %w", id, err)
-		}
-		en.removed = true
-		delete(m.jobs, id)
-		return nil
-	}
-	if err := os.Remove(filepath.Join(m.dir, id+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("jobs: remove %s: %w", id, err)
-	}
-	atomicfile.SyncDir(m.dir)
-	delete(m.jobs, id)
-	return nil
+	return m.keep.forget(en)
 }

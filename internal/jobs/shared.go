@@ -33,6 +33,7 @@ func openShared(opt Options) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: open: read jobs: %w", err)
 	}
 	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1), running: map[string]int{}, served: map[string]uint64{}}
+	m.others, m.keep = otherServers{m}, jobRecords{m}
 	m.persistStop, m.persistDone = make(chan struct{}), make(chan struct{})
 	go m.persist()
 	for id, raw := range recs {
@@ -157,9 +158,6 @@ func (m *Manager) waitShared(ctx context.Context, id string) (Job, error) {
 // finished — or were interrupted — before cutoff: a process gone for good
 // leaves its jobs to the others.
 func (m *Manager) pruneSharedLocked(cutoff time.Time) int {
-	if m.opt.Shared == nil {
-		return 0
-	}
 	n := 0
 	for _, j := range m.listShared() {
 		if m.jobs[j.ID] != nil || !j.State.Final() || !j.Finished.Before(cutoff) {

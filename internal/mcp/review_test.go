@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -105,6 +106,17 @@ func TestReviewCollection(t *testing.T) {
 	txt := text(res)
 	if !strings.Contains(txt, "Governing Law") || !strings.Contains(txt, "Not found: ") {
 		t.Errorf("text result:\n%s", txt)
+	}
+	// Progress notifications reach the client's handler on their own
+	// goroutine, so the last one may land just after the call's result:
+	// wait (bounded) for it rather than reading the count at once.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		done := int(last) == len(docs)
+		mu.Unlock()
+		if done {
+			break
+		}
 	}
 	mu.Lock()
 	if len(steps) == 0 || int(last) != len(docs) || int(total) != len(docs) || !strings.Contains(steps[len(steps)-1], "reviewed") {

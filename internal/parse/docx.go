@@ -254,6 +254,41 @@ func onOff(se xml.StartElement) bool {
 
 // newDocxDecoder returns a strict decoder over b. The parts are UTF-8 by
 // the OOXML standard; other declared encodings are passed through as is.
+// walkW reads a WordprocessingML part token by token, keeping the stack of
+// open elements: start is called for each element of the w: namespace
+// (transitional or strict) with the local name of its parent, whatever the
+// parent's namespace; end for every end element.
+func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t xml.EndElement)) error {
+	d := newDocxDecoder(b)
+	var stack []string
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			parent := ""
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			stack = append(stack, t.Name.Local)
+			if t.Name.Space != nsW && t.Name.Space != nsWStrict {
+				continue
+			}
+			start(t, parent)
+		case xml.EndElement:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			end(t)
+		}
+	}
+}
+
 func newDocxDecoder(b []byte) *xml.Decoder {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }

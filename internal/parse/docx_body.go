@@ -292,39 +292,15 @@ func (bw *docxBody) finishRow(row []*docxCell) {
 		}
 		return
 	}
-	var sb strings.Builder
-	var blocks []document.Block
-	pos, nonEmpty := 0, false
+	first := make([]*wpPara, len(row))
 	for i, c := range row {
-		if i > 0 {
-			sb.WriteByte('\t')
-			pos++
+		if len(c.paras) > 0 {
+			first[i] = &c.paras[0]
 		}
-		if len(c.paras) == 0 {
-			continue
-		}
-		cp := c.paras[0]
-		t := strings.ReplaceAll(cp.text, "\n", " ") // keep the row on one line
-		sb.WriteString(t)
-		n := utf8.RuneCountInString(t)
-		if n > 0 {
-			nonEmpty = true
-			blocks = append(blocks, document.Block{Kind: document.BlockTableCell, Span: document.Span{Start: pos, End: pos + n}})
-			for _, b := range cp.blocks {
-				if b.Kind != document.BlockParagraph {
-					b.Span.Start += pos
-					b.Span.End += pos
-					blocks = append(blocks, b)
-				}
-			}
-		}
-		pos += n
 	}
-	if !nonEmpty {
-		return
+	if line, ok := rowLine(first); ok {
+		*dst = append(*dst, line)
 	}
-	line := strings.TrimRight(sb.String(), "\t")
-	*dst = append(*dst, docxPara{text: line, blocks: blocks, tight: true})
 }
 
 // render joins the paragraphs: a blank line between paragraphs, a single

@@ -2,7 +2,6 @@ package parse
 
 import (
 	"encoding/xml"
-	"io"
 	"strconv"
 	"strings"
 
@@ -51,139 +50,120 @@ func defaultLevel() docxLevel {
 
 func parseDocxNumbering(b []byte) (*docxNumbering, error) {
 	nb := &docxNumbering{abstract: map[string]*docxAbstract{}, nums: map[string]*docxNum{}}
-	d := newDocxDecoder(b)
 	var (
-		abs   *docxAbstract
-		num   *docxNum
-		ovr   *docxOverride
-		ovrL  int
-		lvl   *docxLevel
-		stack []string
+		abs  *docxAbstract
+		num  *docxNum
+		ovr  *docxOverride
+		ovrL int
+		lvl  *docxLevel
 	)
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return nb, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			parent := ""
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
+	err := walkW(b, func(t xml.StartElement, parent string) {
+		switch t.Name.Local {
+		case "abstractNum":
+			id, _ := wAttr(t, "abstractNumId")
+			abs = &docxAbstract{id: id}
+			for i := range abs.levels {
+				abs.levels[i] = defaultLevel()
 			}
-			stack = append(stack, t.Name.Local)
-			if t.Name.Space != nsW && t.Name.Space != nsWStrict {
-				continue
+			nb.abstract[id] = abs
+		case "num":
+			id, _ := wAttr(t, "numId")
+			num = &docxNum{overrides: map[int]docxOverride{}}
+			nb.nums[id] = num
+		case "abstractNumId":
+			if num != nil {
+				num.abstractID = wVal(t)
 			}
-			switch t.Name.Local {
-			case "abstractNum":
-				id, _ := wAttr(t, "abstractNumId")
-				abs = &docxAbstract{id: id}
-				for i := range abs.levels {
-					abs.levels[i] = defaultLevel()
-				}
-				nb.abstract[id] = abs
-			case "num":
-				id, _ := wAttr(t, "numId")
-				num = &docxNum{overrides: map[int]docxOverride{}}
-				nb.nums[id] = num
-			case "abstractNumId":
-				if num != nil {
-					num.abstractID = wVal(t)
-				}
-			case "lvlOverride":
-				if num != nil {
-					v, _ := wAttr(t, "ilvl")
-					if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < 9 {
-						ovrL = i
-						ovr = &docxOverride{start: -1, level: defaultLevel()}
-					}
-				}
-			case "startOverride":
-				if ovr != nil {
-					if v, err := strconv.Atoi(wVal(t)); err == nil {
-						ovr.start = v
-					}
-				}
-			case "numStyleLink":
-				if abs != nil {
-					abs.styleLink = wVal(t)
-				}
-			case "lvl":
+		case "lvlOverride":
+			if num != nil {
 				v, _ := wAttr(t, "ilvl")
-				i, err := strconv.Atoi(v)
-				if err != nil || i < 0 || i >= 9 {
-					lvl = nil
-					continue
-				}
-				switch {
-				case ovr != nil:
-					ovr.hasLevel = true
-					lvl = &ovr.level
-				case abs != nil:
-					lvl = &abs.levels[i]
-				}
-				if lvl != nil {
-					lvl.set = true
-				}
-			case "start":
-				if lvl != nil && parent == "lvl" {
-					if v, err := strconv.Atoi(wVal(t)); err == nil {
-						lvl.start = v
-					}
-				}
-			case "numFmt":
-				if lvl != nil && parent == "lvl" {
-					lvl.fmt = wVal(t)
-				}
-			case "lvlText":
-				if lvl != nil && parent == "lvl" {
-					lvl.text = wVal(t)
-				}
-			case "suff":
-				if lvl != nil && parent == "lvl" {
-					lvl.suff = wVal(t)
-				}
-			case "lvlRestart":
-				if lvl != nil && parent == "lvl" {
-					if v, err := strconv.Atoi(wVal(t)); err == nil {
-						lvl.restart = v
-					}
-				}
-			case "isLgl":
-				if lvl != nil && parent == "lvl" {
-					lvl.legal = onOff(t)
-				}
-			case "pStyle":
-				if lvl != nil && parent == "lvl" {
-					lvl.pStyle = wVal(t)
+				if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < 9 {
+					ovrL = i
+					ovr = &docxOverride{start: -1, level: defaultLevel()}
 				}
 			}
-		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			if t.Name.Space != nsW && t.Name.Space != nsWStrict {
-				continue
-			}
-			switch t.Name.Local {
-			case "abstractNum":
-				abs = nil
-			case "num":
-				num = nil
-			case "lvlOverride":
-				if ovr != nil && num != nil {
-					num.overrides[ovrL] = *ovr
+		case "startOverride":
+			if ovr != nil {
+				if v, err := strconv.Atoi(wVal(t)); err == nil {
+					ovr.start = v
 				}
-				ovr = nil
-			case "lvl":
+			}
+		case "numStyleLink":
+			if abs != nil {
+				abs.styleLink = wVal(t)
+			}
+		case "lvl":
+			v, _ := wAttr(t, "ilvl")
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 0 || i >= 9 {
 				lvl = nil
+				return
+			}
+			switch {
+			case ovr != nil:
+				ovr.hasLevel = true
+				lvl = &ovr.level
+			case abs != nil:
+				lvl = &abs.levels[i]
+			}
+			if lvl != nil {
+				lvl.set = true
+			}
+		case "start":
+			if lvl != nil && parent == "lvl" {
+				if v, err := strconv.Atoi(wVal(t)); err == nil {
+					lvl.start = v
+				}
+			}
+		case "numFmt":
+			if lvl != nil && parent == "lvl" {
+				lvl.fmt = wVal(t)
+			}
+		case "lvlText":
+			if lvl != nil && parent == "lvl" {
+				lvl.text = wVal(t)
+			}
+		case "suff":
+			if lvl != nil && parent == "lvl" {
+				lvl.suff = wVal(t)
+			}
+		case "lvlRestart":
+			if lvl != nil && parent == "lvl" {
+				if v, err := strconv.Atoi(wVal(t)); err == nil {
+					lvl.restart = v
+				}
+			}
+		case "isLgl":
+			if lvl != nil && parent == "lvl" {
+				lvl.legal = onOff(t)
+			}
+		case "pStyle":
+			if lvl != nil && parent == "lvl" {
+				lvl.pStyle = wVal(t)
 			}
 		}
+	}, func(t xml.EndElement) {
+		if t.Name.Space != nsW && t.Name.Space != nsWStrict {
+			return
+		}
+		switch t.Name.Local {
+		case "abstractNum":
+			abs = nil
+		case "num":
+			num = nil
+		case "lvlOverride":
+			if ovr != nil && num != nil {
+				num.overrides[ovrL] = *ovr
+			}
+			ovr = nil
+		case "lvl":
+			lvl = nil
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
+	return nb, nil
 }
 
 // numberParagraph advances the list counters for a numbered paragraph and

@@ -2,7 +2,6 @@ package parse
 
 import (
 	"encoding/xml"
-	"io"
 	"strconv"
 )
 
@@ -22,72 +21,53 @@ type docxStyles struct {
 
 func parseDocxStyles(b []byte) (*docxStyles, error) {
 	st := &docxStyles{byID: map[string]*docxStyle{}}
-	d := newDocxDecoder(b)
 	var cur *docxStyle
-	var stack []string
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return st, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			parent := ""
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
-			}
-			stack = append(stack, t.Name.Local)
-			if t.Name.Space != nsW && t.Name.Space != nsWStrict {
-				continue
-			}
-			switch t.Name.Local {
-			case "style":
-				typ, _ := wAttr(t, "type")
-				if typ != "paragraph" && typ != "numbering" {
-					cur = nil
-					continue
-				}
-				id, _ := wAttr(t, "styleId")
-				cur = &docxStyle{id: id, outline: -1}
-				st.byID[id] = cur
-				if typ == "paragraph" && onOff2(t, "default") {
-					st.defaultParaS = id
-				}
-			case "name":
-				if cur != nil && parent == "style" {
-					cur.name = wVal(t)
-				}
-			case "basedOn":
-				if cur != nil && parent == "style" {
-					cur.basedOn = wVal(t)
-				}
-			case "numId":
-				if cur != nil && parent == "numPr" {
-					cur.numID = wVal(t)
-				}
-			case "ilvl":
-				if cur != nil && parent == "numPr" {
-					cur.ilvl = wVal(t)
-				}
-			case "outlineLvl":
-				if cur != nil && parent == "pPr" {
-					if v, err := strconv.Atoi(wVal(t)); err == nil {
-						cur.outline = v
-					}
-				}
-			}
-		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			if isW(t.Name, "style") {
+	err := walkW(b, func(t xml.StartElement, parent string) {
+		switch t.Name.Local {
+		case "style":
+			typ, _ := wAttr(t, "type")
+			if typ != "paragraph" && typ != "numbering" {
 				cur = nil
+				return
+			}
+			id, _ := wAttr(t, "styleId")
+			cur = &docxStyle{id: id, outline: -1}
+			st.byID[id] = cur
+			if typ == "paragraph" && onOff2(t, "default") {
+				st.defaultParaS = id
+			}
+		case "name":
+			if cur != nil && parent == "style" {
+				cur.name = wVal(t)
+			}
+		case "basedOn":
+			if cur != nil && parent == "style" {
+				cur.basedOn = wVal(t)
+			}
+		case "numId":
+			if cur != nil && parent == "numPr" {
+				cur.numID = wVal(t)
+			}
+		case "ilvl":
+			if cur != nil && parent == "numPr" {
+				cur.ilvl = wVal(t)
+			}
+		case "outlineLvl":
+			if cur != nil && parent == "pPr" {
+				if v, err := strconv.Atoi(wVal(t)); err == nil {
+					cur.outline = v
+				}
 			}
 		}
+	}, func(t xml.EndElement) {
+		if isW(t.Name, "style") {
+			cur = nil
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
+	return st, nil
 }
 
 func onOff2(se xml.StartElement, attr string) bool {

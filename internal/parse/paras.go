@@ -67,6 +67,23 @@ func (w *paraWriter) row(cells [][]wpPara) {
 			return
 		}
 	}
+	first := make([]*wpPara, len(cells))
+	for i, c := range cells {
+		if len(c) > 0 {
+			first[i] = &c[0]
+		}
+	}
+	if line, ok := rowLine(first); ok {
+		w.out = append(w.out, line)
+	}
+}
+
+// rowLine joins a table row whose cells hold one paragraph at most (nil: an
+// empty cell) into one line: the cells' text, line breaks made spaces,
+// separated by tabs (trailing ones trimmed), each cell a table-cell block
+// with the blocks its paragraph had besides the paragraph itself. ok is
+// false when every cell is empty.
+func rowLine(cells []*wpPara) (line wpPara, ok bool) {
 	var sb strings.Builder
 	var blocks []document.Block
 	pos, nonEmpty := 0, false
@@ -75,16 +92,16 @@ func (w *paraWriter) row(cells [][]wpPara) {
 			sb.WriteByte('\t')
 			pos++
 		}
-		if len(c) == 0 {
+		if c == nil {
 			continue
 		}
-		t := strings.ReplaceAll(c[0].text, "\n", " ")
+		t := strings.ReplaceAll(c.text, "\n", " ")
 		n := utf8.RuneCountInString(t)
 		sb.WriteString(t)
 		if n > 0 {
 			nonEmpty = true
 			blocks = append(blocks, document.Block{Kind: document.BlockTableCell, Span: document.Span{Start: pos, End: pos + n}})
-			for _, b := range c[0].blocks {
+			for _, b := range c.blocks {
 				if b.Kind != document.BlockParagraph {
 					b.Span.Start += pos
 					b.Span.End += pos
@@ -95,10 +112,9 @@ func (w *paraWriter) row(cells [][]wpPara) {
 		pos += n
 	}
 	if !nonEmpty {
-		return
+		return wpPara{}, false
 	}
-	line := strings.TrimRight(sb.String(), "\t")
-	w.out = append(w.out, wpPara{text: line, blocks: blocks, tight: true})
+	return wpPara{text: strings.TrimRight(sb.String(), "\t"), blocks: blocks, tight: true}, true
 }
 
 // render joins the paragraphs: a blank line between paragraphs, one

@@ -117,7 +117,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 	case AnswerYesNo:
 		return polarityAnswer(p, ex)
 	case AnswerDate:
-		if v, ok := pickValue(s, written(allDatesAt(s)), c); ok {
+		if v, ok := pickDate(s, written(allDatesAt(s)), c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
 		} else if loc := rePerpetual().FindStringIndex(s); loc != nil {
@@ -140,11 +140,12 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		for _, loc := range rePerpetual().FindAllStringIndex(s, -1) {
 			cands = append(cands, valueAt{"perpetual", loc[0], loc[1]})
 		}
+		cands = append(cands, written(periodicRenewals(s))...)
 		sort.SliceStable(cands, func(x, y int) bool { return cands[x].at < cands[y].at })
 		cands = byNotice(s, cands, c)
 		if v, ok := pickValue(s, cands, c); ok {
 			a.Text = v.v
-			if v.v != "perpetual" && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
+			if v.v != "perpetual" && !strings.HasPrefix(v.v, "successive ") && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
 				a.Text = "successive " + v.v
 			}
 			add(v.at, v.end, "value")
@@ -453,8 +454,13 @@ func titleAt(s string) (int, int, bool) {
 			// "Deed of Guarantee", "License and Supply Agreement": the title
 			// runs on to a later kind word through words of its case.
 			for _, m2 := range kinds[ki+1:] {
-				ok := !strings.Contains(line[end:m2[0]], "\n")
-				for _, w := range strings.Fields(line[end:m2[0]]) {
+				// words of the title's case between the two ("Deed of
+				// Guarantee"; not "AGREEMENT AGREEMENT SUMMARY", nor
+				// "DISTRIBUTOR AGREEMENT Agreement made")
+				between := strings.Fields(line[end:m2[0]])
+				ok := !strings.Contains(line[end:m2[0]], "\n") && same(line[m2[0]:m2[1]]) &&
+					(len(between) > 0 || !strings.EqualFold(line[m2[0]:m2[1]], line[m[0]:end][strings.LastIndexAny(line[m[0]:end], " ")+1:]))
+				for _, w := range between {
 					ok = ok && same(w) && !strings.EqualFold(w, "this")
 				}
 				if !ok {
@@ -463,6 +469,10 @@ func titleAt(s string) (int, int, bool) {
 				end = m2[1]
 			}
 			title := line[start:end]
+			for strings.HasPrefix(title, "- ") || strings.HasPrefix(title, "& ") {
+				start += 2
+				title = title[2:]
+			}
 			for _, lead := range []string{"THIS ", "This ", "THE ", "The "} {
 				if strings.HasPrefix(title, lead) {
 					start += len(lead)
@@ -532,6 +542,45 @@ func pickValue(s string, cands []valueAt, c cues) (valueAt, bool) {
 	return cands[pickNear(s, ranges, c)], true
 }
 
+// A renewal written without a number: "renews automatically from year to
+// year", "on a year-to-year basis", "automatically renewing annually",
+// "shall renew automatically each year" — a renewal term of one year (one
+// month for "month to month", "monthly"), when a word of renewing or
+// continuing comes before it in its sentence.
+var (
+	rePeriodic = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:(year|month)[\s-]+to[\s-]+(?:year|month)|(annually|yearly|monthly)|(?:each|every)\s+(year|month))\b`)
+	})
+	reRenewWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:renew\w*|extend\w*|extension|continu\w*)\b[^.;]{0,80}$`)
+	})
+)
+
+// periodicRenewals returns the renewals of s written without a number, as
+// "successive 1 year" or "successive 1 month".
+func periodicRenewals(s string) []valueAt {
+	var out []valueAt
+	for _, m := range rePeriodic().FindAllStringSubmatchIndex(s, -1) {
+		if !reRenewWord().MatchString(s[max(0, m[0]-100):m[0]]) {
+			continue
+		}
+		unit := ""
+		for g := 1; g <= 3; g++ {
+			if m[2*g] >= 0 {
+				unit = strings.ToLower(s[m[2*g]:m[2*g+1]])
+			}
+		}
+		switch unit {
+		case "annually", "yearly":
+			unit = "year"
+		case "monthly":
+			unit = "month"
+		}
+		out = append(out, valueAt{"successive 1 " + unit, m[0], m[1]})
+	}
+	return out
+}
+
 // reSuccessive is a word before a renewal period that says it repeats.
 var reSuccessive = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:successive|consecutive)\b[^.;]{0,25}$`)
@@ -550,7 +599,7 @@ func (p *prepared) contractDate() string {
 			cands = append(cands, v)
 		}
 	}
-	v, ok := pickValue(opening, cands, startCues)
+	v, ok := pickDate(opening, cands, startCues)
 	if !ok {
 		return ""
 	}
@@ -609,3 +658,100 @@ func polarityAnswer(p *Provision, ex []Extract) *Answer {
 	}
 	return &Answer{Kind: KindYes, Text: "Yes"}
 }
+
+// titleOpening is how much of a contract's opening (code points) holds its
+// title: a cover page, a filing legend and a confidentiality notice may
+// come before it.
+const titleOpening = 4000
+
+// titleAnswer reads a contract's title from its opening, for a text cell
+// whose best extract is there (the provision asks for the contract's own
+// heading, not for a clause): the first line that is a title and nothing
+// else ("Exhibit 10.1" aside) — "CONTENT LICENSE AGREEMENT" over a running
+// line "PACIFICAP ENTERTAINMENT Agreement with THE HENRY FILM …" —, else
+// the first title within maxTitleLead words of its line's start. Lines in
+// page furniture or running lines are skipped, and a kind word followed by
+// a number ("TELKOM CONTRACT No. 076C/01") is a reference, not a title. It
+// returns the cell's extracts with the title's passage first (added when
+// no extract holds it) and the answer; nil when the opening has no title.
+func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answer) {
+	if len(ex) == 0 || ex[0].Span.Start >= titleOpening {
+		return nil, nil
+	}
+	text := p.doc.Doc.Text
+	opening := titleLines(text[:p.ix.Byte(min(titleOpening, p.ix.Len()))])
+	// the first whole-line title that names a document ("… AGREEMENT"),
+	// else the first whole-line title ("GENERAL TERMS AND CONDITIONS"),
+	// else the first title near its line's start
+	bestLo, bestHi, rank := 0, 0, 0
+	at := 0
+	for _, line := range strings.SplitAfter(opening, "\n") {
+		lineAt := at
+		at += len(line)
+		lo, hi, ok := titleAt(line)
+		if !ok || len(strings.Fields(line[lo:hi])) < 2 || reReference().MatchString(line[hi:]) {
+			continue
+		}
+		if p.inFurniture(p.ix.RuneSpan(lineAt+lo, lineAt+hi)) {
+			continue
+		}
+		lead := strings.Fields(line[:lo])
+		rest := strings.TrimSpace(line[hi:])
+		isWhole := rest == "" && (len(lead) == 0 || reExhibitLead().MatchString(strings.TrimSpace(line[:lo])))
+		words := strings.Fields(line[lo:hi])
+		r := 0
+		switch {
+		case isWhole && reDocWord().MatchString(strings.Trim(words[len(words)-1], ".,;:")):
+			r = 3
+		case isWhole:
+			r = 2
+		case len(lead) <= maxTitleLead:
+			r = 1
+		}
+		if r > rank {
+			bestLo, bestHi, rank = lineAt+lo, lineAt+hi, r
+		}
+		if r == 3 {
+			break
+		}
+	}
+	if rank == 0 {
+		return nil, nil
+	}
+	sp := p.ix.RuneSpan(bestLo, bestHi)
+	k := -1
+	for i, e := range ex {
+		if e.Span.Contains(sp) {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		for j, ps := range p.passages {
+			if ps.span.Contains(sp) {
+				score := 0.0
+				if j < len(scores) {
+					score = scores[j]
+				}
+				ex = append([]Extract{p.extract(j, score)}, ex...)
+				k = 0
+				break
+			}
+		}
+	}
+	if k < 0 {
+		return nil, nil
+	}
+	a := &Answer{Kind: KindValue, Text: strings.Join(strings.Fields(text[bestLo:bestHi]), " "),
+		Spans: []AnswerSpan{{Extract: k, Span: sp, Role: "value"}}}
+	return ex, a
+}
+
+var (
+	// reReference follows a kind word that labels a reference number.
+	reReference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?i:no\.|number|#)`) })
+	// reExhibitLead is a filing's exhibit label before a title.
+	reExhibitLead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?i:exhibit|annex|appendix|schedule)\s+[\w.()\-]+$`)
+	})
+)

@@ -114,26 +114,34 @@ func pickNear(s string, cands [][2]int, c cues) int {
 		if first < 0 {
 			continue
 		}
-		score := 0.0
-		for k, t := range toks {
-			if t.sentence != toks[first].sentence || k >= first && k <= last {
-				continue
-			}
-			w, ok := c[t.stem]
-			if !ok {
-				continue
-			}
-			d := first - k
-			if k > last {
-				d = k - last
-			}
-			score += w / float64(d)
-		}
+		score := cueScore(toks, first, last, c)
 		if score > bestScore+1e-9 {
 			best, bestScore = i, score
 		}
 	}
 	return best
+}
+
+// cueScore is the cue words' score of the candidate whose first and last
+// words are toks[first] and toks[last]: every cue word of its sentence,
+// weighted by the inverse of its distance in words.
+func cueScore(toks []token, first, last int, c cues) float64 {
+	score := 0.0
+	for k, t := range toks {
+		if t.sentence != toks[first].sentence || k >= first && k <= last {
+			continue
+		}
+		w, ok := c[t.stem]
+		if !ok {
+			continue
+		}
+		d := first - k
+		if k > last {
+			d = k - last
+		}
+		score += w / float64(d)
+	}
+	return score
 }
 
 // Running lines. Besides the page furniture a parser marks (headers and

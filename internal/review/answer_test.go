@@ -44,6 +44,8 @@ func TestReadAnswerSpans(t *testing.T) {
 		{AnswerJurisdiction, []string{"12. Governing Law", "This Agreement is governed by the laws of the State of New York."}, "New York", []string{"New York"}},
 		{AnswerDate, []string{"This Agréement is dated as of March 1, 2019."}, "2019-03-01", []string{"March 1, 2019"}},
 		{AnswerDuration, []string{"Thereafter it renews for successive one (1) year terms."}, "successive 1 year", []string{"one (1) year"}},
+		{AnswerDuration, []string{"Thereafter, this agreement will renew automatically from year to year unless cancelled on 60 days' notice."}, "successive 1 year", []string{"year to year"}},
+		{AnswerDuration, []string{"After the initial term this Agreement continues, automatically renewing annually, unless either party gives a thirty-day notice."}, "successive 1 year", []string{"annually"}},
 		{AnswerText, []string{"Exhibit 10.1\n\nMASTER SUPPLY AGREEMENT\n\nThis Master Supply Agreement is made"}, "MASTER SUPPLY AGREEMENT", []string{"MASTER SUPPLY AGREEMENT"}},
 		{AnswerText, []string{"Deed of Guarantee\n\nThis deed is dated 1 May 2020 and made by"}, "Deed of Guarantee", []string{"Deed of Guarantee"}},
 		{AnswerText, []string{"11.1 Each party shall keep the other's Confidential Information in confidence under this Agreement."}, "", nil},
@@ -135,6 +137,27 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"Litware Technology, Inc. (Litware)", "Proseware Corporation"}},
 		{`Transportation Agreement   Party A (Shipper): Wingtip Express Co., Ltd. Address: 1 Road, Shanghai   Party B (Carrier): Alpine Logistics Ltd. Address: 12 Floor, Tower   Party A and Party B enter into this Agreement (this "Agreement").`,
 			[]string{"Wingtip Express Co., Ltd. (Party A)", "Alpine Logistics Ltd. (Party B)"}},
+		// parties defined before any "between": a "between" in the body
+		// introduces no one; a short name in capitals without quotes
+		{"JOINT VENTURE AGREEMENT\n\nFabrikam Outdoor Group, Inc. (\"FOG\") and Tailspin Retail, Inc. (\"TRI\") (the \"Parties\") by this Agreement form a joint venture.\n\n" + strings.Repeat("1. Purpose. The joint venture sells lamps and related products in the territory. ", 30) + "6. Income. All income shall be shared among the Parties as follows: 50% to Fabrikam Outdoor Group, Inc. and 50% to Tailspin Retail, Inc.",
+			[]string{"Fabrikam Outdoor Group, Inc. (FOG)", "Tailspin Retail, Inc. (TRI)"}},
+		{`AGENCY AGREEMENT\n\nNorthwind Mutual Insurance Company of Ohio, an Ohio insurance company (NMICO) and Lucerne, Hill & Grey-Utah, Inc., a Utah corporation, ("Agency") agree as follows: A. Authority. The Agency may act for NMICO in Utah and NMICO shall pay it.`,
+			[]string{"Northwind Mutual Insurance Company of Ohio (NMICO)", "Lucerne, Hill & Grey-Utah, Inc. (Agency)"}},
+		// a contract that opens with its recitals: the first one alone
+		{`ENDORSEMENT AGREEMENT
+
+    WHEREAS, Woodgrove Group, Inc. (the "Company") and the Trustees of the Doe Family Trust (the "Trust") entered into a Split Dollar Agreement; and
+
+    WHEREAS, life insurance is provided to Pat Doe ("Executive") and Sam Doe (together the "Insureds"); and
+
+    WHEREAS, Section 12 of the Securities Reform Act (the "Act") prohibits loans;`,
+			[]string{"Woodgrove Group, Inc. (Company)", "Trustees of the Doe Family Trust (Trust)"}},
+		// one name holding another's words is still another party when
+		// each has its own defined name; a bracket describing the name
+		{`This Outsourcing Agreement is made by and among Litware, Inc., a Connecticut corporation ("Litware"), Coho Printing Co., Ltd., a Japanese corporation ("Coho"), and Litware Coho Photomask Corporation, a company limited by shares ("LCPC"). The parties agree:`,
+			[]string{"Litware, Inc. (Litware)", "Coho Printing Co., Ltd. (Coho)", "Litware Coho Photomask Corporation (LCPC)"}},
+		{`This Co-Branding Agreement is made by and between Contoso SA, a societe anonyme ("Contoso"), and Proseware Inc. (formerly known as Adatum Technology Inc.), a Delaware corporation ("Proseware").`,
+			[]string{"Contoso SA (Contoso)", "Proseware Inc. (Proseware)"}},
 	} {
 		c.text = strings.ReplaceAll(c.text, `\n`, "\n") // the cases are raw strings
 		var got []string
@@ -223,6 +246,30 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 	} {
 		if a := polarityAnswer(c.p, extractsOf(c.text)); a.Kind != c.want {
 			t.Errorf("%s: %q: %s, want %s", c.p.Name, c.text, a.Kind, c.want)
+		}
+	}
+}
+
+// The title is read from the contract's opening: a line that is a title and
+// nothing else over a running line that names the deal, a title over a
+// reference number, and "AGREEMENT AGREEMENT SUMMARY" is not one title.
+func TestTitleFromOpening(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"CONTOSO MEDIA Agreement with FABRIKAM FILM CORPORATION\n\nCONFIDENTIAL\n\nCONTENT LICENSE AGREEMENT\n\nThis Content License Agreement is made by and between Contoso Media (\"Licensor\") and Fabrikam Film Corporation (\"Licensee\").\n\n1. Grant. Licensor grants Licensee a licence to the content.", "CONTENT LICENSE AGREEMENT"},
+		{"-1-   NORTHWIND CONTRACT No. 076C/01\n\nLICENCE AND MAINTENANCE AGREEMENT\n\nentered into by and between Adatum (Pty) Limited and Northwind Limited.\n\n1. Licence. Adatum grants a licence.", "LICENCE AND MAINTENANCE AGREEMENT"},
+		{"Exhibit 10.75\n\nSPONSORSHIP AGREEMENT AGREEMENT SUMMARY\n\nSponsor: Tailspin Toys LLC. Term: two seasons.\n\n1. Sponsorship. Sponsor shall sponsor the team.", "SPONSORSHIP AGREEMENT"},
+		{"EXHIBIT 99.2 Page 1 of 3 DISTRIBUTOR AGREEMENT Agreement made this 19th day of March, 2020 Between: Litware, Inc. (\"Principal\") And Proseware, Inc. (\"Distributor\").\n\n1. Appointment. Principal appoints Distributor.", "DISTRIBUTOR AGREEMENT"},
+	} {
+		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: c.text}
+		p := prepare(Doc{ID: "x", Name: "x", Doc: d})
+		scores := make([]float64, len(p.passages))
+		ex, a := p.titleAnswer([]Extract{p.extract(0, 1)}, scores)
+		if a == nil || a.Text != c.want {
+			t.Errorf("%.40q…: title %+v, want %q", c.text, a, c.want)
+			continue
+		}
+		if got := spanText(t, ex, a.Spans[0]); strings.Join(strings.Fields(got), " ") != c.want {
+			t.Errorf("%.40q…: span %q", c.text, got)
 		}
 	}
 }

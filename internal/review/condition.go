@@ -198,7 +198,7 @@ func number(s string) (float64, bool) {
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
 		return n, true
 	}
-	if n, ok := numberWords[strings.ToLower(s)]; ok {
+	if n := wordNumber(s); n > 0 {
 		return float64(n), true
 	}
 	return 0, false

@@ -34,6 +34,10 @@ type Finder struct {
 	subs map[string]*Reviewer // by the asked provisions' names
 	prep []preparedEntry      // the contracts prepared last, most recent last
 	keep int                  // how many prepared contracts to keep (0: finderCache)
+	// checked holds the cells of contracts checked for a set of provisions,
+	// so a question about provisions a contract was checked for already
+	// costs a comparison, not a review (see check).
+	checked *checkCache
 }
 
 // KeepPrepared sets how many prepared contracts f keeps (default 16): a
@@ -257,12 +261,32 @@ func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]C
 
 type checkedCell struct {
 	cell Cell
-	prep *prepared
 	// spread is how many of the contract's passages the detector gives at
 	// least half the best passage's probability.
 	spread int
 	// passages is how many passages of the contract the detector rated.
 	passages int
+	// For a cell found with extracts, what FindProvisions puts first: the
+	// best extract's clause widened to minHitChars (hit), and the other
+	// extracts widened, those not overlapping it (more).
+	hit  search.Hit
+	more []search.Hit
+}
+
+// hits fills cc's hit and more from the contract's prepared passages.
+func (cc *checkedCell) hits(prep *prepared) {
+	c := &cc.cell
+	if !c.Found || len(c.Extracts) == 0 {
+		return
+	}
+	sp, node := prep.clauseOf(c.Extracts)
+	sp = prep.widen(sp, minHitChars)
+	cc.hit = search.Hit{DocID: c.DocID, Span: sp, Score: c.Confidence, Node: node, View: search.ViewProvision, Provision: c.Provision}
+	for _, e := range c.Extracts[1:] {
+		if w := prep.widen(e.Span, minHitChars); w.Intersect(sp).Len() == 0 {
+			cc.more = append(cc.more, search.Hit{DocID: c.DocID, Span: w, Score: e.Score, Node: e.Node, View: search.ViewProvision, Provision: c.Provision})
+		}
+	}
 }
 
 func (f *Finder) check(ctx context.Context, question string, docs []string) ([]checkedCell, error) {
@@ -279,28 +303,53 @@ func (f *Finder) check(ctx context.Context, question string, docs []string) ([]c
 	if err != nil {
 		return nil, err
 	}
+	key := strings.Join(names, "\x00")
 	var out []checkedCell
 	for _, id := range docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		prep, err := f.prepared(ctx, id)
+		d, err := f.load(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if d.Doc == nil {
+			return nil, fmt.Errorf("review: document %q has no text", id)
+		}
+		if cells, ok := f.cache().get(key, id, d); ok {
+			out = append(out, cells...)
+			continue
+		}
+		prep, err := f.preparedDoc(id, d)
 		if err != nil {
 			return nil, err
 		}
 		scores := rev.scoreAll(prep.p)
+		var cells []checkedCell
 		for i := range rev.pb.Provisions {
-			cc := checkedCell{cell: rev.cell(prep.p, i, scores[i]), prep: prep.p, passages: len(scores[i])}
+			cc := checkedCell{cell: rev.cell(prep.p, i, scores[i]), passages: len(scores[i])}
 			best := slices.Max(append([]float64{0}, scores[i]...))
 			for _, v := range scores[i] {
 				if v >= best/2 {
 					cc.spread++
 				}
 			}
-			out = append(out, cc)
+			cc.hits(prep.p)
+			cells = append(cells, cc)
 		}
+		f.cache().put(key, id, d, cells)
+		out = append(out, cells...)
 	}
 	return out, nil
+}
+
+func (f *Finder) cache() *checkCache {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.checked == nil {
+		f.checked = newCheckCache(checkCacheSize)
+	}
+	return f.checked
 }
 
 // FindProvisions implements search.ProvisionFinder: for every cell of Check
@@ -329,14 +378,8 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 		if len(c.Extracts) == 0 || !noSpread && pervades(cc.spread, cc.passages) {
 			continue
 		}
-		sp, node := cc.prep.clauseOf(c.Extracts)
-		sp = cc.prep.widen(sp, minHitChars)
-		hits = append(hits, search.Hit{DocID: c.DocID, Span: sp, Score: c.Confidence, Node: node, View: search.ViewProvision, Provision: c.Provision})
-		for _, e := range c.Extracts[1:] {
-			if w := cc.prep.widen(e.Span, minHitChars); w.Intersect(sp).Len() == 0 {
-				more = append(more, search.Hit{DocID: c.DocID, Span: w, Score: e.Score, Node: e.Node, View: search.ViewProvision, Provision: c.Provision})
-			}
-		}
+		hits = append(hits, cc.hit)
+		more = append(more, cc.more...)
 	}
 	slices.SortStableFunc(hits, search.ByScore)
 	slices.SortStableFunc(more, search.ByScore)
@@ -378,6 +421,12 @@ func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
 	if d.Doc == nil {
 		return nil, fmt.Errorf("review: document %q has no text", id)
 	}
+	return f.preparedDoc(id, d)
+}
+
+// preparedDoc prepares contract id, read already as d, or returns it from
+// the cache.
+func (f *Finder) preparedDoc(id string, d Doc) (*Prepared, error) {
 	f.mu.Lock()
 	for i, e := range f.prep {
 		if e.id == id && e.doc == d.Doc {

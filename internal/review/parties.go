@@ -60,12 +60,17 @@ var (
 			regexp.MustCompile(`\((?P<pre>)["“](?P<role>[A-Z][^"“”()]{0,40}?)\)`),
 			regexp.MustCompile(`\((?P<pre>(?i:hereinafter|hereafter|referred\s+to|called|collectively|jointly)[^()"“”]{0,40}?\s(?:as\s+)?)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,3})\)`),
 			regexp.MustCompile(`\((?P<pre>the\s+)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,2})\)`),
+			// an unquoted short name in capitals right after a name:
+			// "Mutual Insurance Corporation of America, a Michigan
+			// insurance corporation (MICOA)", "USA Managed Care
+			// Organization (USA MCO)"
+			regexp.MustCompile(`\((?P<pre>)(?P<role>[A-Z][A-Z0-9&-]{1,11}(?:\s[A-Z][A-Z0-9&-]{1,11})?)\)`),
 			regexp.MustCompile(`(?P<pre>,?\s*(?i:hereinafter|hereafter)\s+(?i:referred\s+to\s+as|called):?\s+)["“](?P<role>[^"“”]{1,60})["”]`),
 		}
 	})
 	// reDescription starts the description that follows a party's name.
 	reDescription = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(?:,|\s)\s*(?:an?\s+(?:[A-Z][\w.'-]*\s+){0,6}(?:corporation|company|limited|partnership|entity|individual|organi[sz]ation|association|bank|trust|business|firm|llc|corp|society|cooperative|public|private|joint|stock|société|sociedad|gmbh|ag\b)|an?\s+(?:corporation|company|limited|partnership|individual|natural|person|resident|citizen|national|wholly|subsidiary|division|body|statutory|government)|with\s+(?:its\s+|an?\s+|offices|principal|headquarters|registered|a\s+place|a\s+principal|its\s+principal|an\s+address|address)|,\s*(?:an?\s+)?(?i:individual)\b|having\s|whose\s|located\s|incorporated\s|organi[sz]ed\s|existing\s|duly\s|registered\s|residing\s|domiciled\s|acting\s|represented\s|on\s+behalf\s|through\s+its|\(?(?:registered|company|commercial)\s+(?:number|no))`)
+		return regexp.MustCompile(`(?i)(?:,|\s)\s*(?:an?\s+(?:[A-Z][\w.'-]*\s+){0,6}(?:corporation|company|limited|partnership|entity|individual|organi[sz]ation|association|bank|trust|business|firm|llc|corp|society|cooperative|public|private|joint|stock|société|sociedad|gmbh|ag\b)|an?\s+(?:corporation|company|limited|partnership|individual|natural|person|resident|citizen|national|wholly|subsidiary|division|body|statutory|government)|with\s+(?:its\s+|an?\s+|offices|principal|headquarters|registered|a\s+place|a\s+principal|its\s+principal|an\s+address|address)|,\s*(?:an?\s+)?(?i:individual)\b|having\s|whose\s|located\s|incorporated\s|organi[sz]ed\s|existing\s|duly\s|registered\s|residing\s|domiciled\s|acting\s|represented\s|on\s+behalf\s|through\s+its|in\s+(?:his|her|its|their)\s+(?:individual\s+)?capacity|\(?(?:registered|company|commercial)\s+(?:number|no))`)
 	})
 	// reCompanyForm ends an entity's name.
 	reCompanyForm = sync.OnceValue(func() *regexp.Regexp {
@@ -145,8 +150,29 @@ func preambleParties(s string) []partyRead {
 	// the first defined name, when it comes before any "between".
 	var defined []partyRead
 	lo, ok := definedSentence(s)
+	definedEnd := lo
 	if ok && (intro == nil || lo < intro[0]) {
-		defined = definedParties(s, lo, introEnd(s, lo))
+		definedEnd = introEnd(s, lo)
+		ws := len(s[lo:]) - len(strings.TrimLeft(s[lo:], " \t\r\n"))
+		if k := reRecitalStart().FindStringIndex(s[lo+ws:]); k != nil && k[0] == 0 {
+			k[1] += ws
+			// a contract that opens with its recitals ("WHEREAS, Movado
+			// Group, Inc. (the "Company") and the Trustees … (the
+			// "Trust") entered into …; and"): the first recital alone
+			if next := reRecitals().FindStringIndex(s[lo+k[1] : definedEnd]); next != nil {
+				definedEnd = lo + k[1] + next[0]
+			}
+			if semi := strings.IndexByte(s[lo:definedEnd], ';'); semi >= 0 {
+				definedEnd = lo + semi
+			}
+		}
+		defined = definedParties(s, lo, definedEnd)
+	}
+	// A "between" well after a sentence that introduced the parties with
+	// their defined names is in the contract's body ("… shared among the
+	// Joint Venturers as follows"), not an introduction.
+	if intro != nil && ok && lo < intro[0] && (len(defined) >= 2 || len(defined) == 1 && intro[0]-definedEnd > bodyGap) && anyCompanyForm(defined) && intro[0] > definedEnd {
+		return defined
 	}
 	if intro == nil {
 		if ok {
@@ -231,6 +257,24 @@ func definedSentence(s string) (int, bool) {
 	}
 	return 0, false
 }
+
+// anyCompanyForm reports whether one of the parties' names has a company
+// form (a sentence that defines other things names none).
+func anyCompanyForm(ps []partyRead) bool {
+	for _, p := range ps {
+		if hasCompanyForm(p.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyGap is how far after the sentence that defined one party a
+// "between" must come to be taken for the body's, not the preamble's.
+const bodyGap = 1500
+
+// reRecitalStart opens a recital.
+var reRecitalStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:WHEREAS|Whereas)\b[,:]?\s*`) })
 
 // labelledChars is how much of a contract's opening is searched for
 // parties written as "Party A: NAME".
@@ -347,17 +391,101 @@ func hasRole(s string) bool {
 	return false
 }
 
+// unquotedCapsForm is the index in reDefined of the unquoted short name in
+// capitals, taken for a defined name only when shortNameUsed.
+const unquotedCapsForm = 4
+
+// shortNameUsed reports whether an unquoted short name in capitals,
+// written in brackets at "at", names a party: it follows a name (not a
+// number or a clause reference), is not a company form, and the text uses
+// it again after the bracket.
+func shortNameUsed(s string, at int, role string) bool {
+	if hasCompanyForm(role) || at == 0 || reRoman().MatchString(role) || !initialsOf(s[max(0, at-200):at], role) {
+		return false
+	}
+	before := strings.TrimRight(s[:at], " ")
+	if r, _ := utf8.DecodeLastRuneInString(before); !unicode.IsLetter(r) {
+		return false
+	}
+	rest := s[at+len(role)+2:]
+	// the name ends at the bracket: "(AFRICA) (PTY) LIMITED" is inside one
+	next := strings.TrimLeft(rest, " ")
+	if strings.HasPrefix(next, "(") || reLeadingForm().MatchString(next) || reLeadingForm().MatchString(titleCase(next[:min(len(next), 20)])) {
+		return false
+	}
+	for k := strings.Index(rest, role); k >= 0; {
+		a, b := k, k+len(role)
+		okA := a == 0 || !unicode.IsLetter(rune(rest[a-1])) && !unicode.IsDigit(rune(rest[a-1]))
+		okB := b == len(rest) || !unicode.IsLetter(rune(rest[b])) && !unicode.IsDigit(rune(rest[b]))
+		if okA && okB {
+			return true
+		}
+		n := strings.Index(rest[b:], role)
+		if n < 0 {
+			break
+		}
+		k = b + n
+	}
+	return false
+}
+
+// reRoman is a roman numeral: "(ii)" numbers a list, it names no one.
+var reRoman = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^[ivxl]+$`) })
+
+// initialsOf reports whether the short name abbreviates the words before
+// it: its letters are, in order, the initials of the last 12 words of
+// before (a word in capitals of up to five letters gives all of them):
+// "Mutual Insurance Corporation of America, a Michigan insurance
+// corporation (MICOA)", "USA Managed Care Organization (USA MCO)".
+func initialsOf(before, short string) bool {
+	words := strings.FieldsFunc(before, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '&' })
+	if len(words) > 12 {
+		words = words[len(words)-12:]
+	}
+	var ini []rune
+	for _, w := range words {
+		if len(w) <= 5 && strings.ToUpper(w) == w {
+			ini = append(ini, []rune(strings.ToLower(w))...)
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		ini = append(ini, unicode.ToLower(r))
+	}
+	k := 0
+	for _, r := range strings.ToLower(short) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		for k < len(ini) && ini[k] != r {
+			k++
+		}
+		if k == len(ini) {
+			return false
+		}
+		k++
+	}
+	return true
+}
+
 // definedMatch is one defined short name: the match [at, end), the words
 // before the name and the name, in bytes.
 type definedMatch struct{ at, end, preLo, preHi, roleLo, roleHi int }
 
 // definedMatches returns every defined short name in s, in order, without
 // overlaps (the earliest, then the longest, wins).
-func definedMatches(s string) []definedMatch {
+func definedMatches(s string) []definedMatch { return definedMatchesIn(s, 0, len(s)) }
+
+// definedMatchesIn is definedMatches of s[lo:hi] (offsets in it), with the
+// whole of s to check a short name's later uses against.
+func definedMatchesIn(full string, lo, hi int) []definedMatch {
+	s := full[lo:hi]
 	var all []definedMatch
-	for _, re := range reDefined() {
+	for i, re := range reDefined() {
 		pre, role := re.SubexpIndex("pre"), re.SubexpIndex("role")
 		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			if i == unquotedCapsForm && !shortNameUsed(full, lo+m[0], s[m[2*role]:m[2*role+1]]) {
+				continue
+			}
 			all = append(all, definedMatch{at: m[0], end: m[1], preLo: m[2*pre], preHi: m[2*pre+1], roleLo: m[2*role], roleHi: m[2*role+1]})
 		}
 	}
@@ -382,7 +510,7 @@ func definedMatches(s string) []definedMatch {
 func definedParties(s string, lo, hi int) []partyRead {
 	var out []partyRead
 	from := lo // where the next party's name may start
-	for _, m := range definedMatches(s[lo:hi]) {
+	for _, m := range definedMatchesIn(s, lo, hi) {
 		m.at, m.end, m.preLo, m.preHi, m.roleLo, m.roleHi = m.at+lo, m.end+lo, m.preLo+lo, m.preHi+lo, m.roleLo+lo, m.roleHi+lo
 		// emphasis marks around a defined name ("**Acme**") are not part of it
 		for m.roleLo < m.roleHi && strings.ContainsRune("*_ ", rune(s[m.roleLo])) {
@@ -545,7 +673,17 @@ func nameFrom(s string, lo, hi int) (int, int, bool) {
 		break
 	}
 	seg = seg[:end]
+	// a bracket that describes the name is not part of it: "PlanetCAD
+	// Inc. (formerly known as Spatial Technology Inc.)", "(f/k/a …)"
+	if k := strings.Index(seg, " ("); k > 0 && len(seg) > k+2 && (unicode.IsLower(rune(seg[k+2])) || strings.HasPrefix(strings.ToLower(seg[k+2:]), "f/k/a") || strings.HasPrefix(strings.ToLower(seg[k+2:]), "d/b/a")) {
+		seg = strings.TrimRight(seg[:k], " ,")
+	}
 	seg = strings.TrimLeft(seg, "\"“”' ")
+	// a recital's opening word is not part of a name ("WHEREAS, Movado
+	// Group, Inc.")
+	if k := reRecitalStart().FindStringIndex(seg); k != nil {
+		seg = seg[k[1]:]
+	}
 	if seg == "" || len(seg) > 150 || utf8.RuneCountInString(seg) < 2 || len(partyWords(seg)) == 0 {
 		return 0, 0, false // nothing but "the Company"
 	}

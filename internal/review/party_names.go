@@ -158,6 +158,13 @@ func dedupeParties(in []partyRead) []partyRead {
 	for _, p := range in {
 		dup := false
 		for i, q := range out {
+			// two different defined names are two parties, even when
+			// one name holds the other's words ("Photronics, Inc.
+			// ("Photronics")", "Photronics DNP Photomask Corporation
+			// ("PDMC")")
+			if p.roleAt >= 0 && q.roleAt >= 0 && !strings.EqualFold(strings.TrimSpace(p.role), strings.TrimSpace(q.role)) {
+				continue
+			}
 			if sameParty(p.name, q.name) {
 				dup = true
 				if out[i].roleAt < 0 && p.roleAt >= 0 {

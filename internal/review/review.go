@@ -171,6 +171,8 @@ type Row struct {
 	DocName string `json:"doc_name"`
 	Cells   []Cell `json:"cells"`
 	Error   string `json:"error,omitempty"` // the document could not be reviewed
+	// light marks a row a light run holds without its extracts (Run.Light).
+	light bool
 }
 
 // Table is a whole review: one row per contract, one column per provision.

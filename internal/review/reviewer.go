@@ -183,6 +183,14 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 			return cell
 		}
 	}
+	if p.Answer == AnswerText {
+		// A text cell whose evidence is the contract's opening asks for
+		// its title: read where the contract writes it.
+		if ex, a := prep.titleAnswer(cell.Extracts, scores); a != nil {
+			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
+			return cell
+		}
+	}
 	cell.Answer = readAnswer(p, prep, cell.Extracts)
 	cell.Value = cell.Answer.Text
 	if cell.Answer.Excludes {

@@ -114,6 +114,13 @@ type Run struct {
 	// pass, which waits on a model server): a server bounds with it the
 	// processor time all its background jobs take together.
 	Acquire func(ctx context.Context) (release func(), err error)
+	// Light, when set and the rows are kept in Dir, keeps in the returned
+	// Table only what a summary of a kept row needs — its cells without
+	// their extracts, notes, risks and answer spans — and reads kept rows
+	// one at a time rather than all at once: the memory a review of a large
+	// collection takes then no longer grows with the extracts of every
+	// contract. FullRow reads a row back whole.
+	Light bool
 }
 
 // RowKeeper keeps a run's finished rows, each under its document id, as
@@ -147,6 +154,12 @@ func (d dirRows) KeptRows(_ context.Context) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// keptRow returns the row kept for one document, if any.
+func (d dirRows) keptRow(docID string) ([]byte, bool) {
+	raw, err := os.ReadFile(filepath.Join(string(d), "rows", docID+".json"))
+	return raw, err == nil
 }
 
 func (d dirRows) KeepRow(_ context.Context, docID string, raw []byte) error {
@@ -280,13 +293,27 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 		}
 	}
 
-	// Rows kept by an earlier run.
-	kept := run.keptRows(ctx)
+	// Rows kept by an earlier run (a light run reads them one at a time).
+	one, light := run.rows().(dirRows)
+	light = light && run.Light
+	var kept map[string][]byte
+	if !light {
+		kept = run.keptRows(ctx)
+	}
 	var todo []int
 	for i, in := range infos {
 		k := key
 		k.DocID, k.DocHash = in.ID, in.Source.SHA256
+		if light {
+			kept = nil
+			if raw, ok := one.keptRow(in.ID); ok {
+				kept = map[string][]byte{in.ID: raw}
+			}
+		}
 		if row, ok := keptFor(kept, k); ok {
+			if light {
+				row = lightRow(row)
+			}
 			tab.Rows[i] = row
 			stats.Reused++
 			continue
@@ -336,6 +363,8 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 			k.DocID, k.DocHash = infos[res.i].ID, infos[res.i].Source.SHA256
 			if err := run.keep(ctx, keptRow{Key: k, Row: res.row}); err != nil {
 				log.Warn("review: cannot keep a finished row; it will be redone on resume", "doc", res.row.DocName, "err", err)
+			} else if light {
+				tab.Rows[res.i] = lightRow(res.row)
 			}
 		}
 		prog.Done++
@@ -532,6 +561,40 @@ func (run *Run) one(ctx context.Context, in store.DocInfo) (row Row, keep bool, 
 		return row, false, nil
 	}
 	return refined, true, nil
+}
+
+// lightRow is row as a light run's table holds it (Run.Light): what a
+// summary reads of each cell, the rest left in the kept row.
+func lightRow(row Row) Row {
+	cells := make([]Cell, len(row.Cells))
+	for i, c := range row.Cells {
+		cells[i] = Cell{DocID: c.DocID, DocName: c.DocName, Provision: c.Provision, Found: c.Found,
+			Confidence: c.Confidence, Value: c.Value, Method: c.Method}
+		if c.Answer != nil {
+			cells[i].Answer = &Answer{Kind: c.Answer.Kind, Text: c.Answer.Text, Condition: c.Answer.Condition, Excludes: c.Answer.Excludes}
+		}
+	}
+	row.Cells, row.light = cells, true
+	return row
+}
+
+// FullRow returns a row of a table Table returned whole: a row a light run
+// (Run.Light) holds without its extracts is read back from where the run
+// kept it.
+func (run *Run) FullRow(row Row) (Row, error) {
+	if !row.light {
+		return row, nil
+	}
+	d, ok := run.rows().(dirRows)
+	if !ok {
+		return row, fmt.Errorf("review: row of %s: not kept in a directory", row.DocName)
+	}
+	raw, ok := d.keptRow(row.DocID)
+	var k keptRow
+	if !ok || json.Unmarshal(raw, &k) != nil || k.Row.DocID != row.DocID {
+		return row, fmt.Errorf("review: the kept row of %s is gone or unreadable (was the review run again meanwhile?)", row.DocName)
+	}
+	return k.Row, nil
 }
 
 // keptFor returns the kept row for key, if any.

@@ -33,14 +33,16 @@ var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		// March 1, 2019 / Mar. 1st 2019 (an ordinal's letters may be split
 		// by a PDF's text: "1s t")
-		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?[,.]?\s+(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019 / "19t h day of", "as of1
 		// August 2019" (a space lost)
-		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
-		// 03/01/2019 (US order)
-		regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4})\b`),
+		// 03/01/2019, 03-01-2019, 3/1/19 (US order; day first when the
+		// first number cannot be a month: 18/9/2008)
+		regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b`),
+		regexp.MustCompile(`\b(\d{1,2})-(\d{1,2})-(\d{4})\b`),
 	}
 })
 
@@ -89,8 +91,18 @@ func allDatesAt(s string) []valueAt {
 				d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
 			case 2:
 				y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
-			case 3:
+			case 3, 4:
 				mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
+				if mo > 12 && d <= 12 {
+					mo, d = time.Month(d), int(mo)
+				}
+				if len(g(3)) == 2 {
+					// a two-digit year: 00–49 are 2000–2049
+					y += 1900
+					if y < 1950 {
+						y += 100
+					}
+				}
 			}
 			if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
 				continue
@@ -118,16 +130,58 @@ func allDatesAt(s string) []valueAt {
 	return kept
 }
 
-var numberWords = map[string]int{
-	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-	"eighteen": 18, "twenty": 20, "twenty-four": 24, "thirty": 30, "forty": 40, "forty-five": 45,
-	"sixty": 60, "ninety": 90, "hundred twenty": 120, "one hundred twenty": 120, "one hundred eighty": 180,
+// Numbers written in words, as contracts write periods: "five (5)
+// years", "twenty-four months", "one hundred twenty (120) days".
+var (
+	unitWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+	teenWords = map[string]int{"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	tensWords = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+)
+
+const (
+	reUnitWord = `one|two|three|four|five|six|seven|eight|nine`
+	reTensWord = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:` + reUnitWord + `)\b)?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|` + reUnitWord
+	reNumWord  = `(?:` + reUnitWord + `|a)\s+hundred(?:\s+(?:and\s+)?(?:` + reTensWord + `))?|` + reTensWord
+)
+
+// wordNumber reads a number written in words ("twenty-four", "one hundred
+// and twenty"); 0 when s is not one.
+func wordNumber(s string) int {
+	n, cur := 0, 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '-' || r == '\t' || r == '\n' || r == '\r' }) {
+		switch {
+		case w == "and":
+		case w == "a" && cur == 0:
+			cur = 1
+		case w == "hundred":
+			n += max(cur, 1) * 100
+			cur = 0
+		case unitWords[w] > 0:
+			cur += unitWords[w]
+		case teenWords[w] > 0:
+			cur += teenWords[w]
+		case tensWords[w] > 0:
+			cur += tensWords[w]
+		default:
+			return 0
+		}
+	}
+	return n + cur
 }
 
+// reDurationValue is a period of time: a number (in figures, in words, or
+// both: "five (5)"), at most one word that qualifies the unit ("calendar",
+// "business", "Contract", "Lease", "full", "additional"), and the unit.
 var reDurationValue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(\d{1,4}|one hundred (?:twenty|eighty)|[a-z]+(?:-[a-z]+)?)[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(calendar |business |consecutive )?(day|month|year|week)s?\b`)
+	return regexp.MustCompile(`(?i)\b(\d{1,4}|` + reNumWord + `)\b[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(?:([a-z]{3,})[\s-]+)?(day|month|year|week)s?\b`)
 })
+
+// notQualifiers are words that cannot qualify a period's unit: "5 per
+// year" is a rate, "one or two years" two numbers.
+var notQualifiers = map[string]bool{"per": true, "the": true, "each": true, "every": true, "and": true, "for": true,
+	"from": true, "than": true, "any": true, "such": true, "this": true, "that": true, "its": true, "their": true,
+	"one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true, "ten": true}
 
 // FirstDuration returns the first period of time written in s, normalised
 // as "N unit(s)" ("five (5) years" → "5 years").
@@ -147,31 +201,60 @@ func firstDurationAt(s string) (string, int, int, bool) {
 }
 
 // allDurationsAt returns every period of time written in s, in order,
-// normalised as "N unit(s)".
+// normalised as "N unit(s)". A number that is part of a date ("the 1 st
+// day of May 2020") is not a period.
 func allDurationsAt(s string) []valueAt {
 	var out []valueAt
-	for _, ix := range reDurationValue().FindAllStringSubmatchIndex(s, -1) {
-		m := make([]string, len(ix)/2)
-		for k := range m {
-			if ix[2*k] >= 0 {
-				m[k] = s[ix[2*k]:ix[2*k+1]]
+	dates := allDatesAt(s)
+	re := reDurationValue()
+	for from := 0; from < len(s); {
+		ix := re.FindStringSubmatchIndex(s[from:])
+		if ix == nil {
+			break
+		}
+		for k := range ix {
+			if ix[k] >= 0 {
+				ix[k] += from
 			}
 		}
-		n := 0
-		if m[2] != "" {
-			n = atoi(m[2])
-		} else if v, err := strconv.Atoi(m[1]); err == nil {
-			n = v
-		} else if v, ok := numberWords[strings.ToLower(m[1])]; ok {
-			n = v
+		g := func(k int) string {
+			if ix[2*k] < 0 {
+				return ""
+			}
+			return s[ix[2*k]:ix[2*k+1]]
 		}
-		if n <= 0 {
+		next := ix[1]
+		qual := strings.ToLower(g(3))
+		n := 0
+		if g(2) != "" {
+			n = atoi(g(2))
+		} else if v, err := strconv.Atoi(g(1)); err == nil {
+			n = v
+		} else {
+			n = wordNumber(g(1))
+		}
+		unit := strings.ToLower(g(4))
+		ok := n > 0 && !notQualifiers[qual] && !(unit == "year" && n >= 1000)
+		for _, d := range dates {
+			if d.at < ix[1] && ix[0] < d.end {
+				ok = false
+			}
+		}
+		if !ok {
+			// not a period: look again after its first word, so that a
+			// word taken for a number or qualifier does not hide the
+			// period written after it ("three per year", "initial five
+			// years")
+			next = ix[0] + 1
+			if w := strings.IndexFunc(s[ix[0]:], func(r rune) bool { return r == ' ' || r == '-' || r == '(' }); w > 0 {
+				next = ix[0] + w
+			}
+			from = next
 			continue
 		}
-		unit := strings.ToLower(m[4])
-		kind := strings.TrimSpace(strings.ToLower(m[3]))
-		if kind != "" {
-			unit = kind + " " + unit
+		from = next
+		if qual == "calendar" || qual == "business" || qual == "consecutive" {
+			unit = qual + " " + unit
 		}
 		if n != 1 {
 			unit += "s"
@@ -229,15 +312,73 @@ func jurisdictionAt(s string) (string, int) {
 	for _, m := range reLawOf().FindAllStringIndex(s, -1) {
 		rest := s[m[1]:min(len(s), m[1]+60)]
 		if j, at := firstJurisdiction(rest, true); j != "" {
+			if j == "United States" {
+				// "the laws of the United States of America and of the
+				// State of Texas": federal law and the state's — the
+				// state's is the one chosen
+				after := s[m[1]+at+len(j) : min(len(s), m[1]+at+len(j)+150)]
+				if k := strings.IndexAny(after, ".;"); k >= 0 {
+					after = after[:k]
+				}
+				if st := reAndStateOf().FindStringIndex(after); st != nil {
+					if j2, at2 := firstJurisdiction(after[st[1]:], true); j2 != "" && j2 != j {
+						return j2, m[1] + at + len(j) + st[1] + at2
+					}
+				}
+			}
 			return j, m[1] + at
+		}
+	}
+	// "governed by English law"
+	if m := reLawAdjective().FindStringSubmatchIndex(s); m != nil {
+		if j, ok := lawAdjectives[strings.ToLower(s[m[2]:m[3]])]; ok {
+			return j, m[2]
 		}
 	}
 	return firstJurisdiction(s, false)
 }
 
+// reAndStateOf names a second jurisdiction after a first: "and of the
+// State of", "and the Commonwealth of".
+var reAndStateOf = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:and|or)\s+(?:of\s+)?(?:the\s+)?(?:laws\s+of\s+(?:the\s+)?)?(?:state|commonwealth|province)\s+of\s+(?:the\s+)?`)
+})
+
+// lawAdjectives are the adjectives of the jurisdictions most often chosen
+// by name ("English law", "Swiss law").
+var lawAdjectives = map[string]string{
+	"english": "England", "scottish": "Scotland", "irish": "Ireland", "german": "Germany", "french": "France",
+	"swiss": "Switzerland", "dutch": "Netherlands", "swedish": "Sweden", "norwegian": "Norway", "danish": "Denmark",
+	"finnish": "Finland", "spanish": "Spain", "italian": "Italy", "austrian": "Austria", "israeli": "Israel",
+	"indian": "India", "chinese": "China", "japanese": "Japan", "korean": "Korea", "australian": "Australia",
+	"canadian": "Canada", "mexican": "Mexico", "brazilian": "Brazil", "belgian": "Belgium", "luxembourg": "Luxembourg",
+	"singapore": "Singapore", "hong kong": "Hong Kong",
+}
+
+var reLawAdjective = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(english|scottish|irish|german|french|swiss|dutch|swedish|norwegian|danish|finnish|spanish|italian|austrian|israeli|indian|chinese|japanese|korean|australian|canadian|mexican|brazilian|belgian|luxembourg|singapore|hong\s+kong)\s+law\b`)
+})
+
+// reJurisdictionsUpper are the jurisdictions in capitals ("THE LAWS OF
+// THE STATE OF DELAWARE"), read where a clause is written in capitals.
+var reJurisdictionsUpper = sync.OnceValue(func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(jurisdictions))
+	for i, j := range jurisdictions {
+		out[i] = regexp.MustCompile(`\b` + regexp.QuoteMeta(strings.ToUpper(j)) + `\b`)
+	}
+	return out
+})
+
 func firstJurisdiction(s string, anchored bool) (string, int) {
+	if j, at := firstJurisdictionIn(s, anchored, reJurisdictions()); j != "" {
+		return j, at
+	}
+	return firstJurisdictionIn(s, anchored, reJurisdictionsUpper())
+}
+
+func firstJurisdictionIn(s string, anchored bool, res []*regexp.Regexp) (string, int) {
 	best, bestAt := "", len(s)+1
-	for i, re := range reJurisdictions() {
+	for i, re := range res {
 		loc := re.FindStringIndex(s)
 		if loc == nil || (anchored && loc[0] > 2) {
 			continue
@@ -356,8 +497,96 @@ func EndDate(s, start string) (string, bool) {
 // the earlier of …"). Read only from a term clause that writes no date and
 // no period.
 var reUntilTerminated = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite`)
+	return regexp.MustCompile(`(?i)\b(?:until|unless)\b|\bend(?:s|ing)?\s+(?:when|upon|on\s+the\s+(?:date|earlier|later))\b|\b(?:expire|terminate)s?\s+(?:if|upon|when|on\s+the\s+(?:date|earlier|later))\b|\bindefinite|\b(?:for\s+so|as)\s+long\s+as\b`)
 })
+
+// reFromTo comes before the date a period written as "from … to …" ends
+// on: "from the Effective Date to 31 July 2013".
+var reFromTo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bfrom\s+[^.;]{1,60}?\s+to\s+`)
+})
+
+// Anniversaries. A term often ends on an anniversary of its start: "shall
+// terminate on the third anniversary of the Effective Date", "through the
+// day prior to the second anniversary of the Effective Date", "until the
+// earlier of (a) the fifth (5th) anniversary of this Agreement and (b) …".
+var (
+	reOrdinal = `(?:(?:twenty|thirty|forty|fifty)[\s-]?)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|fortieth|fiftieth`
+	reNumOrd  = `\d{1,2}\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)`
+
+	reAnniversary = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:(?:day|date)\s+(?:immediately\s+)?(?:prior\s+to|before|preceding)\s+)?the\s+(` + reOrdinal + `|` + reNumOrd + `)\s*(?:\(\s*(?:` + reNumOrd + `|\d{1,2})\s*\)\s*)?anniversary\s+of\s+(?:the\s+)?`)
+	})
+	// reEndWord puts an anniversary at the end of the term.
+	reEndWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:until|through|thru|expir\w*|end(?:s|ing)?|terminat\w*|conclud\w*|earlier\s+of|later\s+of)\b[^.;]*$`)
+	})
+	// reOwnDate names the contract's own date as an anniversary's base.
+	reOwnDate = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:date\s+(?:hereof|of\s+this\s+agreement|first\s+(?:above\s+)?written|of\s+execution)|this\s+agreement|execution\s+date|signing)`)
+	})
+)
+
+var ordinalWords = map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+	"eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+	"sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50}
+
+// ordinal reads "fifth", "twenty-first", "5th", "5t h"; 0 when s is none.
+func ordinal(s string) int {
+	s = strings.ToLower(strings.Join(strings.Fields(s), ""))
+	if n, err := strconv.Atoi(strings.TrimRight(s, "stndrh")); err == nil {
+		return n
+	}
+	if n, ok := ordinalWords[s]; ok {
+		return n
+	}
+	for tens, v := range tensWords {
+		if rest, ok := strings.CutPrefix(s, tens); ok {
+			rest = strings.TrimPrefix(rest, "-")
+			if u, ok := ordinalWords[rest]; ok && u < 10 {
+				return v + u
+			}
+		}
+	}
+	return 0
+}
+
+// anniversaryEnd reads a term that ends on an anniversary: the base is a
+// date written right after "anniversary of", else — for the contract's
+// own date ("of the date hereof", "of this Agreement") — start, else a date
+// written before it in s, else start.
+func anniversaryEnd(s, start string) (string, [][2]int, bool) {
+	for _, m := range reAnniversary().FindAllStringSubmatchIndex(s, -1) {
+		if !reEndWord().MatchString(s[max(0, m[0]-100):m[0]]) {
+			continue
+		}
+		n := ordinal(s[m[2]:m[3]])
+		if n <= 0 || n > 99 {
+			continue
+		}
+		base, at := start, [][2]int{{m[0], m[1]}}
+		rest := s[m[1]:min(len(s), m[1]+60)]
+		if d, dAt, dEnd, ok := firstDateAt(rest); ok && dAt <= 3 {
+			base = d
+			at = [][2]int{{m[0], m[1] + dEnd}}
+		} else if !reOwnDate().MatchString(rest) {
+			for _, d := range allDatesAt(s[:m[0]]) {
+				base = d.v // the last date written before it
+				at = [][2]int{{d.at, d.end}, {m[0], m[1]}}
+			}
+		}
+		t, err := time.Parse("2006-01-02", base)
+		if err != nil {
+			return "", nil, false
+		}
+		t = t.AddDate(n, 0, 0)
+		if !strings.HasPrefix(strings.ToLower(s[m[0]:m[1]]), "the") {
+			t = t.AddDate(0, 0, -1) // the day before it
+		}
+		return t.Format("2006-01-02"), at, true
+	}
+	return "", nil, false
+}
 
 // reFromDate joins a period to the date it runs from.
 var reFromDate = sync.OnceValue(func() *regexp.Regexp {
@@ -374,17 +603,29 @@ var reRenewalBefore = sync.OnceValue(func() *regexp.Regexp {
 })
 
 func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
-	for _, m := range reEndCue().FindAllStringIndex(s, -1) {
-		rest := s[m[1]:min(len(s), m[1]+80)]
-		if d, at, end, ok := firstDateAt(rest); ok && at <= 25 {
-			return d, [][2]int{{m[1] + at, m[1] + end}}, true
+	for _, re := range []*regexp.Regexp{reEndCue(), reFromTo()} {
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			rest := s[m[1]:min(len(s), m[1]+80)]
+			if d, at, end, ok := firstDateAt(rest); ok && at <= 25 {
+				return d, [][2]int{{m[1] + at, m[1] + end}}, true
+			}
 		}
 	}
 	if loc := rePerpetual().FindStringIndex(s); loc != nil {
 		return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 	}
+	if d, at, ok := anniversaryEnd(s, start); ok {
+		return d, at, true
+	}
 	var at [][2]int
-	durs := allDurationsAt(s)
+	// a notice period does not measure the term ("shall expire if the
+	// adviser ceases to serve …; terminable on sixty (60) days' notice")
+	var durs []valueAt
+	for _, d := range allDurationsAt(s) {
+		if !reNoticeAfter().MatchString(s[d.end:min(len(s), d.end+60)]) && !reNoticeBefore().MatchString(s[max(0, d.at-25):d.at]) {
+			durs = append(durs, d)
+		}
+	}
 	if len(durs) == 0 {
 		if loc := reUntilTerminated().FindStringIndex(s); loc != nil {
 			return "perpetual", [][2]int{{loc[0], loc[1]}}, true
@@ -408,6 +649,9 @@ func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	// the start: the date the period runs from — a date written in the
 	// same clause before it — else the contract's own date
 	for _, d := range allDatesAt(s) {
+		if d.at < dur.end && dur.at < d.end {
+			continue // a date the period is written inside of, or over
+		}
 		if d.at < dur.at {
 			start = d.v
 			at = [][2]int{{d.at, d.end}}

@@ -16,6 +16,26 @@ func TestEndDate(t *testing.T) {
 		{"This Agreement continues until terminated under Section 12.", "2020-01-01", "perpetual"},
 		{"The term is five (5) years.", "", ""},
 		{"The period is thirty (30) business days.", "2020-01-01", ""},
+		// a qualified unit is still the term's period (the example
+		// distribution agreement's §11.1)
+		{"This Agreement begins on the Effective Date and, unless terminated earlier under Section 12, continues for five (5) Contract Years (the \"Initial Term\").", "2025-07-01", "2030-07-01"},
+		{"The lease runs for ten (10) Lease Years from the Commencement Date.", "2021-02-01", "2031-02-01"},
+		// a number inside a date is not a period (it panicked: the date
+		// began inside the period the wider pattern read)
+		{"Made this 1 st day of October 2008, for a term of three (3) years.", "", "2011-10-01"},
+		{"Effective the 2 nd day of May, 2019; the term is twenty-four months.", "", "2021-05-02"},
+		// anniversaries
+		{"This Agreement will commence on the Effective Date, and will terminate on the third anniversary of the Effective Date (the \"Term\").", "1998-09-21", "2001-09-21"},
+		{"INITIAL TERM shall mean the Effective Date through the day prior to the second anniversary of the Effective Date.", "1999-11-20", "2001-11-19"},
+		{"The term shall commence on December 1, 2001. The term of this Agreement shall end on the seventh anniversary of the date hereof.", "2001-11-28", "2008-11-28"},
+		{"this Agreement shall remain in effect until the earlier of the below events occur: (a) The fifth (5t h) anniversary of this Agreement; and (b) …", "2015-06-02", "2020-06-02"},
+		{"Price increases take effect on the first anniversary of the Effective Date.", "2020-01-01", ""},
+		// a period from one date to another; a stop for a comma
+		{"the end of the two year period from the Effective Date to 31 July 2013", "2011-08-01", "2013-07-31"},
+		{"This Agreement shall be in effect until March 18. 2021, unless sooner terminated", "2020-03-19", "2021-03-18"},
+		// a term with no fixed end, and a notice period that does not measure it
+		{"This Agreement shall expire if the Investment Advisor ceases to serve as investment adviser; it is terminable by either party upon sixty (60) days' written notice.", "2020-01-01", "perpetual"},
+		{"This Agreement shall continue in full force and effect for so long as Photronics and DNP each remains a Shareholder of the Company.", "2017-01-01", "perpetual"},
 	} {
 		got, _ := EndDate(c.text, c.start)
 		if got != c.want {
@@ -31,6 +51,12 @@ func TestFirstDateAndDuration(t *testing.T) {
 		"effective 03/01/2019":                "2019-03-01",
 		"on 31 February 2019 or 1 March 2019": "2019-03-01",
 		"no date here":                        "",
+		"effective 7/1/98 (the":               "1998-07-01",
+		"Date: 1/27/20":                       "2020-01-27",
+		"as of 12-23-2019 , 2019":             "2019-12-23",
+		"18/9/2008":                           "2008-09-18",
+		"the 1st of March, 2003":              "2003-03-01",
+		"Tel: (408) 567-3000":                 "",
 	} {
 		if got, _ := FirstDate(text); got != want {
 			t.Errorf("FirstDate(%q) = %q, want %q", text, got, want)
@@ -41,6 +67,20 @@ func TestFirstDateAndDuration(t *testing.T) {
 		"thirty (30) calendar days' notice": "30 calendar days",
 		"one month":                         "1 month",
 		"no period":                         "",
+		"five (5) Contract Years":           "5 years",
+		"two (2) additional one-year terms": "1 year",
+		"one hundred and twenty (120) days": "120 days",
+		"one hundred twenty days":           "120 days",
+		"forty-five (45) days":              "45 days",
+		"seventeen months":                  "17 months",
+		"twenty four months":                "24 months",
+		"ten Business Days":                 "10 business days",
+		"three per year":                    "",
+		"USD 5 per year":                    "",
+		"the 2020 fiscal year":              "",
+		"the initial five years":            "5 years",
+		"an onerous year":                   "",
+		"the 1 st day of May 2020":          "",
 	} {
 		if got, _ := FirstDuration(text); got != want {
 			t.Errorf("FirstDuration(%q) = %q, want %q", text, got, want)
@@ -48,6 +88,19 @@ func TestFirstDateAndDuration(t *testing.T) {
 	}
 	if got := Jurisdiction("governed by the laws of the State of New York, without regard to Delaware law"); got != "New York" {
 		t.Errorf("Jurisdiction = %q, want New York", got)
+	}
+	if got := Jurisdiction("THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF NEW YORK APPLICABLE TO CONTRACTS"); got != "New York" {
+		t.Errorf("Jurisdiction in capitals = %q, want New York", got)
+	}
+	for text, want := range map[string]string{
+		"shall be governed by the laws of the United States of America and of the State of Texas.":                                             "Texas",
+		"governed by the laws of the United States and, to the extent not inconsistent therewith, by the laws of the Commonwealth of Kentucky": "United States",
+		"This Agreement is governed by English law and the parties submit to the English courts.":                                              "England",
+		"governed by the laws of the United States of America. The courts at New York City shall have jurisdiction.":                           "United States",
+	} {
+		if got := Jurisdiction(text); got != want {
+			t.Errorf("Jurisdiction(%q) = %q, want %q", text, got, want)
+		}
 	}
 }
 
@@ -67,5 +120,23 @@ func TestDatesFromPDFText(t *testing.T) {
 	all := allDatesAt("as of1 August 2019")
 	if len(all) != 1 || "as of1 August 2019"[all[0].at:all[0].end] != "1 August 2019" {
 		t.Errorf("span %+v", all)
+	}
+}
+
+// A contract's own date, not the dates of the documents it refers to.
+func TestPickDateOwner(t *testing.T) {
+	agreementDate := &Provision{Name: "Agreement Date", Answer: AnswerDate,
+		Keywords: []Keyword{{Text: "dated as of", Boost: 2.5}, {Text: "dated", Boost: 1}}}
+	for _, c := range []struct{ text, want string }{
+		{`This Development Agreement (the "Agreement") dated as of March 20, 2020 is entered into by and between A and B. WHEREAS, WPD is party to a sublicense agreement dated February 19, 2019 with C.`, "2020-03-20"},
+		{`AMENDMENT TO SERVICES AGREEMENT, dated and effective as of March 30, 2009 (this "Amendment"). The parties have entered into that certain Services Agreement dated as of January 1, 2004.`, "2009-03-30"},
+		{`WHEREAS, the Company and the Trust entered into an Agreement dated as of December 5, 1995. IN WITNESS WHEREOF, the parties hereto have executed this Agreement as of this 4th day of April, 2003.`, "2003-04-04"},
+		{`This Agreement is entered into effective as of December 16, 2004. Date December 17, 2004`, "2004-12-16"},
+		{`The Joint Venture shall commence on the 1st of March, 2003, and shall be effective until February 28, 2004.`, "2003-03-01"},
+	} {
+		ex := extractsOf(c.text)
+		if got := readAnswer(agreementDate, nil, ex).Text; got != c.want {
+			t.Errorf("%q: %q, want %q", c.text, got, c.want)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -119,11 +118,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
 		return
 	}
-	ids, ok := s.resolveDocs(w, r, c, req.Docs)
-	if !ok {
-		return
-	}
-	sn, ok := s.answering(w, r, c)
+	ids, sn, ok := s.answeringIn(w, r, c, req.Docs)
 	if !ok {
 		return
 	}
@@ -285,13 +280,6 @@ wait:
 
 type progressEvent struct {
 	Message string `json:"message"`
-}
-
-// reportsDir is where a collection's reports live on a directory store:
-// inside the collection's directory, so deleting the collection deletes
-// them (on a cluster they are records: state.go).
-func (s *Server) reportsDir(c string) string {
-	return filepath.Join(s.st.Dir(), "collections", c, "reports")
 }
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request, _ auth.Key) {

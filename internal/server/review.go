@@ -95,11 +95,8 @@ type reviewParams struct {
 // reviewsMu serialises changes to reviews' decisions files and jobs.
 var reviewsMu sync.Mutex
 
-func (s *Server) reviewsDir(c string) string {
-	return filepath.Join(s.st.Dir(), "collections", c, "reviews")
-}
-
-func (s *Server) reviewDir(c, id string) string { return filepath.Join(s.reviewsDir(c), id) }
+// reviewDir is a review's directory on a directory store (state_dir.go).
+func (s *Server) reviewDir(c, id string) string { return reviewPath(s.st.Dir(), c, id) }
 
 // listPlaybooks lists the built-in playbooks with their provisions.
 func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Key) {

@@ -73,7 +73,7 @@ func (s *Server) undecide(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 
 // changeDecisionsFile is changeDecisions on a directory store (with
 // reviewsMu held).
-func (s *Server) changeDecisionsFile(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
+func changeDecisionsFile(dir string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
 	path := filepath.Join(dir, "decisions.json")
 	ds, err := review.LoadDecisions(path)
 	if err != nil {

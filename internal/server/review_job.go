@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -83,7 +82,6 @@ func (s *Server) reviewRun(ctx context.Context, meta reviewMeta) (*review.Run, e
 
 // reviewRunWith is reviewRun with the uploaded playbook given.
 func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, error) {
-	dir := s.reviewDir(meta.Collection, meta.ID)
 	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
 	if err != nil {
 		return nil, err
@@ -92,10 +90,8 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Dir: dir, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
-	if rs := s.shared(); rs != nil {
-		run.Dir, run.Rows = "", reviewRows{rs, reviewRowKind(meta.Collection, meta.ID)}
-	}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
+	s.state.keepRows(run, meta.Collection, meta.ID)
 	if s.cfg.Models.Configured() && !meta.Offline {
 		// One answer cache per collection: it is keyed by document content,
 		// provision, model and prompt, so every review of the collection
@@ -104,13 +100,9 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 		if err != nil {
 			return nil, err
 		}
-		cache := filepath.Join(s.st.Dir(), "collections", meta.Collection, "review-model-cache")
-		if s.st.IsRemote() {
-			// The local directory of a cluster's collection holds derived
-			// files only and may not exist yet.
-			if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
-				return nil, err
-			}
+		cache, err := s.state.modelCache(meta.Collection)
+		if err != nil {
+			return nil, err
 		}
 		pass, err := modelpass.New(chat, rev, cache)
 		if err != nil {

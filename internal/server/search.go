@@ -60,11 +60,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		fail(w, http.StatusBadRequest, "k %d: want 1 to %d", req.K, maxK)
 		return
 	}
-	ids, ok := s.resolveDocs(w, r, c, req.Docs)
-	if !ok {
-		return
-	}
-	sn, ok := s.answering(w, r, c)
+	ids, sn, ok := s.answeringIn(w, r, c, req.Docs)
 	if !ok {
 		return
 	}
@@ -102,6 +98,18 @@ func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, r
 		ids = append(ids, info.ID)
 	}
 	return ids, true
+}
+
+// answeringIn is what search and ask start with: the documents refs name
+// (resolveDocs) and the collection's snapshot (answering), or false once
+// the response says why not.
+func (s *Server) answeringIn(w http.ResponseWriter, r *http.Request, c string, refs []string) ([]string, *collection.Snapshot, bool) {
+	ids, ok := s.resolveDocs(w, r, c, refs)
+	if !ok {
+		return nil, nil, false
+	}
+	sn, ok := s.answering(w, r, c)
+	return ids, sn, ok
 }
 
 // answering returns collection c's snapshot for a search or a question, or

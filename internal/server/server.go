@@ -7,7 +7,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -172,10 +171,13 @@ type Config struct {
 
 // Server is the HTTP API over one store.
 type Server struct {
-	cfg  Config
-	st   *store.Store
-	log  *slog.Logger
-	jobs *jobs.Manager
+	cfg Config
+	st  *store.Store
+	log *slog.Logger
+	// state keeps reports, reviews and jobs: in the store's directory or a
+	// cluster's shared records (state.go).
+	state serverState
+	jobs  *jobs.Manager
 	// reviewJobs runs reviews apart from jobs (ingests), so a long review
 	// never holds up an upload; the job routes look in both.
 	reviewJobs *jobs.Manager
@@ -283,6 +285,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
 		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
+	s.state = newState(s.st, s.log, s.scrubPaths)
 	s.coll = cfg.Collections
 	if s.coll == nil {
 		opt := collection.Options{Models: collection.Models{Search: search.Models{Embedder: cfg.Embedder, Reranker: cfg.Reranker}}, Log: s.log}
@@ -315,35 +318,27 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.serveLock = lock
 	ingestOpt := jobs.Options{Logger: s.log, Finished: s.jobFinished, Removing: s.removeJobFiles, Retention: max(cfg.JobRetention, 0), Workers: cfg.JobWorkers, Slice: cfg.JobSlice}
 	reviewOpt := jobs.Options{Logger: s.log, Retention: max(cfg.JobRetention, 0), Workers: cfg.JobWorkers, Slice: cfg.JobSlice}
-	if rs := s.st.Shared(); rs != nil {
-		// On a cluster every server sees every job (state.go).
-		owner, err := instanceName(s.st.Dir())
-		if err != nil {
-			lock.Close()
-			return nil, err
-		}
-		ingestOpt.Shared, ingestOpt.RecordKind, ingestOpt.Owner, ingestOpt.Lease = rs, "job", owner, cfg.JobLease
-		reviewOpt.Shared, reviewOpt.RecordKind, reviewOpt.Owner, reviewOpt.Lease = rs, "review-job", owner, cfg.JobLease
+	if err := s.state.shareJobs(&ingestOpt, &reviewOpt, cfg.JobLease); err != nil {
+		lock.Close()
+		return nil, err
 	}
 	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), ingestOpt)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.jobs.Handle(kindIngest, s.jobFunc(s.runIngest))
+	s.jobs.Handle(kindIngest, s.state.jobFunc(s.runIngest))
 	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
 	if err != nil {
 		s.jobs.Close()
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.reviewJobs.Handle(kindReview, s.jobFunc(s.runReviewJob))
+	s.reviewJobs.Handle(kindReview, s.state.jobFunc(s.runReviewJob))
 	s.reviewJobs.Start()
 	s.removeOrphanUploads()
 	s.jobs.Start()
-	if s.st.IsRemote() && cfg.GCEvery >= 0 {
-		go s.collectGarbage(ctx, cmp.Or(cfg.GCEvery, DefaultGCEvery))
-	}
+	s.state.start(ctx, s.streams.Done(), cfg.GCEvery)
 	s.handler = s.routes()
 	return s, nil
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +31,11 @@ import (
 // the review model's answer cache. A review's rows are records so that
 // every server shows a running review's rows (?partial=1) and a review
 // resumed through another server — after its own server died — reuses them.
+//
+// The two are implementations of one interface, serverState (dirState in
+// state_dir.go, clusterState in state_cluster.go), chosen once when the
+// server is made (newState): the handlers never ask which one they have,
+// the way database/sql never asks which driver it was given.
 //
 // Record kinds carry the collection ("report/<c>"), and every route reads
 // only the kinds of the collection the key allows, so isolation holds as
@@ -57,8 +60,72 @@ func hashID(s string) string {
 	return hex.EncodeToString(h[:12])
 }
 
-// shared returns the store's shared records on a cluster, or nil.
-func (s *Server) shared() store.SharedRecords { return s.st.Shared() }
+// serverState keeps a server's reports, reviews and jobs: in the store's
+// directory (dirState) or in the cluster's shared records (clusterState).
+// A missing report, review, summary or table is an error wrapping
+// os.ErrNotExist. Every method takes the request's context, so a cancelled
+// request stops its cluster calls.
+type serverState interface {
+	// putReport keeps a report's JSON; it never creates the collection.
+	putReport(ctx context.Context, c, id string, raw []byte) error
+	report(ctx context.Context, c, id string) ([]byte, error)
+	// reports returns the JSON of a collection's reports (unreadable ones
+	// skipped).
+	reports(ctx context.Context, c string) ([][]byte, error)
+
+	// putReviewMeta stores a review's meta (and, when given, its uploaded
+	// playbook: only when the review is created); it never creates the
+	// collection.
+	putReviewMeta(ctx context.Context, m reviewMeta, playbook []byte) error
+	reviewMeta(ctx context.Context, c, id string) (reviewMeta, error)
+	reviewPlaybook(ctx context.Context, c, id string) ([]byte, error)
+	reviewMetas(ctx context.Context, c string) ([]reviewMeta, error)
+	// putReviewResult stores a finished review's table, then its summary.
+	putReviewResult(ctx context.Context, c, id string, table, summary []byte) error
+	reviewSummary(ctx context.Context, c, id string) ([]byte, error)
+	reviewTable(ctx context.Context, c, id string) ([]byte, error)
+	// openReviewTable returns the table to copy to a client (a directory
+	// store's file is read as it is sent).
+	openReviewTable(ctx context.Context, c, id string) (io.ReadCloser, error)
+	decisions(ctx context.Context, c, id string) (review.Decisions, error)
+	// changeDecisions applies a change to a review's decisions (reviewsMu
+	// held) and returns them.
+	changeDecisions(ctx context.Context, c, id string, change func(review.Decisions) review.Decisions) (review.Decisions, error)
+	// keepRows says where a review run keeps its finished rows.
+	keepRows(run *review.Run, c, id string)
+	// modelCache returns the directory of a collection's review model
+	// answers, ready to be written in.
+	modelCache(c string) (string, error)
+	removeReview(ctx context.Context, c, id string) error
+	// forgetCollection deletes what was kept about a deleted collection.
+	forgetCollection(ctx context.Context, c string) error
+
+	// shareJobs makes the server's job managers keep their jobs where every
+	// server sees them.
+	shareJobs(ingest, reviews *jobs.Options, lease time.Duration) error
+	// jobFunc returns f as the server registers it.
+	jobFunc(f jobs.Func) jobs.Func
+	// start begins the state's upkeep in the background, until done is
+	// closed (a cluster's garbage collection every gcEvery; none when
+	// negative).
+	start(ctx context.Context, done <-chan struct{}, gcEvery time.Duration)
+}
+
+// newState returns the state of a server on st: in the shared records of a
+// cluster that keeps them, else in the store's directory. scrub takes the
+// server's directories out of a message (Server.scrubPaths).
+func newState(st *store.Store, log logger, scrub func(string) string) serverState {
+	if rs := st.Shared(); rs != nil {
+		return &clusterState{st: st, rs: rs, log: log, scrub: scrub}
+	}
+	return dirState{root: st.Dir()}
+}
+
+// logger is what the state logs with (a *slog.Logger).
+type logger interface {
+	Info(msg string, args ...any)
+	Warn(msg string, args ...any)
+}
 
 // --- reports ---
 
@@ -70,14 +137,7 @@ func (s *Server) saveReport(ctx context.Context, sr savedReport) error {
 	if err != nil {
 		return err
 	}
-	if rs := s.shared(); rs != nil {
-		return rs.PutRecord(ctx, reportKind(sr.Collection), sr.ID, raw)
-	}
-	dir := s.reportsDir(sr.Collection)
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, sr.ID+".json"), raw, 0o600)
+	return s.state.putReport(ctx, sr.Collection, sr.ID, raw)
 }
 
 func (s *Server) readReport(ctx context.Context, c, id string) (savedReport, error) {
@@ -85,13 +145,7 @@ func (s *Server) readReport(ctx context.Context, c, id string) (savedReport, err
 	if !jobs.ValidID(id) {
 		return sr, store.ErrNotFound
 	}
-	var raw []byte
-	var err error
-	if rs := s.shared(); rs != nil {
-		raw, err = rs.Record(ctx, reportKind(c), id)
-	} else {
-		raw, err = os.ReadFile(filepath.Join(s.reportsDir(c), id+".json"))
-	}
+	raw, err := s.state.report(ctx, c, id)
 	if errors.Is(err, os.ErrNotExist) {
 		return sr, store.ErrNotFound
 	}
@@ -109,30 +163,14 @@ func (s *Server) readReport(ctx context.Context, c, id string) (savedReport, err
 
 // reports returns a collection's saved reports (unreadable ones skipped).
 func (s *Server) reports(ctx context.Context, c string) ([]savedReport, error) {
-	var out []savedReport
-	if rs := s.shared(); rs != nil {
-		recs, err := rs.Records(ctx, reportKind(c))
-		if err != nil {
-			return nil, err
-		}
-		for _, raw := range recs {
-			var sr savedReport
-			if json.Unmarshal(raw, &sr) == nil && sr.Collection == c && sr.Report != nil {
-				out = append(out, sr)
-			}
-		}
-		return out, nil
-	}
-	ents, err := os.ReadDir(s.reportsDir(c))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	raws, err := s.state.reports(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
-			continue
-		}
-		if sr, err := s.readReport(ctx, c, id); err == nil && sr.Report != nil {
+	var out []savedReport
+	for _, raw := range raws {
+		var sr savedReport
+		if json.Unmarshal(raw, &sr) == nil && sr.Collection == c && sr.Report != nil {
 			out = append(out, sr)
 		}
 	}
@@ -141,107 +179,31 @@ func (s *Server) reports(ctx context.Context, c string) ([]savedReport, error) {
 
 // --- reviews ---
 
-// reviewRecord is a review's meta as a record, with its uploaded playbook.
-type reviewRecord struct {
-	Meta     reviewMeta `json:"meta"`
-	Playbook string     `json:"playbook_yaml,omitempty"`
-}
-
 // putReviewMeta stores a review's meta (and, when given, its uploaded
 // playbook: only when the review is created).
 func (s *Server) putReviewMeta(ctx context.Context, m reviewMeta, playbook []byte) error {
-	if rs := s.shared(); rs != nil {
-		rec := reviewRecord{Meta: m, Playbook: string(playbook)}
-		if playbook == nil && m.Source == "upload" {
-			old, err := s.reviewPlaybook(ctx, m.Collection, m.ID)
-			if err != nil {
-				return err
-			}
-			rec.Playbook = string(old)
-		}
-		raw, err := json.Marshal(rec)
-		if err != nil {
-			return err
-		}
-		return rs.PutRecord(ctx, reviewKind(m.Collection), m.ID, raw)
-	}
-	// Inside the collection's directory, which must exist: a review never
-	// brings back a collection deleted meanwhile.
-	dir := s.reviewDir(m.Collection, m.ID)
-	for _, d := range []string{s.reviewsDir(m.Collection), dir} {
-		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return err
-		}
-	}
-	if playbook != nil {
-		if err := atomicfile.Write(filepath.Join(dir, "playbook.yaml"), playbook, 0o600); err != nil {
-			return err
-		}
-	}
-	return writeMeta(dir, m)
-}
-
-func (s *Server) reviewRecord(ctx context.Context, c, id string) (reviewRecord, error) {
-	var rec reviewRecord
-	raw, err := s.shared().Record(ctx, reviewKind(c), id)
-	if err != nil {
-		return rec, err
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return rec, fmt.Errorf("review %s: damaged record: %w", id, err)
-	}
-	return rec, nil
+	return s.state.putReviewMeta(ctx, m, playbook)
 }
 
 // readReviewMeta returns a review's meta; a missing review is an error
 // wrapping os.ErrNotExist.
 func (s *Server) readReviewMeta(ctx context.Context, c, id string) (reviewMeta, error) {
-	if s.shared() != nil {
-		rec, err := s.reviewRecord(ctx, c, id)
-		if err == nil && rec.Meta.Collection != c {
-			err = os.ErrNotExist
-		}
-		return rec.Meta, err
-	}
-	return readMeta(s.reviewDir(c, id))
+	return s.state.reviewMeta(ctx, c, id)
 }
 
 // reviewPlaybook returns an uploaded playbook's YAML.
 func (s *Server) reviewPlaybook(ctx context.Context, c, id string) ([]byte, error) {
-	if s.shared() != nil {
-		rec, err := s.reviewRecord(ctx, c, id)
-		return []byte(rec.Playbook), err
-	}
-	return os.ReadFile(filepath.Join(s.reviewDir(c, id), "playbook.yaml"))
+	return s.state.reviewPlaybook(ctx, c, id)
 }
 
 // reviewMetas lists a collection's reviews.
 func (s *Server) reviewMetas(ctx context.Context, c string) []reviewMeta {
-	var out []reviewMeta
-	if rs := s.shared(); rs != nil {
-		recs, err := rs.Records(ctx, reviewKind(c))
-		if err != nil {
-			s.log.Warn("server: list reviews", "collection", c, "err", err)
-			return nil
-		}
-		for _, raw := range recs {
-			var rec reviewRecord
-			if json.Unmarshal(raw, &rec) == nil && rec.Meta.Collection == c {
-				out = append(out, rec.Meta)
-			}
-		}
-		return out
+	ms, err := s.state.reviewMetas(ctx, c)
+	if err != nil {
+		s.log.Warn("server: list reviews", "collection", c, "err", err)
+		return nil
 	}
-	ents, _ := os.ReadDir(s.reviewsDir(c))
-	for _, e := range ents {
-		if !e.IsDir() || !jobs.ValidID(e.Name()) {
-			continue
-		}
-		if m, err := readMeta(filepath.Join(s.reviewsDir(c), e.Name())); err == nil {
-			out = append(out, m)
-		}
-	}
-	return out
+	return ms
 }
 
 // A finished review is kept as two things: its table (table.json, or a
@@ -261,29 +223,13 @@ func (s *Server) putReviewResult(ctx context.Context, c, id string, table []byte
 	if err != nil {
 		return err
 	}
-	if rs := s.shared(); rs != nil {
-		if err := rs.PutRecord(ctx, reviewTableKind(c), id, table); err != nil {
-			return err
-		}
-		return rs.PutRecord(ctx, reviewSummaryKind(c), id, raw)
-	}
-	dir := s.reviewDir(c, id)
-	if err := atomicfile.Write(filepath.Join(dir, "table.json"), table, 0o600); err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, "summary.json"), raw, 0o600)
+	return s.state.putReviewResult(ctx, c, id, table, raw)
 }
 
 // reviewSummaryOf returns a finished review's summary; an unfinished
 // review's is an error wrapping os.ErrNotExist.
 func (s *Server) reviewSummaryOf(ctx context.Context, c, id string) (*reviewSummary, error) {
-	var raw []byte
-	var err error
-	if rs := s.shared(); rs != nil {
-		raw, err = rs.Record(ctx, reviewSummaryKind(c), id)
-	} else {
-		raw, err = os.ReadFile(filepath.Join(s.reviewDir(c, id), "summary.json"))
-	}
+	raw, err := s.state.reviewSummary(ctx, c, id)
 	if errors.Is(err, os.ErrNotExist) {
 		return s.legacySummary(ctx, c, id)
 	}
@@ -329,10 +275,7 @@ var legacyMu sync.Mutex
 
 // reviewTableBytes returns a finished review's table as stored.
 func (s *Server) reviewTableBytes(ctx context.Context, c, id string) ([]byte, error) {
-	if rs := s.shared(); rs != nil {
-		return rs.Record(ctx, reviewTableKind(c), id)
-	}
-	return os.ReadFile(filepath.Join(s.reviewDir(c, id), "table.json"))
+	return s.state.reviewTable(ctx, c, id)
 }
 
 // openReviewTable returns a finished review's table as JSON (review.Table),
@@ -342,14 +285,7 @@ func (s *Server) openReviewTable(ctx context.Context, c, id string) (io.ReadClos
 	if _, err := s.reviewSummaryOf(ctx, c, id); err != nil { // a legacy table is rewritten bare
 		return nil, err
 	}
-	if s.shared() != nil {
-		raw, err := s.reviewTableBytes(ctx, c, id)
-		if err != nil {
-			return nil, err
-		}
-		return io.NopCloser(bytes.NewReader(raw)), nil
-	}
-	return os.Open(filepath.Join(s.reviewDir(c, id), "table.json"))
+	return s.state.openReviewTable(ctx, c, id)
 }
 
 // reviewTable returns a finished review's table, decoded (for exports).
@@ -402,28 +338,7 @@ func rowsWithCells(t *review.Table) []string {
 
 // reviewDecisions returns the decisions on a review.
 func (s *Server) reviewDecisions(ctx context.Context, c, id string) (review.Decisions, error) {
-	if rs := s.shared(); rs != nil {
-		recs, err := rs.Records(ctx, decisionKind(c, id))
-		if err != nil {
-			return nil, err
-		}
-		var ds review.Decisions
-		for _, raw := range recs {
-			var d review.Decision
-			if err := json.Unmarshal(raw, &d); err != nil {
-				return nil, fmt.Errorf("review %s: damaged decision: %w", id, err)
-			}
-			ds = append(ds, d)
-		}
-		slices.SortFunc(ds, func(a, b review.Decision) int {
-			if c := a.At.Compare(b.At); c != 0 {
-				return c
-			}
-			return strings.Compare(a.DocID+"\x00"+a.Provision, b.DocID+"\x00"+b.Provision)
-		})
-		return ds, nil
-	}
-	return review.LoadDecisions(filepath.Join(s.reviewDir(c, id), "decisions.json"))
+	return s.state.decisions(ctx, c, id)
 }
 
 // changeDecisions applies a change to a review's decisions and returns
@@ -432,91 +347,19 @@ func (s *Server) reviewDecisions(ctx context.Context, c, id string) (review.Deci
 func (s *Server) changeDecisions(ctx context.Context, c, id string, change func(review.Decisions) review.Decisions) (review.Decisions, error) {
 	reviewsMu.Lock()
 	defer reviewsMu.Unlock()
-	rs := s.shared()
-	if rs == nil {
-		return s.changeDecisionsFile(s.reviewDir(c, id), change)
-	}
-	if _, err := s.readReviewMeta(ctx, c, id); err != nil {
-		return nil, fmt.Errorf("review removed: %w", err)
-	}
-	old, err := s.reviewDecisions(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	before := map[string]review.Decision{}
-	for _, d := range old {
-		before[decisionID(d.DocID, d.Provision)] = d
-	}
-	ds := change(slices.Clone(old))
-	if ds == nil {
-		ds = review.Decisions{}
-	}
-	after := map[string]bool{}
-	for _, d := range ds {
-		key := decisionID(d.DocID, d.Provision)
-		after[key] = true
-		if prev, ok := before[key]; ok && prev == d {
-			continue
-		}
-		raw, err := json.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		if err := rs.PutRecord(ctx, decisionKind(c, id), key, raw); err != nil {
-			return nil, err
-		}
-	}
-	for key := range before {
-		if !after[key] {
-			if err := rs.DeleteRecord(ctx, decisionKind(c, id), key); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, err
-			}
-		}
-	}
-	return ds, nil
-}
-
-// reviewRows keeps a review's finished rows as records (review.RowKeeper).
-type reviewRows struct {
-	rs   store.SharedRecords
-	kind string
-}
-
-func (r reviewRows) KeptRows(ctx context.Context) (map[string][]byte, error) {
-	return r.rs.Records(ctx, r.kind)
-}
-func (r reviewRows) KeepRow(ctx context.Context, docID string, raw []byte) error {
-	return r.rs.PutRecord(ctx, r.kind, docID, raw)
+	return s.state.changeDecisions(ctx, c, id, change)
 }
 
 // removeReview deletes a review with its table, decisions and rows.
 func (s *Server) removeReview(ctx context.Context, c, id string) error {
-	if rs := s.shared(); rs != nil {
-		for _, kind := range []string{decisionKind(c, id), reviewRowKind(c, id)} {
-			recs, err := rs.Records(ctx, kind)
-			if err != nil {
-				return err
-			}
-			for key := range recs {
-				if err := rs.DeleteRecord(ctx, kind, key); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
-			}
-		}
-		for _, kind := range []string{reviewSummaryKind(c), reviewTableKind(c), reviewKind(c)} {
-			if err := rs.DeleteRecord(ctx, kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return os.RemoveAll(s.reviewDir(c, id))
+	return s.state.removeReview(ctx, c, id)
 }
 
 // forgetCollection deletes the records of a deleted collection (reports,
 // reviews, their tables and decisions). A directory store needs nothing:
 // they lived in the collection's directory.
 func (s *Server) forgetCollection(ctx context.Context, c string) error {
-	return ForgetCollection(ctx, s.st, c)
+	return s.state.forgetCollection(ctx, c)
 }
 
 // ForgetCollection deletes what servers kept about a collection on a
@@ -524,43 +367,7 @@ func (s *Server) forgetCollection(ctx context.Context, c string) error {
 // deleted; "pakton docs rm-collection" calls it too. It does nothing on a
 // directory store.
 func ForgetCollection(ctx context.Context, st *store.Store, c string) error {
-	rs := st.Shared()
-	if rs == nil {
-		return nil
-	}
-	var errs []error
-	del := func(kind string) {
-		recs, err := rs.Records(ctx, kind)
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		for id := range recs {
-			if err := rs.DeleteRecord(ctx, kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
-			}
-		}
-	}
-	if revs, err := rs.Records(ctx, reviewKind(c)); err == nil {
-		for id := range revs {
-			del(decisionKind(c, id))
-			del(reviewRowKind(c, id))
-			// A table is big: removed by id rather than listed.
-			for _, kind := range []string{reviewSummaryKind(c), reviewTableKind(c)} {
-				if err := rs.DeleteRecord(ctx, kind, id); err != nil && !errors.Is(err, os.ErrNotExist) {
-					errs = append(errs, err)
-				}
-			}
-		}
-	} else {
-		errs = append(errs, err)
-	}
-	del(reviewKind(c))
-	del(reportKind(c))
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("server: forget collection %q: %w", c, err)
-	}
-	return nil
+	return newState(st, nil, nil).forgetCollection(ctx, c)
 }
 
 // instanceName names this server process among those sharing a cluster:
@@ -593,46 +400,29 @@ const DefaultGCEvery = time.Hour
 // parts that no document names and that are older than
 // store.DefaultGCMinAge, in every collection. Several servers doing it at
 // once is harmless: removals are idempotent.
-func (s *Server) collectGarbage(ctx context.Context, every time.Duration) {
+func collectGarbage(ctx context.Context, done <-chan struct{}, st *store.Store, log logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.streams.Done():
+		case <-done:
 			return
 		case <-t.C:
 		}
-		cols, err := s.st.Collections(ctx)
+		cols, err := st.Collections(ctx)
 		if err != nil {
-			s.log.Warn("server: gc: list collections", "err", err)
+			log.Warn("server: gc: list collections", "err", err)
 			continue
 		}
 		for _, c := range cols {
-			gs, err := s.st.CollectGarbage(ctx, c.Name, store.DefaultGCMinAge)
+			gs, err := st.CollectGarbage(ctx, c.Name, store.DefaultGCMinAge)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				s.log.Warn("server: gc", "collection", c.Name, "err", err)
+				log.Warn("server: gc", "collection", c.Name, "err", err)
 				continue
 			}
 			if gs.Removed > 0 {
-				s.log.Info("server: gc: removed file parts of commits cut short", "collection", c.Name, "removed", gs.Removed)
+				log.Info("server: gc: removed file parts of commits cut short", "collection", c.Name, "removed", gs.Removed)
 			}
 		}
-	}
-}
-
-// jobFunc returns f as the server registers it. On a cluster a job's error
-// is read by other servers, which cannot take this server's directories out
-// of it when they show it (scrubPaths): so they are taken out here, before
-// the error is stored.
-func (s *Server) jobFunc(f jobs.Func) jobs.Func {
-	if s.shared() == nil {
-		return f
-	}
-	return func(ctx context.Context, j jobs.Job, r jobs.Reporter) error {
-		err := f(ctx, j, r)
-		if err != nil && ctx.Err() == nil {
-			return errors.New(s.scrubPaths(err.Error()))
-		}
-		return err
 	}
 }

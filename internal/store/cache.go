@@ -41,15 +41,8 @@ func (s *Store) CacheDir(ctx context.Context, collection string) (string, error)
 
 // makeCacheDir creates a collection's cache directory when missing.
 func (s *Store) makeCacheDir(ctx context.Context, collection, dir string) error {
-	if s.remote != nil {
-		// The local directory of a remote store holds only derived files:
-		// check that the collection exists, then make its directory.
-		if _, err := s.remoteGeneration(ctx, collection); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("store: collection %q: cache: %w", collection, err)
-		}
+	if err := s.engine.prepareCache(ctx, collection, dir); err != nil {
+		return err
 	}
 	// Mkdir, not MkdirAll: never bring back the directory of a collection
 	// deleted meanwhile.

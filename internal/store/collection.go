@@ -2,15 +2,10 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/pakton/pakton/internal/atomicfile"
 )
@@ -21,41 +16,7 @@ func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	if s.remote != nil {
-		return s.remoteCollections(ctx)
-	}
-	ents, err := os.ReadDir(s.collectionsDir())
-	if err != nil {
-		return nil, fmt.Errorf("store: list collections: %w", err)
-	}
-	var out []CollectionInfo
-	sawDefault := false
-	for _, e := range ents {
-		name := e.Name()
-		if !e.IsDir() || !validName(name, 64) {
-			continue
-		}
-		var info CollectionInfo
-		err := s.view(name, func(m *manifest) error {
-			info = CollectionInfo{Name: name, Docs: len(m.Docs), Created: m.Created}
-			return nil
-		})
-		if errors.Is(err, ErrNotFound) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		if name == DefaultCollection {
-			sawDefault = true
-		}
-		out = append(out, info)
-	}
-	if !sawDefault {
-		out = append(out, CollectionInfo{Name: DefaultCollection})
-	}
-	slices.SortFunc(out, func(a, b CollectionInfo) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return s.engine.collections(ctx)
 }
 
 // CreateCollection creates a collection. Creating one that exists is not an
@@ -64,25 +25,7 @@ func (s *Store) CreateCollection(ctx context.Context, name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
 	}
-	if s.remote != nil {
-		if err := s.checkOpen(); err != nil {
-			return err
-		}
-		if err := s.remote.CreateCollection(ctx, name); err != nil {
-			return fmt.Errorf("store: create collection %q: %w", name, err)
-		}
-		return nil
-	}
-	return s.withWriteLock(func() error {
-		_, err := s.state(name)
-		if err == nil && (name != DefaultCollection || s.exists(name)) {
-			return nil
-		}
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		return s.createCollectionLocked(name)
-	})
+	return s.engine.createCollection(ctx, name)
 }
 
 func (s *Store) exists(collection string) bool {
@@ -131,33 +74,5 @@ func (s *Store) DeleteCollection(ctx context.Context, name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
 	}
-	if s.remote != nil {
-		if err := s.checkOpen(); err != nil {
-			return err
-		}
-		return s.remoteDeleteCollection(ctx, name)
-	}
-	return s.withWriteLock(func() error {
-		dir := s.collectionDir(name)
-		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			if name == DefaultCollection {
-				return nil
-			}
-			return fmt.Errorf("store: delete collection %q: %w", name, ErrNotFound)
-		}
-		// One rename makes the deletion atomic; the slow removal happens
-		// under a temporary name that recovery would finish.
-		gone := filepath.Join(s.collectionsDir(), atomicfile.TempName())
-		if err := os.Rename(dir, gone); err != nil {
-			return fmt.Errorf("store: delete collection %q: %w", name, err)
-		}
-		s.dropState(name)
-		if err := atomicfile.SyncDir(s.collectionsDir()); err != nil {
-			return fmt.Errorf("store: delete collection %q: %w", name, err)
-		}
-		if err := os.RemoveAll(gone); err != nil {
-			slog.Warn("store: could not remove deleted collection's files; the next Open retries", "collection", name, "path", gone, "err", err)
-		}
-		return nil
-	})
+	return s.engine.deleteCollection(ctx, name)
 }

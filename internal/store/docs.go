@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -113,11 +112,7 @@ func (s *Store) Put(ctx context.Context, collection string, rec *Record) error {
 	if err != nil {
 		return err
 	}
-	if s.remote != nil {
-		err = s.remoteCommit(ctx, collection, []*prepared{p})
-	} else {
-		err = s.withWriteLock(func() error { return s.putLocked(collection, p) })
-	}
+	err = s.engine.put(ctx, collection, p)
 	if err != nil && !errors.Is(err, ErrClosed) {
 		return fmt.Errorf("store: collection %q: put document %q: %w", collection, p.id, err)
 	}
@@ -309,12 +304,7 @@ func (s *Store) PutBatch(ctx context.Context, collection string, recs []*Record)
 	if len(ps) == 0 {
 		return nil
 	}
-	var err error
-	if s.remote != nil {
-		err = s.remoteCommit(ctx, collection, ps)
-	} else {
-		err = s.withWriteLock(func() error { return s.putBatchLocked(collection, ps) })
-	}
+	err := s.engine.putBatch(ctx, collection, ps)
 	if err != nil && !errors.Is(err, ErrClosed) {
 		return fmt.Errorf("store: collection %q: put %d documents: %w", collection, len(ps), err)
 	}
@@ -419,43 +409,7 @@ func (s *Store) Delete(ctx context.Context, collection, id string) error {
 	if err := checkDocID(collection, id); err != nil {
 		return err
 	}
-	if s.remote != nil {
-		if err := s.checkOpen(); err != nil {
-			return err
-		}
-		err := s.remote.Delete(ctx, collection, id)
-		if errors.Is(err, ErrNotFound) {
-			return notFound(collection, id)
-		}
-		if err != nil {
-			return fmt.Errorf("store: collection %q: delete document %q: %w", collection, id, err)
-		}
-		return nil
-	}
-	return s.withWriteLock(func() error {
-		var gen uint64
-		var old *lazyEntry
-		if err := s.view(collection, func(m *manifest) error {
-			gen, old = m.Generation, m.Docs[id]
-			return nil
-		}); err != nil {
-			return err
-		}
-		if old == nil {
-			return notFound(collection, id)
-		}
-		committed, err := s.appendRecord(collection, logLine(opDelete, gen+1, id, []byte("{}")))
-		if err != nil {
-			return fmt.Errorf("store: collection %q: delete document %q: %w", collection, id, err)
-		}
-		if committed {
-			s.removeVersion(collection, old.dir)
-		}
-		if err := s.maybeCompact(collection); err != nil {
-			return fmt.Errorf("store: collection %q: delete document %q: compact manifest: %w", collection, id, err)
-		}
-		return nil
-	})
+	return s.engine.delete(ctx, collection, id)
 }
 
 func notFound(collection, id string) error {
@@ -470,24 +424,7 @@ func (s *Store) lookup(ctx context.Context, collection, id string) (*entry, erro
 	if err := checkDocID(collection, id); err != nil {
 		return nil, err
 	}
-	if s.remote != nil {
-		return s.remoteLookup(ctx, collection, id)
-	}
-	var l *lazyEntry
-	if err := s.view(collection, func(m *manifest) error {
-		l = m.Docs[id]
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if l == nil {
-		return nil, notFound(collection, id)
-	}
-	e, err := l.get()
-	if err != nil {
-		return nil, fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
-	}
-	return e, nil
+	return s.engine.lookup(ctx, collection, id)
 }
 
 // retry runs read against the current version of a document. A writer in
@@ -541,12 +478,7 @@ func (s *Store) Document(ctx context.Context, collection, id string) (*Record, e
 func (s *Store) get(ctx context.Context, collection, id string, artifacts bool) (*Record, error) {
 	return retry(ctx, s, collection, id, func(e *entry) (*Record, error) {
 		dir := e.Dir
-		read := func(name string, sum fileSum) ([]byte, error) {
-			return s.readVersionFile(ctx, collection, e, name, sum)
-		}
-		if s.remote != nil {
-			read = s.prefetch(ctx, collection, e, artifacts)
-		}
+		read := s.engine.reader(ctx, collection, e, artifacts)
 		mb, err := read("meta.json", e.Meta)
 		if err != nil {
 			return nil, err
@@ -631,27 +563,7 @@ func (s *Store) List(ctx context.Context, collection string) ([]DocInfo, error) 
 	if err := checkCollection(collection); err != nil {
 		return nil, err
 	}
-	if s.remote != nil {
-		return s.remoteList(ctx, collection)
-	}
-	var out []DocInfo
-	if err := s.view(collection, func(m *manifest) error {
-		out = make([]DocInfo, 0, len(m.Docs))
-		for id, l := range m.Docs {
-			e, err := l.get()
-			if err != nil {
-				return fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
-			}
-			out = append(out, e.info())
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b DocInfo) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return s.engine.list(ctx, collection)
 }
 
 // Generation returns a number that changes whenever a document of the
@@ -666,13 +578,5 @@ func (s *Store) Generation(ctx context.Context, collection string) (uint64, erro
 	if err := checkCollection(collection); err != nil {
 		return 0, err
 	}
-	if s.remote != nil {
-		return s.remoteGeneration(ctx, collection)
-	}
-	var gen uint64
-	err := s.view(collection, func(m *manifest) error {
-		gen = m.Generation
-		return nil
-	})
-	return gen, err
+	return s.engine.generation(ctx, collection)
 }

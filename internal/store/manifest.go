@@ -53,6 +53,7 @@ type manifest struct {
 	Created    time.Time
 	Docs       map[string]*lazyEntry // by document id; entries are never mutated
 	records    int                   // snapshot, put and delete records in the log
+	sha        shaIndex              // live documents by source SHA-256, once built (FindSource)
 }
 
 // dead is the number of log records that no longer describe a live document.
@@ -238,6 +239,7 @@ func applyLine(mp **manifest, line []byte) error {
 	}
 	m.records++
 	if op == opDelete {
+		m.replaced(id, m.Docs[id], nil)
 		delete(m.Docs, id)
 		return nil
 	}
@@ -245,7 +247,9 @@ func applyLine(mp **manifest, line []byte) error {
 	// collection's log is megabytes: copying it doubled a reader's cost of
 	// opening it); callers pass a buffer read for the purpose and never
 	// change it (applyLog).
-	m.Docs[id] = &lazyEntry{dir: versionDir(id, gen), raw: body[:len(body):len(body)]}
+	l := &lazyEntry{dir: versionDir(id, gen), raw: body[:len(body):len(body)]}
+	m.replaced(id, m.Docs[id], l)
+	m.Docs[id] = l
 	return nil
 }
 

@@ -128,6 +128,7 @@ func (s *Store) recoverCollection(name string) error {
 		}
 		if err != nil {
 			slog.Warn("store: dropping damaged document from manifest", "collection", name, "id", id, "dir", l.dir, "err", err)
+			m.replaced(id, l, nil)
 			delete(m.Docs, id)
 			changed = true
 		}

@@ -97,23 +97,88 @@ func OpenRemote(r Remote, localDir string) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("store: open %s: local directory: %w", r.Location(), err)
 	}
-	return &Store{dir: abs, remote: r, cache: map[string]*collState{}}, nil
+	s := &Store{dir: abs, remote: r, cache: map[string]*collState{}}
+	s.engine = remoteEngine{s: s, r: r}
+	return s, nil
 }
 
 // Location names where the store's documents live: its directory, or the
 // remote's location (a URL).
-func (s *Store) Location() string {
-	if s.remote != nil {
-		return s.remote.Location()
-	}
-	return s.dir
-}
+func (s *Store) Location() string { return s.engine.location() }
 
 // IsRemote reports whether the store's documents live in a Remote.
 func (s *Store) IsRemote() bool { return s.remote != nil }
 
-func (s *Store) remoteCollections(ctx context.Context) ([]CollectionInfo, error) {
-	out, err := s.remote.Collections(ctx)
+// remoteEngine keeps a Store's documents in a Remote (engine.go): entries
+// and files, encoded and verified by the Store as for a directory.
+type remoteEngine struct {
+	s *Store
+	r Remote
+}
+
+func (e remoteEngine) location() string { return e.r.Location() }
+func (e remoteEngine) close() error     { return e.r.Close() }
+
+func (e remoteEngine) createCollection(ctx context.Context, name string) error {
+	if err := e.s.checkOpen(); err != nil {
+		return err
+	}
+	if err := e.r.CreateCollection(ctx, name); err != nil {
+		return fmt.Errorf("store: create collection %q: %w", name, err)
+	}
+	return nil
+}
+
+func (e remoteEngine) deleteCollection(ctx context.Context, name string) error {
+	if err := e.s.checkOpen(); err != nil {
+		return err
+	}
+	return e.remoteDeleteCollection(ctx, name)
+}
+
+func (e remoteEngine) put(ctx context.Context, collection string, p *prepared) error {
+	return e.commit(ctx, collection, []*prepared{p})
+}
+
+func (e remoteEngine) putBatch(ctx context.Context, collection string, ps []*prepared) error {
+	return e.commit(ctx, collection, ps)
+}
+
+func (e remoteEngine) delete(ctx context.Context, collection, id string) error {
+	s := e.s
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	err := e.r.Delete(ctx, collection, id)
+	if errors.Is(err, ErrNotFound) {
+		return notFound(collection, id)
+	}
+	if err != nil {
+		return fmt.Errorf("store: collection %q: delete document %q: %w", collection, id, err)
+	}
+	return nil
+}
+
+// reader: a version's files are read from the remote concurrently (one
+// round trip of latency instead of one per file).
+func (e remoteEngine) reader(ctx context.Context, collection string, en *entry, artifacts bool) func(string, fileSum) ([]byte, error) {
+	return e.prefetch(ctx, collection, en, artifacts)
+}
+
+// prepareCache: the local directory of a remote store holds only derived
+// files: check that the collection exists, then make its directory.
+func (e remoteEngine) prepareCache(ctx context.Context, collection, dir string) error {
+	if _, err := e.generation(ctx, collection); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("store: collection %q: cache: %w", collection, err)
+	}
+	return nil
+}
+
+func (e remoteEngine) collections(ctx context.Context) ([]CollectionInfo, error) {
+	out, err := e.r.Collections(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: list collections: %w", err)
 	}
@@ -124,8 +189,9 @@ func (s *Store) remoteCollections(ctx context.Context) ([]CollectionInfo, error)
 	return out, nil
 }
 
-func (s *Store) remoteDeleteCollection(ctx context.Context, name string) error {
-	err := s.remote.DeleteCollection(ctx, name)
+func (e remoteEngine) remoteDeleteCollection(ctx context.Context, name string) error {
+	s := e.s
+	err := e.r.DeleteCollection(ctx, name)
 	if name == DefaultCollection && errors.Is(err, ErrNotFound) {
 		err = nil
 	}
@@ -136,8 +202,9 @@ func (s *Store) remoteDeleteCollection(ctx context.Context, name string) error {
 	return nil
 }
 
-// remoteCommit stores prepared versions in the remote.
-func (s *Store) remoteCommit(ctx context.Context, collection string, ps []*prepared) error {
+// commit stores prepared versions in the remote.
+func (e remoteEngine) commit(ctx context.Context, collection string, ps []*prepared) error {
+	s := e.s
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -158,10 +225,10 @@ func (s *Store) remoteCommit(ctx context.Context, collection string, ps []*prepa
 		}
 		vs[i] = RemoteVersion{RemoteEntry: RemoteEntry{ID: p.id, Version: version, Entry: raw}, Files: files}
 	}
-	err := s.remote.Commit(ctx, collection, vs)
+	err := e.r.Commit(ctx, collection, vs)
 	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
-		if err = s.remote.CreateCollection(ctx, collection); err == nil {
-			err = s.remote.Commit(ctx, collection, vs)
+		if err = e.r.CreateCollection(ctx, collection); err == nil {
+			err = e.r.Commit(ctx, collection, vs)
 		}
 	}
 	return err
@@ -182,8 +249,8 @@ func decodeRemoteEntry(collection string, re RemoteEntry) (*entry, error) {
 	return &e, nil
 }
 
-func (s *Store) remoteLookup(ctx context.Context, collection, id string) (*entry, error) {
-	re, err := s.remote.Entry(ctx, collection, id)
+func (e remoteEngine) lookup(ctx context.Context, collection, id string) (*entry, error) {
+	re, err := e.r.Entry(ctx, collection, id)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, notFound(collection, id)
@@ -193,8 +260,8 @@ func (s *Store) remoteLookup(ctx context.Context, collection, id string) (*entry
 	return decodeRemoteEntry(collection, re)
 }
 
-func (s *Store) remoteList(ctx context.Context, collection string) ([]DocInfo, error) {
-	res, err := s.remote.Entries(ctx, collection)
+func (e remoteEngine) list(ctx context.Context, collection string) ([]DocInfo, error) {
+	res, err := e.r.Entries(ctx, collection)
 	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
 		return []DocInfo{}, nil
 	}
@@ -215,8 +282,8 @@ func (s *Store) remoteList(ctx context.Context, collection string) ([]DocInfo, e
 	return out, nil
 }
 
-func (s *Store) remoteGeneration(ctx context.Context, collection string) (uint64, error) {
-	gen, err := s.remote.Stamp(ctx, collection)
+func (e remoteEngine) generation(ctx context.Context, collection string) (uint64, error) {
+	gen, err := e.r.Stamp(ctx, collection)
 	if errors.Is(err, ErrNotFound) && collection == DefaultCollection {
 		return 0, nil
 	}
@@ -231,15 +298,16 @@ func (s *Store) remoteGeneration(ctx context.Context, collection string) (uint64
 
 // readVersionFile reads one file of a document version and verifies it.
 func (s *Store) readVersionFile(ctx context.Context, collection string, e *entry, name string, want fileSum) ([]byte, error) {
-	if s.remote == nil {
-		return readFile(filepath.Join(s.docsDir(collection), e.Dir, filepath.FromSlash(name)), want)
-	}
-	b, err := s.remote.ReadFile(ctx, collection, e.Info.ID, e.Dir, name)
+	return s.engine.readFile(ctx, collection, e, name, want)
+}
+
+func (e remoteEngine) readFile(ctx context.Context, collection string, en *entry, name string, want fileSum) ([]byte, error) {
+	b, err := e.r.ReadFile(ctx, collection, en.Info.ID, en.Dir, name)
 	if err != nil {
 		return nil, err
 	}
 	if got := sumOf(b); got != want {
-		return nil, fmt.Errorf("%s: version %s: %s: checksum mismatch (store damaged)", s.remote.Location(), e.Dir, name)
+		return nil, fmt.Errorf("%s: version %s: %s: checksum mismatch (store damaged)", e.r.Location(), en.Dir, name)
 	}
 	return b, nil
 }
@@ -277,7 +345,8 @@ func (s *Store) Ping(ctx context.Context) error {
 // prefetch reads a version's files from the remote concurrently (one round
 // trip of latency instead of one per file) and returns a reader of the
 // results.
-func (s *Store) prefetch(ctx context.Context, collection string, e *entry, artifacts bool) func(string, fileSum) ([]byte, error) {
+func (re remoteEngine) prefetch(ctx context.Context, collection string, e *entry, artifacts bool) func(string, fileSum) ([]byte, error) {
+	s := re.s
 	sums := map[string]fileSum{"meta.json": e.Meta, "text.txt": e.Files.Text}
 	if e.Files.Tree != nil {
 		sums["tree.json"] = *e.Files.Tree

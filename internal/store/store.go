@@ -199,8 +199,11 @@ type Store struct {
 
 	readOnly bool // opened by OpenReader: no recovery, writes refused
 
+	// engine keeps the documents: the directory, or a Remote (engine.go).
+	engine engine
 	// remote, when set, holds the documents (OpenRemote); dir is then only
-	// the local directory for derived files and process state.
+	// the local directory for derived files and process state. Its optional
+	// capabilities (SharedRecords, Blobs, Collector, Ping) are asked of it.
 	remote Remote
 
 	cmu   sync.Mutex
@@ -227,6 +230,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	s := &Store{dir: abs, lock: lf, cache: map[string]*collState{}}
+	s.engine = dirEngine{s}
 	if err := s.withWriteLock(func() error {
 		if err := s.checkFormat(); err != nil {
 			return err
@@ -259,13 +263,7 @@ func (s *Store) Close() error {
 	}
 	clear(s.cache)
 	s.cmu.Unlock()
-	if s.remote != nil {
-		return s.remote.Close()
-	}
-	if s.lock == nil {
-		return nil
-	}
-	return s.lock.Close()
+	return s.engine.close()
 }
 
 // ErrReadOnly is returned by the writing methods of a store opened with
@@ -298,7 +296,9 @@ func OpenReader(dir string) (*Store, error) {
 		// An older store is converted by Open, which needs the lock.
 		return nil, fmt.Errorf("store: open %s: store format %q, not %d: open it for writing once to convert it", dir, strings.TrimSpace(string(b)), FormatVersion)
 	}
-	return &Store{dir: abs, readOnly: true, cache: map[string]*collState{}}, nil
+	s := &Store{dir: abs, readOnly: true, cache: map[string]*collState{}}
+	s.engine = dirEngine{s}
+	return s, nil
 }
 
 // Dir returns the store's directory as an absolute path.

@@ -190,13 +190,7 @@ func (w *WebSearch) searxng(ctx context.Context, q string, n int) ([]webHit, err
 	if w.key != "" {
 		req.Header.Set("Authorization", "Bearer "+w.key)
 	}
-	var resp struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var resp titleURLContent
 	if err := fetchJSON(w.client, req, w.key, &resp); err != nil {
 		var se *statusError
 		if errors.As(err, &se) && se.status == http.StatusForbidden {
@@ -204,11 +198,7 @@ func (w *WebSearch) searxng(ctx context.Context, q string, n int) ([]webHit, err
 		}
 		return nil, err
 	}
-	hits := make([]webHit, 0, len(resp.Results))
-	for _, r := range resp.Results {
-		hits = append(hits, webHit{r.Title, r.URL, r.Content})
-	}
-	return hits, nil
+	return resp.hits(), nil
 }
 
 // brave queries the Brave Search API.
@@ -251,21 +241,28 @@ func (w *WebSearch) tavily(ctx context.Context, q string, n int) ([]webHit, erro
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+w.key)
-	var resp struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var resp titleURLContent
 	if err := fetchJSON(w.client, req, w.key, &resp); err != nil {
 		return nil, err
 	}
-	hits := make([]webHit, 0, len(resp.Results))
-	for _, r := range resp.Results {
-		hits = append(hits, webHit{r.Title, r.URL, r.Content})
+	return resp.hits(), nil
+}
+
+// titleURLContent is the results JSON of SearxNG and Tavily.
+type titleURLContent struct {
+	Results []struct {
+		Title   string `json:"title"`
+		URL     string `json:"url"`
+		Content string `json:"content"`
+	} `json:"results"`
+}
+
+func (r titleURLContent) hits() []webHit {
+	hits := make([]webHit, 0, len(r.Results))
+	for _, x := range r.Results {
+		hits = append(hits, webHit{x.Title, x.URL, x.Content})
 	}
-	return hits, nil
+	return hits
 }
 
 // formatWebHits renders results as numbered text for the model.

@@ -16,6 +16,10 @@
 // embeddings, optionally after a delay. A request that no turn matches fails
 // the test with a message naming the request; turns left unused when the
 // test ends fail it too, unless marked Optional.
+//
+// One file of ~740 lines, on purpose: it is one fake server (the script,
+// its matcher and the wire formats it answers share the server's state),
+// test-only, and read as a whole by whoever writes a script.
 package llmtest
 
 import (

@@ -1,8 +1,11 @@
 package export
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"time"
 
@@ -80,7 +83,57 @@ func JSON(w io.Writer, rv *Review) error {
 	if ds == nil {
 		ds = review.Decisions{}
 	}
+	if rv.Row != nil && rv.Table.Rows != nil { // (nil rows encode as null)
+		return streamJSON(w, rv, ds)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(jsonReview{Title: rv.title(), Collection: rv.Collection, Created: rv.Created, Table: rv.Table, Decisions: ds})
+}
+
+// streamJSON writes what JSON writes, taking the rows one at a time from
+// rv.Row: the review without its rows is encoded, and the rows are written
+// in the place of its empty list, each indented as the encoder would.
+func streamJSON(w io.Writer, rv *Review, ds review.Decisions) error {
+	head := *rv.Table
+	head.Rows = []review.Row{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(jsonReview{Title: rv.title(), Collection: rv.Collection, Created: rv.Created, Table: &head, Decisions: ds}); err != nil {
+		return err
+	}
+	// The first `"rows": []` is the table's: nothing before it holds a
+	// list of rows, and a string cannot hold an unescaped quote.
+	const empty = `"rows": []`
+	b := buf.Bytes()
+	at := bytes.Index(b, []byte(empty))
+	if at < 0 {
+		return errors.New("export: no rows in the encoded review")
+	}
+	const indent = "      " // a row is at depth 3: review, table, rows
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(b[:at])
+	bw.WriteString(`"rows": [`)
+	for i := range rv.Table.Rows {
+		row, err := rv.Row(i)
+		if err != nil {
+			return err
+		}
+		rb, err := json.MarshalIndent(row, indent, "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n" + indent)
+		bw.Write(rb)
+	}
+	if len(rv.Table.Rows) > 0 {
+		bw.WriteString("\n    ")
+	}
+	bw.WriteByte(']')
+	bw.Write(b[at+len(empty):])
+	return bw.Flush()
 }

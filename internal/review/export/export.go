@@ -35,6 +35,11 @@ type Review struct {
 	// Text returns a contract's canonical text, so the HTML report can show
 	// each extract in its context; nil shows the extracts alone.
 	Text func(docID string) (string, error)
+	// Row, when set, returns row i of Table whole: the JSON export then
+	// writes the rows one at a time from it, and Table.Rows may hold them
+	// without their extracts (review.Run.Light), so a review of a large
+	// collection is never all in memory. The other formats read Table.Rows.
+	Row func(i int) (review.Row, error)
 }
 
 // Write writes rv in one format ("csv", "xlsx", "json" or "html").

@@ -573,3 +573,29 @@ func TestWriteFilesAndFormats(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestJSONStreamedRows: the JSON export written a row at a time
+// (Review.Row) is byte for byte the one written from the whole table, with
+// rows and without.
+func TestJSONStreamedRows(t *testing.T) {
+	rv := fixture(t)
+	for _, rows := range [][]review.Row{rv.Table.Rows, nil} {
+		tab := *rv.Table
+		tab.Rows = rows
+		whole := *rv
+		whole.Table = &tab
+		var want bytes.Buffer
+		if err := export.JSON(&want, &whole); err != nil {
+			t.Fatal(err)
+		}
+		streamed := whole
+		streamed.Row = func(i int) (review.Row, error) { return tab.Rows[i], nil }
+		var got bytes.Buffer
+		if err := export.JSON(&got, &streamed); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%d rows: streamed JSON differs:\n%s\nwant\n%s", len(rows), got.String(), want.String())
+		}
+	}
+}
