@@ -140,11 +140,12 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		for _, loc := range rePerpetual().FindAllStringIndex(s, -1) {
 			cands = append(cands, valueAt{"perpetual", loc[0], loc[1]})
 		}
+		cands = append(cands, written(periodicRenewals(s))...)
 		sort.SliceStable(cands, func(x, y int) bool { return cands[x].at < cands[y].at })
 		cands = byNotice(s, cands, c)
 		if v, ok := pickValue(s, cands, c); ok {
 			a.Text = v.v
-			if v.v != "perpetual" && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
+			if v.v != "perpetual" && !strings.HasPrefix(v.v, "successive ") && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
 				a.Text = "successive " + v.v
 			}
 			add(v.at, v.end, "value")
@@ -539,6 +540,45 @@ func pickValue(s string, cands []valueAt, c cues) (valueAt, bool) {
 		ranges[i] = [2]int{v.at, v.end}
 	}
 	return cands[pickNear(s, ranges, c)], true
+}
+
+// A renewal written without a number: "renews automatically from year to
+// year", "on a year-to-year basis", "automatically renewing annually",
+// "shall renew automatically each year" — a renewal term of one year (one
+// month for "month to month", "monthly"), when a word of renewing or
+// continuing comes before it in its sentence.
+var (
+	rePeriodic = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:(year|month)[\s-]+to[\s-]+(?:year|month)|(annually|yearly|monthly)|(?:each|every)\s+(year|month))\b`)
+	})
+	reRenewWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:renew\w*|extend\w*|extension|continu\w*)\b[^.;]{0,80}$`)
+	})
+)
+
+// periodicRenewals returns the renewals of s written without a number, as
+// "successive 1 year" or "successive 1 month".
+func periodicRenewals(s string) []valueAt {
+	var out []valueAt
+	for _, m := range rePeriodic().FindAllStringSubmatchIndex(s, -1) {
+		if !reRenewWord().MatchString(s[max(0, m[0]-100):m[0]]) {
+			continue
+		}
+		unit := ""
+		for g := 1; g <= 3; g++ {
+			if m[2*g] >= 0 {
+				unit = strings.ToLower(s[m[2*g]:m[2*g+1]])
+			}
+		}
+		switch unit {
+		case "annually", "yearly":
+			unit = "year"
+		case "monthly":
+			unit = "month"
+		}
+		out = append(out, valueAt{"successive 1 " + unit, m[0], m[1]})
+	}
+	return out
 }
 
 // reSuccessive is a word before a renewal period that says it repeats.

@@ -44,6 +44,8 @@ func TestReadAnswerSpans(t *testing.T) {
 		{AnswerJurisdiction, []string{"12. Governing Law", "This Agreement is governed by the laws of the State of New York."}, "New York", []string{"New York"}},
 		{AnswerDate, []string{"This Agréement is dated as of March 1, 2019."}, "2019-03-01", []string{"March 1, 2019"}},
 		{AnswerDuration, []string{"Thereafter it renews for successive one (1) year terms."}, "successive 1 year", []string{"one (1) year"}},
+		{AnswerDuration, []string{"Thereafter, this agreement will renew automatically from year to year unless cancelled on 60 days' notice."}, "successive 1 year", []string{"year to year"}},
+		{AnswerDuration, []string{"After the initial term this Agreement continues, automatically renewing annually, unless either party gives a thirty-day notice."}, "successive 1 year", []string{"annually"}},
 		{AnswerText, []string{"Exhibit 10.1\n\nMASTER SUPPLY AGREEMENT\n\nThis Master Supply Agreement is made"}, "MASTER SUPPLY AGREEMENT", []string{"MASTER SUPPLY AGREEMENT"}},
 		{AnswerText, []string{"Deed of Guarantee\n\nThis deed is dated 1 May 2020 and made by"}, "Deed of Guarantee", []string{"Deed of Guarantee"}},
 		{AnswerText, []string{"11.1 Each party shall keep the other's Confidential Information in confidence under this Agreement."}, "", nil},

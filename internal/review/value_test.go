@@ -89,6 +89,19 @@ func TestFirstDateAndDuration(t *testing.T) {
 	if got := Jurisdiction("governed by the laws of the State of New York, without regard to Delaware law"); got != "New York" {
 		t.Errorf("Jurisdiction = %q, want New York", got)
 	}
+	if got := Jurisdiction("THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF NEW YORK APPLICABLE TO CONTRACTS"); got != "New York" {
+		t.Errorf("Jurisdiction in capitals = %q, want New York", got)
+	}
+	for text, want := range map[string]string{
+		"shall be governed by the laws of the United States of America and of the State of Texas.":                                             "Texas",
+		"governed by the laws of the United States and, to the extent not inconsistent therewith, by the laws of the Commonwealth of Kentucky": "United States",
+		"This Agreement is governed by English law and the parties submit to the English courts.":                                              "England",
+		"governed by the laws of the United States of America. The courts at New York City shall have jurisdiction.":                           "United States",
+	} {
+		if got := Jurisdiction(text); got != want {
+			t.Errorf("Jurisdiction(%q) = %q, want %q", text, got, want)
+		}
+	}
 }
 
 // Dates whose ordinal a PDF's text split, or whose space it lost.

@@ -36,7 +36,13 @@ func (p MergePolicy) level(units int) int {
 // Pick returns the segments of c to merge next (adjacent, in order), or
 // nil when none should be. Windows of Factor adjacent segments at the
 // lowest level come first (the cheapest merges); a segment with too many
-// deleted documents is rewritten alone.
+// deleted documents is rewritten alone. A window where one segment holds
+// more than half the units is not merged: that merge would rewrite the
+// large segment to absorb a few small ones (adding one document to a
+// collection made of one large segment and six small ones rewrote the
+// whole collection), so a document is rewritten only into a segment at
+// least twice its own's size, at most log2(collection) times; the small
+// ones wait for a window of their own.
 func (p MergePolicy) Pick(c Commit) []string {
 	segs := c.Segments
 	for _, s := range segs {
@@ -55,9 +61,13 @@ func (p MergePolicy) Pick(c Commit) []string {
 	}
 	for l := 0; l <= top; l++ {
 		for i := 0; i+p.Factor <= len(segs); i++ {
-			ok, total := true, 0
+			ok, total, biggest := true, 0, 0
 			for _, s := range segs[i : i+p.Factor] {
 				total += s.LiveUnits()
+				biggest = max(biggest, s.LiveUnits())
+			}
+			if 2*biggest > total {
+				ok = false
 			}
 			for _, lv := range levels[i : i+p.Factor] {
 				if lv > l {
