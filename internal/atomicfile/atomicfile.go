@@ -125,7 +125,13 @@ func writeSynced(path string, perm os.FileMode, write func(io.Writer) error) err
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
+	return SyncClose(f, func(f *os.File) error { return write(f) })
+}
+
+// SyncClose runs change on an open file, then fsyncs and closes it; the
+// file is closed whatever fails, and the first error returned.
+func SyncClose(f *os.File, change func(*os.File) error) error {
+	if err := change(f); err != nil {
 		f.Close()
 		return err
 	}

@@ -35,7 +35,7 @@ func (s DocSummary) String() string {
 	if s.Type != "" && !strings.Contains(strings.ToLower(s.Title), strings.ToLower(s.Type)) {
 		b.WriteString(" (" + s.Type + ")")
 	}
-	return truncateRunes(b.String(), 300)
+	return document.FirstRunes(b.String(), 300)
 }
 
 // Names learns the names a person would call a document by, from its text
@@ -45,7 +45,7 @@ func Names(doc *document.Document) names.Names {
 }
 
 // Opening returns the first n code points of a document's text, for routing.
-func Opening(doc *document.Document, n int) string { return truncateRunes(doc.Text, n) }
+func Opening(doc *document.Document, n int) string { return document.FirstRunes(doc.Text, n) }
 
 // headLimit is how much of the opening text the summary looks at (bytes).
 const headLimit = 4000
@@ -90,16 +90,5 @@ func Summary(doc *document.Document) DocSummary {
 		}
 	}
 	s.Type = names.TypeOf(s.Title)
-	return s
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for b := range s {
-		if i == n {
-			return s[:b]
-		}
-		i++
-	}
 	return s
 }

@@ -85,7 +85,7 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 		// The parent's lead-in ("The restrictions above shall not apply to
 		// information which:") is what gives a list item its meaning.
 		if p := n.Parent; p > 0 && opt.LeadIn > 0 {
-			context += "\n" + truncateRunes(doc.Masked(tree.Nodes[p].Own), opt.LeadIn)
+			context += "\n" + document.FirstRunes(doc.Masked(tree.Nodes[p].Own), opt.LeadIn)
 		}
 		if !opt.NoSummary {
 			context = sumLine + "\n" + context

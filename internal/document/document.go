@@ -299,3 +299,16 @@ func PagesLabel(pages []int) string {
 	}
 	return fmt.Sprintf("pp. %d–%d (PDF pages)", pages[0], pages[len(pages)-1])
 }
+
+// FirstRunes returns the first n code points of s, or all of s when it is
+// shorter: a cut made in the unit every span counts in.
+func FirstRunes(s string, n int) string {
+	i := 0
+	for b := range s {
+		if i == n {
+			return s[:b]
+		}
+		i++
+	}
+	return s
+}

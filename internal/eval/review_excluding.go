@@ -25,7 +25,7 @@ var excludingJSON []byte
 // ExcludingClause is one clause of the polarity check.
 type ExcludingClause struct {
 	Provision string `json:"provision"`
-	Set       string `json:"set"` // "dev", "held_out", "held_out_2" or "held_out_3"
+	Set       string `json:"set"` // "dev", "held_out", "held_out_2", "held_out_3" or "held_out_4"
 	Heading   string `json:"heading"`
 	Clause    string `json:"clause"`
 }
@@ -47,6 +47,7 @@ type ExcludingReport struct {
 	HeldOut  ExcludingTally    `json:"held_out"`
 	HeldOut2 ExcludingTally    `json:"held_out_2"`
 	HeldOut3 ExcludingTally    `json:"held_out_3"`
+	HeldOut4 ExcludingTally    `json:"held_out_4"`
 	Dev      ExcludingTally    `json:"dev"`
 	Results  []ExcludingResult `json:"results"`
 }
@@ -135,6 +136,8 @@ func RunExcludingCheck(ctx context.Context, pb *review.Playbook, det *review.Det
 			t = &rep.HeldOut2
 		case "held_out_3":
 			t = &rep.HeldOut3
+		case "held_out_4":
+			t = &rep.HeldOut4
 		}
 		rep.Clauses++
 		t.Clauses++
@@ -177,8 +180,10 @@ func WriteExcludingTable(w io.Writer, r *ExcludingReport) {
 	line("held out", r.HeldOut)
 	line("held out 2", r.HeldOut2)
 	line("held out 3", r.HeldOut3)
+	line("held out 4", r.HeldOut4)
 	for _, x := range r.Results {
-		if x.Yes {
+		// held_out_4 is unseen: its counts only, never its clauses
+		if x.Yes && x.Set != "held_out_4" {
 			fmt.Fprintf(w, "  Yes on %s (%s): %s\n", x.Provision, x.Set, x.Clause)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/pakton/pakton/internal/document"
 )
 
 // TypeWords are the words titles use for kinds of documents. A title is
@@ -31,10 +33,10 @@ func Title(head string) string {
 			first = t
 		}
 		if len(t) <= 120 && containsAny(strings.ToLower(t), TypeWords) && !strings.HasSuffix(t, ",") {
-			return truncateRunes(t, 120)
+			return document.FirstRunes(t, 120)
 		}
 	}
-	return truncateRunes(first, 120)
+	return document.FirstRunes(first, 120)
 }
 
 // TypeOf returns the kind of document a title names, in lower case: its
@@ -199,17 +201,6 @@ func containsAny(s string, words []string) bool {
 		}
 	}
 	return false
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for b := range s {
-		if i == n {
-			return s[:b]
-		}
-		i++
-	}
-	return s
 }
 
 // months are the English month names, for reading dates.

@@ -229,6 +229,8 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 		Keywords: []Keyword{{Text: "assign", Boost: 3}, {Text: "assignable", Boost: 2}}}
 	warranty := &Provision{Name: "Warranty", Answer: AnswerYesNo, Polarity: PolarityRight,
 		Keywords: []Keyword{{Text: "warranty", Boost: 3}, {Text: "warrants", Boost: 3}}}
+	confidential := &Provision{Name: "Confidentiality", Answer: AnswerYesNo, Polarity: PolarityRestriction,
+		Keywords: []Keyword{{Text: "confidential", Boost: 3}, {Text: "confidence", Boost: 2}, {Text: "disclose", Boost: 2}}}
 	tfc := &Provision{Name: "Termination for Convenience", Answer: AnswerYesNo, Polarity: PolarityRight,
 		Keywords: []Keyword{{Text: "without cause", Boost: 3}, {Text: "terminate", Boost: 2}}}
 	for _, c := range []struct {
@@ -243,6 +245,11 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 		{warranty, "The goods are sold as is and without any warranty of fitness.", KindNo},
 		{warranty, "The Supplier warrants that the goods will conform to the Specifications.", KindYes},
 		{tfc, "Either party may terminate this Agreement without cause on thirty days' notice.", KindYes},
+		// the contract giving nothing, and a duty nobody owes
+		{restriction, "Nothing contained in this Agreement confers on the Reseller any exclusive right to a market.", KindNo},
+		{restriction, "The Licensor shall not grant any other person a licence in the Territory, the Licensee being its exclusive licensee.", KindYes},
+		{confidential, "Neither party owes the other any obligation of confidence in respect of the pricing.", KindNo},
+		{confidential, "Each party shall keep the other's Confidential Information confidential and shall not disclose it.", KindYes},
 	} {
 		if a := polarityAnswer(c.p, extractsOf(c.text)); a.Kind != c.want {
 			t.Errorf("%s: %q: %s, want %s", c.p.Name, c.text, a.Kind, c.want)

@@ -190,7 +190,7 @@ func negates(s string) bool { return negatedBefore(s, -1) }
 // whose negated form is not itself one of the provision's keywords ("non-exclusive" frees from exclusivity; "non-transferable" is
 // what a non-transferable licence says).
 func liberty(seg string, c cues, normal map[string]bool) bool {
-	if reFree().MatchString(seg) {
+	if reFree().MatchString(seg) || reNothingGrants().MatchString(seg) {
 		return true
 	}
 	for _, m := range reWithoutRestriction().FindAllStringIndex(seg, -1) {
@@ -285,6 +285,13 @@ var (
 	reNoConsentNeeded = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bno\s+(?:\S+\s+){0,2}?(?:consent|approval)\s+(?:\S+\s+){0,5}?(?:is|shall\s+be|will\s+be)\s+(?:needed|required|necessary)\b|\brequir\w*\s+no\s+(?:\S+\s+){0,4}?(?:consent|approval)\b`)
 	})
+	// reNothingGrants is the contract saying it gives nothing: "Nothing in
+	// this Agreement grants the Agent exclusive rights", "No provision of
+	// this Agreement creates …" (not a party that "shall not grant" a
+	// licence to others, which is how an exclusivity is written).
+	reNothingGrants = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:nothing|no\s+(?:provision|term|part)\s+of)\s+(?:(?:in|contained|herein|hereunder|under|this|agreement|shall|will|be|is|deemed|construed|to|as)\W+){0,6}?(?:grant\w*|confer\w*|give\w*|creat\w*|constitut\w*|impos\w*|establish\w*)\b`)
+	})
 	rePermission = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(?:may|can|is\s+entitled|are\s+entitled|is\s+permitted|are\s+permitted|has\s+the\s+right)\b`)
 	})
@@ -295,7 +302,7 @@ var (
 	// negator, with only function words between: "nothing in this
 	// Agreement shall restrict", "not be limited", "no obligation to".
 	reNegatedRestraint = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^\W*(?:(?:in|this|agreement|herein|hereunder|contained|section|shall|will|be|is|are|been|being|construed|as|to|deemed|either|any|party|parties|the|such|its|has|have|had|an?|under|obliged|undertakes|undertake)\W+){0,6}?(?:restrict\w*|prevent\w*|prohibit\w*|limit\w*|preclud\w*|restrain\w*|refrain\w*|forbid\w*|bar(?:s|red)?|impair\w*|exclud\w*|cap(?:s|ped)?|obligations?|obliged|obligated|required|bound|duty|duties)\b`)
+		return regexp.MustCompile(`(?i)^\W*(?:(?:in|this|agreement|herein|hereunder|contained|section|shall|will|be|is|are|been|being|construed|as|to|deemed|either|any|party|parties|the|such|its|has|have|had|an?|under|obliged|undertakes|undertake|owes?|owed|bears?|assumes?|other|each)\W+){0,6}?(?:restrict\w*|prevent\w*|prohibit\w*|limit\w*|preclud\w*|restrain\w*|refrain\w*|forbid\w*|bar(?:s|red)?|impair\w*|exclud\w*|cap(?:s|ped)?|obligations?|obliged|obligated|required|bound|duty|duties)\b`)
 	})
 )
 

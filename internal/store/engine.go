@@ -107,11 +107,7 @@ func (d dirEngine) lookup(_ context.Context, collection, id string) (*entry, err
 	if l == nil {
 		return nil, notFound(collection, id)
 	}
-	e, err := l.get()
-	if err != nil {
-		return nil, fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
-	}
-	return e, nil
+	return l.in(collection, id)
 }
 
 // reader: a directory's files are read one at a time, as get asks.
@@ -127,9 +123,9 @@ func (d dirEngine) list(_ context.Context, collection string) ([]DocInfo, error)
 	if err := s.view(collection, func(m *manifest) error {
 		out = make([]DocInfo, 0, len(m.Docs))
 		for id, l := range m.Docs {
-			e, err := l.get()
+			e, err := l.in(collection, id)
 			if err != nil {
-				return fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+				return err
 			}
 			out = append(out, e.info())
 		}

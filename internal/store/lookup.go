@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 )
@@ -163,9 +162,9 @@ func (d dirEngine) findSource(_ context.Context, collection, sha string) ([]DocI
 			if l == nil {
 				continue
 			}
-			e, err := l.get()
+			e, err := l.in(collection, id)
 			if err != nil {
-				return fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+				return err
 			}
 			if e.Info.Source.SHA256 == sha { // what the index read is what the entry says
 				out = append(out, e.info())
@@ -222,9 +221,9 @@ func (d dirEngine) changes(_ context.Context, collection string, since uint64) (
 			if rev, ok := dirRev(id, l.dir); ok && rev <= since {
 				continue
 			}
-			e, err := l.get()
+			e, err := l.in(collection, id)
 			if err != nil {
-				return fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+				return err
 			}
 			changed = append(changed, e.info())
 		}

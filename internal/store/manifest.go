@@ -98,6 +98,15 @@ func (l *lazyEntry) get() (*entry, error) {
 	return l.e, l.err
 }
 
+// in is get for document id of collection, its error saying which.
+func (l *lazyEntry) in(collection, id string) (*entry, error) {
+	e, err := l.get()
+	if err != nil {
+		return nil, fmt.Errorf("store: collection %q: document %q: %w", collection, id, err)
+	}
+	return e, nil
+}
+
 // encoded returns the entry's JSON.
 func (l *lazyEntry) encoded() ([]byte, error) {
 	if l.raw != nil {

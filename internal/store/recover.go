@@ -216,15 +216,7 @@ func truncateFile(path string, size int64) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Truncate(size); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.SyncClose(f, func(f *os.File) error { return f.Truncate(size) })
 }
 
 // parseLegacyManifest decodes a format 1 manifest.json. Directory names are
