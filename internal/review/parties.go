@@ -434,7 +434,8 @@ var reRoman = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 
 // initialsOf reports whether the short name abbreviates the words before
 // it: its letters are, in order, the initials of the last 12 words of
-// before (a word in capitals of up to five letters gives all of them):
+// before that a name holds — capitalised, or "of", "and", "for" (a word
+// in capitals of up to five letters gives all of its letters):
 // "Mutual Insurance Corporation of America, a Michigan insurance
 // corporation (MICOA)", "USA Managed Care Organization (USA MCO)".
 func initialsOf(before, short string) bool {
@@ -449,6 +450,13 @@ func initialsOf(before, short string) bool {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) {
+			switch w {
+			case "of", "and", "for", "de", "du", "la":
+			default:
+				continue // a name's words are capitalised ("value added tax (VAT)" names no one)
+			}
+		}
 		ini = append(ini, unicode.ToLower(r))
 	}
 	k := 0

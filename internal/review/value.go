@@ -588,6 +588,11 @@ func anniversaryEnd(s, start string) (string, [][2]int, bool) {
 	return "", nil, false
 }
 
+// reEndOfYear ends a term with the calendar year it starts in.
+var reEndOfYear = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:until|through|to)\s+(?:the\s+)?end\s+of\s+(?:the\s+)?(?:current|then[\s-]current|same|that)\s+calendar\s+year\b`)
+})
+
 // reFromDate joins a period to the date it runs from.
 var reFromDate = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^\W{0,3}(?:\w+\W+){0,3}?(?:from|commencing|beginning|starting|after|following)\s+(?:on\s+)?$`)
@@ -616,6 +621,16 @@ func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	}
 	if d, at, ok := anniversaryEnd(s, start); ok {
 		return d, at, true
+	}
+	// "shall remain in effect until the end of the current calendar year"
+	if m := reEndOfYear().FindStringIndex(s); m != nil {
+		base := start
+		if ds := allDatesAt(s[:m[0]]); len(ds) > 0 {
+			base = ds[len(ds)-1].v
+		}
+		if len(base) >= 4 {
+			return base[:4] + "-12-31", [][2]int{{m[0], m[1]}}, true
+		}
 	}
 	var at [][2]int
 	// a notice period does not measure the term ("shall expire if the

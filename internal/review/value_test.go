@@ -30,6 +30,7 @@ func TestEndDate(t *testing.T) {
 		{"The term shall commence on December 1, 2001. The term of this Agreement shall end on the seventh anniversary of the date hereof.", "2001-11-28", "2008-11-28"},
 		{"this Agreement shall remain in effect until the earlier of the below events occur: (a) The fifth (5t h) anniversary of this Agreement; and (b) …", "2015-06-02", "2020-06-02"},
 		{"Price increases take effect on the first anniversary of the Effective Date.", "2020-01-01", ""},
+		{"This agreement shall begin upon the date of its execution and shall remain in effect until the end of the current calendar year and shall be automatically renewed for successive one (1) year periods.", "2014-05-08", "2014-12-31"},
 		// a period from one date to another; a stop for a comma
 		{"the end of the two year period from the Effective Date to 31 July 2013", "2011-08-01", "2013-07-31"},
 		{"This Agreement shall be in effect until March 18. 2021, unless sooner terminated", "2020-03-19", "2021-03-18"},
