@@ -129,7 +129,12 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		if prep != nil {
 			start = prep.contractDate()
 		}
-		if d, at, ok := endDateAt(s, start, c); ok {
+		var defined map[string]string
+		if prep != nil {
+			prep.datesOnce.Do(func() { prep.dates = definedDates(prep.doc.Doc.Text) })
+			defined = prep.dates
+		}
+		if d, at, ok := endDateAt(s, start, c, defined); ok {
 			a.Text = d
 			for _, r := range at {
 				add(r[0], r[1], "value")
