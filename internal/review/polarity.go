@@ -35,7 +35,8 @@ import (
 // restriction). The condition is the words from the cue to the end of its
 // segment. A right one sentence excludes and another sentence of the same
 // clause grants as squarely is Conditional too ("may not terminate … during
-// the Initial Term. During any Renewal Term, … may terminate …").
+// the Initial Term. During any Renewal Term, … may terminate …") when the
+// exclusion is for a period.
 //
 // Written from general drafting patterns (English negation and the usual
 // ways contracts grant, restrict, exclude and condition), not from any
@@ -499,7 +500,8 @@ type polarity struct {
 // it; nothing says otherwise).
 func readPolarity(p *Provision, s string) polarity {
 	pol := readPolarityOnce(p, s)
-	if pol.kind == KindNo && pol.weight > 0 && polarityOf(p, cueWordsOf(p)) == PolarityRight {
+	if pol.kind == KindNo && pol.weight > 0 && polarityOf(p, cueWordsOf(p)) == PolarityRight &&
+		reForAPeriod().MatchString(s[pol.focus[0]:pol.focus[1]]) {
 		if g, ok := grantedElsewhere(p, s, pol); ok {
 			return g
 		}
@@ -507,8 +509,15 @@ func readPolarity(p *Provision, s string) polarity {
 	return pol
 }
 
-// grantedElsewhere reads a right that one sentence of s excludes (pol, its
-// reading) and another grants at least as squarely: "Provider may not
+// reForAPeriod limits an exclusion to a time: "during the Initial Term",
+// "before the first anniversary", "until …", "within the first year".
+var reForAPeriod = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:during|before|until|prior\s+to|within|for\s+the\s+first)\b`)
+})
+
+// grantedElsewhere reads a right that one sentence of s excludes for a
+// period (pol, its reading) and another sentence of at least five words
+// grants at least as squarely: "Provider may not
 // terminate this Agreement for convenience during the Initial Term. During
 // any Renewal Term, Provider may terminate this Agreement for convenience"
 // is the right on a condition. The condition is the granting sentence's own
@@ -522,7 +531,7 @@ func grantedElsewhere(p *Provision, s string, pol polarity) (polarity, bool) {
 		seen[o.sentence] = true
 		lo := o.sentence[0]
 		g := readPolarityOnce(p, s[lo:o.sentence[1]])
-		if g.kind == KindNo || g.weight < pol.weight {
+		if g.kind == KindNo || g.weight < pol.weight || len(strings.Fields(s[lo:o.sentence[1]])) < 5 {
 			continue
 		}
 		out := polarity{kind: KindConditional, focus: [2]int{lo + g.focus[0], lo + g.focus[1]}, weight: g.weight}
