@@ -26,15 +26,16 @@ func TestExcludingCheck(t *testing.T) {
 			t.Errorf("Yes for %s (%s) on an excluding clause: %s", r.Provision, r.Set, r.Clause)
 		}
 	}
-	t.Logf("dev %+v, held out %+v, held out 2 %+v, held out 3 %+v", rep.Dev, rep.HeldOut, rep.HeldOut2, rep.HeldOut3)
-	// The target is none. held_out and held_out_2 became development sets
-	// (their failures were read and fixed: 0 of 58); held_out_3 measured 2
-	// of 16 Yes when this floor was set (docs/EVALUATION.md): a regression
-	// fails the test.
-	if n := rep.HeldOut.Yes + rep.HeldOut2.Yes; n > 0 {
-		t.Errorf("%d excluding clauses of held_out and held_out_2 answered Yes", n)
+	t.Logf("dev %+v, held out %+v, held out 2 %+v, held out 3 %+v, held out 4 %+v", rep.Dev, rep.HeldOut, rep.HeldOut2, rep.HeldOut3, rep.HeldOut4)
+	// The target is none. held_out, held_out_2 and held_out_3 became
+	// development sets (their failures were read and fixed: 0 of 74);
+	// held_out_4 (unseen) measured 0 of 20 Yes when it was written and after
+	// session 4's change (docs/EVALUATION.md): a Yes on it fails the test,
+	// which names no clause.
+	if n := rep.HeldOut.Yes + rep.HeldOut2.Yes + rep.HeldOut3.Yes; n > 0 {
+		t.Errorf("%d excluding clauses of held_out, held_out_2 and held_out_3 answered Yes", n)
 	}
-	if n := rep.HeldOut3.Yes; n > 2 {
-		t.Errorf("%d held_out_3 excluding clauses answered Yes, more than the 2 measured", n)
+	if n := rep.HeldOut4.Yes; n > 0 {
+		t.Errorf("%d held_out_4 excluding clauses answered Yes (unseen set: see the counts, not the clauses)", n)
 	}
 }

@@ -129,7 +129,12 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		if prep != nil {
 			start = prep.contractDate()
 		}
-		if d, at, ok := endDateAt(s, start, c); ok {
+		var defined map[string]string
+		if prep != nil {
+			prep.datesOnce.Do(func() { prep.dates = definedDates(prep.doc.Doc.Text) })
+			defined = prep.dates
+		}
+		if d, at, ok := endDateAt(s, start, c, defined); ok {
 			a.Text = d
 			for _, r := range at {
 				add(r[0], r[1], "value")
@@ -755,3 +760,95 @@ var (
 		return regexp.MustCompile(`^(?i:exhibit|annex|appendix|schedule)\s+[\w.()\-]+$`)
 	})
 )
+
+// A term clause often defers to a definition: "The Term of this Agreement
+// shall be for the Contract Period" … ""Contract Period" shall mean that
+// period of time from February 21, 2011 through December 31, 2012". When a
+// cell's best extract writes no end of its own and names such a term, the
+// end date is read from the term's definition, whose passage becomes the
+// cell's first extract.
+var (
+	reDefersTo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:for|during|throughout|be|is|until\s+the\s+end\s+of)\s+the\s+([A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3})\b`)
+	})
+	reMeansAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^["”]\s*(?:shall\s+)?(?:mean|means|has\s+the\s+meaning|is\s+defined\s+as)\b`)
+	})
+)
+
+// definedEndAnswer reads an end date from the definition of the term the
+// best extract names; nil when it names none or the definition gives no
+// end.
+func (p *prepared) definedEndAnswer(pr *Provision, ex []Extract, scores []float64) ([]Extract, *Answer) {
+	if len(ex) == 0 {
+		return nil, nil
+	}
+	best := ex[0].Text
+	p.datesOnce.Do(func() { p.dates = definedDates(p.doc.Doc.Text) })
+	start := p.contractDate()
+	if d, _, ok := endDateAt(best, start, nil, p.dates); ok && (d != "perpetual" || rePerpetual().MatchString(best)) {
+		return nil, nil // the clause writes its own end ("unless terminated" is not one)
+	}
+	text := p.doc.Doc.Text
+	for _, m := range reDefersTo().FindAllStringSubmatchIndex(best, -1) {
+		name := best[m[2]:m[3]]
+		if words := strings.Fields(name); reDocWord().MatchString(words[len(words)-1]) {
+			continue // "for the Supply Agreement" names a document, not a term
+		}
+		for _, q := range []string{"\"" + name, "“" + name} {
+			for from := 0; ; {
+				k := strings.Index(text[from:], q)
+				if k < 0 {
+					break
+				}
+				k += from
+				from = k + len(q)
+				if !reMeansAfter().MatchString(text[k+len(q) : min(len(text), k+len(q)+30)]) {
+					continue
+				}
+				def := text[k:min(len(text), k+600)]
+				if e := reSentenceEnd().FindStringIndex(def); e != nil {
+					def = def[:e[0]+1]
+				}
+				d, at, ok := endDateAt(def, start, cueWordsOf(pr), p.dates)
+				if !ok {
+					break
+				}
+				sp := p.ix.RuneSpan(k, k+len(def))
+				out, idx := ex, -1
+				for i, e := range out {
+					if e.Span.Contains(document.Span{Start: sp.Start, End: sp.Start + 1}) {
+						idx = i
+						break
+					}
+				}
+				if idx < 0 {
+					for j, ps := range p.passages {
+						if ps.span.Contains(document.Span{Start: sp.Start, End: sp.Start + 1}) {
+							score := 0.0
+							if j < len(scores) {
+								score = scores[j]
+							}
+							out = append([]Extract{p.extract(j, score)}, ex...)
+							idx = 0
+							break
+						}
+					}
+				}
+				if idx < 0 {
+					return nil, nil
+				}
+				a := &Answer{Kind: KindValue, Text: d}
+				e := out[idx]
+				for _, r := range at {
+					rs := p.ix.RuneSpan(k+r[0], k+r[1])
+					if e.Span.Contains(rs) {
+						a.Spans = append(a.Spans, AnswerSpan{Extract: idx, Span: rs, Role: "value"})
+					}
+				}
+				return out, a
+			}
+		}
+	}
+	return nil, nil
+}

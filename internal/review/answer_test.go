@@ -287,3 +287,28 @@ func TestTitleFromOpening(t *testing.T) {
 		}
 	}
 }
+
+// A term clause that defers to a definition: the end date is read from the
+// definition, whose passage is shown first.
+func TestEndDateFromDefinedTerm(t *testing.T) {
+	text := "1. Definitions.\n\n(a) \"Contract Period\" shall mean that period of time from March 1, 2021 through June 30, 2022.\n\n2. Term. The Term of this Agreement shall be for the Contract Period unless it is terminated or extended as set forth in this Agreement.\n\n3. Fees. The Company shall pay the fees."
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	p := prepare(Doc{ID: "x", Name: "x", Doc: d})
+	k := -1
+	for i, ps := range p.passages {
+		if strings.Contains(p.ix.Slice(ps.span), "shall be for the Contract Period") {
+			k = i
+		}
+	}
+	if k < 0 {
+		t.Fatal("no term passage")
+	}
+	pr := &Provision{Name: "Expiration Date", Answer: AnswerEndDate}
+	ex, a := p.definedEndAnswer(pr, []Extract{p.extract(k, 1)}, make([]float64, len(p.passages)))
+	if a == nil || a.Text != "2022-06-30" {
+		t.Fatalf("answer %+v, want 2022-06-30", a)
+	}
+	if len(a.Spans) != 1 || spanText(t, ex, a.Spans[0]) != "June 30, 2022" {
+		t.Errorf("spans %+v", a.Spans)
+	}
+}

@@ -164,12 +164,3 @@ func Covers(extracts []document.Span, spans [][2]int) bool {
 	}
 	return false
 }
-
-// LabelName is the name a provision's labels go by: its detector's name
-// when the playbook gives one, else its own.
-func (p *Provision) LabelName() string {
-	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
-		return p.Detector
-	}
-	return p.Name
-}

@@ -42,6 +42,8 @@ type prepared struct {
 
 	runningOnce sync.Once
 	running     []document.Span // running lines (answer_pick.go), found on first use
+	datesOnce   sync.Once
+	dates       map[string]string // defined dates (value.go definedDates), found on first use
 }
 
 func prepare(d Doc) *prepared {

@@ -191,6 +191,12 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 			return cell
 		}
 	}
+	if p.Answer == AnswerEndDate {
+		if ex, a := prep.definedEndAnswer(p, cell.Extracts, scores); a != nil {
+			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
+			return cell
+		}
+	}
 	cell.Answer = readAnswer(p, prep, cell.Extracts)
 	cell.Value = cell.Answer.Text
 	if cell.Answer.Excludes {

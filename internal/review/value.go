@@ -487,7 +487,7 @@ var reEndCue = sync.OnceValue(func() *regexp.Regexp {
 // date) plus the first period written ("five (5) years" from 2019-03-01 →
 // 2024-03-01).
 func EndDate(s, start string) (string, bool) {
-	d, _, ok := endDateAt(s, start, nil)
+	d, _, ok := endDateAt(s, start, nil, nil)
 	return d, ok
 }
 
@@ -555,7 +555,7 @@ func ordinal(s string) int {
 // date written right after "anniversary of", else — for the contract's
 // own date ("of the date hereof", "of this Agreement") — start, else a date
 // written before it in s, else start.
-func anniversaryEnd(s, start string) (string, [][2]int, bool) {
+func anniversaryEnd(s, start string, defined map[string]string) (string, [][2]int, bool) {
 	for _, m := range reAnniversary().FindAllStringSubmatchIndex(s, -1) {
 		if !reEndWord().MatchString(s[max(0, m[0]-100):m[0]]) {
 			continue
@@ -569,6 +569,8 @@ func anniversaryEnd(s, start string) (string, [][2]int, bool) {
 		if d, dAt, dEnd, ok := firstDateAt(rest); ok && dAt <= 3 {
 			base = d
 			at = [][2]int{{m[0], m[1] + dEnd}}
+		} else if d, ok := namedDate(rest[:min(len(rest), 40)], defined); ok && !reOwnDate().MatchString(rest) {
+			base = d // "the eighth anniversary of the Commencement Date", defined elsewhere
 		} else if !reOwnDate().MatchString(rest) {
 			for _, d := range allDatesAt(s[:m[0]]) {
 				base = d.v // the last date written before it
@@ -593,6 +595,74 @@ var reEndOfYear = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:until|through|to)\s+(?:the\s+)?end\s+of\s+(?:the\s+)?(?:current|then[\s-]current|same|that)\s+calendar\s+year\b`)
 })
 
+// Defined dates. A contract often defines the date its term runs from
+// once — ""Commencement Date" means 16 October 2005", "as of March 1, 2019
+// (the "Effective Date")" — and its term clause names it.
+var (
+	reDateMeans = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`["“]([A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3}\s(?:Date|DATE))["”]\s*(?:shall\s+)?(?:mean|means|is|shall\s+be)\s*:?\s*`)
+	})
+	reDateDefined = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[\s,]*\(\s*(?:the\s+|hereinafter\s+|herein\s+)?["“]([A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3}\s(?:Date|DATE))["”]`)
+	})
+	reDateName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b[A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3}\s(?:Date|DATE)\b`)
+	})
+)
+
+var reEndName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`expir|terminat|\bend|renewal|closing`)
+})
+
+// definedDates returns the dates a contract defines by name, keyed by the
+// name in lower case; a name defined twice keeps its first date.
+func definedDates(text string) map[string]string {
+	out := map[string]string{}
+	for _, m := range reDateMeans().FindAllStringSubmatchIndex(text, -1) {
+		name := strings.ToLower(text[m[2]:m[3]])
+		if d, at, _, ok := firstDateAt(text[m[1]:min(len(text), m[1]+60)]); ok && at <= 3 {
+			if _, seen := out[name]; !seen {
+				out[name] = d
+			}
+		}
+	}
+	for _, d := range allDatesAt(text) {
+		if m := reDateDefined().FindStringSubmatch(text[d.end:min(len(text), d.end+60)]); m != nil {
+			name := strings.ToLower(m[1])
+			if _, seen := out[name]; !seen {
+				out[name] = d.v
+			}
+		}
+	}
+	return out
+}
+
+// namedDate returns the date of the first defined date s names.
+func namedDate(s string, defined map[string]string) (string, bool) {
+	if len(defined) == 0 {
+		return "", false
+	}
+	for _, m := range reDateName().FindAllStringIndex(s, -1) {
+		name := strings.ToLower(s[m[0]:m[1]])
+		if reEndName().MatchString(name) {
+			continue // a date a term ends on is not one it runs from
+		}
+		// "the Effective Date" also matches "This Effective Date": try
+		// the name without its leading words too
+		for {
+			if d, ok := defined[name]; ok {
+				return d, true
+			}
+			k := strings.IndexByte(name, ' ')
+			if k < 0 || !strings.Contains(name[k+1:], " ") {
+				break
+			}
+			name = name[k+1:]
+		}
+	}
+	return "", false
+}
+
 // reFromDate joins a period to the date it runs from.
 var reFromDate = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^\W{0,3}(?:\w+\W+){0,3}?(?:from|commencing|beginning|starting|after|following)\s+(?:on\s+)?$`)
@@ -607,7 +677,7 @@ var reRenewalBefore = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:renew\w*|extend\w*|extension)\s+(?:\S+\s+){0,5}?(?:for|of|by)\s+(?:an?\s+|one\s+|up\s+to\s+)?(?:additional|further|successive|consecutive|subsequent)?\s*(?:periods?\s+of\s+|terms?\s+of\s+)?$`)
 })
 
-func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
+func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2]int, bool) {
 	for _, re := range []*regexp.Regexp{reEndCue(), reFromTo()} {
 		for _, m := range re.FindAllStringIndex(s, -1) {
 			rest := s[m[1]:min(len(s), m[1]+80)]
@@ -619,7 +689,7 @@ func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 	if loc := rePerpetual().FindStringIndex(s); loc != nil {
 		return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 	}
-	if d, at, ok := anniversaryEnd(s, start); ok {
+	if d, at, ok := anniversaryEnd(s, start, defined); ok {
 		return d, at, true
 	}
 	// "shall remain in effect until the end of the current calendar year"
@@ -674,6 +744,14 @@ func endDateAt(s, start string, c cues) (string, [][2]int, bool) {
 			start = d.v // "two (2) years from June 15, 2020"
 			at = [][2]int{{d.at, d.end}}
 			break
+		}
+	}
+	if len(at) == 0 {
+		// no date written in the clause: a date it names that the
+		// contract defines elsewhere ("commence on the Commencement Date"
+		// … "Commencement Date" means 16 October 2005)
+		if d, ok := namedDate(s, defined); ok {
+			start = d
 		}
 	}
 	if start == "" {

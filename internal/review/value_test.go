@@ -141,3 +141,20 @@ func TestPickDateOwner(t *testing.T) {
 		}
 	}
 }
+
+// A start date the contract defines elsewhere.
+func TestEndDateFromDefinedDate(t *testing.T) {
+	doc := `"Commencement Date" means 16 October 2005.` + "\n\n" + `15. Duration. This Agreement shall commence on the Commencement Date and shall continue for an initial period of five years.` + "\n\n" + `"Term" shall mean the period commencing on the Effective Date and terminating on the eighth anniversary of the Commencement Date.`
+	defined := definedDates(doc)
+	if defined["commencement date"] != "2005-10-16" {
+		t.Fatalf("defined dates %v", defined)
+	}
+	for _, c := range []struct{ clause, want string }{
+		{"This Agreement shall commence on the Commencement Date and shall continue for an initial period of five years.", "2010-10-16"},
+		{`"Term" shall mean the period commencing on the Effective Date and terminating on the eighth anniversary of the Commencement Date.`, "2013-10-16"},
+	} {
+		if got, _, _ := endDateAt(c.clause, "2005-10-13", nil, defined); got != c.want {
+			t.Errorf("%q: %q, want %q", c.clause, got, c.want)
+		}
+	}
+}

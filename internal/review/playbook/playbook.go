@@ -1,4 +1,10 @@
-package review
+// Package playbook is the playbook format of a review: a checklist of
+// provisions (what each is, its questions, keywords, examples, answer
+// format, risks and polarity), read from YAML with every field checked and
+// bounded (ParsePlaybook, the Max limits). It knows nothing of contracts,
+// detectors or runs; internal/review runs a playbook over a deal room and
+// keeps these names as aliases (review.Playbook = playbook.Playbook, …).
+package playbook
 
 import (
 	"bytes"
@@ -29,7 +35,8 @@ const (
 	AnswerText         AnswerFormat = "text"         // the extract itself
 )
 
-var answerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerEndDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText}
+// AnswerFormats lists the answer formats, in the order messages name them.
+var AnswerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerEndDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText}
 
 // Playbook is a checklist of provisions to look for in every contract.
 type Playbook struct {
@@ -268,7 +275,7 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 		if p.Answer == "" {
 			p.Answer = AnswerText
 		}
-		if !slices.Contains(answerFormats, p.Answer) {
+		if !slices.Contains(AnswerFormats, p.Answer) {
 			return nil, fail(p.line, "provision %q: field \"answer\": unknown answer format %q (known: %s)", p.Name, p.Answer, formatList())
 		}
 		if p.Polarity != "" {
@@ -321,7 +328,7 @@ func ParsePlaybook(name string, data []byte) (*Playbook, error) {
 			if r.Answer == "" {
 				r.Answer = AnswerYesNo
 			}
-			if !slices.Contains(answerFormats, r.Answer) {
+			if !slices.Contains(AnswerFormats, r.Answer) {
 				return nil, fail(p.line, "provision %q: field \"risks\": unknown answer format %q (known: %s)", p.Name, r.Answer, formatList())
 			}
 		}
@@ -374,7 +381,7 @@ func (pb *Playbook) Select(names []string) (*Playbook, error) {
 
 func formatList() string {
 	var s []string
-	for _, f := range answerFormats {
+	for _, f := range AnswerFormats {
 		s = append(s, string(f))
 	}
 	return strings.Join(s, ", ")
@@ -411,4 +418,13 @@ func yamlMessage(err error) string {
 		return "line " + msg
 	}
 	return msg
+}
+
+// LabelName is the name a provision's labels go by: its detector's name
+// when the playbook gives one, else its own.
+func (p *Provision) LabelName() string {
+	if p.Detector != "" && !strings.EqualFold(p.Detector, "none") {
+		return p.Detector
+	}
+	return p.Name
 }
