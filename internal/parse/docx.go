@@ -259,16 +259,8 @@ func onOff(se xml.StartElement) bool {
 // (transitional or strict) with the local name of its parent, whatever the
 // parent's namespace; end for every end element.
 func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t xml.EndElement)) error {
-	d := newDocxDecoder(b)
 	var stack []string
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachToken(b, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			parent := ""
@@ -277,7 +269,7 @@ func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t x
 			}
 			stack = append(stack, t.Name.Local)
 			if t.Name.Space != nsW && t.Name.Space != nsWStrict {
-				continue
+				return
 			}
 			start(t, parent)
 		case xml.EndElement:
@@ -286,6 +278,22 @@ func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t x
 			}
 			end(t)
 		}
+	})
+}
+
+// eachToken calls f with every token of an XML part (OOXML or ODF, read by
+// newDocxDecoder) and returns the decoder's error, if any.
+func eachToken(b []byte, f func(tok xml.Token)) error {
+	d := newDocxDecoder(b)
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		f(tok)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -109,26 +108,18 @@ func odfAttr(se xml.StartElement, space, local string) string {
 
 // parse reads the styles of one part (styles.xml or content.xml).
 func (st *odtStyles) parse(b []byte) error {
-	d := newDocxDecoder(b)
 	var levels *[10]odtLevel
 	cur := -1
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachToken(b, func(tok xml.Token) {
 		se, ok := tok.(xml.StartElement)
 		if !ok {
-			continue
+			return
 		}
 		switch {
 		case se.Name.Space == nsODFStyle && se.Name.Local == "style":
 			name := odfAttr(se, nsODFStyle, "name")
 			if odfAttr(se, nsODFStyle, "family") != "paragraph" || name == "" {
-				continue
+				return
 			}
 			st.parent[name] = odfAttr(se, nsODFStyle, "parent-style-name")
 			st.display[name] = odfAttr(se, nsODFStyle, "display-name")
@@ -148,11 +139,11 @@ func (st *odtStyles) parse(b []byte) error {
 			se.Name.Space == nsODFText && se.Name.Local == "outline-level-style":
 			cur = -1
 			if levels == nil {
-				continue
+				return
 			}
 			n, err := strconv.Atoi(odfAttr(se, nsODFText, "level"))
 			if err != nil || n < 1 || n > 10 {
-				continue
+				return
 			}
 			cur = n - 1
 			lv := odtLevel{
@@ -180,7 +171,7 @@ func (st *odtStyles) parse(b []byte) error {
 				levels[cur].follow = odfAttr(se, nsODFText, "label-followed-by")
 			}
 		}
-	}
+	})
 }
 
 // headingLevel returns the 1-based outline level a paragraph style gives,
@@ -255,42 +246,34 @@ var odtSkipped = map[string]bool{
 }
 
 func (b *odtBody) parse(data []byte) error {
-	d := newDocxDecoder(data)
 	inBody := false
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachToken(data, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if b.skip > 0 {
 				b.skip++
-				continue
+				return
 			}
 			if t.Name.Space == nsODFOffice && t.Name.Local == "text" {
 				inBody = true
-				continue
+				return
 			}
 			if !inBody {
-				continue
+				return
 			}
 			if odtSkipped[t.Name.Local] && (t.Name.Space == nsODFText || t.Name.Space == nsODFOffice || t.Name.Space == nsODFDraw) {
 				b.skip = 1
-				continue
+				return
 			}
 			b.start(t)
 		case xml.EndElement:
 			if b.skip > 0 {
 				b.skip--
-				continue
+				return
 			}
 			if t.Name.Space == nsODFOffice && t.Name.Local == "text" {
 				inBody = false
-				continue
+				return
 			}
 			if inBody {
 				b.end(t.Name)
@@ -300,7 +283,7 @@ func (b *odtBody) parse(data []byte) error {
 				b.chars(string(t))
 			}
 		}
-	}
+	})
 }
 
 func (b *odtBody) start(t xml.StartElement) {

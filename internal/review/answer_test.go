@@ -233,6 +233,8 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 		Keywords: []Keyword{{Text: "confidential", Boost: 3}, {Text: "confidence", Boost: 2}, {Text: "disclose", Boost: 2}}}
 	tfc := &Provision{Name: "Termination for Convenience", Answer: AnswerYesNo, Polarity: PolarityRight,
 		Keywords: []Keyword{{Text: "without cause", Boost: 3}, {Text: "terminate", Boost: 2}}}
+	capP := &Provision{Name: "Cap on Liability", Answer: AnswerYesNo, Polarity: PolarityRestriction,
+		Keywords: []Keyword{{Text: "total liability", Boost: 3}, {Text: "liability", Boost: 2}, {Text: "exceed", Boost: 2}}}
 	for _, c := range []struct {
 		p    *Provision
 		text string
@@ -250,6 +252,11 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 		{restriction, "The Licensor shall not grant any other person a licence in the Territory, the Licensee being its exclusive licensee.", KindYes},
 		{confidential, "Neither party owes the other any obligation of confidence in respect of the pricing.", KindNo},
 		{confidential, "Each party shall keep the other's Confidential Information confidential and shall not disclose it.", KindYes},
+		// a limit denied before "subject to": no cap
+		{capP, "Neither Party's liability under this Agreement is subject to any financial limit, except that neither Party is liable for any loss of profit.", KindNo},
+		{capP, "The Supplier's total liability shall not exceed the fees paid in the twelve months before the claim.", KindYes},
+		// a right limited to the renewal terms
+		{tfc, "Provider may not terminate this Agreement without cause during the Initial Term. During any Renewal Term, Provider may terminate this Agreement without cause on ninety days' notice.", KindConditional},
 	} {
 		if a := polarityAnswer(c.p, extractsOf(c.text)); a.Kind != c.want {
 			t.Errorf("%s: %q: %s, want %s", c.p.Name, c.text, a.Kind, c.want)

@@ -24,15 +24,19 @@ import (
 // written negatively ("shall not compete"), so a negation is its normal
 // form; it is excluded by a liberty: a negated restraint ("nothing …
 // restricts", "not limited"), "free(ly)", "without restriction", "without
-// … consent" where nothing is negated, "non-exclusive". A provision is a
-// restriction when at least half of its examples' focus segments are
-// negated.
+// … consent" where nothing is negated, "non-exclusive", "not subject to any
+// limit". A provision is a restriction when at least half of its examples'
+// focus segments are negated.
 //
 // A kept provision is Conditional when its focus sentence limits it:
 // "only if/after/upon/for …", "provided that", "subject to", "unless",
-// "after the initial term", "with the … consent" (a right), or "not
-// unreasonably withheld", "except …", "other than …" (a restriction).
-// The condition is the words from the cue to the end of its segment.
+// "after the initial term", "during any renewal term", "with the … consent"
+// (a right), or "not unreasonably withheld", "except …", "other than …" (a
+// restriction). The condition is the words from the cue to the end of its
+// segment. A right one sentence excludes and another sentence of the same
+// clause grants as squarely is Conditional too ("may not terminate … during
+// the Initial Term. During any Renewal Term, … may terminate …") when the
+// exclusion is for a period.
 //
 // Written from general drafting patterns (English negation and the usual
 // ways contracts grant, restrict, exclude and condition), not from any
@@ -63,7 +67,7 @@ var (
 		return regexp.MustCompile(`(?i);|:\s|,\s*(?:and|or)\s|\b(?:but|except|unless|however|whereas|although|save)\b|\bother\s+than\b|\bprovided\s*(?:,\s*however\s*,?\s*)?(?:that|further|always|however)\b`)
 	})
 	reRightCondition = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\bexcept\s+(?:to|for|as|that|with|where|when|if)\b|\bother\s+than\b|\bonly\s+(?:if|when|after|upon|on|for|with|in|where|to\s+the\s+extent)\b|\bprovided\s*(?:,\s*however,\s*)?that\b|\bsubject\s+to\b|\bunless\b|\b(?:after|following)\s+(?:the\s+)?(?:expiry\s+of\s+the\s+|expiration\s+of\s+the\s+|end\s+of\s+the\s+)?(?:initial|first|minimum)\s+(?:term|period|year)\b|\bwith\s+the\s+(?:prior\s+)?(?:written\s+)?(?:consent|approval|agreement)\b|\bupon\s+mutual\b`)
+		return regexp.MustCompile(`(?i)\bexcept\s+(?:to|for|as|that|with|where|when|if)\b|\bother\s+than\b|\bonly\s+(?:if|when|after|upon|on|for|with|in|where|to\s+the\s+extent)\b|\bprovided\s*(?:,\s*however,\s*)?that\b|\bsubject\s+to\b|\bunless\b|\b(?:after|following)\s+(?:the\s+)?(?:expiry\s+of\s+the\s+|expiration\s+of\s+the\s+|end\s+of\s+the\s+)?(?:initial|first|minimum)\s+(?:term|period|year)\b|\b(?:during|in)\s+(?:any|each|a|every)\s+(?:renewal|renewed|extension|extended)\s+(?:term|period)\b|\bwith\s+the\s+(?:prior\s+)?(?:written\s+)?(?:consent|approval|agreement)\b|\bupon\s+mutual\b`)
 	})
 	reRestrictionCondition = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bnot\s+(?:to\s+be\s+)?unreasonably\s+(?:withheld|delayed|conditioned)\b|\bexcept\b|\bother\s+than\b|\bprovided\s*(?:,\s*however,\s*)?that\b|\bsubject\s+to\b`)
@@ -193,6 +197,14 @@ func liberty(seg string, c cues, normal map[string]bool) bool {
 	if reFree().MatchString(seg) || reNothingGrants().MatchString(seg) {
 		return true
 	}
+	// "is not subject to any financial limit", "Neither party's liability
+	// … is subject to any cap": a restraint denied by a negator before
+	// "subject to"
+	for _, m := range reSubjectToLimit().FindAllStringIndex(seg, -1) {
+		if negatedBefore(seg, m[0]) {
+			return true
+		}
+	}
 	for _, m := range reWithoutRestriction().FindAllStringIndex(seg, -1) {
 		if !reIncludingBefore().MatchString(seg[:m[0]]) {
 			return true
@@ -284,6 +296,11 @@ var (
 	})
 	reNoConsentNeeded = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bno\s+(?:\S+\s+){0,2}?(?:consent|approval)\s+(?:\S+\s+){0,5}?(?:is|shall\s+be|will\s+be)\s+(?:needed|required|necessary)\b|\brequir\w*\s+no\s+(?:\S+\s+){0,4}?(?:consent|approval)\b`)
+	})
+	// reSubjectToLimit is "subject to any (financial) limit/cap/ceiling":
+	// with a negator before it, a liberty from a limit.
+	reSubjectToLimit = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bsubject\s+to\s+(?:any|a|an)\s+(?:\w+\s+){0,2}?(?:limit|limits|limitation|limitations|cap|caps|ceiling|maximum)\b`)
 	})
 	// reNothingGrants is the contract saying it gives nothing: "Nothing in
 	// this Agreement grants the Agent exclusive rights", "No provision of
@@ -482,6 +499,55 @@ type polarity struct {
 // A text with no cue word of the provision is read as Yes (the finder found
 // it; nothing says otherwise).
 func readPolarity(p *Provision, s string) polarity {
+	pol := readPolarityOnce(p, s)
+	if pol.kind == KindNo && pol.weight > 0 && polarityOf(p, cueWordsOf(p)) == PolarityRight &&
+		reForAPeriod().MatchString(s[pol.focus[0]:pol.focus[1]]) {
+		if g, ok := grantedElsewhere(p, s, pol); ok {
+			return g
+		}
+	}
+	return pol
+}
+
+// reForAPeriod limits an exclusion to a time: "during the Initial Term",
+// "before the first anniversary", "until …", "within the first year".
+var reForAPeriod = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:during|before|until|prior\s+to|within|for\s+the\s+first)\b`)
+})
+
+// grantedElsewhere reads a right that one sentence of s excludes for a
+// period (pol, its reading) and another sentence of at least five words
+// grants at least as squarely: "Provider may not
+// terminate this Agreement for convenience during the Initial Term. During
+// any Renewal Term, Provider may terminate this Agreement for convenience"
+// is the right on a condition. The condition is the granting sentence's own
+// (there, "During any Renewal Term"), else the excluding words.
+func grantedElsewhere(p *Provision, s string, pol polarity) (polarity, bool) {
+	seen := map[[2]int]bool{}
+	for _, o := range segments(s) {
+		if seen[o.sentence] || (o.sentence[0] <= pol.focus[0] && pol.focus[0] < o.sentence[1]) {
+			continue
+		}
+		seen[o.sentence] = true
+		lo := o.sentence[0]
+		g := readPolarityOnce(p, s[lo:o.sentence[1]])
+		if g.kind == KindNo || g.weight < pol.weight || len(strings.Fields(s[lo:o.sentence[1]])) < 5 {
+			continue
+		}
+		out := polarity{kind: KindConditional, focus: [2]int{lo + g.focus[0], lo + g.focus[1]}, weight: g.weight}
+		if g.kind == KindConditional {
+			out.condition, out.cond = g.condition, [2]int{lo + g.cond[0], lo + g.cond[1]}
+		} else {
+			out.condition = strings.Join(strings.Fields(s[pol.focus[0]:pol.focus[1]]), " ")
+			out.cond = pol.focus
+		}
+		return out, true
+	}
+	return polarity{}, false
+}
+
+// readPolarityOnce is readPolarity's reading of s's focus alone.
+func readPolarityOnce(p *Provision, s string) polarity {
 	c := cueWordsOf(p)
 	sg, at, w := focusIn(s, c)
 	if w == 0 {

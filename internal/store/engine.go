@@ -121,15 +121,9 @@ func (d dirEngine) list(_ context.Context, collection string) ([]DocInfo, error)
 	s := d.s
 	var out []DocInfo
 	if err := s.view(collection, func(m *manifest) error {
-		out = make([]DocInfo, 0, len(m.Docs))
-		for id, l := range m.Docs {
-			e, err := l.in(collection, id)
-			if err != nil {
-				return err
-			}
-			out = append(out, e.info())
-		}
-		return nil
+		var err error
+		out, err = m.infos(collection, nil)
+		return err
 	}); err != nil {
 		return nil, err
 	}

@@ -216,18 +216,13 @@ func (d dirEngine) changes(_ context.Context, collection string, since uint64) (
 	s := d.s
 	err = s.view(collection, func(m *manifest) error {
 		live = make(map[string]bool, len(m.Docs))
-		for id, l := range m.Docs {
+		var err error
+		changed, err = m.infos(collection, func(id string, l *lazyEntry) bool {
 			live[id] = true
-			if rev, ok := dirRev(id, l.dir); ok && rev <= since {
-				continue
-			}
-			e, err := l.in(collection, id)
-			if err != nil {
-				return err
-			}
-			changed = append(changed, e.info())
-		}
-		return nil
+			rev, ok := dirRev(id, l.dir)
+			return !ok || rev > since
+		})
+		return err
 	})
 	if err != nil {
 		return nil, nil, err

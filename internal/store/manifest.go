@@ -98,6 +98,23 @@ func (l *lazyEntry) get() (*entry, error) {
 	return l.e, l.err
 }
 
+// infos decodes the entries of m's live documents that keep accepts (all,
+// when nil) and returns their summaries, in no order.
+func (m *manifest) infos(collection string, keep func(id string, l *lazyEntry) bool) ([]DocInfo, error) {
+	out := make([]DocInfo, 0, len(m.Docs))
+	for id, l := range m.Docs {
+		if keep != nil && !keep(id, l) {
+			continue
+		}
+		e, err := l.in(collection, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.info())
+	}
+	return out, nil
+}
+
 // in is get for document id of collection, its error saying which.
 func (l *lazyEntry) in(collection, id string) (*entry, error) {
 	e, err := l.get()
