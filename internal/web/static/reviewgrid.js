@@ -60,13 +60,24 @@ function valueAnswer(v) {
   return { kind: 'found', text: 'Found', condition: '' };
 }
 
+// clauseLabel names the clause a path ends in so that it cannot be read as
+// a value: a bare number is a section ("§ 6.3"), and an item ("(d)") keeps
+// the clause it belongs to ("§ 9.4 (d)").
+function clauseLabel(path) {
+  if (!path) return '';
+  const parts = path.split(' > ');
+  let last = parts.pop();
+  if (/^\(?[a-z0-9]{1,4}\)$/i.test(last) && parts.length) last = parts.pop() + ' ' + last;
+  return /^[0-9]/.test(last) ? '§ ' + last : last;
+}
+
 // shortAnswer is the one line a grid cell shows.
 function shortAnswer(a, c) {
   if (a.kind === 'conditional' && a.condition) return 'Conditional — ' + a.condition;
   if (a.kind === 'found' && !a.was) {
     const path = c && c.extracts && c.extracts[0] && c.extracts[0].path;
-    const last = path ? path.split(' > ').pop() : '';
-    return last ? 'Found · ' + last : 'Found';
+    const where = clauseLabel(path);
+    return where ? 'Found in ' + where : 'Found';
   }
   return a.text;
 }
