@@ -22,16 +22,8 @@ import (
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
-	dir := os.Getenv("PAKTON_SCALE_STORE")
-	if dir == "" {
-		b.Skip("set PAKTON_SCALE_STORE to a store directory")
-	}
+	st := devset.ScaleStore(b)
 	dev := devset.Questions(b)
-	st, err := store.OpenReader(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
 	for b.Loop() {
 		t0 := time.Now()
 		ix, rep, err := Load(context.Background(), st, store.DefaultCollection)
@@ -139,16 +131,12 @@ func benchOneShot(b *testing.B, dir, collection string) {
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 PAKTON_DUMP_HITS=/tmp/hits go test ./internal/ingest/ -run DumpStoreHits
 func TestDumpStoreHits(t *testing.T) {
-	dir, out := os.Getenv("PAKTON_SCALE_STORE"), os.Getenv("PAKTON_DUMP_HITS")
-	if dir == "" || out == "" {
+	out := os.Getenv("PAKTON_DUMP_HITS")
+	if out == "" {
 		t.Skip("set PAKTON_SCALE_STORE and PAKTON_DUMP_HITS")
 	}
+	st := devset.ScaleStore(t)
 	dev := devset.Questions(t)
-	st, err := store.OpenReader(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	ctx := context.Background()
 	opened, rep, err := Load(ctx, st, store.DefaultCollection)
 	if err != nil {

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"sort"
 	"syscall"
@@ -26,16 +25,8 @@ import (
 //
 //	PAKTON_SCALE_STORE=/work/scale-data/x1/store go test ./internal/review/ -run '^$' -bench StoreQueriesWithDetectors -benchtime 1x
 func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
-	dir := os.Getenv("PAKTON_SCALE_STORE")
-	if dir == "" {
-		b.Skip("set PAKTON_SCALE_STORE to a store directory")
-	}
+	st := devset.ScaleStore(b)
 	dev := devset.Questions(b)
-	st, err := store.OpenReader(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
 	ctx := context.Background()
 	for b.Loop() {
 		ix, _, err := ingest.Load(ctx, st, store.DefaultCollection)
@@ -82,16 +73,8 @@ func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
 //
 //	PAKTON_SCALE_STORE=/work/scale-data/x1/store go test ./internal/review/ -run '^TestStoreQueriesCachedLikeFresh$' -v
 func TestStoreQueriesCachedLikeFresh(t *testing.T) {
-	dir := os.Getenv("PAKTON_SCALE_STORE")
-	if dir == "" {
-		t.Skip("set PAKTON_SCALE_STORE to a store directory")
-	}
+	st := devset.ScaleStore(t)
 	dev := devset.Questions(t)
-	st, err := store.OpenReader(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	ctx := context.Background()
 	ix, _, err := ingest.Load(ctx, st, store.DefaultCollection)
 	if err != nil {

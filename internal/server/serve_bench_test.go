@@ -9,11 +9,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -32,19 +32,7 @@ func BenchmarkServeSearch(b *testing.B) {
 	if dir == "" {
 		b.Skip("set PAKTON_SCALE_STORE to a store directory")
 	}
-	bench := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "benchmarks", "cuad_dev.json")
-	raw, err := os.ReadFile(bench)
-	if err != nil {
-		b.Skipf("questions: %v", err)
-	}
-	var set struct {
-		Tests []struct {
-			Query string `json:"query"`
-		} `json:"tests"`
-	}
-	if err := json.Unmarshal(raw, &set); err != nil {
-		b.Fatal(err)
-	}
+	questions := devset.Questions(b)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	st, err := store.Open(dir)
@@ -93,12 +81,12 @@ func BenchmarkServeSearch(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		for _, q := range set.Tests {
-			ask(q.Query)
+		for _, q := range questions {
+			ask(q)
 		}
 		var took []time.Duration
-		for _, q := range set.Tests {
-			took = append(took, ask(q.Query))
+		for _, q := range questions {
+			took = append(took, ask(q))
 		}
 		slices.Sort(took)
 		ms := func(p float64) float64 {

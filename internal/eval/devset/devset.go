@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pakton/pakton/internal/store"
 )
 
 // Questions returns the queries of ../shared/data's cuad_dev.json, seen
@@ -32,4 +34,22 @@ func Questions(tb testing.TB) []string {
 		qs[i] = t.Query
 	}
 	return qs
+}
+
+// ScaleStore opens, read-only, the store named by PAKTON_SCALE_STORE (one
+// that scripts/scale-bench.sh or "pakton ingest" made) for the benchmarks
+// and checks that run over a whole collection, closing it when tb ends. It
+// skips tb when the variable is not set.
+func ScaleStore(tb testing.TB) *store.Store {
+	tb.Helper()
+	dir := os.Getenv("PAKTON_SCALE_STORE")
+	if dir == "" {
+		tb.Skip("set PAKTON_SCALE_STORE to a store directory")
+	}
+	st, err := store.OpenReader(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }
