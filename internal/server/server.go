@@ -289,13 +289,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		lock.Close()
 		return nil, err
 	}
-	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), ingestOpt)
+	s.jobs, err = jobs.Open(ctx, filepath.Join(s.st.Dir(), "jobs"), ingestOpt)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs.Handle(kindIngest, s.state.jobFunc(s.runIngest))
-	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
+	s.reviewJobs, err = jobs.Open(ctx, filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
 	if err != nil {
 		s.jobs.Close()
 		lock.Close()
