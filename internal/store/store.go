@@ -400,6 +400,10 @@ func validName(name string, max int) bool {
 	return true
 }
 
+// ValidCollection reports whether name is a valid collection name: 1-64
+// characters of [a-z0-9._-], not starting with '.'.
+func ValidCollection(name string) bool { return validName(name, 64) }
+
 func checkCollection(name string) error {
 	if !validName(name, 64) {
 		return fmt.Errorf("store: collection %q: %w (want 1-64 characters of [a-z0-9._-], not starting with '.')", name, ErrInvalidName)
