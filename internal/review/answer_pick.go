@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Choosing among several values. A clause often writes more than one date,
@@ -26,7 +27,7 @@ type cues map[string]float64
 func cueWordsOf(p *Provision) cues {
 	c := cues{}
 	add := func(text string, w float64) {
-		for _, t := range analyze(text) {
+		for _, t := range detect.Analyze(text) {
 			if len(t) <= 2 || t == "<num>" || stopCue[t] {
 				continue
 			}
@@ -79,7 +80,7 @@ func tokens(s string) []token {
 			w := s[start:i]
 			stem := "<num>"
 			if strings.IndexFunc(w, unicode.IsLetter) >= 0 {
-				stem = stemWord(strings.ToLower(w))
+				stem = detect.StemWord(strings.ToLower(w))
 			}
 			out = append(out, token{stem: stem, at: start, end: i, sentence: sent})
 			start = -1
@@ -181,11 +182,10 @@ func repeatedLines(ix *document.Index, text string) []document.Span {
 // inFurniture reports whether sp (code points) lies in page furniture or in
 // a running line.
 func (p *prepared) inFurniture(sp document.Span) bool {
-	if p.doc.Doc.InFurniture(sp) {
+	if p.Doc().Doc.InFurniture(sp) {
 		return true
 	}
-	p.runningOnce.Do(func() { p.running = repeatedLines(p.ix, p.doc.Doc.Text) })
-	for _, r := range p.running {
+	for _, r := range p.runningLines() {
 		if r.Contains(sp) {
 			return true
 		}

@@ -21,31 +21,7 @@
 // threshold, chosen on cross-validated predictions to maximise F1.
 package review
 
-import (
-	"github.com/pakton/pakton/internal/clause"
-	"github.com/pakton/pakton/internal/document"
-)
-
-// Doc is one contract to review: its canonical text and clause tree.
-type Doc struct {
-	ID   string
-	Name string
-	// Hash identifies the document's content (the store's source SHA-256),
-	// so cached results are reused only for unchanged documents.
-	Hash string
-	Doc  *document.Document
-	Tree *clause.Tree // parsed from Doc when nil
-}
-
-// Extract is one verbatim passage returned for a cell.
-type Extract struct {
-	Span  document.Span `json:"span"`            // code points of the canonical text
-	Path  string        `json:"path,omitempty"`  // clause path, e.g. "Article 5 > 5.2"
-	Node  int           `json:"node"`            // clause node id
-	Pages []int         `json:"pages,omitempty"` // 1-based physical pages (paginated formats)
-	Text  string        `json:"text"`            // the canonical text of Span, verbatim
-	Score float64       `json:"score"`           // the detector's probability for this passage
-}
+import "github.com/pakton/pakton/internal/document"
 
 // Cell is the review of one provision in one contract.
 type Cell struct {
