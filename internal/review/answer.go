@@ -251,7 +251,7 @@ const partyChars = 20000
 // probabilities for the provision (the extracts' scores).
 func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 	text := p.Doc().Doc.Text
-	opening := text[:p.Index().Byte(min(partyChars, p.Index().Len()))]
+	opening := p.opening(partyChars)
 	var reads []partyRead
 	for _, r := range preambleParties(opening) {
 		if !p.inFurniture(p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
@@ -285,15 +285,9 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 				return i
 			}
 		}
-		for k, ps := range p.Passages() {
-			if ps.Span.Contains(sp) {
-				score := 0.0
-				if k < len(scores) {
-					score = scores[k]
-				}
-				ex = append(ex, p.Extract(k, score))
-				return len(ex) - 1
-			}
+		if e, ok := p.passageExtract(sp, scores); ok {
+			ex = append(ex, e)
+			return len(ex) - 1
 		}
 		return -1
 	}
@@ -448,8 +442,7 @@ var reSuccessive = sync.OnceValue(func() *regexp.Regexp {
 // left out), the one nearest "dated", "as of", "effective", "made",
 // "entered into" or "commencing"; "" when the opening has no date.
 func (p *prepared) contractDate() string {
-	text := p.Doc().Doc.Text
-	opening := text[:p.Index().Byte(min(openingChars, p.Index().Len()))]
+	opening := p.opening(openingChars)
 	var cands []valueAt
 	for _, v := range allDatesAt(opening) {
 		if !p.inFurniture(p.Index().RuneSpan(v.at, v.end)) {
@@ -570,26 +563,7 @@ func (p *prepared) definedEndAnswer(pr *Provision, ex []Extract, scores []float6
 					break
 				}
 				sp := p.Index().RuneSpan(k, k+len(def))
-				out, idx := ex, -1
-				for i, e := range out {
-					if e.Span.Contains(document.Span{Start: sp.Start, End: sp.Start + 1}) {
-						idx = i
-						break
-					}
-				}
-				if idx < 0 {
-					for j, ps := range p.Passages() {
-						if ps.Span.Contains(document.Span{Start: sp.Start, End: sp.Start + 1}) {
-							score := 0.0
-							if j < len(scores) {
-								score = scores[j]
-							}
-							out = append([]Extract{p.Extract(j, score)}, ex...)
-							idx = 0
-							break
-						}
-					}
-				}
+				out, idx := p.extractHolding(ex, document.Span{Start: sp.Start, End: sp.Start + 1}, scores)
 				if idx < 0 {
 					return nil, nil
 				}

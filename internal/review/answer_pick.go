@@ -179,6 +179,42 @@ func repeatedLines(ix *document.Index, text string) []document.Span {
 	return out
 }
 
+// opening returns the contract's first n code points (all of it when
+// shorter).
+func (p *prepared) opening(n int) string {
+	return p.Doc().Doc.Text[:p.Index().Byte(min(n, p.Index().Len()))]
+}
+
+// passageExtract returns the extract of the first passage that holds sp,
+// scored from scores (0 past their end); false when no passage holds it.
+func (p *prepared) passageExtract(sp document.Span, scores []float64) (Extract, bool) {
+	for k, ps := range p.Passages() {
+		if ps.Span.Contains(sp) {
+			score := 0.0
+			if k < len(scores) {
+				score = scores[k]
+			}
+			return p.Extract(k, score), true
+		}
+	}
+	return Extract{}, false
+}
+
+// extractHolding returns ex and the index of the first extract that holds
+// sp; when none does, the passage that holds sp is put first
+// (passageExtract). The index is -1 when no passage holds sp either.
+func (p *prepared) extractHolding(ex []Extract, sp document.Span, scores []float64) ([]Extract, int) {
+	for i, e := range ex {
+		if e.Span.Contains(sp) {
+			return ex, i
+		}
+	}
+	if e, ok := p.passageExtract(sp, scores); ok {
+		return append([]Extract{e}, ex...), 0
+	}
+	return ex, -1
+}
+
 // inFurniture reports whether sp (code points) lies in page furniture or in
 // a running line.
 func (p *prepared) inFurniture(sp document.Span) bool {

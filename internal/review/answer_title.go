@@ -178,7 +178,7 @@ func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answ
 		return nil, nil
 	}
 	text := p.Doc().Doc.Text
-	opening := titleLines(text[:p.Index().Byte(min(titleOpening, p.Index().Len()))])
+	opening := titleLines(p.opening(titleOpening))
 	// the first whole-line title that names a document ("… AGREEMENT"),
 	// else the first whole-line title ("GENERAL TERMS AND CONDITIONS"),
 	// else the first title near its line's start
@@ -218,26 +218,7 @@ func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answ
 		return nil, nil
 	}
 	sp := p.Index().RuneSpan(bestLo, bestHi)
-	k := -1
-	for i, e := range ex {
-		if e.Span.Contains(sp) {
-			k = i
-			break
-		}
-	}
-	if k < 0 {
-		for j, ps := range p.Passages() {
-			if ps.Span.Contains(sp) {
-				score := 0.0
-				if j < len(scores) {
-					score = scores[j]
-				}
-				ex = append([]Extract{p.Extract(j, score)}, ex...)
-				k = 0
-				break
-			}
-		}
-	}
+	ex, k := p.extractHolding(ex, sp, scores)
 	if k < 0 {
 		return nil, nil
 	}
