@@ -34,6 +34,16 @@ func NewReviewer(pb *Playbook, det *Detectors) (*Reviewer, error) {
 // Playbook returns the reviewer's playbook.
 func (r *Reviewer) Playbook() *Playbook { return r.pb }
 
+// MatchQuestion returns the playbook provisions a question asks about, best
+// first (detect.Scorer.MatchQuestion).
+func (r *Reviewer) MatchQuestion(question string) []QuestionMatch {
+	return r.sc.MatchQuestion(question)
+}
+
+// AskedProvisions returns the provisions a question clearly asks about
+// (detect.Scorer.AskedProvisions).
+func (r *Reviewer) AskedProvisions(question string) []string { return r.sc.AskedProvisions(question) }
+
 // Review returns one contract's row: a cell per provision, in playbook order.
 func (r *Reviewer) Review(ctx context.Context, d Doc) (Row, error) {
 	row := Row{DocID: d.ID, DocName: d.Name}

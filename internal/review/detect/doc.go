@@ -26,5 +26,5 @@
 // format) and base utilities, so detection and training run, are measured
 // and are retrained with no store, index, search or model server.
 // internal/review keeps every name it exported before the split as an
-// alias (review/detect_names.go).
+// alias (review/names.go).
 package detect
