@@ -186,8 +186,9 @@ var errNLINeedsModel = errors.New("ContractNLI classification needs a language m
 
 // runEvalContractNLI runs "pakton eval contractnli".
 func runEvalContractNLI(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval contractnli", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommandFlags("eval contractnli", "--data FILE [flags]",
+		"Labels each (NDA, hypothesis) pair of a ContractNLI file Entailment, Contradiction or NotMentioned with the agents\n"+
+			"and reports accuracy, weighted F1 and F1 per class, as the PAKTON paper's Table 1. Needs a model server.")
 	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI dataset file, in the dataset's own JSON format")
 	limit := fs.Int("limit", 0, "classify only the first N (document, hypothesis) pairs: documents in file order, hypotheses by number (0: all)")
 	workers := fs.Int("workers", contractnli.DefaultWorkers, "pairs classified concurrently (the model server is the bottleneck)")
@@ -196,17 +197,8 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	jsonOut := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	mf := addModelFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton eval contractnli --data FILE [flags]\n\n"+
-			"Labels each (NDA, hypothesis) pair of a ContractNLI file Entailment, Contradiction or NotMentioned with the agents\n"+
-			"and reports accuracy, weighted F1 and F1 per class, as the PAKTON paper's Table 1. Needs a model server.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval contractnli: unexpected argument %q", fs.Arg(0))
 	}
 	if *limit < 0 || *workers < 1 || *maxTurns < 1 {
 		return fmt.Errorf("eval contractnli: --limit must be 0 or more, --workers and --max-turns 1 or more")
@@ -286,11 +278,8 @@ func runEvalHeldOut(args []string) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
 	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json and cuad_named_heldout.json into")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval heldout: unexpected argument %q", fs.Arg(0))
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("eval heldout: %w", err)

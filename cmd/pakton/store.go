@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate"
 )
@@ -152,4 +153,18 @@ func openSnapshot(ctx context.Context, st *store.Store, name string, m collectio
 // emptyCollection is the error for a collection with no documents.
 func emptyCollection(st *store.Store, collection string) error {
 	return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"", collection, st.Location(), collection)
+}
+
+// docIDs resolves --doc references (ids or names) to document ids, in order;
+// nil when none are given.
+func docIDs(ctx context.Context, st *store.Store, coll string, refs []string) ([]string, error) {
+	var ids []string
+	for _, ref := range refs {
+		info, err := ingest.FindDoc(ctx, st, coll, ref)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, info.ID)
+	}
+	return ids, nil
 }
