@@ -62,8 +62,7 @@ func runEval(ctx context.Context, args []string) error {
 	fs.Var(&benches, "bench", "benchmark file (repeatable)")
 	scope := fs.String("scope", "corpus", "corpus: search every document; document: search only each query's document")
 	method := fs.String("method", "pakton", "retrieval method: "+strings.Join(eval.Methods, ", "))
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
 	noRoute := fs.Bool("no-route", false, "ablation: search every document even when a question names a contract")
 	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill, --no-spread
@@ -194,8 +193,7 @@ func runEvalContractNLI(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", contractnli.DefaultWorkers, "pairs classified concurrently (the model server is the bottleneck)")
 	full := fs.Bool("full", false, "run the whole Archivist/Interrogator loop per pair instead of the Researcher alone (about 5x the model calls)")
 	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks per pair (--full)")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	mf := addModelFlags(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err

@@ -18,8 +18,7 @@ func runEvalDealRoom(ctx context.Context, args []string) error {
 	labelsPath, corpus := addLabelFlags(fs)
 	folds := fs.Int("folds", 4, "cross-validate the detectors in K folds: each contract is reviewed with the detectors trained without it")
 	workers := fs.Int("workers", 2, "contracts reviewed at once")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}

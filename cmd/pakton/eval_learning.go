@@ -19,13 +19,12 @@ func runEvalLearning(ctx context.Context, args []string) error {
 			"reviewer's decisions on 5, 10, 20, 40 contracts (\"pakton review train --review\" on top of the\n"+
 			"other detectors) and scores it on contracts no detector saw. See docs/EVALUATION.md.")
 	labelsPath, corpus := addLabelFlags(fs)
-	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	pbPath := addPlaybookFlag(fs)
 	provs := fs.String("provisions", "Audit Rights,Minimum Commitment,Post-Termination Services", "provisions held out of the detectors and learned from decisions (comma-separated)")
 	sizesFlag := fs.String("sizes", "5,10,20,40", "numbers of decided contracts (comma-separated)")
 	draws := fs.Int("draws", 3, "draws of the decided contracts per size")
 	folds := fs.Int("folds", 2, "folds: each in turn is the unseen contracts scored")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	cache := fs.String("cache", "", "keep each fold's detectors (trained without the provisions) in this directory and reuse them")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err

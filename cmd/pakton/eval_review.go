@@ -18,14 +18,13 @@ func runEvalReview(ctx context.Context, args []string) error {
 			"precision, recall and F1 of found cells (a found cell must show a labelled span), AUPR, precision at 80%\n"+
 			"recall, characters returned per found cell and speed. See docs/EVALUATION.md.")
 	labelsPath, corpus := addLabelFlags(fs)
-	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	pbPath := addPlaybookFlag(fs)
 	detPath := fs.String("detectors", "", "score this detectors file as it is (implies --folds 0 unless --folds is given; ignored with --folds or --zero-shot)")
 	folds := fs.Int("folds", 4, "cross-validate: train on the other K-1 parts of the contracts, review each part; 0: score the detectors as they are (the shipped ones were trained on the CUAD review_dev contracts, so that is optimistic on them)")
 	zeroShot := fs.Bool("zero-shot", false, "measure every labelled provision as if nobody had labelled it (definition, keywords and examples only)")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
+	jsonOut, quiet := addReportFlags(fs)
 	valuesOut := fs.String("values", "", "write every scored answer (label, answer, right) to this file, one JSON object a line")
 	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
-	quiet := fs.Bool("q", false, "no progress on stderr")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}

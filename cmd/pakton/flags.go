@@ -180,3 +180,17 @@ func stageProgress(quiet bool) func(stage string, done, total int) {
 		}
 	}
 }
+
+// addReportFlags registers --json and -q, the report file and the quiet
+// switch of eval's subcommands.
+func addReportFlags(fs *flag.FlagSet) (jsonOut *string, quiet *bool) {
+	jsonOut = fs.String("json", "", "write the JSON report to this file")
+	quiet = fs.Bool("q", false, "no progress on stderr")
+	return jsonOut, quiet
+}
+
+// addPlaybookFlag registers --playbook, a playbook file that replaces the
+// built-in one (eval review, eval learning, review train).
+func addPlaybookFlag(fs *flag.FlagSet) *string {
+	return fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+}

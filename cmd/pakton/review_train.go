@@ -33,7 +33,7 @@ func runReviewTrain(args []string) error {
 	reviewPath := fs.String("review", "", "a review's JSON (review.json written by \"pakton review\", or the API's JSON export) whose decisions are labels")
 	decisionsPath := fs.String("decisions", "", "decisions file (default: the review JSON's decisions, else decisions.json beside it)")
 	out := fs.String("out", "", "detectors file to write")
-	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	pbPath := addPlaybookFlag(fs)
 	version := fs.String("version", "", "version written into the file (default: the date)")
 	zeroOnly := fs.Bool("zero-shot-only", false, "fit only the zero-shot calibration, no per-provision detectors")
 	hardNeg := fs.Int("hard-negatives", 0, "also train on this many hard negatives per contract and provision, every epoch (the passages without the provision that its zero-shot scorer rates highest); 0: none — five lowered CUAD's cross-validated F1 (docs/EVALUATION.md)")
