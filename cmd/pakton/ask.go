@@ -11,7 +11,6 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/collection"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/tool"
@@ -43,14 +42,9 @@ func runAsk(ctx context.Context, args []string) error {
 	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
 	explain := fs.Bool("explain", false, "print on stderr the plan of the search for the question (routing, words dropped and added, the provision asked about, how each passage was scored)")
 	mf := addModelFlags(fs)
-	words, err := parseArgs(fs, args)
+	question, err := textArg(fs, args, "QUESTION")
 	if err != nil {
 		return err
-	}
-	question := strings.TrimSpace(strings.Join(words, " "))
-	if question == "" {
-		fs.Usage()
-		return fmt.Errorf("no QUESTION given")
 	}
 	if *maxTurns <= 0 {
 		return fmt.Errorf("--max-turns %d: want a positive number", *maxTurns)
@@ -67,12 +61,8 @@ func runAsk(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	req := agent.Request{Question: question, Context: *bg, Instructions: *instr, NoRoute: *noRoute}
-	for _, ref := range docs {
-		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
-		if err != nil {
-			return err
-		}
-		req.Docs = append(req.Docs, info.ID)
+	if req.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
+		return err
 	}
 	svc, sn, err := openSnapshot(ctx, st, g.collection, collection.Models{})
 	if err != nil {

@@ -49,7 +49,7 @@ func runCompare(ctx context.Context, args []string) error {
 			return compare.Side{Doc: doc, Tree: clause.Parse(doc)}, ref, nil
 		}
 		if st == nil {
-			s, err := g.openExisting()
+			s, err := g.openExisting(ctx)
 			if err != nil {
 				return compare.Side{}, "", fmt.Errorf("%q is no file, and the store cannot be read to find it as a document: %w", ref, err)
 			}
@@ -125,7 +125,7 @@ func writeComparison(w io.Writer, r compare.Result, contract, template string) e
 				case "+":
 					fmt.Fprintf(w, "{+%s+}", op.Text)
 				default:
-					fmt.Fprint(w, elide(op.Text, 60))
+					fmt.Fprint(w, compare.Elide(op.Text, 60))
 				}
 			}
 			fmt.Fprintln(w)
@@ -147,13 +147,4 @@ func preview(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
-}
-
-// elide shortens long unchanged text around a change to its ends.
-func elide(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -62,8 +61,7 @@ func runEval(ctx context.Context, args []string) error {
 	fs.Var(&benches, "bench", "benchmark file (repeatable)")
 	scope := fs.String("scope", "corpus", "corpus: search every document; document: search only each query's document")
 	method := fs.String("method", "pakton", "retrieval method: "+strings.Join(eval.Methods, ", "))
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
 	noRoute := fs.Bool("no-route", false, "ablation: search every document even when a question names a contract")
 	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill, --no-spread
@@ -91,7 +89,7 @@ func runEval(ctx context.Context, args []string) error {
 		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill, NoSpread: *sw.noSpread}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
-		st, err := g.openOrCreate()
+		st, err := g.openOrCreate(ctx)
 		if err != nil {
 			return err
 		}
@@ -186,27 +184,18 @@ var errNLINeedsModel = errors.New("ContractNLI classification needs a language m
 
 // runEvalContractNLI runs "pakton eval contractnli".
 func runEvalContractNLI(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval contractnli", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommandFlags("eval contractnli", "--data FILE [flags]",
+		"Labels each (NDA, hypothesis) pair of a ContractNLI file Entailment, Contradiction or NotMentioned with the agents\n"+
+			"and reports accuracy, weighted F1 and F1 per class, as the PAKTON paper's Table 1. Needs a model server.")
 	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI dataset file, in the dataset's own JSON format")
 	limit := fs.Int("limit", 0, "classify only the first N (document, hypothesis) pairs: documents in file order, hypotheses by number (0: all)")
 	workers := fs.Int("workers", contractnli.DefaultWorkers, "pairs classified concurrently (the model server is the bottleneck)")
 	full := fs.Bool("full", false, "run the whole Archivist/Interrogator loop per pair instead of the Researcher alone (about 5x the model calls)")
 	maxTurns := fs.Int("max-turns", agent.DefaultMaxTurns, "most questions the Interrogator asks per pair (--full)")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	mf := addModelFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton eval contractnli --data FILE [flags]\n\n"+
-			"Labels each (NDA, hypothesis) pair of a ContractNLI file Entailment, Contradiction or NotMentioned with the agents\n"+
-			"and reports accuracy, weighted F1 and F1 per class, as the PAKTON paper's Table 1. Needs a model server.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval contractnli: unexpected argument %q", fs.Arg(0))
 	}
 	if *limit < 0 || *workers < 1 || *maxTurns < 1 {
 		return fmt.Errorf("eval contractnli: --limit must be 0 or more, --workers and --max-turns 1 or more")
@@ -286,11 +275,8 @@ func runEvalHeldOut(args []string) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
 	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json and cuad_named_heldout.json into")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval heldout: unexpected argument %q", fs.Arg(0))
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("eval heldout: %w", err)
@@ -327,12 +313,5 @@ func runEvalHeldOut(args []string) error {
 
 // writeJSONFile writes v as indented JSON to path (an eval's --json report).
 func writeJSONFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return eval.WriteJSONFile(path, v, "  ")
 }

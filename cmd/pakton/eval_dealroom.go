@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,26 +11,16 @@ import (
 
 // runEvalDealRoom runs "pakton eval dealroom".
 func runEvalDealRoom(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval dealroom", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
-	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
+	fs := newCommandFlags("eval dealroom", "[flags]",
+		"Asks the built-in deal-room questions (\"Which of our contracts can be terminated for convenience?\")\n"+
+			"of the labelled contracts, answered per contract by the review engine, and scores each list against\n"+
+			"the labels: precision, recall and F1 over contracts. See docs/EVALUATION.md.")
+	labelsPath, corpus := addLabelFlags(fs)
 	folds := fs.Int("folds", 4, "cross-validate the detectors in K folds: each contract is reviewed with the detectors trained without it")
 	workers := fs.Int("workers", 2, "contracts reviewed at once")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton eval dealroom [flags]\n\n"+
-			"Asks the built-in deal-room questions (\"Which of our contracts can be terminated for convenience?\")\n"+
-			"of the labelled contracts, answered per contract by the review engine, and scores each list against\n"+
-			"the labels: precision, recall and F1 over contracts. See docs/EVALUATION.md.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	jsonOut, quiet := addReportFlags(fs)
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval dealroom: unexpected argument %q", fs.Arg(0))
 	}
 	if *folds < 2 {
 		return fmt.Errorf("eval dealroom: --folds must be 2 or more (the detectors must not review their own training contracts)")
@@ -44,16 +33,7 @@ func runEvalDealRoom(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var progress func(string, int, int)
-	if !*quiet {
-		progress = func(stage string, done, total int) {
-			fmt.Fprintf(stderr, "\r%s %d/%d   ", stage, done, total)
-			if done == total {
-				fmt.Fprintln(stderr)
-			}
-		}
-	}
-	rep, err := eval.RunDealRoom(ctx, *corpus, labels, questions, *folds, *workers, progress)
+	rep, err := eval.RunDealRoom(ctx, *corpus, labels, questions, *folds, *workers, stageProgress(*quiet))
 	if err != nil {
 		return err
 	}

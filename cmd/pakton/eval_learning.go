@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,30 +14,20 @@ import (
 // provisions held out of the detectors, from a simulated reviewer's
 // decisions.
 func runEvalLearning(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval learning", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
-	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
-	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	fs := newCommandFlags("eval learning", "[flags]",
+		"Holds provisions out of the detectors (found zero-shot), then trains each from a simulated\n"+
+			"reviewer's decisions on 5, 10, 20, 40 contracts (\"pakton review train --review\" on top of the\n"+
+			"other detectors) and scores it on contracts no detector saw. See docs/EVALUATION.md.")
+	labelsPath, corpus := addLabelFlags(fs)
+	pbPath := addPlaybookFlag(fs)
 	provs := fs.String("provisions", "Audit Rights,Minimum Commitment,Post-Termination Services", "provisions held out of the detectors and learned from decisions (comma-separated)")
 	sizesFlag := fs.String("sizes", "5,10,20,40", "numbers of decided contracts (comma-separated)")
 	draws := fs.Int("draws", 3, "draws of the decided contracts per size")
 	folds := fs.Int("folds", 2, "folds: each in turn is the unseen contracts scored")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
+	jsonOut, quiet := addReportFlags(fs)
 	cache := fs.String("cache", "", "keep each fold's detectors (trained without the provisions) in this directory and reuse them")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton eval learning [flags]\n\n"+
-			"Holds provisions out of the detectors (found zero-shot), then trains each from a simulated\n"+
-			"reviewer's decisions on 5, 10, 20, 40 contracts (\"pakton review train --review\" on top of the\n"+
-			"other detectors) and scores it on contracts no detector saw. See docs/EVALUATION.md.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval learning: unexpected argument %q", fs.Arg(0))
 	}
 	var sizes []int
 	for _, s := range splitList(*sizesFlag) {

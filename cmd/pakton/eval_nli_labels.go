@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -13,19 +12,14 @@ import (
 // runEvalNLILabels runs "pakton eval nli-labels": ContractNLI's NDAs as a
 // review benchmark for a playbook of one's own.
 func runEvalNLILabels(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval nli-labels", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommandFlags("eval nli-labels", "--out DIR [--data FILE] [--map FILE]",
+		"Writes ContractNLI's NDAs and a review labels file for a playbook whose provisions the map\n"+
+			"labels with ContractNLI hypotheses (entailed: present, with the evidence as spans;\n"+
+			"contradicted or not mentioned: absent). Then:\n"+
+			"  pakton eval review --labels DIR/labels.json --corpus DIR/corpus --playbook examples/playbooks/nda.yaml")
 	data := fs.String("data", "../shared/data/contractnli/dev.json", "ContractNLI file")
 	mapPath := fs.String("map", "examples/playbooks/nda-contractnli.json", "which hypotheses label each provision (JSON: {\"provisions\": {name: [hypothesis keys]}})")
 	out := fs.String("out", "", "directory to write corpus/ (the NDAs' texts) and labels.json into")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton eval nli-labels --out DIR [--data FILE] [--map FILE]\n\n"+
-			"Writes ContractNLI's NDAs and a review labels file for a playbook whose provisions the map\n"+
-			"labels with ContractNLI hypotheses (entailed: present, with the evidence as spans;\n"+
-			"contradicted or not mentioned: absent). Then:\n"+
-			"  pakton eval review --labels DIR/labels.json --corpus DIR/corpus --playbook examples/playbooks/nda.yaml\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -13,30 +13,20 @@ import (
 
 // runEvalReview runs "pakton eval review".
 func runEvalReview(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval review", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
-	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
-	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	fs := newCommandFlags("eval review", "[flags]",
+		"Reviews labelled contracts against a playbook, offline, and scores every labelled contract x provision:\n"+
+			"precision, recall and F1 of found cells (a found cell must show a labelled span), AUPR, precision at 80%\n"+
+			"recall, characters returned per found cell and speed. See docs/EVALUATION.md.")
+	labelsPath, corpus := addLabelFlags(fs)
+	pbPath := addPlaybookFlag(fs)
 	detPath := fs.String("detectors", "", "score this detectors file as it is (implies --folds 0 unless --folds is given; ignored with --folds or --zero-shot)")
 	folds := fs.Int("folds", 4, "cross-validate: train on the other K-1 parts of the contracts, review each part; 0: score the detectors as they are (the shipped ones were trained on the CUAD review_dev contracts, so that is optimistic on them)")
 	zeroShot := fs.Bool("zero-shot", false, "measure every labelled provision as if nobody had labelled it (definition, keywords and examples only)")
-	jsonOut := fs.String("json", "", "write the JSON report to this file")
+	jsonOut, quiet := addReportFlags(fs)
 	valuesOut := fs.String("values", "", "write every scored answer (label, answer, right) to this file, one JSON object a line")
 	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
-	quiet := fs.Bool("q", false, "no progress on stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton eval review [flags]\n\n"+
-			"Reviews labelled contracts against a playbook, offline, and scores every labelled contract x provision:\n"+
-			"precision, recall and F1 of found cells (a found cell must show a labelled span), AUPR, precision at 80%%\n"+
-			"recall, characters returned per found cell and speed. See docs/EVALUATION.md.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval review: unexpected argument %q", fs.Arg(0))
 	}
 	foldsSet := false
 	fs.Visit(func(f *flag.Flag) { foldsSet = foldsSet || f.Name == "folds" })
@@ -59,15 +49,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache}
-	if !*quiet {
-		opt.Progress = func(stage string, done, total int) {
-			fmt.Fprintf(os.Stderr, "\r%s %d/%d   ", stage, done, total)
-			if done == total {
-				fmt.Fprintln(os.Stderr)
-			}
-		}
-	}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Progress: stageProgress(*quiet)}
 	if *valuesOut != "" {
 		f, err := os.Create(*valuesOut)
 		if err != nil {

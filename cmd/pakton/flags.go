@@ -111,3 +111,86 @@ var (
 	stdout io.Writer = os.Stdout
 	stderr io.Writer = os.Stderr
 )
+
+// newCommandFlags returns the flag set of a command that takes no store flags
+// (eval's subcommands, migrate): errors and help go to stderr, and the help is
+// "Usage: pakton NAME SYNOPSIS", the paragraph about the command, the flags.
+func newCommandFlags(name, synopsis, about string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	setUsage(fs, synopsis, about)
+	return fs
+}
+
+// setUsage makes fs's help "Usage: pakton NAME SYNOPSIS", the paragraph
+// about the command and the flags.
+func setUsage(fs *flag.FlagSet, synopsis, about string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: pakton %s %s\n\n%s\n\nFlags:\n", fs.Name(), synopsis, about)
+		fs.PrintDefaults()
+	}
+}
+
+// parseNoArgs parses the flags of a command that takes no positional
+// arguments and refuses any: "NAME: unexpected argument".
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// textArg parses the flags of a command whose positional arguments are one
+// text (a query, a question) and returns the text; with none it prints the
+// help and says "no WHAT given".
+func textArg(fs *flag.FlagSet, args []string, what string) (string, error) {
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(strings.Join(words, " "))
+	if text == "" {
+		fs.Usage()
+		return "", fmt.Errorf("no %s given", what)
+	}
+	return text, nil
+}
+
+// addLabelFlags registers --labels and --corpus, the review labels an eval
+// subcommand scores against (eval review, dealroom, learning).
+func addLabelFlags(fs *flag.FlagSet) (labels, corpus *string) {
+	labels = fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
+	corpus = fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
+	return labels, corpus
+}
+
+// stageProgress prints "STAGE DONE/TOTAL" over itself on stderr, ending the
+// line when a stage is done; nil when quiet.
+func stageProgress(quiet bool) func(stage string, done, total int) {
+	if quiet {
+		return nil
+	}
+	return func(stage string, done, total int) {
+		fmt.Fprintf(stderr, "\r%s %d/%d   ", stage, done, total)
+		if done == total {
+			fmt.Fprintln(stderr)
+		}
+	}
+}
+
+// addReportFlags registers --json and -q, the report file and the quiet
+// switch of eval's subcommands.
+func addReportFlags(fs *flag.FlagSet) (jsonOut *string, quiet *bool) {
+	jsonOut = fs.String("json", "", "write the JSON report to this file")
+	quiet = fs.Bool("q", false, "no progress on stderr")
+	return jsonOut, quiet
+}
+
+// addPlaybookFlag registers --playbook, a playbook file that replaces the
+// built-in one (eval review, eval learning, review train).
+func addPlaybookFlag(fs *flag.FlagSet) *string {
+	return fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+}

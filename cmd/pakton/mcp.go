@@ -12,7 +12,6 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/mcp"
-	"github.com/pakton/pakton/internal/search"
 )
 
 // mcpTransport is the transport "pakton mcp" serves on; tests replace it.
@@ -44,17 +43,9 @@ func runMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	emb, err := embedderFromEnv()
+	sm, err := envSearchModels()
 	if err != nil {
 		return err
-	}
-	rr, err := rerankerFromEnv()
-	if err != nil {
-		return err
-	}
-	sm := search.Models{Embedder: asEmbedder(emb)}
-	if rr != nil {
-		sm.Reranker = rr
 	}
 	m := collection.Models{Search: sm}
 	if roles.Configured() && !*evidence {

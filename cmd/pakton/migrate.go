@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"maps"
 	"time"
@@ -19,15 +18,10 @@ import (
 // graph, summary) are copied as stored, then read back from the destination
 // and checked: the same documents, each with the same file checksums.
 func runMigrate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton migrate --from DIR|URL --to URL|DIR [--collection NAME]\n\n"+
-			"Copies collections between stores (e.g. an embedded store to a Weaviate cluster) without re-parsing,\n"+
+	fs := newCommandFlags("migrate", "--from DIR|URL --to URL|DIR [--collection NAME]",
+		"Copies collections between stores (e.g. an embedded store to a Weaviate cluster) without re-parsing,\n"+
 			"then verifies the document count and every file's checksum. Re-running resumes: documents already\n"+
-			"copied with the same checksums are skipped.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+			"copied with the same checksums are skipped.")
 	from := fs.String("from", "", "source store: a directory or weaviate://host:port…")
 	to := fs.String("to", "", "destination store: weaviate://host:port… or a directory")
 	only := fs.String("collection", "", "copy only this collection (default: all)")
@@ -40,7 +34,7 @@ func runMigrate(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errors.New("--from and --to are required")
 	}
-	src, err := (&globals{store: *from}).openExisting()
+	src, err := (&globals{store: *from}).openExisting(ctx)
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}

@@ -13,27 +13,25 @@ import (
 // embedderFromEnv returns the embedding client configured by PAKTON_EMBED_*
 // variables, or nil when none is configured (lexical search only).
 func embedderFromEnv() (*embed.Client, error) {
-	cfg, ok := embed.FromEnv()
-	if !ok {
-		return nil, nil
-	}
-	c, err := embed.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("embedding server (PAKTON_EMBED_*): %w", err)
-	}
-	return c, nil
+	return clientFromEnv(embed.FromEnv, embed.New, "embedding server (PAKTON_EMBED_*)")
 }
 
 // rerankerFromEnv returns the rerank client configured by PAKTON_RERANK_*
 // variables, or nil when none is configured.
 func rerankerFromEnv() (*rerank.Client, error) {
-	cfg, ok := rerank.FromEnv()
+	return clientFromEnv(rerank.FromEnv, rerank.New, "rerank server (PAKTON_RERANK_*)")
+}
+
+// clientFromEnv opens the model client whose configuration fromEnv reads
+// from the environment, or returns nil when none is configured.
+func clientFromEnv[Cfg, C any](fromEnv func() (Cfg, bool), open func(Cfg) (*C, error), what string) (*C, error) {
+	cfg, ok := fromEnv()
 	if !ok {
 		return nil, nil
 	}
-	c, err := rerank.New(cfg)
+	c, err := open(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("rerank server (PAKTON_RERANK_*): %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return c, nil
 }

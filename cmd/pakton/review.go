@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/atomicfile"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
@@ -106,12 +105,8 @@ func runReview(ctx context.Context, args []string) error {
 	// of a large collection then takes memory for its cells' answers only.
 	// (The other formats are written from the whole table.)
 	run.Light = len(fmts) == 1 && fmts[0] == "json"
-	for _, ref := range docs {
-		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
-		if err != nil {
-			return err
-		}
-		run.Docs = append(run.Docs, info.ID)
+	if run.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
+		return err
 	}
 
 	roles, err := models.roles()

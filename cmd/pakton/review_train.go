@@ -21,22 +21,19 @@ func init() { reviewSubcommands["train"] = runReviewTrain }
 // playbook's provisions from a labels file.
 func runReviewTrain(args []string) error {
 	fs, g := newFlags("review train", "")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pakton review train --out FILE (--labels FILE --corpus DIR | --review FILE) [flags]\n\n"+
-			"Trains a detector per labelled provision of the playbook (and the calibration of the\n"+
+	setUsage(fs, "--out FILE (--labels FILE --corpus DIR | --review FILE) [flags]",
+		"Trains a detector per labelled provision of the playbook (and the calibration of the\n"+
 			"zero-shot scorer used for provisions nobody labelled) and writes them as JSON. Use the\n"+
 			"file with \"pakton review --detectors FILE\". The same labels and pakton give the same file.\n"+
 			"Labels are a labels file, a reviewer's decisions on a review (accepted / rejected /\n"+
 			"corrected cells, read from the review's JSON), or both. Labels format and decisions:\n"+
-			"docs/PLAYBOOKS.md (\"Trained detectors\", \"Learning from a reviewer\").\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+			"docs/PLAYBOOKS.md (\"Trained detectors\", \"Learning from a reviewer\").")
 	labelsPath := fs.String("labels", "", "labels file (e.g. ../shared/data/cuad/review_dev.json)")
 	corpus := fs.String("corpus", "", "directory the labels' file paths are relative to")
 	reviewPath := fs.String("review", "", "a review's JSON (review.json written by \"pakton review\", or the API's JSON export) whose decisions are labels")
 	decisionsPath := fs.String("decisions", "", "decisions file (default: the review JSON's decisions, else decisions.json beside it)")
 	out := fs.String("out", "", "detectors file to write")
-	pbPath := fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	pbPath := addPlaybookFlag(fs)
 	version := fs.String("version", "", "version written into the file (default: the date)")
 	zeroOnly := fs.Bool("zero-shot-only", false, "fit only the zero-shot calibration, no per-provision detectors")
 	hardNeg := fs.Int("hard-negatives", 0, "also train on this many hard negatives per contract and provision, every epoch (the passages without the provision that its zero-shot scorer rates highest); 0: none — five lowered CUAD's cross-validated F1 (docs/EVALUATION.md)")

@@ -28,14 +28,9 @@ func runSearch(ctx context.Context, args []string) error {
 	noProv := fs.Bool("no-provisions", false, "rank by the question's words only, without putting first the passage the review detectors find for a question about a playbook provision")
 	sw := stageFlags(fs)
 	explain := fs.Bool("explain", false, "print the plan of the search: routing, the words dropped and added, the provision asked about, how each passage was scored (with --json: an \"explain\" object)")
-	words, err := parseArgs(fs, args)
+	query, err := textArg(fs, args, "QUERY")
 	if err != nil {
 		return err
-	}
-	query := strings.TrimSpace(strings.Join(words, " "))
-	if query == "" {
-		fs.Usage()
-		return fmt.Errorf("no QUERY given")
 	}
 	if *k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", *k)
@@ -47,12 +42,8 @@ func runSearch(ctx context.Context, args []string) error {
 	defer st.Close()
 	q := search.Query{Text: query, K: *k, NoRoute: *noRoute, NoProvisions: *noProv, Explain: *explain}
 	sw.apply(&q)
-	for _, ref := range docs {
-		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
-		if err != nil {
-			return err
-		}
-		q.Docs = append(q.Docs, info.ID)
+	if q.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
+		return err
 	}
 	svc, sn, err := openSnapshot(ctx, st, g.collection, collection.Models{})
 	if err != nil {

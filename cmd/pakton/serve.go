@@ -94,16 +94,12 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w for evidence reports", err)
 	}
-	emb, err := embedderFromEnv()
-	if err != nil {
-		return err
-	}
-	rr, err := rerankerFromEnv()
+	sm, err := envSearchModels()
 	if err != nil {
 		return err
 	}
 
-	st, err := g.openOrCreate()
+	st, err := g.openOrCreate(ctx)
 	if err != nil {
 		return err
 	}
@@ -118,10 +114,7 @@ func runServe(ctx context.Context, args []string) error {
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns, MaxReviewCells: *maxCells, MaxJobsPerKey: *maxJobs, JobWorkers: *jobWorkers, JobCPUs: *jobCPUs,
 		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
 		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
-		Embedder: asEmbedder(emb), Models: roles, Logger: logger,
-	}
-	if rr != nil {
-		cfg.Reranker = rr
+		Embedder: sm.Embedder, Reranker: sm.Reranker, Models: roles, Logger: logger,
 	}
 	if roles.Configured() {
 		ext, closeExt, err := externalTools(ctx, *mf.path)

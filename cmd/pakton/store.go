@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate"
 )
@@ -16,9 +17,9 @@ import (
 // reads it. It never creates one: a directory without a store is almost
 // always a mistyped --store or PAKTON_STORE, and an empty store made there
 // would only answer "no documents".
-func (g *globals) openExisting() (*store.Store, error) {
+func (g *globals) openExisting(ctx context.Context) (*store.Store, error) {
 	if weaviate.IsURL(g.store) {
-		return weaviate.OpenStore(context.Background(), g.store)
+		return weaviate.OpenStore(ctx, g.store)
 	}
 	ok, err := store.Exists(g.store)
 	if err != nil {
@@ -30,17 +31,12 @@ func (g *globals) openExisting() (*store.Store, error) {
 	return store.Open(g.store)
 }
 
-// open is openExisting: the store of a command that reads it. Commands that
-// read one collection use openCollection; those that may create the store
-// use openOrCreate.
-func (g *globals) open() (*store.Store, error) { return g.openExisting() }
-
 // openOrCreate opens the store the global flags name, creating it when
 // needed (ingest, serve), and says on stderr when it made a new one, so a
 // mistyped directory does not go unnoticed.
-func (g *globals) openOrCreate() (*store.Store, error) {
+func (g *globals) openOrCreate(ctx context.Context) (*store.Store, error) {
 	if weaviate.IsURL(g.store) {
-		return weaviate.OpenStore(context.Background(), g.store)
+		return weaviate.OpenStore(ctx, g.store)
 	}
 	existed, err := store.Exists(g.store)
 	if err != nil {
@@ -87,7 +83,7 @@ func checkCollection(ctx context.Context, st *store.Store, name string) error {
 // openCollection opens an existing store and checks that it holds the
 // collection the global flags name.
 func (g *globals) openCollection(ctx context.Context) (*store.Store, error) {
-	st, err := g.openExisting()
+	st, err := g.openExisting(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -152,4 +148,18 @@ func openSnapshot(ctx context.Context, st *store.Store, name string, m collectio
 // emptyCollection is the error for a collection with no documents.
 func emptyCollection(st *store.Store, collection string) error {
 	return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"", collection, st.Location(), collection)
+}
+
+// docIDs resolves --doc references (ids or names) to document ids, in order;
+// nil when none are given.
+func docIDs(ctx context.Context, st *store.Store, coll string, refs []string) ([]string, error) {
+	var ids []string
+	for _, ref := range refs {
+		info, err := ingest.FindDoc(ctx, st, coll, ref)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, info.ID)
+	}
+	return ids, nil
 }

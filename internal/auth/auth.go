@@ -26,6 +26,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/filelock"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // Prefix starts every key, so a leaked key is easy to recognise and scan for.
@@ -409,18 +410,7 @@ func Hash(secret string) string {
 
 // ValidCollection reports whether name is a valid collection name (the
 // store's rule: 1-64 characters of [a-z0-9._-], not starting with '.').
-func ValidCollection(name string) bool {
-	if len(name) == 0 || len(name) > 64 || name[0] == '.' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+func ValidCollection(name string) bool { return store.ValidCollection(name) }
 
 type ctxKey struct{}
 

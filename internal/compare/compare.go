@@ -68,6 +68,16 @@ type Op struct {
 	Text string `json:"text"`
 }
 
+// Elide shortens a long unchanged run ("=") of a difference to its ends: the
+// first and the last n/2 characters around " … ".
+func Elide(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
+}
+
 // Result is a comparison: what the template has that the contract lacks,
 // what differs, what the contract adds.
 type Result struct {

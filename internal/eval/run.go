@@ -555,12 +555,7 @@ func WriteTable(w io.Writer, r *Report) {
 	if r.Provisions != "" {
 		fmt.Fprintf(w, "provision passages first: %s detectors\n", r.Provisions)
 	}
-	names := make([]string, 0, len(r.Benchmarks))
-	for n := range r.Benchmarks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(r.Benchmarks)) {
 		b := r.Benchmarks[n]
 		fmt.Fprintf(w, "%s (%d queries)", n, b.Queries)
 		if r.Scope == "corpus" {

@@ -233,10 +233,12 @@ type entry struct {
 	removed bool
 }
 
-// Open loads the jobs persisted in dir (creating it if needed). Register the
-// job kinds with Handle, then call Start to resume unfinished jobs and begin
-// running new ones.
-func Open(dir string, opt Options) (*Manager, error) {
+// Open loads the jobs persisted in dir (creating it if needed), or with
+// opt.Shared this process's jobs among the shared records. ctx bounds the
+// opening only (the first read of the shared records); the jobs run until
+// Close. Register the job kinds with Handle, then call Start to resume
+// unfinished jobs and begin running new ones.
+func Open(ctx context.Context, dir string, opt Options) (*Manager, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = 1
 	}
@@ -256,7 +258,7 @@ func Open(dir string, opt Options) (*Manager, error) {
 		opt.Slice = DefaultSlice
 	}
 	if opt.Shared != nil {
-		return openShared(opt)
+		return openShared(ctx, opt)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("jobs: open %s: %w", dir, err)

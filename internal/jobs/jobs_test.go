@@ -29,7 +29,7 @@ func wait(t *testing.T, m *Manager, id string) Job {
 func TestLifecycle(t *testing.T) {
 	dir := t.TempDir()
 	var finished atomic.Int32
-	m, err := Open(dir, Options{Finished: func(Job) { finished.Add(1) }})
+	m, err := Open(context.Background(), dir, Options{Finished: func(Job) { finished.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestLifecycle(t *testing.T) {
 // stray temporary file and a damaged file are ignored.
 func TestResume(t *testing.T) {
 	dir := t.TempDir()
-	m, _ := Open(dir, Options{MaxAttempts: 2})
+	m, _ := Open(context.Background(), dir, Options{MaxAttempts: 2})
 	started := make(chan struct{}, 1)
 	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
 		started <- struct{}{}
@@ -136,7 +136,7 @@ func TestResume(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "orphan1.json"), raw, 0o600)
 
 	// Second run: the job resumes (attempt 2) and finishes.
-	m2, err := Open(dir, Options{MaxAttempts: 2})
+	m2, err := Open(context.Background(), dir, Options{MaxAttempts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestResume(t *testing.T) {
 	tired := Job{ID: "tired1", Kind: "work", Collection: "c", State: Running, Attempts: 2, Created: time.Now()}
 	raw, _ = json.Marshal(tired)
 	os.WriteFile(filepath.Join(dir, "tired1.json"), raw, 0o600)
-	m3, _ := Open(dir, Options{MaxAttempts: 2})
+	m3, _ := Open(context.Background(), dir, Options{MaxAttempts: 2})
 	m3.Handle("work", func(ctx context.Context, j Job, r Reporter) error { return nil })
 	m3.Start()
 	defer m3.Close()
@@ -214,7 +214,7 @@ func TestRetention(t *testing.T) {
 		removed = append(removed, j.ID)
 		return nil
 	}}
-	m, err := Open(dir, opt)
+	m, err := Open(context.Background(), dir, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestRetention(t *testing.T) {
 
 	// A new manager removes expired jobs at Start.
 	clk.Advance(time.Hour)
-	m2, err := Open(dir, opt)
+	m2, err := Open(context.Background(), dir, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestRetention(t *testing.T) {
 	}
 
 	// Zero retention keeps finished jobs forever.
-	keep, _ := Open(t.TempDir(), Options{Now: clk.Now})
+	keep, _ := Open(context.Background(), t.TempDir(), Options{Now: clk.Now})
 	keep.Handle("work", func(context.Context, Job, Reporter) error { return nil })
 	keep.Start()
 	defer keep.Close()
@@ -317,7 +317,7 @@ func TestRemove(t *testing.T) {
 		}
 		return nil
 	}}
-	m, _ := Open(dir, opt)
+	m, _ := Open(context.Background(), dir, opt)
 	release := make(chan struct{})
 	var runs atomic.Int32
 	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
@@ -360,7 +360,7 @@ func TestRemove(t *testing.T) {
 	wait(t, m, running.ID)
 	m.Close()
 
-	m2, _ := Open(dir, opt)
+	m2, _ := Open(context.Background(), dir, opt)
 	m2.Handle("work", func(context.Context, Job, Reporter) error { runs.Add(1); return nil })
 	m2.Start()
 	defer m2.Close()

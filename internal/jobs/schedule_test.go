@@ -15,7 +15,7 @@ import (
 // fewest running jobs goes first, not the oldest: tenant A's three uploads
 // do not queue tenant B's one behind them (issue 17, fairness).
 func TestFairOrder(t *testing.T) {
-	m, err := Open(t.TempDir(), Options{Workers: 1})
+	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestFairOrder(t *testing.T) {
 // tenant B's job at its next Yield after the slice, and resumes after it.
 // Without yielding B's job waited for all of A's.
 func TestYield(t *testing.T) {
-	m, err := Open(t.TempDir(), Options{Workers: 1, Slice: 10 * time.Millisecond})
+	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 1, Slice: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestYield(t *testing.T) {
 // TestYieldCancel: a job waiting for its turn after yielding is cancelled
 // at once, and its slot accounting stays right (the next job runs).
 func TestYieldCancel(t *testing.T) {
-	m, err := Open(t.TempDir(), Options{Workers: 1, Slice: time.Millisecond})
+	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 1, Slice: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestYieldCancel(t *testing.T) {
 // of another tenant gets the next one that frees.
 func TestPoolFair(t *testing.T) {
 	p := NewPool(1, 1)
-	m, err := Open(t.TempDir(), Options{Workers: 2})
+	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestPoolShare(t *testing.T) {
 // TestYieldJoin: the goroutines of one job (a review's workers) may call
 // Yield at once; they give the one slot up together and resume together.
 func TestYieldJoin(t *testing.T) {
-	m, err := Open(t.TempDir(), Options{Workers: 1, Slice: 5 * time.Millisecond})
+	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 1, Slice: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

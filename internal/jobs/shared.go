@@ -16,7 +16,8 @@ const DefaultLease = 30 * time.Second
 
 // openShared opens a manager whose jobs live in opt.Shared: it loads this
 // process's own jobs (Owner), to be resumed by Start like jobs found on disk.
-func openShared(opt Options) (*Manager, error) {
+// ctx bounds that first read of the records.
+func openShared(ctx context.Context, opt Options) (*Manager, error) {
 	if opt.RecordKind == "" {
 		opt.RecordKind = "job"
 	}
@@ -26,13 +27,12 @@ func openShared(opt Options) (*Manager, error) {
 	if opt.Lease <= 0 {
 		opt.Lease = DefaultLease
 	}
-	ctx, stop := context.WithCancel(context.Background())
 	recs, err := opt.Shared.Records(ctx, opt.RecordKind)
 	if err != nil {
-		stop()
 		return nil, fmt.Errorf("jobs: open: read jobs: %w", err)
 	}
-	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: ctx, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1), running: map[string]int{}, served: map[string]uint64{}}
+	run, stop := context.WithCancel(context.Background())
+	m := &Manager{opt: opt, funcs: map[string]Func{}, ctx: run, stop: stop, jobs: map[string]*entry{}, dirty: make(chan struct{}, 1), running: map[string]int{}, served: map[string]uint64{}}
 	m.others, m.keep = otherServers{m}, jobRecords{m}
 	m.persistStop, m.persistDone = make(chan struct{}), make(chan struct{})
 	go m.persist()

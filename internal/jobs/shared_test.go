@@ -60,7 +60,7 @@ func (r *memRecords) DeleteRecord(_ context.Context, kind, id string) error {
 
 func openTestShared(t *testing.T, rs Records, owner string, f Func) *Manager {
 	t.Helper()
-	m, err := Open(t.TempDir(), Options{Shared: rs, Owner: owner, Lease: 300 * time.Millisecond})
+	m, err := Open(context.Background(), t.TempDir(), Options{Shared: rs, Owner: owner, Lease: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

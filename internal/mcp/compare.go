@@ -80,7 +80,7 @@ func (h *handlers) compare(ctx context.Context, _ *mcpsdk.CallToolRequest, in Co
 		ch.Contract.Text, _ = cut(ch.Contract.Text, clauseTextLen)
 		for j, op := range ch.Diff {
 			if op.Op == "=" {
-				ch.Diff[j].Text = elide(op.Text, keptRunLen)
+				ch.Diff[j].Text = compare.Elide(op.Text, keptRunLen)
 			}
 		}
 		out.Changed = append(out.Changed, ch)
@@ -96,15 +96,6 @@ func cutClauses(cs []compare.Clause) []compare.Clause {
 		out[i] = c
 	}
 	return out
-}
-
-// elide keeps the start and the end of a long run of words.
-func elide(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
 }
 
 // compareText is the readable form of a comparison: one line per clause.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/pakton/pakton/internal/search/index"
 )
@@ -38,7 +39,7 @@ func (ix *Index) associations(v *index.Snapshot, tid int32) []assocTerm {
 	if l, ok := c.assoc.Load(tid); ok {
 		return l.([]assocTerm)
 	}
-	cand := ix.learnAssociations(v, tid)
+	cand := ix.learnAssociations(v, tid, nil)
 	c.assoc.Store(tid, cand)
 	return cand
 }
@@ -48,8 +49,8 @@ func (ix *Index) associations(v *index.Snapshot, tid int32) []assocTerm {
 // over the term's document frequency (every posting when it has fewer): the
 // same postings, in the same order, as sampling one segment holding the
 // same live units. A posting naming a unit outside its segment (a damaged
-// file) is passed on: fn skips it.
-func eachSample(v *index.Snapshot, t int32, sample int, fn func(i int, p index.Posting)) {
+// file) is passed on: fn skips it. pg, when set, is told of the pages read.
+func eachSample(v *index.Snapshot, t int32, sample int, pg *pageGuard, fn func(i int, p index.Posting)) {
 	step := 1
 	if df := v.DF(t); df > sample {
 		step = df / sample
@@ -70,7 +71,10 @@ func eachSample(v *index.Snapshot, t int32, sample int, fn func(i int, p index.P
 			continue
 		}
 		units := seg.Units()
-		for _, p := range pl {
+		for k, p := range pl {
+			if k%256 == 255 {
+				pg.read(1 + 256*int64(unsafe.Sizeof(p))/4096) // the postings and the units they name
+			}
 			if uint(p.Unit) < uint(len(units)) && v.Deleted(i, units[p.Unit].Doc) {
 				continue
 			}
@@ -83,8 +87,9 @@ func eachSample(v *index.Snapshot, t int32, sample int, fn func(i int, p index.P
 	}
 }
 
-// learnAssociations counts the associations of term tid (see associations).
-func (ix *Index) learnAssociations(v *index.Snapshot, tid int32) []assocTerm {
+// learnAssociations counts the associations of term tid (see associations);
+// pg, when set, is told of the pages read.
+func (ix *Index) learnAssociations(v *index.Snapshot, tid int32, pg *pageGuard) []assocTerm {
 	if tid < 0 {
 		return nil
 	}
@@ -96,11 +101,12 @@ func (ix *Index) learnAssociations(v *index.Snapshot, tid int32) []assocTerm {
 	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
 	seen := 0
-	eachSample(v, tid, assocSample, func(i int, p index.Posting) {
+	eachSample(v, tid, assocSample, pg, func(i int, p index.Posting) {
 		seg := segs[i]
 		if uint(p.Unit) >= uint(seg.NumUnits()) {
 			return // a damaged index file; see index/container.go
 		}
+		pg.read(2) // the posting's page, the unit's terms
 		seen++
 		for _, c := range seg.UnitTerms(p.Unit) {
 			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {

@@ -53,12 +53,12 @@ func (ix *Index) bodyAssociations(v *index.Snapshot, tid int32) []assocTerm {
 	if l, ok := c.bodies.Load(tid); ok {
 		return l.([]assocTerm)
 	}
-	out := ix.learnBodies(v, tid)
+	out := ix.learnBodies(v, tid, nil)
 	c.bodies.Store(tid, out)
 	return out
 }
 
-func (ix *Index) learnBodies(v *index.Snapshot, tid int32) []assocTerm {
+func (ix *Index) learnBodies(v *index.Snapshot, tid int32, pg *pageGuard) []assocTerm {
 	if tid < 0 {
 		return nil
 	}
@@ -74,11 +74,12 @@ func (ix *Index) learnBodies(v *index.Snapshot, tid int32) []assocTerm {
 	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
 	seen := 0
-	eachSample(v, h, headSample, func(i int, p index.Posting) {
+	eachSample(v, h, headSample, pg, func(i int, p index.Posting) {
 		seg := segs[i]
 		if uint(p.Unit) >= uint(seg.NumUnits()) {
 			return // a damaged index file; see index/container.go
 		}
+		pg.read(3) // the posting's page, the unit's document and terms
 		seen++
 		d := v.DocBase(i) + seg.Units()[p.Unit].Doc
 		for _, c := range seg.UnitTerms(p.Unit) {

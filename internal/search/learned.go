@@ -3,6 +3,7 @@ package search
 import (
 	"io"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/pakton/pakton/internal/parallel"
@@ -26,7 +27,12 @@ import (
 // progress, when set, is called now and then with the terms done and the
 // terms in all.
 func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) error {
+	return ix.writeAssociations(w, progress, &pageGuard{budget: assocMappedBudget, every: assocMappedCheck})
+}
+
+func (ix *Index) writeAssociations(w io.Writer, progress func(done, total int), pg *pageGuard) error {
 	v := ix.view()
+	pg.v = v
 	terms := allTerms(v)
 	assoc := make([][]assocTerm, len(terms))
 	bodies := make([][]assocTerm, len(terms))
@@ -35,17 +41,11 @@ func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) 
 	parallel.All(len(terms), workers, func(k int) {
 		t := terms[k]
 		if !index.IsMarked(v.TermString(t)) { // never a question word
-			assoc[k] = ix.learnAssociations(v, t)
-			bodies[k] = ix.learnBodies(v, t)
+			assoc[k] = ix.learnAssociations(v, t, pg)
+			bodies[k] = ix.learnBodies(v, t, pg)
 		}
-		n := done.Add(1)
-		if n%4096 == 0 {
-			// Keep the pages read so far out of this process's memory: the
-			// pass reads the whole collection.
-			v.ReleaseMemory()
-			if progress != nil {
-				progress(int(n), len(terms))
-			}
+		if n := done.Add(1); n%4096 == 0 && progress != nil {
+			progress(int(n), len(terms))
 		}
 	})
 	tw := index.NewAssocTableWriter()
@@ -56,6 +56,57 @@ func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) 
 		tw.Add(v.TermString(t), refs(v, assoc[k]), refs(v, bodies[k]))
 	}
 	return tw.Write(w)
+}
+
+// assocMappedBudget bounds the index-file pages WriteAssociations keeps
+// mapped in the process's memory. The pass reads pages all over the
+// collection's files — a sampled posting, the sampled unit's terms and
+// document — and a mapped page read stays part of the process until
+// released: at 100× CUAD the pass held 6.3 GB of them, and releasing them
+// every 256 terms still left 4 GB (docs/SCALE.md): a frequent word alone
+// samples thousands of units, each on pages of its own. So the pages held
+// are checked every assocMappedCheck pages the pass may have read
+// (pageGuard), inside a long postings list too.
+const (
+	assocMappedBudget = 256 << 20
+	assocMappedCheck  = 256
+)
+
+// pageGuard releases the snapshot's mapped pages whenever the process holds
+// more than budget bytes of them (index.MappedResident), checked every so
+// many pages read. Releasing changes no result: the pages stay in the page
+// cache and are mapped again when read. A nil guard does nothing (a search
+// learning one word as it comes reads little).
+type pageGuard struct {
+	v      *index.Snapshot
+	budget int64
+	every  int64 // pages read between checks
+	n      atomic.Int64
+	mu     sync.Mutex
+}
+
+// read counts pages that may have been read.
+func (g *pageGuard) read(pages int64) {
+	if g == nil {
+		return
+	}
+	n := g.n.Add(pages)
+	if n/g.every == (n-pages)/g.every {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	held, ok := index.MappedResident()
+	if !ok {
+		// Not known here: release every 64 checks.
+		if n/(64*g.every) == (n-pages)/(64*g.every) {
+			return
+		}
+		held = g.budget + 1
+	}
+	if held > g.budget {
+		g.v.ReleaseMemory()
+	}
 }
 
 func refs(v *index.Snapshot, l []assocTerm) []index.AssocRef {

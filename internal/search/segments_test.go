@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -126,6 +127,22 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	// Releasing the mapped pages all the time learns the same.
+	rf, err := os.Create(filepath.Join(dir, "assoc-released"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(snap, nil).writeAssociations(rf, nil, &pageGuard{budget: -1, every: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rf.Close()
+	written, err := os.ReadFile(filepath.Join(dir, "assoc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if released, err := os.ReadFile(filepath.Join(dir, "assoc-released")); err != nil || !bytes.Equal(written, released) {
+		t.Fatalf("associations learned releasing pages differ (%d bytes, %d before; %v)", len(released), len(written), err)
+	}
 	table, err := index.OpenAssocTable(filepath.Join(dir, "assoc"))
 	if err != nil {
 		t.Fatal(err)

@@ -178,7 +178,7 @@ func TestReviewListingsReadNoTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	table, err := e.srv.reviewTableBytes(context.Background(), "deal", rv.ID)
+	table, err := e.srv.state.reviewTable(context.Background(), "deal", rv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,15 +182,24 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key)
 		s.internal(w, "start review", err)
 		return
 	}
-	j, err := s.submitJob(s.reviewJobs, kindReview, c, k, reviewParams{Review: meta.ID})
+	s.queueReview(w, r, "start review", k, meta, func() { s.removeReview(r.Context(), c, meta.ID) })
+}
+
+// queueReview submits the job that runs meta's review, records the job in
+// the review's meta and answers 202 with both. When the job cannot be
+// submitted, undo (if any) runs before the error is answered.
+func (s *Server) queueReview(w http.ResponseWriter, r *http.Request, op string, k auth.Key, meta reviewMeta, undo func()) {
+	j, err := s.submitJob(s.reviewJobs, kindReview, meta.Collection, k, reviewParams{Review: meta.ID})
 	if err != nil {
-		s.removeReview(r.Context(), c, meta.ID)
-		s.submitFailed(w, "start review", k, err)
+		if undo != nil {
+			undo()
+		}
+		s.submitFailed(w, op, k, err)
 		return
 	}
 	meta.Job = j.ID
 	if err := s.putReviewMeta(r.Context(), meta, nil); err != nil {
-		s.internal(w, "start review", err)
+		s.internal(w, op, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(r.Context(), meta), "job": s.jobJSON(j)})
@@ -391,17 +400,7 @@ func (s *Server) resumeReview(w http.ResponseWriter, r *http.Request, k auth.Key
 		fail(w, http.StatusConflict, "review %q is %s", m.ID, v.State)
 		return
 	}
-	j, err := s.submitJob(s.reviewJobs, kindReview, m.Collection, k, reviewParams{Review: m.ID})
-	if err != nil {
-		s.submitFailed(w, "resume review", k, err)
-		return
-	}
-	m.Job = j.ID
-	if err := s.putReviewMeta(r.Context(), m, nil); err != nil {
-		s.internal(w, "resume review", err)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"review": s.reviewView(r.Context(), m), "job": s.jobJSON(j)})
+	s.queueReview(w, r, "resume review", k, m, nil)
 }
 
 // deleteReview cancels a running review and removes it with its decisions.

@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -225,60 +226,26 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, errors.New("server: a sharded server needs a cluster store that shares index segments (weaviate://…)")
 		}
 	}
-	if cfg.MaxFileBytes <= 0 {
-		cfg.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if cfg.MaxFiles <= 0 {
-		cfg.MaxFiles = DefaultMaxFiles
-	}
-	if cfg.MaxRequestBytes <= 0 {
-		cfg.MaxRequestBytes = DefaultMaxRequestBytes
-	}
-	if cfg.MaxJSONBytes <= 0 {
-		cfg.MaxJSONBytes = DefaultMaxJSONBytes
-	}
-	if cfg.MaxAsks <= 0 {
-		cfg.MaxAsks = DefaultMaxAsks
-	}
-	if cfg.AskTimeout <= 0 {
-		cfg.AskTimeout = DefaultAskTimeout
-	}
-	if cfg.AskAnswerWait <= 0 {
-		cfg.AskAnswerWait = DefaultAskAnswerWait
-	}
-	if cfg.AskQueueWait <= 0 {
-		cfg.AskQueueWait = DefaultAskQueueWait
-	}
-	if cfg.MaxJobsPerKey <= 0 {
-		cfg.MaxJobsPerKey = DefaultMaxJobsPerKey
-	}
-	if cfg.JobWorkers <= 0 {
-		cfg.JobWorkers = DefaultJobWorkers
-	}
-	if cfg.JobCPUs <= 0 {
-		cfg.JobCPUs = runtime.NumCPU()
-	}
-	if cfg.MaxReviewCells <= 0 {
-		cfg.MaxReviewCells = DefaultMaxReviewCells
-	}
-	if cfg.JobRetention == 0 {
-		cfg.JobRetention = DefaultJobRetention
-	}
-	if cfg.Rate == 0 {
-		cfg.Rate = DefaultRate
-	}
-	if cfg.Burst <= 0 {
-		cfg.Burst = DefaultBurst
-	}
-	if cfg.MaxConnsPerClient == 0 {
-		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.MaxTurns <= 0 {
-		cfg.MaxTurns = agent.DefaultMaxTurns
-	}
+	// Unset (zero or negative) limits take their defaults.
+	cfg.MaxFileBytes = positiveOr(cfg.MaxFileBytes, DefaultMaxFileBytes)
+	cfg.MaxFiles = positiveOr(cfg.MaxFiles, DefaultMaxFiles)
+	cfg.MaxRequestBytes = positiveOr(cfg.MaxRequestBytes, DefaultMaxRequestBytes)
+	cfg.MaxJSONBytes = positiveOr(cfg.MaxJSONBytes, DefaultMaxJSONBytes)
+	cfg.MaxAsks = positiveOr(cfg.MaxAsks, DefaultMaxAsks)
+	cfg.AskTimeout = positiveOr(cfg.AskTimeout, DefaultAskTimeout)
+	cfg.AskAnswerWait = positiveOr(cfg.AskAnswerWait, DefaultAskAnswerWait)
+	cfg.AskQueueWait = positiveOr(cfg.AskQueueWait, DefaultAskQueueWait)
+	cfg.MaxJobsPerKey = positiveOr(cfg.MaxJobsPerKey, DefaultMaxJobsPerKey)
+	cfg.JobWorkers = positiveOr(cfg.JobWorkers, DefaultJobWorkers)
+	cfg.JobCPUs = positiveOr(cfg.JobCPUs, runtime.NumCPU())
+	cfg.MaxReviewCells = positiveOr(cfg.MaxReviewCells, DefaultMaxReviewCells)
+	cfg.Burst = positiveOr(cfg.Burst, DefaultBurst)
+	cfg.MaxTurns = positiveOr(cfg.MaxTurns, agent.DefaultMaxTurns)
+	// Here zero is unset and a negative value means none (kept forever, no limit).
+	cfg.JobRetention = cmp.Or(cfg.JobRetention, DefaultJobRetention)
+	cfg.Rate = cmp.Or(cfg.Rate, DefaultRate)
+	cfg.MaxConnsPerClient = cmp.Or(cfg.MaxConnsPerClient, DefaultMaxConnsPerClient)
+	cfg.MaxConns = cmp.Or(cfg.MaxConns, DefaultMaxConns)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -322,13 +289,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		lock.Close()
 		return nil, err
 	}
-	s.jobs, err = jobs.Open(filepath.Join(s.st.Dir(), "jobs"), ingestOpt)
+	s.jobs, err = jobs.Open(ctx, filepath.Join(s.st.Dir(), "jobs"), ingestOpt)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs.Handle(kindIngest, s.state.jobFunc(s.runIngest))
-	s.reviewJobs, err = jobs.Open(filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
+	s.reviewJobs, err = jobs.Open(ctx, filepath.Join(s.st.Dir(), "review-jobs"), reviewOpt)
 	if err != nil {
 		s.jobs.Close()
 		lock.Close()
@@ -480,4 +447,12 @@ func (s *Server) ready(ctx context.Context) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// positiveOr returns v, or def when v is zero or negative (unset).
+func positiveOr[T int | int64 | float64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

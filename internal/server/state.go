@@ -249,13 +249,9 @@ func (s *Server) reviewSummaryOf(ctx context.Context, c, id string) (*reviewSumm
 func (s *Server) legacySummary(ctx context.Context, c, id string) (*reviewSummary, error) {
 	legacyMu.Lock()
 	defer legacyMu.Unlock()
-	raw, err := s.reviewTableBytes(ctx, c, id)
+	tab, sum, err := s.storedTable(ctx, c, id)
 	if err != nil {
 		return nil, err
-	}
-	tab, sum, err := decodeTable(raw)
-	if err != nil {
-		return nil, fmt.Errorf("review %s: %w", id, err)
 	}
 	if sum == nil { // a bare table whose summary was not written (a crash between the two)
 		return nil, fmt.Errorf("review %s: table without a summary: %w", id, os.ErrNotExist)
@@ -273,9 +269,18 @@ func (s *Server) legacySummary(ctx context.Context, c, id string) (*reviewSummar
 
 var legacyMu sync.Mutex
 
-// reviewTableBytes returns a finished review's table as stored.
-func (s *Server) reviewTableBytes(ctx context.Context, c, id string) ([]byte, error) {
-	return s.state.reviewTable(ctx, c, id)
+// storedTable reads and decodes a finished review's table as stored, with
+// its summary when one was written with it.
+func (s *Server) storedTable(ctx context.Context, c, id string) (*review.Table, *reviewSummary, error) {
+	raw, err := s.state.reviewTable(ctx, c, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	tab, sum, err := decodeTable(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("review %s: %w", id, err)
+	}
+	return tab, sum, nil
 }
 
 // openReviewTable returns a finished review's table as JSON (review.Table),
@@ -293,15 +298,8 @@ func (s *Server) reviewTable(ctx context.Context, c, id string) (*review.Table, 
 	if _, err := s.reviewSummaryOf(ctx, c, id); err != nil {
 		return nil, err
 	}
-	raw, err := s.reviewTableBytes(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	tab, _, err := decodeTable(raw)
-	if err != nil {
-		return nil, fmt.Errorf("review %s: %w", id, err)
-	}
-	return tab, nil
+	tab, _, err := s.storedTable(ctx, c, id)
+	return tab, err
 }
 
 // decodeTable reads a stored table: a review.Table, or the legacy

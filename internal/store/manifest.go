@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -287,12 +288,7 @@ func snapshot(m *manifest) ([]byte, error) {
 		return nil, err
 	}
 	out := logLine(opHeader, m.Generation, "-", hb)
-	ids := make([]string, 0, len(m.Docs))
-	for id := range m.Docs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(m.Docs)) {
 		l := m.Docs[id]
 		rev, ok := dirRev(id, l.dir)
 		if !ok {

@@ -215,12 +215,9 @@ type Store struct {
 // manifest entries whose documents are missing or damaged. Open waits while
 // another process is writing.
 func Open(dir string) (*Store, error) {
-	if dir == "" {
-		return nil, errors.New("store: open: empty directory name")
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := absDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+		return nil, err
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
@@ -278,12 +275,9 @@ var ErrReadOnly = errors.New("store: opened read-only")
 // ErrReadOnly. A directory that holds no store is an error wrapping
 // ErrNotFound.
 func OpenReader(dir string) (*Store, error) {
-	if dir == "" {
-		return nil, errors.New("store: open: empty directory name")
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := absDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+		return nil, err
 	}
 	b, err := os.ReadFile(filepath.Join(abs, "VERSION"))
 	if errors.Is(err, os.ErrNotExist) {
@@ -399,6 +393,22 @@ func validName(name string, max int) bool {
 	}
 	return true
 }
+
+// absDir returns the absolute name of a store's directory (Open, OpenReader).
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("store: open: empty directory name")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// ValidCollection reports whether name is a valid collection name: 1-64
+// characters of [a-z0-9._-], not starting with '.'.
+func ValidCollection(name string) bool { return validName(name, 64) }
 
 func checkCollection(name string) error {
 	if !validName(name, 64) {
