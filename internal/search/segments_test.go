@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -149,6 +150,13 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 	}
 	tabled := Open(snap, table)
 	routed := 0
+	minUnits := parallelMinUnits
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(parallelWorkers, runtime.GOMAXPROCS(0))))
+	parallelMinUnits = 0
+	if parallelParts(many.view()) == nil {
+		t.Fatal("the segments are not scored in parallel even with no minimum")
+	}
+	parallelMinUnits = minUnits
 	for i := range 400 {
 		var b strings.Builder
 		switch i % 6 {
@@ -177,6 +185,14 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 			if got := ix.Search(q); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, %+v:\n got %+v\nwant %+v", name, q, got, want)
 			}
+		}
+		// Corpus-wide searches scored by two goroutines, each its share of
+		// the segments (topWindowed), as a large collection is.
+		parallelMinUnits = 0
+		got := many.Search(q)
+		parallelMinUnits = minUnits
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("many, scored in parallel, %+v:\n got %+v\nwant %+v", q, got, want)
 		}
 	}
 	if routed < 20 {

@@ -3,7 +3,9 @@ package search
 import (
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/pakton/pakton/internal/search/index"
 )
@@ -55,9 +57,72 @@ type windowCursor struct {
 // window with the collection's statistics, into one heap.
 func (ix *Index) topWindowed(v *index.Snapshot, q []queryTerm, sc scope, n int) (ranked []scored, all bool) {
 	h := topHeap{n: n}
-	touched := ix.windowed(v, q, weights(v, q, sc), sc, &h, func(int) bool { return true })
+	w := weights(v, q, sc)
+	var touched int
+	if part := parallelParts(v); part == nil {
+		touched = ix.windowed(v, q, w, sc, &h, func(int) bool { return true })
+	} else {
+		// Each worker scores its segments into a heap of its own; the n
+		// best of the union of the workers' n best are the n best of all
+		// (the order is total), whichever worker scored them.
+		hs := make([]topHeap, parallelWorkers)
+		counts := make([]int, parallelWorkers)
+		var wg sync.WaitGroup
+		for k := range hs {
+			hs[k] = topHeap{n: n}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				counts[k] = ix.windowed(v, q, w, sc, &hs[k], func(i int) bool { return part[i] == k })
+			}()
+		}
+		wg.Wait()
+		for k := range hs {
+			touched += counts[k]
+			for _, x := range hs[k].s {
+				h.push(x)
+			}
+		}
+	}
 	slices.SortFunc(h.s, byRank)
 	return h.s, touched <= n
+}
+
+// parallelWorkers is how many goroutines score a large corpus-wide search,
+// each a share of the segments; parallelMinUnits is the fewest live units
+// for which that pays (below, a search takes a few milliseconds and a
+// goroutine's start and a second cache would cost more than they save).
+const parallelWorkers = 2
+
+var parallelMinUnits int64 = 1 << 21 // a variable for the tests
+
+// parallelParts assigns the snapshot's segments to parallelWorkers workers,
+// largest first to the least loaded, when the snapshot is large enough and
+// the process may run that many goroutines at once; nil otherwise.
+func parallelParts(v *index.Snapshot) []int {
+	segs := v.Segments()
+	if runtime.GOMAXPROCS(0) < parallelWorkers || len(segs) < parallelWorkers || v.LiveUnits() < parallelMinUnits {
+		return nil
+	}
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	size := func(i int) int32 { return v.UnitBase(i+1) - v.UnitBase(i) }
+	slices.SortStableFunc(order, func(a, b int) int { return int(size(b)) - int(size(a)) })
+	part := make([]int, len(segs))
+	var load [parallelWorkers]int64
+	for _, i := range order {
+		k := 0
+		for j := range load {
+			if load[j] < load[k] {
+				k = j
+			}
+		}
+		part[i] = k
+		load[k] += int64(size(i))
+	}
+	return part
 }
 
 // windowed scores the segments mine accepts window by window with the
