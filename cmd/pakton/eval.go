@@ -89,7 +89,7 @@ func runEval(ctx context.Context, args []string) error {
 		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill, NoSpread: *sw.noSpread}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
-		st, err := g.openOrCreate()
+		st, err := g.openOrCreate(ctx)
 		if err != nil {
 			return err
 		}
