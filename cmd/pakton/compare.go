@@ -49,7 +49,7 @@ func runCompare(ctx context.Context, args []string) error {
 			return compare.Side{Doc: doc, Tree: clause.Parse(doc)}, ref, nil
 		}
 		if st == nil {
-			s, err := g.openExisting()
+			s, err := g.openExisting(ctx)
 			if err != nil {
 				return compare.Side{}, "", fmt.Errorf("%q is no file, and the store cannot be read to find it as a document: %w", ref, err)
 			}

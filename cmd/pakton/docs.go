@@ -40,7 +40,7 @@ func runDocs(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := g.openExisting()
+	st, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -90,7 +89,7 @@ func runEval(ctx context.Context, args []string) error {
 		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill, NoSpread: *sw.noSpread}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
-		st, err := g.openOrCreate()
+		st, err := g.openOrCreate(ctx)
 		if err != nil {
 			return err
 		}
@@ -314,12 +313,5 @@ func runEvalHeldOut(args []string) error {
 
 // writeJSONFile writes v as indented JSON to path (an eval's --json report).
 func writeJSONFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return eval.WriteJSONFile(path, v, "  ")
 }

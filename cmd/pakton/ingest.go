@@ -32,7 +32,7 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := g.openOrCreate()
+	st, err := g.openOrCreate(ctx)
 	if err != nil {
 		return err
 	}

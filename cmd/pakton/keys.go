@@ -40,7 +40,7 @@ func runKeys(ctx context.Context, args []string) error {
 	if sub == "create" || weaviate.IsURL(g.store) {
 		// A store on a cluster keeps its keys in the cluster, shared by
 		// every server that uses it (openKeys).
-		st, err := g.openOrCreate()
+		st, err := g.openOrCreate(ctx)
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ func runMigrate(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errors.New("--from and --to are required")
 	}
-	src, err := (&globals{store: *from}).openExisting()
+	src, err := (&globals{store: *from}).openExisting(ctx)
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}

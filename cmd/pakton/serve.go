@@ -99,7 +99,7 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 
-	st, err := g.openOrCreate()
+	st, err := g.openOrCreate(ctx)
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,9 @@ import (
 // reads it. It never creates one: a directory without a store is almost
 // always a mistyped --store or PAKTON_STORE, and an empty store made there
 // would only answer "no documents".
-func (g *globals) openExisting() (*store.Store, error) {
+func (g *globals) openExisting(ctx context.Context) (*store.Store, error) {
 	if weaviate.IsURL(g.store) {
-		return weaviate.OpenStore(context.Background(), g.store)
+		return weaviate.OpenStore(ctx, g.store)
 	}
 	ok, err := store.Exists(g.store)
 	if err != nil {
@@ -31,17 +31,12 @@ func (g *globals) openExisting() (*store.Store, error) {
 	return store.Open(g.store)
 }
 
-// open is openExisting: the store of a command that reads it. Commands that
-// read one collection use openCollection; those that may create the store
-// use openOrCreate.
-func (g *globals) open() (*store.Store, error) { return g.openExisting() }
-
 // openOrCreate opens the store the global flags name, creating it when
 // needed (ingest, serve), and says on stderr when it made a new one, so a
 // mistyped directory does not go unnoticed.
-func (g *globals) openOrCreate() (*store.Store, error) {
+func (g *globals) openOrCreate(ctx context.Context) (*store.Store, error) {
 	if weaviate.IsURL(g.store) {
-		return weaviate.OpenStore(context.Background(), g.store)
+		return weaviate.OpenStore(ctx, g.store)
 	}
 	existed, err := store.Exists(g.store)
 	if err != nil {
@@ -88,7 +83,7 @@ func checkCollection(ctx context.Context, st *store.Store, name string) error {
 // openCollection opens an existing store and checks that it holds the
 // collection the global flags name.
 func (g *globals) openCollection(ctx context.Context) (*store.Store, error) {
-	st, err := g.openExisting()
+	st, err := g.openExisting(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -67,30 +67,10 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 		}
 	}
 	// partner: the contract item holding most of a template item's words.
-	partner := make([]int, len(ti))
-	best := make([]int, len(ti))
-	for i := range partner {
-		partner[i] = -1
-	}
-	for k, n := range shared {
-		i, j := k[0], k[1]
-		if n > best[i] || n == best[i] && partner[i] >= 0 && j < partner[i] {
-			partner[i], best[i] = j, n
-		}
-	}
-	// byContract: the template item most of a contract item's kept words
-	// come from, to attribute insertions at clause boundaries.
-	from := make([]int, len(ci))
-	fromN := make([]int, len(ci))
-	for j := range from {
-		from[j] = -1
-	}
-	for k, n := range shared {
-		i, j := k[0], k[1]
-		if n > fromN[j] || n == fromN[j] && from[j] >= 0 && i < from[j] {
-			from[j], fromN[j] = i, n
-		}
-	}
+	partner := mostShared(shared, len(ti), 0)
+	// from: the template item most of a contract item's kept words come
+	// from, to attribute insertions at clause boundaries.
+	from := mostShared(shared, len(ci), 1)
 	changed := make([]bool, len(ti))
 	attributed := map[int]int{} // insert edit index → template item it belongs to
 	for x, e := range es {
@@ -216,4 +196,23 @@ func pageNumber(es []Edit, x int, aDisp, bDisp []string) bool {
 		}
 	}
 	return true
+}
+
+// mostShared gives each of the n items of one side (side 0: template items,
+// 1: contract items; shared is keyed {template item, contract item}) the
+// item of the other side it shares most kept words with, the lowest index
+// on a tie; -1 when it shares none.
+func mostShared(shared map[[2]int]int, n, side int) []int {
+	most := make([]int, n)
+	count := make([]int, n)
+	for i := range most {
+		most[i] = -1
+	}
+	for k, c := range shared {
+		i, j := k[side], k[1-side]
+		if c > count[i] || c == count[i] && most[i] >= 0 && j < most[i] {
+			most[i], count[i] = j, c
+		}
+	}
+	return most
 }

@@ -136,12 +136,7 @@ func (d *bisector[T]) bisect(a0, a1, b0, b1 int) (int, int, bool) {
 		}
 		for k1 := -D + k1start; k1 <= D-k1end; k1 += 2 {
 			i := off + k1
-			var x1 int
-			if k1 == -D || k1 != D && v1[i-1] < v1[i+1] {
-				x1 = v1[i+1]
-			} else {
-				x1 = v1[i-1] + 1
-			}
+			x1 := furthest(v1, i, k1, D)
 			y1 := x1 - k1
 			for x1 < n && y1 < m && d.a[a0+x1] == d.b[b0+y1] {
 				x1++
@@ -162,12 +157,7 @@ func (d *bisector[T]) bisect(a0, a1, b0, b1 int) (int, int, bool) {
 		}
 		for k2 := -D + k2start; k2 <= D-k2end; k2 += 2 {
 			i := off + k2
-			var x2 int
-			if k2 == -D || k2 != D && v2[i-1] < v2[i+1] {
-				x2 = v2[i+1]
-			} else {
-				x2 = v2[i-1] + 1
-			}
+			x2 := furthest(v2, i, k2, D)
 			y2 := x2 - k2
 			for x2 < n && y2 < m && d.a[a0+n-x2-1] == d.b[b0+m-y2-1] {
 				x2++
@@ -192,4 +182,14 @@ func (d *bisector[T]) bisect(a0, a1, b0, b1 int) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// furthest is where the path of D edits on diagonal k starts, before its
+// snake: one step down from diagonal k+1 or right from diagonal k-1,
+// whichever of the two reached further (v[i] is diagonal k's x).
+func furthest(v []int, i, k, D int) int {
+	if k == -D || k != D && v[i-1] < v[i+1] {
+		return v[i+1]
+	}
+	return v[i-1] + 1
 }

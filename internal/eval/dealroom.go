@@ -36,13 +36,7 @@ type DealRoomQuestion struct {
 // DealRoomQuestions returns the built-in deal-room questions
 // (questions/dealroom.json).
 func DealRoomQuestions() ([]DealRoomQuestion, error) {
-	var f struct {
-		Questions []DealRoomQuestion `json:"questions"`
-	}
-	if err := questionFile("dealroom.json", &f); err != nil {
-		return nil, err
-	}
-	return f.Questions, nil
+	return questionsIn[[]DealRoomQuestion]("dealroom.json")
 }
 
 // DealRoomResult is one question's score.

@@ -33,16 +33,22 @@ func questionFile(name string, v any) error {
 	return nil
 }
 
+// questionsIn reads the "questions" member of one embedded question file.
+func questionsIn[T any](name string) (T, error) {
+	var f struct {
+		Questions T `json:"questions"`
+	}
+	if err := questionFile(name, &f); err != nil {
+		var none T
+		return none, err
+	}
+	return f.Questions, nil
+}
+
 // UnnamedQuestions returns the plain questions that name no contract
 // (questions/no_contract.json): routing should narrow none of them.
 func UnnamedQuestions() ([]string, error) {
-	var f struct {
-		Questions []string `json:"questions"`
-	}
-	if err := questionFile("no_contract.json", &f); err != nil {
-		return nil, err
-	}
-	return f.Questions, nil
+	return questionsIn[[]string]("no_contract.json")
 }
 
 // Paraphrase rewrites every query of a CUAD benchmark ("Consider the
@@ -126,10 +132,8 @@ func (d ReviewDoc) eachQuoted(corpus string, provisions []string, add func(p str
 // first occurrence of each distinct quote, where an annotator reads it.
 // corpus is the benchmark's corpus directory (to read the quotes).
 func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
-	var f struct {
-		Questions map[string]string `json:"questions"`
-	}
-	if err := questionFile("new_types.json", &f); err != nil {
+	questions, err := questionsIn[map[string]string]("new_types.json")
+	if err != nil {
 		return nil, err
 	}
 	asked := map[string]bool{}
@@ -140,8 +144,8 @@ func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
 			titles[t.Snippets[0].FilePath] = title
 		}
 	}
-	provisions := make([]string, 0, len(f.Questions))
-	for p := range f.Questions {
+	provisions := make([]string, 0, len(questions))
+	for p := range questions {
 		if asked[strings.ToLower(p)] {
 			return nil, fmt.Errorf("eval: new_types.json: %q is asked by %s, so it is not a new type", p, b.Name)
 		}
@@ -155,7 +159,7 @@ func NewTypes(b *Benchmark, review *Review, corpus string) (*Benchmark, error) {
 			continue
 		}
 		err := d.eachQuoted(corpus, provisions, func(p string, l ReviewLabel, snips []Snippet) {
-			out.Tests = append(out.Tests, Test{Query: title + "; " + f.Questions[p], Snippets: snips, Category: l.Provision})
+			out.Tests = append(out.Tests, Test{Query: title + "; " + questions[p], Snippets: snips, Category: l.Provision})
 		})
 		if err != nil {
 			return nil, err
@@ -189,13 +193,9 @@ func quoteSnippets(file string, text []rune, spans [][]int) ([]Snippet, error) {
 
 // LoadReview reads review_dev.json.
 func LoadReview(path string) (*Review, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("review %s: %w", path, err)
-	}
 	var r Review
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("review %s: %w", path, err)
+	if err := readJSONFile(path, "review", &r); err != nil {
+		return nil, err
 	}
 	if len(r.Documents) == 0 {
 		return nil, fmt.Errorf("review %s: no documents", path)
@@ -224,12 +224,5 @@ func WriteBenchmark(path string, b *Benchmark) error {
 		}
 		out.Tests = append(out.Tests, tt)
 	}
-	data, err := json.MarshalIndent(out, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return WriteJSONFile(path, out, " ")
 }

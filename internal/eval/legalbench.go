@@ -61,13 +61,9 @@ type Benchmark struct {
 
 // LoadBenchmark reads a LegalBench-RAG benchmark file.
 func LoadBenchmark(path string) (*Benchmark, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("benchmark %s: %w", path, err)
-	}
 	var b Benchmark
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("benchmark %s: %w", path, err)
+	if err := readJSONFile(path, "benchmark", &b); err != nil {
+		return nil, err
 	}
 	if len(b.Tests) == 0 {
 		return nil, fmt.Errorf("benchmark %s: no tests", path)
@@ -80,6 +76,32 @@ func LoadBenchmark(path string) (*Benchmark, error) {
 	base := filepath.Base(path)
 	b.Name = base[:len(base)-len(filepath.Ext(base))]
 	return &b, nil
+}
+
+// readJSONFile reads the JSON file path into v; errors name the file as
+// what ("benchmark", "review") and path.
+func readJSONFile(path, what string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return nil
+}
+
+// WriteJSONFile writes v to path as JSON indented by indent, with a final
+// newline (a benchmark file, an eval's --json report).
+func WriteJSONFile(path string, v any, indent string) error {
+	data, err := json.MarshalIndent(v, "", indent)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // Scores holds one query's (or a mean over queries') metrics per k.

@@ -44,18 +44,16 @@ const namedHead = 3000
 // corpus is the LegalBench-RAG corpus directory (file paths of review are
 // relative to it).
 func Named(review *Review, corpus string) (dev, heldout *Benchmark, err error) {
-	var f struct {
-		Questions map[string]map[string][]string `json:"questions"`
-	}
-	if err := questionFile("named.json", &f); err != nil {
+	questions, err := questionsIn[map[string]map[string][]string]("named.json")
+	if err != nil {
 		return nil, nil, err
 	}
 	heads, err := corpusHeads(corpus)
 	if err != nil {
 		return nil, nil, err
 	}
-	provisions := make([]string, 0, len(f.Questions))
-	for p, qs := range f.Questions {
+	provisions := make([]string, 0, len(questions))
+	for p, qs := range questions {
 		if len(qs["dev"]) == 0 || len(qs["heldout"]) == 0 {
 			return nil, nil, fmt.Errorf("eval: named.json: %q needs dev and heldout questions", p)
 		}
@@ -83,7 +81,7 @@ func Named(review *Review, corpus string) (dev, heldout *Benchmark, err error) {
 			h := fnv.New32a()
 			h.Write([]byte(d.FilePath + "\x00" + p))
 			n := h.Sum32()
-			qs := f.Questions[p][part]
+			qs := questions[p][part]
 			q := strings.ReplaceAll(qs[n%uint32(len(qs))], "{name}", cands[(n/7)%uint32(len(cands))])
 			b.Tests = append(b.Tests, Test{Query: q, Snippets: snips, Category: l.Provision})
 		})

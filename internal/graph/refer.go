@@ -76,33 +76,41 @@ type keyword struct {
 	plural bool
 }
 
+// prefixKeywords are the reference words known by how they start
+// ("Sched.", "Exhibits", "Appendices"), tried in this order.
+var prefixKeywords = []struct {
+	prefix string
+	class  refClass
+	word   string
+}{
+	{"art", classArticle, "article"},
+	{"sched", classAttach, "schedule"},
+	{"exhibit", classAttach, "exhibit"},
+	{"annex", classAttach, "annex"},
+	{"append", classAttach, "appendix"},
+	{"attach", classAttach, "attachment"},
+	{"addend", classAttach, "addendum"},
+}
+
 func parseKeyword(w string) (keyword, bool) {
 	l := strings.ToLower(strings.TrimRight(strings.TrimSpace(w), "."))
 	if strings.HasPrefix(l, "§") {
 		return keyword{classSection, "section", l == "§§"}, true
 	}
 	plural := strings.HasSuffix(l, "s") || l == "appendices" || l == "addenda"
-	switch {
-	case l == "part" || l == "parts":
+	if l == "part" || l == "parts" {
 		// "part" is ordinary English; only "Part 2" / "PART II" count.
 		if !unicode.IsUpper(firstRune(w)) {
 			return keyword{}, false
 		}
 		return keyword{classArticle, "part", plural}, true
-	case strings.HasPrefix(l, "art"):
-		return keyword{classArticle, "article", plural}, true
-	case strings.HasPrefix(l, "sched"):
-		return keyword{classAttach, "schedule", plural}, true
-	case strings.HasPrefix(l, "exhibit"):
-		return keyword{classAttach, "exhibit", plural}, true
-	case strings.HasPrefix(l, "annex"):
-		return keyword{classAttach, "annex", plural}, true
-	case strings.HasPrefix(l, "append"):
-		return keyword{classAttach, "appendix", plural}, true
-	case strings.HasPrefix(l, "attach"):
-		return keyword{classAttach, "attachment", plural}, true
-	case strings.HasPrefix(l, "addend"):
-		return keyword{classAttach, "addendum", plural}, true
+	}
+	for _, p := range prefixKeywords {
+		if strings.HasPrefix(l, p.prefix) {
+			return keyword{p.class, p.word, plural}, true
+		}
+	}
+	switch {
 	case strings.HasPrefix(l, "sub") && strings.Contains(l, "para"), strings.HasPrefix(l, "para"):
 		return keyword{classSection, "paragraph", plural}, true
 	case strings.Contains(l, "clause"):

@@ -58,13 +58,9 @@ func parseDOCX(data []byte) (*document.Document, error) {
 	if bytes.HasPrefix(data, []byte(`{\rtf`)) {
 		return nil, fmt.Errorf("%w: the file is RTF, not DOCX; save as .docx", ErrUnsupported)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	pk, err := openPackage(data, "docx")
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a valid .docx (zip) archive: %v", ErrCorrupt, err)
-	}
-	pk := &docxPackage{files: map[string]*zip.File{}, kind: "docx"}
-	for _, f := range zr.File {
-		pk.files[strings.TrimPrefix(f.Name, "/")] = f
+		return nil, err
 	}
 	main := pk.mainPart()
 	body, err := pk.read(main)
@@ -75,32 +71,16 @@ func parseDOCX(data []byte) (*document.Document, error) {
 		return nil, fmt.Errorf("%w: no %s in the archive; not a Word document", ErrCorrupt, main)
 	}
 	rels := pk.partRels(main)
-	var styles *docxStyles
-	if p := rels.target("/styles", path.Join(path.Dir(main), "styles.xml")); p != "" {
-		b, err := pk.read(p)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			if styles, err = parseDocxStyles(b); err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, p, err)
-			}
-		}
+	styles, err := readRelated(pk, rels, main, "/styles", "styles.xml", parseDocxStyles)
+	if err != nil {
+		return nil, err
 	}
 	if styles == nil {
 		styles = &docxStyles{byID: map[string]*docxStyle{}}
 	}
-	var num *docxNumbering
-	if p := rels.target("/numbering", path.Join(path.Dir(main), "numbering.xml")); p != "" {
-		b, err := pk.read(p)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			if num, err = parseDocxNumbering(b); err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, p, err)
-			}
-		}
+	num, err := readRelated(pk, rels, main, "/numbering", "numbering.xml", parseDocxNumbering)
+	if err != nil {
+		return nil, err
 	}
 	if num == nil {
 		num = &docxNumbering{abstract: map[string]*docxAbstract{}, nums: map[string]*docxNum{}}
@@ -126,6 +106,39 @@ type docxPackage struct {
 	files map[string]*zip.File
 	total int64
 	kind  string // "docx", "odt": the format named in errors
+}
+
+// openPackage opens data as the zip archive of an OOXML or ODF package;
+// kind ("docx", "odt") names the format in errors.
+func openPackage(data []byte, kind string) (*docxPackage, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a valid .%s (zip) archive: %v", ErrCorrupt, kind, err)
+	}
+	pk := &docxPackage{files: map[string]*zip.File{}, kind: kind}
+	for _, f := range zr.File {
+		pk.files[strings.TrimPrefix(f.Name, "/")] = f
+	}
+	return pk, nil
+}
+
+// readRelated parses, with parse, the part the main part's relationship of
+// type rel names (name beside the main part when no relationship does); nil
+// when the package has no such part. A part parse rejects is ErrCorrupt.
+func readRelated[T any](pk *docxPackage, rels docxRels, main, rel, name string, parse func([]byte) (*T, error)) (*T, error) {
+	p := rels.target(rel, path.Join(path.Dir(main), name))
+	if p == "" {
+		return nil, nil
+	}
+	b, err := pk.read(p)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	v, err := parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, p, err)
+	}
+	return v, nil
 }
 
 // read returns the part's bytes, or nil, nil when the part does not exist.
@@ -252,12 +265,10 @@ func onOff(se xml.StartElement) bool {
 	return true
 }
 
-// newDocxDecoder returns a strict decoder over b. The parts are UTF-8 by
-// the OOXML standard; other declared encodings are passed through as is.
 // walkW reads a WordprocessingML part token by token, keeping the stack of
 // open elements: start is called for each element of the w: namespace
 // (transitional or strict) with the local name of its parent, whatever the
-// parent's namespace; end for every end element.
+// parent's namespace; end for each end element of the w: namespace.
 func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t xml.EndElement)) error {
 	var stack []string
 	return eachToken(b, func(tok xml.Token) {
@@ -275,6 +286,9 @@ func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t x
 		case xml.EndElement:
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
+			}
+			if t.Name.Space != nsW && t.Name.Space != nsWStrict {
+				return
 			}
 			end(t)
 		}
@@ -297,6 +311,8 @@ func eachToken(b []byte, f func(tok xml.Token)) error {
 	}
 }
 
+// newDocxDecoder returns a strict decoder over b. The parts are UTF-8 by
+// the OOXML standard; other declared encodings are passed through as is.
 func newDocxDecoder(b []byte) *xml.Decoder {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }

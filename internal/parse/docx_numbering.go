@@ -22,6 +22,31 @@ type docxLevel struct {
 	set     bool
 }
 
+// setProperty reads one child element of a w:lvl (start, numFmt, lvlText,
+// suff, lvlRestart, isLgl, pStyle) into l; other elements are ignored.
+func (l *docxLevel) setProperty(t xml.StartElement) {
+	switch t.Name.Local {
+	case "start":
+		if v, err := strconv.Atoi(wVal(t)); err == nil {
+			l.start = v
+		}
+	case "numFmt":
+		l.fmt = wVal(t)
+	case "lvlText":
+		l.text = wVal(t)
+	case "suff":
+		l.suff = wVal(t)
+	case "lvlRestart":
+		if v, err := strconv.Atoi(wVal(t)); err == nil {
+			l.restart = v
+		}
+	case "isLgl":
+		l.legal = onOff(t)
+	case "pStyle":
+		l.pStyle = wVal(t)
+	}
+}
+
 type docxAbstract struct {
 	id        string
 	levels    [9]docxLevel
@@ -109,43 +134,12 @@ func parseDocxNumbering(b []byte) (*docxNumbering, error) {
 			if lvl != nil {
 				lvl.set = true
 			}
-		case "start":
+		default:
 			if lvl != nil && parent == "lvl" {
-				if v, err := strconv.Atoi(wVal(t)); err == nil {
-					lvl.start = v
-				}
-			}
-		case "numFmt":
-			if lvl != nil && parent == "lvl" {
-				lvl.fmt = wVal(t)
-			}
-		case "lvlText":
-			if lvl != nil && parent == "lvl" {
-				lvl.text = wVal(t)
-			}
-		case "suff":
-			if lvl != nil && parent == "lvl" {
-				lvl.suff = wVal(t)
-			}
-		case "lvlRestart":
-			if lvl != nil && parent == "lvl" {
-				if v, err := strconv.Atoi(wVal(t)); err == nil {
-					lvl.restart = v
-				}
-			}
-		case "isLgl":
-			if lvl != nil && parent == "lvl" {
-				lvl.legal = onOff(t)
-			}
-		case "pStyle":
-			if lvl != nil && parent == "lvl" {
-				lvl.pStyle = wVal(t)
+				lvl.setProperty(t)
 			}
 		}
 	}, func(t xml.EndElement) {
-		if t.Name.Space != nsW && t.Name.Space != nsWStrict {
-			return
-		}
 		switch t.Name.Local {
 		case "abstractNum":
 			abs = nil
@@ -313,14 +307,6 @@ func bulletGlyphs(s string) string {
 // formatDocxNumber renders counter n in WordprocessingML number format f.
 func formatDocxNumber(n int, f string) string {
 	switch f {
-	case "lowerLetter":
-		return numbering.Letters(n, false)
-	case "upperLetter":
-		return numbering.Letters(n, true)
-	case "lowerRoman":
-		return numbering.Roman(n)
-	case "upperRoman":
-		return strings.ToUpper(numbering.Roman(n))
 	case "decimalZero":
 		if n >= 0 && n < 10 {
 			return "0" + strconv.Itoa(n)
@@ -330,5 +316,11 @@ func formatDocxNumber(n int, f string) string {
 	case "bullet", "none":
 		return ""
 	}
-	return strconv.Itoa(n)
+	return formatListNumber(n, docxListTypes[f], numbering.Letters)
+}
+
+// docxListTypes are the WordprocessingML number formats that are list types
+// of HTML and ODF (formatListNumber); the others render in decimal.
+var docxListTypes = map[string]string{
+	"lowerLetter": "a", "upperLetter": "A", "lowerRoman": "i", "upperRoman": "I",
 }

@@ -14,6 +14,26 @@ type docxStyle struct {
 	outline           int    // -1 when unset
 }
 
+// setProperty reads one element inside a w:style into s: its name and
+// basedOn, the numId and ilvl of its numPr, the outlineLvl of its pPr;
+// parent is the element's parent. Other elements are ignored.
+func (s *docxStyle) setProperty(t xml.StartElement, parent string) {
+	switch parent + "/" + t.Name.Local {
+	case "style/name":
+		s.name = wVal(t)
+	case "style/basedOn":
+		s.basedOn = wVal(t)
+	case "numPr/numId":
+		s.numID = wVal(t)
+	case "numPr/ilvl":
+		s.ilvl = wVal(t)
+	case "pPr/outlineLvl":
+		if v, err := strconv.Atoi(wVal(t)); err == nil {
+			s.outline = v
+		}
+	}
+}
+
 type docxStyles struct {
 	byID         map[string]*docxStyle
 	defaultParaS string
@@ -36,31 +56,13 @@ func parseDocxStyles(b []byte) (*docxStyles, error) {
 			if typ == "paragraph" && onOff2(t, "default") {
 				st.defaultParaS = id
 			}
-		case "name":
-			if cur != nil && parent == "style" {
-				cur.name = wVal(t)
-			}
-		case "basedOn":
-			if cur != nil && parent == "style" {
-				cur.basedOn = wVal(t)
-			}
-		case "numId":
-			if cur != nil && parent == "numPr" {
-				cur.numID = wVal(t)
-			}
-		case "ilvl":
-			if cur != nil && parent == "numPr" {
-				cur.ilvl = wVal(t)
-			}
-		case "outlineLvl":
-			if cur != nil && parent == "pPr" {
-				if v, err := strconv.Atoi(wVal(t)); err == nil {
-					cur.outline = v
-				}
+		default:
+			if cur != nil {
+				cur.setProperty(t, parent)
 			}
 		}
 	}, func(t xml.EndElement) {
-		if isW(t.Name, "style") {
+		if t.Name.Local == "style" {
 			cur = nil
 		}
 	})

@@ -538,16 +538,8 @@ func (w *htmlWriter) listItem(n *html.Node) {
 	w.pop()
 }
 
+// formatHTMLNumber renders n in an <ol> type ("1", "a", "A", "i", "I"),
+// letters counted as browsers do (a…z, aa, ab, …).
 func formatHTMLNumber(n int, typ string) string {
-	switch typ {
-	case "a":
-		return numbering.Alphabetic(n, false)
-	case "A":
-		return numbering.Alphabetic(n, true)
-	case "i":
-		return numbering.Roman(n)
-	case "I":
-		return strings.ToUpper(numbering.Roman(n))
-	}
-	return strconv.Itoa(n)
+	return formatListNumber(n, typ, numbering.Alphabetic)
 }

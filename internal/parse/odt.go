@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/xml"
 	"fmt"
@@ -56,13 +55,9 @@ type odtStyles struct {
 }
 
 func parseODT(data []byte) (*document.Document, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	pk, err := openPackage(data, "odt")
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a valid .odt (zip) archive: %v", ErrCorrupt, err)
-	}
-	pk := &docxPackage{files: map[string]*zip.File{}, kind: "odt"}
-	for _, f := range zr.File {
-		pk.files[strings.TrimPrefix(f.Name, "/")] = f
+		return nil, err
 	}
 	if m, _ := pk.read("META-INF/manifest.xml"); bytes.Contains(m, []byte("encryption-data")) {
 		return nil, fmt.Errorf("%w: the .odt is password-protected; remove the password and save again", ErrEncrypted)
@@ -528,18 +523,26 @@ func (b *odtBody) count(key string, level, start int, levels *[10]odtLevel) (str
 
 // formatODFNumber renders n in an ODF num-format ("1", "a", "A", "i", "I").
 func formatODFNumber(n int, f string) string {
-	switch f {
+	if strings.HasPrefix(f, "0") && n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return formatListNumber(n, f, numbering.Letters)
+}
+
+// formatListNumber renders n in a list type of HTML and ODF: "a", "A"
+// letters counted by letters (numbering.Letters as Word and ODF count,
+// numbering.Alphabetic as browsers do), "i", "I" roman numerals, anything
+// else decimal.
+func formatListNumber(n int, typ string, letters func(n int, upper bool) string) string {
+	switch typ {
 	case "a":
-		return numbering.Letters(n, false)
+		return letters(n, false)
 	case "A":
-		return numbering.Letters(n, true)
+		return letters(n, true)
 	case "i":
 		return numbering.Roman(n)
 	case "I":
 		return strings.ToUpper(numbering.Roman(n))
-	}
-	if strings.HasPrefix(f, "0") && n < 10 {
-		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
 }

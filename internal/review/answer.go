@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Reading a cell's answer. Every reader works on the cell's extracts joined
@@ -130,8 +131,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		}
 		var defined map[string]string
 		if prep != nil {
-			prep.datesOnce.Do(func() { prep.dates = definedDates(prep.doc.Doc.Text) })
-			defined = prep.dates
+			defined = prep.definedDates()
 		}
 		if d, at, ok := endDateAt(s, start, c, defined); ok {
 			a.Text = d
@@ -250,11 +250,11 @@ const partyChars = 20000
 // returns nil when no party could be read. scores are the passages'
 // probabilities for the provision (the extracts' scores).
 func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
-	text := p.doc.Doc.Text
-	opening := text[:p.ix.Byte(min(partyChars, p.ix.Len()))]
+	text := p.Doc().Doc.Text
+	opening := p.opening(partyChars)
 	var reads []partyRead
 	for _, r := range preambleParties(opening) {
-		if !p.inFurniture(p.ix.RuneSpan(r.nameAt, r.nameEnd)) {
+		if !p.inFurniture(p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
 			reads = append(reads, r)
 		}
 	}
@@ -264,7 +264,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 		if len(reads) >= 2 {
 			break
 		}
-		if p.inFurniture(p.ix.RuneSpan(sp.nameAt, sp.nameEnd)) {
+		if p.inFurniture(p.Index().RuneSpan(sp.nameAt, sp.nameEnd)) {
 			continue
 		}
 		known := false
@@ -285,22 +285,16 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 				return i
 			}
 		}
-		for k, ps := range p.passages {
-			if ps.span.Contains(sp) {
-				score := 0.0
-				if k < len(scores) {
-					score = scores[k]
-				}
-				ex = append(ex, p.extract(k, score))
-				return len(ex) - 1
-			}
+		if e, ok := p.passageExtract(sp, scores); ok {
+			ex = append(ex, e)
+			return len(ex) - 1
 		}
 		return -1
 	}
 	a := &Answer{Kind: KindValue}
 	var names []string
 	for _, r := range reads {
-		nsp := p.ix.RuneSpan(r.nameAt, r.nameEnd)
+		nsp := p.Index().RuneSpan(r.nameAt, r.nameEnd)
 		k := extractOf(nsp)
 		if k < 0 {
 			continue
@@ -308,7 +302,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 		party := Party{Name: strings.Join(strings.Fields(r.name), " "), NameSpan: AnswerSpan{Extract: k, Span: nsp, Role: "party"}}
 		a.Spans = append(a.Spans, party.NameSpan)
 		if r.roleAt >= 0 {
-			rsp := p.ix.RuneSpan(r.roleAt, r.roleEnd)
+			rsp := p.Index().RuneSpan(r.roleAt, r.roleEnd)
 			if j := extractOf(rsp); j >= 0 {
 				party.Role = strings.Join(strings.Fields(r.role), " ")
 				party.RoleSpan = &AnswerSpan{Extract: j, Span: rsp, Role: "party_role"}
@@ -371,7 +365,7 @@ var (
 // candidate is of the kind wanted, all are kept.
 func byNotice(s string, cands []valueAt, c cues) []valueAt {
 	wantNotice := false
-	for _, t := range analyze("notice") {
+	for _, t := range detect.Analyze("notice") {
 		_, wantNotice = c[t]
 	}
 	var keep []valueAt
@@ -448,11 +442,10 @@ var reSuccessive = sync.OnceValue(func() *regexp.Regexp {
 // left out), the one nearest "dated", "as of", "effective", "made",
 // "entered into" or "commencing"; "" when the opening has no date.
 func (p *prepared) contractDate() string {
-	text := p.doc.Doc.Text
-	opening := text[:p.ix.Byte(min(openingChars, p.ix.Len()))]
+	opening := p.opening(openingChars)
 	var cands []valueAt
 	for _, v := range allDatesAt(opening) {
-		if !p.inFurniture(p.ix.RuneSpan(v.at, v.end)) {
+		if !p.inFurniture(p.Index().RuneSpan(v.at, v.end)) {
 			cands = append(cands, v)
 		}
 	}
@@ -539,12 +532,12 @@ func (p *prepared) definedEndAnswer(pr *Provision, ex []Extract, scores []float6
 		return nil, nil
 	}
 	best := ex[0].Text
-	p.datesOnce.Do(func() { p.dates = definedDates(p.doc.Doc.Text) })
+	dates := p.definedDates()
 	start := p.contractDate()
-	if d, _, ok := endDateAt(best, start, nil, p.dates); ok && (d != "perpetual" || rePerpetual().MatchString(best)) {
+	if d, _, ok := endDateAt(best, start, nil, dates); ok && (d != "perpetual" || rePerpetual().MatchString(best)) {
 		return nil, nil // the clause writes its own end ("unless terminated" is not one)
 	}
-	text := p.doc.Doc.Text
+	text := p.Doc().Doc.Text
 	for _, m := range reDefersTo().FindAllStringSubmatchIndex(best, -1) {
 		name := best[m[2]:m[3]]
 		if words := strings.Fields(name); reDocWord().MatchString(words[len(words)-1]) {
@@ -565,38 +558,19 @@ func (p *prepared) definedEndAnswer(pr *Provision, ex []Extract, scores []float6
 				if e := reSentenceEnd().FindStringIndex(def); e != nil {
 					def = def[:e[0]+1]
 				}
-				d, at, ok := endDateAt(def, start, cueWordsOf(pr), p.dates)
+				d, at, ok := endDateAt(def, start, cueWordsOf(pr), dates)
 				if !ok {
 					break
 				}
-				sp := p.ix.RuneSpan(k, k+len(def))
-				out, idx := ex, -1
-				for i, e := range out {
-					if e.Span.Contains(document.Span{Start: sp.Start, End: sp.Start + 1}) {
-						idx = i
-						break
-					}
-				}
-				if idx < 0 {
-					for j, ps := range p.passages {
-						if ps.span.Contains(document.Span{Start: sp.Start, End: sp.Start + 1}) {
-							score := 0.0
-							if j < len(scores) {
-								score = scores[j]
-							}
-							out = append([]Extract{p.extract(j, score)}, ex...)
-							idx = 0
-							break
-						}
-					}
-				}
+				sp := p.Index().RuneSpan(k, k+len(def))
+				out, idx := p.extractHolding(ex, document.Span{Start: sp.Start, End: sp.Start + 1}, scores)
 				if idx < 0 {
 					return nil, nil
 				}
 				a := &Answer{Kind: KindValue, Text: d}
 				e := out[idx]
 				for _, r := range at {
-					rs := p.ix.RuneSpan(k+r[0], k+r[1])
+					rs := p.Index().RuneSpan(k+r[0], k+r[1])
 					if e.Span.Contains(rs) {
 						a.Spans = append(a.Spans, AnswerSpan{Extract: idx, Span: rs, Role: "value"})
 					}

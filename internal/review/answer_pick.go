@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Choosing among several values. A clause often writes more than one date,
@@ -26,7 +27,7 @@ type cues map[string]float64
 func cueWordsOf(p *Provision) cues {
 	c := cues{}
 	add := func(text string, w float64) {
-		for _, t := range analyze(text) {
+		for _, t := range detect.Analyze(text) {
 			if len(t) <= 2 || t == "<num>" || stopCue[t] {
 				continue
 			}
@@ -79,7 +80,7 @@ func tokens(s string) []token {
 			w := s[start:i]
 			stem := "<num>"
 			if strings.IndexFunc(w, unicode.IsLetter) >= 0 {
-				stem = stemWord(strings.ToLower(w))
+				stem = detect.StemWord(strings.ToLower(w))
 			}
 			out = append(out, token{stem: stem, at: start, end: i, sentence: sent})
 			start = -1
@@ -178,14 +179,49 @@ func repeatedLines(ix *document.Index, text string) []document.Span {
 	return out
 }
 
+// opening returns the contract's first n code points (all of it when
+// shorter).
+func (p *prepared) opening(n int) string {
+	return p.Doc().Doc.Text[:p.Index().Byte(min(n, p.Index().Len()))]
+}
+
+// passageExtract returns the extract of the first passage that holds sp,
+// scored from scores (0 past their end); false when no passage holds it.
+func (p *prepared) passageExtract(sp document.Span, scores []float64) (Extract, bool) {
+	for k, ps := range p.Passages() {
+		if ps.Span.Contains(sp) {
+			score := 0.0
+			if k < len(scores) {
+				score = scores[k]
+			}
+			return p.Extract(k, score), true
+		}
+	}
+	return Extract{}, false
+}
+
+// extractHolding returns ex and the index of the first extract that holds
+// sp; when none does, the passage that holds sp is put first
+// (passageExtract). The index is -1 when no passage holds sp either.
+func (p *prepared) extractHolding(ex []Extract, sp document.Span, scores []float64) ([]Extract, int) {
+	for i, e := range ex {
+		if e.Span.Contains(sp) {
+			return ex, i
+		}
+	}
+	if e, ok := p.passageExtract(sp, scores); ok {
+		return append([]Extract{e}, ex...), 0
+	}
+	return ex, -1
+}
+
 // inFurniture reports whether sp (code points) lies in page furniture or in
 // a running line.
 func (p *prepared) inFurniture(sp document.Span) bool {
-	if p.doc.Doc.InFurniture(sp) {
+	if p.Doc().Doc.InFurniture(sp) {
 		return true
 	}
-	p.runningOnce.Do(func() { p.running = repeatedLines(p.ix, p.doc.Doc.Text) })
-	for _, r := range p.running {
+	for _, r := range p.runningLines() {
 		if r.Contains(sp) {
 			return true
 		}

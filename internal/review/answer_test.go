@@ -275,9 +275,9 @@ func TestTitleFromOpening(t *testing.T) {
 		{"EXHIBIT 99.2 Page 1 of 3 DISTRIBUTOR AGREEMENT Agreement made this 19th day of March, 2020 Between: Litware, Inc. (\"Principal\") And Proseware, Inc. (\"Distributor\").\n\n1. Appointment. Principal appoints Distributor.", "DISTRIBUTOR AGREEMENT"},
 	} {
 		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: c.text}
-		p := prepare(Doc{ID: "x", Name: "x", Doc: d})
-		scores := make([]float64, len(p.passages))
-		ex, a := p.titleAnswer([]Extract{p.extract(0, 1)}, scores)
+		p := prepareForTest(t, Doc{ID: "x", Name: "x", Doc: d})
+		scores := make([]float64, len(p.Passages()))
+		ex, a := p.titleAnswer([]Extract{p.Extract(0, 1)}, scores)
 		if a == nil || a.Text != c.want {
 			t.Errorf("%.40q…: title %+v, want %q", c.text, a, c.want)
 			continue
@@ -293,10 +293,10 @@ func TestTitleFromOpening(t *testing.T) {
 func TestEndDateFromDefinedTerm(t *testing.T) {
 	text := "1. Definitions.\n\n(a) \"Contract Period\" shall mean that period of time from March 1, 2021 through June 30, 2022.\n\n2. Term. The Term of this Agreement shall be for the Contract Period unless it is terminated or extended as set forth in this Agreement.\n\n3. Fees. The Company shall pay the fees."
 	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
-	p := prepare(Doc{ID: "x", Name: "x", Doc: d})
+	p := prepareForTest(t, Doc{ID: "x", Name: "x", Doc: d})
 	k := -1
-	for i, ps := range p.passages {
-		if strings.Contains(p.ix.Slice(ps.span), "shall be for the Contract Period") {
+	for i, ps := range p.Passages() {
+		if strings.Contains(p.Index().Slice(ps.Span), "shall be for the Contract Period") {
 			k = i
 		}
 	}
@@ -304,11 +304,21 @@ func TestEndDateFromDefinedTerm(t *testing.T) {
 		t.Fatal("no term passage")
 	}
 	pr := &Provision{Name: "Expiration Date", Answer: AnswerEndDate}
-	ex, a := p.definedEndAnswer(pr, []Extract{p.extract(k, 1)}, make([]float64, len(p.passages)))
+	ex, a := p.definedEndAnswer(pr, []Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())))
 	if a == nil || a.Text != "2022-06-30" {
 		t.Fatalf("answer %+v, want 2022-06-30", a)
 	}
 	if len(a.Spans) != 1 || spanText(t, ex, a.Spans[0]) != "June 30, 2022" {
 		t.Errorf("spans %+v", a.Spans)
 	}
+}
+
+// prepareForTest prepares d as the answer readers see it.
+func prepareForTest(t *testing.T, d Doc) *prepared {
+	t.Helper()
+	p, err := Prepare(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &prepared{p}
 }

@@ -177,8 +177,8 @@ func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answ
 	if len(ex) == 0 || ex[0].Span.Start >= titleOpening {
 		return nil, nil
 	}
-	text := p.doc.Doc.Text
-	opening := titleLines(text[:p.ix.Byte(min(titleOpening, p.ix.Len()))])
+	text := p.Doc().Doc.Text
+	opening := titleLines(p.opening(titleOpening))
 	// the first whole-line title that names a document ("… AGREEMENT"),
 	// else the first whole-line title ("GENERAL TERMS AND CONDITIONS"),
 	// else the first title near its line's start
@@ -191,7 +191,7 @@ func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answ
 		if !ok || len(strings.Fields(line[lo:hi])) < 2 || reReference().MatchString(line[hi:]) {
 			continue
 		}
-		if p.inFurniture(p.ix.RuneSpan(lineAt+lo, lineAt+hi)) {
+		if p.inFurniture(p.Index().RuneSpan(lineAt+lo, lineAt+hi)) {
 			continue
 		}
 		lead := strings.Fields(line[:lo])
@@ -217,27 +217,8 @@ func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answ
 	if rank == 0 {
 		return nil, nil
 	}
-	sp := p.ix.RuneSpan(bestLo, bestHi)
-	k := -1
-	for i, e := range ex {
-		if e.Span.Contains(sp) {
-			k = i
-			break
-		}
-	}
-	if k < 0 {
-		for j, ps := range p.passages {
-			if ps.span.Contains(sp) {
-				score := 0.0
-				if j < len(scores) {
-					score = scores[j]
-				}
-				ex = append([]Extract{p.extract(j, score)}, ex...)
-				k = 0
-				break
-			}
-		}
-	}
+	sp := p.Index().RuneSpan(bestLo, bestHi)
+	ex, k := p.extractHolding(ex, sp, scores)
 	if k < 0 {
 		return nil, nil
 	}

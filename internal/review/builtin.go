@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // The built-in playbook and the detectors trained for it ship inside the
@@ -56,7 +58,7 @@ func BuiltinDetectorsData() (*Detectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeDetectors("builtin", data)
+	return detect.DecodeDetectors("builtin", data)
 }
 
 // builtinLazy is the shipped detectors with each model left encoded until a
@@ -113,7 +115,7 @@ func decodeLazy(name string, data string) (*lazyDetectors, error) {
 	tail := strings.TrimRight(data, " \t\r\n")
 	if modelsAt < 0 || l.head.IDF == nil || len(tail) == 0 || !strings.HasSuffix(strings.TrimRight(tail[:len(tail)-1], " \t\r\n"), "]") {
 		// Not laid out as Save writes it (models last): decode it all.
-		d, err := decodeDetectors(name, []byte(data))
+		d, err := detect.DecodeDetectors(name, []byte(data))
 		if err != nil {
 			return nil, err
 		}

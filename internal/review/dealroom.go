@@ -221,8 +221,8 @@ func (f *Finder) reviewOne(ctx context.Context, rev *Reviewer, d DealRoomDoc) (C
 	if err != nil {
 		return Cell{}, fmt.Errorf("%s: %w", d.Name, err)
 	}
-	scores := rev.scoreAll(prep.p)
-	c := rev.cell(prep.p, 0, scores[0])
+	scores := rev.sc.Scores(prep)
+	c := rev.cell(&prepared{prep}, 0, scores[0])
 	if c.DocName == "" {
 		c.DocName = d.Name
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -324,17 +325,18 @@ func (f *Finder) check(ctx context.Context, question string, docs []string) ([]c
 		if err != nil {
 			return nil, err
 		}
-		scores := rev.scoreAll(prep.p)
+		scores := rev.sc.Scores(prep)
+		pp := &prepared{prep}
 		var cells []checkedCell
 		for i := range rev.pb.Provisions {
-			cc := checkedCell{cell: rev.cell(prep.p, i, scores[i]), passages: len(scores[i])}
+			cc := checkedCell{cell: rev.cell(pp, i, scores[i]), passages: len(scores[i])}
 			best := slices.Max(append([]float64{0}, scores[i]...))
 			for _, v := range scores[i] {
 				if v >= best/2 {
 					cc.spread++
 				}
 			}
-			cc.hits(prep.p)
+			cc.hits(pp)
 			cells = append(cells, cc)
 		}
 		f.cache().put(key, id, d, cells)
@@ -436,7 +438,10 @@ func (f *Finder) preparedDoc(id string, d Doc) (*Prepared, error) {
 		}
 	}
 	f.mu.Unlock()
-	p := &Prepared{p: prepare(d)}
+	p, err := Prepare(d)
+	if err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
 	f.prep = append(f.prep, preparedEntry{id: id, doc: d.Doc, prep: p})
 	keep := finderCache
@@ -462,20 +467,20 @@ func (p *prepared) widen(sp document.Span, n int) document.Span {
 	if sp.Len() >= n {
 		return sp
 	}
-	k := slices.IndexFunc(p.passages, func(ps passage) bool { return ps.span == sp })
+	k := slices.IndexFunc(p.Passages(), func(ps detect.Passage) bool { return ps.Span == sp })
 	if k < 0 {
 		return sp
 	}
 	const gap = 200 // code points between passages that may be joined
-	for j := k + 1; j < len(p.passages) && sp.Len() < n; j++ {
-		next := p.passages[j].span
+	for j := k + 1; j < len(p.Passages()) && sp.Len() < n; j++ {
+		next := p.Passages()[j].Span
 		if next.Start < sp.End || next.Start-sp.End > gap {
 			break
 		}
 		sp.End = next.End
 	}
 	for j := k - 1; j >= 0 && sp.Len() < n; j-- {
-		prev := p.passages[j].span
+		prev := p.Passages()[j].Span
 		if prev.End > sp.Start || sp.Start-prev.End > gap {
 			break
 		}
@@ -494,14 +499,14 @@ const maxClauseChars = 1500
 // if it is no longer than maxClauseChars.
 func (p *prepared) clauseOf(ex []Extract) (document.Span, int) {
 	sp, node := ex[0].Span, ex[0].Node
-	if len(ex) < 2 || node <= 0 || ex[1].Node <= 0 || node >= len(p.tree.Nodes) || ex[1].Node >= len(p.tree.Nodes) {
+	if len(ex) < 2 || node <= 0 || ex[1].Node <= 0 || node >= len(p.Tree().Nodes) || ex[1].Node >= len(p.Tree().Nodes) {
 		return sp, node
 	}
-	par := p.tree.Nodes[node].Parent
-	if par <= 0 || p.tree.Nodes[ex[1].Node].Parent != par || p.tree.Nodes[par].Kind == clause.KindDocument {
+	par := p.Tree().Nodes[node].Parent
+	if par <= 0 || p.Tree().Nodes[ex[1].Node].Parent != par || p.Tree().Nodes[par].Kind == clause.KindDocument {
 		return sp, node
 	}
-	if full := trimSpan(p.ix, p.tree.Nodes[par].Span); full.Len() <= maxClauseChars && !full.Empty() {
+	if full := detect.TrimSpan(p.Index(), p.Tree().Nodes[par].Span); full.Len() <= maxClauseChars && !full.Empty() {
 		return full, par
 	}
 	return sp, node

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Learning from a reviewer. A reviewer's decisions on a review's cells are
@@ -48,7 +49,7 @@ type DecisionStats struct {
 // cell (Provision.LabelName of the playbook the training uses must match
 // it).
 func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx context.Context, id string) (Doc, error)) ([]TrainingDoc, DecisionStats, error) {
-	recordFeatureNames()
+	detect.RecordFeatureNames()
 	var st DecisionStats
 	if t == nil {
 		return nil, st, fmt.Errorf("review train: decisions need the review table they were taken on")

@@ -1,6 +1,9 @@
 package review
 
-import "github.com/pakton/pakton/internal/clause"
+import (
+	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/review/detect"
+)
 
 // What the model pass (internal/review/modelpass) builds its cells with: it
 // refines an offline row through the Refiner interface and needs the
@@ -12,15 +15,18 @@ const MethodModel = "model"
 
 // Candidates returns, per provision in playbook order, the contract's best
 // candidate passages, best first: the contract is analyzed and scored once
-// for every provision.
+// for every provision. A document with no text has none.
 func (r *Reviewer) Candidates(d Doc, n int) [][]Extract {
-	prep := prepare(d)
-	scores := r.scoreAll(prep)
+	prep, err := Prepare(d)
+	if err != nil {
+		return nil
+	}
+	scores := r.sc.Scores(prep)
 	out := make([][]Extract, len(scores))
 	for i, s := range scores {
-		order := rankOf(s)
+		order := detect.Rank(s)
 		for _, k := range order[:min(n, len(order))] {
-			out[i] = append(out[i], prep.extract(k, s[k]))
+			out[i] = append(out[i], prep.Extract(k, s[k]))
 		}
 	}
 	return out

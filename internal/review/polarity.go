@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Polarity: whether a clause that mentions a provision grants it, grants it
@@ -264,7 +266,7 @@ var copula = map[string]bool{}
 
 func init() {
 	for _, w := range []string{"is", "are", "be", "was", "were", "been"} {
-		copula[stemWord(w)] = true
+		copula[detect.StemWord(w)] = true
 	}
 }
 
@@ -274,7 +276,7 @@ func init() {
 func negatedForms(p *Provision) map[string]bool {
 	out := map[string]bool{}
 	for _, k := range p.Keywords {
-		w := analyze(k.Text)
+		w := detect.Analyze(k.Text)
 		for i := 0; i+1 < len(w); i++ {
 			if w[i] == "non" || w[i] == "not" || w[i] == "no" || w[i] == "without" {
 				out[w[i+1]] = true

@@ -19,33 +19,26 @@
 // probability that the best passage it found really holds the provision, and a
 // cell is "Not found" when that probability is below the provision's
 // threshold, chosen on cross-validated predictions to maximise F1.
+//
+// The package is split by concern. The playbook format is
+// internal/review/playbook; detection and training (preparing a contract
+// into passages, the features, the detectors and the zero-shot scorer,
+// training from labels) are internal/review/detect; the model pass is
+// internal/review/modelpass. What stays here is what turns scores into a
+// review: the cell (which passages, found or not), the answer readers, the
+// run over a collection with its kept rows, the table, decisions and what
+// they teach (DecisionTraining), the provision finder search asks, and the
+// deal room. The answer readers (answer*.go, value*.go, parties.go,
+// party_names.go, polarity.go, condition.go) stay with the cell rather than
+// going down with detection: they read a value from passages the detectors
+// already chose, need nothing the scorer computes but the prepared contract
+// (detect.Prepared, through the local prepared type whose methods they are),
+// and change with the answer formats of the table, not with training — a
+// reader can change without a retrain, and detect stays free of what a cell
+// shows.
 package review
 
-import (
-	"github.com/pakton/pakton/internal/clause"
-	"github.com/pakton/pakton/internal/document"
-)
-
-// Doc is one contract to review: its canonical text and clause tree.
-type Doc struct {
-	ID   string
-	Name string
-	// Hash identifies the document's content (the store's source SHA-256),
-	// so cached results are reused only for unchanged documents.
-	Hash string
-	Doc  *document.Document
-	Tree *clause.Tree // parsed from Doc when nil
-}
-
-// Extract is one verbatim passage returned for a cell.
-type Extract struct {
-	Span  document.Span `json:"span"`            // code points of the canonical text
-	Path  string        `json:"path,omitempty"`  // clause path, e.g. "Article 5 > 5.2"
-	Node  int           `json:"node"`            // clause node id
-	Pages []int         `json:"pages,omitempty"` // 1-based physical pages (paginated formats)
-	Text  string        `json:"text"`            // the canonical text of Span, verbatim
-	Score float64       `json:"score"`           // the detector's probability for this passage
-}
+import "github.com/pakton/pakton/internal/document"
 
 // Cell is the review of one provision in one contract.
 type Cell struct {

@@ -43,9 +43,9 @@ func idfOf(v *index.Snapshot, df int) float64 {
 }
 
 // eachRoutePosting calls fn with every live document whose header holds
-// term tid, in document order, and its posting.
-func eachRoutePosting(v *index.Snapshot, tid int32, fn func(d int32, p index.RoutePosting)) {
-	for i := range v.Segments() {
+// term tid, in document order, its posting and its segment.
+func eachRoutePosting(v *index.Snapshot, tid int32, fn func(d int32, p index.RoutePosting, seg *index.Segment)) {
+	for i, seg := range v.Segments() {
 		base := v.DocBase(i)
 		limit := v.DocBase(i+1) - base
 		dead := v.HasDeleted(i)
@@ -53,7 +53,7 @@ func eachRoutePosting(v *index.Snapshot, tid int32, fn func(d int32, p index.Rou
 			if uint(p.Doc) >= uint(limit) || dead && v.Deleted(i, p.Doc) {
 				continue // a damaged index file, or a deleted document
 			}
-			fn(base+p.Doc, p)
+			fn(base+p.Doc, p, seg)
 		}
 	}
 }
@@ -102,11 +102,11 @@ func (ix *Index) route(v *index.Snapshot, terms []string, breaks, named []bool) 
 		}
 		seen[tid] = true
 		w := routeIDF(v, tid)
-		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting) {
+		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting, seg *index.Segment) {
 			tf := float64(p.TF)
 			// Saturate fast: a header that says "Inc." ten times is no more
 			// about Inc. than one that says it once.
-			norm := 0.5 * (1 - 0.3 + 0.3*float64(v.HeaderLen(d))/avg)
+			norm := 0.5 * (1 - 0.3 + 0.3*float64(seg.HeaderLen(p.Doc))/avg)
 			add(d, w*tf*1.5/(tf+norm))
 		})
 	}
@@ -211,7 +211,7 @@ func titlePhrases(v *index.Snapshot, ids []int32, breaks []bool) []titlePhrase {
 			if !runOK(ids, breaks, st, e) {
 				continue
 			}
-			docs := phraseDocs(v, ids[st:e+1])
+			docs := phraseDocs(v, ids[st:e+1], maxNameDocs(n))
 			if len(docs) == 0 || len(docs) > maxNameDocs(n) {
 				continue
 			}
@@ -235,28 +235,37 @@ func runOK(ids []int32, breaks []bool, st, e int) bool {
 }
 
 // phraseDocs returns the documents whose title sequence contains the phrase,
-// looking only at documents whose titles hold its first term.
-func phraseDocs(v *index.Snapshot, phrase []int32) []int32 {
+// in document order, stopping once it has found more than limit. Every term
+// of a document's title sequence has a title posting in it, so only the
+// documents on the shortest header-posting list among the phrase's terms are
+// looked at: in a large collection the first word of a title phrase
+// ("master", "services") is in thousands of titles where its last ones are
+// in a few.
+func phraseDocs(v *index.Snapshot, phrase []int32, limit int) []int32 {
 	var out []int32
 	local := make([]int32, len(phrase))
 	for i, seg := range v.Segments() {
-		pl := v.RoutePostings(phrase[0], i)
-		if len(pl) == 0 {
-			continue
-		}
+		var pl []index.RoutePosting
 		ok := true
 		for k, t := range phrase {
 			if local[k] = v.Local(t, i); local[k] < 0 {
 				ok = false
+				break
+			}
+			if q := seg.RoutePostings(local[k]); k == 0 || len(q) < len(pl) {
+				pl = q
 			}
 		}
-		if !ok {
+		if !ok || len(pl) == 0 {
 			continue
 		}
 		dead := v.HasDeleted(i)
 		for _, p := range pl {
 			if p.Title == 1 && uint(p.Doc) < uint(seg.NumDocs()) && !(dead && v.Deleted(i, p.Doc)) && containsPhrase(seg.TitleSeq(p.Doc), local) {
 				out = append(out, v.DocBase(i)+p.Doc)
+				if len(out) > limit {
+					return out
+				}
 			}
 		}
 	}

@@ -487,7 +487,7 @@ func openingDocs(v *index.Snapshot, terms []int32) []int32 {
 			return nil
 		}
 		var ds []int32
-		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting) {
+		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting, _ *index.Segment) {
 			if p.Name == 1 {
 				ds = append(ds, d)
 			}

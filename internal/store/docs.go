@@ -475,9 +475,40 @@ func (s *Store) Document(ctx context.Context, collection, id string) (*Record, e
 	return s.get(ctx, collection, id, false)
 }
 
+// DocumentAsOf is Document for a reader holding a view of the collection as
+// it was at generation gen (a search index loaded then): it returns the
+// document only if its current version was stored at or before gen — the
+// version the reader's view holds — and otherwise an error wrapping
+// ErrNotFound, as for a document deleted since. It decodes no other
+// document's entry, so a reader need not list the collection to check the
+// versions it reads. A remote store, whose versions are not numbered by
+// generation, returns an error wrapping errors.ErrUnsupported: compare
+// Source against a listing instead.
+func (s *Store) DocumentAsOf(ctx context.Context, collection, id string, gen uint64) (*Record, error) {
+	if s.IsRemote() {
+		return nil, fmt.Errorf("store: versions by generation: %w", errors.ErrUnsupported)
+	}
+	if gen == 0 {
+		return nil, fmt.Errorf("store: collection %q: document %q at generation 0: %w", collection, id, ErrNotFound)
+	}
+	return s.getAsOf(ctx, collection, id, false, gen)
+}
+
 func (s *Store) get(ctx context.Context, collection, id string, artifacts bool) (*Record, error) {
+	return s.getAsOf(ctx, collection, id, artifacts, 0)
+}
+
+// getAsOf reads a document's current version; with asOf > 0, only if that
+// version was stored at or before generation asOf (its directory is named
+// by the generation that stored it).
+func (s *Store) getAsOf(ctx context.Context, collection, id string, artifacts bool, asOf uint64) (*Record, error) {
 	return retry(ctx, s, collection, id, func(e *entry) (*Record, error) {
 		dir := e.Dir
+		if asOf > 0 {
+			if rev, ok := dirRev(id, dir); !ok || rev > asOf {
+				return nil, fmt.Errorf("version %s stored after generation %d: %w", dir, asOf, ErrNotFound)
+			}
+		}
 		read := s.engine.reader(ctx, collection, e, artifacts)
 		mb, err := read("meta.json", e.Meta)
 		if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -139,4 +140,61 @@ func TestFindSourceAndChanges(t *testing.T) {
 	if got := findIDs(t, r, shaA); !slices.Equal(got, []string{DocID("b.txt")}) {
 		t.Errorf("after compaction FindSource(A) = %v, want b.txt", got)
 	}
+}
+
+func TestDocumentAsOf(t *testing.T) {
+	ctx := context.Background()
+	w := openTemp(t)
+	r, err := OpenReader(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	gen := func() uint64 {
+		t.Helper()
+		g, err := w.Generation(ctx, DefaultCollection)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	put := func(name, tag string) {
+		t.Helper()
+		if err := w.Put(ctx, DefaultCollection, record(name, tag)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// asOf checks that both the writer and a reader return the document
+	// as of generation g, tagged want ("": none).
+	asOf := func(step, name string, g uint64, want string) {
+		t.Helper()
+		for _, s := range []*Store{w, r} {
+			rec, err := s.DocumentAsOf(ctx, DefaultCollection, DocID(name), g)
+			switch {
+			case want == "" && !errors.Is(err, ErrNotFound):
+				t.Errorf("%s: DocumentAsOf(%s, %d) = %v, want ErrNotFound", step, name, g, err)
+			case want != "" && err != nil:
+				t.Errorf("%s: DocumentAsOf(%s, %d): %v", step, name, g, err)
+			case want != "" && !strings.Contains(rec.Doc.Text, "— "+want+"\n"):
+				t.Errorf("%s: DocumentAsOf(%s, %d) text %q, want tag %q", step, name, g, rec.Doc.Text, want)
+			}
+		}
+	}
+	put("a", "first a")
+	g1 := gen()
+	asOf("stored", "a", g1, "first a")
+	asOf("generation 0", "a", 0, "")
+	asOf("before it was stored", "a", g1-1, "")
+	put("b", "b")
+	asOf("another stored since", "a", g1, "first a")
+	put("a", "second a")
+	g3 := gen()
+	asOf("replaced since", "a", g1, "")
+	asOf("replaced, as of now", "a", g3, "second a")
+	if err := w.Delete(ctx, DefaultCollection, DocID("a")); err != nil {
+		t.Fatal(err)
+	}
+	asOf("deleted", "a", gen(), "")
+	asOf("b as of the first generation", "b", g1, "")
+	asOf("b", "b", gen(), "b")
 }

@@ -44,6 +44,8 @@ type Snapshot struct {
 	gv    *globalVocab // nil with one segment
 	order sync.Map     // term → TermOrder, when not the term's number
 
+	routeDF sync.Map // term → [2]int: RouteDF's answer, counted once
+
 	commit, label uint64 // the Dir commit it was opened from (0: built in memory)
 }
 

@@ -186,6 +186,13 @@ func (v *Snapshot) DF(t int32) int {
 // RouteDF returns the number of live documents whose header holds term t,
 // and of those, how many hold it in their file name, title or parties.
 func (v *Snapshot) RouteDF(t int32) (docs, titles int) {
+	// A common header word ("agreement", "inc") has a posting in most
+	// documents; routing asks for it several times a question.
+	if c, ok := v.routeDF.Load(t); ok {
+		n := c.([2]int)
+		return n[0], n[1]
+	}
+	defer func() { v.routeDF.Store(t, [2]int{docs, titles}) }()
 	for i, s := range v.segs {
 		l := v.Local(t, i)
 		if l < 0 {

@@ -82,37 +82,52 @@ func (r *Remote) blobPart(tenant, name string, part, parts int, data []byte) obj
 // GetBlob implements store.Blobs.
 func (r *Remote) GetBlob(c context.Context, collection, name string, w io.Writer) error {
 	return r.withTenant(c, collection, func(t string) error {
-		parts := 1
-		for part := 0; part < parts; part++ {
-			var obj struct {
-				Properties struct {
-					Parts int    `json:"parts"`
-					Data  string `json:"data"`
-				} `json:"properties"`
-			}
-			err := r.c.do(c, "GET", "/v1/objects/"+r.classFile+"/"+fileID(blobDoc, name, "blob", part)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
-			if isStatus(err, 404) {
-				return fmt.Errorf("blob %s part %d: %w", name, part, fs.ErrNotExist)
-			}
-			if err != nil {
-				return err
-			}
-			if part == 0 {
-				if obj.Properties.Parts <= 0 {
-					return fmt.Errorf("blob %s: still being written: %w", name, fs.ErrNotExist)
-				}
-				parts = obj.Properties.Parts
-			}
-			b, err := base64.StdEncoding.DecodeString(obj.Properties.Data)
-			if err != nil {
-				return fmt.Errorf("blob %s: %w", name, err)
-			}
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return nil
+		unfinished := fmt.Errorf("blob %s: still being written: %w", name, fs.ErrNotExist)
+		return r.readParts(c, t, blobDoc, name, "blob", "blob "+name, unfinished, func(b []byte) error {
+			_, err := w.Write(b)
+			return err
+		})
 	})
+}
+
+// readParts reads a file stored in parts (objects fileID(doc, version,
+// name, part): Commit's files, PutBlob's blobs) in tenant t and gives each
+// part's bytes to put, in order. The number of parts is the one part 0
+// records (Commit writes it into every part). what names the file in errors;
+// a missing part wraps fs.ErrNotExist. When part 0 records no count, the file
+// has one part, or, if unfinished is not nil, readParts returns unfinished (a
+// blob whose writer has not finished: PutBlob writes part 0 last).
+func (r *Remote) readParts(c context.Context, t, doc, version, name, what string, unfinished error, put func([]byte) error) error {
+	parts := 1
+	for part := 0; part < parts; part++ {
+		var obj struct {
+			Properties struct {
+				Parts int    `json:"parts"`
+				Data  string `json:"data"`
+			} `json:"properties"`
+		}
+		err := r.c.do(c, "GET", "/v1/objects/"+r.classFile+"/"+fileID(doc, version, name, part)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
+		if isStatus(err, 404) {
+			return fmt.Errorf("%s part %d: %w", what, part, fs.ErrNotExist)
+		}
+		if err != nil {
+			return err
+		}
+		if part == 0 {
+			if obj.Properties.Parts <= 0 && unfinished != nil {
+				return unfinished
+			}
+			parts = max(1, obj.Properties.Parts)
+		}
+		b, err := base64.StdEncoding.DecodeString(obj.Properties.Data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if err := put(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DeleteBlob implements store.Blobs (best effort past the first part: the

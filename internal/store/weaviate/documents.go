@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"strconv"
@@ -139,33 +138,14 @@ func (r *Remote) listFrom(ctx context.Context, host, tenant string) (map[string]
 
 // ReadFile implements store.Remote.
 func (r *Remote) ReadFile(ctx context.Context, collection, id, version, name string) ([]byte, error) {
-	c := ctx
 	var data []byte
-	err := r.withTenant(c, collection, func(t string) error {
+	err := r.withTenant(ctx, collection, func(t string) error {
 		data = nil
-		parts := 1
-		for part := 0; part < parts; part++ {
-			var obj struct {
-				Properties struct {
-					Parts int    `json:"parts"`
-					Data  string `json:"data"`
-				} `json:"properties"`
-			}
-			err := r.c.do(c, "GET", "/v1/objects/"+r.classFile+"/"+fileID(id, version, name, part)+"?tenant="+url.QueryEscape(t)+"&"+r.q(), nil, &obj)
-			if isStatus(err, 404) {
-				return fmt.Errorf("document %q version %s: %s part %d: %w", id, version, name, part, fs.ErrNotExist)
-			}
-			if err != nil {
-				return err
-			}
-			b, err := base64.StdEncoding.DecodeString(obj.Properties.Data)
-			if err != nil {
-				return fmt.Errorf("document %q version %s: %s: %w", id, version, name, err)
-			}
-			parts = max(1, obj.Properties.Parts)
+		what := fmt.Sprintf("document %q version %s: %s", id, version, name)
+		return r.readParts(ctx, t, id, version, name, what, nil, func(b []byte) error {
 			data = append(data, b...)
-		}
-		return nil
+			return nil
+		})
 	})
 	return data, err
 }

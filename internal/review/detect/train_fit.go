@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ func newFeatureIndex(docs []TrainingDoc) *featureIndex {
 	// weight learned from one or two passages is noise.
 	count := map[uint32]int32{}
 	for _, td := range docs {
-		for _, ids := range td.Prep.p.feats {
+		for _, ids := range td.Prep.feats {
 			for _, id := range ids {
 				count[id]++
 			}
@@ -31,8 +31,8 @@ func newFeatureIndex(docs []TrainingDoc) *featureIndex {
 	}
 	fx := &featureIndex{col: map[uint32]int32{}, feats: make([][][]int32, len(docs))}
 	for d, td := range docs {
-		fx.feats[d] = make([][]int32, len(td.Prep.p.feats))
-		for k, ids := range td.Prep.p.feats {
+		fx.feats[d] = make([][]int32, len(td.Prep.feats))
+		for k, ids := range td.Prep.feats {
 			cols := make([]int32, 0, len(ids))
 			for _, id := range ids {
 				if count[id] < minFeatureCount {
@@ -238,9 +238,9 @@ func (m *detectorFit) export(fx *featureIndex, name string, present int) *Model 
 	return out
 }
 
-// recordFeatureNames turns on the recording of feature names (training
+// RecordFeatureNames turns on the recording of feature names (training
 // needs them to write readable detector files).
-func recordFeatureNames() {
+func RecordFeatureNames() {
 	featureNamesMu.Lock()
 	if featureNames == nil {
 		featureNames = map[uint32]string{}
@@ -257,13 +257,13 @@ func featureName(id uint32) (string, bool) {
 
 // cellCovers reports whether the passages a cell would return, given every
 // passage's probability, cover a labelled span (Covers).
-func cellCovers(prep *prepared, probs []float64, spans [][2]int) bool {
+func cellCovers(prep *Prepared, probs []float64, spans [][2]int) bool {
 	if len(probs) == 0 {
 		return false
 	}
 	var ex []document.Span
-	for _, k := range pick(prep, probs) {
-		ex = append(ex, prep.passages[k].span)
+	for _, k := range Pick(prep, probs) {
+		ex = append(ex, prep.passages[k].Span)
 	}
 	return Covers(ex, spans)
 }

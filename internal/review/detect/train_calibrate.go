@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"strings"
@@ -45,7 +45,7 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 			for k, v := range s {
 				probs[k] = sigmoid(a*v + b)
 			}
-			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep, probs, c.spans)
 		}
 		pairs = append(pairs, zsPairs[j]...)
 	}
@@ -112,7 +112,7 @@ func calibratedPairs(g *detectorFit, gx *featureIndex, docs []TrainingDoc, provs
 			best := argmax(probs)
 			sc := scored{present: c.present}
 			if best >= 0 {
-				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep, probs, c.spans)
 			}
 			byProv[pd.name] = append(byProv[pd.name], sc)
 		}

@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"hash/fnv"
@@ -15,12 +15,13 @@ import (
 
 // The review analyzer keeps every word (stop words included: "not", "no",
 // "without" and "by" carry meaning in a provision) and stems it. It is the
-// review package's own, so retrieval tuning elsewhere never shifts the
+// review's own (this package's), so retrieval tuning elsewhere never shifts the
 // features a trained detector was fitted on.
 
 var stemCache sync.Map
 
-func stemWord(w string) string {
+// StemWord returns the stem of one lower-cased word (cached).
+func StemWord(w string) string {
 	if s, ok := stemCache.Load(w); ok {
 		return s.(string)
 	}
@@ -32,9 +33,9 @@ func stemWord(w string) string {
 	return s
 }
 
-// analyze returns the lower-cased, stemmed words of text. Numbers become
+// Analyze returns the lower-cased, stemmed words of text. Numbers become
 // "<num>" so "30 days" and "60 days" share their shape.
-func analyze(text string) []string {
+func Analyze(text string) []string {
 	out := make([]string, 0, len(text)/6)
 	start := -1
 	flush := func(end int) {
@@ -54,7 +55,7 @@ func analyze(text string) []string {
 			out = append(out, "<num>")
 			return
 		}
-		out = append(out, stemWord(strings.ToLower(w)))
+		out = append(out, StemWord(strings.ToLower(w)))
 	}
 	skip := false // the letters after an apostrophe ("party's" → "party")
 	for i, r := range text {
@@ -218,24 +219,24 @@ func containsFold(s, word string) bool {
 // long it is, and the shapes of text it holds (dates, amounts, durations,
 // defined terms). The non-lexical ones (genericFeature) say nothing about
 // any provision in particular and feed the zero-shot scorer's prior.
-func features(p *passage, text string) []uint32 {
-	f := featureSet{seen: make(map[uint32]bool, 2*len(p.words)+len(p.context)+16)}
-	for i, w := range p.words {
+func features(p *Passage, text string) []uint32 {
+	f := featureSet{seen: make(map[uint32]bool, 2*len(p.Words)+len(p.Context)+16)}
+	for i, w := range p.Words {
 		f.add("w:" + w)
 		if i > 0 {
-			f.add("b:" + p.words[i-1] + "_" + w)
+			f.add("b:" + p.Words[i-1] + "_" + w)
 		}
 	}
-	for _, w := range p.context {
+	for _, w := range p.Context {
 		f.add("h:" + w)
 	}
-	for _, w := range p.leadIn {
+	for _, w := range p.LeadIn {
 		f.add("l:" + w)
 	}
-	f.add("kind:" + string(p.kind))
-	f.add("pos:" + strconv.Itoa(int(math.Min(p.rel*20, 19))))
-	if p.ordinal < 6 {
-		f.add("ord:" + strconv.Itoa(p.ordinal))
+	f.add("kind:" + string(p.Kind))
+	f.add("pos:" + strconv.Itoa(int(math.Min(p.Rel*20, 19))))
+	if p.Ordinal < 6 {
+		f.add("ord:" + strconv.Itoa(p.Ordinal))
 	}
 	n := utf8.RuneCountInString(text)
 	f.add("len:" + strconv.Itoa(int(math.Log2(float64(n)/25+1))))

@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"math"
@@ -138,13 +138,13 @@ func corpusIDF(docs []TrainingDoc) (map[string]float64, float64) {
 	n := 0
 	seen := map[string]bool{}
 	for _, d := range docs {
-		for k := range d.Prep.p.passages {
-			ps := &d.Prep.p.passages[k]
+		for k := range d.Prep.passages {
+			ps := &d.Prep.passages[k]
 			clear(seen)
-			for _, w := range ps.words {
+			for _, w := range ps.Words {
 				seen[w] = true
 			}
-			for _, w := range ps.context {
+			for _, w := range ps.Context {
 				seen[w] = true
 			}
 			for w := range seen {

@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"encoding/json"

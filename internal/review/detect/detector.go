@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // DetectorFormat is the version of the detectors file format.
@@ -104,7 +106,7 @@ func (d *Detectors) idf(w string) float64 {
 }
 
 // lookup returns the trained model for a provision, or nil.
-func (d *Detectors) lookup(p *Provision) *Model {
+func (d *Detectors) lookup(p *playbook.Provision) *Model {
 	if d == nil || strings.EqualFold(p.Detector, "none") {
 		return nil
 	}
@@ -126,10 +128,12 @@ func LoadDetectors(path string) (*Detectors, error) {
 	if err != nil {
 		return nil, fmt.Errorf("detectors %s: %w", path, err)
 	}
-	return decodeDetectors(path, data)
+	return DecodeDetectors(path, data)
 }
 
-func decodeDetectors(name string, data []byte) (*Detectors, error) {
+// DecodeDetectors reads a detectors file's bytes; name says where they came
+// from in errors.
+func DecodeDetectors(name string, data []byte) (*Detectors, error) {
 	var d Detectors
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("detectors %s: %w", name, err)

@@ -1,8 +1,10 @@
-package review
+package detect
 
 import (
 	"math"
 	"sort"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // The zero-shot scorer finds a provision nobody labelled from what the
@@ -45,13 +47,13 @@ type zeroShot struct {
 	n       int
 }
 
-func newZeroShot(pb *Playbook, det *Detectors) *zeroShot {
+func newZeroShot(pb *playbook.Playbook, det *Detectors) *zeroShot {
 	z := &zeroShot{det: det, terms: map[string][]zsRef{}, n: len(pb.Provisions)}
 	for i := range pb.Provisions {
 		p := &pb.Provisions[i]
 		prof := map[string]float64{}
 		addText := func(text string, w float64) {
-			words := analyze(text)
+			words := Analyze(text)
 			for _, t := range words {
 				prof[t] += w
 			}
@@ -64,9 +66,9 @@ func newZeroShot(pb *Playbook, det *Detectors) *zeroShot {
 		var ph []phrase
 		for _, k := range p.Keywords {
 			addText(k.Text, profKeyword*k.Boost)
-			kp := phrase{words: analyze(k.Text), within: k.Within, boost: k.Boost}
+			kp := phrase{words: Analyze(k.Text), within: k.Within, boost: k.Boost}
 			for _, n := range k.Near {
-				if w := analyze(n); len(w) > 0 {
+				if w := Analyze(n); len(w) > 0 {
 					kp.near = append(kp.near, w)
 				}
 			}
@@ -109,7 +111,7 @@ func (z *zeroShot) idf(w string) float64 {
 }
 
 // scores returns every provision's zero-shot score of every passage.
-func (z *zeroShot) scores(prep *prepared) [][]float64 {
+func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 	out := make([][]float64, z.n)
 	for i := range out {
 		out[i] = make([]float64, len(prep.passages))
@@ -121,13 +123,13 @@ func (z *zeroShot) scores(prep *prepared) [][]float64 {
 		// appearance, so sums run in the same order on every run.
 		vec := map[string]float64{}
 		var order []string
-		for _, w := range ps.words {
+		for _, w := range ps.Words {
 			if _, ok := vec[w]; !ok {
 				order = append(order, w)
 			}
 			vec[w]++
 		}
-		for _, w := range ps.context {
+		for _, w := range ps.Context {
 			if _, ok := vec[w]; !ok {
 				order = append(order, w)
 			}
@@ -153,7 +155,7 @@ func (z *zeroShot) scores(prep *prepared) [][]float64 {
 				s = dot[i] / (norm * z.norms[i])
 			}
 			if len(z.phrases[i]) > 0 {
-				s += keywordBonus * math.Min(keywordHits(ps.words, z.phrases[i]), keywordCap)
+				s += keywordBonus * math.Min(keywordHits(ps.Words, z.phrases[i]), keywordCap)
 			}
 			out[i][k] = s
 		}
@@ -233,11 +235,11 @@ type QuestionMatch struct {
 // zero-shot profile (name, definition, questions, keywords, examples),
 // counting only words some profile holds, so the names of contracts and
 // parties in the question do not dilute it.
-func (r *Reviewer) MatchQuestion(question string) []QuestionMatch {
-	z := r.zs
+func (s *Scorer) MatchQuestion(question string) []QuestionMatch {
+	z := s.zs
 	vec := map[string]float64{}
 	var order []string
-	for _, w := range analyze(question) {
+	for _, w := range Analyze(question) {
 		if _, ok := z.terms[w]; !ok {
 			continue
 		}
@@ -264,7 +266,7 @@ func (r *Reviewer) MatchQuestion(question string) []QuestionMatch {
 		if z.norms[i] == 0 || dot[i] == 0 {
 			continue
 		}
-		out = append(out, QuestionMatch{Provision: r.pb.Provisions[i].Name, Score: dot[i] / (norm * z.norms[i])})
+		out = append(out, QuestionMatch{Provision: s.pb.Provisions[i].Name, Score: dot[i] / (norm * z.norms[i])})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
 	for i := range out {
@@ -299,8 +301,8 @@ const (
 // by askTie, or scores askLowScore and leads by askLead; the two best when
 // they are closer than that and both score askMinScore; nothing when the
 // question matches no provision clearly.
-func (r *Reviewer) AskedProvisions(question string) []string {
-	m := r.MatchQuestion(question)
+func (s *Scorer) AskedProvisions(question string) []string {
+	m := s.MatchQuestion(question)
 	switch {
 	case len(m) == 0 || m[0].Score < askLowScore:
 		return nil

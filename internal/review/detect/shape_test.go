@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"math/rand"
@@ -45,7 +45,7 @@ func TestShapesAnswerAsTheirExpressions(t *testing.T) {
 		}
 		check(b.String())
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "*.txt"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "*.txt"))
 	for i, f := range files {
 		if i%16 != 0 && os.Getenv("PAKTON_SLOW") == "" {
 			continue // every contract with PAKTON_SLOW=1

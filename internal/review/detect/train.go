@@ -1,4 +1,4 @@
-package review
+package detect
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Training. A detector is a logistic model of "this passage holds the
@@ -49,7 +50,7 @@ type TrainingDoc struct {
 // (file paths are relative to it). A contract that cannot be read is an
 // error: training on part of the labels would not be reproducible.
 func LoadTraining(ctx context.Context, corpus string, l *Labels, workers int, progress func(done, total int)) ([]TrainingDoc, error) {
-	recordFeatureNames()
+	RecordFeatureNames()
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -196,7 +197,7 @@ type cellData struct {
 
 // Train fits detectors for the provisions of pb that docs label, and the
 // zero-shot calibration, from docs.
-func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptions) (*Detectors, *TrainReport, error) {
+func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt TrainOptions) (*Detectors, *TrainReport, error) {
 	if len(docs) == 0 {
 		return nil, nil, fmt.Errorf("review train: no labelled contracts")
 	}
@@ -234,10 +235,10 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 			if !ok {
 				continue
 			}
-			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.p.passages)), spans: lb.Spans, prov: i}
+			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.passages)), spans: lb.Spans, prov: i}
 			if lb.Present {
-				for k, ps := range docs[d].Prep.p.passages {
-					cd.pos[k] = Hits(ps.span, lb.Spans)
+				for k, ps := range docs[d].Prep.passages {
+					cd.pos[k] = Hits(ps.Span, lb.Spans)
 				}
 			}
 			pd.cells = append(pd.cells, cd)
@@ -253,7 +254,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 	// Zero-shot scores of every passage, for every labelled provision.
 	zs := newZeroShot(pb, det)
 	zsScores := make([][][]float64, len(docs)) // [doc][provision idx in pb][passage]
-	parallel.All(len(docs), opt.Workers, func(d int) { zsScores[d] = zs.scores(docs[d].Prep.p) })
+	parallel.All(len(docs), opt.Workers, func(d int) { zsScores[d] = zs.scores(docs[d].Prep) })
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -329,7 +330,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *Playbook, opt TrainOptio
 				best := argmax(probs)
 				sc := scored{present: c.present}
 				if best >= 0 {
-					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep.p, probs, c.spans)
+					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep, probs, c.spans)
 				}
 				cv[ci] = sc
 			}

@@ -1,0 +1,181 @@
+package detect
+
+import (
+	"sort"
+
+	"github.com/pakton/pakton/internal/review/playbook"
+)
+
+// Scorer gives every passage of a prepared contract its probability of
+// holding each of a playbook's provisions. Provisions with a trained
+// detector (matched by Provision.Detector, else by name, case-insensitively)
+// use it; the others are scored zero-shot from their definition, keywords
+// and examples, calibrated by the detectors' zero-shot calibration. It is
+// safe for concurrent use once built.
+type Scorer struct {
+	pb    *playbook.Playbook
+	provs []compiled // one per provision, in playbook order
+	// The trained models' weights, compiled for speed: every feature any
+	// model uses gets a row of one weight per provision.
+	featRow map[uint32]int32
+	weights []float32 // len(featRow) × len(provs)
+	zs      *zeroShot
+	// prior is the zero-shot prior's weight of each generic feature, per
+	// distinct calibration (compiled once).
+	prior map[uint32]float64
+}
+
+// compiled is one provision's finder.
+type compiled struct {
+	model *Model // nil: found zero-shot
+	cal   Calibration
+}
+
+// NewScorer compiles det's detectors for pb's provisions. det may be nil:
+// every provision is then scored zero-shot with an uncalibrated default.
+func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
+	s := &Scorer{pb: pb, featRow: map[uint32]int32{}}
+	P := len(pb.Provisions)
+	for i := range pb.Provisions {
+		c := compiled{model: det.lookup(&pb.Provisions[i]), cal: det.calibration()}
+		s.provs = append(s.provs, c)
+		if c.model == nil {
+			continue
+		}
+		names := make([]string, 0, len(c.model.Weights))
+		for name := range c.model.Weights {
+			names = append(names, name)
+		}
+		sort.Strings(names) // features sharing a hash add up in a fixed order
+		for _, name := range names {
+			w := c.model.Weights[name]
+			id := featureID(name)
+			row, ok := s.featRow[id]
+			if !ok {
+				row = int32(len(s.featRow))
+				s.featRow[id] = row
+				s.weights = append(s.weights, make([]float32, P)...)
+			}
+			s.weights[int(row)*P+i] += float32(w)
+		}
+	}
+	s.zs = newZeroShot(pb, det)
+	if cal := det.calibration(); len(cal.Prior) > 0 {
+		s.prior = map[uint32]float64{}
+		for _, name := range sortedKeys(cal.Prior) {
+			s.prior[featureID(name)] += cal.Prior[name]
+		}
+	}
+	return s
+}
+
+// Scores returns, for every provision, every passage's probability of
+// holding it.
+func (s *Scorer) Scores(prep *Prepared) [][]float64 {
+	P := len(s.provs)
+	zs := s.zs.scores(prep) // [provision][passage]
+	out := make([][]float64, P)
+	for i := range out {
+		out[i] = make([]float64, len(prep.passages))
+	}
+	acc := make([]float64, P)
+	for k, feats := range prep.feats {
+		clear(acc)
+		prior := 0.0
+		for _, f := range feats {
+			prior += s.prior[f]
+			row, ok := s.featRow[f]
+			if !ok {
+				continue
+			}
+			w := s.weights[int(row)*P : int(row)*P+P]
+			for i, v := range w {
+				acc[i] += float64(v)
+			}
+		}
+		for i, c := range s.provs {
+			if c.model != nil {
+				out[i][k] = sigmoid(c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k])
+			} else {
+				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B + prior)
+			}
+		}
+	}
+	return out
+}
+
+// Confidence turns provision i's best passage probability into the cell's.
+func (s *Scorer) Confidence(i int, best float64) float64 { return s.provs[i].confidence(best) }
+
+// Threshold is the confidence at which provision i's cell is found.
+func (s *Scorer) Threshold(i int) float64 { return s.provs[i].threshold() }
+
+// Method says how provision i is found: "detector" or "zero-shot".
+func (s *Scorer) Method(i int) string { return s.provs[i].method() }
+
+// confidence turns the best passage's probability into the cell's.
+func (c compiled) confidence(best float64) float64 {
+	if c.model == nil {
+		return c.cal.confidence(best)
+	}
+	a, b := c.model.Platt[0], c.model.Platt[1]
+	if a == 0 && b == 0 {
+		return best
+	}
+	return sigmoid(a*logit(best) + b)
+}
+
+func (c compiled) threshold() float64 {
+	if c.model != nil {
+		return c.model.Threshold
+	}
+	return c.cal.Threshold
+}
+
+func (c compiled) method() string {
+	if c.model != nil {
+		return "detector"
+	}
+	return "zero-shot"
+}
+
+// Pick chooses the passages returned for a cell: the best one, then the
+// next best while they score at least pickRatio of the best (a provision
+// often runs over several clauses: a term and its renewal, a licence grant
+// and its restrictions), at most pickMax passages within a character
+// budget, returned best first.
+func Pick(prep *Prepared, scores []float64) []int {
+	order := Rank(scores)
+	best := order[0]
+	picks := []int{best}
+	budget := pickBudget - prep.passages[best].Span.Len()
+	for _, k := range order[1:] {
+		if len(picks) >= pickMax || budget <= 0 || scores[k] < pickRatio*scores[best] {
+			break
+		}
+		if prep.passages[k].Span.Len() > budget {
+			continue
+		}
+		budget -= prep.passages[k].Span.Len()
+		picks = append(picks, k)
+	}
+	return picks
+}
+
+// The passages returned for one cell: at most pickMax, within pickBudget
+// code points, each scoring at least pickRatio of the best.
+const (
+	pickMax    = 5
+	pickBudget = 2400
+	pickRatio  = 0.15
+)
+
+// Rank returns passage indices by descending score (ties in document order).
+func Rank(scores []float64) []int {
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+	return order
+}
