@@ -74,15 +74,16 @@ func (ix *Index) learnBodies(v *index.Snapshot, tid int32, pg *pageGuard) []asso
 	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
 	seen := 0
+	var buf []int32
 	eachSample(v, h, headSample, pg, func(i int, p index.Posting) {
 		seg := segs[i]
 		if uint(p.Unit) >= uint(seg.NumUnits()) {
 			return // a damaged index file; see index/container.go
 		}
-		pg.read(3) // the posting's page, the unit's document and terms
+		pg.read(1) // the unit's document
 		seen++
 		d := v.DocBase(i) + seg.Units()[p.Unit].Doc
-		for _, c := range seg.UnitTerms(p.Unit) {
+		for _, c := range unitTerms(seg, p.Unit, pg, &buf) {
 			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
 				continue
 			}
