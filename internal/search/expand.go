@@ -135,34 +135,48 @@ func unitTerms(seg *index.Segment, u int32, pg *pageGuard, buf *[]int32) []int32
 	return *buf
 }
 
+// countSampled counts into sc the terms other than tid that the sampled
+// units of term sampled hold (tid's own units, or its heading's): in how
+// many units, and with docs in how many documents. It returns the number of
+// units sampled; pg is as for eachSample.
+func countSampled(v *index.Snapshot, sc *coScratch, tid, sampled int32, sample int, docs bool, pg *pageGuard) int {
+	segs := v.Segments()
+	own := make([]int32, len(segs)) // tid in each segment
+	for i := range segs {
+		own[i] = v.Local(tid, i)
+	}
+	seen := 0
+	var buf []int32
+	eachSample(v, sampled, sample, pg, func(i int, p index.Posting) {
+		seg := segs[i]
+		if uint(p.Unit) >= uint(seg.NumUnits()) {
+			return // a damaged index file; see index/container.go
+		}
+		seen++
+		d := int32(-1)
+		if docs {
+			pg.read(1) // the unit's document
+			d = v.DocBase(i) + seg.Units()[p.Unit].Doc
+		}
+		for _, c := range unitTerms(seg, p.Unit, pg, &buf) {
+			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
+				continue
+			}
+			sc.count(v, i, seg, c, d)
+		}
+	})
+	return seen
+}
+
 // learnAssociations counts the associations of term tid (see associations);
 // pg, when set, is told of the pages read.
 func (ix *Index) learnAssociations(v *index.Snapshot, tid int32, pg *pageGuard) []assocTerm {
 	if tid < 0 {
 		return nil
 	}
-	segs := v.Segments()
-	own := make([]int32, len(segs)) // tid in each segment
-	for i := range segs {
-		own[i] = v.Local(tid, i)
-	}
 	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
-	seen := 0
-	var buf []int32
-	eachSample(v, tid, assocSample, pg, func(i int, p index.Posting) {
-		seg := segs[i]
-		if uint(p.Unit) >= uint(seg.NumUnits()) {
-			return // a damaged index file; see index/container.go
-		}
-		seen++
-		for _, c := range unitTerms(seg, p.Unit, pg, &buf) {
-			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
-				continue
-			}
-			sc.count(v, i, seg, c, -1)
-		}
-	})
+	seen := countSampled(v, sc, tid, tid, assocSample, false, pg)
 	n := float64(v.LiveUnits())
 	var cand []assocTerm
 	for _, c := range sc.gather(v) {
