@@ -49,7 +49,7 @@ func runGraph(ctx context.Context, args []string) error {
 		ids = []string{info.ID}
 	}
 	if *term != "" {
-		return printTerm(st, g.collection, ids[0], *term)
+		return printTerm(ctx, st, g.collection, ids[0], *term)
 	}
 	cg, computed, err := ingest.CollectionGraph(ctx, st, g.collection, ids)
 	if err != nil {
@@ -64,7 +64,7 @@ func runGraph(ctx context.Context, args []string) error {
 	case *dot:
 		return writeDOT(cg)
 	case len(ids) == 1:
-		return printDocGraph(st, g.collection, ids[0])
+		return printDocGraph(ctx, st, g.collection, ids[0])
 	}
 	return printCollectionGraph(st, g.collection, cg)
 }
@@ -133,8 +133,8 @@ func printCollectionGraph(st *store.Store, collection string, cg *graph.Graph) e
 }
 
 // printDocGraph lists one document's definitions and references.
-func printDocGraph(st *store.Store, collection, id string) error {
-	rec, dg, _, err := ingest.ReadGraph(context.Background(), st, collection, id)
+func printDocGraph(ctx context.Context, st *store.Store, collection, id string) error {
+	rec, dg, _, err := ingest.ReadGraph(ctx, st, collection, id)
 	if err != nil {
 		return err
 	}
@@ -171,8 +171,8 @@ func printDocGraph(st *store.Store, collection, id string) error {
 }
 
 // printTerm prints a term's definitions and the clauses that use it.
-func printTerm(st *store.Store, collection, id, term string) error {
-	rec, dg, _, err := ingest.ReadGraph(context.Background(), st, collection, id)
+func printTerm(ctx context.Context, st *store.Store, collection, id, term string) error {
+	rec, dg, _, err := ingest.ReadGraph(ctx, st, collection, id)
 	if err != nil {
 		return err
 	}

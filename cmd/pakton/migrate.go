@@ -98,21 +98,11 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 			}
 		}
 	}
-	var recs []*store.Record
-	copied := 0
-	flush := func() error {
-		if len(recs) == 0 {
-			return nil
-		}
-		if err := dst.PutBatch(ctx, name, recs); err != nil {
-			return err
-		}
-		copied += len(recs)
-		recs = recs[:0]
-		if !quiet {
+	recs := &store.Batch{Store: dst, Collection: name, Size: batch}
+	if !quiet {
+		recs.Flushed = func(copied int) {
 			fmt.Fprintf(stderr, "\rmigrate %s: %d/%d copied (%d already there)", name, copied, len(infos)-len(same), len(same))
 		}
-		return nil
 	}
 	for _, in := range infos {
 		if err := ctx.Err(); err != nil {
@@ -125,17 +115,14 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 		if err != nil {
 			return err
 		}
-		recs = append(recs, rec)
-		if len(recs) >= batch {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := recs.Add(ctx, rec); err != nil {
+			return err
 		}
 	}
-	if err := flush(); err != nil {
+	if err := recs.Flush(ctx); err != nil {
 		return err
 	}
-	if !quiet && copied > 0 {
+	if !quiet && recs.Put() > 0 {
 		fmt.Fprintln(stderr)
 	}
 	// Verify: the same set of documents, each with the same checksums, and
@@ -180,6 +167,6 @@ func migrateCollection(ctx context.Context, src, dst *store.Store, name string, 
 		files += len(w)
 	}
 	fmt.Fprintf(stdout, "%s: %d documents in %s, verified (count, and %d files read back against their checksums); %d copied, %d already there; search index %d documents; %.1fs\n",
-		name, len(got), dst.Location(), files, copied, len(same), ix.Docs(), time.Since(start).Seconds())
+		name, len(got), dst.Location(), files, recs.Put(), len(same), ix.Docs(), time.Since(start).Seconds())
 	return nil
 }

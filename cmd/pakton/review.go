@@ -100,11 +100,12 @@ func runReview(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
-	// A JSON export is written a row at a time from the rows the run keeps
-	// on disk, so the run need not hold every contract's extracts: a review
-	// of a large collection then takes memory for its cells' answers only.
-	// (The other formats are written from the whole table.)
-	run.Light = len(fmts) == 1 && fmts[0] == "json"
+	// The exports read the table a row at a time from the rows the run
+	// keeps on disk, so the run need not hold every contract's extracts: a
+	// review of a large collection then takes memory for its cells' answers
+	// and for what the spreadsheet and HTML report hold until they are
+	// written (CSV and JSON are written as they are read).
+	run.Light = true
 	if run.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
 		return err
 	}

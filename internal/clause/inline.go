@@ -154,16 +154,7 @@ func secondOf(m *marker, r interp, o *marker) bool {
 		return false
 	}
 	if m.fam == famDecimal || m.fam == famSectionKw {
-		if len(o.nums) != len(m.nums) {
-			return false
-		}
-		n := len(m.nums)
-		for i := 0; i < n-1; i++ {
-			if o.nums[i] != m.nums[i] {
-				return false
-			}
-		}
-		return o.nums[n-1] == 2
+		return sameParentNums(o.nums, m.nums) && o.nums[len(o.nums)-1] == 2
 	}
 	for _, or := range o.reads {
 		if or.style == r.style && or.val == 2 {

@@ -5,6 +5,7 @@ package clause
 // cross-references, dates and amounts are not taken for structure.
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -214,18 +215,19 @@ func continues(e open, m marker, r interp) bool {
 	g := gap(&m)
 	switch m.fam {
 	case famDecimal, famSectionKw:
-		if len(e.nums) != len(m.nums) {
+		if !sameParentNums(e.nums, m.nums) {
 			return false
 		}
 		n := len(m.nums)
-		for i := 0; i < n-1; i++ {
-			if e.nums[i] != m.nums[i] {
-				return false
-			}
-		}
 		return m.nums[n-1] > e.nums[n-1] && m.nums[n-1] <= e.nums[n-1]+g
 	}
 	return r.val > e.val && r.val <= e.val+g
+}
+
+// sameParentNums reports whether decimal paths a and b have the same depth
+// and the same numbers but for the last (4.1.2 and 4.1.5); both non-empty.
+func sameParentNums(a, b []int) bool {
+	return len(a) == len(b) && slices.Equal(a[:len(a)-1], b[:len(b)-1])
 }
 
 func top(stack []open) int {

@@ -93,42 +93,29 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 			}
 		}
 	}
-	var batch []*store.Record
-	put, total := 0, 0
+	total := 0
 	for _, it := range out {
 		if it.rec != nil {
 			total++
 		}
 	}
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		if err := st.PutBatch(ctx, coll, batch); err != nil {
-			return err
-		}
-		put += len(batch)
-		batch = batch[:0]
-		if opt.Progress != nil {
-			opt.Progress("store", put, total)
-		}
-		return nil
+	batch := &store.Batch{Store: st, Collection: coll, Size: 32}
+	if opt.Progress != nil {
+		batch.Flushed = func(put int) { opt.Progress("store", put, total) }
 	}
 	for i, it := range out {
 		if it.err != nil {
 			return nil, nil, nil, it.err
 		}
 		if it.rec != nil {
-			batch = append(batch, it.rec)
+			err := batch.Add(ctx, it.rec)
 			out[i] = item{}
-			if len(batch) == 32 {
-				if err := flush(); err != nil {
-					return nil, nil, nil, err
-				}
+			if err != nil {
+				return nil, nil, nil, err
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	if err := batch.Flush(ctx); err != nil {
 		return nil, nil, nil, err
 	}
 	ix, rep, err := ingest.Load(ctx, st, coll)

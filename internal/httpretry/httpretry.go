@@ -133,17 +133,36 @@ func (c *Client) PostJSON(ctx context.Context, url string, in any) ([]byte, erro
 			return nil, c.redact(fmt.Errorf("giving up after %d attempts: %w", attempt+1, err))
 		}
 		wait := c.backoff(attempt, retryAfter)
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return nil, c.redact(fmt.Errorf("retry in %v would pass the deadline, after %d attempts: %w",
-				wait.Round(time.Millisecond), attempt+1, err))
+		if err := PastDeadline(ctx, wait, attempt, err); err != nil {
+			return nil, c.redact(err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !Sleep(ctx, wait) {
 			return nil, c.redact(fmt.Errorf("post %s: %w (last error: %v)", url, context.Cause(ctx), err))
-		case <-t.C:
 		}
+	}
+}
+
+// PastDeadline is the error of a call that gives up instead of retrying
+// because ctx's deadline comes before the retry, wait from now, would be
+// sent (attempt counts from zero, err is the last attempt's error); nil
+// when there is time.
+func PastDeadline(ctx context.Context, wait time.Duration, attempt int, err error) error {
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		return fmt.Errorf("retry in %v would pass the deadline, after %d attempts: %w",
+			wait.Round(time.Millisecond), attempt+1, err)
+	}
+	return nil
+}
+
+// Sleep waits for wait, or until ctx is done: then it returns false at once.
+func Sleep(ctx context.Context, wait time.Duration) bool {
+	t := time.NewTimer(wait)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

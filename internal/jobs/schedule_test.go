@@ -160,7 +160,9 @@ func TestYieldCancel(t *testing.T) {
 }
 
 // TestPoolFair: a tenant waiting for a processor slot behind many callers
-// of another tenant gets the next one that frees.
+// of another tenant gets the next one that frees. The first caller to get
+// the slot holds it until every other caller waits, so the order does not
+// depend on how fast the machine schedules the test.
 func TestPoolFair(t *testing.T) {
 	p := NewPool(1, 1)
 	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 2})
@@ -170,7 +172,8 @@ func TestPoolFair(t *testing.T) {
 	defer m.Close()
 	var mu sync.Mutex
 	var order []string
-	gate := make(chan struct{})
+	gate := make(chan struct{}) // B asks once A's callers all wait
+	hold := make(chan struct{}) // the first holder lets go once B waits too
 	m.Handle("work", func(ctx context.Context, j Job, r Reporter) error {
 		var n int
 		json.Unmarshal(j.Params, &n)
@@ -180,7 +183,7 @@ func TestPoolFair(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				if j.Submitter == "B" {
-					<-gate // B asks once A's callers all wait
+					<-gate
 				}
 				release, err := p.Acquire(ctx)
 				if err != nil {
@@ -189,8 +192,11 @@ func TestPoolFair(t *testing.T) {
 				}
 				mu.Lock()
 				order = append(order, fmt.Sprintf("%s%d", j.Submitter, i))
+				first := len(order) == 1
 				mu.Unlock()
-				time.Sleep(20 * time.Millisecond)
+				if first {
+					<-hold
+				}
 				release()
 			}()
 		}
@@ -198,22 +204,33 @@ func TestPoolFair(t *testing.T) {
 		return nil
 	})
 	m.Start()
+	waiting := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			p.mu.Lock()
+			n := len(p.waiting)
+			p.mu.Unlock()
+			if n >= want {
+				return
+			}
+			if time.Now().After(deadline) {
+				close(hold)
+				t.Fatalf("%d callers wait for the slot after 10 s, want %d", n, want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	a, _ := m.SubmitBy("work", "ca", "A", 6)
 	b, _ := m.SubmitBy("work", "cb", "B", 1)
-	for {
-		p.mu.Lock()
-		n := len(p.waiting)
-		p.mu.Unlock()
-		if n >= 4 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waiting(5) // one of A's callers holds the slot, five wait
 	close(gate)
+	waiting(6) // and B's caller waits behind them
+	close(hold)
 	wait(t, m, a.ID)
 	wait(t, m, b.ID)
-	if i := slices.Index(order, "B0"); i < 0 || i > 3 {
-		t.Errorf("B got a slot at turn %d of %v; want the next free one", i, order)
+	if i := slices.Index(order, "B0"); i != 1 {
+		t.Errorf("B got a slot at turn %d of %v; want the next free one (1)", i, order)
 	}
 }
 

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,39 +96,17 @@ func (c Config) configured() bool {
 
 // inherit returns c with its unset fields taken from d.
 func (c Config) inherit(d Config) Config {
-	if c.BaseURL == "" {
-		c.BaseURL = d.BaseURL
-	}
-	if c.APIKey == "" {
-		c.APIKey = d.APIKey
-	}
-	if c.Model == "" {
-		c.Model = d.Model
-	}
-	if c.Timeout == 0 {
-		c.Timeout = d.Timeout
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = d.MaxRetries
-	}
-	if c.Temperature == nil {
-		c.Temperature = d.Temperature
-	}
-	if c.JSONMode == "" {
-		c.JSONMode = d.JSONMode
-	}
-	if !c.Azure {
-		c.Azure = d.Azure
-	}
-	if c.APIVersion == "" {
-		c.APIVersion = d.APIVersion
-	}
-	if c.RetryBaseDelay == 0 {
-		c.RetryBaseDelay = d.RetryBaseDelay
-	}
-	if c.RetryMaxDelay == 0 {
-		c.RetryMaxDelay = d.RetryMaxDelay
-	}
+	c.BaseURL = cmp.Or(c.BaseURL, d.BaseURL)
+	c.APIKey = cmp.Or(c.APIKey, d.APIKey)
+	c.Model = cmp.Or(c.Model, d.Model)
+	c.Timeout = cmp.Or(c.Timeout, d.Timeout)
+	c.MaxRetries = cmp.Or(c.MaxRetries, d.MaxRetries)
+	c.Temperature = cmp.Or(c.Temperature, d.Temperature)
+	c.JSONMode = cmp.Or(c.JSONMode, d.JSONMode)
+	c.Azure = cmp.Or(c.Azure, d.Azure)
+	c.APIVersion = cmp.Or(c.APIVersion, d.APIVersion)
+	c.RetryBaseDelay = cmp.Or(c.RetryBaseDelay, d.RetryBaseDelay)
+	c.RetryMaxDelay = cmp.Or(c.RetryMaxDelay, d.RetryMaxDelay)
 	return c
 }
 

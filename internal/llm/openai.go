@@ -148,16 +148,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			return resp, c.wrap(err)
 		}
 		wait := httpretry.Backoff(attempt, c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, retryAfter)
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return resp, c.wrap(fmt.Errorf("retry in %v would pass the deadline, after %d attempts: %w",
-				wait.Round(time.Millisecond), attempt+1, err))
+		if err := httpretry.PastDeadline(ctx, wait, attempt, err); err != nil {
+			return resp, c.wrap(err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !httpretry.Sleep(ctx, wait) {
 			return nil, c.wrap(fmt.Errorf("%w (waiting to retry after: %v)", context.Cause(ctx), err))
-		case <-t.C:
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -298,26 +299,12 @@ func (s *JSONSchema) validate(path string, v any) error {
 		return nil
 	}
 	if len(s.Type) > 0 {
-		ok := false
-		for _, t := range s.Type {
-			if typeMatches(t, v) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !slices.ContainsFunc(s.Type, func(t string) bool { return typeMatches(t, v) }) {
 			return fmt.Errorf("%s: expected %s, got %s", path, strings.Join(s.Type, " or "), jsonType(v))
 		}
 	}
 	if len(s.Enum) > 0 {
-		ok := false
-		for _, e := range s.Enum {
-			if equalJSON(e, v) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !slices.ContainsFunc(s.Enum, func(e any) bool { return equalJSON(e, v) }) {
 			b, _ := json.Marshal(s.Enum)
 			got, _ := json.Marshal(v)
 			return fmt.Errorf("%s: %s is not one of %s", path, got, b)

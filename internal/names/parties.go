@@ -1,6 +1,7 @@
 package names
 
 import (
+	"iter"
 	"regexp"
 	"slices"
 	"strings"
@@ -502,42 +503,30 @@ func abbrevBefore(s string) bool {
 func splitParties(s string) []string {
 	defs := false
 	var out []string
-	depth, from, open := 0, 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			if depth == 0 {
-				open = i
-			}
-			depth++
-		case ')':
-			if depth == 0 {
-				continue
-			}
-			depth--
-			if depth > 0 || !quoted(s[open:i]) && !shortParen(s[open+1:i]) {
-				continue
-			}
-			if !quoted(s[open:i]) {
-				// "(USA)" inside "Fonterra (USA) Inc." defines nothing: the
-				// name goes on after it.
-				next := strings.TrimLeft(s[i+1:], " ")
-				if w, _, _ := strings.Cut(next, " "); nameWord(strings.TrimRight(w, ",;:")) {
-					continue
-				}
-			}
-			defs = true
-			// Several parentheses in a row define terms for one party.
-			j := i + 1
-			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
-				j++
-			}
-			if j < len(s) && s[j] == '(' {
-				continue
-			}
-			out = append(out, s[from:i+1])
-			from = i + 1
+	from := 0
+	for open, i := range outerParens(s) {
+		if !quoted(s[open:i]) && !shortParen(s[open+1:i]) {
+			continue
 		}
+		if !quoted(s[open:i]) {
+			// "(USA)" inside "Fonterra (USA) Inc." defines nothing: the
+			// name goes on after it.
+			next := strings.TrimLeft(s[i+1:], " ")
+			if w, _, _ := strings.Cut(next, " "); nameWord(strings.TrimRight(w, ",;:")) {
+				continue
+			}
+		}
+		defs = true
+		// Several parentheses in a row define terms for one party.
+		j := i + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+			j++
+		}
+		if j < len(s) && s[j] == '(' {
+			continue
+		}
+		out = append(out, s[from:i+1])
+		from = i + 1
 	}
 	out = append(out, s[from:])
 	if defs {
@@ -567,37 +556,47 @@ var defQuoteRe = sync.OnceValue(func() *regexp.Regexp {
 // in parentheses), and whether there was any.
 func definitions(rest, name string) ([]string, bool) {
 	var defs []string
-	depth, open := 0, 0
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
-		case '(':
-			if depth == 0 {
-				open = i
-			}
-			depth++
-		case ')':
-			if depth == 0 {
-				continue
-			}
-			depth--
-			if depth > 0 {
-				continue
-			}
-			in := rest[open+1 : i]
-			if quoted(in) {
-				for _, m := range defQuoteRe().FindAllStringSubmatch(in, 6) {
-					d := strings.TrimSpace(m[1])
-					if len(d) > 4 && strings.EqualFold(d[:4], "the ") {
-						d = d[4:]
-					}
-					if first, _, _ := strings.Cut(d, " "); d != "" && (startsUpper(d) || nameWord(first)) {
-						defs = append(defs, d)
-					}
+	for open, i := range outerParens(rest) {
+		in := rest[open+1 : i]
+		if quoted(in) {
+			for _, m := range defQuoteRe().FindAllStringSubmatch(in, 6) {
+				d := strings.TrimSpace(m[1])
+				if len(d) > 4 && strings.EqualFold(d[:4], "the ") {
+					d = d[4:]
 				}
-			} else if shortParen(in) && Derived(strings.TrimSpace(in), name) {
-				defs = append(defs, strings.TrimSpace(in))
+				if first, _, _ := strings.Cut(d, " "); d != "" && (startsUpper(d) || nameWord(first)) {
+					defs = append(defs, d)
+				}
 			}
+		} else if shortParen(in) && Derived(strings.TrimSpace(in), name) {
+			defs = append(defs, strings.TrimSpace(in))
 		}
 	}
 	return defs, len(defs) > 0
+}
+
+// outerParens yields the byte offsets of the '(' and the ')' of each
+// outermost group of parentheses in s, in order; a ')' with no '(' open is
+// skipped, and a group left open at the end is not yielded.
+func outerParens(s string) iter.Seq2[int, int] {
+	return func(yield func(open, close int) bool) {
+		depth, open := 0, 0
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '(':
+				if depth == 0 {
+					open = i
+				}
+				depth++
+			case ')':
+				if depth == 0 {
+					continue
+				}
+				depth--
+				if depth == 0 && !yield(open, i) {
+					return
+				}
+			}
+		}
+	}
 }

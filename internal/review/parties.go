@@ -503,14 +503,7 @@ func definedMatchesIn(full string, lo, hi int) []definedMatch {
 		}
 		return all[i].end > all[j].end
 	})
-	var out []definedMatch
-	for _, m := range all {
-		if len(out) > 0 && m.at < out[len(out)-1].end {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
+	return withoutOverlaps(all, func(m definedMatch) (int, int) { return m.at, m.end })
 }
 
 // definedParties reads the parties between lo and hi of s whose names are

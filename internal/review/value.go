@@ -120,12 +120,22 @@ func allDatesAt(s string) []valueAt {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].at < out[b].at })
 	// one date per place (two forms may match overlapping text)
-	var kept []valueAt
-	for _, v := range out {
-		if len(kept) > 0 && v.at < kept[len(kept)-1].end {
+	return withoutOverlaps(out, func(v valueAt) (int, int) { return v.at, v.end })
+}
+
+// withoutOverlaps keeps, of matches sorted by where they start, each one
+// that starts at or after the end of the last one kept: where matches
+// overlap, the first in the order wins.
+func withoutOverlaps[T any](sorted []T, span func(T) (at, end int)) []T {
+	var kept []T
+	lastEnd := 0
+	for _, m := range sorted {
+		at, end := span(m)
+		if len(kept) > 0 && at < lastEnd {
 			continue
 		}
-		kept = append(kept, v)
+		kept = append(kept, m)
+		lastEnd = end
 	}
 	return kept
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"unsafe"
 
 	"github.com/pakton/pakton/internal/search/index"
 )
@@ -49,42 +48,124 @@ func (ix *Index) associations(v *index.Snapshot, tid int32) []assocTerm {
 // over the term's document frequency (every posting when it has fewer): the
 // same postings, in the same order, as sampling one segment holding the
 // same live units. A posting naming a unit outside its segment (a damaged
-// file) is passed on: fn skips it. pg, when set, is told of the pages read.
+// file) is passed on: fn skips it. pg, when set (a pass over the whole
+// collection), is told of the mapped pages read, and may have the postings
+// read from the segments' files instead of their mappings.
 func eachSample(v *index.Snapshot, t int32, sample int, pg *pageGuard, fn func(i int, p index.Posting)) {
 	step := 1
 	if df := v.DF(t); df > sample {
 		step = df / sample
 	}
 	next, pos := 0, 0 // the live position of the next sample; of the segment's first posting
+	var buf []index.Posting
 	for i, seg := range v.Segments() {
 		pl := v.Postings(t, i)
 		if len(pl) == 0 {
 			continue
 		}
+		l := v.Local(t, i)
+		pread := pg != nil && pg.pread
+		if pread && buf == nil {
+			buf = make([]index.Posting, 1024)
+		}
 		if !v.HasDeleted(i) {
 			j := next - pos
-			for ; j < len(pl); j += step {
-				fn(i, pl[j])
+			switch {
+			case !pread:
+				for ; j < len(pl); j += step {
+					pg.read(1)
+					fn(i, pl[j])
+				}
+			case step > len(buf)/8:
+				for ; j < len(pl); j += step { // far apart: one read each
+					fn(i, seg.ReadPosting(l, j))
+				}
+			default:
+				for j < len(pl) { // close together: read in chunks
+					chunk := seg.ReadPostings(l, j, buf)
+					k := 0
+					for ; k < len(chunk); k += step {
+						fn(i, chunk[k])
+					}
+					j += k
+				}
 			}
 			next = pos + j
 			pos += len(pl)
 			continue
 		}
 		units := seg.Units()
-		for k, p := range pl {
-			if k%256 == 255 {
-				pg.read(1 + 256*int64(unsafe.Sizeof(p))/4096) // the postings and the units they name
+		for k := 0; k < len(pl); {
+			chunk := pl[k:]
+			if pread {
+				chunk = seg.ReadPostings(l, k, buf)
+			} else {
+				chunk = chunk[:min(len(chunk), 1024)]
+				pg.read(int64(len(chunk)) / 256) // their pages
 			}
-			if uint(p.Unit) < uint(len(units)) && v.Deleted(i, units[p.Unit].Doc) {
-				continue
+			pg.read(int64(len(chunk))/256 + 1) // the units they name
+			k += len(chunk)
+			for _, p := range chunk {
+				if uint(p.Unit) < uint(len(units)) && v.Deleted(i, units[p.Unit].Doc) {
+					continue
+				}
+				if pos == next {
+					fn(i, p)
+					next += step
+				}
+				pos++
 			}
-			if pos == next {
-				fn(i, p)
-				next += step
-			}
-			pos++
 		}
 	}
+}
+
+// unitTerms returns the terms of unit u of seg, telling pg (when set) of
+// the mapped pages read: through the mapping, or read from the file into
+// *buf when pg says so.
+func unitTerms(seg *index.Segment, u int32, pg *pageGuard, buf *[]int32) []int32 {
+	if pg == nil {
+		return seg.UnitTerms(u)
+	}
+	if !pg.pread {
+		pg.read(2) // the unit's offsets and terms
+		return seg.UnitTerms(u)
+	}
+	pg.read(1) // the unit's offsets
+	*buf = seg.ReadUnitTerms(u, *buf)
+	return *buf
+}
+
+// countSampled counts into sc the terms other than tid that the sampled
+// units of term sampled hold (tid's own units, or its heading's): in how
+// many units, and with docs in how many documents. It returns the number of
+// units sampled; pg is as for eachSample.
+func countSampled(v *index.Snapshot, sc *coScratch, tid, sampled int32, sample int, docs bool, pg *pageGuard) int {
+	segs := v.Segments()
+	own := make([]int32, len(segs)) // tid in each segment
+	for i := range segs {
+		own[i] = v.Local(tid, i)
+	}
+	seen := 0
+	var buf []int32
+	eachSample(v, sampled, sample, pg, func(i int, p index.Posting) {
+		seg := segs[i]
+		if uint(p.Unit) >= uint(seg.NumUnits()) {
+			return // a damaged index file; see index/container.go
+		}
+		seen++
+		d := int32(-1)
+		if docs {
+			pg.read(1) // the unit's document
+			d = v.DocBase(i) + seg.Units()[p.Unit].Doc
+		}
+		for _, c := range unitTerms(seg, p.Unit, pg, &buf) {
+			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
+				continue
+			}
+			sc.count(v, i, seg, c, d)
+		}
+	})
+	return seen
 }
 
 // learnAssociations counts the associations of term tid (see associations);
@@ -93,28 +174,9 @@ func (ix *Index) learnAssociations(v *index.Snapshot, tid int32, pg *pageGuard) 
 	if tid < 0 {
 		return nil
 	}
-	segs := v.Segments()
-	own := make([]int32, len(segs)) // tid in each segment
-	for i := range segs {
-		own[i] = v.Local(tid, i)
-	}
 	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
-	seen := 0
-	eachSample(v, tid, assocSample, pg, func(i int, p index.Posting) {
-		seg := segs[i]
-		if uint(p.Unit) >= uint(seg.NumUnits()) {
-			return // a damaged index file; see index/container.go
-		}
-		pg.read(2) // the posting's page, the unit's terms
-		seen++
-		for _, c := range seg.UnitTerms(p.Unit) {
-			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
-				continue
-			}
-			sc.count(v, i, seg, c, -1)
-		}
-	})
+	seen := countSampled(v, sc, tid, tid, assocSample, false, pg)
 	n := float64(v.LiveUnits())
 	var cand []assocTerm
 	for _, c := range sc.gather(v) {

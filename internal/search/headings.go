@@ -66,29 +66,9 @@ func (ix *Index) learnBodies(v *index.Snapshot, tid int32, pg *pageGuard) []asso
 	if !ok || float64(v.HeadDocs(h)) < max(headMinDocs, headMinShare*float64(v.LiveDocs())) {
 		return nil
 	}
-	segs := v.Segments()
-	own := make([]int32, len(segs))
-	for i := range segs {
-		own[i] = v.Local(tid, i)
-	}
 	sc := ix.getScratch(v)
 	defer ix.putScratch(sc)
-	seen := 0
-	eachSample(v, h, headSample, pg, func(i int, p index.Posting) {
-		seg := segs[i]
-		if uint(p.Unit) >= uint(seg.NumUnits()) {
-			return // a damaged index file; see index/container.go
-		}
-		pg.read(3) // the posting's page, the unit's document and terms
-		seen++
-		d := v.DocBase(i) + seg.Units()[p.Unit].Doc
-		for _, c := range seg.UnitTerms(p.Unit) {
-			if c == own[i] || uint(c) >= uint(seg.NumTerms()) || seg.Marked(c) {
-				continue
-			}
-			sc.count(v, i, seg, c, d)
-		}
-	})
+	seen := countSampled(v, sc, tid, h, headSample, true, pg)
 	n := float64(v.HeadedUnits())
 	var cand []assocTerm
 	for _, c := range sc.gather(v) {

@@ -27,7 +27,11 @@ import (
 // progress, when set, is called now and then with the terms done and the
 // terms in all.
 func (ix *Index) WriteAssociations(w io.Writer, progress func(done, total int)) error {
-	return ix.writeAssociations(w, progress, &pageGuard{budget: assocMappedBudget, every: assocMappedCheck})
+	var mapped int64
+	for _, s := range ix.view().Segments() {
+		mapped += s.MappedBytes()
+	}
+	return ix.writeAssociations(w, progress, &pageGuard{budget: assocMappedBudget, every: assocMappedCheck, pread: mapped > 4*assocMappedBudget})
 }
 
 func (ix *Index) writeAssociations(w io.Writer, progress func(done, total int), pg *pageGuard) error {
@@ -66,21 +70,23 @@ func (ix *Index) writeAssociations(w io.Writer, progress func(done, total int), 
 // every 256 terms still left 4 GB (docs/SCALE.md): a frequent word alone
 // samples thousands of units, each on pages of its own. So the pages held
 // are checked every assocMappedCheck pages the pass may have read
-// (pageGuard), inside a long postings list too.
+// (pageGuard), inside a long postings list too. Where the index files are
+// much larger than the budget, most of what is read would be released
+// before it is read again, and mapping a page (with its neighbours) costs
+// more than reading the few bytes wanted: the postings and unit terms are
+// then read from the files (index.Segment.ReadPosting). At 10× CUAD (687
+// MB of index) the first costs 1.7 s of CPU over not releasing, the second
+// 18 s; at 100× (6.6 GB) the first cost more than the second (SCALE.md).
 const (
 	assocMappedBudget = 256 << 20
 	assocMappedCheck  = 256
 )
 
-// pageGuard releases the snapshot's mapped pages whenever the process holds
-// more than budget bytes of them (index.MappedResident), checked every so
-// many pages read. Releasing changes no result: the pages stay in the page
-// cache and are mapped again when read. A nil guard does nothing (a search
-// learning one word as it comes reads little).
 type pageGuard struct {
 	v      *index.Snapshot
 	budget int64
 	every  int64 // pages read between checks
+	pread  bool  // read postings and unit terms from the files
 	n      atomic.Int64
 	mu     sync.Mutex
 }

@@ -51,7 +51,7 @@ type searchArgs struct {
 	K     int    `json:"k,omitempty"`
 }
 
-func parseSearchArgs(name string, raw json.RawMessage) (searchArgs, error) {
+func parseSearchArgs(ctx context.Context, name string, raw json.RawMessage) (searchArgs, error) {
 	var a searchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return a, fmt.Errorf("%s: arguments are not a JSON object with a \"query\": %w", name, err)
@@ -60,7 +60,7 @@ func parseSearchArgs(name string, raw json.RawMessage) (searchArgs, error) {
 	if a.Query == "" {
 		return a, fmt.Errorf("%s: \"query\" is empty", name)
 	}
-	return a, nil
+	return a, ctx.Err()
 }
 
 const searchParams = `{"type":"object","properties":{` +
@@ -97,11 +97,8 @@ func (t *SearchContract) Spec() llm.ToolSpec {
 
 // Call runs one search.
 func (t *SearchContract) Call(ctx context.Context, raw json.RawMessage) (Result, error) {
-	a, err := parseSearchArgs("search_contract", raw)
+	a, err := parseSearchArgs(ctx, "search_contract", raw)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	_, ev, err := t.Corpus.SearchContext(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K)), NoRoute: t.NoRoute})

@@ -34,11 +34,8 @@ func (t *FindExamples) Spec() llm.ToolSpec {
 
 // Call runs one exemplar search.
 func (t *FindExamples) Call(ctx context.Context, raw json.RawMessage) (Result, error) {
-	a, err := parseSearchArgs("find_examples", raw)
+	a, err := parseSearchArgs(ctx, "find_examples", raw)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	infos, err := t.Corpus.Store.List(ctx, t.Corpus.Collection)

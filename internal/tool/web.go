@@ -132,11 +132,36 @@ func (w *WebSearch) Spec() llm.ToolSpec {
 			"regulations, court decisions, legal terms of art, facts about a party. Returns the top " +
 			"results with titles, URLs and snippets. This is an external source: never cite it as " +
 			"contract text, and do not put confidential contract text in the query.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"query":{"type":"string","description":"search terms, as for a web search engine"},` +
-			`"max_results":{"type":"integer","minimum":1,"maximum":` + itoa(maxWebResults) + `,"description":"number of results (default ` + itoa(w.results) + `)"}},` +
-			`"required":["query"],"additionalProperties":false}`),
+		Parameters: externalParams("search terms, as for a web search engine", "results", maxWebResults, w.results),
 	}
+}
+
+// externalParams is the JSON schema of an external search tool's arguments
+// (web_search, wikipedia): the query, described by query, and the number of
+// results, named unit ("results", "articles"), at most max, def by default.
+func externalParams(query, unit string, max, def int) json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"query":{"type":"string","description":"` + query + `"},` +
+		`"max_results":{"type":"integer","minimum":1,"maximum":` + itoa(max) + `,"description":"number of ` + unit + ` (default ` + itoa(def) + `)"}},` +
+		`"required":["query"],"additionalProperties":false}`)
+}
+
+// externalArgs reads the arguments of an external search tool named name:
+// the query, trimmed and cut to maxQueryRunes, and the number of results,
+// def when unset, at most max.
+func externalArgs(name string, args json.RawMessage, def, max int) (query string, n int, err error) {
+	var in struct {
+		Query      string `json:"query"`
+		MaxResults int    `json:"max_results"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return "", 0, fmt.Errorf("%s: arguments: %w", name, err)
+	}
+	query = truncateRunes(strings.TrimSpace(in.Query), maxQueryRunes)
+	if query == "" {
+		return "", 0, fmt.Errorf("%s: empty query", name)
+	}
+	return query, clampInt(in.MaxResults, def, max), nil
 }
 
 // webHit is one search result, whatever the provider.
@@ -146,23 +171,11 @@ type webHit struct {
 
 // Call runs one search.
 func (w *WebSearch) Call(ctx context.Context, args json.RawMessage) (Result, error) {
-	var in struct {
-		Query      string `json:"query"`
-		MaxResults int    `json:"max_results"`
+	q, n, err := externalArgs("web_search", args, w.results, maxWebResults)
+	if err != nil {
+		return Result{}, err
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return Result{}, fmt.Errorf("web_search: arguments: %w", err)
-	}
-	q := truncateRunes(strings.TrimSpace(in.Query), maxQueryRunes)
-	if q == "" {
-		return Result{}, errors.New("web_search: empty query")
-	}
-	n := clampInt(in.MaxResults, w.results, maxWebResults)
-
-	var (
-		hits []webHit
-		err  error
-	)
+	var hits []webHit
 	switch w.style {
 	case StyleBrave:
 		hits, err = w.brave(ctx, q, n)

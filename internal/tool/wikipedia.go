@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -68,10 +67,7 @@ func (w *Wikipedia) Spec() llm.ToolSpec {
 		Description: "Look up general background in Wikipedia: legal doctrines, terms of art, " +
 			"institutions, jurisdictions, companies. Returns matching article titles, their " +
 			"introductions and URLs. This is an external source: never cite it as contract text.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"query":{"type":"string","description":"an article title or search terms"},` +
-			`"max_results":{"type":"integer","minimum":1,"maximum":` + itoa(maxWikiResults) + `,"description":"number of articles (default ` + itoa(w.results) + `)"}},` +
-			`"required":["query"],"additionalProperties":false}`),
+		Parameters: externalParams("an article title or search terms", "articles", maxWikiResults, w.results),
 	}
 }
 
@@ -85,18 +81,10 @@ type wikiPage struct {
 
 // Call searches the wiki and returns the introductions of the best matches.
 func (w *Wikipedia) Call(ctx context.Context, args json.RawMessage) (Result, error) {
-	var in struct {
-		Query      string `json:"query"`
-		MaxResults int    `json:"max_results"`
+	q, n, err := externalArgs("wikipedia", args, w.results, maxWikiResults)
+	if err != nil {
+		return Result{}, err
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return Result{}, fmt.Errorf("wikipedia: arguments: %w", err)
-	}
-	q := truncateRunes(strings.TrimSpace(in.Query), maxQueryRunes)
-	if q == "" {
-		return Result{}, errors.New("wikipedia: empty query")
-	}
-	n := clampInt(in.MaxResults, w.results, maxWikiResults)
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 

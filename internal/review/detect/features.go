@@ -15,7 +15,7 @@ import (
 
 // The review analyzer keeps every word (stop words included: "not", "no",
 // "without" and "by" carry meaning in a provision) and stems it. It is the
-// review package's own, so retrieval tuning elsewhere never shifts the
+// review's own (this package's), so retrieval tuning elsewhere never shifts the
 // features a trained detector was fitted on.
 
 var stemCache sync.Map

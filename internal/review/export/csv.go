@@ -36,8 +36,7 @@ func CSV(w io.Writer, rv *Review) error {
 	if err := writeSafe(cw, head); err != nil {
 		return err
 	}
-	for i := range rv.Table.Rows {
-		row := &rv.Table.Rows[i]
+	err := rv.eachRow(func(_ int, row *review.Row) error {
 		rec := []string{row.DocName, row.DocID, row.Error}
 		for _, p := range rv.Table.Provisions {
 			c := cellOf(row, p)
@@ -49,9 +48,10 @@ func CSV(w io.Writer, rv *Review) error {
 			paths, pgs, spans, answerSpans := located(c, a)
 			rec = append(rec, a.Line, a.Text, confidence(c.Confidence), paths, pgs, spans, answerSpans, string(a.Verdict))
 		}
-		if err := writeSafe(cw, rec); err != nil {
-			return err
-		}
+		return writeSafe(cw, rec)
+	})
+	if err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()
@@ -115,11 +115,7 @@ func streamJSON(w io.Writer, rv *Review, ds review.Decisions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.Write(b[:at])
 	bw.WriteString(`"rows": [`)
-	for i := range rv.Table.Rows {
-		row, err := rv.Row(i)
-		if err != nil {
-			return err
-		}
+	err := rv.eachRow(func(i int, row *review.Row) error {
 		rb, err := json.MarshalIndent(row, indent, "  ")
 		if err != nil {
 			return err
@@ -129,6 +125,10 @@ func streamJSON(w io.Writer, rv *Review, ds review.Decisions) error {
 		}
 		bw.WriteString("\n" + indent)
 		bw.Write(rb)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(rv.Table.Rows) > 0 {
 		bw.WriteString("\n    ")

@@ -35,11 +35,32 @@ type Review struct {
 	// Text returns a contract's canonical text, so the HTML report can show
 	// each extract in its context; nil shows the extracts alone.
 	Text func(docID string) (string, error)
-	// Row, when set, returns row i of Table whole: the JSON export then
-	// writes the rows one at a time from it, and Table.Rows may hold them
-	// without their extracts (review.Run.Light), so a review of a large
-	// collection is never all in memory. The other formats read Table.Rows.
+	// Row, when set, returns row i of Table whole: every format then reads
+	// the rows one at a time from it, and Table.Rows may hold them without
+	// their extracts (review.Run.Light), so the table of a large collection
+	// is never all in memory. CSV and JSON are written as the rows are
+	// read; the spreadsheet and the HTML report hold what they write (the
+	// answers and the sources of the cells with evidence) until the end.
 	Row func(i int) (review.Row, error)
+}
+
+// eachRow calls fn with every row of the table in order, read through Row
+// when it is set.
+func (rv *Review) eachRow(fn func(i int, row *review.Row) error) error {
+	for i := range rv.Table.Rows {
+		row := &rv.Table.Rows[i]
+		if rv.Row != nil {
+			whole, err := rv.Row(i)
+			if err != nil {
+				return err
+			}
+			row = &whole
+		}
+		if err := fn(i, row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Write writes rv in one format ("csv", "xlsx", "json" or "html").

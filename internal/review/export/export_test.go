@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -596,6 +597,43 @@ func TestJSONStreamedRows(t *testing.T) {
 		}
 		if got.String() != want.String() {
 			t.Errorf("%d rows: streamed JSON differs:\n%s\nwant\n%s", len(rows), got.String(), want.String())
+		}
+	}
+}
+
+// TestEveryFormatReadsRowsThroughRow: with Review.Row set, every format
+// writes from the rows Row returns, not from Table.Rows (which a light run
+// holds without the cells' extracts): the output is byte for byte the one
+// written from the whole table, and an error reading a row is returned.
+func TestEveryFormatReadsRowsThroughRow(t *testing.T) {
+	rv := fixture(t)
+	light := *rv.Table
+	light.Rows = make([]review.Row, len(rv.Table.Rows))
+	for i, row := range rv.Table.Rows {
+		row.Cells = slices.Clone(row.Cells)
+		for k := range row.Cells {
+			row.Cells[k].Extracts = nil
+		}
+		light.Rows[i] = row
+	}
+	streamed := *rv
+	streamed.Table = &light
+	streamed.Row = func(i int) (review.Row, error) { return rv.Table.Rows[i], nil }
+	failing := streamed
+	failing.Row = func(i int) (review.Row, error) { return review.Row{}, errors.New("row file gone") }
+	for _, f := range export.Formats {
+		var want, got bytes.Buffer
+		if err := export.Write(&want, f, rv); err != nil {
+			t.Fatal(err)
+		}
+		if err := export.Write(&got, f, &streamed); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: written through Row differs from the whole table's (%d vs %d bytes)", f, got.Len(), want.Len())
+		}
+		if err := export.Write(io.Discard, f, &failing); err == nil || !strings.Contains(err.Error(), "row file gone") {
+			t.Errorf("%s: a row that cannot be read gave %v", f, err)
 		}
 	}
 }

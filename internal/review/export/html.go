@@ -96,8 +96,7 @@ func HTML(w io.Writer, rv *Review) error {
 	if !rv.Created.IsZero() {
 		out.Created = rv.Created.UTC().Format("2006-01-02 15:04 UTC")
 	}
-	for i := range t.Rows {
-		row := &t.Rows[i]
+	err := rv.eachRow(func(i int, row *review.Row) error {
 		hr := htmlRow{Name: row.DocName, ID: row.DocID, Error: row.Error}
 		var text []rune
 		var textErr error
@@ -155,6 +154,10 @@ func HTML(w io.Writer, rv *Review) error {
 			hr.Cells = append(hr.Cells, hc)
 		}
 		out.Rows = append(out.Rows, hr)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return reportTmpl().Execute(w, out)
 }

@@ -31,8 +31,14 @@ import (
 // drawing Excel needs to show them.
 func XLSX(w io.Writer, rv *Review) error {
 	var review, sources, comments, vml bytes.Buffer
-	links := sourcesSheet(&sources, rv)
-	notes := reviewSheet(&review, rv, links)
+	links, err := sourcesSheet(&sources, rv)
+	if err != nil {
+		return err
+	}
+	notes, err := reviewSheet(&review, rv, links)
+	if err != nil {
+		return err
+	}
 	writeComments(&comments, &vml, notes)
 	types := contentTypes
 	if len(notes) == 0 {
@@ -282,7 +288,7 @@ const maxNoteChars = 1000
 // reviewSheet writes the Review sheet; links holds, for each cell (row,
 // provision index), its first row in Sources. It returns the comments to
 // put on the answer cells.
-func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) []note {
+func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) ([]note, error) {
 	t := rv.Table
 	widths := []float64{36}
 	for range t.Provisions {
@@ -301,8 +307,7 @@ func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) []note {
 	s.text("Error", styleHeader)
 	var notes []note
 	var hyper strings.Builder
-	for i := range t.Rows {
-		row := &t.Rows[i]
+	err := rv.eachRow(func(i int, row *review.Row) error {
 		s.startRow()
 		s.text(row.DocName, styleWrap)
 		decided, cells := 0, 0
@@ -340,6 +345,10 @@ func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) []note {
 			s.text("", styleText)
 		}
 		s.text(row.Error, styleWrap)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	tail := ""
 	if hyper.Len() > 0 {
@@ -349,7 +358,7 @@ func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) []note {
 		tail += `<legacyDrawing r:id="rId2"/>`
 	}
 	s.end(true, 1+3*len(t.Provisions)+2, tail)
-	return notes
+	return notes, nil
 }
 
 // noteText is an answer cell's comment: the extract the answer is read
@@ -403,7 +412,7 @@ func writeComments(comments, vml *bytes.Buffer, notes []note) {
 // evidence (found, or a clause that excludes the provision), and one row
 // for a decided cell without any. It returns, for each such cell (row,
 // provision index), its first row.
-func sourcesSheet(b *bytes.Buffer, rv *Review) map[[2]int]int {
+func sourcesSheet(b *bytes.Buffer, rv *Review) (map[[2]int]int, error) {
 	head := []string{"Contract", "Document ID", "Provision", "Answer", "Condition", "Found", "Clause path", "Pages", "Span start", "Span end",
 		"Answer span", "Text", "Confidence", "Method", "Decision", "Reviewed by", "Corrected text", "Corrected value", "Note", "Risk answers", "Model notes"}
 	s := newSheet(b, []float64{30, 18, 24, 22, 30, 9, 30, 8, 10, 10, 14, 80, 11, 11, 11, 14, 40, 20, 30, 50, 50})
@@ -416,8 +425,7 @@ func sourcesSheet(b *bytes.Buffer, rv *Review) map[[2]int]int {
 	for j, p := range rv.Table.Provisions {
 		at[p] = j
 	}
-	for i := range rv.Table.Rows {
-		row := &rv.Table.Rows[i]
+	err := rv.eachRow(func(i int, row *review.Row) error {
 		for k := range row.Cells {
 			c := &row.Cells[k]
 			d := rv.Decisions.Find(row.DocID, c.Provision)
@@ -479,9 +487,13 @@ func sourcesSheet(b *bytes.Buffer, rv *Review) map[[2]int]int {
 				s.text(strings.Join(c.Notes, "\n"), styleWrap)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.end(true, len(head), "")
-	return links
+	return links, nil
 }
 
 // riskText writes a cell's risk answers one per line: "question — answer".

@@ -9,9 +9,11 @@ import (
 	"syscall"
 )
 
-// mapping is a read-only memory mapping of an index file.
+// mapping is a read-only memory mapping of an index file, with the file
+// kept open to read parts of it without mapping them (readAt).
 type mapping struct {
 	data []byte
+	fd   int // the file, open while mapped; -1 when it could not be kept
 	once sync.Once
 }
 
@@ -28,11 +30,40 @@ func mapFile(f *os.File) (*mapping, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap: %w", err)
 	}
-	return &mapping{data: data}, nil
+	m := &mapping{data: data, fd: -1}
+	if fd, err := syscall.Dup(int(f.Fd())); err == nil {
+		syscall.CloseOnExec(fd)
+		m.fd = fd
+	}
+	return m, nil
 }
 
 func (m *mapping) unmap() {
-	m.once.Do(func() { syscall.Munmap(m.data) })
+	m.once.Do(func() {
+		syscall.Munmap(m.data)
+		if m.fd >= 0 {
+			syscall.Close(m.fd)
+		}
+	})
+}
+
+// readAt reads len(b) bytes of the file at off with pread, leaving the
+// mapping alone; false when that failed (read them from the mapping).
+func (m *mapping) readAt(b []byte, off int64) bool {
+	for len(b) > 0 {
+		if m.fd < 0 {
+			return false
+		}
+		n, err := syscall.Pread(m.fd, b, off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return false
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return true
 }
 
 // dontNeed tells the kernel this process no longer needs the mapping's

@@ -169,15 +169,22 @@ func (v *Snapshot) Postings(t int32, i int) []Posting {
 
 // DF returns the number of live units holding term t.
 func (v *Snapshot) DF(t int32) int {
+	return v.liveCount(t, func(s *Segment, l int32) int { return s.DF(l) }, func(d *deadSet) map[int32]int32 { return d.df })
+}
+
+// liveCount sums, over the segments that know term t, what count says a
+// segment holds of it, less what its deleted documents held (the map dead
+// returns, by the segment's term number).
+func (v *Snapshot) liveCount(t int32, count func(s *Segment, l int32) int, dead func(d *deadSet) map[int32]int32) int {
 	n := 0
 	for i, s := range v.segs {
 		l := v.Local(t, i)
 		if l < 0 {
 			continue
 		}
-		n += s.DF(l)
+		n += count(s, l)
 		if d := v.dead[i]; d != nil {
-			n -= int(d.df[l])
+			n -= int(dead(d)[l])
 		}
 	}
 	return n
@@ -234,34 +241,12 @@ func (v *Snapshot) RoutePosting(t, g int32) (RoutePosting, bool) {
 // HeadDocs returns the number of live documents heading term t heads
 // clauses in.
 func (v *Snapshot) HeadDocs(t int32) int {
-	n := 0
-	for i, s := range v.segs {
-		l := v.Local(t, i)
-		if l < 0 {
-			continue
-		}
-		n += int(s.HeadDocs(l))
-		if d := v.dead[i]; d != nil {
-			n -= int(d.headDocs[l])
-		}
-	}
-	return n
+	return v.liveCount(t, func(s *Segment, l int32) int { return int(s.HeadDocs(l)) }, func(d *deadSet) map[int32]int32 { return d.headDocs })
 }
 
 // HeadedDF returns the number of live headed units holding term t.
 func (v *Snapshot) HeadedDF(t int32) int {
-	n := 0
-	for i, s := range v.segs {
-		l := v.Local(t, i)
-		if l < 0 {
-			continue
-		}
-		n += int(s.HeadedDF(l))
-		if d := v.dead[i]; d != nil {
-			n -= int(d.headedDF[l])
-		}
-	}
-	return n
+	return v.liveCount(t, func(s *Segment, l int32) int { return int(s.HeadedDF(l)) }, func(d *deadSet) map[int32]int32 { return d.headedDF })
 }
 
 // HeadedUnits returns the number of live units carrying heading terms.
