@@ -30,15 +30,20 @@ import (
 // shared-string table, a small style sheet, comments in the legacy VML
 // drawing Excel needs to show them.
 func XLSX(w io.Writer, rv *Review) error {
-	var review, sources, comments, vml bytes.Buffer
-	links, err := sourcesSheet(&sources, rv)
+	var reviewXML, sources, comments, vml bytes.Buffer
+	rs, ss := newReviewSheet(&reviewXML, rv.Table), newSourcesSheet(&sources, rv.Table)
+	// One pass over the rows (each read once when they come through
+	// rv.Row): a row's sources first, so its answer cells can link to
+	// their first row in Sources.
+	err := rv.eachRow(func(_ int, row *review.Row) error {
+		rs.add(row, rv.Decisions, ss.add(row, rv.Decisions))
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	notes, err := reviewSheet(&review, rv, links)
-	if err != nil {
-		return err
-	}
+	ss.end()
+	notes := rs.end()
 	writeComments(&comments, &vml, notes)
 	types := contentTypes
 	if len(notes) == 0 {
@@ -55,7 +60,7 @@ func XLSX(w io.Writer, rv *Review) error {
 		{"xl/workbook.xml", []byte(workbook)},
 		{"xl/_rels/workbook.xml.rels", []byte(workbookRels)},
 		{"xl/styles.xml", []byte(styles)},
-		{"xl/worksheets/sheet1.xml", review.Bytes()},
+		{"xl/worksheets/sheet1.xml", reviewXML.Bytes()},
 		{"xl/worksheets/_rels/sheet1.xml.rels", []byte(sheet1Rels)},
 		{"xl/comments1.xml", comments.Bytes()},
 		{"xl/drawings/vmlDrawing1.vml", vml.Bytes()},
@@ -285,11 +290,17 @@ type note struct {
 // maxNoteChars bounds a comment: the whole extract is in Sources.
 const maxNoteChars = 1000
 
-// reviewSheet writes the Review sheet; links holds, for each cell (row,
-// provision index), its first row in Sources. It returns the comments to
-// put on the answer cells.
-func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) ([]note, error) {
-	t := rv.Table
+// reviewSheet writes the Review sheet, a row per contract, and keeps the
+// comments to put on its answer cells.
+type reviewSheet struct {
+	s     *sheet
+	t     *review.Table
+	notes []note
+	hyper strings.Builder
+}
+
+// newReviewSheet starts the Review sheet with its header.
+func newReviewSheet(b *bytes.Buffer, t *review.Table) *reviewSheet {
 	widths := []float64{36}
 	for range t.Provisions {
 		widths = append(widths, 24, 18, 7)
@@ -305,60 +316,63 @@ func reviewSheet(b *bytes.Buffer, rv *Review, links map[[2]int]int) ([]note, err
 	}
 	s.text("Reviewed", styleHeader)
 	s.text("Error", styleHeader)
-	var notes []note
-	var hyper strings.Builder
-	err := rv.eachRow(func(i int, row *review.Row) error {
-		s.startRow()
-		s.text(row.DocName, styleWrap)
-		decided, cells := 0, 0
-		for j, p := range t.Provisions {
-			c := cellOf(row, p)
-			if c == nil {
-				s.text("", styleText)
-				s.text("", styleText)
-				s.text("", styleText)
-				continue
-			}
-			cells++
-			a := answerOf(c, rv.Decisions.Find(row.DocID, p))
-			text := a.Line
-			if r := a.reviewed(); r != "" {
-				decided++
-				text += " " + r
-			}
-			s.text(text, answerStyle(a, c.Confidence))
-			if at, ok := links[[2]int{i, j}]; ok {
-				fmt.Fprintf(&hyper, `<hyperlink ref="%s" location="'Sources'!A%d" tooltip="The evidence (Sources, row %d)"/>`, s.ref(), at, at)
-			}
-			if a.Evidence || a.Decision != nil {
-				if n := noteText(c, a); n != "" {
-					notes = append(notes, note{s.row, s.col, n})
-				}
-			}
-			paths, pgs, _, _ := located(c, a)
-			s.text(paths, styleWrap)
-			s.text(pgs, styleText)
-		}
-		if cells > 0 {
-			s.text(fmt.Sprintf("%d of %d", decided, cells), styleText)
-		} else {
+	return &reviewSheet{s: s, t: t}
+}
+
+// add writes a contract's row; links holds, for each of its cells
+// (provision index) with sources, its first row in Sources.
+func (r *reviewSheet) add(row *review.Row, ds review.Decisions, links map[int]int) {
+	s := r.s
+	s.startRow()
+	s.text(row.DocName, styleWrap)
+	decided, cells := 0, 0
+	for j, p := range r.t.Provisions {
+		c := cellOf(row, p)
+		if c == nil {
 			s.text("", styleText)
+			s.text("", styleText)
+			s.text("", styleText)
+			continue
 		}
-		s.text(row.Error, styleWrap)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		cells++
+		a := answerOf(c, ds.Find(row.DocID, p))
+		text := a.Line
+		if rv := a.reviewed(); rv != "" {
+			decided++
+			text += " " + rv
+		}
+		s.text(text, answerStyle(a, c.Confidence))
+		if at, ok := links[j]; ok {
+			fmt.Fprintf(&r.hyper, `<hyperlink ref="%s" location="'Sources'!A%d" tooltip="The evidence (Sources, row %d)"/>`, s.ref(), at, at)
+		}
+		if a.Evidence || a.Decision != nil {
+			if n := noteText(c, a); n != "" {
+				r.notes = append(r.notes, note{s.row, s.col, n})
+			}
+		}
+		paths, pgs, _, _ := located(c, a)
+		s.text(paths, styleWrap)
+		s.text(pgs, styleText)
 	}
+	if cells > 0 {
+		s.text(fmt.Sprintf("%d of %d", decided, cells), styleText)
+	} else {
+		s.text("", styleText)
+	}
+	s.text(row.Error, styleWrap)
+}
+
+// end closes the sheet and returns the comments to put on the answer cells.
+func (r *reviewSheet) end() []note {
 	tail := ""
-	if hyper.Len() > 0 {
-		tail = "<hyperlinks>" + hyper.String() + "</hyperlinks>"
+	if r.hyper.Len() > 0 {
+		tail = "<hyperlinks>" + r.hyper.String() + "</hyperlinks>"
 	}
-	if len(notes) > 0 {
+	if len(r.notes) > 0 {
 		tail += `<legacyDrawing r:id="rId2"/>`
 	}
-	s.end(true, 1+3*len(t.Provisions)+2, tail)
-	return notes, nil
+	r.s.end(true, 1+3*len(r.t.Provisions)+2, tail)
+	return r.notes
 }
 
 // noteText is an answer cell's comment: the extract the answer is read
@@ -408,93 +422,103 @@ func writeComments(comments, vml *bytes.Buffer, notes []note) {
 	vml.WriteString(`</xml>`)
 }
 
+// sourcesHead is the header of the Sources sheet.
+var sourcesHead = []string{"Contract", "Document ID", "Provision", "Answer", "Condition", "Found", "Clause path", "Pages", "Span start", "Span end",
+	"Answer span", "Text", "Confidence", "Method", "Decision", "Reviewed by", "Corrected text", "Corrected value", "Note", "Risk answers", "Model notes"}
+
 // sourcesSheet writes the Sources sheet: one row per extract of a cell with
 // evidence (found, or a clause that excludes the provision), and one row
-// for a decided cell without any. It returns, for each such cell (row,
-// provision index), its first row.
-func sourcesSheet(b *bytes.Buffer, rv *Review) (map[[2]int]int, error) {
-	head := []string{"Contract", "Document ID", "Provision", "Answer", "Condition", "Found", "Clause path", "Pages", "Span start", "Span end",
-		"Answer span", "Text", "Confidence", "Method", "Decision", "Reviewed by", "Corrected text", "Corrected value", "Note", "Risk answers", "Model notes"}
+// for a decided cell without any.
+type sourcesSheet struct {
+	s  *sheet
+	at map[string]int // provision → its index in the table
+}
+
+// newSourcesSheet starts the Sources sheet with its header.
+func newSourcesSheet(b *bytes.Buffer, t *review.Table) *sourcesSheet {
 	s := newSheet(b, []float64{30, 18, 24, 22, 30, 9, 30, 8, 10, 10, 14, 80, 11, 11, 11, 14, 40, 20, 30, 50, 50})
 	s.startRow()
-	for _, h := range head {
+	for _, h := range sourcesHead {
 		s.text(h, styleHeader)
 	}
-	links := map[[2]int]int{}
 	at := map[string]int{}
-	for j, p := range rv.Table.Provisions {
+	for j, p := range t.Provisions {
 		at[p] = j
 	}
-	err := rv.eachRow(func(i int, row *review.Row) error {
-		for k := range row.Cells {
-			c := &row.Cells[k]
-			d := rv.Decisions.Find(row.DocID, c.Provision)
-			a := answerOf(c, d)
-			if !a.Evidence && d == nil {
-				continue // a "Not found" nobody judged has no source
-			}
-			exs := c.Extracts
-			if !a.Evidence {
-				exs = nil // the best candidate of a "Not found" is not a source
-			}
-			if len(exs) == 0 {
-				exs = append(exs, emptyExtract)
-			}
-			if j, ok := at[c.Provision]; ok {
-				links[[2]int{i, j}] = s.row + 1
-			}
-			found := yesNo(a.Found)
-			if a.Kind == "no" && a.Evidence {
-				found = "No (excluded)"
-			}
-			for x, e := range exs {
-				s.startRow()
-				s.text(row.DocName, styleWrap)
-				s.text(row.DocID, styleText)
-				s.text(c.Provision, styleWrap)
-				s.text(a.Line, answerStyle(a, c.Confidence))
-				s.text(a.Condition, styleWrap)
-				s.text(found, styleText)
-				s.text(e.Path, styleWrap)
-				s.text(pageList(e.Pages), styleText)
-				if e.Text != "" {
-					s.number(float64(e.Span.Start), styleText)
-					s.number(float64(e.Span.End), styleText)
-				} else {
-					s.text("", styleText)
-					s.text("", styleText)
-				}
-				var spans []string
-				for _, sp := range a.Spans {
-					if sp.Extract == x {
-						spans = append(spans, sp.Span.String())
-					}
-				}
-				s.text(strings.Join(spans, "; "), styleText)
-				s.text(e.Text, styleWrap)
-				s.number(roundTo(c.Confidence, 3), styleText)
-				s.text(c.Method, styleText)
-				dd := d
-				if dd == nil {
-					dd = &review.Decision{}
-				}
-				s.text(string(dd.Verdict), styleText)
-				s.text(dd.By, styleText)
-				s.text(dd.Text, styleWrap)
-				s.text(dd.Value, styleWrap)
-				s.text(dd.Note, styleWrap)
-				s.text(riskText(c.Risks), styleWrap)
-				s.text(strings.Join(c.Notes, "\n"), styleWrap)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.end(true, len(head), "")
-	return links, nil
+	return &sourcesSheet{s: s, at: at}
 }
+
+// add writes a contract's sources and returns, for each of its cells with
+// any (provision index), its first row.
+func (src *sourcesSheet) add(row *review.Row, ds review.Decisions) map[int]int {
+	s := src.s
+	links := map[int]int{}
+	for k := range row.Cells {
+		c := &row.Cells[k]
+		d := ds.Find(row.DocID, c.Provision)
+		a := answerOf(c, d)
+		if !a.Evidence && d == nil {
+			continue // a "Not found" nobody judged has no source
+		}
+		exs := c.Extracts
+		if !a.Evidence {
+			exs = nil // the best candidate of a "Not found" is not a source
+		}
+		if len(exs) == 0 {
+			exs = append(exs, emptyExtract)
+		}
+		if j, ok := src.at[c.Provision]; ok {
+			links[j] = s.row + 1
+		}
+		found := yesNo(a.Found)
+		if a.Kind == "no" && a.Evidence {
+			found = "No (excluded)"
+		}
+		for x, e := range exs {
+			s.startRow()
+			s.text(row.DocName, styleWrap)
+			s.text(row.DocID, styleText)
+			s.text(c.Provision, styleWrap)
+			s.text(a.Line, answerStyle(a, c.Confidence))
+			s.text(a.Condition, styleWrap)
+			s.text(found, styleText)
+			s.text(e.Path, styleWrap)
+			s.text(pageList(e.Pages), styleText)
+			if e.Text != "" {
+				s.number(float64(e.Span.Start), styleText)
+				s.number(float64(e.Span.End), styleText)
+			} else {
+				s.text("", styleText)
+				s.text("", styleText)
+			}
+			var spans []string
+			for _, sp := range a.Spans {
+				if sp.Extract == x {
+					spans = append(spans, sp.Span.String())
+				}
+			}
+			s.text(strings.Join(spans, "; "), styleText)
+			s.text(e.Text, styleWrap)
+			s.number(roundTo(c.Confidence, 3), styleText)
+			s.text(c.Method, styleText)
+			dd := d
+			if dd == nil {
+				dd = &review.Decision{}
+			}
+			s.text(string(dd.Verdict), styleText)
+			s.text(dd.By, styleText)
+			s.text(dd.Text, styleWrap)
+			s.text(dd.Value, styleWrap)
+			s.text(dd.Note, styleWrap)
+			s.text(riskText(c.Risks), styleWrap)
+			s.text(strings.Join(c.Notes, "\n"), styleWrap)
+		}
+	}
+	return links
+}
+
+// end closes the sheet.
+func (src *sourcesSheet) end() { src.s.end(true, len(sourcesHead), "") }
 
 // riskText writes a cell's risk answers one per line: "question — answer".
 func riskText(rs []review.RiskAnswer) string {
