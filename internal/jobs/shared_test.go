@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -255,4 +256,36 @@ func TestSharedJobsStuckCluster(t *testing.T) {
 		raw, err := rs.Record(t.Context(), "job", j.ID)
 		return err == nil && strings.Contains(string(raw), `"state": "done"`)
 	})
+}
+
+// ctxRecords is memRecords whose reads honour the caller's context, as the
+// cluster's do.
+type ctxRecords struct{ *memRecords }
+
+func (r ctxRecords) Records(ctx context.Context, kind string) (map[string][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r.memRecords.Records(ctx, kind)
+}
+
+// TestOpenSharedHonoursContext: the first read of the shared job records
+// runs under the caller's context, so a cancelled open returns at once with
+// the context's error instead of a manager.
+func TestOpenSharedHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m, err := Open(ctx, "", Options{Shared: ctxRecords{newMemRecords()}, Owner: "a"})
+	if err == nil {
+		m.Close()
+		t.Fatal("Open with a cancelled context gave a manager")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Open with a cancelled context: %v, want context.Canceled", err)
+	}
+	m, err = Open(context.Background(), "", Options{Shared: ctxRecords{newMemRecords()}, Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
 }
