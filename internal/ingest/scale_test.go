@@ -18,7 +18,9 @@ import (
 // with "pakton ingest", e.g. by scripts/scale-bench.sh) and runs the CUAD
 // development questions against it, corpus-wide: it reports how long
 // opening the index took and the per-query p50/p99, cold (the first pass,
-// which learns word associations) and warm.
+// which learns word associations) and warm, and the warm pass's CPU time
+// per question (process CPU clock): all, routed to named contracts, and
+// whole-collection (not routed).
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
@@ -35,18 +37,38 @@ func BenchmarkStoreQueries(b *testing.B) {
 		if rep.Opened {
 			opened = 1
 		}
-		pass := func() []float64 {
+		var routedCPU, wholeCPU []float64 // the warm pass's CPU per question
+		pass := func(warm bool) []float64 {
 			var lat []float64
 			for _, q := range dev {
-				t0 := time.Now()
-				ix.Search(search.Query{Text: q, K: 64})
+				t0, c0 := time.Now(), processCPU()
+				res := ix.Search(search.Query{Text: q, K: 64})
 				lat = append(lat, float64(time.Since(t0))/1e6)
+				if c := float64(processCPU()-c0) / 1e6; !warm {
+				} else if res.RoutedTo != nil {
+					routedCPU = append(routedCPU, c)
+				} else {
+					wholeCPU = append(wholeCPU, c)
+				}
 			}
 			sort.Float64s(lat)
 			return lat
 		}
-		cold := pass()
-		warm := pass()
+		cold := pass(false)
+		warm := pass(true)
+		all := append(append([]float64(nil), routedCPU...), wholeCPU...)
+		for _, c := range []struct {
+			name string
+			ms   []float64
+		}{{"cpu", all}, {"routed-cpu", routedCPU}, {"whole-cpu", wholeCPU}} {
+			if len(c.ms) == 0 {
+				continue
+			}
+			sort.Float64s(c.ms)
+			b.ReportMetric(c.ms[len(c.ms)/2], c.name+"-p50-ms")
+			b.ReportMetric(c.ms[len(c.ms)*99/100], c.name+"-p99-ms")
+		}
+		b.ReportMetric(float64(len(wholeCPU)), "whole-questions")
 		b.ReportMetric(float64(load)/1e6, "load-ms")
 		b.ReportMetric(opened, "opened")
 		b.ReportMetric(float64(ix.Docs()), "docs")

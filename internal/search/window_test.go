@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -189,13 +188,6 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 	if len(res.Hits) != 2 || res.Hits[0].DocID != "d0" || res.Hits[1].DocID != "d59" {
 		t.Fatalf("hits %+v, want d0 then d59", res.Hits)
 	}
-}
-
-// processCPU is the process's CPU time so far (user and system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkCorpusWideRanking opens a collection's index (its segment
