@@ -22,8 +22,8 @@ import (
 // share of questions routed to the contracts they name (routed-%) with
 // their p99, and the p50/p99 of the others, which search the whole
 // collection. PAKTON_ROUTES=FILE writes each question's route decision
-// ("named", "several", "ambiguous", "all", "unknown"), a tab and the
-// question, one a line.
+// ("named", "several", "ambiguous", "all", "unknown"), the number of
+// contracts it was routed to and the question, tab-separated, one a line.
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
@@ -57,11 +57,11 @@ func BenchmarkStoreQueries(b *testing.B) {
 				} else {
 					whole = append(whole, ms)
 				}
-				d := "all"
+				d, docs := "all", 0
 				if res.Route != nil {
-					d = string(res.Route.Decision)
+					d, docs = string(res.Route.Decision), len(res.Route.Docs)
 				}
-				decisions = append(decisions, d+"\t"+q)
+				decisions = append(decisions, fmt.Sprintf("%s\t%d\t%s", d, docs, q))
 			}
 			for _, l := range [][]float64{all, narrowed, whole} {
 				sort.Float64s(l)
@@ -94,6 +94,38 @@ func BenchmarkStoreQueries(b *testing.B) {
 			}
 		}
 	}
+}
+
+// TestStoreRoutes writes how every CUAD development question is routed on
+// an existing store, without searching: the route decision, the number of
+// contracts routed to and the question, tab-separated, one a line (as
+// BenchmarkStoreQueries's PAKTON_ROUTES), and logs the count of each
+// decision. Planning only, so it takes seconds where the benchmark takes
+// minutes at 100×.
+//
+//	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 PAKTON_ROUTES=/tmp/routes.tsv go test ./internal/ingest/ -run StoreRoutes -v
+func TestStoreRoutes(t *testing.T) {
+	out := os.Getenv("PAKTON_ROUTES")
+	if out == "" {
+		t.Skip("set PAKTON_SCALE_STORE and PAKTON_ROUTES")
+	}
+	st := devset.ScaleStore(t)
+	dev := devset.Questions(t)
+	ix, _, err := Load(context.Background(), st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	count := map[search.RouteDecision]int{}
+	for _, q := range dev {
+		r := ix.Plan(search.Query{Text: q, K: 64}).Route
+		count[r.Decision]++
+		lines = append(lines, fmt.Sprintf("%s\t%d\t%s", r.Decision, len(r.Docs), q))
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d documents, %d questions: %v", ix.Docs(), len(dev), count)
 }
 
 // oneShotQuestions are the questions scripts/scale-bench.sh times one-shot.
