@@ -13,20 +13,20 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/names"
 )
 
 // DistinctCopies writes copies copies of every text contract in from into
 // out, for measuring pakton on a collection copies times as large (docs/
-// SCALE.md): copy 1 as it is, copy k ≥ 2 as "copyk-<name>" with each party
-// renamed — every distinctive word of the name of the party the file is
-// named after (partyWords), in the text and in the file name, replaced by a
-// made-up name of the same shape, the same in one copy and different in
-// the next. So the copies are distinct contracts, as a firm's estate of
-// similar agreements with different counterparties is: a question naming
-// one contract's parties names that contract only, and every copy's
-// clauses and statistics are otherwise those of a real contract. The
-// output is the same on every run. progress, when set, is called after each
-// source file.
+// SCALE.md): copy 1 as it is, copy k ≥ 2 as "copyk-<name>" with every party
+// renamed — each distinctive word of every party's name (partyWords), in
+// the text and in the file name, replaced by a made-up name of the same
+// shape, the same in one copy and different in the next. So the copies are
+// distinct contracts, as a firm's estate of similar agreements with
+// different counterparties is: a question naming one contract's parties
+// names that contract only, and every copy's clauses and statistics are
+// otherwise those of a real contract. The output is the same on every run.
+// progress, when set, is called after each source file.
 func DistinctCopies(from, out string, copies int, progress func(done, total int)) error {
 	if copies < 1 {
 		return fmt.Errorf("eval: copies: want at least 1 copy, got %d", copies)
@@ -42,6 +42,7 @@ func DistinctCopies(from, out string, copies int, progress func(done, total int)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	texts := make([]string, len(files))
 	for i, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -50,14 +51,18 @@ func DistinctCopies(from, out string, copies int, progress func(done, total int)
 		if !utf8.Valid(data) {
 			return fmt.Errorf("eval: copies: %s is not valid UTF-8", f)
 		}
-		name := filepath.Base(f)
-		text := string(data)
-		words := partyWords(name, text)
+		texts[i] = string(data)
+	}
+	df := capitalDF(texts)
+	for i, f := range files {
+		name, text := filepath.Base(f), texts[i]
+		words := partyWords(name, text, df, len(texts))
+		inText, inName := wordSpans(text, words, false), nameSpans(name, words)
 		for k := 1; k <= copies; k++ {
 			outName, outText := name, text
 			if k > 1 {
-				outName = fmt.Sprintf("copy%d-%s", k, renameIn(name, words, k, true))
-				outText = renameIn(text, words, k, false)
+				outName = fmt.Sprintf("copy%d-%s", k, renamed(name, inName, k, true))
+				outText = renamed(text, inText, k, false)
 			}
 			if err := os.WriteFile(filepath.Join(out, outName), []byte(outText), 0o644); err != nil {
 				return err
@@ -70,15 +75,55 @@ func DistinctCopies(from, out string, copies int, progress func(done, total int)
 	return nil
 }
 
-// partyWords returns the distinctive words of the party a contract file is
-// named after: words of the contract's preamble (its first 4,000
-// characters), capitalized, at least four letters, that the file name's
-// leading company token spells ("ADAMSGOLFINC_03_21_2005-…" and "ADAMS
-// GOLF, LTD" give "ADAMS", "GOLF"); not the words any company name may have
-// ("Inc.", "Corporation", "Holdings"). When the file name spells no word of
-// the preamble, the words of the party names chunk.Summary reads from it
-// that are never written in lower case.
-func partyWords(name, text string) []string {
+// splitWords splits s into its words: runs of letters and digits.
+func splitWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) })
+}
+
+// capitalDF counts, for every word written with a capital first letter in
+// some text, how many of the texts hold it (case ignored).
+func capitalDF(texts []string) map[string]int {
+	df := map[string]int{}
+	for _, t := range texts {
+		seen := map[string]bool{}
+		for _, w := range splitWords(t) {
+			if !capitalized(w) {
+				continue
+			}
+			lw := strings.ToLower(w)
+			if !seen[lw] {
+				seen[lw] = true
+				df[lw]++
+			}
+		}
+	}
+	return df
+}
+
+// partyWords returns the distinctive words of every party of a contract,
+// longest first:
+//   - the words of the party the file is named after: words of the
+//     contract's preamble (its first 4,000 characters), capitalized, at
+//     least four letters, that the file name's leading company token spells
+//     ("ADAMSGOLFINC_03_21_2005-…" and "ADAMS GOLF, LTD" give "ADAMS",
+//     "GOLF");
+//   - the words of every party name the product reads from the contract —
+//     the names search routes by (names.Learn: each party's full name, the
+//     short names it is defined by, its name without legal form and its
+//     leading words) and the preamble's parties (chunk.Summary) — that
+//     read as a name: capitalized, at least three letters, never written in
+//     lower case in the contract, and rare in the collection (capitalized
+//     in at most max(8, n/15) of its n contracts, as routing counts a word
+//     rare enough to name a contract: search.namesSomething). A party of
+//     names.Learn none of whose words is that rare has its rarest word
+//     that reads as a name renamed, when at most half of the contracts
+//     have it, so every such party is renamed unless its name is only
+//     words most contracts have ("Section", "June").
+//
+// Never the words any company name may have ("Inc.", "Corporation",
+// "Holdings"). df counts the contracts holding each capitalized word
+// (capitalDF); n is how many contracts there are.
+func partyWords(name, text string, df map[string]int, n int) []string {
 	token := strings.ToLower(name)
 	if i := strings.IndexAny(token, "_-"); i > 0 {
 		token = token[:i]
@@ -95,38 +140,85 @@ func partyWords(name, text string) []string {
 	}
 	seen := map[string]bool{}
 	var out []string
-	for _, w := range strings.FieldsFunc(head, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		lw := strings.ToLower(w)
-		if utf8.RuneCountInString(w) < 4 || !unicode.IsUpper(firstRune(w)) || companyWords[lw] || seen[lw] || !strings.Contains(token, lw) {
-			continue
-		}
-		seen[lw] = true
+	add := func(w string) {
+		seen[strings.ToLower(w)] = true
 		out = append(out, w)
 	}
-	if len(out) == 0 {
-		// The file name does not spell the party: the party names the
-		// preamble gives (chunk.Summary), their words that read as names —
-		// capitalized, never written in lower case in the contract.
-		lower := map[string]bool{}
-		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if !unicode.IsUpper(firstRune(w)) {
-				lower[w] = true
+	for _, w := range splitWords(head) {
+		lw := strings.ToLower(w)
+		if utf8.RuneCountInString(w) < 4 || !capitalized(w) || companyWords[lw] || seen[lw] || !strings.Contains(token, lw) {
+			continue
+		}
+		add(w)
+	}
+	lower := map[string]bool{}
+	for _, w := range splitWords(text) {
+		if !capitalized(w) {
+			lower[w] = true
+		}
+	}
+	rare := max(8, n/15)
+	learnt, preamble := partyNames(text, name)
+	for i, p := range append(learnt, preamble...) {
+		var best string
+		named := false
+		for _, w := range splitWords(p) {
+			lw := strings.ToLower(w)
+			if utf8.RuneCountInString(w) < 3 || !capitalized(w) || companyWords[lw] || lower[lw] {
+				continue
+			}
+			if seen[lw] {
+				named = true
+				continue
+			}
+			if df[lw] <= rare {
+				add(w)
+				named = true
+			} else if 2*df[lw] <= n && (best == "" || df[lw] < df[strings.ToLower(best)]) {
+				best = w
 			}
 		}
-		for _, p := range chunk.Summary(&document.Document{Text: text}).Parties {
-			for _, w := range strings.FieldsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-				lw := strings.ToLower(w)
-				if utf8.RuneCountInString(w) < 4 || !unicode.IsUpper(firstRune(w)) || companyWords[lw] || seen[lw] || lower[lw] {
-					continue
-				}
-				seen[lw] = true
-				out = append(out, w)
-			}
+		if !named && best != "" && i < len(learnt) {
+			add(best)
 		}
 	}
 	// Longer words first, so a word inside another is not replaced first.
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
+}
+
+// partyNames returns the party names a contract gives, as the product
+// reads them: each party's full name, short names, name without legal
+// form and leading words (names.Learn, what search routes by), and the
+// preamble's parties (chunk.Summary) up to their first comma ("Newegg
+// Inc", not "…, a Delaware corporation").
+func partyNames(text, name string) (learnt, preamble []string) {
+	for _, p := range names.Learn(text, name).Parties {
+		learnt = append(learnt, p.Name)
+		learnt = append(learnt, p.Short...)
+		if p.Core != "" {
+			learnt = append(learnt, p.Core)
+		}
+		learnt = append(learnt, p.Lead...)
+	}
+	for _, p := range chunk.Summary(&document.Document{Text: text}).Parties {
+		if i := strings.IndexByte(p, ','); i >= 0 {
+			p = p[:i]
+		}
+		preamble = append(preamble, p)
+	}
+	return learnt, preamble
+}
+
+// capitalized reports whether the first letter of w is a capital ("Acme",
+// "2TheMart").
+func capitalized(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			return unicode.IsUpper(r)
+		}
+	}
+	return false
 }
 
 func firstRune(s string) rune {
@@ -148,25 +240,75 @@ func wordSet(s string) map[string]bool {
 	return m
 }
 
-// renameIn replaces each of words in s by its made-up name in copy k,
-// keeping its case style: in a text, whole words starting with a capital
-// ("Adams", "ADAMS"; not "adams"); in a file name, also within longer
-// words ("ADAMSGOLFINC_2005").
-func renameIn(s string, words []string, k int, fileName bool) string {
+// span is one occurrence of a party word in a text: bytes [start, end),
+// the word's lower-case form and how it is written there.
+type span struct {
+	start, end int
+	word, as   string
+}
+
+// wordSpans finds the occurrences of words in s: in a text, whole words
+// starting with a capital or a digit ("Adams", "ADAMS"; not "adams"); in a
+// file name, also within longer words ("ADAMSGOLFINC_2005"), for words of
+// four letters or more. Longer words are matched first.
+func wordSpans(s string, words []string, fileName bool) []span {
+	var alts []string
 	for _, w := range words {
-		pat := `(?i)\b` + regexp.QuoteMeta(w) + `\b`
-		if fileName {
-			pat = `(?i)` + regexp.QuoteMeta(w)
+		if fileName && utf8.RuneCountInString(w) < 4 {
+			continue
 		}
-		re := regexp.MustCompile(pat)
-		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			if !fileName && !unicode.IsUpper(firstRune(m)) {
-				return m
-			}
-			return styled(madeUp(strings.ToLower(w), k), m)
-		})
+		alts = append(alts, regexp.QuoteMeta(w))
 	}
-	return s
+	if len(alts) == 0 {
+		return nil
+	}
+	var out []span
+	for _, m := range regexp.MustCompile(`(?i)(?:`+strings.Join(alts, "|")+`)`).FindAllStringIndex(s, -1) {
+		as := s[m[0]:m[1]]
+		if !fileName {
+			// A whole word (a match inside a word is all letters, so
+			// skipping it skips no whole word after it).
+			before, _ := utf8.DecodeLastRuneInString(s[:m[0]])
+			after, _ := utf8.DecodeRuneInString(s[m[1]:])
+			if isWordRune(before) || isWordRune(after) || !capitalized(as) {
+				continue
+			}
+		}
+		out = append(out, span{m[0], m[1], strings.ToLower(as), as})
+	}
+	return out
+}
+
+// nameSpans finds the party words in a file name (wordSpans); when none
+// is in its first word ("ADIANUTRITION,INC_04_01_2005-…", a company the
+// text does not name), that word is renamed too, unless it is shorter than
+// four letters or a word any company name may have.
+func nameSpans(name string, words []string) []span {
+	spans := wordSpans(name, words, true)
+	end := strings.IndexFunc(name, func(r rune) bool { return !isWordRune(r) })
+	if end < 0 {
+		end = len(name)
+	}
+	first := name[:end]
+	if (len(spans) > 0 && spans[0].start < end) || utf8.RuneCountInString(first) < 4 || companyWords[strings.ToLower(first)] {
+		return spans
+	}
+	return append([]span{{0, end, strings.ToLower(first), first}}, spans...)
+}
+
+// renamed returns s with each of spans replaced by its word's made-up
+// name in copy k, in the case style it is written in.
+func renamed(s string, spans []span, k int, fileName bool) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/50)
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp.start])
+		b.WriteString(styled(madeUp(sp.word, k), sp.as))
+		at = sp.end
+	}
+	b.WriteString(s[at:])
+	return b.String()
 }
 
 // madeUp returns a pronounceable made-up word for word in copy k, as long
@@ -199,7 +341,7 @@ func styled(repl, like string) string {
 	switch {
 	case strings.ToUpper(like) == like:
 		return strings.ToUpper(repl)
-	case unicode.IsUpper(firstRune(like)):
+	case capitalized(like):
 		return strings.ToUpper(repl[:1]) + repl[1:]
 	}
 	return repl

@@ -18,9 +18,15 @@ import (
 // with "pakton ingest", e.g. by scripts/scale-bench.sh) and runs the CUAD
 // development questions against it, corpus-wide: it reports how long
 // opening the index took and the per-query p50/p99, cold (the first pass,
-// which learns word associations) and warm, and the warm pass's CPU time
-// per question (process CPU clock): all, routed to named contracts, and
-// whole-collection (not routed).
+// which learns word associations) and warm; and, of the warm pass, the
+// share of questions routed to the contracts they name (routed-%) with
+// their p99, and the p50/p99 of the others, which search the whole
+// collection. PAKTON_ROUTES=FILE writes each question's route decision
+// ("named", "several", "ambiguous", "all", "unknown"), the number of
+// contracts it was routed to and the question, tab-separated, one a line.
+// The cpu- metrics are the warm pass's CPU time per question (the process
+// CPU clock: both goroutines of a whole-collection question), all, routed
+// and whole-collection.
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
@@ -37,46 +43,104 @@ func BenchmarkStoreQueries(b *testing.B) {
 		if rep.Opened {
 			opened = 1
 		}
-		var routedCPU, wholeCPU []float64 // the warm pass's CPU per question
-		pass := func(warm bool) []float64 {
-			var lat []float64
-			for _, q := range dev {
+		// routed[i]: the warm pass routed question i to the contracts it
+		// names; the others search the whole collection.
+		routed := make([]bool, len(dev))
+		var decisions []string
+		var cpu, routedCPU, wholeCPU []float64 // CPU per question, of the last pass
+		pass := func() (all, narrowed, whole []float64) {
+			decisions = decisions[:0]
+			cpu, routedCPU, wholeCPU = nil, nil, nil
+			for i, q := range dev {
 				t0, c0 := time.Now(), processCPU()
 				res := ix.Search(search.Query{Text: q, K: 64})
-				lat = append(lat, float64(time.Since(t0))/1e6)
-				if c := float64(processCPU()-c0) / 1e6; !warm {
-				} else if res.RoutedTo != nil {
+				ms := float64(time.Since(t0)) / 1e6
+				c := float64(processCPU()-c0) / 1e6
+				all = append(all, ms)
+				cpu = append(cpu, c)
+				routed[i] = res.Route != nil && res.Route.Decision.Narrowed()
+				if routed[i] {
+					narrowed = append(narrowed, ms)
 					routedCPU = append(routedCPU, c)
 				} else {
+					whole = append(whole, ms)
 					wholeCPU = append(wholeCPU, c)
 				}
+				d, docs := "all", 0
+				if res.Route != nil {
+					d, docs = string(res.Route.Decision), len(res.Route.Docs)
+				}
+				decisions = append(decisions, fmt.Sprintf("%s\t%d\t%s", d, docs, q))
 			}
-			sort.Float64s(lat)
-			return lat
-		}
-		cold := pass(false)
-		warm := pass(true)
-		all := append(append([]float64(nil), routedCPU...), wholeCPU...)
-		for _, c := range []struct {
-			name string
-			ms   []float64
-		}{{"cpu", all}, {"routed-cpu", routedCPU}, {"whole-cpu", wholeCPU}} {
-			if len(c.ms) == 0 {
-				continue
+			for _, l := range [][]float64{all, narrowed, whole, cpu, routedCPU, wholeCPU} {
+				sort.Float64s(l)
 			}
-			sort.Float64s(c.ms)
-			b.ReportMetric(c.ms[len(c.ms)/2], c.name+"-p50-ms")
-			b.ReportMetric(c.ms[len(c.ms)*99/100], c.name+"-p99-ms")
+			return all, narrowed, whole
 		}
-		b.ReportMetric(float64(len(wholeCPU)), "whole-questions")
+		pct := func(l []float64, p int) float64 {
+			if len(l) == 0 {
+				return 0
+			}
+			return l[len(l)*p/100]
+		}
+		cold, _, _ := pass()
+		warm, narrowed, whole := pass()
 		b.ReportMetric(float64(load)/1e6, "load-ms")
 		b.ReportMetric(opened, "opened")
 		b.ReportMetric(float64(ix.Docs()), "docs")
-		b.ReportMetric(cold[len(cold)/2], "cold-p50-ms")
-		b.ReportMetric(cold[len(cold)*99/100], "cold-p99-ms")
-		b.ReportMetric(warm[len(warm)/2], "p50-ms")
-		b.ReportMetric(warm[len(warm)*99/100], "p99-ms")
+		b.ReportMetric(pct(cold, 50), "cold-p50-ms")
+		b.ReportMetric(pct(cold, 99), "cold-p99-ms")
+		b.ReportMetric(pct(warm, 50), "p50-ms")
+		b.ReportMetric(pct(warm, 99), "p99-ms")
+		b.ReportMetric(100*float64(len(narrowed))/float64(len(dev)), "routed-%")
+		b.ReportMetric(pct(narrowed, 99), "routed-p99-ms")
+		b.ReportMetric(pct(whole, 50), "whole-p50-ms")
+		b.ReportMetric(pct(whole, 99), "whole-p99-ms")
+		b.ReportMetric(pct(cpu, 50), "cpu-p50-ms")
+		b.ReportMetric(pct(cpu, 99), "cpu-p99-ms")
+		b.ReportMetric(pct(routedCPU, 50), "routed-cpu-p50-ms")
+		b.ReportMetric(pct(routedCPU, 99), "routed-cpu-p99-ms")
+		b.ReportMetric(pct(wholeCPU, 50), "whole-cpu-p50-ms")
+		b.ReportMetric(pct(wholeCPU, 99), "whole-cpu-p99-ms")
+		if f := os.Getenv("PAKTON_ROUTES"); f != "" {
+			// One line per question: its route decision, a tab, the question.
+			if err := os.WriteFile(f, []byte(strings.Join(decisions, "\n")+"\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
+}
+
+// TestStoreRoutes writes how every CUAD development question is routed on
+// an existing store, without searching: the route decision, the number of
+// contracts routed to and the question, tab-separated, one a line (as
+// BenchmarkStoreQueries's PAKTON_ROUTES), and logs the count of each
+// decision. Planning only, so it takes seconds where the benchmark takes
+// minutes at 100×.
+//
+//	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 PAKTON_ROUTES=/tmp/routes.tsv go test ./internal/ingest/ -run StoreRoutes -v
+func TestStoreRoutes(t *testing.T) {
+	out := os.Getenv("PAKTON_ROUTES")
+	if out == "" {
+		t.Skip("set PAKTON_SCALE_STORE and PAKTON_ROUTES")
+	}
+	st := devset.ScaleStore(t)
+	dev := devset.Questions(t)
+	ix, _, err := Load(context.Background(), st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	count := map[search.RouteDecision]int{}
+	for _, q := range dev {
+		r := ix.Plan(search.Query{Text: q, K: 64}).Route
+		count[r.Decision]++
+		lines = append(lines, fmt.Sprintf("%s\t%d\t%s", r.Decision, len(r.Docs), q))
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d documents, %d questions: %v", ix.Docs(), len(dev), count)
 }
 
 // oneShotQuestions are the questions scripts/scale-bench.sh times one-shot.
