@@ -52,10 +52,10 @@ func BenchmarkStoreQueries(b *testing.B) {
 			decisions = decisions[:0]
 			cpu, routedCPU, wholeCPU = nil, nil, nil
 			for i, q := range dev {
-				t0, c0 := time.Now(), processCPU()
+				t0, c0 := time.Now(), devset.ProcessCPU()
 				res := ix.Search(search.Query{Text: q, K: 64})
 				ms := float64(time.Since(t0)) / 1e6
-				c := float64(processCPU()-c0) / 1e6
+				c := float64(devset.ProcessCPU()-c0) / 1e6
 				all = append(all, ms)
 				cpu = append(cpu, c)
 				routed[i] = res.Route != nil && res.Route.Decision.Narrowed()

@@ -30,13 +30,16 @@ import (
 // order) as the accumulator's, and the n best are kept in the same total
 // order (score, then unit id), so the ranking is identical.
 //
-// Tried first and measured (notes/scale.md): dynamic pruning — MaxScore
-// within each window over block-max bounds (the largest BM25 factor of
-// every 64 postings, kept in the index file). It was exact but did not pay
-// on CUAD's questions: with 20–100 terms of similar weight, the cheapest
-// terms' bounds reach the n-th best score after a handful of terms, so most
-// terms stay essential, the essential postings alone are about 60 % of all,
-// and checking the candidates cost more than the rest.
+// Once the heap is full, a window is scored with exact pruning (MaxScore,
+// scoreWindows). Tried first and measured (notes/scale.md, 2026-11-25):
+// MaxScore with block-max bounds kept in the index file, with every term
+// the bounds allowed made non-essential; it did not pay on CUAD's questions
+// at 10× (20–100 terms of similar weight: most of a window's units stayed
+// candidates and checking them cost more than the postings saved). What
+// pays (at 100×, 15–25 % less CPU) is leaving the non-essential terms only
+// half of the n-th best score, so a candidate needs half of it from the
+// essential terms, and narrowing the candidates with the non-essential
+// terms largest bound first before scoring the few left exactly.
 
 // scoreWindow is the number of consecutive unit ids scored together: its
 // units (16 bytes each) and scores (8) stay in a first- or second-level
@@ -164,15 +167,17 @@ func (ix *Index) windowed(v *index.Snapshot, q []queryTerm, w []float64, sc scop
 // each term's bound): no posting's BM25 factor tf·(k1+1)/(tf+norm) reaches
 // k1+1 (norm > 0), so a term adds less than its weight times k1+1. The
 // terms present in the window, cheapest bound first, whose bounds together
-// stay below the worst score in h are non-essential: a unit none of the
-// other (essential) terms has a posting for cannot enter h. The essential
-// terms are summed first; a unit whose essential sum plus the non-essential
-// bounds reaches h's worst score is a candidate, and the candidates — only
-// they — are then scored exactly as without pruning: every term's postings
-// in query order, into a sum that starts at zero, so their scores are the
-// same to the bit. The other units cannot enter h, whatever their exact
-// score; the non-essential postings of a window without candidates are
-// skipped unread.
+// stay below splitShare of the worst score in h (theta) are non-essential:
+// a unit none of the other (essential) terms has a posting for cannot
+// enter h. The essential terms are summed first; a unit whose essential
+// sum plus the non-essential bounds reaches theta is a candidate. The
+// non-essential terms, largest bound first, then replace their bound with
+// what they add to each candidate, dropping those that fall below theta.
+// The candidates left — only they — are scored exactly as without pruning:
+// every term's posting in query order, into a sum that starts at zero, so
+// their scores are the same to the bit. The other units cannot enter h,
+// whatever their exact score; non-essential postings of units that are not
+// candidates are not scored.
 func scoreWindows(v *index.Snapshot, i int, units []index.Unit, cs []windowCursor, first int32, avg [numViews]float64, sc scope, h *topHeap) int {
 	var (
 		part    [scoreWindow]float64     // by unit - lo

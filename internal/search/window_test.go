@@ -248,12 +248,12 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 			for r := range 2 {
 				prune := (r+i/every)%2 == 0
 				pruneWindows = prune
-				t0 := processCPU()
+				t0 := devset.ProcessCPU()
 				ranked, all := ix.topWindowed(v, qt, sc, n)
 				if prune {
-					got, gotAll, tp = ranked, all, processCPU()-t0
+					got, gotAll, tp = ranked, all, devset.ProcessCPU()-t0
 				} else {
-					want, wantAll, tf = ranked, all, processCPU()-t0
+					want, wantAll, tf = ranked, all, devset.ProcessCPU()-t0
 				}
 			}
 			if !reflect.DeepEqual(got, want) || gotAll != wantAll {
