@@ -82,22 +82,28 @@ func splitWords(s string) []string {
 
 // wordStats is what a collection says of its words (lower-cased): how
 // many texts write each with a capital first letter (df), and which are
-// written in lower case somewhere (lowered).
+// written in lower case somewhere (lowered) and in how many texts
+// (lowerDF).
 type wordStats struct {
 	df      map[string]int
 	lowered map[string]bool
+	lowerDF map[string]int
 	n       int // texts
 }
 
 // collectionWords counts the words of texts (wordStats).
 func collectionWords(texts []string) wordStats {
-	ws := wordStats{df: map[string]int{}, lowered: map[string]bool{}, n: len(texts)}
+	ws := wordStats{df: map[string]int{}, lowered: map[string]bool{}, lowerDF: map[string]int{}, n: len(texts)}
 	for _, t := range texts {
-		seen := map[string]bool{}
+		seen, seenLower := map[string]bool{}, map[string]bool{}
 		for _, w := range splitWords(t) {
 			lw := strings.ToLower(w)
 			if !capitalized(w) {
 				ws.lowered[lw] = true
+				if !seenLower[lw] {
+					seenLower[lw] = true
+					ws.lowerDF[lw]++
+				}
 				continue
 			}
 			if !seen[lw] {
@@ -127,7 +133,9 @@ func collectionWords(texts []string) wordStats {
 //     names.Learn none of whose words is that rare has its rarest word
 //     that reads as a name renamed, when at most half of the contracts
 //     have it, so every such party is renamed unless its name is only
-//     words most contracts have ("Section", "June");
+//     words most contracts have ("Section", "June"). A rare word of a
+//     party name that this contract alone writes in lower case too
+//     ("cybershop.com") is renamed in every case;
 //   - the words of the contract's opening (its first 1,500 characters,
 //     which routing matches a name against too) that read as a name, are
 //     rare so and are never written in lower case in the collection, but
@@ -164,10 +172,10 @@ func partyWords(name, text string, ws wordStats) []string {
 		}
 		add(w)
 	}
-	lower := map[string]bool{}
+	lower := map[string]bool{} // written in lower case in this contract
 	for _, w := range splitWords(text) {
 		if !capitalized(w) {
-			lower[w] = true
+			lower[strings.ToLower(w)] = true
 		}
 	}
 	rare := max(8, n/15)
@@ -178,6 +186,18 @@ func partyWords(name, text string, ws wordStats) []string {
 		named := false
 		for _, w := range splitWords(p) {
 			lw := strings.ToLower(w)
+			if seen[lw] {
+				named = true
+				continue
+			}
+			if utf8.RuneCountInString(w) >= 4 && lower[lw] && ws.lowerDF[lw] <= 1 && df[lw] <= rare && !companyWords[lw] {
+				// A name this contract also writes in lower case and no
+				// other does ("cybershop.com", "e-centives"): renamed in
+				// every case (given in lower case, see wordSpans).
+				add(lw)
+				named = true
+				continue
+			}
 			if utf8.RuneCountInString(w) < 3 || !capitalized(w) || companyWords[lw] || lower[lw] {
 				continue
 			}
@@ -283,10 +303,15 @@ type span struct {
 // wordSpans finds the occurrences of words in s: in a text, whole words
 // starting with a capital or a digit ("Adams", "ADAMS"; not "adams"); in a
 // file name, also within longer words ("ADAMSGOLFINC_2005"), for words of
-// four letters or more. Longer words are matched first.
+// four letters or more. A word given in lower case is matched in any case
+// ("cybershop"). Longer words are matched first.
 func wordSpans(s string, words []string, fileName bool) []span {
 	var alts []string
+	anyCase := map[string]bool{}
 	for _, w := range words {
+		if !capitalized(w) {
+			anyCase[w] = true
+		}
 		if fileName && utf8.RuneCountInString(w) < 4 {
 			continue
 		}
@@ -303,7 +328,7 @@ func wordSpans(s string, words []string, fileName bool) []span {
 			// skipping it skips no whole word after it).
 			before, _ := utf8.DecodeLastRuneInString(s[:m[0]])
 			after, _ := utf8.DecodeRuneInString(s[m[1]:])
-			if isWordRune(before) || isWordRune(after) || !capitalized(as) {
+			if isWordRune(before) || isWordRune(after) || !capitalized(as) && !anyCase[strings.ToLower(as)] {
 				continue
 			}
 		}
