@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -42,6 +43,13 @@ func updateIndex(ctx context.Context, st *store.Store, collection string, quiet 
 	pr.done()
 	if err != nil {
 		return err
+	}
+	if rep.Added > 0 {
+		// Indexing leaves a heap its garbage has grown to (about twice what
+		// it held live), which the runtime returns to the system only
+		// slowly: hand it back now, before the merges and the association
+		// pass, which need little of their own (docs/SCALE.md, session 6).
+		debug.FreeOSMemory()
 	}
 	if !quiet && !rep.Opened {
 		fmt.Fprintf(stdout, "search index: %d documents added, %d deleted in %s (%d documents in %d segments)\n",

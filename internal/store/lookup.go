@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/hex"
 	"slices"
 	"sync"
 )
@@ -83,7 +84,10 @@ var (
 // info's source: nothing before it is an object but info, and a JSON string
 // cannot hold an unescaped quote.
 func (l *lazyEntry) sourceSHA() string {
-	if l.raw != nil {
+	if l.src != nil && l.sha != "" {
+		return hex.EncodeToString([]byte(l.sha))
+	}
+	if l.src == nil && l.raw != nil {
 		if i := bytes.Index(l.raw, sourceKey); i >= 0 {
 			rest := l.raw[i+len(sourceKey):]
 			if end := stringEnd(rest); end >= 0 && bytes.HasPrefix(rest[end+1:], shaKey) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,15 +73,24 @@ type entry struct {
 // that opens a large collection to read a few documents never decodes the
 // others.
 type lazyEntry struct {
-	dir  string // from the record's fixed fields, so it is known without decoding
-	raw  []byte // the entry's JSON
+	dir string // from the record's fixed fields, so it is known without decoding
+	raw []byte // the entry's JSON (for an entry of a checkpoint, once read)
+	// off and n locate the entry's record (the whole line) in the log; off
+	// is -1 for an entry not read from a log. An entry loaded from a
+	// checkpoint (checkpoint.go) has no raw until first used: src reads its
+	// record from the log then, and sha is its source's SHA-256 (32 bytes,
+	// or empty) meanwhile.
+	off  int64
+	n    int32
+	src  *logSource
+	sha  string
 	once sync.Once
 	e    *entry
 	err  error
 }
 
 func decodedEntry(e *entry) *lazyEntry {
-	l := &lazyEntry{dir: e.Dir, e: e}
+	l := &lazyEntry{dir: e.Dir, e: e, off: -1}
 	l.once.Do(func() {})
 	return l
 }
@@ -88,6 +98,14 @@ func decodedEntry(e *entry) *lazyEntry {
 // get returns the decoded entry.
 func (l *lazyEntry) get() (*entry, error) {
 	l.once.Do(func() {
+		if l.src != nil {
+			raw, err := l.src.record(l)
+			if err != nil {
+				l.err = fmt.Errorf("damaged manifest record for %s: %w", l.dir, err)
+				return
+			}
+			l.raw = raw
+		}
 		var e entry
 		if err := json.Unmarshal(l.raw, &e); err != nil {
 			l.err = fmt.Errorf("damaged manifest record for %s: %w", l.dir, err)
@@ -127,6 +145,11 @@ func (l *lazyEntry) in(collection, id string) (*entry, error) {
 
 // encoded returns the entry's JSON.
 func (l *lazyEntry) encoded() ([]byte, error) {
+	if l.src != nil {
+		if _, err := l.get(); err != nil {
+			return nil, err
+		}
+	}
 	if l.raw != nil {
 		return l.raw, nil
 	}
@@ -185,8 +208,9 @@ var errTorn = errors.New("torn last record")
 // without error: a writer may be appending it. A complete last line that
 // fails its checksum is left unconsumed with errTorn. Any other malformed
 // record is an error: the log is damaged. The entries of m keep pieces of
-// data, which must not be changed afterwards.
-func applyLog(m *manifest, data []byte) (*manifest, int, error) {
+// data, which must not be changed afterwards. base is the offset of data in
+// the log, recorded in the entries (a checkpoint lists them).
+func applyLog(m *manifest, data []byte, base int64) (*manifest, int, error) {
 	off := 0
 	for off < len(data) {
 		nl := bytes.IndexByte(data[off:], '\n')
@@ -194,7 +218,7 @@ func applyLog(m *manifest, data []byte) (*manifest, int, error) {
 			return m, off, nil
 		}
 		line := data[off : off+nl]
-		err := applyLine(&m, line)
+		err := applyLine(&m, line, base+int64(off))
 		if err != nil {
 			if off+nl+1 == len(data) && errors.Is(err, errChecksum) {
 				return m, off, errTorn
@@ -211,25 +235,34 @@ func applyLog(m *manifest, data []byte) (*manifest, int, error) {
 
 var errChecksum = errors.New("checksum mismatch")
 
-// applyLine applies one record to *mp.
-func applyLine(mp **manifest, line []byte) error {
+// parseLine checks one record's checksum and splits it into its fields.
+func parseLine(line []byte) (op byte, gen uint64, id []byte, body []byte, err error) {
 	if len(line) < 9 || line[8] != ' ' {
-		return errChecksum
+		return 0, 0, nil, nil, errChecksum
 	}
 	want, err := strconv.ParseUint(string(line[:8]), 16, 32)
 	rest := line[9:]
 	if err != nil || uint32(want) != crc32.Checksum(rest, crcTable) {
-		return errChecksum
+		return 0, 0, nil, nil, errChecksum
 	}
 	f := bytes.SplitN(rest, []byte{' '}, 4)
 	if len(f) != 4 || len(f[0]) != 1 {
-		return errors.New("malformed record")
+		return 0, 0, nil, nil, errors.New("malformed record")
 	}
-	op, id, body := f[0][0], string(f[2]), f[3]
-	gen, err := strconv.ParseUint(string(f[1]), 10, 64)
+	gen, err = strconv.ParseUint(string(f[1]), 10, 64)
 	if err != nil {
-		return errors.New("malformed generation")
+		return 0, 0, nil, nil, errors.New("malformed generation")
 	}
+	return f[0][0], gen, f[2], f[3], nil
+}
+
+// applyLine applies one record, the line at offset off of the log, to *mp.
+func applyLine(mp **manifest, line []byte, off int64) error {
+	op, gen, idb, body, err := parseLine(line)
+	if err != nil {
+		return err
+	}
+	id := string(idb)
 	m := *mp
 	if op == opHeader {
 		if m != nil {
@@ -274,7 +307,10 @@ func applyLine(mp **manifest, line []byte) error {
 	// collection's log is megabytes: copying it doubled a reader's cost of
 	// opening it); callers pass a buffer read for the purpose and never
 	// change it (applyLog).
-	l := &lazyEntry{dir: versionDir(id, gen), raw: body[:len(body):len(body)]}
+	l := &lazyEntry{dir: versionDir(id, gen), raw: body[:len(body):len(body)], off: off, n: int32(len(line) + 1)}
+	if len(line) >= math.MaxInt32 {
+		l.off, l.n = -1, 0 // too long to list in a checkpoint
+	}
 	m.replaced(id, m.Docs[id], l)
 	m.Docs[id] = l
 	return nil
@@ -327,6 +363,9 @@ type collState struct {
 	fi  os.FileInfo
 	off int64
 	m   *manifest
+	// ckpt is how much of the log the collection's checkpoint covers, as
+	// far as this process knows (0: none known).
+	ckpt int64
 }
 
 // state returns the current state of a collection, reading what was
@@ -380,6 +419,14 @@ func (s *Store) state(collection string) (*collState, error) {
 		return nil, fmt.Errorf("store: collection %q: %w", collection, err)
 	}
 	ncs := &collState{f: f, fi: ffi}
+	// A checkpoint saves reading (and checking) the log up to where it
+	// covers; the records after that are read as usual. Any doubt about it
+	// and the whole log is read, as without one.
+	if m, covered, ok := readCheckpoint(s.collectionDir(collection), f, ffi.Size()); ok {
+		if m, used, err := tail(f, m, covered, ffi.Size()); err == nil || errors.Is(err, errTorn) {
+			ncs.m, ncs.off, ncs.ckpt = m, covered+int64(used), covered
+		}
+	}
 	if err := ncs.catchUp(ffi.Size()); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("store: collection %q: damaged %s (reopen the store to recover): %w", collection, logName, err)
@@ -404,12 +451,7 @@ func (cs *collState) catchUp(size int64) error {
 	if size <= cs.off {
 		return nil
 	}
-	buf := make([]byte, size-cs.off)
-	n, err := cs.f.ReadAt(buf, cs.off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	m, used, err := applyLog(cs.m, buf[:n])
+	m, used, err := tail(cs.f, cs.m, cs.off, size)
 	if err != nil && !errors.Is(err, errTorn) {
 		// Some records may have been applied: read the whole log again
 		// next time rather than continue from a state that is not at off.
@@ -420,6 +462,16 @@ func (cs *collState) catchUp(size int64) error {
 	cs.m = m
 	cs.off += int64(used)
 	return nil
+}
+
+// tail applies to m the records of f between off and size, as applyLog.
+func tail(f *os.File, m *manifest, off, size int64) (*manifest, int, error) {
+	buf := make([]byte, size-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return m, 0, err
+	}
+	return applyLog(m, buf[:n], off)
 }
 
 func (cs *collState) close() {
@@ -501,6 +553,7 @@ func (s *Store) writeSnapshot(collection string, m *manifest) error {
 		return err
 	}
 	s.dropState(collection)
+	s.maybeCheckpoint(collection)
 	return nil
 }
 
@@ -513,12 +566,17 @@ func (s *Store) maybeCompact(collection string) error {
 			data, err = snapshot(m)
 		}
 		return err
-	}); err != nil || data == nil {
+	}); err != nil {
 		return err
+	}
+	if data == nil {
+		s.maybeCheckpoint(collection)
+		return nil
 	}
 	if err := atomicfile.Write(filepath.Join(s.collectionDir(collection), logName), data, 0o644); err != nil {
 		return err
 	}
 	s.dropState(collection)
+	s.maybeCheckpoint(collection)
 	return nil
 }

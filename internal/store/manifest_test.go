@@ -259,7 +259,7 @@ func FuzzApplyLog(f *testing.F) {
 	f.Add(append(seed, logLine(opDelete, m.Generation+1, "a", []byte("{}"))...))
 	f.Add([]byte("00000000 H 1 - {}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, _, err := applyLog(nil, data)
+		m, _, err := applyLog(nil, data, 0)
 		if err != nil || m == nil {
 			return
 		}
@@ -270,7 +270,7 @@ func FuzzApplyLog(f *testing.F) {
 		if err != nil {
 			return
 		}
-		m2, used, err := applyLog(nil, snap)
+		m2, used, err := applyLog(nil, snap, 0)
 		if err != nil || used != len(snap) || len(m2.Docs) != len(m.Docs) || m2.Generation != m.Generation {
 			t.Fatalf("snapshot does not round-trip: %v", err)
 		}

@@ -76,7 +76,7 @@ func (s *Store) recoverCollection(name string) error {
 	switch {
 	case err == nil:
 		var used int
-		m, used, err = applyLog(nil, raw)
+		m, used, err = applyLog(nil, raw, 0)
 		if errors.Is(err, errTorn) || err == nil && used < len(raw) {
 			slog.Warn("store: cutting off the incomplete last manifest record of a writer that died", "collection", name, "bytes", len(raw)-used)
 			if err = truncateFile(lpath, int64(used)); err != nil {
@@ -172,8 +172,11 @@ func (s *Store) recoverCollection(name string) error {
 		return err
 	}
 	if !trusted || checked != m.Generation {
-		return writeChecked(cdir, m)
+		if err := writeChecked(cdir, m); err != nil {
+			return err
+		}
 	}
+	s.maybeCheckpoint(name)
 	return nil
 }
 

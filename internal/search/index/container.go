@@ -191,9 +191,23 @@ func openContainer(data []byte, magic string, format uint32, sections int) (*con
 }
 
 // verify checks every section's CRC.
-func (c *container) verify() error {
+func (c *container) verify() error { return c.verifyEach(nil) }
+
+// verifyEach is verify calling read after each piece of at most 4 MB
+// checked, with its length.
+func (c *container) verifyEach(read func(int)) error {
+	const piece = 4 << 20
 	for i, sec := range c.secs {
-		if crc32.Checksum(sec, crcTable) != c.crcs[i] {
+		crc := uint32(0)
+		for len(sec) > 0 {
+			k := min(len(sec), piece)
+			crc = crc32.Update(crc, crcTable, sec[:k])
+			sec = sec[k:]
+			if read != nil {
+				read(k)
+			}
+		}
+		if crc != c.crcs[i] {
 			return fmt.Errorf("%w: section %d is damaged (checksum mismatch)", ErrBadIndex, i+1)
 		}
 	}

@@ -428,6 +428,26 @@ func (s *Segment) Verify() error {
 	return nil
 }
 
+// verifyReleasing is Verify that releases the segment's mapped pages every
+// mergeMappedCheck bytes checked and at the end, so checking a large
+// segment does not leave it whole in the process's memory.
+func (s *Segment) verifyReleasing() error {
+	defer s.release()
+	if s.c == nil {
+		return nil
+	}
+	n := 0
+	if err := s.c.verifyEach(func(k int) {
+		if n += k; n >= mergeMappedCheck {
+			n = 0
+			s.release()
+		}
+	}); err != nil {
+		return fmt.Errorf("segment %s: %w", s.name, err)
+	}
+	return nil
+}
+
 // WriteSegmentFile writes a segment built in memory to path: a temporary
 // file beside it, fsynced, then renamed over path. It returns the file's
 // size. The segment itself is unchanged; open the file with OpenSegment.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Merging adjacent segments into one, as Lucene does, streaming: the output
@@ -22,6 +23,13 @@ import (
 // Every input is first checked against its checksums (Verify), so a damaged
 // segment is never merged into a good one: the merge fails and the inputs
 // stay as they are.
+//
+// The inputs' pages read through their mappings stay in the process's
+// memory until released: a merge reads every page of its inputs (the
+// checksums alone read them all), so without releasing them it held its
+// inputs whole (1.7 GB for four 450 MB segments of the 100× ingest, 35 MB
+// of its own). A mergeGuard releases them whenever more than
+// mergeMappedBudget are held (docs/SCALE.md, session 6).
 
 // mergeInput is one input segment and what the merge derives from it.
 type mergeInput struct {
@@ -40,6 +48,52 @@ func (in *mergeInput) deadDoc(d int32) bool {
 	return in.dead != nil && uint(d) < uint(len(in.dead.doc)) && in.dead.doc[d]
 }
 
+// mergeMappedBudget bounds the input pages a merge keeps mapped; the
+// guard looks at what is held (MappedResident) every mergeMappedCheck
+// bytes the merge may have read.
+const (
+	mergeMappedBudget = 128 << 20
+	mergeMappedCheck  = 32 << 20
+	// faultBytes is what one read at a new place may map: the kernel maps
+	// a faulting page's neighbours too (64 KB).
+	faultBytes = 64 << 10
+)
+
+// mergeGuard releases the merge inputs' mapped pages above the budget.
+type mergeGuard struct {
+	ins    []*mergeInput
+	n      int64 // bytes that may have been read since the last check
+	checks int
+}
+
+// read counts n bytes that may have been read through the mappings.
+func (g *mergeGuard) read(n int64) {
+	if g.n += n; g.n < mergeMappedCheck {
+		return
+	}
+	g.n = 0
+	g.checks++
+	held, ok := MappedResident()
+	if !ok {
+		// Not known here: release every 4 checks.
+		if g.checks%4 != 0 {
+			return
+		}
+		held = mergeMappedBudget + 1
+	}
+	if held > mergeMappedBudget {
+		g.releaseAll()
+	}
+}
+
+func (g *mergeGuard) releaseAll() {
+	for _, in := range g.ins {
+		if in != nil {
+			in.s.release()
+		}
+	}
+}
+
 // MergeStats describes a finished merge.
 type MergeStats struct {
 	Docs, Units, Terms int
@@ -51,11 +105,13 @@ type MergeStats struct {
 func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStats, error) {
 	var st MergeStats
 	ins := make([]*mergeInput, len(segs))
+	pg := &mergeGuard{ins: ins}
+	defer pg.releaseAll()
 	for i, s := range segs {
 		if s.StatsOnly() {
 			return st, fmt.Errorf("search: segment %s is a stats file: it cannot be merged", s.name)
 		}
-		if err := s.Verify(); err != nil {
+		if err := s.verifyReleasing(); err != nil {
 			return st, err
 		}
 		in := &mergeInput{s: s}
@@ -112,7 +168,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			if in.docs[d] < 0 {
 				continue
 			}
-			for _, t := range s.DocTerms(d) {
+			dt := s.DocTerms(d)
+			pg.read(faultBytes + int64(len(dt))*4)
+			for _, t := range dt {
 				if uint(t) >= uint(len(in.remap)) {
 					return st, fmt.Errorf("%w: segment %s: document terms", ErrBadIndex, s.name)
 				}
@@ -171,7 +229,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 		for _, in := range ins {
 			for d := range int32(in.s.NumDocs()) {
 				if in.docs[d] >= 0 {
-					w.write(fn(in, d))
+					b := fn(in, d)
+					pg.read(int64(len(b)) + 64)
+					w.write(b)
 				}
 			}
 		}
@@ -211,6 +271,7 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 				for u := f; u < l; u++ {
 					fn(in, d, u)
 				}
+				pg.read(int64(l-f) * 16) // the unit and its offsets
 			}
 			in.s.release()
 		}
@@ -249,7 +310,11 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 		flushInts(true)
 	})
 	meta.Spans = int(off)
-	perUnit(secSpans, func(in *mergeInput, d, u int32) { w.write(asBytes(in.s.UnitSpans(u))) }, nil)
+	perUnit(secSpans, func(in *mergeInput, d, u int32) {
+		sp := in.s.UnitSpans(u)
+		pg.read(int64(len(sp)) * 8)
+		w.write(asBytes(sp))
+	}, nil)
 	off = 0
 	perUnit(secFwdOff, func(in *mergeInput, d, u int32) {
 		ibuf = append(ibuf, off)
@@ -262,7 +327,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	meta.Fwd = int(off)
 	var bad error
 	perUnit(secFwd, func(in *mergeInput, d, u int32) {
-		for _, t := range in.s.UnitTerms(u) {
+		ts := in.s.UnitTerms(u)
+		pg.read(int64(len(ts)) * 4)
+		for _, t := range ts {
 			g := int32(-1)
 			if uint(t) < uint(len(in.remap)) {
 				g = in.remap[t]
@@ -314,7 +381,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	}
 	livePostings := func(in *mergeInput, old int32, fn func(p Posting)) int64 {
 		var c int64
-		for _, p := range in.s.Postings(old) {
+		pl := in.s.Postings(old)
+		pg.read(faultBytes + int64(len(pl))*(8+16)) // the list, and its units
+		for _, p := range pl {
 			if uint(p.Unit) >= uint(len(in.s.units)) {
 				continue
 			}
@@ -332,7 +401,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	}
 	liveRoutes := func(in *mergeInput, old int32, fn func(p RoutePosting)) int64 {
 		var c int64
-		for _, p := range in.s.RoutePostings(old) {
+		rl := in.s.RoutePostings(old)
+		pg.read(faultBytes + int64(len(rl))*int64(unsafe.Sizeof(RoutePosting{})))
+		for _, p := range rl {
 			if uint(p.Doc) >= uint(len(in.docs)) || in.docs[p.Doc] < 0 {
 				continue
 			}
@@ -370,7 +441,6 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	}
 	meta.Postings = offsets(secPostOff, func(in *mergeInput, old int32) int64 { return livePostings(in, old, nil) })
 	w.begin(secPost)
-	release := w.pos
 	var pbuf []Posting
 	eachTerm(func(t int32, in *mergeInput, old int32) {
 		pbuf = pbuf[:0]
@@ -381,12 +451,6 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			}
 		})
 		w.write(asBytes(pbuf))
-		if w.pos-release > 256<<20 { // keep the inputs' pages out of this process's memory
-			release = w.pos
-			for _, in := range ins {
-				in.s.release()
-			}
-		}
 	})
 	w.end()
 	meta.Routes = offsets(secRouteOff, func(in *mergeInput, old int32) int64 { return liveRoutes(in, old, nil) })
@@ -442,6 +506,7 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 				continue
 			}
 			es, _ := in.s.NamesOf(d)
+			pg.read(faultBytes)
 			for _, e := range es {
 				ts := in.s.NameTerms(e)
 				ne := NameEntry{Doc: in.docs[d], Start: int32(len(nterms)), Len: int32(len(ts)), Text: int32(len(ntexts)), Kind: e.Kind, Party: e.Party}
@@ -508,7 +573,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			// The input uses the word but not as a self-reference: count
 			// its plain occurrences in live units.
 			if lb, ok := in.s.Lookup(str[len(SelfMark):]); ok {
-				for _, p := range in.s.Postings(lb) {
+				pl := in.s.Postings(lb)
+				pg.read(faultBytes + int64(len(pl))*(8+16))
+				for _, p := range pl {
 					if uint(p.Unit) < uint(len(in.s.units)) {
 						if un := in.s.units[p.Unit]; un.View == ViewPlain && in.docs[un.Doc] >= 0 {
 							c.Plain += int64(p.TF)
