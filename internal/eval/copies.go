@@ -53,10 +53,10 @@ func DistinctCopies(from, out string, copies int, progress func(done, total int)
 		}
 		texts[i] = string(data)
 	}
-	df := capitalDF(texts)
+	ws := collectionWords(texts)
 	for i, f := range files {
 		name, text := filepath.Base(f), texts[i]
-		words := partyWords(name, text, df, len(texts))
+		words := partyWords(name, text, ws)
 		inText, inName := wordSpans(text, words, false), nameSpans(name, words)
 		for k := 1; k <= copies; k++ {
 			outName, outText := name, text
@@ -80,24 +80,39 @@ func splitWords(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) })
 }
 
-// capitalDF counts, for every word written with a capital first letter in
-// some text, how many of the texts hold it (case ignored).
-func capitalDF(texts []string) map[string]int {
-	df := map[string]int{}
+// wordStats is what a collection says of its words (lower-cased): how
+// many texts write each with a capital first letter (df), and which are
+// written in lower case somewhere (lowered) and in how many texts
+// (lowerDF).
+type wordStats struct {
+	df      map[string]int
+	lowered map[string]bool
+	lowerDF map[string]int
+	n       int // texts
+}
+
+// collectionWords counts the words of texts (wordStats).
+func collectionWords(texts []string) wordStats {
+	ws := wordStats{df: map[string]int{}, lowered: map[string]bool{}, lowerDF: map[string]int{}, n: len(texts)}
 	for _, t := range texts {
-		seen := map[string]bool{}
+		seen, seenLower := map[string]bool{}, map[string]bool{}
 		for _, w := range splitWords(t) {
+			lw := strings.ToLower(w)
 			if !capitalized(w) {
+				ws.lowered[lw] = true
+				if !seenLower[lw] {
+					seenLower[lw] = true
+					ws.lowerDF[lw]++
+				}
 				continue
 			}
-			lw := strings.ToLower(w)
 			if !seen[lw] {
 				seen[lw] = true
-				df[lw]++
+				ws.df[lw]++
 			}
 		}
 	}
-	return df
+	return ws
 }
 
 // partyWords returns the distinctive words of every party of a contract,
@@ -118,12 +133,18 @@ func capitalDF(texts []string) map[string]int {
 //     names.Learn none of whose words is that rare has its rarest word
 //     that reads as a name renamed, when at most half of the contracts
 //     have it, so every such party is renamed unless its name is only
-//     words most contracts have ("Section", "June").
+//     words most contracts have ("Section", "June"). A rare word of a
+//     party name that this contract alone writes in lower case too
+//     ("cybershop.com") is renamed in every case;
+//   - the words of the contract's opening (its first 1,500 characters,
+//     which routing matches a name against too) that read as a name, are
+//     rare so and are never written in lower case in the collection, but
+//     not the words of its title or type.
 //
 // Never the words any company name may have ("Inc.", "Corporation",
-// "Holdings"). df counts the contracts holding each capitalized word
-// (capitalDF); n is how many contracts there are.
-func partyWords(name, text string, df map[string]int, n int) []string {
+// "Holdings"). ws is what the collection says of its words.
+func partyWords(name, text string, ws wordStats) []string {
+	df, n := ws.df, ws.n
 	token := strings.ToLower(name)
 	if i := strings.IndexAny(token, "_-"); i > 0 {
 		token = token[:i]
@@ -151,19 +172,32 @@ func partyWords(name, text string, df map[string]int, n int) []string {
 		}
 		add(w)
 	}
-	lower := map[string]bool{}
+	lower := map[string]bool{} // written in lower case in this contract
 	for _, w := range splitWords(text) {
 		if !capitalized(w) {
-			lower[w] = true
+			lower[strings.ToLower(w)] = true
 		}
 	}
 	rare := max(8, n/15)
-	learnt, preamble := partyNames(text, name)
+	nm := names.Learn(text, name)
+	learnt, preamble := partyNames(text, nm)
 	for i, p := range append(learnt, preamble...) {
 		var best string
 		named := false
 		for _, w := range splitWords(p) {
 			lw := strings.ToLower(w)
+			if seen[lw] {
+				named = true
+				continue
+			}
+			if utf8.RuneCountInString(w) >= 4 && lower[lw] && ws.lowerDF[lw] <= 1 && df[lw] <= rare && !companyWords[lw] {
+				// A name this contract also writes in lower case and no
+				// other does ("cybershop.com", "e-centives"): renamed in
+				// every case (given in lower case, see wordSpans).
+				add(lw)
+				named = true
+				continue
+			}
 			if utf8.RuneCountInString(w) < 3 || !capitalized(w) || companyWords[lw] || lower[lw] {
 				continue
 			}
@@ -182,18 +216,37 @@ func partyWords(name, text string, df map[string]int, n int) []string {
 			add(best)
 		}
 	}
+	// Routing also finds a contract by the words of its opening (a party
+	// the preamble reader missed: search.openingDocs): its words that read
+	// as a name, rare and never written in lower case in the collection
+	// ("MediaNet", not "Seller" or "PUBLICLY"), but not its title's words.
+	title := map[string]bool{}
+	for _, w := range splitWords(nm.Title + " " + nm.Type) {
+		title[strings.ToLower(w)] = true
+	}
+	for _, w := range splitWords(chunk.Opening(&document.Document{Text: text}, openingRunes)) {
+		lw := strings.ToLower(w)
+		if utf8.RuneCountInString(w) < 3 || !capitalized(w) || companyWords[lw] || ws.lowered[lw] || seen[lw] || title[lw] || df[lw] > rare {
+			continue
+		}
+		add(w)
+	}
 	// Longer words first, so a word inside another is not replaced first.
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }
+
+// openingRunes is how much of a contract's opening routing reads
+// (chunk.Opening in chunk.Views).
+const openingRunes = 1500
 
 // partyNames returns the party names a contract gives, as the product
 // reads them: each party's full name, short names, name without legal
 // form and leading words (names.Learn, what search routes by), and the
 // preamble's parties (chunk.Summary) up to their first comma ("Newegg
 // Inc", not "…, a Delaware corporation").
-func partyNames(text, name string) (learnt, preamble []string) {
-	for _, p := range names.Learn(text, name).Parties {
+func partyNames(text string, nm names.Names) (learnt, preamble []string) {
+	for _, p := range nm.Parties {
 		learnt = append(learnt, p.Name)
 		learnt = append(learnt, p.Short...)
 		if p.Core != "" {
@@ -250,10 +303,15 @@ type span struct {
 // wordSpans finds the occurrences of words in s: in a text, whole words
 // starting with a capital or a digit ("Adams", "ADAMS"; not "adams"); in a
 // file name, also within longer words ("ADAMSGOLFINC_2005"), for words of
-// four letters or more. Longer words are matched first.
+// four letters or more. A word given in lower case is matched in any case
+// ("cybershop"). Longer words are matched first.
 func wordSpans(s string, words []string, fileName bool) []span {
 	var alts []string
+	anyCase := map[string]bool{}
 	for _, w := range words {
+		if !capitalized(w) {
+			anyCase[w] = true
+		}
 		if fileName && utf8.RuneCountInString(w) < 4 {
 			continue
 		}
@@ -270,7 +328,7 @@ func wordSpans(s string, words []string, fileName bool) []span {
 			// skipping it skips no whole word after it).
 			before, _ := utf8.DecodeLastRuneInString(s[:m[0]])
 			after, _ := utf8.DecodeRuneInString(s[m[1]:])
-			if isWordRune(before) || isWordRune(after) || !capitalized(as) {
+			if isWordRune(before) || isWordRune(after) || !capitalized(as) && !anyCase[strings.ToLower(as)] {
 				continue
 			}
 		}

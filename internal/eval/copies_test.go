@@ -105,8 +105,10 @@ This Distribution Agreement is entered into between Pelloway Brands Corp. ("Pell
 					t.Errorf("copy %d's file name %q still names %q", k, cname, p)
 				}
 			}
-			// What is not a party's name is kept.
-			for _, w := range []string{"Delaware", "warehouse", "products", "goods", "distributor", "Agreement"} {
+			// What is not a party's name is kept: words written in lower
+			// case, the title. (In two contracts, a place such as
+			// "Delaware" is as rare as a name: it is renamed.)
+			for _, w := range []string{"SUPPLY AGREEMENT", "DISTRIBUTION AGREEMENT", "warehouse", "products", "goods", "distributor", "Agreement"} {
 				if strings.Count(text, w) != strings.Count(ctext, w) {
 					t.Errorf("copy %d of %s changed %q", k, name, w)
 				}
@@ -139,11 +141,12 @@ func TestCUADCopiesRenameEveryParty(t *testing.T) {
 		}
 		texts[i] = string(b)
 	}
-	df := capitalDF(texts)
+	ws := collectionWords(texts)
+	df := ws.df
 	checked, skipped, left := 0, 0, 0
 	for i, f := range files {
 		name, text := filepath.Base(f), texts[i]
-		words := partyWords(name, text, df, len(texts))
+		words := partyWords(name, text, ws)
 		ctext := renamed(text, wordSpans(text, words, false), 2, false)
 		lower := map[string]bool{}
 		for _, w := range splitWords(text) {

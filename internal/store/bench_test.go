@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -62,5 +63,25 @@ func BenchmarkGet(b *testing.B) {
 		if _, err := s.Get(b.Context(), DefaultCollection, fmt.Sprintf("doc-%d", i%100)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkOpenCollection opens the default collection of an existing store
+// read-only, as a one-shot command does first (PAKTON_OPEN_STORE=DIR; its
+// checkpoint is used when there is one).
+func BenchmarkOpenCollection(b *testing.B) {
+	dir := os.Getenv("PAKTON_OPEN_STORE")
+	if dir == "" {
+		b.Skip("set PAKTON_OPEN_STORE to a store directory")
+	}
+	for b.Loop() {
+		s, err := OpenReader(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Collections(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
 	}
 }

@@ -143,6 +143,17 @@ func covered(ckpt []byte) int {
 	return int(binary.LittleEndian.Uint64(ckpt[len(checkpointMagic):]))
 }
 
+// lastCovered reads the default collection's log and returns where the last
+// record checkpoint ckpt covers starts and ends.
+func lastCovered(t *testing.T, s *Store, ckpt []byte) (path string, lg []byte, start, end int) {
+	t.Helper()
+	path = filepath.Join(s.collectionDir(DefaultCollection), logName)
+	lg, err := os.ReadFile(path)
+	must(t, err)
+	end = covered(ckpt)
+	return path, lg, strings.LastIndexByte(string(lg[:end-1]), '\n') + 1, end
+}
+
 // TestCheckpointDoubtFallsBackToLog checks that a checkpoint that is torn,
 // damaged, of another log (the log compacted or replaced since) or of a
 // longer log is not used, and the reader reads the whole log instead.
@@ -166,22 +177,14 @@ func TestCheckpointDoubtFallsBackToLog(t *testing.T) {
 		"log cut shorter": func(t *testing.T, s *Store, ckpt []byte) []byte {
 			// As if the log were restored from an older copy: it ends
 			// before the checkpoint's end.
-			path := filepath.Join(s.collectionDir(DefaultCollection), logName)
-			lg, err := os.ReadFile(path)
-			must(t, err)
-			covered := covered(ckpt)
-			cut := strings.LastIndexByte(string(lg[:covered-1]), '\n') + 1
-			must(t, os.Truncate(path, int64(cut)))
+			path, _, start, _ := lastCovered(t, s, ckpt)
+			must(t, os.Truncate(path, int64(start)))
 			return ckpt
 		},
 		"log changed before its end": func(t *testing.T, s *Store, ckpt []byte) []byte {
 			// The same header and length, another last record before the
 			// checkpoint's end (an id changed, the checksum recomputed).
-			path := filepath.Join(s.collectionDir(DefaultCollection), logName)
-			lg, err := os.ReadFile(path)
-			must(t, err)
-			covered := covered(ckpt)
-			start := strings.LastIndexByte(string(lg[:covered-1]), '\n') + 1
+			path, lg, start, covered := lastCovered(t, s, ckpt)
 			last := string(lg[start : covered-1])
 			f := strings.SplitN(last[9:], " ", 4)
 			id := []byte(f[2])

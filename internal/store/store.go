@@ -8,6 +8,7 @@
 //	dir/VERSION                                   store format version ("2")
 //	dir/LOCK                                      flock(2) target for writers
 //	dir/collections/<name>/manifest.log           live documents + generation (a log)
+//	dir/collections/<name>/manifest.ckpt          where the log's live records are, as of a prefix of it
 //	dir/collections/<name>/docs/<id>@<rev>/       one immutable document version
 //	    meta.json  text.txt  tree.json  artifacts/<artifact>.bin
 //	dir/collections/<name>/cache/<file>           derived files (the search index); see WriteCache
@@ -71,6 +72,19 @@
 // decoded lazily, so opening a large collection to read a few documents does
 // not decode the rest. OpenReader skips recovery (and the lock) altogether:
 // what a crashed writer leaves is invisible to readers.
+//
+// A large log (tens of MB at 46,800 documents) would still be read and
+// checked whole by every process that opens the collection. Writers keep a
+// checkpoint beside it (manifest.ckpt, checkpoint.go): each live document's
+// version directory and the offset of its record in the log, as of a prefix
+// of the log, replaced atomically (temporary file, fsync, rename) once the
+// log has grown by a sixteenth since, and written by a writer's Open when
+// missing. A reader uses it only when it is whole and describes the very log
+// it opened, then applies every record after the prefix, so it never hides
+// one; a record it points at is read and its checksum checked when the
+// document is first used. Without a usable checkpoint the log is read whole,
+// as before, so a crash while one is written, or a store written before
+// checkpoints, changes nothing but the cost.
 //
 // (Format 1 rewrote a manifest.json on every Put: O(N²) bytes for N
 // documents — about 11 GB for 4,680 contracts at ~1 KB per entry — and every reader
