@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -31,11 +32,30 @@ const (
 // optimize".
 const learnShare = 0.02
 
+// indexMemoryLimit is the soft limit on the Go heap (runtime/debug
+// SetMemoryLimit) of the commands that index a collection ("pakton ingest",
+// "docs optimize", "docs rm"), unless GOMEMLIMIT sets another. Their
+// heap holds little live data (at 10× CUAD 15–100 MB: the builder of one
+// flush, the listing of the store) but the collector lets it grow to about
+// twice that before collecting, and the process held 783 MB of anonymous
+// memory while indexing 46,800 contracts (docs/SCALE.md, session 5): the
+// limit has the collector run earlier instead. It is soft: a heap that
+// needs more gets it, at the cost of more frequent collections.
+const indexMemoryLimit = 600 << 20
+
+// limitHeap sets indexMemoryLimit, unless GOMEMLIMIT is set.
+func limitHeap() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(indexMemoryLimit)
+	}
+}
+
 // updateIndex brings a collection's search index up to date with the store
 // (new and changed documents in new segments, deleted ones marked deleted),
 // merges segments as the merge policy asks, and writes the word
 // associations when asked to, reporting on stdout and progress on stderr.
 func updateIndex(ctx context.Context, st *store.Store, collection string, quiet bool, learn learnMode) error {
+	limitHeap()
 	pr := newStepProgress(stderr, quiet)
 	_, rep, err := ingest.LoadWith(ctx, st, collection, ingest.LoadOptions{Progress: func(done, total int) {
 		pr.step("indexing documents", int64(done), int64(total), "")

@@ -32,6 +32,7 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	limitHeap()
 	st, err := g.openOrCreate(ctx)
 	if err != nil {
 		return err
