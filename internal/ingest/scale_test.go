@@ -24,6 +24,9 @@ import (
 // collection. PAKTON_ROUTES=FILE writes each question's route decision
 // ("named", "several", "ambiguous", "all", "unknown"), the number of
 // contracts it was routed to and the question, tab-separated, one a line.
+// The cpu- metrics are the warm pass's CPU time per question (the process
+// CPU clock: both goroutines of a whole-collection question), all, routed
+// and whole-collection.
 //
 //	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
@@ -44,18 +47,24 @@ func BenchmarkStoreQueries(b *testing.B) {
 		// names; the others search the whole collection.
 		routed := make([]bool, len(dev))
 		var decisions []string
+		var cpu, routedCPU, wholeCPU []float64 // CPU per question, of the last pass
 		pass := func() (all, narrowed, whole []float64) {
 			decisions = decisions[:0]
+			cpu, routedCPU, wholeCPU = nil, nil, nil
 			for i, q := range dev {
-				t0 := time.Now()
+				t0, c0 := time.Now(), devset.ProcessCPU()
 				res := ix.Search(search.Query{Text: q, K: 64})
 				ms := float64(time.Since(t0)) / 1e6
+				c := float64(devset.ProcessCPU()-c0) / 1e6
 				all = append(all, ms)
+				cpu = append(cpu, c)
 				routed[i] = res.Route != nil && res.Route.Decision.Narrowed()
 				if routed[i] {
 					narrowed = append(narrowed, ms)
+					routedCPU = append(routedCPU, c)
 				} else {
 					whole = append(whole, ms)
+					wholeCPU = append(wholeCPU, c)
 				}
 				d, docs := "all", 0
 				if res.Route != nil {
@@ -63,7 +72,7 @@ func BenchmarkStoreQueries(b *testing.B) {
 				}
 				decisions = append(decisions, fmt.Sprintf("%s\t%d\t%s", d, docs, q))
 			}
-			for _, l := range [][]float64{all, narrowed, whole} {
+			for _, l := range [][]float64{all, narrowed, whole, cpu, routedCPU, wholeCPU} {
 				sort.Float64s(l)
 			}
 			return all, narrowed, whole
@@ -87,6 +96,12 @@ func BenchmarkStoreQueries(b *testing.B) {
 		b.ReportMetric(pct(narrowed, 99), "routed-p99-ms")
 		b.ReportMetric(pct(whole, 50), "whole-p50-ms")
 		b.ReportMetric(pct(whole, 99), "whole-p99-ms")
+		b.ReportMetric(pct(cpu, 50), "cpu-p50-ms")
+		b.ReportMetric(pct(cpu, 99), "cpu-p99-ms")
+		b.ReportMetric(pct(routedCPU, 50), "routed-cpu-p50-ms")
+		b.ReportMetric(pct(routedCPU, 99), "routed-cpu-p99-ms")
+		b.ReportMetric(pct(wholeCPU, 50), "whole-cpu-p50-ms")
+		b.ReportMetric(pct(wholeCPU, 99), "whole-cpu-p99-ms")
 		if f := os.Getenv("PAKTON_ROUTES"); f != "" {
 			// One line per question: its route decision, a tab, the question.
 			if err := os.WriteFile(f, []byte(strings.Join(decisions, "\n")+"\n"), 0o644); err != nil {
