@@ -151,7 +151,7 @@ type Name struct {
 func Learn(text, docName string) Names {
 	var n Names
 	n.File, n.Folder = fileNames(docName)
-	head := headOf(text, headChars)
+	head := preambleHead(text, headChars)
 	n.Title, n.Type = nameTitle(head)
 	n.Date, n.Year = preambleDate(head)
 	n.Parties = readParties(text, head)
