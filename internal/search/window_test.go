@@ -6,7 +6,6 @@ import (
 	"os"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,48 +124,6 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 	}
 }
 
-// TestPrunedRankingIsExact compares the rankings of corpus-wide searches
-// scored with pruning and without, on many random queries of 1 to 40 words
-// over a random corpus of several windows (ties included), at every depth
-// and split of the terms: the same units, scores and order, and the same
-// report of whether every matched unit was ranked. It fails when pruning
-// skipped too little to be checked.
-func TestPrunedRankingIsExact(t *testing.T) {
-	rng := rand.New(rand.NewSource(7))
-	built, words := randomCorpus(t, rng, 160)
-	opened := persist(t, built)
-	defer func(share float64) { pruneWindows, splitShare, prunedWindow = true, share, nil }(splitShare)
-	windows, candidates := 0, 0
-	prunedWindow = func(c int) { windows++; candidates += c }
-	for i := range 400 {
-		var b strings.Builder
-		for range 1 + rng.Intn(40) {
-			b.WriteString(words[rng.Intn(len(words))] + " ")
-		}
-		ix := []*Index{built, opened}[i%2]
-		v := ix.view()
-		terms, _, _ := analyzeQuery(b.String())
-		qt := ix.weigh(v, b.String(), terms, i%3 != 0)
-		var views []View
-		if i%5 == 0 {
-			views = []View{View(rng.Intn(int(numViews)))}
-		}
-		sc := newScope(v, nil, views)
-		n := []int{1, 5, 50, 400, 512}[rng.Intn(5)]
-		pruneWindows = false
-		want, wantAll := ix.topWindowed(v, qt, sc, n)
-		pruneWindows = true
-		splitShare = []float64{0, 0.25, 0.5, 0.9, 1}[rng.Intn(5)]
-		got, gotAll := ix.topWindowed(v, qt, sc, n)
-		if !reflect.DeepEqual(got, want) || gotAll != wantAll {
-			t.Fatalf("%q n=%d share %v: pruned %v (all %v), not pruned %v (all %v)", b.String(), n, splitShare, got, gotAll, want, wantAll)
-		}
-	}
-	if windows < 1000 || candidates == 0 {
-		t.Fatalf("%d windows pruned (%d candidates): too few to check pruning", windows, candidates)
-	}
-}
-
 // TestWindowedSearchSkipsEmptyWindows checks a term whose postings lie far
 // apart: windows between them are skipped, and both ends are found.
 func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
@@ -191,13 +148,11 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 }
 
 // BenchmarkCorpusWideRanking opens a collection's index (its segment
-// directory, e.g. made by scripts/scale-bench.sh, with its association
-// table) and ranks every 8th CUAD development question (every
-// $PAKTON_RANK_EVERY-th) corpus-wide, unrouted, to the depth a K=64 search
-// ranks: window by window with pruning and without, alternately, so both
-// see the same machine load. It fails when the two rankings differ, and
-// reports each one's p50, p90 and p99 of CPU time (user and system, both
-// goroutines of a parallel ranking) in ms.
+// directory, e.g. made by scripts/scale-bench.sh) and ranks every 8th CUAD
+// development question corpus-wide, unrouted, to the depth a K=5 search
+// ranks (rankDepth units): window by window and with the accumulator,
+// alternately, so both see the same machine load. It reports each one's
+// p50 and p90 in ms.
 //
 //	PAKTON_INDEX_DIR=/tmp/pk-scale/store-x10/collections/default/cache/index \
 //	  go test ./internal/search -run '^$' -bench CorpusWideRanking -benchtime 1x
@@ -206,70 +161,42 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 	if path == "" {
 		b.Skip("set PAKTON_INDEX_DIR to a collection's cache/index directory")
 	}
-	every := 8
-	if e, err := strconv.Atoi(os.Getenv("PAKTON_RANK_EVERY")); err == nil && e > 0 {
-		every = e
-	}
 	dev := devset.Questions(b)
 	d, err := index.OpenDir(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	snap, c, err := d.Open()
+	snap, _, err := d.Open()
 	if err != nil {
 		b.Fatal(err)
 	}
-	table, err := index.OpenAssocTable(d.AuxPath(c.ID, "assoc"))
-	if err != nil {
-		b.Logf("no association table: %v", err)
-		table = nil
-	}
-	ix := Open(snap, table)
+	ix := Open(snap, nil)
 	v := ix.view()
-	defer func() { pruneWindows = true }()
-	if a, err := strconv.ParseFloat(os.Getenv("PAKTON_SPLIT"), 64); err == nil {
-		share := splitShare
-		defer func() { splitShare = share }()
-		splitShare = a
-	}
-	n := max(rankDepth, rankPerHit*64)
 	for b.Loop() {
-		var pruned, full []float64
+		var windowed, accumulated []float64
 		for i, q := range dev {
-			if i%every != 0 {
+			if i%8 != 0 {
 				continue
 			}
 			terms, _, _ := analyzeQuery(q)
 			qt := ix.weigh(v, q, terms, true)
 			sc := newScope(v, nil, nil)
-			var got, want []scored
-			var gotAll, wantAll bool
-			var tp, tf time.Duration
-			for r := range 2 {
-				prune := (r+i/every)%2 == 0
-				pruneWindows = prune
-				t0 := devset.ProcessCPU()
-				ranked, all := ix.topWindowed(v, qt, sc, n)
-				if prune {
-					got, gotAll, tp = ranked, all, devset.ProcessCPU()-t0
-				} else {
-					want, wantAll, tf = ranked, all, devset.ProcessCPU()-t0
-				}
-			}
-			if !reflect.DeepEqual(got, want) || gotAll != wantAll {
-				b.Fatalf("%q: pruned ranking differs", q)
-			}
-			pruned = append(pruned, float64(tp)/1e6)
-			full = append(full, float64(tf)/1e6)
+			t0 := time.Now()
+			ix.topWindowed(v, qt, sc, rankDepth)
+			t1 := time.Now()
+			acc := ix.getAcc(allRanges(v))
+			ix.score(v, acc, qt, sc)
+			acc.top(rankDepth)
+			ix.putAcc(acc)
+			t2 := time.Now()
+			windowed = append(windowed, float64(t1.Sub(t0))/1e6)
+			accumulated = append(accumulated, float64(t2.Sub(t1))/1e6)
 		}
-		for _, r := range []struct {
-			name string
-			ms   []float64
-		}{{"pruned", pruned}, {"full", full}} {
-			sort.Float64s(r.ms)
-			b.ReportMetric(r.ms[len(r.ms)/2], r.name+"-p50-ms")
-			b.ReportMetric(r.ms[len(r.ms)*9/10], r.name+"-p90-ms")
-			b.ReportMetric(r.ms[len(r.ms)*99/100], r.name+"-p99-ms")
-		}
+		sort.Float64s(windowed)
+		sort.Float64s(accumulated)
+		b.ReportMetric(windowed[len(windowed)/2], "windowed-p50-ms")
+		b.ReportMetric(windowed[len(windowed)*9/10], "windowed-p90-ms")
+		b.ReportMetric(accumulated[len(accumulated)/2], "accumulator-p50-ms")
+		b.ReportMetric(accumulated[len(accumulated)*9/10], "accumulator-p90-ms")
 	}
 }
