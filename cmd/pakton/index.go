@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -50,6 +51,33 @@ func limitHeap() {
 	}
 }
 
+// maintainHeadroom is how far the Go heap may grow over what the process
+// holds once indexing is done, while the merges and the association pass
+// run. They need little of their own (a merge 35–42 MB, the association
+// pass about 110 MB besides its budget of mapped index pages), but the data
+// the process keeps from indexing (the store's manifest state: about
+// 250 MB at 100× CUAD) let the collector's default pacing grow the heap to
+// twice that: 520–580 MB of anonymous memory under the association pass's
+// 256 MB of mapped pages, a 908 MB peak for the 100× ingest (docs/SCALE.md,
+// session 6).
+const maintainHeadroom = 192 << 20
+
+// limitMaintainHeap lowers the soft heap limit, for the merges and the
+// association pass, to the memory the Go runtime holds now plus
+// maintainHeadroom (never above indexMemoryLimit), unless GOMEMLIMIT is
+// set. Called right after debug.FreeOSMemory, when what it holds is what
+// is live. The returned function restores the limit before.
+func limitMaintainHeap() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	held := int64(ms.Sys - ms.HeapReleased)
+	prev := debug.SetMemoryLimit(min(held+maintainHeadroom, indexMemoryLimit))
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
 // updateIndex brings a collection's search index up to date with the store
 // (new and changed documents in new segments, deleted ones marked deleted),
 // merges segments as the merge policy asks, and writes the word
@@ -70,6 +98,7 @@ func updateIndex(ctx context.Context, st *store.Store, collection string, quiet 
 		// slowly: hand it back now, before the merges and the association
 		// pass, which need little of their own (docs/SCALE.md, session 6).
 		debug.FreeOSMemory()
+		defer limitMaintainHeap()()
 	}
 	if !quiet && !rep.Opened {
 		fmt.Fprintf(stdout, "search index: %d documents added, %d deleted in %s (%d documents in %d segments)\n",
