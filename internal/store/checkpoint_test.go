@@ -294,3 +294,42 @@ func TestRecoveryWritesCheckpoint(t *testing.T) {
 		t.Fatalf("used %v:\n%s\nwant:\n%s", used, got, want)
 	}
 }
+
+// TestForgetReadsAgain checks that a writer that forgot a collection's state
+// tells the same as before, from disk, and goes on writing to it.
+func TestForgetReadsAgain(t *testing.T) {
+	smallCheckpoints(t)
+	s := openTemp(t)
+	putVersions(t, s, DefaultCollection, 0, 16)
+	describe := func() string {
+		list := mustList(t, s, DefaultCollection)
+		slices.SortFunc(list, func(a, b DocInfo) int { return strings.Compare(a.ID, b.ID) })
+		j, err := json.Marshal(list)
+		must(t, err)
+		gen, err := s.Generation(t.Context(), DefaultCollection)
+		must(t, err)
+		return fmt.Sprint(gen, string(j))
+	}
+	before := describe()
+	s.Forget(DefaultCollection)
+	s.cmu.Lock()
+	_, cached := s.cache[DefaultCollection]
+	s.cmu.Unlock()
+	if cached {
+		t.Fatal("the state is still cached")
+	}
+	if got := describe(); got != before {
+		t.Fatalf("after Forget:\n%s\nbefore:\n%s", got, before)
+	}
+	s.Forget(DefaultCollection)
+	putVersions(t, s, DefaultCollection, 16, 20)
+	after := describe()
+	if after == before {
+		t.Fatal("the writes after Forget changed nothing")
+	}
+	s.Forget(DefaultCollection)
+	if got := describe(); got != after {
+		t.Fatalf("after the writes and Forget:\n%s\nbefore it:\n%s", got, after)
+	}
+	s.Forget("no such/collection") // an invalid name is ignored
+}

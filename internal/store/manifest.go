@@ -483,6 +483,17 @@ func (cs *collState) close() {
 	cs.mu.Unlock()
 }
 
+// Forget drops what this process keeps in memory of a collection's state
+// (its manifest: about 180 MB at 46,800 documents once all are listed), for
+// a long task that no longer needs it, such as the merges after indexing.
+// The next use reads it again from disk (through the checkpoint, which
+// decodes only what is asked for).
+func (s *Store) Forget(collection string) {
+	if checkCollection(collection) == nil {
+		s.dropState(collection)
+	}
+}
+
 // dropState forgets a collection's cached state.
 func (s *Store) dropState(collection string) {
 	s.cmu.Lock()
