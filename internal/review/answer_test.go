@@ -1,6 +1,8 @@
 package review
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -158,6 +160,18 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"Litware, Inc. (Litware)", "Coho Printing Co., Ltd. (Coho)", "Litware Coho Photomask Corporation (LCPC)"}},
 		{`This Co-Branding Agreement is made by and between Contoso SA, a societe anonyme ("Contoso"), and Proseware Inc. (formerly known as Adatum Technology Inc.), a Delaware corporation ("Proseware").`,
 			[]string{"Contoso SA (Contoso)", "Proseware Inc. (Proseware)"}},
+		// an unquoted short name of several words after "hereinafter
+		// referred to as" is the whole bracket, however it is spaced, not
+		// its last word
+		{`This  agreement is made and entered into (hereinafter  referred  to  as  "Effective  Date")  by  and  between  Tailspin  Bakeries,  Inc.,  a Pennsylvania   corporation   with  its  principal  place  of  business  at  4 Elm Road,  Dover trading and doing business  as  Tailspin  Bakeries  (hereinafter  referred  to  as  Tailspin  Bakeries)  and Franchisee (as defined below) who hereby agrees to the following:`,
+			[]string{"Tailspin  Bakeries,  Inc. (Tailspin  Bakeries)"}},
+		{`This Agreement is made by and between Wingtip Toys Ltd. (hereinafter called Wingtip Toys) and Fourth Coffee LLC (hereinafter referred to as the Distributor). 1. Terms.`,
+			[]string{"Wingtip Toys Ltd. (Wingtip Toys)", "Fourth Coffee LLC (Distributor)"}},
+		// a long bracket is the short name whole, not its last words
+		{`This Agreement is made by and between Wingtip Toys Ltd. (hereinafter called Wingtip Toys Northern Europe Sales Office) and Fourth Coffee LLC ("Fourth Coffee"). 1. Terms.`,
+			[]string{"Wingtip Toys Ltd. (Wingtip Toys Northern Europe Sales Office)", "Fourth Coffee LLC (Fourth Coffee)"}},
+		{`This Agreement is made by and between Wingtip Toys Ltd. (hereinafter called Wingtip Toys Northern Europe Sales And Marketing Office Group) and Fourth Coffee LLC ("Fourth Coffee"). 1. Terms.`,
+			[]string{"Wingtip Toys Ltd. (Wingtip Toys Northern Europe Sales And Marketing Office Group)", "Fourth Coffee LLC (Fourth Coffee)"}},
 	} {
 		c.text = strings.ReplaceAll(c.text, `\n`, "\n") // the cases are raw strings
 		var got []string
@@ -321,4 +335,24 @@ func prepareForTest(t *testing.T, d Doc) *prepared {
 		t.Fatal(err)
 	}
 	return &prepared{p}
+}
+
+// TestPreamblePartiesContentsFirst reads the parties of a CUAD franchise
+// agreement that opens with 14 KB of contents and defines its franchisor
+// "(hereinafter referred to as Pretzel Time)", spaced twice: the short name
+// is the bracket whole (skipped without ../shared/data).
+func TestPreamblePartiesContentsFirst(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "MRSFIELDSORIGINALCOOKIESINC_01_29_1998-EX-10-FRANCHISE AGREEMENT.txt")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skip("../shared/data not present")
+	}
+	text := string(b[:min(len(b), partyChars)])
+	var got []string
+	for _, p := range preambleParties(text) {
+		got = append(got, strings.Join(strings.Fields(p.name), " ")+" ("+strings.Join(strings.Fields(p.role), " ")+")")
+	}
+	if len(got) == 0 || got[0] != "Pretzel Time, Inc. (Pretzel Time)" {
+		t.Errorf("parties %q, want Pretzel Time, Inc. (Pretzel Time) first", got)
+	}
 }

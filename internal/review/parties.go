@@ -52,14 +52,16 @@ var (
 	// (hereinafter referred to as "Supplier") —, in brackets without
 	// quotes after "hereinafter", "referred to as" or "the" — (hereinafter
 	// referred to as Party A), (the Company) —, or without brackets:
-	// hereinafter referred to as "TKCI".
+	// hereinafter referred to as "TKCI". An unquoted name is every
+	// capitalised word up to the bracket, however spaced: "(hereinafter
+	// referred to as Pretzel  Time)" defines "Pretzel  Time", not "Time".
 	reDefined = sync.OnceValue(func() []*regexp.Regexp {
 		return []*regexp.Regexp{
 			regexp.MustCompile(`\((?P<pre>[^()]{0,200}?)["“”']{1,2}(?P<role>[^"“”()]{1,60}?)["“”']{1,2}[^()]{0,120}?\)`),
 			// a quote left open: ("Celebrity)
 			regexp.MustCompile(`\((?P<pre>)["“](?P<role>[A-Z][^"“”()]{0,40}?)\)`),
-			regexp.MustCompile(`\((?P<pre>(?i:hereinafter|hereafter|referred\s+to|called|collectively|jointly)[^()"“”]{0,40}?\s(?:as\s+)?)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,3})\)`),
-			regexp.MustCompile(`\((?P<pre>the\s+)(?P<role>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*){0,2})\)`),
+			regexp.MustCompile(`\((?P<pre>(?i:hereinafter|hereafter|referred\s+to|called|collectively|jointly)[^()"“”]{0,40}?\s(?:as\s+)?)(?P<role>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s*\)`),
+			regexp.MustCompile(`\((?P<pre>the\s+)(?P<role>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})\s*\)`),
 			// an unquoted short name in capitals right after a name:
 			// "Mutual Insurance Corporation of America, a Michigan
 			// insurance corporation (MICOA)", "USA Managed Care
