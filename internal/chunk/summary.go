@@ -71,6 +71,14 @@ var (
 // and B" phrase of the preamble; the type is the title's last words naming a
 // kind of agreement.
 func Summary(doc *document.Document) DocSummary {
+	var s DocSummary
+	// The title is read after a table of contents that opens the document
+	// (names.PreambleHead), as the names learner reads it, so it is not the
+	// contents' heading. The "between" phrase is read in the opening as it
+	// always was: this splitter cuts a long preamble at every "and" ("doing
+	// business as …", "Franchisee who hereby agrees …"), and the parties
+	// the names learner reads stand in where it finds none (ingest.Describe).
+	s.Title = names.Title(names.PreambleHead(doc.Text, headLimit))
 	head := doc.Text
 	if len(head) > headLimit {
 		head = head[:headLimit]
@@ -78,8 +86,6 @@ func Summary(doc *document.Document) DocSummary {
 			head = head[:len(head)-1]
 		}
 	}
-	var s DocSummary
-	s.Title = names.Title(head)
 	if m := betweenRe().FindStringSubmatch(abbrevRe().ReplaceAllString(head, "$1")); m != nil {
 		body := parenRe().ReplaceAllString(m[1], " ")
 		for _, p := range partySep().Split(body, 4) {

@@ -11,8 +11,10 @@ import (
 // CONTENTS / 1. Introduction ........ 1 / … / PRETZEL TIME, INC. FRANCHISE
 // AGREEMENT / This agreement is made … by and between …"): the first
 // headChars bytes are then all contents, and the parties are never read.
-// preambleHead skips such a table: the head is what comes before the
-// contents' heading and what follows its last entry.
+// PreambleHead skips such a table: the head is what comes before the
+// contents' heading and what follows its last entry. Every reader of a
+// contract's opening uses it (the names here, chunk's summary and its
+// title), so none of them reads a contents page for a preamble.
 
 // Contents entries are told by their leaders: a run of dots (". . . ." or
 // "....") before the page number or exhibit letter.
@@ -31,11 +33,11 @@ const (
 	minContentsEntries = 3
 )
 
-// preambleHead returns at most n bytes of text that hold its title and
+// PreambleHead returns at most n bytes of text that hold its title and
 // preamble: its first n bytes, or — when a table of contents with its own
 // heading opens the document — what precedes the heading and the text after
 // the table's last entry, n bytes in all.
-func preambleHead(text string, n int) string {
+func PreambleHead(text string, n int) string {
 	start, end, ok := openingContents(text, n)
 	if !ok {
 		return headOf(text, n)
@@ -89,6 +91,24 @@ func openingContents(text string, n int) (start, end int, ok bool) {
 	}
 	return start, last, true
 }
+
+// withoutContents returns a line without the contents heading that shares
+// it ("FRANCHISE AGREEMENT   TABLE OF CONTENTS", "Mobility Network General
+// Agreement TABLE OF CONTENTS Page"): the words before "TABLE OF CONTENTS",
+// which are a title or a running header, or "" when the heading opens the
+// line. A title never holds a contents heading; the words are a heading's
+// only in capitals or title case ("the table of contents is for
+// convenience" is a sentence and is left whole).
+func withoutContents(line string) string {
+	if loc := contentsWordsRe().FindStringIndex(line); loc != nil {
+		return strings.TrimRight(line[:loc[0]], " \t")
+	}
+	return line
+}
+
+var contentsWordsRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:TABLE|Table)\s+(?:OF|of)\s+(?:CONTENTS|Contents)\b`)
+})
 
 // contentsHeading reports whether line is the heading of a table of
 // contents: "TABLE OF CONTENTS" (any case), or a short line in capitals

@@ -48,7 +48,7 @@ func TestNoContentsNoSkip(t *testing.T) {
 	if s, e, ok := openingContents(text, headChars); ok {
 		t.Errorf("found contents [%d,%d) in a text without entries", s, e)
 	}
-	if got := preambleHead(text, headChars); got != text {
+	if got := PreambleHead(text, headChars); got != text {
 		t.Errorf("head changed: %q", got)
 	}
 	long := strings.Repeat("1. Heading ......... 3\n", 600)

@@ -151,10 +151,11 @@ type Name struct {
 func Learn(text, docName string) Names {
 	var n Names
 	n.File, n.Folder = fileNames(docName)
-	head := preambleHead(text, headChars)
+	head := PreambleHead(text, headChars)
 	n.Title, n.Type = nameTitle(head)
 	n.Date, n.Year = preambleDate(head)
 	n.Parties = readParties(text, head)
+	n.Type = outsideNames(n.Title, n.Type, n.Parties)
 	return n
 }
 
@@ -197,7 +198,7 @@ func (n Names) All() []Name {
 		// names a kind of contract, not one: it is given as its type.
 		add(n.Title, KindTitle, -1)
 	}
-	for _, t := range typeSuffixes(n.Type) {
+	for _, t := range typeSuffixes(n.Type, n.Parties) {
 		add(t, KindType, -1)
 	}
 	add(n.Date, KindDate, -1)

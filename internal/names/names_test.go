@@ -1,6 +1,8 @@
 package names
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -144,4 +146,77 @@ func FuzzLearn(f *testing.F) {
 		}
 		_ = n.All()
 	})
+}
+
+// TestTypeNotInsideName: the kind of a contract and its shorter endings do
+// not start inside a party's name that the title writes before the kind.
+func TestTypeNotInsideName(t *testing.T) {
+	tests := []struct {
+		text, typ string
+		types     []string // every type variant, in order
+	}{
+		// punctuation ends the name before the kind
+		{"TAILSPIN BAKERIES, INC. FRANCHISE AGREEMENT\n\nThis agreement is made by and between Tailspin Bakeries, Inc., a Delaware corporation (\"Tailspin\"), and Lumen Atlas LLC (\"Franchisee\").",
+			"franchise agreement", []string{"franchise agreement"}},
+		// no punctuation: the words that continue the party's name go
+		{"NORTHWIND GLOBAL TRADERS LLC DISTRIBUTION AGREEMENT\n\nThis agreement is made by and between Northwind Global Traders LLC (\"Northwind\") and Quarry B.V. (\"Distributor\").",
+			"distribution agreement", []string{"distribution agreement"}},
+		// the title opens with the name: the type keeps it, its endings
+		// do not start inside it
+		{"WINGTIP TOYS SUPPLY AGREEMENT\n\nThis agreement is made by and between Wingtip Toys Ltd. (\"Wingtip\") and Quarry B.V. (\"Supplier\").",
+			"wingtip toys supply agreement", []string{"wingtip toys supply agreement", "supply agreement"}},
+		// a kind word that is also a word of the name keeps its kind
+		{"EXHIBIT 3 ACME FRANCHISE AGREEMENT\n\nThis agreement is made by and between Quarry B.V. (\"Quarry\") and Acme Franchise Corp. (\"Franchisee\").",
+			"acme franchise agreement", []string{"acme franchise agreement", "franchise agreement"}},
+	}
+	for _, tc := range tests {
+		n := Learn(tc.text, "contract.txt")
+		var types []string
+		for _, nm := range n.All() {
+			if nm.Kind == KindType {
+				types = append(types, nm.Text)
+			}
+		}
+		if n.Type != tc.typ || !slices.Equal(types, tc.types) {
+			t.Errorf("%.40q: type %q, types %q; want %q, %q", tc.text, n.Type, types, tc.typ, tc.types)
+		}
+	}
+}
+
+// TestTitleWithoutContentsHeading: a contents heading that shares the title's
+// line is not part of the title.
+func TestTitleWithoutContentsHeading(t *testing.T) {
+	for head, want := range map[string]string{
+		"FRANCHISE AGREEMENT                TABLE OF CONTENTS\n\n1. Grant 1\n": "FRANCHISE AGREEMENT",
+		"Exhibit 10.1\n\nTable of Contents\n\nNetwork Services Agreement\n":    "Network Services Agreement",
+		"Mobility Network Agreement TABLE OF CONTENTS Page 1.1 Scope 1\n":      "Mobility Network Agreement",
+		// a sentence that mentions the contents is left whole
+		"The table of contents of this Agreement is for convenience only.\n": "The table of contents of this Agreement is for convenience only.",
+	} {
+		if got := Title(head); got != want {
+			t.Errorf("Title(%.40q) = %q, want %q", head, got, want)
+		}
+		if n := Learn(head, "x.txt"); strings.Contains(n.Title, "TABLE OF CONTENTS") || strings.Contains(n.Title, "Table of Contents") {
+			t.Errorf("Learn(%.40q).Title = %q", head, n.Title)
+		}
+	}
+}
+
+// TestPretzelTimeNames learns the names of the CUAD franchise agreement that
+// opens with 14 KB of contents (skipped without ../shared/data): its type is
+// the kind, with no variant cut from its franchisor's name.
+func TestPretzelTimeNames(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "MRSFIELDSORIGINALCOOKIESINC_01_29_1998-EX-10-FRANCHISE AGREEMENT.txt"))
+	if err != nil {
+		t.Skip("../shared/data not present")
+	}
+	n := Learn(string(b), "MRSFIELDSORIGINALCOOKIESINC_01_29_1998-EX-10-FRANCHISE AGREEMENT.txt")
+	if n.Title != "PRETZEL TIME, INC. FRANCHISE AGREEMENT" || n.Type != "franchise agreement" {
+		t.Errorf("title %q type %q", n.Title, n.Type)
+	}
+	for _, nm := range n.All() {
+		if nm.Kind == KindType && nm.Text != "franchise agreement" {
+			t.Errorf("type variant %q", nm.Text)
+		}
+	}
 }

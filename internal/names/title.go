@@ -17,15 +17,17 @@ var TypeWords = []string{"agreement", "contract", "license", "licence", "amendme
 
 // Title returns the first line of head that reads like a title: a line of
 // at most 120 characters naming a kind of document (TypeWords) and not
-// ending in a comma; else the first line that is not page furniture. It is
-// at most 120 characters.
+// ending in a comma; else the first line that is not page furniture. A
+// contents heading on the line is not part of it (withoutContents). It is
+// at most 120 characters. Give it PreambleHead's head, so a table of
+// contents that opens the document is not read for the title.
 func Title(head string) string {
 	first := ""
 	for i, ln := range strings.Split(head, "\n") {
 		if i > 60 {
 			break
 		}
-		t := strings.Join(strings.Fields(ln), " ")
+		t := strings.Join(strings.Fields(withoutContents(ln)), " ")
 		if t == "" || isNoise(t) {
 			continue
 		}
@@ -66,7 +68,7 @@ func nameTitle(head string) (title, typ string) {
 		if i > 60 {
 			break
 		}
-		if t, ty := titleRun(strings.Fields(ln)); ty != "" {
+		if t, ty := titleRun(strings.Fields(withoutContents(ln))); ty != "" {
 			return t, ty
 		}
 	}
@@ -130,6 +132,11 @@ func titleRun(f []string) (title, typ string) {
 		if w == "" || hasDigitRune(w) || isJoinerTitle(w) || w == "between" || !unicode.IsLetter([]rune(w)[0]) {
 			break
 		}
+		// A word that ends a phrase ("TIME, INC. FRANCHISE AGREEMENT")
+		// belongs to what comes before the kind, as in TypeOf.
+		if strings.ContainsAny(f[st-1][len(f[st-1])-1:], ",;:.") {
+			break
+		}
 		st--
 	}
 	var tw []string
@@ -165,17 +172,79 @@ func hasDigitRune(s string) bool {
 
 // typeSuffixes returns the ways a type is said: the whole type and its
 // shorter endings of at least two words ("master supply agreement", "supply
-// agreement"), leading "the"/"this" dropped.
-func typeSuffixes(t string) []string {
+// agreement"), leading "the"/"this" dropped. An ending that starts inside a
+// party's name is not one ("jaguars sponsorship agreement" of "Jacksonville
+// Jaguars sponsorship agreement" when Jacksonville Jaguars is a party):
+// nobody calls a contract by the back half of a name. The last ending, the
+// kind word and the word before it, is kept: it is the kind even when the
+// name holds it too ("franchise agreement" of Acme Franchise Corp.).
+func typeSuffixes(t string, parties []Party) []string {
 	words := strings.Fields(t)
 	for len(words) > 0 && (words[0] == "the" || words[0] == "this") {
 		words = words[1:]
 	}
 	var out []string
 	for i := 0; i+2 <= len(words); i++ {
+		if i > 0 && i+2 < len(words) && continuesName(words[i-1], words[i], parties) {
+			continue
+		}
 		out = append(out, strings.Join(words[i:], " "))
 	}
 	return out
+}
+
+// outsideNames returns the type of a title without its leading words that
+// continue a party's name begun before it in the title ("PRETZEL TIME, INC.
+// FRANCHISE AGREEMENT" read without its punctuation, "EL POLLO LOCO
+// FRANCHISE DEVELOPMENT AGREEMENT": "franchise …", not "time inc
+// franchise …" or "loco franchise …"). At least two words are kept, so a
+// kind word that is also a word of the name ("Acme Franchise, Inc. /
+// ACME FRANCHISE AGREEMENT") still has its kind.
+func outsideNames(title, typ string, parties []Party) string {
+	tw, fw := strings.Fields(typ), strings.Fields(title)
+	if len(tw) < 3 || len(parties) == 0 {
+		return typ
+	}
+	for j := 0; j+len(tw) <= len(fw); j++ {
+		match := true
+		for k := range tw {
+			if Key(fw[j+k]) != Key(tw[k]) {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		if j == 0 {
+			return typ // the title opens with it: no name before
+		}
+		k := 0
+		for len(tw)-k > 2 && continuesName(fw[j+k-1], tw[k], parties) {
+			k++
+		}
+		return strings.Join(tw[k:], " ")
+	}
+	return typ
+}
+
+// continuesName reports whether word b follows word a in one of the
+// parties' names (compared as Key words: "Inc." is "inc").
+func continuesName(a, b string, parties []Party) bool {
+	ka, kb := strings.Fields(Key(a)), strings.Fields(Key(b))
+	if len(ka) == 0 || len(kb) == 0 {
+		return false
+	}
+	x, y := ka[len(ka)-1], kb[0]
+	for _, p := range parties {
+		w := strings.Fields(Key(p.Name))
+		for i := 0; i+1 < len(w); i++ {
+			if w[i] == x && w[i+1] == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isNoise reports lines that are not a title: page furniture, exhibit
