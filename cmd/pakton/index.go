@@ -85,7 +85,7 @@ func limitMaintainHeap() (restore func()) {
 func updateIndex(ctx context.Context, st *store.Store, collection string, quiet bool, learn learnMode) error {
 	limitHeap()
 	pr := newStepProgress(stderr, quiet)
-	_, rep, err := ingest.LoadWith(ctx, st, collection, ingest.LoadOptions{Progress: func(done, total int) {
+	_, rep, err := ingest.LoadWith(ctx, st, collection, ingest.LoadOptions{NoOpen: true, Progress: func(done, total int) {
 		pr.step("indexing documents", int64(done), int64(total), "")
 	}})
 	pr.done()
