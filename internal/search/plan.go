@@ -321,9 +321,15 @@ func candidate(v *index.Snapshot, d int32) Candidate {
 
 // why says in one sentence which documents were searched and why.
 func why(v *index.Snapshot, r *Route) string {
+	const maxWhyDocs = 8 // documents named in full; more are counted
 	docNames := func(ids []string) string {
 		var ns []string
-		for _, id := range ids {
+		for i, id := range ids {
+			if len(ids) > maxWhyDocs && i == maxWhyDocs-2 {
+				// a name that fits a hundred contracts of a large collection
+				ns = append(ns, fmt.Sprintf("%d others", len(ids)-i))
+				break
+			}
 			name := ""
 			if d, ok := v.LookupDoc(id); ok {
 				name = v.DocName(d)

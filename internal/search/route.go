@@ -62,7 +62,8 @@ func eachRoutePosting(v *index.Snapshot, tid int32, fn func(d int32, p index.Rou
 // returns the best one when it stands out. A document is named when its best
 // score is large in absolute terms (rare header words matched), it is named by
 // its title, parties or file name, and no more documents than one contract's
-// family (routeMaxDocs) score close to it.
+// family (routeMaxDocs; in a large collection one in familyShare) score
+// close to it.
 //
 // Only words that can name a contract count. A word written like a name
 // (named[i]: "Acme", "BRAVATEK") is matched against each document's name,
@@ -168,9 +169,11 @@ func (ix *Index) route(v *index.Snapshot, terms []string, breaks, named []bool) 
 			close = append(close, ds{d, score[d]})
 		}
 	}
-	if len(close) > routeMaxDocs {
+	if len(close) > max(routeMaxDocs, ndocs/familyShare) {
 		// More documents than one contract's family match as well: the
 		// words name a kind of contract ("the Franchise Agreement"), not one.
+		// (In a large collection, a few in familyShare still narrow the
+		// search: routenames.go.)
 		return res
 	}
 	sort.Slice(close, func(i, j int) bool { return ahead(close[i], close[j]) })

@@ -21,9 +21,10 @@ import (
 // the question (a capital inside the sentence, all capitals, a digit) or be
 // found in the text of hardly any contract but the ones it names, so
 // "fitness for purpose" never routes to a contract with Fitness
-// Publications, Inc.; a name that fits more than maxNameFit contracts, or
-// more than half of the collection and four or more (the company on every
-// contract of its own deal room), names none in particular.
+// Publications, Inc.; a name that fits more than maxNameFit contracts (in
+// a large collection more than one in familyShare), or more than half of
+// the collection and four or more (the company on every contract of its
+// own deal room), names none in particular.
 // Types, dates and years ("the 2019 supply agreement") only narrow a name
 // given with them; on their own they are left to the header router's title
 // phrases (route.go), which read the file names too.
@@ -55,6 +56,22 @@ func hasNames(v *index.Snapshot) bool {
 // name them (a company's handful of agreements); one that fits more names
 // the company that is party to all of them, not a contract.
 const maxNameFit = 10
+
+// familyShare widens maxNameFit, and the header router's few close
+// documents (routeMaxDocs), in a large collection: there a name may fit up
+// to one contract in familyShare and still narrow the search to the
+// contracts it fits. In a firm's estate of 50,000 contracts the
+// counterparty of a hundred agreements (or a hundred agreements between
+// the same parties) is not every contract's company: searching all 50,000
+// would bring answers from contracts the question does not name, and cost
+// a hundred times more. The search covers the contracts the name fits and
+// asks which one is meant (RouteAmbiguous). Below familyShare×maxNameFit
+// documents nothing changes.
+const familyShare = 256
+
+// nameFit is how many of a collection's n live documents a name may fit
+// and still narrow the search to them.
+func nameFit(n int) int { return max(maxNameFit, n/familyShare) }
 
 // qword is one analyzed word of a question.
 type qword struct {
@@ -284,7 +301,7 @@ func (ix *Index) routeNames(v *index.Snapshot, text string, qs []qword, ids []in
 			continue
 		}
 		if len(m.entity) > 0 && namesSomething(v, qs, ids, m) {
-			if len(m.entity) > maxNameFit || 2*len(m.entity) > n && len(m.entity) >= 4 {
+			if len(m.entity) > nameFit(n) || 2*len(m.entity) > n && len(m.entity) >= 4 {
 				res.broad = append(res.broad, m)
 				continue
 			}
@@ -311,7 +328,7 @@ func (ix *Index) routeNames(v *index.Snapshot, text string, qs []qword, ids []in
 			// A name inside a longer one ("Rogers" in "John Rogers", "Zebra
 			// Technologies" in "Zebra Technologies International"): the
 			// whole run, when some opening holds it, says more.
-			if len(docs) == 0 || len(docs) > maxNameFit {
+			if len(docs) == 0 || len(docs) > nameFit(n) {
 				continue
 			}
 			kept := entities[:0]
@@ -325,7 +342,7 @@ func (ix *Index) routeNames(v *index.Snapshot, text string, qs []qword, ids []in
 		switch {
 		case len(docs) == 0:
 			res.unknown = append(res.unknown, strings.TrimSpace(text[qs[r.from].start:qs[r.to-1].end]))
-		case len(docs) <= maxNameFit && !(2*len(docs) > n && len(docs) >= 4):
+		case len(docs) <= nameFit(n) && !(2*len(docs) > n && len(docs) >= 4):
 			entities = append(entities, nameMatch{from: r.from, to: r.to, entity: docs})
 		}
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -129,5 +130,87 @@ func TestRouteChosenAndOff(t *testing.T) {
 	p = ix.Plan(Query{Text: "What law governs the Curo agreement?", NoRoute: true})
 	if p.Route.Decision != RouteOff || len(p.Route.Docs) > 0 {
 		t.Errorf("off: %+v", p.Route)
+	}
+}
+
+// familyCorpus indexes family copies of one supply agreement between the
+// same two parties among other contracts, each between parties of its own,
+// n documents in all.
+func familyCorpus(t testing.TB, n, family int) *Index {
+	t.Helper()
+	ix := NewIndex()
+	word := func(i int) string { // a made-up name, distinct for each i
+		const cons, vows = "bdfgklmnprstvz", "aeiou"
+		w := []byte{cons[i%len(cons)] - 32}
+		for i /= len(cons); ; i /= len(cons) * len(vows) {
+			w = append(w, vows[i%len(vows)], cons[(i/len(vows))%len(cons)])
+			if i < len(cons)*len(vows) {
+				break
+			}
+		}
+		return string(w) + "ex"
+	}
+	for d := range n {
+		a, b := "Zorblax Industries, Inc.", "Quentaro Foods LLC"
+		if d >= family {
+			a, b = word(2*d)+" Holdings, Inc.", word(2*d+1)+" Trading LLC"
+		}
+		text := "SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of March 3, 2019 by and between " + a + " (\"Supplier\") and " + b + " (\"Buyer\").\n\n" +
+			"The Supplier shall deliver the Products monthly.\n\nLiability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware."
+		id := fmt.Sprintf("doc%05d", d)
+		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All()}
+		pos := 0
+		for _, para := range strings.Split(text, "\n\n") {
+			m := len([]rune(para))
+			in.Units = append(in.Units, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + m}}, Node: -1})
+			pos += m + 2
+		}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+// TestRouteFamilyInLargeCollection checks that a name fitting more
+// contracts than one company's handful, but few of a large collection's,
+// narrows the search to them (and asks which one), while in a smaller
+// collection the same name still names none in particular.
+func TestRouteFamilyInLargeCollection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 3,300 documents")
+	}
+	const family = 12 // more than maxNameFit
+	questions := []string{
+		"What law governs the Zorblax agreement?",
+		"Consider the Supply Agreement between Zorblax Industries, Inc. and Quentaro Foods LLC; is liability capped?",
+	}
+	large := familyCorpus(t, family*familyShare+100, family)
+	for _, q := range questions {
+		p := large.Plan(Query{Text: q})
+		r := p.Route
+		if r.Decision != RouteAmbiguous || len(r.Docs) != family || len(r.Candidates) != family {
+			t.Errorf("%d documents, %q: %s over %d documents (%d candidates), want %s over the %d copies (%s)", large.Docs(), q, r.Decision, len(r.Docs), len(r.Candidates), RouteAmbiguous, family, r.Why)
+			continue
+		}
+		for _, id := range r.Docs {
+			if id >= fmt.Sprintf("doc%05d", family) {
+				t.Errorf("%q: routed to %s, not a copy", q, id)
+			}
+		}
+		if !strings.Contains(r.Why, "others") || strings.Count(r.Why, "doc0") > 8 {
+			t.Errorf("%q: the sentence should count the documents past a few: %s", q, r.Why)
+		}
+		for _, h := range large.Run(p).Hits {
+			if !slices.Contains(r.Docs, h.DocID) {
+				t.Errorf("%q: hit from %s, not a copy", q, h.DocID)
+			}
+		}
+	}
+	small := familyCorpus(t, 400, family)
+	for _, q := range questions {
+		if r := small.Plan(Query{Text: q}).Route; r.Decision.Narrowed() {
+			t.Errorf("%d documents, %q: %s over %d documents, want the whole collection (%s)", small.Docs(), q, r.Decision, len(r.Docs), r.Why)
+		}
 	}
 }
