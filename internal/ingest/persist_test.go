@@ -130,3 +130,34 @@ func liveOrder(ix *search.Index) []string {
 	}
 	return out
 }
+
+// TestLoadNoOpen checks that a load that only brings the index up to date
+// (LoadOptions.NoOpen) commits what Load would, reports the commit's
+// counts, and returns no index.
+func TestLoadNoOpen(t *testing.T) {
+	dir := t.TempDir()
+	for i := 1; i <= 3; i++ {
+		writeFile(t, dir, "src/"+string(rune('a'+i))+".txt", []byte(contractText(i, 3)))
+	}
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := Ingest(ctx, st, "deals", []string{filepath.Join(dir, "src")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Delete(ctx, "deals", store.DocID("b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ix, rep, err := LoadWith(ctx, st, "deals", LoadOptions{NoOpen: true})
+	if err != nil || ix != nil || rep.Opened || rep.Added != 2 || rep.Docs != 2 || rep.Segments != 1 {
+		t.Fatalf("index %v, report %+v, %v; want no index, 2 added, 2 documents in 1 segment", ix, rep, err)
+	}
+	// The index is up to date: Load opens it as it is.
+	ix, rep, err = Load(ctx, st, "deals")
+	if err != nil || !rep.Opened || ix.Docs() != 2 {
+		t.Fatalf("load after: report %+v, %v", rep, err)
+	}
+}
