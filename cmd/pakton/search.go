@@ -126,6 +126,10 @@ func writeSearchText(w io.Writer, resp *collection.Response, full bool) error {
 	return nil
 }
 
+// maxListedCandidates is how many candidates of an ambiguous name
+// writeRoute lists one per line.
+const maxListedCandidates = 10
+
 // writeRoute prints the routing decision: which contracts the question
 // names and by which of their names, the candidates of an ambiguous name
 // and how to choose one, a name no contract goes by.
@@ -137,7 +141,12 @@ func writeRoute(w io.Writer, r *search.Route) {
 	switch {
 	case r.Decision == search.RouteAmbiguous:
 		fmt.Fprintln(w)
-		for _, c := range r.Candidates {
+		for i, c := range r.Candidates {
+			if i == maxListedCandidates && len(r.Candidates) > maxListedCandidates+1 {
+				// a name that fits a hundred contracts of a large collection
+				fmt.Fprintf(w, "  … and %d more (\"pakton search --json\" lists them all)\n", len(r.Candidates)-i)
+				break
+			}
 			fmt.Fprintf(w, "  --doc %q", c.Name)
 			if c.Title != "" || c.Date != "" {
 				fmt.Fprintf(w, "   %s", strings.TrimSpace(c.Title+" "+datePart(c.Date)))
