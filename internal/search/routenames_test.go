@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/names"
 )
 
@@ -37,13 +36,7 @@ func namedCorpus(t testing.TB) *Index {
 	slices.Sort(ids)
 	for _, id := range ids {
 		text := namedDeal[id]
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All()}
-		pos := 0
-		for _, para := range strings.Split(text, "\n\n") {
-			n := len([]rune(para))
-			in.Units = append(in.Units, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
-			pos += n + 2
-		}
+		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
@@ -158,13 +151,7 @@ func familyCorpus(t testing.TB, n, family int) *Index {
 		text := "SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of March 3, 2019 by and between " + a + " (\"Supplier\") and " + b + " (\"Buyer\").\n\n" +
 			"The Supplier shall deliver the Products monthly.\n\nLiability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware."
 		id := fmt.Sprintf("doc%05d", d)
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All()}
-		pos := 0
-		for _, para := range strings.Split(text, "\n\n") {
-			m := len([]rune(para))
-			in.Units = append(in.Units, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + m}}, Node: -1})
-			pos += m + 2
-		}
+		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}

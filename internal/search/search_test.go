@@ -45,18 +45,25 @@ func corpus(t testing.TB, docs map[string]string) *Index {
 	sort.Strings(ids)
 	for _, id := range ids {
 		text := docs[id]
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text)}
-		pos := 0
-		for _, para := range strings.Split(text, "\n\n") {
-			n := len([]rune(para))
-			in.Units = append(in.Units, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
-			pos += n + 2
-		}
+		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return ix
+}
+
+// paragraphUnits makes a unit of each paragraph of text (split at blank
+// lines), with its span in the text.
+func paragraphUnits(text string) []UnitInput {
+	var us []UnitInput
+	pos := 0
+	for _, para := range strings.Split(text, "\n\n") {
+		n := len([]rune(para))
+		us = append(us, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
+		pos += n + 2
+	}
+	return us
 }
 
 func firstLine(s string) string {

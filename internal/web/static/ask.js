@@ -136,8 +136,18 @@ function askedBack(q) {
   const item = el('li', { className: 'log-question ask-back' },
     el('span', { className: 'log-kind' }, 'question'), ' ', q.question);
   if ((q.choices || []).length) {
-    item.append(el('div', { className: 'chips' }, q.choices.map((c) =>
-      el('button', { type: 'button', className: 'chip chip-choice', onclick: () => send(c.id) }, c.label))));
+    const chip = (c) => el('button', { type: 'button', className: 'chip chip-choice', onclick: () => send(c.id) }, c.label);
+    const cs = q.choices;
+    if (cs.length > 13) {
+      // A name that fits a hundred contracts of a large collection: the
+      // first ten, a chip that shows the others, and the last choice
+      // ("all of them").
+      const more = el('button', { type: 'button', className: 'chip chip-more',
+        onclick: (ev) => ev.target.replaceWith(...cs.slice(10, -1).map(chip)) }, '+' + (cs.length - 11) + ' more');
+      item.append(el('div', { className: 'chips' }, cs.slice(0, 10).map(chip), more, chip(cs[cs.length - 1])));
+    } else {
+      item.append(el('div', { className: 'chips' }, cs.map(chip)));
+    }
   } else {
     const input = el('input', { type: 'text', 'aria-label': 'Your answer', placeholder: 'Your answer (empty: skip)' });
     const form = el('form', { className: 'ask-back-form', onsubmit: (e) => { e.preventDefault(); send(input.value.trim()); } },

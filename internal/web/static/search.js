@@ -57,12 +57,22 @@ function routeChips(r, noRoute) {
   const names = (route.matched || []).map((m) => el('span', { className: 'chip chip-name', title: m.kind ? m.name + ' — ' + m.kind : m.name }, '“' + m.text + '”'));
   const routed = listOf(r.routed_to, 'routed_to');
   switch (route.decision) {
-    case 'ambiguous':
-      return [el('span', { className: 'route-why' }, ...names, ' fits ' + (route.candidates || []).length + ' contracts — searched all of them; choose one: '),
-        ...(route.candidates || []).map((c) => el('button', {
-          type: 'button', className: 'chip chip-choice', title: [c.title, c.date].filter(Boolean).join(' — '),
-          onclick: () => search(null, false, [c.doc_id]).catch(showError),
-        }, c.name)), ' ', all];
+    case 'ambiguous': {
+      const cands = route.candidates || [];
+      const chip = (c) => el('button', {
+        type: 'button', className: 'chip chip-choice', title: [c.title, c.date].filter(Boolean).join(' — '),
+        onclick: () => search(null, false, [c.doc_id]).catch(showError),
+      }, c.name);
+      // A name that fits a hundred contracts of a large collection: the
+      // first ten, and a chip that shows the others.
+      const shown = cands.length > 12 ? 10 : cands.length;
+      const more = shown < cands.length ? el('button', {
+        type: 'button', className: 'chip chip-more', id: 'route-more',
+        onclick: (ev) => ev.target.replaceWith(...cands.slice(shown).map(chip)),
+      }, '+' + (cands.length - shown) + ' more') : '';
+      return [el('span', { className: 'route-why' }, ...names, ' fits ' + cands.length + ' contracts — searched all of them; choose one: '),
+        ...cands.slice(0, shown).map(chip), more, ' ', all];
+    }
     case 'named':
     case 'several':
       return [el('span', { className: 'route-why' }, 'Searched only: '),
