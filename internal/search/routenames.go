@@ -156,25 +156,24 @@ func (ix *Index) findNames(v *index.Snapshot, qs []qword, ids []int32) []nameMat
 				continue
 			}
 			byLen := map[int][]nameRef{}
-			for _, ei := range seg.NamesStartingWith(local[i]) {
-				if ei < 0 || int(ei) >= len(seg.Names()) {
-					continue
-				}
-				e := seg.Names()[ei]
-				if v.Deleted(si, e.Doc) {
-					continue
-				}
-				terms := seg.NameTerms(e)
-				n := len(terms)
-				if n == 0 || i+n > len(qs) || !slices.Equal(terms, local[i:i+n]) {
+			// Names shared by many documents (a type, a title) are
+			// compared with the question once.
+			for _, g := range seg.NameGroupsStartingWith(local[i]) {
+				n := len(g.Terms)
+				if i+n > len(qs) || !slices.Equal(g.Terms, local[i:i+n]) {
 					continue
 				}
 				ok := true
 				for k := i + 1; k < i+n; k++ {
 					ok = ok && !qs[k].brk
 				}
-				if ok {
-					byLen[n] = append(byLen[n], nameRef{si, ei})
+				if !ok {
+					continue
+				}
+				for _, ei := range g.Entries {
+					if !v.Deleted(si, seg.Names()[ei].Doc) {
+						byLen[n] = append(byLen[n], nameRef{si, ei})
+					}
 				}
 			}
 			for n, es := range byLen {

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -146,6 +147,11 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		if !slices.Equal(a.NamesStartingWith(tm), b.NamesStartingWith(tm)) {
 			t.Fatalf("names starting with %q differ", a.term(tm))
 		}
+		checkNameGroups(t, a, tm)
+		checkNameGroups(t, b, tm)
+		if !reflect.DeepEqual(a.NameGroupsStartingWith(tm), b.NameGroupsStartingWith(tm)) {
+			t.Fatalf("name groups starting with %q differ", a.term(tm))
+		}
 	}
 	if a.HeadedUnits() != b.HeadedUnits() || !slices.Equal(a.SelfCounts(), b.SelfCounts()) {
 		t.Fatalf("statistics differ: %d %v vs %d %v", a.HeadedUnits(), a.SelfCounts(), b.HeadedUnits(), b.SelfCounts())
@@ -156,6 +162,37 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		if an != bn || al != bl {
 			t.Fatalf("view %d differs", w)
 		}
+	}
+}
+
+// checkNameGroups checks that s's names starting with term tm are grouped
+// by their terms: each name in one group, of its terms, in the order
+// NamesStartingWith gives them, no two groups of the same terms, and the
+// same groups when asked again.
+func checkNameGroups(t *testing.T, s *Segment, tm int32) {
+	t.Helper()
+	gs := s.NameGroupsStartingWith(tm)
+	var flat []int32
+	seen := map[string]bool{}
+	for _, g := range gs {
+		key := fmt.Sprint(g.Terms)
+		if len(g.Terms) == 0 || seen[key] || len(g.Entries) == 0 {
+			t.Fatalf("term %q: group %+v empty or repeated", s.term(tm), g)
+		}
+		seen[key] = true
+		for _, ei := range g.Entries {
+			if !slices.Equal(s.NameTerms(s.Names()[ei]), g.Terms) {
+				t.Fatalf("term %q: entry %d is not of its group's terms %v", s.term(tm), ei, g.Terms)
+			}
+		}
+		flat = append(flat, g.Entries...)
+	}
+	slices.Sort(flat)
+	if want := s.NamesStartingWith(tm); !slices.Equal(flat, want) {
+		t.Fatalf("term %q: groups hold %v, the names starting with it are %v", s.term(tm), flat, want)
+	}
+	if again := s.NameGroupsStartingWith(tm); !reflect.DeepEqual(again, gs) {
+		t.Fatalf("term %q: asked again, other groups", s.term(tm))
 	}
 }
 

@@ -114,6 +114,55 @@ func (s *Segment) NamesStartingWith(t int32) []int32 {
 	return s.nameFirstList[a:b:b]
 }
 
+// NameGroup is a segment's names that start with one term and have the
+// same terms: one name that several documents go by (the type "supply
+// agreement" of every supply agreement).
+type NameGroup struct {
+	Terms   []int32 // the names' terms
+	Entries []int32 // indices into Names, in the order NamesStartingWith gives them
+}
+
+// NameGroupsStartingWith returns the entries of NamesStartingWith(t) grouped
+// by their terms, the groups in the order of their first entries. Routing
+// compares a question's words with each group once, not with each of the
+// hundreds of documents that share a type or title. An opened segment
+// keeps the groups of a term once made; one being built makes them anew.
+func (s *Segment) NameGroupsStartingWith(t int32) []NameGroup {
+	opened := s.nameFirstOff != nil
+	if opened {
+		if gs, ok := s.nameGroups.Load(t); ok {
+			return gs.([]NameGroup)
+		}
+	}
+	var gs []NameGroup
+	byTerms := map[string]int{}
+	key := make([]byte, 0, 4*MaxNameTerms)
+	for _, ei := range s.NamesStartingWith(t) {
+		if ei < 0 || int(ei) >= len(s.names) {
+			continue // a damaged file
+		}
+		terms := s.NameTerms(s.names[ei])
+		if len(terms) == 0 {
+			continue
+		}
+		key = key[:0]
+		for _, x := range terms {
+			key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		}
+		g, ok := byTerms[string(key)]
+		if !ok {
+			g = len(gs)
+			byTerms[string(key)] = g
+			gs = append(gs, NameGroup{Terms: terms})
+		}
+		gs[g].Entries = append(gs[g].Entries, ei)
+	}
+	if opened {
+		s.nameGroups.Store(t, gs)
+	}
+	return gs
+}
+
 // nameFirstTable returns, for an opened or built segment, the entries by
 // first term as offsets by term and a list (what a file holds).
 func nameFirstTable(entries []NameEntry, terms []int32, nt int) (off, list []int32) {
