@@ -196,6 +196,39 @@ func checkNameGroups(t *testing.T, s *Segment, tm int32) {
 	}
 }
 
+// TestNameGroupsFollowAddedNames checks that a segment being built groups
+// the names added after a term's groups were first asked for.
+func TestNameGroupsFollowAddedNames(t *testing.T) {
+	docs := randomDocs(rand.New(rand.NewSource(2)), 6)
+	// a first term of the first document's names that the others' names
+	// start with too
+	all := build(t, docs)
+	s := build(t, docs[:1])
+	var word string
+	most := 0
+	for _, e := range s.Names() {
+		tm := s.NameTerms(e)[0]
+		ta, _ := all.Lookup(s.term(tm))
+		if n := len(all.NamesStartingWith(ta)); n > len(s.NamesStartingWith(tm)) && n > most {
+			word, most = s.term(tm), n
+		}
+	}
+	tm, ok := s.Lookup(word)
+	if !ok {
+		t.Fatal("no name the later documents share with the first")
+	}
+	checkNameGroups(t, s, tm)
+	for _, d := range docs[1:] {
+		if err := s.Add(d, "v-"+d.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkNameGroups(t, s, tm)
+	if n := len(s.NamesStartingWith(tm)); n != most {
+		t.Fatalf("%d names start with %q, want %d", n, word, most)
+	}
+}
+
 func TestSegmentFileRoundTrip(t *testing.T) {
 	docs := randomDocs(rand.New(rand.NewSource(1)), 40)
 	built := build(t, docs)

@@ -125,19 +125,18 @@ type NameGroup struct {
 // NameGroupsStartingWith returns the entries of NamesStartingWith(t) grouped
 // by their terms, the groups in the order of their first entries. Routing
 // compares a question's words with each group once, not with each of the
-// hundreds of documents that share a type or title. An opened segment
-// keeps the groups of a term once made; one being built makes them anew.
+// hundreds of documents that share a type or title. The groups of a term
+// are kept until the segment gains names starting with it (one being
+// built only appends them).
 func (s *Segment) NameGroupsStartingWith(t int32) []NameGroup {
-	opened := s.nameFirstOff != nil
-	if opened {
-		if gs, ok := s.nameGroups.Load(t); ok {
-			return gs.([]NameGroup)
-		}
+	list := s.NamesStartingWith(t)
+	if c, ok := s.nameGroups.Load(t); ok && c.(nameGroupsOf).n == len(list) {
+		return c.(nameGroupsOf).groups
 	}
 	var gs []NameGroup
 	byTerms := map[string]int{}
 	key := make([]byte, 0, 4*MaxNameTerms)
-	for _, ei := range s.NamesStartingWith(t) {
+	for _, ei := range list {
 		if ei < 0 || int(ei) >= len(s.names) {
 			continue // a damaged file
 		}
@@ -157,10 +156,15 @@ func (s *Segment) NameGroupsStartingWith(t int32) []NameGroup {
 		}
 		gs[g].Entries = append(gs[g].Entries, ei)
 	}
-	if opened {
-		s.nameGroups.Store(t, gs)
-	}
+	s.nameGroups.Store(t, nameGroupsOf{n: len(list), groups: gs})
 	return gs
+}
+
+// nameGroupsOf is what Segment.nameGroups keeps for a term: its groups,
+// made from n entries.
+type nameGroupsOf struct {
+	n      int
+	groups []NameGroup
 }
 
 // nameFirstTable returns, for an opened or built segment, the entries by

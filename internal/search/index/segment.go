@@ -132,9 +132,8 @@ type Segment struct {
 	nameFirst     map[int32][]int32
 	nameFirstOff  []int32
 	nameFirstList []int32
-	// nameGroups caches NameGroupsStartingWith by first term, for an
-	// opened (immutable) segment.
-	nameGroups sync.Map // int32 → []NameGroup
+	// nameGroups caches NameGroupsStartingWith by first term.
+	nameGroups sync.Map // int32 → nameGroupsOf
 
 	// Dense vectors: vecOf[u] is the index of unit u's vector in vecUnit
 	// and vecs (dim components each), or -1; nil when no unit has one.
