@@ -1,15 +1,14 @@
 package ingest
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/procstat"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -26,27 +25,6 @@ func cuadDir(tb testing.TB) string {
 		tb.Skipf("CUAD corpus not found at %s", dir)
 	}
 	return dir
-}
-
-// peakRSS returns the process's peak resident set size in bytes (VmHWM), or
-// 0 where /proc is not available.
-func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			var kb int64
-			for _, c := range strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")) {
-				kb = kb*10 + int64(c-'0')
-			}
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // cuadDistinct is the number of distinct contracts among the corpus's 468
@@ -86,7 +64,7 @@ func TestIngestCUAD(t *testing.T) {
 	if n := sum.Count(StatusUnchanged); n != 468-cuadDistinct {
 		t.Errorf("%d copies reported unchanged, want %d", n, 468-cuadDistinct)
 	}
-	t.Logf("ingest: %d files, %.1f MB, %.2f s wall, peak RSS %.0f MB, %d CPUs", len(sum.Files), float64(sum.Bytes)/1e6, wall.Seconds(), float64(peakRSS())/(1<<20), runtime.NumCPU())
+	t.Logf("ingest: %d files, %.1f MB, %.2f s wall, peak RSS %.0f MB, %d CPUs", len(sum.Files), float64(sum.Bytes)/1e6, wall.Seconds(), float64(procstat.PeakRSS())/(1<<20), runtime.NumCPU())
 
 	// A second run finds every file unchanged.
 	start = time.Now()
@@ -109,7 +87,7 @@ func TestIngestCUAD(t *testing.T) {
 		}
 		best = min(best, time.Since(start))
 	}
-	t.Logf("LoadIndex: %d docs, %d units, best of 3 %.0f ms; peak RSS %.0f MB", ix.Docs(), ix.Units(), best.Seconds()*1000, float64(peakRSS())/(1<<20))
+	t.Logf("LoadIndex: %d docs, %d units, best of 3 %.0f ms; peak RSS %.0f MB", ix.Docs(), ix.Units(), best.Seconds()*1000, float64(procstat.PeakRSS())/(1<<20))
 	if ix.Docs() != cuadDistinct {
 		t.Errorf("index holds %d documents, want %d", ix.Docs(), cuadDistinct)
 	}
@@ -159,5 +137,5 @@ func BenchmarkIngestCUAD(b *testing.B) {
 		}
 		st.Close()
 	}
-	b.ReportMetric(float64(peakRSS())/(1<<20), "peakRSS-MB")
+	b.ReportMetric(float64(procstat.PeakRSS())/(1<<20), "peakRSS-MB")
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -24,6 +23,7 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/procstat"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -252,7 +252,7 @@ func TestLoad(t *testing.T) {
 	qps := float64(len(latencies)) / elapsed.Seconds()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	hwm := vmHWM()
+	hwm := procstat.PeakRSS()
 	t.Logf("mixed phase %ds, %d CPUs: %d searches (%.0f QPS, p50 %.2f ms, p99 %.2f ms) by %d clients; %d evidence asks; %d uploads ingested meanwhile; %d documents, none lost or duplicated",
 		seconds, runtime.NumCPU(), len(latencies), qps, ms2(pct(0.50)), ms2(pct(0.99)), searchers, asks.Load(), uploads.Load(), len(list.Documents))
 	t.Logf("memory: peak RSS (VmHWM) %d MiB, heap in use %d MiB, Go sys %d MiB", hwm>>20, ms.HeapInuse>>20, ms.Sys>>20)
@@ -326,22 +326,4 @@ func uploadFiles(c *http.Client, base, key string, files []file) (string, error)
 		return "", err
 	}
 	return out.Job.ID, nil
-}
-
-// vmHWM returns the process's peak resident set size in bytes, or 0 where
-// /proc is not available.
-func vmHWM() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -3,16 +3,16 @@
 package index
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pakton/pakton/internal/procstat"
 )
 
 // TestMergeSegmentFiles merges the segment files listed in
@@ -45,7 +45,7 @@ func TestMergeSegmentFiles(t *testing.T) {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			a, f := procStatus("RssAnon:"), procStatus("RssFile:")
+			a, f := procstat.Bytes("RssAnon")>>10, procstat.Bytes("RssFile")>>10
 			mu.Lock()
 			maxAnon, maxFile, maxRSS = max(maxAnon, a), max(maxFile, f), max(maxRSS, a+f)
 			mu.Unlock()
@@ -82,22 +82,5 @@ func TestMergeSegmentFiles(t *testing.T) {
 		len(segs), st.Docs, st.Units, st.Terms, st.Bytes>>20, time.Since(start).Round(time.Second),
 		cpu(ru.Utime)-cpu(ru0.Utime), cpu(ru.Stime)-cpu(ru0.Stime))
 	t.Logf("sampled max: RSS %d MB, anonymous %d MB, file %d MB; VmHWM %d MB; Go heap: peak sys %d MB, total alloc %d MB",
-		maxRSS>>10, maxAnon>>10, maxFile>>10, procStatus("VmHWM:")>>10, ms.HeapSys>>20, ms.TotalAlloc>>20)
-}
-
-// procStatus returns a field of /proc/self/status in kB.
-func procStatus(field string) int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
+		maxRSS>>10, maxAnon>>10, maxFile>>10, procstat.PeakRSS()>>20, ms.HeapSys>>20, ms.TotalAlloc>>20)
 }
