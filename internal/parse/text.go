@@ -17,7 +17,9 @@ import (
 //
 //   - Valid UTF-8 with "\n" line endings and no stray control characters is
 //     kept byte for byte (form feeds included).
-//   - A leading byte-order mark is removed; this shifts every offset by one.
+//   - A leading UTF-8 byte-order mark becomes one space: it is a character
+//     of the file as offsets count it (Python reads it as U+FEFF), so the
+//     offsets of the rest stay put, but it is no part of the first word.
 //   - "\r\n" becomes "\n" (this shifts offsets after it, exactly as Python's
 //     universal newlines do) and a lone "\r" becomes "\n" (offsets unchanged).
 //   - Control characters other than \t, \n and \f (and C1 controls
@@ -46,7 +48,11 @@ func parseText(data []byte) (*document.Document, error) {
 func decodeText(data []byte) (string, error) {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
-		data = data[3:]
+		s, err := decodeText(data[3:])
+		if err != nil {
+			return "", err
+		}
+		return " " + s, nil
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
 		return canonicalText(decodeUTF16(data[2:], false)), nil
 	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
