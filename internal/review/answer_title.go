@@ -1,12 +1,13 @@
 package review
 
 import (
-	"github.com/pakton/pakton/internal/review/detect"
 	"regexp"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // The title of a contract: read from its opening (titleAnswer), a line

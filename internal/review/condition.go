@@ -1,11 +1,12 @@
 package review
 
 import (
-	"github.com/pakton/pakton/internal/review/playbook"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Condition is a value condition a deal-room question puts on the provision

@@ -2,10 +2,11 @@ package review
 
 import (
 	"context"
-	"github.com/pakton/pakton/internal/review/detect"
-	"github.com/pakton/pakton/internal/review/playbook"
 	"sync/atomic"
 	"testing"
+
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 func TestParseCondition(t *testing.T) {

@@ -1,8 +1,9 @@
 package review
 
 import (
-	"github.com/pakton/pakton/internal/review/playbook"
 	"testing"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 func TestEndDate(t *testing.T) {
