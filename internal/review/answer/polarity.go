@@ -1,4 +1,4 @@
-package review
+package answer
 
 import (
 	"regexp"
@@ -491,7 +491,7 @@ var reNoException = sync.OnceValue(func() *regexp.Regexp {
 
 // polarity is the reading of a yes/no provision in a text.
 type polarity struct {
-	kind      AnswerKind // KindYes, KindNo or KindConditional
+	kind      Kind // KindYes, KindNo or KindConditional
 	condition string
 	focus     [2]int  // the focus segment (bytes)
 	weight    float64 // the cue words' weight in it (0: none)

@@ -1,4 +1,4 @@
-package review
+package answer
 
 import (
 	"os"
@@ -25,7 +25,7 @@ func extractsOf(texts ...string) []detect.Extract {
 }
 
 // spanText returns the text of an answer span, read from its extract.
-func spanText(t *testing.T, ex []detect.Extract, sp AnswerSpan) string {
+func spanText(t *testing.T, ex []detect.Extract, sp Span) string {
 	t.Helper()
 	if sp.Extract < 0 || sp.Extract >= len(ex) {
 		t.Fatalf("span %+v names extract %d of %d", sp, sp.Extract, len(ex))
@@ -216,7 +216,7 @@ func TestStatedCausesNotConvenience(t *testing.T) {
 		Keywords:   []playbook.Keyword{{Text: "terminate for convenience"}, {Text: "without cause"}, {Text: "upon notice"}, {Text: "terminate this agreement"}}}
 	for _, c := range []struct {
 		texts []string
-		want  AnswerKind
+		want  Kind
 	}{
 		{[]string{"Section 12.1 No Termination for Convenience. Neither Party may terminate this Agreement for convenience during the Initial Term.",
 			"Section 12.3 Termination by Supplier. Supplier may terminate this Agreement by written notice to Distributor:"}, KindNo},
@@ -254,7 +254,7 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 	for _, c := range []struct {
 		p    *playbook.Provision
 		text string
-		want AnswerKind
+		want Kind
 	}{
 		{restriction, "This appointment is not exclusive, and the Supplier may appoint other distributors.", KindNo},
 		{restriction, "The Distributor shall sell the Products exclusively in the Territory.", KindYes},
@@ -344,7 +344,7 @@ func prepareForTest(t *testing.T, d detect.Doc) *prepared {
 // "(hereinafter referred to as Pretzel Time)", spaced twice: the short name
 // is the bracket whole (skipped without ../shared/data).
 func TestPreamblePartiesContentsFirst(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "MRSFIELDSORIGINALCOOKIESINC_01_29_1998-EX-10-FRANCHISE AGREEMENT.txt")
+	path := filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "MRSFIELDSORIGINALCOOKIESINC_01_29_1998-EX-10-FRANCHISE AGREEMENT.txt")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Skip("../shared/data not present")

@@ -1,4 +1,4 @@
-package review
+package answer
 
 import (
 	"regexp"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
 
@@ -89,16 +90,12 @@ func ParseCondition(question string, p *playbook.Provision) *Condition {
 	return nil
 }
 
-// Check reports whether a found cell meets the condition: the value it
-// was checked on, whether it meets it, and why it cannot be told ("" when
-// it can).
-func (c *Condition) Check(cell Cell) (value string, ok bool, why string) {
-	answer := cell.Value
-	if cell.Answer != nil && cell.Answer.Text != "" {
-		answer = cell.Answer.Text
-	}
+// Check reports whether a found cell meets the condition, from the answer
+// it shows and its extracts: the value it was checked on, whether it meets
+// it, and why it cannot be told ("" when it can).
+func (c *Condition) Check(answer string, extracts []detect.Extract) (value string, ok bool, why string) {
 	var texts []string
-	for _, e := range cell.Extracts {
+	for _, e := range extracts {
 		texts = append(texts, e.Text)
 	}
 	clause := strings.Join(texts, "\n")

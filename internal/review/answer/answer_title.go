@@ -1,4 +1,4 @@
-package review
+package answer
 
 import (
 	"regexp"
@@ -225,7 +225,7 @@ func (p *prepared) titleAnswer(ex []detect.Extract, scores []float64) ([]detect.
 		return nil, nil
 	}
 	a := &Answer{Kind: KindValue, Text: strings.Join(strings.Fields(text[bestLo:bestHi]), " "),
-		Spans: []AnswerSpan{{Extract: k, Span: sp, Role: "value"}}}
+		Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}
 	return ex, a
 }
 

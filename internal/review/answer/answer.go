@@ -1,4 +1,4 @@
-package review
+package answer
 
 import (
 	"regexp"
@@ -56,9 +56,9 @@ func joinInOrder(ex []detect.Extract) joined {
 	return j
 }
 
-// span maps the bytes [lo, hi) of the joined text to an AnswerSpan. A range
+// span maps the bytes [lo, hi) of the joined text to a Span. A range
 // that runs past its extract is cut at the extract's end.
-func (j joined) span(lo, hi int, role string) (AnswerSpan, bool) {
+func (j joined) span(lo, hi int, role string) (Span, bool) {
 	k := -1
 	for i, st := range j.starts {
 		if st <= lo && (k < 0 || st > j.starts[k]) {
@@ -66,20 +66,22 @@ func (j joined) span(lo, hi int, role string) (AnswerSpan, bool) {
 		}
 	}
 	if k < 0 || hi <= lo {
-		return AnswerSpan{}, false
+		return Span{}, false
 	}
 	text := j.ex[k].Text
 	a, b := lo-j.starts[k], min(hi-j.starts[k], len(text))
 	if a >= len(text) || b <= a {
-		return AnswerSpan{}, false
+		return Span{}, false
 	}
 	start := j.ex[k].Span.Start + utf8.RuneCountInString(text[:a])
 	end := start + utf8.RuneCountInString(text[a:b])
-	return AnswerSpan{Extract: k, Span: document.Span{Start: start, End: end}, Role: role}, true
+	return Span{Extract: k, Span: document.Span{Start: start, End: end}, Role: role}, true
 }
 
-// notFoundAnswer is the answer of a cell that was not found.
-func notFoundAnswer() *Answer { return &Answer{Kind: KindNotFound, Text: "Not found"} }
+// NotFound is the answer of a cell that was not found.
+func NotFound() *Answer {
+	return &Answer{Kind: KindNotFound, Text: "Not found"}
+}
 
 // readAnswer reads a found cell's answer from its extracts, in the
 // provision's answer format. A value format whose value the text does not
@@ -220,11 +222,19 @@ func readValue(p *playbook.Provision, prep *prepared, ex []detect.Extract) strin
 	return readAnswer(p, prep, ex).Text
 }
 
-// answerFromModel is the answer of a cell the model pass found, whose value
-// (normalised by modelValue) is v: the offline reading of the verified
+// ReadValue is the value a found cell with extracts ex shows (the offline
+// readers, without a prepared contract).
+func ReadValue(p *playbook.Provision, ex []detect.Extract) string { return readValue(p, nil, ex) }
+
+// Perpetual reports whether a value reads as perpetual ("in perpetuity",
+// "indefinitely").
+func Perpetual(v string) bool { return rePerpetual().MatchString(v) }
+
+// FromModel is the answer of a cell the model pass found, whose value
+// (normalised by the model pass) is v: the offline reading of the verified
 // quotations when it reads the same value (it has the spans), else v with
 // the span where the quotations write it verbatim, if they do.
-func answerFromModel(p *playbook.Provision, v string, ex []detect.Extract) *Answer {
+func FromModel(p *playbook.Provision, v string, ex []detect.Extract) *Answer {
 	a := readAnswer(p, nil, ex)
 	if v == "" || v == a.Text {
 		return a
@@ -234,7 +244,7 @@ func answerFromModel(p *playbook.Provision, v string, ex []detect.Extract) *Answ
 		j := joinExtracts(ex)
 		if at := strings.Index(strings.ToLower(j.s), strings.ToLower(v)); at >= 0 {
 			if sp, ok := j.span(at, at+len(v), "value"); ok {
-				out.Spans = []AnswerSpan{sp}
+				out.Spans = []Span{sp}
 			}
 		}
 	}
@@ -300,13 +310,13 @@ func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
 		if k < 0 {
 			continue
 		}
-		party := Party{Name: strings.Join(strings.Fields(r.name), " "), NameSpan: AnswerSpan{Extract: k, Span: nsp, Role: "party"}}
+		party := Party{Name: strings.Join(strings.Fields(r.name), " "), NameSpan: Span{Extract: k, Span: nsp, Role: "party"}}
 		a.Spans = append(a.Spans, party.NameSpan)
 		if r.roleAt >= 0 {
 			rsp := p.Index().RuneSpan(r.roleAt, r.roleEnd)
 			if j := extractOf(rsp); j >= 0 {
 				party.Role = strings.Join(strings.Fields(r.role), " ")
-				party.RoleSpan = &AnswerSpan{Extract: j, Span: rsp, Role: "party_role"}
+				party.RoleSpan = &Span{Extract: j, Span: rsp, Role: "party_role"}
 				a.Spans = append(a.Spans, *party.RoleSpan)
 			}
 		}
@@ -470,13 +480,13 @@ func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
 	for i, e := range ex {
 		pol := readPolarity(p, e.Text)
 		j := joinExtracts(ex[i : i+1])
-		at := func(r [2]int, role string) []AnswerSpan {
+		at := func(r [2]int, role string) []Span {
 			sp, ok := j.span(r[0], r[1], role)
 			if !ok {
 				return nil
 			}
 			sp.Extract = i
-			return []AnswerSpan{sp}
+			return []Span{sp}
 		}
 		switch {
 		case pol.weight == 0:
@@ -573,7 +583,7 @@ func (p *prepared) definedEndAnswer(pr *playbook.Provision, ex []detect.Extract,
 				for _, r := range at {
 					rs := p.Index().RuneSpan(k+r[0], k+r[1])
 					if e.Span.Contains(rs) {
-						a.Spans = append(a.Spans, AnswerSpan{Extract: idx, Span: rs, Role: "value"})
+						a.Spans = append(a.Spans, Span{Extract: idx, Span: rs, Role: "value"})
 					}
 				}
 				return out, a
