@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -105,7 +106,7 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store) error {
 		if err != nil {
 			return err
 		}
-		row, err := rev.Review(ctx, review.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
+		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/pakton/pakton/internal/eval"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // runEvalReview runs "pakton eval review".
@@ -36,7 +36,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 	if *folds < 0 || *folds == 1 {
 		return fmt.Errorf("eval review: --folds must be 0 (no cross-validation) or 2 or more")
 	}
-	labels, err := review.LoadLabels(*labelsPath)
+	labels, err := detect.LoadLabels(*labelsPath)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 		return err
 	}
 	if *detPath != "" {
-		if det, err = review.LoadDetectors(*detPath); err != nil {
+		if det, err = detect.LoadDetectors(*detPath); err != nil {
 			return err
 		}
 	}

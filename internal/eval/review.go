@@ -17,6 +17,8 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Review evaluation: a playbook run over labelled contracts, every labelled
@@ -24,7 +26,7 @@ import (
 //
 // A cell is right when the reviewer says "found" and its extracts together
 // cover at least half of the characters of one labelled span
-// (review.Covers), or says "Not found" where the provision is absent. A found cell whose extracts miss every labelled span
+// (detect.Covers), or says "Not found" where the provision is absent. A found cell whose extracts miss every labelled span
 // counts twice: a false positive (it showed the wrong text) and a false
 // negative (the provision was not found). Ranking every cell by confidence
 // gives the precision–recall curve: AUPR is its average precision, P@80R
@@ -33,12 +35,12 @@ import (
 
 // ReviewOptions configure RunReview.
 type ReviewOptions struct {
-	Labels    *review.Labels
+	Labels    *detect.Labels
 	CorpusDir string
-	Playbook  *review.Playbook
+	Playbook  *playbook.Playbook
 	// Detectors are used as they are when Folds is 0 (the shipped ones
 	// when nil).
-	Detectors *review.Detectors
+	Detectors *detect.Detectors
 	// Folds > 1 cross-validates: the contracts are split into Folds parts by
 	// their order in the labels file, detectors are trained on the others
 	// and each part is reviewed by detectors that never saw it.
@@ -53,7 +55,7 @@ type ReviewOptions struct {
 	// Values, when set, is told every scored answer (value or polarity).
 	Values func(ValueOutcome)
 	// CacheDir, when set, keeps the detectors each fold trains, keyed by
-	// the labels, the playbook, the fold and review.TrainerVersion, and
+	// the labels, the playbook, the fold and detect.TrainerVersion, and
 	// reuses them: re-measuring after a change that does not touch training
 	// (an answer reader) skips the training.
 	CacheDir string
@@ -199,7 +201,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := review.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
+	docs, err := detect.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
 		progress("reading contracts", done, total)
 	})
 	if err != nil {
@@ -221,7 +223,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	var outcomes []cellOutcome
 	var reviewTime, trainTime time.Duration
 	for f := range folds {
-		var train, test []review.TrainingDoc
+		var train, test []detect.TrainingDoc
 		var testAt []int // the test contracts' positions in the labels file
 		for i, d := range docs {
 			if folds > 1 && i%folds != f {
@@ -244,7 +246,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		start := time.Now()
 		switch {
 		case opt.ZeroShot:
-			det, tr, err := review.Train(ctx, train, pb, review.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
+			det, tr, err := detect.Train(ctx, train, pb, detect.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
 			if err != nil {
 				return nil, err
 			}
@@ -261,8 +263,8 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 				jobs = append(jobs, job{rev: rev, only: p.Name})
 			}
 		case folds > 1:
-			det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*review.Detectors, error) {
-				det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
+			det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*detect.Detectors, error) {
+				det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
 					progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
 				}})
 				return det, err
@@ -376,14 +378,14 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	return rep, nil
 }
 
-func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutcome {
+func score(c review.Cell, lb *detect.Label, format playbook.AnswerFormat) cellOutcome {
 	o := cellOutcome{prov: c.Provision, method: c.Method, present: lb.Present, found: c.Found, confidence: c.Confidence}
 	var spans []document.Span
 	for _, e := range c.Extracts {
 		o.chars += e.Span.Len()
 		spans = append(spans, e.Span)
 	}
-	o.hit = lb.Present && review.Covers(spans, lb.Spans)
+	o.hit = lb.Present && detect.Covers(spans, lb.Spans)
 	if o.found && lb.Present {
 		o.value = valueRight(format, c, lb.Answer)
 	}
@@ -523,7 +525,7 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 // cachedTrain returns the detectors of one fold from dir when they were
 // trained before for the same labels, playbook, fold and trainer, else
 // trains them (and keeps them in dir).
-func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, folds int, train func() (*review.Detectors, error), extra ...string) (*review.Detectors, error) {
+func cachedTrain(dir string, labels *detect.Labels, pb *playbook.Playbook, fold, folds int, train func() (*detect.Detectors, error), extra ...string) (*detect.Detectors, error) {
 	if dir == "" {
 		return train()
 	}
@@ -533,9 +535,9 @@ func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, f
 	h.Write(lj)
 	h.Write([]byte{0})
 	h.Write(pj)
-	fmt.Fprintf(h, "\x00%d/%d\x00%s\x00%s", fold, folds, review.TrainerVersion, strings.Join(extra, "\x00"))
+	fmt.Fprintf(h, "\x00%d/%d\x00%s\x00%s", fold, folds, detect.TrainerVersion, strings.Join(extra, "\x00"))
 	path := filepath.Join(dir, fmt.Sprintf("fold-%d-of-%d-%s.json", fold+1, folds, hex.EncodeToString(h.Sum(nil)[:10])))
-	if det, err := review.LoadDetectors(path); err == nil {
+	if det, err := detect.LoadDetectors(path); err == nil {
 		return det, nil
 	}
 	det, err := train()

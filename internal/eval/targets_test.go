@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // sharedData returns the benchmark data directory, or skips the test when it
@@ -124,7 +124,7 @@ func TestProvisionFusionTargets(t *testing.T) {
 	if err := WriteBenchmark(paraPath, para); err != nil {
 		t.Fatal(err)
 	}
-	labels, err := review.LoadLabels(filepath.Join(data, "cuad", "review_dev.json"))
+	labels, err := detect.LoadLabels(filepath.Join(data, "cuad", "review_dev.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

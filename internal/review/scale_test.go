@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -102,7 +103,7 @@ func TestStoreQueriesCachedLikeFresh(t *testing.T) {
 			}
 			if pass == 0 {
 				for _, h := range r1.Hits {
-					if h.View == search.ViewProvision {
+					if h.View == index.ViewProvision {
 						asked++
 						break
 					}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/pakton/pakton/internal/search/index"
 	"math"
 	"reflect"
 	"slices"
@@ -117,7 +118,7 @@ func stageOn(ex *Explain, sw string) bool {
 // TestExplainProvisions: SearchWith notes what the provision finder did.
 func TestExplainProvisions(t *testing.T) {
 	ix := selfCorpus(t)
-	f := fakeFinder{hits: []Hit{{DocID: "lease-1", View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}
+	f := fakeFinder{hits: []Hit{{DocID: "lease-1", View: index.ViewProvision, Provision: "Governing Law", Score: 0.9}}}
 	res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, Explain: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func (f stagesFinder) FindProvisions(ctx context.Context, q string, docs []strin
 func TestNoSpreadReachesTheFinder(t *testing.T) {
 	ix := selfCorpus(t)
 	var got []ProvisionStages
-	f := stagesFinder{fakeFinder{hits: []Hit{{DocID: "lease-1", View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}, &got}
+	f := stagesFinder{fakeFinder{hits: []Hit{{DocID: "lease-1", View: index.ViewProvision, Provision: "Governing Law", Score: 0.9}}}, &got}
 	for _, noSpread := range []bool{false, true} {
 		res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, NoSpread: noSpread, Explain: true}, nil)
 		if err != nil {

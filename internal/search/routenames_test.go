@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // namedDeal is a small deal room whose contracts name their parties the
@@ -36,7 +37,7 @@ func namedCorpus(t testing.TB) *Index {
 	slices.Sort(ids)
 	for _, id := range ids {
 		text := namedDeal[id]
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +152,7 @@ func familyCorpus(t testing.TB, n, family int) *Index {
 		text := "SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of March 3, 2019 by and between " + a + " (\"Supplier\") and " + b + " (\"Buyer\").\n\n" +
 			"The Supplier shall deliver the Products monthly.\n\nLiability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware."
 		id := fmt.Sprintf("doc%05d", d)
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ type Query struct {
 	// best, so none singles itself out): ProvisionStages.NoSpread.
 	NoSpread bool
 	// Views restricts which unit views are searched (nil = all).
-	Views []View
+	Views []index.View
 	// NoExpand disables expansion with words associated in the corpus:
 	// both NoAssociations and NoHeadings.
 	NoExpand bool
@@ -69,7 +69,7 @@ type Hit struct {
 	Span  document.Span `json:"span"`
 	Score float64       `json:"score"`
 	Node  int           `json:"node"` // clause node of the best unit, -1 if none
-	View  View          `json:"view"`
+	View  index.View    `json:"view"`
 	Rank  int           `json:"rank"`
 	// Provision names the playbook provision a ProvisionFinder found in
 	// this passage (View is then ViewProvision).
@@ -174,7 +174,7 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	plain := func(g int32) bool {
 		i, lu := v.SegmentOfUnit(g)
 		units := v.Segments()[i].Units()
-		return uint(lu) < uint(len(units)) && units[lu].View == ViewPlain
+		return uint(lu) < uint(len(units)) && units[lu].View == index.ViewPlain
 	}
 	var dist *distributed
 	switch {

@@ -45,7 +45,7 @@ func corpus(t testing.TB, docs map[string]string) *Index {
 	sort.Strings(ids)
 	for _, id := range ids {
 		text := docs[id]
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Units: paragraphUnits(text)}
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
@@ -55,12 +55,12 @@ func corpus(t testing.TB, docs map[string]string) *Index {
 
 // paragraphUnits makes a unit of each paragraph of text (split at blank
 // lines), with its span in the text.
-func paragraphUnits(text string) []UnitInput {
-	var us []UnitInput
+func paragraphUnits(text string) []index.UnitInput {
+	var us []index.UnitInput
 	pos := 0
 	for _, para := range strings.Split(text, "\n\n") {
 		n := len([]rune(para))
-		us = append(us, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
+		us = append(us, index.UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
 		pos += n + 2
 	}
 	return us
@@ -187,14 +187,14 @@ func TestHitsNeverOverlap(t *testing.T) {
 	words := strings.Fields("licensee licensor assign liability cap fee term renew notice terminate law court audit")
 	ix := NewIndex()
 	for d := 0; d < 5; d++ {
-		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		in := index.DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
 		for u := 0; u < 60; u++ {
 			var b strings.Builder
 			for w := 0; w < 5+rng.Intn(20); w++ {
 				b.WriteString(words[rng.Intn(len(words))] + " ")
 			}
 			start := rng.Intn(5000)
-			in.Units = append(in.Units, UnitInput{Text: b.String(), Spans: []document.Span{{Start: start, End: start + 1 + rng.Intn(600)}}, Node: -1, View: View(rng.Intn(int(numViews)))})
+			in.Units = append(in.Units, index.UnitInput{Text: b.String(), Spans: []document.Span{{Start: start, End: start + 1 + rng.Intn(600)}}, Node: -1, View: index.View(rng.Intn(int(index.NumViews)))})
 		}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
@@ -228,8 +228,8 @@ func TestFillReturnsKHitsInScopedDocument(t *testing.T) {
 }
 
 func TestSegmentRoundTrip(t *testing.T) {
-	in := DocInput{ID: "x", Name: "x.txt", Header: "H", Units: []UnitInput{
-		{Text: "The licensee shall pay fees.", Spans: []document.Span{{Start: 0, End: 28}}, Node: 3, View: ViewAncestors},
+	in := index.DocInput{ID: "x", Name: "x.txt", Header: "H", Units: []index.UnitInput{
+		{Text: "The licensee shall pay fees.", Spans: []document.Span{{Start: 0, End: 28}}, Node: 3, View: index.ViewAncestors},
 		{Text: "Fees are due monthly; fees fees.", Spans: []document.Span{{Start: 30, End: 60}, {Start: 70, End: 80}}, Node: -1},
 	}}
 	seg := index.AnalyzeDoc(in)
@@ -254,7 +254,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeSegment(f *testing.F) {
-	f.Add(index.AnalyzeDoc(DocInput{ID: "x", Units: []UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
+	f.Add(index.AnalyzeDoc(index.DocInput{ID: "x", Units: []index.UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
 	f.Add([]byte("PKSEG3\n"))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -279,7 +279,7 @@ func TestShortUnitNeverFirst(t *testing.T) {
 	body := "The Licensee shall keep complete books and records and permit the Licensor to inspect and audit them once a year."
 	text := heading + "\n\n" + body
 	hs, bs := len([]rune(heading)), len([]rune(heading))+2
-	if err := ix.Add(DocInput{ID: "d", Name: "d.txt", Units: []UnitInput{
+	if err := ix.Add(index.DocInput{ID: "d", Name: "d.txt", Units: []index.UnitInput{
 		{Text: heading, Spans: []document.Span{{Start: 0, End: hs}}, Node: -1},
 		{Text: body, Spans: []document.Span{{Start: bs, End: len([]rune(text))}}, Node: -1},
 	}}); err != nil {
