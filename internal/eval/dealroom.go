@@ -13,7 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/review/playbook"
 )
 
-// Deal-room questions (issue 15 §2): a question about every contract of a
+// Deal-room questions: a question about every contract of a
 // collection ("Which of our contracts can be terminated for convenience?")
 // is answered per contract by the review engine (review.Finder.DealRoom).
 // RunDealRoom measures the list it gives against the labels: per question,

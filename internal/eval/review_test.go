@@ -135,3 +135,24 @@ func TestPartiesRight(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldOutQuarterOnlyAtRelease: the value readers' held-out quarter is
+// left out of every score and reported, aggregated, only by releaseValues.
+func TestHeldOutQuarterOnlyAtRelease(t *testing.T) {
+	cells := []cellOutcome{
+		{prov: "A", value: 1},
+		{prov: "A", value: -1},
+		{prov: "A", value: 1, heldOut: true},
+		{prov: "B", value: -1, heldOut: true},
+		{prov: "B", value: -1, heldOut: true},
+		{prov: "B", value: 0, heldOut: true},
+	}
+	s := scoreCells(cells)
+	if s.Values != 2 || s.ValuesRight != 1 {
+		t.Errorf("development values %d right of %d, want 1 of 2 (the held-out quarter counted?)", s.ValuesRight, s.Values)
+	}
+	h := releaseValues(cells)
+	if h.Values != 3 || h.Right != 1 || h.Accuracy != 1.0/3 {
+		t.Errorf("release: %+v, want 1 right of 3", *h)
+	}
+}

@@ -28,7 +28,7 @@ import (
 // CPU clock: both goroutines of a whole-collection question), all, routed
 // and whole-collection.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
 	st := devset.ScaleStore(b)
 	dev := devset.Questions(b)
@@ -121,7 +121,7 @@ func BenchmarkStoreQueries(b *testing.B) {
 // decision. Planning only, so it takes seconds where the benchmark takes
 // minutes at 100×.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 PAKTON_ROUTES=/tmp/routes.tsv go test ./internal/ingest/ -run StoreRoutes -v
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store PAKTON_ROUTES=routes.tsv go test ./internal/ingest/ -run StoreRoutes -v
 func TestStoreRoutes(t *testing.T) {
 	out := os.Getenv("PAKTON_ROUTES")
 	if out == "" {
@@ -165,7 +165,7 @@ var oneShotQuestions = []string{
 // passages of its hits. Each iteration asks the next of the five
 // scale-bench questions.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 go test ./internal/ingest/ -run '^$' -bench OneShotStore
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/ingest/ -run '^$' -bench OneShotStore
 func BenchmarkOneShotStore(b *testing.B) {
 	dir := os.Getenv("PAKTON_SCALE_STORE")
 	if dir == "" {
@@ -224,7 +224,7 @@ func benchOneShot(b *testing.B, dir, collection string) {
 // results is checked by comparing the dumps of the code before and after
 // it, and the two dumps must be identical.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 PAKTON_DUMP_HITS=/tmp/hits go test ./internal/ingest/ -run DumpStoreHits
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store PAKTON_DUMP_HITS=hits go test ./internal/ingest/ -run DumpStoreHits
 func TestDumpStoreHits(t *testing.T) {
 	out := os.Getenv("PAKTON_DUMP_HITS")
 	if out == "" {

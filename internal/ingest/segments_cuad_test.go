@@ -13,7 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-// TestCUADSegmentsAnswerLikeOne is issue 19's acceptance test: the CUAD
+// TestCUADSegmentsAnswerLikeOne is the segments' acceptance test: the CUAD
 // corpus indexed in many segments answers every CUAD development question
 // (corpus-wide, K=64, routed; every 8th also unrouted) exactly as one
 // segment holding the same documents in the same order — hits, spans,

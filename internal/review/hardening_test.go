@@ -17,7 +17,7 @@ import (
 )
 
 // TestPlaybookLimits: every number and list of a playbook is bounded at the
-// edge, with an error naming the field (issue 17 §1, §2, §7 for boost).
+// edge, with an error naming the field.
 func TestPlaybookLimits(t *testing.T) {
 	prov := func(extra string) string {
 		return "provisions:\n  - name: A\n    definition: d\n" + extra
@@ -126,8 +126,8 @@ func TestReviewWorkerPanic(t *testing.T) {
 }
 
 // TestDetectorNumbers: a detectors file with a number that is not finite or
-// is absurd is refused when read, naming the field (issue 17 §7: such
-// numbers passed and the review failed at its end, writing a NaN).
+// is absurd is refused when read, naming the field (such numbers would
+// fail the review only at its end, writing a NaN).
 func TestDetectorNumbers(t *testing.T) {
 	base := `{"format":1,"zero_shot":{"a":%s,"b":-4,"platt":[1,0],"threshold":%s},"idf":{"term":%s},"default_idf":5,
 "models":[{"name":"Governing Law","bias":%s,"zero_shot_weight":1,"weights":{"w:law":%s},"platt":[1,0],"threshold":0.5}]}`

@@ -24,7 +24,7 @@ import (
 // p50/p99 of a cold pass (contracts prepared for the detectors on first
 // use) and of a warm one.
 //
-//	PAKTON_SCALE_STORE=/work/scale-data/x1/store go test ./internal/review/ -run '^$' -bench StoreQueriesWithDetectors -benchtime 1x
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/review/ -run '^$' -bench StoreQueriesWithDetectors -benchtime 1x
 func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
 	st := devset.ScaleStore(b)
 	dev := devset.Questions(b)
@@ -72,7 +72,7 @@ func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
 // questions (asked twice: its cache filled, then used) as through a Finder
 // that caches nothing.
 //
-//	PAKTON_SCALE_STORE=/work/scale-data/x1/store go test ./internal/review/ -run '^TestStoreQueriesCachedLikeFresh$' -v
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/review/ -run '^TestStoreQueriesCachedLikeFresh$' -v
 func TestStoreQueriesCachedLikeFresh(t *testing.T) {
 	st := devset.ScaleStore(t)
 	dev := devset.Questions(t)

