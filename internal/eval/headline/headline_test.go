@@ -136,6 +136,17 @@ func TestFingerprint(t *testing.T) {
 			t.Errorf("%s: fingerprint unchanged %v, want %v (changed: %v)", c.name, same, c.same, Changed(decls, d2))
 		}
 	}
+	// A constant moved to another package, named there on the page: the same
+	// fingerprint.
+	moved := tree(t, map[string]string{"internal/search/search.go": strings.Replace(searchGo, "b  = 0.75", "", 1), "internal/search/score/score.go": "package score\n\nconst b = 0.75\n", "internal/chunk/options.go": chunkGo})
+	dm, err := Declarations(moved, []string{"internal/chunk.Options.withDefaults", "internal/search/score.b", "internal/search.k1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Fingerprint(dm) != fp {
+		t.Errorf("a constant moved to another package changed the fingerprint")
+	}
+	// A constant renamed or removed while the page still names it.
 	if _, err := Declarations(root, []string{"internal/search.missing"}); err == nil {
 		t.Error("a name the package does not declare: no error")
 	}
