@@ -20,7 +20,7 @@ type paper struct{ r1, r8, p1 float64 }
 
 var subsets = map[string]subsetInfo{
 	"cuad":             {"CUAD", "contract", &paper{16.52, 46.67, 11.02}},
-	"cuad-words":       {"CUAD, words only (`--provisions off`)", "contract", nil},
+	"cuad-words":       {"CUAD, words only", "contract", nil},
 	"cuad-paraphrased": {"CUAD, our plain-language rewrites of its questions", "contract", nil},
 	"cuad-newtypes":    {"CUAD, question types its templates never ask", "contract", nil},
 	"contractnli":      {"ContractNLI", "NDA", &paper{53.14, 89.71, 33.02}},
@@ -100,7 +100,8 @@ func Evaluation(n *Numbers) (string, error) {
 		fmt.Fprintf(&b, "| detectors cross-validated in %d folds | %d contracts, %s cells | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %s of %s |\n",
 			r.Folds, r.Contracts, thousands(r.Cells), r.MicroP, r.MicroR, r.MicroF1, r.MacroF1, r.AUPR, r.PAt80R, thousands(r.ValuesRight), thousands(r.Values))
 	}
-	fmt.Fprintf(&b, "\nMeasured on commit %s (%s); fingerprint of the tuned constants `%s`. The commands, with `$DATA` the\nshared data directory:\n\n```sh\n", n.Commit, n.Measured, short(n.Fingerprint))
+	b.WriteString("\n" + wrap(fmt.Sprintf("Measured on commit %s (%s); fingerprint of the tuned constants `%s`. The commands, with `$DATA` the shared data directory:",
+		n.Commit, n.Measured, short(n.Fingerprint)), 110) + "\n```sh\n")
 	for _, c := range n.Commands {
 		b.WriteString(c + "\n")
 	}
