@@ -146,7 +146,10 @@ func writeExamples(dir string) error {
 // demoAnswer prints one question, the document it was routed to and its top
 // provisions, each quote on a few wrapped lines.
 func demoAnswer(ctx context.Context, w io.Writer, st *store.Store, ix *search.Index, question string, k int) error {
-	res := ix.Search(search.Query{Text: question, K: k})
+	res, err := ix.Search(ctx, search.Query{Text: question, K: k})
+	if err != nil {
+		return err
+	}
 	ps, err := ingest.Passages(ctx, st, store.DefaultCollection, res.Hits)
 	if err != nil {
 		return err

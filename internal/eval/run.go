@@ -365,11 +365,14 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		u := &UnnamedResult{Questions: len(opt.Unnamed)}
 		routed := 0
 		for _, q := range opt.Unnamed {
-			res := unnamedIx.Search(search.Query{Text: q, K: 1})
-			if len(res.RoutedTo) > 0 {
+			r, err := unnamedIx.Route(ctx, search.Query{Text: q})
+			if err != nil {
+				return nil, fmt.Errorf("eval: routing %q: %w", q, err)
+			}
+			if r.Decision.Narrowed() {
 				routed++
 				var to []string
-				for _, id := range res.RoutedTo {
+				for _, id := range r.Docs {
 					to = append(to, unnamedRel(id))
 				}
 				u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))

@@ -109,7 +109,10 @@ func TestPassageSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := ix.Search(search.Query{Text: "service credits sole and exclusive remedy", K: 1})
+	res, err := ix.Search(ctx, search.Query{Text: "service credits sole and exclusive remedy", K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ps, err := Passages(t.Context(), st, store.DefaultCollection, res.Hits)
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("passages: %v, %d", err, len(ps))

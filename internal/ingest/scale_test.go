@@ -53,7 +53,10 @@ func BenchmarkStoreQueries(b *testing.B) {
 			cpu, routedCPU, wholeCPU = nil, nil, nil
 			for i, q := range dev {
 				t0, c0 := time.Now(), devset.ProcessCPU()
-				res := ix.Search(search.Query{Text: q, K: 64})
+				res, err := ix.Search(b.Context(), search.Query{Text: q, K: 64})
+				if err != nil {
+					b.Fatal(err)
+				}
 				ms := float64(time.Since(t0)) / 1e6
 				c := float64(devset.ProcessCPU()-c0) / 1e6
 				all = append(all, ms)
@@ -133,7 +136,10 @@ func TestStoreRoutes(t *testing.T) {
 	var lines []string
 	count := map[search.RouteDecision]int{}
 	for _, q := range dev {
-		r := ix.Plan(search.Query{Text: q, K: 64}).Route
+		r, err := ix.Route(t.Context(), search.Query{Text: q, K: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
 		count[r.Decision]++
 		lines = append(lines, fmt.Sprintf("%s\t%d\t%s", r.Decision, len(r.Docs), q))
 	}
@@ -187,7 +193,10 @@ func benchOneShot(b *testing.B, dir, collection string) {
 			b.Fatal("the index file was not opened (stale or missing)")
 		}
 		t2 := time.Now()
-		res := ix.Search(search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
+		res, err := ix.Search(b.Context(), search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
+		if err != nil {
+			b.Fatal(err)
+		}
 		t3 := time.Now()
 		if _, err := Passages(b.Context(), st, collection, res.Hits); err != nil {
 			b.Fatal(err)
@@ -242,7 +251,10 @@ func TestDumpStoreHits(t *testing.T) {
 				if noRoute && i%8 != 0 {
 					continue // every 8th question unrouted too: they are slow
 				}
-				res := ix.Search(search.Query{Text: q, K: 64, NoRoute: noRoute})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, NoRoute: noRoute})
+				if err != nil {
+					t.Fatal(err)
+				}
 				fmt.Fprintf(&b, "%d %v %q routed %v\n", i, noRoute, q, res.RoutedTo)
 				for _, h := range res.Hits {
 					fmt.Fprintf(&b, "  %d %s %d %v %v\n", h.Rank, h.DocID, h.Node, h.Span, h.Score)

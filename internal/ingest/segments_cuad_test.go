@@ -48,7 +48,10 @@ func TestCUADSegmentsAnswerLikeOne(t *testing.T) {
 				if noRoute && i%8 != 0 {
 					continue
 				}
-				res := ix.Search(search.Query{Text: q, K: 64, NoRoute: noRoute})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, NoRoute: noRoute})
+				if err != nil {
+					t.Fatal(err)
+				}
 				fmt.Fprintf(&b, "%d %v routed %v\n", i, noRoute, res.RoutedTo)
 				for _, h := range res.Hits {
 					fmt.Fprintf(&b, "  %d %s %d %v %v\n", h.Rank, h.DocID, h.Node, h.Span, h.Score)

@@ -110,7 +110,7 @@ func TestSearchWithProvisions(t *testing.T) {
 		t.Errorf("unnarrowed search asked the finder %d times (err %v)", f.calls, err)
 	}
 	// NoProvisions: not asked either, plain ranking.
-	plain := ix.Search(Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3})
+	plain := searchT(t, ix, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3})
 	res, err = ix.SearchWith(ctx, m, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3, NoProvisions: true}, nil)
 	if err != nil || f.calls != 0 || !reflect.DeepEqual(res, plain) {
 		t.Errorf("NoProvisions: calls %d, err %v, %+v vs %+v", f.calls, err, res, plain)

@@ -67,7 +67,7 @@ func TestRouteByLearntNames(t *testing.T) {
 		{"What law governs the Quasar agreement?", RouteUnknown, nil, ""},
 	}
 	for _, tc := range tests {
-		p := ix.Plan(Query{Text: tc.q})
+		p := planT(t, ix, Query{Text: tc.q})
 		r := p.Route
 		docs := slices.Clone(r.Docs)
 		want := slices.Clone(tc.docs)
@@ -90,7 +90,7 @@ func TestRouteByLearntNames(t *testing.T) {
 		}
 		// Passages from other contracts never come first when a contract is named.
 		if r.Decision.Narrowed() {
-			res := ix.Run(p)
+			res := runT(t, ix, p)
 			for _, h := range res.Hits {
 				if !slices.Contains(r.Docs, h.DocID) {
 					t.Errorf("%q: hit from %s, not a named contract", tc.q, h.DocID)
@@ -104,7 +104,7 @@ func TestRouteByLearntNames(t *testing.T) {
 // contract are left out of the ranking, and said so.
 func TestRouteDropsNamingWords(t *testing.T) {
 	ix := namedCorpus(t)
-	p := ix.Plan(Query{Text: "What law governs the Curo agreement?"})
+	p := planT(t, ix, Query{Text: "What law governs the Curo agreement?"})
 	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Terms, "curo") {
 		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Terms)
 	}
@@ -117,11 +117,11 @@ func TestRouteDropsNamingWords(t *testing.T) {
 // routing off are kept and said.
 func TestRouteChosenAndOff(t *testing.T) {
 	ix := namedCorpus(t)
-	p := ix.Plan(Query{Text: "Can we assign our contract with Acme?", Docs: []string{"acme-supply"}})
+	p := planT(t, ix, Query{Text: "Can we assign our contract with Acme?", Docs: []string{"acme-supply"}})
 	if p.Route.Decision != RouteChosen || !slices.Equal(p.Route.Docs, []string{"acme-supply"}) {
 		t.Errorf("chosen: %+v", p.Route)
 	}
-	p = ix.Plan(Query{Text: "What law governs the Curo agreement?", NoRoute: true})
+	p = planT(t, ix, Query{Text: "What law governs the Curo agreement?", NoRoute: true})
 	if p.Route.Decision != RouteOff || len(p.Route.Docs) > 0 {
 		t.Errorf("off: %+v", p.Route)
 	}
@@ -175,7 +175,7 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 	}
 	large := familyCorpus(t, family*familyShare+100, family)
 	for _, q := range questions {
-		p := large.Plan(Query{Text: q})
+		p := planT(t, large, Query{Text: q})
 		r := p.Route
 		if r.Decision != RouteAmbiguous || len(r.Docs) != family || len(r.Candidates) != family {
 			t.Errorf("%d documents, %q: %s over %d documents (%d candidates), want %s over the %d copies (%s)", large.Docs(), q, r.Decision, len(r.Docs), len(r.Candidates), RouteAmbiguous, family, r.Why)
@@ -189,7 +189,7 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 		if !strings.Contains(r.Why, "others") || strings.Count(r.Why, "doc0") > 8 {
 			t.Errorf("%q: the sentence should count the documents past a few: %s", q, r.Why)
 		}
-		for _, h := range large.Run(p).Hits {
+		for _, h := range runT(t, large, p).Hits {
 			if !slices.Contains(r.Docs, h.DocID) {
 				t.Errorf("%q: hit from %s, not a copy", q, h.DocID)
 			}
@@ -197,7 +197,7 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 	}
 	small := familyCorpus(t, 400, family)
 	for _, q := range questions {
-		if r := small.Plan(Query{Text: q}).Route; r.Decision.Narrowed() {
+		if r := planT(t, small, Query{Text: q}).Route; r.Decision.Narrowed() {
 			t.Errorf("%d documents, %q: %s over %d documents, want the whole collection (%s)", small.Docs(), q, r.Decision, len(r.Docs), r.Why)
 		}
 	}

@@ -106,27 +106,20 @@ type Result struct {
 }
 
 // Search runs q against the index: it plans q (Plan) and runs the plan. A
-// sharded index (SetSharding) that cannot reach a shard returns no hits:
-// use SearchContext to learn why.
-func (ix *Index) Search(q Query) Result {
-	res, _ := ix.SearchContext(context.Background(), q)
-	return res
+// sharded index (SetSharding) that cannot reach a shard, or has not learned
+// its word associations ahead, returns its error and no hits.
+func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+	p, err := ix.Plan(ctx, q)
+	if err != nil {
+		return Result{}, err
+	}
+	return ix.Run(ctx, p)
 }
 
-// SearchContext is Search that reports the failure of a sharded search.
-func (ix *Index) SearchContext(ctx context.Context, q Query) (Result, error) {
-	return ix.RunContext(ctx, ix.Plan(q))
-}
-
-// Run runs a plan built by Plan (over the snapshot the plan was made on).
-func (ix *Index) Run(p *Plan) Result {
-	res, _ := ix.RunContext(context.Background(), p)
-	return res
-}
-
-// RunContext is Run that reports the failure of a sharded search (no hits
-// are returned then: never a part of the collection's).
-func (ix *Index) RunContext(ctx context.Context, p *Plan) (Result, error) {
+// Run runs a plan built by Plan (over the snapshot the plan was made on). A
+// sharded search that fails returns its error and no hits: never a part of
+// the collection's.
+func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	q := p.Query
 	v := p.v
 	if v == nil {

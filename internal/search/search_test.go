@@ -91,7 +91,7 @@ func TestRoutingToTheNamedContract(t *testing.T) {
 		{"which law governs?", ""},
 	}
 	for _, tc := range tests {
-		res := ix.Search(Query{Text: tc.q, K: 3})
+		res := searchT(t, ix, Query{Text: tc.q, K: 3})
 		got := ""
 		if len(res.RoutedTo) > 0 {
 			got = res.RoutedTo[0]
@@ -137,7 +137,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 		{"Under the Acme supply agreement, is liability capped?", "acme-supply"},
 	}
 	for _, tc := range tests {
-		res := ix.Search(Query{Text: tc.q, K: 3})
+		res := searchT(t, ix, Query{Text: tc.q, K: 3})
 		got := ""
 		if len(res.RoutedTo) > 0 {
 			got = res.RoutedTo[0]
@@ -145,7 +145,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%q routed to %v, want %q", tc.q, res.RoutedTo, tc.want)
 		}
-		if res := ix.Search(Query{Text: tc.q, K: 3, NoRoute: true}); len(res.RoutedTo) > 0 {
+		if res := searchT(t, ix, Query{Text: tc.q, K: 3, NoRoute: true}); len(res.RoutedTo) > 0 {
 			t.Errorf("%q with NoRoute routed to %v", tc.q, res.RoutedTo)
 		}
 	}
@@ -153,7 +153,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 
 func TestSearchFindsTheClause(t *testing.T) {
 	ix := corpus(t, contracts)
-	res := ix.Search(Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 1})
+	res := searchT(t, ix, Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 1})
 	if len(res.Hits) != 1 {
 		t.Fatalf("got %d hits", len(res.Hits))
 	}
@@ -167,14 +167,14 @@ func TestSearchFindsTheClause(t *testing.T) {
 func TestDocumentFilterIsolation(t *testing.T) {
 	ix := corpus(t, contracts)
 	for _, q := range []string{"liability", "governed by the laws", "Acme Widgets supply liability"} {
-		res := ix.Search(Query{Text: q, K: 10, Docs: []string{"orion-nda"}})
+		res := searchT(t, ix, Query{Text: q, K: 10, Docs: []string{"orion-nda"}})
 		for _, h := range res.Hits {
 			if h.DocID != "orion-nda" {
 				t.Fatalf("%q with a filter on orion-nda returned %s", q, h.DocID)
 			}
 		}
 	}
-	if res := ix.Search(Query{Text: "liability", Docs: []string{"no-such-doc"}}); len(res.Hits) != 0 {
+	if res := searchT(t, ix, Query{Text: "liability", Docs: []string{"no-such-doc"}}); len(res.Hits) != 0 {
 		t.Fatalf("unknown filter document returned hits: %v", res.Hits)
 	}
 }
@@ -202,7 +202,7 @@ func TestHitsNeverOverlap(t *testing.T) {
 	}
 	for i := 0; i < 50; i++ {
 		q := words[rng.Intn(len(words))] + " " + words[rng.Intn(len(words))]
-		deep := ix.Search(Query{Text: q, K: 64, Docs: []string{"d1", "d3"}})
+		deep := searchT(t, ix, Query{Text: q, K: 64, Docs: []string{"d1", "d3"}})
 		for a := range deep.Hits {
 			for b := a + 1; b < len(deep.Hits); b++ {
 				if deep.Hits[a].DocID == deep.Hits[b].DocID && deep.Hits[a].Span.Overlaps(deep.Hits[b].Span) {
@@ -210,7 +210,7 @@ func TestHitsNeverOverlap(t *testing.T) {
 				}
 			}
 		}
-		shallow := ix.Search(Query{Text: q, K: 8, Docs: []string{"d1", "d3"}})
+		shallow := searchT(t, ix, Query{Text: q, K: 8, Docs: []string{"d1", "d3"}})
 		for j, h := range shallow.Hits {
 			if h.Span != deep.Hits[j].Span || h.DocID != deep.Hits[j].DocID {
 				t.Fatalf("%q: top-8 hit %d differs from the top-64 list", q, j)
@@ -221,7 +221,7 @@ func TestHitsNeverOverlap(t *testing.T) {
 
 func TestFillReturnsKHitsInScopedDocument(t *testing.T) {
 	ix := corpus(t, contracts)
-	res := ix.Search(Query{Text: "audit rights", K: 4, Docs: []string{"acme-supply"}})
+	res := searchT(t, ix, Query{Text: "audit rights", K: 4, Docs: []string{"acme-supply"}})
 	if len(res.Hits) != 4 {
 		t.Fatalf("got %d hits, want 4 (every paragraph of the document)", len(res.Hits))
 	}
@@ -247,7 +247,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if err := b.AddSegment(got); err != nil {
 		t.Fatal(err)
 	}
-	ra, rb := a.Search(Query{Text: "fees", K: 5}), b.Search(Query{Text: "fees", K: 5})
+	ra, rb := searchT(t, a, Query{Text: "fees", K: 5}), searchT(t, b, Query{Text: "fees", K: 5})
 	if !reflect.DeepEqual(ra, rb) {
 		t.Fatalf("index from decoded segment differs: %v vs %v", ra, rb)
 	}
@@ -266,7 +266,7 @@ func FuzzDecodeSegment(f *testing.F) {
 		if err := ix.AddSegment(seg); err != nil {
 			return
 		}
-		ix.Search(Query{Text: "a b", K: 3})
+		searchT(t, ix, Query{Text: "a b", K: 3})
 	})
 }
 
@@ -285,11 +285,11 @@ func TestShortUnitNeverFirst(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	res := ix.Search(Query{Text: "audit rights", K: 2})
+	res := searchT(t, ix, Query{Text: "audit rights", K: 2})
 	if len(res.Hits) != 2 || res.Hits[0].Span.Start != bs || res.Hits[1].Span.Start != 0 {
 		t.Fatalf("hits %+v: want the provision first, then the heading", res.Hits)
 	}
-	res = ix.Search(Query{Text: "rights", K: 1})
+	res = searchT(t, ix, Query{Text: "rights", K: 1})
 	if len(res.Hits) != 1 || res.Hits[0].Span.Start != 0 {
 		t.Fatalf("hits %+v: want the heading when only it matches", res.Hits)
 	}

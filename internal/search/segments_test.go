@@ -180,19 +180,19 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 		if i%13 == 0 {
 			q.Docs = []string{inputs[rng.Intn(len(inputs))].ID, inputs[rng.Intn(len(inputs))].ID}
 		}
-		want := one.Search(q)
+		want := searchT(t, one, q)
 		if len(want.RoutedTo) > 0 {
 			routed++
 		}
 		for name, ix := range map[string]*Index{"many": many, "with table": tabled} {
-			if got := ix.Search(q); !reflect.DeepEqual(got, want) {
+			if got := searchT(t, ix, q); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, %+v:\n got %+v\nwant %+v", name, q, got, want)
 			}
 		}
 		// Corpus-wide searches scored by two goroutines, each its share of
 		// the segments (topWindowed), as a large collection is.
 		parallelMinUnits = 0
-		got := many.Search(q)
+		got := searchT(t, many, q)
 		parallelMinUnits = minUnits
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("many, scored in parallel, %+v:\n got %+v\nwant %+v", q, got, want)
@@ -321,12 +321,12 @@ func TestShardedSearchLikeOne(t *testing.T) {
 		if i%13 == 0 {
 			q.Docs = []string{inputs[rng.Intn(len(inputs))].ID, inputs[rng.Intn(len(inputs))].ID}
 		}
-		want := one.Search(q)
+		want := searchT(t, one, q)
 		if len(want.RoutedTo) > 0 {
 			routed++
 		}
 		for k, s := range servers {
-			got, err := s.SearchContext(t.Context(), q)
+			got, err := s.Search(t.Context(), q)
 			if err != nil {
 				t.Fatalf("server %d, %+v: %v", k, q, err)
 			}

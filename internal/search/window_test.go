@@ -87,7 +87,7 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 		for _, ix := range []*Index{built, opened} {
 			want := q
 			want.exhaustive = true
-			w, g := ix.Search(want), ix.Search(q)
+			w, g := searchT(t, ix, want), searchT(t, ix, q)
 			if !reflect.DeepEqual(g, w) {
 				t.Fatalf("%+v: windowed search returned %+v, exhaustive %+v", q, g.Hits, w.Hits)
 			}
@@ -141,7 +141,7 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := ix.Search(Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
+	res := searchT(t, ix, Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
 	if len(res.Hits) != 2 || res.Hits[0].DocID != "d0" || res.Hits[1].DocID != "d59" {
 		t.Fatalf("hits %+v, want d0 then d59", res.Hits)
 	}
