@@ -121,12 +121,20 @@ func fromDealRoom(dr *review.DealRoom) ([]report.ContractAnswer, *report.DealRoo
 	if dr.Condition != nil {
 		sum.Condition = dr.Condition.Text
 	}
+	if dr.Ask != nil {
+		sum.Ask, sum.AskText = dr.Ask.Kind, dr.Ask.Text
+	}
 	answers := make([]report.ContractAnswer, 0, len(dr.Rows))
 	for _, row := range dr.Rows {
 		c := row.Cell
-		a := report.ContractAnswer{Name: row.DocName, DocID: row.DocID, Value: row.Value, Confidence: c.Confidence, Citations: []report.Citation{}}
+		a := report.ContractAnswer{Name: row.DocName, DocID: row.DocID, Value: row.Value, Asked: row.Asked, AskedFrom: row.AskedFrom,
+			Confidence: c.Confidence, Citations: []report.Citation{}}
 		if c.Answer != nil {
 			a.Answer, a.Kind, a.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
+			if c.Answer.Summary != "" {
+				// who holds it, on what terms: the condition is in it
+				a.Answer, a.Condition = c.Answer.Summary, ""
+			}
 		}
 		if a.Answer == "" {
 			a.Answer = c.Value
@@ -233,12 +241,26 @@ func PerContractLine(dr *report.DealRoom) string {
 		if len(rest) > 0 {
 			b.WriteString("; " + strings.Join(rest, "; "))
 		}
+		if dr.Ask != "" {
+			fmt.Fprintf(&b, "; for each, the %s it states", askWord(dr.Ask))
+		}
 		b.WriteString(" (the offline review engine read each contract; listed below with the clause each answer was read from).")
 	default:
 		fmt.Fprintf(&b, "Asked of %s: no playbook provision matches the question, so each contract's best passage for its words is listed (%d have one, %d have none); nothing was interpreted.",
 			plural(dr.Checked, "contract", "contracts"), dr.With, dr.Lacking)
 	}
 	return b.String()
+}
+
+// askWord names the value a deal-room question asks for in a sentence.
+func askWord(kind string) string {
+	switch kind {
+	case "notice":
+		return "notice period"
+	case "jurisdiction":
+		return "governing law"
+	}
+	return kind
 }
 
 func countWord(n int) string {

@@ -93,3 +93,42 @@ func TestEvidencePerContractNamesTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidencePerContractAsksTheNotice: a deal-room question that asks "on
+// what notice" gets each contract's notice period, per party where the
+// parties hold the right on different terms (the services agreement's
+// customer on 60 days, its provider on 180 days in a renewal term), in the
+// report and in a column of its Markdown table.
+func TestEvidencePerContractAsksTheNotice(t *testing.T) {
+	lib := sharedLib(t)
+	r, err := Evidence(context.Background(), lib, Request{Question: "Which of our contracts can be terminated for convenience, and on what notice?"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.DealRoom
+	if dr == nil || dr.Provision != "Termination for Convenience" || dr.Ask != "notice" {
+		t.Fatalf("deal room %+v", dr)
+	}
+	var msa *report.ContractAnswer
+	for i, c := range r.Contracts {
+		if strings.Contains(c.Name, "master-services") {
+			msa = &r.Contracts[i]
+		}
+	}
+	if msa == nil {
+		t.Fatalf("the services agreement is not listed: %+v", r.Contracts)
+	}
+	if !strings.HasPrefix(msa.Answer, "Customer: Yes, 60 days' notice") || !strings.Contains(msa.Answer, "Provider: only during any Renewal Term, 180 days' notice") {
+		t.Errorf("answer %q", msa.Answer)
+	}
+	if msa.Asked != "Customer: 60 days; Provider: 180 days (only during any Renewal Term)" {
+		t.Errorf("notice asked %q", msa.Asked)
+	}
+	var b strings.Builder
+	if err := report.WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| contract | answer | notice | clause | page |") || !strings.Contains(b.String(), "| Customer: 60 days; Provider: 180 days") {
+		t.Errorf("markdown lacks the notice column:\n%s", b.String())
+	}
+}

@@ -43,6 +43,8 @@ type ReviewCell struct {
 	Kind        string          `json:"kind" jsonschema:"the answer's kind: value, yes, no (the contract excludes the provision: see excluded), conditional"`
 	Answer      string          `json:"answer,omitempty" jsonschema:"the one-line answer: the value, Yes, No or Conditional; empty when the clause itself is the answer"`
 	Condition   string          `json:"condition,omitempty" jsonschema:"for a conditional answer, the condition, in the contract's words"`
+	Holders     []answer.Holder `json:"holders,omitempty" jsonschema:"who holds the right (or is bound by the restriction) and on what terms: party, kind, condition, notice, further terms"`
+	Summary     string          `json:"summary,omitempty" jsonschema:"who holds it on what terms in one line, e.g. Customer: Yes, 60 days' notice; Provider: only during any Renewal Term"`
 	AnswerSpans []document.Span `json:"answer_spans,omitempty" jsonschema:"where the answer was read: [start, end) code points inside the extracts"`
 	Path        string          `json:"path,omitempty" jsonschema:"clause path of the first extract"`
 	Pages       []int           `json:"pages,omitempty"`
@@ -139,6 +141,7 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 				Path: first.Path, Pages: first.Pages, Span: first.Span, Text: text, Truncated: cut, Extracts: len(cell.Extracts)}
 			if a := cell.Answer; a != nil {
 				rc.Kind, rc.Answer, rc.Condition = string(a.Kind), a.Text, a.Condition
+				rc.Holders, rc.Summary = a.Holders, a.Summary
 				for _, sp := range a.Spans {
 					rc.AnswerSpans = append(rc.AnswerSpans, sp.Span)
 				}
@@ -175,6 +178,8 @@ func reviewText(out ReviewOutput) string {
 			switch {
 			case c.Kind == string(answer.KindNo):
 				b.WriteString(": No — the contract excludes it")
+			case c.Summary != "":
+				fmt.Fprintf(&b, ": %s — %s", c.Answer, c.Summary)
 			case c.Kind == string(answer.KindConditional) && c.Condition != "":
 				fmt.Fprintf(&b, ": Conditional — %s", c.Condition)
 			case c.Answer != "":

@@ -283,7 +283,12 @@ func writeContracts(b *strings.Builder, r *Report) {
 	if len(r.Contracts) == 0 {
 		b.WriteString("No contract has it.\n\n")
 	} else {
-		b.WriteString("| contract | answer | clause | page |\n|---|---|---|---|\n")
+		if dr.Ask != "" {
+			// the value asked for gets its own column ("notice")
+			fmt.Fprintf(b, "| contract | answer | %s | clause | page |\n|---|---|---|---|---|\n", cellText(dr.Ask))
+		} else {
+			b.WriteString("| contract | answer | clause | page |\n|---|---|---|---|\n")
+		}
 		for _, c := range r.Contracts {
 			answer := c.Answer
 			if c.Condition != "" {
@@ -298,6 +303,17 @@ func writeContracts(b *strings.Builder, r *Report) {
 				if len(c.Citations[0].Pages) > 0 {
 					page = strconv.Itoa(c.Citations[0].Pages[0])
 				}
+			}
+			if dr.Ask != "" {
+				asked := c.Asked
+				switch {
+				case asked == "":
+					asked = "not stated"
+				case c.AskedFrom != "":
+					asked += " (" + c.AskedFrom + ")"
+				}
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cellText(c.Name), cellText(answer), cellText(asked), cellText(clause), page)
+				continue
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cellText(c.Name), cellText(answer), cellText(clause), page)
 		}

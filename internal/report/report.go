@@ -225,7 +225,14 @@ type ContractAnswer struct {
 	Value string `json:"value,omitempty"`
 	// Condition is, for a conditional answer, the condition in the
 	// contract's words.
-	Condition  string     `json:"condition,omitempty"`
+	Condition string `json:"condition,omitempty"`
+	// Asked is the value the question asks for beside the provision
+	// (DealRoom.Ask: "on what notice" → "60 days", or per party
+	// "Customer: 60 days; Provider: 180 days"), as read from the contract;
+	// AskedFrom is the clause it was read from when that is not the
+	// answer's (a governing-law clause).
+	Asked      string     `json:"asked,omitempty"`
+	AskedFrom  string     `json:"asked_from,omitempty"`
 	Confidence float64    `json:"confidence,omitempty"`
 	Citations  []Citation `json:"citations"`
 }
@@ -248,6 +255,12 @@ type DealRoom struct {
 	// Condition is the value condition the question put on the provision
 	// ("New York", "more than 60 days").
 	Condition string `json:"condition,omitempty"`
+	// Ask is the kind of value the question asks for beside the provision
+	// ("notice", "period", "amount", "jurisdiction", "date"), read into
+	// each contract's Asked; AskText is the question's words ("on what
+	// notice").
+	Ask     string `json:"ask,omitempty"`
+	AskText string `json:"ask_text,omitempty"`
 	// Checked contracts; With: listed in Contracts; Lacking: found to lack
 	// it (or, searched, no passage matched); NotMatching: have it but not
 	// as the condition asks; Undecided: could not be decided.

@@ -17,6 +17,7 @@ import (
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/review/answer"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // A deal-room question asks about every contract of a collection at once —
@@ -61,6 +62,10 @@ type DealRoom struct {
 	// Condition is the value condition the question puts on the
 	// provision ("New York law", "more than 60 days"), if any.
 	Condition *answer.Condition `json:"condition,omitempty"`
+	// Ask is the value the question asks for beside the provision ("on
+	// what notice", "under which law"), if any; each listed row carries it
+	// (DealRow.Asked).
+	Ask *answer.Ask `json:"ask,omitempty"`
 	// Rows are the contracts that have the provision (and meet the
 	// condition), most confident first.
 	Rows []DealRow `json:"rows"`
@@ -93,6 +98,14 @@ type DealRow struct {
 	Value string `json:"value,omitempty"`
 	// Why says why an undecided contract could not be decided.
 	Why string `json:"why,omitempty"`
+	// Asked is the value the question asks for, read from the contract
+	// ("60 days", "Customer: 60 days; Provider: 180 days (only during any
+	// Renewal Term)", "New York"); empty when the contract does not say.
+	// AskedFrom says where: the clause path of the extract it was read
+	// from, when it is not the cell's own provision's (the governing law
+	// of a question about another provision).
+	Asked     string `json:"asked,omitempty"`
+	AskedFrom string `json:"asked_from,omitempty"`
 }
 
 // Row statuses.
@@ -163,6 +176,7 @@ func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomD
 	}
 	cond := answer.ParseCondition(question, prov)
 	dr.Condition = cond
+	dr.Ask = answer.ParseAsk(question, prov)
 	for i, d := range docs {
 		row := DealRow{DocID: d.ID, DocName: d.Name, Cell: cells[i]}
 		switch {
@@ -201,6 +215,9 @@ func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomD
 			dr.Others = append(dr.Others, row)
 		}
 	}
+	if dr.Ask != nil {
+		f.readAsked(ctx, dr, prov, docs, opt)
+	}
 	slices.SortStableFunc(dr.Rows, func(a, b DealRow) int {
 		switch {
 		case a.Cell.Confidence > b.Cell.Confidence:
@@ -211,6 +228,59 @@ func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomD
 		return 0
 	})
 	return dr, nil
+}
+
+// readAsked reads the value a deal-room question asks for into each listed
+// row: from the row's own cell, or — for the governing law of a question
+// about another provision ("Which contracts restrict assignment, and under
+// which law?") — from the cell of the playbook's provision answered by a
+// jurisdiction, reviewed (and cached) like the question's own.
+func (f *Finder) readAsked(ctx context.Context, dr *DealRoom, prov *playbook.Provision, docs []DealRoomDoc, opt DealRoomOptions) {
+	byID := map[string]DealRoomDoc{}
+	for _, d := range docs {
+		byID[d.ID] = d
+	}
+	var law *Reviewer
+	var lawCache *dealCache
+	if dr.Ask.Kind == answer.AskJurisdiction && prov.Answer != playbook.AnswerJurisdiction {
+		for _, p := range f.pb.Provisions {
+			if p.Answer == playbook.AnswerJurisdiction {
+				if r, err := f.reviewer([]string{p.Name}); err == nil {
+					law = r
+					lawCache = openDealCache(opt.CacheDir, p.Name, r.Fingerprint())
+				}
+				break
+			}
+		}
+	}
+	for i := range dr.Rows {
+		row := &dr.Rows[i]
+		c := row.Cell
+		if law == nil {
+			row.Asked, _ = dr.Ask.AskedValue(prov, c.Answer, c.Extracts)
+			continue
+		}
+		d := byID[row.DocID]
+		lc, ok := lawCache.get(d)
+		if !ok {
+			var err error
+			if lc, err = f.reviewOne(ctx, law, d); err != nil {
+				continue
+			}
+			lawCache.put(d, lc)
+		}
+		if lc.Found && lc.Answer != nil && lc.Answer.Text != "" {
+			row.Asked = lc.Answer.Text
+			if len(lc.Extracts) > 0 {
+				row.AskedFrom = lc.Extracts[0].Path
+			}
+		}
+	}
+	if lawCache != nil {
+		if err := lawCache.save(); err != nil {
+			slog.Warn("deal-room cache not saved", "err", err)
+		}
+	}
 }
 
 // reviewOne reviews one contract for rev's single provision.

@@ -261,31 +261,7 @@ const partyChars = 20000
 // returns nil when no party could be read. scores are the passages'
 // probabilities for the provision (the extracts' scores).
 func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
-	text := p.Doc().Doc.Text
-	opening := p.opening(partyChars)
-	var reads []partyRead
-	for _, r := range preambleParties(opening) {
-		if !p.inFurniture(p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
-			reads = append(reads, r)
-		}
-	}
-	// The signature block names the parties the preamble did not (a
-	// contract has at least two).
-	for _, sp := range signatureParties(text) {
-		if len(reads) >= 2 {
-			break
-		}
-		if p.inFurniture(p.Index().RuneSpan(sp.nameAt, sp.nameEnd)) {
-			continue
-		}
-		known := false
-		for _, r := range reads {
-			known = known || sameParty(r.name, sp.name)
-		}
-		if !known {
-			reads = append(reads, sp)
-		}
-	}
+	reads := p.partyReads()
 	if len(reads) == 0 {
 		return nil, nil
 	}
@@ -353,6 +329,41 @@ func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
 		}
 	}
 	return sorted, a
+}
+
+// partyReads returns the parties a contract introduces in its preamble
+// (page furniture left out), with those only its signature block names
+// when the preamble names fewer than two; in bytes of the contract's text.
+// They are read once per contract.
+func (p *prepared) partyReads() []partyRead {
+	return p.Memo(partiesKey, func() any {
+		text := p.Doc().Doc.Text
+		opening := p.opening(partyChars)
+		var reads []partyRead
+		for _, r := range preambleParties(opening) {
+			if !p.inFurniture(p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
+				reads = append(reads, r)
+			}
+		}
+		// The signature block names the parties the preamble did not (a
+		// contract has at least two).
+		for _, sp := range signatureParties(text) {
+			if len(reads) >= 2 {
+				break
+			}
+			if p.inFurniture(p.Index().RuneSpan(sp.nameAt, sp.nameEnd)) {
+				continue
+			}
+			known := false
+			for _, r := range reads {
+				known = known || sameParty(r.name, sp.name)
+			}
+			if !known {
+				reads = append(reads, sp)
+			}
+		}
+		return reads
+	}).([]partyRead)
 }
 
 // reNoticeAfter follows a period that measures a notice ("sixty (60)

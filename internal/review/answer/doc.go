@@ -86,6 +86,13 @@ type Answer struct {
 	// Parties are, for the party format, every party with its defined
 	// role or short name, from the preamble and the signature block.
 	Parties []Party `json:"parties,omitempty"`
+	// Holders are, for a yes/no provision, who holds the right (or is
+	// bound by the restriction) and on what terms, when the extracts say
+	// so (holders.go); Summary says it in one line ("Customer: Yes, 60
+	// days' notice; Provider: only during any Renewal Term, 180 days'
+	// notice"), and is what a face shows for the cell when it is set.
+	Holders []Holder `json:"holders,omitempty"`
+	Summary string   `json:"summary,omitempty"`
 }
 
 // Span is one place an answer was read from.

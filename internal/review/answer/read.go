@@ -45,7 +45,11 @@ func Read(prep *detect.Prepared, p *playbook.Provision, ex []detect.Extract, sco
 			return ex, a
 		}
 	}
-	return ex, readAnswer(p, pp, ex)
+	a := readAnswer(p, pp, ex)
+	if p.Answer == playbook.AnswerYesNo {
+		return pp.withHolders(p, ex, a, scores)
+	}
+	return ex, a
 }
 
 // prepared is the answer readers' view of a prepared contract: the
@@ -59,6 +63,8 @@ type memoKey int
 const (
 	runningKey memoKey = iota // running lines (answer_pick.go)
 	datesKey                  // defined dates (value_end.go definedDates)
+	partiesKey                // the parties (answer.go partyReads)
+	termsKey                  // the terms defined in quotation marks (holders.go definesTerm)
 )
 
 // runningLines returns the contract's running lines, found on first use.

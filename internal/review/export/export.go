@@ -151,7 +151,9 @@ type shownAnswer struct {
 	// "not_found".
 	Kind string
 	// Line is the one-line answer: "Yes", "No", "Conditional: <condition>",
-	// the value, "Found" or "Not found".
+	// who holds it on what terms ("Customer: Yes, 60 days' notice;
+	// Provider: only during any Renewal Term"), the value, "Found" or "Not
+	// found".
 	Line      string
 	Condition string
 	// Text is the extract(s), the corrected text, or "Not found".
@@ -183,6 +185,8 @@ func engineAnswer(c *review.Cell) shownAnswer {
 			a.Kind, a.Line = "not_found", NotFound
 		case x.Kind == answer.KindValue && x.Text == "":
 			a.Kind, a.Line = "found", "Found"
+		case x.Summary != "":
+			a.Line = x.Summary // who holds it, on what terms
 		case x.Kind == answer.KindConditional && x.Condition != "":
 			a.Line = "Conditional: " + x.Condition
 		case a.Line == "":

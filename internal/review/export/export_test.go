@@ -155,6 +155,7 @@ func TestCSV(t *testing.T) {
 		}
 	}
 	excludedCell(t, rv.Table) // the fixture has one at least
+	perParty := 0
 	for i, r := range recs[1:] {
 		row := rv.Table.Rows[i]
 		switch {
@@ -199,8 +200,18 @@ func TestCSV(t *testing.T) {
 				if c.Answer != nil && len(c.Answer.Spans) > 0 && got[6] == "" {
 					t.Errorf("%s × %s: no answer span in %q", row.DocName, p, got)
 				}
+				if c.Answer != nil && c.Answer.Summary != "" {
+					// who holds it, on what terms, is the answer shown
+					perParty++
+					if got[0] != c.Answer.Summary {
+						t.Errorf("%s × %s: answer %q, want the holders' summary %q", row.DocName, p, got[0], c.Answer.Summary)
+					}
+				}
 			}
 		}
+	}
+	if perParty == 0 {
+		t.Error("no cell says who holds its provision (the services agreement's termination for convenience does)")
 	}
 }
 

@@ -133,6 +133,7 @@ function renderContracts(rep) {
       el('span', { className: 'contract-name' }, c.name),
       dr.method === 'review' ? el('strong', { className: 'contract-answer' }, c.answer || '—') : null,
       c.condition ? el('span', { className: 'contract-condition' }, ' — ' + c.condition) : null,
+      dr.ask ? el('span', { className: 'contract-asked' }, ' — ' + dr.ask + ': ' + (c.asked || 'not stated') + (c.asked_from ? ' (' + c.asked_from + ')' : '')) : null,
       where ? el('span', { className: 'contract-where' }, ' ', where) : null);
   }));
   const others = dr.others || [];

@@ -57,8 +57,12 @@ function renderPanel() {
     a.condition ? el('span', { className: 'cond' }, '— ' + a.condition) : null,
     a.kind === 'no' && a.excludes ? el('span', { className: 'cond' }, '— the contract excludes it') : null,
     a.was ? el('span', { className: 'was' }, 'was: ' + shortAnswer(a.was, c)) : null].filter(Boolean));
-  $('cell-parties').replaceChildren(...a.parties.map((x) => el('li', null, el('b', null, x.name), x.role ? ' — “' + x.role + '”' : '')));
-  $('cell-parties').hidden = !a.parties.length;
+  // the parties of a party cell, or who holds the provision on what terms
+  const items = a.parties.length
+    ? a.parties.map((x) => el('li', null, el('b', null, x.name), x.role ? ' — “' + x.role + '”' : ''))
+    : (a.holders || []).map((h) => el('li', null, el('b', null, h.party), ' — ' + holderLine(h)));
+  $('cell-parties').replaceChildren(...items);
+  $('cell-parties').hidden = !items.length;
   const evidence = a.was ? a.was : a;
   $('cell-meta').textContent = [
     c.found ? 'confidence ' + Math.round(100 * c.confidence) + '%'
@@ -90,11 +94,25 @@ function renderPanel() {
   }
 }
 
+// holderLine says one holder's position after its name, as the engine's
+// summary does: "Yes, 60 days' notice, Early Termination Fee (11.2(b))".
+function holderLine(h) {
+  const what = h.kind === 'yes' ? 'Yes' : h.kind === 'no' ? 'No' : (h.condition ? 'Conditional — ' + h.condition : 'Conditional');
+  const notice = h.notice ? [h.notice + (/s$/.test(h.notice) ? "' notice" : "'s notice")] : [];
+  return [what, ...notice, ...(h.terms || [])].join(', ');
+}
+
 // spansIn returns the answer's spans inside the k-th extract, sorted, as
-// {start, end, role} (a party's name and role too).
+// {start, end, role} (a party's name and role, and where each holder's
+// terms were read, too).
 function spansIn(a, k) {
   const out = [];
   for (const s of a.spans || []) if (s.extract === k && s.span) out.push({ start: s.span.start, end: s.span.end, role: s.role });
+  for (const h of a.holders || []) {
+    for (const s of h.spans || []) {
+      if (s.extract === k && s.span && s.role !== 'value' && !out.some((o) => o.start === s.span.start)) out.push({ start: s.span.start, end: s.span.end, role: s.role });
+    }
+  }
   for (const p of a.parties || []) {
     for (const s of [p.name_span, p.role_span]) {
       if (s && s.extract === k && s.span && !out.some((o) => o.start === s.span.start)) out.push({ start: s.span.start, end: s.span.end, role: s.role });
@@ -123,7 +141,7 @@ function extractQuote(e, spans) {
   return q;
 }
 
-const roleWord = { value: 'The answer', condition: 'The condition', exclusion: 'Where it is excluded', party: 'A party', party_role: 'Its defined name' };
+const roleWord = { value: 'The answer', condition: 'The condition', exclusion: 'Where it is excluded', party: 'A party', party_role: 'Its defined name', notice: 'The notice', term: 'A term of the right' };
 
 // setReading switches the Review tab between the grid and reading a
 // contract (the panel stays). Leaving with back returns focus to the

@@ -20,11 +20,13 @@ const kindWord = Object.fromEntries(answerKinds);
 const verdictGlyph = { accepted: '✓', rejected: '✗', corrected: '✎' };
 
 // cellAnswer reads a cell's answer once the reviewer's decision is applied:
-// {kind, text, condition, spans, parties, was}. kind is one of answerKinds
+// {kind, text, condition, spans, parties, holders, summary, was}. kind is one of answerKinds
 // ("found" is a found cell whose answer is its clause: a value the text
 // does not give); text is what the cell shows; spans are where the answer
 // was read ({extract, span, role}: code points inside one of the cell's
-// extracts); was is the engine's answer a correction replaced.
+// extracts); holders say who holds the provision on what terms, and
+// summary says it in one line; was is the engine's answer a correction
+// replaced.
 //
 // The engine gives the answer in c.answer (docs/REVIEW.md, "The answer in
 // a cell"); a cell without one (a review kept from before answers were
@@ -37,15 +39,16 @@ function cellAnswer(c, d) {
     let kind = x.kind === 'not_found' ? 'nf' : x.kind;
     if (kind === 'value' && !x.text) kind = 'found';
     if (!kindWord[kind]) kind = c.found ? 'found' : 'nf';
-    a = { kind, text: x.text || kindWord[kind], condition: x.condition || '', spans: x.spans || [], parties: x.parties || [], excludes: !!x.excludes };
+    a = { kind, text: x.text || kindWord[kind], condition: x.condition || '', spans: x.spans || [], parties: x.parties || [], excludes: !!x.excludes,
+      holders: x.holders || [], summary: x.summary || '' };
   } else if (!c.found) {
-    a = { kind: 'nf', text: 'Not found', condition: '', spans: [], parties: [] };
+    a = { kind: 'nf', text: 'Not found', condition: '', spans: [], parties: [], holders: [], summary: '' };
   } else {
-    a = Object.assign(valueAnswer(c.value), { spans: [], parties: [] });
+    a = Object.assign(valueAnswer(c.value), { spans: [], parties: [], holders: [], summary: '' });
   }
   if (d && d.verdict === 'corrected') {
     const was = a;
-    a = Object.assign(d.value ? valueAnswer(d.value) : { kind: 'found', text: 'Found', condition: '' }, { spans: [], parties: [] });
+    a = Object.assign(d.value ? valueAnswer(d.value) : { kind: 'found', text: 'Found', condition: '' }, { spans: [], parties: [], holders: [], summary: '' });
     a.was = was;
   }
   return a;
@@ -73,6 +76,7 @@ function clauseLabel(path) {
 
 // shortAnswer is the one line a grid cell shows.
 function shortAnswer(a, c) {
+  if (a.summary) return a.summary;
   if (a.kind === 'conditional' && a.condition) return 'Conditional — ' + a.condition;
   if (a.kind === 'found' && !a.was) {
     const path = c && c.extracts && c.extracts[0] && c.extracts[0].path;
