@@ -282,16 +282,16 @@ type checkedCell struct {
 }
 
 // hits fills cc's hit and more from the contract's prepared passages.
-func (cc *checkedCell) hits(prep *prepared) {
+func (cc *checkedCell) hits(prep *detect.Prepared) {
 	c := &cc.cell
 	if !c.Found || len(c.Extracts) == 0 {
 		return
 	}
-	sp, node := prep.clauseOf(c.Extracts)
-	sp = prep.widen(sp, minHitChars)
+	sp, node := clauseOf(prep, c.Extracts)
+	sp = widen(prep, sp, minHitChars)
 	cc.hit = search.Hit{DocID: c.DocID, Span: sp, Score: c.Confidence, Node: node, View: index.ViewProvision, Provision: c.Provision}
 	for _, e := range c.Extracts[1:] {
-		if w := prep.widen(e.Span, minHitChars); w.Intersect(sp).Len() == 0 {
+		if w := widen(prep, e.Span, minHitChars); w.Intersect(sp).Len() == 0 {
 			cc.more = append(cc.more, search.Hit{DocID: c.DocID, Span: w, Score: e.Score, Node: e.Node, View: index.ViewProvision, Provision: c.Provision})
 		}
 	}
@@ -328,17 +328,16 @@ func (f *Finder) check(ctx context.Context, names []string, docs []string) ([]ch
 			return nil, err
 		}
 		scores := rev.sc.Scores(prep)
-		pp := &prepared{prep}
 		var cells []checkedCell
 		for i := range rev.pb.Provisions {
-			cc := checkedCell{cell: rev.cell(pp, i, scores[i]), passages: len(scores[i])}
+			cc := checkedCell{cell: rev.cell(prep, i, scores[i]), passages: len(scores[i])}
 			best := slices.Max(append([]float64{0}, scores[i]...))
 			for _, v := range scores[i] {
 				if v >= best/2 {
 					cc.spread++
 				}
 			}
-			cc.hits(pp)
+			cc.hits(prep)
 			cells = append(cells, cc)
 		}
 		f.cache().put(key, id, d, cells)
@@ -469,7 +468,7 @@ const minHitChars = 40
 // widen returns sp, the span of one of p's passages, widened over the
 // passages after it (else before it) until it holds at least n code
 // points; passages more than a line apart are not joined.
-func (p *prepared) widen(sp document.Span, n int) document.Span {
+func widen(p *detect.Prepared, sp document.Span, n int) document.Span {
 	if sp.Len() >= n {
 		return sp
 	}
@@ -503,7 +502,7 @@ const maxClauseChars = 1500
 // the same clause, as when a provision runs over a clause's items (the
 // customer's and the provider's rights to terminate) — that whole clause,
 // if it is no longer than maxClauseChars.
-func (p *prepared) clauseOf(ex []detect.Extract) (document.Span, int) {
+func clauseOf(p *detect.Prepared, ex []detect.Extract) (document.Span, int) {
 	sp, node := ex[0].Span, ex[0].Node
 	if len(ex) < 2 || node <= 0 || ex[1].Node <= 0 || node >= len(p.Tree().Nodes) || ex[1].Node >= len(p.Tree().Nodes) {
 		return sp, node

@@ -2,12 +2,13 @@ package search
 
 import (
 	"context"
-	"github.com/pakton/pakton/internal/search/index"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // TestExplainChangesNoHit: asking for the plan returns the same hits, for
