@@ -15,6 +15,7 @@ import (
 func runIngest(ctx context.Context, args []string) error {
 	fs, g := newFlags("ingest", "ingest [flags] PATH…\n\nAdds contracts (files, or directories walked recursively) to a collection.\nRe-ingesting a changed file replaces its document; unchanged files are skipped.")
 	pf := addParseFlags(fs)
+	memory := addMemoryFlag(fs)
 	force := fs.Bool("force", false, "re-ingest files even when unchanged")
 	workers := fs.Int("j", 0, "files parsed at once (default: number of CPUs)")
 	quiet := fs.Bool("q", false, "no progress output")
@@ -32,6 +33,10 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	budget, err := memoryOption(*memory)
+	if err != nil {
+		return err
+	}
 	limitHeap()
 	st, err := g.openOrCreate(ctx)
 	if err != nil {
@@ -42,7 +47,7 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb)}
+	opt := ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb), Budget: ingest.NewBudget(budget)}
 	if *summarize {
 		roles, err := mf.roles()
 		if err != nil {

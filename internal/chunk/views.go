@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
@@ -64,16 +66,16 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 	}
 	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary,
 		Names: nm.All()}
-	seen := map[string]bool{} // near-duplicate suppression by normalized text
+	seen := map[[2]uint64]bool{} // near-duplicate suppression by normalized text
 	add := func(u search.UnitInput) {
-		key := normKey(u.Text)
-		if key == "" || seen[key] {
+		key, ok := normHash(u.Text)
+		if !ok || seen[key] {
 			return
 		}
 		seen[key] = true
 		in.Units = append(in.Units, u)
 	}
-	runes := []rune(doc.Text)
+	runes := newDocRunes(doc)
 	for id := 1; id < len(tree.Nodes); id++ {
 		n := &tree.Nodes[id]
 		if n.Own.Empty() {
@@ -149,6 +151,36 @@ func ancestorContext(t *clause.Tree, id int) string {
 // normKey is text reduced to lower-case words, for duplicate detection.
 func normKey(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// normHash is a 128-bit hash of normKey(s), computed without building it
+// (units are many and long), and false when normKey(s) is empty.
+func normHash(s string) ([2]uint64, bool) {
+	a, b := uint64(14695981039346656037), uint64(0x9E3779B97F4A7C15)
+	byteIn := func(c byte) {
+		a = (a ^ uint64(c)) * 1099511628211
+		b = (b ^ uint64(c)) * 0x100000001B3
+		b ^= b >> 29
+	}
+	var buf [utf8.UTFMax]byte
+	words, inWord := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			if words > 0 {
+				byteIn(' ')
+			}
+			words++
+			inWord = true
+		}
+		for _, c := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			byteIn(c)
+		}
+	}
+	return [2]uint64{a, b}, words > 0
 }
 
 // headingOf is what a clause is called: its heading, else its defined term,

@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of JPEG scans
@@ -61,6 +62,9 @@ func parseImage(ctx context.Context, data []byte, opt Options) (*document.Docume
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 		tp, err := r.pages()
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
@@ -73,6 +77,9 @@ func parseImage(ctx context.Context, data []byte, opt Options) (*document.Docume
 				break
 			}
 			b, err := r.page(p)
+			if errors.Is(err, ErrTooLarge) {
+				return nil, err
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i+1, err)
 			}
