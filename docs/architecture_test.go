@@ -176,7 +176,7 @@ func TestArchitectureLayers(t *testing.T) {
 			continue
 		}
 		// A rule holds for what p reaches through other packages too: the
-		// review core must not pull in the model client by way of a helper.
+		// review core must not pull in the model client by way of another package.
 		via := reach(pkgs, p)
 		for _, n := range never {
 			if path, ok := via[n]; ok {

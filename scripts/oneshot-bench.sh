@@ -1,6 +1,6 @@
 #!/bin/sh
 # oneshot-bench.sh — CPU and wall of one-shot `pakton search` (process start, open, query, print),
-# several binaries back to back on the same store (docs/SCALE.md, "Session 6 (oneshot)").
+# several binaries back to back on the same store (docs/SCALE.md).
 #
 # For each of scale-bench.sh's five questions it runs every BIN five times, interleaved
 # (BIN1 BIN2 … BIN1 BIN2 …), after one warm-up search, and prints per BIN the median CPU
@@ -9,7 +9,7 @@
 # all 25 runs. The load average is printed before and after: on a shared machine compare CPU.
 #
 # Usage: scripts/oneshot-bench.sh STORE BIN...
-#   e.g. scripts/oneshot-bench.sh /work/scale-data/oneshot/x100 /tmp/pakton-before /tmp/pakton-after
+#   e.g. scripts/oneshot-bench.sh $SCALE_DIR/x100all/store ./pakton-before ./pakton-after
 # Needs perf and /usr/bin/time. Opens the store read-only.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 STORE BIN..." >&2; exit 2; }

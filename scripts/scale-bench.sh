@@ -3,10 +3,8 @@
 #
 # For each factor N it builds a corpus of N distinct copies of the 468 CUAD
 # contracts ("pakton eval copies": copy k ≥ 2 of a contract has every party
-# renamed; the corpus and the results go in corpus/xNall and xNall — "all"
-# since session 6: the xN directories of earlier runs hold copies that
-# renamed only the party a file is named after, docs/SCALE.md "Session 6
-# (corpus)"), ingests it into a fresh store, and measures, each step with
+# renamed; the corpus and the results go in corpus/xNall and xNall), ingests
+# it into a fresh store, and measures, each step with
 # /usr/bin/time (wall, user+sys CPU, peak RSS; the machine is shared, so CPU
 # time is the number to compare):
 #   - ingest (including bringing the search index up to date and merging);
@@ -27,16 +25,17 @@
 # again. Long steps print progress lines. Meant to run unattended under
 # nice, e.g.
 #
-#   nohup nice -n 10 scripts/scale-bench.sh 1 10 100 > /work/scale-data/run.log 2>&1 &
+#   SCALE_DIR=$HOME/pakton-scale nohup nice -n 10 scripts/scale-bench.sh 1 10 100 > run.log 2>&1 &
 #
 # Usage: scripts/scale-bench.sh [FACTOR...]     (default: 1 10)
-# Env:   SCALE_DIR (default /work/scale-data; never inside the repository),
+# Env:   SCALE_DIR (default $TMPDIR/pakton-scale; never inside the repository;
+#        100× needs about 30 GB there),
 #        SHARED (default ../shared next to the repository)
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 shared=${SHARED:-$repo/../shared}
 cuad=$shared/data/legalbenchrag/corpus/cuad
-work=${SCALE_DIR:-/work/scale-data}
+work=${SCALE_DIR:-${TMPDIR:-/tmp}/pakton-scale}
 factors=${*:-1 10}
 [ -d "$cuad" ] || { echo "scale-bench: $cuad not found (set SHARED)" >&2; exit 1; }
 case "$work" in "$repo"/*) echo "scale-bench: SCALE_DIR must be outside the repository" >&2; exit 1 ;; esac

@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -105,7 +106,7 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store) error {
 		if err != nil {
 			return err
 		}
-		row, err := rev.Review(ctx, review.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
+		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
 		if err != nil {
 			return err
 		}
@@ -145,7 +146,10 @@ func writeExamples(dir string) error {
 // demoAnswer prints one question, the document it was routed to and its top
 // provisions, each quote on a few wrapped lines.
 func demoAnswer(ctx context.Context, w io.Writer, st *store.Store, ix *search.Index, question string, k int) error {
-	res := ix.Search(search.Query{Text: question, K: k})
+	res, err := ix.Search(ctx, search.Query{Text: question, K: k})
+	if err != nil {
+		return err
+	}
 	ps, err := ingest.Passages(ctx, st, store.DefaultCollection, res.Hits)
 	if err != nil {
 		return err

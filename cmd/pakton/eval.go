@@ -14,7 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
 	"github.com/pakton/pakton/internal/eval/contractnli"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // stringList is a repeatable string flag.
@@ -109,10 +109,10 @@ func runEval(ctx context.Context, args []string) error {
 			}
 		}
 	}
-	var labels *review.Labels
+	var labels *detect.Labels
 	var labelsErr error
 	if *provisions == "" || *provisions == "cv" || *provisions == "zero-shot" {
-		labels, labelsErr = review.LoadLabels(*labelsPath)
+		labels, labelsErr = detect.LoadLabels(*labelsPath)
 	}
 	if *provisions == "" {
 		switch {

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/pakton/pakton/internal/eval"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // runEvalDealRoom runs "pakton eval dealroom".
@@ -25,7 +25,7 @@ func runEvalDealRoom(ctx context.Context, args []string) error {
 	if *folds < 2 {
 		return fmt.Errorf("eval dealroom: --folds must be 2 or more (the detectors must not review their own training contracts)")
 	}
-	labels, err := review.LoadLabels(*labelsPath)
+	labels, err := detect.LoadLabels(*labelsPath)
 	if err != nil {
 		return err
 	}

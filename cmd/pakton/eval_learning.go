@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/pakton/pakton/internal/eval"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // runEvalLearning runs "pakton eval learning": the learning curve of
@@ -40,7 +40,7 @@ func runEvalLearning(ctx context.Context, args []string) error {
 	if *folds < 2 || *draws < 1 {
 		return fmt.Errorf("eval learning: --folds must be 2 or more and --draws 1 or more")
 	}
-	labels, err := review.LoadLabels(*labelsPath)
+	labels, err := detect.LoadLabels(*labelsPath)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/pakton/pakton/internal/eval"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // runEvalReview runs "pakton eval review".
@@ -23,7 +23,8 @@ func runEvalReview(ctx context.Context, args []string) error {
 	folds := fs.Int("folds", 4, "cross-validate: train on the other K-1 parts of the contracts, review each part; 0: score the detectors as they are (the shipped ones were trained on the CUAD review_dev contracts, so that is optimistic on them)")
 	zeroShot := fs.Bool("zero-shot", false, "measure every labelled provision as if nobody had labelled it (definition, keywords and examples only)")
 	jsonOut, quiet := addReportFlags(fs)
-	valuesOut := fs.String("values", "", "write every scored answer (label, answer, right) to this file, one JSON object a line")
+	valuesOut := fs.String("values", "", "write every scored answer of the development contracts (label, answer, right, evidence) to this file, one JSON object a line")
+	release := fs.Bool("release", false, "at release time only: also score the value readers on the held-out quarter of the labels (contracts at positions 3 modulo 4) and print its aggregate (docs/EVALUATION.md)")
 	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -36,7 +37,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 	if *folds < 0 || *folds == 1 {
 		return fmt.Errorf("eval review: --folds must be 0 (no cross-validation) or 2 or more")
 	}
-	labels, err := review.LoadLabels(*labelsPath)
+	labels, err := detect.LoadLabels(*labelsPath)
 	if err != nil {
 		return err
 	}
@@ -45,11 +46,11 @@ func runEvalReview(ctx context.Context, args []string) error {
 		return err
 	}
 	if *detPath != "" {
-		if det, err = review.LoadDetectors(*detPath); err != nil {
+		if det, err = detect.LoadDetectors(*detPath); err != nil {
 			return err
 		}
 	}
-	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Progress: stageProgress(*quiet)}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Release: *release, Progress: stageProgress(*quiet)}
 	if *valuesOut != "" {
 		f, err := os.Create(*valuesOut)
 		if err != nil {

@@ -39,8 +39,8 @@ const learnShare = 0.02
 // heap holds little live data (at 10× CUAD 15–100 MB: the builder of one
 // flush, the listing of the store) but the collector lets it grow to about
 // twice that before collecting, and the process held 783 MB of anonymous
-// memory while indexing 46,800 contracts (docs/SCALE.md, session 5): the
-// limit has the collector run earlier instead. It is soft: a heap that
+// memory while indexing 46,800 contracts (docs/SCALE.md, "Memory"):
+// the limit has the collector run earlier instead. It is soft: a heap that
 // needs more gets it, at the cost of more frequent collections.
 const indexMemoryLimit = 600 << 20
 
@@ -59,7 +59,7 @@ func limitHeap() {
 // 250 MB at 100× CUAD) let the collector's default pacing grow the heap to
 // twice that: 520–580 MB of anonymous memory under the association pass's
 // 256 MB of mapped pages, a 908 MB peak for the 100× ingest (docs/SCALE.md,
-// session 6).
+// "Memory").
 const maintainHeadroom = 192 << 20
 
 // limitMaintainHeap lowers the soft heap limit, for the merges and the
@@ -100,7 +100,7 @@ func updateIndex(ctx context.Context, st *store.Store, collection string, quiet 
 		// Indexing leaves a heap its garbage has grown to (about twice what
 		// it held live), which the runtime returns to the system only
 		// slowly: hand it back now, before the merges and the association
-		// pass, which need little of their own (docs/SCALE.md, session 6).
+		// pass, which need little of their own (docs/SCALE.md, "Memory").
 		debug.FreeOSMemory()
 		defer limitMaintainHeap()()
 	}

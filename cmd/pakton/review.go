@@ -17,8 +17,10 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/review/modelpass"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -61,7 +63,7 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	if *detPath != "" {
-		if det, err = review.LoadDetectors(*detPath); err != nil {
+		if det, err = detect.LoadDetectors(*detPath); err != nil {
 			return err
 		}
 	}
@@ -210,7 +212,7 @@ func subcommandNames() string {
 
 // loadPlaybook reads a playbook file (the built-in playbook when path is
 // empty), narrowed to provisions, with the detectors to find it.
-func loadPlaybook(path string, provisions []string) (*review.Playbook, *review.Detectors, error) {
+func loadPlaybook(path string, provisions []string) (*playbook.Playbook, *detect.Detectors, error) {
 	var data []byte
 	if path != "" {
 		var err error
@@ -234,7 +236,7 @@ func splitList(s string) []string {
 	return out
 }
 
-func listProvisions(w io.Writer, pb *review.Playbook) error {
+func listProvisions(w io.Writer, pb *playbook.Playbook) error {
 	fmt.Fprintf(w, "Playbook %s", pb.Name)
 	if pb.Version != "" {
 		fmt.Fprintf(w, " (version %s)", pb.Version)
@@ -248,7 +250,7 @@ func listProvisions(w io.Writer, pb *review.Playbook) error {
 	return tw.Flush()
 }
 
-func reviewDryRun(ctx context.Context, w io.Writer, run *review.Run, pb *review.Playbook) error {
+func reviewDryRun(ctx context.Context, w io.Writer, run *review.Run, pb *playbook.Playbook) error {
 	docs, err := run.Store.List(ctx, run.Collection)
 	if err != nil {
 		return err

@@ -187,7 +187,7 @@ func TestReviewCommandModelPass(t *testing.T) {
 
 // TestReviewCleansTempFiles: the temporary files a killed "pakton review"
 // left — a row, a model answer, an export cut short — are removed by the
-// next run (issue 17 §10: they were never cleaned).
+// next run.
 func TestReviewCleansTempFiles(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(config.EnvStore, filepath.Join(dir, "store"))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 func init() { reviewSubcommands["train"] = runReviewTrain }
@@ -56,18 +57,18 @@ func runReviewTrain(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	var docs []review.TrainingDoc
+	var docs []detect.TrainingDoc
 	var sources []string
 	labelled := map[string]bool{} // provisions some label covers
 	if *labelsPath != "" {
-		labels, err := review.LoadLabels(*labelsPath)
+		labels, err := detect.LoadLabels(*labelsPath)
 		if err != nil {
 			return err
 		}
 		for _, n := range labels.Names() {
 			labelled[strings.ToLower(n)] = true
 		}
-		ld, err := review.LoadTraining(ctx, *corpus, labels, 0, func(done, total int) {
+		ld, err := detect.LoadTraining(ctx, *corpus, labels, 0, func(done, total int) {
 			if !*quiet {
 				fmt.Fprintf(os.Stderr, "\rreading labelled contracts %d/%d", done, total)
 			}
@@ -113,7 +114,7 @@ func runReviewTrain(args []string) error {
 	if *version == "" {
 		*version = time.Now().UTC().Format("2006-01-02")
 	}
-	var base *review.Detectors
+	var base *detect.Detectors
 	switch {
 	case *basePath == "builtin" || *basePath == "" && *labelsPath == "":
 		_, base = review.Builtin()
@@ -121,7 +122,7 @@ func runReviewTrain(args []string) error {
 	case *basePath == "none" || *basePath == "":
 		*basePath = ""
 	default:
-		if base, err = review.LoadDetectors(*basePath); err != nil {
+		if base, err = detect.LoadDetectors(*basePath); err != nil {
 			return err
 		}
 	}
@@ -145,7 +146,7 @@ func runReviewTrain(args []string) error {
 	if *zeroOnly {
 		cmd = append(cmd, "--zero-shot-only")
 	}
-	opt := review.TrainOptions{
+	opt := detect.TrainOptions{
 		Version:       *version,
 		Command:       strings.Join(cmd, " "),
 		TrainedOn:     fmt.Sprintf("%s; %d of the playbook's provisions labelled", strings.Join(sources, "; "), covered),
@@ -158,7 +159,7 @@ func runReviewTrain(args []string) error {
 			fmt.Fprintf(os.Stderr, "\rtraining %d/%d %-40.40s", done, total, name)
 		}
 	}
-	det, rep, err := review.Train(ctx, docs, pb, opt)
+	det, rep, err := detect.Train(ctx, docs, pb, opt)
 	if !*quiet {
 		fmt.Fprintln(os.Stderr)
 	}
@@ -182,7 +183,7 @@ func runReviewTrain(args []string) error {
 // decisionDocs reads a review's JSON and its decisions, and returns the
 // decided contracts labelled by the decisions (review.DecisionTraining),
 // read from the review's collection in the store.
-func decisionDocs(ctx context.Context, g *globals, reviewPath, decisionsPath string, collectionGiven bool) ([]review.TrainingDoc, review.DecisionStats, error) {
+func decisionDocs(ctx context.Context, g *globals, reviewPath, decisionsPath string, collectionGiven bool) ([]detect.TrainingDoc, review.DecisionStats, error) {
 	raw, err := os.ReadFile(reviewPath)
 	if err != nil {
 		return nil, review.DecisionStats{}, fmt.Errorf("review %s: %w", reviewPath, err)

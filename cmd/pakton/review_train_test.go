@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // TestReviewTrainFromDecisions: a reviewer's decisions on a review are
@@ -64,7 +65,7 @@ func TestReviewTrainFromDecisions(t *testing.T) {
 	if !strings.Contains(stdout, "decisions: 5") || !strings.Contains(stdout, "Governing Law") {
 		t.Errorf("output:\n%s", stdout)
 	}
-	det, err := review.LoadDetectors(trained)
+	det, err := detect.LoadDetectors(trained)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,9 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 		return brief{}, err
 	}
 	b := brief{Query: strings.TrimSpace(rep.Query), Context: joinNonEmpty(req.Context, rep.Context), Instructions: joinNonEmpty(req.Instructions, rep.Instructions)}
-	b.Docs = s.resolveDocs(ctx, req, rep.Documents, b.Query)
+	if b.Docs, err = s.resolveDocs(ctx, req, rep.Documents, b.Query); err != nil {
+		return brief{}, err
+	}
 
 	ask := strings.TrimSpace(rep.ClarifyingQuestion)
 	if ask == "" && len(b.Docs) == 0 && len(all) > 1 {
@@ -114,7 +116,9 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 			s.clarifications++
 			b.Context = joinNonEmpty(b.Context, "Asked \""+ask+"\", the user answered: "+answer)
 			if len(b.Docs) == 0 {
-				b.Docs = s.resolveDocs(ctx, Request{}, []string{answer}, answer)
+				if b.Docs, err = s.resolveDocs(ctx, Request{}, []string{answer}, answer); err != nil {
+					return brief{}, err
+				}
 			}
 		}
 	}
@@ -128,9 +132,9 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 // resolveDocs finds the documents a request is about: those the user
 // selected, else those the Archivist named (by name, base name or a name
 // the search router recognizes), else those the question routes to.
-func (s *session) resolveDocs(ctx context.Context, req Request, named []string, query string) []report.DocRef {
+func (s *session) resolveDocs(ctx context.Context, req Request, named []string, query string) ([]report.DocRef, error) {
 	if len(req.Docs) > 0 {
-		return s.lib.docRefs(req.Docs)
+		return s.lib.docRefs(req.Docs), nil
 	}
 	noRoute := req.NoRoute || s.noRoute
 	// Documents the Archivist names by file name are found either way; only
@@ -151,19 +155,28 @@ func (s *session) resolveDocs(ctx context.Context, req Request, named []string, 
 		if noRoute {
 			continue
 		}
-		if res := s.lib.Corpus.Index.Search(search.Query{Text: n, K: 1}); len(res.RoutedTo) > 0 {
-			for _, d := range s.lib.docRefs(res.RoutedTo) {
+		r, err := s.lib.Corpus.Index.Route(ctx, search.Query{Text: n})
+		if err != nil {
+			return nil, err
+		}
+		if r.Decision.Narrowed() {
+			for _, d := range s.lib.docRefs(r.Docs) {
 				add(d)
 			}
 		}
 	}
 	if len(out) == 0 && !noRoute {
-		res := s.lib.Corpus.Index.Search(search.Query{Text: query, K: 1})
-		for _, d := range s.lib.docRefs(res.RoutedTo) {
-			add(d)
+		r, err := s.lib.Corpus.Index.Route(ctx, search.Query{Text: query})
+		if err != nil {
+			return nil, err
+		}
+		if r.Decision.Narrowed() {
+			for _, d := range s.lib.docRefs(r.Docs) {
+				add(d)
+			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // docSummary is the stored deterministic summary of a document.

@@ -73,7 +73,7 @@ func (x *ids) add(ev []tool.Evidence) []string {
 // their session ids.
 func (x *ids) search(t *testing.T, lib *Library, docID, query string) ([]tool.Evidence, []string) {
 	t.Helper()
-	_, ev, err := lib.Corpus.Search(search.Query{Text: query, Docs: []string{docID}, K: 5})
+	_, ev, err := lib.Corpus.Search(t.Context(), search.Query{Text: query, Docs: []string{docID}, K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

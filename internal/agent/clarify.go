@@ -37,14 +37,17 @@ type Chooser interface {
 
 // Ambiguity is the question an ambiguous contract name asks the user, or
 // nil when the question names its contracts plainly.
-func Ambiguity(lib *Library, req Request) (question string, choices []Choice, route *search.Route) {
+func Ambiguity(ctx context.Context, lib *Library, req Request) (question string, choices []Choice, route *search.Route, err error) {
 	if len(req.Docs) > 0 || req.NoRoute || lib.Corpus.Index == nil {
-		return "", nil, nil
+		return "", nil, nil, nil
 	}
-	p := lib.Corpus.Index.Plan(search.Query{Text: req.Question})
-	r := &p.Route
+	rt, err := lib.Corpus.Index.Route(ctx, search.Query{Text: req.Question})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	r := &rt
 	if r.Decision != search.RouteAmbiguous || len(r.Candidates) < 2 {
-		return "", nil, r
+		return "", nil, r, nil
 	}
 	var said []string
 	for _, m := range r.Matched {
@@ -63,7 +66,7 @@ func Ambiguity(lib *Library, req Request) (question string, choices []Choice, ro
 		choices = append(choices, Choice{ID: c.DocID, Label: label})
 	}
 	choices = append(choices, Choice{ID: ChooseAll, Label: fmt.Sprintf("all %d of them", len(r.Candidates))})
-	return question, choices, r
+	return question, choices, r, nil
 }
 
 func paren(s string) string {
@@ -81,9 +84,9 @@ func ResolveRoute(ctx context.Context, lib *Library, req Request, c Clarifier, p
 	if c == nil {
 		return req, nil
 	}
-	question, choices, route := Ambiguity(lib, req)
-	if question == "" {
-		return req, nil
+	question, choices, route, err := Ambiguity(ctx, lib, req)
+	if err != nil || question == "" {
+		return req, err
 	}
 	if progress != nil {
 		progress("asking the user which contract the question means")

@@ -162,7 +162,10 @@ func (l *Library) perContractSearch(ctx context.Context, question string, docs [
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		res := l.Corpus.Index.Search(search.Query{Text: question, Docs: []string{d.ID}, K: 1, NoFill: true})
+		res, err := l.Corpus.Index.Search(ctx, search.Query{Text: question, Docs: []string{d.ID}, K: 1, NoFill: true})
+		if err != nil {
+			return nil, nil, fmt.Errorf("searching %s: %w", d.Name, err)
+		}
 		if len(res.Hits) == 0 {
 			sum.Lacking++
 			sum.Others = append(sum.Others, report.ContractStatus{Name: d.Name, DocID: d.ID, Status: review.StatusLacks, Why: "no passage matches the question's words"})

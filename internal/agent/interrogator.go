@@ -97,8 +97,12 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 		if ctx.Err() == nil {
 			// A question about several contracts is also answered per
 			// contract, offline (dealroom.go).
-			route := a.Library.Corpus.Index.Plan(search.Query{Text: req.Question, Docs: req.Docs, NoRoute: req.NoRoute}).Route
-			a.Library.attachPerContract(ctx, rep, req, &route, s.progress)
+			route, err := a.Library.Corpus.Index.Route(ctx, search.Query{Text: req.Question, Docs: req.Docs, NoRoute: req.NoRoute})
+			if err != nil {
+				rep.Flag("the per-contract answer failed: " + err.Error())
+			} else {
+				a.Library.attachPerContract(ctx, rep, req, &route, s.progress)
+			}
 		}
 		return rep, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
 )
@@ -50,12 +51,12 @@ func NewLibrary(c *tool.Corpus) *Library {
 }
 
 // reviewDoc reads a document for the review detectors.
-func (l *Library) reviewDoc(ctx context.Context, id string) (review.Doc, error) {
+func (l *Library) reviewDoc(ctx context.Context, id string) (detect.Doc, error) {
 	rec, err := l.record(ctx, id)
 	if err != nil {
-		return review.Doc{}, err
+		return detect.Doc{}, err
 	}
-	return review.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
+	return detect.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
 }
 
 func (l *Library) record(ctx context.Context, id string) (*store.Record, error) {

@@ -8,7 +8,7 @@ import (
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/names"
-	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Options tune how units are built. The zero value is the default.
@@ -50,7 +50,7 @@ func (o Options) withDefaults() Options {
 // ancestors' labels and headings and the document summary (ancestor-aware),
 // and, for clauses with sub-clauses, the whole subtree when it is small enough
 // (descendant-aware). Every unit returns only its source spans.
-func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInput {
+func Build(doc *document.Document, tree *clause.Tree, opt Options) index.DocInput {
 	opt = opt.withDefaults()
 	if tree == nil {
 		tree = clause.Parse(doc)
@@ -64,10 +64,10 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 		learnt := Names(doc)
 		nm = &learnt
 	}
-	in := search.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary,
+	in := index.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary,
 		Names: nm.All()}
 	seen := map[[2]uint64]bool{} // near-duplicate suppression by normalized text
-	add := func(u search.UnitInput) {
+	add := func(u index.UnitInput) {
 		key, ok := normHash(u.Text)
 		if !ok || seen[key] {
 			return
@@ -100,13 +100,13 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) search.DocInp
 				// matched on its own words.
 				text = doc.Masked(n.Own)
 			}
-			add(search.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: search.ViewPlain, Heading: heading})
+			add(index.UnitInput{Text: text, Spans: []document.Span{sp}, Node: id, View: index.ViewPlain, Heading: heading})
 			if context != "" {
-				add(search.UnitInput{Text: context + "\n" + text, Spans: []document.Span{sp}, Node: id, View: search.ViewAncestors})
+				add(index.UnitInput{Text: context + "\n" + text, Spans: []document.Span{sp}, Node: id, View: index.ViewAncestors})
 			}
 		}
 		if !n.Leaf() && n.Span.Len() <= opt.MaxDescendant {
-			add(search.UnitInput{Text: doc.Masked(n.Span), Spans: []document.Span{n.Span}, Node: id, View: search.ViewDescendant})
+			add(index.UnitInput{Text: doc.Masked(n.Span), Spans: []document.Span{n.Span}, Node: id, View: index.ViewDescendant})
 		}
 	}
 	return in

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 const sample = `MASTER SERVICES AGREEMENT
@@ -30,7 +30,7 @@ func TestBuildReturnsSourceSpansOnly(t *testing.T) {
 		t.Fatal("no units")
 	}
 	ix := document.NewIndex(sample)
-	views := map[search.View]int{}
+	views := map[index.View]int{}
 	for _, u := range in.Units {
 		views[u.View]++
 		for _, sp := range u.Spans {
@@ -44,7 +44,7 @@ func TestBuildReturnsSourceSpansOnly(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []search.View{search.ViewPlain, search.ViewAncestors, search.ViewDescendant} {
+	for _, v := range []index.View{index.ViewPlain, index.ViewAncestors, index.ViewDescendant} {
 		if views[v] == 0 {
 			t.Errorf("no %v units built", v)
 		}
@@ -52,7 +52,7 @@ func TestBuildReturnsSourceSpansOnly(t *testing.T) {
 	// The ancestor-aware view of item (a) carries the article heading.
 	found := false
 	for _, u := range in.Units {
-		if u.View == search.ViewAncestors && strings.Contains(u.Text, "breach of confidentiality") {
+		if u.View == index.ViewAncestors && strings.Contains(u.Text, "breach of confidentiality") {
 			found = strings.Contains(u.Text, "LIMITATION OF LIABILITY") || strings.Contains(strings.ToLower(u.Text), "limitation of liability")
 		}
 	}
@@ -68,7 +68,7 @@ func TestBuildHeadings(t *testing.T) {
 	in := Build(doc, nil, Options{})
 	got := map[string]string{} // plain unit text prefix → heading
 	for _, u := range in.Units {
-		if u.View != search.ViewPlain {
+		if u.View != index.ViewPlain {
 			if u.Heading != "" {
 				t.Errorf("%v view carries heading %q", u.View, u.Heading)
 			}

@@ -36,6 +36,7 @@ import (
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
@@ -456,12 +457,12 @@ func (sn *Snapshot) Graph(ctx context.Context, d *Doc) (*graph.Doc, error) {
 // playbook's detectors over the snapshot's documents (set up on first use).
 func (sn *Snapshot) Provisions() search.ProvisionFinder {
 	sn.provOnce.Do(func() {
-		sn.provisions = review.BuiltinProvisions(func(ctx context.Context, id string) (review.Doc, error) {
+		sn.provisions = review.BuiltinProvisions(func(ctx context.Context, id string) (detect.Doc, error) {
 			d, err := sn.Doc(ctx, id)
 			if err != nil {
-				return review.Doc{}, err
+				return detect.Doc{}, err
 			}
-			return review.Doc{ID: id, Name: d.Doc.Name, Doc: d.Doc, Tree: d.Tree}, nil
+			return detect.Doc{ID: id, Name: d.Doc.Name, Doc: d.Doc, Tree: d.Tree}, nil
 		})
 	})
 	return sn.provisions

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // TestProvisionCheck measures the provision check of offline answers (the
@@ -17,7 +18,7 @@ import (
 // TestReviewTargets). PAKTON_SLOW=1; about 2 minutes.
 func TestProvisionCheck(t *testing.T) {
 	dir := sharedData(t)
-	labels, err := review.LoadLabels(filepath.Join(dir, "..", "cuad", "review_dev.json"))
+	labels, err := detect.LoadLabels(filepath.Join(dir, "..", "cuad", "review_dev.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,19 +51,19 @@ func TestProvisionCheck(t *testing.T) {
 
 	pb, _ := review.Builtin()
 	ctx := context.Background()
-	docs, err := review.LoadTraining(ctx, filepath.Join(dir, "corpus"), labels, 0, nil)
+	docs, err := detect.LoadTraining(ctx, filepath.Join(dir, "corpus"), labels, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const folds = 4
 	for f := range folds {
-		var train []review.TrainingDoc
+		var train []detect.TrainingDoc
 		for i, d := range docs {
 			if i%folds != f {
 				train = append(train, d)
 			}
 		}
-		det, _, err := review.Train(ctx, train, pb, review.TrainOptions{})
+		det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,11 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
-// Deal-room questions (issue 15 §2): a question about every contract of a
+// Deal-room questions: a question about every contract of a
 // collection ("Which of our contracts can be terminated for convenience?")
 // is answered per contract by the review engine (review.Finder.DealRoom).
 // RunDealRoom measures the list it gives against the labels: per question,
@@ -69,7 +71,7 @@ type DealRoomReport struct {
 // RunDealRoom answers every question per contract over the labelled
 // contracts of corpusDir, with detectors cross-validated in folds, and
 // scores the lists against the labels.
-func RunDealRoom(ctx context.Context, corpusDir string, labels *review.Labels, questions []DealRoomQuestion, folds, workers int, progress func(stage string, done, total int)) (*DealRoomReport, error) {
+func RunDealRoom(ctx context.Context, corpusDir string, labels *detect.Labels, questions []DealRoomQuestion, folds, workers int, progress func(stage string, done, total int)) (*DealRoomReport, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
@@ -78,12 +80,12 @@ func RunDealRoom(ctx context.Context, corpusDir string, labels *review.Labels, q
 		return nil, err
 	}
 	texts := map[string]*document.Document{}
-	load := func(_ context.Context, id string) (review.Doc, error) {
+	load := func(_ context.Context, id string) (detect.Doc, error) {
 		d, ok := texts[id]
 		if !ok {
-			return review.Doc{}, fmt.Errorf("eval: no labelled contract %q", id)
+			return detect.Doc{}, fmt.Errorf("eval: no labelled contract %q", id)
 		}
-		return review.Doc{ID: id, Name: filepath.Base(id), Doc: d}, nil
+		return detect.Doc{ID: id, Name: filepath.Base(id), Doc: d}, nil
 	}
 	byFold := make([][]review.DealRoomDoc, folds)
 	for i, d := range labels.Documents {
@@ -170,17 +172,17 @@ func RunDealRoom(ctx context.Context, corpusDir string, labels *review.Labels, q
 }
 
 // labelOf returns a contract's label of provision (case-insensitive).
-func labelOf(d review.LabelledDoc, provision string) (review.Label, bool) {
+func labelOf(d detect.LabelledDoc, provision string) (detect.Label, bool) {
 	for _, l := range d.Labels {
 		if strings.EqualFold(l.Provision, provision) {
 			return l, true
 		}
 	}
-	return review.Label{}, false
+	return detect.Label{}, false
 }
 
 // playbookName returns the playbook's spelling of a labelled provision.
-func playbookName(pb *review.Playbook, provision string) string {
+func playbookName(pb *playbook.Playbook, provision string) string {
 	for _, p := range pb.Provisions {
 		if strings.EqualFold(p.Name, provision) {
 			return p.Name

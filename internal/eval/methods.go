@@ -5,7 +5,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // Methods lists the retrieval methods the harness knows, default first.
@@ -33,11 +33,11 @@ type splitterMethod struct {
 
 func (m splitterMethod) Name() string { return m.name }
 
-func (m splitterMethod) Units(doc *document.Document) (search.DocInput, error) {
+func (m splitterMethod) Units(doc *document.Document) (index.DocInput, error) {
 	text := []rune(doc.Text)
-	in := search.DocInput{Opening: chunk.Opening(doc, 1500), Names: chunk.Names(doc).All()}
+	in := index.DocInput{Opening: chunk.Opening(doc, 1500), Names: chunk.Names(doc).All()}
 	for _, sp := range m.split(text) {
-		in.Units = append(in.Units, search.UnitInput{Text: string(text[sp.Start:sp.End]), Spans: []document.Span{sp}, Node: -1})
+		in.Units = append(in.Units, index.UnitInput{Text: string(text[sp.Start:sp.End]), Spans: []document.Span{sp}, Node: -1})
 	}
 	return in, nil
 }
@@ -48,6 +48,6 @@ type paktonMethod struct{}
 
 func (paktonMethod) Name() string { return "pakton" }
 
-func (paktonMethod) Units(doc *document.Document) (search.DocInput, error) {
+func (paktonMethod) Units(doc *document.Document) (index.DocInput, error) {
 	return chunk.Build(doc, nil, chunk.Options{}), nil
 }

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Named-contract questions (issue 15): plain questions that name one
+// Named-contract questions: plain questions that name one
 // contract the way a lawyer does — "What law governs the Bravatek
 // agreement?", "Can we assign our contract with Curo?" — built from the
 // team's templates (questions/named.json) and the parties review_dev.json

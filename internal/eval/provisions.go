@@ -13,6 +13,8 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/search"
 )
 
@@ -27,8 +29,8 @@ import (
 // out: the honest number.
 type ProvisionSource struct {
 	Mode      string // for the report: "builtin", "2-fold cross-validated"
-	Playbook  *review.Playbook
-	Detectors []*review.Detectors // one per fold
+	Playbook  *playbook.Playbook
+	Detectors []*detect.Detectors // one per fold
 	// Fold returns which detectors a corpus document (its path relative to
 	// the corpus, and its text) is searched with; documents no fold was
 	// trained on may use any (0). A document it cannot place honestly is an
@@ -45,7 +47,7 @@ type ProvisionSource struct {
 // BuiltinProvisions is the shipped playbook and detectors.
 func BuiltinProvisions() *ProvisionSource {
 	pb, det := review.Builtin()
-	return &ProvisionSource{Mode: "builtin (trained on CUAD contracts: optimistic on them)", Playbook: pb, Detectors: []*review.Detectors{det}}
+	return &ProvisionSource{Mode: "builtin (trained on CUAD contracts: optimistic on them)", Playbook: pb, Detectors: []*detect.Detectors{det}}
 }
 
 // CrossValidatedProvisions trains the built-in playbook's detectors on the
@@ -58,7 +60,7 @@ func BuiltinProvisions() *ProvisionSource {
 // zero-shot calibration fitted on the fold's training contracts — how search
 // does on provisions without labels (the calibration is shared by all
 // provisions, so it has seen the others' labels).
-func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *review.Labels, folds, workers int, zeroShot bool, progress func(stage string, done, total int)) (*ProvisionSource, error) {
+func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *detect.Labels, folds, workers int, zeroShot bool, progress func(stage string, done, total int)) (*ProvisionSource, error) {
 	if folds < 2 {
 		return nil, fmt.Errorf("eval: cross-validated provisions need 2 folds or more, not %d", folds)
 	}
@@ -66,7 +68,7 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 		progress = func(string, int, int) {}
 	}
 	pb, _ := review.Builtin()
-	docs, err := review.LoadTraining(ctx, corpusDir, labels, workers, func(done, total int) {
+	docs, err := detect.LoadTraining(ctx, corpusDir, labels, workers, func(done, total int) {
 		progress("reading labelled contracts", done, total)
 	})
 	if err != nil {
@@ -82,13 +84,13 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 	}
 	src := &ProvisionSource{Mode: mode, Playbook: pb, Fold: fold}
 	for f := range folds {
-		var train []review.TrainingDoc
+		var train []detect.TrainingDoc
 		for i, d := range docs {
 			if i%folds != f {
 				train = append(train, d)
 			}
 		}
-		det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: workers, ZeroShotOnly: zeroShot, Progress: func(done, total int, _ string) {
+		det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: workers, ZeroShotOnly: zeroShot, Progress: func(done, total int, _ string) {
 			progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
 		}})
 		if err != nil {
@@ -109,7 +111,7 @@ func CrossValidatedProvisions(ctx context.Context, corpusDir string, labels *rev
 // searching it with some fold would not be held out, and silently
 // defaulting to fold 0 is how a run quietly scores detectors on their
 // training contracts.
-func labelledFolds(corpusDir string, labels *review.Labels, folds int) (func(path, text string) (int, error), error) {
+func labelledFolds(corpusDir string, labels *detect.Labels, folds int) (func(path, text string) (int, error), error) {
 	byPath := map[string]int{}
 	sumOf := map[string][32]byte{}
 	bySum := map[[32]byte]int{}
@@ -164,19 +166,19 @@ func withCategory(ctx context.Context, category string) context.Context {
 func (s *ProvisionSource) finder(texts map[string]string, rel func(string) string) (*foldFinder, error) {
 	var mu sync.Mutex
 	docs := map[string]*document.Document{}
-	load := func(_ context.Context, id string) (review.Doc, error) {
+	load := func(_ context.Context, id string) (detect.Doc, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		d, ok := docs[id]
 		if !ok {
 			text, ok := texts[id]
 			if !ok {
-				return review.Doc{}, fmt.Errorf("eval: no document %q", id)
+				return detect.Doc{}, fmt.Errorf("eval: no document %q", id)
 			}
 			d = &document.Document{ID: id, Name: filepath.Base(rel(id)), Format: "text", Text: text}
 			docs[id] = d
 		}
-		return review.Doc{ID: id, Name: d.Name, Doc: d}, nil
+		return detect.Doc{ID: id, Name: d.Name, Doc: d}, nil
 	}
 	ff := &foldFinder{foldOf: map[string]int{}}
 	for _, id := range slices.Sorted(maps.Keys(texts)) {
@@ -234,7 +236,7 @@ func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs 
 // heldOutMatcher matches a question whose category (withCategory) names a
 // provision of pb with that provision's example questions left out of its
 // profile, and any other question as f does.
-func heldOutMatcher(pb *review.Playbook, det *review.Detectors, f *review.Finder) func(ctx context.Context, question string) []string {
+func heldOutMatcher(pb *playbook.Playbook, det *detect.Detectors, f *review.Finder) func(ctx context.Context, question string) []string {
 	var mu sync.Mutex
 	matchers := map[string]*review.Reviewer{}
 	return func(ctx context.Context, question string) []string {

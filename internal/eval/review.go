@@ -17,6 +17,8 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Review evaluation: a playbook run over labelled contracts, every labelled
@@ -24,7 +26,7 @@ import (
 //
 // A cell is right when the reviewer says "found" and its extracts together
 // cover at least half of the characters of one labelled span
-// (review.Covers), or says "Not found" where the provision is absent. A found cell whose extracts miss every labelled span
+// (detect.Covers), or says "Not found" where the provision is absent. A found cell whose extracts miss every labelled span
 // counts twice: a false positive (it showed the wrong text) and a false
 // negative (the provision was not found). Ranking every cell by confidence
 // gives the precision–recall curve: AUPR is its average precision, P@80R
@@ -33,12 +35,12 @@ import (
 
 // ReviewOptions configure RunReview.
 type ReviewOptions struct {
-	Labels    *review.Labels
+	Labels    *detect.Labels
 	CorpusDir string
-	Playbook  *review.Playbook
+	Playbook  *playbook.Playbook
 	// Detectors are used as they are when Folds is 0 (the shipped ones
 	// when nil).
-	Detectors *review.Detectors
+	Detectors *detect.Detectors
 	// Folds > 1 cross-validates: the contracts are split into Folds parts by
 	// their order in the labels file, detectors are trained on the others
 	// and each part is reviewed by detectors that never saw it.
@@ -53,10 +55,15 @@ type ReviewOptions struct {
 	// Values, when set, is told every scored answer (value or polarity).
 	Values func(ValueOutcome)
 	// CacheDir, when set, keeps the detectors each fold trains, keyed by
-	// the labels, the playbook, the fold and review.TrainerVersion, and
+	// the labels, the playbook, the fold and detect.TrainerVersion, and
 	// reuses them: re-measuring after a change that does not touch training
 	// (an answer reader) skips the training.
 	CacheDir string
+	// Release scores the value readers on the held-out quarter too and
+	// reports its aggregate alone (ReviewReport.Release). Without it the
+	// quarter's values are neither counted, printed nor passed to Values,
+	// so working on the readers never shows them.
+	Release bool
 }
 
 // ReviewReport is the outcome of RunReview. Its JSON is the issue's
@@ -87,28 +94,37 @@ type ReviewReport struct {
 	Order []string `json:"provision_order"`
 	// ValueSplit says which contracts the value readers were developed
 	// against: the labels file's contracts at positions 0, 1 and 2 modulo
-	// 4 (even positions first; the failures at positions 1 modulo 4 were
-	// read later, so they joined the development set); positions 3
-	// modulo 4 are held out (the *_held_out fields).
+	// 4. Positions 3 modulo 4 are held out: their values are scored only
+	// with ReviewOptions.Release, in Release.
 	ValueSplit string `json:"value_split"`
+	// Release is the value readers' aggregate on the held-out quarter,
+	// when ReviewOptions.Release asked for it.
+	Release *HeldOutValues `json:"release,omitempty"`
 	// Excluding is the polarity check (RunExcludingCheck), when run.
 	Excluding *ExcludingReport `json:"excluding,omitempty"`
 }
 
-// ValueOutcome is one scored answer: a found cell whose label is present
-// with an answer a value rule compares, or a yes/no polarity.
+// HeldOutValues is the value readers' score on the held-out quarter: the
+// aggregate only, never per provision or per contract.
+type HeldOutValues struct {
+	Values   int     `json:"values"`
+	Right    int     `json:"right"`
+	Accuracy float64 `json:"accuracy"`
+}
+
+// ValueOutcome is one scored answer of a development contract: a found cell
+// whose label is present with an answer a value rule compares, or a yes/no
+// polarity.
 type ValueOutcome struct {
 	File      string `json:"file"`
-	HeldOut   bool   `json:"held_out"`
 	Provision string `json:"provision"`
 	Label     string `json:"label"`
 	Answer    string `json:"answer"`
 	Kind      string `json:"kind"`
 	Condition string `json:"condition,omitempty"`
 	Right     bool   `json:"right"`
-	// Evidence (development contracts only: withheld for the held-out
-	// quarter, whose failures are not to be read) is the cell's extracts
-	// and the labelled spans' text, each cut to evidenceChars.
+	// Evidence is the cell's extracts and the labelled spans' text, each
+	// cut to evidenceChars.
 	Evidence []string `json:"evidence,omitempty"`
 	Labelled []string `json:"labelled,omitempty"`
 }
@@ -132,19 +148,14 @@ type ReviewScore struct {
 	// CharsPerFound is the mean number of characters returned per found
 	// cell (what a reviewer reads).
 	CharsPerFound float64 `json:"chars_per_found"`
-	// Values are the found cells whose label is present with an answer a
+	// Values are the found cells of development contracts (see
+	// ReviewReport.ValueSplit) whose label is present with an answer a
 	// value rule compares (review_values.go: dates, durations,
 	// jurisdictions, parties, titles); ValuesRight how many of them the
 	// cell's answer reads as the label does.
 	Values      int     `json:"values,omitempty"`
 	ValuesRight int     `json:"values_right,omitempty"`
 	ValueAcc    float64 `json:"value_accuracy,omitempty"`
-	// ValuesHeldOut are the same over the contracts the value readers were
-	// not developed against (positions 3 modulo 4 of the labels file; see
-	// ReviewReport.ValueSplit).
-	ValuesHeldOut      int     `json:"values_held_out,omitempty"`
-	ValuesHeldOutRight int     `json:"values_held_out_right,omitempty"`
-	ValueHeldOutAcc    float64 `json:"value_held_out_accuracy,omitempty"`
 	// Polarity counts the yes/no cells whose extracts show the provision
 	// where the label says it is there; PolarityRight those whose answer
 	// does not say No (the reader did not take the clause for one that
@@ -199,14 +210,14 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := review.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
+	docs, err := detect.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
 		progress("reading contracts", done, total)
 	})
 	if err != nil {
 		return nil, err
 	}
 	rep := &ReviewReport{Playbook: opt.Playbook.Name, Documents: len(docs),
-		ValueSplit: "value readers developed against the contracts at positions 0, 1, 2 modulo 4 of the labels file; positions 3 modulo 4 held out"}
+		ValueSplit: "values scored on the contracts at positions 0, 1, 2 modulo 4 of the labels file, which the value readers were developed against; positions 3 modulo 4 are held out (--release)"}
 	folds := max(opt.Folds, 1)
 	switch {
 	case opt.ZeroShot && folds > 1:
@@ -221,7 +232,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	var outcomes []cellOutcome
 	var reviewTime, trainTime time.Duration
 	for f := range folds {
-		var train, test []review.TrainingDoc
+		var train, test []detect.TrainingDoc
 		var testAt []int // the test contracts' positions in the labels file
 		for i, d := range docs {
 			if folds > 1 && i%folds != f {
@@ -244,7 +255,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		start := time.Now()
 		switch {
 		case opt.ZeroShot:
-			det, tr, err := review.Train(ctx, train, pb, review.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
+			det, tr, err := detect.Train(ctx, train, pb, detect.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
 			if err != nil {
 				return nil, err
 			}
@@ -261,8 +272,8 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 				jobs = append(jobs, job{rev: rev, only: p.Name})
 			}
 		case folds > 1:
-			det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*review.Detectors, error) {
-				det, _, err := review.Train(ctx, train, pb, review.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
+			det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*detect.Detectors, error) {
+				det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
 					progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
 				}})
 				return det, err
@@ -309,24 +320,22 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 					o := score(c, lb, p.Answer)
 					o.heldOut = testAt[ti]%4 == 3
 					outcomes = append(outcomes, o)
-					if opt.Values != nil && (o.value != 0 || o.polarity != 0) {
-						v := ValueOutcome{File: td.Labels.FilePath, HeldOut: o.heldOut, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
+					if opt.Values != nil && !o.heldOut && (o.value != 0 || o.polarity != 0) {
+						v := ValueOutcome{File: td.Labels.FilePath, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
 						if c.Answer != nil {
 							v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
 						}
-						if !o.heldOut {
-							cut := func(t string) string {
-								if r := []rune(t); len(r) > evidenceChars {
-									return string(r[:evidenceChars]) + "…"
-								}
-								return t
+						cut := func(t string) string {
+							if r := []rune(t); len(r) > evidenceChars {
+								return string(r[:evidenceChars]) + "…"
 							}
-							for _, e := range c.Extracts {
-								v.Evidence = append(v.Evidence, cut(e.Text))
-							}
-							for _, sp := range lb.Spans {
-								v.Labelled = append(v.Labelled, cut(td.Prep.Doc().Doc.Slice(document.Span{Start: sp[0], End: sp[1]})))
-							}
+							return t
+						}
+						for _, e := range c.Extracts {
+							v.Evidence = append(v.Evidence, cut(e.Text))
+						}
+						for _, sp := range lb.Spans {
+							v.Labelled = append(v.Labelled, cut(td.Prep.Doc().Doc.Slice(document.Span{Start: sp[0], End: sp[1]})))
 						}
 						opt.Values(v)
 					}
@@ -341,6 +350,9 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		if o.present {
 			rep.Present++
 		}
+	}
+	if opt.Release {
+		rep.Release = releaseValues(outcomes)
 	}
 	rep.Micro = scoreCells(outcomes)
 	rep.AUPR, rep.PAt80R, rep.MaxRecall, rep.CharsPerFound = rep.Micro.AUPR, rep.Micro.PAt80R, rep.Micro.MaxRecall, rep.Micro.CharsPerFound
@@ -376,19 +388,35 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	return rep, nil
 }
 
-func score(c review.Cell, lb *review.Label, format review.AnswerFormat) cellOutcome {
+func score(c review.Cell, lb *detect.Label, format playbook.AnswerFormat) cellOutcome {
 	o := cellOutcome{prov: c.Provision, method: c.Method, present: lb.Present, found: c.Found, confidence: c.Confidence}
 	var spans []document.Span
 	for _, e := range c.Extracts {
 		o.chars += e.Span.Len()
 		spans = append(spans, e.Span)
 	}
-	o.hit = lb.Present && review.Covers(spans, lb.Spans)
+	o.hit = lb.Present && detect.Covers(spans, lb.Spans)
 	if o.found && lb.Present {
 		o.value = valueRight(format, c, lb.Answer)
 	}
 	o.polarity = polarityRight(format, c, lb.Present, o.hit)
 	return o
+}
+
+// releaseValues is the value readers' aggregate over the held-out
+// quarter's scored values.
+func releaseValues(outcomes []cellOutcome) *HeldOutValues {
+	var h HeldOutValues
+	for _, o := range outcomes {
+		if o.heldOut && o.value != 0 {
+			h.Values++
+			if o.value > 0 {
+				h.Right++
+			}
+		}
+	}
+	h.Accuracy = ratio(h.Right, h.Values)
+	return &h
 }
 
 // scoreCells computes the metrics of a set of cells.
@@ -416,16 +444,10 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 		}
 	}
 	for _, c := range cells {
-		if c.value != 0 {
+		if c.value != 0 && !c.heldOut {
 			s.Values++
 			if c.value > 0 {
 				s.ValuesRight++
-			}
-			if c.heldOut {
-				s.ValuesHeldOut++
-				if c.value > 0 {
-					s.ValuesHeldOutRight++
-				}
 			}
 		}
 		if c.polarity != 0 {
@@ -436,7 +458,6 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 		}
 	}
 	s.ValueAcc = ratio(s.ValuesRight, s.Values)
-	s.ValueHeldOutAcc = ratio(s.ValuesHeldOutRight, s.ValuesHeldOut)
 	s.PolarityAcc = ratio(s.PolarityRight, s.Polarity)
 	if s.TP+s.FP > 0 {
 		s.Precision = float64(s.TP) / float64(s.TP+s.FP)
@@ -495,7 +516,7 @@ func sortedSet(m map[string]bool) []string {
 func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	fmt.Fprintf(w, "review of %d contracts, %d labelled cells (%d present), playbook %s\nmode: %s\n\n", r.Documents, r.Cells, r.Present, r.Playbook, r.Mode)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\tvalue held out\tpolarity\t")
+	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\tpolarity\t")
 	frac := func(right, n int) string {
 		if n == 0 {
 			return "-"
@@ -503,8 +524,8 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 		return fmt.Sprintf("%d/%d %.0f%%", right, n, 100*float64(right)/float64(n))
 	}
 	row := func(name, method string, present int, s ReviewScore) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t%s\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound,
-			frac(s.ValuesRight, s.Values), frac(s.ValuesHeldOutRight, s.ValuesHeldOut), frac(s.PolarityRight, s.Polarity))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound,
+			frac(s.ValuesRight, s.Values), frac(s.PolarityRight, s.Polarity))
 	}
 	for _, name := range r.Order {
 		p := r.Provisions[name]
@@ -513,6 +534,9 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	row("micro (all cells)", "", r.Present, r.Micro)
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s.\n", r.ValueSplit)
+	if h := r.Release; h != nil {
+		fmt.Fprintf(w, "held-out quarter, release report: %s of its values read right\n", frac(h.Right, h.Values))
+	}
 	fmt.Fprintf(w, "macro F1 %.3f; reviewed %d cells in %.1fs (%.0f cells/s)", r.MacroF1, r.Cells, r.Seconds, r.CellsPerSecond)
 	if r.TrainSeconds > 0 {
 		fmt.Fprintf(w, "; training %.1fs", r.TrainSeconds)
@@ -523,7 +547,7 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 // cachedTrain returns the detectors of one fold from dir when they were
 // trained before for the same labels, playbook, fold and trainer, else
 // trains them (and keeps them in dir).
-func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, folds int, train func() (*review.Detectors, error), extra ...string) (*review.Detectors, error) {
+func cachedTrain(dir string, labels *detect.Labels, pb *playbook.Playbook, fold, folds int, train func() (*detect.Detectors, error), extra ...string) (*detect.Detectors, error) {
 	if dir == "" {
 		return train()
 	}
@@ -533,9 +557,9 @@ func cachedTrain(dir string, labels *review.Labels, pb *review.Playbook, fold, f
 	h.Write(lj)
 	h.Write([]byte{0})
 	h.Write(pj)
-	fmt.Fprintf(h, "\x00%d/%d\x00%s\x00%s", fold, folds, review.TrainerVersion, strings.Join(extra, "\x00"))
+	fmt.Fprintf(h, "\x00%d/%d\x00%s\x00%s", fold, folds, detect.TrainerVersion, strings.Join(extra, "\x00"))
 	path := filepath.Join(dir, fmt.Sprintf("fold-%d-of-%d-%s.json", fold+1, folds, hex.EncodeToString(h.Sum(nil)[:10])))
-	if det, err := review.LoadDetectors(path); err == nil {
+	if det, err := detect.LoadDetectors(path); err == nil {
 		return det, nil
 	}
 	det, err := train()

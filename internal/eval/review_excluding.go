@@ -10,6 +10,8 @@ import (
 
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // The polarity check. Clauses that mention a provision's words but exclude
@@ -88,7 +90,7 @@ func excludingContract(c ExcludingClause) string {
 // det (det nil: the built-in detectors) and counts the answers given for
 // the provision each clause excludes. Clauses for provisions pb does not
 // have are skipped.
-func RunExcludingCheck(ctx context.Context, pb *review.Playbook, det *review.Detectors) (*ExcludingReport, error) {
+func RunExcludingCheck(ctx context.Context, pb *playbook.Playbook, det *detect.Detectors) (*ExcludingReport, error) {
 	clauses, err := ExcludingClauses()
 	if err != nil {
 		return nil, err
@@ -113,7 +115,7 @@ func RunExcludingCheck(ctx context.Context, pb *review.Playbook, det *review.Det
 		if err != nil {
 			return nil, fmt.Errorf("eval: excluding check %s: %w", name, err)
 		}
-		prep, err := review.Prepare(review.Doc{ID: name, Name: name, Doc: doc})
+		prep, err := detect.Prepare(detect.Doc{ID: name, Name: name, Doc: doc})
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +159,7 @@ func RunExcludingCheck(ctx context.Context, pb *review.Playbook, det *review.Det
 }
 
 // slicesIndex is the index of the provision named name in pb.
-func slicesIndex(pb *review.Playbook, name string) int {
+func slicesIndex(pb *playbook.Playbook, name string) int {
 	for i, p := range pb.Provisions {
 		if strings.EqualFold(p.Name, name) {
 			return i

@@ -30,7 +30,7 @@ func TestExcludingCheck(t *testing.T) {
 	// The target is none. held_out, held_out_2 and held_out_3 became
 	// development sets (their failures were read and fixed: 0 of 74);
 	// held_out_4 (unseen) measured 0 of 20 Yes when it was written and after
-	// session 4's change (docs/EVALUATION.md): a Yes on it fails the test,
+	// the reader's last change (docs/EVALUATION.md): a Yes on it fails the test,
 	// which names no clause.
 	if n := rep.HeldOut.Yes + rep.HeldOut2.Yes + rep.HeldOut3.Yes; n > 0 {
 		t.Errorf("%d excluding clauses of held_out, held_out_2 and held_out_3 answered Yes", n)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // The learning curve: how a provision nobody labelled improves from a
@@ -33,9 +35,9 @@ import (
 
 // LearningOptions configure RunLearningCurve.
 type LearningOptions struct {
-	Labels     *review.Labels
+	Labels     *detect.Labels
 	CorpusDir  string
-	Playbook   *review.Playbook
+	Playbook   *playbook.Playbook
 	Provisions []string // the provisions held out and learned
 	Sizes      []int    // numbers of decided contracts (default 5, 10, 20, 40)
 	Draws      int      // draws of the decided contracts per size (default 3)
@@ -104,7 +106,7 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 		}
 		names = append(names, p.Name)
 	}
-	docs, err := review.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
+	docs, err := detect.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
 		progress("reading contracts", done, total)
 	})
 	if err != nil {
@@ -121,7 +123,7 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 		runs[i] = make([][]run, len(opt.Sizes)+1)
 	}
 	for f := range opt.Folds {
-		var train, test []review.TrainingDoc
+		var train, test []detect.TrainingDoc
 		for i, d := range docs {
 			if i%opt.Folds == f {
 				test = append(test, d)
@@ -130,8 +132,8 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 			}
 		}
 		progress(fmt.Sprintf("fold %d/%d: training without %s", f+1, opt.Folds, strings.Join(names, ", ")), 0, 1)
-		base, err := cachedTrain(opt.CacheDir, opt.Labels, opt.Playbook, f, opt.Folds, func() (*review.Detectors, error) {
-			det, _, err := review.Train(ctx, train, opt.Playbook, review.TrainOptions{Exclude: names, Workers: opt.Workers})
+		base, err := cachedTrain(opt.CacheDir, opt.Labels, opt.Playbook, f, opt.Folds, func() (*detect.Detectors, error) {
+			det, _, err := detect.Train(ctx, train, opt.Playbook, detect.TrainOptions{Exclude: names, Workers: opt.Workers})
 			return det, err
 		}, append([]string{"exclude"}, names...)...)
 		if err != nil {
@@ -162,14 +164,14 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 					if err != nil {
 						return nil, err
 					}
-					byID := map[string]review.Doc{}
+					byID := map[string]detect.Doc{}
 					for _, td := range picked {
 						byID[td.Labels.FilePath] = td.Prep.Doc()
 					}
-					dd, _, err := review.DecisionTraining(ctx, t, ds, func(_ context.Context, id string) (review.Doc, error) {
+					dd, _, err := review.DecisionTraining(ctx, t, ds, func(_ context.Context, id string) (detect.Doc, error) {
 						d, ok := byID[id]
 						if !ok {
-							return review.Doc{}, fmt.Errorf("no contract %s", id)
+							return detect.Doc{}, fmt.Errorf("no contract %s", id)
 						}
 						return d, nil
 					})
@@ -179,7 +181,7 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 					r := run{decisions: len(ds), corrected: corrected}
 					rev := zeroRev
 					if len(dd) > 0 {
-						learned, _, err := review.Train(ctx, dd, one, review.TrainOptions{Base: base, Workers: opt.Workers})
+						learned, _, err := detect.Train(ctx, dd, one, detect.TrainOptions{Base: base, Workers: opt.Workers})
 						if err != nil {
 							return nil, err
 						}
@@ -231,7 +233,7 @@ func RunLearningCurve(ctx context.Context, opt LearningOptions) (*LearningReport
 
 // scoreOne reviews docs with rev (a one-provision playbook) and scores the
 // provision's labelled cells.
-func scoreOne(ctx context.Context, rev *review.Reviewer, docs []review.TrainingDoc, pb *review.Playbook) ([]cellOutcome, error) {
+func scoreOne(ctx context.Context, rev *review.Reviewer, docs []detect.TrainingDoc, pb *playbook.Playbook) ([]cellOutcome, error) {
 	p := &pb.Provisions[0]
 	var out []cellOutcome
 	for _, td := range docs {
@@ -249,7 +251,7 @@ func scoreOne(ctx context.Context, rev *review.Reviewer, docs []review.TrainingD
 }
 
 // draw picks n contracts of docs, reproducibly for a key.
-func draw(docs []review.TrainingDoc, n int, key string) []review.TrainingDoc {
+func draw(docs []detect.TrainingDoc, n int, key string) []detect.TrainingDoc {
 	h := fnv.New64a()
 	io.WriteString(h, key)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5851f42d4c957f2d))
@@ -258,7 +260,7 @@ func draw(docs []review.TrainingDoc, n int, key string) []review.TrainingDoc {
 		idx = idx[:n]
 	}
 	sort.Ints(idx)
-	out := make([]review.TrainingDoc, len(idx))
+	out := make([]detect.TrainingDoc, len(idx))
 	for i, k := range idx {
 		out[i] = docs[k]
 	}
@@ -270,7 +272,7 @@ func draw(docs []review.TrainingDoc, n int, key string) []review.TrainingDoc {
 // provision or says "Not found" where it is absent; reject one found where
 // it is absent; correct one found in the wrong place, or missed, with the
 // text of the provision's first labelled span.
-func simulateReviewer(ctx context.Context, rev *review.Reviewer, docs []review.TrainingDoc, pb *review.Playbook) (*review.Table, review.Decisions, int, error) {
+func simulateReviewer(ctx context.Context, rev *review.Reviewer, docs []detect.TrainingDoc, pb *playbook.Playbook) (*review.Table, review.Decisions, int, error) {
 	p := &pb.Provisions[0]
 	t := &review.Table{Playbook: pb.Name, Provisions: []string{p.Name}}
 	var ds review.Decisions
@@ -296,7 +298,7 @@ func simulateReviewer(ctx context.Context, rev *review.Reviewer, docs []review.T
 		}
 		d := review.Decision{DocID: row.DocID, Provision: c.Provision}
 		switch {
-		case c.Found && lb.Present && review.Covers(spans, lb.Spans):
+		case c.Found && lb.Present && detect.Covers(spans, lb.Spans):
 			d.Verdict = review.Accepted
 		case !c.Found && !lb.Present:
 			d.Verdict = review.Accepted

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 func TestScoreCells(t *testing.T) {
@@ -43,7 +45,7 @@ func TestScoreCells(t *testing.T) {
 // them (PAKTON_SLOW=1; about 1.5 minutes).
 func TestReviewTargets(t *testing.T) {
 	dir := sharedData(t) // …/data/legalbenchrag
-	labels, err := review.LoadLabels(filepath.Join(dir, "..", "cuad", "review_dev.json"))
+	labels, err := detect.LoadLabels(filepath.Join(dir, "..", "cuad", "review_dev.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,36 +75,36 @@ func TestReviewTargets(t *testing.T) {
 
 func TestValueRight(t *testing.T) {
 	for _, c := range []struct {
-		format      review.AnswerFormat
+		format      playbook.AnswerFormat
 		got, answer string
 		want        int
 	}{
-		{review.AnswerDate, "2014-05-08", "5/8/14", 1},
-		{review.AnswerDate, "2014-08-05", "5/8/14", -1},
-		{review.AnswerDate, "", "11/15/2012", -1},
-		{review.AnswerDate, "1999-12-31", "12/31/99", 1},
-		{review.AnswerDate, "perpetual", "Perpetual", 0},
-		{review.AnswerJurisdiction, "New York", "new york", 1},
-		{review.AnswerJurisdiction, "Delaware", "Nevada", -1},
-		{review.AnswerJurisdiction, "Ontario", "Province of Ontario, Canada", 1},
-		{review.AnswerJurisdiction, "England and Wales", "England; Wales", 1},
-		{review.AnswerJurisdiction, "England and Wales", "England", -1},
-		{review.AnswerJurisdiction, "United States", "Texas", -1},
-		{review.AnswerJurisdiction, "", "Texas", -1},
-		{review.AnswerJurisdiction, "", "[* * *]", 0},
-		{review.AnswerYesNo, "Yes", "Yes", 0},
-		{review.AnswerDate, "2014-05-08", "", 0},
-		{review.AnswerEndDate, "perpetual", "Perpetual", 1},
-		{review.AnswerEndDate, "2020-01-01", "perpetual", -1},
-		{review.AnswerDuration, "1 year", "successive 1 year", 1},
-		{review.AnswerDuration, "12 months", "1 year", 1},
-		{review.AnswerDuration, "90 days", "3 months", -1},
-		{review.AnswerDuration, "30 days", "30 days", 1},
-		{review.AnswerDuration, "", "60 days", -1},
-		{review.AnswerDuration, "1 year", "7/22/2019; 7/22/2022", 0},
-		{review.AnswerDuration, "perpetual", "Perpetual", 1},
-		{review.AnswerText, "Supply Agreement", "SUPPLY AGREEMENT", 1},
-		{review.AnswerText, "Supply", "SUPPLY AGREEMENT", -1},
+		{playbook.AnswerDate, "2014-05-08", "5/8/14", 1},
+		{playbook.AnswerDate, "2014-08-05", "5/8/14", -1},
+		{playbook.AnswerDate, "", "11/15/2012", -1},
+		{playbook.AnswerDate, "1999-12-31", "12/31/99", 1},
+		{playbook.AnswerDate, "perpetual", "Perpetual", 0},
+		{playbook.AnswerJurisdiction, "New York", "new york", 1},
+		{playbook.AnswerJurisdiction, "Delaware", "Nevada", -1},
+		{playbook.AnswerJurisdiction, "Ontario", "Province of Ontario, Canada", 1},
+		{playbook.AnswerJurisdiction, "England and Wales", "England; Wales", 1},
+		{playbook.AnswerJurisdiction, "England and Wales", "England", -1},
+		{playbook.AnswerJurisdiction, "United States", "Texas", -1},
+		{playbook.AnswerJurisdiction, "", "Texas", -1},
+		{playbook.AnswerJurisdiction, "", "[* * *]", 0},
+		{playbook.AnswerYesNo, "Yes", "Yes", 0},
+		{playbook.AnswerDate, "2014-05-08", "", 0},
+		{playbook.AnswerEndDate, "perpetual", "Perpetual", 1},
+		{playbook.AnswerEndDate, "2020-01-01", "perpetual", -1},
+		{playbook.AnswerDuration, "1 year", "successive 1 year", 1},
+		{playbook.AnswerDuration, "12 months", "1 year", 1},
+		{playbook.AnswerDuration, "90 days", "3 months", -1},
+		{playbook.AnswerDuration, "30 days", "30 days", 1},
+		{playbook.AnswerDuration, "", "60 days", -1},
+		{playbook.AnswerDuration, "1 year", "7/22/2019; 7/22/2022", 0},
+		{playbook.AnswerDuration, "perpetual", "Perpetual", 1},
+		{playbook.AnswerText, "Supply Agreement", "SUPPLY AGREEMENT", 1},
+		{playbook.AnswerText, "Supply", "SUPPLY AGREEMENT", -1},
 	} {
 		cell := review.Cell{Found: true, Value: c.got}
 		if got := valueRight(c.format, cell, c.answer); got != c.want {
@@ -131,5 +133,26 @@ func TestPartiesRight(t *testing.T) {
 		if got := partiesRight(c.got, c.answer); got != c.want {
 			t.Errorf("partiesRight(%v, %q) = %d, want %d", c.got, c.answer, got, c.want)
 		}
+	}
+}
+
+// TestHeldOutQuarterOnlyAtRelease: the value readers' held-out quarter is
+// left out of every score and reported, aggregated, only by releaseValues.
+func TestHeldOutQuarterOnlyAtRelease(t *testing.T) {
+	cells := []cellOutcome{
+		{prov: "A", value: 1},
+		{prov: "A", value: -1},
+		{prov: "A", value: 1, heldOut: true},
+		{prov: "B", value: -1, heldOut: true},
+		{prov: "B", value: -1, heldOut: true},
+		{prov: "B", value: 0, heldOut: true},
+	}
+	s := scoreCells(cells)
+	if s.Values != 2 || s.ValuesRight != 1 {
+		t.Errorf("development values %d right of %d, want 1 of 2 (the held-out quarter counted?)", s.ValuesRight, s.Values)
+	}
+	h := releaseValues(cells)
+	if h.Values != 3 || h.Right != 1 || h.Accuracy != 1.0/3 {
+		t.Errorf("release: %+v, want 1 right of 3", *h)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Scoring a cell's answer against the label's answer. These are the rules
@@ -43,7 +44,7 @@ import (
 //   - text (Document Name): the answer equals the label, ignoring case,
 //     punctuation and white space.
 //   - yes_no: scored as polarity (polarityRight), not as a value.
-func valueRight(format review.AnswerFormat, c review.Cell, answer string) int {
+func valueRight(format playbook.AnswerFormat, c review.Cell, answer string) int {
 	answer = strings.TrimSpace(answer)
 	if answer == "" {
 		return 0
@@ -53,9 +54,9 @@ func valueRight(format review.AnswerFormat, c review.Cell, answer string) int {
 		got = strings.TrimSpace(c.Answer.Text)
 	}
 	switch format {
-	case review.AnswerDate, review.AnswerEndDate:
+	case playbook.AnswerDate, playbook.AnswerEndDate:
 		if strings.EqualFold(answer, "perpetual") {
-			if format == review.AnswerDate {
+			if format == playbook.AnswerDate {
 				return 0
 			}
 			return rightIf(strings.EqualFold(got, "perpetual"))
@@ -65,7 +66,7 @@ func valueRight(format review.AnswerFormat, c review.Cell, answer string) int {
 			return 0
 		}
 		return rightIf(got == want)
-	case review.AnswerDuration:
+	case playbook.AnswerDuration:
 		if strings.Contains(strings.ToLower(answer), "perpetual") {
 			return rightIf(strings.EqualFold(got, "perpetual"))
 		}
@@ -75,15 +76,15 @@ func valueRight(format review.AnswerFormat, c review.Cell, answer string) int {
 		}
 		have, ok := period(got)
 		return rightIf(ok && have == want)
-	case review.AnswerJurisdiction:
+	case playbook.AnswerJurisdiction:
 		return jurisdictionRight(got, answer)
-	case review.AnswerParty:
+	case playbook.AnswerParty:
 		var parties []review.Party
 		if c.Answer != nil {
 			parties = c.Answer.Parties
 		}
 		return partiesRight(parties, answer)
-	case review.AnswerText:
+	case playbook.AnswerText:
 		return rightIf(got != "" && squash(got) == squash(answer))
 	}
 	return 0
@@ -93,8 +94,8 @@ func valueRight(format review.AnswerFormat, c review.Cell, answer string) int {
 // there and the cell's extracts show it (found or not): the answer must
 // not say No — an excluding reading of a clause that holds the provision
 // turns a right cell into a miss. It returns 0 for other cells.
-func polarityRight(format review.AnswerFormat, c review.Cell, present, hit bool) int {
-	if format != review.AnswerYesNo || !present || !hit || c.Answer == nil {
+func polarityRight(format playbook.AnswerFormat, c review.Cell, present, hit bool) int {
+	if format != playbook.AnswerYesNo || !present || !hit || c.Answer == nil {
 		return 0
 	}
 	return rightIf(c.Answer.Kind != review.KindNo)

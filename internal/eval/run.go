@@ -29,7 +29,7 @@ import (
 // method ("naive", "rcts", "pakton").
 type Method interface {
 	Name() string
-	Units(doc *document.Document) (search.DocInput, error)
+	Units(doc *document.Document) (index.DocInput, error)
 }
 
 // Options configure a LegalBench-RAG run.
@@ -317,7 +317,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					if h.Span.Len() < 40 {
 						short++
 					}
-					if h.View == search.ViewProvision {
+					if h.View == index.ViewProvision {
 						provTop++
 					}
 					if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
@@ -365,11 +365,14 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		u := &UnnamedResult{Questions: len(opt.Unnamed)}
 		routed := 0
 		for _, q := range opt.Unnamed {
-			res := unnamedIx.Search(search.Query{Text: q, K: 1})
-			if len(res.RoutedTo) > 0 {
+			r, err := unnamedIx.Route(ctx, search.Query{Text: q})
+			if err != nil {
+				return nil, fmt.Errorf("eval: routing %q: %w", q, err)
+			}
+			if r.Decision.Narrowed() {
 				routed++
 				var to []string
-				for _, id := range res.RoutedTo {
+				for _, id := range r.Docs {
 					to = append(to, unnamedRel(id))
 				}
 				u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
@@ -478,17 +481,17 @@ const copySuffix = "#copy"
 
 // loadDoc reads one corpus file as is: benchmark spans are code-point offsets
 // into the exact file contents, so no normalization may change them.
-func loadDoc(opt Options, rel string) (search.DocInput, string, error) {
+func loadDoc(opt Options, rel string) (index.DocInput, string, error) {
 	path := rel
 	if i := strings.Index(path, copySuffix); i >= 0 {
 		path = path[:i]
 	}
 	data, err := os.ReadFile(filepath.Join(opt.CorpusDir, filepath.FromSlash(path)))
 	if err != nil {
-		return search.DocInput{}, "", fmt.Errorf("eval: %w", err)
+		return index.DocInput{}, "", fmt.Errorf("eval: %w", err)
 	}
 	if !utf8.Valid(data) {
-		return search.DocInput{}, "", fmt.Errorf("eval: %s is not valid UTF-8", rel)
+		return index.DocInput{}, "", fmt.Errorf("eval: %s is not valid UTF-8", rel)
 	}
 	doc := &document.Document{ID: rel, Name: filepath.Base(rel), Format: "text", Text: string(data)}
 	in, err := opt.Method.Units(doc)

@@ -59,7 +59,9 @@ func BenchmarkCorpusSearchReplicated(b *testing.B) {
 			for b.Loop() {
 				for _, t := range bench.Tests {
 					t0 := time.Now()
-					ix.Search(search.Query{Text: t.Query, K: 64})
+					if _, err := ix.Search(b.Context(), search.Query{Text: t.Query, K: 64}); err != nil {
+						b.Fatal(err)
+					}
 					lat = append(lat, float64(time.Since(t0))/1e6)
 				}
 			}

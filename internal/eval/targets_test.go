@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // sharedData returns the benchmark data directory, or skips the test when it
@@ -25,7 +25,7 @@ func sharedData(t testing.TB) string {
 
 // TestLegalBenchTargets guards retrieval quality on the development set,
 // words only (no detectors): every floor sits 3 points under the numbers
-// docs/EVALUATION.md reports ("Current numbers", --provisions off), and
+// docs/EVALUATION.md reports ("By question set and mode", --provisions off), and
 // characters returned at most 5% above them, so a regression fails CI.
 // Each benchmark is searched in an index of its own corpus (see Run): in a
 // shared index CUAD's units set ContractNLI's query expansions, and a change
@@ -124,7 +124,7 @@ func TestProvisionFusionTargets(t *testing.T) {
 	if err := WriteBenchmark(paraPath, para); err != nil {
 		t.Fatal(err)
 	}
-	labels, err := review.LoadLabels(filepath.Join(data, "cuad", "review_dev.json"))
+	labels, err := detect.LoadLabels(filepath.Join(data, "cuad", "review_dev.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

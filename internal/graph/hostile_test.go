@@ -15,7 +15,7 @@ import (
 )
 
 // hostileShapes are one-line texts that made extraction quadratic: each is
-// one item repeated (issue 17 §3).
+// one item repeated.
 var hostileShapes = []struct{ name, item string }{
 	{"inline", "the widget maker (the \"Term%d\") and "},
 	{"means", "\"Term%d\" means a thing, "},

@@ -334,7 +334,10 @@ func TestLoadIndexBadSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := ix0.Search(search.Query{Text: q, K: 3})
+	before, err := ix0.Search(ctx, search.Query{Text: q, K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// Store b.txt again with a segment that does not decode (as one written
 	// by another version of pakton would not).
@@ -354,8 +357,8 @@ func TestLoadIndexBadSegment(t *testing.T) {
 	if ix.Docs() != 2 || len(rep.Reanalyzed) != 1 || !strings.Contains(rep.Reanalyzed[0], "b.txt") || len(rep.Skipped) != 0 {
 		t.Errorf("index holds %d docs, report %+v; want 2 docs, b.txt re-analyzed", ix.Docs(), rep)
 	}
-	if after := ix.Search(search.Query{Text: q, K: 3}); fmt.Sprint(after.Hits) != fmt.Sprint(before.Hits) {
-		t.Errorf("hits differ after re-analysis:\n%v\n%v", before.Hits, after.Hits)
+	if after, err := ix.Search(ctx, search.Query{Text: q, K: 3}); err != nil || fmt.Sprint(after.Hits) != fmt.Sprint(before.Hits) {
+		t.Errorf("hits differ after re-analysis (%v):\n%v\n%v", err, before.Hits, after.Hits)
 	}
 	if n, err := Reindex(ctx, st, store.DefaultCollection, nil); err != nil || n != 2 {
 		t.Fatalf("Reindex: %d, %v", n, err)

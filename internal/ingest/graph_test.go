@@ -109,7 +109,10 @@ func TestPassageSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := ix.Search(search.Query{Text: "service credits sole and exclusive remedy", K: 1})
+	res, err := ix.Search(ctx, search.Query{Text: "service credits sole and exclusive remedy", K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ps, err := Passages(t.Context(), st, store.DefaultCollection, res.Hits)
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("passages: %v, %d", err, len(ps))
@@ -140,8 +143,7 @@ func TestPassageSupport(t *testing.T) {
 }
 
 // TestGraphDeadline: a graph that takes longer than its deadline fails its
-// file with a reason naming the limit (issue 17 §3: it used to run inside
-// ingestion without any), and the other files of the batch are stored.
+// file with a reason naming the limit, and the other files of the batch are stored.
 func TestGraphDeadline(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "src/a.txt", []byte(contractText(1, 3)))

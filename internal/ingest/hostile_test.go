@@ -15,10 +15,10 @@ import (
 )
 
 // hostileLimit is the peak resident memory allowed while ingesting hostile
-// files (issue 10: ≤ 1 GiB).
+// files.
 const hostileLimit = 1 << 30
 
-// TestHostileFilesBounded ingests, in one batch, the attacks of issue 10
+// TestHostileFilesBounded ingests, in one batch, the attacks
 // beside a good contract: a 60 KB one-page PDF with two million text
 // operations, a 1 MB PDF whose content stream inflates to 1 GiB, and 19 MB
 // of HTML list items nested 240 deep. It runs the ingest in a child process

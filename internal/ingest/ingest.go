@@ -35,7 +35,7 @@ const (
 	// forms, title, type, date, file name and folder. DocNames reads it.
 	ArtifactNames = "names"
 	// ArtifactVectors holds the embeddings of the document's passages
-	// (search.Vectors.Encode), present when an embedder was configured.
+	// (index.Vectors.Encode), present when an embedder was configured.
 	ArtifactVectors = "vectors"
 	// ArtifactLayout is where the text sits on the pages
 	// (document.EncodeLayout: gzipped JSON), present for PDFs read by

@@ -330,7 +330,7 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 		seg = index.NewBuilder()
 		return nil
 	}
-	err = loadDocs(ctx, st, collection, add, rep, func(in store.DocInfo, doc *index.Doc, vecs *search.Vectors) error {
+	err = loadDocs(ctx, st, collection, add, rep, func(in store.DocInfo, doc *index.Doc, vecs *index.Vectors) error {
 		if err := seg.Add(doc, docVersion(in)); err != nil {
 			return err
 		}
@@ -367,11 +367,11 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 // analyzed again from its stored text and tree (LoadReport.Reanalyzed, with
 // a slog warning); one that cannot be read at all is left out with a slog
 // warning naming it (LoadReport.Skipped). The error is add's, or ctx's.
-func loadDocs(ctx context.Context, st *store.Store, collection string, docs []store.DocInfo, rep *LoadReport, add func(store.DocInfo, *index.Doc, *search.Vectors) error) error {
+func loadDocs(ctx context.Context, st *store.Store, collection string, docs []store.DocInfo, rep *LoadReport, add func(store.DocInfo, *index.Doc, *index.Vectors) error) error {
 	type loaded struct {
 		i          int
 		seg        *index.Doc
-		vecs       *search.Vectors
+		vecs       *index.Vectors
 		vecErr     error
 		reanalyzed bool
 		err        error
@@ -380,7 +380,7 @@ func loadDocs(ctx context.Context, st *store.Store, collection string, docs []st
 	sctx, cancel := context.WithCancel(ctx)
 	out := parallel.Stream(sctx, len(docs), workers, 2*workers, func(i int) loaded {
 		seg, re, err := loadSegment(ctx, st, collection, docs[i])
-		var vecs *search.Vectors
+		var vecs *index.Vectors
 		var vecErr error
 		if err == nil {
 			vecs, vecErr = loadVectors(ctx, st, collection, docs[i])
@@ -450,7 +450,7 @@ func loadSegment(ctx context.Context, st *store.Store, collection string, info s
 }
 
 // loadVectors reads a document's stored vectors: nil when it has none.
-func loadVectors(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (*search.Vectors, error) {
+func loadVectors(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (*index.Vectors, error) {
 	if !slices.Contains(info.Artifacts, ArtifactVectors) {
 		return nil, nil
 	}
@@ -563,7 +563,7 @@ func inMemory(ctx context.Context, st *store.Store, collection string, order ...
 	}
 	ix := search.NewIndex()
 	var rep LoadReport
-	err = loadDocs(ctx, st, collection, infos, &rep, func(in store.DocInfo, doc *index.Doc, vecs *search.Vectors) error {
+	err = loadDocs(ctx, st, collection, infos, &rep, func(in store.DocInfo, doc *index.Doc, vecs *index.Vectors) error {
 		if err := ix.AddSegment(doc); err != nil {
 			return err
 		}

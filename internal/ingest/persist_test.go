@@ -38,7 +38,11 @@ func TestLoadIsIncremental(t *testing.T) {
 	answers := func(ix *search.Index) []search.Result {
 		var out []search.Result
 		for _, q := range queries {
-			out = append(out, ix.Search(q))
+			res, err := ix.Search(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, res)
 		}
 		return out
 	}

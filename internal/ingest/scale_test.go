@@ -28,7 +28,7 @@ import (
 // CPU clock: both goroutines of a whole-collection question), all, routed
 // and whole-collection.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/ingest/ -run '^$' -bench StoreQueries -benchtime 1x
 func BenchmarkStoreQueries(b *testing.B) {
 	st := devset.ScaleStore(b)
 	dev := devset.Questions(b)
@@ -53,7 +53,10 @@ func BenchmarkStoreQueries(b *testing.B) {
 			cpu, routedCPU, wholeCPU = nil, nil, nil
 			for i, q := range dev {
 				t0, c0 := time.Now(), devset.ProcessCPU()
-				res := ix.Search(search.Query{Text: q, K: 64})
+				res, err := ix.Search(b.Context(), search.Query{Text: q, K: 64})
+				if err != nil {
+					b.Fatal(err)
+				}
 				ms := float64(time.Since(t0)) / 1e6
 				c := float64(devset.ProcessCPU()-c0) / 1e6
 				all = append(all, ms)
@@ -118,7 +121,7 @@ func BenchmarkStoreQueries(b *testing.B) {
 // decision. Planning only, so it takes seconds where the benchmark takes
 // minutes at 100×.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/s1 PAKTON_ROUTES=/tmp/routes.tsv go test ./internal/ingest/ -run StoreRoutes -v
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store PAKTON_ROUTES=routes.tsv go test ./internal/ingest/ -run StoreRoutes -v
 func TestStoreRoutes(t *testing.T) {
 	out := os.Getenv("PAKTON_ROUTES")
 	if out == "" {
@@ -133,7 +136,10 @@ func TestStoreRoutes(t *testing.T) {
 	var lines []string
 	count := map[search.RouteDecision]int{}
 	for _, q := range dev {
-		r := ix.Plan(search.Query{Text: q, K: 64}).Route
+		r, err := ix.Route(t.Context(), search.Query{Text: q, K: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
 		count[r.Decision]++
 		lines = append(lines, fmt.Sprintf("%s\t%d\t%s", r.Decision, len(r.Docs), q))
 	}
@@ -159,7 +165,7 @@ var oneShotQuestions = []string{
 // passages of its hits. Each iteration asks the next of the five
 // scale-bench questions.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 go test ./internal/ingest/ -run '^$' -bench OneShotStore
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/ingest/ -run '^$' -bench OneShotStore
 func BenchmarkOneShotStore(b *testing.B) {
 	dir := os.Getenv("PAKTON_SCALE_STORE")
 	if dir == "" {
@@ -187,7 +193,10 @@ func benchOneShot(b *testing.B, dir, collection string) {
 			b.Fatal("the index file was not opened (stale or missing)")
 		}
 		t2 := time.Now()
-		res := ix.Search(search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
+		res, err := ix.Search(b.Context(), search.Query{Text: oneShotQuestions[i%len(oneShotQuestions)], K: 5})
+		if err != nil {
+			b.Fatal(err)
+		}
 		t3 := time.Now()
 		if _, err := Passages(b.Context(), st, collection, res.Hits); err != nil {
 			b.Fatal(err)
@@ -215,7 +224,7 @@ func benchOneShot(b *testing.B, dir, collection string) {
 // results is checked by comparing the dumps of the code before and after
 // it, and the two dumps must be identical.
 //
-//	PAKTON_SCALE_STORE=/tmp/pk-scale/store-x1 PAKTON_DUMP_HITS=/tmp/hits go test ./internal/ingest/ -run DumpStoreHits
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store PAKTON_DUMP_HITS=hits go test ./internal/ingest/ -run DumpStoreHits
 func TestDumpStoreHits(t *testing.T) {
 	out := os.Getenv("PAKTON_DUMP_HITS")
 	if out == "" {
@@ -242,7 +251,10 @@ func TestDumpStoreHits(t *testing.T) {
 				if noRoute && i%8 != 0 {
 					continue // every 8th question unrouted too: they are slow
 				}
-				res := ix.Search(search.Query{Text: q, K: 64, NoRoute: noRoute})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, NoRoute: noRoute})
+				if err != nil {
+					t.Fatal(err)
+				}
 				fmt.Fprintf(&b, "%d %v %q routed %v\n", i, noRoute, q, res.RoutedTo)
 				for _, h := range res.Hits {
 					fmt.Fprintf(&b, "  %d %s %d %v %v\n", h.Rank, h.DocID, h.Node, h.Span, h.Score)

@@ -13,7 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
-// TestCUADSegmentsAnswerLikeOne is issue 19's acceptance test: the CUAD
+// TestCUADSegmentsAnswerLikeOne is the segments' acceptance test: the CUAD
 // corpus indexed in many segments answers every CUAD development question
 // (corpus-wide, K=64, routed; every 8th also unrouted) exactly as one
 // segment holding the same documents in the same order — hits, spans,
@@ -48,7 +48,10 @@ func TestCUADSegmentsAnswerLikeOne(t *testing.T) {
 				if noRoute && i%8 != 0 {
 					continue
 				}
-				res := ix.Search(search.Query{Text: q, K: 64, NoRoute: noRoute})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, NoRoute: noRoute})
+				if err != nil {
+					t.Fatal(err)
+				}
 				fmt.Fprintf(&b, "%d %v routed %v\n", i, noRoute, res.RoutedTo)
 				for _, h := range res.Hits {
 					fmt.Fprintf(&b, "  %d %s %d %v %v\n", h.Rank, h.DocID, h.Node, h.Span, h.Score)

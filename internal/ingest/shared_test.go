@@ -60,7 +60,7 @@ func TestSharedIndex(t *testing.T) {
 	answers := func(ix *search.Index) []search.Result {
 		var out []search.Result
 		for _, q := range queries {
-			res, err := ix.SearchContext(ctx, q)
+			res, err := ix.Search(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}

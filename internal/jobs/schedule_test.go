@@ -13,7 +13,7 @@ import (
 
 // TestFairOrder: when a slot frees, the waiting job of the tenant with the
 // fewest running jobs goes first, not the oldest: tenant A's three uploads
-// do not queue tenant B's one behind them (issue 17, fairness).
+// do not queue tenant B's one behind them.
 func TestFairOrder(t *testing.T) {
 	m, err := Open(context.Background(), t.TempDir(), Options{Workers: 1})
 	if err != nil {

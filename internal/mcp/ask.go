@@ -65,11 +65,19 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 	// the client supports elicitation; otherwise the question goes back
 	// with the report, which covers every contract the name fits.
 	var pending *report.UserQuestion
-	if answer, answered := chosenContract(req); answered {
+	answer, answered := chosenContract(req)
+	question, choices := "", []agent.Choice(nil)
+	if !answered {
+		var err error
+		if question, choices, _, err = agent.Ambiguity(ctx, lib, areq); err != nil {
+			return nil, nil, fmt.Errorf("routing the question: %w", err)
+		}
+	}
+	if answered {
 		if answer != "" && answer != agent.ChooseAll {
 			areq.Docs = []string{answer}
 		}
-	} else if question, choices, _ := agent.Ambiguity(lib, areq); question != "" {
+	} else if question != "" {
 		if canElicit(req) {
 			return &mcpsdk.CallToolResult{InputRequests: mcpsdk.InputRequestMap{
 				contractInput: &mcpsdk.ElicitParams{Message: question, RequestedSchema: choiceSchema(choices)},

@@ -9,12 +9,13 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Limits of review_collection.
 const (
 	// MaxPlaybookYAML is the longest playbook text accepted, in bytes.
-	MaxPlaybookYAML = review.MaxPlaybookBytes
+	MaxPlaybookYAML = playbook.MaxPlaybookBytes
 	// MaxReviewCells bounds contracts × provisions of one call, so the
 	// answer fits an assistant's context; a larger review is narrowed with
 	// provisions or docs (or run with the CLI or the HTTP API).

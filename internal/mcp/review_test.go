@@ -12,7 +12,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/collection"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
@@ -139,7 +139,7 @@ func TestReviewCollection(t *testing.T) {
 		{map[string]any{"playbook": "mine"}, `unknown playbook "mine"`},
 		{map[string]any{"provisions": []string{"Nope"}}, `no provision "Nope"`},
 		{map[string]any{"docs": []string{"nope.pdf"}}, "nope.pdf"},
-		{map[string]any{"playbook_yaml": bigPlaybook(review.MaxProvisions + 1)}, "provisions, more than the"},
+		{map[string]any{"playbook_yaml": bigPlaybook(playbook.MaxProvisions + 1)}, "provisions, more than the"},
 	} {
 		res := call(t, cs, "review_collection", c.args, nil)
 		if !res.IsError || !strings.Contains(text(res), c.want) {

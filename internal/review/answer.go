@@ -9,6 +9,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Reading a cell's answer. Every reader works on the cell's extracts joined
@@ -21,10 +22,10 @@ import (
 type joined struct {
 	s      string
 	starts []int // byte offset of each extract's text in s
-	ex     []Extract
+	ex     []detect.Extract
 }
 
-func joinExtracts(ex []Extract) joined {
+func joinExtracts(ex []detect.Extract) joined {
 	var b strings.Builder
 	j := joined{ex: ex}
 	for _, e := range ex {
@@ -38,7 +39,7 @@ func joinExtracts(ex []Extract) joined {
 
 // joinInOrder joins ex in document order; the spans still name the
 // extracts by their index in ex.
-func joinInOrder(ex []Extract) joined {
+func joinInOrder(ex []detect.Extract) joined {
 	order := make([]int, len(ex))
 	for i := range order {
 		order[i] = i
@@ -84,9 +85,9 @@ func notFoundAnswer() *Answer { return &Answer{Kind: KindNotFound, Text: "Not fo
 // provision's answer format. A value format whose value the text does not
 // give (a date clause that only says "the date of the last signature")
 // gives kind "value" with no text: the extract is the answer.
-func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
+func readAnswer(p *playbook.Provision, prep *prepared, ex []detect.Extract) *Answer {
 	j := joinExtracts(ex)
-	if p.Answer != AnswerText && p.Answer != AnswerYesNo {
+	if p.Answer != playbook.AnswerText && p.Answer != playbook.AnswerYesNo {
 		// values are read in document order, so that a sentence cut
 		// between two passages ("… renewal terms of one" | "(1) year
 		// each") reads whole
@@ -114,9 +115,9 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 		return out
 	}
 	switch p.Answer {
-	case AnswerYesNo:
+	case playbook.AnswerYesNo:
 		return polarityAnswer(p, ex)
-	case AnswerDate:
+	case playbook.AnswerDate:
 		if v, ok := pickDate(s, written(allDatesAt(s)), c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
@@ -124,7 +125,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 			a.Text = "perpetual"
 			add(loc[0], loc[1], "value")
 		}
-	case AnswerEndDate:
+	case playbook.AnswerEndDate:
 		start := ""
 		if prep != nil {
 			start = prep.contractDate()
@@ -139,7 +140,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 				add(r[0], r[1], "value")
 			}
 		}
-	case AnswerDuration:
+	case playbook.AnswerDuration:
 		cands := written(allDurationsAt(s))
 		for _, loc := range rePerpetual().FindAllStringIndex(s, -1) {
 			cands = append(cands, valueAt{"perpetual", loc[0], loc[1]})
@@ -154,12 +155,12 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 			}
 			add(v.at, v.end, "value")
 		}
-	case AnswerJurisdiction:
+	case playbook.AnswerJurisdiction:
 		if name, at := jurisdictionAt(s); name != "" {
 			a.Text = name
 			add(at, at+len(name), "value")
 		}
-	case AnswerParty:
+	case playbook.AnswerParty:
 		var names []string
 		for _, pa := range partiesAt(s) {
 			party := Party{Name: pa.name, Role: pa.role}
@@ -186,7 +187,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 			names = append(names, n)
 		}
 		a.Text = strings.Join(names, "; ")
-	case AnswerText:
+	case playbook.AnswerText:
 		// a title is the best extract's first line, when that line is
 		// short and written like a title (a clause is its own answer)
 		if len(ex) > 0 {
@@ -201,7 +202,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 				add(lo, hi, "value")
 			}
 		}
-	case AnswerAmount:
+	case playbook.AnswerAmount:
 		var cands []valueAt
 		for _, loc := range reAmount().FindAllStringIndex(s, -1) {
 			cands = append(cands, valueAt{strings.TrimSpace(s[loc[0]:loc[1]]), loc[0], loc[1]})
@@ -215,7 +216,7 @@ func readAnswer(p *Provision, prep *prepared, ex []Extract) *Answer {
 }
 
 // readValue is the text of readAnswer: the value a found cell shows.
-func readValue(p *Provision, prep *prepared, ex []Extract) string {
+func readValue(p *playbook.Provision, prep *prepared, ex []detect.Extract) string {
 	return readAnswer(p, prep, ex).Text
 }
 
@@ -223,7 +224,7 @@ func readValue(p *Provision, prep *prepared, ex []Extract) string {
 // (normalised by modelValue) is v: the offline reading of the verified
 // quotations when it reads the same value (it has the spans), else v with
 // the span where the quotations write it verbatim, if they do.
-func answerFromModel(p *Provision, v string, ex []Extract) *Answer {
+func answerFromModel(p *playbook.Provision, v string, ex []detect.Extract) *Answer {
 	a := readAnswer(p, nil, ex)
 	if v == "" || v == a.Text {
 		return a
@@ -249,7 +250,7 @@ const partyChars = 20000
 // order, as the cell's extracts, with the answer read from them. It
 // returns nil when no party could be read. scores are the passages'
 // probabilities for the provision (the extracts' scores).
-func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
+func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
 	text := p.Doc().Doc.Text
 	opening := p.opening(partyChars)
 	var reads []partyRead
@@ -278,7 +279,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 	if len(reads) == 0 {
 		return nil, nil
 	}
-	var ex []Extract
+	var ex []detect.Extract
 	extractOf := func(sp document.Span) int {
 		for i, e := range ex {
 			if e.Span.Contains(sp) {
@@ -327,7 +328,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]Extract, *Answer) {
 	}
 	sort.SliceStable(order, func(x, y int) bool { return ex[order[x]].Span.Start < ex[order[y]].Span.Start })
 	newIdx := make([]int, len(ex))
-	sorted := make([]Extract, len(ex))
+	sorted := make([]detect.Extract, len(ex))
 	for to, from := range order {
 		newIdx[from] = to
 		sorted[to] = ex[from]
@@ -463,7 +464,7 @@ var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1
 // (polarity.go): the first extract, best first, that grants the provision
 // gives Yes or Conditional; when every extract that mentions it excludes
 // it, the answer is No and the evidence excludes the provision.
-func polarityAnswer(p *Provision, ex []Extract) *Answer {
+func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
 	var no *Answer
 	noWeight := 0.0
 	for i, e := range ex {
@@ -527,7 +528,7 @@ var (
 // definedEndAnswer reads an end date from the definition of the term the
 // best extract names; nil when it names none or the definition gives no
 // end.
-func (p *prepared) definedEndAnswer(pr *Provision, ex []Extract, scores []float64) ([]Extract, *Answer) {
+func (p *prepared) definedEndAnswer(pr *playbook.Provision, ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
 	if len(ex) == 0 {
 		return nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Choosing among several values. A clause often writes more than one date,
@@ -24,7 +25,7 @@ type cues map[string]float64
 // cueWordsOf returns the words of p's keywords (weighted by their boost)
 // and name (weight 1); "near" words weigh half their keyword's boost.
 // Words of two letters or fewer and numbers are not cues.
-func cueWordsOf(p *Provision) cues {
+func cueWordsOf(p *playbook.Provision) cues {
 	c := cues{}
 	add := func(text string, w float64) {
 		for _, t := range detect.Analyze(text) {
@@ -187,7 +188,7 @@ func (p *prepared) opening(n int) string {
 
 // passageExtract returns the extract of the first passage that holds sp,
 // scored from scores (0 past their end); false when no passage holds it.
-func (p *prepared) passageExtract(sp document.Span, scores []float64) (Extract, bool) {
+func (p *prepared) passageExtract(sp document.Span, scores []float64) (detect.Extract, bool) {
 	for k, ps := range p.Passages() {
 		if ps.Span.Contains(sp) {
 			score := 0.0
@@ -197,20 +198,20 @@ func (p *prepared) passageExtract(sp document.Span, scores []float64) (Extract, 
 			return p.Extract(k, score), true
 		}
 	}
-	return Extract{}, false
+	return detect.Extract{}, false
 }
 
 // extractHolding returns ex and the index of the first extract that holds
 // sp; when none does, the passage that holds sp is put first
 // (passageExtract). The index is -1 when no passage holds sp either.
-func (p *prepared) extractHolding(ex []Extract, sp document.Span, scores []float64) ([]Extract, int) {
+func (p *prepared) extractHolding(ex []detect.Extract, sp document.Span, scores []float64) ([]detect.Extract, int) {
 	for i, e := range ex {
 		if e.Span.Contains(sp) {
 			return ex, i
 		}
 	}
 	if e, ok := p.passageExtract(sp, scores); ok {
-		return append([]Extract{e}, ex...), 0
+		return append([]detect.Extract{e}, ex...), 0
 	}
 	return ex, -1
 }

@@ -7,23 +7,25 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // extractsOf makes extracts of the given texts, laid out one after another
 // in an imaginary contract (so spans are distinct and non-zero).
-func extractsOf(texts ...string) []Extract {
-	var ex []Extract
+func extractsOf(texts ...string) []detect.Extract {
+	var ex []detect.Extract
 	at := 100
 	for _, t := range texts {
 		n := len([]rune(t))
-		ex = append(ex, Extract{Span: document.Span{Start: at, End: at + n}, Text: t})
+		ex = append(ex, detect.Extract{Span: document.Span{Start: at, End: at + n}, Text: t})
 		at += n + 50
 	}
 	return ex
 }
 
 // spanText returns the text of an answer span, read from its extract.
-func spanText(t *testing.T, ex []Extract, sp AnswerSpan) string {
+func spanText(t *testing.T, ex []detect.Extract, sp AnswerSpan) string {
 	t.Helper()
 	if sp.Extract < 0 || sp.Extract >= len(ex) {
 		t.Fatalf("span %+v names extract %d of %d", sp, sp.Extract, len(ex))
@@ -38,25 +40,25 @@ func spanText(t *testing.T, ex []Extract, sp AnswerSpan) string {
 
 func TestReadAnswerSpans(t *testing.T) {
 	for _, c := range []struct {
-		format   AnswerFormat
+		format   playbook.AnswerFormat
 		texts    []string
 		text     string
 		spanText []string
 	}{
-		{AnswerJurisdiction, []string{"12. Governing Law", "This Agreement is governed by the laws of the State of New York."}, "New York", []string{"New York"}},
-		{AnswerDate, []string{"This Agréement is dated as of March 1, 2019."}, "2019-03-01", []string{"March 1, 2019"}},
-		{AnswerDuration, []string{"Thereafter it renews for successive one (1) year terms."}, "successive 1 year", []string{"one (1) year"}},
-		{AnswerDuration, []string{"Thereafter, this agreement will renew automatically from year to year unless cancelled on 60 days' notice."}, "successive 1 year", []string{"year to year"}},
-		{AnswerDuration, []string{"After the initial term this Agreement continues, automatically renewing annually, unless either party gives a thirty-day notice."}, "successive 1 year", []string{"annually"}},
-		{AnswerText, []string{"Exhibit 10.1\n\nMASTER SUPPLY AGREEMENT\n\nThis Master Supply Agreement is made"}, "MASTER SUPPLY AGREEMENT", []string{"MASTER SUPPLY AGREEMENT"}},
-		{AnswerText, []string{"Deed of Guarantee\n\nThis deed is dated 1 May 2020 and made by"}, "Deed of Guarantee", []string{"Deed of Guarantee"}},
-		{AnswerText, []string{"11.1 Each party shall keep the other's Confidential Information in confidence under this Agreement."}, "", nil},
-		{AnswerYesNo, []string{"Either party may terminate this Agreement for convenience."}, "Yes", nil},
-		{AnswerParty, []string{`This Agreement is made by and between Acme LLC ("Acme") and Beta GmbH ("Supplier").`}, "Acme LLC (Acme); Beta GmbH (Supplier)",
+		{playbook.AnswerJurisdiction, []string{"12. Governing Law", "This Agreement is governed by the laws of the State of New York."}, "New York", []string{"New York"}},
+		{playbook.AnswerDate, []string{"This Agréement is dated as of March 1, 2019."}, "2019-03-01", []string{"March 1, 2019"}},
+		{playbook.AnswerDuration, []string{"Thereafter it renews for successive one (1) year terms."}, "successive 1 year", []string{"one (1) year"}},
+		{playbook.AnswerDuration, []string{"Thereafter, this agreement will renew automatically from year to year unless cancelled on 60 days' notice."}, "successive 1 year", []string{"year to year"}},
+		{playbook.AnswerDuration, []string{"After the initial term this Agreement continues, automatically renewing annually, unless either party gives a thirty-day notice."}, "successive 1 year", []string{"annually"}},
+		{playbook.AnswerText, []string{"Exhibit 10.1\n\nMASTER SUPPLY AGREEMENT\n\nThis Master Supply Agreement is made"}, "MASTER SUPPLY AGREEMENT", []string{"MASTER SUPPLY AGREEMENT"}},
+		{playbook.AnswerText, []string{"Deed of Guarantee\n\nThis deed is dated 1 May 2020 and made by"}, "Deed of Guarantee", []string{"Deed of Guarantee"}},
+		{playbook.AnswerText, []string{"11.1 Each party shall keep the other's Confidential Information in confidence under this Agreement."}, "", nil},
+		{playbook.AnswerYesNo, []string{"Either party may terminate this Agreement for convenience."}, "Yes", nil},
+		{playbook.AnswerParty, []string{`This Agreement is made by and between Acme LLC ("Acme") and Beta GmbH ("Supplier").`}, "Acme LLC (Acme); Beta GmbH (Supplier)",
 			[]string{"Acme LLC", "Acme", "Beta GmbH", "Supplier"}},
 	} {
 		ex := extractsOf(c.texts...)
-		a := readAnswer(&Provision{Name: "p", Answer: c.format}, nil, ex)
+		a := readAnswer(&playbook.Provision{Name: "p", Answer: c.format}, nil, ex)
 		if a.Text != c.text {
 			t.Errorf("%s: text %q, want %q", c.format, a.Text, c.text)
 		}
@@ -79,19 +81,19 @@ func TestReadAnswerSpans(t *testing.T) {
 func TestReadTitleAndPeriods(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		format AnswerFormat
+		format playbook.AnswerFormat
 		text   string
 		want   string
 	}{
 		// a title after a long notice, on its own line or after a sentence
-		{"Document Name", AnswerText, "Exhibit 10.1\n\nCERTAIN CONFIDENTIAL INFORMATION CONTAINED IN THIS EXHIBIT, MARKED BY BRACKETS, HAS BEEN OMITTED AND FILED SEPARATELY WITH THE COMMISSION.\n\nSERVICES OUTSOURCING AGREEMENT\n\nBetween", "SERVICES OUTSOURCING AGREEMENT"},
-		{"Document Name", AnswerText, "Exhibit 10.18 Certain identified information has been excluded from this exhibit because it is both not material and would be competitively harmful if publicly disclosed. TRAINING PROGRAM DEVELOPMENT AGREEMENT This Training Program Development Agreement is made", "TRAINING PROGRAM DEVELOPMENT AGREEMENT"},
-		{"Document Name", AnswerText, "Notices under this Agreement shall be given in writing to the addresses below, and copies of every notice shall be sent to counsel, pursuant to the Master Services Agreement dated May 1.", ""},
+		{"Document Name", playbook.AnswerText, "Exhibit 10.1\n\nCERTAIN CONFIDENTIAL INFORMATION CONTAINED IN THIS EXHIBIT, MARKED BY BRACKETS, HAS BEEN OMITTED AND FILED SEPARATELY WITH THE COMMISSION.\n\nSERVICES OUTSOURCING AGREEMENT\n\nBetween", "SERVICES OUTSOURCING AGREEMENT"},
+		{"Document Name", playbook.AnswerText, "Exhibit 10.18 Certain identified information has been excluded from this exhibit because it is both not material and would be competitively harmful if publicly disclosed. TRAINING PROGRAM DEVELOPMENT AGREEMENT This Training Program Development Agreement is made", "TRAINING PROGRAM DEVELOPMENT AGREEMENT"},
+		{"Document Name", playbook.AnswerText, "Notices under this Agreement shall be given in writing to the addresses below, and copies of every notice shall be sent to counsel, pursuant to the Master Services Agreement dated May 1.", ""},
 		// a term and a notice in one sentence
-		{"Renewal Term", AnswerDuration, "This Agreement renews automatically unless either party gives the other thirty (30) days' prior written notice of non-renewal, for successive one (1) year periods.", "successive 1 year"},
-		{"Notice Period to Terminate Renewal", AnswerDuration, "This Agreement renews automatically for successive one (1) year periods unless either party gives the other not less than sixty (60) days written notice of non-renewal.", "60 days"},
+		{"Renewal Term", playbook.AnswerDuration, "This Agreement renews automatically unless either party gives the other thirty (30) days' prior written notice of non-renewal, for successive one (1) year periods.", "successive 1 year"},
+		{"Notice Period to Terminate Renewal", playbook.AnswerDuration, "This Agreement renews automatically for successive one (1) year periods unless either party gives the other not less than sixty (60) days written notice of non-renewal.", "60 days"},
 	} {
-		p := &Provision{Name: c.name, Answer: c.format}
+		p := &playbook.Provision{Name: c.name, Answer: c.format}
 		if a := readAnswer(p, nil, extractsOf(c.text)); a.Text != c.want {
 			t.Errorf("%s of %.50q…: %q, want %q", c.name, c.text, a.Text, c.want)
 		}
@@ -209,9 +211,9 @@ func TestSignatureParties(t *testing.T) {
 // A right defined as needing no cause is not granted by a clause that
 // allows the act only on stated causes, when another clause excludes it.
 func TestStatedCausesNotConvenience(t *testing.T) {
-	p := &Provision{Name: "Termination For Convenience", Answer: AnswerYesNo,
+	p := &playbook.Provision{Name: "Termination For Convenience", Answer: playbook.AnswerYesNo,
 		Definition: "A party may terminate the agreement without cause, by giving notice.",
-		Keywords:   []Keyword{{Text: "terminate for convenience"}, {Text: "without cause"}, {Text: "upon notice"}, {Text: "terminate this agreement"}}}
+		Keywords:   []playbook.Keyword{{Text: "terminate for convenience"}, {Text: "without cause"}, {Text: "upon notice"}, {Text: "terminate this agreement"}}}
 	for _, c := range []struct {
 		texts []string
 		want  AnswerKind
@@ -237,20 +239,20 @@ func TestStatedCausesNotConvenience(t *testing.T) {
 // denied ("shall not be assigned", "is not assignable") is the
 // restriction itself, and "without cause" is how a right may be written.
 func TestDeniedStatesAndWithout(t *testing.T) {
-	restriction := &Provision{Name: "Exclusivity", Answer: AnswerYesNo, Polarity: PolarityRestriction,
-		Keywords: []Keyword{{Text: "exclusive", Boost: 3}, {Text: "exclusively", Boost: 2}}}
-	assign := &Provision{Name: "Anti-Assignment", Answer: AnswerYesNo, Polarity: PolarityRestriction,
-		Keywords: []Keyword{{Text: "assign", Boost: 3}, {Text: "assignable", Boost: 2}}}
-	warranty := &Provision{Name: "Warranty", Answer: AnswerYesNo, Polarity: PolarityRight,
-		Keywords: []Keyword{{Text: "warranty", Boost: 3}, {Text: "warrants", Boost: 3}}}
-	confidential := &Provision{Name: "Confidentiality", Answer: AnswerYesNo, Polarity: PolarityRestriction,
-		Keywords: []Keyword{{Text: "confidential", Boost: 3}, {Text: "confidence", Boost: 2}, {Text: "disclose", Boost: 2}}}
-	tfc := &Provision{Name: "Termination for Convenience", Answer: AnswerYesNo, Polarity: PolarityRight,
-		Keywords: []Keyword{{Text: "without cause", Boost: 3}, {Text: "terminate", Boost: 2}}}
-	capP := &Provision{Name: "Cap on Liability", Answer: AnswerYesNo, Polarity: PolarityRestriction,
-		Keywords: []Keyword{{Text: "total liability", Boost: 3}, {Text: "liability", Boost: 2}, {Text: "exceed", Boost: 2}}}
+	restriction := &playbook.Provision{Name: "Exclusivity", Answer: playbook.AnswerYesNo, Polarity: playbook.PolarityRestriction,
+		Keywords: []playbook.Keyword{{Text: "exclusive", Boost: 3}, {Text: "exclusively", Boost: 2}}}
+	assign := &playbook.Provision{Name: "Anti-Assignment", Answer: playbook.AnswerYesNo, Polarity: playbook.PolarityRestriction,
+		Keywords: []playbook.Keyword{{Text: "assign", Boost: 3}, {Text: "assignable", Boost: 2}}}
+	warranty := &playbook.Provision{Name: "Warranty", Answer: playbook.AnswerYesNo, Polarity: playbook.PolarityRight,
+		Keywords: []playbook.Keyword{{Text: "warranty", Boost: 3}, {Text: "warrants", Boost: 3}}}
+	confidential := &playbook.Provision{Name: "Confidentiality", Answer: playbook.AnswerYesNo, Polarity: playbook.PolarityRestriction,
+		Keywords: []playbook.Keyword{{Text: "confidential", Boost: 3}, {Text: "confidence", Boost: 2}, {Text: "disclose", Boost: 2}}}
+	tfc := &playbook.Provision{Name: "Termination for Convenience", Answer: playbook.AnswerYesNo, Polarity: playbook.PolarityRight,
+		Keywords: []playbook.Keyword{{Text: "without cause", Boost: 3}, {Text: "terminate", Boost: 2}}}
+	capP := &playbook.Provision{Name: "Cap on Liability", Answer: playbook.AnswerYesNo, Polarity: playbook.PolarityRestriction,
+		Keywords: []playbook.Keyword{{Text: "total liability", Boost: 3}, {Text: "liability", Boost: 2}, {Text: "exceed", Boost: 2}}}
 	for _, c := range []struct {
-		p    *Provision
+		p    *playbook.Provision
 		text string
 		want AnswerKind
 	}{
@@ -289,9 +291,9 @@ func TestTitleFromOpening(t *testing.T) {
 		{"EXHIBIT 99.2 Page 1 of 3 DISTRIBUTOR AGREEMENT Agreement made this 19th day of March, 2020 Between: Litware, Inc. (\"Principal\") And Proseware, Inc. (\"Distributor\").\n\n1. Appointment. Principal appoints Distributor.", "DISTRIBUTOR AGREEMENT"},
 	} {
 		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: c.text}
-		p := prepareForTest(t, Doc{ID: "x", Name: "x", Doc: d})
+		p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
 		scores := make([]float64, len(p.Passages()))
-		ex, a := p.titleAnswer([]Extract{p.Extract(0, 1)}, scores)
+		ex, a := p.titleAnswer([]detect.Extract{p.Extract(0, 1)}, scores)
 		if a == nil || a.Text != c.want {
 			t.Errorf("%.40q…: title %+v, want %q", c.text, a, c.want)
 			continue
@@ -307,7 +309,7 @@ func TestTitleFromOpening(t *testing.T) {
 func TestEndDateFromDefinedTerm(t *testing.T) {
 	text := "1. Definitions.\n\n(a) \"Contract Period\" shall mean that period of time from March 1, 2021 through June 30, 2022.\n\n2. Term. The Term of this Agreement shall be for the Contract Period unless it is terminated or extended as set forth in this Agreement.\n\n3. Fees. The Company shall pay the fees."
 	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
-	p := prepareForTest(t, Doc{ID: "x", Name: "x", Doc: d})
+	p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
 	k := -1
 	for i, ps := range p.Passages() {
 		if strings.Contains(p.Index().Slice(ps.Span), "shall be for the Contract Period") {
@@ -317,8 +319,8 @@ func TestEndDateFromDefinedTerm(t *testing.T) {
 	if k < 0 {
 		t.Fatal("no term passage")
 	}
-	pr := &Provision{Name: "Expiration Date", Answer: AnswerEndDate}
-	ex, a := p.definedEndAnswer(pr, []Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())))
+	pr := &playbook.Provision{Name: "Expiration Date", Answer: playbook.AnswerEndDate}
+	ex, a := p.definedEndAnswer(pr, []detect.Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())))
 	if a == nil || a.Text != "2022-06-30" {
 		t.Fatalf("answer %+v, want 2022-06-30", a)
 	}
@@ -328,9 +330,9 @@ func TestEndDateFromDefinedTerm(t *testing.T) {
 }
 
 // prepareForTest prepares d as the answer readers see it.
-func prepareForTest(t *testing.T, d Doc) *prepared {
+func prepareForTest(t *testing.T, d detect.Doc) *prepared {
 	t.Helper()
-	p, err := Prepare(d)
+	p, err := detect.Prepare(d)
 	if err != nil {
 		t.Fatal(err)
 	}

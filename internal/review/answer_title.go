@@ -1,6 +1,7 @@
 package review
 
 import (
+	"github.com/pakton/pakton/internal/review/detect"
 	"regexp"
 	"strings"
 	"sync"
@@ -173,7 +174,7 @@ const titleOpening = 4000
 // a number ("TELKOM CONTRACT No. 076C/01") is a reference, not a title. It
 // returns the cell's extracts with the title's passage first (added when
 // no extract holds it) and the answer; nil when the opening has no title.
-func (p *prepared) titleAnswer(ex []Extract, scores []float64) ([]Extract, *Answer) {
+func (p *prepared) titleAnswer(ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
 	if len(ex) == 0 || ex[0].Span.Start >= titleOpening {
 		return nil, nil
 	}

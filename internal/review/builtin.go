@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // The built-in playbook and the detectors trained for it ship inside the
@@ -26,19 +27,19 @@ var builtinFS embed.FS
 //go:embed builtin/detectors.json
 var builtinDetectorsText string
 
-var builtinPlaybook = sync.OnceValue(func() *Playbook {
+var builtinPlaybook = sync.OnceValue(func() *playbook.Playbook {
 	data, err := builtinFS.ReadFile("builtin/playbook.yaml")
 	if err != nil {
 		panic(fmt.Sprintf("review: built-in playbook missing: %v", err))
 	}
-	pb, err := ParsePlaybook("builtin", data)
+	pb, err := playbook.ParsePlaybook("builtin", data)
 	if err != nil {
 		panic(fmt.Sprintf("review: built-in playbook: %v", err))
 	}
 	return pb
 })
 
-var builtinOnce = sync.OnceValues(func() (*Playbook, *Detectors) {
+var builtinOnce = sync.OnceValues(func() (*playbook.Playbook, *detect.Detectors) {
 	pb := builtinPlaybook()
 	det, err := BuiltinDetectorsData()
 	if err != nil {
@@ -50,10 +51,10 @@ var builtinOnce = sync.OnceValues(func() (*Playbook, *Detectors) {
 // Builtin returns the shipped playbook (the 41 CUAD provision categories and
 // the provisions of Addleshaw Goddard's due-diligence list) and the
 // detectors trained for it. Both are shared: callers must not modify them.
-func Builtin() (*Playbook, *Detectors) { return builtinOnce() }
+func Builtin() (*playbook.Playbook, *detect.Detectors) { return builtinOnce() }
 
 // BuiltinDetectorsData decodes the shipped detectors afresh.
-func BuiltinDetectorsData() (*Detectors, error) {
+func BuiltinDetectorsData() (*detect.Detectors, error) {
 	data, err := builtinFS.ReadFile("builtin/detectors.json")
 	if err != nil {
 		return nil, err
@@ -73,18 +74,18 @@ var builtinLazy = sync.OnceValues(func() (*lazyDetectors, error) {
 // them; the models array is then scanned only as far as a model asked for.
 type lazyDetectors struct {
 	name string
-	head Detectors // everything but the models
+	head detect.Detectors // everything but the models
 
 	mu      sync.Mutex
 	data    string // the file
 	next    int    // where the models array's next unscanned element starts looking; -1 once all are scanned
 	raw     []json.RawMessage
 	names   []string // of raw's models
-	decoded map[int]*Model
+	decoded map[int]*detect.Model
 }
 
 func decodeLazy(name string, data string) (*lazyDetectors, error) {
-	l := &lazyDetectors{name: name, decoded: map[int]*Model{}, next: -1}
+	l := &lazyDetectors{name: name, decoded: map[int]*detect.Model{}, next: -1}
 	dec := json.NewDecoder(strings.NewReader(data))
 	modelsAt := -1
 	if t, err := dec.Token(); err == nil && t == json.Delim('{') {
@@ -128,8 +129,8 @@ func decodeLazy(name string, data string) (*lazyDetectors, error) {
 		}
 		return l, nil
 	}
-	if l.head.Format != DetectorFormat {
-		return nil, fmt.Errorf("detectors %s: format %d, this pakton reads format %d (retrain with \"pakton review train\")", name, l.head.Format, DetectorFormat)
+	if l.head.Format != detect.DetectorFormat {
+		return nil, fmt.Errorf("detectors %s: format %d, this pakton reads format %d (retrain with \"pakton review train\")", name, l.head.Format, detect.DetectorFormat)
 	}
 	l.data, l.next = data, modelsAt+1
 	return l, nil
@@ -227,7 +228,7 @@ func modelName(raw json.RawMessage) (string, error) {
 
 // forPlaybook returns the detectors with the models pb's provisions use
 // decoded (the others left out).
-func (l *lazyDetectors) forPlaybook(pb *Playbook) (*Detectors, error) {
+func (l *lazyDetectors) forPlaybook(pb *playbook.Playbook) (*detect.Detectors, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	d := l.head
@@ -257,11 +258,11 @@ func (l *lazyDetectors) forPlaybook(pb *Playbook) (*Detectors, error) {
 }
 
 // model decodes model k; l.mu must be held.
-func (l *lazyDetectors) model(k int) (*Model, error) {
+func (l *lazyDetectors) model(k int) (*detect.Model, error) {
 	if m, ok := l.decoded[k]; ok {
 		return m, nil
 	}
-	var m Model
+	var m detect.Model
 	if err := json.Unmarshal(l.raw[k], &m); err != nil {
 		return nil, fmt.Errorf("detectors %s: model %s: %w", l.name, l.names[k], err)
 	}

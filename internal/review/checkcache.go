@@ -7,6 +7,7 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // checkCacheSize is how many (provisions, contract) results a Finder keeps.
@@ -39,7 +40,7 @@ type checkKey struct{ provisions, id string }
 
 type checkEntry struct {
 	key   checkKey
-	d     Doc
+	d     detect.Doc
 	cells []checkedCell
 }
 
@@ -49,7 +50,7 @@ func newCheckCache(n int) *checkCache {
 
 // get returns the cells of contract id (read as d) for the provisions key
 // names, when they were computed from the same contract.
-func (c *checkCache) get(provisions, id string, d Doc) ([]checkedCell, bool) {
+func (c *checkCache) get(provisions, id string, d detect.Doc) ([]checkedCell, bool) {
 	k := checkKey{provisions, id}
 	c.mu.Lock()
 	el := c.byID[k]
@@ -66,7 +67,7 @@ func (c *checkCache) get(provisions, id string, d Doc) ([]checkedCell, bool) {
 }
 
 // put records the cells of contract id, computed from d.
-func (c *checkCache) put(provisions, id string, d Doc, cells []checkedCell) {
+func (c *checkCache) put(provisions, id string, d detect.Doc, cells []checkedCell) {
 	if c.max <= 0 {
 		return
 	}
@@ -89,7 +90,7 @@ func (c *checkCache) put(provisions, id string, d Doc, cells []checkedCell) {
 // sameDoc reports whether a review of b gives what a review of a gave: the
 // same document and tree (by pointer, or equal in what the review reads:
 // id, name, hash, text, pages, blocks, furniture, tree).
-func sameDoc(a, b Doc) bool {
+func sameDoc(a, b detect.Doc) bool {
 	if a.ID != b.ID || a.Name != b.Name || a.Hash != b.Hash {
 		return false
 	}

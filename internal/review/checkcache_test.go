@@ -9,6 +9,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // TestFinderCacheFollowsTheContract: a Finder answers a question again from
@@ -32,7 +33,7 @@ func TestFinderCacheFollowsTheContract(t *testing.T) {
 		return d
 	}
 	var give *document.Document
-	load := func(context.Context, string) (Doc, error) { return Doc{ID: id, Name: id, Doc: give}, nil }
+	load := func(context.Context, string) (detect.Doc, error) { return detect.Doc{ID: id, Name: id, Doc: give}, nil }
 	cached, err := NewBuiltinFinder(load)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestFinderCacheFollowsTheContract(t *testing.T) {
 	}
 	give = reread()
 	same("read again")
-	if _, ok := cached.checked.get(strings.Join(cached.Asked(questions[0]), "\x00"), id, Doc{ID: id, Name: id, Doc: reread()}); !ok {
+	if _, ok := cached.checked.get(strings.Join(cached.Asked(questions[0]), "\x00"), id, detect.Doc{ID: id, Name: id, Doc: reread()}); !ok {
 		t.Error("the same contract read again is not found in the cache")
 	}
 	// The contract changed (every clause moved): the cached cells no longer
@@ -72,7 +73,7 @@ func TestFinderCacheFollowsTheContract(t *testing.T) {
 	cur = &document.Document{ID: msa.ID, Name: msa.Name, Format: msa.Format, Text: changed}
 	give = reread()
 	same("changed")
-	if _, ok := cached.checked.get(strings.Join(cached.Asked(questions[0]), "\x00"), id, Doc{ID: id, Name: id, Doc: msa}); ok {
+	if _, ok := cached.checked.get(strings.Join(cached.Asked(questions[0]), "\x00"), id, detect.Doc{ID: id, Name: id, Doc: msa}); ok {
 		t.Error("the old contract is still found after a change")
 	}
 }

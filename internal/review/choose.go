@@ -2,6 +2,8 @@ package review
 
 import (
 	"fmt"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"strings"
 )
 
@@ -14,10 +16,10 @@ const BuiltinName = "builtin"
 // otherwise name must be BuiltinName or empty. A user's playbook is found
 // with the built-in detectors for provisions that share a built-in name and
 // zero-shot, calibrated by the same detectors, for the others.
-func Choose(name, source string, yamlText []byte, provisions []string) (*Playbook, *Detectors, error) {
+func Choose(name, source string, yamlText []byte, provisions []string) (*playbook.Playbook, *detect.Detectors, error) {
 	pb, det := Builtin()
 	if strings.TrimSpace(string(yamlText)) != "" {
-		own, err := ParsePlaybook(source, yamlText)
+		own, err := playbook.ParsePlaybook(source, yamlText)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"github.com/pakton/pakton/internal/review/playbook"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,8 +61,8 @@ var compareOps = map[string]string{
 // for only in a question about a provision answered by one; a period, a
 // year or a multiple only after a comparison ("more than 60 days", "before
 // 2025", "below 1x").
-func ParseCondition(question string, p *Provision) *Condition {
-	if p.Answer == AnswerJurisdiction {
+func ParseCondition(question string, p *playbook.Provision) *Condition {
+	if p.Answer == playbook.AnswerJurisdiction {
 		if j, _ := firstJurisdiction(question, false); j != "" {
 			return &Condition{Text: j, Kind: CondJurisdiction, Op: "=", Value: j}
 		}
@@ -80,7 +81,7 @@ func ParseCondition(question string, p *Provision) *Condition {
 			}
 		}
 	}
-	if m := reYearCompare().FindStringSubmatch(question); m != nil && (p.Answer == AnswerDate || p.Answer == AnswerEndDate) {
+	if m := reYearCompare().FindStringSubmatch(question); m != nil && (p.Answer == playbook.AnswerDate || p.Answer == playbook.AnswerEndDate) {
 		y, _ := strconv.Atoi(m[2])
 		return &Condition{Text: m[0], Kind: CondYear, Op: compareOps[strings.ToLower(m[1])], Value: m[2], n: float64(y)}
 	}

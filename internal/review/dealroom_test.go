@@ -2,17 +2,19 @@ package review
 
 import (
 	"context"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"sync/atomic"
 	"testing"
 )
 
 func TestParseCondition(t *testing.T) {
-	law := &Provision{Name: "Governing Law", Answer: AnswerJurisdiction}
-	yes := &Provision{Name: "Termination for Convenience", Answer: AnswerYesNo}
-	end := &Provision{Name: "Expiration Date", Answer: AnswerEndDate}
+	law := &playbook.Provision{Name: "Governing Law", Answer: playbook.AnswerJurisdiction}
+	yes := &playbook.Provision{Name: "Termination for Convenience", Answer: playbook.AnswerYesNo}
+	end := &playbook.Provision{Name: "Expiration Date", Answer: playbook.AnswerEndDate}
 	tests := []struct {
 		q          string
-		p          *Provision
+		p          *playbook.Provision
 		kind, op   string
 		value      string
 		noneWanted bool
@@ -42,7 +44,7 @@ func TestParseCondition(t *testing.T) {
 
 func TestConditionCheck(t *testing.T) {
 	cell := func(value, text string) Cell {
-		return Cell{Found: true, Value: value, Extracts: []Extract{{Text: text}}}
+		return Cell{Found: true, Value: value, Extracts: []detect.Extract{{Text: text}}}
 	}
 	tests := []struct {
 		c      *Condition
@@ -50,12 +52,12 @@ func TestConditionCheck(t *testing.T) {
 		want   bool
 		decide bool
 	}{
-		{ParseCondition("governed by New York law", &Provision{Answer: AnswerJurisdiction}), cell("New York", "the laws of the State of New York"), true, true},
-		{ParseCondition("governed by New York law", &Provision{Answer: AnswerJurisdiction}), cell("Delaware", "the laws of Delaware"), false, true},
-		{ParseCondition("on more than 60 days notice", &Provision{Answer: AnswerYesNo}), cell("Yes", "by giving not less than ninety (90) days' prior written notice"), true, true},
-		{ParseCondition("on more than 60 days notice", &Provision{Answer: AnswerYesNo}), cell("Yes", "upon thirty (30) days written notice"), false, true},
-		{ParseCondition("on more than 60 days notice", &Provision{Answer: AnswerYesNo}), cell("Yes", "at any time, for any reason"), false, false},
-		{ParseCondition("a cap below 1x the fees", &Provision{Answer: AnswerText}), cell("", "shall not exceed two times the fees paid"), false, true},
+		{ParseCondition("governed by New York law", &playbook.Provision{Answer: playbook.AnswerJurisdiction}), cell("New York", "the laws of the State of New York"), true, true},
+		{ParseCondition("governed by New York law", &playbook.Provision{Answer: playbook.AnswerJurisdiction}), cell("Delaware", "the laws of Delaware"), false, true},
+		{ParseCondition("on more than 60 days notice", &playbook.Provision{Answer: playbook.AnswerYesNo}), cell("Yes", "by giving not less than ninety (90) days' prior written notice"), true, true},
+		{ParseCondition("on more than 60 days notice", &playbook.Provision{Answer: playbook.AnswerYesNo}), cell("Yes", "upon thirty (30) days written notice"), false, true},
+		{ParseCondition("on more than 60 days notice", &playbook.Provision{Answer: playbook.AnswerYesNo}), cell("Yes", "at any time, for any reason"), false, false},
+		{ParseCondition("a cap below 1x the fees", &playbook.Provision{Answer: playbook.AnswerText}), cell("", "shall not exceed two times the fees paid"), false, true},
 	}
 	for i, tc := range tests {
 		v, ok, why := tc.c.Check(tc.cell)

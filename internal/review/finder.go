@@ -11,7 +11,9 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -22,11 +24,11 @@ import (
 // clearly (Reviewer.AskedProvisions) costs one cosine over the question's
 // words and nothing else. Safe for concurrent use.
 type Finder struct {
-	pb   *Playbook
+	pb   *playbook.Playbook
 	all  *Reviewer // the whole playbook, zero-shot: which provisions a question asks about
-	load func(ctx context.Context, id string) (Doc, error)
+	load func(ctx context.Context, id string) (detect.Doc, error)
 	// detFor returns the detectors a reviewer of some of pb's provisions uses.
-	detFor func(sub *Playbook) (*Detectors, error)
+	detFor func(sub *playbook.Playbook) (*detect.Detectors, error)
 	// matcher, when set, decides which provisions a question asks about
 	// instead of all (SetMatcher).
 	matcher func(ctx context.Context, question string) []string
@@ -53,7 +55,7 @@ func (f *Finder) KeepPrepared(n int) {
 type preparedEntry struct {
 	id   string
 	doc  *document.Document // the text it was prepared from
-	prep *Prepared
+	prep *detect.Prepared
 }
 
 // finderCache is how many prepared contracts a Finder keeps: questions come
@@ -64,20 +66,20 @@ const finderCache = 16
 // (det nil: every provision zero-shot). load reads a contract by id; a
 // contract is prepared again only when load returns another text than last
 // time (a loader that caches documents makes repeated questions cheap).
-func NewFinder(pb *Playbook, det *Detectors, load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
-	var head *Detectors
+func NewFinder(pb *playbook.Playbook, det *detect.Detectors, load func(ctx context.Context, id string) (detect.Doc, error)) (*Finder, error) {
+	var head *detect.Detectors
 	if det != nil {
 		h := *det
 		h.Models = nil
 		head = &h
 	}
-	return newFinder(pb, head, func(*Playbook) (*Detectors, error) { return det, nil }, load)
+	return newFinder(pb, head, func(*playbook.Playbook) (*detect.Detectors, error) { return det, nil }, load)
 }
 
 // NewBuiltinFinder is NewFinder over the built-in playbook and detectors,
 // decoding a provision's trained model only when a question first asks
 // about it: cheap enough for every one-shot search.
-func NewBuiltinFinder(load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
+func NewBuiltinFinder(load func(ctx context.Context, id string) (detect.Doc, error)) (*Finder, error) {
 	lazy, err := builtinLazy()
 	if err != nil {
 		return nil, fmt.Errorf("review: built-in detectors: %w", err)
@@ -101,7 +103,7 @@ var builtinAsked = sync.OnceValues(func() (*Reviewer, error) {
 
 // newFinder builds a Finder; head holds the calibration and IDF the
 // question matching uses (its models are not needed).
-func newFinder(pb *Playbook, head *Detectors, detFor func(*Playbook) (*Detectors, error), load func(ctx context.Context, id string) (Doc, error)) (*Finder, error) {
+func newFinder(pb *playbook.Playbook, head *detect.Detectors, detFor func(*playbook.Playbook) (*detect.Detectors, error), load func(ctx context.Context, id string) (detect.Doc, error)) (*Finder, error) {
 	// Which provision a question asks about depends only on the zero-shot
 	// profiles and the IDF, not on the trained models.
 	all, err := NewReviewer(pb, head)
@@ -115,12 +117,12 @@ func newFinder(pb *Playbook, head *Detectors, detFor func(*Playbook) (*Detectors
 // built-in playbook and detectors, set up on the first search that asks
 // about a provision (a search that asks about none pays nothing). It also
 // has Finder's Check.
-func BuiltinProvisions(load func(ctx context.Context, id string) (Doc, error)) search.ProvisionFinder {
+func BuiltinProvisions(load func(ctx context.Context, id string) (detect.Doc, error)) search.ProvisionFinder {
 	return &lazyFinder{load: load}
 }
 
 type lazyFinder struct {
-	load func(ctx context.Context, id string) (Doc, error)
+	load func(ctx context.Context, id string) (detect.Doc, error)
 	once sync.Once
 	f    *Finder
 	err  error
@@ -170,22 +172,22 @@ func (l *lazyFinder) DealRoom(ctx context.Context, question string, docs []DealR
 // StoreLoader reads a collection's contracts for a Finder, keeping the
 // last few it read (it never sees later changes to a contract it keeps: use
 // one per command, request or loaded index).
-func StoreLoader(st *store.Store, collection string) func(ctx context.Context, id string) (Doc, error) {
+func StoreLoader(st *store.Store, collection string) func(ctx context.Context, id string) (detect.Doc, error) {
 	var mu sync.Mutex
-	var kept []Doc // most recent last
-	return func(ctx context.Context, id string) (Doc, error) {
+	var kept []detect.Doc // most recent last
+	return func(ctx context.Context, id string) (detect.Doc, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if k := slices.IndexFunc(kept, func(d Doc) bool { return d.ID == id }); k >= 0 {
+		if k := slices.IndexFunc(kept, func(d detect.Doc) bool { return d.ID == id }); k >= 0 {
 			d := kept[k]
 			kept = append(slices.Delete(kept, k, k+1), d)
 			return d, nil
 		}
 		rec, err := st.Document(ctx, collection, id)
 		if err != nil {
-			return Doc{}, err
+			return detect.Doc{}, err
 		}
-		d := Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)}
+		d := detect.Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)}
 		kept = append(kept, d)
 		if len(kept) > finderCache {
 			kept = slices.Delete(kept, 0, len(kept)-finderCache)
@@ -231,7 +233,7 @@ func (f *Finder) SetMatcher(asked func(ctx context.Context, question string) []s
 // from the same wording as the playbook's questions is then matched as a
 // question nobody anticipated would be. det supplies the IDF and calibration
 // (its trained models are not used).
-func MatcherWithout(pb *Playbook, det *Detectors, without string) (*Reviewer, error) {
+func MatcherWithout(pb *playbook.Playbook, det *detect.Detectors, without string) (*Reviewer, error) {
 	held := *pb
 	held.Provisions = slices.Clone(pb.Provisions)
 	for i := range held.Provisions {
@@ -239,7 +241,7 @@ func MatcherWithout(pb *Playbook, det *Detectors, without string) (*Reviewer, er
 			held.Provisions[i].Questions = nil
 		}
 	}
-	var head *Detectors
+	var head *detect.Detectors
 	if det != nil {
 		h := *det
 		h.Models = nil
@@ -282,10 +284,10 @@ func (cc *checkedCell) hits(prep *prepared) {
 	}
 	sp, node := prep.clauseOf(c.Extracts)
 	sp = prep.widen(sp, minHitChars)
-	cc.hit = search.Hit{DocID: c.DocID, Span: sp, Score: c.Confidence, Node: node, View: search.ViewProvision, Provision: c.Provision}
+	cc.hit = search.Hit{DocID: c.DocID, Span: sp, Score: c.Confidence, Node: node, View: index.ViewProvision, Provision: c.Provision}
 	for _, e := range c.Extracts[1:] {
 		if w := prep.widen(e.Span, minHitChars); w.Intersect(sp).Len() == 0 {
-			cc.more = append(cc.more, search.Hit{DocID: c.DocID, Span: w, Score: e.Score, Node: e.Node, View: search.ViewProvision, Provision: c.Provision})
+			cc.more = append(cc.more, search.Hit{DocID: c.DocID, Span: w, Score: e.Score, Node: e.Node, View: index.ViewProvision, Provision: c.Provision})
 		}
 	}
 }
@@ -415,7 +417,7 @@ func (f *Finder) reviewer(names []string) (*Reviewer, error) {
 }
 
 // prepared reads and prepares a contract, or returns it from the cache.
-func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
+func (f *Finder) prepared(ctx context.Context, id string) (*detect.Prepared, error) {
 	d, err := f.load(ctx, id)
 	if err != nil {
 		return nil, err
@@ -428,7 +430,7 @@ func (f *Finder) prepared(ctx context.Context, id string) (*Prepared, error) {
 
 // preparedDoc prepares contract id, read already as d, or returns it from
 // the cache.
-func (f *Finder) preparedDoc(id string, d Doc) (*Prepared, error) {
+func (f *Finder) preparedDoc(id string, d detect.Doc) (*detect.Prepared, error) {
 	f.mu.Lock()
 	for i, e := range f.prep {
 		if e.id == id && e.doc == d.Doc {
@@ -438,7 +440,7 @@ func (f *Finder) preparedDoc(id string, d Doc) (*Prepared, error) {
 		}
 	}
 	f.mu.Unlock()
-	p, err := Prepare(d)
+	p, err := detect.Prepare(d)
 	if err != nil {
 		return nil, err
 	}
@@ -497,7 +499,7 @@ const maxClauseChars = 1500
 // the same clause, as when a provision runs over a clause's items (the
 // customer's and the provider's rights to terminate) — that whole clause,
 // if it is no longer than maxClauseChars.
-func (p *prepared) clauseOf(ex []Extract) (document.Span, int) {
+func (p *prepared) clauseOf(ex []detect.Extract) (document.Span, int) {
 	sp, node := ex[0].Span, ex[0].Node
 	if len(ex) < 2 || node <= 0 || ex[1].Node <= 0 || node >= len(p.Tree().Nodes) || ex[1].Node >= len(p.Tree().Nodes) {
 		return sp, node

@@ -12,7 +12,9 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // TestBuiltinLazyDetectorsMatchFull: the detectors decoded one model at a
@@ -31,7 +33,7 @@ func TestBuiltinLazyDetectorsMatchFull(t *testing.T) {
 		t.Fatalf("lazy decoded %d models, the file has %d", len(got.Models), len(full.Models))
 	}
 	for _, m := range full.Models {
-		var lm *Model
+		var lm *detect.Model
 		for _, x := range got.Models {
 			if x.Name == m.Name {
 				lm = x
@@ -55,7 +57,7 @@ func TestBuiltinLazyDetectorsMatchFull(t *testing.T) {
 	}
 }
 
-func exampleLoader(t *testing.T, loads *atomic.Int32) func(context.Context, string) (Doc, error) {
+func exampleLoader(t *testing.T, loads *atomic.Int32) func(context.Context, string) (detect.Doc, error) {
 	docs := map[string]*document.Document{}
 	for _, name := range []string{"master-services-agreement.txt", "mutual-nda.md"} {
 		d, err := parse.File(context.Background(), filepath.Join("..", "..", "examples", "contracts", name), parse.Options{})
@@ -64,9 +66,9 @@ func exampleLoader(t *testing.T, loads *atomic.Int32) func(context.Context, stri
 		}
 		docs[name] = d
 	}
-	return func(_ context.Context, id string) (Doc, error) {
+	return func(_ context.Context, id string) (detect.Doc, error) {
 		loads.Add(1)
-		return Doc{ID: id, Name: id, Doc: docs[id]}, nil
+		return detect.Doc{ID: id, Name: id, Doc: docs[id]}, nil
 	}
 }
 
@@ -95,7 +97,7 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 		t.Fatalf("governing law: want each contract's clause first: %+v", hits)
 	}
 	for _, h := range hits[:2] {
-		if h.Provision != "Governing Law" || h.View != search.ViewProvision || !strings.Contains(strings.ToLower(text(h)), "governed by") || h.Span.Len() < minHitChars {
+		if h.Provision != "Governing Law" || h.View != index.ViewProvision || !strings.Contains(strings.ToLower(text(h)), "governed by") || h.Span.Len() < minHitChars {
 			t.Errorf("governing law passage %+v: %q", h, text(h))
 		}
 	}
@@ -174,7 +176,7 @@ func TestFinderCancelledAndBadDocument(t *testing.T) {
 	if _, _, err := f.FindProvisions(ctx, "Which law governs?", []string{"mutual-nda.md"}); !errors.Is(err, context.Canceled) || loads.Load() != 0 {
 		t.Errorf("cancelled: %v, %d contracts read", err, loads.Load())
 	}
-	broken, err := NewBuiltinFinder(func(context.Context, string) (Doc, error) { return Doc{ID: "x"}, nil })
+	broken, err := NewBuiltinFinder(func(context.Context, string) (detect.Doc, error) { return detect.Doc{ID: "x"}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
 // TestPlaybookLimits: every number and list of a playbook is bounded at the
-// edge, with an error naming the field (issue 17 §1, §2, §7 for boost).
+// edge, with an error naming the field.
 func TestPlaybookLimits(t *testing.T) {
 	prov := func(extra string) string {
 		return "provisions:\n  - name: A\n    definition: d\n" + extra
@@ -37,26 +39,26 @@ func TestPlaybookLimits(t *testing.T) {
 		{"boost huge", prov("    keywords:\n      - {text: the, boost: 1e308}\n"), `field "boost"`},
 		{"aliases", "provisions: [&p {name: A, definition: d}, *p, *p]\n", "aliases"},
 		{"alias deep", "defs: &d x\nprovisions:\n  - name: A\n    definition: *d\n", "aliases"},
-		{"too many provisions", "provisions:\n" + many(review.MaxProvisions+1, "  - {name: P%d, definition: d}\n"), `field "provisions": 201 provisions`},
-		{"too many keywords", prov("    keywords:\n" + many(review.MaxKeywords+1, "      - k%d\n")), `field "keywords"`},
-		{"too many near", prov("    keywords:\n      - text: k\n        near: [" + strings.TrimSuffix(many(review.MaxNear+1, "n%d,"), ",") + "]\n"), `field "near"`},
-		{"too many risks", prov("    risks:\n" + many(review.MaxRisks+1, "      - q%d?\n")), `field "risks"`},
-		{"too big", prov("    excludes: " + strings.Repeat("x", review.MaxPlaybookBytes) + "\n"), "more than the"},
+		{"too many provisions", "provisions:\n" + many(playbook.MaxProvisions+1, "  - {name: P%d, definition: d}\n"), `field "provisions": 201 provisions`},
+		{"too many keywords", prov("    keywords:\n" + many(playbook.MaxKeywords+1, "      - k%d\n")), `field "keywords"`},
+		{"too many near", prov("    keywords:\n      - text: k\n        near: [" + strings.TrimSuffix(many(playbook.MaxNear+1, "n%d,"), ",") + "]\n"), `field "near"`},
+		{"too many risks", prov("    risks:\n" + many(playbook.MaxRisks+1, "      - q%d?\n")), `field "risks"`},
+		{"too big", prov("    excludes: " + strings.Repeat("x", playbook.MaxPlaybookBytes) + "\n"), "more than the"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := review.ParsePlaybook("pb.yaml", []byte(c.yaml))
+			_, err := playbook.ParsePlaybook("pb.yaml", []byte(c.yaml))
 			if err == nil {
 				t.Fatal("accepted")
 			}
-			if !errors.Is(err, review.ErrPlaybook) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, playbook.ErrPlaybook) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q: want ErrPlaybook naming %q", err, c.want)
 			}
 		})
 	}
 	// At the limits, a playbook is accepted.
 	ok := prov("    keywords:\n      - {text: the, near: [x], within: 1000, boost: 100}\n")
-	if _, err := review.ParsePlaybook("pb.yaml", []byte(ok)); err != nil {
+	if _, err := playbook.ParsePlaybook("pb.yaml", []byte(ok)); err != nil {
 		t.Errorf("a playbook at the limits: %v", err)
 	}
 }
@@ -65,9 +67,9 @@ func TestPlaybookLimits(t *testing.T) {
 // the reviewer without going through ParsePlaybook (a library caller, an
 // old stored playbook), is clamped to the passage instead of panicking.
 func TestKeywordWindowNoPanic(t *testing.T) {
-	pb := &review.Playbook{Name: "x", Provisions: []review.Provision{{
-		Name: "Governing Law", Definition: "The law that governs the agreement.", Answer: review.AnswerText,
-		Keywords: []review.Keyword{{Text: "the", Near: []string{"laws"}, Within: math.MaxInt, Boost: 1}, {Text: "governed", Near: []string{"state"}, Within: math.MaxInt - 3, Boost: 1}},
+	pb := &playbook.Playbook{Name: "x", Provisions: []playbook.Provision{{
+		Name: "Governing Law", Definition: "The law that governs the agreement.", Answer: playbook.AnswerText,
+		Keywords: []playbook.Keyword{{Text: "the", Near: []string{"laws"}, Within: math.MaxInt, Boost: 1}, {Text: "governed", Near: []string{"state"}, Within: math.MaxInt - 3, Boost: 1}},
 	}}}
 	rev, err := review.NewReviewer(pb, nil)
 	if err != nil {
@@ -91,7 +93,7 @@ type panicky struct {
 	on string
 }
 
-func (p panicky) Review(ctx context.Context, d review.Doc) (review.Row, error) {
+func (p panicky) Review(ctx context.Context, d detect.Doc) (review.Row, error) {
 	if d.Name == p.on {
 		var s []int
 		_ = s[len(d.Name)] // the kind of slice panic a bad window caused
@@ -124,8 +126,8 @@ func TestReviewWorkerPanic(t *testing.T) {
 }
 
 // TestDetectorNumbers: a detectors file with a number that is not finite or
-// is absurd is refused when read, naming the field (issue 17 §7: such
-// numbers passed and the review failed at its end, writing a NaN).
+// is absurd is refused when read, naming the field (such numbers would
+// fail the review only at its end, writing a NaN).
 func TestDetectorNumbers(t *testing.T) {
 	base := `{"format":1,"zero_shot":{"a":%s,"b":-4,"platt":[1,0],"threshold":%s},"idf":{"term":%s},"default_idf":5,
 "models":[{"name":"Governing Law","bias":%s,"zero_shot_weight":1,"weights":{"w:law":%s},"platt":[1,0],"threshold":0.5}]}`
@@ -141,7 +143,7 @@ func TestDetectorNumbers(t *testing.T) {
 		}
 		return p
 	}
-	if _, err := review.LoadDetectors(file(ok)); err != nil {
+	if _, err := detect.LoadDetectors(file(ok)); err != nil {
 		t.Fatalf("a sound file: %v", err)
 	}
 	for i, c := range []struct {
@@ -153,7 +155,7 @@ func TestDetectorNumbers(t *testing.T) {
 	} {
 		vals := append([]string(nil), ok...)
 		vals[c.at] = c.v
-		_, err := review.LoadDetectors(file(vals))
+		_, err := detect.LoadDetectors(file(vals))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("case %d (%s = %s): %v, want an error naming %s", i, c.want, c.v, err, c.want)
 		}

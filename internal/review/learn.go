@@ -48,7 +48,7 @@ type DecisionStats struct {
 // reads a contract by its document id. A label names the provision of the
 // cell (Provision.LabelName of the playbook the training uses must match
 // it).
-func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx context.Context, id string) (Doc, error)) ([]TrainingDoc, DecisionStats, error) {
+func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx context.Context, id string) (detect.Doc, error)) ([]detect.TrainingDoc, DecisionStats, error) {
 	detect.RecordFeatureNames()
 	var st DecisionStats
 	if t == nil {
@@ -66,7 +66,7 @@ func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx
 		byDoc[d.DocID] = append(byDoc[d.DocID], d)
 	}
 	sort.Strings(order)
-	var out []TrainingDoc
+	var out []detect.TrainingDoc
 	for _, id := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, st, err
@@ -78,7 +78,7 @@ func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx
 		if doc.Doc == nil {
 			return nil, st, fmt.Errorf("review train: contract %s of the decisions has no text", id)
 		}
-		ld := &LabelledDoc{FilePath: id}
+		ld := &detect.LabelledDoc{FilePath: id}
 		for _, d := range byDoc[id] {
 			st.Decisions++
 			cell := t.Cell(id, d.Provision)
@@ -103,11 +103,11 @@ func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx
 		if len(ld.Labels) == 0 {
 			continue
 		}
-		prep, err := Prepare(doc)
+		prep, err := detect.Prepare(doc)
 		if err != nil {
 			return nil, st, err
 		}
-		out = append(out, TrainingDoc{Prep: prep, Labels: ld})
+		out = append(out, detect.TrainingDoc{Prep: prep, Labels: ld})
 	}
 	st.Contracts = len(out)
 	return out, st, nil
@@ -115,8 +115,8 @@ func DecisionTraining(ctx context.Context, t *Table, ds Decisions, load func(ctx
 
 // decisionLabel is the label one decision gives; ok is false when the
 // decision cannot teach where the provision is.
-func decisionLabel(d Doc, cell *Cell, dec Decision) (Label, bool, error) {
-	lb := Label{Provision: cell.Provision}
+func decisionLabel(d detect.Doc, cell *Cell, dec Decision) (detect.Label, bool, error) {
+	lb := detect.Label{Provision: cell.Provision}
 	spansOf := func() [][2]int {
 		var out [][2]int
 		for _, e := range cell.Extracts {

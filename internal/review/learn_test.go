@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // A correction is located in the contract: by words, or — text copied
 // exactly but cut mid-word — as it is; text the contract lacks is refused.
 func TestDecisionLabelCorrection(t *testing.T) {
 	text := "1. Orders. In case of an order volume equal or less than [* * *]: the first [* * *] of each year is free. Café terms apply."
-	d := Doc{ID: "d", Name: "d.txt", Doc: &document.Document{Text: text}}
+	d := detect.Doc{ID: "d", Name: "d.txt", Doc: &document.Document{Text: text}}
 	cell := &Cell{Provision: "Minimum Commitment"}
 	for _, c := range []struct {
 		correction string

@@ -1,8 +1,8 @@
 package review
 
 import (
-	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // What the model pass (internal/review/modelpass) builds its cells with: it
@@ -16,13 +16,13 @@ const MethodModel = "model"
 // Candidates returns, per provision in playbook order, the contract's best
 // candidate passages, best first: the contract is analyzed and scored once
 // for every provision. A document with no text has none.
-func (r *Reviewer) Candidates(d Doc, n int) [][]Extract {
-	prep, err := Prepare(d)
+func (r *Reviewer) Candidates(d detect.Doc, n int) [][]detect.Extract {
+	prep, err := detect.Prepare(d)
 	if err != nil {
 		return nil
 	}
 	scores := r.sc.Scores(prep)
-	out := make([][]Extract, len(scores))
+	out := make([][]detect.Extract, len(scores))
 	for i, s := range scores {
 		order := detect.Rank(s)
 		for _, k := range order[:min(n, len(order))] {
@@ -32,9 +32,6 @@ func (r *Reviewer) Candidates(d Doc, n int) [][]Extract {
 	return out
 }
 
-// TreeOf returns the document's clause tree, parsing it when absent.
-func TreeOf(d Doc) *clause.Tree { return treeOf(d) }
-
 // NotFoundAnswer is the answer of a cell that was not found.
 func NotFoundAnswer() *Answer { return notFoundAnswer() }
 
@@ -42,11 +39,13 @@ func NotFoundAnswer() *Answer { return notFoundAnswer() }
 // (normalised) is v: the offline reading of the verified quotations when it
 // reads the same value (it has the spans), else v with the span where the
 // quotations write it verbatim, if they do.
-func AnswerFromModel(p *Provision, v string, ex []Extract) *Answer { return answerFromModel(p, v, ex) }
+func AnswerFromModel(p *playbook.Provision, v string, ex []detect.Extract) *Answer {
+	return answerFromModel(p, v, ex)
+}
 
 // ReadValue is the value a found cell with extracts ex shows (the offline
 // readers, without a prepared contract).
-func ReadValue(p *Provision, ex []Extract) string { return readValue(p, nil, ex) }
+func ReadValue(p *playbook.Provision, ex []detect.Extract) string { return readValue(p, nil, ex) }
 
 // Perpetual reports whether a value reads as perpetual ("in perpetuity",
 // "indefinitely").

@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/csv"
 	"errors"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,11 +38,11 @@ func TestBuiltinPlaybookComplete(t *testing.T) {
 		if len(p.Examples) < 2 {
 			t.Errorf("%s: %d examples, want at least 2", p.Name, len(p.Examples))
 		}
-		if !slices.Contains(answerFormats, p.Answer) {
+		if !slices.Contains(playbook.AnswerFormats, p.Answer) {
 			t.Errorf("%s: answer format %q", p.Name, p.Answer)
 		}
 		for _, r := range p.Risks {
-			if !slices.Contains(answerFormats, r.Answer) {
+			if !slices.Contains(playbook.AnswerFormats, r.Answer) {
 				t.Errorf("%s: risk %q: answer format %q", p.Name, r.Question, r.Answer)
 			}
 		}
@@ -95,7 +96,7 @@ func TestExamplePlaybooksParse(t *testing.T) {
 		t.Fatal("no example playbooks in examples/playbooks")
 	}
 	for _, f := range files {
-		pb, err := LoadPlaybook(f)
+		pb, err := playbook.LoadPlaybook(f)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -117,9 +118,9 @@ func FuzzParsePlaybook(f *testing.F) {
 	f.Add([]byte("provisions: [\n"))
 	f.Add([]byte("name: [1, 2]\nprovisions: {}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pb, err := ParsePlaybook("fuzz.yaml", data)
+		pb, err := playbook.ParsePlaybook("fuzz.yaml", data)
 		if err != nil {
-			if !errors.Is(err, ErrPlaybook) || !strings.Contains(err.Error(), "fuzz.yaml") {
+			if !errors.Is(err, playbook.ErrPlaybook) || !strings.Contains(err.Error(), "fuzz.yaml") {
 				t.Fatalf("error %q does not wrap ErrPlaybook or name the file", err)
 			}
 			return
@@ -128,7 +129,7 @@ func FuzzParsePlaybook(f *testing.F) {
 			t.Fatal("accepted a playbook without provisions")
 		}
 		for _, p := range pb.Provisions {
-			if p.Name == "" || !slices.Contains(answerFormats, p.Answer) {
+			if p.Name == "" || !slices.Contains(playbook.AnswerFormats, p.Answer) {
 				t.Fatalf("accepted provision %+v", p)
 			}
 			for _, k := range p.Keywords {
@@ -156,7 +157,7 @@ func TestDocsPlaybookExamplesParse(t *testing.T) {
 			continue
 		}
 		n++
-		_, err := ParsePlaybook(path, []byte(b))
+		_, err := playbook.ParsePlaybook(path, []byte(b))
 		if err != nil {
 			t.Errorf("example %d: %v", n, err)
 			continue

@@ -2,6 +2,7 @@ package review
 
 import (
 	"errors"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"strings"
 	"testing"
 )
@@ -25,11 +26,11 @@ func TestParsePlaybookErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParsePlaybook("pb.yaml", []byte(c.yaml))
+			_, err := playbook.ParsePlaybook("pb.yaml", []byte(c.yaml))
 			if err == nil {
 				t.Fatalf("no error for %q", c.yaml)
 			}
-			if !errors.Is(err, ErrPlaybook) {
+			if !errors.Is(err, playbook.ErrPlaybook) {
 				t.Errorf("error %v does not wrap ErrPlaybook", err)
 			}
 			if !strings.Contains(err.Error(), "pb.yaml") || !strings.Contains(err.Error(), c.want) {
@@ -40,7 +41,7 @@ func TestParsePlaybookErrors(t *testing.T) {
 }
 
 func TestParsePlaybookDefaults(t *testing.T) {
-	pb, err := ParsePlaybook("pb.yaml", []byte(`
+	pb, err := playbook.ParsePlaybook("pb.yaml", []byte(`
 name: Deal room
 provisions:
   - name: Change of Control
@@ -61,7 +62,7 @@ provisions:
 	if p == nil {
 		t.Fatal("provision not found by case-insensitive name")
 	}
-	if p.Answer != AnswerText {
+	if p.Answer != playbook.AnswerText {
 		t.Errorf("answer default = %q, want text", p.Answer)
 	}
 	if k := p.Keywords[0]; k.Text != "change of control" || k.Boost != 1 || k.Within != 0 {
@@ -70,10 +71,10 @@ provisions:
 	if k := p.Keywords[1]; k.Within != 12 || len(k.Near) != 2 {
 		t.Errorf("near keyword = %+v, want within 12", k)
 	}
-	if r := p.Risks[0]; r.Answer != AnswerYesNo || !strings.HasPrefix(r.Question, "Can") {
+	if r := p.Risks[0]; r.Answer != playbook.AnswerYesNo || !strings.HasPrefix(r.Question, "Can") {
 		t.Errorf("plain risk = %+v", r)
 	}
-	if r := p.Risks[1]; r.Answer != AnswerDuration {
+	if r := p.Risks[1]; r.Answer != playbook.AnswerDuration {
 		t.Errorf("risk answer = %q", r.Answer)
 	}
 }

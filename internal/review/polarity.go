@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Polarity: whether a clause that mentions a provision grants it, grants it
@@ -273,7 +274,7 @@ func init() {
 // negatedForms returns the cue words p's keywords themselves negate
 // ("non transferable", "not to compete"): their negation is p's normal
 // form, not a liberty.
-func negatedForms(p *Provision) map[string]bool {
+func negatedForms(p *playbook.Provision) map[string]bool {
 	out := map[string]bool{}
 	for _, k := range p.Keywords {
 		w := detect.Analyze(k.Text)
@@ -345,13 +346,13 @@ var polarityKinds sync.Map // provision name + examples → Polarity
 // polarityOf returns how p is written: its playbook's polarity, else a
 // restriction when more than half of its examples' focus segments are
 // negated, else a right.
-func polarityOf(p *Provision, c cues) Polarity {
+func polarityOf(p *playbook.Provision, c cues) playbook.Polarity {
 	if p.Polarity != "" {
 		return p.Polarity
 	}
 	key := p.Name + "\x00" + strings.Join(p.Examples, "\x00")
 	if k, ok := polarityKinds.Load(key); ok {
-		return k.(Polarity)
+		return k.(playbook.Polarity)
 	}
 	neg, n := 0, 0
 	for _, e := range p.Examples {
@@ -364,9 +365,9 @@ func polarityOf(p *Provision, c cues) Polarity {
 			neg++
 		}
 	}
-	k := PolarityRight
+	k := playbook.PolarityRight
 	if n > 0 && 2*neg > n {
-		k = PolarityRestriction
+		k = playbook.PolarityRestriction
 	}
 	polarityKinds.Store(key, k)
 	return k
@@ -386,9 +387,9 @@ var (
 // excludes reports whether the focus segment seg (of sentence sent, whose
 // other weighted segments are others) excludes a provision of polarity k;
 // at is where seg's heaviest cue word is (bytes of seg).
-func excludes(k Polarity, seg string, at int, others []string, c cues, normal map[string]bool) bool {
+func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, normal map[string]bool) bool {
 	switch k {
-	case PolarityRestriction:
+	case playbook.PolarityRestriction:
 		if liberty(seg, c, normal) {
 			return true
 		}
@@ -404,7 +405,7 @@ func excludes(k Polarity, seg string, at int, others []string, c cues, normal ma
 			}
 		}
 		return false
-	case PolarityException:
+	case playbook.PolarityException:
 		if reNoException().MatchString(seg) {
 			return true
 		}
@@ -414,7 +415,7 @@ func excludes(k Polarity, seg string, at int, others []string, c cues, normal ma
 			}
 		}
 		return false
-	case PolarityRelief:
+	case playbook.PolarityRelief:
 		// "not excused", "no exclusion applies", "do not suspend" — or a
 		// party that is liable, with nothing negated
 		for _, m := range reNegator().FindAllStringIndex(seg, -1) {
@@ -500,9 +501,9 @@ type polarity struct {
 // readPolarity reads whether s grants, conditions or excludes provision p.
 // A text with no cue word of the provision is read as Yes (the finder found
 // it; nothing says otherwise).
-func readPolarity(p *Provision, s string) polarity {
+func readPolarity(p *playbook.Provision, s string) polarity {
 	pol := readPolarityOnce(p, s)
-	if pol.kind == KindNo && pol.weight > 0 && polarityOf(p, cueWordsOf(p)) == PolarityRight &&
+	if pol.kind == KindNo && pol.weight > 0 && polarityOf(p, cueWordsOf(p)) == playbook.PolarityRight &&
 		reForAPeriod().MatchString(s[pol.focus[0]:pol.focus[1]]) {
 		if g, ok := grantedElsewhere(p, s, pol); ok {
 			return g
@@ -524,7 +525,7 @@ var reForAPeriod = sync.OnceValue(func() *regexp.Regexp {
 // any Renewal Term, Provider may terminate this Agreement for convenience"
 // is the right on a condition. The condition is the granting sentence's own
 // (there, "During any Renewal Term"), else the excluding words.
-func grantedElsewhere(p *Provision, s string, pol polarity) (polarity, bool) {
+func grantedElsewhere(p *playbook.Provision, s string, pol polarity) (polarity, bool) {
 	seen := map[[2]int]bool{}
 	for _, o := range segments(s) {
 		if seen[o.sentence] || (o.sentence[0] <= pol.focus[0] && pol.focus[0] < o.sentence[1]) {
@@ -549,7 +550,7 @@ func grantedElsewhere(p *Provision, s string, pol polarity) (polarity, bool) {
 }
 
 // readPolarityOnce is readPolarity's reading of s's focus alone.
-func readPolarityOnce(p *Provision, s string) polarity {
+func readPolarityOnce(p *playbook.Provision, s string) polarity {
 	c := cueWordsOf(p)
 	sg, at, w := focusIn(s, c)
 	if w == 0 {
@@ -568,7 +569,7 @@ func readPolarityOnce(p *Provision, s string) polarity {
 		out.kind = KindNo
 		return out
 	}
-	restriction := k == PolarityRestriction
+	restriction := k == playbook.PolarityRestriction
 	re := reRightCondition()
 	if restriction {
 		re = reRestrictionCondition()
@@ -613,7 +614,7 @@ func readPolarityOnce(p *Provision, s string) polarity {
 const minExclusionWeight = 2.0
 
 // exclusionWeight is the weight of p's cue words in the focus of s.
-func exclusionWeight(p *Provision, s string) float64 {
+func exclusionWeight(p *playbook.Provision, s string) float64 {
 	_, _, w := focusIn(s, cueWordsOf(p))
 	return w
 }
@@ -638,7 +639,7 @@ var (
 // segment leads in to a list of occasions (it ends with a colon) or its
 // sentence makes the act depend on an event ("if", "in the event"), and
 // the sentence does not itself say no cause is needed.
-func onStatedCauses(p *Provision, s string, pol polarity) bool {
+func onStatedCauses(p *playbook.Provision, s string, pol polarity) bool {
 	if pol.weight == 0 || pol.kind == KindNo || !needsNoCause(p) {
 		return false
 	}
@@ -669,7 +670,7 @@ var reNoticeOnly = sync.OnceValue(func() *regexp.Regexp {
 
 // needsNoCause reports whether p's definition or keywords say the right
 // needs no cause.
-func needsNoCause(p *Provision) bool {
+func needsNoCause(p *playbook.Provision) bool {
 	if reNoCause().MatchString(p.Definition) {
 		return true
 	}

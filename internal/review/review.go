@@ -38,7 +38,10 @@
 // shows.
 package review
 
-import "github.com/pakton/pakton/internal/document"
+import (
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
+)
 
 // Cell is the review of one provision in one contract.
 type Cell struct {
@@ -48,9 +51,9 @@ type Cell struct {
 	// Found is false for "Not found". Extracts then still hold the best
 	// candidate (useful to a reviewer checking an abstention), and
 	// Confidence is the probability that the provision is there after all.
-	Found      bool      `json:"found"`
-	Confidence float64   `json:"confidence"` // in [0, 1]
-	Extracts   []Extract `json:"extracts,omitempty"`
+	Found      bool             `json:"found"`
+	Confidence float64          `json:"confidence"` // in [0, 1]
+	Extracts   []detect.Extract `json:"extracts,omitempty"`
 	// Value is the answer read from the found text in the provision's answer
 	// format ("Yes", "2019-03-01", "3 years", "New York", "Acme Inc.; Beta
 	// LLC"), empty when none could be read. It is Answer.Text for a found
@@ -155,7 +158,7 @@ type RiskAnswer struct {
 	Question string `json:"question"`
 	Answer   string `json:"answer"`
 	// Quotes are the verified passages the answer relies on.
-	Quotes []Extract `json:"quotes,omitempty"`
+	Quotes []detect.Extract `json:"quotes,omitempty"`
 }
 
 // Row is one contract's cells, in playbook order.

@@ -4,18 +4,18 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // Reviewer finds a playbook's provisions in contracts, offline. It is safe
 // for concurrent use once built.
 type Reviewer struct {
-	pb *Playbook
+	pb *playbook.Playbook
 	// det is kept for the run's fingerprint: the detectors the rows were
 	// found with.
-	det *Detectors
+	det *detect.Detectors
 	sc  *detect.Scorer
 }
 
@@ -24,7 +24,7 @@ type Reviewer struct {
 // use it; the others are found zero-shot from their definition, keywords
 // and examples, calibrated by det's zero-shot calibration. det may be nil:
 // every provision is then found zero-shot with an uncalibrated default.
-func NewReviewer(pb *Playbook, det *Detectors) (*Reviewer, error) {
+func NewReviewer(pb *playbook.Playbook, det *detect.Detectors) (*Reviewer, error) {
 	if pb == nil || len(pb.Provisions) == 0 {
 		return nil, fmt.Errorf("review: empty playbook")
 	}
@@ -32,11 +32,11 @@ func NewReviewer(pb *Playbook, det *Detectors) (*Reviewer, error) {
 }
 
 // Playbook returns the reviewer's playbook.
-func (r *Reviewer) Playbook() *Playbook { return r.pb }
+func (r *Reviewer) Playbook() *playbook.Playbook { return r.pb }
 
 // MatchQuestion returns the playbook provisions a question asks about, best
 // first (detect.Scorer.MatchQuestion).
-func (r *Reviewer) MatchQuestion(question string) []QuestionMatch {
+func (r *Reviewer) MatchQuestion(question string) []detect.QuestionMatch {
 	return r.sc.MatchQuestion(question)
 }
 
@@ -45,7 +45,7 @@ func (r *Reviewer) MatchQuestion(question string) []QuestionMatch {
 func (r *Reviewer) AskedProvisions(question string) []string { return r.sc.AskedProvisions(question) }
 
 // Review returns one contract's row: a cell per provision, in playbook order.
-func (r *Reviewer) Review(ctx context.Context, d Doc) (Row, error) {
+func (r *Reviewer) Review(ctx context.Context, d detect.Doc) (Row, error) {
 	row := Row{DocID: d.ID, DocName: d.Name}
 	if d.Doc == nil {
 		return row, fmt.Errorf("review: document %q has no text", d.Name)
@@ -53,7 +53,7 @@ func (r *Reviewer) Review(ctx context.Context, d Doc) (Row, error) {
 	if err := ctx.Err(); err != nil {
 		return row, err
 	}
-	prep, err := Prepare(d)
+	prep, err := detect.Prepare(d)
 	if err != nil {
 		return row, err
 	}
@@ -97,7 +97,7 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	cell.Found = cell.Confidence >= r.sc.Threshold(i)
 	cell.Answer = notFoundAnswer()
 	if !cell.Found {
-		if p.Answer == AnswerYesNo {
+		if p.Answer == playbook.AnswerYesNo {
 			// a clause that excludes the provision is shown as such even
 			// below the threshold
 			if a := polarityAnswer(p, cell.Extracts[:1]); a.Excludes && exclusionWeight(p, cell.Extracts[0].Text) >= minExclusionWeight {
@@ -106,7 +106,7 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 		}
 		return cell
 	}
-	if p.Answer == AnswerParty {
+	if p.Answer == playbook.AnswerParty {
 		// The parties are read where a contract introduces them (its
 		// preamble and signature block), not where the detector finds a
 		// clause that mentions their names.
@@ -115,7 +115,7 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 			return cell
 		}
 	}
-	if p.Answer == AnswerText {
+	if p.Answer == playbook.AnswerText {
 		// A text cell whose evidence is the contract's opening asks for
 		// its title: read where the contract writes it.
 		if ex, a := prep.titleAnswer(cell.Extracts, scores); a != nil {
@@ -123,7 +123,7 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 			return cell
 		}
 	}
-	if p.Answer == AnswerEndDate {
+	if p.Answer == playbook.AnswerEndDate {
 		if ex, a := prep.definedEndAnswer(p, cell.Extracts, scores); a != nil {
 			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
 			return cell
@@ -139,19 +139,8 @@ func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
 	return cell
 }
 
-// Prepared is a contract analyzed once for review: cut into passages, its
-// words and features extracted. Several reviewers (or one reviewer called
-// several times) can share it.
-type Prepared = detect.Prepared
-
-// Prepare analyzes a contract for review.
-func Prepare(d Doc) (*Prepared, error) { return detect.Prepare(d) }
-
-// treeOf returns the document's tree, parsing it when absent.
-func treeOf(d Doc) *clause.Tree { return detect.TreeOf(d) }
-
 // ReviewPrepared is Review over a contract already prepared.
-func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *Prepared) (Row, error) {
+func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *detect.Prepared) (Row, error) {
 	row := Row{DocID: prep.Doc().ID, DocName: prep.Doc().Name}
 	if err := ctx.Err(); err != nil {
 		return row, err

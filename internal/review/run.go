@@ -17,6 +17,8 @@ import (
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -48,10 +50,10 @@ const EngineVersion = "review-4"
 // in internal/review/modelpass). It is given the contract and the offline row, and returns
 // the row it should be replaced with.
 type Refiner interface {
-	Refine(ctx context.Context, d Doc, row Row) (Row, error)
+	Refine(ctx context.Context, d detect.Doc, row Row) (Row, error)
 	// Estimate returns what Refine would spend on d and row: model calls and
 	// tokens not already in its cache. It makes no model calls.
-	Estimate(ctx context.Context, d Doc, row Row) (Estimate, error)
+	Estimate(ctx context.Context, d detect.Doc, row Row) (Estimate, error)
 	// Version names the model and prompt version, so kept rows refined by
 	// another model or prompt are redone.
 	Version() string
@@ -73,8 +75,8 @@ func (e Estimate) Add(o Estimate) Estimate {
 
 // RowReviewer reviews one contract offline; *Reviewer is one.
 type RowReviewer interface {
-	Review(ctx context.Context, d Doc) (Row, error)
-	Playbook() *Playbook
+	Review(ctx context.Context, d detect.Doc) (Row, error)
+	Playbook() *playbook.Playbook
 	// Fingerprint identifies the reviewer's output (see
 	// Reviewer.Fingerprint).
 	Fingerprint() string
@@ -492,12 +494,12 @@ func (run *Run) docs(ctx context.Context) ([]store.DocInfo, error) {
 }
 
 // load reads one contract from the store.
-func (run *Run) load(ctx context.Context, in store.DocInfo) (Doc, error) {
+func (run *Run) load(ctx context.Context, in store.DocInfo) (detect.Doc, error) {
 	rec, err := run.Store.Document(ctx, run.Collection, in.ID)
 	if err != nil {
-		return Doc{}, err
+		return detect.Doc{}, err
 	}
-	return Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
+	return detect.Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
 }
 
 // safeOne is one with a panic turned into the row's error: whatever a

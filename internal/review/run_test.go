@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -22,7 +23,7 @@ type counting struct {
 	calls atomic.Int32
 }
 
-func (c *counting) Review(ctx context.Context, d review.Doc) (review.Row, error) {
+func (c *counting) Review(ctx context.Context, d detect.Doc) (review.Row, error) {
 	c.calls.Add(1)
 	return c.Reviewer.Review(ctx, d)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -23,7 +24,7 @@ import (
 // p50/p99 of a cold pass (contracts prepared for the detectors on first
 // use) and of a warm one.
 //
-//	PAKTON_SCALE_STORE=/work/scale-data/x1/store go test ./internal/review/ -run '^$' -bench StoreQueriesWithDetectors -benchtime 1x
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/review/ -run '^$' -bench StoreQueriesWithDetectors -benchtime 1x
 func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
 	st := devset.ScaleStore(b)
 	dev := devset.Questions(b)
@@ -71,7 +72,7 @@ func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
 // questions (asked twice: its cache filled, then used) as through a Finder
 // that caches nothing.
 //
-//	PAKTON_SCALE_STORE=/work/scale-data/x1/store go test ./internal/review/ -run '^TestStoreQueriesCachedLikeFresh$' -v
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/review/ -run '^TestStoreQueriesCachedLikeFresh$' -v
 func TestStoreQueriesCachedLikeFresh(t *testing.T) {
 	st := devset.ScaleStore(t)
 	dev := devset.Questions(t)
@@ -102,7 +103,7 @@ func TestStoreQueriesCachedLikeFresh(t *testing.T) {
 			}
 			if pass == 0 {
 				for _, h := range r1.Hits {
-					if h.View == search.ViewProvision {
+					if h.View == index.ViewProvision {
 						asked++
 						break
 					}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // The synthetic deal room: contracts of filler clauses; some hold a
@@ -44,10 +46,10 @@ func sentence(rng *rand.Rand, n int) string {
 }
 
 // synthCorpus writes n contracts into dir and returns their labels.
-func synthCorpus(t *testing.T, dir string, n int, seed uint64) *review.Labels {
+func synthCorpus(t *testing.T, dir string, n int, seed uint64) *detect.Labels {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
-	labels := &review.Labels{Provisions: []review.LabelledProvision{{Name: "Material Deposit"}, {Name: "Governing Law"}}}
+	labels := &detect.Labels{Provisions: []detect.LabelledProvision{{Name: "Material Deposit"}, {Name: "Governing Law"}}}
 	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, "SUPPLY AGREEMENT %d\n\n", i)
@@ -74,27 +76,27 @@ func synthCorpus(t *testing.T, dir string, n int, seed uint64) *review.Labels {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		lb := review.Label{Provision: "Material Deposit", Present: has}
+		lb := detect.Label{Provision: "Material Deposit", Present: has}
 		if has {
 			lb.Spans = [][2]int{span}
 		}
-		labels.Documents = append(labels.Documents, review.LabelledDoc{FilePath: name, Labels: []review.Label{lb,
+		labels.Documents = append(labels.Documents, detect.LabelledDoc{FilePath: name, Labels: []detect.Label{lb,
 			{Provision: "Governing Law", Present: true, Spans: [][2]int{law}}}})
 	}
 	return labels
 }
 
-func trainSynthetic(t *testing.T, dir string, labels *review.Labels) (*review.Detectors, *review.TrainReport, *review.Playbook) {
+func trainSynthetic(t *testing.T, dir string, labels *detect.Labels) (*detect.Detectors, *detect.TrainReport, *playbook.Playbook) {
 	t.Helper()
-	pb, err := review.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
+	pb, err := playbook.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := review.LoadTraining(context.Background(), dir, labels, 2, nil)
+	docs, err := detect.LoadTraining(context.Background(), dir, labels, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	det, rep, err := review.Train(context.Background(), docs, pb, review.TrainOptions{Version: "test", Workers: 2})
+	det, rep, err := detect.Train(context.Background(), docs, pb, detect.TrainOptions{Version: "test", Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestTrainFindsAndAbstains(t *testing.T) {
 	}
 	// Unseen contracts.
 	held := synthCorpus(t, testDir, 20, 99)
-	docs, err := review.LoadTraining(context.Background(), testDir, held, 2, nil)
+	docs, err := detect.LoadTraining(context.Background(), testDir, held, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestTrainFindsAndAbstains(t *testing.T) {
 		}
 		lb := d.Labels.Labels[0]
 		switch {
-		case lb.Present && c.Found && review.Hits(c.Extracts[0].Span, lb.Spans):
+		case lb.Present && c.Found && detect.Hits(c.Extracts[0].Span, lb.Spans):
 			right++
 		case !lb.Present && !c.Found:
 			right++
@@ -173,7 +175,7 @@ func TestTrainReproducible(t *testing.T) {
 			t.Fatal(err)
 		}
 		files = append(files, data)
-		back, err := review.LoadDetectors(path)
+		back, err := detect.LoadDetectors(path)
 		if err != nil {
 			t.Fatalf("the saved file does not load: %v", err)
 		}
@@ -194,12 +196,12 @@ func TestTrainNoCoveredProvision(t *testing.T) {
 			labels.Documents[i].Labels[j].Provision = "Something Else"
 		}
 	}
-	pb, _ := review.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
-	docs, err := review.LoadTraining(context.Background(), dir, labels, 1, nil)
+	pb, _ := playbook.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
+	docs, err := detect.LoadTraining(context.Background(), dir, labels, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := review.Train(context.Background(), docs, pb, review.TrainOptions{}); err == nil || !strings.Contains(err.Error(), "cover none") {
+	if _, _, err := detect.Train(context.Background(), docs, pb, detect.TrainOptions{}); err == nil || !strings.Contains(err.Error(), "cover none") {
 		t.Fatalf("want an error naming the mismatch, got %v", err)
 	}
 }
@@ -207,13 +209,13 @@ func TestTrainNoCoveredProvision(t *testing.T) {
 func TestLoadTrainingMismatch(t *testing.T) {
 	dir := t.TempDir()
 	labels := synthCorpus(t, dir, 2, 6)
-	labels.Documents[0].Labels[0] = review.Label{Provision: "Material Deposit", Present: true, Spans: [][2]int{{10, 1 << 20}}}
-	if _, err := review.LoadTraining(context.Background(), dir, labels, 1, nil); err == nil || !strings.Contains(err.Error(), "do not match") {
+	labels.Documents[0].Labels[0] = detect.Label{Provision: "Material Deposit", Present: true, Spans: [][2]int{{10, 1 << 20}}}
+	if _, err := detect.LoadTraining(context.Background(), dir, labels, 1, nil); err == nil || !strings.Contains(err.Error(), "do not match") {
 		t.Fatalf("a span past the end of the text: want an error, got %v", err)
 	}
 	labels = synthCorpus(t, dir, 2, 6)
 	labels.Documents[1].FilePath = "missing.txt"
-	if _, err := review.LoadTraining(context.Background(), dir, labels, 1, nil); err == nil || !strings.Contains(err.Error(), "missing.txt") {
+	if _, err := detect.LoadTraining(context.Background(), dir, labels, 1, nil); err == nil || !strings.Contains(err.Error(), "missing.txt") {
 		t.Fatalf("a missing contract: want an error naming it, got %v", err)
 	}
 }
@@ -230,7 +232,7 @@ func TestLoadLabelsErrors(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "labels.json")
 		os.WriteFile(path, []byte(body), 0o644)
-		if _, err := review.LoadLabels(path); err == nil {
+		if _, err := detect.LoadLabels(path); err == nil {
 			t.Errorf("%s: no error", name)
 		} else if !strings.Contains(err.Error(), "labels") {
 			t.Errorf("%s: error %q does not say it is the labels file", name, err)
@@ -246,7 +248,7 @@ func TestLoadDetectorsErrors(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "d.json")
 		os.WriteFile(path, []byte(body), 0o644)
-		if _, err := review.LoadDetectors(path); err == nil {
+		if _, err := detect.LoadDetectors(path); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -255,14 +257,14 @@ func TestLoadDetectorsErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.json")
 	data, _ := json.Marshal(map[string]any{"format": 1, "models": []any{map[string]any{"name": "X", "weights": map[string]any{"w:x": json.RawMessage("1e999")}}}})
 	os.WriteFile(path, data, 0o644)
-	if _, err := review.LoadDetectors(path); err == nil {
+	if _, err := detect.LoadDetectors(path); err == nil {
 		t.Error("an infinite weight: no error")
 	}
 }
 
 func TestBuiltinDetectorsLoad(t *testing.T) {
 	pb, det := review.Builtin()
-	if det.Format != review.DetectorFormat {
+	if det.Format != detect.DetectorFormat {
 		t.Fatalf("built-in detectors format %d", det.Format)
 	}
 	for _, m := range det.Models {
@@ -280,15 +282,15 @@ func TestTrainCancelled(t *testing.T) {
 	labels := synthCorpus(t, dir, 8, 9)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := review.LoadTraining(ctx, dir, labels, 2, nil); !errors.Is(err, context.Canceled) {
+	if _, err := detect.LoadTraining(ctx, dir, labels, 2, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("LoadTraining on a cancelled context: %v, want context.Canceled", err)
 	}
-	docs, err := review.LoadTraining(context.Background(), dir, labels, 2, nil)
+	docs, err := detect.LoadTraining(context.Background(), dir, labels, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, _ := review.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
-	if _, _, err := review.Train(ctx, docs, pb, review.TrainOptions{}); !errors.Is(err, context.Canceled) {
+	pb, _ := playbook.ParsePlaybook("synthetic.yaml", []byte(synthPlaybook))
+	if _, _, err := detect.Train(ctx, docs, pb, detect.TrainOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Train on a cancelled context: %v, want context.Canceled", err)
 	}
 }

@@ -1,6 +1,9 @@
 package review
 
-import "testing"
+import (
+	"github.com/pakton/pakton/internal/review/playbook"
+	"testing"
+)
 
 func TestEndDate(t *testing.T) {
 	for _, c := range []struct {
@@ -126,8 +129,8 @@ func TestDatesFromPDFText(t *testing.T) {
 
 // A contract's own date, not the dates of the documents it refers to.
 func TestPickDateOwner(t *testing.T) {
-	agreementDate := &Provision{Name: "Agreement Date", Answer: AnswerDate,
-		Keywords: []Keyword{{Text: "dated as of", Boost: 2.5}, {Text: "dated", Boost: 1}}}
+	agreementDate := &playbook.Provision{Name: "Agreement Date", Answer: playbook.AnswerDate,
+		Keywords: []playbook.Keyword{{Text: "dated as of", Boost: 2.5}, {Text: "dated", Boost: 1}}}
 	for _, c := range []struct{ text, want string }{
 		{`This Development Agreement (the "Agreement") dated as of March 20, 2020 is entered into by and between A and B. WHEREAS, WPD is party to a sublicense agreement dated February 19, 2019 with C.`, "2020-03-20"},
 		{`AMENDMENT TO SERVICES AGREEMENT, dated and effective as of March 30, 2009 (this "Amendment"). The parties have entered into that certain Services Agreement dated as of January 1, 2004.`, "2009-03-30"},

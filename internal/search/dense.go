@@ -23,7 +23,7 @@ type Reranker interface {
 }
 
 // EmbedDoc embeds the dense units of a document with emb.
-func EmbedDoc(ctx context.Context, emb Embedder, d DocInput) (*Vectors, error) {
+func EmbedDoc(ctx context.Context, emb Embedder, d index.DocInput) (*index.Vectors, error) {
 	idx := index.DenseUnits(d)
 	texts := make([]string, len(idx))
 	for i, u := range idx {
@@ -36,7 +36,7 @@ func EmbedDoc(ctx context.Context, emb Embedder, d DocInput) (*Vectors, error) {
 	if len(vecs) != len(idx) {
 		return nil, fmt.Errorf("embedding %s: %d vectors for %d passages", d.Name, len(vecs), len(idx))
 	}
-	v := &Vectors{Model: emb.Name(), Units: make([]int32, len(idx)), Vecs: vecs}
+	v := &index.Vectors{Model: emb.Name(), Units: make([]int32, len(idx)), Vecs: vecs}
 	for i, u := range idx {
 		v.Units[i] = int32(u)
 		normalize(v.Vecs[i])
@@ -65,7 +65,7 @@ func denseRank(v *index.Snapshot, qv []float32, sc scope, n int) []scored {
 			return // a damaged index file
 		}
 		un := units[u]
-		if uint(un.View) < uint(numViews) && sc.views[un.View] && !v.Deleted(i, un.Doc) {
+		if uint(un.View) < uint(index.NumViews) && sc.views[un.View] && !v.Deleted(i, un.Doc) {
 			out = append(out, scored{v.UnitBase(i) + u, float64(dot(qv, vec))})
 		}
 	}

@@ -29,14 +29,14 @@ var concepts = map[string]int{
 func denseCorpus(t *testing.T, emb Embedder) *Index {
 	t.Helper()
 	ix := NewIndex()
-	in := DocInput{ID: "msa", Name: "msa.txt"}
+	in := index.DocInput{ID: "msa", Name: "msa.txt"}
 	for i, text := range []string{
 		"Either party may terminate this Agreement for convenience on sixty days notice.",
 		"Neither party is liable for indirect damages or lost profits.",
 		"This Agreement is governed by the law of Delaware.",
 		"Customer shall pay all fees within thirty days of invoice.",
 	} {
-		in.Units = append(in.Units, UnitInput{Text: text, Spans: []document.Span{{Start: i * 100, End: i*100 + len(text)}}, Node: i})
+		in.Units = append(in.Units, index.UnitInput{Text: text, Spans: []document.Span{{Start: i * 100, End: i*100 + len(text)}}, Node: i})
 	}
 	if err := ix.Add(in); err != nil {
 		t.Fatal(err)
@@ -66,12 +66,12 @@ func TestHybridSearchFindsParaphrase(t *testing.T) {
 	}
 	ix := denseCorpus(t, emb)
 	q := "can we cancel early for any reason"
-	lex := ix.Search(Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true})
+	lex := searchT(t, ix, Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true})
 	qv, err := emb.Embed(t.Context(), []string{q})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hyb := ix.Search(Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true, Vector: qv[0]})
+	hyb := searchT(t, ix, Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true, Vector: qv[0]})
 	if len(hyb.Hits) != 1 || hyb.Hits[0].Span.Start != 0 {
 		t.Fatalf("hybrid top hit %v, want the termination clause at 0", hyb.Hits)
 	}
@@ -82,20 +82,20 @@ func TestHybridSearchFindsParaphrase(t *testing.T) {
 
 func TestAddVectorsRefusesMixedModels(t *testing.T) {
 	ix := NewIndex()
-	in := DocInput{ID: "a", Units: []UnitInput{{Text: "x", Spans: []document.Span{{Start: 0, End: 1}}}}}
-	in2 := DocInput{ID: "b", Units: in.Units}
+	in := index.DocInput{ID: "a", Units: []index.UnitInput{{Text: "x", Spans: []document.Span{{Start: 0, End: 1}}}}}
+	in2 := index.DocInput{ID: "b", Units: in.Units}
 	ix.Add(in)
 	ix.Add(in2)
-	if err := ix.AddVectors("a", &Vectors{Model: "m1", Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err != nil {
+	if err := ix.AddVectors("a", &index.Vectors{Model: "m1", Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.AddVectors("b", &Vectors{Model: "m2", Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err == nil {
+	if err := ix.AddVectors("b", &index.Vectors{Model: "m2", Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err == nil {
 		t.Fatal("vectors of another model accepted")
 	}
-	if err := ix.AddVectors("b", &Vectors{Model: "m1", Units: []int32{0}, Vecs: [][]float32{{1, 0, 0}}}); err == nil {
+	if err := ix.AddVectors("b", &index.Vectors{Model: "m1", Units: []int32{0}, Vecs: [][]float32{{1, 0, 0}}}); err == nil {
 		t.Fatal("vectors of another dimension accepted")
 	}
-	if err := ix.AddVectors("b", &Vectors{Model: "m1", Units: []int32{5}, Vecs: [][]float32{{1, 0}}}); err == nil {
+	if err := ix.AddVectors("b", &index.Vectors{Model: "m1", Units: []int32{5}, Vecs: [][]float32{{1, 0}}}); err == nil {
 		t.Fatal("vectors past the document's units accepted")
 	}
 }

@@ -345,7 +345,7 @@ func (ex *Explain) reorder(hits []Hit) {
 	for _, h := range hits {
 		hs := HitScore{Rank: h.Rank, DocID: h.DocID, Start: h.Span.Start, End: h.Span.End, Score: h.Score, View: h.View.String(), Provision: h.Provision}
 		switch {
-		case h.View == ViewProvision:
+		case h.View == index.ViewProvision:
 			hs.Why = fmt.Sprintf("the review detectors' passage for %s (confidence %.2f)", h.Provision, h.Score)
 		default:
 			hs.Terms = ex.termsOf(h)

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/pakton/pakton/internal/search/index"
 	"math"
 	"reflect"
 	"slices"
@@ -20,9 +21,9 @@ func TestExplainChangesNoHit(t *testing.T) {
 		{Text: "which law governs", K: 4, Docs: []string{"lease-1", "lease-3"}, NoFill: true},
 		{Text: "What does LEASE 4 say about rent?", K: 6},
 	} {
-		plain := ix.Search(q)
+		plain := searchT(t, ix, q)
 		q.Explain = true
-		ex := ix.Search(q)
+		ex := searchT(t, ix, q)
 		if ex.Explain == nil {
 			t.Fatalf("%q: no explanation", q.Text)
 		}
@@ -39,7 +40,7 @@ func TestExplainChangesNoHit(t *testing.T) {
 // score, and every stage is listed with its switch.
 func TestExplainScoreMakeup(t *testing.T) {
 	ix := selfCorpus(t)
-	res := ix.Search(Query{Text: "Does the lease mention subletting the premises?", K: 3, Explain: true})
+	res := searchT(t, ix, Query{Text: "Does the lease mention subletting the premises?", K: 3, Explain: true})
 	ex := res.Explain
 	if len(res.Hits) == 0 {
 		t.Fatal("no hits")
@@ -81,10 +82,10 @@ func TestExplainScoreMakeup(t *testing.T) {
 func TestStageSwitches(t *testing.T) {
 	ix := selfCorpus(t)
 	q := Query{Text: "Does the lease mention subletting?", K: 3, Explain: true}
-	on := ix.Search(q).Explain
+	on := searchT(t, ix, q).Explain
 
 	q.NoFraming = true
-	off := ix.Search(q).Explain
+	off := searchT(t, ix, q).Explain
 	if len(off.Framing) != 0 || !slices.ContainsFunc(off.Terms, func(t TermWeight) bool { return t.Word == "leas" }) {
 		t.Errorf("NoFraming: framing %v, terms %v", off.Framing, off.Terms)
 	}
@@ -93,12 +94,12 @@ func TestStageSwitches(t *testing.T) {
 	}
 
 	q.NoFraming, q.NoAssociations, q.NoHeadings = false, true, true
-	plain := ix.Search(q).Explain
+	plain := searchT(t, ix, q).Explain
 	if len(plain.Expansions) != 0 {
 		t.Errorf("no expansion asked, got %v", plain.Expansions)
 	}
 	q.NoHeadings = false
-	for _, e := range ix.Search(q).Explain.Expansions {
+	for _, e := range searchT(t, ix, q).Explain.Expansions {
 		if e.Kind != "heading" {
 			t.Errorf("NoAssociations: an association added: %+v", e)
 		}
@@ -117,7 +118,7 @@ func stageOn(ex *Explain, sw string) bool {
 // TestExplainProvisions: SearchWith notes what the provision finder did.
 func TestExplainProvisions(t *testing.T) {
 	ix := selfCorpus(t)
-	f := fakeFinder{hits: []Hit{{DocID: "lease-1", View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}
+	f := fakeFinder{hits: []Hit{{DocID: "lease-1", View: index.ViewProvision, Provision: "Governing Law", Score: 0.9}}}
 	res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, Explain: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func (f stagesFinder) FindProvisions(ctx context.Context, q string, docs []strin
 func TestNoSpreadReachesTheFinder(t *testing.T) {
 	ix := selfCorpus(t)
 	var got []ProvisionStages
-	f := stagesFinder{fakeFinder{hits: []Hit{{DocID: "lease-1", View: ViewProvision, Provision: "Governing Law", Score: 0.9}}}, &got}
+	f := stagesFinder{fakeFinder{hits: []Hit{{DocID: "lease-1", View: index.ViewProvision, Provision: "Governing Law", Score: 0.9}}}, &got}
 	for _, noSpread := range []bool{false, true} {
 		res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, NoSpread: noSpread, Explain: true}, nil)
 		if err != nil {

@@ -61,7 +61,7 @@ func TestSearchIgnoresFramingWords(t *testing.T) {
 	ix := selfCorpus(t)
 	// "lease" occurs in two units of each contract; the question is about
 	// subletting.
-	res := ix.Search(Query{Text: "Does this Lease mention whether the tenant may sublet?", K: 1, Docs: []string{"lease-3"}})
+	res := searchT(t, ix, Query{Text: "Does this Lease mention whether the tenant may sublet?", K: 1, Docs: []string{"lease-3"}})
 	if len(res.Hits) != 1 {
 		t.Fatalf("got %d hits", len(res.Hits))
 	}

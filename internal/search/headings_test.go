@@ -22,10 +22,10 @@ func headedCorpus(t *testing.T, n int) *Index {
 		{"Term", "The agreement lasts two years unless terminated earlier by either side."},
 	}
 	for d := 0; d <= n; d++ {
-		in := DocInput{ID: fmt.Sprint("doc", d), Name: fmt.Sprint("doc", d, ".txt")}
+		in := index.DocInput{ID: fmt.Sprint("doc", d), Name: fmt.Sprint("doc", d, ".txt")}
 		add := func(head, body string) {
-			in.Units = append(in.Units, UnitInput{Text: head + ". " + body, Spans: []document.Span{{Start: 100 * len(in.Units), End: 100*len(in.Units) + 50}},
-				Node: len(in.Units), View: ViewPlain, Heading: head})
+			in.Units = append(in.Units, index.UnitInput{Text: head + ". " + body, Spans: []document.Span{{Start: 100 * len(in.Units), End: 100*len(in.Units) + 50}},
+				Node: len(in.Units), View: index.ViewPlain, Heading: head})
 		}
 		for _, f := range fillers {
 			add(f.head, f.body)
@@ -65,7 +65,7 @@ func TestHeadingBodyAssociations(t *testing.T) {
 		}
 	}
 	// The question finds the unheaded records clause of the last contract.
-	res := ix.Search(Query{Text: "What are the audit rights?", Docs: []string{"doc6"}, K: 1, NoFill: true})
+	res := searchT(t, ix, Query{Text: "What are the audit rights?", Docs: []string{"doc6"}, K: 1, NoFill: true})
 	if len(res.Hits) != 1 || res.Hits[0].Span.Start != 400 {
 		t.Fatalf("audit question in doc6: %+v, want the records clause at 400", res.Hits)
 	}

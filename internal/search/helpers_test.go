@@ -28,3 +28,33 @@ func persist(t testing.TB, built *Index) *Index {
 
 // allRangesOf returns one range per segment over every unit.
 func allRangesOf(v *index.Snapshot) [][2]int32 { return allRanges(v) }
+
+// searchT runs q on ix, failing the test on an error.
+func searchT(t testing.TB, ix *Index, q Query) Result {
+	t.Helper()
+	res, err := ix.Search(t.Context(), q)
+	if err != nil {
+		t.Fatalf("search %q: %v", q.Text, err)
+	}
+	return res
+}
+
+// planT plans q on ix, failing the test on an error.
+func planT(t testing.TB, ix *Index, q Query) *Plan {
+	t.Helper()
+	p, err := ix.Plan(t.Context(), q)
+	if err != nil {
+		t.Fatalf("plan %q: %v", q.Text, err)
+	}
+	return p
+}
+
+// runT runs p on ix, failing the test on an error.
+func runT(t testing.TB, ix *Index, p *Plan) Result {
+	t.Helper()
+	res, err := ix.Run(t.Context(), p)
+	if err != nil {
+		t.Fatalf("run %q: %v", p.Query.Text, err)
+	}
+	return res
+}

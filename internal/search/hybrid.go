@@ -202,7 +202,7 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		}
 	}
 	if m.Reranker == nil || text == nil {
-		return ix.SearchContext(ctx, q)
+		return ix.Search(ctx, q)
 	}
 	depth := m.RerankDepth
 	if depth <= 0 {
@@ -213,7 +213,7 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 		k = 10
 	}
 	q.K = max(k, depth)
-	res, err := ix.SearchContext(ctx, q)
+	res, err := ix.Search(ctx, q)
 	if err != nil {
 		return res, err
 	}

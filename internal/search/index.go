@@ -26,9 +26,6 @@ import (
 	"github.com/pakton/pakton/internal/search/index"
 )
 
-// ErrMapped reports an attempt to add to an index opened from files.
-var ErrMapped = index.ErrMapped
-
 // Index is a searchable collection: a snapshot of index segments and what
 // the search learned from it. An Index built in memory (NewIndex) is
 // searchable once its documents are added; Add must not run concurrently
@@ -98,12 +95,12 @@ func (ix *Index) view() *index.Snapshot {
 
 // Add analyzes and indexes a document. Adding an id that is already
 // present is an error: build a new Index to replace documents.
-func (ix *Index) Add(d DocInput) error { return ix.AddSegment(index.AnalyzeDoc(d)) }
+func (ix *Index) Add(d index.DocInput) error { return ix.AddSegment(index.AnalyzeDoc(d)) }
 
 // AddSegment indexes an analyzed document.
 func (ix *Index) AddSegment(doc *index.Doc) error {
 	if ix.b == nil {
-		return ErrMapped
+		return index.ErrMapped
 	}
 	if err := ix.b.Add(doc, ""); err != nil {
 		return err
@@ -115,9 +112,9 @@ func (ix *Index) AddSegment(doc *index.Doc) error {
 // AddVectors attaches a document's vectors to the index. The document must
 // already be indexed; vectors from a model other than the index's first are
 // refused, since their similarities are not comparable.
-func (ix *Index) AddVectors(id string, v *Vectors) error {
+func (ix *Index) AddVectors(id string, v *index.Vectors) error {
 	if ix.b == nil {
-		return ErrMapped
+		return index.ErrMapped
 	}
 	if err := ix.b.AddVectors(id, v); err != nil {
 		return err
@@ -286,11 +283,11 @@ func (a *accumulator) each(fn func(u int32, s float64)) {
 // scope is the set of units a search may return: document ranges and views.
 type scope struct {
 	ranges [][2]int32 // nil = every unit
-	views  [numViews]bool
+	views  [index.NumViews]bool
 	n      int64 // units in scope, for IDF
 }
 
-func newScope(v *index.Snapshot, ranges [][2]int32, views []View) scope {
+func newScope(v *index.Snapshot, ranges [][2]int32, views []index.View) scope {
 	sc := scope{ranges: ranges}
 	if views == nil {
 		for w := range sc.views {
@@ -302,7 +299,7 @@ func newScope(v *index.Snapshot, ranges [][2]int32, views []View) scope {
 		}
 	}
 	if ranges == nil {
-		for w := View(0); w < numViews; w++ {
+		for w := index.View(0); w < index.NumViews; w++ {
 			if sc.views[w] {
 				n, _ := v.ViewStats(w)
 				sc.n += n
@@ -317,8 +314,8 @@ func newScope(v *index.Snapshot, ranges [][2]int32, views []View) scope {
 }
 
 // avgLens returns the average unit length of each view.
-func avgLens(v *index.Snapshot) (avg [numViews]float64) {
-	for w := View(0); w < numViews; w++ {
+func avgLens(v *index.Snapshot) (avg [index.NumViews]float64) {
+	for w := index.View(0); w < index.NumViews; w++ {
 		if n, l := v.ViewStats(w); n > 0 {
 			avg[w] = float64(l) / float64(n)
 		}
@@ -409,14 +406,14 @@ func (ix *Index) scoreWith(v *index.Snapshot, acc *accumulator, q []queryTerm, w
 					continue // a damaged index file; see index/container.go
 				}
 				u := &units[e.Unit]
-				if uint(u.View) >= uint(numViews) || !sc.views[u.View] { // a damaged file may hold any view
+				if uint(u.View) >= uint(index.NumViews) || !sc.views[u.View] { // a damaged file may hold any view
 					continue
 				}
 				if hasDead && v.Deleted(p.seg, u.Doc) {
 					continue
 				}
 				tf := float64(e.TF)
-				if qt.body && u.View == ViewDescendant {
+				if qt.body && u.View == index.ViewDescendant {
 					tf *= bodyInSubtree
 				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])

@@ -15,7 +15,7 @@ import (
 // directory given by PAKTON_ASSOC_INDEX, read-only, and writes the table to
 // PAKTON_ASSOC_OUT: the pass "pakton ingest" and "docs optimize" end with,
 // alone, to measure its memory and time on a large collection and to
-// compare its table across versions (docs/SCALE.md, session 5). Skipped
+// compare its table across versions (docs/SCALE.md, "Memory"). Skipped
 // when unset.
 func TestLearnAssociationsOfIndex(t *testing.T) {
 	dir, out := os.Getenv("PAKTON_ASSOC_INDEX"), os.Getenv("PAKTON_ASSOC_OUT")

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,9 +93,26 @@ type Candidate struct {
 	Date  string `json:"date,omitempty"`  // the date it was made, as written
 }
 
-// Plan builds the plan of q: routing first. It never fails; a question that
-// names nothing gets RouteAll.
-func (ix *Index) Plan(q Query) *Plan {
+// Plan builds the plan of q: routing first. A question that names nothing
+// gets RouteAll.
+func (ix *Index) Plan(ctx context.Context, q Query) (*Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ix.plan(q), nil
+}
+
+// Route plans the first stage of q alone: which documents it is searched in,
+// and why. It reads only the collection's names and headers, so a sharded
+// collection routes without its peers or its learned word associations.
+func (ix *Index) Route(ctx context.Context, q Query) (Route, error) {
+	if err := ctx.Err(); err != nil {
+		return Route{}, err
+	}
+	return ix.plan(q).Route, nil
+}
+
+func (ix *Index) plan(q Query) *Plan {
 	v := ix.view()
 	qs := analyzeWords(q.Text)
 	p := &Plan{Query: q, v: v}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 func sp(a, b int) document.Span { return document.Span{Start: a, End: b} }
@@ -20,10 +21,10 @@ func TestFuseProvisions(t *testing.T) {
 		{DocID: "a", Span: sp(500, 600), Rank: 2},
 		{DocID: "b", Span: sp(150, 250), Rank: 3},
 	}
-	found := []Hit{{DocID: "a", Span: sp(150, 200), View: ViewProvision, Provision: "Governing Law"}}
+	found := []Hit{{DocID: "a", Span: sp(150, 200), View: index.ViewProvision, Provision: "Governing Law"}}
 	got := FuseProvisions(hits, found, 10)
 	want := []Hit{
-		{DocID: "a", Span: sp(150, 200), View: ViewProvision, Provision: "Governing Law", Rank: 1},
+		{DocID: "a", Span: sp(150, 200), View: index.ViewProvision, Provision: "Governing Law", Rank: 1},
 		{DocID: "a", Span: sp(100, 150), Rank: 2},
 		{DocID: "a", Span: sp(200, 300), Rank: 3},
 		{DocID: "a", Span: sp(500, 600), Rank: 4},
@@ -32,19 +33,19 @@ func TestFuseProvisions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("fused:\n got %+v\nwant %+v", got, want)
 	}
-	if got := FuseProvisions(hits, found, 2); len(got) != 2 || got[0].View != ViewProvision || got[1].Span != sp(100, 150) {
+	if got := FuseProvisions(hits, found, 2); len(got) != 2 || got[0].View != index.ViewProvision || got[1].Span != sp(100, 150) {
 		t.Errorf("k=2: %+v", got)
 	}
 	// A found passage covering a whole hit drops it.
-	got = FuseProvisions(hits, []Hit{{DocID: "a", Span: sp(50, 350), View: ViewProvision}}, 10)
+	got = FuseProvisions(hits, []Hit{{DocID: "a", Span: sp(50, 350), View: index.ViewProvision}}, 10)
 	if len(got) != 3 || got[0].Span != sp(50, 350) || got[1].Span != sp(500, 600) {
 		t.Errorf("covering passage: %+v", got)
 	}
 	// A provision's further passages alternate with the search's hits.
 	two := []Hit{
-		{DocID: "a", Span: sp(150, 200), View: ViewProvision, Provision: "Term"},
-		{DocID: "a", Span: sp(700, 800), View: ViewProvision, Provision: "Term"},
-		{DocID: "a", Span: sp(900, 950), View: ViewProvision, Provision: "Term"},
+		{DocID: "a", Span: sp(150, 200), View: index.ViewProvision, Provision: "Term"},
+		{DocID: "a", Span: sp(700, 800), View: index.ViewProvision, Provision: "Term"},
+		{DocID: "a", Span: sp(900, 950), View: index.ViewProvision, Provision: "Term"},
 	}
 	got = FuseProvisions(hits, two, 10)
 	var spans []document.Span
@@ -82,7 +83,7 @@ func (f *scriptedFinder) FindProvisions(_ context.Context, question string, docs
 func TestSearchWithProvisions(t *testing.T) {
 	ix := corpus(t, contracts)
 	ctx := context.Background()
-	f := &scriptedFinder{hits: []Hit{{DocID: "acme-supply", Span: sp(180, 230), View: ViewProvision, Provision: "Governing Law", Score: 0.9}},
+	f := &scriptedFinder{hits: []Hit{{DocID: "acme-supply", Span: sp(180, 230), View: index.ViewProvision, Provision: "Governing Law", Score: 0.9}},
 		absent: []Absence{{DocID: "acme-supply", Provision: "Choice of Forum", Confidence: 0.1}}}
 	m := Models{Provisions: f}
 
@@ -109,7 +110,7 @@ func TestSearchWithProvisions(t *testing.T) {
 		t.Errorf("unnarrowed search asked the finder %d times (err %v)", f.calls, err)
 	}
 	// NoProvisions: not asked either, plain ranking.
-	plain := ix.Search(Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3})
+	plain := searchT(t, ix, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3})
 	res, err = ix.SearchWith(ctx, m, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3, NoProvisions: true}, nil)
 	if err != nil || f.calls != 0 || !reflect.DeepEqual(res, plain) {
 		t.Errorf("NoProvisions: calls %d, err %v, %+v vs %+v", f.calls, err, res, plain)

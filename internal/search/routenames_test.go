@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/search/index"
 )
 
 // namedDeal is a small deal room whose contracts name their parties the
@@ -36,7 +37,7 @@ func namedCorpus(t testing.TB) *Index {
 	slices.Sort(ids)
 	for _, id := range ids {
 		text := namedDeal[id]
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func TestRouteByLearntNames(t *testing.T) {
 		{"What law governs the Quasar agreement?", RouteUnknown, nil, ""},
 	}
 	for _, tc := range tests {
-		p := ix.Plan(Query{Text: tc.q})
+		p := planT(t, ix, Query{Text: tc.q})
 		r := p.Route
 		docs := slices.Clone(r.Docs)
 		want := slices.Clone(tc.docs)
@@ -89,7 +90,7 @@ func TestRouteByLearntNames(t *testing.T) {
 		}
 		// Passages from other contracts never come first when a contract is named.
 		if r.Decision.Narrowed() {
-			res := ix.Run(p)
+			res := runT(t, ix, p)
 			for _, h := range res.Hits {
 				if !slices.Contains(r.Docs, h.DocID) {
 					t.Errorf("%q: hit from %s, not a named contract", tc.q, h.DocID)
@@ -103,7 +104,7 @@ func TestRouteByLearntNames(t *testing.T) {
 // contract are left out of the ranking, and said so.
 func TestRouteDropsNamingWords(t *testing.T) {
 	ix := namedCorpus(t)
-	p := ix.Plan(Query{Text: "What law governs the Curo agreement?"})
+	p := planT(t, ix, Query{Text: "What law governs the Curo agreement?"})
 	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Terms, "curo") {
 		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Terms)
 	}
@@ -116,11 +117,11 @@ func TestRouteDropsNamingWords(t *testing.T) {
 // routing off are kept and said.
 func TestRouteChosenAndOff(t *testing.T) {
 	ix := namedCorpus(t)
-	p := ix.Plan(Query{Text: "Can we assign our contract with Acme?", Docs: []string{"acme-supply"}})
+	p := planT(t, ix, Query{Text: "Can we assign our contract with Acme?", Docs: []string{"acme-supply"}})
 	if p.Route.Decision != RouteChosen || !slices.Equal(p.Route.Docs, []string{"acme-supply"}) {
 		t.Errorf("chosen: %+v", p.Route)
 	}
-	p = ix.Plan(Query{Text: "What law governs the Curo agreement?", NoRoute: true})
+	p = planT(t, ix, Query{Text: "What law governs the Curo agreement?", NoRoute: true})
 	if p.Route.Decision != RouteOff || len(p.Route.Docs) > 0 {
 		t.Errorf("off: %+v", p.Route)
 	}
@@ -151,7 +152,7 @@ func familyCorpus(t testing.TB, n, family int) *Index {
 		text := "SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of March 3, 2019 by and between " + a + " (\"Supplier\") and " + b + " (\"Buyer\").\n\n" +
 			"The Supplier shall deliver the Products monthly.\n\nLiability shall not exceed the fees paid in the prior twelve months.\n\nThis Agreement is governed by the laws of Delaware."
 		id := fmt.Sprintf("doc%05d", d)
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text, Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 	}
 	large := familyCorpus(t, family*familyShare+100, family)
 	for _, q := range questions {
-		p := large.Plan(Query{Text: q})
+		p := planT(t, large, Query{Text: q})
 		r := p.Route
 		if r.Decision != RouteAmbiguous || len(r.Docs) != family || len(r.Candidates) != family {
 			t.Errorf("%d documents, %q: %s over %d documents (%d candidates), want %s over the %d copies (%s)", large.Docs(), q, r.Decision, len(r.Docs), len(r.Candidates), RouteAmbiguous, family, r.Why)
@@ -188,7 +189,7 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 		if !strings.Contains(r.Why, "others") || strings.Count(r.Why, "doc0") > 8 {
 			t.Errorf("%q: the sentence should count the documents past a few: %s", q, r.Why)
 		}
-		for _, h := range large.Run(p).Hits {
+		for _, h := range runT(t, large, p).Hits {
 			if !slices.Contains(r.Docs, h.DocID) {
 				t.Errorf("%q: hit from %s, not a copy", q, h.DocID)
 			}
@@ -196,7 +197,7 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 	}
 	small := familyCorpus(t, 400, family)
 	for _, q := range questions {
-		if r := small.Plan(Query{Text: q}).Route; r.Decision.Narrowed() {
+		if r := planT(t, small, Query{Text: q}).Route; r.Decision.Narrowed() {
 			t.Errorf("%d documents, %q: %s over %d documents, want the whole collection (%s)", small.Docs(), q, r.Decision, len(r.Docs), r.Why)
 		}
 	}

@@ -36,7 +36,7 @@ type Query struct {
 	// best, so none singles itself out): ProvisionStages.NoSpread.
 	NoSpread bool
 	// Views restricts which unit views are searched (nil = all).
-	Views []View
+	Views []index.View
 	// NoExpand disables expansion with words associated in the corpus:
 	// both NoAssociations and NoHeadings.
 	NoExpand bool
@@ -69,7 +69,7 @@ type Hit struct {
 	Span  document.Span `json:"span"`
 	Score float64       `json:"score"`
 	Node  int           `json:"node"` // clause node of the best unit, -1 if none
-	View  View          `json:"view"`
+	View  index.View    `json:"view"`
 	Rank  int           `json:"rank"`
 	// Provision names the playbook provision a ProvisionFinder found in
 	// this passage (View is then ViewProvision).
@@ -106,27 +106,20 @@ type Result struct {
 }
 
 // Search runs q against the index: it plans q (Plan) and runs the plan. A
-// sharded index (SetSharding) that cannot reach a shard returns no hits:
-// use SearchContext to learn why.
-func (ix *Index) Search(q Query) Result {
-	res, _ := ix.SearchContext(context.Background(), q)
-	return res
+// sharded index (SetSharding) that cannot reach a shard, or has not learned
+// its word associations ahead, returns its error and no hits.
+func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+	p, err := ix.Plan(ctx, q)
+	if err != nil {
+		return Result{}, err
+	}
+	return ix.Run(ctx, p)
 }
 
-// SearchContext is Search that reports the failure of a sharded search.
-func (ix *Index) SearchContext(ctx context.Context, q Query) (Result, error) {
-	return ix.RunContext(ctx, ix.Plan(q))
-}
-
-// Run runs a plan built by Plan (over the snapshot the plan was made on).
-func (ix *Index) Run(p *Plan) Result {
-	res, _ := ix.RunContext(context.Background(), p)
-	return res
-}
-
-// RunContext is Run that reports the failure of a sharded search (no hits
-// are returned then: never a part of the collection's).
-func (ix *Index) RunContext(ctx context.Context, p *Plan) (Result, error) {
+// Run runs a plan built by Plan (over the snapshot the plan was made on). A
+// sharded search that fails returns its error and no hits: never a part of
+// the collection's.
+func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	q := p.Query
 	v := p.v
 	if v == nil {
@@ -181,7 +174,7 @@ func (ix *Index) RunContext(ctx context.Context, p *Plan) (Result, error) {
 	plain := func(g int32) bool {
 		i, lu := v.SegmentOfUnit(g)
 		units := v.Segments()[i].Units()
-		return uint(lu) < uint(len(units)) && units[lu].View == ViewPlain
+		return uint(lu) < uint(len(units)) && units[lu].View == index.ViewPlain
 	}
 	var dist *distributed
 	switch {

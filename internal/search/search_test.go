@@ -45,7 +45,7 @@ func corpus(t testing.TB, docs map[string]string) *Index {
 	sort.Strings(ids)
 	for _, id := range ids {
 		text := docs[id]
-		in := DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Units: paragraphUnits(text)}
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Units: paragraphUnits(text)}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
@@ -55,12 +55,12 @@ func corpus(t testing.TB, docs map[string]string) *Index {
 
 // paragraphUnits makes a unit of each paragraph of text (split at blank
 // lines), with its span in the text.
-func paragraphUnits(text string) []UnitInput {
-	var us []UnitInput
+func paragraphUnits(text string) []index.UnitInput {
+	var us []index.UnitInput
 	pos := 0
 	for _, para := range strings.Split(text, "\n\n") {
 		n := len([]rune(para))
-		us = append(us, UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
+		us = append(us, index.UnitInput{Text: para, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1})
 		pos += n + 2
 	}
 	return us
@@ -91,7 +91,7 @@ func TestRoutingToTheNamedContract(t *testing.T) {
 		{"which law governs?", ""},
 	}
 	for _, tc := range tests {
-		res := ix.Search(Query{Text: tc.q, K: 3})
+		res := searchT(t, ix, Query{Text: tc.q, K: 3})
 		got := ""
 		if len(res.RoutedTo) > 0 {
 			got = res.RoutedTo[0]
@@ -137,7 +137,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 		{"Under the Acme supply agreement, is liability capped?", "acme-supply"},
 	}
 	for _, tc := range tests {
-		res := ix.Search(Query{Text: tc.q, K: 3})
+		res := searchT(t, ix, Query{Text: tc.q, K: 3})
 		got := ""
 		if len(res.RoutedTo) > 0 {
 			got = res.RoutedTo[0]
@@ -145,7 +145,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%q routed to %v, want %q", tc.q, res.RoutedTo, tc.want)
 		}
-		if res := ix.Search(Query{Text: tc.q, K: 3, NoRoute: true}); len(res.RoutedTo) > 0 {
+		if res := searchT(t, ix, Query{Text: tc.q, K: 3, NoRoute: true}); len(res.RoutedTo) > 0 {
 			t.Errorf("%q with NoRoute routed to %v", tc.q, res.RoutedTo)
 		}
 	}
@@ -153,7 +153,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 
 func TestSearchFindsTheClause(t *testing.T) {
 	ix := corpus(t, contracts)
-	res := ix.Search(Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 1})
+	res := searchT(t, ix, Query{Text: "Consider the Supply Agreement between Acme Widgets and Borealis Foods; is there a cap on liability?", K: 1})
 	if len(res.Hits) != 1 {
 		t.Fatalf("got %d hits", len(res.Hits))
 	}
@@ -167,14 +167,14 @@ func TestSearchFindsTheClause(t *testing.T) {
 func TestDocumentFilterIsolation(t *testing.T) {
 	ix := corpus(t, contracts)
 	for _, q := range []string{"liability", "governed by the laws", "Acme Widgets supply liability"} {
-		res := ix.Search(Query{Text: q, K: 10, Docs: []string{"orion-nda"}})
+		res := searchT(t, ix, Query{Text: q, K: 10, Docs: []string{"orion-nda"}})
 		for _, h := range res.Hits {
 			if h.DocID != "orion-nda" {
 				t.Fatalf("%q with a filter on orion-nda returned %s", q, h.DocID)
 			}
 		}
 	}
-	if res := ix.Search(Query{Text: "liability", Docs: []string{"no-such-doc"}}); len(res.Hits) != 0 {
+	if res := searchT(t, ix, Query{Text: "liability", Docs: []string{"no-such-doc"}}); len(res.Hits) != 0 {
 		t.Fatalf("unknown filter document returned hits: %v", res.Hits)
 	}
 }
@@ -187,14 +187,14 @@ func TestHitsNeverOverlap(t *testing.T) {
 	words := strings.Fields("licensee licensor assign liability cap fee term renew notice terminate law court audit")
 	ix := NewIndex()
 	for d := 0; d < 5; d++ {
-		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		in := index.DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
 		for u := 0; u < 60; u++ {
 			var b strings.Builder
 			for w := 0; w < 5+rng.Intn(20); w++ {
 				b.WriteString(words[rng.Intn(len(words))] + " ")
 			}
 			start := rng.Intn(5000)
-			in.Units = append(in.Units, UnitInput{Text: b.String(), Spans: []document.Span{{Start: start, End: start + 1 + rng.Intn(600)}}, Node: -1, View: View(rng.Intn(int(numViews)))})
+			in.Units = append(in.Units, index.UnitInput{Text: b.String(), Spans: []document.Span{{Start: start, End: start + 1 + rng.Intn(600)}}, Node: -1, View: index.View(rng.Intn(int(index.NumViews)))})
 		}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
@@ -202,7 +202,7 @@ func TestHitsNeverOverlap(t *testing.T) {
 	}
 	for i := 0; i < 50; i++ {
 		q := words[rng.Intn(len(words))] + " " + words[rng.Intn(len(words))]
-		deep := ix.Search(Query{Text: q, K: 64, Docs: []string{"d1", "d3"}})
+		deep := searchT(t, ix, Query{Text: q, K: 64, Docs: []string{"d1", "d3"}})
 		for a := range deep.Hits {
 			for b := a + 1; b < len(deep.Hits); b++ {
 				if deep.Hits[a].DocID == deep.Hits[b].DocID && deep.Hits[a].Span.Overlaps(deep.Hits[b].Span) {
@@ -210,7 +210,7 @@ func TestHitsNeverOverlap(t *testing.T) {
 				}
 			}
 		}
-		shallow := ix.Search(Query{Text: q, K: 8, Docs: []string{"d1", "d3"}})
+		shallow := searchT(t, ix, Query{Text: q, K: 8, Docs: []string{"d1", "d3"}})
 		for j, h := range shallow.Hits {
 			if h.Span != deep.Hits[j].Span || h.DocID != deep.Hits[j].DocID {
 				t.Fatalf("%q: top-8 hit %d differs from the top-64 list", q, j)
@@ -221,15 +221,15 @@ func TestHitsNeverOverlap(t *testing.T) {
 
 func TestFillReturnsKHitsInScopedDocument(t *testing.T) {
 	ix := corpus(t, contracts)
-	res := ix.Search(Query{Text: "audit rights", K: 4, Docs: []string{"acme-supply"}})
+	res := searchT(t, ix, Query{Text: "audit rights", K: 4, Docs: []string{"acme-supply"}})
 	if len(res.Hits) != 4 {
 		t.Fatalf("got %d hits, want 4 (every paragraph of the document)", len(res.Hits))
 	}
 }
 
 func TestSegmentRoundTrip(t *testing.T) {
-	in := DocInput{ID: "x", Name: "x.txt", Header: "H", Units: []UnitInput{
-		{Text: "The licensee shall pay fees.", Spans: []document.Span{{Start: 0, End: 28}}, Node: 3, View: ViewAncestors},
+	in := index.DocInput{ID: "x", Name: "x.txt", Header: "H", Units: []index.UnitInput{
+		{Text: "The licensee shall pay fees.", Spans: []document.Span{{Start: 0, End: 28}}, Node: 3, View: index.ViewAncestors},
 		{Text: "Fees are due monthly; fees fees.", Spans: []document.Span{{Start: 30, End: 60}, {Start: 70, End: 80}}, Node: -1},
 	}}
 	seg := index.AnalyzeDoc(in)
@@ -247,14 +247,14 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if err := b.AddSegment(got); err != nil {
 		t.Fatal(err)
 	}
-	ra, rb := a.Search(Query{Text: "fees", K: 5}), b.Search(Query{Text: "fees", K: 5})
+	ra, rb := searchT(t, a, Query{Text: "fees", K: 5}), searchT(t, b, Query{Text: "fees", K: 5})
 	if !reflect.DeepEqual(ra, rb) {
 		t.Fatalf("index from decoded segment differs: %v vs %v", ra, rb)
 	}
 }
 
 func FuzzDecodeSegment(f *testing.F) {
-	f.Add(index.AnalyzeDoc(DocInput{ID: "x", Units: []UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
+	f.Add(index.AnalyzeDoc(index.DocInput{ID: "x", Units: []index.UnitInput{{Text: "a b c", Spans: []document.Span{{Start: 0, End: 5}}}}}).Encode())
 	f.Add([]byte("PKSEG3\n"))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -266,7 +266,7 @@ func FuzzDecodeSegment(f *testing.F) {
 		if err := ix.AddSegment(seg); err != nil {
 			return
 		}
-		ix.Search(Query{Text: "a b", K: 3})
+		searchT(t, ix, Query{Text: "a b", K: 3})
 	})
 }
 
@@ -279,17 +279,17 @@ func TestShortUnitNeverFirst(t *testing.T) {
 	body := "The Licensee shall keep complete books and records and permit the Licensor to inspect and audit them once a year."
 	text := heading + "\n\n" + body
 	hs, bs := len([]rune(heading)), len([]rune(heading))+2
-	if err := ix.Add(DocInput{ID: "d", Name: "d.txt", Units: []UnitInput{
+	if err := ix.Add(index.DocInput{ID: "d", Name: "d.txt", Units: []index.UnitInput{
 		{Text: heading, Spans: []document.Span{{Start: 0, End: hs}}, Node: -1},
 		{Text: body, Spans: []document.Span{{Start: bs, End: len([]rune(text))}}, Node: -1},
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	res := ix.Search(Query{Text: "audit rights", K: 2})
+	res := searchT(t, ix, Query{Text: "audit rights", K: 2})
 	if len(res.Hits) != 2 || res.Hits[0].Span.Start != bs || res.Hits[1].Span.Start != 0 {
 		t.Fatalf("hits %+v: want the provision first, then the heading", res.Hits)
 	}
-	res = ix.Search(Query{Text: "rights", K: 1})
+	res = searchT(t, ix, Query{Text: "rights", K: 1})
 	if len(res.Hits) != 1 || res.Hits[0].Span.Start != 0 {
 		t.Fatalf("hits %+v: want the heading when only it matches", res.Hits)
 	}

@@ -21,7 +21,7 @@ import (
 // randomInputs returns contracts over a small skewed vocabulary, with
 // headers that name them (so questions route), headings, self-references,
 // clauses repeated across documents (so scores tie) and every view.
-func randomInputs(rng *rand.Rand, n int) ([]DocInput, []string) {
+func randomInputs(rng *rand.Rand, n int) ([]index.DocInput, []string) {
 	var words []string
 	for i := range 120 {
 		words = append(words, fmt.Sprintf("w%03dx", i))
@@ -40,9 +40,9 @@ func randomInputs(rng *rand.Rand, n int) ([]DocInput, []string) {
 	for range 25 {
 		shared = append(shared, sentence(3+rng.Intn(12)))
 	}
-	out := make([]DocInput, n)
+	out := make([]index.DocInput, n)
 	for d := range n {
-		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprintf("Acme%d Supply Agreement.txt", d),
+		in := index.DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprintf("Acme%d Supply Agreement.txt", d),
 			Header: fmt.Sprintf("Supply Agreement between Acme%d and Zeta%d", d, d%7), Opening: sentence(6),
 			Names: []names.Name{
 				{Text: fmt.Sprintf("Acme%d Widgets Corp.", d), Kind: names.KindParty, Party: 0},
@@ -61,7 +61,7 @@ func randomInputs(rng *rand.Rand, n int) ([]DocInput, []string) {
 				text += " as this Agreement provides"
 			}
 			n := 1 + rng.Intn(300)
-			u := UnitInput{Text: text, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: rng.Intn(40) - 1, View: View(rng.Intn(int(numViews)))}
+			u := index.UnitInput{Text: text, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: rng.Intn(40) - 1, View: index.View(rng.Intn(int(index.NumViews)))}
 			if rng.Intn(3) == 0 {
 				u.Heading = words[rng.Intn(10)]
 			}
@@ -85,7 +85,7 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 	var segs []*index.Segment
 	var deleted [][]int32
 	dir := t.TempDir()
-	for k, part := range [][]DocInput{inputs[:40], inputs[40:41], inputs[41:75], inputs[75:]} {
+	for k, part := range [][]index.DocInput{inputs[:40], inputs[40:41], inputs[41:75], inputs[75:]} {
 		b := index.NewBuilder()
 		var del []int32
 		for i, in := range part {
@@ -175,24 +175,24 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 		}
 		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoExpand: i%5 == 0, NoRoute: i%7 == 0}
 		if i%11 == 0 {
-			q.Views = []View{View(rng.Intn(int(numViews)))}
+			q.Views = []index.View{index.View(rng.Intn(int(index.NumViews)))}
 		}
 		if i%13 == 0 {
 			q.Docs = []string{inputs[rng.Intn(len(inputs))].ID, inputs[rng.Intn(len(inputs))].ID}
 		}
-		want := one.Search(q)
+		want := searchT(t, one, q)
 		if len(want.RoutedTo) > 0 {
 			routed++
 		}
 		for name, ix := range map[string]*Index{"many": many, "with table": tabled} {
-			if got := ix.Search(q); !reflect.DeepEqual(got, want) {
+			if got := searchT(t, ix, q); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, %+v:\n got %+v\nwant %+v", name, q, got, want)
 			}
 		}
 		// Corpus-wide searches scored by two goroutines, each its share of
 		// the segments (topWindowed), as a large collection is.
 		parallelMinUnits = 0
-		got := many.Search(q)
+		got := searchT(t, many, q)
 		parallelMinUnits = minUnits
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("many, scored in parallel, %+v:\n got %+v\nwant %+v", q, got, want)
@@ -316,17 +316,17 @@ func TestShardedSearchLikeOne(t *testing.T) {
 		}
 		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoRoute: i%7 == 0, NoExpand: i%9 == 0}
 		if i%11 == 0 {
-			q.Views = []View{View(rng.Intn(int(numViews)))}
+			q.Views = []index.View{index.View(rng.Intn(int(index.NumViews)))}
 		}
 		if i%13 == 0 {
 			q.Docs = []string{inputs[rng.Intn(len(inputs))].ID, inputs[rng.Intn(len(inputs))].ID}
 		}
-		want := one.Search(q)
+		want := searchT(t, one, q)
 		if len(want.RoutedTo) > 0 {
 			routed++
 		}
 		for k, s := range servers {
-			got, err := s.SearchContext(t.Context(), q)
+			got, err := s.Search(t.Context(), q)
 			if err != nil {
 				t.Fatalf("server %d, %+v: %v", k, q, err)
 			}

@@ -66,8 +66,8 @@ type ShardRequest struct {
 	Terms    []ShardTerm `json:"terms"`
 	// Ranges restricts the search to these units (documents), numbered
 	// across the snapshot; nil for the whole collection.
-	Ranges [][2]int32 `json:"ranges,omitempty"`
-	Views  []View     `json:"views,omitempty"`
+	Ranges [][2]int32   `json:"ranges,omitempty"`
+	Views  []index.View `json:"views,omitempty"`
 	// Count asks for each term's postings in Ranges (the first phase of a
 	// search in some documents) instead of a ranking.
 	Count bool `json:"count,omitempty"`
@@ -88,7 +88,7 @@ type ShardUnit struct {
 	DocID string       `json:"doc_id"`
 	Doc   int32        `json:"doc"`
 	Node  int32        `json:"node"`
-	View  View         `json:"view"`
+	View  index.View   `json:"view"`
 	Spans []index.Span `json:"spans"`
 	Plain bool         `json:"plain,omitempty"`
 	_     struct{}     `json:"-"`
@@ -173,7 +173,7 @@ func (ix *Index) ShardRank(ctx context.Context, req *ShardRequest) (*ShardRespon
 				continue
 			}
 			for u := r[0]; u < r[1]; u++ {
-				if su, ok := localUnit(v, u); ok && su.View == ViewPlain {
+				if su, ok := localUnit(v, u); ok && su.View == index.ViewPlain {
 					su.Plain = true
 					res.Units = append(res.Units, su)
 				}
@@ -337,14 +337,14 @@ func (ix *Index) newDistributed(ctx context.Context, v *index.Snapshot, q []quer
 }
 
 // views returns a scope's views as a request lists them (nil: all).
-func views(sc scope) []View {
-	var out []View
+func views(sc scope) []index.View {
+	var out []index.View
 	for w, ok := range sc.views {
 		if ok {
-			out = append(out, View(w))
+			out = append(out, index.View(w))
 		}
 	}
-	if len(out) == int(numViews) {
+	if len(out) == int(index.NumViews) {
 		return nil
 	}
 	return out

@@ -28,7 +28,7 @@ import (
 // order) as the accumulator's, and the n best are kept in the same total
 // order (score, then unit id), so the ranking is identical.
 //
-// Tried first and measured (notes/scale.md): dynamic pruning — MaxScore
+// Tried first and measured (docs/log/measurements.md): dynamic pruning — MaxScore
 // within each window over block-max bounds (the largest BM25 factor of
 // every 64 postings, kept in the index file). It was exact but did not pay
 // on CUAD's questions: with 20–100 terms of similar weight, the cheapest
@@ -156,7 +156,7 @@ func (ix *Index) windowed(v *index.Snapshot, q []queryTerm, w []float64, sc scop
 
 // scoreWindows scores segment i's units window by window (cursors in query
 // order) and offers them to h; it returns the number of units scored.
-func scoreWindows(v *index.Snapshot, i int, units []index.Unit, cs []windowCursor, first int32, avg [numViews]float64, sc scope, h *topHeap) int {
+func scoreWindows(v *index.Snapshot, i int, units []index.Unit, cs []windowCursor, first int32, avg [index.NumViews]float64, sc scope, h *topHeap) int {
 	var (
 		part    [scoreWindow]float64     // by unit - lo
 		seen    [scoreWindow / 64]uint64 // units with a score
@@ -182,14 +182,14 @@ func scoreWindows(v *index.Snapshot, i int, units []index.Unit, cs []windowCurso
 					continue // a damaged index file; see index/container.go
 				}
 				u := &units[e.Unit]
-				if uint(u.View) >= uint(numViews) || !sc.views[u.View] {
+				if uint(u.View) >= uint(index.NumViews) || !sc.views[u.View] {
 					continue
 				}
 				if hasDead && v.Deleted(i, u.Doc) {
 					continue
 				}
 				tf := float64(e.TF)
-				if c.body && u.View == ViewDescendant {
+				if c.body && u.View == index.ViewDescendant {
 					tf *= bodyInSubtree
 				}
 				norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])

@@ -39,7 +39,7 @@ func randomCorpus(t testing.TB, rng *rand.Rand, docs int) (*Index, []string) {
 	}
 	ix := NewIndex()
 	for d := range docs {
-		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		in := index.DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
 		pos := 0
 		for range 20 + rng.Intn(60) {
 			text := shared[rng.Intn(len(shared))]
@@ -51,7 +51,7 @@ func randomCorpus(t testing.TB, rng *rand.Rand, docs int) (*Index, []string) {
 				text = b.String()
 			}
 			n := 1 + rng.Intn(300)
-			in.Units = append(in.Units, UnitInput{Text: text, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1, View: View(rng.Intn(int(numViews)))})
+			in.Units = append(in.Units, index.UnitInput{Text: text, Spans: []document.Span{{Start: pos, End: pos + n}}, Node: -1, View: index.View(rng.Intn(int(index.NumViews)))})
 			pos += n + rng.Intn(50) - 25
 			pos = max(pos, 0)
 		}
@@ -82,12 +82,12 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 		}
 		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoRoute: true, NoExpand: i%3 == 0}
 		if i%5 == 0 {
-			q.Views = []View{View(rng.Intn(int(numViews)))}
+			q.Views = []index.View{index.View(rng.Intn(int(index.NumViews)))}
 		}
 		for _, ix := range []*Index{built, opened} {
 			want := q
 			want.exhaustive = true
-			w, g := ix.Search(want), ix.Search(q)
+			w, g := searchT(t, ix, want), searchT(t, ix, q)
 			if !reflect.DeepEqual(g, w) {
 				t.Fatalf("%+v: windowed search returned %+v, exhaustive %+v", q, g.Hits, w.Hits)
 			}
@@ -129,19 +129,19 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 	ix := NewIndex()
 	for d := range 60 {
-		in := DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
+		in := index.DocInput{ID: fmt.Sprint("d", d), Name: fmt.Sprint("d", d)}
 		for u := range 100 {
 			text := "filler words"
 			if (d == 0 && u == 5) || (d == 59 && u == 99) {
 				text += " zebra"
 			}
-			in.Units = append(in.Units, UnitInput{Text: text, Spans: []document.Span{{Start: 100 * u, End: 100*u + 50}}, Node: -1})
+			in.Units = append(in.Units, index.UnitInput{Text: text, Spans: []document.Span{{Start: 100 * u, End: 100*u + 50}}, Node: -1})
 		}
 		if err := ix.Add(in); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res := ix.Search(Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
+	res := searchT(t, ix, Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
 	if len(res.Hits) != 2 || res.Hits[0].DocID != "d0" || res.Hits[1].DocID != "d59" {
 		t.Fatalf("hits %+v, want d0 then d59", res.Hits)
 	}
@@ -154,7 +154,7 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 // alternately, so both see the same machine load. It reports each one's
 // p50 and p90 in ms.
 //
-//	PAKTON_INDEX_DIR=/tmp/pk-scale/store-x10/collections/default/cache/index \
+//	PAKTON_INDEX_DIR=$SCALE_DIR/x10all/store/collections/default/cache/index \
 //	  go test ./internal/search -run '^$' -bench CorpusWideRanking -benchtime 1x
 func BenchmarkCorpusWideRanking(b *testing.B) {
 	path := os.Getenv("PAKTON_INDEX_DIR")

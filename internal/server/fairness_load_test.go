@@ -21,11 +21,12 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
 	"gopkg.in/yaml.v3"
 )
 
-// TestFairnessLoad measures fairness between tenants (issue 17): while key
+// TestFairnessLoad measures fairness between tenants: while key
 // A runs the heaviest review the server allows (a playbook of twice the
 // built-in provisions over every CUAD contract of LegalBench-RAG, close to
 // the 50,000-cell limit) and a 100-file upload (the 30 CUAD PDFs and 70
@@ -112,7 +113,7 @@ func TestFairnessLoad(t *testing.T) {
 
 	// A: the heaviest review allowed, then the largest upload.
 	pb := doubledBuiltin(t)
-	parsed, err := review.ParsePlaybook("doubled.yaml", []byte(pb))
+	parsed, err := playbook.ParsePlaybook("doubled.yaml", []byte(pb))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +284,8 @@ func doubledBuiltin(t *testing.T) string {
 		out.Provisions = append(out.Provisions, p)
 	}
 	b, err := yaml.Marshal(struct {
-		Name       string             `yaml:"name"`
-		Provisions []review.Provision `yaml:"provisions"`
+		Name       string               `yaml:"name"`
+		Provisions []playbook.Provision `yaml:"provisions"`
 	}{"doubled", out.Provisions})
 	if err != nil {
 		t.Fatal(err)

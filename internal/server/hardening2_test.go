@@ -19,7 +19,7 @@ import (
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
-// Issue 17 (hardening round 2): the review surfaces.
+// The review surfaces under hostile or excessive requests.
 
 // TestReviewPlaybookLimits: the numbers and sizes of a review request are
 // bounded at the edge with a 400 naming the field; the server keeps
@@ -315,8 +315,8 @@ func TestFairUploads(t *testing.T) {
 // TestDeleteCollectionDuringReview: deleting a collection while a review of
 // it runs stops the review first and removes everything: no row file comes
 // back, a collection re-created under the same name starts empty, takes
-// uploads, and shows none of the old jobs or reviews (issue 17 §6: it used
-// to leave row files that made re-creating it fail).
+// uploads, and shows none of the old jobs or reviews (row files left behind would
+// make re-creating it fail).
 func TestDeleteCollectionDuringReview(t *testing.T) {
 	e := newEnv(t, nil)
 	key := e.key("deal")
@@ -377,7 +377,7 @@ func TestDeleteCollectionDuringReview(t *testing.T) {
 // TestUploadNamesNormalised: an uploaded name is put in Unicode NFC, and
 // bidirectional and invisible formatting characters are replaced (with a
 // hash, as other replaced characters are), so names that look the same are
-// one document and no name displays as another (issue 17 §11).
+// one document and no name displays as another.
 func TestUploadNamesNormalised(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"Vertrag Mu\u0308ller.txt", "Vertrag Müller.txt"}, // NFD → NFC

@@ -19,6 +19,7 @@ import (
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // On a directory store, reviews live inside their collection, so deleting
@@ -102,10 +103,10 @@ func (s *Server) reviewDir(c, id string) string { return reviewPath(s.st.Dir(), 
 func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	pb, _ := review.Builtin()
 	type prov struct {
-		Name       string              `json:"name"`
-		Group      string              `json:"group,omitempty"`
-		Definition string              `json:"definition"`
-		Answer     review.AnswerFormat `json:"answer"`
+		Name       string                `json:"name"`
+		Group      string                `json:"group,omitempty"`
+		Definition string                `json:"definition"`
+		Answer     playbook.AnswerFormat `json:"answer"`
 	}
 	var provs []prov
 	for _, p := range pb.Provisions {

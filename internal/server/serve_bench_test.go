@@ -18,14 +18,14 @@ import (
 )
 
 // BenchmarkServeSearch measures search over HTTP as a client of `pakton
-// serve` sees it (issue 19 §2): a server on a stored collection (the
+// serve` sees it: a server on a stored collection (the
 // default collection of PAKTON_SCALE_STORE, e.g. scripts/scale-bench.sh's
-// $SCALE_DIR/x1/store; the server may merge or relearn in it, so give it
+// $SCALE_DIR/x1all/store; the server may merge or relearn in it, so give it
 // a copy), one client on loopback asking the CUAD dev questions one after
 // another, K=8, no API keys. A first pass warms the server (index pages,
 // the document cache); the second is measured: p50/p99 in ms.
 //
-//	cp -r /work/scale-data/x1/store /tmp/x1 && PAKTON_SCALE_STORE=/tmp/x1 \
+//	cp -r $SCALE_DIR/x1all/store COPY && PAKTON_SCALE_STORE=COPY \
 //	  go test ./internal/server/ -run '^$' -bench ServeSearch -benchtime 1x
 func BenchmarkServeSearch(b *testing.B) {
 	dir := os.Getenv("PAKTON_SCALE_STORE")

@@ -24,12 +24,7 @@ type Corpus struct {
 }
 
 // Search runs q and resolves the hits to passages of the stored documents.
-func (c *Corpus) Search(q search.Query) (search.Result, []Evidence, error) {
-	return c.SearchContext(context.Background(), q)
-}
-
-// SearchContext is Search with a context for the model servers' calls.
-func (c *Corpus) SearchContext(ctx context.Context, q search.Query) (search.Result, []Evidence, error) {
+func (c *Corpus) Search(ctx context.Context, q search.Query) (search.Result, []Evidence, error) {
 	res, err := c.Index.SearchWith(ctx, c.Models, q, ingest.TextFunc(ctx, c.Store, c.Collection))
 	if err != nil {
 		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
@@ -101,7 +96,7 @@ func (t *SearchContract) Call(ctx context.Context, raw json.RawMessage) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	_, ev, err := t.Corpus.SearchContext(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K)), NoRoute: t.NoRoute})
+	_, ev, err := t.Corpus.Search(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K)), NoRoute: t.NoRoute})
 	if err != nil {
 		return Result{}, fmt.Errorf("search_contract: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/parse"
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Review labels: ContractNLI's NDAs as a review benchmark for a user's own
@@ -73,9 +73,9 @@ func WriteReviewLabels(ctx context.Context, dataPath, mapPath, outDir string) (*
 		return nil, fmt.Errorf("nli labels: %w", err)
 	}
 	rep := &NLILabelsReport{Labels: filepath.Join(outDir, "labels.json"), Corpus: corpus, Present: map[string]int{}, Excluded: map[string]int{}}
-	labels := review.Labels{}
+	labels := detect.Labels{}
 	for _, name := range names {
-		labels.Provisions = append(labels.Provisions, review.LabelledProvision{Name: name, AnswerFormat: "Yes/No",
+		labels.Provisions = append(labels.Provisions, detect.LabelledProvision{Name: name, AnswerFormat: "Yes/No",
 			Description: "ContractNLI " + strings.Join(m.Provisions[name], ", ")})
 	}
 	for _, d := range ds.Documents {
@@ -95,9 +95,9 @@ func WriteReviewLabels(ctx context.Context, dataPath, mapPath, outDir string) (*
 		if doc.Text != d.Text {
 			return nil, fmt.Errorf("nli labels: %s: pakton reads the text of NDA %d differently from the dataset (its spans would not fit)", file, d.ID)
 		}
-		ld := review.LabelledDoc{FilePath: file}
+		ld := detect.LabelledDoc{FilePath: file}
 		for _, name := range names {
-			lb := review.Label{Provision: name, Answer: "No"}
+			lb := detect.Label{Provision: name, Answer: "No"}
 			excluded := false
 			for _, h := range m.Provisions[name] {
 				a, ok := d.Annotations[h]

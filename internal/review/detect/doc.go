@@ -25,6 +25,4 @@
 // imports only the text floor (document, clause, parse, the playbook
 // format) and base utilities, so detection and training run, are measured
 // and are retrained with no store, index, search or model server.
-// internal/review keeps every name it exported before the split as an
-// alias (review/names.go).
 package detect

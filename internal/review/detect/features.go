@@ -130,7 +130,7 @@ var (
 // bytes), and runs the expression only when it is there. Most passages hold
 // no date, amount, percentage or duration, and the expressions' backtracking
 // over every passage of a contract was half of preparing it for the
-// detectors (and so of a search's p99 with the detectors first: issue 19).
+// detectors (and so of a search's p99 with the detectors first).
 
 // hasDate is reDate().MatchString: every match holds four digits in a row
 // (a month name or "day of", then a year) or a digit, a separator, a digit,

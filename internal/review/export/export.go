@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Formats are the export formats, in the order files are written.
@@ -330,4 +331,4 @@ func extractText(c *review.Cell) string {
 // confidence renders a confidence as a fraction with two decimals.
 func confidence(c float64) string { return fmt.Sprintf("%.2f", c) }
 
-var emptyExtract review.Extract
+var emptyExtract detect.Extract

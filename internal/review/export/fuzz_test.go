@@ -10,6 +10,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/export"
 )
 
@@ -30,7 +31,7 @@ func FuzzExports(f *testing.F) {
 			corrected = mark + corrected
 		}
 		cell := review.Cell{DocID: "d1", DocName: name, Provision: prov, Found: true, Confidence: 0.7, Value: value, Method: "detector",
-			Extracts: []review.Extract{{Span: document.Span{Start: 0, End: len([]rune(text))}, Path: prov, Text: text}}}
+			Extracts: []detect.Extract{{Span: document.Span{Start: 0, End: len([]rune(text))}, Path: prov, Text: text}}}
 		tab := &review.Table{Playbook: "fuzz", Provisions: []string{prov}, Rows: []review.Row{{DocID: "d1", DocName: name, Cells: []review.Cell{cell}}}}
 		var ds review.Decisions
 		if corrected != "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/export"
 )
 
@@ -23,7 +24,7 @@ func TestModelCellRisksAndNotes(t *testing.T) {
 		}
 	}
 	c.Method = review.MethodModel
-	c.Risks = []review.RiskAnswer{{Question: "Can it end <early>?", Answer: "Yes", Quotes: []review.Extract{{Path: "9.2", Text: "may terminate"}}}}
+	c.Risks = []review.RiskAnswer{{Question: "Can it end <early>?", Answer: "Yes", Quotes: []detect.Extract{{Path: "9.2", Text: "may terminate"}}}}
 	c.Notes = []string{"dropped a quotation the model gave that does not occur in the contract: \"<script>\""}
 
 	var buf bytes.Buffer

@@ -21,6 +21,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/llm"
@@ -130,19 +132,19 @@ func (m *Pass) Spent() review.Estimate {
 		CompletionTokens: int(m.spent.completion.Load()), Cached: int(m.spent.cached.Load())}
 }
 
-func (m *Pass) key(d review.Doc, p *review.Provision) cacheKey {
+func (m *Pass) key(d detect.Doc, p *playbook.Provision) cacheKey {
 	return cacheKey{Doc: docHash(d), Provision: p.Name, Spec: provisionSpec(p), Model: m.Chat.Model(), Prompt: m.promptTag()}
 }
 
 // cellJob is one provision of a contract to refine.
 type cellJob struct {
-	prov    *review.Provision
-	cands   []review.Extract
+	prov    *playbook.Provision
+	cands   []detect.Extract
 	offline review.Cell
 }
 
 // jobs pairs the row's cells with their provisions and candidates.
-func (m *Pass) jobs(d review.Doc, row review.Row) ([]cellJob, error) {
+func (m *Pass) jobs(d detect.Doc, row review.Row) ([]cellJob, error) {
 	if d.Doc == nil {
 		return nil, fmt.Errorf("review: document %q has no text", d.Name)
 	}
@@ -168,7 +170,7 @@ func (m *Pass) jobs(d review.Doc, row review.Row) ([]cellJob, error) {
 // returns the row together with an error naming those provisions (so a
 // resumed run asks again; answers already cached cost nothing). On
 // cancellation it returns ctx's error.
-func (m *Pass) Refine(ctx context.Context, d review.Doc, row review.Row) (review.Row, error) {
+func (m *Pass) Refine(ctx context.Context, d detect.Doc, row review.Row) (review.Row, error) {
 	if row.Error != "" {
 		return row, nil
 	}
@@ -221,7 +223,7 @@ func (m *Pass) Refine(ctx context.Context, d review.Doc, row review.Row) (review
 
 // refineCell answers one provision from the cache or the model; cached
 // says which.
-func (m *Pass) refineCell(ctx context.Context, d review.Doc, j cellJob) (c review.Cell, cached bool, err error) {
+func (m *Pass) refineCell(ctx context.Context, d detect.Doc, j cellJob) (c review.Cell, cached bool, err error) {
 	k := m.key(d, j.prov)
 	ans, cached := loadAnswer(m.CacheDir, k)
 	if cached {
@@ -239,7 +241,7 @@ func (m *Pass) refineCell(ctx context.Context, d review.Doc, j cellJob) (c revie
 
 // ask runs the calls of one cell: extraction, follow-up, and the risk
 // questions when a quotation of the provision verifies.
-func (m *Pass) ask(ctx context.Context, d review.Doc, j cellJob, k cacheKey) (*modelAnswer, error) {
+func (m *Pass) ask(ctx context.Context, d detect.Doc, j cellJob, k cacheKey) (*modelAnswer, error) {
 	ans := &modelAnswer{Key: k}
 	shown, more := splitCandidates(j.cands, m.shown())
 	first := blocksOf(d.Doc, shown, 1)
@@ -318,10 +320,10 @@ func (c *countingChat) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 // splitCandidates cuts the ranked candidates into those shown first and
 // those kept for the follow-up, dropping follow-up candidates that overlap
 // one already shown.
-func splitCandidates(cands []review.Extract, n int) (shown, more []review.Extract) {
+func splitCandidates(cands []detect.Extract, n int) (shown, more []detect.Extract) {
 	shown = cands[:min(n, len(cands))]
 	for _, c := range cands[len(shown):] {
-		if !slices.ContainsFunc(shown, func(s review.Extract) bool { return s.Span.Overlaps(c.Span) }) {
+		if !slices.ContainsFunc(shown, func(s detect.Extract) bool { return s.Span.Overlaps(c.Span) }) {
 			more = append(more, c)
 		}
 	}
@@ -347,7 +349,7 @@ func resolveQuote(q replyQuote, blocks []block) quoteAnswer {
 	return qa
 }
 
-func resolveRisks(p *review.Provision, r riskReply, blocks []block) []riskAnswer {
+func resolveRisks(p *playbook.Provision, r riskReply, blocks []block) []riskAnswer {
 	out := make([]riskAnswer, len(p.Risks))
 	for i, rk := range p.Risks {
 		out[i].Question = rk.Question
@@ -368,18 +370,18 @@ func resolveRisks(p *review.Provision, r riskReply, blocks []block) []riskAnswer
 // riskBlocks are the passages a risk question is asked over: the shown
 // passages holding a verified quotation, and any verified quotation found
 // outside them, renumbered from 1 in document order.
-func riskBlocks(d review.Doc, shown []block, found []review.Extract) []block {
-	var cands []review.Extract
+func riskBlocks(d detect.Doc, shown []block, found []detect.Extract) []block {
+	var cands []detect.Extract
 	for _, b := range shown {
 		for _, e := range found {
 			if b.Span.Overlaps(e.Span) {
-				cands = append(cands, review.Extract{Span: b.Span, Path: strings.Join(b.Paths, "; ")})
+				cands = append(cands, detect.Extract{Span: b.Span, Path: strings.Join(b.Paths, "; ")})
 				break
 			}
 		}
 	}
 	for _, e := range found {
-		if !slices.ContainsFunc(cands, func(c review.Extract) bool { return c.Span.Contains(e.Span) }) {
+		if !slices.ContainsFunc(cands, func(c detect.Extract) bool { return c.Span.Contains(e.Span) }) {
 			cands = append(cands, e)
 		}
 	}
@@ -399,7 +401,7 @@ func clamp01(x float64) float64 { return max(0, min(1, x)) }
 // are the real prompts' length at about four characters a token (no
 // tokenizer runs here); completion tokens are the MaxTokens bound. It makes
 // no model calls.
-func (m *Pass) Estimate(ctx context.Context, d review.Doc, row review.Row) (review.Estimate, error) {
+func (m *Pass) Estimate(ctx context.Context, d detect.Doc, row review.Row) (review.Estimate, error) {
 	var e review.Estimate
 	if row.Error != "" {
 		return e, nil

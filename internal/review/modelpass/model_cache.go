@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/document"
@@ -50,14 +51,14 @@ func (k cacheKey) file(dir string) string {
 }
 
 // provisionSpec hashes what the prompts say about a provision.
-func provisionSpec(p *review.Provision) string {
+func provisionSpec(p *playbook.Provision) string {
 	spec := struct {
-		Name       string              `json:"name"`
-		Definition string              `json:"definition"`
-		Excludes   string              `json:"excludes"`
-		Keywords   []review.Keyword    `json:"keywords"`
-		Answer     review.AnswerFormat `json:"answer"`
-		Risks      []review.Risk       `json:"risks"`
+		Name       string                `json:"name"`
+		Definition string                `json:"definition"`
+		Excludes   string                `json:"excludes"`
+		Keywords   []playbook.Keyword    `json:"keywords"`
+		Answer     playbook.AnswerFormat `json:"answer"`
+		Risks      []playbook.Risk       `json:"risks"`
 	}{p.Name, p.Definition, p.Excludes, p.Keywords, p.Answer, p.Risks}
 	raw, _ := json.Marshal(spec)
 	sum := sha256.Sum256(raw)
@@ -66,7 +67,7 @@ func provisionSpec(p *review.Provision) string {
 
 // docHash is the document's content hash: the store's source hash when
 // known, else a hash of its canonical text.
-func docHash(d review.Doc) string {
+func docHash(d detect.Doc) string {
 	if d.Hash != "" {
 		return d.Hash
 	}

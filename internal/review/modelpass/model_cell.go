@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/progress"
@@ -19,7 +21,7 @@ import (
 // elsewhere in the contract, it is re-located there and noted; found
 // nowhere, it is dropped and noted. The cell is found only when the
 // model's final answer says so and at least one quotation verified.
-func buildCell(ctx context.Context, d review.Doc, p *review.Provision, offline review.Cell, a *modelAnswer) review.Cell {
+func buildCell(ctx context.Context, d detect.Doc, p *playbook.Provision, offline review.Cell, a *modelAnswer) review.Cell {
 	c := review.Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: review.MethodModel, Answer: review.NotFoundAnswer()}
 	final := a.FollowUp
 	if !final.Found {
@@ -88,7 +90,7 @@ func countPrefix(list []string, prefix string) int {
 	return n
 }
 
-func where(e review.Extract) string {
+func where(e detect.Extract) string {
 	if e.Path != "" {
 		return e.Path
 	}
@@ -99,7 +101,7 @@ func where(e review.Extract) string {
 // extracts of those that occur in it, in document order, overlapping ones
 // merged; how many extracts come only from quotations at index firstN or
 // later (the follow-up's); and a note per quotation re-located or dropped.
-func verifyQuotes(ctx context.Context, d review.Doc, quotes []quoteAnswer, firstN int) ([]review.Extract, int, []string) {
+func verifyQuotes(ctx context.Context, d detect.Doc, quotes []quoteAnswer, firstN int) ([]detect.Extract, int, []string) {
 	if len(quotes) == 0 {
 		return nil, 0, nil
 	}
@@ -116,7 +118,7 @@ func verifyQuotes(ctx context.Context, d review.Doc, quotes []quoteAnswer, first
 		}
 		notes = append(notes, fmt.Sprintf("%s the model gave that %s: %q", noteDropped, why, progress.Shorten(oneLine(s.Quote), 120)))
 	}
-	tree := review.TreeOf(d)
+	tree := detect.TreeOf(d)
 	type spanFrom struct {
 		span  document.Span
 		later bool
@@ -130,7 +132,7 @@ func verifyQuotes(ctx context.Context, d review.Doc, quotes []quoteAnswer, first
 		spans = append(spans, spanFrom{s.Span, s.N > firstN})
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].span.Start < spans[j].span.Start })
-	var out []review.Extract
+	var out []detect.Extract
 	var later []bool // the extract comes only from follow-up quotations
 	for _, s := range spans {
 		if n := len(out); n > 0 && s.span.Start <= out[n-1].Span.End {
@@ -138,7 +140,7 @@ func verifyQuotes(ctx context.Context, d review.Doc, quotes []quoteAnswer, first
 			later[n-1] = later[n-1] && s.later
 			continue
 		}
-		out = append(out, review.Extract{Span: s.span})
+		out = append(out, detect.Extract{Span: s.span})
 		later = append(later, s.later)
 	}
 	added := 0
@@ -158,7 +160,7 @@ func verifyQuotes(ctx context.Context, d review.Doc, quotes []quoteAnswer, first
 }
 
 // oneDoc lets report.Verify read one contract.
-type oneDoc struct{ d review.Doc }
+type oneDoc struct{ d detect.Doc }
 
 func (o oneDoc) Document(_ context.Context, id string) (*document.Document, error) {
 	if id != o.d.ID {
@@ -168,7 +170,7 @@ func (o oneDoc) Document(_ context.Context, id string) (*document.Document, erro
 }
 
 func (o oneDoc) ClausePath(_ context.Context, _ string, span document.Span) string {
-	t := review.TreeOf(o.d)
+	t := detect.TreeOf(o.d)
 	return t.SpanPath(span)
 }
 
@@ -187,8 +189,8 @@ func isNoValue(v string) bool {
 // with the offline readers (a date as YYYY-MM-DD, a duration as "N
 // units"); when the model gave none, it is read from the extracts as
 // offline.
-func modelValue(p *review.Provision, v string, ex []review.Extract) string {
-	if p.Answer == review.AnswerYesNo {
+func modelValue(p *playbook.Provision, v string, ex []detect.Extract) string {
+	if p.Answer == playbook.AnswerYesNo {
 		return "Yes"
 	}
 	v = strings.TrimSpace(v)
@@ -196,21 +198,21 @@ func modelValue(p *review.Provision, v string, ex []review.Extract) string {
 		return review.ReadValue(p, ex)
 	}
 	switch p.Answer {
-	case review.AnswerDate, review.AnswerEndDate:
+	case playbook.AnswerDate, playbook.AnswerEndDate:
 		if d, ok := review.FirstDate(v); ok {
 			return d
 		}
 		if review.Perpetual(v) {
 			return "perpetual"
 		}
-	case review.AnswerDuration:
+	case playbook.AnswerDuration:
 		if review.Perpetual(v) {
 			return "perpetual"
 		}
 		if d, ok := review.FirstDuration(v); ok {
 			return d
 		}
-	case review.AnswerJurisdiction:
+	case playbook.AnswerJurisdiction:
 		if j := review.Jurisdiction(v); j != "" {
 			return j
 		}

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/tool"
@@ -94,8 +95,8 @@ type block struct {
 // blocksOf puts candidates back in document order, merges those that
 // overlap or are adjacent (nothing but white space between them: a clause
 // and its next sub-clause), and numbers the result from first.
-func blocksOf(doc *document.Document, cands []review.Extract, first int) []block {
-	sorted := append([]review.Extract(nil), cands...)
+func blocksOf(doc *document.Document, cands []detect.Extract, first int) []block {
+	sorted := append([]detect.Extract(nil), cands...)
 	for i := 1; i < len(sorted); i++ { // insertion sort: a dozen items
 		for j := i; j > 0 && sorted[j].Span.Start < sorted[j-1].Span.Start; j-- {
 			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
@@ -148,7 +149,7 @@ func writeBlocks(b *strings.Builder, blocks []block) {
 }
 
 // writeProvision renders what the playbook says the provision is.
-func writeProvision(b *strings.Builder, p *review.Provision) {
+func writeProvision(b *strings.Builder, p *playbook.Provision) {
 	fmt.Fprintf(b, "<provision name=%q>\n", tool.DefuseDelimiters(p.Name))
 	if d := strings.TrimSpace(p.Definition); d != "" {
 		fmt.Fprintf(b, "What it is: %s\n", tool.DefuseDelimiters(oneLine(d)))
@@ -162,21 +163,21 @@ func writeProvision(b *strings.Builder, p *review.Provision) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // formatRule says how to write a value in an answer format.
-func formatRule(f review.AnswerFormat) string {
+func formatRule(f playbook.AnswerFormat) string {
 	switch f {
-	case review.AnswerYesNo:
+	case playbook.AnswerYesNo:
 		return `"Yes" or "No"`
-	case review.AnswerDate:
+	case playbook.AnswerDate:
 		return `the date as YYYY-MM-DD, or "perpetual"`
-	case review.AnswerEndDate:
+	case playbook.AnswerEndDate:
 		return `the date the term ends as YYYY-MM-DD (computed from its start and length when only those are written), or "perpetual"`
-	case review.AnswerDuration:
+	case playbook.AnswerDuration:
 		return `the period as a number and a unit, such as "30 days" or "3 years", or "perpetual"`
-	case review.AnswerJurisdiction:
+	case playbook.AnswerJurisdiction:
 		return `the state or country whose law or courts it names, such as "Delaware" or "England and Wales"`
-	case review.AnswerParty:
+	case playbook.AnswerParty:
 		return `the parties' names as the contract writes them, separated by "; "`
-	case review.AnswerAmount:
+	case playbook.AnswerAmount:
 		return `the sum or percentage with its currency, as the contract writes it, such as "$5,000,000" or "15%"`
 	default:
 		return `a short answer in your own words (one sentence at most)`
@@ -184,7 +185,7 @@ func formatRule(f review.AnswerFormat) string {
 }
 
 // keywordList names the provision's keywords for the instructions.
-func keywordList(p *review.Provision) string {
+func keywordList(p *playbook.Provision) string {
 	var parts []string
 	for _, k := range p.Keywords {
 		t := strings.TrimSpace(k.Text)
@@ -210,7 +211,7 @@ func quoteAll(ss []string) []string {
 
 // firstPrompt is the provision-specific prompt: definition, request,
 // instructions and the candidate passages.
-func firstPrompt(docName string, p *review.Provision, blocks []block) string {
+func firstPrompt(docName string, p *playbook.Provision, blocks []block) string {
 	var b strings.Builder
 	b.WriteString(markRequest + "\n\n")
 	writeProvision(&b, p)
@@ -233,7 +234,7 @@ func firstPrompt(docName string, p *review.Provision, blocks []block) string {
 
 // followUpPrompt asks what the first answer missed, showing further
 // candidates.
-func followUpPrompt(p *review.Provision, shown int, more []block) string {
+func followUpPrompt(p *playbook.Provision, shown int, more []block) string {
 	var b strings.Builder
 	b.WriteString(markFollowUp + "\n\n")
 	name := tool.DefuseDelimiters(p.Name)
@@ -254,7 +255,7 @@ func followUpPrompt(p *review.Provision, shown int, more []block) string {
 }
 
 // riskPrompt asks a found provision's risk questions.
-func riskPrompt(docName string, p *review.Provision, blocks []block) string {
+func riskPrompt(docName string, p *playbook.Provision, blocks []block) string {
 	var b strings.Builder
 	b.WriteString(markRisks + "\n\n")
 	writeProvision(&b, p)

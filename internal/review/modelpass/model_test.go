@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/llm"
@@ -74,7 +76,7 @@ type modelFixture struct {
 	t    *testing.T
 	srv  *llmtest.Server
 	pass *Pass
-	doc  review.Doc
+	doc  detect.Doc
 	row  review.Row
 }
 
@@ -82,12 +84,12 @@ type modelFixture struct {
 // (all when none) and opens a model pass on a scripted server.
 func newModelFixture(t *testing.T, provisions ...string) *modelFixture {
 	t.Helper()
-	pb, err := review.ParsePlaybook("model.yaml", []byte(modelPlaybook))
+	pb, err := playbook.ParsePlaybook("model.yaml", []byte(modelPlaybook))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(provisions) > 0 {
-		var keep []review.Provision
+		var keep []playbook.Provision
 		for _, p := range pb.Provisions {
 			for _, n := range provisions {
 				if p.Name == n {
@@ -101,7 +103,7 @@ func newModelFixture(t *testing.T, provisions ...string) *modelFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := review.Doc{ID: "msa", Name: "msa.txt", Hash: "sha-msa", Doc: &document.Document{ID: "msa", Name: "msa.txt", Format: "text", Text: modelContract}}
+	d := detect.Doc{ID: "msa", Name: "msa.txt", Hash: "sha-msa", Doc: &document.Document{ID: "msa", Name: "msa.txt", Format: "text", Text: modelContract}}
 	row, err := rev.Review(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
@@ -532,7 +534,7 @@ func TestModelCancelled(t *testing.T) {
 
 func TestBlocksMergeInDocumentOrder(t *testing.T) {
 	doc := &document.Document{Text: "aaaa\n bbbb cccc dddd"}
-	cands := []review.Extract{
+	cands := []detect.Extract{
 		{Span: document.Span{Start: 16, End: 20}, Path: "4"},
 		{Span: document.Span{Start: 7, End: 13}, Path: "2"}, // overlaps the next
 		{Span: document.Span{Start: 0, End: 4}, Path: "1"},

@@ -2,8 +2,7 @@
 // provisions (what each is, its questions, keywords, examples, answer
 // format, risks and polarity), read from YAML with every field checked and
 // bounded (ParsePlaybook, the Max limits). It knows nothing of contracts,
-// detectors or runs; internal/review runs a playbook over a deal room and
-// keeps these names as aliases (review.Playbook = playbook.Playbook, …).
+// detectors or runs; internal/review runs a playbook over a deal room.
 package playbook
 
 import (

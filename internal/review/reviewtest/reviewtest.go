@@ -12,6 +12,7 @@ import (
 
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate/wvtest"
 )
@@ -24,9 +25,9 @@ import (
 var PlaybookYAML []byte
 
 // Playbook parses PlaybookYAML.
-func Playbook(t testing.TB) *review.Playbook {
+func Playbook(t testing.TB) *playbook.Playbook {
 	t.Helper()
-	pb, err := review.ParsePlaybook("small.yaml", PlaybookYAML)
+	pb, err := playbook.ParsePlaybook("small.yaml", PlaybookYAML)
 	if err != nil {
 		t.Fatal(err)
 	}

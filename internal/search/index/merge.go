@@ -29,7 +29,7 @@ import (
 // checksums alone read them all), so without releasing them it held its
 // inputs whole (1.7 GB for four 450 MB segments of the 100× ingest, 35 MB
 // of its own). A mergeGuard releases them whenever more than
-// mergeMappedBudget are held (docs/SCALE.md, session 6).
+// mergeMappedBudget are held (docs/SCALE.md, "Memory").
 
 // mergeInput is one input segment and what the merge derives from it.
 type mergeInput struct {

@@ -20,7 +20,7 @@ import (
 // documents) into the file PAKTON_MERGE_OUT, sampling the process's
 // anonymous and file-backed resident memory every 20 ms: the merge of an
 // ingest alone, on real segments, to measure its memory and time (docs/
-// SCALE.md, session 6). Skipped when unset.
+// SCALE.md, "Memory"). Skipped when unset.
 func TestMergeSegmentFiles(t *testing.T) {
 	list, out := os.Getenv("PAKTON_MERGE_SEGS"), os.Getenv("PAKTON_MERGE_OUT")
 	if list == "" || out == "" {

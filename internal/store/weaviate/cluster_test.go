@@ -111,7 +111,10 @@ func TestWeaviateClusterFaults(t *testing.T) {
 	if ix.Docs() != 30 {
 		t.Fatalf("index holds %d documents, want 30", ix.Docs())
 	}
-	res := ix.Search(search.Query{Text: "governing law Zentralland17", K: 3})
+	res, err := ix.Search(t.Context(), search.Query{Text: "governing law Zentralland17", K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(res.Hits) == 0 {
 		t.Fatal("no hits")
 	}
@@ -153,7 +156,11 @@ func TestWeaviateClusterFaults(t *testing.T) {
 				if got := fmt.Sprintf("%x", sha256.Sum256([]byte(rec.Doc.Text))); got != all[in.Name] && all[in.Name] != "" {
 					return fmt.Errorf("%s: text differs", in.Name)
 				}
-				hits := ix.Search(search.Query{Text: "liability capped late delivery", K: 8}).Hits
+				res, err := ix.Search(t.Context(), search.Query{Text: "liability capped late delivery", K: 8})
+				if err != nil {
+					return err
+				}
+				hits := res.Hits
 				_, err = ingest.Passages(t.Context(), rd, coll, hits[:min(3, len(hits))])
 				return err
 			}()

@@ -105,7 +105,10 @@ func TestWeaviateScaleBench(t *testing.T) {
 			var rank, full []time.Duration
 			for _, q := range qs {
 				s := time.Now()
-				res := ix.Search(search.Query{Text: q, K: 8})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 8})
+				if err != nil {
+					t.Fatal(err)
+				}
 				r := time.Since(s)
 				if _, err := ingest.Passages(t.Context(), st, coll, res.Hits); err != nil {
 					t.Fatal(err)

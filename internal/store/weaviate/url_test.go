@@ -14,7 +14,7 @@ import (
 // TestStoreURLCredentials: credentials written in a store URL are refused
 // and never echoed; the API key comes from the environment and is sent as a
 // bearer token, never as Basic auth; the local directory is named by a
-// hash, not by the URL's text (issue 17 §8).
+// hash, not by the URL's text.
 func TestStoreURLCredentials(t *testing.T) {
 	for _, raw := range []string{"weaviate://admin:s3cretpw@db.example:8080", "weaviate://s3cretpw@db.example", "weaviate://h1:8080,admin:s3cretpw@h2:8080?replicas=2"} {
 		_, err := ParseURL(raw)
