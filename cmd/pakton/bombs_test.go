@@ -309,7 +309,9 @@ func TestBombKitKilled(t *testing.T) {
 }
 
 // checkStoreAfterKill reopens a store a killed process wrote and checks
-// that it holds only whole documents, among them want.
+// that it holds only whole documents (among them want, when given): each
+// reads back, each collection has one version directory per document and
+// no temporary files are left.
 func checkStoreAfterKill(t *testing.T, dir, want string) {
 	t.Helper()
 	checkStoreWhole(t, dir)
@@ -317,33 +319,39 @@ func checkStoreAfterKill(t *testing.T, dir, want string) {
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
-	infos, err := s.List(context.Background(), store.DefaultCollection)
-	s.Close()
+	defer s.Close()
+	ctx := context.Background()
+	cols, err := s.Collections(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, in := range infos {
-		found = found || in.Name == want
+	found := want == ""
+	for _, col := range cols {
+		infos, err := s.List(ctx, col.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range infos {
+			found = found || in.Name == want
+		}
+		ents, err := os.ReadDir(filepath.Join(dir, "collections", col.Name, "docs"))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if len(ents) != len(infos) {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("collection %s: %d directories for %d documents: %v", col.Name, len(ents), len(infos), names)
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+				t.Errorf("temporary %s left in collection %s", e.Name(), col.Name)
+			}
+		}
 	}
 	if !found {
 		t.Errorf("%s is gone from the store", want)
-	}
-	docs := filepath.Join(dir, "collections", store.DefaultCollection, "docs")
-	ents, err := os.ReadDir(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != len(infos) {
-		var names []string
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		t.Errorf("%d directories for %d documents: %v", len(ents), len(infos), names)
-	}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
-			t.Errorf("temporary %s left in the store", e.Name())
-		}
 	}
 }

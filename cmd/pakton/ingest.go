@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pakton/pakton/internal/agent"
@@ -76,7 +77,10 @@ func runIngest(ctx context.Context, args []string) error {
 	// Bring the collection's search index up to date now (new segments for
 	// what was added, deletions marked, merges), so the next search just
 	// opens it.
-	if err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge); err != nil {
+	stored := sum.Count(ingest.StatusAdded) + sum.Count(ingest.StatusReplaced)
+	if err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge); err != nil && (stored > 0 || !errors.Is(err, store.ErrNotFound)) {
+		// (A new collection none of whose files could be stored has no
+		// index to update: the failures below say why.)
 		return err
 	}
 	if n := sum.Count(ingest.StatusFailed); n > 0 {

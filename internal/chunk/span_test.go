@@ -110,3 +110,29 @@ func TestRecursiveNoSeparator(t *testing.T) {
 		}
 	}
 }
+
+// A clause longer than the splitter's window is split a window at a time:
+// the pieces are in order, do not overlap, are at most the unit size and
+// leave out no word.
+func TestWindowPieces(t *testing.T) {
+	var b strings.Builder
+	for b.Len() < 2*maxSplitWindow+12345 {
+		b.WriteString("the widget maker (the \"Term\") and ")
+	}
+	doc := &document.Document{Text: b.String()}
+	sp := document.Span{Start: 0, End: doc.Runes()}
+	parts := pieces(doc, sp, 900)
+	prev := 0
+	for i, p := range parts {
+		if p.Start < prev || p.Len() > 900 || p.Len() == 0 {
+			t.Fatalf("piece %d %v after %d", i, p, prev)
+		}
+		if gap := doc.Slice(document.Span{Start: prev, End: p.Start}); strings.TrimSpace(gap) != "" {
+			t.Fatalf("piece %d leaves out %q", i, gap)
+		}
+		prev = p.End
+	}
+	if rest := doc.Slice(document.Span{Start: prev, End: sp.End}); strings.TrimSpace(rest) != "" {
+		t.Fatalf("the end %q is left out", rest[:min(len(rest), 40)])
+	}
+}

@@ -118,6 +118,9 @@ func pieces(doc *document.Document, sp document.Span, max int) []document.Span {
 	if sp.Len() <= max {
 		return []document.Span{sp}
 	}
+	if sp.Len() > maxSplitWindow {
+		return windowPieces(doc, sp, max)
+	}
 	text := []rune(doc.Masked(sp))
 	parts := Recursive(text, max, nil)
 	for i := range parts {
@@ -125,6 +128,41 @@ func pieces(doc *document.Document, sp document.Span, max int) []document.Span {
 		parts[i].End += sp.Start
 	}
 	return parts
+}
+
+// maxSplitWindow is the longest text (code points) the splitter reads at
+// once. A clause longer than this (a whole contract on one line, a hostile
+// paragraph of megabytes) is split a window at a time, so the splitter's
+// code points and pieces stay a few megabytes whatever the clause. Windows
+// end at multiples of maxSplitWindow of the document's text (moved back
+// after the last space or line break), so two clauses sharing a long tail
+// (a short clause widened over its sibling) get the same pieces there, and
+// their units the same texts, which are indexed once.
+const maxSplitWindow = 1 << 20
+
+func windowPieces(doc *document.Document, sp document.Span, size int) []document.Span {
+	var out []document.Span
+	for start := sp.Start; start < sp.End; {
+		end := min(sp.End, (start/maxSplitWindow+1)*maxSplitWindow)
+		text := []rune(doc.Masked(document.Span{Start: start, End: end}))
+		if end < sp.End {
+			// Cut after the last white space of the window's second half
+			// (of the whole window, wherever the clause starts in it).
+			half := max(0, (start/maxSplitWindow)*maxSplitWindow+maxSplitWindow/2-start)
+			for k := len(text) - 1; k > half; k-- {
+				if unicode.IsSpace(text[k]) {
+					text = text[:k+1]
+					end = start + k + 1
+					break
+				}
+			}
+		}
+		for _, p := range Recursive(text, size, nil) {
+			out = append(out, document.Span{Start: p.Start + start, End: p.End + start})
+		}
+		start = end
+	}
+	return out
 }
 
 // ancestorContext is the labels and headings of a node's ancestors, outermost

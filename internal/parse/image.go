@@ -27,9 +27,11 @@ import (
 // into single pages (tiff.go), which are read in parallel, one tesseract
 // process per CPU, with a progress line per page.
 
-// imageMaxPixels bounds one page: 100 megapixels is a letter page at
-// 1,200 dpi, four times what a careful scanner produces.
-const imageMaxPixels = 100_000_000
+// imageMaxPixels bounds one page: 50 megapixels is a letter page at 840
+// dpi, half as much again as a 600-dpi scan. tesseract's time grows with a
+// page's pixels (about a second per megapixel on a busy machine), and it
+// holds several copies of the page in memory.
+const imageMaxPixels = 50_000_000
 
 // ImageKind recognises the image formats pakton reads by their magic
 // bytes, returning the extension tesseract should see (".tif", ".png",

@@ -24,7 +24,7 @@ func imageCases() []Case {
 		},
 		{
 			Name: "jpeg-large", File: "large.jpg", Want: Either,
-			About: "a 9,900×9,900 grey JPEG (98 megapixels, under the page limit of 100) of one colour",
+			About: "a 9,900×9,900 grey JPEG of one colour: 98 megapixels in 1.5 MB, twice the page limit",
 			Write: func(w io.Writer) error {
 				return jpeg.Encode(w, bounded{image.NewUniform(color.Gray{Y: 250}), image.Rect(0, 0, 9900, 9900)}, &jpeg.Options{Quality: 50})
 			},
