@@ -17,6 +17,7 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/review/modelpass"
@@ -303,7 +304,7 @@ func writeReviewSummary(w io.Writer, tab *review.Table, stats review.RunStats, t
 				} else {
 					notFound++
 				}
-				if a := c.Answer; a != nil && a.Kind != review.KindNotFound && a.Text != "" {
+				if a := c.Answer; a != nil && a.Kind != answer.KindNotFound && a.Text != "" {
 					answers[oneLineAnswer(a)]++
 				}
 			}
@@ -327,7 +328,7 @@ func writeReviewSummary(w io.Writer, tab *review.Table, stats review.RunStats, t
 
 // oneLineAnswer is an answer as the summary counts it: "Yes", "No",
 // "Conditional", or the value, cut to 30 characters.
-func oneLineAnswer(a *review.Answer) string {
+func oneLineAnswer(a *answer.Answer) string {
 	t := strings.Join(strings.Fields(a.Text), " ")
 	if r := []rune(t); len(r) > 30 {
 		t = string(r[:29]) + "…"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
@@ -124,11 +125,11 @@ func RunExcludingCheck(ctx context.Context, pb *playbook.Playbook, det *detect.D
 			return nil, err
 		}
 		cell := row.Cells[slicesIndex(pb, c.Provision)]
-		r := ExcludingResult{ExcludingClause: c, Found: cell.Found, Kind: string(review.KindNotFound)}
+		r := ExcludingResult{ExcludingClause: c, Found: cell.Found, Kind: string(answer.KindNotFound)}
 		if cell.Answer != nil {
 			r.Kind = string(cell.Answer.Kind)
 		}
-		r.Yes = cell.Found && (r.Kind == string(review.KindYes) || r.Kind == string(review.KindConditional))
+		r.Yes = cell.Found && (r.Kind == string(answer.KindYes) || r.Kind == string(answer.KindConditional))
 		rep.Results = append(rep.Results, r)
 		t := &rep.Dev
 		switch c.Set {
@@ -147,7 +148,7 @@ func RunExcludingCheck(ctx context.Context, pb *playbook.Playbook, det *detect.D
 		case r.Yes:
 			rep.Yes++
 			t.Yes++
-		case r.Kind == string(review.KindNo):
+		case r.Kind == string(answer.KindNo):
 			rep.No++
 			t.No++
 		default:

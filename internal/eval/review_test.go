@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
@@ -114,21 +115,21 @@ func TestValueRight(t *testing.T) {
 }
 
 func TestPartiesRight(t *testing.T) {
-	p := func(name, role string) review.Party { return review.Party{Name: name, Role: role} }
+	p := func(name, role string) answer.Party { return answer.Party{Name: name, Role: role} }
 	for _, c := range []struct {
-		got    []review.Party
+		got    []answer.Party
 		answer string
 		want   int
 	}{
-		{[]review.Party{p("PSiTech Corporation", "Licensor"), p("Empirical Ventures, Inc.", "Licensee")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, 1},
-		{[]review.Party{p("PSiTech Corporation", "Licensor")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, -1},
-		{[]review.Party{p("PSiTech Corporation", ""), p("Empirical Ventures", ""), p("Section 2", "")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, -1},
+		{[]answer.Party{p("PSiTech Corporation", "Licensor"), p("Empirical Ventures, Inc.", "Licensee")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, 1},
+		{[]answer.Party{p("PSiTech Corporation", "Licensor")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, -1},
+		{[]answer.Party{p("PSiTech Corporation", ""), p("Empirical Ventures", ""), p("Section 2", "")}, `PSiTech Corporation ("Licensor"); Empirical Ventures, Inc ("Licensee")`, -1},
 		// a group entry is not an entity; a redacted name matches any
-		{[]review.Party{p("Marine MP, LLC", "Lender"), p("Arnold Schwarzenegger", "Endorser"), p("Fitness Publications, Inc.", "Fitness"), p("MusclePharm Corporation", "MusclePharm")},
+		{[]answer.Party{p("Marine MP, LLC", "Lender"), p("Arnold Schwarzenegger", "Endorser"), p("Fitness Publications, Inc.", "Fitness"), p("MusclePharm Corporation", "MusclePharm")},
 			`Marine MP, LLC (“Lender”); Arnold Schwarzenegger (“Endorser”); Fitness Publications, Inc. (“Fitness”); Lender, Endorser and Fitness (“AS Parties”);  MusclePharm Corporation ("MusclePharm" or "Company")`, 1},
-		{[]review.Party{p("B & C General Warehouse Corporation LLC", "Company"), p("Acme Distribution", "Distributor")}, `B & C General Warehouse Corporation LLC ("Company"); XXXXXXXXXXXXXXXXXXXXX ("Distributor")`, 1},
+		{[]answer.Party{p("B & C General Warehouse Corporation LLC", "Company"), p("Acme Distribution", "Distributor")}, `B & C General Warehouse Corporation LLC ("Company"); XXXXXXXXXXXXXXXXXXXXX ("Distributor")`, 1},
 		{nil, `Acme Inc. ("Acme")`, -1},
-		{[]review.Party{p("Acme", "")}, "", 0},
+		{[]answer.Party{p("Acme", "")}, "", 0},
 	} {
 		if got := partiesRight(c.got, c.answer); got != c.want {
 			t.Errorf("partiesRight(%v, %q) = %d, want %d", c.got, c.answer, got, c.want)

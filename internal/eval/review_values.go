@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
 
@@ -44,48 +45,48 @@ import (
 //   - text (Document Name): the answer equals the label, ignoring case,
 //     punctuation and white space.
 //   - yes_no: scored as polarity (polarityRight), not as a value.
-func valueRight(format playbook.AnswerFormat, c review.Cell, answer string) int {
-	answer = strings.TrimSpace(answer)
-	if answer == "" {
+func valueRight(format playbook.AnswerFormat, c review.Cell, label string) int {
+	label = strings.TrimSpace(label)
+	if label == "" {
 		return 0
 	}
 	got := strings.TrimSpace(c.Value)
-	if c.Answer != nil && c.Answer.Kind == review.KindValue {
+	if c.Answer != nil && c.Answer.Kind == answer.KindValue {
 		got = strings.TrimSpace(c.Answer.Text)
 	}
 	switch format {
 	case playbook.AnswerDate, playbook.AnswerEndDate:
-		if strings.EqualFold(answer, "perpetual") {
+		if strings.EqualFold(label, "perpetual") {
 			if format == playbook.AnswerDate {
 				return 0
 			}
 			return rightIf(strings.EqualFold(got, "perpetual"))
 		}
-		want, ok := cuadDate(answer)
+		want, ok := cuadDate(label)
 		if !ok {
 			return 0
 		}
 		return rightIf(got == want)
 	case playbook.AnswerDuration:
-		if strings.Contains(strings.ToLower(answer), "perpetual") {
+		if strings.Contains(strings.ToLower(label), "perpetual") {
 			return rightIf(strings.EqualFold(got, "perpetual"))
 		}
-		want, ok := period(answer)
+		want, ok := period(label)
 		if !ok {
 			return 0
 		}
 		have, ok := period(got)
 		return rightIf(ok && have == want)
 	case playbook.AnswerJurisdiction:
-		return jurisdictionRight(got, answer)
+		return jurisdictionRight(got, label)
 	case playbook.AnswerParty:
-		var parties []review.Party
+		var parties []answer.Party
 		if c.Answer != nil {
 			parties = c.Answer.Parties
 		}
-		return partiesRight(parties, answer)
+		return partiesRight(parties, label)
 	case playbook.AnswerText:
-		return rightIf(got != "" && squash(got) == squash(answer))
+		return rightIf(got != "" && squash(got) == squash(label))
 	}
 	return 0
 }
@@ -98,7 +99,7 @@ func polarityRight(format playbook.AnswerFormat, c review.Cell, present, hit boo
 	if format != playbook.AnswerYesNo || !present || !hit || c.Answer == nil {
 		return 0
 	}
-	return rightIf(c.Answer.Kind != review.KindNo)
+	return rightIf(c.Answer.Kind != answer.KindNo)
 }
 
 func rightIf(ok bool) int {
@@ -326,8 +327,8 @@ func labelParties(answer string) []labelParty {
 }
 
 // partiesRight scores an answer's parties against a CUAD parties answer.
-func partiesRight(got []review.Party, answer string) int {
-	want := labelParties(answer)
+func partiesRight(got []answer.Party, label string) int {
+	want := labelParties(label)
 	var entities []labelParty
 	for _, w := range want {
 		if !w.group {
@@ -340,7 +341,7 @@ func partiesRight(got []review.Party, answer string) int {
 	if len(got) == 0 {
 		return -1
 	}
-	matches := func(g review.Party, w labelParty) bool {
+	matches := func(g answer.Party, w labelParty) bool {
 		if w.redacted {
 			return true
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
 
@@ -134,7 +135,7 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 				parts[i] = strings.TrimSpace(e.Text)
 			}
 			text, cut := cut(strings.Join(parts, " […] "), MaxReviewExtract)
-			rc := ReviewCell{Provision: cell.Provision, Confidence: round2(cell.Confidence), Value: cell.Value, Kind: string(review.KindValue),
+			rc := ReviewCell{Provision: cell.Provision, Confidence: round2(cell.Confidence), Value: cell.Value, Kind: string(answer.KindValue),
 				Path: first.Path, Pages: first.Pages, Span: first.Span, Text: text, Truncated: cut, Extracts: len(cell.Extracts)}
 			if a := cell.Answer; a != nil {
 				rc.Kind, rc.Answer, rc.Condition = string(a.Kind), a.Text, a.Condition
@@ -172,9 +173,9 @@ func reviewText(out ReviewOutput) string {
 		for _, c := range append(r.Found, r.Excluded...) {
 			fmt.Fprintf(&b, "- %s", c.Provision)
 			switch {
-			case c.Kind == string(review.KindNo):
+			case c.Kind == string(answer.KindNo):
 				b.WriteString(": No — the contract excludes it")
-			case c.Kind == string(review.KindConditional) && c.Condition != "":
+			case c.Kind == string(answer.KindConditional) && c.Condition != "":
 				fmt.Fprintf(&b, ": Conditional — %s", c.Condition)
 			case c.Answer != "":
 				fmt.Fprintf(&b, ": %s", c.Answer)

@@ -2,9 +2,10 @@ package review
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
-	"strings"
 )
 
 // BuiltinName names the shipped playbook in the faces (CLI, HTTP API, MCP).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/review/answer"
 )
 
 // A deal-room question asks about every contract of a collection at once —
@@ -59,7 +60,7 @@ type DealRoom struct {
 	Provision string `json:"provision"`
 	// Condition is the value condition the question puts on the
 	// provision ("New York law", "more than 60 days"), if any.
-	Condition *Condition `json:"condition,omitempty"`
+	Condition *answer.Condition `json:"condition,omitempty"`
 	// Rows are the contracts that have the provision (and meet the
 	// condition), most confident first.
 	Rows []DealRow `json:"rows"`
@@ -106,12 +107,7 @@ const (
 // error) when the question asks about no provision of the playbook clearly:
 // the caller then falls back to searching each contract.
 func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomDoc, opt DealRoomOptions) (*DealRoom, error) {
-	var names []string
-	if f.matcher != nil {
-		names = f.matcher(ctx, question)
-	} else {
-		names = f.Asked(question)
-	}
+	names := f.asked(question)
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -160,7 +156,7 @@ func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomD
 		// The answer stands; the next question reviews again.
 		slog.Warn("deal-room cache not saved", "err", err)
 	}
-	cond := ParseCondition(question, prov)
+	cond := answer.ParseCondition(question, prov)
 	dr.Condition = cond
 	for i, d := range docs {
 		row := DealRow{DocID: d.ID, DocName: d.Name, Cell: cells[i]}
@@ -172,7 +168,7 @@ func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomD
 		case cond == nil:
 			row.Status = StatusHas
 		default:
-			v, ok, why := cond.Check(cells[i])
+			v, ok, why := cond.Check(cells[i].shown(), cells[i].Extracts)
 			row.Value = v
 			switch {
 			case why != "":
@@ -222,7 +218,7 @@ func (f *Finder) reviewOne(ctx context.Context, rev *Reviewer, d DealRoomDoc) (C
 		return Cell{}, fmt.Errorf("%s: %w", d.Name, err)
 	}
 	scores := rev.sc.Scores(prep)
-	c := rev.cell(&prepared{prep}, 0, scores[0])
+	c := rev.cell(prep, 0, scores[0])
 	if c.DocName == "" {
 		c.DocName = d.Name
 	}

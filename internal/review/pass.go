@@ -1,14 +1,11 @@
 package review
 
-import (
-	"github.com/pakton/pakton/internal/review/detect"
-	"github.com/pakton/pakton/internal/review/playbook"
-)
+import "github.com/pakton/pakton/internal/review/detect"
 
 // What the model pass (internal/review/modelpass) builds its cells with: it
 // refines an offline row through the Refiner interface and needs the
-// offline review's candidates and answer readers, nothing of llm or tool
-// here.
+// offline review's candidates (here) and the answer readers
+// (internal/review/answer), nothing of llm or tool.
 
 // MethodModel is Cell.Method for a cell a model pass answered.
 const MethodModel = "model"
@@ -31,22 +28,3 @@ func (r *Reviewer) Candidates(d detect.Doc, n int) [][]detect.Extract {
 	}
 	return out
 }
-
-// NotFoundAnswer is the answer of a cell that was not found.
-func NotFoundAnswer() *Answer { return notFoundAnswer() }
-
-// AnswerFromModel is the answer of a cell the model pass found, whose value
-// (normalised) is v: the offline reading of the verified quotations when it
-// reads the same value (it has the spans), else v with the span where the
-// quotations write it verbatim, if they do.
-func AnswerFromModel(p *playbook.Provision, v string, ex []detect.Extract) *Answer {
-	return answerFromModel(p, v, ex)
-}
-
-// ReadValue is the value a found cell with extracts ex shows (the offline
-// readers, without a prepared contract).
-func ReadValue(p *playbook.Provision, ex []detect.Extract) string { return readValue(p, nil, ex) }
-
-// Perpetual reports whether a value reads as perpetual ("in perpetuity",
-// "indefinitely").
-func Perpetual(v string) bool { return rePerpetual().MatchString(v) }

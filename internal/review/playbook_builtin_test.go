@@ -3,12 +3,13 @@ package review
 import (
 	"encoding/csv"
 	"errors"
-	"github.com/pakton/pakton/internal/review/playbook"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // TestBuiltinPlaybookComplete checks that every built-in provision can be

@@ -2,9 +2,10 @@ package review
 
 import (
 	"errors"
-	"github.com/pakton/pakton/internal/review/playbook"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 func TestParsePlaybookErrors(t *testing.T) {

@@ -23,23 +23,18 @@
 // The package is split by concern. The playbook format is
 // internal/review/playbook; detection and training (preparing a contract
 // into passages, the features, the detectors and the zero-shot scorer,
-// training from labels) are internal/review/detect; the model pass is
-// internal/review/modelpass. What stays here is what turns scores into a
-// review: the cell (which passages, found or not), the answer readers, the
-// run over a collection with its kept rows, the table, decisions and what
-// they teach (DecisionTraining), the provision finder search asks, and the
-// deal room. The answer readers (answer*.go, value*.go, parties.go,
-// party_names.go, polarity.go, condition.go) stay with the cell rather than
-// going down with detection: they read a value from passages the detectors
-// already chose, need nothing the scorer computes but the prepared contract
-// (detect.Prepared, through the local prepared type whose methods they are),
-// and change with the answer formats of the table, not with training — a
-// reader can change without a retrain, and detect stays free of what a cell
-// shows.
+// training from labels) are internal/review/detect; the answer readers
+// (a cell's value, parties, title, Yes / No / Conditional, and the value
+// conditions of deal-room questions) are internal/review/answer; the model
+// pass is internal/review/modelpass. What stays here is what turns scores
+// into a review: the cell (which passages, found or not, and the answer
+// read from them), the run over a collection with its kept rows, the
+// table, decisions and what they teach (DecisionTraining), the provision
+// finder search asks, and the deal room.
 package review
 
 import (
-	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 )
 
@@ -62,7 +57,7 @@ type Cell struct {
 	// Answer is the cell's short answer and the exact span it was read from
 	// (see Answer). Every cell the engine makes has one; tables written
 	// before it existed do not.
-	Answer *Answer `json:"answer,omitempty"`
+	Answer *answer.Answer `json:"answer,omitempty"`
 	// Method says what produced the cell: "detector" (trained), "zero-shot"
 	// (definition, keywords and examples only) or "model" (a model server
 	// refined it).
@@ -80,77 +75,13 @@ type Cell struct {
 	Error string `json:"error,omitempty"`
 }
 
-// AnswerKind says what kind of answer a cell gives.
-type AnswerKind string
-
-// The kinds of answer a cell gives.
-const (
-	// KindValue: a value read in the provision's answer format — a date, a
-	// duration, an amount, a jurisdiction, the parties, a title.
-	KindValue AnswerKind = "value"
-	// KindYes: the right or obligation exists (a yes/no provision).
-	KindYes AnswerKind = "yes"
-	// KindNo: the evidence excludes the provision ("Neither party may
-	// terminate this Agreement for convenience"). The cell is not found:
-	// the excluding clause is shown as evidence (Answer.Excludes).
-	KindNo AnswerKind = "no"
-	// KindConditional: the right or obligation exists only under a
-	// condition (Answer.Condition): consent not unreasonably withheld, only
-	// after the initial term, only for cause.
-	KindConditional AnswerKind = "conditional"
-	// KindNotFound: the provision was not found.
-	KindNotFound AnswerKind = "not_found"
-)
-
-// Answer is a cell's short answer, read offline from the cell's extracts
-// (or given by the model pass and verified), with the exact spans it was
-// read from so that every face can highlight them inside the extract.
-//
-//	{"kind": "value", "text": "1 year", "spans": [{"extract": 0, "span": {"start": 812, "end": 830}, "role": "value"}]}
-//	{"kind": "conditional", "text": "Conditional", "condition": "with the prior written consent of the other party, not to be unreasonably withheld", "spans": [...]}
-//	{"kind": "no", "text": "No", "excludes": true, "spans": [{"extract": 0, "span": {...}, "role": "exclusion"}]}
-//	{"kind": "value", "text": "Acme Inc. (Acme); Beta LLC (Beta)", "parties": [{"name": "Acme Inc.", "role": "Acme", "name_span": {...}, "role_span": {...}}, ...]}
-type Answer struct {
-	Kind AnswerKind `json:"kind"`
-	// Text is the one-line answer a grid shows: the value ("1 year",
-	// "Delaware", "2019-03-01", "3 times the fees paid in the 12 months
-	// before the claim", "Acme Inc. (Acme); Beta LLC (Beta)"), or "Yes",
-	// "No", "Conditional", "Not found". A found cell of a value format whose
-	// value could not be read has kind "value" and an empty Text: the
-	// extract is the answer.
-	Text string `json:"text"`
-	// Condition is, for kind "conditional", the condition under which the
-	// right or obligation exists, in the contract's words (shortened).
-	Condition string `json:"condition,omitempty"`
-	// Excludes is true when the evidence is a clause that excludes the
-	// provision (kind "no"); the cell is then not found.
-	Excludes bool `json:"excludes,omitempty"`
-	// Spans are where the answer was read: each lies inside one of the
-	// cell's extracts. Roles: "value", "condition", "exclusion", "party",
-	// "party_role".
-	Spans []AnswerSpan `json:"spans,omitempty"`
-	// Parties are, for the party format, every party with its defined
-	// role or short name, from the preamble and the signature block.
-	Parties []Party `json:"parties,omitempty"`
-}
-
-// AnswerSpan is one place an answer was read from.
-type AnswerSpan struct {
-	// Extract is the index in Cell.Extracts of the extract that holds Span.
-	Extract int `json:"extract"`
-	// Span is in code points of the contract's canonical text (like
-	// Extract.Span), inside that extract.
-	Span document.Span `json:"span"`
-	Role string        `json:"role"`
-}
-
-// Party is one party to a contract.
-type Party struct {
-	Name string `json:"name"`           // "Acme Holdings, Inc."
-	Role string `json:"role,omitempty"` // its defined short name or role: "Acme", "Licensor"
-	// NameSpan and RoleSpan are where the name and the role were read.
-	NameSpan AnswerSpan  `json:"name_span"`
-	RoleSpan *AnswerSpan `json:"role_span,omitempty"`
+// shown is the answer a cell shows: its answer's text, else its Value
+// (tables written before answers existed).
+func (c Cell) shown() string {
+	if c.Answer != nil && c.Answer.Text != "" {
+		return c.Answer.Text
+	}
+	return c.Value
 }
 
 // RiskAnswer is a model's answer to one of a provision's risk questions.

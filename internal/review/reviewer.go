@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
@@ -60,81 +60,27 @@ func (r *Reviewer) Review(ctx context.Context, d detect.Doc) (Row, error) {
 	return r.ReviewPrepared(ctx, prep)
 }
 
-// prepared is the answer readers' view of a prepared contract: the
-// methods that read a cell's answer in its context hang on it.
-type prepared struct{ *detect.Prepared }
-
-// What the answer readers find in a whole contract once, kept with the
-// prepared contract (detect.Prepared.Memo).
-type memoKey int
-
-const (
-	runningKey memoKey = iota // running lines (answer_pick.go)
-	datesKey                  // defined dates (value_end.go definedDates)
-)
-
-// runningLines returns the contract's running lines, found on first use.
-func (p *prepared) runningLines() []document.Span {
-	return p.Memo(runningKey, func() any { return repeatedLines(p.Index(), p.Doc().Doc.Text) }).([]document.Span)
-}
-
-// definedDates returns the dates the contract defines, found on first use.
-func (p *prepared) definedDates() map[string]string {
-	return p.Memo(datesKey, func() any { return definedDates(p.Doc().Doc.Text) }).(map[string]string)
-}
-
-func (r *Reviewer) cell(prep *prepared, i int, scores []float64) Cell {
+func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 	p := &r.pb.Provisions[i]
-	cell := Cell{DocID: prep.Doc().ID, DocName: prep.Doc().Name, Provision: p.Name, Method: r.sc.Method(i), Answer: notFoundAnswer()}
+	cell := Cell{DocID: prep.Doc().ID, DocName: prep.Doc().Name, Provision: p.Name, Method: r.sc.Method(i), Answer: answer.NotFound()}
 	if len(prep.Passages()) == 0 {
 		return cell
 	}
-	picks := detect.Pick(prep.Prepared, scores)
+	picks := detect.Pick(prep, scores)
 	cell.Confidence = r.sc.Confidence(i, scores[picks[0]])
 	for _, k := range picks {
 		cell.Extracts = append(cell.Extracts, prep.Extract(k, scores[k]))
 	}
 	cell.Found = cell.Confidence >= r.sc.Threshold(i)
-	cell.Answer = notFoundAnswer()
-	if !cell.Found {
-		if p.Answer == playbook.AnswerYesNo {
-			// a clause that excludes the provision is shown as such even
-			// below the threshold
-			if a := polarityAnswer(p, cell.Extracts[:1]); a.Excludes && exclusionWeight(p, cell.Extracts[0].Text) >= minExclusionWeight {
-				cell.Answer = a
-			}
+	cell.Extracts, cell.Answer = answer.Read(prep, p, cell.Extracts, scores, cell.Found)
+	if cell.Found {
+		if cell.Answer.Excludes {
+			// A clause that excludes the provision is evidence, not the
+			// provision: the cell is not found, and shows why.
+			cell.Found = false
+		} else {
+			cell.Value = cell.Answer.Text
 		}
-		return cell
-	}
-	if p.Answer == playbook.AnswerParty {
-		// The parties are read where a contract introduces them (its
-		// preamble and signature block), not where the detector finds a
-		// clause that mentions their names.
-		if ex, a := prep.partyAnswer(scores); a != nil {
-			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
-			return cell
-		}
-	}
-	if p.Answer == playbook.AnswerText {
-		// A text cell whose evidence is the contract's opening asks for
-		// its title: read where the contract writes it.
-		if ex, a := prep.titleAnswer(cell.Extracts, scores); a != nil {
-			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
-			return cell
-		}
-	}
-	if p.Answer == playbook.AnswerEndDate {
-		if ex, a := prep.definedEndAnswer(p, cell.Extracts, scores); a != nil {
-			cell.Extracts, cell.Answer, cell.Value = ex, a, a.Text
-			return cell
-		}
-	}
-	cell.Answer = readAnswer(p, prep, cell.Extracts)
-	cell.Value = cell.Answer.Text
-	if cell.Answer.Excludes {
-		// A clause that excludes the provision is evidence, not the
-		// provision: the cell is not found, and shows why.
-		cell.Found, cell.Value = false, ""
 	}
 	return cell
 }
@@ -146,9 +92,8 @@ func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *detect.Prepared) (R
 		return row, err
 	}
 	scores := r.sc.Scores(prep)
-	p := &prepared{prep}
 	for i := range r.pb.Provisions {
-		row.Cells = append(row.Cells, r.cell(p, i, scores[i]))
+		row.Cells = append(row.Cells, r.cell(prep, i, scores[i]))
 	}
 	return row, nil
 }

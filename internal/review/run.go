@@ -17,6 +17,7 @@ import (
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parallel"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
@@ -573,7 +574,7 @@ func lightRow(row Row) Row {
 		cells[i] = Cell{DocID: c.DocID, DocName: c.DocName, Provision: c.Provision, Found: c.Found,
 			Confidence: c.Confidence, Value: c.Value, Method: c.Method}
 		if c.Answer != nil {
-			cells[i].Answer = &Answer{Kind: c.Answer.Kind, Text: c.Answer.Text, Condition: c.Answer.Condition, Excludes: c.Answer.Excludes}
+			cells[i].Answer = &answer.Answer{Kind: c.Answer.Kind, Text: c.Answer.Text, Condition: c.Answer.Condition, Excludes: c.Answer.Excludes}
 		}
 	}
 	row.Cells, row.light = cells, true

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
@@ -305,9 +306,9 @@ func TestBrowserReview(t *testing.T) {
 func answerClass(c *review.Cell) string {
 	if a := c.Answer; a != nil {
 		switch {
-		case a.Kind == review.KindNotFound:
+		case a.Kind == answer.KindNotFound:
 			return "cell-nf"
-		case a.Kind == review.KindValue && a.Text == "":
+		case a.Kind == answer.KindValue && a.Text == "":
 			return "cell-found"
 		}
 		return "cell-" + string(a.Kind)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 )
 
@@ -143,8 +144,8 @@ func (rv *Review) title() string {
 	return "Review: " + rv.Table.Playbook
 }
 
-// answer is what a cell says once its decision is applied.
-type answer struct {
+// shownAnswer is what a cell says once its decision is applied.
+type shownAnswer struct {
 	// Kind is the answer's kind: "yes", "no", "conditional", "value",
 	// "found" (a found provision whose answer is its clause: no value) or
 	// "not_found".
@@ -164,7 +165,7 @@ type answer struct {
 	// the reviewer corrected the text).
 	Located bool
 	// Spans are where the engine read the answer, inside the extracts.
-	Spans []review.AnswerSpan
+	Spans []answer.Span
 	// Was is the engine's one-line answer that a correction replaced.
 	Was      string
 	Verdict  review.Verdict
@@ -173,16 +174,16 @@ type answer struct {
 
 // engineAnswer reads the engine's answer of a cell: its Answer, or for a
 // cell made before answers were read, its found flag and value.
-func engineAnswer(c *review.Cell) answer {
-	a := answer{Kind: "not_found", Line: NotFound, Text: NotFound, Value: c.Value}
+func engineAnswer(c *review.Cell) shownAnswer {
+	a := shownAnswer{Kind: "not_found", Line: NotFound, Text: NotFound, Value: c.Value}
 	if x := c.Answer; x != nil {
 		a.Kind, a.Line, a.Condition, a.Spans = string(x.Kind), x.Text, x.Condition, x.Spans
 		switch {
-		case x.Kind == review.KindNotFound:
+		case x.Kind == answer.KindNotFound:
 			a.Kind, a.Line = "not_found", NotFound
-		case x.Kind == review.KindValue && x.Text == "":
+		case x.Kind == answer.KindValue && x.Text == "":
 			a.Kind, a.Line = "found", "Found"
-		case x.Kind == review.KindConditional && x.Condition != "":
+		case x.Kind == answer.KindConditional && x.Condition != "":
 			a.Line = "Conditional: " + x.Condition
 		case a.Line == "":
 			a.Line = kindLine(a.Kind)
@@ -232,7 +233,7 @@ func kindLine(kind string) string {
 // answer (the corrected value, else Found with the corrected text) and
 // keeps the engine's in Was; an accepted or rejected cell shows the
 // engine's answer, with the verdict beside it.
-func answerOf(c *review.Cell, d *review.Decision) answer {
+func answerOf(c *review.Cell, d *review.Decision) shownAnswer {
 	a := engineAnswer(c)
 	a.Decision = d
 	if d == nil {
@@ -259,7 +260,7 @@ func answerOf(c *review.Cell, d *review.Decision) answer {
 // reviewed says how a decided cell was reviewed, for the faces that put it
 // beside the answer: "✓ accepted", "✗ rejected", "✎ corrected (was: Yes)";
 // "" when nobody decided.
-func (a answer) reviewed() string {
+func (a shownAnswer) reviewed() string {
 	switch a.Verdict {
 	case review.Accepted:
 		return "✓ accepted"
@@ -277,7 +278,7 @@ func (a answer) reviewed() string {
 // located returns where a cell's answer is: the extracts' clause paths,
 // pages and spans, and the answer's own spans, each joined with "; " —
 // empty for a cell with nothing to locate.
-func located(c *review.Cell, a answer) (paths, pgs, spans, answerSpans string) {
+func located(c *review.Cell, a shownAnswer) (paths, pgs, spans, answerSpans string) {
 	if !a.Located {
 		return "", "", "", ""
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 	"github.com/pakton/pakton/internal/store"
@@ -98,8 +99,8 @@ func excluded(t *testing.T, tab *review.Table) *review.Cell {
 				continue
 			}
 			e := c.Extracts[0]
-			c.Answer = &review.Answer{Kind: review.KindNo, Text: "No", Excludes: true,
-				Spans: []review.AnswerSpan{{Extract: 0, Span: document.Span{Start: e.Span.Start, End: e.Span.Start + min(12, e.Span.Len())}, Role: "exclusion"}}}
+			c.Answer = &answer.Answer{Kind: answer.KindNo, Text: "No", Excludes: true,
+				Spans: []answer.Span{{Extract: 0, Span: document.Span{Start: e.Span.Start, End: e.Span.Start + min(12, e.Span.Len())}, Role: "exclusion"}}}
 			c.Value = ""
 			return c
 		}

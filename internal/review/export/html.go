@@ -11,6 +11,7 @@ import (
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 )
 
@@ -173,7 +174,7 @@ func valueNote(v string) string {
 // passageOf shows an extract inside the contract text around it, with
 // the answer's spans in extract x marked; when the text is unavailable or
 // no longer matches the extract, the extract alone.
-func passageOf(e detect.Extract, x int, spans []review.AnswerSpan, text []rune, err error) htmlPassage {
+func passageOf(e detect.Extract, x int, spans []answer.Span, text []rune, err error) htmlPassage {
 	p := htmlPassage{Path: e.Path, Pages: pageList(e.Pages), Span: e.Span.String(), Text: segments(e, x, spans)}
 	if err != nil || e.Span.End > len(text) || e.Span.Start < 0 || string(text[e.Span.Start:e.Span.End]) != e.Text {
 		return p
@@ -186,7 +187,7 @@ func passageOf(e detect.Extract, x int, spans []review.AnswerSpan, text []rune, 
 }
 
 // segments cuts extract x's text at the answer's spans inside it.
-func segments(e detect.Extract, x int, spans []review.AnswerSpan) []htmlSegment {
+func segments(e detect.Extract, x int, spans []answer.Span) []htmlSegment {
 	r := []rune(e.Text)
 	var out []htmlSegment
 	at := 0

@@ -133,7 +133,7 @@ const (
 var answerKinds = []string{"yes", "no", "conditional", "value", "found", "not_found"}
 
 // answerStyle returns the style of an answer cell.
-func answerStyle(a answer, conf float64) int {
+func answerStyle(a shownAnswer, conf float64) int {
 	k := 0
 	for i, x := range answerKinds {
 		if x == a.Kind {
@@ -377,7 +377,7 @@ func (r *reviewSheet) end() []note {
 
 // noteText is an answer cell's comment: the extract the answer is read
 // from (or the corrected text), clipped, and the reviewer's note.
-func noteText(c *review.Cell, a answer) string {
+func noteText(c *review.Cell, a shownAnswer) string {
 	var parts []string
 	if a.Kind == "no" && a.Decision == nil {
 		parts = append(parts, "Excluded by:")

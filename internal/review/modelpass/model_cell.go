@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 
@@ -22,7 +23,7 @@ import (
 // nowhere, it is dropped and noted. The cell is found only when the
 // model's final answer says so and at least one quotation verified.
 func buildCell(ctx context.Context, d detect.Doc, p *playbook.Provision, offline review.Cell, a *modelAnswer) review.Cell {
-	c := review.Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: review.MethodModel, Answer: review.NotFoundAnswer()}
+	c := review.Cell{DocID: offline.DocID, DocName: offline.DocName, Provision: p.Name, Method: review.MethodModel, Answer: answer.NotFound()}
 	final := a.FollowUp
 	if !final.Found {
 		// "Not found": the best offline candidate stays for the reviewer
@@ -60,7 +61,7 @@ func buildCell(ctx context.Context, d detect.Doc, p *playbook.Provision, offline
 		v = a.First.Value
 	}
 	c.Value = modelValue(p, v, ex)
-	c.Answer = review.AnswerFromModel(p, c.Value, ex)
+	c.Answer = answer.FromModel(p, c.Value, ex)
 	for _, r := range a.Risks {
 		ra := review.RiskAnswer{Question: r.Question, Answer: r.Answer}
 		if ra.Answer == "" {
@@ -195,25 +196,25 @@ func modelValue(p *playbook.Provision, v string, ex []detect.Extract) string {
 	}
 	v = strings.TrimSpace(v)
 	if isNoValue(v) {
-		return review.ReadValue(p, ex)
+		return answer.ReadValue(p, ex)
 	}
 	switch p.Answer {
 	case playbook.AnswerDate, playbook.AnswerEndDate:
-		if d, ok := review.FirstDate(v); ok {
+		if d, ok := answer.FirstDate(v); ok {
 			return d
 		}
-		if review.Perpetual(v) {
+		if answer.Perpetual(v) {
 			return "perpetual"
 		}
 	case playbook.AnswerDuration:
-		if review.Perpetual(v) {
+		if answer.Perpetual(v) {
 			return "perpetual"
 		}
-		if d, ok := review.FirstDuration(v); ok {
+		if d, ok := answer.FirstDuration(v); ok {
 			return d
 		}
 	case playbook.AnswerJurisdiction:
-		if j := review.Jurisdiction(v); j != "" {
+		if j := answer.Jurisdiction(v); j != "" {
 			return j
 		}
 	}

@@ -67,7 +67,7 @@ type Provision struct {
 	// name); "none" forces the zero-shot scorer.
 	Detector string `yaml:"detector" json:"detector,omitempty"`
 	// Polarity says how a yes/no provision is written, so that a clause
-	// that excludes it is read as No (polarity.go): "right" (a right or
+	// that excludes it is read as No (internal/review/answer/polarity.go): "right" (a right or
 	// obligation, written positively: "may terminate for convenience"),
 	// "restriction" (written as a prohibition: "shall not compete"),
 	// "relief" (relieves a party: "is not liable for indirect damages"),

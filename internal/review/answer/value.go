@@ -1,0 +1,355 @@
+package answer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+var (
+	// Regular expressions are compiled on first use (sync.OnceValue): compiled
+	// at start-up they were a cost every command paid, a one-shot search too.
+	rePerpetual = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:perpetual(?:ly)?|in perpetuity|indefinite(?:ly)?)\b`)
+	})
+	reAmount = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand))?|\b(?:US\$|USD|EUR|GBP|RMB)\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:%|per\s?cent|percent)|\b\d[\d,]*(?:\.\d+)?\s(?:dollars|euros|pounds))`)
+	})
+)
+
+var months = map[string]time.Month{
+	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
+	"september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+
+// dateForms are compiled on first use, like the package's other
+// expressions: compiling them at start-up was a cost every command paid.
+var dateForms = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// March 1, 2019 / Mar. 1st 2019 (an ordinal's letters may be split
+		// by a PDF's text: "1s t")
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?[,.]?\s+(\d{4})\b`),
+		// 1st day of March, 2019 / 1 March 2019 / "19t h day of", "as of1
+		// August 2019" (a space lost)
+		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		// 2019-03-01
+		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
+		// 03/01/2019, 03-01-2019, 3/1/19 (US order; day first when the
+		// first number cannot be a month: 18/9/2008)
+		regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b`),
+		regexp.MustCompile(`\b(\d{1,2})-(\d{1,2})-(\d{4})\b`),
+	}
+})
+
+// FirstDate returns the first calendar date written in s, as YYYY-MM-DD;
+// impossible dates (31 February) and years outside 1900–2200 are skipped.
+func FirstDate(s string) (string, bool) {
+	d, _, ok := firstDate(s)
+	return d, ok
+}
+
+// firstDate is FirstDate, also returning where the date starts in s.
+func firstDate(s string) (string, int, bool) {
+	d, at, _, ok := firstDateAt(s)
+	return d, at, ok
+}
+
+// firstDateAt is FirstDate, also returning where the date starts and ends
+// in s (bytes).
+func firstDateAt(s string) (string, int, int, bool) {
+	all := allDatesAt(s)
+	if len(all) == 0 {
+		return "", len(s) + 1, 0, false
+	}
+	return all[0].v, all[0].at, all[0].end, true
+}
+
+// valueAt is a value read from a text and where it is written (bytes).
+type valueAt struct {
+	v       string
+	at, end int
+}
+
+// allDatesAt returns every calendar date written in s, in order, as
+// YYYY-MM-DD (impossible dates and years outside 1900–2200 skipped).
+func allDatesAt(s string) []valueAt {
+	var out []valueAt
+	for i, re := range dateForms() {
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
+			var y, d int
+			var mo time.Month
+			switch i {
+			case 0:
+				mo, d, y = months[strings.ToLower(g(1))], atoi(g(2)), atoi(g(3))
+			case 1:
+				d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
+			case 2:
+				y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
+			case 3, 4:
+				mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
+				if mo > 12 && d <= 12 {
+					mo, d = time.Month(d), int(mo)
+				}
+				if len(g(3)) == 2 {
+					// a two-digit year: 00–49 are 2000–2049
+					y += 1900
+					if y < 1950 {
+						y += 100
+					}
+				}
+			}
+			if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
+				continue
+			}
+			t := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+			if t.Day() != d {
+				continue // 31 February
+			}
+			at := m[0]
+			if i == 1 {
+				at = m[2] // not the "of" of "as of1 August"
+			}
+			out = append(out, valueAt{t.Format("2006-01-02"), at, m[1]})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].at < out[b].at })
+	// one date per place (two forms may match overlapping text)
+	return withoutOverlaps(out, func(v valueAt) (int, int) { return v.at, v.end })
+}
+
+// withoutOverlaps keeps, of matches sorted by where they start, each one
+// that starts at or after the end of the last one kept: where matches
+// overlap, the first in the order wins.
+func withoutOverlaps[T any](sorted []T, span func(T) (at, end int)) []T {
+	var kept []T
+	lastEnd := 0
+	for _, m := range sorted {
+		at, end := span(m)
+		if len(kept) > 0 && at < lastEnd {
+			continue
+		}
+		kept = append(kept, m)
+		lastEnd = end
+	}
+	return kept
+}
+
+// Numbers written in words, as contracts write periods: "five (5)
+// years", "twenty-four months", "one hundred twenty (120) days".
+var (
+	unitWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+	teenWords = map[string]int{"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	tensWords = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+)
+
+const (
+	reUnitWord = `one|two|three|four|five|six|seven|eight|nine`
+	reTensWord = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:` + reUnitWord + `)\b)?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|` + reUnitWord
+	reNumWord  = `(?:` + reUnitWord + `|a)\s+hundred(?:\s+(?:and\s+)?(?:` + reTensWord + `))?|` + reTensWord
+)
+
+// wordNumber reads a number written in words ("twenty-four", "one hundred
+// and twenty"); 0 when s is not one.
+func wordNumber(s string) int {
+	n, cur := 0, 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '-' || r == '\t' || r == '\n' || r == '\r' }) {
+		switch {
+		case w == "and":
+		case w == "a" && cur == 0:
+			cur = 1
+		case w == "hundred":
+			n += max(cur, 1) * 100
+			cur = 0
+		case unitWords[w] > 0:
+			cur += unitWords[w]
+		case teenWords[w] > 0:
+			cur += teenWords[w]
+		case tensWords[w] > 0:
+			cur += tensWords[w]
+		default:
+			return 0
+		}
+	}
+	return n + cur
+}
+
+// reDurationValue is a period of time: a number (in figures, in words, or
+// both: "five (5)"), at most one word that qualifies the unit ("calendar",
+// "business", "Contract", "Lease", "full", "additional"), and the unit.
+var reDurationValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(\d{1,4}|` + reNumWord + `)\b[\s-]*(?:\(\s*(\d{1,4})\s*\)[\s-]*)?(?:([a-z]{3,})[\s-]+)?(day|month|year|week)s?\b`)
+})
+
+// notQualifiers are words that cannot qualify a period's unit: "5 per
+// year" is a rate, "one or two years" two numbers.
+var notQualifiers = map[string]bool{"per": true, "the": true, "each": true, "every": true, "and": true, "for": true,
+	"from": true, "than": true, "any": true, "such": true, "this": true, "that": true, "its": true, "their": true,
+	"one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true, "ten": true}
+
+// FirstDuration returns the first period of time written in s, normalised
+// as "N unit(s)" ("five (5) years" → "5 years").
+func FirstDuration(s string) (string, bool) {
+	d, _, _, ok := firstDurationAt(s)
+	return d, ok
+}
+
+// firstDurationAt is FirstDuration, also returning where the period is
+// written in s (bytes).
+func firstDurationAt(s string) (string, int, int, bool) {
+	all := allDurationsAt(s)
+	if len(all) == 0 {
+		return "", 0, 0, false
+	}
+	return all[0].v, all[0].at, all[0].end, true
+}
+
+// allDurationsAt returns every period of time written in s, in order,
+// normalised as "N unit(s)". A number that is part of a date ("the 1 st
+// day of May 2020") is not a period.
+func allDurationsAt(s string) []valueAt {
+	var out []valueAt
+	dates := allDatesAt(s)
+	re := reDurationValue()
+	for from := 0; from < len(s); {
+		ix := re.FindStringSubmatchIndex(s[from:])
+		if ix == nil {
+			break
+		}
+		for k := range ix {
+			if ix[k] >= 0 {
+				ix[k] += from
+			}
+		}
+		g := func(k int) string {
+			if ix[2*k] < 0 {
+				return ""
+			}
+			return s[ix[2*k]:ix[2*k+1]]
+		}
+		next := ix[1]
+		qual := strings.ToLower(g(3))
+		n := 0
+		if g(2) != "" {
+			n = atoi(g(2))
+		} else if v, err := strconv.Atoi(g(1)); err == nil {
+			n = v
+		} else {
+			n = wordNumber(g(1))
+		}
+		unit := strings.ToLower(g(4))
+		ok := n > 0 && !notQualifiers[qual] && !(unit == "year" && n >= 1000)
+		for _, d := range dates {
+			if d.at < ix[1] && ix[0] < d.end {
+				ok = false
+			}
+		}
+		if !ok {
+			// not a period: look again after its first word, so that a
+			// word taken for a number or qualifier does not hide the
+			// period written after it ("three per year", "initial five
+			// years")
+			next = ix[0] + 1
+			if w := strings.IndexFunc(s[ix[0]:], func(r rune) bool { return r == ' ' || r == '-' || r == '(' }); w > 0 {
+				next = ix[0] + w
+			}
+			from = next
+			continue
+		}
+		from = next
+		if qual == "calendar" || qual == "business" || qual == "consecutive" {
+			unit = qual + " " + unit
+		}
+		if n != 1 {
+			unit += "s"
+		}
+		out = append(out, valueAt{fmt.Sprintf("%d %s", n, unit), ix[0], ix[1]})
+	}
+	return out
+}
+
+var (
+	reBetween = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)\b(?:between|among|by and between|by and among)\s+(.{3,400}?)(?:\.\s|\n\s*\n|WHEREAS|RECITALS|$)`)
+	})
+	rePartySep  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i),?\s+\band\b\s+|;\s*`) })
+	reShortName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(\s*(?:the\s+)?["“]([^"”]{2,40})["”]`) })
+	reEntity    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Z0-9][\w&.,'’\- ]{1,120}?(?:Inc|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|LP|L\.P|LLP|PLC|plc|GmbH|AG|S\.A|SA|N\.V|B\.V|AB|Pty|Trust|Bank|Partners|Holdings|Group)\.?)\b`)
+	})
+)
+
+// Parties returns the names of the parties a preamble introduces ("between
+// Acme Inc. ("Acme") and Beta LLC ("Beta")"): the entity names, followed by
+// their short names where given.
+func Parties(s string) []string {
+	var out []string
+	for _, p := range partiesAt(s) {
+		name := p.name
+		if p.role != "" {
+			if name == "" {
+				name = p.role
+			} else {
+				name += " (" + p.role + ")"
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// partyAt is a party read from a text, with where its name and role are
+// (bytes; -1 when absent).
+type partyAt struct {
+	name, role      string
+	nameAt, nameEnd int
+	roleAt, roleEnd int
+}
+
+// partiesAt is Parties with the places each name and role was read.
+func partiesAt(s string) []partyAt {
+	m := reBetween().FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil
+	}
+	lo, hi := m[2], m[3]
+	var out []partyAt
+	seen := map[string]bool{}
+	at := lo
+	seps := rePartySep().FindAllStringIndex(s[lo:hi], -1)
+	seps = append(seps, []int{hi - lo, hi - lo})
+	for _, sep := range seps {
+		partLo, partHi := at, lo+sep[0]
+		at = lo + sep[1]
+		raw := s[partLo:partHi]
+		trim := strings.TrimLeft(raw, " \t\r\n")
+		off := partLo + len(raw) - len(trim)
+		part := strings.TrimRight(trim, " \t\r\n")
+		p := partyAt{nameAt: -1, roleAt: -1}
+		if e := reEntity().FindStringSubmatchIndex(part); e != nil {
+			name := part[e[2]:e[3]]
+			trimmed := strings.TrimRight(name, ", ")
+			p.name, p.nameAt, p.nameEnd = trimmed, off+e[2], off+e[2]+len(trimmed)
+		}
+		if sn := reShortName().FindStringSubmatchIndex(part); sn != nil {
+			p.role, p.roleAt, p.roleEnd = part[sn[2]:sn[3]], off+sn[2], off+sn[3]
+		}
+		key := p.name + "\x00" + p.role
+		if (p.name != "" || p.role != "") && !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
