@@ -71,7 +71,7 @@ func runAsk(ctx context.Context, args []string) error {
 	defer svc.Close()
 	lib := sn.Library()
 	if *explain {
-		res, err := sn.Search(ctx, search.Query{Text: question, K: *k, Docs: req.Docs, NoRoute: req.NoRoute, Explain: true})
+		res, err := sn.Search(ctx, search.Query{Text: question, K: *k, Docs: req.Docs, Explain: true, Stages: search.Stages{NoRoute: req.NoRoute}})
 		if err != nil {
 			return err
 		}

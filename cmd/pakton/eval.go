@@ -15,6 +15,7 @@ import (
 	"github.com/pakton/pakton/internal/eval"
 	"github.com/pakton/pakton/internal/eval/contractnli"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/search"
 )
 
 // stringList is a repeatable string flag.
@@ -63,8 +64,9 @@ func runEval(ctx context.Context, args []string) error {
 	method := fs.String("method", "pakton", "retrieval method: "+strings.Join(eval.Methods, ", "))
 	jsonOut, quiet := addReportFlags(fs)
 	noExpand := fs.Bool("no-expand", false, "ablation: no query expansion with corpus-learned word associations")
-	noRoute := fs.Bool("no-route", false, "ablation: search every document even when a question names a contract")
-	sw := stageFlags(fs) // --no-framing, --no-associations, --no-headings, --no-fill, --no-spread
+	var stages search.Stages
+	fs.BoolVar(&stages.NoRoute, "no-route", false, "ablation: search every document even when a question names a contract")
+	stageFlags(fs, &stages) // --no-framing, --no-associations, --no-headings, --no-fill, --no-spread
 	replicate := fs.Int("replicate", 1, "index every document N times (speed scaling runs only; scores are not comparable)")
 	unnamed := fs.Bool("unnamed", false, "also search the built-in questions that name no contract and report how many routing narrowed")
 	storeLoc := fs.String("store", "", "put the corpus into this store (a directory or weaviate://host:port…) and search the index loaded back from it, instead of indexing in memory")
@@ -85,8 +87,10 @@ func runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, NoExpand: *noExpand, Collection: *coll,
-		NoRoute: *noRoute, NoFraming: *sw.noFraming, NoAssociations: *sw.noAssoc, NoHeadings: *sw.noHeadings, NoFill: *sw.noFill, NoSpread: *sw.noSpread}
+	if *noExpand {
+		stages.NoAssociations, stages.NoHeadings = true, true
+	}
+	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, Collection: *coll, Stages: stages}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
 		st, err := g.openOrCreate(ctx)

@@ -24,9 +24,10 @@ func runSearch(ctx context.Context, args []string) error {
 	k := fs.Int("k", 5, "number of passages")
 	asJSON := fs.Bool("json", false, "print a JSON object")
 	full := fs.Bool("full", false, "print each passage in full (default: about 600 characters)")
-	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
-	noProv := fs.Bool("no-provisions", false, "rank by the question's words only, without putting first the passage the review detectors find for a question about a playbook provision")
-	sw := stageFlags(fs)
+	var stages search.Stages
+	fs.BoolVar(&stages.NoRoute, "no-route", false, "search every document even when the question seems to name a contract")
+	fs.BoolVar(&stages.NoProvisions, "no-provisions", false, "rank by the question's words only, without putting first the passage the review detectors find for a question about a playbook provision")
+	stageFlags(fs, &stages)
 	explain := fs.Bool("explain", false, "print the plan of the search: routing, the words dropped and added, the provision asked about, how each passage was scored (with --json: an \"explain\" object)")
 	query, err := textArg(fs, args, "QUERY")
 	if err != nil {
@@ -40,8 +41,7 @@ func runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	q := search.Query{Text: query, K: *k, NoRoute: *noRoute, NoProvisions: *noProv, Explain: *explain}
-	sw.apply(&q)
+	q := search.Query{Text: query, K: *k, Stages: stages, Explain: *explain}
 	if q.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
 		return err
 	}
@@ -74,22 +74,16 @@ func runSearch(ctx context.Context, args []string) error {
 	return writeSearchText(stdout, resp, *full)
 }
 
-// stages are the switches of the search's tuned stages (search.Explain
-// lists them): each turns one off, for an ablation without a patch.
-type stages struct{ noFraming, noAssoc, noHeadings, noFill, noSpread *bool }
-
-func stageFlags(fs *flag.FlagSet) stages {
-	return stages{
-		noFraming:  fs.Bool("no-framing", false, "keep the words the question frames itself with (\"does this contract mention\") among the words searched"),
-		noAssoc:    fs.Bool("no-associations", false, "do not add the words that co-occur with the question's words in the collection"),
-		noHeadings: fs.Bool("no-headings", false, "do not add the body words of the clauses the question's words head"),
-		noFill:     fs.Bool("no-fill", false, "in a search narrowed to some contracts, return only passages that match the question's words"),
-		noSpread:   fs.Bool("no-spread", false, "put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)"),
-	}
-}
-
-func (s stages) apply(q *search.Query) {
-	q.NoFraming, q.NoAssociations, q.NoHeadings, q.NoFill, q.NoSpread = *s.noFraming, *s.noAssoc, *s.noHeadings, *s.noFill, *s.noSpread
+// stageFlags defines the flags of the search's tuned stages that pakton
+// search and pakton eval legalbench share (search.Stages; each command
+// words its own --no-route and provision flags): each turns one stage off,
+// for an ablation without a patch.
+func stageFlags(fs *flag.FlagSet, s *search.Stages) {
+	fs.BoolVar(&s.NoFraming, "no-framing", false, "keep the words the question frames itself with (\"does this contract mention\") among the words searched")
+	fs.BoolVar(&s.NoAssociations, "no-associations", false, "do not add the words that co-occur with the question's words in the collection")
+	fs.BoolVar(&s.NoHeadings, "no-headings", false, "do not add the body words of the clauses the question's words head")
+	fs.BoolVar(&s.NoFill, "no-fill", false, "in a search narrowed to some contracts, return only passages that match the question's words")
+	fs.BoolVar(&s.NoSpread, "no-spread", false, "put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)")
 }
 
 // oneShotGC tunes the garbage collector for a command that answers once and

@@ -162,7 +162,7 @@ func (l *Library) perContractSearch(ctx context.Context, question string, docs [
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		res, err := l.Corpus.Index.Search(ctx, search.Query{Text: question, Docs: []string{d.ID}, K: 1, NoFill: true})
+		res, err := l.Corpus.Index.Search(ctx, search.Query{Text: question, Docs: []string{d.ID}, K: 1, Stages: search.Stages{NoFill: true}})
 		if err != nil {
 			return nil, nil, fmt.Errorf("searching %s: %w", d.Name, err)
 		}

@@ -60,7 +60,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 	if k <= 0 {
 		k = EvidenceK
 	}
-	res, ev, err := lib.Corpus.Search(ctx, search.Query{Text: req.Question, Docs: req.Docs, K: k, NoRoute: req.NoRoute})
+	res, ev, err := lib.Corpus.Search(ctx, search.Query{Text: req.Question, Docs: req.Docs, K: k, Stages: search.Stages{NoRoute: req.NoRoute}})
 	if err != nil {
 		return nil, err
 	}

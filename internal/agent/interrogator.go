@@ -97,7 +97,7 @@ func (a *Asker) Ask(ctx context.Context, req Request) (*report.Report, error) {
 		if ctx.Err() == nil {
 			// A question about several contracts is also answered per
 			// contract, offline (dealroom.go).
-			route, err := a.Library.Corpus.Index.Route(ctx, search.Query{Text: req.Question, Docs: req.Docs, NoRoute: req.NoRoute})
+			route, err := a.Library.Corpus.Index.Route(ctx, search.Query{Text: req.Question, Docs: req.Docs, Stages: search.Stages{NoRoute: req.NoRoute}})
 			if err != nil {
 				rep.Flag("the per-contract answer failed: " + err.Error())
 			} else {

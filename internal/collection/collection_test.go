@@ -157,7 +157,7 @@ func TestDocAndRespond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sn.Search(ctx, search.Query{Text: "which law governs the agreement", K: 4, NoProvisions: true})
+	res, err := sn.Search(ctx, search.Query{Text: "which law governs the agreement", K: 4, Stages: search.Stages{NoProvisions: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func RunDealRoom(ctx context.Context, corpusDir string, labels *detect.Labels, q
 			if err != nil {
 				return nil, err
 			}
-			fi.SetMatcher(func(_ context.Context, question string) []string { return held.AskedProvisions(question) })
+			fi.SetMatcher(held.AskedProvisions)
 			dr, err := fi.DealRoom(ctx, q.Question, byFold[f], review.DealRoomOptions{Workers: workers})
 			if err != nil {
 				return nil, err

@@ -148,17 +148,26 @@ func labelledFolds(corpusDir string, labels *detect.Labels, folds int) (func(pat
 type foldFinder struct {
 	finders []*review.Finder
 	foldOf  map[string]int // by index id
+	// held, when the questions are matched with their own provision's
+	// playbook questions held out (ProvisionSource.HoldOutQuestions), says
+	// per fold which provisions a question of a category asks about
+	// (heldOutMatcher).
+	held []func(category, question string) []string
 }
 
-// categoryKey carries a benchmark question's category to the finder (the
-// search API passes only the question's text down to it).
-type categoryKey struct{}
+// forCategory returns the finder of a benchmark question of category: the
+// category names the provision the question was written about.
+func (ff *foldFinder) forCategory(category string) search.ProvisionFinder {
+	return categoryFinder{ff, category}
+}
 
-func withCategory(ctx context.Context, category string) context.Context {
-	if category == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, categoryKey{}, category)
+type categoryFinder struct {
+	ff       *foldFinder
+	category string
+}
+
+func (c categoryFinder) FindProvisions(ctx context.Context, req search.ProvisionRequest) ([]search.Hit, []search.Absence, error) {
+	return c.ff.find(ctx, req, c.category)
 }
 
 // finder returns the search.ProvisionFinder of one index: texts are the
@@ -200,7 +209,7 @@ func (s *ProvisionSource) finder(texts map[string]string, rel func(string) strin
 			return nil, err
 		}
 		if s.HoldOutQuestions {
-			f.SetMatcher(heldOutMatcher(s.Playbook, det, f))
+			ff.held = append(ff.held, heldOutMatcher(s.Playbook, det, f))
 		}
 		ff.finders = append(ff.finders, f)
 	}
@@ -210,10 +219,15 @@ func (s *ProvisionSource) finder(texts map[string]string, rel func(string) strin
 // FindProvisions asks each fold's finder about its documents and keeps
 // each finder's order (its best passages, then their further passages), as
 // the one finder of pakton search returns them.
-func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
+func (ff *foldFinder) FindProvisions(ctx context.Context, req search.ProvisionRequest) ([]search.Hit, []search.Absence, error) {
+	return ff.find(ctx, req, "")
+}
+
+// find is FindProvisions for a question of a category ("" for none).
+func (ff *foldFinder) find(ctx context.Context, req search.ProvisionRequest, category string) ([]search.Hit, []search.Absence, error) {
 	byFold := map[int][]string{}
 	var folds []int
-	for _, id := range docs {
+	for _, id := range req.Docs {
 		f := ff.foldOf[id]
 		if _, ok := byFold[f]; !ok {
 			folds = append(folds, f)
@@ -223,7 +237,16 @@ func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs 
 	var out []search.Hit
 	var absent []search.Absence
 	for _, f := range folds {
-		hits, abs, err := ff.finders[f].FindProvisions(ctx, question, byFold[f])
+		sub := req
+		sub.Docs = byFold[f]
+		var hits []search.Hit
+		var abs []search.Absence
+		var err error
+		if ff.held != nil {
+			hits, abs, err = ff.finders[f].FindNamed(ctx, ff.held[f](category, req.Question), sub)
+		} else {
+			hits, abs, err = ff.finders[f].FindProvisions(ctx, sub)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -233,14 +256,13 @@ func (ff *foldFinder) FindProvisions(ctx context.Context, question string, docs 
 	return out, absent, nil
 }
 
-// heldOutMatcher matches a question whose category (withCategory) names a
-// provision of pb with that provision's example questions left out of its
-// profile, and any other question as f does.
-func heldOutMatcher(pb *playbook.Playbook, det *detect.Detectors, f *review.Finder) func(ctx context.Context, question string) []string {
+// heldOutMatcher matches a question whose category names a provision of pb
+// with that provision's example questions left out of its profile, and any
+// other question as f does.
+func heldOutMatcher(pb *playbook.Playbook, det *detect.Detectors, f *review.Finder) func(category, question string) []string {
 	var mu sync.Mutex
 	matchers := map[string]*review.Reviewer{}
-	return func(ctx context.Context, question string) []string {
-		cat, _ := ctx.Value(categoryKey{}).(string)
+	return func(cat, question string) []string {
 		var name string
 		for _, p := range pb.Provisions {
 			if cat != "" && strings.EqualFold(p.Name, cat) {

@@ -43,12 +43,9 @@ type Options struct {
 	// names) to measure how speed grows with corpus size. Scores of a
 	// replicated run are not comparable: copies compete with the originals.
 	Replicate int
-	// NoExpand and NoFill switch off query expansion and filling to k, for
-	// ablation runs; NoRoute, NoFraming, NoAssociations, NoHeadings and
-	// NoSpread the search's other tuned stages (search.Query, search.Explain's
-	// Stages).
-	NoExpand, NoFill                                         bool
-	NoRoute, NoFraming, NoAssociations, NoHeadings, NoSpread bool
+	// Stages switch the search's tuned stages off, for ablation runs (the
+	// provision stage is Provisions).
+	search.Stages
 	// Unnamed are questions that name no contract; each is searched over the
 	// whole corpus and the report says how many routing narrowed.
 	Unnamed []string
@@ -258,12 +255,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			unnamedRel = rel
 		}
 		var models search.Models
+		var ff *foldFinder
 		if opt.Provisions != nil {
-			ff, err := opt.Provisions.finder(texts, rel)
-			if err != nil {
+			if ff, err = opt.Provisions.finder(texts, rel); err != nil {
 				return nil, err
 			}
-			models.Provisions = ff
 		}
 		rep.Documents += ix.Docs()
 		rep.Units += ix.Units()
@@ -280,14 +276,17 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				q := search.Query{Text: t.Query, K: opt.K, NoExpand: opt.NoExpand, NoFill: opt.NoFill, Explain: opt.Explain && opt.Hits != nil,
-					NoRoute: opt.NoRoute, NoFraming: opt.NoFraming, NoAssociations: opt.NoAssociations, NoHeadings: opt.NoHeadings, NoSpread: opt.NoSpread}
+				q := search.Query{Text: t.Query, K: opt.K, Stages: opt.Stages, Explain: opt.Explain && opt.Hits != nil}
 				if opt.Scope == "document" {
 					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
 					q.NoRoute = true
 				}
 				t0 := time.Now()
-				res, err := ix.SearchWith(withCategory(ctx, t.Category), models, q, nil)
+				qm := models
+				if ff != nil {
+					qm.Provisions = ff.forCategory(t.Category)
+				}
+				res, err := ix.SearchWith(ctx, qm, q, nil)
 				if err != nil {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}

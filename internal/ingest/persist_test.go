@@ -34,7 +34,7 @@ func TestLoadIsIncremental(t *testing.T) {
 	}
 	ingest()
 	queries := []search.Query{{Text: "obligation 2-3-2 due care", K: 5}, {Text: "notice", K: 3, Docs: []string{store.DocID("a.txt")}},
-		{Text: "liability cap notice obligation", K: 10, NoRoute: true}}
+		{Text: "liability cap notice obligation", K: 10, Stages: search.Stages{NoRoute: true}}}
 	answers := func(ix *search.Index) []search.Result {
 		var out []search.Result
 		for _, q := range queries {

@@ -251,7 +251,7 @@ func TestDumpStoreHits(t *testing.T) {
 				if noRoute && i%8 != 0 {
 					continue // every 8th question unrouted too: they are slow
 				}
-				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, NoRoute: noRoute})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, Stages: search.Stages{NoRoute: noRoute}})
 				if err != nil {
 					t.Fatal(err)
 				}

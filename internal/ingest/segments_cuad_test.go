@@ -48,7 +48,7 @@ func TestCUADSegmentsAnswerLikeOne(t *testing.T) {
 				if noRoute && i%8 != 0 {
 					continue
 				}
-				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, NoRoute: noRoute})
+				res, err := ix.Search(t.Context(), search.Query{Text: q, K: 64, Stages: search.Stages{NoRoute: noRoute}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -55,7 +55,7 @@ func TestSharedIndex(t *testing.T) {
 	if err != nil || !rep.Opened || rep.Added != 0 || ixB.Docs() != 6 {
 		t.Fatalf("b should open a's segments: %d docs, %+v, %v", ixB.Docs(), rep, err)
 	}
-	queries := []search.Query{{Text: "obligation 2-3-2 due care", K: 5}, {Text: "notice termination liability", K: 8, NoRoute: true},
+	queries := []search.Query{{Text: "obligation 2-3-2 due care", K: 5}, {Text: "notice termination liability", K: 8, Stages: search.Stages{NoRoute: true}},
 		{Text: "notice", K: 3, Docs: []string{store.DocID("c1.txt")}}}
 	answers := func(ix *search.Index) []search.Result {
 		var out []search.Result

@@ -194,17 +194,9 @@ type SearchInput struct {
 	Query string `json:"query" jsonschema:"the question or topic to look for, in plain words"`
 	K     int    `json:"k,omitempty" jsonschema:"number of passages, 1 to 50 (default 8)"`
 	Doc   string `json:"doc,omitempty" jsonschema:"search only this document: its id or name from list_documents"`
-	// NoRoute searches every document even when the query seems to name a
-	// contract.
-	NoRoute bool `json:"no_route,omitempty" jsonschema:"search every document even when the query seems to name a contract (routed_to says when routing narrowed a search)"`
-	// NoProvisions ranks by the query's words only.
-	NoProvisions bool `json:"no_provisions,omitempty" jsonschema:"rank by the query's words only, without putting first the passage the review detectors find when the query asks about a playbook provision (such a passage carries its provision's name)"`
-	// The switches of the search's other tuned stages (search.Query).
-	NoFraming      bool `json:"no_framing,omitempty" jsonschema:"keep the words the query frames itself with (\"does this contract mention\") among the words searched"`
-	NoAssociations bool `json:"no_associations,omitempty" jsonschema:"do not add the words that co-occur with the query's words in the collection"`
-	NoHeadings     bool `json:"no_headings,omitempty" jsonschema:"do not add the body words of the clauses the query's words head"`
-	NoFill         bool `json:"no_fill,omitempty" jsonschema:"in a search narrowed to some contracts, return only passages that match the query's words"`
-	NoSpread       bool `json:"no_spread,omitempty" jsonschema:"put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)"`
+	// Stages switch the search's tuned stages off: no_route, no_provisions,
+	// no_framing, no_associations, no_headings, no_fill, no_spread.
+	search.Stages
 	// Explain adds the plan of the search as it ran.
 	Explain bool `json:"explain,omitempty" jsonschema:"add the plan of the search as it ran: the documents searched and why, the words dropped and added, the provision asked about, how each passage's score was made, and every stage with the switch that turns it off"`
 }
@@ -273,8 +265,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		return nil, out, err
 	}
 	c := sn.Corpus()
-	query := search.Query{Text: q, K: k, NoRoute: in.NoRoute, NoProvisions: in.NoProvisions,
-		NoFraming: in.NoFraming, NoAssociations: in.NoAssociations, NoHeadings: in.NoHeadings, NoFill: in.NoFill, NoSpread: in.NoSpread, Explain: in.Explain}
+	query := search.Query{Text: q, K: k, Stages: in.Stages, Explain: in.Explain}
 	if in.Doc != "" {
 		info, err := findDoc(ctx, c, in.Doc)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/search"
 )
 
 // TestFinderCacheFollowsTheContract: a Finder answers a question again from
@@ -47,8 +48,8 @@ func TestFinderCacheFollowsTheContract(t *testing.T) {
 		}
 		fresh.checked = newCheckCache(0)
 		for _, q := range questions {
-			h1, a1, err1 := cached.FindProvisions(ctx, q, []string{id})
-			h2, a2, err2 := fresh.FindProvisions(ctx, q, []string{id})
+			h1, a1, err1 := cached.FindProvisions(ctx, search.ProvisionRequest{Question: q, Docs: []string{id}})
+			h2, a2, err2 := fresh.FindProvisions(ctx, search.ProvisionRequest{Question: q, Docs: []string{id}})
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}

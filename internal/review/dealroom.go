@@ -107,12 +107,7 @@ const (
 // error) when the question asks about no provision of the playbook clearly:
 // the caller then falls back to searching each contract.
 func (f *Finder) DealRoom(ctx context.Context, question string, docs []DealRoomDoc, opt DealRoomOptions) (*DealRoom, error) {
-	var names []string
-	if f.matcher != nil {
-		names = f.matcher(ctx, question)
-	} else {
-		names = f.Asked(question)
-	}
+	names := f.asked(question)
 	if len(names) == 0 {
 		return nil, nil
 	}

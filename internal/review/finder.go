@@ -31,7 +31,7 @@ type Finder struct {
 	detFor func(sub *playbook.Playbook) (*detect.Detectors, error)
 	// matcher, when set, decides which provisions a question asks about
 	// instead of all (SetMatcher).
-	matcher func(ctx context.Context, question string) []string
+	matcher func(question string) []string
 
 	mu   sync.Mutex
 	subs map[string]*Reviewer // by the asked provisions' names
@@ -133,12 +133,12 @@ func (l *lazyFinder) finder() (*Finder, error) {
 	return l.f, l.err
 }
 
-func (l *lazyFinder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
+func (l *lazyFinder) FindProvisions(ctx context.Context, req search.ProvisionRequest) ([]search.Hit, []search.Absence, error) {
 	f, err := l.finder()
 	if err != nil {
 		return nil, nil, err
 	}
-	return f.FindProvisions(ctx, question, docs)
+	return f.FindProvisions(ctx, req)
 }
 
 // MatchProvisions is Finder.MatchProvisions (search.ProvisionExplainer).
@@ -204,10 +204,7 @@ func (f *Finder) Asked(question string) []string { return f.all.AskedProvisions(
 // provisions whose profiles question is closest to, with their scores, and
 // which of them it was taken to ask about.
 func (f *Finder) MatchProvisions(ctx context.Context, question string) []search.ProvisionMatch {
-	asked := f.Asked(question)
-	if f.matcher != nil {
-		asked = f.matcher(ctx, question)
-	}
+	asked := f.asked(question)
 	var out []search.ProvisionMatch
 	for i, m := range f.all.MatchQuestion(question) {
 		if i == 3 && !slices.Contains(asked, m.Provision) {
@@ -223,8 +220,16 @@ func (f *Finder) MatchProvisions(ctx context.Context, question string) []search.
 // The evaluation uses it to hold a provision's own example questions out of
 // that provision's profile when measuring questions about it
 // (MatcherWithout). Call it before f is used.
-func (f *Finder) SetMatcher(asked func(ctx context.Context, question string) []string) {
+func (f *Finder) SetMatcher(asked func(question string) []string) {
 	f.matcher = asked
+}
+
+// asked returns the provisions question asks about, as f decides it.
+func (f *Finder) asked(question string) []string {
+	if f.matcher != nil {
+		return f.matcher(question)
+	}
+	return f.Asked(question)
 }
 
 // MatcherWithout returns a Reviewer for matching questions to pb's
@@ -254,7 +259,7 @@ func MatcherWithout(pb *playbook.Playbook, det *detect.Detectors, without string
 // cell per document and provision, in the order of docs. It returns nothing
 // when the question asks about no provision clearly.
 func (f *Finder) Check(ctx context.Context, question string, docs []string) ([]Cell, error) {
-	checked, err := f.check(ctx, question, docs)
+	checked, err := f.check(ctx, f.asked(question), docs)
 	var out []Cell
 	for _, c := range checked {
 		out = append(out, c.cell)
@@ -292,13 +297,8 @@ func (cc *checkedCell) hits(prep *detect.Prepared) {
 	}
 }
 
-func (f *Finder) check(ctx context.Context, question string, docs []string) ([]checkedCell, error) {
-	var names []string
-	if f.matcher != nil {
-		names = f.matcher(ctx, question)
-	} else {
-		names = f.Asked(question)
-	}
+// check reviews each of docs for the named provisions.
+func (f *Finder) check(ctx context.Context, names []string, docs []string) ([]checkedCell, error) {
 	if len(names) == 0 || len(docs) == 0 {
 		return nil, nil
 	}
@@ -355,19 +355,23 @@ func (f *Finder) cache() *checkCache {
 	return f.checked
 }
 
-// FindProvisions implements search.ProvisionFinder: for every cell of Check
-// that was found, its best passage (or the clause its two best share, see
-// clauseOf), most confident first; then the cells' other passages; and the
-// cells not found. A provision that pervades a contract (pervades) puts no
-// passage of it first, unless the search switched that off
-// (search.ProvisionStagesFrom(ctx).NoSpread).
-func (f *Finder) FindProvisions(ctx context.Context, question string, docs []string) ([]search.Hit, []search.Absence, error) {
-	cells, err := f.check(ctx, question, docs)
+// FindProvisions implements search.ProvisionFinder: FindNamed with the
+// provisions req.Question asks about.
+func (f *Finder) FindProvisions(ctx context.Context, req search.ProvisionRequest) ([]search.Hit, []search.Absence, error) {
+	return f.FindNamed(ctx, f.asked(req.Question), req)
+}
+
+// FindNamed looks for the named provisions in req.Docs: for every cell of
+// Check that was found, its best passage (or the clause its two best share,
+// see clauseOf), most confident first; then the cells' other passages; and
+// the cells not found. A provision that pervades a contract (pervades) puts
+// no passage of it first, unless req.NoSpread.
+func (f *Finder) FindNamed(ctx context.Context, names []string, req search.ProvisionRequest) ([]search.Hit, []search.Absence, error) {
+	cells, err := f.check(ctx, names, req.Docs)
 	if err != nil {
 		return nil, nil, err
 	}
 	var absent []search.Absence
-	noSpread := search.ProvisionStagesFrom(ctx).NoSpread
 	// Each cell's best passage (or clause) first, most confident first;
 	// then the cell's other passages (a provision often runs over several
 	// clauses: a term and its renewal), best first.
@@ -378,7 +382,7 @@ func (f *Finder) FindProvisions(ctx context.Context, question string, docs []str
 			absent = append(absent, search.Absence{DocID: c.DocID, Provision: c.Provision, Confidence: c.Confidence})
 			continue
 		}
-		if len(c.Extracts) == 0 || !noSpread && pervades(cc.spread, cc.passages) {
+		if len(c.Extracts) == 0 || !req.NoSpread && pervades(cc.spread, cc.passages) {
 			continue
 		}
 		hits = append(hits, cc.hit)

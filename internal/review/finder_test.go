@@ -89,7 +89,7 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 	}
 	both := []string{"master-services-agreement.txt", "mutual-nda.md"}
 
-	hits, absent, err := f.FindProvisions(ctx, "Which law governs?", both)
+	hits, absent, err := f.FindProvisions(ctx, search.ProvisionRequest{Question: "Which law governs?", Docs: both})
 	if err != nil || len(absent) != 0 {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 		}
 	}
 
-	hits, absent, err = f.FindProvisions(ctx, "Can the customer terminate for convenience?", both)
+	hits, absent, err = f.FindProvisions(ctx, search.ProvisionRequest{Question: "Can the customer terminate for convenience?", Docs: both})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestFinderFindsAndAbstains(t *testing.T) {
 	}
 
 	loads.Store(0)
-	if hits, absent, err := f.FindProvisions(ctx, "What colour is the sky today?", both); err != nil || len(hits)+len(absent) != 0 || loads.Load() != 0 {
+	if hits, absent, err := f.FindProvisions(ctx, search.ProvisionRequest{Question: "What colour is the sky today?", Docs: both}); err != nil || len(hits)+len(absent) != 0 || loads.Load() != 0 {
 		t.Errorf("a question about no provision: %+v, %v, %d contracts read", hits, err, loads.Load())
 	}
 
@@ -173,14 +173,14 @@ func TestFinderCancelledAndBadDocument(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := f.FindProvisions(ctx, "Which law governs?", []string{"mutual-nda.md"}); !errors.Is(err, context.Canceled) || loads.Load() != 0 {
+	if _, _, err := f.FindProvisions(ctx, search.ProvisionRequest{Question: "Which law governs?", Docs: []string{"mutual-nda.md"}}); !errors.Is(err, context.Canceled) || loads.Load() != 0 {
 		t.Errorf("cancelled: %v, %d contracts read", err, loads.Load())
 	}
 	broken, err := NewBuiltinFinder(func(context.Context, string) (detect.Doc, error) { return detect.Doc{ID: "x"}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := broken.FindProvisions(context.Background(), "Which law governs?", []string{"x"}); err == nil || !strings.Contains(err.Error(), "no text") {
+	if _, _, err := broken.FindProvisions(context.Background(), search.ProvisionRequest{Question: "Which law governs?", Docs: []string{"x"}}); err == nil || !strings.Contains(err.Error(), "no text") {
 		t.Errorf("a contract without text: %v", err)
 	}
 }

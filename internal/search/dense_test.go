@@ -66,12 +66,12 @@ func TestHybridSearchFindsParaphrase(t *testing.T) {
 	}
 	ix := denseCorpus(t, emb)
 	q := "can we cancel early for any reason"
-	lex := searchT(t, ix, Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true})
+	lex := searchT(t, ix, Query{Text: q, K: 1, Docs: []string{"msa"}, Stages: Stages{NoAssociations: true, NoHeadings: true}})
 	qv, err := emb.Embed(t.Context(), []string{q})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hyb := searchT(t, ix, Query{Text: q, K: 1, Docs: []string{"msa"}, NoExpand: true, Vector: qv[0]})
+	hyb := searchT(t, ix, Query{Text: q, K: 1, Docs: []string{"msa"}, Vector: qv[0], Stages: Stages{NoAssociations: true, NoHeadings: true}})
 	if len(hyb.Hits) != 1 || hyb.Hits[0].Span.Start != 0 {
 		t.Fatalf("hybrid top hit %v, want the termination clause at 0", hyb.Hits)
 	}

@@ -153,8 +153,8 @@ func newExplain(p *Plan) *Explain {
 	ex.Stages = []Stage{
 		{"routing: search only the contracts the question names", !q.NoRoute && len(q.Docs) == 0, "NoRoute"},
 		{"framing: leave out the words the question frames itself with", !q.NoFraming, "NoFraming"},
-		{"associations: add the words that co-occur with a question word", !q.NoExpand && !q.NoAssociations, "NoAssociations"},
-		{"headings: add the body words of the clauses a question word heads", !q.NoExpand && !q.NoHeadings, "NoHeadings"},
+		{"associations: add the words that co-occur with a question word", !q.NoAssociations, "NoAssociations"},
+		{"headings: add the body words of the clauses a question word heads", !q.NoHeadings, "NoHeadings"},
 		{"provisions: put first the passage the review detectors find for a provision asked about", !q.NoProvisions, "NoProvisions"},
 		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
 		{"fill: in a narrowed search, fill up to k with the text around the best match", !q.NoFill, "NoFill"},

@@ -19,7 +19,7 @@ func TestExplainChangesNoHit(t *testing.T) {
 		{Text: "Does the lease mention subletting?", K: 5},
 		{Text: "Who repairs the roof under this contract?", K: 3},
 		{Text: "rent", K: 8, Docs: []string{"lease-2"}},
-		{Text: "which law governs", K: 4, Docs: []string{"lease-1", "lease-3"}, NoFill: true},
+		{Text: "which law governs", K: 4, Docs: []string{"lease-1", "lease-3"}, Stages: Stages{NoFill: true}},
 		{Text: "What does LEASE 4 say about rent?", K: 6},
 	} {
 		plain := searchT(t, ix, q)
@@ -138,10 +138,10 @@ func TestExplainProvisions(t *testing.T) {
 
 type fakeFinder struct{ hits []Hit }
 
-func (f fakeFinder) FindProvisions(_ context.Context, _ string, docs []string) ([]Hit, []Absence, error) {
+func (f fakeFinder) FindProvisions(_ context.Context, req ProvisionRequest) ([]Hit, []Absence, error) {
 	var out []Hit
 	for _, h := range f.hits {
-		if slices.Contains(docs, h.DocID) {
+		if slices.Contains(req.Docs, h.DocID) {
 			h.Span.End = 30
 			out = append(out, h)
 		}
@@ -153,23 +153,23 @@ func (f fakeFinder) MatchProvisions(_ context.Context, _ string) []ProvisionMatc
 	return []ProvisionMatch{{Provision: "Governing Law", Score: 0.6, Lead: 0.3, Asked: true}}
 }
 
-// stagesFinder records the provision-stage switches SearchWith passed it.
+// stagesFinder records the requests SearchWith made of it.
 type stagesFinder struct {
 	fakeFinder
-	got *[]ProvisionStages
+	got *[]ProvisionRequest
 }
 
-func (f stagesFinder) FindProvisions(ctx context.Context, q string, docs []string) ([]Hit, []Absence, error) {
-	*f.got = append(*f.got, ProvisionStagesFrom(ctx))
-	return f.fakeFinder.FindProvisions(ctx, q, docs)
+func (f stagesFinder) FindProvisions(ctx context.Context, req ProvisionRequest) ([]Hit, []Absence, error) {
+	*f.got = append(*f.got, req)
+	return f.fakeFinder.FindProvisions(ctx, req)
 }
 
 func TestNoSpreadReachesTheFinder(t *testing.T) {
 	ix := selfCorpus(t)
-	var got []ProvisionStages
+	var got []ProvisionRequest
 	f := stagesFinder{fakeFinder{hits: []Hit{{DocID: "lease-1", View: index.ViewProvision, Provision: "Governing Law", Score: 0.9}}}, &got}
 	for _, noSpread := range []bool{false, true} {
-		res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, NoSpread: noSpread, Explain: true}, nil)
+		res, err := ix.SearchWith(context.Background(), Models{Provisions: f}, Query{Text: "which law governs", K: 3, Docs: []string{"lease-1"}, Stages: Stages{NoSpread: noSpread}, Explain: true}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

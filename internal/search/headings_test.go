@@ -65,7 +65,7 @@ func TestHeadingBodyAssociations(t *testing.T) {
 		}
 	}
 	// The question finds the unheaded records clause of the last contract.
-	res := searchT(t, ix, Query{Text: "What are the audit rights?", Docs: []string{"doc6"}, K: 1, NoFill: true})
+	res := searchT(t, ix, Query{Text: "What are the audit rights?", Docs: []string{"doc6"}, K: 1, Stages: Stages{NoFill: true}})
 	if len(res.Hits) != 1 || res.Hits[0].Span.Start != 400 {
 		t.Fatalf("audit question in doc6: %+v, want the records clause at 400", res.Hits)
 	}

@@ -25,31 +25,24 @@ type Models struct {
 // rather than with the question's words: the offline review detectors,
 // trained on labelled contracts, find a clause however it is worded.
 type ProvisionFinder interface {
-	// FindProvisions returns, for each of docs that holds a provision
-	// question clearly asks about (the question comes without the words
-	// that name the contract: Index.Topic), the passages that hold it (View
+	// FindProvisions returns, for each of req.Docs that holds a provision
+	// req.Question clearly asks about, the passages that hold it (View
 	// ViewProvision, Score the finder's confidence), best first; and the
 	// documents it looked in and found no such provision in. Both are empty
 	// when the question asks about no provision the finder knows.
-	FindProvisions(ctx context.Context, question string, docs []string) ([]Hit, []Absence, error)
+	FindProvisions(ctx context.Context, req ProvisionRequest) ([]Hit, []Absence, error)
 }
 
-// ProvisionStages are the switches of the provision stage that a
-// ProvisionFinder honours; SearchWith passes the query's in the context
-// (ProvisionStagesFrom).
-type ProvisionStages struct {
+// ProvisionRequest is what a search asks a ProvisionFinder.
+type ProvisionRequest struct {
+	// Question is what the question asks about: without the words that name
+	// the contract (Index.Topic).
+	Question string
+	// Docs are the documents to look in: those the search was narrowed to.
+	Docs []string
 	// NoSpread: put a provision's passage first even where the provision
-	// pervades the contract (search.Query.NoSpread).
+	// pervades the contract (Stages.NoSpread).
 	NoSpread bool
-}
-
-type provisionStagesKey struct{}
-
-// ProvisionStagesFrom returns the switches SearchWith passed a
-// ProvisionFinder in ctx (none switched off when it passed none).
-func ProvisionStagesFrom(ctx context.Context) ProvisionStages {
-	s, _ := ctx.Value(provisionStagesKey{}).(ProvisionStages)
-	return s
 }
 
 // Absence is a provision a ProvisionFinder looked for in a document and did
@@ -173,11 +166,7 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 		return res, nil
 	}
 	topic := ix.Topic(q.Text, scope)
-	fctx := ctx
-	if q.NoSpread {
-		fctx = context.WithValue(ctx, provisionStagesKey{}, ProvisionStages{NoSpread: true})
-	}
-	found, absent, err := m.Provisions.FindProvisions(fctx, topic, scope)
+	found, absent, err := m.Provisions.FindProvisions(ctx, ProvisionRequest{Question: topic, Docs: scope, NoSpread: q.NoSpread})
 	if err != nil {
 		return res, fmt.Errorf("finding the provision asked about: %w", err)
 	}

@@ -71,9 +71,9 @@ type scriptedFinder struct {
 	calls    int
 }
 
-func (f *scriptedFinder) FindProvisions(_ context.Context, question string, docs []string) ([]Hit, []Absence, error) {
+func (f *scriptedFinder) FindProvisions(_ context.Context, req ProvisionRequest) ([]Hit, []Absence, error) {
 	f.calls++
-	f.question, f.docs = question, docs
+	f.question, f.docs = req.Question, req.Docs
 	return f.hits, f.absent, f.err
 }
 
@@ -111,7 +111,7 @@ func TestSearchWithProvisions(t *testing.T) {
 	}
 	// NoProvisions: not asked either, plain ranking.
 	plain := searchT(t, ix, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3})
-	res, err = ix.SearchWith(ctx, m, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3, NoProvisions: true}, nil)
+	res, err = ix.SearchWith(ctx, m, Query{Text: "what law governs?", Docs: []string{"acme-supply"}, K: 3, Stages: Stages{NoProvisions: true}}, nil)
 	if err != nil || f.calls != 0 || !reflect.DeepEqual(res, plain) {
 		t.Errorf("NoProvisions: calls %d, err %v, %+v vs %+v", f.calls, err, res, plain)
 	}

@@ -121,7 +121,7 @@ func TestRouteChosenAndOff(t *testing.T) {
 	if p.Route.Decision != RouteChosen || !slices.Equal(p.Route.Docs, []string{"acme-supply"}) {
 		t.Errorf("chosen: %+v", p.Route)
 	}
-	p = planT(t, ix, Query{Text: "What law governs the Curo agreement?", NoRoute: true})
+	p = planT(t, ix, Query{Text: "What law governs the Curo agreement?", Stages: Stages{NoRoute: true}})
 	if p.Route.Decision != RouteOff || len(p.Route.Docs) > 0 {
 		t.Errorf("off: %+v", p.Route)
 	}

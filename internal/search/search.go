@@ -26,33 +26,13 @@ type Query struct {
 	Docs []string
 	// K is the number of spans to return (default 10).
 	K int
-	// NoRoute disables routing questions that name a contract to it.
-	NoRoute bool
-	// NoProvisions ranks by the question's words only: SearchWith does not
-	// put a ProvisionFinder's passages first.
-	NoProvisions bool
-	// NoSpread puts a provision's passage first even where the provision
-	// pervades the contract (the finder rates many of its passages near the
-	// best, so none singles itself out): ProvisionStages.NoSpread.
-	NoSpread bool
 	// Views restricts which unit views are searched (nil = all).
 	Views []index.View
-	// NoExpand disables expansion with words associated in the corpus:
-	// both NoAssociations and NoHeadings.
-	NoExpand bool
-	// NoAssociations disables expansion with the words that co-occur with
-	// a question word (expand.go); NoHeadings with the body words of the
-	// clauses a question word heads (headings.go).
-	NoAssociations, NoHeadings bool
-	// NoFraming keeps the words a question frames itself with ("does this
-	// contract mention …": framing.go) among the words searched.
-	NoFraming bool
+	// Stages switch the search's tuned stages off, one by one.
+	Stages
 	// Explain asks for the plan as it ran, stage by stage, in
 	// Result.Explain (explain.go). It changes no hit.
 	Explain bool
-	// NoFill returns only units that match the question's words, even when
-	// the search is restricted to some documents and fewer than K match.
-	NoFill bool
 	// Vector is the question's embedding (from the same model as the
 	// index's vectors). When set and the index has vectors, lexical and dense
 	// rankings are fused by reciprocal rank fusion.
@@ -62,6 +42,39 @@ type Query struct {
 	// than window by window (tests compare the two).
 	exhaustive bool
 }
+
+// Stages are the switches of a search's tuned stages: each turns one stage
+// off, so an ablation is a switch, not a patch, and the zero value runs
+// them all. The one struct is the query's (Query), the API's search request,
+// the MCP tool's arguments and the evaluation's options: its JSON names are
+// theirs, its descriptions the MCP tool's.
+type Stages struct {
+	// NoRoute searches every document even when the question names a
+	// contract (routing: plan.go).
+	NoRoute bool `json:"no_route,omitempty" jsonschema:"search every document even when the query seems to name a contract (routed_to says when routing narrowed a search)"`
+	// NoProvisions ranks by the question's words only: the review
+	// detectors' passage is not put first (Models.Provisions).
+	NoProvisions bool `json:"no_provisions,omitempty" jsonschema:"rank by the query's words only, without putting first the passage the review detectors find when the query asks about a playbook provision (such a passage carries its provision's name)"`
+	// NoFraming keeps the words a question frames itself with ("does this
+	// contract mention …": framing.go) among the words searched.
+	NoFraming bool `json:"no_framing,omitempty" jsonschema:"keep the words the query frames itself with (\"does this contract mention\") among the words searched"`
+	// NoAssociations adds no words that co-occur with a question word
+	// (expand.go); NoHeadings no body words of the clauses a question word
+	// heads (headings.go). Both together: no expansion at all.
+	NoAssociations bool `json:"no_associations,omitempty" jsonschema:"do not add the words that co-occur with the query's words in the collection"`
+	NoHeadings     bool `json:"no_headings,omitempty" jsonschema:"do not add the body words of the clauses the query's words head"`
+	// NoFill returns only units that match the question's words, even when
+	// the search is restricted to some documents and fewer than K match.
+	NoFill bool `json:"no_fill,omitempty" jsonschema:"in a search narrowed to some contracts, return only passages that match the query's words"`
+	// NoSpread puts a provision's passage first even where the provision
+	// pervades the contract (the finder rates many of its passages near the
+	// best, so none singles itself out): ProvisionRequest.NoSpread.
+	NoSpread bool `json:"no_spread,omitempty" jsonschema:"put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)"`
+}
+
+// expand reports whether the query is expanded with associated words at
+// all.
+func (s Stages) expand() bool { return !s.NoAssociations || !s.NoHeadings }
 
 // Hit is one returned source span.
 type Hit struct {
@@ -139,7 +152,7 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 		return res, nil // the caller's documents are not in the index
 	}
 	terms := p.Terms
-	if ix.sharding != nil && ix.table == nil && !q.NoExpand {
+	if ix.sharding != nil && ix.table == nil && q.expand() {
 		// The word associations would be learned from this server's
 		// postings only.
 		return Result{}, errors.New("search: a sharded collection needs its word associations learned ahead (pakton docs optimize)")
@@ -250,7 +263,9 @@ func allRanges(v *index.Snapshot) [][2]int32 {
 // the words the index knows but its framing words (framing.go), a repeated
 // word weighing more, then (expand) the words associated with them.
 func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bool) []queryTerm {
-	return ix.weighQuery(v, Query{Text: text, NoExpand: !expand}, terms, nil)
+	q := Query{Text: text}
+	q.NoAssociations, q.NoHeadings = !expand, !expand
+	return ix.weighQuery(v, q, terms, nil)
 }
 
 // weighQuery is weigh with q's switches, noting each stage in ex when set.
@@ -276,7 +291,7 @@ func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Expl
 		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
 	ex.noteTerms(v, qt, kept)
-	if !q.NoExpand && (!q.NoAssociations || !q.NoHeadings) {
+	if q.expand() {
 		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, ex)
 	}
 	return qt

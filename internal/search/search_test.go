@@ -145,7 +145,7 @@ func TestRoutingIgnoresTopics(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%q routed to %v, want %q", tc.q, res.RoutedTo, tc.want)
 		}
-		if res := searchT(t, ix, Query{Text: tc.q, K: 3, NoRoute: true}); len(res.RoutedTo) > 0 {
+		if res := searchT(t, ix, Query{Text: tc.q, K: 3, Stages: Stages{NoRoute: true}}); len(res.RoutedTo) > 0 {
 			t.Errorf("%q with NoRoute routed to %v", tc.q, res.RoutedTo)
 		}
 	}

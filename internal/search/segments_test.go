@@ -173,7 +173,7 @@ func TestManySegmentsSearchLikeOne(t *testing.T) {
 		for range 1 + rng.Intn(8) {
 			b.WriteString(words[rng.Intn(len(words))] + " ")
 		}
-		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoExpand: i%5 == 0, NoRoute: i%7 == 0}
+		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], Stages: Stages{NoAssociations: i%5 == 0, NoHeadings: i%5 == 0, NoRoute: i%7 == 0}}
 		if i%11 == 0 {
 			q.Views = []index.View{index.View(rng.Intn(int(index.NumViews)))}
 		}
@@ -314,7 +314,7 @@ func TestShardedSearchLikeOne(t *testing.T) {
 		for range 1 + rng.Intn(8) {
 			b.WriteString(words[rng.Intn(len(words))] + " ")
 		}
-		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoRoute: i%7 == 0, NoExpand: i%9 == 0}
+		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], Stages: Stages{NoRoute: i%7 == 0, NoAssociations: i%9 == 0, NoHeadings: i%9 == 0}}
 		if i%11 == 0 {
 			q.Views = []index.View{index.View(rng.Intn(int(index.NumViews)))}
 		}

@@ -80,7 +80,7 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 		for range 1 + rng.Intn(8) {
 			b.WriteString(words[rng.Intn(len(words))] + " ")
 		}
-		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], NoRoute: true, NoExpand: i%3 == 0}
+		q := Query{Text: b.String(), K: []int{1, 3, 10, 64}[rng.Intn(4)], Stages: Stages{NoRoute: true, NoAssociations: i%3 == 0, NoHeadings: i%3 == 0}}
 		if i%5 == 0 {
 			q.Views = []index.View{index.View(rng.Intn(int(index.NumViews)))}
 		}
@@ -95,7 +95,7 @@ func TestWindowedSearchRanksTheSame(t *testing.T) {
 		// The ranking itself, at every depth.
 		terms, _, _ := analyzeQuery(q.Text)
 		bv := built.view()
-		qt := built.weigh(bv, q.Text, terms, !q.NoExpand)
+		qt := built.weigh(bv, q.Text, terms, q.expand())
 		sc := newScope(bv, nil, q.Views)
 		acc := built.getAcc(allRangesOf(bv))
 		built.score(bv, acc, qt, sc)
@@ -141,7 +141,7 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := searchT(t, ix, Query{Text: "zebra", K: 5, NoRoute: true, NoExpand: true})
+	res := searchT(t, ix, Query{Text: "zebra", K: 5, Stages: Stages{NoRoute: true, NoAssociations: true, NoHeadings: true}})
 	if len(res.Hits) != 2 || res.Hits[0].DocID != "d0" || res.Hits[1].DocID != "d59" {
 		t.Fatalf("hits %+v, want d0 then d59", res.Hits)
 	}

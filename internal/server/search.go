@@ -16,22 +16,13 @@ type searchRequest struct {
 	Query string   `json:"query"`
 	K     int      `json:"k"`
 	Docs  []string `json:"docs"` // document ids or names; empty: whole collection
-	// NoRoute searches every document even when the query seems to name a
-	// contract; the response's routed_to says when routing narrowed it.
-	NoRoute bool `json:"no_route"`
-	// NoProvisions ranks by the question's words only, without putting
-	// first the passage the review detectors find for a question about a
-	// playbook provision.
-	NoProvisions bool `json:"no_provisions"`
-	// The switches of the other tuned stages (search.Query): keep the
-	// question's framing words, add no co-occurring words, no heading body
-	// words, do not fill a narrowed search with text matching no word, put
-	// the detectors' passage first even for a provision that pervades.
-	NoFraming      bool `json:"no_framing"`
-	NoAssociations bool `json:"no_associations"`
-	NoHeadings     bool `json:"no_headings"`
-	NoFill         bool `json:"no_fill"`
-	NoSpread       bool `json:"no_spread"`
+	// Stages switch the search's tuned stages off: "no_route" searches
+	// every document even when the query seems to name a contract (the
+	// response's routed_to says when routing narrowed it), "no_provisions"
+	// ranks by the question's words only, and "no_framing",
+	// "no_associations", "no_headings", "no_fill", "no_spread" turn off the
+	// others (search.Stages).
+	search.Stages
 	// Explain adds the plan as it ran ("explain": search.Explain).
 	Explain bool `json:"explain"`
 }
@@ -64,8 +55,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if !ok {
 		return
 	}
-	res, err := sn.Search(r.Context(), search.Query{Text: req.Query, K: req.K, Docs: ids, NoRoute: req.NoRoute, NoProvisions: req.NoProvisions,
-		NoFraming: req.NoFraming, NoAssociations: req.NoAssociations, NoHeadings: req.NoHeadings, NoFill: req.NoFill, NoSpread: req.NoSpread, Explain: req.Explain})
+	res, err := sn.Search(r.Context(), search.Query{Text: req.Query, K: req.K, Docs: ids, Stages: req.Stages, Explain: req.Explain})
 	if err != nil {
 		s.log.Warn("search: model server failed", "err", err)
 		fail(w, http.StatusBadGateway, "search failed: %v", err)

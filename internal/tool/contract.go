@@ -96,7 +96,7 @@ func (t *SearchContract) Call(ctx context.Context, raw json.RawMessage) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	_, ev, err := t.Corpus.Search(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K)), NoRoute: t.NoRoute})
+	_, ev, err := t.Corpus.Search(ctx, search.Query{Text: a.Query, Docs: t.Docs, K: clampK(a.K, defaultK(t.K)), Stages: search.Stages{NoRoute: t.NoRoute}})
 	if err != nil {
 		return Result{}, fmt.Errorf("search_contract: %w", err)
 	}

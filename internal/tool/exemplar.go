@@ -60,7 +60,7 @@ func (t *FindExamples) Call(ctx context.Context, raw json.RawMessage) (Result, e
 		k = 3
 	}
 	// NoFill: an exemplar must match the query, not merely sit nearby.
-	_, ev, err := t.Corpus.Search(ctx, search.Query{Text: a.Query, Docs: others, K: clampK(a.K, k), NoRoute: true, NoFill: true})
+	_, ev, err := t.Corpus.Search(ctx, search.Query{Text: a.Query, Docs: others, K: clampK(a.K, k), Stages: search.Stages{NoRoute: true, NoFill: true}})
 	if err != nil {
 		return Result{}, fmt.Errorf("find_examples: %w", err)
 	}

@@ -320,7 +320,7 @@ func (r *nliRunner) pair(ctx context.Context, p Pair) Result {
 	id := nliDocID(doc)
 	ref := report.DocRef{ID: id, Name: doc.FileName}
 
-	_, direct, err := r.corpus.Search(ctx, search.Query{Text: p.Hypothesis.Text, Docs: []string{id}, K: nliDirectK, NoRoute: true})
+	_, direct, err := r.corpus.Search(ctx, search.Query{Text: p.Hypothesis.Text, Docs: []string{id}, K: nliDirectK, Stages: search.Stages{NoRoute: true}})
 	if err != nil {
 		return fail(err)
 	}
