@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parse"
 )
 
@@ -53,7 +54,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // parseFlags are the parser options shared by ingest and tree.
 type parseFlags struct {
-	ocr, engine, maxSize string
+	ocr, engine, maxSize, maxText string
 }
 
 func addParseFlags(fs *flag.FlagSet) *parseFlags {
@@ -61,7 +62,20 @@ func addParseFlags(fs *flag.FlagSet) *parseFlags {
 	fs.StringVar(&p.ocr, "ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	fs.StringVar(&p.engine, "pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
 	fs.StringVar(&p.maxSize, "max-size", sizeFlag(parse.MaxFileSize), "largest file to read (e.g. 50MB, 1GiB)")
+	fs.StringVar(&p.maxText, "max-text", sizeFlag(parse.DefaultMaxText), "most text one document may hold (a file giving more is refused)")
 	return p
+}
+
+// maxTextOption reads a --max-text value.
+func maxTextOption(v string) (int, error) {
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("--max-text: %w", err)
+	}
+	if n > 1<<30 {
+		return 0, fmt.Errorf("--max-text %s: at most 1GiB", v)
+	}
+	return int(n), nil
 }
 
 func (p *parseFlags) options() (parse.Options, error) {
@@ -79,10 +93,31 @@ func (p *parseFlags) options() (parse.Options, error) {
 	default:
 		return parse.Options{}, fmt.Errorf("--pdf-engine %q: want auto, pdfium or pdftotext", p.engine)
 	}
-	return parse.Options{MaxBytes: n, OCR: p.ocr, PDFEngine: p.engine}, nil
+	maxText, err := maxTextOption(p.maxText)
+	if err != nil {
+		return parse.Options{}, err
+	}
+	return parse.Options{MaxBytes: n, OCR: p.ocr, PDFEngine: p.engine, MaxText: maxText}, nil
 }
 
 func sizeFlag(n int64) string { return strconv.FormatInt(n>>20, 10) + "MiB" }
+
+// addMemoryFlag adds --ingest-memory, the memory budget of ingestion.
+func addMemoryFlag(fs *flag.FlagSet) *string {
+	return fs.String("ingest-memory", sizeFlag(ingest.DefaultMemory), "memory the documents being read and analyzed at once may take together; a document needing more fails alone, others wait their turn")
+}
+
+// memoryOption reads an --ingest-memory value.
+func memoryOption(v string) (int64, error) {
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("--ingest-memory: %w", err)
+	}
+	if n < 32<<20 {
+		return 0, fmt.Errorf("--ingest-memory %s: at least 32MiB", v)
+	}
+	return n, nil
+}
 
 // parseSize reads a byte count with an optional unit: 1000, 200KB, 50MB,
 // 1.5GB (powers of 1000) or 200KiB, 50MiB, 1GiB (powers of 1024).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pakton/pakton/internal/agent"
@@ -15,6 +16,7 @@ import (
 func runIngest(ctx context.Context, args []string) error {
 	fs, g := newFlags("ingest", "ingest [flags] PATH…\n\nAdds contracts (files, or directories walked recursively) to a collection.\nRe-ingesting a changed file replaces its document; unchanged files are skipped.")
 	pf := addParseFlags(fs)
+	memory := addMemoryFlag(fs)
 	force := fs.Bool("force", false, "re-ingest files even when unchanged")
 	workers := fs.Int("j", 0, "files parsed at once (default: number of CPUs)")
 	quiet := fs.Bool("q", false, "no progress output")
@@ -32,6 +34,10 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	budget, err := memoryOption(*memory)
+	if err != nil {
+		return err
+	}
 	limitHeap()
 	st, err := g.openOrCreate(ctx)
 	if err != nil {
@@ -42,7 +48,7 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb)}
+	opt := ingest.Options{Parse: popt, Force: *force, Workers: *workers, Embedder: asEmbedder(emb), Budget: ingest.NewBudget(budget)}
 	if *summarize {
 		roles, err := mf.roles()
 		if err != nil {
@@ -71,7 +77,10 @@ func runIngest(ctx context.Context, args []string) error {
 	// Bring the collection's search index up to date now (new segments for
 	// what was added, deletions marked, merges), so the next search just
 	// opens it.
-	if err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge); err != nil {
+	stored := sum.Count(ingest.StatusAdded) + sum.Count(ingest.StatusReplaced)
+	if err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge); err != nil && (stored > 0 || !errors.Is(err, store.ErrNotFound)) {
+		// (A new collection none of whose files could be stored has no
+		// index to update: the failures below say why.)
 		return err
 	}
 	if n := sum.Count(ingest.StatusFailed); n > 0 {

@@ -51,6 +51,8 @@ func runServe(ctx context.Context, args []string) error {
 	logFormat := fs.String("log", "text", "access log format on stderr: text or json")
 	ocr := fs.String("ocr", "auto", "scanned PDF pages: auto (OCR when tesseract is installed), off, force")
 	engine := fs.String("pdf-engine", "auto", "PDF text extractor: auto, pdfium (pure Go), pdftotext (poppler-utils)")
+	maxText := fs.String("max-text", sizeFlag(parse.DefaultMaxText), "most text one uploaded document may hold (a file giving more is refused)")
+	memory := addMemoryFlag(fs)
 	maxTurns := fs.Int("max-turns", 0, "most questions the Interrogator asks the Researcher (default: the agents' default)")
 	shard := fs.String("shard", "", "on a cluster: K/N — this server is server K (from 0) of N that split each collection's index segments between them (docs/SCALE.md)")
 	peers := fs.String("peers", "", "with --shard: the N servers' base URLs, comma-separated, in server order (this one's included)")
@@ -80,6 +82,14 @@ func runServe(ctx context.Context, args []string) error {
 	fileMax, err := parseSize(*maxUpload)
 	if err != nil {
 		return fmt.Errorf("--max-upload: %w", err)
+	}
+	textMax, err := maxTextOption(*maxText)
+	if err != nil {
+		return err
+	}
+	budget, err := memoryOption(*memory)
+	if err != nil {
+		return err
 	}
 	var logger *slog.Logger
 	switch *logFormat {
@@ -113,7 +123,7 @@ func runServe(ctx context.Context, args []string) error {
 		Store: st, Addr: *addr, NoAuth: *noAuth, CORSOrigin: strings.TrimRight(*cors, "/"),
 		MaxFileBytes: fileMax, MaxFiles: *maxFiles, MaxAsks: *maxAsks, MaxTurns: *maxTurns, MaxReviewCells: *maxCells, MaxJobsPerKey: *maxJobs, JobWorkers: *jobWorkers, JobCPUs: *jobCPUs,
 		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
-		Parse:    parse.Options{OCR: *ocr, PDFEngine: *engine},
+		Parse: parse.Options{OCR: *ocr, PDFEngine: *engine, MaxText: textMax}, IngestMemory: budget,
 		Embedder: sm.Embedder, Reranker: sm.Reranker, Models: roles, Logger: logger,
 	}
 	if roles.Configured() {

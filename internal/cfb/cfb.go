@@ -7,11 +7,16 @@
 // The reader works on the file's bytes in memory and trusts nothing in
 // them: every sector number is checked against the file, every chain is
 // followed at most as many steps as the file has sectors (a chain that
-// loops is an error, not a hang), the directory tree is walked with a
-// visited set (a sibling pointer that loops back is ignored), and a
-// stream's declared size is capped by what its chain can hold. So a
-// hostile file costs at most time linear in its size and memory bounded
-// by the size of the streams asked for, each at most the file's size.
+// loops is an error, not a hang), and a stream's declared size is capped
+// by what its chain can hold. The directory is made a tree when the file
+// is opened: it is walked once from the root with one visited set, so an
+// entry belongs to the first storage that reaches it, and a storage or
+// stream that other storages also point to (a graph of storages reachable
+// by many paths, or one that holds its own ancestor) is seen once, under
+// that first storage only. A stream whose sectors another stream already
+// claimed is an error, and a stream read twice is read once. So a hostile
+// file costs at most time linear in its size and memory bounded by its
+// size.
 package cfb
 
 import (
@@ -34,6 +39,11 @@ const (
 	freeSect   = 0xFFFFFFFF
 	noStream   = 0xFFFFFFFF
 	maxDirs    = 1 << 20 // directory entries; real files hold dozens to thousands
+	// maxSiblingDepth bounds the walk of one storage's tree of siblings
+	// (balanced in real files: 40 levels hold a million entries);
+	// maxStorageDepth bounds storages nested in storages.
+	maxSiblingDepth = 64
+	maxStorageDepth = 64
 )
 
 // File is an open compound file.
@@ -45,6 +55,10 @@ type File struct {
 	miniStream []byte
 	cutoff     uint64
 	dirs       []dirEntry
+	children   map[uint32][]Entry // each storage's entries, every entry under one storage
+	read       map[uint32][]byte  // streams read so far
+	failed     map[uint32]error   // streams that could not be read
+	owner      map[uint64]uint32  // sector (mini sectors offset by 1<<32) → the stream that claimed it
 }
 
 type dirEntry struct {
@@ -142,7 +156,47 @@ func Open(data []byte) (*File, error) {
 		}
 		f.miniStream = ms
 	}
+	f.tree()
+	f.read, f.failed, f.owner = map[uint32][]byte{}, map[uint32]error{}, map[uint64]uint32{}
 	return f, nil
+}
+
+// tree assigns every directory entry reachable from the root to one
+// storage: the first that reaches it, walking storages depth first in
+// directory order. Each entry is visited once, so shared subtrees and
+// entries that point back to an ancestor cost nothing more.
+func (f *File) tree() {
+	f.children = map[uint32][]Entry{}
+	seen := make([]bool, len(f.dirs))
+	seen[0] = true
+	var storage func(id uint32, depth int)
+	storage = func(id uint32, depth int) {
+		var kids []Entry
+		var walk func(id uint32, depth int)
+		walk = func(e uint32, depth int) {
+			if e == noStream || int(e) >= len(f.dirs) || seen[e] || depth > maxSiblingDepth {
+				return
+			}
+			seen[e] = true
+			d := f.dirs[e]
+			walk(d.left, depth+1)
+			if d.typ == 1 || d.typ == 2 {
+				kids = append(kids, Entry{Name: d.name, Storage: d.typ == 1, Size: int64(d.size), id: e})
+			}
+			walk(d.right, depth+1)
+		}
+		walk(f.dirs[id].child, 0)
+		f.children[id] = kids
+		if depth >= maxStorageDepth {
+			return
+		}
+		for _, k := range kids {
+			if k.Storage {
+				storage(k.id, depth+1)
+			}
+		}
+	}
+	storage(0, 0)
 }
 
 func parseDir(b []byte) dirEntry {
@@ -246,31 +300,16 @@ type Storage struct {
 func (f *File) Root() *Storage { return &Storage{f: f, id: 0} }
 
 // Entries lists the storage's direct children in directory order (sorted
-// by the file's own ordering, which is by name length, then name).
+// by the file's own ordering, which is by name length, then name). An
+// entry that several storages point to is listed under the first only.
 func (s *Storage) Entries() []Entry {
-	var out []Entry
-	seen := map[uint32]bool{}
-	var walk func(id uint32, depth int)
-	walk = func(id uint32, depth int) {
-		if id == noStream || int(id) >= len(s.f.dirs) || seen[id] || depth > 64 {
-			return
-		}
-		seen[id] = true
-		d := s.f.dirs[id]
-		walk(d.left, depth+1)
-		if d.typ == 1 || d.typ == 2 {
-			out = append(out, Entry{Name: d.name, Storage: d.typ == 1, Size: int64(d.size), id: id})
-		}
-		walk(d.right, depth+1)
-	}
-	walk(s.f.dirs[s.id].child, 0)
-	return out
+	return append([]Entry(nil), s.f.children[s.id]...)
 }
 
 // find returns the child named name (case-insensitive, as MS-CFB
 // compares names).
 func (s *Storage) find(name string) (Entry, bool) {
-	for _, e := range s.Entries() {
+	for _, e := range s.f.children[s.id] {
 		if strings.EqualFold(e.Name, name) {
 			return e, true
 		}
@@ -307,11 +346,28 @@ func (s *Storage) Stream(name string) ([]byte, error) {
 	return s.Read(e)
 }
 
-// Read returns the bytes of stream e.
+// Read returns the bytes of stream e. Reading a stream again returns the
+// same bytes, which the caller must not change.
 func (s *Storage) Read(e Entry) ([]byte, error) {
 	if e.Storage {
 		return nil, fmt.Errorf("%s: is a storage", e.Name)
 	}
+	if b, ok := s.f.read[e.id]; ok {
+		return b, nil
+	}
+	if err, ok := s.f.failed[e.id]; ok {
+		return nil, err
+	}
+	b, err := s.read(e)
+	if err != nil {
+		s.f.failed[e.id] = err
+		return nil, err
+	}
+	s.f.read[e.id] = b
+	return b, nil
+}
+
+func (s *Storage) read(e Entry) ([]byte, error) {
 	d := s.f.dirs[e.id]
 	size := d.size
 	if s.f.shift == 9 {
@@ -327,7 +383,13 @@ func (s *Storage) Read(e Entry) ([]byte, error) {
 		b   []byte
 		err error
 	)
-	if size < s.f.cutoff {
+	// The sectors are claimed before they are copied: a stream sharing
+	// another's sectors costs nothing.
+	mini := size < s.f.cutoff
+	if err := s.f.claim(e.id, d.start, mini, size); err != nil {
+		return nil, fmt.Errorf("stream %s: %w", e.Name, err)
+	}
+	if mini {
 		b, err = s.f.chain(d.start, s.f.miniFAT, s.f.miniSector, size, true)
 	} else {
 		b, err = s.f.chain(d.start, s.f.fat, s.f.sector, size, true)
@@ -336,4 +398,24 @@ func (s *Storage) Read(e Entry) ([]byte, error) {
 		return nil, fmt.Errorf("stream %s: %w", e.Name, err)
 	}
 	return b, nil
+}
+
+// claim records the sectors of stream id's chain (of n bytes) as its own,
+// following the chain as far as it goes within the table;
+// a sector another stream claimed first is an error: no two streams of a
+// well-formed file share sectors, and a file whose streams do could make
+// one sector cost its size once per stream.
+func (f *File) claim(id, start uint32, mini bool, n uint64) error {
+	table, size, key := f.fat, uint64(1)<<f.shift, uint64(0)
+	if mini {
+		table, size, key = f.miniFAT, 64, 1<<32
+	}
+	for s, read, steps := start, uint64(0), 0; read < n && int(s) < len(table) && steps <= len(table); read, steps = read+size, steps+1 {
+		if other, ok := f.owner[key|uint64(s)]; ok && other != id {
+			return formatErr("its sectors are also those of stream %s", f.dirs[other].name)
+		}
+		f.owner[key|uint64(s)] = id
+		s = table[s]
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ const maxSnap = 12
 // item of a few words, a stray "."), widened over its next siblings (else its
 // previous ones) to read as a provision. A short clause with sub-clauses (a
 // heading) keeps its span; search never returns such a span first.
-func unitSpan(text []rune, t *clause.Tree, id int) document.Span {
+func unitSpan(text runeText, t *clause.Tree, id int) document.Span {
 	n := &t.Nodes[id]
 	sp := snapToWords(text, n.Own)
 	if sp.Len() >= minUnit || !n.Leaf() || n.Parent < 0 {
@@ -45,30 +45,30 @@ func unitSpan(text []rune, t *clause.Tree, id int) document.Span {
 // moves back to the start of the word, and an end inside one moves back before
 // it, so the number goes with the clause it numbers. Edges that would move
 // more than maxSnap code points stay.
-func snapToWords(text []rune, sp document.Span) document.Span {
+func snapToWords(text runeText, sp document.Span) document.Span {
 	inWord := func(i int) bool { // a number continues across position i ("8|.1", "2.|7", "1|0")
-		if i <= 0 || i >= len(text) {
+		if i <= 0 || i >= text.Len() {
 			return false
 		}
-		prev, cur := text[i-1], text[i]
+		prev, cur := text.At(i-1), text.At(i)
 		return unicode.IsDigit(prev) && (cur == '.' || unicode.IsDigit(cur)) ||
-			prev == '.' && unicode.IsDigit(cur) && i >= 2 && unicode.IsDigit(text[i-2])
+			prev == '.' && unicode.IsDigit(cur) && i >= 2 && unicode.IsDigit(text.At(i-2))
 	}
 	if inWord(sp.Start) {
 		s := sp.Start
-		for s > 0 && sp.Start-s <= maxSnap && !unicode.IsSpace(text[s-1]) {
+		for s > 0 && sp.Start-s <= maxSnap && !unicode.IsSpace(text.At(s-1)) {
 			s--
 		}
-		if sp.Start-s <= maxSnap && (s == 0 || unicode.IsSpace(text[s-1])) {
+		if sp.Start-s <= maxSnap && (s == 0 || unicode.IsSpace(text.At(s-1))) {
 			sp.Start = s
 		}
 	}
 	if inWord(sp.End) {
 		e := sp.End
-		for e > sp.Start && sp.End-e <= maxSnap && !unicode.IsSpace(text[e-1]) {
+		for e > sp.Start && sp.End-e <= maxSnap && !unicode.IsSpace(text.At(e-1)) {
 			e--
 		}
-		for e > sp.Start && unicode.IsSpace(text[e-1]) {
+		for e > sp.Start && unicode.IsSpace(text.At(e-1)) {
 			e--
 		}
 		if sp.End-e <= maxSnap+1 && e-sp.Start >= minUnit {
@@ -76,4 +76,41 @@ func snapToWords(text []rune, sp document.Span) document.Span {
 		}
 	}
 	return sp
+}
+
+// runeText is a text read by code point.
+type runeText interface {
+	Len() int
+	At(i int) rune
+}
+
+// runeSlice is a text held as code points.
+type runeSlice []rune
+
+func (r runeSlice) Len() int      { return len(r) }
+func (r runeSlice) At(i int) rune { return r[i] }
+
+// docRunes reads a document's text by code point through a small window
+// decoded on demand: unit edges are looked at a few characters either
+// side, so the text is never held as code points (four bytes each).
+type docRunes struct {
+	doc *document.Document
+	n   int
+	lo  int    // code point of win[0]
+	win []rune // the window
+}
+
+func newDocRunes(doc *document.Document) *docRunes {
+	return &docRunes{doc: doc, n: doc.Runes()}
+}
+
+func (d *docRunes) Len() int { return d.n }
+
+func (d *docRunes) At(i int) rune {
+	if i < d.lo || i >= d.lo+len(d.win) {
+		// Most reads walk back from a unit's edge: keep more behind i.
+		d.lo = max(0, i-48)
+		d.win = append(d.win[:0], []rune(d.doc.Slice(document.Span{Start: d.lo, End: min(d.n, i+16)}))...)
+	}
+	return d.win[i-d.lo]
 }

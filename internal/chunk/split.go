@@ -65,6 +65,15 @@ func splitRecursive(text []rune, start, end, size int, seps []string, out *[]doc
 			break
 		}
 	}
+	if sep == "" {
+		// No separator at all: one piece per character would merge into
+		// windows of size characters; cut them directly, so a word of
+		// millions of characters costs no piece per character.
+		for i := start; i < end; i += size {
+			emit(text, i, min(i+size, end), out)
+		}
+		return
+	}
 	pieces := splitKeepStart(text, start, end, sep)
 	var good []piece
 	for _, p := range pieces {

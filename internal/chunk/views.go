@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
@@ -64,16 +66,16 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) index.DocInpu
 	}
 	in := index.DocInput{ID: doc.ID, Name: doc.Name, Header: Summary(doc).String(), Opening: Opening(doc, 1500), About: opt.Summary,
 		Names: nm.All()}
-	seen := map[string]bool{} // near-duplicate suppression by normalized text
+	seen := map[[2]uint64]bool{} // near-duplicate suppression by normalized text
 	add := func(u index.UnitInput) {
-		key := normKey(u.Text)
-		if key == "" || seen[key] {
+		key, ok := normHash(u.Text)
+		if !ok || seen[key] {
 			return
 		}
 		seen[key] = true
 		in.Units = append(in.Units, u)
 	}
-	runes := []rune(doc.Text)
+	runes := newDocRunes(doc)
 	for id := 1; id < len(tree.Nodes); id++ {
 		n := &tree.Nodes[id]
 		if n.Own.Empty() {
@@ -116,6 +118,9 @@ func pieces(doc *document.Document, sp document.Span, max int) []document.Span {
 	if sp.Len() <= max {
 		return []document.Span{sp}
 	}
+	if sp.Len() > maxSplitWindow {
+		return windowPieces(doc, sp, max)
+	}
 	text := []rune(doc.Masked(sp))
 	parts := Recursive(text, max, nil)
 	for i := range parts {
@@ -123,6 +128,41 @@ func pieces(doc *document.Document, sp document.Span, max int) []document.Span {
 		parts[i].End += sp.Start
 	}
 	return parts
+}
+
+// maxSplitWindow is the longest text (code points) the splitter reads at
+// once. A clause longer than this (a whole contract on one line, a hostile
+// paragraph of megabytes) is split a window at a time, so the splitter's
+// code points and pieces stay a few megabytes whatever the clause. Windows
+// end at multiples of maxSplitWindow of the document's text (moved back
+// after the last space or line break), so two clauses sharing a long tail
+// (a short clause widened over its sibling) get the same pieces there, and
+// their units the same texts, which are indexed once.
+const maxSplitWindow = 1 << 20
+
+func windowPieces(doc *document.Document, sp document.Span, size int) []document.Span {
+	var out []document.Span
+	for start := sp.Start; start < sp.End; {
+		end := min(sp.End, (start/maxSplitWindow+1)*maxSplitWindow)
+		text := []rune(doc.Masked(document.Span{Start: start, End: end}))
+		if end < sp.End {
+			// Cut after the last white space of the window's second half
+			// (of the whole window, wherever the clause starts in it).
+			half := max(0, (start/maxSplitWindow)*maxSplitWindow+maxSplitWindow/2-start)
+			for k := len(text) - 1; k > half; k-- {
+				if unicode.IsSpace(text[k]) {
+					text = text[:k+1]
+					end = start + k + 1
+					break
+				}
+			}
+		}
+		for _, p := range Recursive(text, size, nil) {
+			out = append(out, document.Span{Start: p.Start + start, End: p.End + start})
+		}
+		start = end
+	}
+	return out
 }
 
 // ancestorContext is the labels and headings of a node's ancestors, outermost
@@ -149,6 +189,36 @@ func ancestorContext(t *clause.Tree, id int) string {
 // normKey is text reduced to lower-case words, for duplicate detection.
 func normKey(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// normHash is a 128-bit hash of normKey(s), computed without building it
+// (units are many and long), and false when normKey(s) is empty.
+func normHash(s string) ([2]uint64, bool) {
+	a, b := uint64(14695981039346656037), uint64(0x9E3779B97F4A7C15)
+	byteIn := func(c byte) {
+		a = (a ^ uint64(c)) * 1099511628211
+		b = (b ^ uint64(c)) * 0x100000001B3
+		b ^= b >> 29
+	}
+	var buf [utf8.UTFMax]byte
+	words, inWord := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			if words > 0 {
+				byteIn(' ')
+			}
+			words++
+			inWord = true
+		}
+		for _, c := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			byteIn(c)
+		}
+	}
+	return [2]uint64{a, b}, words > 0
 }
 
 // headingOf is what a clause is called: its heading, else its defined term,

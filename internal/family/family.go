@@ -25,7 +25,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
-	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -79,9 +79,9 @@ func mix(z uint64) uint64 {
 // letters and digits, in Unicode NFKC (ligatures such as "ﬁ" are two
 // letters) and lower case; every other character separates words.
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(norm.NFKC.String(text)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	var out []string
+	eachWord(fold(text), func(w string) { out = append(out, w) })
+	return out
 }
 
 // Sign computes the signature of a text (the document's text with its page
@@ -103,10 +103,14 @@ func Sign(text string) Signature { return SignWithParties(text, nil) }
 // Ingest signs with Parties(names.Learn(…)): on the held-out constructed
 // pairs this halved the party-swapped pairs called the same contract (8 of
 // 61 → 4 of 61) and changed no other pair (docs/EVALUATION.md).
+//
+// The words are read one at a time, as Words splits them, and only the
+// shingles' hashes are kept (8 bytes a word), so signing a long text costs
+// little more memory than the text.
 func SignWithParties(text string, parties []string) Signature {
-	words := Words(text)
+	folded := fold(text)
 	var sig Signature
-	sig.Names, sig.Vocab = names(text, words)
+	sig.Names, sig.Vocab = names(text, folded)
 	known := map[uint64]bool{}
 	for _, n := range sig.Names {
 		known[n] = true
@@ -122,32 +126,42 @@ func SignWithParties(text string, parties []string) Signature {
 	for i := range sig.Mins {
 		sig.Mins[i] = ^uint64(0)
 	}
-	if len(words) == 0 {
-		return sig
-	}
-	wh := make([]uint64, len(words))
-	for i, w := range words {
-		wh[i] = wordHash(w)
-	}
-	for len(wh) < shingleWords {
-		wh = append(wh, 0)
-	}
-	seen := make(map[uint64]struct{}, len(wh))
-	for i := 0; i+shingleWords <= len(wh); i++ {
+	// A shingle is five consecutive word hashes; a text of fewer words is
+	// padded with zero hashes to one shingle.
+	var ring [shingleWords]uint64
+	n := 0
+	var shingles []uint64
+	add := func() {
 		var s uint64 = 0x2545F4914F6CDD1D
-		for _, h := range wh[i : i+shingleWords] {
-			s = mix(s ^ h)
+		for k := range shingleWords {
+			s = mix(s ^ ring[(n+k)%shingleWords])
 		}
-		if _, ok := seen[s]; ok {
-			continue
-		}
-		seen[s] = struct{}{}
+		shingles = append(shingles, s)
 		bin, v := s>>(64-binBits), s&valueMask
 		if v < sig.Mins[bin] {
 			sig.Mins[bin] = v
 		}
 	}
-	sig.Shingles = len(seen)
+	eachWord(folded, func(w string) {
+		ring[n%shingleWords] = wordHash(w)
+		n++
+		if n >= shingleWords {
+			// ring holds words n-5 … n-1, oldest at n%5.
+			add()
+		}
+	})
+	if n == 0 {
+		return sig
+	}
+	if n < shingleWords {
+		for k := n; k < shingleWords; k++ {
+			ring[k] = 0
+		}
+		n = 0
+		add()
+	}
+	slices.Sort(shingles)
+	sig.Shingles = len(slices.Compact(shingles))
 	// Densify: empty bins borrow from the next filled bin to the right.
 	for i := range sig.Mins {
 		if sig.Mins[i] != ^uint64(0) {
@@ -161,6 +175,33 @@ func SignWithParties(text string, parties []string) Signature {
 		}
 	}
 	return sig
+}
+
+// fold is the text as Words reads it: NFKC, lower case.
+func fold(text string) string { return strings.ToLower(norm.NFKC.String(text)) }
+
+// isWordRune says what Words keeps: letters and digits.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// eachWord calls f with the words of folded text in order, as Words
+// splits them, without collecting them.
+func eachWord(folded string, f func(w string)) {
+	start := -1
+	for i, r := range folded {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			f(folded[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		f(folded[start:])
+	}
 }
 
 const (
@@ -237,10 +278,15 @@ func Decode(b []byte) (Signature, error) {
 	return s, nil
 }
 
+// wordHash is the 64-bit FNV-1a hash of w (hash/fnv's, without its
+// allocations: it runs once per word of every document).
 func wordHash(w string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(w))
-	return h.Sum64()
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		h ^= uint64(w[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 func (s *Signature) addVocab(h uint64) {
@@ -262,25 +308,23 @@ func (s *Signature) HasWord(h uint64) bool {
 	return true
 }
 
-// names finds the document's opening names and fills its vocabulary.
-func names(text string, words []string) ([]uint64, [vocabBytes]byte) {
-	var tmp Signature
-	count := map[string]int{}
-	for _, w := range words {
-		if count[w] == 0 {
-			tmp.addVocab(wordHash(w))
-		}
-		count[w]++
-	}
+// names finds the document's opening names and fills its vocabulary from
+// the folded text's words. Only the opening's candidate names are counted,
+// so a text of a million distinct words costs no map of them.
+func names(text, folded string) ([]uint64, [vocabBytes]byte) {
 	head := text
 	if len(head) > preambleLen {
 		head = head[:preambleLen]
 	}
-	seen := map[string]bool{}
-	var out []uint64
 	fields := strings.FieldsFunc(head, func(r rune) bool {
 		return unicode.IsSpace(r) || r == ',' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”'
 	})
+	type cand struct {
+		lw string
+		k  int
+	}
+	var cands []cand
+	count := map[string]int{}
 	for k, f := range fields {
 		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
 		r := []rune(w)
@@ -293,11 +337,24 @@ func names(text string, words []string) ([]uint64, [vocabBytes]byte) {
 			continue
 		}
 		lw := strings.ToLower(w)
-		if seen[lw] || count[lw] < nameRecurs {
+		cands = append(cands, cand{lw, k})
+		count[lw] = 0
+	}
+	var tmp Signature
+	eachWord(folded, func(w string) {
+		tmp.addVocab(wordHash(w))
+		if c, ok := count[w]; ok {
+			count[w] = c + 1
+		}
+	})
+	seen := map[string]bool{}
+	var out []uint64
+	for _, c := range cands {
+		if seen[c.lw] || count[c.lw] < nameRecurs {
 			continue
 		}
-		seen[lw] = true
-		out = append(out, wordHash(lw))
+		seen[c.lw] = true
+		out = append(out, wordHash(c.lw))
 		if len(out) == maxNames {
 			break
 		}

@@ -437,6 +437,9 @@ func (x *text) definitions() []Definition {
 		if x.stopped() {
 			return nil
 		}
+		if len(out) == MaxDefinitions {
+			break
+		}
 		term, ok := termText(s[q.open:q.close])
 		if !ok {
 			continue

@@ -113,6 +113,16 @@ type Doc struct {
 	Uses  []Use    `json:"uses"`
 }
 
+// A document's graph holds at most MaxDefinitions definitions written with
+// quotes and MaxReferences cross-references, the first ones in the text:
+// a long contract defines a few hundred terms and cites a few thousand
+// clauses, while a hostile text of a million definitions on one line would
+// otherwise cost a trie of every term and a pass of every use.
+const (
+	MaxDefinitions = 10_000
+	MaxReferences  = 100_000
+)
+
 // Version is the current extraction version (Doc.Version). Raise it when
 // extraction changes what it finds: stored graphs of an older version are
 // computed again when read. (2: references "of the <defined term>" are

@@ -103,6 +103,9 @@ func (x *text) references() []Reference {
 				}
 			}
 			out = append(out, r)
+			if len(out) == MaxReferences {
+				return out
+			}
 		}
 	}
 	return out

@@ -94,6 +94,10 @@ type Options struct {
 	// stores the vectors beside the document (artifact "vectors"), so search
 	// can fuse dense and lexical rankings. A failure to embed fails the file.
 	Embedder search.Embedder
+	// Budget is the memory budget the documents being read, analyzed and
+	// waiting to be stored share (budget.go); nil is the process's own
+	// budget of DefaultMemory, which every Ingest given none shares.
+	Budget *Budget
 }
 
 // Progress reports how far an Ingest has got.
@@ -254,27 +258,34 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 		workers = runtime.NumCPU()
 	}
 	type outcome struct {
-		i    int
-		docs []prepared // nil when the item was cancelled
+		i     int
+		docs  []prepared // nil when the item was cancelled
+		claim *claim     // the memory the item holds until it is stored
+	}
+	budget := opt.Budget
+	if budget == nil {
+		budget = processBudget()
 	}
 	// Prepared documents queue up while a batch is being stored, so parsing
-	// goes on during the fsyncs.
-	p := &preparer{existing: existing, dups: dups, opt: opt, lim: lim}
+	// goes on during the fsyncs; the memory they hold stays reserved until
+	// they are stored, so the queue cannot outgrow the budget.
+	p := &preparer{existing: existing, dups: dups, opt: opt, lim: lim, budget: budget}
 	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
+		c := &claim{b: budget}
 		// Between files, a long upload gives its turn to another tenant's
 		// job (Options.Yield); a file is prepared holding a processor slot
 		// (Options.Acquire).
 		if i > 0 && opt.Yield != nil && opt.Yield(ctx) != nil {
-			return outcome{i, nil}
+			return outcome{i, nil, c}
 		}
 		if opt.Acquire != nil {
 			release, err := opt.Acquire(ctx)
 			if err != nil {
-				return outcome{i, nil}
+				return outcome{i, nil, c}
 			}
 			defer release()
 		}
-		return outcome{i, p.prepare(ctx, items[i])}
+		return outcome{i, p.prepare(ctx, items[i], c), c}
 	})
 
 	// One goroutine stores documents and reports progress, so writes and
@@ -358,6 +369,7 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 			}
 		}
 		for bi, o := range batch {
+			o.claim.done()
 			pending := false
 			for _, d := range o.docs {
 				if d.rec != nil {

@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
@@ -36,6 +38,7 @@ type preparer struct {
 	dups     *dupIndex
 	opt      Options
 	lim      unpack.Limits
+	budget   *Budget
 }
 
 // maxNesting bounds e-mails and archives inside e-mails.
@@ -46,7 +49,7 @@ const maxNesting = 8
 // entry of an attached archive), which the caller stores together, so a
 // message is never stored without its attachments. It returns nil when ctx
 // was cancelled first: nothing of the item is stored.
-func (p *preparer) prepare(ctx context.Context, it item) (out []prepared) {
+func (p *preparer) prepare(ctx context.Context, it item, c *claim) (out []prepared) {
 	res := FileResult{Path: it.path, Name: it.name, Status: it.status, Reason: it.reason, Err: it.err}
 	if it.status != "" {
 		return []prepared{{res: res}}
@@ -68,6 +71,15 @@ func (p *preparer) prepare(ctx context.Context, it item) (out []prepared) {
 		err  error
 		mod  time.Time
 	)
+	// The file's bytes are the first memory it takes.
+	if err := c.need(ctx, it.size+1<<20, "reading it"); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		res.ID = store.DocID(it.name)
+		res.Status, res.Reason, res.Err = StatusFailed, err.Error(), fmt.Errorf("%s: %w", it.path, err)
+		return []prepared{{res: res}}
+	}
 	if it.entry != nil {
 		data, err = it.arc.Read(*it.entry)
 		mod = it.entry.Modified
@@ -85,12 +97,12 @@ func (p *preparer) prepare(ctx context.Context, it item) (out []prepared) {
 	}
 	src := it.src
 	src.ModTime = mod.UTC()
-	return p.document(ctx, it.path, it.name, data, src, nil, 0)
+	return p.document(ctx, it.path, it.name, data, src, nil, 0, c)
 }
 
 // document prepares the document named name from data (or, for an
 // attached Outlook message, from msg, read already) with its attachments.
-func (p *preparer) document(ctx context.Context, where, name string, data []byte, src store.Source, msg *unpack.Message, depth int) []prepared {
+func (p *preparer) document(ctx context.Context, where, name string, data []byte, src store.Source, msg *unpack.Message, depth int, c *claim) []prepared {
 	res := FileResult{Path: where, Name: name, ID: store.DocID(name), Bytes: int64(len(data))}
 	fail := func(reason string, err error) []prepared {
 		res.Status, res.Reason, res.Err = StatusFailed, reason, fmt.Errorf("%s: %w", where, err)
@@ -103,7 +115,7 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 		return fail("no data", parse.ErrEmpty)
 	}
 	if unpack.Kind(name) == "zip" {
-		return p.attachedArchive(ctx, where, name, data, src, depth)
+		return p.attachedArchive(ctx, where, name, data, src, depth, c)
 	}
 	if msg == nil && parse.Format(name) == "" {
 		res.Status, res.Reason = StatusSkipped, unsupportedReason(name)
@@ -146,6 +158,24 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 	if report := popt.Progress; report != nil {
 		popt.Progress = func(msg string) { report(name + ": " + msg) }
 	}
+	// A document has a deadline for all of its work; the readers, the
+	// graph and the passes between them stop when it passes.
+	ctx, cancel := context.WithTimeoutCause(ctx, docDeadline(len(data)), errDocDeadline)
+	defer cancel()
+	late := func(err error) []prepared {
+		if context.Cause(ctx) == errDocDeadline && ctx.Err() != nil {
+			return fail(fmt.Sprintf("%s: it took longer than %s (the limit is %s plus %s per MB)", parse.ErrTooLarge, docDeadline(len(data)), docTimeout, docTimeoutPerMB), fmt.Errorf("%w: %w", parse.ErrTooLarge, err))
+		}
+		return nil
+	}
+	if msg == nil {
+		if err := c.need(ctx, parse.ReadMemory(name, data, popt), "reading it"); err != nil {
+			if ctx.Err() != nil {
+				return late(err)
+			}
+			return fail(err.Error(), err)
+		}
+	}
 	var (
 		doc *document.Document
 		err error
@@ -153,10 +183,10 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 	format := parse.Format(name)
 	switch {
 	case msg != nil:
-		doc, err = parse.Message(ctx, msg)
+		doc, err = parse.Message(ctx, msg, p.opt.Parse)
 	case format == "email":
 		if msg, err = readMessage(name, data); err == nil {
-			doc, err = parse.Message(ctx, msg)
+			doc, err = parse.Message(ctx, msg, p.opt.Parse)
 		} else {
 			err = fmt.Errorf("%w: %v", parse.ErrCorrupt, err)
 		}
@@ -165,7 +195,7 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil
+			return late(err)
 		}
 		return fail(err.Error(), err)
 	}
@@ -190,7 +220,7 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 				r.Err = fmt.Errorf("%s: %s", r.Path, r.Reason)
 				got = []prepared{{res: r}}
 			} else {
-				got = p.document(ctx, where+"/"+a.Name, cname, a.Data, csrc, a.Message, depth+1)
+				got = p.document(ctx, where+"/"+a.Name, cname, a.Data, csrc, a.Message, depth+1, c)
 				if got == nil {
 					return nil // cancelled: nothing of the message is stored
 				}
@@ -210,13 +240,20 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 		}
 	}
 	src.SHA256, src.Size = sha, int64(len(data))
-	rec, err := p.analyze(ctx, doc, data, &res, src)
-	if err != nil {
+	if err := c.need(ctx, analysisMemory(doc), "analyzing its text"); err != nil {
 		if ctx.Err() != nil {
-			return nil
+			return late(err)
 		}
 		return fail(err.Error(), err)
 	}
+	rec, err := p.analyze(ctx, doc, data, &res, src)
+	if err != nil {
+		if ctx.Err() != nil {
+			return late(err)
+		}
+		return fail(err.Error(), err)
+	}
+	c.keep(heldMemory(rec))
 	res.Status = StatusAdded
 	if had {
 		res.Status = StatusReplaced
@@ -226,7 +263,7 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 
 // attachedArchive prepares the entries of a ZIP archive attached to an
 // e-mail (or nested in one), read in memory within the limits.
-func (p *preparer) attachedArchive(ctx context.Context, where, name string, data []byte, src store.Source, depth int) []prepared {
+func (p *preparer) attachedArchive(ctx context.Context, where, name string, data []byte, src store.Source, depth int, c *claim) []prepared {
 	a, err := unpack.OpenZip(bytes.NewReader(data), int64(len(data)), p.lim)
 	if err != nil {
 		r := FileResult{Path: where, Name: name, ID: store.DocID(name), Status: StatusFailed, Reason: err.Error(), Bytes: int64(len(data))}
@@ -254,7 +291,7 @@ func (p *preparer) attachedArchive(ctx context.Context, where, name string, data
 			out = append(out, prepared{res: r})
 			continue
 		}
-		got := p.document(ctx, cwhere, cname, b, csrc, nil, depth+1)
+		got := p.document(ctx, cwhere, cname, b, csrc, nil, depth+1, c)
 		if got == nil {
 			return nil
 		}
@@ -273,7 +310,13 @@ func readMessage(name string, data []byte) (*unpack.Message, error) {
 // analyze builds a parsed document's clause tree, retrieval units, index
 // segment, summary, graph and optional vectors into a record.
 func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []byte, res *FileResult, src store.Source) (*store.Record, error) {
+	// Each pass is linear in the text, which the parse limits bound; the
+	// document's deadline and the job's cancellation are checked between
+	// them (and inside graph extraction, the longest).
 	tree := clause.Parse(doc)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	sum := chunk.Summary(doc)
 	if p.opt.Summarize != nil {
 		gen, err := p.opt.Summarize(ctx, doc)
@@ -288,7 +331,17 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	}
 	nm := chunk.Names(doc)
 	units := chunk.Build(doc, tree, chunk.Options{Summary: sum.Generated, Names: &nm})
-	seg := index.AnalyzeDoc(units).Encode()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	analyzed := index.AnalyzeDoc(units)
+	if n := len(analyzed.Vocab); n > MaxDocTerms {
+		return nil, fmt.Errorf("%w: it holds %s distinct words, more than the %s one document may hold", parse.ErrTooLarge, thousands(n), thousands(MaxDocTerms))
+	}
+	seg := analyzed.Encode()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	summary, err := json.Marshal(sum)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode summary: %w", err)
@@ -299,6 +352,9 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	}
 	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON,
 		ArtifactFamily: family.SignWithParties(doc.MaskedText(), family.Parties(nm)).Encode()}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
 	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		return nil, err
@@ -319,4 +375,57 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 		artifacts[ArtifactVectors] = vecs.Encode()
 	}
 	return &store.Record{Doc: doc, Tree: tree, Source: src, Artifacts: artifacts}, nil
+}
+
+// MaxDocTerms is the most distinct index terms one document may have: the
+// longest contract of the benchmark corpora (1 MB) has 3,468; a text of
+// made-up words (a line of a million numbered definitions) would make the
+// collection's vocabulary, and every pass over it (word associations), as
+// large as the text.
+const MaxDocTerms = 100_000
+
+// A document's deadline: docTimeout plus docTimeoutPerMB of its file, for
+// everything from parsing to its record (the parsers' and the graph's own
+// deadlines are shorter). Generous on a busy machine; a file that needs
+// more is built to keep a server busy.
+var (
+	docTimeout      = 2 * time.Minute
+	docTimeoutPerMB = 2 * time.Second
+)
+
+// errDocDeadline is the cancellation cause when a document's deadline passes.
+var errDocDeadline = errors.New("document deadline")
+
+func docDeadline(size int) time.Duration {
+	return docTimeout + time.Duration(size>>20)*docTimeoutPerMB
+}
+
+// analysisMemory estimates the most memory analyzing a parsed document
+// takes (the clause tree, retrieval units, analyzed segment, signature and
+// graph, with the text): about ten times its text, measured on the bomb
+// kit's largest texts (docs/INGEST.md).
+func analysisMemory(doc *document.Document) int64 {
+	return 10*int64(len(doc.Text)) + 256*int64(len(doc.Blocks)) + 1<<20
+}
+
+// heldMemory estimates what a prepared record holds until it is stored:
+// its text, clause tree and artifacts.
+func heldMemory(rec *store.Record) int64 {
+	n := int64(len(rec.Doc.Text)) + 128*int64(len(rec.Doc.Blocks))
+	if rec.Tree != nil {
+		n += 160 * int64(len(rec.Tree.Nodes))
+	}
+	for _, a := range rec.Artifacts {
+		n += int64(len(a))
+	}
+	return n
+}
+
+// thousands writes n with thousands separators: 100,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

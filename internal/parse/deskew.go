@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/jpeg" // decoders for image.Decode
 	"image/png"
 	"math"
@@ -32,8 +33,12 @@ const (
 	skewStep = 0.1  // degrees
 	minSkew  = 0.25 // degrees: smaller turns are left alone
 	// deskewMaxPixels bounds the pages turned (a letter page at 600 dpi is
-	// 34 megapixels); larger ones are read as they are.
+	// 34 megapixels); larger ones are read as they are. deskewMaxBytes
+	// bounds the decoded page the same way (a 600-dpi grey letter page is
+	// 34 MB decoded, a 300-dpi colour one 34 MB; 16-bit colour takes eight
+	// bytes a pixel), since pages are decoded several at a time.
 	deskewMaxPixels = 40_000_000
+	deskewMaxBytes  = 128 << 20
 	// skewSampleWidth is the width of the reduced copy the angle is found on.
 	skewSampleWidth = 900
 )
@@ -55,7 +60,7 @@ func deskewFile(path string) (straight string, angle float64, err error) {
 		return "", 0, err
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil || int64(cfg.Width)*int64(cfg.Height) > deskewMaxPixels {
+	if px := int64(cfg.Width) * int64(cfg.Height); err != nil || px > deskewMaxPixels || px*bytesPerPixel(cfg.ColorModel) > deskewMaxBytes {
 		return path, 0, nil
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
@@ -201,4 +206,23 @@ func turn(g *image.Gray, angle float64) *image.Gray {
 		}
 	}
 	return out
+}
+
+// bytesPerPixel is what the standard decoders hold per pixel of an image
+// of model m.
+func bytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.YCbCrModel:
+		return 3
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 4
 }

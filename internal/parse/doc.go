@@ -56,25 +56,25 @@ var errNoAntiword = fmt.Errorf("%w: install the Debian package antiword to read 
 // errDocOld marks a file in a layout older than Word 97.
 var errDocOld = errors.New("Word 6/95 layout")
 
-func parseDOC(ctx context.Context, data []byte) (*document.Document, error) {
+func parseDOC(ctx context.Context, data []byte, lim *textBudget) (*document.Document, error) {
 	head := bytes.TrimLeft(data[:min(len(data), 512)], " \t\r\n\ufeff")
 	switch {
 	case bytes.HasPrefix(head, []byte(`{\rtf`)):
 		// Word saves RTF under .doc when asked to; so do many mail systems.
-		doc, err := parseRTF(data)
+		doc, err := parseRTF(data, lim)
 		if doc != nil {
 			doc.Format = "doc"
 		}
 		return doc, err
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
-		doc, err := parseDOCX(data)
+		doc, err := parseDOCX(data, lim)
 		if doc != nil {
 			doc.Format = "doc"
 		}
 		return doc, err
 	case !bytes.HasPrefix(data, cfb.Magic):
 		if t := strings.ToLower(string(head[:min(len(head), 256)])); strings.Contains(t, "<html") || strings.Contains(t, "<!doctype html") {
-			doc, err := parseHTML(ctx, data)
+			doc, err := parseHTML(ctx, data, lim)
 			if doc != nil {
 				doc.Format = "doc"
 			}
@@ -82,7 +82,7 @@ func parseDOC(ctx context.Context, data []byte) (*document.Document, error) {
 		}
 		return nil, fmt.Errorf("%w: not a Word document (no compound-file header)", ErrCorrupt)
 	}
-	doc, err := readWordBinary(data)
+	doc, err := readWordBinary(data, lim)
 	if errors.Is(err, errDocOld) {
 		return docWithAntiword(ctx, data)
 	}
@@ -98,8 +98,8 @@ type wordDoc struct {
 	fcLcb       []uint32 // FibRgFcLcb: fc, lcb pairs
 	ccpText     int
 	pieces      []docPiece
-	papx        []docRun // paragraph properties by FC range
-	chpx        []docRun // character properties by FC range
+	papx        docRuns // paragraph properties by FC range
+	chpx        docRuns // character properties by FC range
 	styles      []docStyle
 	lists       *docLists
 }
@@ -139,7 +139,7 @@ const (
 	fibPlfLfo      = 74
 )
 
-func readWordBinary(data []byte) (*document.Document, error) {
+func readWordBinary(data []byte, lim *textBudget) (*document.Document, error) {
 	f, err := cfb.Open(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -198,7 +198,10 @@ func readWordBinary(data []byte) (*document.Document, error) {
 		lvls = table[fc+lcb:]
 	}
 	d.lists = readDocLists(d.tableBytes(fibPlfLst), d.tableBytes(fibPlfLfo), lvls)
-	text, blocks := d.render()
+	text, blocks := d.render(lim)
+	if err := lim.Err(); err != nil {
+		return nil, err
+	}
 	return &document.Document{Format: "doc", Text: text, Blocks: blocks}, nil
 }
 
@@ -304,66 +307,76 @@ type docChar struct {
 	piece int
 }
 
-// chars returns the main document's characters in order.
-func (d *wordDoc) chars() []docChar {
-	out := make([]docChar, 0, d.ccpText)
+// eachChar calls f with the main document's characters in order, surrogate
+// pairs joined, until f returns false. The characters are read one at a
+// time: a document of many millions costs no memory per character.
+func (d *wordDoc) eachChar(f func(docChar) bool) {
+	var pend docChar // a high surrogate waiting for its pair
+	have := false
+	emit := func(c docChar) bool {
+		if have {
+			have = false
+			if c.r >= 0xDC00 && c.r < 0xE000 {
+				pend.r = utf16.DecodeRune(pend.r, c.r)
+				return f(pend)
+			}
+			pend.r = '\uFFFD'
+			if !f(pend) {
+				return false
+			}
+		}
+		switch {
+		case utf16.IsSurrogate(c.r) && c.r < 0xDC00:
+			pend, have = c, true
+			return true
+		case utf16.IsSurrogate(c.r):
+			c.r = '\uFFFD'
+		}
+		return f(c)
+	}
 	for pi, p := range d.pieces {
 		for cp := p.cp; cp < p.cpEnd && cp < d.ccpText; cp++ {
 			k := cp - p.cp
+			var c docChar
 			if p.compressed {
 				off := p.fc + k
 				if off >= len(d.word) {
 					break
 				}
-				c := d.word[off]
-				r := rune(c)
-				if c >= 0x80 && c < 0xA0 {
-					r = cp1252[c-0x80]
+				b := d.word[off]
+				c = docChar{rune(b), off, pi}
+				if b >= 0x80 && b < 0xA0 {
+					c.r = cp1252[b-0x80]
 				}
-				out = append(out, docChar{r, off, pi})
-				continue
+			} else {
+				off := p.fc + 2*k
+				if off+2 > len(d.word) {
+					break
+				}
+				c = docChar{rune(binary.LittleEndian.Uint16(d.word[off:])), off, pi}
 			}
-			off := p.fc + 2*k
-			if off+2 > len(d.word) {
-				break
+			if !emit(c) {
+				return
 			}
-			out = append(out, docChar{rune(binary.LittleEndian.Uint16(d.word[off:])), off, pi})
 		}
 	}
-	// Join surrogate pairs.
-	j := 0
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if utf16.IsSurrogate(c.r) && c.r < 0xDC00 && i+1 < len(out) && out[i+1].r >= 0xDC00 && out[i+1].r < 0xE000 {
-			c.r = utf16.DecodeRune(c.r, out[i+1].r)
-			i++
-		} else if utf16.IsSurrogate(c.r) {
-			c.r = '\uFFFD'
-		}
-		out[j] = c
-		j++
+	if have {
+		pend.r = '\uFFFD'
+		f(pend)
 	}
-	return out[:j]
 }
 
 // render builds the canonical text from the characters and properties.
-func (d *wordDoc) render() (string, []document.Block) {
+func (d *wordDoc) render(lim *textBudget) (string, []document.Block) {
 	var (
-		w      paraWriter
+		w      = paraWriter{lim: lim}
 		b      strings.Builder
 		fields []bool // per open field: true once its separator was seen (result follows)
+		instr  int    // open fields whose separator was not seen: inside instructions
 		cell   []wpPara
 		cells  [][]wpPara
 		nums   = newDocCounters(d.lists)
 	)
-	shown := func() bool {
-		for _, sep := range fields {
-			if !sep {
-				return false // inside a field's instructions
-			}
-		}
-		return true
-	}
 	endPara := func(c docChar, endsCell bool) {
 		pp := d.paraProps(c.fc, c.piece)
 		text := b.String()
@@ -391,7 +404,7 @@ func (d *wordDoc) render() (string, []document.Block) {
 		if outline >= 0 && outline <= 8 {
 			kind, level = document.BlockHeading, outline
 		}
-		var pw paraWriter
+		pw := w.sub()
 		pw.add(label, suffix, text, kind, level)
 		switch {
 		case pp.rowEnd:
@@ -421,27 +434,38 @@ func (d *wordDoc) render() (string, []document.Block) {
 			w.out = append(w.out, pw.out...)
 		}
 	}
-	for _, c := range d.chars() {
+	d.eachChar(func(c docChar) bool {
+		if w.full() {
+			return false
+		}
 		switch c.r {
 		case 0x13:
 			fields = append(fields, false)
-			continue
+			instr++
+			return true
 		case 0x14:
-			if n := len(fields); n > 0 {
+			if n := len(fields); n > 0 && !fields[n-1] {
 				fields[n-1] = true
+				instr--
 			}
-			continue
+			return true
 		case 0x15:
 			if n := len(fields); n > 0 {
+				if !fields[n-1] {
+					instr--
+				}
 				fields = fields[:n-1]
 			}
-			continue
+			return true
 		}
-		if !shown() {
-			continue
+		if instr > 0 {
+			return true // inside a field's instructions
 		}
 		if d.hiddenAt(c.fc) && c.r != 0x0D && c.r != 0x07 {
-			continue
+			return true
+		}
+		if !lim.fits(b.Len() + 4) {
+			return false
 		}
 		switch c.r {
 		case 0x0D:
@@ -458,14 +482,14 @@ func (d *wordDoc) render() (string, []document.Block) {
 			b.WriteByte('-')
 		case 0x1F, 0x01, 0x02, 0x03, 0x04, 0x05, 0x08:
 		default:
-			if c.r < 0x20 {
-				continue
+			if c.r >= 0x20 {
+				b.WriteRune(c.r)
 			}
-			b.WriteRune(c.r)
 		}
-	}
+		return true
+	})
 	if b.Len() > 0 {
-		var pw paraWriter
+		pw := w.sub()
 		pw.add("", "", b.String(), "", 0)
 		w.out = append(w.out, pw.out...)
 	}

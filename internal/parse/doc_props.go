@@ -27,64 +27,91 @@ type docRun struct {
 
 var le = binary.LittleEndian
 
-// readRuns reads the FKPs listed by the PlcBte at index i of the FIB.
-func (d *wordDoc) readRuns(i int, papx bool) []docRun {
-	plc := d.tableBytes(i)
-	if len(plc) < 12 || (len(plc)-4)%8 != 0 {
-		return nil
-	}
-	n := (len(plc) - 4) / 8
-	var runs []docRun
-	for k := 0; k < n; k++ {
-		pn := int(le.Uint32(plc[4*(n+1)+4*k:]) & 0x3FFFFF)
-		if pn*512+512 > len(d.word) {
-			continue
-		}
-		page := d.word[pn*512 : pn*512+512]
-		crun := int(page[511])
-		if 4*(crun+1)+crun*13 > 511 && papx || 4*(crun+1)+crun > 511 {
-			continue
-		}
-		for j := 0; j < crun; j++ {
-			r := docRun{fc: int(le.Uint32(page[4*j:])), fcEnd: int(le.Uint32(page[4*j+4:]))}
-			var off int
-			if papx {
-				off = 2 * int(page[4*(crun+1)+13*j])
-			} else {
-				off = 2 * int(page[4*(crun+1)+j])
-			}
-			if off > 0 && off < 511 {
-				if papx {
-					cb := int(page[off])
-					start, size := off+1, 2*cb-1
-					if cb == 0 && off+1 < 511 {
-						start, size = off+2, 2*int(page[off+1])
-					}
-					if size >= 2 && start+size <= 511 {
-						r.istd = int(le.Uint16(page[start:]))
-						r.grpprl = page[start+2 : start+size]
-					}
-				} else {
-					cb := int(page[off])
-					if off+1+cb <= 511 {
-						r.grpprl = page[off+1 : off+1+cb]
-					}
-				}
-			}
-			runs = append(runs, r)
-		}
-	}
-	sort.SliceStable(runs, func(a, b int) bool { return runs[a].fc < runs[b].fc })
-	return runs
+// fkpPage is one property page (FKP) of the WordDocument stream with the
+// file offsets its runs cover.
+type fkpPage struct {
+	first, last int
+	page        []byte
 }
 
-// runAt returns the run containing file offset fc, or nil.
-func runAt(runs []docRun, fc int) *docRun {
-	k := sort.Search(len(runs), func(i int) bool { return runs[i].fcEnd > fc })
-	if k < len(runs) && runs[k].fc <= fc {
-		return &runs[k]
+// docRuns are the property runs of a document, found on their pages when
+// asked for: a document of millions of one-character runs costs a few
+// bytes per page, not per run.
+type docRuns struct {
+	pages []fkpPage // by first offset
+	papx  bool
+}
+
+// readRuns reads the FKPs listed by the PlcBte at index i of the FIB. Each
+// page is read once, however often the table lists it.
+func (d *wordDoc) readRuns(i int, papx bool) docRuns {
+	rs := docRuns{papx: papx}
+	plc := d.tableBytes(i)
+	if len(plc) < 12 || (len(plc)-4)%8 != 0 {
+		return rs
 	}
-	return nil
+	n := (len(plc) - 4) / 8
+	seen := map[int]bool{}
+	for k := 0; k < n; k++ {
+		pn := int(le.Uint32(plc[4*(n+1)+4*k:]) & 0x3FFFFF)
+		if pn*512+512 > len(d.word) || seen[pn] {
+			continue
+		}
+		seen[pn] = true
+		page := d.word[pn*512 : pn*512+512]
+		crun := int(page[511])
+		if 4*(crun+1)+crun*13 > 511 && papx || 4*(crun+1)+crun > 511 || crun == 0 {
+			continue
+		}
+		rs.pages = append(rs.pages, fkpPage{first: int(le.Uint32(page)), last: int(le.Uint32(page[4*crun:])), page: page})
+	}
+	sort.SliceStable(rs.pages, func(a, b int) bool { return rs.pages[a].first < rs.pages[b].first })
+	return rs
+}
+
+// at returns the run containing file offset fc.
+func (rs docRuns) at(fc int) (docRun, bool) {
+	k := sort.Search(len(rs.pages), func(i int) bool { return rs.pages[i].last > fc })
+	if k == len(rs.pages) || rs.pages[k].first > fc {
+		return docRun{}, false
+	}
+	page := rs.pages[k].page
+	crun := int(page[511])
+	j := sort.Search(crun, func(j int) bool { return int(le.Uint32(page[4*j+4:])) > fc })
+	if j == crun || int(le.Uint32(page[4*j:])) > fc {
+		return docRun{}, false
+	}
+	return rs.run(page, crun, j), true
+}
+
+// run decodes run j of a page of crun runs.
+func (rs docRuns) run(page []byte, crun, j int) docRun {
+	r := docRun{fc: int(le.Uint32(page[4*j:])), fcEnd: int(le.Uint32(page[4*j+4:]))}
+	var off int
+	if rs.papx {
+		off = 2 * int(page[4*(crun+1)+13*j])
+	} else {
+		off = 2 * int(page[4*(crun+1)+j])
+	}
+	if off <= 0 || off >= 511 {
+		return r
+	}
+	cb := int(page[off])
+	if !rs.papx {
+		if off+1+cb <= 511 {
+			r.grpprl = page[off+1 : off+1+cb]
+		}
+		return r
+	}
+	start, size := off+1, 2*cb-1
+	if cb == 0 && off+1 < 511 {
+		start, size = off+2, 2*int(page[off+1])
+	}
+	if size >= 2 && start+size <= 511 {
+		r.istd = int(le.Uint16(page[start:]))
+		r.grpprl = page[start+2 : start+size]
+	}
+	return r
 }
 
 // eachSprm calls fn for every sprm of a grpprl with its operand.
@@ -156,7 +183,7 @@ func applyParaSprms(p *docParaProps, g []byte) {
 // paraProps returns the properties of the paragraph whose mark is at fc.
 func (d *wordDoc) paraProps(fc, piece int) docParaProps {
 	p := docParaProps{outline: -1}
-	if r := runAt(d.papx, fc); r != nil {
+	if r, ok := d.papx.at(fc); ok {
 		p.istd = r.istd
 		applyParaSprms(&p, r.grpprl)
 	}
@@ -172,8 +199,8 @@ func (d *wordDoc) paraProps(fc, piece int) docParaProps {
 // hiddenAt reports whether the character at fc is deleted (a tracked
 // deletion) or hidden.
 func (d *wordDoc) hiddenAt(fc int) bool {
-	r := runAt(d.chpx, fc)
-	if r == nil {
+	r, ok := d.chpx.at(fc)
+	if !ok {
 		return false
 	}
 	hidden := false

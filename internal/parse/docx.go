@@ -48,7 +48,7 @@ const (
 
 var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
-func parseDOCX(data []byte) (*document.Document, error) {
+func parseDOCX(data []byte, lim *textBudget) (*document.Document, error) {
 	if bytes.HasPrefix(data, oleMagic) {
 		if bytes.Contains(data, utf16le("EncryptedPackage")) {
 			return nil, fmt.Errorf("%w: the .docx is password-protected; remove the password in Word and save again", ErrEncrypted)
@@ -85,8 +85,11 @@ func parseDOCX(data []byte) (*document.Document, error) {
 	if num == nil {
 		num = &docxNumbering{abstract: map[string]*docxAbstract{}, nums: map[string]*docxNum{}}
 	}
-	bw := &docxBody{styles: styles, num: num, counters: map[string]*[9]int{}}
+	bw := &docxBody{styles: styles, num: num, counters: map[string]*[9]int{}, lim: lim}
 	if err := bw.parse(body); err != nil {
+		if lim.Err() != nil {
+			return nil, lim.Err()
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, main, err)
 	}
 	text, blocks := bw.render()
@@ -298,6 +301,15 @@ func walkW(b []byte, start func(t xml.StartElement, parent string), end func(t x
 // eachToken calls f with every token of an XML part (OOXML or ODF, read by
 // newDocxDecoder) and returns the decoder's error, if any.
 func eachToken(b []byte, f func(tok xml.Token)) error {
+	return eachTokenUntil(b, func(tok xml.Token) error {
+		f(tok)
+		return nil
+	})
+}
+
+// eachTokenUntil is eachToken for an f that can stop the reading: its
+// first error is returned.
+func eachTokenUntil(b []byte, f func(tok xml.Token) error) error {
 	d := newDocxDecoder(b)
 	for {
 		tok, err := d.Token()
@@ -307,7 +319,9 @@ func eachToken(b []byte, f func(tok xml.Token)) error {
 		if err != nil {
 			return err
 		}
-		f(tok)
+		if err := f(tok); err != nil {
+			return err
+		}
 	}
 }
 

@@ -44,6 +44,9 @@ type docxBody struct {
 	cells []*docxCell
 	rows  [][]*docxCell
 	carry string // text of a paragraph whose mark was deleted
+
+	lim     *textBudget // the document's limits
+	pending int         // bytes in paragraphs not yet finished
 }
 
 // dest returns where a finished paragraph goes.
@@ -72,6 +75,9 @@ func (bw *docxBody) parse(b []byte) error {
 			break
 		}
 		if err != nil {
+			return err
+		}
+		if err := bw.lim.Err(); err != nil {
 			return err
 		}
 		switch t := tok.(type) {
@@ -156,8 +162,9 @@ func (bw *docxBody) parse(b []byte) error {
 				}
 			}
 		case xml.CharData:
-			if skip == 0 && inText && !runHidden && len(bw.paras) > 0 {
+			if skip == 0 && inText && !runHidden && len(bw.paras) > 0 && bw.lim.fits(bw.pending+len(bw.carry)+len(t)) {
 				bw.paras[len(bw.paras)-1].b.Write(t)
+				bw.pending += len(t)
 			}
 		case xml.EndElement:
 			if skip > 0 {
@@ -196,7 +203,7 @@ func (bw *docxBody) parse(b []byte) error {
 			}
 		}
 	}
-	if t := strings.Trim(bw.carry, " \t\n\f"); t != "" {
+	if t := strings.Trim(bw.carry, " \t\n\f"); t != "" && bw.lim.para(len(t)) {
 		*bw.dest() = append(*bw.dest(), docxPara{text: t})
 	}
 	bw.carry = ""
@@ -205,6 +212,7 @@ func (bw *docxBody) parse(b []byte) error {
 
 // finishPara computes the paragraph's numbering and appends it.
 func (bw *docxBody) finishPara(p *docxParaState) {
+	bw.pending -= p.b.Len()
 	text := canonicalText(p.b.String())
 	if bw.carry != "" {
 		text = bw.carry + text
@@ -253,6 +261,9 @@ func (bw *docxBody) finishPara(p *docxParaState) {
 	full := prefix + text
 	if text == "" {
 		full = label
+	}
+	if !bw.lim.para(len(full)) {
+		return
 	}
 	blk := document.Block{Kind: kind, Span: document.Span{Start: 0, End: utf8.RuneCountInString(full)}, Level: level, Label: label}
 	*bw.dest() = append(*bw.dest(), docxPara{text: full, blocks: []document.Block{blk}})

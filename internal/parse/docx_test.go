@@ -179,7 +179,7 @@ func TestParseDOCX(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := parseDOCX(buildDOCX(t, tt.parts))
+			doc, err := parseDOCX(buildDOCX(t, tt.parts), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestParseDOCXBlocks(t *testing.T) {
 		"word/numbering.xml": legalNumbering,
 		"word/styles.xml":    `<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style>`,
 		"word/document.xml":  para(`<w:pStyle w:val="Heading2"/>`, "Payment") + para(numPr("1", "2"), "café"),
-	}))
+	}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestParseDOCXErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseDOCX(tt.data)
+			_, err := parseDOCX(tt.data, nil)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -304,7 +304,7 @@ func FuzzParseDOCX(f *testing.F) {
 	}
 	f.Add([]byte("PK\x03\x04garbage"), "", "", "")
 	f.Fuzz(func(t *testing.T, data []byte, body, num, styles string) {
-		if doc, err := parseDOCX(data); err == nil {
+		if doc, err := parseDOCX(data, nil); err == nil {
 			checkDoc(t, doc)
 		}
 		parts := map[string]string{"word/document.xml": body}
@@ -314,7 +314,7 @@ func FuzzParseDOCX(f *testing.F) {
 		if styles != "" {
 			parts["word/styles.xml"] = styles
 		}
-		if doc, err := parseDOCX(buildDOCX(t, parts)); err == nil {
+		if doc, err := parseDOCX(buildDOCX(t, parts), nil); err == nil {
 			checkDoc(t, doc)
 		}
 	})

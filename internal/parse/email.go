@@ -28,7 +28,7 @@ import (
 // the text: ingest makes each one its own document, named
 // "<message>/<attachment>", and the message's metadata lists them.
 
-func parseEmail(ctx context.Context, name string, data []byte) (*document.Document, error) {
+func parseEmail(ctx context.Context, name string, data []byte, opt Options) (*document.Document, error) {
 	var (
 		m   *unpack.Message
 		err error
@@ -41,13 +41,14 @@ func parseEmail(ctx context.Context, name string, data []byte) (*document.Docume
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	return Message(ctx, m)
+	return Message(ctx, m, opt)
 }
 
 // Message renders a message read by internal/unpack as a document: its
 // header lines and body, with its envelope and attachment names as
 // metadata.
-func Message(ctx context.Context, m *unpack.Message) (*document.Document, error) {
+func Message(ctx context.Context, m *unpack.Message, opt Options) (*document.Document, error) {
+	lim := newBudget(opt)
 	var head strings.Builder
 	for _, h := range [][2]string{{"From", m.From}, {"To", m.To}, {"Cc", m.Cc}, {"Date", m.Date}, {"Subject", m.Subject}} {
 		if v := strings.TrimSpace(h[1]); v != "" {
@@ -59,13 +60,13 @@ func Message(ctx context.Context, m *unpack.Message) (*document.Document, error)
 	case len(m.Body) == 0:
 		body = &document.Document{}
 	case m.BodyHTML:
-		b, err := parseHTML(ctx, []byte(decodeBody(m.Body, m.Charset)))
+		b, err := parseHTML(ctx, []byte(decodeBody(m.Body, m.Charset)), lim)
 		if err != nil {
 			return nil, fmt.Errorf("the message's HTML body: %w", err)
 		}
 		body = b
 	case m.BodyRTF:
-		b, err := parseRTF(m.Body)
+		b, err := parseRTF(m.Body, lim)
 		if err != nil {
 			return nil, fmt.Errorf("the message's RTF body: %w", err)
 		}
@@ -87,12 +88,34 @@ func Message(ctx context.Context, m *unpack.Message) (*document.Document, error)
 			doc.Blocks = append(doc.Blocks, b)
 		}
 	}
-	meta := &document.Message{From: m.From, To: m.To, Cc: m.Cc, Date: m.Date, Subject: m.Subject}
+	if err := checkDocument(doc, opt); err != nil {
+		return nil, err
+	}
+	// The envelope is shown in listings and details: each field is kept
+	// whole in the text, but at most maxEnvelopeField bytes of it here.
+	meta := &document.Message{From: clip(m.From), To: clip(m.To), Cc: clip(m.Cc), Date: clip(m.Date), Subject: clip(m.Subject)}
 	for _, a := range m.Attachments {
 		meta.Attachments = append(meta.Attachments, a.Name)
 	}
 	doc.Meta = &document.Meta{Message: meta}
 	return doc, nil
+}
+
+// maxEnvelopeField bounds each envelope field of a message's metadata
+// (RFC 5322 lines are at most 998 characters).
+const maxEnvelopeField = 1000
+
+// clip shortens s to at most maxEnvelopeField bytes, on a character
+// boundary, marking the cut with "…".
+func clip(s string) string {
+	if len(s) <= maxEnvelopeField {
+		return s
+	}
+	cut := maxEnvelopeField - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // decodeBody decodes a text body in its declared charset; without one (or

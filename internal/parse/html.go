@@ -61,7 +61,7 @@ var (
 	htmlTimeoutPerMB = time.Second
 )
 
-func parseHTML(ctx context.Context, data []byte) (*document.Document, error) {
+func parseHTML(ctx context.Context, data []byte, lim *textBudget) (*document.Document, error) {
 	src := decodeHTMLBytes(data)
 	if n := countHTMLElements(src, maxHTMLElements); n > maxHTMLElements {
 		return nil, fmt.Errorf("%w: the HTML has more than %d elements; pakton reads at most %d", ErrTooLarge, maxHTMLElements, maxHTMLElements)
@@ -79,8 +79,11 @@ func parseHTML(ctx context.Context, data []byte) (*document.Document, error) {
 		}
 		return nil, fmt.Errorf("%w: html: %v", ErrCorrupt, err)
 	}
-	w := &htmlWriter{}
+	w := &htmlWriter{lim: lim}
 	w.walk(root)
+	if err := lim.Err(); err != nil {
+		return nil, err
+	}
 	text, blocks := w.finish()
 	return &document.Document{Format: "html", Text: text, Blocks: blocks}, nil
 }
@@ -169,6 +172,8 @@ type htmlWriter struct {
 	lists    []*htmlList
 	cells    []int // cells seen in each open table row
 	rowStart []int // output length (runes) when each open row began
+
+	lim *textBudget // the document's limits: writing stops past them
 }
 
 type openBlock struct {
@@ -204,7 +209,7 @@ func (w *htmlWriter) writeRaw(s string) { w.write(s, true) }
 func (w *htmlWriter) writeRawNoMark(s string) { w.write(s, false) }
 
 func (w *htmlWriter) write(s string, mark bool) {
-	if s == "" {
+	if s == "" || !w.lim.fits(w.b.Len()+len(s)) {
 		return
 	}
 	if mark {
@@ -383,6 +388,9 @@ func (w *htmlWriter) blockBreaksOutside(a atom.Atom) int {
 }
 
 func (w *htmlWriter) walk(n *html.Node) {
+	if w.lim.Err() != nil {
+		return
+	}
 	switch n.Type {
 	case html.TextNode:
 		w.text(n.Data)

@@ -69,7 +69,7 @@ func TestParseHTML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := parseHTML(context.Background(), []byte(tt.in))
+			doc, err := parseHTML(context.Background(), []byte(tt.in), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestParseHTML(t *testing.T) {
 }
 
 func TestParseHTMLBlocks(t *testing.T) {
-	doc, err := parseHTML(context.Background(), []byte(`<h2>Definitions</h2><p>Intro text.</p><ol><li>Alpha<ol type="a"><li>beta</li></ol></li></ol>`))
+	doc, err := parseHTML(context.Background(), []byte(`<h2>Definitions</h2><p>Intro text.</p><ol><li>Alpha<ol type="a"><li>beta</li></ol></li></ol>`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestParseHTMLBlocks(t *testing.T) {
 
 func TestParseHTMLCharset(t *testing.T) {
 	in := []byte("<html><head><meta charset=\"windows-1252\"></head><body><p>Caf\xe9 \x93x\x94</p></body></html>")
-	doc, err := parseHTML(context.Background(), in)
+	doc, err := parseHTML(context.Background(), in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestParseHTMLCharset(t *testing.T) {
 		t.Errorf("text = %q", doc.Text)
 	}
 	// Declared latin-1 but actually UTF-8: the bytes win.
-	doc, err = parseHTML(context.Background(), []byte(`<meta charset="iso-8859-1"><p>Café</p>`))
+	doc, err = parseHTML(context.Background(), []byte(`<meta charset="iso-8859-1"><p>Café</p>`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestParseHTMLFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := parseHTML(context.Background(), data)
+		doc, err := parseHTML(context.Background(), data, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -163,7 +163,7 @@ func FuzzParseHTML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := parseHTML(context.Background(), data)
+		doc, err := parseHTML(context.Background(), data, nil)
 		if err != nil {
 			return
 		}

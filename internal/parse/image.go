@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of JPEG scans
@@ -26,9 +27,11 @@ import (
 // into single pages (tiff.go), which are read in parallel, one tesseract
 // process per CPU, with a progress line per page.
 
-// imageMaxPixels bounds one page: 100 megapixels is a letter page at
-// 1,200 dpi, four times what a careful scanner produces.
-const imageMaxPixels = 100_000_000
+// imageMaxPixels bounds one page: 50 megapixels is a letter page at 840
+// dpi, half as much again as a 600-dpi scan. tesseract's time grows with a
+// page's pixels (about a second per megapixel on a busy machine), and it
+// holds several copies of the page in memory.
+const imageMaxPixels = 50_000_000
 
 // ImageKind recognises the image formats pakton reads by their magic
 // bytes, returning the extension tesseract should see (".tif", ".png",
@@ -61,6 +64,9 @@ func parseImage(ctx context.Context, data []byte, opt Options) (*document.Docume
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 		tp, err := r.pages()
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
@@ -73,6 +79,9 @@ func parseImage(ctx context.Context, data []byte, opt Options) (*document.Docume
 				break
 			}
 			b, err := r.page(p)
+			if errors.Is(err, ErrTooLarge) {
+				return nil, err
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i+1, err)
 			}

@@ -318,9 +318,15 @@ func FuzzImage(f *testing.F) {
 		if err != nil {
 			return
 		}
+		total := 0
 		for _, p := range ps {
-			if b, err := r.page(p); err == nil && len(b) > 2*len(data)+64 {
+			b, err := r.page(p)
+			if err == nil && len(b) > 2*len(data)+64 {
 				t.Fatalf("a page copy of %d bytes from a %d-byte file", len(b), len(data))
+			}
+			// All pages together copy about the file at most (r.take).
+			if total += len(b); total > 2*len(data)+(64<<10)+len(ps)*(8+2+4+12*64) {
+				t.Fatalf("pages copying %d bytes from a %d-byte file", total, len(data))
 			}
 		}
 	})

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klippa-app/go-pdfium/requests"
 
@@ -190,7 +191,15 @@ type ocrText struct {
 
 // tesseract reads the text of one image, with its word confidences (the
 // "tsv" output, written in the same run as the text).
+// ocrPageTimeout bounds tesseract's time on one page (a dense letter page
+// at 300 dpi takes seconds; the largest page pakton reads, under a minute
+// on a busy machine).
+var ocrPageTimeout = 2 * time.Minute
+
 func tesseract(ctx context.Context, img string) (ocrText, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, ocrPageTimeout)
+	defer cancel()
 	out := strings.TrimSuffix(img, filepath.Ext(img)) + "-ocr"
 	defer os.Remove(out + ".txt")
 	defer os.Remove(out + ".tsv")
@@ -199,8 +208,11 @@ func tesseract(ctx context.Context, img string) (ocrText, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
+		if parent.Err() != nil {
+			return ocrText{}, parent.Err()
+		}
 		if ctx.Err() != nil {
-			return ocrText{}, ctx.Err()
+			return ocrText{}, fmt.Errorf("%w: reading the page took longer than %s", ErrTooLarge, ocrPageTimeout)
 		}
 		msg := stderr.String()
 		if strings.Contains(msg, "Failed loading language") || strings.Contains(msg, "traineddata") {

@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ type odtStyles struct {
 	heading *[10]odtLevel // the outline style
 }
 
-func parseODT(data []byte) (*document.Document, error) {
+func parseODT(data []byte, lim *textBudget) (*document.Document, error) {
 	pk, err := openPackage(data, "odt")
 	if err != nil {
 		return nil, err
@@ -77,15 +78,22 @@ func parseODT(data []byte) (*document.Document, error) {
 	if b, err := pk.read("styles.xml"); err != nil {
 		return nil, err
 	} else if b != nil {
-		if err := st.parse(b); err != nil {
+		if err := st.parse(b); errors.Is(err, ErrTooLarge) {
+			return nil, err
+		} else if err != nil {
 			return nil, fmt.Errorf("%w: styles.xml: %v", ErrCorrupt, err)
 		}
 	}
-	if err := st.parse(content); err != nil {
+	if err := st.parse(content); errors.Is(err, ErrTooLarge) {
+		return nil, err
+	} else if err != nil {
 		return nil, fmt.Errorf("%w: content.xml: %v", ErrCorrupt, err)
 	}
-	b := &odtBody{styles: st, counters: map[string]*[10]int{}}
+	b := &odtBody{styles: st, counters: map[string]*[10]int{}, w: paraWriter{lim: lim}}
 	if err := b.parse(content); err != nil {
+		if lim.Err() != nil {
+			return nil, lim.Err()
+		}
 		return nil, fmt.Errorf("%w: content.xml: %v", ErrCorrupt, err)
 	}
 	text, blocks := b.w.render()
@@ -101,20 +109,34 @@ func odfAttr(se xml.StartElement, space, local string) string {
 	return ""
 }
 
-// parse reads the styles of one part (styles.xml or content.xml).
+// odtMaxStyles bounds the paragraph and list styles of one document (real
+// ones have dozens to a few hundred).
+const odtMaxStyles = 20_000
+
+// errODTBody stops the reading of styles where content.xml's body begins.
+var errODTBody = errors.New("body")
+
+// parse reads the styles of one part (styles.xml or content.xml, whose
+// styles all come before its body).
 func (st *odtStyles) parse(b []byte) error {
 	var levels *[10]odtLevel
 	cur := -1
-	return eachToken(b, func(tok xml.Token) {
+	err := eachTokenUntil(b, func(tok xml.Token) error {
 		se, ok := tok.(xml.StartElement)
 		if !ok {
-			return
+			return nil
+		}
+		if se.Name.Space == nsODFOffice && se.Name.Local == "body" {
+			return errODTBody
+		}
+		if len(st.parent)+len(st.lists) > odtMaxStyles {
+			return fmt.Errorf("%w: it defines more than %s styles", ErrTooLarge, thousands(odtMaxStyles))
 		}
 		switch {
 		case se.Name.Space == nsODFStyle && se.Name.Local == "style":
 			name := odfAttr(se, nsODFStyle, "name")
 			if odfAttr(se, nsODFStyle, "family") != "paragraph" || name == "" {
-				return
+				return nil
 			}
 			st.parent[name] = odfAttr(se, nsODFStyle, "parent-style-name")
 			st.display[name] = odfAttr(se, nsODFStyle, "display-name")
@@ -134,11 +156,11 @@ func (st *odtStyles) parse(b []byte) error {
 			se.Name.Space == nsODFText && se.Name.Local == "outline-level-style":
 			cur = -1
 			if levels == nil {
-				return
+				return nil
 			}
 			n, err := strconv.Atoi(odfAttr(se, nsODFText, "level"))
 			if err != nil || n < 1 || n > 10 {
-				return
+				return nil
 			}
 			cur = n - 1
 			lv := odtLevel{
@@ -166,7 +188,12 @@ func (st *odtStyles) parse(b []byte) error {
 				levels[cur].follow = odfAttr(se, nsODFText, "label-followed-by")
 			}
 		}
+		return nil
 	})
+	if err == errODTBody {
+		return nil
+	}
+	return err
 }
 
 // headingLevel returns the 1-based outline level a paragraph style gives,
@@ -231,6 +258,7 @@ type odtBody struct {
 	inCell   []*[]wpPara
 	skip     int
 	inNumber bool
+	pending  int // bytes written to paragraphs not yet finished, counted against the limits
 }
 
 // odtSkipped are elements whose content is not body text.
@@ -242,33 +270,36 @@ var odtSkipped = map[string]bool{
 
 func (b *odtBody) parse(data []byte) error {
 	inBody := false
-	return eachToken(data, func(tok xml.Token) {
+	return eachTokenUntil(data, func(tok xml.Token) error {
+		if b.w.full() {
+			return b.w.lim.Err()
+		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if b.skip > 0 {
 				b.skip++
-				return
+				return nil
 			}
 			if t.Name.Space == nsODFOffice && t.Name.Local == "text" {
 				inBody = true
-				return
+				return nil
 			}
 			if !inBody {
-				return
+				return nil
 			}
 			if odtSkipped[t.Name.Local] && (t.Name.Space == nsODFText || t.Name.Space == nsODFOffice || t.Name.Space == nsODFDraw) {
 				b.skip = 1
-				return
+				return nil
 			}
 			b.start(t)
 		case xml.EndElement:
 			if b.skip > 0 {
 				b.skip--
-				return
+				return nil
 			}
 			if t.Name.Space == nsODFOffice && t.Name.Local == "text" {
 				inBody = false
-				return
+				return nil
 			}
 			if inBody {
 				b.end(t.Name)
@@ -278,6 +309,7 @@ func (b *odtBody) parse(data []byte) error {
 				b.chars(string(t))
 			}
 		}
+		return nil
 	})
 }
 
@@ -376,7 +408,7 @@ func (b *odtBody) end(n xml.Name) {
 			}
 		case "table-row":
 			if len(b.cells) > 0 {
-				var w paraWriter
+				w := b.w.sub()
 				w.row(b.cells)
 				b.cells = nil
 				// The row goes where the table is: the document, or the
@@ -406,6 +438,10 @@ func (b *odtBody) para() *odtPara {
 // chars adds text, collapsing white space as ODF does.
 func (b *odtBody) chars(s string) {
 	p := b.para()
+	if !b.w.lim.fits(b.pending + len(s)) {
+		return
+	}
+	b.pending += len(s)
 	if b.inNumber && p.number != nil {
 		p.number.WriteString(s)
 		return
@@ -425,7 +461,8 @@ func (b *odtBody) chars(s string) {
 
 // write adds text that does not collapse (text:s, text:tab, text:line-break).
 func (b *odtBody) write(s string) {
-	if p := b.para(); p != nil && !b.inNumber {
+	if p := b.para(); p != nil && !b.inNumber && b.w.lim.fits(b.pending+len(s)) {
+		b.pending += len(s)
 		p.b.WriteString(s)
 		p.space = false
 	}
@@ -442,6 +479,10 @@ func (b *odtBody) emit(ps []wpPara) {
 
 // finish numbers a paragraph and emits it.
 func (b *odtBody) finish(p *odtPara) {
+	b.pending -= p.b.Len()
+	if p.number != nil {
+		b.pending -= p.number.Len()
+	}
 	text := strings.Trim(p.b.String(), " ")
 	kind, level := document.BlockKind(""), 0
 	label, suffix := "", "\t"
@@ -477,7 +518,7 @@ func (b *odtBody) finish(p *odtPara) {
 	if p.heading > 0 {
 		kind, level = document.BlockHeading, p.heading-1
 	}
-	var w paraWriter
+	w := b.w.sub()
 	w.add(label, suffix, text, kind, level)
 	b.emit(w.out)
 }

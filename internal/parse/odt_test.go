@@ -47,7 +47,7 @@ func TestODT(t *testing.T) {
 		{"table rows", `<table:table><table:table-row><table:table-cell><text:p>A</text:p></table:table-cell><table:table-cell><text:p>B</text:p></table:table-cell></table:table-row><table:table-row><table:table-cell><text:p>C</text:p></table:table-cell><table:table-cell/></table:table-row></table:table><text:p>after</text:p>`, "", "A\tB\nC\n\nafter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doc, err := parseODT(odtOf(t, tc.body, tc.styles, nil))
+			doc, err := parseODT(odtOf(t, tc.body, tc.styles, nil), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,14 +58,14 @@ func TestODT(t *testing.T) {
 		})
 	}
 	enc := odtOf(t, `<text:p>x</text:p>`, "", map[string]string{"META-INF/manifest.xml": `<manifest><file-entry><encryption-data/></file-entry></manifest>`})
-	if _, err := parseODT(enc); !errors.Is(err, ErrEncrypted) {
+	if _, err := parseODT(enc, nil); !errors.Is(err, ErrEncrypted) {
 		t.Errorf("encrypted: %v", err)
 	}
 	sheet := odtOf(t, `<text:p>x</text:p>`, "", map[string]string{"mimetype": "application/vnd.oasis.opendocument.spreadsheet"})
-	if _, err := parseODT(sheet); !errors.Is(err, ErrUnsupported) {
+	if _, err := parseODT(sheet, nil); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("spreadsheet: %v", err)
 	}
-	if _, err := parseODT([]byte("PK\x03\x04 nonsense")); !errors.Is(err, ErrCorrupt) {
+	if _, err := parseODT([]byte("PK\x03\x04 nonsense"), nil); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("corrupt: %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestODT(t *testing.T) {
 func FuzzODTContent(f *testing.F) {
 	f.Add(`<text:h text:outline-level="2">H</text:h><text:list text:style-name="L"><text:list-item><text:p>a<text:s text:c="3"/>b</text:p></text:list-item></text:list><table:table><table:table-row><table:table-cell><text:p>c</text:p></table:table-cell></table:table-row></table:table>`)
 	f.Fuzz(func(t *testing.T, body string) {
-		doc, err := parseODT(odtOf(t, body, `<text:list-style style:name="L"><text:list-level-style-number text:level="1" style:num-format="a" text:display-levels="3"/></text:list-style>`, nil))
+		doc, err := parseODT(odtOf(t, body, `<text:list-style style:name="L"><text:list-level-style-number text:level="1" style:num-format="a" text:display-levels="3"/></text:list-style>`, nil), nil)
 		if err != nil {
 			return
 		}

@@ -29,7 +29,15 @@ type wpPara struct {
 
 type paraWriter struct {
 	out []wpPara
+	lim *textBudget // the document's limits; nil for none
 }
+
+// full reports whether the document is past its limits: the reader stops.
+func (w *paraWriter) full() bool { return w.lim.Err() != nil }
+
+// sub returns a writer for the paragraphs of a table cell, counted against
+// the same limits.
+func (w *paraWriter) sub() paraWriter { return paraWriter{lim: w.lim} }
 
 // add appends a paragraph: label and suffix (the generated numbering, ""
 // for none) then text, trimmed of surrounding white space. Empty
@@ -51,13 +59,17 @@ func (w *paraWriter) add(label, suffix, text string, kind document.BlockKind, le
 	if kind == "" {
 		kind = document.BlockParagraph
 	}
+	if !w.lim.para(len(full)) {
+		return
+	}
 	blk := document.Block{Kind: kind, Span: document.Span{End: utf8.RuneCountInString(full)}, Level: level, Label: label}
 	w.out = append(w.out, wpPara{text: full, blocks: []document.Block{blk}})
 }
 
 // row appends one table row from its cells' paragraphs: one line of
 // tab-separated cells when every cell holds at most one paragraph, else
-// the cells' paragraphs one after another.
+// the cells' paragraphs one after another. The cells' paragraphs were
+// counted against the limits as they were added.
 func (w *paraWriter) row(cells [][]wpPara) {
 	for _, c := range cells {
 		if len(c) > 1 {

@@ -42,6 +42,9 @@ type Options struct {
 	// Progress, when set, receives human-readable progress for slow steps
 	// (OCR of page n/N). It must be safe to call from several goroutines.
 	Progress func(msg string)
+	// MaxText overrides DefaultMaxText when > 0: the most canonical text
+	// (bytes of UTF-8) one document may hold (limits.go).
+	MaxText int
 }
 
 // File parses the file at path. The format is chosen by extension and checked
@@ -87,26 +90,27 @@ func Bytes(ctx context.Context, name string, data []byte, opt Options) (*documen
 	var (
 		doc *document.Document
 		err error
+		lim = newBudget(opt)
 	)
 	switch Format(name) {
 	case "text":
-		doc, err = parseText(data)
+		doc, err = parseText(data, lim)
 	case "html":
-		doc, err = parseHTML(ctx, data)
+		doc, err = parseHTML(ctx, data, lim)
 	case "docx":
-		doc, err = parseDOCX(data)
+		doc, err = parseDOCX(data, lim)
 	case "pdf":
 		doc, err = parsePDF(ctx, data, opt)
 	case "rtf":
-		doc, err = parseRTF(data)
+		doc, err = parseRTF(data, lim)
 	case "odt":
-		doc, err = parseODT(data)
+		doc, err = parseODT(data, lim)
 	case "doc":
-		doc, err = parseDOC(ctx, data)
+		doc, err = parseDOC(ctx, data, lim)
 	case "image":
 		doc, err = parseImage(ctx, data, opt)
 	case "email":
-		doc, err = parseEmail(ctx, name, data)
+		doc, err = parseEmail(ctx, name, data, opt)
 	default:
 		return nil, fmt.Errorf("%w %q (supported: %s)", ErrUnsupported, filepath.Ext(name), Supported)
 	}
@@ -116,6 +120,9 @@ func Bytes(ctx context.Context, name string, data []byte, opt Options) (*documen
 	doc.Name = name
 	if strings.TrimSpace(doc.Text) == "" {
 		return nil, fmt.Errorf("%w (the file holds no readable text)", ErrEmpty)
+	}
+	if err := checkDocument(doc, opt); err != nil {
+		return nil, err
 	}
 	return doc, nil
 }

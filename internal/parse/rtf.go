@@ -35,6 +35,14 @@ import (
 // rtfMaxDepth bounds group nesting; real documents stay far below it.
 const rtfMaxDepth = 512
 
+// rtfMaxEntries bounds the font table and the stylesheet (real documents
+// hold dozens to hundreds of each); entries past it are read as no entry.
+// rtfMaxName bounds a style's name.
+const (
+	rtfMaxEntries = 10_000
+	rtfMaxName    = 256
+)
+
 // rtfState is what an RTF group carries and a closing brace restores.
 type rtfState struct {
 	dest    rtfDest
@@ -91,23 +99,30 @@ type rtfReader struct {
 	cells [][]wpPara // cells of the row being read
 }
 
-func parseRTF(data []byte) (*document.Document, error) {
+func parseRTF(data []byte, lim *textBudget) (*document.Document, error) {
 	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n\x00\ufeff"), []byte(`{\rtf`)) {
 		return nil, fmt.Errorf("%w: not an RTF file (no {\\rtf header)", ErrCorrupt)
 	}
 	r := &rtfReader{src: data, docCP: "1252", fonts: map[int]*rtfFont{}, styles: map[int]*rtfStyle{}}
 	r.st = rtfState{uc: 1, font: -1, style: 0, outline: -1}
+	r.w.lim = lim
 	if err := r.run(); err != nil {
 		return nil, err
 	}
 	r.endPara()
 	r.endRow()
+	if err := lim.Err(); err != nil {
+		return nil, err
+	}
 	text, blocks := r.w.render()
 	return &document.Document{Format: "rtf", Text: text, Blocks: blocks}, nil
 }
 
 func (r *rtfReader) run() error {
 	for r.pos < len(r.src) {
+		if r.w.full() {
+			return r.w.lim.Err()
+		}
 		c := r.src[r.pos]
 		switch c {
 		case '{':
@@ -163,8 +178,15 @@ func (r *rtfReader) char(c byte) {
 			return
 		}
 	}
+	if !r.w.lim.fits(r.pending() + 1) {
+		return
+	}
 	r.bytes = append(r.bytes, c)
 }
+
+// pending is the text read but not yet in a finished paragraph, counted
+// against the document's limits.
+func (r *rtfReader) pending() int { return r.text.Len() + r.label.Len() + len(r.bytes) }
 
 // flushBytes decodes pending 8-bit text in the current code page.
 func (r *rtfReader) flushBytes() {
@@ -184,13 +206,15 @@ func (r *rtfReader) flushBytes() {
 func (r *rtfReader) emit(s string) {
 	switch r.st.dest {
 	case rtfBody:
-		if !r.st.hidden {
+		if !r.st.hidden && r.w.lim.fits(r.pending()+len(s)) {
 			r.text.WriteString(s)
 		}
 	case rtfListText:
-		r.label.WriteString(s)
+		if r.w.lim.fits(r.pending() + len(s)) {
+			r.label.WriteString(s)
+		}
 	case rtfStyles:
-		if st := r.styles[r.entry]; st != nil {
+		if st := r.styles[r.entry]; st != nil && st.name.Len() < rtfMaxName {
 			st.name.WriteString(s)
 		}
 	}
@@ -207,20 +231,27 @@ func (r *rtfReader) control() error {
 		r.symbol(c)
 		return nil
 	}
+	// A control word has at most 32 letters and its parameter at most 10
+	// digits; longer ones are read whole and ignored, not taken as text.
 	start := r.pos
-	for r.pos < len(r.src) && isASCIILetter(r.src[r.pos]) && r.pos-start < 32 {
+	for r.pos < len(r.src) && isASCIILetter(r.src[r.pos]) {
 		r.pos++
 	}
-	word := string(r.src[start:r.pos])
+	word := string(r.src[start:min(r.pos, start+32)])
+	if r.pos-start > 32 {
+		word = "" // no control word is this long: ignored
+	}
 	param, hasParam := 0, false
 	if r.pos < len(r.src) && (r.src[r.pos] == '-' || isDigit(r.src[r.pos])) {
 		ps := r.pos
 		r.pos++
-		for r.pos < len(r.src) && isDigit(r.src[r.pos]) && r.pos-ps < 11 {
+		for r.pos < len(r.src) && isDigit(r.src[r.pos]) {
 			r.pos++
 		}
-		if n, err := strconv.Atoi(string(r.src[ps:r.pos])); err == nil {
-			param, hasParam = n, true
+		if r.pos-ps <= 11 {
+			if n, err := strconv.Atoi(string(r.src[ps:r.pos])); err == nil {
+				param, hasParam = n, true
+			}
 		}
 	}
 	if r.pos < len(r.src) && r.src[r.pos] == ' ' {
@@ -321,7 +352,9 @@ func (r *rtfReader) word(w string, n int, has bool) error {
 	case "f":
 		if r.st.dest == rtfFontTable {
 			r.entry = n
-			r.fonts[n] = &rtfFont{}
+			if len(r.fonts) < rtfMaxEntries {
+				r.fonts[n] = &rtfFont{}
+			}
 			return nil
 		}
 		r.flushBytes()
@@ -343,7 +376,9 @@ func (r *rtfReader) word(w string, n int, has bool) error {
 	case "s":
 		if r.st.dest == rtfStyles {
 			r.entry = n
-			r.styles[n] = &rtfStyle{outline: -1}
+			if len(r.styles) < rtfMaxEntries {
+				r.styles[n] = &rtfStyle{outline: -1}
+			}
 			return nil
 		}
 		r.st.style = n
@@ -474,7 +509,7 @@ func (r *rtfReader) endPara() {
 		kind, level = document.BlockListItem, r.st.listLvl
 	}
 	if r.st.inTable {
-		var w paraWriter
+		w := r.w.sub()
 		w.add(label, suffix, text, kind, level)
 		r.cell = append(r.cell, w.out...)
 		return

@@ -36,7 +36,19 @@ import (
 // sniffLen is how much of a file the binary check looks at.
 const sniffLen = 8 << 10
 
-func parseText(data []byte) (*document.Document, error) {
+func parseText(data []byte, lim *textBudget) (*document.Document, error) {
+	// Canonical text is at least half the file (a CR LF becomes one LF;
+	// nothing else shrinks), a quarter of a UTF-16 one, so a file past that
+	// is refused before it is decoded.
+	if lim != nil {
+		most := 2
+		if _, utf16 := looksUTF16(data); utf16 || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+			most = 4
+		}
+		if len(data) > most*lim.maxText {
+			return nil, errTextLimit(lim.maxText)
+		}
+	}
 	s, err := decodeText(data)
 	if err != nil {
 		return nil, err

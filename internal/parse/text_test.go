@@ -31,7 +31,7 @@ func TestParseText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := parseText(tt.in)
+			doc, err := parseText(tt.in, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestParseTextBinary(t *testing.T) {
 		"nul":      []byte("PK\x03\x04\x00\x00binary"),
 		"controls": bytes.Repeat([]byte{0x01, 0x02, 0x03, 'a'}, 100),
 	} {
-		_, err := parseText(in)
+		_, err := parseText(in, nil)
 		if !errors.Is(err, ErrNotText) || !strings.Contains(err.Error(), "looks like binary data, not text") {
 			t.Errorf("%s: err = %v, want ErrNotText", name, err)
 		}
@@ -70,7 +70,7 @@ func TestParseTextFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := parseText(data)
+		doc, err := parseText(data, nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -94,7 +94,7 @@ func TestParseTextCorpusIdentity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := parseText(data)
+		doc, err := parseText(data, nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -114,7 +114,7 @@ func FuzzParseText(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := parseText(data)
+		doc, err := parseText(data, nil)
 		if err != nil {
 			return
 		}

@@ -25,6 +25,25 @@ var errTIFF = errors.New("malformed TIFF")
 type tiffReader struct {
 	b  []byte
 	bo binary.ByteOrder
+	// read counts the bytes of values and image data read for all pages:
+	// a well-formed file's directories point at distinct data, so they
+	// add up to about its size; directories that all point at the same
+	// data (many pages, each listing thousands of strips over one block)
+	// would make each page cost the whole file again.
+	read int
+}
+
+// errTIFFShared is returned once the pages have read more than their
+// file can hold.
+var errTIFFShared = fmt.Errorf("%w: its pages point at the same image data again and again", ErrTooLarge)
+
+// take counts n bytes read for the pages, failing past twice the file.
+func (r *tiffReader) take(n int) error {
+	r.read += n
+	if r.read > 2*len(r.b)+64<<10 {
+		return errTIFFShared
+	}
+	return nil
 }
 
 func newTIFFReader(b []byte) (*tiffReader, error) {
@@ -46,7 +65,7 @@ func newTIFFReader(b []byte) (*tiffReader, error) {
 		}
 		return nil, errTIFF
 	}
-	return &tiffReader{b, bo}, nil
+	return &tiffReader{b: b, bo: bo}, nil
 }
 
 // tiffEntry is one directory entry.
@@ -99,6 +118,9 @@ func (r *tiffReader) values(e tiffEntry) ([]uint32, error) {
 		off := int(r.bo.Uint32(e.raw[:]))
 		if off < 0 || off+n > len(r.b) {
 			return nil, errTIFF
+		}
+		if err := r.take(n); err != nil {
+			return nil, err
 		}
 		data = r.b[off : off+n]
 	}
@@ -212,6 +234,9 @@ func (r *tiffReader) page(p tiffPage) ([]byte, error) {
 				n := counts[cnt][k]
 				if uint64(off)+uint64(n) > uint64(len(r.b)) {
 					return nil, errTIFF
+				}
+				if err := r.take(int(n)); err != nil {
+					return nil, err
 				}
 				bo.PutUint32(arr[4*k:], alloc(r.b[off:off+n]))
 			}

@@ -111,7 +111,7 @@ func TestRTF(t *testing.T) {
 		{"unterminated", `{\rtf1 unterminated {\b bold`, "unterminated bold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doc, err := parseRTF([]byte(tc.src))
+			doc, err := parseRTF([]byte(tc.src), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestRTF(t *testing.T) {
 			}
 		})
 	}
-	headings, err := parseRTF([]byte(`{\rtf1{\stylesheet{\s0 Normal;}{\s1\outlinelevel0 heading 1;}{\s2 heading 2;}}\pard\s1 Title\par\pard\s2 Sub\par\pard\s0 Body\par}`))
+	headings, err := parseRTF([]byte(`{\rtf1{\stylesheet{\s0 Normal;}{\s1\outlinelevel0 heading 1;}{\s2 heading 2;}}\pard\s1 Title\par\pard\s2 Sub\par\pard\s0 Body\par}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func TestRTF(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "heading0 heading1 paragraph0" {
 		t.Errorf("heading blocks %q", got)
 	}
-	if _, err := parseRTF([]byte("not rtf")); !errors.Is(err, ErrCorrupt) {
+	if _, err := parseRTF([]byte("not rtf"), nil); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("non-RTF: %v", err)
 	}
-	if _, err := parseRTF([]byte(`{\rtf1` + strings.Repeat("{", rtfMaxDepth+5))); !errors.Is(err, ErrCorrupt) {
+	if _, err := parseRTF([]byte(`{\rtf1`+strings.Repeat("{", rtfMaxDepth+5)), nil); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("deep nesting: %v", err)
 	}
 }
@@ -228,7 +228,7 @@ func FuzzRTF(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := parseRTF(data)
+		doc, err := parseRTF(data, nil)
 		if err != nil {
 			return
 		}
@@ -241,7 +241,7 @@ func FuzzDOC(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := readWordBinary(data)
+		doc, err := readWordBinary(data, nil)
 		if err != nil {
 			return
 		}

@@ -12,8 +12,16 @@ import (
 // Bytes returns a field of /proc/self/status given in kB ("VmHWM",
 // "RssAnon", "RssFile", …) in bytes, or 0 where it is not available (no
 // /proc, no such field).
-func Bytes(field string) int64 {
-	f, err := os.Open("/proc/self/status")
+func Bytes(field string) int64 { return read("/proc/self/status", field) }
+
+// BytesOf returns a field of another process's /proc/PID/status in bytes,
+// as Bytes does: for a harness watching a child's memory.
+func BytesOf(pid int, field string) int64 {
+	return read("/proc/"+strconv.Itoa(pid)+"/status", field)
+}
+
+func read(path, field string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}

@@ -72,7 +72,7 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 		cell.Extracts = append(cell.Extracts, prep.Extract(k, scores[k]))
 	}
 	cell.Found = cell.Confidence >= r.sc.Threshold(i)
-	cell.Extracts, cell.Answer = answer.Read(prep, p, cell.Extracts, scores, cell.Found)
+	cell.Answer, cell.Extracts = answer.Read(prep, p, cell.Extracts, scores, cell.Found)
 	if cell.Found {
 		if cell.Answer.Excludes {
 			// A clause that excludes the provision is evidence, not the

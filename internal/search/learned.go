@@ -59,7 +59,12 @@ func (ix *Index) writeAssociations(w io.Writer, progress func(done, total int), 
 		}
 		tw.Add(v.TermString(t), refs(v, assoc[k]), refs(v, bodies[k]))
 	}
-	return tw.Write(w)
+	err := tw.Write(w)
+	// The terms added point into the segments' mappings, which are unmapped
+	// once the snapshot is garbage: it must outlive the write (a collection
+	// in between made the copy fault, on a vocabulary of 500,000 terms).
+	runtime.KeepAlive(v)
+	return err
 }
 
 // assocMappedBudget bounds the index-file pages WriteAssociations keeps

@@ -24,6 +24,7 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/collection"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/parse"
@@ -142,6 +143,10 @@ type Config struct {
 	// IngestWorkers is the number of files parsed at once per job
 	// (default: the number of CPUs).
 	IngestWorkers int
+	// IngestMemory is the memory budget every upload job shares
+	// (ingest.Budget; ingest.DefaultMemory when ≤ 0): documents past it
+	// wait their turn, a document needing more than all of it fails alone.
+	IngestMemory int64
 	// Embedder, when set, embeds uploaded documents and questions for dense
 	// retrieval.
 	Embedder search.Embedder
@@ -183,14 +188,15 @@ type Server struct {
 	// never holds up an upload; the job routes look in both.
 	reviewJobs *jobs.Manager
 	coll       *collection.Service
-	ownColl    bool          // coll was made by New: Close closes it
-	limiter    *limiter      // nil: no rate limiting
-	models     *agent.Models // nil: evidence reports
-	asks       chan struct{} // semaphore of running asks
-	askRuns    askRuns       // asks that may ask back (askback.go)
-	renders    chan struct{} // semaphore of running page renders (pages.go)
-	tables     chan struct{} // semaphore of review tables being decoded (review.go)
-	cpus       *jobs.Pool    // processor slots of background jobs (fairness.go)
+	ownColl    bool           // coll was made by New: Close closes it
+	limiter    *limiter       // nil: no rate limiting
+	models     *agent.Models  // nil: evidence reports
+	asks       chan struct{}  // semaphore of running asks
+	askRuns    askRuns        // asks that may ask back (askback.go)
+	renders    chan struct{}  // semaphore of running page renders (pages.go)
+	tables     chan struct{}  // semaphore of review tables being decoded (review.go)
+	cpus       *jobs.Pool     // processor slots of background jobs (fairness.go)
+	memory     *ingest.Budget // memory of the documents every upload job reads at once
 	handler    http.Handler
 
 	deletingMu sync.Mutex
@@ -251,7 +257,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	cfg.Parse.MaxBytes = cfg.MaxFileBytes
 	s := &Server{cfg: cfg, st: cfg.Store, log: cfg.Logger, asks: make(chan struct{}, cfg.MaxAsks),
-		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1)}
+		renders: make(chan struct{}, maxRenders), tables: make(chan struct{}, maxTableReads), cpus: jobs.NewPool(cfg.JobCPUs, cfg.JobCPUs-1),
+		memory: ingest.NewBudget(cfg.IngestMemory)}
 	s.state = newState(s.st, s.log, s.scrubPaths)
 	s.coll = cfg.Collections
 	if s.coll == nil {

@@ -61,8 +61,12 @@ func ReadMSG(data []byte) (*Message, error) {
 		}
 		return nil, errors.New("not an Outlook message: no MAPI properties")
 	}
-	return readMSGStorage(root, 32, 0)
+	return readMSGStorage(root, 32, 0, new(int))
 }
+
+// maxMSGAttachments bounds the attachments of one Outlook message, those
+// of attached messages included (as maxMIMEParts bounds an e-mail's).
+const maxMSGAttachments = 1000
 
 // msgProps reads one message or attachment storage's properties.
 type msgProps struct {
@@ -149,7 +153,7 @@ func decodeCharset(b []byte, name string) string {
 // readMSGStorage reads a message from its storage; header is the size of
 // its properties stream's header (32 for the file's message, 24 for an
 // attached one).
-func readMSGStorage(s *cfb.Storage, header, depth int) (*Message, error) {
+func readMSGStorage(s *cfb.Storage, header, depth int, count *int) (*Message, error) {
 	if depth > maxMIMEDepth {
 		return nil, fmt.Errorf("attached messages nested more than %d deep", maxMIMEDepth)
 	}
@@ -198,7 +202,10 @@ func readMSGStorage(s *cfb.Storage, header, depth int) (*Message, error) {
 		if !e.Storage || !strings.HasPrefix(strings.ToLower(e.Name), "__attach_version1.0_") {
 			continue
 		}
-		m.Attachments = append(m.Attachments, readMSGAttachment(s.Open(e), taken, depth))
+		if *count++; *count > maxMSGAttachments {
+			return nil, fmt.Errorf("more than %d attachments", maxMSGAttachments)
+		}
+		m.Attachments = append(m.Attachments, readMSGAttachment(s.Open(e), taken, depth, count))
 	}
 	return m, nil
 }
@@ -206,7 +213,7 @@ func readMSGStorage(s *cfb.Storage, header, depth int) (*Message, error) {
 func clean1(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // readMSGAttachment reads one attachment storage.
-func readMSGAttachment(s *cfb.Storage, taken map[string]bool, depth int) Attachment {
+func readMSGAttachment(s *cfb.Storage, taken map[string]bool, depth int, count *int) Attachment {
 	p := newMsgProps(s, 8)
 	name := p.str(propAttachLong)
 	if name == "" {
@@ -217,7 +224,7 @@ func readMSGAttachment(s *cfb.Storage, taken map[string]bool, depth int) Attachm
 	}
 	mt := strings.ToLower(p.str(propAttachMime))
 	if sub := s.Storage(streamName(propAttachData, "000D")); sub != nil {
-		msg, err := readMSGStorage(sub, 24, depth+1)
+		msg, err := readMSGStorage(sub, 24, depth+1, count)
 		if name == "" && msg != nil {
 			name = msg.Subject
 		}

@@ -87,7 +87,7 @@ func NotFound() *Answer {
 // provision's answer format. A value format whose value the text does not
 // give (a date clause that only says "the date of the last signature")
 // gives kind "value" with no text: the extract is the answer.
-func readAnswer(p *playbook.Provision, prep *prepared, ex []detect.Extract) *Answer {
+func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extract) *Answer {
 	j := joinExtracts(ex)
 	if p.Answer != playbook.AnswerText && p.Answer != playbook.AnswerYesNo {
 		// values are read in document order, so that a sentence cut
@@ -110,7 +110,7 @@ func readAnswer(p *playbook.Provision, prep *prepared, ex []detect.Extract) *Ans
 		}
 		var out []valueAt
 		for _, v := range vs {
-			if sp, ok := j.span(v.at, v.end, ""); !ok || !prep.inFurniture(sp.Span) {
+			if sp, ok := j.span(v.at, v.end, ""); !ok || !inFurniture(prep, sp.Span) {
 				out = append(out, v)
 			}
 		}
@@ -130,11 +130,11 @@ func readAnswer(p *playbook.Provision, prep *prepared, ex []detect.Extract) *Ans
 	case playbook.AnswerEndDate:
 		start := ""
 		if prep != nil {
-			start = prep.contractDate()
+			start = contractDate(prep)
 		}
 		var defined map[string]string
 		if prep != nil {
-			defined = prep.definedDates()
+			defined = datesDefinedIn(prep)
 		}
 		if d, at, ok := endDateAt(s, start, c, defined); ok {
 			a.Text = d
@@ -217,15 +217,6 @@ func readAnswer(p *playbook.Provision, prep *prepared, ex []detect.Extract) *Ans
 	return a
 }
 
-// readValue is the text of readAnswer: the value a found cell shows.
-func readValue(p *playbook.Provision, prep *prepared, ex []detect.Extract) string {
-	return readAnswer(p, prep, ex).Text
-}
-
-// ReadValue is the value a found cell with extracts ex shows (the offline
-// readers, without a prepared contract).
-func ReadValue(p *playbook.Provision, ex []detect.Extract) string { return readValue(p, nil, ex) }
-
 // Perpetual reports whether a value reads as perpetual ("in perpetuity",
 // "indefinitely").
 func Perpetual(v string) bool { return rePerpetual().MatchString(v) }
@@ -260,8 +251,8 @@ const partyChars = 20000
 // order, as the cell's extracts, with the answer read from them. It
 // returns nil when no party could be read. scores are the passages'
 // probabilities for the provision (the extracts' scores).
-func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
-	reads := p.partyReads()
+func partyAnswer(p *detect.Prepared, scores []float64) ([]detect.Extract, *Answer) {
+	reads := partyReads(p)
 	if len(reads) == 0 {
 		return nil, nil
 	}
@@ -272,7 +263,7 @@ func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
 				return i
 			}
 		}
-		if e, ok := p.passageExtract(sp, scores); ok {
+		if e, ok := passageExtract(p, sp, scores); ok {
 			ex = append(ex, e)
 			return len(ex) - 1
 		}
@@ -331,17 +322,17 @@ func (p *prepared) partyAnswer(scores []float64) ([]detect.Extract, *Answer) {
 	return sorted, a
 }
 
-// partyReads returns the parties a contract introduces in its preamble
+// partyReads returns the parties contract p introduces in its preamble
 // (page furniture left out), with those only its signature block names
 // when the preamble names fewer than two; in bytes of the contract's text.
 // They are read once per contract.
-func (p *prepared) partyReads() []partyRead {
+func partyReads(p *detect.Prepared) []partyRead {
 	return p.Memo(partiesKey, func() any {
 		text := p.Doc().Doc.Text
-		opening := p.opening(partyChars)
+		opening := contractOpening(p, partyChars)
 		var reads []partyRead
 		for _, r := range preambleParties(opening) {
-			if !p.inFurniture(p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
+			if !inFurniture(p, p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
 				reads = append(reads, r)
 			}
 		}
@@ -351,7 +342,7 @@ func (p *prepared) partyReads() []partyRead {
 			if len(reads) >= 2 {
 				break
 			}
-			if p.inFurniture(p.Index().RuneSpan(sp.nameAt, sp.nameEnd)) {
+			if inFurniture(p, p.Index().RuneSpan(sp.nameAt, sp.nameEnd)) {
 				continue
 			}
 			known := false
@@ -463,11 +454,11 @@ var reSuccessive = sync.OnceValue(func() *regexp.Regexp {
 // preamble writes it: among the dates in its opening (page furniture
 // left out), the one nearest "dated", "as of", "effective", "made",
 // "entered into" or "commencing"; "" when the opening has no date.
-func (p *prepared) contractDate() string {
-	opening := p.opening(openingChars)
+func contractDate(p *detect.Prepared) string {
+	opening := contractOpening(p, openingChars)
 	var cands []valueAt
 	for _, v := range allDatesAt(opening) {
-		if !p.inFurniture(p.Index().RuneSpan(v.at, v.end)) {
+		if !inFurniture(p, p.Index().RuneSpan(v.at, v.end)) {
 			cands = append(cands, v)
 		}
 	}
@@ -549,13 +540,13 @@ var (
 // definedEndAnswer reads an end date from the definition of the term the
 // best extract names; nil when it names none or the definition gives no
 // end.
-func (p *prepared) definedEndAnswer(pr *playbook.Provision, ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
+func definedEndAnswer(p *detect.Prepared, pr *playbook.Provision, ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
 	if len(ex) == 0 {
 		return nil, nil
 	}
 	best := ex[0].Text
-	dates := p.definedDates()
-	start := p.contractDate()
+	dates := datesDefinedIn(p)
+	start := contractDate(p)
 	if d, _, ok := endDateAt(best, start, nil, dates); ok && (d != "perpetual" || rePerpetual().MatchString(best)) {
 		return nil, nil // the clause writes its own end ("unless terminated" is not one)
 	}
@@ -585,7 +576,7 @@ func (p *prepared) definedEndAnswer(pr *playbook.Provision, ex []detect.Extract,
 					break
 				}
 				sp := p.Index().RuneSpan(k, k+len(def))
-				out, idx := p.extractHolding(ex, document.Span{Start: sp.Start, End: sp.Start + 1}, scores)
+				out, idx := extractHolding(p, ex, document.Span{Start: sp.Start, End: sp.Start + 1}, scores)
 				if idx < 0 {
 					return nil, nil
 				}

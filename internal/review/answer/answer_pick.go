@@ -182,13 +182,13 @@ func repeatedLines(ix *document.Index, text string) []document.Span {
 
 // opening returns the contract's first n code points (all of it when
 // shorter).
-func (p *prepared) opening(n int) string {
+func contractOpening(p *detect.Prepared, n int) string {
 	return p.Doc().Doc.Text[:p.Index().Byte(min(n, p.Index().Len()))]
 }
 
 // passageExtract returns the extract of the first passage that holds sp,
 // scored from scores (0 past their end); false when no passage holds it.
-func (p *prepared) passageExtract(sp document.Span, scores []float64) (detect.Extract, bool) {
+func passageExtract(p *detect.Prepared, sp document.Span, scores []float64) (detect.Extract, bool) {
 	for k, ps := range p.Passages() {
 		if ps.Span.Contains(sp) {
 			score := 0.0
@@ -204,13 +204,13 @@ func (p *prepared) passageExtract(sp document.Span, scores []float64) (detect.Ex
 // extractHolding returns ex and the index of the first extract that holds
 // sp; when none does, the passage that holds sp is put first
 // (passageExtract). The index is -1 when no passage holds sp either.
-func (p *prepared) extractHolding(ex []detect.Extract, sp document.Span, scores []float64) ([]detect.Extract, int) {
+func extractHolding(p *detect.Prepared, ex []detect.Extract, sp document.Span, scores []float64) ([]detect.Extract, int) {
 	for i, e := range ex {
 		if e.Span.Contains(sp) {
 			return ex, i
 		}
 	}
-	if e, ok := p.passageExtract(sp, scores); ok {
+	if e, ok := passageExtract(p, sp, scores); ok {
 		return append([]detect.Extract{e}, ex...), 0
 	}
 	return ex, -1
@@ -218,11 +218,11 @@ func (p *prepared) extractHolding(ex []detect.Extract, sp document.Span, scores 
 
 // inFurniture reports whether sp (code points) lies in page furniture or in
 // a running line.
-func (p *prepared) inFurniture(sp document.Span) bool {
+func inFurniture(p *detect.Prepared, sp document.Span) bool {
 	if p.Doc().Doc.InFurniture(sp) {
 		return true
 	}
-	for _, r := range p.runningLines() {
+	for _, r := range runningLines(p) {
 		if r.Contains(sp) {
 			return true
 		}

@@ -293,7 +293,7 @@ func TestTitleFromOpening(t *testing.T) {
 		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: c.text}
 		p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
 		scores := make([]float64, len(p.Passages()))
-		ex, a := p.titleAnswer([]detect.Extract{p.Extract(0, 1)}, scores)
+		ex, a := titleAnswer(p, []detect.Extract{p.Extract(0, 1)}, scores)
 		if a == nil || a.Text != c.want {
 			t.Errorf("%.40q…: title %+v, want %q", c.text, a, c.want)
 			continue
@@ -320,7 +320,7 @@ func TestEndDateFromDefinedTerm(t *testing.T) {
 		t.Fatal("no term passage")
 	}
 	pr := &playbook.Provision{Name: "Expiration Date", Answer: playbook.AnswerEndDate}
-	ex, a := p.definedEndAnswer(pr, []detect.Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())))
+	ex, a := definedEndAnswer(p, pr, []detect.Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())))
 	if a == nil || a.Text != "2022-06-30" {
 		t.Fatalf("answer %+v, want 2022-06-30", a)
 	}
@@ -330,13 +330,13 @@ func TestEndDateFromDefinedTerm(t *testing.T) {
 }
 
 // prepareForTest prepares d as the answer readers see it.
-func prepareForTest(t *testing.T, d detect.Doc) *prepared {
+func prepareForTest(t *testing.T, d detect.Doc) *detect.Prepared {
 	t.Helper()
 	p, err := detect.Prepare(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &prepared{p}
+	return p
 }
 
 // TestPreamblePartiesContentsFirst reads the parties of a CUAD franchise

@@ -175,12 +175,12 @@ const titleOpening = 4000
 // a number ("TELKOM CONTRACT No. 076C/01") is a reference, not a title. It
 // returns the cell's extracts with the title's passage first (added when
 // no extract holds it) and the answer; nil when the opening has no title.
-func (p *prepared) titleAnswer(ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
+func titleAnswer(p *detect.Prepared, ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
 	if len(ex) == 0 || ex[0].Span.Start >= titleOpening {
 		return nil, nil
 	}
 	text := p.Doc().Doc.Text
-	opening := titleLines(p.opening(titleOpening))
+	opening := titleLines(contractOpening(p, titleOpening))
 	// the first whole-line title that names a document ("… AGREEMENT"),
 	// else the first whole-line title ("GENERAL TERMS AND CONDITIONS"),
 	// else the first title near its line's start
@@ -193,7 +193,7 @@ func (p *prepared) titleAnswer(ex []detect.Extract, scores []float64) ([]detect.
 		if !ok || len(strings.Fields(line[lo:hi])) < 2 || reReference().MatchString(line[hi:]) {
 			continue
 		}
-		if p.inFurniture(p.Index().RuneSpan(lineAt+lo, lineAt+hi)) {
+		if inFurniture(p, p.Index().RuneSpan(lineAt+lo, lineAt+hi)) {
 			continue
 		}
 		lead := strings.Fields(line[:lo])
@@ -220,7 +220,7 @@ func (p *prepared) titleAnswer(ex []detect.Extract, scores []float64) ([]detect.
 		return nil, nil
 	}
 	sp := p.Index().RuneSpan(bestLo, bestHi)
-	ex, k := p.extractHolding(ex, sp, scores)
+	ex, k := extractHolding(p, ex, sp, scores)
 	if k < 0 {
 		return nil, nil
 	}

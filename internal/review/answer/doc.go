@@ -8,20 +8,24 @@
 // cell against it (Condition).
 //
 // One entry point, Read, takes what a cell has once its passages are
-// chosen — the prepared contract, the provision and the chosen extracts
-// with every passage's score — and returns the answer and the extracts it
-// was read from. Most answers are read from the extracts alone; a few look
-// at the whole contract, which is why Read takes it: the parties are read
-// where a contract introduces them (its preamble and signature block), a
-// title from its opening, an end date from the definition a term clause
-// points to, and values written in page furniture or a running line are
-// not answers. What a reader finds in a whole contract once is kept with
-// the prepared contract (detect.Prepared.Memo). FromModel and ReadValue
-// read the same way without a prepared contract, for the model pass.
+// chosen — the prepared contract, the provision, the chosen extracts with
+// every passage's score, and whether the provision was found — and returns
+// the answer and the extracts it was read from. Most answers are read from
+// the extracts alone; a few look at the whole contract, which is why Read
+// takes it: the parties are read where a contract introduces them (its
+// preamble and signature block), a title from its opening, an end date
+// from the definition a term clause points to, and values written in page
+// furniture or a running line are not answers. What a reader finds in a
+// whole contract once is kept with the prepared contract
+// (detect.Prepared.Memo). Without a contract, Read reads the extracts
+// alone, as the model pass does for its verified quotations; FromModel
+// reconciles a model's value with that reading. The value parsers the
+// model pass normalizes a model's value with (FirstDate, FirstDuration,
+// Jurisdiction, Perpetual) are exported too.
 //
 // The readers sit below the review run and beside detection, not inside
-// either: they need nothing the scorer computes but the chosen passages,
-// and they change with the answer formats of the table, not with training
+// either: they need nothing of the scorer but the chosen passages and
+// their scores, and they change with the answer formats of the table, not with training
 // — a reader can change without a retrain, detection stays free of what a
 // cell shows, and the run, the table and the deal room above ask one
 // function. Imports run one way: internal/review imports answer; answer
@@ -29,7 +33,6 @@
 // words the detectors were trained on, so a cue word means the same to
 // both), the playbook format and the document, nothing of runs, stores or
 // models.
-
 package answer
 
 import "github.com/pakton/pakton/internal/document"

@@ -511,15 +511,15 @@ func isWordByte(b byte) bool {
 // passage in as an extract (last). When one holder holds the right
 // outright, the answer is Yes, whatever condition another holder's right
 // is under.
-func (p *prepared) withHolders(pr *playbook.Provision, ex []detect.Extract, a *Answer, scores []float64) ([]detect.Extract, *Answer) {
+func withHolders(p *detect.Prepared, pr *playbook.Provision, ex []detect.Extract, a *Answer, scores []float64) ([]detect.Extract, *Answer) {
 	if a.Kind != KindYes && a.Kind != KindConditional || aboutPayment(pr) {
 		return ex, a
 	}
 	var parties []partyRead
 	var defined func(string) bool
-	known := p != nil && p.Prepared != nil
+	known := p != nil
 	if known {
-		parties, defined = p.partyReads(), p.definesTerm
+		parties, defined = partyReads(p), func(t string) bool { return definesTerm(p, t) }
 	}
 	hs := holdersOf(pr, ex, parties, defined)
 	if len(hs) == 0 {
@@ -528,7 +528,7 @@ func (p *prepared) withHolders(pr *playbook.Provision, ex []detect.Extract, a *A
 	holders := mergeHoldings(hs, joinExtracts(ex))
 	restriction := polarityOf(pr, cueWordsOf(pr)) == playbook.PolarityRestriction
 	if !restriction && known {
-		ex, holders = p.addFeeTerms(pr, ex, holders, scores)
+		ex, holders = addFeeTerms(p, pr, ex, holders, scores)
 	}
 	slices.SortStableFunc(holders, func(x, y Holder) int { return kindRank(x.Kind) - kindRank(y.Kind) })
 	out := *a
@@ -580,7 +580,7 @@ func kindRank(k Kind) int {
 
 // addFeeTerms reads the payment terms of each holder's right from the
 // cell's extracts and the clauses beside the one that grants it.
-func (p *prepared) addFeeTerms(pr *playbook.Provision, ex []detect.Extract, holders []Holder, scores []float64) ([]detect.Extract, []Holder) {
+func addFeeTerms(p *detect.Prepared, pr *playbook.Provision, ex []detect.Extract, holders []Holder, scores []float64) ([]detect.Extract, []Holder) {
 	c := cueWordsOf(pr)
 	tree := p.Tree()
 	for hi := range holders {
@@ -630,7 +630,7 @@ func (p *prepared) addFeeTerms(pr *playbook.Provision, ex []detect.Extract, hold
 				lo := pl.lo + len([]rune(pl.text[:at[k][0]]))
 				hi := lo + len([]rune(pl.text[at[k][0]:at[k][1]]))
 				var idx int
-				ex, idx = p.extractAppended(ex, spanOf(lo, hi), scores)
+				ex, idx = extractAppended(p, ex, spanOf(lo, hi), scores)
 				if idx < 0 {
 					continue
 				}
@@ -645,13 +645,13 @@ func (p *prepared) addFeeTerms(pr *playbook.Provision, ex []detect.Extract, hold
 // extractAppended returns ex and the index of the first extract that holds
 // sp; when none does, the passage that holds sp is appended to ex. The
 // index is -1 when no passage holds sp either.
-func (p *prepared) extractAppended(ex []detect.Extract, sp document.Span, scores []float64) ([]detect.Extract, int) {
+func extractAppended(p *detect.Prepared, ex []detect.Extract, sp document.Span, scores []float64) ([]detect.Extract, int) {
 	for i, e := range ex {
 		if e.Span.Contains(sp) {
 			return ex, i
 		}
 	}
-	if e, ok := p.passageExtract(sp, scores); ok {
+	if e, ok := passageExtract(p, sp, scores); ok {
 		return append(ex, e), len(ex)
 	}
 	return ex, -1
@@ -675,9 +675,9 @@ func clauseLabel(path string) string {
 
 var reItemLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\(?[a-z0-9]{1,4}\)$`) })
 
-// definesTerm reports whether the contract defines term in quotation
-// marks ("Licensee", “Customer”); the defined terms are read once.
-func (p *prepared) definesTerm(term string) bool {
+// definesTerm reports whether contract p defines term in quotation marks
+// ("Licensee", “Customer”); the defined terms are read once.
+func definesTerm(p *detect.Prepared, term string) bool {
 	set := p.Memo(termsKey, func() any {
 		out := map[string]bool{}
 		for _, m := range reQuotedTerm().FindAllStringSubmatch(p.Doc().Doc.Text, -1) {

@@ -41,7 +41,7 @@ This Services Agreement is made by and between Northwind Traders, Inc. ("Custome
 
 // passagesHolding returns the extracts of the passages of p whose text
 // holds each of the given strings, in the order given.
-func passagesHolding(t *testing.T, p *prepared, parts ...string) []detect.Extract {
+func passagesHolding(t *testing.T, p *detect.Prepared, parts ...string) []detect.Extract {
 	t.Helper()
 	var ex []detect.Extract
 	for _, part := range parts {
@@ -66,7 +66,7 @@ func TestHoldersPerParty(t *testing.T) {
 	// the detector's order: Provider's restricted right first
 	ex := passagesHolding(t, p, "Provider may not terminate", "Customer may terminate this Agreement for convenience")
 	scores := make([]float64, len(p.Passages()))
-	out, a := Read(p.Prepared, tfcForHolders, ex, scores, true)
+	a, out := Read(p, tfcForHolders, ex, scores, true)
 	if a.Kind != KindYes {
 		t.Errorf("kind %s, want yes: Customer holds the right outright", a.Kind)
 	}
@@ -161,7 +161,7 @@ func TestAskedValuePerParty(t *testing.T) {
 	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: holdersContract}
 	p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
 	ex := passagesHolding(t, p, "Provider may not terminate", "Customer may terminate this Agreement for convenience")
-	out, a := Read(p.Prepared, tfcForHolders, ex, make([]float64, len(p.Passages())), true)
+	a, out := Read(p, tfcForHolders, ex, make([]float64, len(p.Passages())), true)
 	ask := ParseAsk("Which of our contracts can be terminated for convenience, and on what notice?", tfcForHolders)
 	v, spans := ask.AskedValue(tfcForHolders, a, out)
 	if want := "Customer: 60 days; Provider: 180 days (only during any Renewal Term)"; v != want {
@@ -172,7 +172,7 @@ func TestAskedValuePerParty(t *testing.T) {
 	}
 	// one party, or the same notice for all: the period alone
 	one := extractsOf("Either party may terminate this Agreement for convenience on ninety (90) days' notice.")
-	_, a1 := Read(nil, tfcForHolders, one, nil, true)
+	a1, _ := Read(nil, tfcForHolders, one, nil, true)
 	if v, _ := ask.AskedValue(tfcForHolders, a1, one); v != "90 days" {
 		t.Errorf("asked %q, want 90 days", v)
 	}

@@ -285,25 +285,6 @@ var (
 	})
 )
 
-// Parties returns the names of the parties a preamble introduces ("between
-// Acme Inc. ("Acme") and Beta LLC ("Beta")"): the entity names, followed by
-// their short names where given.
-func Parties(s string) []string {
-	var out []string
-	for _, p := range partiesAt(s) {
-		name := p.name
-		if p.role != "" {
-			if name == "" {
-				name = p.role
-			} else {
-				name += " (" + p.role + ")"
-			}
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
 // partyAt is a party read from a text, with where its name and role are
 // (bytes; -1 when absent).
 type partyAt struct {

@@ -22,12 +22,12 @@ var reEndCue = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:until|through|thru|expir(?:e|es|ing|ation)(?:\s+(?:on|at|of))?|end(?:s|ing)?\s+on|terminat(?:e|es|ing)\s+on)\b`)
 })
 
-// EndDate returns the date a term ends, as written in s: "perpetual" when it
+// endDate returns the date a term ends, as written in s: "perpetual" when it
 // says so; a date right after an end cue ("expires on December 31, 2024");
 // else a start date (the first date in s, or start, the contract's own first
 // date) plus the first period written ("five (5) years" from 2019-03-01 →
 // 2024-03-01).
-func EndDate(s, start string) (string, bool) {
+func endDate(s, start string) (string, bool) {
 	d, _, ok := endDateAt(s, start, nil, nil)
 	return d, ok
 }

@@ -42,9 +42,9 @@ func TestEndDate(t *testing.T) {
 		{"This Agreement shall expire if the Investment Advisor ceases to serve as investment adviser; it is terminable by either party upon sixty (60) days' written notice.", "2020-01-01", "perpetual"},
 		{"This Agreement shall continue in full force and effect for so long as Photronics and DNP each remains a Shareholder of the Company.", "2017-01-01", "perpetual"},
 	} {
-		got, _ := EndDate(c.text, c.start)
+		got, _ := endDate(c.text, c.start)
 		if got != c.want {
-			t.Errorf("EndDate(%q, %q) = %q, want %q", c.text, c.start, got, c.want)
+			t.Errorf("endDate(%q, %q) = %q, want %q", c.text, c.start, got, c.want)
 		}
 	}
 }

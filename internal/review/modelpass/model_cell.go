@@ -196,7 +196,8 @@ func modelValue(p *playbook.Provision, v string, ex []detect.Extract) string {
 	}
 	v = strings.TrimSpace(v)
 	if isNoValue(v) {
-		return answer.ReadValue(p, ex)
+		a, _ := answer.Read(nil, p, ex, nil, true)
+		return a.Text
 	}
 	switch p.Answer {
 	case playbook.AnswerDate, playbook.AnswerEndDate:

@@ -3,6 +3,7 @@ package index
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,21 +16,33 @@ type Token struct {
 	Pos  int
 }
 
-// stems caches the stem of every word seen, so each distinct word is stemmed
+// stems caches the stem of the words seen, so each distinct word is stemmed
 // once per process. The vocabulary of a contract corpus is small (tens of
-// thousands of words), so the cache stays small too.
-var stems sync.Map
+// thousands of words); the cache holds at most maxStems words, so a
+// document of millions of made-up words cannot grow a server for good.
+// Words that are their own stem (short ones, those with a digit) are not
+// cached.
+var (
+	stems     sync.Map
+	stemCount atomic.Int64
+)
+
+const maxStems = 1 << 18
 
 // Stem returns the Snowball English stem of a lower-case word (cached).
 func Stem(w string) string {
+	if len(w) <= 3 || hasDigit(w) {
+		return w
+	}
 	if s, ok := stems.Load(w); ok {
 		return s.(string)
 	}
-	s := w
-	if len(w) > 3 && !hasDigit(w) {
-		s = english.Stem(w, false)
+	s := english.Stem(w, false)
+	if stemCount.Load() < maxStems {
+		if _, loaded := stems.LoadOrStore(strings.Clone(w), s); !loaded {
+			stemCount.Add(1)
+		}
 	}
-	stems.Store(strings.Clone(w), s)
 	return s
 }
 

@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/jobs"
+	"github.com/pakton/pakton/internal/parse/bombtest"
+	"github.com/pakton/pakton/internal/procstat"
+	"github.com/pakton/pakton/internal/store"
+)
+
+// servedProcess is a "pakton serve" child whose memory is watched.
+type servedProcess struct {
+	cmd    *exec.Cmd
+	base   string // http://127.0.0.1:PORT
+	peak   atomic.Int64
+	exited chan struct{}
+	errOut bytes.Buffer
+}
+
+// startServe starts "pakton serve" on a free port over the store at dir,
+// with extra flags, and waits until it is ready.
+func startServe(t *testing.T, dir string, flags ...string) *servedProcess {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	p := &servedProcess{base: "http://" + addr, exited: make(chan struct{})}
+	args := append([]string{"serve", "--store", dir, "--addr", addr, "--rate", "0", "--log", "json"}, flags...)
+	p.cmd = exec.Command(os.Args[0], args...)
+	p.cmd.Env = append(os.Environ(), envRunMain+"=1")
+	p.cmd.Stderr = &p.errOut
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.exited:
+				return
+			case <-tick.C:
+				if hwm := procstat.BytesOf(p.cmd.Process.Pid, "VmHWM"); hwm > p.peak.Load() {
+					p.peak.Store(hwm)
+				}
+			}
+		}
+	}()
+	t.Cleanup(p.kill)
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		if resp, err := http.Get(p.base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("pakton serve exited: %s", p.errOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pakton serve not ready: %s", p.errOut.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// kill stops the server with SIGKILL, as a crash or an OOM killer would.
+func (p *servedProcess) kill() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// alive reports whether the server still runs and answers.
+func (p *servedProcess) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+	}
+	resp, err := http.Get(p.base + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// api calls the server with a key and decodes the JSON answer into out.
+func api(c *http.Client, method, url, key string, body io.Reader, ct string, out any) (int, error) {
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if out != nil && resp.StatusCode < 300 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return resp.StatusCode, err
+		}
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("status %d: %.300s", resp.StatusCode, raw)
+	}
+	return resp.StatusCode, nil
+}
+
+// uploadFile uploads the file at path to a collection and returns its job,
+// or the answer's error (a file refused on arrival, 413 for one too large).
+func uploadFile(c *http.Client, base, collection, key, path string) (jobs.Job, error) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		w, err := mw.CreateFormFile("file", filepath.Base(path))
+		if err == nil {
+			var f *os.File
+			if f, err = os.Open(path); err == nil {
+				_, err = io.Copy(w, f)
+				f.Close()
+			}
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	var out struct{ Job jobs.Job }
+	_, err := api(c, "POST", base+"/api/v1/collections/"+collection+"/documents", key, pr, mw.FormDataContentType(), &out)
+	return out.Job, err
+}
+
+// waitJob polls a job until it is final.
+func waitJob(c *http.Client, base, key, id string, limit time.Duration) (jobs.Job, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		var j jobs.Job
+		if _, err := api(c, "GET", base+"/api/v1/jobs/"+id, key, nil, "", &j); err != nil {
+			return j, err
+		}
+		if j.State.Final() {
+			return j, nil
+		}
+		if time.Now().After(deadline) {
+			return j, fmt.Errorf("job %s still %s after %s", id, j.State, limit)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// jobOutcome summarises a finished upload job: its documents' statuses,
+// and the first reason one failed.
+func jobOutcome(j jobs.Job) string {
+	counts := map[string]int{}
+	reason := ""
+	for _, r := range j.Results {
+		counts[r.Status]++
+		if r.Status == "failed" && reason == "" {
+			reason = r.Reason
+		}
+	}
+	var parts []string
+	for _, st := range []string{"added", "replaced", "unchanged", "skipped", "failed"} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	out := fmt.Sprintf("%s (%s)", j.State, strings.Join(parts, ", "))
+	if reason != "" {
+		out += ": " + reason
+	}
+	return out
+}
+
+// searcher runs key B's searches without pause and keeps their latencies.
+type searcher struct {
+	mu     sync.Mutex
+	lat    []time.Duration
+	errs   int
+	stop   chan struct{}
+	done   chan struct{}
+	client *http.Client
+}
+
+func startSearches(c *http.Client, base, key, collection string, queries []string) *searcher {
+	s := &searcher{stop: make(chan struct{}), done: make(chan struct{}), client: c}
+	go func() {
+		defer close(s.done)
+		for i := 0; ; i++ {
+			select {
+			case <-s.stop:
+				return
+			default:
+			}
+			body, _ := json.Marshal(map[string]any{"query": queries[i%len(queries)], "k": 8})
+			t0 := time.Now()
+			_, err := api(c, "POST", base+"/api/v1/collections/"+collection+"/search", key, bytes.NewReader(body), "application/json", nil)
+			d := time.Since(t0)
+			s.mu.Lock()
+			if err != nil {
+				s.errs++
+			} else {
+				s.lat = append(s.lat, d)
+			}
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+// take returns the latencies so far and starts a new series.
+func (s *searcher) take() (lat []time.Duration, errs int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lat, errs = s.lat, s.errs
+	s.lat, s.errs = nil, 0
+	return lat, errs
+}
+
+func (s *searcher) end() { close(s.stop); <-s.done }
+
+// percentile returns the p-th percentile of ds (sorted in place).
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[min(len(ds)-1, len(ds)*p/100)]
+}
+
+// serveBombStore makes a store with key B's collection of CUAD contracts
+// and keys for A (the hostile uploads) and B, or skips without the data.
+func serveBombStore(t *testing.T) (dir, keyA, keyB string, queries []string) {
+	t.Helper()
+	data, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag"))
+	cuad, _ := filepath.Glob(filepath.Join(data, "corpus", "cuad", "*.txt"))
+	if len(cuad) < 20 {
+		t.Skip("shared data not found (../shared/data/legalbenchrag)")
+	}
+	raw, err := os.ReadFile(filepath.Join(data, "benchmarks", "cuad_dev.json"))
+	if err != nil {
+		t.Skip(err)
+	}
+	var bench struct {
+		Tests []struct {
+			Query string `json:"query"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(raw, &bench); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range bench.Tests {
+		queries = append(queries, q.Query)
+	}
+	dir = filepath.Join(t.TempDir(), "store")
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := ingest.Ingest(ctx, st, "light", cuad[:20], ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateCollection(ctx, "heavy"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	keys, err := auth.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyA, _, _ = keys.Create(ctx, "heavy", "tenant A", false)
+	keyB, _, _ = keys.Create(ctx, "light", "tenant B", false)
+	return dir, keyA, keyB, queries
+}
+
+// serveCases are the cases the load test uploads: PAKTON_BOMB, else the
+// ones that cost most in TestBombKit.
+func serveCases() []bombtest.Case {
+	sel := os.Getenv("PAKTON_BOMB")
+	if sel == "" {
+		sel = `^(txt-definitions-20mb|rtf-hex-body|odt-two-parts|eml-many-attachments|html-paragraphs|docx-paragraph-60mb)$`
+	}
+	re := regexp.MustCompile(sel)
+	var out []bombtest.Case
+	for _, c := range bombtest.Cases() {
+		if re.MatchString(c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestBombKitServe uploads the heaviest cases of the bomb kit to "pakton
+// serve" (a child process) with key A while key B searches its own
+// collection of 20 CUAD contracts without pause, and fails when the server
+// does not stay up, when an upload is not reported as stored or refused
+// with a reason, or when B's search p99 while the upload runs is more than
+// twice B's p99 with A idle (measured first, 15 s). It reports per case
+// the job's outcome and time, the server's peak memory and B's latencies.
+//
+//	PAKTON_LOAD=1 go test ./cmd/pakton/ -run TestBombKitServe -v -timeout 60m
+func TestBombKitServe(t *testing.T) {
+	if os.Getenv("PAKTON_LOAD") != "1" {
+		t.Skip("set PAKTON_LOAD=1 to upload the bomb kit to a server under search load")
+	}
+	dir, keyA, keyB, queries := serveBombStore(t)
+	srv := startServe(t, dir)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 5 * time.Minute}
+	b := startSearches(client, srv.base, keyB, "light", queries)
+	defer b.end()
+	time.Sleep(2 * time.Second) // warm up
+	b.take()
+	time.Sleep(15 * time.Second)
+	idle, _ := b.take()
+	idleP50, idleP99 := percentile(idle, 50), percentile(idle, 99)
+	t.Logf("B with A idle: %d searches, p50 %.1f ms, p99 %.1f ms; server %d MiB", len(idle), ms(idleP50), ms(idleP99), srv.peak.Load()>>20)
+	files := t.TempDir()
+	var table []string
+	for _, c := range serveCases() {
+		path, err := c.WriteFile(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := srv.peak.Load()
+		start := time.Now()
+		j, err := uploadFile(client, srv.base, "heavy", keyA, path)
+		outcome := ""
+		if err == nil {
+			j, err = waitJob(client, srv.base, keyA, j.ID, 10*time.Minute)
+			outcome = jobOutcome(j)
+		}
+		if err != nil {
+			outcome = "upload answered: " + err.Error()
+		}
+		took := time.Since(start)
+		during, errs := b.take()
+		p50, p99 := percentile(during, 50), percentile(during, 99)
+		line := fmt.Sprintf("| %s | %s | %.1f s | %d MiB | %d | %.1f / %.1f ms | %.2f× |", c.Name, outcome, took.Seconds(), srv.peak.Load()>>20, len(during), ms(p50), ms(p99), float64(p99)/float64(max(idleP99, 1)))
+		table = append(table, line)
+		t.Log(line)
+		if before > srv.peak.Load() {
+			t.Errorf("peak went down")
+		}
+		if !srv.alive() {
+			t.Fatalf("%s: the server is down: %s", c.Name, lastLine(srv.errOut.String()))
+		}
+		if errs > 0 {
+			t.Errorf("%s: %d of B's searches failed", c.Name, errs)
+		}
+		if !strings.HasPrefix(outcome, "done") && !strings.HasPrefix(outcome, "failed") && !strings.Contains(outcome, "status 413") {
+			t.Errorf("%s: %s", c.Name, outcome)
+		}
+		if len(during) > 0 && p99 > 2*idleP99 {
+			t.Errorf("%s: B's search p99 %.1f ms while it ran, more than twice %.1f ms with A idle", c.Name, ms(p99), ms(idleP99))
+		}
+	}
+	t.Logf("server peak resident memory: %d MiB\n| case | job | time | server peak | B's searches | B p50 / p99 | p99 ÷ idle p99 |\n|---|---|---|---|---|---|---|\n%s", srv.peak.Load()>>20, strings.Join(table, "\n"))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TestBombKitServeKilled uploads each heavy case to "pakton serve", kills
+// the server with SIGKILL while the job runs, checks that the store holds
+// only whole documents, starts the server again and waits for the job,
+// which resumes, to finish with the case stored or refused.
+//
+//	PAKTON_SLOW=1 go test ./cmd/pakton/ -run TestBombKitServeKilled -v -timeout 60m
+func TestBombKitServeKilled(t *testing.T) {
+	if os.Getenv("PAKTON_SLOW") != "1" {
+		t.Skip("set PAKTON_SLOW=1 to kill a server mid-upload of the bomb kit")
+	}
+	dir, keyA, _, _ := serveBombStore(t)
+	client := &http.Client{Timeout: 5 * time.Minute}
+	files := t.TempDir()
+	for i, c := range serveCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			path, err := c.WriteFile(files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := startServe(t, dir)
+			j, err := uploadFile(client, srv.base, "heavy", keyA, path)
+			if err != nil {
+				t.Logf("refused on arrival: %v", err)
+				srv.kill()
+				return
+			}
+			time.Sleep(time.Duration(500+700*i) * time.Millisecond)
+			srv.kill()
+			checkStoreAfterKill(t, dir, "")
+			srv = startServe(t, dir)
+			j, err = waitJob(client, srv.base, keyA, j.ID, 10*time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("after the restart: %s (attempts %d)", jobOutcome(j), j.Attempts)
+			if !j.State.Final() {
+				t.Errorf("job %s", j.State)
+			}
+			srv.kill()
+			checkStoreAfterKill(t, dir, "")
+		})
+	}
+}
