@@ -375,8 +375,8 @@ func serveBombStore(t *testing.T) (dir, keyA, keyB string, queries []string) {
 // (heavyServe, with PAKTON_BOMBS=1), three of them in the slow suite
 // (quickServe), or those PAKTON_BOMB selects.
 const (
-	heavyServe = `^(txt-definitions-20mb|rtf-hex-body|odt-two-parts|eml-many-attachments|html-paragraphs|docx-paragraph-60mb)$`
-	quickServe = `^(txt-definitions-20mb|rtf-hex-body|eml-many-attachments)$`
+	heavyServe = `^(txt-definitions-20mb|rtf-hex-body|odt-two-parts|eml-nested|eml-many-attachments|html-paragraphs|docx-paragraph-60mb)$`
+	quickServe = `^(txt-definitions-20mb|rtf-hex-body|eml-nested)$`
 )
 
 func serveCases() []bombtest.Case { return kitCases(quickServe, heavyServe) }
@@ -386,10 +386,12 @@ func serveCases() []bombtest.Case { return kitCases(quickServe, heavyServe) }
 // collection of 20 CUAD contracts without pause, and fails when the server
 // does not stay up, when an upload is not reported as stored or refused
 // with a reason within two minutes, or when B's search p99 while the upload
-// runs is more than twice B's p99 with A idle (measured first, 15 s). It
+// runs is more than twice B's p99 with A idle in the 5 s before and the 5 s
+// after it (the machine's other load drifts: idle is measured beside each
+// case, not once), twice in a row. It
 // reports per case the job's outcome and time, the server's peak memory
 // and B's latencies. The slow suite uploads three cases (about a minute);
-// PAKTON_BOMBS=1 six; PAKTON_BOMB selects them. Every request has a
+// PAKTON_BOMBS=1 seven; PAKTON_BOMB selects them. Every request has a
 // timeout, and the server is killed (failing the test) 8 minutes in.
 //
 //	PAKTON_LOAD=1 PAKTON_BOMBS=1 go test ./cmd/pakton/ -run 'TestBombKitServe$' -v -timeout 30m
@@ -420,41 +422,64 @@ func TestBombKitServe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := srv.peak.Load()
-		start := time.Now()
-		j, err := uploadFile(client, srv.base, "heavy", keyA, path)
-		outcome := ""
-		if err == nil {
-			j, err = waitJob(client, srv.base, keyA, j.ID, 2*time.Minute)
-			outcome = jobOutcome(j)
-		}
-		if err != nil {
-			outcome = "upload answered: " + err.Error()
-		}
-		took := time.Since(start)
-		srv.checkDeadline(t)
-		during, errs := b.take()
-		p50, p99 := percentile(during, 50), percentile(during, 99)
-		line := fmt.Sprintf("| %s | %s | %.1f s | %d MiB | %d | %.1f / %.1f ms | %.2f× |", c.Name, outcome, took.Seconds(), srv.peak.Load()>>20, len(during), ms(p50), ms(p99), float64(p99)/float64(max(idleP99, 1)))
-		table = append(table, line)
-		t.Log(line)
-		if before > srv.peak.Load() {
-			t.Errorf("peak went down")
-		}
-		if !srv.alive() {
-			t.Fatalf("%s: the server is down or does not answer /healthz within %s: %s", c.Name, probe.Timeout, lastLine(srv.errOut.String()))
-		}
-		if errs > 0 {
-			t.Errorf("%s: %d of B's searches failed", c.Name, errs)
-		}
-		if !strings.HasPrefix(outcome, "done") && !strings.HasPrefix(outcome, "failed") && !strings.Contains(outcome, "status 413") {
-			t.Errorf("%s: %s", c.Name, outcome)
-		}
-		if len(during) > 0 && p99 > 2*idleP99 {
-			t.Errorf("%s: B's search p99 %.1f ms while it ran, more than twice %.1f ms with A idle", c.Name, ms(p99), ms(idleP99))
+		// A p99 past twice idle is measured again once (the documents the
+		// first upload stored removed first, so the work is the same):
+		// the machine's other load can make one window slow, a server
+		// that slows B down does it both times.
+		for attempt := 1; attempt <= 2; attempt++ {
+			b.take()
+			time.Sleep(5 * time.Second)
+			idle, _ := b.take()
+			before := srv.peak.Load()
+			start := time.Now()
+			j, err := uploadFile(client, srv.base, "heavy", keyA, path)
+			outcome := ""
+			if err == nil {
+				j, err = waitJob(client, srv.base, keyA, j.ID, 2*time.Minute)
+				outcome = jobOutcome(j)
+			}
+			if err != nil {
+				outcome = "upload answered: " + err.Error()
+			}
+			took := time.Since(start)
+			srv.checkDeadline(t)
+			during, errs := b.take()
+			time.Sleep(5 * time.Second)
+			after, _ := b.take()
+			idleP99 := percentile(append(idle, after...), 99)
+			p50, p99 := percentile(during, 50), percentile(during, 99)
+			line := fmt.Sprintf("| %s | %s | %.1f s | %d MiB | %d | %.1f / %.1f ms | %.1f ms | %.2f× |", c.Name, outcome, took.Seconds(), srv.peak.Load()>>20, len(during), ms(p50), ms(p99), ms(idleP99), float64(p99)/float64(max(idleP99, 1)))
+			table = append(table, line)
+			t.Log(line)
+			if before > srv.peak.Load() {
+				t.Errorf("peak went down")
+			}
+			if !srv.alive() {
+				t.Fatalf("%s: the server is down or does not answer /healthz within %s: %s", c.Name, probe.Timeout, lastLine(srv.errOut.String()))
+			}
+			if errs > 0 {
+				t.Errorf("%s: %d of B's searches failed", c.Name, errs)
+			}
+			if !strings.HasPrefix(outcome, "done") && !strings.HasPrefix(outcome, "failed") && !strings.Contains(outcome, "status 413") {
+				t.Errorf("%s: %s", c.Name, outcome)
+			}
+			if len(during) == 0 || p99 <= 2*idleP99 {
+				break
+			}
+			if attempt == 2 {
+				t.Errorf("%s: B's search p99 %.1f ms while it ran, more than twice %.1f ms with A idle (twice in a row)", c.Name, ms(p99), ms(idleP99))
+				break
+			}
+			for _, r := range j.Results {
+				if r.Status == "added" || r.Status == "replaced" {
+					if _, err := api(client, "DELETE", srv.base+"/api/v1/collections/heavy/documents/"+r.ID, keyA, nil, "", nil); err != nil {
+						t.Fatalf("remove %s before measuring again: %v", r.Name, err)
+					}
+				}
+			}
 		}
 	}
-	t.Logf("server peak resident memory: %d MiB\n| case | job | time | server peak | B's searches | B p50 / p99 | p99 ÷ idle p99 |\n|---|---|---|---|---|---|---|\n%s", srv.peak.Load()>>20, strings.Join(table, "\n"))
+	t.Logf("server peak resident memory: %d MiB\n| case | job | time | server peak | B's searches | B p50 / p99 | idle p99 | p99 ÷ idle p99 |\n|---|---|---|---|---|---|---|---|\n%s", srv.peak.Load()>>20, strings.Join(table, "\n"))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -463,7 +488,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // server with SIGKILL while the job runs, checks that the store holds only
 // whole documents, starts the server again and waits (two minutes at
 // most) for the job, which resumes, to finish with the case stored or
-// refused. The slow suite kills three uploads, PAKTON_BOMBS=1 six; servers
+// refused. The slow suite kills three uploads, PAKTON_BOMBS=1 seven; servers
 // still running 8 minutes in are killed and the test fails.
 //
 //	PAKTON_SLOW=1 PAKTON_BOMBS=1 go test ./cmd/pakton/ -run TestBombKitServeKilled -v -timeout 30m

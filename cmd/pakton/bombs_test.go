@@ -155,18 +155,16 @@ func testDeadline(t *testing.T, limit time.Duration) time.Time {
 
 // outcome says what an ingest run did with its file: "ingested" (with
 // how many of an e-mail's documents were refused, and the first reason),
-// "refused: <reason>", or how it failed otherwise.
+// "unchanged" (stored before, as after a killed run that had finished
+// storing), "refused: <reason>", or how it failed otherwise.
 func (r childRun) outcome() string {
 	if r.killed != "" {
 		return "killed: " + r.killed
 	}
-	var added, failed int
+	var added, replaced, unchanged, skipped, failed int
 	for _, l := range strings.Split(r.out, "\n") {
 		if _, counts, ok := strings.Cut(l, "s: "); ok && strings.Contains(l, " files in ") {
-			fmt.Sscanf(counts, "%d added", &added)
-			if _, f, ok := strings.Cut(counts, "skipped, "); ok {
-				fmt.Sscanf(f, "%d failed", &failed)
-			}
+			fmt.Sscanf(counts, "%d added, %d replaced, %d unchanged, %d skipped, %d failed", &added, &replaced, &unchanged, &skipped, &failed)
 			break
 		}
 	}
@@ -179,11 +177,15 @@ func (r childRun) outcome() string {
 			}
 		}
 	}
+	stored := "ingested"
+	if added+replaced == 0 {
+		stored = "unchanged"
+	}
 	switch {
-	case added > 0 && failed == 0:
-		return "ingested"
-	case added > 0:
-		return fmt.Sprintf("ingested, %d of its documents refused: %s", failed, reason)
+	case added+replaced+unchanged > 0 && failed == 0:
+		return stored
+	case added+replaced+unchanged > 0:
+		return fmt.Sprintf("%s, %d of its documents refused: %s", stored, failed, reason)
 	case reason != "":
 		return "refused: " + reason
 	}
@@ -369,7 +371,7 @@ func TestBombKitKilled(t *testing.T) {
 			t.Logf("killed after %s: %s", delay.Round(time.Millisecond), r.outcome())
 			checkStoreAfterKill(t, st, "good.txt")
 			again := runWatched(t, 2<<30, 2*time.Minute, nil, "ingest", "-q", "--store", st, path)
-			if got := again.outcome(); !strings.HasPrefix(got, "ingested") && !strings.HasPrefix(got, "refused: ") {
+			if got := again.outcome(); !strings.HasPrefix(got, "ingested") && !strings.HasPrefix(got, "unchanged") && !strings.HasPrefix(got, "refused: ") {
 				t.Errorf("ingest after the kill: %s\n%s", got, again.err)
 			}
 			checkStoreAfterKill(t, st, "good.txt")
