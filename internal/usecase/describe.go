@@ -1,4 +1,4 @@
-package ingest
+package usecase
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -59,9 +60,9 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 	if err != nil {
 		return Details{}, nil, err
 	}
-	d := Details{DocInfo: info, Folder: DocFolder(info), Meta: rec.Doc.Meta}
+	d := Details{DocInfo: info, Folder: ingest.DocFolder(info), Meta: rec.Doc.Meta}
 	var sum chunk.DocSummary
-	if b, err := st.Artifact(ctx, collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
+	if b, err := st.Artifact(ctx, collection, id, ingest.ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	} else {
 		sum = chunk.Summary(rec.Doc)
@@ -99,7 +100,7 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 			}
 		}
 	}
-	if nm, err := DocNames(ctx, st, collection, id); err == nil {
+	if nm, err := ingest.DocNames(ctx, st, collection, id); err == nil {
 		d.Names = nm.All()
 		if len(d.Parties) == 0 {
 			for _, p := range nm.Parties {
@@ -130,7 +131,7 @@ func InFolder(folder, want string) bool {
 func Folders(infos []store.DocInfo) []FolderCount {
 	counts := map[string]int{}
 	for _, in := range infos {
-		f := DocFolder(in)
+		f := ingest.DocFolder(in)
 		for f != "" {
 			counts[f]++
 			i := strings.LastIndex(f, "/")
@@ -152,12 +153,4 @@ func Folders(infos []store.DocInfo) []FolderCount {
 type FolderCount struct {
 	Folder string `json:"folder"`
 	Docs   int    `json:"docs"`
-}
-
-// DocFolder is the folder a document is filed in.
-func DocFolder(in store.DocInfo) string {
-	if in.Source.Folder != "" || in.Source.Archive != "" {
-		return in.Source.Folder
-	}
-	return folderOf(in.Name)
 }
