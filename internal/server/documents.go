@@ -544,7 +544,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 			rep.Result(r)
 		}
 	}
-	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder, Yield: jobs.Yield, Acquire: s.acquireCPU, Budget: s.memory,
+	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder, Yield: jobs.Yield, Acquire: s.acquireCPU, Budget: s.memory, Nice: s.cfg.IngestNice,
 		Progress: func(pr ingest.Progress) {
 			rep.Progress(jobs.Progress{Done: pre + pr.Done, Total: pre + pr.Total, Current: pr.File})
 			if pr.Done > 0 {
