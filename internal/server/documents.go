@@ -122,7 +122,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	if f := r.URL.Query().Get("folder"); f != "" {
 		kept := infos[:0]
 		for _, in := range infos {
-			if ingest.InFolder(ingest.DocFolder(in), f) {
+			if usecase.InFolder(ingest.DocFolder(in), f) {
 				kept = append(kept, in)
 			}
 		}
@@ -161,23 +161,23 @@ type documentJSON struct {
 	Paragraphs []int                `json:"paragraphs,omitempty"`
 }
 
-// detailsJSON is what `pakton docs show` prints (ingest.Details) without
+// detailsJSON is what `pakton docs show` prints (usecase.Details) without
 // what document already holds and the server-side path.
 type detailsJSON struct {
-	Display     string          `json:"display"`
-	Title       string          `json:"title,omitempty"`
-	Parties     []string        `json:"parties,omitempty"`
-	Type        string          `json:"type,omitempty"`
-	Names       []names.Name    `json:"names,omitempty"`
-	Meta        *document.Meta  `json:"meta,omitempty"`
-	Attachments []ingest.DocRef `json:"attachments,omitempty"`
-	Parent      *ingest.DocRef  `json:"parent,omitempty"`
-	Duplicates  []ingest.DocRef `json:"duplicates,omitempty"`
+	Display     string           `json:"display"`
+	Title       string           `json:"title,omitempty"`
+	Parties     []string         `json:"parties,omitempty"`
+	Type        string           `json:"type,omitempty"`
+	Names       []names.Name     `json:"names,omitempty"`
+	Meta        *document.Meta   `json:"meta,omitempty"`
+	Attachments []usecase.DocRef `json:"attachments,omitempty"`
+	Parent      *usecase.DocRef  `json:"parent,omitempty"`
+	Duplicates  []usecase.DocRef `json:"duplicates,omitempty"`
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	d, rec, err := ingest.Describe(r.Context(), s.st, c, id)
+	d, rec, err := usecase.Describe(r.Context(), s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return

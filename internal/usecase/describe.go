@@ -1,4 +1,4 @@
-package ingest
+package usecase
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -63,9 +64,9 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 	if err != nil {
 		return Details{}, nil, err
 	}
-	d := Details{DocInfo: info, Folder: DocFolder(info), Meta: rec.Doc.Meta}
+	d := Details{DocInfo: info, Folder: ingest.DocFolder(info), Meta: rec.Doc.Meta}
 	var sum chunk.DocSummary
-	if b, err := st.Artifact(ctx, collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
+	if b, err := st.Artifact(ctx, collection, id, ingest.ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	} else {
 		sum = chunk.Summary(rec.Doc)
@@ -103,7 +104,7 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 			}
 		}
 	}
-	if nm, err := DocNames(ctx, st, collection, id); err == nil {
+	if nm, err := ingest.DocNames(ctx, st, collection, id); err == nil {
 		d.Names = nm.All()
 		// The names learner reads parties, title and type more carefully
 		// than the summary line (which cuts a preamble at every "and"):
@@ -148,7 +149,7 @@ func InFolder(folder, want string) bool {
 func Folders(infos []store.DocInfo) []FolderCount {
 	counts := map[string]int{}
 	for _, in := range infos {
-		f := DocFolder(in)
+		f := ingest.DocFolder(in)
 		for f != "" {
 			counts[f]++
 			i := strings.LastIndex(f, "/")
@@ -170,12 +171,4 @@ func Folders(infos []store.DocInfo) []FolderCount {
 type FolderCount struct {
 	Folder string `json:"folder"`
 	Docs   int    `json:"docs"`
-}
-
-// DocFolder is the folder a document is filed in.
-func DocFolder(in store.DocInfo) string {
-	if in.Source.Folder != "" || in.Source.Archive != "" {
-		return in.Source.Folder
-	}
-	return folderOf(in.Name)
 }
