@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pakton/pakton/internal/names"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -385,7 +386,12 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	if fatal != nil {
 		return nil, stats, fatal
 	}
-	for _, row := range tab.Rows {
+	for i, row := range tab.Rows {
+		// The contract as people name it (title, parties, date), from the
+		// names learnt at ingest.
+		if nm, err := ingest.DocNames(ctx, run.Store, run.Collection, row.DocID); err == nil {
+			tab.Rows[i].DocTitle = names.Display(nm, row.DocName)
+		}
 		if row.Error != "" {
 			stats.Failed++
 		}
