@@ -112,4 +112,7 @@ type Table struct {
 	Version    string   `json:"playbook_version,omitempty"`
 	Provisions []string `json:"provisions"`
 	Rows       []Row    `json:"rows"`
+	// Correspondence names the documents left out as correspondence, not
+	// contracts (cover e-mails, letters, indexes; Run.IncludeCorrespondence).
+	Correspondence []string `json:"correspondence,omitempty"`
 }

@@ -90,7 +90,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
+	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Docs: meta.Docs, IncludeCorrespondence: meta.IncludeCorrespondence, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
 	s.state.keepRows(run, meta.Collection, meta.ID)
 	if s.cfg.Models.Configured() && !meta.Offline {
 		// One answer cache per collection: it is keyed by document content,
