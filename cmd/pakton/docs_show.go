@@ -73,6 +73,7 @@ func writeDetails(w io.Writer, d usecase.Details, doc *document.Document) error 
 	row("Size", fmt.Sprintf("%d bytes; %d characters of text; %d clauses", d.Source.Size, d.Runes, max(0, d.Nodes-1)))
 	row("Ingested", timeText(d.Source.IngestedAt))
 	row("SHA-256", d.Source.SHA256)
+	row("Contract", d.Display)
 	row("Title", d.Title)
 	row("Parties", strings.Join(d.Parties, "; "))
 	row("Type", d.Type)

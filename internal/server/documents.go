@@ -68,6 +68,10 @@ type docJSON struct {
 	Archive string `json:"archive,omitempty"`
 	Entry   string `json:"entry,omitempty"`
 	Parent  string `json:"parent,omitempty"`
+	// Display is how the faces show the document: its title, parties and
+	// date ("Distributor Agreement — Airspan Networks / GLS, 31 March
+	// 2000"), from the collection's index; "" when it is not indexed yet.
+	Display string `json:"display,omitempty"`
 }
 
 func toDocJSON(in store.DocInfo) docJSON {
@@ -130,6 +134,14 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	for i, in := range infos {
 		out[i] = toDocJSON(in)
 	}
+	if len(out) > 0 {
+		// The index holds every document's names: how each is shown.
+		if sn, err := s.coll.Get(r.Context(), r.PathValue("c")); err == nil {
+			for i := range out {
+				out[i].Display = sn.Index.DocDisplay(out[i].ID)
+			}
+		}
+	}
 	writeJSON(w, http.StatusOK, pageResponse("documents", out, next))
 }
 
@@ -152,6 +164,7 @@ type documentJSON struct {
 // detailsJSON is what `pakton docs show` prints (usecase.Details) without
 // what document already holds and the server-side path.
 type detailsJSON struct {
+	Display     string           `json:"display"`
 	Title       string           `json:"title,omitempty"`
 	Parties     []string         `json:"parties,omitempty"`
 	Type        string           `json:"type,omitempty"`
@@ -169,8 +182,10 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.storeErr(w, r, "get document", err)
 		return
 	}
-	out := documentJSON{Document: toDocJSON(d.DocInfo), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
-		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
+	doc := toDocJSON(d.DocInfo)
+	doc.Display = d.Display
+	out := documentJSON{Document: doc, Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
+		Details: detailsJSON{Display: d.Display, Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
 			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
 		out.Pages = []document.Page{}

@@ -25,6 +25,10 @@ type Details struct {
 	Title   string   `json:"title,omitempty"`
 	Parties []string `json:"parties,omitempty"`
 	Type    string   `json:"type,omitempty"`
+	// Display is how every face shows the document: its title, parties and
+	// date (names.Display: "Distributor Agreement — Airspan Networks / GLS,
+	// 31 March 2000"); the name above stays its file.
+	Display string `json:"display"`
 	// Names are what people may call the document by, learnt at ingest
 	// (internal/names): parties and their short names, title, type, date,
 	// file name and folder.
@@ -102,11 +106,25 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 	}
 	if nm, err := ingest.DocNames(ctx, st, collection, id); err == nil {
 		d.Names = nm.All()
-		if len(d.Parties) == 0 {
+		// The names learner reads parties, title and type more carefully
+		// than the summary line (which cuts a preamble at every "and"):
+		// where it read them, they are what the document is shown by.
+		if len(nm.Parties) > 0 {
+			d.Parties = d.Parties[:0]
 			for _, p := range nm.Parties {
 				d.Parties = append(d.Parties, p.Name)
 			}
 		}
+		if nm.Title != "" {
+			d.Title = nm.Title
+		}
+		if nm.Type != "" {
+			d.Type = nm.Type
+		}
+		d.Display = names.Display(nm, info.Name)
+	}
+	if d.Display == "" {
+		d.Display = names.Display(names.Names{Title: d.Title, Type: d.Type}, info.Name)
 	}
 	if fams, err := CollectionFamilies(ctx, st, collection); err == nil {
 		d.Duplicates = fams.Duplicates(id)
