@@ -187,7 +187,7 @@ func api(c *http.Client, method, url, key string, body io.Reader, ct string, out
 		}
 	}
 	if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("status %d: %.300s", resp.StatusCode, raw)
+		return resp.StatusCode, fmt.Errorf("status %d: %.300s", resp.StatusCode, bytes.TrimSpace(raw))
 	}
 	return resp.StatusCode, nil
 }
