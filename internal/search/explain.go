@@ -33,6 +33,9 @@ type Explain struct {
 	// Expansions are the words added to the question, each from the word
 	// that brought it, with its weight.
 	Expansions []Expansion `json:"expansions,omitempty"`
+	// Learned are the words a model learnt from labelled questions added
+	// (Query.Learned), with their weights.
+	Learned []Weighted `json:"learned,omitempty"`
 	// Provisions says which playbook provisions the question asks about and
 	// what the review detectors found (SearchWith with a ProvisionFinder).
 	Provisions *ProvisionStage `json:"provisions,omitempty"`
