@@ -159,6 +159,11 @@ func Learn(text, docName string) Names {
 		n.FileAs = as
 	}
 	head := PreambleHead(text, headChars)
+	if ext := strings.ToLower(path.Ext(docName)); ext == ".md" || ext == ".markdown" {
+		// Markdown's strong emphasis ("**Acme Ltd**") is no part of a
+		// name.
+		head = strings.ReplaceAll(head, "**", "")
+	}
 	n.Title, n.Type = nameTitle(head)
 	n.Date, n.Year = preambleDate(head)
 	n.Parties = readParties(text, head)
