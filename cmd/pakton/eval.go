@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -15,6 +16,7 @@ import (
 	"github.com/pakton/pakton/internal/config"
 	"github.com/pakton/pakton/internal/eval"
 	"github.com/pakton/pakton/internal/eval/contractnli"
+	"github.com/pakton/pakton/internal/learnq"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 )
@@ -77,7 +79,8 @@ func runEval(ctx context.Context, args []string) error {
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
 	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
-	learn := fs.String("learn", "cv", "add to each question the words learnt from labelled questions like it (the benchmarks' own and --learn-from's): cv (in folds by document: no labelled document is searched with what was learnt from it) or off")
+	learn := fs.String("learn", "cv", "add to each question the words learnt from labelled questions like it: cv (from the benchmarks' own questions and --learn-from's, in folds by document: no labelled document is searched with what was learnt from it), builtin (the shipped model, as pakton search uses it — learnt from the four development sets' questions, so optimistic on those) or off")
+	learnWrite := fs.String("learn-write", "", "search nothing: learn from every labelled question of the benchmarks at once and write the model to this file (with no --bench, the shipped model, internal/learnq/builtin.model: go generate ./internal/learnq)")
 	var learnFrom stringList
 	fs.Var(&learnFrom, "learn-from", "with --learn cv: also learn from this benchmark file's questions (repeatable)")
 	learnFolds := fs.Int("learn-folds", 4, "with --learn cv: the number of folds by document")
@@ -99,7 +102,7 @@ func runEval(ctx context.Context, args []string) error {
 		}
 		if !scopeSet {
 			// ContractNLI's questions name no contract.
-			scopes = map[string]string{"contractnli_dev": "document"}
+			scopes = eval.DevScopes
 		}
 	}
 	m, err := eval.MethodByName(*method)
@@ -131,6 +134,26 @@ func runEval(ctx context.Context, args []string) error {
 				fmt.Fprintln(os.Stderr)
 			}
 		}
+	}
+	if *learnWrite != "" {
+		if m.Name() != "pakton" {
+			return fmt.Errorf("eval legalbench: --learn-write learns what --method pakton searches with")
+		}
+		lm, err := eval.LearnModel(ctx, opt)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := lm.Write(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(*learnWrite, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("eval legalbench: --learn-write: %w", err)
+		}
+		if !*quiet {
+			fmt.Fprintf(stderr, "eval legalbench: wrote %s (%d question groups, %d bytes)\n", *learnWrite, lm.Groups(), buf.Len())
+		}
+		return nil
 	}
 	var labels *detect.Labels
 	var labelsErr error
@@ -173,9 +196,14 @@ func runEval(ctx context.Context, args []string) error {
 		if m.Name() == "pakton" {
 			opt.Learn = &eval.LearnSource{From: append(slices.Clone([]string(benches)), learnFrom...), Folds: *learnFolds}
 		}
+	case "builtin":
+		if m.Name() == "pakton" {
+			opt.Learn = &eval.LearnSource{Model: learnq.Builtin()}
+		}
 	default:
-		return fmt.Errorf("eval legalbench: --learn %q: want cv or off", *learn)
+		return fmt.Errorf("eval legalbench: --learn %q: want cv, builtin or off", *learn)
 	}
+
 	if *hitsOut != "" {
 		f, err := os.Create(*hitsOut)
 		if err != nil {
@@ -212,7 +240,7 @@ func runEval(ctx context.Context, args []string) error {
 
 // defaultBenches are the benchmark files eval legalbench runs when given
 // none: LegalBench-RAG's four subsets (development halves).
-var defaultBenches = []string{"privacy_qa_dev.json", "contractnli_dev.json", "maud_dev.json", "cuad_dev.json"}
+var defaultBenches = eval.DevBenchmarks
 
 // errNLINeedsModel explains how to configure the model ContractNLI needs.
 var errNLINeedsModel = errors.New("ContractNLI classification needs a language model, and none is configured.\n" +

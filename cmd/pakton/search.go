@@ -84,6 +84,7 @@ func stageFlags(fs *flag.FlagSet, s *search.Stages) {
 	fs.BoolVar(&s.NoHeadings, "no-headings", false, "do not add the body words of the clauses the question's words head")
 	fs.BoolVar(&s.NoFill, "no-fill", false, "in a search narrowed to some contracts, return only passages that match the question's words")
 	fs.BoolVar(&s.NoSpread, "no-spread", false, "put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)")
+	fs.BoolVar(&s.NoLearnt, "no-learnt", false, "do not add the words learnt from labelled questions like the question (the shipped model; in pakton eval legalbench, --learn's)")
 }
 
 // oneShotGC tunes the garbage collector for a command that answers once and

@@ -35,6 +35,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/learnq"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
@@ -469,10 +470,14 @@ func (sn *Snapshot) Provisions() search.ProvisionFinder {
 }
 
 // SearchModels are the models a search of the snapshot uses: the service's
-// embedding and rerank servers and the snapshot's provision finder.
+// embedding and rerank servers, the snapshot's provision finder and the
+// words learnt from labelled questions (learnq.Builtin).
 func (sn *Snapshot) SearchModels() search.Models {
 	m := sn.svc.models.Search
 	m.Provisions = sn.Provisions()
+	if m.Learnt == nil {
+		m.Learnt = learnq.Builtin()
+	}
 	return m
 }
 

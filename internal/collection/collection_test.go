@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/learnq"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -248,5 +249,40 @@ func TestWaitForReload(t *testing.T) {
 	}
 	if sn.Index.Docs() != 2 {
 		t.Errorf("%d documents right after the change, want 2", sn.Index.Docs())
+	}
+}
+
+// TestSearchAddsTheShippedLearntWords: the snapshot's searches (the CLI,
+// ask, the API and MCP all search through it) add the words of the shipped
+// model of labelled questions, and NoLearnt turns them off.
+func TestSearchAddsTheShippedLearntWords(t *testing.T) {
+	st, _ := newStore(t, map[string]string{
+		"a.txt": contract("Beta Corp", "England"),
+		"b.txt": contract("Gamma LLC", "New York"),
+	})
+	svc := newService(t, st)
+	ctx := t.Context()
+	sn, err := svc.Get(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.SearchModels().Learnt != learnq.Builtin() {
+		t.Fatal("the snapshot's search models do not carry the shipped model of labelled questions")
+	}
+	// A CUAD development question's wording ("Governing Law").
+	q := search.Query{Text: "Which state/country's law governs the interpretation of the contract?", K: 4, Explain: true}
+	res, err := sn.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Explain.Learned) == 0 {
+		t.Fatal("the search added no learnt word")
+	}
+	q.NoLearnt = true
+	if res, err = sn.Search(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Explain.Learned) != 0 {
+		t.Fatalf("with NoLearnt the search added %v", res.Explain.Learned)
 	}
 }

@@ -25,6 +25,36 @@ type LearnSource struct {
 	// documents, a document no question is labelled on with the model of
 	// every labelled document.
 	Folds int
+	// Model, when set, is the one model every question is searched with
+	// (learnq.Builtin: --learn builtin); From and Folds are then unused.
+	Model *learnq.Model
+	// Write, when set, receives the model learnt from every labelled
+	// question of From at once, over all the run's corpora (what
+	// learnq.Builtin ships: --learn-write).
+	Write func(*learnq.Model) error
+}
+
+// DevBenchmarks are LegalBench-RAG's four development files, in the order
+// pakton eval legalbench reads them by default; ContractNLI's questions
+// name no contract and are searched in their own document (DevScopes).
+var (
+	DevBenchmarks = []string{"privacy_qa_dev.json", "contractnli_dev.json", "maud_dev.json", "cuad_dev.json"}
+	DevScopes     = map[string]string{"contractnli_dev": "document"}
+)
+
+// LearnModel learns from every labelled question of opt.Benches at once
+// (each analyzed as opt's run searches it: opt.Scope, opt.Scopes,
+// opt.Method) the model a run with --learn cv learns in folds, and
+// searches nothing. Over DevBenchmarks it is the shipped model,
+// learnq.Builtin (pakton eval legalbench --learn-write).
+func LearnModel(ctx context.Context, opt Options) (*learnq.Model, error) {
+	var out *learnq.Model
+	opt.Provisions, opt.Hits, opt.Unnamed, opt.learnOnly = nil, nil, nil, true
+	opt.Learn = &LearnSource{From: opt.Benches, Write: func(m *learnq.Model) error { out = m; return nil }}
+	if _, err := Run(ctx, opt); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // learnedFolds are the models of one corpus group, one per fold and one of
@@ -49,8 +79,11 @@ func (lf *learnedFolds) forDoc(path string) *learnq.Model {
 // learnFolds trains the fold models on the labelled questions of ls whose
 // documents are among files (corpus paths), with ix to analyze questions
 // as the search does (without the words that name the document).
-func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []string, idOf func(string) string) (*learnedFolds, error) {
+func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []string, idOf func(string) string) (*learnedFolds, []learnq.Example, error) {
 	ls := opt.Learn
+	if ls.Model != nil {
+		return &learnedFolds{all: ls.Model}, nil, nil
+	}
 	folds := ls.Folds
 	if folds <= 0 {
 		folds = 4
@@ -69,7 +102,7 @@ func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []stri
 	for _, p := range ls.From {
 		b, err := LoadBenchmark(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, t := range b.Tests {
 			d := t.Snippets[0].FilePath
@@ -82,7 +115,7 @@ func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []stri
 	}
 	lf := &learnedFolds{fold: map[string]int{}}
 	if len(tests) == 0 {
-		return lf, nil
+		return lf, nil, nil
 	}
 	docs := make([]string, 0, len(docSet))
 	for d := range docSet {
@@ -108,12 +141,12 @@ func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []stri
 		mu.Unlock()
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	unitsOf := map[string][]index.UnitInput{}
 	for i, d := range docs {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, nil, errs[i]
 		}
 		unitsOf[d] = units[i]
 	}
@@ -125,7 +158,7 @@ func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []stri
 		}
 		p, err := ix.Plan(ctx, q)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		e := learnq.Example{Question: p.Terms, Doc: t.doc, Units: unitsOf[t.doc]}
 		for _, s := range t.test.Snippets {
@@ -148,5 +181,5 @@ func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []stri
 		lf.models = append(lf.models, train(f))
 	}
 	lf.all = train(-1)
-	return lf, nil
+	return lf, examples, nil
 }

@@ -55,7 +55,7 @@ func BenchmarkMAUDQuestion(b *testing.B) {
 		b.Fatal(err)
 	}
 	opt.Learn = &LearnSource{From: []string{benchPath}}
-	lf, err := learnFolds(ctx, opt, ix, files, func(p string) string { return p })
+	lf, _, err := learnFolds(ctx, opt, ix, files, func(p string) string { return p })
 	if err != nil {
 		b.Fatal(err)
 	}

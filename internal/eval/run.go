@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/learnq"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -77,6 +78,8 @@ type Options struct {
 	// Learn, when set, adds to each question the words learnt from
 	// labelled questions like it (learnq), in folds by document.
 	Learn *LearnSource
+
+	learnOnly bool // LearnModel: learn, search nothing
 }
 
 // BenchResult is the JSON form of one benchmark's scores (percentages).
@@ -197,6 +200,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			folds = 4
 		}
 		rep.Learned = fmt.Sprintf("the questions of %d benchmark files, %d folds by document", len(opt.Learn.From), folds)
+		if opt.Learn.Model != nil {
+			rep.Learned = "the shipped model (learnt from the four development sets' questions, so optimistic on them)"
+		}
 	}
 	var lat []time.Duration
 	totalQ := 0
@@ -213,6 +219,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	// corpus-learned statistics (query expansion), so a change to how CUAD
 	// contracts are cut would move ContractNLI scores.
 	groups := corpusGroups(dirsOf)
+	var learnt []learnq.Example // every group's labelled questions (Learn.Write)
 	var unnamedRel func(string) string
 	for _, group := range groups {
 		subdirs := map[string]bool{}
@@ -288,9 +295,16 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 		var lf *learnedFolds
 		if opt.Learn != nil {
-			if lf, err = learnFolds(ctx, opt, ix, files, idOf); err != nil {
+			var ex []learnq.Example
+			if lf, ex, err = learnFolds(ctx, opt, ix, files, idOf); err != nil {
 				return nil, err
 			}
+			if opt.Learn.Write != nil {
+				learnt = append(learnt, ex...)
+			}
+		}
+		if opt.learnOnly {
+			continue
 		}
 		rep.Documents += ix.Docs()
 		rep.Units += ix.Units()
@@ -428,6 +442,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	rep.All = AllResult{Precision: kmap(allP, 100), Recall: kmap(allR, 100)}
 	rep.QueryMsP50, rep.QueryMsP99 = percentiles(lat)
+	if opt.Learn != nil && opt.Learn.Write != nil && opt.Learn.Model == nil {
+		if err := opt.Learn.Write(learnq.Train(learnt)); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 

@@ -198,7 +198,7 @@ type SearchInput struct {
 	K     int    `json:"k,omitempty" jsonschema:"number of passages, 1 to 50 (default 8)"`
 	Doc   string `json:"doc,omitempty" jsonschema:"search only this document: its id or name from list_documents"`
 	// Stages switch the search's tuned stages off: no_route, no_provisions,
-	// no_framing, no_associations, no_headings, no_fill, no_spread.
+	// no_framing, no_associations, no_headings, no_learnt, no_fill, no_spread.
 	search.Stages
 	// Explain adds the plan of the search as it ran.
 	Explain bool `json:"explain,omitempty" jsonschema:"add the plan of the search as it ran: the documents searched and why, the words dropped and added, the provision asked about, how each passage's score was made, and every stage with the switch that turns it off"`

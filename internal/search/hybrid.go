@@ -18,6 +18,16 @@ type Models struct {
 	// question clearly asks about in the few documents a search is narrowed
 	// to; they are put first (see FuseProvisions).
 	Provisions ProvisionFinder
+	// Learnt, when set, adds to a question the words learnt from labelled
+	// questions like it (Query.Learned, unless the caller set them or
+	// Stages.NoLearnt): learnq.Builtin in the product.
+	Learnt Learner
+}
+
+// A Learner returns the words to add to a question, given the analyzed
+// words it is searched with (Plan.Terms): learnq.Model.
+type Learner interface {
+	Expand(terms []string) []Weighted
 }
 
 // A ProvisionFinder answers questions that ask about a known kind of
@@ -181,6 +191,13 @@ func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hi
 }
 
 func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(Hit) (string, error)) (Result, error) {
+	if m.Learnt != nil && !q.NoLearnt && q.Learned == nil {
+		p, err := ix.Plan(ctx, q)
+		if err != nil {
+			return Result{}, err
+		}
+		q.Learned = m.Learnt.Expand(p.Terms)
+	}
 	if dense, _ := ix.Dense(); dense && m.Embedder != nil && len(q.Vector) == 0 {
 		v, err := m.Embedder.Embed(ctx, []string{q.Text})
 		if err != nil {

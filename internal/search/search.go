@@ -76,6 +76,9 @@ type Stages struct {
 	// pervades the contract (the finder rates many of its passages near the
 	// best, so none singles itself out): ProvisionRequest.NoSpread.
 	NoSpread bool `json:"no_spread,omitempty" jsonschema:"put the review detectors' passage first even for a provision that pervades the contract (many passages rated near the best)"`
+	// NoLearnt adds no words learnt from labelled questions like this one
+	// (Models.Learnt, Query.Learned).
+	NoLearnt bool `json:"no_learnt,omitempty" jsonschema:"do not add the words learnt from labelled questions like the query (what the passages answering them say and how their clauses are headed)"`
 }
 
 // expand reports whether the query is expanded with associated words at
@@ -308,6 +311,9 @@ func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Expl
 	ex.noteTerms(v, qt, kept)
 	if q.expand() {
 		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, ex)
+	}
+	if q.NoLearnt {
+		return qt
 	}
 	return addLearned(v, qt, q.Learned, ex)
 }

@@ -20,7 +20,7 @@ type searchRequest struct {
 	// every document even when the query seems to name a contract (the
 	// response's routed_to says when routing narrowed it), "no_provisions"
 	// ranks by the question's words only, and "no_framing",
-	// "no_associations", "no_headings", "no_fill", "no_spread" turn off the
+	// "no_associations", "no_headings", "no_learnt", "no_fill", "no_spread" turn off the
 	// others (search.Stages).
 	search.Stages
 	// Explain adds the plan as it ran ("explain": search.Explain).
