@@ -110,3 +110,23 @@ func TestGeneratedLabelsPlacedByNumber(t *testing.T) {
 		t.Errorf("tree:\n%s", got)
 	}
 }
+
+// A reader that writes a list number before the item's paragraph ("a. " and
+// then the paragraph of an HTML <li><p>) reports a paragraph block inside
+// the line: it opens no node of its own, so the tree is the typed text's.
+func TestParagraphBlockAfterListNumber(t *testing.T) {
+	text := "1. DEFINITIONS\n\na. \"Content\" means the content.\n\nb. \"Site\" means the web site.\n"
+	var blocks []document.Block
+	for _, line := range []string{"a. \"Content\" means the content.", "b. \"Site\" means the web site."} {
+		i := len([]rune(text[:strings.Index(text, line)]))
+		n := len([]rune(line))
+		blocks = append(blocks,
+			document.Block{Kind: document.BlockListItem, Span: document.Span{Start: i, End: i + n}, Label: line[:2]},
+			document.Block{Kind: document.BlockParagraph, Span: document.Span{Start: i + 3, End: i + n}})
+	}
+	withBlocks := Parse(&document.Document{Text: text, Blocks: blocks})
+	typed := Parse(&document.Document{Text: text})
+	if got, want := outline(withBlocks), outline(typed); got != want {
+		t.Errorf("with the reader's blocks:\n%s\ntyped:\n%s", got, want)
+	}
+}

@@ -126,6 +126,12 @@ func (p *parser) scan() []marker {
 		}
 		sort.Ints(rest)
 		for _, pos := range rest {
+			// A paragraph that starts inside a line is the text after a
+			// list number its reader wrote before it ("a. " then the
+			// item's paragraph): it opens no node of its own.
+			if b := blockAt[pos]; b.Kind == document.BlockParagraph && pos > 0 && s[pos-1] != '\n' {
+				continue
+			}
 			if pos < len(s) {
 				try(pos)
 			}
