@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -160,6 +161,17 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A background job holds one of the runtime's processors while it
+	// computes, and the threads reading uploads run at a lower priority
+	// (server.Config.IngestNice): that only puts searches first if they
+	// still have processors of their own to run on. The runtime gets one
+	// more per processor slot of background jobs, and the operating
+	// system's scheduler chooses between the threads.
+	jobSlots := *jobCPUs
+	if jobSlots <= 0 {
+		jobSlots = runtime.NumCPU()
+	}
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + jobSlots)
 	base := "http://" + *addr
 	fmt.Fprintf(stderr, "pakton: serving store %s on %s\n", st.Location(), base)
 	switch {

@@ -17,6 +17,7 @@ import (
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // askRequest is the body of POST …/ask.
@@ -193,28 +194,16 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		}
 		lib := sn.Library()
 		lib.Progress = say
-		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
-		areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
-		if err != nil {
-			done <- outcome{nil, err}
-			return
-		}
-		if s.models == nil || req.Evidence {
-			if s.models == nil {
-				say("no language model configured: building an evidence report")
-			} else {
-				say("evidence report requested: quoting the best-matching provisions")
-			}
-			rep, err := agent.Evidence(ctx, lib, areq, agent.EvidenceK)
-			done <- outcome{rep, err}
-			return
-		}
 		turns := req.MaxTurns
 		if turns == 0 {
 			turns = s.cfg.MaxTurns
 		}
-		a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say, Clarifier: clarifier}
-		rep, err := a.Ask(ctx, areq)
+		asking := usecase.Asking{Models: s.models, External: s.cfg.External}
+		rep, err := asking.Answer(ctx, lib, usecase.Question{
+			Request: agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute},
+			Route:   true, Evidence: req.Evidence, MaxTurns: turns,
+			Progress: say, Announce: say, Clarifier: clarifier,
+		})
 		done <- outcome{rep, err}
 	}()
 
