@@ -105,11 +105,11 @@ func TestRouteByLearntNames(t *testing.T) {
 func TestRouteDropsNamingWords(t *testing.T) {
 	ix := namedCorpus(t)
 	p := planT(t, ix, Query{Text: "What law governs the Curo agreement?"})
-	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Terms, "curo") {
-		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Terms)
+	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Words, "curo") {
+		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Words)
 	}
-	if !slices.Contains(p.Terms, "law") {
-		t.Errorf("terms %q lost the question's topic", p.Terms)
+	if !slices.Contains(p.Words, "law") {
+		t.Errorf("terms %q lost the question's topic", p.Words)
 	}
 }
 
