@@ -244,18 +244,54 @@ func TestSegmentFileRoundTrip(t *testing.T) {
 
 // TestMergeIsBuild: merging segments, with documents deleted from them,
 // writes byte for byte the sections that building one segment from the
-// live documents in order writes.
+// live documents in order writes; with vectors on some documents' units
+// too.
 func TestMergeIsBuild(t *testing.T) {
+	for _, vectors := range []bool{false, true} {
+		t.Run(fmt.Sprint("vectors=", vectors), func(t *testing.T) { testMergeIsBuild(t, vectors) })
+	}
+}
+
+func testMergeIsBuild(t *testing.T, vectors bool) {
 	rng := rand.New(rand.NewSource(2))
 	docs := randomDocs(rng, 60)
 	dir := t.TempDir()
 	cuts := []int{0, 13, 14, 40, 60}
+	// withVectors builds a segment of docs, every third of them with
+	// vectors on its first and last units.
+	withVectors := func(docs []*Doc) *Segment {
+		s := build(t, docs)
+		if !vectors {
+			return s
+		}
+		for _, d := range docs {
+			var n int
+			fmt.Sscanf(d.ID, "doc%d", &n)
+			if n%3 != 0 {
+				continue
+			}
+			ld, _ := s.LookupDoc(d.ID)
+			f, l := s.DocRange(ld)
+			v := &Vectors{Model: "m"}
+			for _, u := range []int32{0, l - f - 1} {
+				if len(v.Units) > 0 && v.Units[0] == u {
+					continue
+				}
+				v.Units = append(v.Units, u)
+				v.Vecs = append(v.Vecs, []float32{float32(n), float32(u), 1})
+			}
+			if err := s.AddVectors(d.ID, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
 	var segs []*Segment
 	var deleted [][]int32
 	var live []*Doc
 	for k := 0; k+1 < len(cuts); k++ {
 		part := docs[cuts[k]:cuts[k+1]]
-		s, _ := writeOpen(t, dir, fmt.Sprint("in", k), build(t, part))
+		s, _ := writeOpen(t, dir, fmt.Sprint("in", k), withVectors(part))
 		segs = append(segs, s)
 		var del []int32
 		for i, d := range part {
@@ -276,7 +312,10 @@ func TestMergeIsBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want := writeOpen(t, dir, "fresh", build(t, live))
+	fresh, want := writeOpen(t, dir, "fresh", withVectors(live))
+	if d, _ := fresh.Dense(); vectors != (d > 0) {
+		t.Fatalf("vectors %v: the fresh build's dimension is %d", vectors, d)
+	}
 	got, err := os.ReadFile(filepath.Join(dir, "merged"))
 	if err != nil {
 		t.Fatal(err)
@@ -293,6 +332,48 @@ func TestMergeIsBuild(t *testing.T) {
 	for i := range a.secs {
 		if !bytes.Equal(a.secs[i], b.secs[i]) || a.crcs[i] != b.crcs[i] {
 			t.Errorf("section %d differs from a fresh build's", i+1)
+		}
+	}
+}
+
+// TestMergeRefuses: a stats file, or segments whose vectors come from two
+// models, are never merged, and the output says why.
+func TestMergeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	docs := randomDocs(rand.New(rand.NewSource(4)), 4)
+	model := func(name string, d *Doc) *Segment {
+		s := build(t, []*Doc{d})
+		if err := s.AddVectors(d.ID, &Vectors{Model: name, Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err != nil {
+			t.Fatal(err)
+		}
+		o, _ := writeOpen(t, dir, name+d.ID, s)
+		return o
+	}
+	full, _ := writeOpen(t, dir, "full", build(t, docs[2:]))
+	statsPath := filepath.Join(dir, "stats")
+	if _, err := WriteStatsFile(statsPath, full); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := OpenSegment(statsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		segs []*Segment
+		want string
+	}{
+		{"stats file", []*Segment{full, stats}, "is a stats file"},
+		{"two models", []*Segment{model("m1", docs[0]), model("m2", docs[1])}, "different models"},
+	} {
+		f, err := os.Create(filepath.Join(dir, "out-"+tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = mergeSegments(newFileWriter(f, segmentMagic, segmentFormat, numSections), tc.segs, nil)
+		f.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: merge error %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
