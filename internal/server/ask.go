@@ -14,6 +14,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
@@ -97,25 +98,7 @@ func (e *sse) comment(text string) error {
 func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
 	var req askRequest
-	if !s.readJSON(w, r, &req) {
-		return
-	}
-	req.Question = strings.TrimSpace(req.Question)
-	if req.Question == "" {
-		fail(w, http.StatusBadRequest, "empty question")
-		return
-	}
-	for _, f := range []struct {
-		name, text string
-		limit      int
-	}{{"question", req.Question, agent.MaxQuestionChars}, {"context", req.Context, agent.MaxContextChars}, {"instructions", req.Instructions, agent.MaxContextChars}} {
-		if n := utf8.RuneCountInString(f.text); n > f.limit {
-			fail(w, http.StatusBadRequest, "%s: %d characters; the limit is %d", f.name, n, f.limit)
-			return
-		}
-	}
-	if req.MaxTurns < 0 || req.MaxTurns > maxTurnsLimit {
-		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
+	if !s.readJSON(w, r, &req) || !checkAsk(w, &req) {
 		return
 	}
 	ids, sn, ok := s.answeringIn(w, r, c, req.Docs)
@@ -127,33 +110,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	defer cancel()
 	defer context.AfterFunc(s.streams, cancel)()
 
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	ev := &sse{w: w, rc: http.NewResponseController(w)}
-	rc := ev.rc
-	rc.SetReadDeadline(time.Time{})
-	if err := ev.comment("pakton ask"); err != nil {
+	ev, ok := openStream(w)
+	if !ok || !s.takeAskSlot(ctx, ev) {
 		return
-	}
-
-	// Wait for a free slot, bounded.
-	select {
-	case s.asks <- struct{}{}:
-	default:
-		ev.send("progress", progressEvent{"waiting for a free slot (other questions are being answered)"})
-		wait := time.NewTimer(s.cfg.AskQueueWait)
-		defer wait.Stop()
-		select {
-		case s.asks <- struct{}{}:
-		case <-wait.C:
-			ev.send("error", apiError{"the server is busy answering other questions; try again later"})
-			return
-		case <-ctx.Done():
-			return
-		}
 	}
 	defer func() { <-s.asks }()
 
@@ -173,16 +132,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 
 	// The agents run in their own goroutine; this one writes the stream.
 	progress := make(chan string, 64)
-	type outcome struct {
-		rep *report.Report
-		err error
-	}
-	done := make(chan outcome, 1)
+	done := make(chan askOutcome, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("ask: panic", "panic", p)
-				done <- outcome{nil, fmt.Errorf("internal error")}
+				done <- askOutcome{nil, fmt.Errorf("internal error")}
 			}
 		}()
 		say := func(msg string) {
@@ -191,36 +146,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			default: // a slow client loses progress lines, never the report
 			}
 		}
-		lib := sn.Library()
-		lib.Progress = say
-		areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
-		areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
-		if err != nil {
-			done <- outcome{nil, err}
-			return
-		}
-		if s.models == nil || req.Evidence {
-			if s.models == nil {
-				say("no language model configured: building an evidence report")
-			} else {
-				say("evidence report requested: quoting the best-matching provisions")
-			}
-			rep, err := agent.Evidence(ctx, lib, areq, agent.EvidenceK)
-			done <- outcome{rep, err}
-			return
-		}
-		turns := req.MaxTurns
-		if turns == 0 {
-			turns = s.cfg.MaxTurns
-		}
-		a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say, Clarifier: clarifier}
-		rep, err := a.Ask(ctx, areq)
-		done <- outcome{rep, err}
+		done <- s.answer(ctx, req, ids, sn, clarifier, say)
 	}()
 
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
-	var out outcome
+	var out askOutcome
 wait:
 	for {
 		select {
@@ -243,6 +174,104 @@ wait:
 	for len(progress) > 0 {
 		ev.send("progress", progressEvent{<-progress})
 	}
+	s.sendAnswer(r.Context(), ev, c, out)
+}
+
+// checkAsk checks an ask request's question and bounds, answering 400 when
+// one is wrong.
+func checkAsk(w http.ResponseWriter, req *askRequest) bool {
+	req.Question = strings.TrimSpace(req.Question)
+	if req.Question == "" {
+		fail(w, http.StatusBadRequest, "empty question")
+		return false
+	}
+	for _, f := range []struct {
+		name, text string
+		limit      int
+	}{{"question", req.Question, agent.MaxQuestionChars}, {"context", req.Context, agent.MaxContextChars}, {"instructions", req.Instructions, agent.MaxContextChars}} {
+		if n := utf8.RuneCountInString(f.text); n > f.limit {
+			fail(w, http.StatusBadRequest, "%s: %d characters; the limit is %d", f.name, n, f.limit)
+			return false
+		}
+	}
+	if req.MaxTurns < 0 || req.MaxTurns > maxTurnsLimit {
+		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
+		return false
+	}
+	return true
+}
+
+// openStream starts a response of server-sent events.
+func openStream(w http.ResponseWriter) (*sse, bool) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	ev := &sse{w: w, rc: http.NewResponseController(w)}
+	ev.rc.SetReadDeadline(time.Time{})
+	return ev, ev.comment("pakton ask") == nil
+}
+
+// takeAskSlot waits, bounded, for a free slot to answer in; the caller
+// gives it back (<-s.asks) when it took one.
+func (s *Server) takeAskSlot(ctx context.Context, ev *sse) bool {
+	select {
+	case s.asks <- struct{}{}:
+		return true
+	default:
+	}
+	ev.send("progress", progressEvent{"waiting for a free slot (other questions are being answered)"})
+	wait := time.NewTimer(s.cfg.AskQueueWait)
+	defer wait.Stop()
+	select {
+	case s.asks <- struct{}{}:
+		return true
+	case <-wait.C:
+		ev.send("error", apiError{"the server is busy answering other questions; try again later"})
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// askOutcome is what answering a question gave.
+type askOutcome struct {
+	rep *report.Report
+	err error
+}
+
+// answer answers req in snapshot sn: an evidence report without a model
+// (or when asked for), else the agents'.
+func (s *Server) answer(ctx context.Context, req askRequest, ids []string, sn *collection.Snapshot, clarifier agent.Clarifier, say func(string)) askOutcome {
+	lib := sn.Library()
+	lib.Progress = say
+	areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
+	areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
+	if err != nil {
+		return askOutcome{nil, err}
+	}
+	if s.models == nil || req.Evidence {
+		if s.models == nil {
+			say("no language model configured: building an evidence report")
+		} else {
+			say("evidence report requested: quoting the best-matching provisions")
+		}
+		rep, err := agent.Evidence(ctx, lib, areq, agent.EvidenceK)
+		return askOutcome{rep, err}
+	}
+	turns := req.MaxTurns
+	if turns == 0 {
+		turns = s.cfg.MaxTurns
+	}
+	a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say, Clarifier: clarifier}
+	rep, err := a.Ask(ctx, areq)
+	return askOutcome{rep, err}
+}
+
+// sendAnswer saves the report of out and sends its sources and itself, or
+// the error that left no report.
+func (s *Server) sendAnswer(ctx context.Context, ev *sse, c string, out askOutcome) {
 	if out.rep == nil {
 		msg := "the question could not be answered"
 		switch {
@@ -257,7 +286,7 @@ wait:
 		return
 	}
 	saved := savedReport{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Report: out.rep}
-	if err := s.saveReport(r.Context(), saved); err != nil {
+	if err := s.saveReport(ctx, saved); err != nil {
 		s.log.Error("ask: cannot save report", "collection", c, "err", err)
 		saved.ID = ""
 	}
