@@ -73,8 +73,9 @@ var logOnly = map[string]bool{
 
 // TestEveryTestCanFail fails on a Test function that uses its *testing.T
 // only to log and skip: a print-out that cannot fail is a benchmark or a
-// developer command, not a test. (A test that hands its T to a helper, or
-// exits the process as a helper process does, counts as able to fail.)
+// developer command, not a test. (A test that hands its T to another
+// function, or exits the process as a child process of a test does, counts
+// as able to fail.)
 func TestEveryTestCanFail(t *testing.T) {
 	walkGo(t, "..", func(path string, _ *token.FileSet, f *ast.File) {
 		if !strings.HasSuffix(path, "_test.go") {
