@@ -70,4 +70,3 @@ func TestDumpTree(t *testing.T) {
 		t.Error(err)
 	}
 }
-

@@ -111,7 +111,7 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		af, al := a.DocRange(d)
 		bf, bl := b.DocRange(d)
 		if a.DocID(d) != b.DocID(d) || a.DocName(d) != b.DocName(d) || a.DocVersion(d) != b.DocVersion(d) || af != bf || al != bl ||
-			a.HeaderLen(d) != b.HeaderLen(d) || !slices.Equal(a.TitleSeq(d), b.TitleSeq(d)) || !slices.Equal(a.DocTerms(d), b.DocTerms(d)) {
+			a.HeaderLen(d) != b.HeaderLen(d) || !slices.Equal(a.TitleSeq(d), b.TitleSeq(d)) || !slices.Equal(a.termsOf(d), b.termsOf(d)) {
 			t.Fatalf("document %d differs", d)
 		}
 		if g, ok := b.LookupDoc(a.DocID(d)); !ok || g != d {
@@ -139,12 +139,12 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		t.Fatal("names differ")
 	}
 	for _, e := range a.Names() {
-		if !slices.Equal(a.NameTerms(e), b.NameTerms(e)) || a.NameText(e) != b.NameText(e) {
+		if !slices.Equal(a.nameTermsOf(e), b.nameTermsOf(e)) || a.NameText(e) != b.NameText(e) {
 			t.Fatalf("name %+v differs", e)
 		}
 	}
 	for tm := range int32(a.NumTerms()) {
-		if !slices.Equal(a.NamesStartingWith(tm), b.NamesStartingWith(tm)) {
+		if !slices.Equal(a.namesStartingWith(tm), b.namesStartingWith(tm)) {
 			t.Fatalf("names starting with %q differ", a.term(tm))
 		}
 		checkNameGroups(t, a, tm)
@@ -167,7 +167,7 @@ func sameSegment(t *testing.T, a, b *Segment) {
 
 // checkNameGroups checks that s's names starting with term tm are grouped
 // by their terms: each name in one group, of its terms, in the order
-// NamesStartingWith gives them, no two groups of the same terms, and the
+// namesStartingWith gives them, no two groups of the same terms, and the
 // same groups when asked again.
 func checkNameGroups(t *testing.T, s *Segment, tm int32) {
 	t.Helper()
@@ -181,14 +181,14 @@ func checkNameGroups(t *testing.T, s *Segment, tm int32) {
 		}
 		seen[key] = true
 		for _, ei := range g.Entries {
-			if !slices.Equal(s.NameTerms(s.Names()[ei]), g.Terms) {
+			if !slices.Equal(s.nameTermsOf(s.Names()[ei]), g.Terms) {
 				t.Fatalf("term %q: entry %d is not of its group's terms %v", s.term(tm), ei, g.Terms)
 			}
 		}
 		flat = append(flat, g.Entries...)
 	}
 	slices.Sort(flat)
-	if want := s.NamesStartingWith(tm); !slices.Equal(flat, want) {
+	if want := s.namesStartingWith(tm); !slices.Equal(flat, want) {
 		t.Fatalf("term %q: groups hold %v, the names starting with it are %v", s.term(tm), flat, want)
 	}
 	if again := s.NameGroupsStartingWith(tm); !reflect.DeepEqual(again, gs) {
@@ -207,9 +207,9 @@ func TestNameGroupsFollowAddedNames(t *testing.T) {
 	var word string
 	most := 0
 	for _, e := range s.Names() {
-		tm := s.NameTerms(e)[0]
+		tm := s.nameTermsOf(e)[0]
 		ta, _ := all.Lookup(s.term(tm))
-		if n := len(all.NamesStartingWith(ta)); n > len(s.NamesStartingWith(tm)) && n > most {
+		if n := len(all.namesStartingWith(ta)); n > len(s.namesStartingWith(tm)) && n > most {
 			word, most = s.term(tm), n
 		}
 	}
@@ -224,7 +224,7 @@ func TestNameGroupsFollowAddedNames(t *testing.T) {
 		}
 	}
 	checkNameGroups(t, s, tm)
-	if n := len(s.NamesStartingWith(tm)); n != most {
+	if n := len(s.namesStartingWith(tm)); n != most {
 		t.Fatalf("%d names start with %q, want %d", n, word, most)
 	}
 }

@@ -219,7 +219,7 @@ func (m *merger) numberTerms() error {
 			if in.docs[d] < 0 {
 				continue
 			}
-			dt := s.DocTerms(d)
+			dt := s.termsOf(d)
 			m.pg.read(faultBytes + int64(len(dt))*4)
 			for _, t := range dt {
 				if uint(t) >= uint(len(in.remap)) {
@@ -566,7 +566,7 @@ func (m *merger) writeDocLists() error {
 	m.perDoc(secDocTerms, func(in *mergeInput, d int32) []byte {
 		docTermOff = append(docTermOff, dn)
 		m.ibuf = m.ibuf[:0]
-		for _, t := range in.s.DocTerms(d) {
+		for _, t := range in.s.termsOf(d) {
 			m.ibuf = append(m.ibuf, remapped(in, t))
 			dn++
 		}
@@ -596,7 +596,7 @@ func (m *merger) writeNames() error {
 			es, _ := in.s.NamesOf(d)
 			m.pg.read(faultBytes)
 			for _, e := range es {
-				ts := in.s.NameTerms(e)
+				ts := in.s.nameTermsOf(e)
 				ne := NameEntry{Doc: in.docs[d], Start: int32(len(nterms)), Len: int32(len(ts)), Text: int32(len(ntexts)), Kind: e.Kind, Party: e.Party}
 				for _, t := range ts {
 					nterms = append(nterms, remapped(in, t))
@@ -667,7 +667,7 @@ func (m *merger) addSelfCount(c *SelfCount, in *mergeInput, str string) {
 	var ic SelfCount
 	has := false
 	if okm {
-		ic, has = in.s.SelfCountOf(lm)
+		ic, has = in.s.selfCountOf(lm)
 	}
 	if has {
 		c.Uses += ic.Uses
