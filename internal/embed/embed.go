@@ -9,12 +9,14 @@
 package embed
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -23,6 +25,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/pakton/pakton/internal/httpretry"
 )
@@ -109,12 +114,21 @@ type Stats struct {
 
 // Client is an Embedder backed by an OpenAI-compatible /embeddings endpoint.
 // It is safe for concurrent use.
+//
+// Requests go through the same client as chat (internal/llm): the OpenAI Go
+// SDK's embeddings service, with its own retries off. Each attempt is one SDK
+// call under internal/httpretry's policy (per-attempt timeout, retries of
+// 408, 429, 5xx and transport errors with backoff or Retry-After, the key
+// kept out of errors); the reply body is read, bounded and decoded here, so
+// both the float and the base64 form of a vector, and a reply without
+// "index", are read as before.
 type Client struct {
 	url       string
 	model     string
 	batchSize int
 	dims      int // requested dimensions, 0 for the model's default
 	http      *httpretry.Client
+	svc       openai.EmbeddingService
 
 	dim          atomic.Int64 // vector length once known
 	texts        atomic.Int64
@@ -153,6 +167,19 @@ func New(cfg Config) (*Client, error) {
 			Timeout:    orDefault(cfg.Timeout, DefaultTimeout),
 		},
 	}
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		*hc = *cfg.HTTPClient
+	}
+	opts := []option.RequestOption{
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+		option.WithBaseURL(strings.TrimSuffix(endpoint, "embeddings")),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	c.svc = openai.NewEmbeddingService(opts...)
 	c.dim.Store(int64(cfg.Dimensions))
 	return c, nil
 }
@@ -278,13 +305,6 @@ func tooLong(err error) bool {
 	return false
 }
 
-type request struct {
-	Model          string   `json:"model"`
-	Input          []string `json:"input"`
-	EncodingFormat string   `json:"encoding_format"`
-	Dimensions     int      `json:"dimensions,omitempty"`
-}
-
 type response struct {
 	Data []struct {
 		Index     *int            `json:"index"`
@@ -295,10 +315,44 @@ type response struct {
 	} `json:"usage"`
 }
 
-func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
-	body, err := c.http.PostJSON(ctx, c.url, request{
-		Model: c.model, Input: texts, EncodingFormat: "float", Dimensions: c.dims,
+// post sends one embeddings request for texts under the retry policy and
+// returns the reply body.
+func (c *Client) post(ctx context.Context, texts []string) ([]byte, error) {
+	params := openai.EmbeddingNewParams{
+		Model:          c.model,
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	if c.dims > 0 {
+		params.Dimensions = openai.Int(int64(c.dims))
+	}
+	return c.http.Do(ctx, c.url, func(ctx context.Context) ([]byte, time.Duration, error) {
+		var body []byte
+		var retryAfter time.Duration
+		// The middleware reads the reply the way every model client here
+		// does (bounded, a failed status as *httpretry.StatusError with the
+		// server's message and Retry-After), so the SDK only sends.
+		read := func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			resp, err := next(req)
+			if err != nil {
+				return resp, err
+			}
+			defer resp.Body.Close()
+			b, ra, err := c.http.Read(c.url, resp)
+			if err != nil {
+				retryAfter = ra
+				return nil, err
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+			return resp, nil
+		}
+		_, err := c.svc.New(ctx, params, option.WithMiddleware(read), option.WithResponseBodyInto(&body))
+		return body, retryAfter, err
 	})
+}
+
+func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	body, err := c.post(ctx, texts)
 	if err != nil {
 		return nil, err
 	}

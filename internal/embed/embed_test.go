@@ -38,6 +38,14 @@ type server struct {
 	calls    atomic.Int64
 }
 
+// request is an embeddings request as the test server decodes it.
+type request struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+	Dimensions     int      `json:"dimensions,omitempty"`
+}
+
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := int(s.calls.Add(1)) - 1
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings" {

@@ -1,4 +1,5 @@
-// Package httpretry posts JSON to model servers (embedders, rerankers) and
+// Package httpretry sends requests to model servers (the embeddings client's
+// SDK calls through Client.Do, the reranker's plain JSON through PostJSON) and
 // retries the failures that are worth retrying.
 //
 // Model servers are slow, shared and often overloaded: a 429 or a 503 usually
@@ -111,11 +112,24 @@ func (c *Client) PostJSON(ctx context.Context, url string, in any) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("encode request for %s: %w", url, err)
 	}
+	return c.Do(ctx, url, func(ctx context.Context) ([]byte, time.Duration, error) {
+		return c.post(ctx, url, payload)
+	})
+}
+
+// Do runs send, one attempt of a request to url, under c's policy: each
+// attempt bounded by Timeout and counted, transport errors and retryable
+// statuses retried up to MaxRetries times with backoff (or the server's
+// Retry-After, which send returns with its error), other statuses failing at
+// once, the API key kept out of every error. send returns the 2xx body, or a
+// *StatusError for a failed status. PostJSON is Do with a plain POST; a
+// client that sends through an SDK (internal/embed) passes its own send.
+func (c *Client) Do(ctx context.Context, url string, send func(ctx context.Context) (body []byte, retryAfter time.Duration, err error)) ([]byte, error) {
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			c.retries.Add(1)
 		}
-		body, retryAfter, err := c.attempt(ctx, url, payload)
+		body, retryAfter, err := c.attempt(ctx, send)
 		if err == nil {
 			return body, nil
 		}
@@ -142,6 +156,17 @@ func (c *Client) PostJSON(ctx context.Context, url string, in any) ([]byte, erro
 	}
 }
 
+// attempt runs send once, bounded by Timeout, and counts it.
+func (c *Client) attempt(ctx context.Context, send func(context.Context) ([]byte, time.Duration, error)) ([]byte, time.Duration, error) {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	c.requests.Add(1)
+	return send(ctx)
+}
+
 // PastDeadline is the error of a call that gives up instead of retrying
 // because ctx's deadline comes before the retry, wait from now, would be
 // sent (attempt counts from zero, err is the last attempt's error); nil
@@ -166,14 +191,9 @@ func Sleep(ctx context.Context, wait time.Duration) bool {
 	}
 }
 
-// attempt sends one request. It returns the 2xx body, or an error and the
-// server's Retry-After (zero when absent).
-func (c *Client) attempt(ctx context.Context, url string, payload []byte) ([]byte, time.Duration, error) {
-	if c.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		defer cancel()
-	}
+// post sends one POST of payload to url. It returns the 2xx body, or an
+// error and the server's Retry-After (zero when absent).
+func (c *Client) post(ctx context.Context, url string, payload []byte) ([]byte, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, 0, fmt.Errorf("build request: %w", err)
@@ -187,12 +207,18 @@ func (c *Client) attempt(ctx context.Context, url string, payload []byte) ([]byt
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	c.requests.Add(1)
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, 0, err // *url.Error already names the method and URL
 	}
 	defer resp.Body.Close()
+	return c.Read(url, resp)
+}
+
+// Read reads the body of resp, a reply from url, at most MaxResponseBytes of
+// it: the body of a 2xx reply, or else a *StatusError with the server's
+// message (the API key redacted) and its Retry-After.
+func (c *Client) Read(url string, resp *http.Response) ([]byte, time.Duration, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read response from %s: %w", url, err)

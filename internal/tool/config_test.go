@@ -122,32 +122,6 @@ func TestConfigPath(t *testing.T) {
 	}
 }
 
-func TestExternalBuildsConfiguredTools(t *testing.T) {
-	db := newTestSQLite(t)
-	tools, closeFn, err := External(context.Background(), ExternalConfig{
-		WebSearch: &WebConfig{URL: "http://127.0.0.1:1"},
-		Wikipedia: &WikiConfig{URL: "https://en.wikipedia.org"},
-		SQL:       &SQLConfig{DSN: db},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range tools {
-		names = append(names, tl.Spec().Name)
-	}
-	if !reflect.DeepEqual(names, []string{"web_search", "wikipedia", "sql_query"}) {
-		t.Errorf("tools = %v", names)
-	}
-	if err := closeFn(); err != nil {
-		t.Fatal(err)
-	}
-	// The database is closed.
-	if _, err := tools[2].Call(context.Background(), sqlArgs("SELECT 1")); err == nil {
-		t.Error("sql_query works after close")
-	}
-}
-
 func TestExternalErrorsNameTheTool(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  ExternalConfig
@@ -157,8 +131,6 @@ func TestExternalErrorsNameTheTool(t *testing.T) {
 		{ExternalConfig{Wikipedia: &WikiConfig{URL: "en.wikipedia.org"}}, "wikipedia"},
 		{ExternalConfig{SQL: &SQLConfig{DSN: filepath.Join(t.TempDir(), "missing.db")}}, "sql_query"},
 		{ExternalConfig{MCP: []MCPServer{{Name: "a", Command: "true"}, {Name: "a", Command: "true"}}}, "configured twice"},
-		// SQL opens fine, then MCP fails: the database is closed again.
-		{ExternalConfig{SQL: &SQLConfig{DSN: newTestSQLite(t)}, MCP: []MCPServer{{Name: "m"}}}, `mcp server "m"`},
 	} {
 		tools, closeFn, err := External(context.Background(), tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || tools != nil || closeFn == nil {

@@ -14,8 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/llm"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
 )
 
 const (
@@ -28,8 +26,9 @@ const (
 
 // SQLConfig configures the sql_query tool.
 type SQLConfig struct {
-	// Driver is a database/sql driver name. pakton links "sqlite" (also
-	// accepted as "sqlite3"), which needs no server.
+	// Driver is a database/sql driver name: "sqlite" (also accepted as
+	// "sqlite3"), which needs no server and is linked only into a build
+	// with the sqlite tag (SQLiteBuilt).
 	Driver string `json:"driver"`
 	// DSN is the data source name; for SQLite a file path or a "file:" URI.
 	// SQLite databases are always opened read-only, whatever the DSN says.
@@ -64,6 +63,9 @@ func OpenSQL(ctx context.Context, cfg SQLConfig) (*SQL, error) {
 	driver := strings.ToLower(strings.TrimSpace(cfg.Driver))
 	if driver == "" || driver == "sqlite3" {
 		driver = "sqlite"
+	}
+	if driver == "sqlite" && !SQLiteBuilt {
+		return nil, errors.New(SQLiteAbsent)
 	}
 	if !slices.Contains(sql.Drivers(), driver) {
 		return nil, fmt.Errorf("sql_query: driver %q is not built into pakton (available: %s)",
@@ -457,3 +459,10 @@ func dollarQuote(s string) string {
 	}
 	return ""
 }
+
+// SQLiteAbsent is the error sql_query gives for an SQLite database in a
+// build without the driver: it says how to get one that has it, and the
+// route that needs no rebuild.
+const SQLiteAbsent = "sql_query: the SQLite driver is not in this build of pakton; " +
+	"build it with `go build -tags sqlite ./cmd/pakton`, or configure an SQLite MCP server " +
+	"as an external tool (docs/TOOLS.md#sql_query)"
