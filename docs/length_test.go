@@ -21,13 +21,11 @@ const maxFuncLines = 150
 // entry for a function that no longer exists or has come under the limit
 // fails the test too, so the list only shrinks.
 var longFuncs = map[string]string{
-	"internal/cfb/cfbtest.Build":        "a test helper (in a product package only so other packages' tests can import it): writes a compound file in one sequence of sectors, FAT and directory, as the format lays them out",
-	"cmd/pakton.runReview":              "flag parsing and wiring of pakton review: one flag set, its checks and the hand-over to review.Run; the command files are flags and wiring only",
-	"cmd/pakton.runReviewTrain":         "flag parsing and wiring of pakton review train, as runReview",
-	"internal/ingest.preparer.document": "one file from bytes to a prepared document: refusals, the unchanged and duplicate checks, the parse under the document's own deadline, an e-mail's attachments and the analysis; every step ends the file through the one result and deadline the function owns",
-	"internal/ingest.syncIndex":         "bringing a collection's index up to date with its store: what changed since the commit's generation, what the index holds, then new segments with the deletions in the first commit and the label in the last; its crash safety rests on the order of those commits, kept in one place to be read as one",
-	"cmd/pakton.runEval":                "flag parsing and wiring of pakton eval legalbench, as runReview",
-	"internal/parse.docxBody.parse":     "the WordprocessingML token loop: one switch over start, end and character tokens with the element stack, the skipped-element depth and the run state it keeps between them; its cases read the same state, so split apart they would pass it all around",
+	"internal/cfb/cfbtest.Build":    "a test helper (in a product package only so other packages' tests can import it): writes a compound file in one sequence of sectors, FAT and directory, as the format lays them out",
+	"cmd/pakton.runReview":          "flag parsing and wiring of pakton review: one flag set, its checks and the hand-over to review.Run; the command files are flags and wiring only",
+	"cmd/pakton.runReviewTrain":     "flag parsing and wiring of pakton review train, as runReview",
+	"cmd/pakton.runEval":            "flag parsing and wiring of pakton eval legalbench, as runReview",
+	"internal/parse.docxBody.parse": "the WordprocessingML token loop: one switch over start, end and character tokens with the element stack, the skipped-element depth and the run state it keeps between them; its cases read the same state, so split apart they would pass it all around",
 }
 
 // TestFunctionLength fails on a product function longer than maxFuncLines
