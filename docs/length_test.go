@@ -24,7 +24,7 @@ var longFuncs = map[string]string{
 	"internal/cfb/cfbtest.Build":    "a test helper (in a product package only so other packages' tests can import it): writes a compound file in one sequence of sectors, FAT and directory, as the format lays them out",
 	"cmd/pakton.runReview":          "flag parsing and wiring of pakton review: one flag set, its checks and the hand-over to review.Run; the command files are flags and wiring only",
 	"cmd/pakton.runReviewTrain":     "flag parsing and wiring of pakton review train, as runReview",
-	"cmd/pakton.runEval":            "flag parsing and wiring of pakton eval legalbench, as runReview",
+	"cmd/pakton.runEval":            "flag parsing and wiring of pakton eval legalbench: its flags, the provision mode they resolve to, the hits file and the report, in the order a reader of the command looks for them; cmd/pakton holds flags and wiring only",
 	"internal/parse.docxBody.parse": "the WordprocessingML token loop: one switch over start, end and character tokens with the element stack, the skipped-element depth and the run state it keeps between them; its cases read the same state, so split apart they would pass it all around",
 }
 
