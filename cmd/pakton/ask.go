@@ -14,6 +14,7 @@ import (
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/tool"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // stdin is a variable so tests can answer clarifying questions.
@@ -85,19 +86,8 @@ func runAsk(ctx context.Context, args []string) error {
 	if !*noClarify && stdinIsTerminal() {
 		clarifier = &termClarifier{in: bufio.NewReader(stdin), out: stderr}
 	}
-	// A contract name that fits several contracts is asked back on a
-	// terminal; elsewhere every candidate is searched and the report says
-	// how to choose (--doc).
-	if req, err = agent.ResolveRoute(ctx, lib, req, clarifier, progress); err != nil {
-		return err
-	}
-
-	var rep *report.Report
-	var runErr error
-	if !useModel {
-		progress("no language model configured: building an evidence report")
-		rep, runErr = agent.Evidence(ctx, lib, req, *k)
-	} else {
+	var asking usecase.Asking
+	if useModel {
 		ext, closeExt, err := externalTools(ctx, *mf.path)
 		if err != nil {
 			return err
@@ -107,10 +97,13 @@ func runAsk(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		a := &agent.Asker{Library: lib, Models: models, External: ext, MaxTurns: *maxTurns, Progress: progress}
-		a.Clarifier = clarifier
-		rep, runErr = a.Ask(ctx, req)
+		asking = usecase.Asking{Models: &models, External: ext}
 	}
+	// A contract name that fits several contracts is asked back on a
+	// terminal; elsewhere every candidate is searched and the report says
+	// how to choose (--doc).
+	rep, runErr := asking.Answer(ctx, lib, usecase.Question{Request: req, Route: true, K: *k, MaxTurns: *maxTurns,
+		Progress: progress, Announce: progress, Clarifier: clarifier})
 	if rep == nil {
 		return runErr
 	}

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -30,16 +29,41 @@ import (
 
 // servedProcess is a "pakton serve" child whose memory is watched.
 type servedProcess struct {
-	cmd    *exec.Cmd
-	base   string // http://127.0.0.1:PORT
-	peak   atomic.Int64
-	exited chan struct{}
-	errOut bytes.Buffer
+	cmd     *exec.Cmd
+	base    string // http://127.0.0.1:PORT
+	peak    atomic.Int64
+	exited  chan struct{}
+	errOut  lockedBuffer
+	expired atomic.Bool // killed at the test's deadline
 }
 
+// lockedBuffer is a bytes.Buffer a child writes and the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// probe is the client of health checks: a server that does not answer
+// one within its timeout counts as down.
+var probe = &http.Client{Timeout: 30 * time.Second}
+
 // startServe starts "pakton serve" on a free port over the store at dir,
-// with extra flags, and waits until it is ready.
-func startServe(t *testing.T, dir string, flags ...string) *servedProcess {
+// with extra flags, and waits until it is ready. At deadline the server
+// is killed (and expired set), so that no request of the test can wait on
+// it any longer and the test fails instead of hanging.
+func startServe(t *testing.T, dir string, deadline time.Time, flags ...string) *servedProcess {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -52,6 +76,7 @@ func startServe(t *testing.T, dir string, flags ...string) *servedProcess {
 	p.cmd = exec.Command(os.Args[0], args...)
 	p.cmd.Env = append(os.Environ(), envRunMain+"=1")
 	p.cmd.Stderr = &p.errOut
+	ownGroup(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +99,14 @@ func startServe(t *testing.T, dir string, flags ...string) *servedProcess {
 		}
 	}()
 	t.Cleanup(p.kill)
+	timer := time.AfterFunc(time.Until(deadline), func() {
+		p.expired.Store(true)
+		p.kill()
+	})
+	t.Cleanup(func() { timer.Stop() })
+	ready := &http.Client{Timeout: 5 * time.Second}
 	for deadline := time.Now().Add(2 * time.Minute); ; {
-		if resp, err := http.Get(p.base + "/readyz"); err == nil {
+		if resp, err := ready.Get(p.base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return p
@@ -83,6 +114,9 @@ func startServe(t *testing.T, dir string, flags ...string) *servedProcess {
 		}
 		select {
 		case <-p.exited:
+			if p.expired.Load() {
+				t.Fatalf("pakton serve killed at the test's deadline before it was ready: %s", p.errOut.String())
+			}
 			t.Fatalf("pakton serve exited: %s", p.errOut.String())
 		default:
 		}
@@ -100,8 +134,17 @@ func (p *servedProcess) kill() {
 		return
 	default:
 	}
-	p.cmd.Process.Kill()
+	killGroup(p.cmd)
 	<-p.exited
+}
+
+// checkDeadline fails the test when the server was killed at its
+// deadline.
+func (p *servedProcess) checkDeadline(t *testing.T) {
+	t.Helper()
+	if p.expired.Load() {
+		t.Fatalf("the test passed its deadline: the server was killed (stderr: %s)", lastLine(p.errOut.String()))
+	}
 }
 
 // alive reports whether the server still runs and answers.
@@ -111,7 +154,7 @@ func (p *servedProcess) alive() bool {
 		return false
 	default:
 	}
-	resp, err := http.Get(p.base + "/healthz")
+	resp, err := probe.Get(p.base + "/healthz")
 	if err != nil {
 		return false
 	}
@@ -173,13 +216,21 @@ func uploadFile(c *http.Client, base, collection, key, path string) (jobs.Job, e
 	return out.Job, err
 }
 
-// waitJob polls a job until it is final.
+// waitJob polls a job until it is final (GET /api/v1/jobs/{id} answers
+// {"job": …}).
 func waitJob(c *http.Client, base, key, id string, limit time.Duration) (jobs.Job, error) {
+	if id == "" {
+		return jobs.Job{}, fmt.Errorf("no job to wait for")
+	}
 	deadline := time.Now().Add(limit)
 	for {
-		var j jobs.Job
-		if _, err := api(c, "GET", base+"/api/v1/jobs/"+id, key, nil, "", &j); err != nil {
-			return j, err
+		var out struct{ Job jobs.Job }
+		if _, err := api(c, "GET", base+"/api/v1/jobs/"+id, key, nil, "", &out); err != nil {
+			return out.Job, err
+		}
+		j := out.Job
+		if j.ID != id {
+			return j, fmt.Errorf("asked for job %s, got %q", id, j.ID)
 		}
 		if j.State.Final() {
 			return j, nil
@@ -246,6 +297,9 @@ func startSearches(c *http.Client, base, key, collection string, queries []strin
 				s.lat = append(s.lat, d)
 			}
 			s.mu.Unlock()
+			if err != nil {
+				time.Sleep(50 * time.Millisecond) // a server gone must not spin this loop
+			}
 		}
 	}()
 	return s
@@ -317,45 +371,48 @@ func serveBombStore(t *testing.T) (dir, keyA, keyB string, queries []string) {
 	return dir, keyA, keyB, queries
 }
 
-// serveCases are the cases the load test uploads: PAKTON_BOMB, else the
-// ones that cost most in TestBombKit.
-func serveCases() []bombtest.Case {
-	sel := os.Getenv("PAKTON_BOMB")
-	if sel == "" {
-		sel = `^(txt-definitions-20mb|rtf-hex-body|odt-two-parts|eml-many-attachments|html-paragraphs|docx-paragraph-60mb)$`
-	}
-	re := regexp.MustCompile(sel)
-	var out []bombtest.Case
-	for _, c := range bombtest.Cases() {
-		if re.MatchString(c.Name) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+// The cases uploaded to a server: the ones that cost most in TestBombKit
+// (heavyServe, with PAKTON_BOMBS=1), three of them in the slow suite
+// (quickServe), or those PAKTON_BOMB selects.
+const (
+	heavyServe = `^(txt-definitions-20mb|rtf-hex-body|odt-two-parts|eml-nested|eml-many-attachments|html-paragraphs|docx-paragraph-60mb)$`
+	quickServe = `^(txt-definitions-20mb|rtf-hex-body|eml-nested)$`
+)
+
+func serveCases() []bombtest.Case { return kitCases(quickServe, heavyServe) }
 
 // TestBombKitServe uploads the heaviest cases of the bomb kit to "pakton
 // serve" (a child process) with key A while key B searches its own
 // collection of 20 CUAD contracts without pause, and fails when the server
 // does not stay up, when an upload is not reported as stored or refused
-// with a reason, or when B's search p99 while the upload runs is more than
-// twice B's p99 with A idle (measured first, 15 s). It reports per case
-// the job's outcome and time, the server's peak memory and B's latencies.
+// with a reason within two minutes, or when B's search p99 while the upload
+// runs is more than twice B's p99 with A idle in the 5 s before and the 5 s
+// after it (the machine's other load drifts: idle is measured beside each
+// case, not once), twice in a row. It
+// reports per case the job's outcome and time, the server's peak memory
+// and B's latencies. The slow suite uploads three cases (about a minute);
+// PAKTON_BOMBS=1 seven; PAKTON_BOMB selects them. Every request has a
+// timeout, and the server is killed (failing the test) 8 minutes in.
 //
-//	PAKTON_LOAD=1 go test ./cmd/pakton/ -run TestBombKitServe -v -timeout 60m
+//	PAKTON_LOAD=1 PAKTON_BOMBS=1 go test ./cmd/pakton/ -run 'TestBombKitServe$' -v -timeout 30m
 func TestBombKitServe(t *testing.T) {
 	if os.Getenv("PAKTON_LOAD") != "1" {
 		t.Skip("set PAKTON_LOAD=1 to upload the bomb kit to a server under search load")
 	}
+	deadline := testDeadline(t, 8*time.Minute)
 	dir, keyA, keyB, queries := serveBombStore(t)
-	srv := startServe(t, dir)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 5 * time.Minute}
+	srv := startServe(t, dir, deadline)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 2 * time.Minute}
 	b := startSearches(client, srv.base, keyB, "light", queries)
 	defer b.end()
 	time.Sleep(2 * time.Second) // warm up
 	b.take()
 	time.Sleep(15 * time.Second)
-	idle, _ := b.take()
+	idle, idleErrs := b.take()
+	srv.checkDeadline(t)
+	if idleErrs > 0 || len(idle) == 0 {
+		t.Fatalf("B with A idle: %d searches, %d failed: %s", len(idle), idleErrs, lastLine(srv.errOut.String()))
+	}
 	idleP50, idleP99 := percentile(idle, 50), percentile(idle, 99)
 	t.Logf("B with A idle: %d searches, p50 %.1f ms, p99 %.1f ms; server %d MiB", len(idle), ms(idleP50), ms(idleP99), srv.peak.Load()>>20)
 	files := t.TempDir()
@@ -365,56 +422,83 @@ func TestBombKitServe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := srv.peak.Load()
-		start := time.Now()
-		j, err := uploadFile(client, srv.base, "heavy", keyA, path)
-		outcome := ""
-		if err == nil {
-			j, err = waitJob(client, srv.base, keyA, j.ID, 10*time.Minute)
-			outcome = jobOutcome(j)
-		}
-		if err != nil {
-			outcome = "upload answered: " + err.Error()
-		}
-		took := time.Since(start)
-		during, errs := b.take()
-		p50, p99 := percentile(during, 50), percentile(during, 99)
-		line := fmt.Sprintf("| %s | %s | %.1f s | %d MiB | %d | %.1f / %.1f ms | %.2f× |", c.Name, outcome, took.Seconds(), srv.peak.Load()>>20, len(during), ms(p50), ms(p99), float64(p99)/float64(max(idleP99, 1)))
-		table = append(table, line)
-		t.Log(line)
-		if before > srv.peak.Load() {
-			t.Errorf("peak went down")
-		}
-		if !srv.alive() {
-			t.Fatalf("%s: the server is down: %s", c.Name, lastLine(srv.errOut.String()))
-		}
-		if errs > 0 {
-			t.Errorf("%s: %d of B's searches failed", c.Name, errs)
-		}
-		if !strings.HasPrefix(outcome, "done") && !strings.HasPrefix(outcome, "failed") && !strings.Contains(outcome, "status 413") {
-			t.Errorf("%s: %s", c.Name, outcome)
-		}
-		if len(during) > 0 && p99 > 2*idleP99 {
-			t.Errorf("%s: B's search p99 %.1f ms while it ran, more than twice %.1f ms with A idle", c.Name, ms(p99), ms(idleP99))
+		// A p99 past twice idle is measured again once (the documents the
+		// first upload stored removed first, so the work is the same):
+		// the machine's other load can make one window slow, a server
+		// that slows B down does it both times.
+		for attempt := 1; attempt <= 2; attempt++ {
+			b.take()
+			time.Sleep(5 * time.Second)
+			idle, _ := b.take()
+			before := srv.peak.Load()
+			start := time.Now()
+			j, err := uploadFile(client, srv.base, "heavy", keyA, path)
+			outcome := ""
+			if err == nil {
+				j, err = waitJob(client, srv.base, keyA, j.ID, 2*time.Minute)
+				outcome = jobOutcome(j)
+			}
+			if err != nil {
+				outcome = "upload answered: " + err.Error()
+			}
+			took := time.Since(start)
+			srv.checkDeadline(t)
+			during, errs := b.take()
+			time.Sleep(5 * time.Second)
+			after, _ := b.take()
+			idleP99 := percentile(append(idle, after...), 99)
+			p50, p99 := percentile(during, 50), percentile(during, 99)
+			line := fmt.Sprintf("| %s | %s | %.1f s | %d MiB | %d | %.1f / %.1f ms | %.1f ms | %.2f× |", c.Name, outcome, took.Seconds(), srv.peak.Load()>>20, len(during), ms(p50), ms(p99), ms(idleP99), float64(p99)/float64(max(idleP99, 1)))
+			table = append(table, line)
+			t.Log(line)
+			if before > srv.peak.Load() {
+				t.Errorf("peak went down")
+			}
+			if !srv.alive() {
+				t.Fatalf("%s: the server is down or does not answer /healthz within %s: %s", c.Name, probe.Timeout, lastLine(srv.errOut.String()))
+			}
+			if errs > 0 {
+				t.Errorf("%s: %d of B's searches failed", c.Name, errs)
+			}
+			if !strings.HasPrefix(outcome, "done") && !strings.HasPrefix(outcome, "failed") && !strings.Contains(outcome, "status 413") {
+				t.Errorf("%s: %s", c.Name, outcome)
+			}
+			if len(during) == 0 || p99 <= 2*idleP99 {
+				break
+			}
+			if attempt == 2 {
+				t.Errorf("%s: B's search p99 %.1f ms while it ran, more than twice %.1f ms with A idle (twice in a row)", c.Name, ms(p99), ms(idleP99))
+				break
+			}
+			for _, r := range j.Results {
+				if r.Status == "added" || r.Status == "replaced" {
+					if _, err := api(client, "DELETE", srv.base+"/api/v1/collections/heavy/documents/"+r.ID, keyA, nil, "", nil); err != nil {
+						t.Fatalf("remove %s before measuring again: %v", r.Name, err)
+					}
+				}
+			}
 		}
 	}
-	t.Logf("server peak resident memory: %d MiB\n| case | job | time | server peak | B's searches | B p50 / p99 | p99 ÷ idle p99 |\n|---|---|---|---|---|---|---|\n%s", srv.peak.Load()>>20, strings.Join(table, "\n"))
+	t.Logf("server peak resident memory: %d MiB\n| case | job | time | server peak | B's searches | B p50 / p99 | idle p99 | p99 ÷ idle p99 |\n|---|---|---|---|---|---|---|---|\n%s", srv.peak.Load()>>20, strings.Join(table, "\n"))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// TestBombKitServeKilled uploads each heavy case to "pakton serve", kills
-// the server with SIGKILL while the job runs, checks that the store holds
-// only whole documents, starts the server again and waits for the job,
-// which resumes, to finish with the case stored or refused.
+// TestBombKitServeKilled uploads heavy cases to "pakton serve", kills the
+// server with SIGKILL while the job runs, checks that the store holds only
+// whole documents, starts the server again and waits (two minutes at
+// most) for the job, which resumes, to finish with the case stored or
+// refused. The slow suite kills three uploads, PAKTON_BOMBS=1 seven; servers
+// still running 8 minutes in are killed and the test fails.
 //
-//	PAKTON_SLOW=1 go test ./cmd/pakton/ -run TestBombKitServeKilled -v -timeout 60m
+//	PAKTON_SLOW=1 PAKTON_BOMBS=1 go test ./cmd/pakton/ -run TestBombKitServeKilled -v -timeout 30m
 func TestBombKitServeKilled(t *testing.T) {
 	if os.Getenv("PAKTON_SLOW") != "1" {
 		t.Skip("set PAKTON_SLOW=1 to kill a server mid-upload of the bomb kit")
 	}
+	deadline := testDeadline(t, 8*time.Minute)
 	dir, keyA, _, _ := serveBombStore(t)
-	client := &http.Client{Timeout: 5 * time.Minute}
+	client := &http.Client{Timeout: 2 * time.Minute}
 	files := t.TempDir()
 	for i, c := range serveCases() {
 		t.Run(c.Name, func(t *testing.T) {
@@ -422,8 +506,9 @@ func TestBombKitServeKilled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := startServe(t, dir)
+			srv := startServe(t, dir, deadline)
 			j, err := uploadFile(client, srv.base, "heavy", keyA, path)
+			srv.checkDeadline(t)
 			if err != nil {
 				t.Logf("refused on arrival: %v", err)
 				srv.kill()
@@ -432,8 +517,9 @@ func TestBombKitServeKilled(t *testing.T) {
 			time.Sleep(time.Duration(500+700*i) * time.Millisecond)
 			srv.kill()
 			checkStoreAfterKill(t, dir, "")
-			srv = startServe(t, dir)
-			j, err = waitJob(client, srv.base, keyA, j.ID, 10*time.Minute)
+			srv = startServe(t, dir, deadline)
+			j, err = waitJob(client, srv.base, keyA, j.ID, 2*time.Minute)
+			srv.checkDeadline(t)
 			if err != nil {
 				t.Fatal(err)
 			}

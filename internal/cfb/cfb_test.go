@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/cfb"
 	"github.com/pakton/pakton/internal/cfb/cfbtest"
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 func TestReadStreams(t *testing.T) {
@@ -93,6 +94,9 @@ func TestDamaged(t *testing.T) {
 
 func FuzzOpen(f *testing.F) {
 	f.Add(cfbtest.Build(cfbtest.Stream("a", []byte("hello")), cfbtest.Storage("s", cfbtest.Stream("b", bytes.Repeat([]byte("z"), 5000)))))
+	for _, b := range append(bombtest.Seeds("msg"), bombtest.Seeds("doc")...) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cf, err := cfb.Open(data)
 		if err != nil {

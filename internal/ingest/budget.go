@@ -21,7 +21,7 @@ import (
 // measured on the bomb kit (internal/parse/bombtest) — an estimate, not a
 // measurement, which is why the hard limits of internal/parse stay: they
 // bound what any document can cost, the budget shares that between them.
-// docs/decisions/0001-ingestion-memory-budget.md tells the design.
+// docs/decisions/0023-ingestion-memory-budget.md tells the design.
 type Budget struct {
 	mu      sync.Mutex
 	limit   int64

@@ -98,6 +98,11 @@ type Options struct {
 	// waiting to be stored share (budget.go); nil is the process's own
 	// budget of DefaultMemory, which every Ingest given none shares.
 	Budget *Budget
+	// Nice, when positive, lowers the processor priority of the threads
+	// that read and analyze files by that much (Linux niceness; nothing
+	// elsewhere): a server sets it so that its searches, and the other
+	// programs of the machine, come before a large upload (background.go).
+	Nice int
 }
 
 // Progress reports how far an Ingest has got.
@@ -244,6 +249,11 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 				return prepOutcome{i, nil, cl}
 			}
 			defer release()
+		}
+		if opt.Nice > 0 {
+			var docs []prepared
+			inBackground(opt.Nice, func() { docs = p.prepare(ctx, items[i], cl) })
+			return prepOutcome{i, docs, cl}
 		}
 		return prepOutcome{i, p.prepare(ctx, items[i], cl), cl}
 	})

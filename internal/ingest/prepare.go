@@ -327,6 +327,9 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	// Each pass is linear in the text, which the parse limits bound; the
 	// document's deadline and the job's cancellation are checked between
 	// them (and inside graph extraction, the longest).
+	if over := tooManyTerms(doc.Text); over > 0 {
+		return nil, fmt.Errorf("%w: it holds more than %s distinct words, more than the %s one document may hold", parse.ErrTooLarge, thousands(over), thousands(MaxDocTerms))
+	}
 	tree := clause.Parse(doc)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -397,6 +400,32 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 // collection's vocabulary, and every pass over it (word associations), as
 // large as the text.
 const MaxDocTerms = 100_000
+
+// tooManyTerms counts the distinct index terms of a text over a mebibyte
+// in one pass over its words, before the passes that build its units, and
+// returns the count it passed (twice MaxDocTerms) when the text holds more,
+// else 0. The units hold the words of the text, so such a text would be
+// refused by the count of its segment's vocabulary anyway, after every
+// pass; with the margin of twice the limit, no text the segment's count
+// accepts is refused here. A text of a mebibyte or less is not counted
+// (it cannot hold enough distinct words to matter).
+func tooManyTerms(text string) int {
+	const over = 2 * MaxDocTerms
+	if len(text) <= 1<<20 {
+		return 0
+	}
+	seen := make(map[string]struct{}, 1<<12)
+	index.ForEachWord(text, func(w string, _ bool) {
+		if len(seen) > over || index.IsStopWord(w) {
+			return
+		}
+		seen[index.Stem(w)] = struct{}{}
+	})
+	if len(seen) > over {
+		return over
+	}
+	return 0
+}
 
 // A document's deadline: docTimeout plus docTimeoutPerMB of its file, for
 // everything from parsing to its record (the parsers' and the graph's own

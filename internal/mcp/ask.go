@@ -11,6 +11,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // AskInput are the arguments of ask.
@@ -48,7 +49,7 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 		return nil, nil, err
 	}
 	if c.Index.Docs() == 0 {
-		return nil, nil, fmt.Errorf("collection %q holds no documents yet", c.Collection)
+		return nil, nil, usecase.EmptyCollection(c.Collection)
 	}
 	areq := agent.Request{Question: q, Context: strings.TrimSpace(in.Context), Instructions: strings.TrimSpace(in.Instructions), NoRoute: in.NoRoute}
 	if in.Doc != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // Backend is what the MCP server needs from the rest of pakton: which
@@ -109,11 +110,8 @@ func (b *StoreBackend) Snapshot(ctx context.Context, c string) (*collection.Snap
 // Ask implements Backend.
 func (b *StoreBackend) Ask(ctx context.Context, lib *agent.Library, req agent.Request, opt AskOptions) (*report.Report, error) {
 	m := b.svc.Models()
-	if m.Agents == nil {
-		return agent.Evidence(ctx, lib, req, agent.EvidenceK)
-	}
-	a := &agent.Asker{Library: lib, Models: *m.Agents, External: m.External, MaxTurns: opt.MaxTurns, Progress: opt.Progress, Clarifier: opt.Clarifier}
-	return a.Ask(ctx, req)
+	asking := usecase.Asking{Models: m.Agents, External: m.External}
+	return asking.Answer(ctx, lib, usecase.Question{Request: req, MaxTurns: opt.MaxTurns, Progress: opt.Progress, Clarifier: opt.Clarifier})
 }
 
 // boundBackend is a Backend whose every request sees one collection,

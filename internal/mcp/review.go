@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/playbook"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // Limits of review_collection.
@@ -118,7 +119,7 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 		return nil, out, fmt.Errorf("reviewing the collection: %w", err)
 	}
 	if len(tab.Rows) == 0 {
-		return nil, out, fmt.Errorf("collection %q holds no documents yet", c.Collection)
+		return nil, out, usecase.EmptyCollection(c.Collection)
 	}
 	out = ReviewOutput{Collection: c.Collection, Playbook: pb.Name, Provisions: tab.Provisions, Contracts: stats.Contracts, FoundCells: stats.Found}
 	for _, row := range tab.Rows {

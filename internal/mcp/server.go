@@ -16,6 +16,7 @@ import (
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // Limits on what a caller may ask for and on what one answer carries, so an
@@ -274,7 +275,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 		query.Docs = []string{info.ID}
 	}
 	if sn.Index.Docs() == 0 {
-		return nil, out, fmt.Errorf("collection %q holds no documents yet", sn.Collection)
+		return nil, out, usecase.EmptyCollection(sn.Collection)
 	}
 	res, err := sn.Search(ctx, query)
 	if err != nil {

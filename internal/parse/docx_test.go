@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 const wNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"`
@@ -303,6 +304,9 @@ func FuzzParseDOCX(f *testing.F) {
 		f.Add(buildDOCX(f, map[string]string{"word/document.xml": s.body}), s.body, s.num, s.styles)
 	}
 	f.Add([]byte("PK\x03\x04garbage"), "", "", "")
+	for _, b := range bombtest.Seeds("docx") {
+		f.Add(b, "", "", "")
+	}
 	f.Fuzz(func(t *testing.T, data []byte, body, num, styles string) {
 		if doc, err := parseDOCX(data, nil); err == nil {
 			checkDoc(t, doc)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 func TestParseHTML(t *testing.T) {
@@ -161,6 +162,9 @@ func FuzzParseHTML(f *testing.F) {
 		"<pre>\r\n x</pre>", "<h3>h</h3><br><br>", "\xff\xfe<\x00p\x00>\x00", "<li value=-5>",
 	} {
 		f.Add([]byte(s))
+	}
+	for _, b := range bombtest.Seeds("html") {
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := parseHTML(context.Background(), data, nil)

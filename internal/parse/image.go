@@ -57,7 +57,34 @@ func parseImage(ctx context.Context, data []byte, opt Options) (*document.Docume
 	if strings.EqualFold(opt.OCR, OCROff) {
 		return nil, fmt.Errorf("%w: a scanned image has no text layer and OCR is off; turn OCR on to read it", ErrEmpty)
 	}
-	var pages [][]byte
+	pages, err := imagePages(data, kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := ocrAvailable(); err != nil {
+		return nil, fmt.Errorf("scanned image: %w", err)
+	}
+	texts, err := ocrImages(ctx, pages, kind, opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	pts := make([]pdfPageText, len(texts))
+	nums := make([]int, len(texts))
+	for i, t := range texts {
+		pts[i] = pdfPageText{text: cleanPlainText(t.text), ocr: true}
+		nums[i] = i + 1
+	}
+	doc := assemblePDF(pts)
+	doc.Layout = nil
+	doc.Format = map[string]string{".tif": "tiff-ocr", ".png": "png-ocr", ".jpg": "jpeg-ocr"}[kind]
+	doc.Meta = &document.Meta{OCR: ocrMeta(nums, texts)}
+	return doc, nil
+}
+
+// imagePages splits an image of kind (ImageKind) into the pages tesseract
+// reads, each checked against the page limit (imageMaxPixels): a TIFF's
+// pages one by one (tiff.go), a PNG or JPEG whole.
+func imagePages(data []byte, kind string) (pages [][]byte, err error) {
 	if kind == ".tif" {
 		r, err := newTIFFReader(data)
 		if err != nil {
@@ -97,24 +124,7 @@ func parseImage(ctx context.Context, data []byte, opt Options) (*document.Docume
 		}
 		pages = [][]byte{data}
 	}
-	if err := ocrAvailable(); err != nil {
-		return nil, fmt.Errorf("scanned image: %w", err)
-	}
-	texts, err := ocrImages(ctx, pages, kind, opt.Progress)
-	if err != nil {
-		return nil, err
-	}
-	pts := make([]pdfPageText, len(texts))
-	nums := make([]int, len(texts))
-	for i, t := range texts {
-		pts[i] = pdfPageText{text: cleanPlainText(t.text), ocr: true}
-		nums[i] = i + 1
-	}
-	doc := assemblePDF(pts)
-	doc.Layout = nil
-	doc.Format = map[string]string{".tif": "tiff-ocr", ".png": "png-ocr", ".jpg": "jpeg-ocr"}[kind]
-	doc.Meta = &document.Meta{OCR: ocrMeta(nums, texts)}
-	return doc, nil
+	return pages, nil
 }
 
 func checkPixels(w, h, page int) error {

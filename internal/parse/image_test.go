@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 // encodeTIFF writes pages as one bilevel (1 bit per pixel, PackBits) TIFF,
@@ -309,6 +311,9 @@ func TestWriteScanFixture(t *testing.T) {
 
 func FuzzImage(f *testing.F) {
 	f.Add(encodeTIFF([]image.Image{image.NewGray(image.Rect(0, 0, 9, 3)), image.NewGray(image.Rect(0, 0, 5, 5))}))
+	for _, b := range bombtest.Seeds("tiff") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := newTIFFReader(data)
 		if err != nil {
@@ -321,7 +326,9 @@ func FuzzImage(f *testing.F) {
 		total := 0
 		for _, p := range ps {
 			b, err := r.page(p)
-			if err == nil && len(b) > 2*len(data)+64 {
+			// A page copies at most what r.take allows all pages (twice
+			// the file and 64 KiB) and its directory.
+			if err == nil && len(b) > 2*len(data)+(64<<10)+8+2+4+12*64 {
 				t.Fatalf("a page copy of %d bytes from a %d-byte file", len(b), len(data))
 			}
 			// All pages together copy about the file at most (r.take).

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 func TestParseText(t *testing.T) {
@@ -112,6 +113,9 @@ func TestParseTextCorpusIdentity(t *testing.T) {
 func FuzzParseText(f *testing.F) {
 	for _, s := range []string{"hello\n", "\xEF\xBB\xBFx\r\n", "\xFF\xFEa\x00", "caf\xe9", "\x00\x01", "a\rb"} {
 		f.Add([]byte(s))
+	}
+	for _, b := range bombtest.Seeds("txt") {
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := parseText(data, nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pakton/pakton/internal/cfb"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 // The fixtures in testdata/wordproc were made by LibreOffice from one
@@ -227,6 +228,9 @@ func FuzzRTF(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("testdata", "wordproc", "legal.rtf")); err == nil {
 		f.Add(b)
 	}
+	for _, b := range bombtest.Seeds("rtf") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := parseRTF(data, nil)
 		if err != nil {
@@ -238,6 +242,9 @@ func FuzzRTF(f *testing.F) {
 
 func FuzzDOC(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("testdata", "wordproc", "legal.doc")); err == nil {
+		f.Add(b)
+	}
+	for _, b := range bombtest.Seeds("doc") {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

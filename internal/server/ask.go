@@ -18,6 +18,7 @@ import (
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // askRequest is the body of POST …/ask.
@@ -241,31 +242,21 @@ type askOutcome struct {
 	err error
 }
 
-// answer answers req in snapshot sn: an evidence report without a model
-// (or when asked for), else the agents'.
+// answer answers req in snapshot sn (usecase.Asking: an evidence report
+// without a model, or when asked for; else the agents').
 func (s *Server) answer(ctx context.Context, req askRequest, ids []string, sn *collection.Snapshot, clarifier agent.Clarifier, say func(string)) askOutcome {
 	lib := sn.Library()
 	lib.Progress = say
-	areq := agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute}
-	areq, err := agent.ResolveRoute(ctx, lib, areq, clarifier, say)
-	if err != nil {
-		return askOutcome{nil, err}
-	}
-	if s.models == nil || req.Evidence {
-		if s.models == nil {
-			say("no language model configured: building an evidence report")
-		} else {
-			say("evidence report requested: quoting the best-matching provisions")
-		}
-		rep, err := agent.Evidence(ctx, lib, areq, agent.EvidenceK)
-		return askOutcome{rep, err}
-	}
 	turns := req.MaxTurns
 	if turns == 0 {
 		turns = s.cfg.MaxTurns
 	}
-	a := &agent.Asker{Library: lib, Models: *s.models, External: s.cfg.External, MaxTurns: turns, Progress: say, Clarifier: clarifier}
-	rep, err := a.Ask(ctx, areq)
+	asking := usecase.Asking{Models: s.models, External: s.cfg.External}
+	rep, err := asking.Answer(ctx, lib, usecase.Question{
+		Request: agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute},
+		Route:   true, Evidence: req.Evidence, MaxTurns: turns,
+		Progress: say, Announce: say, Clarifier: clarifier,
+	})
 	return askOutcome{rep, err}
 }
 

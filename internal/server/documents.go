@@ -28,6 +28,7 @@ import (
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // kindIngest is the job kind that ingests an upload.
@@ -77,6 +78,19 @@ func toDocJSON(in store.DocInfo) docJSON {
 
 // storeErr answers a store error: 404 for a missing collection or
 // document, 500 otherwise.
+// caseErr writes the response for err, the failure of a use case
+// (internal/usecase): the one place its kinds of failure become HTTP
+// statuses — 409 for a collection with no documents, 404 for a document or
+// collection the store does not have (storeErr), 503 while shutting down
+// and 500 for anything else (internal).
+func (s *Server) caseErr(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if errors.Is(err, usecase.ErrEmptyCollection) {
+		fail(w, http.StatusConflict, "%s", err.Error())
+		return
+	}
+	s.storeErr(w, r, what, err)
+}
+
 func (s *Server) storeErr(w http.ResponseWriter, r *http.Request, what string, err error) {
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalidName) {
 		if id := r.PathValue("id"); id != "" {
@@ -530,7 +544,7 @@ func (s *Server) runIngest(ctx context.Context, j jobs.Job, rep jobs.Reporter) e
 			rep.Result(r)
 		}
 	}
-	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder, Yield: jobs.Yield, Acquire: s.acquireCPU, Budget: s.memory,
+	opt := ingest.Options{Parse: s.cfg.Parse, Workers: s.cfg.IngestWorkers, Embedder: s.cfg.Embedder, Yield: jobs.Yield, Acquire: s.acquireCPU, Budget: s.memory, Nice: s.cfg.IngestNice,
 		Progress: func(pr ingest.Progress) {
 			rep.Progress(jobs.Progress{Done: pre + pr.Done, Total: pre + pr.Total, Current: pr.File})
 			if pr.Done > 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
 	"github.com/pakton/pakton/internal/review/playbook"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // On a directory store, reviews live inside their collection, so deleting
@@ -142,7 +143,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key)
 		return
 	}
 	if len(infos) == 0 {
-		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		s.caseErr(w, r, "start review", usecase.EmptyCollection(c))
 		return
 	}
 	docs := docRefs(req.Docs)

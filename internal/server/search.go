@@ -9,6 +9,7 @@ import (
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // searchRequest is the body of POST …/search.
@@ -107,13 +108,9 @@ func (s *Server) answeringIn(w http.ResponseWriter, r *http.Request, c string, r
 // holds no documents yet (the same answer for search and ask, and as the CLI
 // and MCP give: not "no hits").
 func (s *Server) answering(w http.ResponseWriter, r *http.Request, c string) (*collection.Snapshot, bool) {
-	sn, err := s.coll.Get(r.Context(), c)
+	sn, err := usecase.Answering(r.Context(), s.coll, c)
 	if err != nil {
-		s.storeErr(w, r, "load index", err)
-		return nil, false
-	}
-	if sn.Index.Docs() == 0 {
-		fail(w, http.StatusConflict, "collection %q holds no documents yet", c)
+		s.caseErr(w, r, "load index", err)
 		return nil, false
 	}
 	return sn, true

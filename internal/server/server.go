@@ -49,6 +49,7 @@ const (
 	DefaultMaxReviewCells  = 50_000
 	DefaultMaxJobsPerKey   = 8
 	DefaultJobWorkers      = 2
+	DefaultIngestNice      = 10
 )
 
 // Config configures a Server. Store is required; so is Keys unless NoAuth.
@@ -147,6 +148,11 @@ type Config struct {
 	// (ingest.Budget; ingest.DefaultMemory when ≤ 0): documents past it
 	// wait their turn, a document needing more than all of it fails alone.
 	IngestMemory int64
+	// IngestNice lowers the processor priority of the threads that read
+	// and analyze uploaded files by this much (Linux niceness;
+	// DefaultIngestNice when 0, none when negative), so that searches and
+	// the machine's other programs come before a large upload.
+	IngestNice int
 	// Embedder, when set, embeds uploaded documents and questions for dense
 	// retrieval.
 	Embedder search.Embedder
@@ -244,6 +250,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.MaxJobsPerKey = positiveOr(cfg.MaxJobsPerKey, DefaultMaxJobsPerKey)
 	cfg.JobWorkers = positiveOr(cfg.JobWorkers, DefaultJobWorkers)
 	cfg.JobCPUs = positiveOr(cfg.JobCPUs, runtime.NumCPU())
+	cfg.IngestNice = cmp.Or(cfg.IngestNice, DefaultIngestNice)
 	cfg.MaxReviewCells = positiveOr(cfg.MaxReviewCells, DefaultMaxReviewCells)
 	cfg.Burst = positiveOr(cfg.Burst, DefaultBurst)
 	cfg.MaxTurns = positiveOr(cfg.MaxTurns, agent.DefaultMaxTurns)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/pakton/pakton/internal/cfb/cfbtest"
+	"github.com/pakton/pakton/internal/parse/bombtest"
 )
 
 const testEML = "From: =?UTF-8?Q?Fran=C3=A7ois_M=C3=BCller?= <fm@example.com>\r\n" +
@@ -181,6 +182,9 @@ func TestDecompressRTF(t *testing.T) {
 
 func FuzzReadEML(f *testing.F) {
 	f.Add([]byte(testEML))
+	for _, b := range bombtest.Seeds("eml") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ReadEML(data)
 		if err != nil {
@@ -198,6 +202,9 @@ func FuzzReadEML(f *testing.F) {
 
 func FuzzReadMSG(f *testing.F) {
 	f.Add(testMSG())
+	for _, b := range bombtest.Seeds("msg") {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ReadMSG(data)
 		if err != nil {
