@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 const compareUsage = `compare [flags] CONTRACT --against TEMPLATE
@@ -62,7 +63,7 @@ func runCompare(ctx context.Context, args []string) error {
 		if err != nil {
 			return compare.Side{}, "", err
 		}
-		s, err := ingest.CompareSide(ctx, st, g.collection, info.ID)
+		s, err := usecase.CompareSide(ctx, st, g.collection, info.ID)
 		return s, info.Name, err
 	}
 	defer func() {

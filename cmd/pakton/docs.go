@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/server"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 const docsUsage = `docs [flags]                     list the documents of the collection (--folder F: only those filed in F)
@@ -66,7 +67,7 @@ func runDocs(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fc := ingest.Folders(infos)
+		fc := usecase.Folders(infos)
 		if *asJSON {
 			return writeJSON(fc)
 		}
@@ -75,7 +76,7 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		return nil
 	case "families":
-		fams, err := ingest.CollectionFamilies(ctx, st, g.collection)
+		fams, err := usecase.CollectionFamilies(ctx, st, g.collection)
 		if err != nil {
 			return err
 		}
@@ -223,7 +224,7 @@ func listDocs(ctx context.Context, st *store.Store, collection, folder string, a
 		all := len(infos)
 		kept := infos[:0]
 		for _, in := range infos {
-			if ingest.InFolder(ingest.DocFolder(in), folder) {
+			if usecase.InFolder(ingest.DocFolder(in), folder) {
 				kept = append(kept, in)
 			}
 		}
@@ -239,7 +240,7 @@ func listDocs(ctx context.Context, st *store.Store, collection, folder string, a
 		fmt.Fprintf(stdout, "collection %q in %s holds no documents; add some with \"pakton ingest --collection %s PATH\"\n", collection, st.Location(), collection)
 		return nil
 	}
-	fams, _ := ingest.CollectionFamilies(ctx, st, collection) // no families is no column, not an error
+	fams, _ := usecase.CollectionFamilies(ctx, st, collection) // no families is no column, not an error
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tFAMILY\tINGESTED")
 	for _, in := range infos {

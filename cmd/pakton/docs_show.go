@@ -10,6 +10,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // showDoc prints one document's details, or with asText its canonical
@@ -19,7 +20,7 @@ func showDoc(ctx context.Context, st *store.Store, collection, ref string, asTex
 	if err != nil {
 		return err
 	}
-	d, rec, err := ingest.Describe(ctx, st, collection, info.ID)
+	d, rec, err := usecase.Describe(ctx, st, collection, info.ID)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ var formatNames = map[string]string{
 	"png-ocr": "PNG scan read by OCR", "jpeg-ocr": "JPEG scan read by OCR",
 }
 
-func writeDetails(w io.Writer, d ingest.Details, doc *document.Document) error {
+func writeDetails(w io.Writer, d usecase.Details, doc *document.Document) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
@@ -72,6 +73,7 @@ func writeDetails(w io.Writer, d ingest.Details, doc *document.Document) error {
 	row("Size", fmt.Sprintf("%d bytes; %d characters of text; %d clauses", d.Source.Size, d.Runes, max(0, d.Nodes-1)))
 	row("Ingested", timeText(d.Source.IngestedAt))
 	row("SHA-256", d.Source.SHA256)
+	row("Contract", d.Display)
 	row("Title", d.Title)
 	row("Parties", strings.Join(d.Parties, "; "))
 	row("Type", d.Type)

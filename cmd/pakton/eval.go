@@ -278,7 +278,7 @@ func runEvalHeldOut(args []string) error {
 	fs := flag.NewFlagSet("eval heldout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "../shared/data", "the shared data directory (legalbenchrag/, cuad/)")
-	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json and cuad_named_heldout.json into")
+	out := fs.String("out", ".", "directory to write cuad_dev_newtypes.json, cuad_dev_paraphrased.json, cuad_named_dev.json, cuad_named_heldout.json and their mistyped-name variants into")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -305,7 +305,11 @@ func runEvalHeldOut(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, x := range []*eval.Benchmark{nt, para, namedDev, namedHeld} {
+	typedDev, typedHeld, err := eval.NamedMistyped(review, filepath.Join(*data, "legalbenchrag", "corpus"))
+	if err != nil {
+		return err
+	}
+	for _, x := range []*eval.Benchmark{nt, para, namedDev, namedHeld, typedDev, typedHeld} {
 		p := filepath.Join(*out, x.Name+".json")
 		if err := eval.WriteBenchmark(p, x); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 const graphUsage = `graph [flags] [DOC]
@@ -51,7 +52,7 @@ func runGraph(ctx context.Context, args []string) error {
 	if *term != "" {
 		return printTerm(ctx, st, g.collection, ids[0], *term)
 	}
-	cg, computed, err := ingest.CollectionGraph(ctx, st, g.collection, ids)
+	cg, computed, err := usecase.CollectionGraph(ctx, st, g.collection, ids)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/pakton/pakton/internal/review/modelpass"
 	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // reviewSubcommands are the "pakton review NAME" subcommands ("train" and
@@ -78,10 +79,6 @@ func runReview(ctx context.Context, args []string) error {
 	if *conc < 0 {
 		return fmt.Errorf("--concurrency %d: want a positive number", *conc)
 	}
-	rev, err := review.NewReviewer(pb, det)
-	if err != nil {
-		return err
-	}
 	if *out == "" {
 		*out = "review-" + g.collection
 	}
@@ -102,14 +99,8 @@ func runReview(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	run := &review.Run{Store: st, Collection: g.collection, Reviewer: rev, Dir: state, Concurrency: *conc}
-	// The exports read the table a row at a time from the rows the run
-	// keeps on disk, so the run need not hold every contract's extracts: a
-	// review of a large collection then takes memory for its cells' answers
-	// and for what the spreadsheet and HTML report hold until they are
-	// written (CSV and JSON are written as they are read).
-	run.Light = true
-	if run.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
+	reviewing := usecase.Reviewing{Store: st, Collection: g.collection, Playbook: pb, Detectors: det}
+	if reviewing.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
 		return err
 	}
 
@@ -117,19 +108,26 @@ func runReview(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var pass *modelpass.Pass
 	if roles.Configured() && !*offline {
 		// The reviewer role (PAKTON_LLM_REVIEWER_MODEL, defaulting to the
 		// default model) may name a model of its own for review.
-		chat, err := roles.Chat(llm.RoleReviewer)
-		if err != nil {
+		if reviewing.Chat, err = roles.Chat(llm.RoleReviewer); err != nil {
 			return err
 		}
-		if pass, err = modelpass.New(chat, rev, filepath.Join(state, "model-cache")); err != nil {
-			return err
-		}
-		run.Refiner = pass
+		reviewing.ModelCache = filepath.Join(state, "model-cache")
 	}
+	run, err := reviewing.Run()
+	if err != nil {
+		return err
+	}
+	run.Dir, run.Concurrency = state, *conc
+	// The exports read the table a row at a time from the rows the run
+	// keeps on disk, so the run need not hold every contract's extracts: a
+	// review of a large collection then takes memory for its cells' answers
+	// and for what the spreadsheet and HTML report hold until they are
+	// written (CSV and JSON are written as they are read).
+	run.Light = true
+	pass, _ := run.Refiner.(*modelpass.Pass)
 	if *dryRun {
 		return reviewDryRun(ctx, stdout, run, pb)
 	}

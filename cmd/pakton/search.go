@@ -141,16 +141,30 @@ func writeRoute(w io.Writer, r *search.Route) {
 				fmt.Fprintf(w, "  … and %d more (\"pakton search --json\" lists them all)\n", len(r.Candidates)-i)
 				break
 			}
-			fmt.Fprintf(w, "  --doc %q", c.Name)
-			if c.Title != "" || c.Date != "" {
-				fmt.Fprintf(w, "   %s", strings.TrimSpace(c.Title+" "+datePart(c.Date)))
-			}
-			fmt.Fprintln(w)
+			writeCandidate(w, c)
+		}
+	case r.Decision == search.RouteUnknown && len(r.Nearest) > 0:
+		fmt.Fprint(w, " (--no-route searches every document)\n")
+		for _, c := range r.Nearest {
+			writeCandidate(w, c)
 		}
 	case r.Decision.Narrowed():
 		fmt.Fprint(w, " (--no-route searches every document)\n")
 	default:
 		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeCandidate prints a contract to choose: the --doc that chooses it
+// and how it is called.
+func writeCandidate(w io.Writer, c search.Candidate) {
+	fmt.Fprintf(w, "  --doc %q", c.Name)
+	switch {
+	case c.Display != "":
+		fmt.Fprintf(w, "   %s", c.Display)
+	case c.Title != "" || c.Date != "":
+		fmt.Fprintf(w, "   %s", strings.TrimSpace(c.Title+" "+datePart(c.Date)))
 	}
 	fmt.Fprintln(w)
 }
@@ -173,14 +187,19 @@ func plural(n int, one, many string) string {
 // writePassage prints one passage: a header line (rank, document, clause
 // path, pages, span, score) and the quoted text, indented.
 func writePassage(w io.Writer, p ingest.Passage, full bool) {
-	fmt.Fprintf(w, "%d. %s", p.Rank, p.DocName)
+	// The contract as people name it first; its file on the next line.
+	title, file := p.DocName, ""
+	if p.DocTitle != "" && p.DocTitle != p.DocName {
+		title, file = p.DocTitle, p.DocName+", "
+	}
+	fmt.Fprintf(w, "%d. %s", p.Rank, title)
 	if p.Path != "" {
 		fmt.Fprintf(w, " — %s", p.Path)
 	}
 	if p.Provision != "" {
-		fmt.Fprintf(w, "\n   %s%s, the review detectors' %s passage (confidence %.2f)\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Provision, p.Score)
+		fmt.Fprintf(w, "\n   %s%s%s, the review detectors' %s passage (confidence %.2f)\n", file, pagesText(p.Pages, p.PageLabels), p.Span, p.Provision, p.Score)
 	} else {
-		fmt.Fprintf(w, "\n   %s%s, score %.2f\n", pagesText(p.Pages, p.PageLabels), p.Span, p.Score)
+		fmt.Fprintf(w, "\n   %s%s%s, score %.2f\n", file, pagesText(p.Pages, p.PageLabels), p.Span, p.Score)
 	}
 	text := strings.TrimSpace(p.Text)
 	if !full {

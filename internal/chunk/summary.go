@@ -77,7 +77,7 @@ func Summary(doc *document.Document) DocSummary {
 	// contents' heading. The "between" phrase is read in the opening as it
 	// always was: this splitter cuts a long preamble at every "and" ("doing
 	// business as …", "Franchisee who hereby agrees …"), and the parties
-	// the names learner reads stand in where it finds none (ingest.Describe).
+	// the names learner reads stand in where it finds none (usecase.Describe).
 	s.Title = names.Title(names.PreambleHead(doc.Text, headLimit))
 	head := doc.Text
 	if len(head) > headLimit {

@@ -34,6 +34,8 @@ type Response struct {
 type DocRef struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// Display is how the faces show it: title, parties and date.
+	Display string `json:"display,omitempty"`
 }
 
 // NotFound is a provision the review detectors looked for in a document
@@ -54,7 +56,7 @@ type NotFound struct {
 func (sn *Snapshot) Respond(ctx context.Context, query string, res search.Result) (*Response, error) {
 	out := &Response{Query: query, RoutedTo: []DocRef{}, Route: res.Route, Hits: []ingest.Passage{}, Explain: res.Explain}
 	for _, id := range res.RoutedTo {
-		out.RoutedTo = append(out.RoutedTo, DocRef{id, sn.Index.DocName(id)})
+		out.RoutedTo = append(out.RoutedTo, DocRef{id, sn.Index.DocName(id), sn.Index.DocDisplay(id)})
 	}
 	for _, a := range res.NotFound {
 		out.NotFound = append(out.NotFound, NotFound{a.DocID, sn.Index.DocName(a.DocID), a.Provision, a.Confidence})
@@ -74,7 +76,9 @@ func (sn *Snapshot) Respond(ctx context.Context, query string, res search.Result
 			}
 		}
 		h.Rank = len(out.Hits) + 1
-		out.Hits = append(out.Hits, ingest.NewPassage(h, d.Doc, d.Tree, g))
+		p := ingest.NewPassage(h, d.Doc, d.Tree, g)
+		p.DocTitle = sn.Index.DocDisplay(h.DocID)
+		out.Hits = append(out.Hits, p)
 	}
 	return out, nil
 }

@@ -44,28 +44,45 @@ const namedHead = 3000
 // corpus is the LegalBench-RAG corpus directory (file paths of review are
 // relative to it).
 func Named(review *Review, corpus string) (dev, heldout *Benchmark, err error) {
+	dev, heldout, _, _, err = namedSets(review, corpus)
+	return dev, heldout, err
+}
+
+// NamedMistyped builds the named-contract benchmarks with each question's
+// name written as people mistype it (Mistype): the same questions, split
+// and snippets as Named's, so the two measure the same contracts.
+func NamedMistyped(review *Review, corpus string) (dev, heldout *Benchmark, err error) {
+	_, _, dev, heldout, err = namedSets(review, corpus)
+	return dev, heldout, err
+}
+
+// namedSets builds the named-contract benchmarks, with the names as the
+// labels write them and as people mistype them.
+func namedSets(review *Review, corpus string) (dev, heldout, devTyped, heldTyped *Benchmark, err error) {
 	questions, err := questionsIn[map[string]map[string][]string]("named.json")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	heads, err := corpusHeads(corpus)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	provisions := make([]string, 0, len(questions))
 	for p, qs := range questions {
 		if len(qs["dev"]) == 0 || len(qs["heldout"]) == 0 {
-			return nil, nil, fmt.Errorf("eval: named.json: %q needs dev and heldout questions", p)
+			return nil, nil, nil, nil, fmt.Errorf("eval: named.json: %q needs dev and heldout questions", p)
 		}
 		provisions = append(provisions, p)
 	}
 	sort.Strings(provisions)
 	dev = &Benchmark{Name: "cuad_named_dev"}
 	heldout = &Benchmark{Name: "cuad_named_heldout"}
+	devTyped = &Benchmark{Name: "cuad_named_mistyped_dev"}
+	heldTyped = &Benchmark{Name: "cuad_named_mistyped_heldout"}
 	for i, d := range review.Documents {
-		part, b := "dev", dev
+		part, b, bt := "dev", dev, devTyped
 		if i >= NamedDevDocs {
-			part, b = "heldout", heldout
+			part, b, bt = "heldout", heldout, heldTyped
 		}
 		parties := ""
 		for _, l := range d.Labels {
@@ -82,17 +99,85 @@ func Named(review *Review, corpus string) (dev, heldout *Benchmark, err error) {
 			h.Write([]byte(d.FilePath + "\x00" + p))
 			n := h.Sum32()
 			qs := questions[p][part]
-			q := strings.ReplaceAll(qs[n%uint32(len(qs))], "{name}", cands[(n/7)%uint32(len(cands))])
+			name := cands[(n/7)%uint32(len(cands))]
+			q := strings.ReplaceAll(qs[n%uint32(len(qs))], "{name}", name)
 			b.Tests = append(b.Tests, Test{Query: q, Snippets: snips, Category: l.Provision})
+			if typo := Mistype(name, n/49); typo != name {
+				q := strings.ReplaceAll(qs[n%uint32(len(qs))], "{name}", typo)
+				bt.Tests = append(bt.Tests, Test{Query: q, Snippets: snips, Category: l.Provision})
+			}
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	if len(dev.Tests) == 0 || len(heldout.Tests) == 0 {
-		return nil, nil, fmt.Errorf("eval: no named-contract question could be built (%d dev, %d held-out)", len(dev.Tests), len(heldout.Tests))
+		return nil, nil, nil, nil, fmt.Errorf("eval: no named-contract question could be built (%d dev, %d held-out)", len(dev.Tests), len(heldout.Tests))
 	}
-	return dev, heldout, nil
+	return dev, heldout, devTyped, heldTyped, nil
+}
+
+// Mistype writes a name the way people mistype it, one of three ways
+// chosen by h: run together ("Vivint Solar" → "VivintSolar"), as its
+// initials ("Birch First Global Investments" → "BFGI", three words or
+// more), or misspelt — in its longest word of five letters or more, two
+// neighbouring letters after the first swapped ("Pfizer" → "Pifzer"), a
+// letter dropped ("Silicon" → "Slicon") or doubled. A name none of these
+// fits is returned as it is. The rules were written before any
+// measurement; the sets built with them are the development sets of
+// routing mistyped names (docs/EVALUATION.md).
+func Mistype(name string, h uint32) string {
+	words := strings.Fields(name)
+	var caps []string // the words that start with a capital or a digit
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsUpper(r) || unicode.IsDigit(r) {
+			caps = append(caps, w)
+		}
+	}
+	ways := []string{"misspell"}
+	if len(words) >= 2 {
+		ways = append(ways, "together")
+	}
+	if len(caps) >= 3 {
+		ways = append(ways, "initials")
+	}
+	switch ways[h%uint32(len(ways))] {
+	case "together":
+		return strings.Join(words, "")
+	case "initials":
+		var b strings.Builder
+		for _, w := range caps {
+			r, _ := utf8.DecodeRuneInString(w)
+			b.WriteRune(unicode.ToUpper(r))
+		}
+		return b.String()
+	}
+	long := -1
+	for i, w := range words {
+		if n := utf8.RuneCountInString(w); n >= 5 && (long < 0 || n > utf8.RuneCountInString(words[long])) {
+			long = i
+		}
+	}
+	if long < 0 {
+		return name
+	}
+	r := []rune(words[long])
+	at := 1 + int(h/3)%(len(r)-2) // never the first letter, nor past the last
+	switch (h / 7) % 3 {
+	case 0:
+		if r[at] != r[at+1] {
+			r[at], r[at+1] = r[at+1], r[at]
+			break
+		}
+		fallthrough
+	case 1:
+		r = append(r[:at:at], r[at+1:]...)
+	default:
+		r = append(r[:at+1:at+1], r[at:]...)
+	}
+	words[long] = string(r)
+	return strings.Join(words, " ")
 }
 
 // corpusHead is a document's file name and beginning, folded for matching.

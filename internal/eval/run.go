@@ -105,6 +105,9 @@ type UnnamedResult struct {
 	Questions int      `json:"questions"`
 	Routed    float64  `json:"routed"` // percentage narrowed to some documents
 	Examples  []string `json:"routed_examples,omitempty"`
+	// Unknown are the questions read as calling a contract by a name none
+	// goes by (search.RouteUnknown): nothing is searched for them.
+	Unknown []string `json:"unknown,omitempty"`
 }
 
 // Report is the JSON report of a run.
@@ -442,6 +445,9 @@ func routeUnnamed(ctx context.Context, c *benchCorpus, questions []string) (*Unn
 			}
 			u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
 		}
+		if r.Decision == search.RouteUnknown {
+			u.Unknown = append(u.Unknown, q)
+		}
 	}
 	u.Routed = 100 * float64(routed) / float64(len(questions))
 	return u, nil
@@ -649,6 +655,9 @@ func WriteTable(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "questions naming no contract: %d, narrowed by routing %.1f%%\n", u.Questions, u.Routed)
 		for _, e := range u.Examples {
 			fmt.Fprintf(w, "  routed: %s\n", e)
+		}
+		for _, q := range u.Unknown {
+			fmt.Fprintf(w, "  unknown name, nothing searched: %s\n", q)
 		}
 	}
 	if len(r.Benchmarks) > 1 {

@@ -76,6 +76,14 @@ func ContentMatches(name string, head []byte) bool {
 // SupportedTypes lists what ingest reads, for messages.
 const SupportedTypes = parse.Supported + " .zip"
 
+// DocFolder is the folder a document is filed in.
+func DocFolder(in store.DocInfo) string {
+	if in.Source.Folder != "" || in.Source.Archive != "" {
+		return in.Source.Folder
+	}
+	return folderOf(in.Name)
+}
+
 // folderOf is the folder part of a document name ("" at the top).
 func folderOf(name string) string {
 	d := path.Dir(name)

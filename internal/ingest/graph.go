@@ -12,6 +12,10 @@ import (
 	"github.com/pakton/pakton/internal/store"
 )
 
+// ArtifactFamily is the document's near-duplicate signature
+// (family.Signature.Encode): what tells the same contract twice.
+const ArtifactFamily = "family"
+
 // ArtifactGraph is the document's defined terms, term uses and
 // cross-references (graph.Doc.Encode, JSON), what DocGraph reads.
 const ArtifactGraph = "graph"
@@ -100,34 +104,4 @@ func ReadGraph(ctx context.Context, st *store.Store, collection, id string) (rec
 		return nil, nil, false, err
 	}
 	return rec, g, computed, nil
-}
-
-// CollectionGraph assembles the graph of a collection (or of the documents
-// ids names, when not empty) from the stored document graphs. computed
-// counts the documents whose graph was not stored and was computed on load.
-func CollectionGraph(ctx context.Context, st *store.Store, collection string, ids []string) (g *graph.Graph, computed int, err error) {
-	if len(ids) == 0 {
-		infos, err := st.List(ctx, collection)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, in := range infos {
-			ids = append(ids, in.ID)
-		}
-	}
-	var srcs []graph.Source
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
-		rec, dg, comp, err := ReadGraph(ctx, st, collection, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if comp {
-			computed++
-		}
-		srcs = append(srcs, graph.Source{ID: rec.Doc.ID, Name: rec.Doc.Name, Tree: rec.Tree, Graph: dg})
-	}
-	return graph.Build(srcs), computed, nil
 }

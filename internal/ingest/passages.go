@@ -153,8 +153,12 @@ type Passage struct {
 	Rank    int    `json:"rank"`
 	DocID   string `json:"doc_id"`
 	DocName string `json:"doc_name"`
-	Path    string `json:"path"`  // clause path, e.g. "Article 5 > 5.2 > (a)"
-	Pages   []int  `json:"pages"` // 1-based pages the span touches (paginated formats; empty otherwise)
+	// DocTitle is how the faces show the document: its title, parties and
+	// date (names.Display), filled in where the collection's index is at
+	// hand (collection.Snapshot.Respond).
+	DocTitle string `json:"doc_title,omitempty"`
+	Path     string `json:"path"`  // clause path, e.g. "Article 5 > 5.2 > (a)"
+	Pages    []int  `json:"pages"` // 1-based pages the span touches (paginated formats; empty otherwise)
 	// PageLabels are the page numbers printed on Pages ("23", "iv"), ""
 	// where a page shows none; absent when none does.
 	PageLabels []string      `json:"page_labels,omitempty"`

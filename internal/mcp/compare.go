@@ -9,7 +9,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/compare"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // CompareInput are the arguments of compare_contracts.
@@ -64,7 +64,7 @@ func (h *handlers) compare(ctx context.Context, _ *mcpsdk.CallToolRequest, in Co
 		if err != nil {
 			return nil, out, err
 		}
-		if sides[i], err = ingest.CompareSide(ctx, c.Store, c.Collection, info.ID); err != nil {
+		if sides[i], err = usecase.CompareSide(ctx, c.Store, c.Collection, info.ID); err != nil {
 			return nil, out, fmt.Errorf("reading document %s: %w", info.Name, err)
 		}
 		docs[i] = CompareDoc{ID: info.ID, Name: info.Name}

@@ -10,6 +10,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // uriScheme prefixes every document resource: pakton://<collection>/documents/<id>.
@@ -165,7 +166,7 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 	}
 	c := sn.Corpus()
 	if ref.graph && ref.id == "" {
-		g, _, err := ingest.CollectionGraph(ctx, c.Store, name, nil)
+		g, _, err := usecase.CollectionGraph(ctx, c.Store, name, nil)
 		if err != nil {
 			return nil, fmt.Errorf("graph of collection %q: %w", name, err)
 		}
@@ -183,8 +184,8 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 		return jsonResource(uri, struct {
 			ID   string `json:"id"`
 			Name string `json:"name"`
-			ingest.GraphView
-		}{info.ID, info.Name, ingest.ViewGraph(rec.Tree, g, computed)})
+			usecase.GraphView
+		}{info.ID, info.Name, usecase.ViewGraph(rec.Tree, g, computed)})
 	}
 	rec, err := c.Store.Document(ctx, name, info.ID)
 	if err != nil {

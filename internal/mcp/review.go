@@ -85,15 +85,15 @@ func (h *handlers) review(ctx context.Context, req *mcpsdk.CallToolRequest, in R
 	if err != nil {
 		return nil, out, err
 	}
-	rev, err := review.NewReviewer(pb, det)
-	if err != nil {
-		return nil, out, err
-	}
 	c, err := h.corpus(ctx)
 	if err != nil {
 		return nil, out, err
 	}
-	run := &review.Run{Store: c.Store, Collection: c.Collection, Reviewer: rev, Progress: reviewProgress(ctx, req)}
+	run, err := usecase.Reviewing{Store: c.Store, Collection: c.Collection, Playbook: pb, Detectors: det}.Run()
+	if err != nil {
+		return nil, out, err
+	}
+	run.Progress = reviewProgress(ctx, req)
 	for _, ref := range in.Docs {
 		info, err := findDoc(ctx, c, ref)
 		if err != nil {

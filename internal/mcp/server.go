@@ -188,6 +188,8 @@ func cut(text string, n int) (string, bool) {
 type DocRef struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// Display is how the contract is shown: title, parties and date.
+	Display string `json:"display,omitempty"`
 }
 
 // SearchInput are the arguments of search_contracts.
@@ -204,15 +206,17 @@ type SearchInput struct {
 
 // Passage is one search result.
 type Passage struct {
-	Rank    int           `json:"rank"`
-	DocID   string        `json:"doc_id"`
-	DocName string        `json:"doc_name"`
-	URI     string        `json:"uri" jsonschema:"resource URI of the document's full text"`
-	Path    string        `json:"path" jsonschema:"clause path, e.g. Article 5 > 5.2 > (a)"`
-	Pages   []int         `json:"pages" jsonschema:"1-based pages the passage touches; empty for unpaginated formats"`
-	Span    document.Span `json:"span" jsonschema:"[start, end) in Unicode code points of the document's canonical text"`
-	Score   float64       `json:"score"`
-	Text    string        `json:"text" jsonschema:"the verbatim text of span"`
+	Rank    int    `json:"rank"`
+	DocID   string `json:"doc_id"`
+	DocName string `json:"doc_name"`
+	// DocTitle is the contract as people name it: title, parties, date.
+	DocTitle string        `json:"doc_title,omitempty" jsonschema:"the contract as people name it: its title, parties and date"`
+	URI      string        `json:"uri" jsonschema:"resource URI of the document's full text"`
+	Path     string        `json:"path" jsonschema:"clause path, e.g. Article 5 > 5.2 > (a)"`
+	Pages    []int         `json:"pages" jsonschema:"1-based pages the passage touches; empty for unpaginated formats"`
+	Span     document.Span `json:"span" jsonschema:"[start, end) in Unicode code points of the document's canonical text"`
+	Score    float64       `json:"score"`
+	Text     string        `json:"text" jsonschema:"the verbatim text of span"`
 	// Truncated is true when text holds only the start of the span.
 	Truncated bool `json:"truncated,omitempty"`
 	// Support: the definitions of the terms the passage uses and the
@@ -295,7 +299,7 @@ func (h *handlers) search(ctx context.Context, _ *mcpsdk.CallToolRequest, in Sea
 	for _, p := range resp.Hits {
 		text, truncated := cut(p.Text, MaxPassageText)
 		out.Passages = append(out.Passages, Passage{
-			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, URI: docURI(sn.Collection, p.DocID),
+			Rank: p.Rank, DocID: p.DocID, DocName: p.DocName, DocTitle: p.DocTitle, URI: docURI(sn.Collection, p.DocID),
 			Path: p.Path, Pages: p.Pages, Span: p.Span, Score: p.Score, Text: text, Truncated: truncated, Support: p.Support, Provision: p.Provision,
 		})
 	}
@@ -316,7 +320,12 @@ func searchText(out SearchOutput, docName func(id string) string) string {
 		case r.Decision == search.RouteAmbiguous:
 			b.WriteString(" To search one alone, pass its doc_id as doc:\n")
 			for _, c := range r.Candidates {
-				fmt.Fprintf(&b, "- %s (doc %s) %s\n", c.Name, c.DocID, strings.TrimSpace(c.Title+" "+c.Date))
+				fmt.Fprintf(&b, "- %s — %s (doc %s)\n", c.Display, c.Name, c.DocID)
+			}
+		case r.Decision == search.RouteUnknown && len(r.Nearest) > 0:
+			b.WriteString(" To search one of the nearest, pass its doc_id as doc; to search every contract, pass no_route:\n")
+			for _, c := range r.Nearest {
+				fmt.Fprintf(&b, "- %s — %s (doc %s)\n", c.Display, c.Name, c.DocID)
 			}
 		case r.Decision.Narrowed():
 			b.WriteString(" (pass no_route to search every document)\n")
@@ -333,7 +342,11 @@ func searchText(out SearchOutput, docName func(id string) string) string {
 		return b.String()
 	}
 	for _, p := range out.Passages {
-		fmt.Fprintf(&b, "[%d] %s (doc %s)", p.Rank, p.DocName, p.DocID)
+		if p.DocTitle != "" {
+			fmt.Fprintf(&b, "[%d] %s — %s (doc %s)", p.Rank, p.DocTitle, p.DocName, p.DocID)
+		} else {
+			fmt.Fprintf(&b, "[%d] %s (doc %s)", p.Rank, p.DocName, p.DocID)
+		}
 		if p.Path != "" {
 			fmt.Fprintf(&b, " — %s", p.Path)
 		}

@@ -14,7 +14,7 @@ func core(name string) string {
 	f := strings.Fields(withoutParens(name))
 	for len(f) > 1 {
 		last := f[len(f)-1]
-		if !formWord(last) || !(strings.HasSuffix(last, ".") || upperWord(last) || strings.HasSuffix(f[len(f)-2], ",")) {
+		if !formWord(last) || !(strings.HasSuffix(last, ".") || upperWord(last) || humpForm(last) || strings.HasSuffix(f[len(f)-2], ",")) {
 			break
 		}
 		f = f[:len(f)-1]
@@ -23,6 +23,21 @@ func core(name string) string {
 		f = f[1:]
 	}
 	return strings.TrimRight(strings.Join(f, " "), " ,;:")
+}
+
+// humpForm reports a legal-form word written with a capital after a
+// small letter and ending in one ("GmbH", "SpA", "KGaA").
+func humpForm(w string) bool {
+	rs := []rune(strings.TrimRight(w, ",;:"))
+	if len(rs) < 3 || len(rs) > 5 || !unicode.IsUpper(rs[len(rs)-1]) || !unicode.IsUpper(rs[0]) {
+		return false
+	}
+	for _, r := range rs[1 : len(rs)-1] {
+		if unicode.IsLower(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // forms returns the shortened forms of a party's name people use: its core

@@ -152,6 +152,11 @@ func Learn(text, docName string) Names {
 	var n Names
 	n.File, n.Folder = fileNames(docName)
 	head := PreambleHead(text, headChars)
+	if ext := strings.ToLower(path.Ext(docName)); ext == ".md" || ext == ".markdown" {
+		// Markdown's strong emphasis ("**Acme Ltd**") is no part of a
+		// name.
+		head = strings.ReplaceAll(head, "**", "")
+	}
 	n.Title, n.Type = nameTitle(head)
 	n.Date, n.Year = preambleDate(head)
 	n.Parties = readParties(text, head)

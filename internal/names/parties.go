@@ -169,13 +169,16 @@ func preambleParties(head string) []candidate {
 			}
 		}
 		found = true
+		sentence := sentenceParties(head[m[1]:])
 		if strings.Contains(head[m[0]:m[1]], "\n") {
-			if cs := titleBlock(head[m[1]:]); len(cs) > 0 {
+			// A title block, unless the preamble's sentence reads more
+			// parties ("between:" then one paragraph per party).
+			if cs := titleBlock(head[m[1]:]); len(cs) > 0 && len(cs) >= len(sentence) {
 				keep(cs)
 				continue
 			}
 		}
-		keep(sentenceParties(head[m[1]:]))
+		keep(sentence)
 	}
 	if !found {
 		if start := definingParagraph(head); start >= 0 {
@@ -418,11 +421,40 @@ func skipJoiners(s string) string {
 				break
 			}
 		}
+		t = skipListMark(t)
 		if t == s {
 			return s
 		}
 		s = t
 	}
+}
+
+// skipListMark skips the mark of an item of a list of parties ("(1) Acme
+// A/S …; and (2) Beta GmbH …", "1. Acme", "(a) Acme") and the white space
+// after it.
+func skipListMark(s string) string {
+	i := 0
+	paren := strings.HasPrefix(s, "(")
+	if paren {
+		i++
+	}
+	j := i
+	for j < len(s) && j-i < 4 && (s[j] >= '0' && s[j] <= '9' || paren && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z')) {
+		j++
+	}
+	if j == i || j >= len(s) {
+		return s
+	}
+	switch {
+	case paren && s[j] == ')', !paren && (s[j] == '.' || s[j] == ')') && s[i] >= '0' && s[i] <= '9':
+		j++
+	default:
+		return s
+	}
+	if j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+		return strings.TrimLeft(s[j:], " \t\r\n")
+	}
+	return s
 }
 
 // definingParagraph returns the start of the first paragraph of head that
@@ -460,7 +492,7 @@ func preambleEnd(s string) int {
 			}
 		case '\n':
 			if i+1 < end && s[i+1] == '\n' || i+2 < end && s[i+1] == '\r' && s[i+2] == '\n' {
-				if i-paraStart >= 200 {
+				if i-paraStart >= 200 && !continues(s[paraStart:i]) {
 					return i
 				}
 				paraStart = i + 1
@@ -473,12 +505,35 @@ func preambleEnd(s string) int {
 			// word before is no abbreviation ("Inc. (", "Corp., a" go on).
 			next := strings.TrimLeft(s[i+1:end], " \t\r\n")
 			r, _ := utf8.DecodeRuneInString(next)
-			if (next == "" || unicode.IsUpper(r)) && !abbrevBefore(s[:i]) {
+			if (next == "" || unicode.IsUpper(r)) && !abbrevBefore(s[:i]) && !listNumber(s[:i]) {
 				return i
 			}
 		}
 	}
 	return end
+}
+
+// continues reports whether a paragraph of a preamble ends by going on to
+// the next ("…(the “Supplier”); and", "…(“Acme”),").
+func continues(para string) bool {
+	p := strings.ToLower(strings.TrimRight(para, " \t\r\n"))
+	return strings.HasSuffix(p, " and") || strings.HasSuffix(p, ";") || strings.HasSuffix(p, ",")
+}
+
+// listNumber reports whether s ends with the number of an item of a list
+// ("…between:\n\n1" before "1. Acme Ltd"): digits alone on their line.
+func listNumber(s string) bool {
+	line := s[strings.LastIndexByte(s, '\n')+1:]
+	line = strings.TrimSpace(line)
+	if line == "" || len(line) > 2 {
+		return false
+	}
+	for _, c := range []byte(line) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // abbrevBefore reports whether the word ending s (before a period) is an

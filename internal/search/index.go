@@ -143,6 +143,18 @@ func (ix *Index) DocName(id string) string {
 	return ""
 }
 
+// DocDisplay returns how the faces show an indexed document id: its title,
+// parties and date (names.Display: "Distributor Agreement — Airspan
+// Networks / GLS, 31 March 2000"), or its file name when nothing was learnt;
+// "" for a document not indexed.
+func (ix *Index) DocDisplay(id string) string {
+	v := ix.view()
+	if g, ok := v.LookupDoc(id); ok {
+		return docDisplay(v, g)
+	}
+	return ""
+}
+
 // unitAt returns unit g of the snapshot and its document's number.
 func unitAt(v *index.Snapshot, g int32) (index.Unit, int32, bool) {
 	if g < 0 || g >= v.NumUnits() {

@@ -128,7 +128,7 @@ const (
 	RouteNamed     RouteDecision = "named"     // it names one contract, searched alone
 	RouteSeveral   RouteDecision = "several"   // it names several contracts, searched together ("compare the Acme and Beta caps")
 	RouteAmbiguous RouteDecision = "ambiguous" // a name it uses fits several contracts: all are searched, and the user should choose
-	RouteUnknown   RouteDecision = "unknown"   // it calls a contract by a name none is called by: the whole collection is searched
+	RouteUnknown   RouteDecision = "unknown"   // it calls a contract by a name none is called by, nor near enough to read as one: nothing is searched (Route.Nearest offers the nearest)
 	RouteChosen    RouteDecision = "chosen"    // the caller chose the documents (Query.Docs)
 	RouteOff       RouteDecision = "off"       // routing was switched off (Query.NoRoute)
 )
@@ -151,6 +151,11 @@ type Route struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 	// Matched are the names in the question that decided the route.
 	Matched []NameMatch `json:"matched,omitempty"`
+	// Nearest are, when the question calls a contract by a name none is
+	// called by and none is near enough to be read as it (Decision
+	// RouteUnknown), the contracts whose names are nearest: "did you
+	// mean …?".
+	Nearest []Candidate `json:"nearest,omitempty"`
 	// Broad are names in the question that fit too many contracts to name
 	// one (the company on every contract of its own deal room).
 	Broad []NameMatch `json:"broad,omitempty"`
@@ -173,14 +178,35 @@ type NameMatch struct {
 	Name string   `json:"name"`
 	Kind string   `json:"kind"`
 	Docs []string `json:"docs"` // the documents it fits
+	// Near: the question spells it otherwise (Text), and it was read as
+	// the nearest name (Name): "Slicon" as "Silicon Valley Bank".
+	Near bool `json:"near,omitempty"`
+}
+
+// nearNameMatch describes a mistyped name read as the nearest name.
+func nearNameMatch(v *index.Snapshot, m *nearMatch) NameMatch {
+	nm := NameMatch{Text: m.run.text, Near: true}
+	if m.entry.seg >= 0 {
+		nm.Name, nm.Kind = v.Segments()[m.entry.seg].NameText(entry(v, m.entry)), describeName(v, m.entry)
+	} else {
+		nm.Name, nm.Kind = docDisplay(v, m.docs[0]), "words of its opening"
+	}
+	for _, d := range m.docs {
+		nm.Docs = append(nm.Docs, v.DocID(d))
+	}
+	return nm
 }
 
 // Candidate is a document an ambiguous name fits.
 type Candidate struct {
 	DocID string `json:"doc_id"`
-	Name  string `json:"name"`            // the document's name in the collection (its file)
-	Title string `json:"title,omitempty"` // its title, as learnt from it
-	Date  string `json:"date,omitempty"`  // the date it was made, as written
+	// Display is how the faces show it: title, parties and date
+	// (names.Display): "Distributor Agreement — Airspan Networks / GLS,
+	// 31 March 2000".
+	Display string `json:"display"`
+	Name    string `json:"name"`            // the document's name in the collection (its file)
+	Title   string `json:"title,omitempty"` // its title, as learnt from it
+	Date    string `json:"date,omitempty"`  // the date it was made, as written
 }
 
 // Plan makes every decision of q (Plan) on the index's current snapshot.
@@ -193,8 +219,13 @@ func (ix *Index) Plan(ctx context.Context, q Query) (*Plan, error) {
 	p := ix.routePlan(q)
 	v := p.v
 	if p.docs != nil && len(p.docs) == 0 {
+		// None of the caller's documents is in the index, or the question
+		// calls a contract by a name none goes by: nothing is searched.
 		p.Terms = []TermWeight{}
-		p.plan() // the caller's documents are not in the index: nothing to weigh
+		p.plan()
+		if !q.NoProvisions {
+			p.Provision = ix.planProvision(v, q, p.Route)
+		}
 		return p, nil
 	}
 	if ix.sharding != nil && ix.table == nil && q.expand() {
@@ -343,8 +374,31 @@ func (ix *Index) routePlan(q Query) *Plan {
 					ref[k] = true
 				}
 			}
+		} else if m, nearest := ix.routeNear(v, q.Text, qs, ids, nr.unknown); m != nil {
+			// A name no contract goes by, read as the nearest name
+			// (routenear.go), and said.
+			r.Decision = RouteNamed
+			if len(m.docs) > 1 {
+				r.Decision = RouteAmbiguous
+			}
+			docs = m.docs
+			r.Unknown = []string{m.run.text}
+			r.Matched = []NameMatch{nearNameMatch(v, m)}
+			ref = map[int]bool{}
+			for k := m.run.from; k < m.run.to; k++ {
+				ref[k] = true
+			}
 		} else {
 			r.Decision = nr.decision // RouteAll or RouteUnknown
+			if r.Decision == RouteUnknown {
+				// A contract called by a name none goes by is not
+				// answered from the others: nothing is searched, and
+				// the nearest names are offered.
+				docs = []int32{}
+				for _, d := range nearest {
+					r.Nearest = append(r.Nearest, candidate(v, d))
+				}
+			}
 		}
 		if r.Decision.Narrowed() {
 			for _, d := range docs[:min(len(docs), MaxProvisionDocs)] {
@@ -472,7 +526,7 @@ func headerMatches(v *index.Snapshot, text string, qs []qword, ids []int32, docs
 
 // candidate describes document d for a user choosing among documents.
 func candidate(v *index.Snapshot, d int32) Candidate {
-	c := Candidate{DocID: v.DocID(d), Name: v.DocName(d)}
+	c := Candidate{DocID: v.DocID(d), Name: v.DocName(d), Display: docDisplay(v, d)}
 	i, ld := v.SegmentOfDoc(d)
 	seg := v.Segments()[i]
 	own, _ := seg.NamesOf(ld)
@@ -504,7 +558,7 @@ func why(v *index.Snapshot, r *Route) string {
 			}
 			name := ""
 			if d, ok := v.LookupDoc(id); ok {
-				name = v.DocName(d)
+				name = docDisplay(v, d)
 			}
 			ns = append(ns, name)
 		}
@@ -522,6 +576,16 @@ func why(v *index.Snapshot, r *Route) string {
 		return listWords(out)
 	}
 	var b strings.Builder
+	if len(r.Matched) == 1 && r.Matched[0].Near {
+		m := r.Matched[0]
+		fmt.Fprintf(&b, "No contract is called “%s”; the nearest name is “%s” (%s): ", m.Text, m.Name, m.Kind)
+		if r.Decision == RouteNamed {
+			fmt.Fprintf(&b, "searched %s only.", docNames(r.Docs))
+		} else {
+			fmt.Fprintf(&b, "it fits %d contracts: %s. Searched all of them; choose one to search it alone.", len(r.Docs), docNames(r.Docs))
+		}
+		return b.String()
+	}
 	switch r.Decision {
 	case RouteNamed:
 		fmt.Fprintf(&b, "The question names %s by %s: searched %s only.", docNames(r.Docs), said(r.Matched), docNames(r.Docs))
@@ -530,7 +594,14 @@ func why(v *index.Snapshot, r *Route) string {
 	case RouteAmbiguous:
 		fmt.Fprintf(&b, "The question's %s fits %d contracts: %s. Searched all of them; choose one to search it alone.", said(r.Matched), len(r.Docs), docNames(r.Docs))
 	case RouteUnknown:
-		fmt.Fprintf(&b, "No contract in this collection is called %s: searched all %d documents.", quoteList(r.Unknown), v.LiveDocs())
+		fmt.Fprintf(&b, "No contract in this collection is called %s, so none was searched.", quoteList(r.Unknown))
+		if len(r.Nearest) > 0 {
+			var ns []string
+			for _, c := range r.Nearest {
+				ns = append(ns, c.Display)
+			}
+			fmt.Fprintf(&b, " Did you mean %s?", orWords(ns))
+		}
 	case RouteChosen:
 		return ""
 	case RouteOff:
@@ -549,6 +620,28 @@ func why(v *index.Snapshot, r *Route) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// orWords joins words as prose: "a", "a or b", "a, b or c".
+func orWords(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
+}
+
+// docDisplay is how the faces show document d: its title, parties and date
+// (names.Display) from the names the index keeps.
+func docDisplay(v *index.Snapshot, d int32) string {
+	i, ld := v.SegmentOfDoc(d)
+	seg := v.Segments()[i]
+	own, _ := seg.NamesOf(ld)
+	list := make([]names.Name, 0, len(own))
+	for _, e := range own {
+		list = append(list, names.Name{Text: seg.NameText(e), Kind: names.Kind(e.Kind), Party: int(e.Party)})
+	}
+	name := v.DocName(d)
+	return names.Display(names.FromList(list, name), name)
 }
 
 // listWords joins words as prose: "a", "a and b", "a, b and c".

@@ -5,21 +5,21 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/compare"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // listFamilies answers GET …/collections/{c}/families: the groups of
 // documents that are one contract (near-duplicates and versions).
 func (s *Server) listFamilies(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
-	fams, err := ingest.CollectionFamilies(r.Context(), s.st, c)
+	fams, err := usecase.CollectionFamilies(r.Context(), s.st, c)
 	if err != nil {
 		s.storeErr(w, r, "families", err)
 		return
 	}
 	out := fams.Families
 	if out == nil {
-		out = []ingest.Family{}
+		out = []usecase.Family{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"families": out})
 }
@@ -44,7 +44,7 @@ func (s *Server) compareDocs(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	}
 	var sides [2]compare.Side
 	for i, id := range ids {
-		side, err := ingest.CompareSide(r.Context(), s.st, c, id)
+		side, err := usecase.CompareSide(r.Context(), s.st, c, id)
 		if err != nil {
 			s.storeErr(w, r, "compare", err)
 			return

@@ -57,7 +57,7 @@ func TestUploadDataRoom(t *testing.T) {
 		Documents []docJSON `json:"documents"`
 	}](t, body)
 	code, body = e.do("GET", "/api/v1/collections/room/documents/"+list.Documents[0].ID, key, nil, "")
-	if code != http.StatusOK || !strings.Contains(string(body), `"details":{"title":"LICENCE AGREEMENT"`) {
+	if code != http.StatusOK || !strings.Contains(string(body), `"title":"LICENCE AGREEMENT"`) || !strings.Contains(string(body), `"details":{"display":"Licence Agreement`) {
 		t.Errorf("document details: %d %.300s", code, body)
 	}
 	if strings.Contains(string(body), e.st.Dir()) {

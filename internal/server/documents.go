@@ -68,6 +68,10 @@ type docJSON struct {
 	Archive string `json:"archive,omitempty"`
 	Entry   string `json:"entry,omitempty"`
 	Parent  string `json:"parent,omitempty"`
+	// Display is how the faces show the document: its title, parties and
+	// date ("Distributor Agreement — Airspan Networks / GLS, 31 March
+	// 2000"), from the collection's index; "" when it is not indexed yet.
+	Display string `json:"display,omitempty"`
 }
 
 func toDocJSON(in store.DocInfo) docJSON {
@@ -118,7 +122,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	if f := r.URL.Query().Get("folder"); f != "" {
 		kept := infos[:0]
 		for _, in := range infos {
-			if ingest.InFolder(ingest.DocFolder(in), f) {
+			if usecase.InFolder(ingest.DocFolder(in), f) {
 				kept = append(kept, in)
 			}
 		}
@@ -129,6 +133,14 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	out := make([]docJSON, len(infos))
 	for i, in := range infos {
 		out[i] = toDocJSON(in)
+	}
+	if len(out) > 0 {
+		// The index holds every document's names: how each is shown.
+		if sn, err := s.coll.Get(r.Context(), r.PathValue("c")); err == nil {
+			for i := range out {
+				out[i].Display = sn.Index.DocDisplay(out[i].ID)
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, pageResponse("documents", out, next))
 }
@@ -149,28 +161,31 @@ type documentJSON struct {
 	Paragraphs []int                `json:"paragraphs,omitempty"`
 }
 
-// detailsJSON is what `pakton docs show` prints (ingest.Details) without
+// detailsJSON is what `pakton docs show` prints (usecase.Details) without
 // what document already holds and the server-side path.
 type detailsJSON struct {
-	Title       string          `json:"title,omitempty"`
-	Parties     []string        `json:"parties,omitempty"`
-	Type        string          `json:"type,omitempty"`
-	Names       []names.Name    `json:"names,omitempty"`
-	Meta        *document.Meta  `json:"meta,omitempty"`
-	Attachments []ingest.DocRef `json:"attachments,omitempty"`
-	Parent      *ingest.DocRef  `json:"parent,omitempty"`
-	Duplicates  []ingest.DocRef `json:"duplicates,omitempty"`
+	Display     string           `json:"display"`
+	Title       string           `json:"title,omitempty"`
+	Parties     []string         `json:"parties,omitempty"`
+	Type        string           `json:"type,omitempty"`
+	Names       []names.Name     `json:"names,omitempty"`
+	Meta        *document.Meta   `json:"meta,omitempty"`
+	Attachments []usecase.DocRef `json:"attachments,omitempty"`
+	Parent      *usecase.DocRef  `json:"parent,omitempty"`
+	Duplicates  []usecase.DocRef `json:"duplicates,omitempty"`
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c, id := r.PathValue("c"), r.PathValue("id")
-	d, rec, err := ingest.Describe(r.Context(), s.st, c, id)
+	d, rec, err := usecase.Describe(r.Context(), s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document", err)
 		return
 	}
-	out := documentJSON{Document: toDocJSON(d.DocInfo), Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
-		Details: detailsJSON{Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
+	doc := toDocJSON(d.DocInfo)
+	doc.Display = d.Display
+	out := documentJSON{Document: doc, Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
+		Details: detailsJSON{Display: d.Display, Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
 			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
 		out.Pages = []document.Page{}

@@ -6,12 +6,13 @@ import (
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // docGraphJSON is the body of GET …/documents/{id}/graph.
 type docGraphJSON struct {
 	Document docJSON `json:"document"`
-	ingest.GraphView
+	usecase.GraphView
 }
 
 // getDocGraph answers GET …/documents/{id}/graph: the document's defined
@@ -28,7 +29,7 @@ func (s *Server) getDocGraph(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.storeErr(w, r, "get document graph", err)
 		return
 	}
-	out := docGraphJSON{Document: toDocJSON(info), GraphView: ingest.ViewGraph(rec.Tree, g, computed)}
+	out := docGraphJSON{Document: toDocJSON(info), GraphView: usecase.ViewGraph(rec.Tree, g, computed)}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -41,7 +42,7 @@ func (s *Server) getCollectionGraph(w http.ResponseWriter, r *http.Request, _ au
 	if !ok {
 		return
 	}
-	g, computed, err := ingest.CollectionGraph(r.Context(), s.st, c, ids)
+	g, computed, err := usecase.CollectionGraph(r.Context(), s.st, c, ids)
 	if err != nil {
 		s.storeErr(w, r, "collection graph", err)
 		return

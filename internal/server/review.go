@@ -15,7 +15,6 @@ import (
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/auth"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/export"
@@ -324,10 +323,10 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 // reviewFamilies are the collection's families (the same contract in
 // several files), so a review's faces can show one row per family with its
 // other copies one click away. The table itself keeps a row per document.
-func (s *Server) reviewFamilies(ctx context.Context, collection string) []ingest.Family {
-	fams, err := ingest.CollectionFamilies(ctx, s.st, collection)
+func (s *Server) reviewFamilies(ctx context.Context, collection string) []usecase.Family {
+	fams, err := usecase.CollectionFamilies(ctx, s.st, collection)
 	if err != nil || fams.Families == nil {
-		return []ingest.Family{}
+		return []usecase.Family{}
 	}
 	return fams.Families
 }

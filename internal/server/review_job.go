@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/modelpass"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // runReviewJob is the job that runs a review; a restart runs it again and
@@ -86,30 +87,26 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 	if err != nil {
 		return nil, err
 	}
-	rev, err := review.NewReviewer(pb, det)
-	if err != nil {
-		return nil, err
-	}
-	run := &review.Run{Store: s.st, Collection: meta.Collection, Reviewer: rev, Docs: meta.Docs, Logger: s.log, Yield: jobs.Yield, Acquire: s.acquireCPU}
-	s.state.keepRows(run, meta.Collection, meta.ID)
+	rv := usecase.Reviewing{Store: s.st, Collection: meta.Collection, Playbook: pb, Detectors: det, Docs: meta.Docs}
 	if s.cfg.Models.Configured() && !meta.Offline {
 		// One answer cache per collection: it is keyed by document content,
 		// provision, model and prompt, so every review of the collection
 		// shares it.
-		chat, err := s.cfg.Models.Chat(llm.RoleReviewer)
-		if err != nil {
+		if rv.Chat, err = s.cfg.Models.Chat(llm.RoleReviewer); err != nil {
 			return nil, err
 		}
-		cache, err := s.state.modelCache(meta.Collection)
-		if err != nil {
+		if rv.ModelCache, err = s.state.modelCache(meta.Collection); err != nil {
 			return nil, err
 		}
-		pass, err := modelpass.New(chat, rev, cache)
-		if err != nil {
-			return nil, err
-		}
-		pass.Logger = s.log
-		run.Refiner = pass
 	}
+	run, err := rv.Run()
+	if err != nil {
+		return nil, err
+	}
+	run.Logger, run.Yield, run.Acquire = s.log, jobs.Yield, s.acquireCPU
+	if pass, ok := run.Refiner.(*modelpass.Pass); ok {
+		pass.Logger = s.log
+	}
+	s.state.keepRows(run, meta.Collection, meta.ID)
 	return run, nil
 }

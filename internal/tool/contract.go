@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/search"
@@ -42,8 +44,8 @@ func (c *Corpus) Search(ctx context.Context, q search.Query) (search.Result, []E
 
 // searchArgs are the arguments of the contract tools.
 type searchArgs struct {
-	Query string `json:"query"`
-	K     int    `json:"k,omitempty"`
+	Query string `json:"query" jsonschema:"what to look for, in the words a contract would use"`
+	K     int    `json:"k,omitempty" jsonschema:"number of passages (default 5)"`
 }
 
 func parseSearchArgs(ctx context.Context, name string, raw json.RawMessage) (searchArgs, error) {
@@ -58,10 +60,8 @@ func parseSearchArgs(ctx context.Context, name string, raw json.RawMessage) (sea
 	return a, ctx.Err()
 }
 
-const searchParams = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"what to look for, in the words a contract would use"},` +
-	`"k":{"type":"integer","minimum":1,"maximum":10,"description":"number of passages (default 5)"}},` +
-	`"required":["query"],"additionalProperties":false}`
+// searchParams is the schema of searchArgs: k is 1 to 10.
+var searchParams = paramsOf[searchArgs](func(p map[string]*jsonschema.Schema) { bounds(p["k"], 1, 10) })
 
 // SearchContract is the in-document search tool: it searches the contracts
 // under review (Docs) with the retrieval core and returns verbatim passages
@@ -86,7 +86,7 @@ func (t *SearchContract) Spec() llm.ToolSpec {
 			"Returns verbatim passages, each with its clause path, pages and character span. " +
 			"Phrase the query in the contract's own vocabulary (e.g. \"terminate for convenience notice\") rather than as a question. " +
 			"Call it again with a different query to look for exceptions, definitions or cross-referenced clauses.",
-		Parameters: json.RawMessage(searchParams),
+		Parameters: searchParams,
 	}
 }
 

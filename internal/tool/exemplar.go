@@ -28,7 +28,7 @@ func (t *FindExamples) Spec() llm.ToolSpec {
 		Description: "Find how OTHER contracts in the collection word a comparable provision (e.g. another agreement's limitation of liability), " +
 			"as exemplars for interpreting or benchmarking the contract under review. " +
 			"The passages come from different agreements: never cite them as terms of the contract under review.",
-		Parameters: json.RawMessage(searchParams),
+		Parameters: searchParams,
 	}
 }
 

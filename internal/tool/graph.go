@@ -82,19 +82,13 @@ func (t *DefineTerm) Spec() llm.ToolSpec {
 		Description: "Look up how the contract defines a capitalised term (e.g. \"Confidential Information\", \"Change of Control\"). " +
 			"Returns the verbatim definition with its clause path and span, or says the term is not defined. " +
 			"Use it whenever a provision's meaning turns on a defined term.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"term":{"type":"string","description":"the defined term, as capitalised in the contract"},` +
-			`"document":{"type":"string","description":"optional: the document's name or id, when several are under review"}},` +
-			`"required":["term"],"additionalProperties":false}`),
+		Parameters: paramsOf[defineArgs](nil),
 	}
 }
 
 // Call looks the term up.
 func (t *DefineTerm) Call(ctx context.Context, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Term     string `json:"term"`
-		Document string `json:"document"`
-	}
+	var a defineArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return Result{}, fmt.Errorf("define_term: arguments are not a JSON object with a \"term\": %w", err)
 	}
@@ -124,6 +118,18 @@ func (t *DefineTerm) Call(ctx context.Context, raw json.RawMessage) (Result, err
 	return Result{Text: FormatEvidence(ev, nil), Evidence: ev}, nil
 }
 
+// defineArgs are the arguments of define_term.
+type defineArgs struct {
+	Term     string `json:"term" jsonschema:"the defined term, as capitalised in the contract"`
+	Document string `json:"document,omitempty" jsonschema:"optional: the document's name or id, when several are under review"`
+}
+
+// followArgs are the arguments of follow_reference.
+type followArgs struct {
+	Reference string `json:"reference" jsonschema:"the reference as written, e.g. \"Section 7.3\" or \"Exhibit B\""`
+	Document  string `json:"document,omitempty" jsonschema:"optional: the document's name or id, when several are under review"`
+}
+
 // FollowReference is the Researcher's tool to read the clause a
 // cross-reference points to ("Section 7.3", "Exhibit B", "clauses (a) and
 // (c) of Section 9.1"), resolved against the contract's clause tree.
@@ -140,19 +146,13 @@ func (t *FollowReference) Spec() llm.ToolSpec {
 		Description: "Read the clause a cross-reference points to, such as \"Section 7.3\", \"Article IV\", \"Exhibit B\" or \"Sections 4.1 through 4.3\". " +
 			"Returns each referred-to clause verbatim with its clause path and span, or says the reference points to another agreement or to nothing in this one. " +
 			"Use it when a provision says \"subject to\", \"except as provided in\" or \"as defined in\" another clause.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"reference":{"type":"string","description":"the reference as written, e.g. \"Section 7.3\" or \"Exhibit B\""},` +
-			`"document":{"type":"string","description":"optional: the document's name or id, when several are under review"}},` +
-			`"required":["reference"],"additionalProperties":false}`),
+		Parameters: paramsOf[followArgs](nil),
 	}
 }
 
 // Call resolves and reads the reference.
 func (t *FollowReference) Call(ctx context.Context, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Reference string `json:"reference"`
-		Document  string `json:"document"`
-	}
+	var a followArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return Result{}, fmt.Errorf("follow_reference: arguments are not a JSON object with a \"reference\": %w", err)
 	}

@@ -217,17 +217,18 @@ func (t *SQL) Spec() llm.ToolSpec {
 			"user's database, e.g. for contract metadata, parties, amounts or dates the user keeps there. " +
 			"At most " + itoa(t.maxRows) + " rows are returned; aggregate or filter rather than fetching " +
 			"everything. The data is the user's records, not contract text.\nTables:\n" + schema,
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"query":{"type":"string","description":"a single SELECT statement"}},` +
-			`"required":["query"],"additionalProperties":false}`),
+		Parameters: paramsOf[sqlQueryArgs](nil),
 	}
+}
+
+// sqlQueryArgs are the arguments of sql_query.
+type sqlQueryArgs struct {
+	Query string `json:"query" jsonschema:"a single SELECT statement"`
 }
 
 // Call runs one read-only query and renders the rows as text.
 func (t *SQL) Call(ctx context.Context, args json.RawMessage) (Result, error) {
-	var in struct {
-		Query string `json:"query"`
-	}
+	var in sqlQueryArgs
 	if err := json.Unmarshal(args, &in); err != nil {
 		return Result{}, fmt.Errorf("sql_query: arguments: %w", err)
 	}

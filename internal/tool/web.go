@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/pakton/pakton/internal/llm"
 )
 
@@ -140,20 +142,24 @@ func (w *WebSearch) Spec() llm.ToolSpec {
 // (web_search, wikipedia): the query, described by query, and the number of
 // results, named unit ("results", "articles"), at most max, def by default.
 func externalParams(query, unit string, max, def int) json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{` +
-		`"query":{"type":"string","description":"` + query + `"},` +
-		`"max_results":{"type":"integer","minimum":1,"maximum":` + itoa(max) + `,"description":"number of ` + unit + ` (default ` + itoa(def) + `)"}},` +
-		`"required":["query"],"additionalProperties":false}`)
+	return paramsOf[externalSearchArgs](func(p map[string]*jsonschema.Schema) {
+		p["query"].Description = query
+		p["max_results"].Description = "number of " + unit + " (default " + itoa(def) + ")"
+		bounds(p["max_results"], 1, max)
+	})
+}
+
+// externalSearchArgs are the arguments of an external search tool.
+type externalSearchArgs struct {
+	Query      string `json:"query"`
+	MaxResults int    `json:"max_results,omitempty"`
 }
 
 // externalArgs reads the arguments of an external search tool named name:
 // the query, trimmed and cut to maxQueryRunes, and the number of results,
 // def when unset, at most max.
 func externalArgs(name string, args json.RawMessage, def, max int) (query string, n int, err error) {
-	var in struct {
-		Query      string `json:"query"`
-		MaxResults int    `json:"max_results"`
-	}
+	var in externalSearchArgs
 	if err := json.Unmarshal(args, &in); err != nil {
 		return "", 0, fmt.Errorf("%s: arguments: %w", name, err)
 	}

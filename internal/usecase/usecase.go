@@ -1,6 +1,10 @@
 // Package usecase is what pakton does for a user, once, whatever face asks:
-// answer a question from a collection (Asking.Answer) and open a collection
-// ready to answer (Answering). The faces — the HTTP API (internal/server),
+// answer a question from a collection (Asking.Answer), open a collection
+// ready to answer (Answering), and read what the faces show of stored
+// documents — a document's details (Describe), folders, families of
+// near-duplicates (CollectionFamilies), graphs (ViewGraph, CollectionGraph)
+// and the sides of a comparison (CompareSide). internal/ingest is the write
+// path; the faces read through this package. The faces — the HTTP API (internal/server),
 // the command line (cmd/pakton) and the MCP server (internal/mcp) — read a
 // request, call a use case and write its result or error in their own
 // transport; none of them decides how a question is answered.

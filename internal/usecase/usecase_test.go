@@ -11,6 +11,8 @@ import (
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -105,5 +107,26 @@ func TestAnswerEvidence(t *testing.T) {
 				t.Errorf("announced %q, want %q", said, tc.announce)
 			}
 		})
+	}
+}
+
+// TestReviewing: the run reviews the collection with the playbook, offline
+// without a model.
+func TestReviewing(t *testing.T) {
+	svc := newService(t)
+	pb, det := review.Builtin()
+	run, err := Reviewing{Store: svc.Store(), Collection: "c", Playbook: pb, Detectors: det}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Refiner != nil {
+		t.Errorf("a model pass without a model: %T", run.Refiner)
+	}
+	tab, stats, err := run.Table(t.Context())
+	if err != nil || len(tab.Rows) != 1 || stats.Contracts != 1 {
+		t.Fatalf("table: %d rows, stats %+v, err %v", len(tab.Rows), stats, err)
+	}
+	if _, err := (Reviewing{Store: svc.Store(), Collection: "c", Playbook: &playbook.Playbook{}, Detectors: det}).Run(); err == nil {
+		t.Error("an empty playbook was accepted")
 	}
 }

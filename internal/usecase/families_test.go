@@ -1,11 +1,14 @@
-package ingest
+package usecase
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -27,7 +30,7 @@ func TestCollectionFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := Ingest(context.Background(), st, "c", []string{filepath.Join(dir, "in")}, Options{}); err != nil {
+	if _, err := ingest.Ingest(context.Background(), st, "c", []string{filepath.Join(dir, "in")}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := CollectionFamilies(t.Context(), st, "c")
@@ -45,7 +48,7 @@ func TestCollectionFamilies(t *testing.T) {
 	if fam.Primary != byName["msa-executed.txt"] {
 		t.Errorf("primary %s, want the executed copy", fam.Primary)
 	}
-	info, _ := FindDoc(t.Context(), st, "c", "other.txt")
+	info, _ := ingest.FindDoc(t.Context(), st, "c", "other.txt")
 	if f.Of(info.ID) != nil {
 		t.Error("a different contract is in the family")
 	}
@@ -61,4 +64,36 @@ func TestCollectionFamilies(t *testing.T) {
 	if err != nil || len(f.Families) != 1 || len(f.Families[0].Members) != 2 {
 		t.Fatalf("after a deletion: %+v, %v", f, err)
 	}
+}
+
+// contractText is a synthetic services agreement (as in ingest's tests).
+func contractText(seed, articles int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "SERVICES AGREEMENT NO. %d\n\nThis Services Agreement is made between Provider %d Ltd and Customer %d Inc.\n\n", seed, seed, seed*7)
+	fmt.Fprintf(&b, "ARTICLE 1 DEFINITIONS\n\n1.1 \"Services\" means the services described in Schedule %d.\n\n", seed%5+1)
+	for a := 2; a <= articles; a++ {
+		fmt.Fprintf(&b, "ARTICLE %d OBLIGATIONS PART %d\n\n", a, a)
+		for c := 1; c <= 3; c++ {
+			fmt.Fprintf(&b, "%d.%d The Provider shall perform obligation %d-%d-%d with due care and within %d days of a written request by the Customer, except that:\n\n", a, c, seed, a, c, (seed+a+c)%60+1)
+			for i, l := range []string{"a", "b"} {
+				fmt.Fprintf(&b, "(%s) no obligation applies to goods delivered after termination under clause %d.%d; and\n\n", l, a, i+1)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "IN WITNESS WHEREOF the parties have signed this Agreement number %d.\n", seed)
+	return b.String()
+}
+
+// writeFile writes data to dir/name, creating directories.
+
+func writeFile(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

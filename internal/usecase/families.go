@@ -1,4 +1,4 @@
-package ingest
+package usecase
 
 import (
 	"context"
@@ -11,12 +11,9 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/family"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 )
-
-// ArtifactFamily is the document's near-duplicate signature
-// (family.Signature.Encode): what tells the same contract twice.
-const ArtifactFamily = "family"
 
 // familyCache is the collection's families as last computed, labelled with
 // the generation they were computed at.
@@ -178,7 +175,7 @@ func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' 
 // docSignature reads a document's signature, computing it from the stored
 // text when the document has none.
 func docSignature(ctx context.Context, st *store.Store, collection string, in store.DocInfo) (family.Signature, error) {
-	if b, err := st.Artifact(ctx, collection, in.ID, ArtifactFamily); err == nil {
+	if b, err := st.Artifact(ctx, collection, in.ID, ingest.ArtifactFamily); err == nil {
 		if sig, err := family.Decode(b); err == nil {
 			return sig, nil
 		}

@@ -1,4 +1,4 @@
-package ingest
+package usecase
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -24,6 +25,10 @@ type Details struct {
 	Title   string   `json:"title,omitempty"`
 	Parties []string `json:"parties,omitempty"`
 	Type    string   `json:"type,omitempty"`
+	// Display is how every face shows the document: its title, parties and
+	// date (names.Display: "Distributor Agreement — Airspan Networks / GLS,
+	// 31 March 2000"); the name above stays its file.
+	Display string `json:"display"`
 	// Names are what people may call the document by, learnt at ingest
 	// (internal/names): parties and their short names, title, type, date,
 	// file name and folder.
@@ -59,9 +64,9 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 	if err != nil {
 		return Details{}, nil, err
 	}
-	d := Details{DocInfo: info, Folder: DocFolder(info), Meta: rec.Doc.Meta}
+	d := Details{DocInfo: info, Folder: ingest.DocFolder(info), Meta: rec.Doc.Meta}
 	var sum chunk.DocSummary
-	if b, err := st.Artifact(ctx, collection, id, ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
+	if b, err := st.Artifact(ctx, collection, id, ingest.ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	} else {
 		sum = chunk.Summary(rec.Doc)
@@ -99,13 +104,27 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 			}
 		}
 	}
-	if nm, err := DocNames(ctx, st, collection, id); err == nil {
+	if nm, err := ingest.DocNames(ctx, st, collection, id); err == nil {
 		d.Names = nm.All()
-		if len(d.Parties) == 0 {
+		// The names learner reads parties, title and type more carefully
+		// than the summary line (which cuts a preamble at every "and"):
+		// where it read them, they are what the document is shown by.
+		if len(nm.Parties) > 0 {
+			d.Parties = d.Parties[:0]
 			for _, p := range nm.Parties {
 				d.Parties = append(d.Parties, p.Name)
 			}
 		}
+		if nm.Title != "" {
+			d.Title = nm.Title
+		}
+		if nm.Type != "" {
+			d.Type = nm.Type
+		}
+		d.Display = names.Display(nm, info.Name)
+	}
+	if d.Display == "" {
+		d.Display = names.Display(names.Names{Title: d.Title, Type: d.Type}, info.Name)
 	}
 	if fams, err := CollectionFamilies(ctx, st, collection); err == nil {
 		d.Duplicates = fams.Duplicates(id)
@@ -130,7 +149,7 @@ func InFolder(folder, want string) bool {
 func Folders(infos []store.DocInfo) []FolderCount {
 	counts := map[string]int{}
 	for _, in := range infos {
-		f := DocFolder(in)
+		f := ingest.DocFolder(in)
 		for f != "" {
 			counts[f]++
 			i := strings.LastIndex(f, "/")
@@ -152,12 +171,4 @@ func Folders(infos []store.DocInfo) []FolderCount {
 type FolderCount struct {
 	Folder string `json:"folder"`
 	Docs   int    `json:"docs"`
-}
-
-// DocFolder is the folder a document is filed in.
-func DocFolder(in store.DocInfo) string {
-	if in.Source.Folder != "" || in.Source.Archive != "" {
-		return in.Source.Folder
-	}
-	return folderOf(in.Name)
 }

@@ -1,4 +1,4 @@
-package ingest
+package usecase
 
 import (
 	"github.com/pakton/pakton/internal/clause"

@@ -1,0 +1,253 @@
+package names
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Display is how every face shows a contract: its title, its parties and
+// its date, as a lawyer names it — "Distributor Agreement — Airspan
+// Networks / GLS LLC, 31 March 2000". It is built only from what the
+// document was learnt to be called by (Learn): the title (or, without one,
+// the kind of agreement, or the file name), the parties' names without
+// their legal form (up to three, then how many more), and the date written
+// in words. The file path stays what identifies the document; Display is
+// what a person reads.
+func Display(n Names, docName string) string {
+	title := displayTitle(n, docName)
+	var parties []string
+	seen := map[string]bool{}
+	for _, p := range n.Parties {
+		name := p.Core
+		if name == "" || utf8.RuneCountInString(name) < 3 {
+			name = p.Name
+		}
+		name = typedName(name)
+		if k := Key(name); k == "" || seen[k] || strings.Contains(Key(title), k) && len(n.Parties) == 1 {
+			continue
+		} else {
+			seen[k] = true
+		}
+		parties = append(parties, name)
+	}
+	if len(parties) > 3 {
+		parties = append(parties[:2], strconv.Itoa(len(parties)-2)+" others")
+	}
+	out := title
+	if len(parties) > 0 {
+		out += " — " + strings.Join(parties, " / ")
+	}
+	if d := DisplayDate(n.Date); d != "" {
+		out += ", " + d
+	} else if n.Year > 0 {
+		out += ", " + strconv.Itoa(n.Year)
+	}
+	return out
+}
+
+// FromList rebuilds, from a document's names as All lists them (what the
+// search index keeps), the parts of Names that Display reads: the title,
+// type, date, year and the parties' full names and cores.
+func FromList(list []Name, docName string) Names {
+	var n Names
+	n.File, n.Folder = fileNames(docName)
+	for _, nm := range list {
+		switch nm.Kind {
+		case KindParty:
+			for len(n.Parties) <= nm.Party && nm.Party < 64 {
+				n.Parties = append(n.Parties, Party{})
+			}
+			if nm.Party >= 0 && nm.Party < len(n.Parties) {
+				n.Parties[nm.Party].Name = nm.Text
+			}
+		case KindForm:
+			if nm.Party >= 0 && nm.Party < len(n.Parties) {
+				n.Parties[nm.Party].Core = nm.Text
+			}
+		case KindTitle:
+			n.Title = nm.Text
+		case KindType:
+			if n.Type == "" {
+				n.Type = nm.Text // the longest comes first (typeSuffixes)
+			}
+		case KindDate:
+			n.Date = nm.Text
+		case KindYear:
+			n.Year, _ = strconv.Atoi(nm.Text)
+		}
+	}
+	kept := n.Parties[:0]
+	for _, p := range n.Parties {
+		if p.Name != "" {
+			kept = append(kept, p)
+		}
+	}
+	n.Parties = kept
+	if n.Title == "" && n.Type != "" {
+		n.Title = n.Type // All gives a title that only says the type as the type
+	}
+	return n
+}
+
+// displayTitle is the title a contract is shown by: its own, in title case
+// when written in capitals; else its kind ("Supply Agreement"); else its
+// file name without the extension.
+func displayTitle(n Names, docName string) string {
+	t := strings.Join(strings.Fields(n.Title), " ")
+	if i := strings.IndexAny(t, "\"“("); i > 0 {
+		t = strings.TrimRight(t[:i], " ,;:") // License Agreement ("Agreement")
+	}
+	t = strings.Trim(t, "\"“” ")
+	if !namesAKind(t) {
+		t = "" // a banner or a sentence before the title ("Confidential treatment has been requested…")
+	}
+	if t == "" && n.Type != "" {
+		t = n.Type
+	}
+	if t == "" {
+		base := path.Base(strings.ReplaceAll(docName, "\\", "/"))
+		if i := strings.LastIndexByte(base, '.'); i > 0 && len(base)-i <= 6 {
+			base = base[:i]
+		}
+		if base == "." || base == "/" {
+			return docName
+		}
+		return base
+	}
+	if utf8.RuneCountInString(t) > 80 {
+		r := []rune(t)
+		cut := 80
+		for cut > 40 && r[cut] != ' ' {
+			cut--
+		}
+		t = strings.TrimRight(string(r[:cut]), " ,;:") + "…"
+	}
+	return titleCase(t)
+}
+
+// namesAKind reports whether a title holds a word titles use for a kind
+// of document ("agreement", "amendment", "lease").
+func namesAKind(t string) bool {
+	lower := 0
+	for _, w := range strings.Fields(t) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsLower(r) && !smallWord[w] {
+			lower++
+		}
+	}
+	if lower >= 3 || strings.HasSuffix(t, ":") {
+		return false // a sentence, not a title
+	}
+	k := " " + Key(t) + " "
+	for _, w := range TypeWords {
+		if strings.Contains(k, " "+w+" ") || strings.Contains(k, " "+w+"s ") {
+			return true
+		}
+	}
+	return false
+}
+
+// titleCase writes a title given in capitals or in lower case with a
+// capital to each word but the small joining ones ("MASTER SUPPLY
+// AGREEMENT" → "Master Supply Agreement"); a title already mixed is kept.
+func titleCase(t string) string {
+	if t != strings.ToUpper(t) && t != strings.ToLower(t) {
+		return t
+	}
+	w := strings.Fields(strings.ToLower(t))
+	for i, x := range w {
+		if i > 0 && smallWord[x] {
+			continue
+		}
+		r := []rune(x)
+		r[0] = unicode.ToUpper(r[0])
+		w[i] = string(r)
+	}
+	return strings.Join(w, " ")
+}
+
+var smallWord = map[string]bool{"of": true, "and": true, "the": true, "for": true, "to": true, "in": true, "on": true, "a": true, "an": true, "or": true, "by": true, "with": true}
+
+// typedName writes a party name given in capitals as people write it
+// ("AIRSPAN NETWORKS" → "Airspan Networks"); short words in capitals
+// ("GLS", "LLC") stay so.
+func typedName(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s != strings.ToUpper(s) {
+		return s
+	}
+	w := strings.Fields(s)
+	for i, x := range w {
+		if utf8.RuneCountInString(strings.Trim(x, ".,")) > 3 {
+			r := []rune(strings.ToLower(x))
+			r[0] = unicode.ToUpper(r[0])
+			w[i] = string(r)
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// DisplayDate writes a date as written in a preamble ("the 31st day of
+// March, 2000", "March 31, 2000", "2000-03-31") as "31 March 2000"; a
+// month and year as "March 2000"; "" when it holds no year.
+func DisplayDate(d string) string {
+	if d == "" {
+		return ""
+	}
+	var day, year int
+	month := ""
+	nums := []int{}
+	for _, f := range strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		lf := strings.ToLower(f)
+		if month == "" {
+			for _, m := range months {
+				if len(lf) >= 3 && strings.HasPrefix(m, lf) || lf == m {
+					month = strings.ToUpper(m[:1]) + m[1:]
+				}
+			}
+			if month != "" {
+				continue
+			}
+		}
+		digits := strings.TrimRight(lf, "stndrh") // 31st, 2nd, 3rd, 4th
+		if v, err := strconv.Atoi(digits); err == nil {
+			nums = append(nums, v)
+		}
+	}
+	for _, v := range nums {
+		switch {
+		case v >= 1900 && v <= 2100:
+			year = v
+		case v >= 1 && v <= 31 && day == 0:
+			day = v
+		}
+	}
+	if year == 0 {
+		return ""
+	}
+	if month == "" && len(nums) == 3 {
+		// numeric: 2000-03-31, 03/31/2000 or 31.03.2000
+		a, b := nums[0], nums[1]
+		m := 0
+		switch {
+		case a >= 1900:
+			m, day = b, nums[2]
+		case a > 12:
+			day, m = a, b
+		default:
+			m, day = a, b
+		}
+		if m >= 1 && m <= 12 {
+			month = strings.ToUpper(months[m-1][:1]) + months[m-1][1:]
+		}
+	}
+	switch {
+	case month != "" && day > 0:
+		return strconv.Itoa(day) + " " + month + " " + strconv.Itoa(year)
+	case month != "":
+		return month + " " + strconv.Itoa(year)
+	}
+	return strconv.Itoa(year)
+}
