@@ -8,9 +8,9 @@ import (
 
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/config"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/store/weaviate"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 // openExisting opens the store the global flags name for a command that
@@ -153,13 +153,5 @@ func emptyCollection(st *store.Store, collection string) error {
 // docIDs resolves --doc references (ids or names) to document ids, in order;
 // nil when none are given.
 func docIDs(ctx context.Context, st *store.Store, coll string, refs []string) ([]string, error) {
-	var ids []string
-	for _, ref := range refs {
-		info, err := ingest.FindDoc(ctx, st, coll, ref)
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, info.ID)
-	}
-	return ids, nil
+	return usecase.Documents(ctx, st, coll, refs)
 }

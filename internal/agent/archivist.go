@@ -79,7 +79,7 @@ func (s *session) archivist(ctx context.Context, req Request) (brief, error) {
 	err = s.callJSON(ctx, s.models.Archivist, llm.Request{
 		Step:     "archivist",
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: archivistSystem}, {Role: llm.RoleUser, Content: user}},
-		Schema:   schema("archivist_brief", archivistSchema),
+		Schema:   archivistSchema,
 	}, &rep, func() error {
 		if strings.TrimSpace(rep.Query) == "" {
 			return errors.New(`"query" is empty`)

@@ -124,6 +124,11 @@ func TestEvidencePerContractAsksTheNotice(t *testing.T) {
 	if msa.Asked != "Customer: 60 days; Provider: 180 days (only during any Renewal Term)" {
 		t.Errorf("notice asked %q", msa.Asked)
 	}
+	// the clause named first is the one the answer was read from: the
+	// Customer's right, 11.2(a)
+	if len(msa.Citations) == 0 || !strings.HasSuffix(msa.Citations[0].Path, "11.2 > (a)") || !strings.Contains(msa.Citations[0].Text, "sixty (60) days") {
+		t.Errorf("first citation %+v, want 11.2(a)", msa.Citations)
+	}
 	var b strings.Builder
 	if err := report.WriteMarkdown(&b, r); err != nil {
 		t.Fatal(err)

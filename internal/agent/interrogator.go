@@ -201,7 +201,7 @@ func (s *session) nextQuestion(ctx context.Context, b brief, draft *writerReply,
 	err := s.callJSON(ctx, s.models.Interrogator, llm.Request{
 		Step:     "interrogator",
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: questionSystem}, {Role: llm.RoleUser, Content: user}},
-		Schema:   schema("next_question", questionSchema),
+		Schema:   questionSchema,
 	}, &q, nil)
 	return q, err
 }
@@ -229,7 +229,7 @@ func (s *session) refine(ctx context.Context, b brief, draft *writerReply, f *fi
 	err := s.callJSON(ctx, s.models.Writer, llm.Request{
 		Step:     "writer",
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: writerSystem}, {Role: llm.RoleUser, Content: user}},
-		Schema:   schema("legal_report", writerSchema),
+		Schema:   writerSchema,
 	}, &out, func() error {
 		if strings.TrimSpace(out.Answer) == "" && strings.TrimSpace(out.Reasoning) == "" {
 			return errors.New(`"answer" and "reasoning" are both empty`)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
 )
@@ -122,6 +124,20 @@ func decodeJSON(content string, out any, check func() error) error {
 	return nil
 }
 
-func schema(name, s string) *llm.Schema {
-	return &llm.Schema{Name: name, Schema: json.RawMessage(s)}
+// The structured outputs the agents ask for, derived from the replies they
+// are decoded into (llm.SchemaOf); a minimum length is what a type cannot
+// say.
+var (
+	archivistSchema  = llm.SchemaOf[archivistReply]("archivist_brief", minLength("query"))
+	researcherSchema = llm.SchemaOf[researcherReply]("research_answer", minLength("answer"))
+	questionSchema   = llm.SchemaOf[questionReply]("next_question", nil)
+	writerSchema     = llm.SchemaOf[writerReply]("legal_report", minLength("answer"))
+)
+
+// minLength makes the string property prop of a schema non-empty.
+func minLength(prop string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		one := 1
+		s.Properties[prop].MinLength = &one
+	}
 }

@@ -22,11 +22,6 @@ Split the request into:
 
 Do not answer the question yourself. ` + dataRule
 
-const archivistSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","minLength":1},"context":{"type":"string"},"instructions":{"type":"string"},` +
-	`"documents":{"type":"array","items":{"type":"string"}},"clarifying_question":{"type":"string"}},` +
-	`"required":["query","context","instructions","documents","clarifying_question"],"additionalProperties":false}`
-
 // summarySystem asks for the short generic description of a contract used
 // for summary augmentation and routing.
 const summarySystem = `You write one-line descriptions of contracts for a search index. Given the opening of a contract, reply with a single sentence of at most 150 characters naming the kind of agreement, the parties and the subject matter — generic, with no opinions, no dates unless essential, and no quotation marks. ` + dataRule
@@ -43,11 +38,6 @@ How to work:
    - "evidence": for each passage you rely on, its "id" and a "quote" — the shortest exact excerpt of that passage that supports the answer, copied character for character (no paraphrase, no added words; use "..." only to skip words inside it).
 Never invent a passage id or a quotation. Passages from find_examples belong to OTHER contracts: never present them as terms of the contract under review.
 ` + dataRule
-
-const researcherSchema = `{"type":"object","properties":{` +
-	`"answer":{"type":"string","minLength":1},` +
-	`"evidence":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"quote":{"type":"string"}},"required":["id","quote"],"additionalProperties":false}}},` +
-	`"required":["answer","evidence"],"additionalProperties":false}`
 
 // questionSystem is the Interrogator's brief for choosing the next
 // question, or declaring it is done.
@@ -66,9 +56,6 @@ Reply with the JSON object the schema describes. ` + dataRule
 // "done" flag is missing.
 const StopPhrase = "I can now answer the question with confidence."
 
-const questionSchema = `{"type":"object","properties":{"done":{"type":"boolean"},"question":{"type":"string"},"reason":{"type":"string"}},` +
-	`"required":["done","question","reason"],"additionalProperties":false}`
-
 // writerSystem is the brief for writing and refining the report.
 const writerSystem = `You are the legal writer of a contract-analysis team. You keep one report that answers the user's question, and you rewrite it each time new research arrives.
 
@@ -82,8 +69,3 @@ Fields of the JSON object:
 - "gaps": what the documents do not settle and the next questions worth asking, as a short list.
 - "sources": the numbered sources the prose cites as [1], [2], …: for each, "n", the "evidence_id" of a passage from <evidence>, and a "quote" copied exactly from that passage (the shortest excerpt that supports the claim). Cite only passages listed in <evidence>; never invent a quotation; every [n] in the prose must appear in "sources".
 If the evidence is insufficient, say so in the report rather than guessing. ` + dataRule
-
-const writerSchema = `{"type":"object","properties":{` +
-	`"title":{"type":"string"},"summary":{"type":"string"},"reasoning":{"type":"string"},"answer":{"type":"string","minLength":1},"gaps":{"type":"string"},` +
-	`"sources":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"},"evidence_id":{"type":"string"},"quote":{"type":"string"}},"required":["n","evidence_id","quote"],"additionalProperties":false}}},` +
-	`"required":["title","summary","reasoning","answer","gaps","sources"],"additionalProperties":false}`

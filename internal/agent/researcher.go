@@ -72,7 +72,7 @@ func (s *session) research(ctx context.Context, b brief, question string) (*find
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: researcherSystem}, {Role: llm.RoleUser, Content: user}}
 	var reply researcherReply
 	for round := 0; ; round++ {
-		req := llm.Request{Step: "researcher", Messages: msgs, Schema: schema("research_answer", researcherSchema)}
+		req := llm.Request{Step: "researcher", Messages: msgs, Schema: researcherSchema}
 		if round < maxToolRounds && len(specs) > 0 {
 			req.Tools = specs
 		}

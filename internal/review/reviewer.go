@@ -74,9 +74,11 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 	cell.Found = cell.Confidence >= r.sc.Threshold(i)
 	cell.Answer, cell.Extracts = answer.Read(prep, p, cell.Extracts, scores, cell.Found)
 	if cell.Found {
-		if cell.Answer.Excludes {
+		if cell.Answer.Excludes || cell.Answer.Kind == answer.KindNotFound {
 			// A clause that excludes the provision is evidence, not the
-			// provision: the cell is not found, and shows why.
+			// provision; nor is a clause that does not operate (a
+			// definition, a recital …) or grants a neighbouring right:
+			// the cell is not found, and shows why.
 			cell.Found = false
 		} else {
 			cell.Value = cell.Answer.Text

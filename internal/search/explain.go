@@ -272,6 +272,17 @@ func (ex *Explain) WriteText(w io.Writer, docName func(id string) string) {
 			p("  added from %s: %s\n", k, strings.Join(by[k], ", "))
 		}
 	}
+	if len(ex.Learned) > 0 {
+		var ws []string
+		for _, l := range ex.Learned {
+			w := l.Term
+			if index.IsHeadTerm(w) {
+				w = "heading:" + strings.TrimPrefix(w, index.HeadMark)
+			}
+			ws = append(ws, fmt.Sprintf("%s %.2g", w, l.Weight))
+		}
+		p("  learnt from labelled questions: %s\n", strings.Join(ws, ", "))
+	}
 	if ps := ex.Provisions; ps != nil {
 		p("  provisions: %s\n", ps.Why)
 		for _, m := range ps.Matches {

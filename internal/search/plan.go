@@ -39,6 +39,9 @@ type Plan struct {
 	// Expansions are the words added to the question, each from the word
 	// that brought it (its source), with its weight.
 	Expansions []Expansion `json:"expansions,omitempty"`
+	// Learned are the words a model learnt from labelled questions added
+	// (Query.Learned), with their weights.
+	Learned []Weighted `json:"learned,omitempty"`
 	// Provision is the decision about the review detectors: whether a
 	// ProvisionFinder is asked (SearchWith), in which documents, about what.
 	Provision ProvisionPlan `json:"provision"`
@@ -423,7 +426,12 @@ func (ix *Index) routePlan(q Query) *Plan {
 	// does the rest of the part of the question that names it ("Consider
 	// the Cooperation Agreement between A and B for Renewable Energy
 	// Projects; is liability capped?").
-	ref = namingParts(ref, breaks)
+	var self func(i int) bool
+	if len(ref) > 0 && !q.NoFraming {
+		framing := ix.framing(v, q.Text, terms)
+		self = func(i int) bool { return framing[terms[i]] != "" }
+	}
+	ref = namingParts(ref, breaks, self)
 	p.Words = terms
 	if len(ref) > 0 && len(ref) < len(terms) {
 		p.Words = nil
@@ -463,7 +471,7 @@ func nameMatches(v *index.Snapshot, text string, qs []qword, ms []nameMatch) []N
 		seen := map[int32]bool{}
 		for _, r := range m.entries {
 			e := entry(v, r)
-			if names.Kind(e.Kind) == names.KindRole {
+			if k := names.Kind(e.Kind); k == names.KindRole || k == names.KindCorrespondence {
 				continue
 			}
 			if nm.Name == "" {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/collection"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/usecase"
 )
@@ -71,24 +70,38 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 }
 
 // resolveDocs turns the document ids or names of a request into ids,
-// answering 404 itself for one the collection does not hold.
+// answering itself (docErr) for one the collection does not hold.
 func (s *Server) resolveDocs(w http.ResponseWriter, r *http.Request, c string, refs []string) ([]string, bool) {
-	var ids []string
-	for _, ref := range docRefs(refs) {
-		info, err := ingest.FindDoc(r.Context(), s.st, c, ref)
-		if err != nil {
-			if _, gerr := s.st.Generation(r.Context(), c); gerr != nil {
-				collectionNotFound(w, c)
-			} else if errors.Is(err, ingest.ErrAmbiguous) {
-				fail(w, http.StatusBadRequest, "%s", err.Error())
-			} else {
-				fail(w, http.StatusNotFound, "document %q not found", ref)
-			}
-			return nil, false
-		}
-		ids = append(ids, info.ID)
+	ids, err := usecase.Documents(r.Context(), s.st, c, docRefs(refs))
+	if err != nil {
+		s.docErr(w, r, c, err)
+		return nil, false
 	}
 	return ids, true
+}
+
+// docErr writes the response for a document reference of collection c
+// that did not resolve (a *usecase.DocumentError): 404 for a collection or a
+// document the store does not have, 400 for a reference several documents
+// fit (the message names them).
+func (s *Server) docErr(w http.ResponseWriter, r *http.Request, c string, err error) {
+	var de *usecase.DocumentError
+	switch {
+	case !errors.As(err, &de):
+		s.caseErr(w, r, "resolve documents", err)
+	case s.collectionMissing(r, c):
+		collectionNotFound(w, c)
+	case de.Ambiguous():
+		fail(w, http.StatusBadRequest, "%s", err.Error())
+	default:
+		fail(w, http.StatusNotFound, "document %q not found", de.Ref)
+	}
+}
+
+// collectionMissing reports whether the store has no collection c.
+func (s *Server) collectionMissing(r *http.Request, c string) bool {
+	_, err := s.st.Generation(r.Context(), c)
+	return err != nil
 }
 
 // answeringIn is what search and ask start with: the documents refs name

@@ -2,34 +2,23 @@ package tool
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/pakton/pakton/internal/llm"
 )
 
 // paramsOf is the JSON schema of a tool's arguments, derived from T, the
-// struct its Call decodes them into (github.com/google/jsonschema-go, the
-// library the MCP SDK derives the MCP tools' schemas with): a property per
-// JSON field, described by its `jsonschema` tag, required unless its tag says
-// omitempty, and no other properties. A schema therefore cannot name an
-// argument Call does not read. adjust, when not nil, adds what a Go type
-// cannot say (bounds, a description that depends on configuration).
-//
-// T is a fixed struct of strings and integers, so deriving cannot fail; a
-// failure is a programming error and panics when the tool is built.
+// struct its Call decodes them into (llm.DeriveSchema), so a schema cannot
+// name an argument Call does not read. adjust, when not nil, sets what a Go
+// type cannot say on the properties (bounds, a description that depends on
+// configuration).
 func paramsOf[T any](adjust func(props map[string]*jsonschema.Schema)) json.RawMessage {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool: schema of %T: %v", *new(T), err))
-	}
-	if adjust != nil {
-		adjust(s.Properties)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("tool: schema of %T: %v", *new(T), err))
-	}
-	return b
+	return llm.DeriveSchema[T](func(s *jsonschema.Schema) {
+		if adjust != nil {
+			adjust(s.Properties)
+		}
+	})
 }
 
 // bounds sets the inclusive minimum and maximum of an integer property.

@@ -130,3 +130,18 @@ func TestReviewing(t *testing.T) {
 		t.Error("an empty playbook was accepted")
 	}
 }
+
+// TestDocuments: references resolve to ids in order; one that fits no
+// document is a *DocumentError wrapping store.ErrNotFound, not ambiguous.
+func TestDocuments(t *testing.T) {
+	svc := newService(t)
+	ids, err := Documents(t.Context(), svc.Store(), "c", []string{"msa.txt", "msa"})
+	if err != nil || len(ids) != 2 || ids[0] != ids[1] {
+		t.Fatalf("Documents = %v, %v", ids, err)
+	}
+	_, err = Documents(t.Context(), svc.Store(), "c", []string{"msa.txt", "nothing-like-it"})
+	var de *DocumentError
+	if !errors.As(err, &de) || de.Ref != "nothing-like-it" || de.Ambiguous() || !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown reference: %#v", err)
+	}
+}

@@ -120,10 +120,27 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 	case playbook.AnswerYesNo:
 		return polarityAnswer(p, ex)
 	case playbook.AnswerDate:
-		if v, ok := pickDate(s, written(allDatesAt(s)), c); ok {
+		// a date the contract leaves blank where it dates itself is a
+		// candidate too: said as blank, not replaced by another date
+		cands := written(allDatesAt(s))
+		bs, opening := ownBlankDates(j, s)
+		dated := false
+		for _, v := range cands {
+			dated = dated || v.at < opening
+		}
+		if len(bs) > 0 && !dated {
+			// the opening's only date is blank
+			cands = bs[:1]
+		} else if len(bs) > 0 {
+			cands = append(cands, bs...)
+			sort.SliceStable(cands, func(x, y int) bool { return cands[x].at < cands[y].at })
+		}
+		if v, ok := pickDate(s, cands, c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
-		} else if loc := rePerpetual().FindStringIndex(s); loc != nil {
+		} else if loc := rePerpetual().FindStringIndex(s); loc != nil && endsSomething(c) {
+			// "perpetual" is an end, not the date a contract is made or
+			// takes effect
 			a.Text = "perpetual"
 			add(loc[0], loc[1], "value")
 		}
@@ -149,6 +166,9 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 		}
 		cands = append(cands, written(periodicRenewals(s))...)
 		sort.SliceStable(cands, func(x, y int) bool { return cands[x].at < cands[y].at })
+		if reFee().MatchString(p.Name) {
+			cands = timeToPay(s, cands)
+		}
 		cands = byNotice(s, cands, c)
 		if v, ok := pickValue(s, cands, c); ok {
 			a.Text = v.v
@@ -477,7 +497,7 @@ var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1
 // gives Yes or Conditional; when every extract that mentions it excludes
 // it, the answer is No and the evidence excludes the provision.
 func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
-	var no *Answer
+	var no, causes *Answer
 	noWeight := 0.0
 	for i, e := range ex {
 		pol := readPolarity(p, e.Text)
@@ -499,11 +519,17 @@ func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
 				noWeight = pol.weight
 			}
 			continue
-		case no != nil && onStatedCauses(p, e.Text, pol):
+		case onStatedCauses(p, e.Text, pol):
 			// a right the playbook defines as needing no cause ("without
 			// cause", "for convenience") is not granted by a clause that
 			// allows the act only on stated causes ("Manufacturer may
-			// terminate … by written notice: (a) if Net Purchases …")
+			// terminate … by written notice: (a) if Net Purchases …"):
+			// that clause grants a neighbouring right
+			if causes == nil {
+				causes = &Answer{Kind: KindNotFound, Text: "Not found",
+					Reason: "the clause allows it only on stated causes, not without cause"}
+				causes.Spans = at(pol.focus, "value")
+			}
 			continue
 		case no != nil && pol.weight < noWeight:
 			// a weaker mention ("may terminate … if …") does not outweigh
@@ -518,6 +544,9 @@ func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
 	}
 	if no != nil {
 		return no
+	}
+	if causes != nil {
+		return causes
 	}
 	return &Answer{Kind: KindYes, Text: "Yes"}
 }
@@ -593,4 +622,86 @@ func definedEndAnswer(p *detect.Prepared, pr *playbook.Provision, ex []detect.Ex
 		}
 	}
 	return nil, nil
+}
+
+var (
+	// rePayWord says a segment is about paying.
+	rePayWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:pay\w*|paid|due|invoic\w*|net|remit\w*|settle\w*|receipt)\b`)
+	})
+	// reDisputeWord says a segment is about disputing or objecting, not
+	// paying.
+	reDisputeWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:disput\w*|contest\w*|object\w*|challeng\w*|quer(?:y|ies))\b`)
+	})
+	// reNoticeWord says a segment measures a notice: "on sixty (60) days'
+	// notice of a price change" is not a time to pay.
+	reNoticeWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bnotice\b`)
+	})
+	// reTermNoun follows a period that measures a term, not a time to
+	// pay: "the initial one-year term", "a two (2) year renewal period".
+	reTermNoun = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\W{0,3}(?:initial\s+|renewal\s+)?(?:term|terms|renewal|period\s+of\s+this\s+agreement)\b`)
+	})
+)
+
+// timeToPay keeps, of the periods a payment provision's extracts write,
+// those that measure the time to pay: a period in a segment about paying
+// ("Net forty-five (45) days after the date of invoice"), not one that
+// measures a window to dispute an invoice ("within twenty-five (25) days
+// … dispute"), a notice or a term ("the initial one-year term").
+func timeToPay(s string, cands []valueAt) []valueAt {
+	segs := segments(s)
+	segOf := func(at int) string {
+		for _, sg := range segs {
+			if sg.at <= at && at < sg.end {
+				return s[sg.at:sg.end]
+			}
+		}
+		return ""
+	}
+	var pay, other []valueAt
+	for _, v := range cands {
+		seg := segOf(v.at)
+		switch {
+		case reDisputeWord().MatchString(seg), reNoticeWord().MatchString(seg), reTermNoun().MatchString(s[v.end:]):
+			continue
+		case rePayWord().MatchString(seg):
+			pay = append(pay, v)
+		default:
+			other = append(other, v)
+		}
+	}
+	if len(pay) > 0 {
+		return pay
+	}
+	return other
+}
+
+// maxOwnDateAt is how far into the best extract (bytes) a contract dates
+// itself: its title and opening sentence.
+const maxOwnDateAt = 600
+
+// ownBlankDates returns the blank dates of the opening of j's best extract
+// ("AGENCY AGREEMENT , 2009", "dated as of ____________, 2009"), and where
+// the opening ends (bytes of s).
+func ownBlankDates(j joined, s string) ([]valueAt, int) {
+	end := len(s)
+	if len(j.starts) > 1 {
+		end = j.starts[1]
+	}
+	end = min(end, maxOwnDateAt)
+	return blankDatesAt(s[:end]), end
+}
+
+// endsSomething reports whether a date provision's cue words speak of an
+// end (expiry, termination): only then can its date be "perpetual".
+func endsSomething(c cues) bool {
+	for _, w := range []string{"expire", "expiration", "expiry", "terminate", "termination", "end"} {
+		if c[detect.StemWord(w)] > 0 {
+			return true
+		}
+	}
+	return false
 }

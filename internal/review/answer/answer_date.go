@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // Whose date is it? A contract writes its own date in the sentence that
@@ -114,6 +116,12 @@ const selfBonus = 2.5
 // dates are left out while any other is left, the contract's own get
 // selfBonus, and the cue words decide (pickNear's score; the first written
 // on a tie).
+// reEffectiveBefore ends the words before a date from which terms apply:
+// "made effective as of", "effective on", "with effect from".
+var reEffectiveBefore = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:effective|with\s+effect)\s+(?:as\s+(?:of|from)|on|from)?\s*(?:the\s+)?$`)
+})
+
 func pickDate(s string, cands []valueAt, c cues) (valueAt, bool) {
 	if len(cands) == 0 {
 		return valueAt{}, false
@@ -137,9 +145,29 @@ func pickDate(s string, cands []valueAt, c cues) (valueAt, bool) {
 			nEnds++
 		}
 	}
+	// a contract that leaves its own date blank but takes effect on a
+	// date written ("dated as of this ____ day of ______, 2012, but made
+	// effective as of February 20, 2012"): the date after "effective" is
+	// when its terms apply, not the date it is dated, for a provision whose
+	// cue words do not speak of effectiveness
+	effs := make([]bool, len(cands))
+	nEffs := 0
+	blank := false
+	for _, v := range cands {
+		blank = blank || IsBlankDate(v.v)
+	}
+	if blank && c[detect.StemWord("effective")] == 0 {
+		for i, v := range cands {
+			if owners[i] != ownerOther && !ends[i] && reEffectiveBefore().MatchString(s[max(0, v.at-30):v.at]) {
+				effs[i] = true
+				nEffs++
+			}
+		}
+	}
 	best, bestScore := -1, 0.0
 	for i, v := range cands {
-		if owners[i] == ownerOther && others < len(cands) || ends[i] && nEnds+others < len(cands) {
+		if owners[i] == ownerOther && others < len(cands) || ends[i] && nEnds+others < len(cands) ||
+			effs[i] && nEffs+nEnds+others < len(cands) {
 			continue
 		}
 		first, last := -1, -1

@@ -82,6 +82,12 @@ type Answer struct {
 	// Excludes is true when the evidence is a clause that excludes the
 	// provision (kind "no"); the cell is then not found.
 	Excludes bool `json:"excludes,omitempty"`
+	// Reason says, for kind "not_found" on a found cell's evidence, why
+	// the evidence does not answer: the clause does not operate ("a
+	// definition", "a recital or the preamble", …) or grants a
+	// neighbouring right ("the clause allows it only on stated causes,
+	// not without cause"). The cell is then not found.
+	Reason string `json:"reason,omitempty"`
 	// Spans are where the answer was read: each lies inside one of the
 	// cell's extracts. Roles: "value", "condition", "exclusion", "party",
 	// "party_role".

@@ -79,6 +79,11 @@ var (
 	})
 	// reSubjectStart is where the clause holding a subject begins: a
 	// comma, a semicolon, a colon, a bracket, "that", "then".
+	// reSubjectNumber is a clause number that opens a sentence: "3.2 ",
+	// "12. ", "Section 4.1 ".
+	reSubjectNumber = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:(?:Section|Clause|Article)\s+)?\d+(?:\.\d+)*\.?\s+`)
+	})
 	reSubjectStart = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)[,;:()\n]|\b(?:that|then|which|whereupon|and|or)\s`)
 	})
@@ -242,6 +247,10 @@ func subjectOf(s string, pol polarity, c cues, allowed func(modal, rest string) 
 		lo = b[1]
 	}
 	subj := strings.TrimSpace(s[lo:m[0]])
+	// a clause's own number before its subject: "3.2 Customer may"
+	if n := reSubjectNumber().FindString(subj); n != "" && n != subj {
+		subj = subj[len(n):]
+	}
 	at := lo + strings.Index(s[lo:m[0]], subj)
 	if subj == "" || len(strings.Fields(subj)) > 6 || !startsCapitalOrAll(subj) {
 		// "This Agreement may be terminated by either party": the agent

@@ -436,8 +436,11 @@ func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, 
 	if withoutCue(seg, c, normal) {
 		return true // "sold as is … and without any warranty"
 	}
+	if deniedCue(seg, c, normal) {
+		return true // "a revocable, non-perpetual licence"
+	}
 	for _, cl := range strings.Split(seg, ",") {
-		if !reSubordinate().MatchString(cl) && negates(cl) && segWeight(cl, segment{0, len(cl), [2]int{}}, c) > 0 {
+		if !reSubordinate().MatchString(cl) && negatesMain(cl, c) && segWeight(cl, segment{0, len(cl), [2]int{}}, c) > 0 {
 			return true
 		}
 	}
@@ -467,6 +470,38 @@ func withoutCue(seg string, c cues, normal map[string]bool) bool {
 	return false
 }
 
+// deniedCue reports whether seg denies one of the provision's own key
+// words (weight 2 or more) by its form: "non-" before it ("non-perpetual"),
+// or the word without the negating prefix the key word has ("revocable"
+// for "irrevocable", "limited" for "unlimited") — unless that form is
+// itself how the provision's keywords say it, or seg also states the key
+// word outright.
+func deniedCue(seg string, c cues, normal map[string]bool) bool {
+	toks := tokens(seg)
+	denied, stated := false, false
+	for k, t := range toks {
+		if k > 0 && toks[k-1].stem == "non" {
+			if c[t.stem] >= 2 && !normal[t.stem] {
+				denied = true
+			}
+			continue
+		}
+		if c[t.stem] >= 2 {
+			stated = true
+			continue
+		}
+		if c[t.stem] > 0 || normal[t.stem] || len(t.stem) < 4 {
+			continue
+		}
+		for _, pre := range []string{"ir", "in", "un", "non"} {
+			if c[pre+t.stem] >= 2 {
+				denied = true
+			}
+		}
+	}
+	return denied && !stated
+}
+
 // filler are the words that may stand between "without" and what it
 // denies.
 var filler = map[string]bool{"ani": true, "any": true, "all": true, "a": true, "an": true}
@@ -478,6 +513,43 @@ var filler = map[string]bool{"ani": true, "any": true, "all": true, "a": true, "
 var reSubordinate = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^\W*(?:(?:and|or|but)\s+)?(?:if|to\s+the\s+extent|where|whereas|in\s+the\s+event|when|whenever|unless|although|though|except|save|provided|subject\s+to|in\s+case|so\s+long\s+as|as\s+long\s+as)\b`)
 })
+
+// reInnerSubordinate opens a subordinate clause inside a clause: "The
+// Company may terminate this Agreement in the event the Agent is in
+// material breach … and such breach has not been cured" — the negation
+// after "in the event" is part of the cause, not of the right.
+var reInnerSubordinate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:if|in\s+the\s+event|in\s+case|where|when|whenever|unless|until|after|once|because|since|which|who|whose)\b`)
+})
+
+// reAlternativeBefore ends the words before a negator that states an
+// alternative, not a negation: "(whether or not this Agreement is
+// terminated)", "if not".
+var reAlternativeBefore = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:whether\s+or|if|or)\s*$`)
+})
+
+// negatesMain reports whether clause cl holds a negator that negates its
+// statement about the provision: one before the first cue word, or one
+// after it with no subordinate clause opening between them.
+func negatesMain(cl string, c cues) bool {
+	cue := -1
+	for _, t := range tokens(cl) {
+		if c[t.stem] > 0 {
+			cue = t.at
+			break
+		}
+	}
+	for _, m := range reNegator().FindAllStringIndex(cl, -1) {
+		if reNotNegation().MatchString(cl[m[0]:]) || reAlternativeBefore().MatchString(cl[:m[0]]) {
+			continue
+		}
+		if cue < 0 || m[0] < cue || !reInnerSubordinate().MatchString(cl[cue:m[0]]) {
+			return true
+		}
+	}
+	return false
+}
 
 // reExceptionStart opens a segment that makes an exception.
 var reExceptionStart = sync.OnceValue(func() *regexp.Regexp {
@@ -626,10 +698,11 @@ var (
 		return regexp.MustCompile(`(?i)\bwithout\s+(?:\S+\s+){0,3}?(?:cause|reason)\b|\bfor\s+(?:its\s+|their\s+|the\s+)?convenience\b|\bfor\s+any\s+(?:or\s+no\s+)?reason\b|\bat\s+will\b|\bno\s+(?:\S+\s+){0,2}?cause\b`)
 	})
 	// reStatedCause makes an act depend on an event: "if …", "in the event
-	// of/that …", "upon the occurrence of …", "where …"; not "if it gives
-	// notice".
+	// of/that …", "in case of …", "by reason of …", "upon the occurrence of
+	// …", "upon a change of control"; not "if it gives notice", "upon a
+	// written notice".
 	reStatedCause = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:if|in\s+the\s+event|upon\s+the\s+occurrence|should)\b(?:\s+(?:\S+\s+){0,3}?(?:gives?|giving|notifies|notice)\b)?`)
+		return regexp.MustCompile(`(?i)\b(?:if|in\s+the\s+event|in\s+case\s+of|by\s+reason\s+of|as\s+a\s+result\s+of|upon\s+(?:the\s+occurrence|a|an|any)|should)\b(?:\s+(?:\S+\s+){0,3}?(?:gives?|giving|notifies|notice)\b)?`)
 	})
 )
 
@@ -644,9 +717,19 @@ func onStatedCauses(p *playbook.Provision, s string, pol polarity) bool {
 		return false
 	}
 	seg := strings.TrimRight(s[pol.focus[0]:pol.focus[1]], " \t\n")
-	sent := s[pol.focus[0]:]
-	if k := reSentenceEnd().FindStringIndex(sent); k != nil {
-		sent = sent[:k[0]]
+	// the whole sentence: a cause may come before the grant ("If any of
+	// the conditions … shall not have been fulfilled …, this Agreement …
+	// may be cancelled by the Agent")
+	from := pol.focus[0]
+	for _, sg := range segments(s) {
+		if sg.at <= pol.focus[0] && pol.focus[0] < sg.end {
+			from = sg.sentence[0]
+			break
+		}
+	}
+	sent := s[from:]
+	if k := reSentenceEnd().FindStringIndex(s[pol.focus[0]:]); k != nil {
+		sent = s[from : pol.focus[0]+k[0]]
 	}
 	if reNoCause().MatchString(sent) {
 		return false

@@ -1,6 +1,8 @@
 package answer
 
 import (
+	"unicode/utf8"
+
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
@@ -28,7 +30,7 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 		if p.Answer == playbook.AnswerYesNo && len(ex) > 0 {
 			// a clause that excludes the provision is shown as such even
 			// below the threshold
-			if a := polarityAnswer(p, ex[:1]); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
+			if a := polarityAnswer(p, maskInoperative(ex[:1], rolesOf(c, p, ex[:1]))); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
 				return a, ex
 			}
 		}
@@ -56,12 +58,116 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 			return a, at
 		}
 	}
-	a := readAnswer(p, c, ex)
-	if p.Answer == playbook.AnswerYesNo {
-		// who holds the right, on what terms
-		ex, a = withHolders(c, p, ex, a, scores)
+	if p.Answer != playbook.AnswerYesNo {
+		a := readAnswer(p, c, ex)
+		if p.Answer == playbook.AnswerDate && c != nil && a.Text == "" {
+			// "effective on the date on which the Parties sign": the
+			// date of the last signature, where the signatures are dated
+			if sa, sex, ok := signedOn(c, ex, scores); ok {
+				return sa, leadWithAnswer(sa, sex)
+			}
+		}
+		return a, leadWithAnswer(a, ex)
 	}
-	return a, ex
+	// Yes, Conditional or No only from a clause that operates (role.go)
+	roles := rolesOf(c, p, ex)
+	reads := roles
+	if top := bestExtract(ex); top >= 0 && roles[top] != roleOperative {
+		// the passage that found the provision does not operate: another
+		// clause answers only when it scores near it, not a clause far
+		// below the threshold that happens to share a word
+		reads = append([]role(nil), roles...)
+		for i, e := range ex {
+			if e.Score < ex[top].Score/2 {
+				reads[i] = roles[top]
+			}
+		}
+	}
+	op := maskInoperative(ex, reads)
+	a := polarityAnswer(p, op)
+	if a.Kind == KindYes && len(a.Spans) == 0 {
+		// nothing that operates speaks of the provision: a clause that
+		// only mentions it is not the provision
+		for i, e := range ex {
+			if roles[i] != roleOperative && exclusionWeight(p, e.Text) > 0 {
+				return &Answer{Kind: KindNotFound, Text: "Not found",
+					Reason: "mentioned only in " + roles[i].String() + where(e)}, lead(ex, i)
+			}
+		}
+	}
+	if a.Kind == KindNotFound {
+		return a, ex
+	}
+	// who holds the right, on what terms
+	withFees, a := withHolders(c, p, op, a, scores)
+	// the extracts a holder's terms added follow the cell's own
+	ex = append(append([]detect.Extract(nil), ex...), withFees[len(ex):]...)
+	return a, leadWithAnswer(a, ex)
+}
+
+// bestExtract returns the index of the extract with the highest score (-1
+// for none).
+func bestExtract(ex []detect.Extract) int {
+	k := -1
+	for i, e := range ex {
+		if k < 0 || e.Score > ex[k].Score {
+			k = i
+		}
+	}
+	return k
+}
+
+// where names the clause of e, " (path)", or nothing.
+func where(e detect.Extract) string {
+	if e.Path == "" {
+		return ""
+	}
+	return " (" + e.Path + ")"
+}
+
+// lead returns ex with extract k first (the others in their order).
+func lead(ex []detect.Extract, k int) []detect.Extract {
+	if k <= 0 || k >= len(ex) {
+		return ex
+	}
+	out := make([]detect.Extract, 0, len(ex))
+	out = append(out, ex[k])
+	out = append(out, ex[:k]...)
+	return append(out, ex[k+1:]...)
+}
+
+// leadWithAnswer puts first the extract the answer was read from (its
+// first value or exclusion span), so that the clause a cell names is the
+// one that holds the answer's words; a's spans are renumbered in place.
+func leadWithAnswer(a *Answer, ex []detect.Extract) []detect.Extract {
+	k := -1
+	for _, sp := range a.Spans {
+		if sp.Role == "value" || sp.Role == "exclusion" {
+			k = sp.Extract
+			break
+		}
+	}
+	if k <= 0 || k >= len(ex) {
+		return ex
+	}
+	renum := func(i int) int {
+		switch {
+		case i == k:
+			return 0
+		case i < k:
+			return i + 1
+		}
+		return i
+	}
+	for i := range a.Spans {
+		a.Spans[i].Extract = renum(a.Spans[i].Extract)
+	}
+	for h := range a.Holders {
+		for i := range a.Holders[h].Spans {
+			a.Holders[h].Spans[i].Extract = renum(a.Holders[h].Spans[i].Extract)
+		}
+	}
+	return lead(ex, k)
 }
 
 // What the answer readers find in a whole contract once, kept with the
@@ -69,10 +175,11 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 type memoKey int
 
 const (
-	runningKey memoKey = iota // running lines (runningLines)
-	datesKey                  // defined dates (datesDefinedIn)
-	partiesKey                // the parties (partyReads)
-	termsKey                  // the terms defined in quotation marks (definesTerm)
+	runningKey  memoKey = iota // running lines (runningLines)
+	datesKey                   // defined dates (datesDefinedIn)
+	partiesKey                 // the parties (partyReads)
+	termsKey                   // the terms defined in quotation marks (definesTerm)
+	agreeingKey                // where the operative part starts (agreeingAt)
 )
 
 // runningLines returns c's running lines, found on first use.
@@ -83,4 +190,47 @@ func runningLines(c *detect.Prepared) []document.Span {
 // datesDefinedIn returns the dates c defines, found on first use.
 func datesDefinedIn(c *detect.Prepared) map[string]string {
 	return c.Memo(datesKey, func() any { return definedDates(c.Doc().Doc.Text) }).(map[string]string)
+}
+
+// signedOn reads a date the extracts define as the date of signature from
+// the dated signatures of c: the latest (the day the last party signed);
+// when the signatures are not dated, the date the contract's opening gives
+// it ("made and executed on this the 18th day of May, 2001"). The passage
+// that holds it is added to the extracts.
+func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	if !reSigningDate().MatchString(joinExtracts(ex).s) {
+		return nil, nil, false
+	}
+	text := c.Doc().Doc.Text
+	var last valueAt
+	for _, d := range signatureDates(text) {
+		if d.v > last.v {
+			last = d
+		}
+	}
+	var sp document.Span
+	if last.v != "" {
+		lo := utf8.RuneCountInString(text[:last.at])
+		sp = document.Span{Start: lo, End: lo + utf8.RuneCountInString(text[last.at:last.end])}
+	} else {
+		// signatures not dated: the date the contract says it is made
+		// and executed on, in its opening
+		opening := contractOpening(c, openingChars)
+		var cands []valueAt
+		for _, v := range allDatesAt(opening) {
+			if !inFurniture(c, c.Index().RuneSpan(v.at, v.end)) {
+				cands = append(cands, v)
+			}
+		}
+		v, ok := pickDate(opening, cands, startCues)
+		if !ok {
+			return nil, nil, false
+		}
+		last, sp = v, c.Index().RuneSpan(v.at, v.end)
+	}
+	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
+	if k < 0 {
+		return nil, nil, false
+	}
+	return &Answer{Kind: KindValue, Text: last.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
 }

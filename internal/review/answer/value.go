@@ -32,11 +32,12 @@ var months = map[string]time.Month{
 var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		// March 1, 2019 / Mar. 1st 2019 (an ordinal's letters may be split
-		// by a PDF's text: "1s t")
-		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h)?[,.]?\s+(\d{4})\b`),
+		// by a PDF's text: "1s t", or read by OCR as "15%")
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h|%)?[,.]?\s+(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019 / "19t h day of", "as of1
-		// August 2019" (a space lost)
-		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		// August 2019" (a space lost), "15% day of March" (an ordinal's
+		// letters read by OCR as a per cent sign)
+		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+|%\s+day\s+of[\s_\-–—]+)(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
 		// 03/01/2019, 03-01-2019, 3/1/19 (US order; day first when the

@@ -18,7 +18,9 @@ const BlankDate = "left blank"
 
 var (
 	reMonthName = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
-	reBlank     = `(?:_{2,}|\[\s*[_•●*.\s]*\]|\*{3,})`
+	// reBlank is a blank: underscores, or brackets around nothing, dots or
+	// bullets — not a redaction ("[***]"), which hides a date written
+	reBlank = `(?:_{2,}|\[\s*[_•●.\s]*\])`
 	// reBlankDates are the forms of a blank date, each with the groups
 	// month (may be empty) and year (may be empty).
 	reBlankDates = sync.OnceValue(func() []*regexp.Regexp {
@@ -30,6 +32,9 @@ var (
 			// a blank lost in conversion: "dated as of , 2009", "made on
 			// ________" with no year written
 			regexp.MustCompile(`(?i)\b(?:dated|as\s+of|made\s+(?:on|this)|effective|entered\s+into\s+(?:on|as\s+of))(?:\s+the)?\s*(?:,\s*(?P<year>(?:19|20)\d\d)\b|` + reBlank + `(?P<month>)\s*(?:[.;,)(]|$))`),
+			// a title whose date line lost its blank: "AGENCY AGREEMENT
+			// , 2009"
+			regexp.MustCompile(`\b(?:AGREEMENT|CONTRACT)\s{0,8},[ \t]*(?P<year>(?:19|20)\d\d)\b(?P<month>)`),
 		}
 	})
 )
@@ -102,12 +107,13 @@ func IsBlankDate(v string) bool { return strings.HasPrefix(v, BlankDate) }
 
 // reSigningDate says a date is the date the contract is signed.
 var reSigningDate = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:date\s+(?:of\s+)?(?:the\s+)?(?:last|latest|final|later|second)\s+(?:of\s+the\s+)?(?:signature|execution|party\s+to\s+(?:sign|execute))|(?:date|day)\s+(?:on\s+which|when|that)\s+(?:this\s+\w+\s+(?:is|has\s+been|shall\s+have\s+been)\s+)?(?:signed|executed|countersigned|fully\s+executed)|date\s+(?:last\s+)?(?:signed|executed)\s+(?:below|hereunder)|date\s+of\s+(?:its\s+)?(?:full\s+)?(?:execution|signature)|upon\s+(?:its\s+)?(?:full\s+)?execution|(?:later|last|latest)\s+of\s+the\s+(?:dates|signature\s+dates)|(?:signature|execution)\s+date)`)
+	return regexp.MustCompile(`(?i)\b(?:date\s+(?:of\s+)?(?:the\s+)?(?:last|latest|final|later|second)\s+(?:of\s+the\s+)?(?:signature|execution|party\s+to\s+(?:sign|execute))|(?:date|day)\s+(?:on\s+which|when|that)\s+(?:this\s+\w+\s+(?:is|has\s+been|shall\s+have\s+been)\s+)?(?:signed|executed|countersigned|fully\s+executed)|(?:date|day)\s+(?:on\s+which|when|that)\s+(?:the\s+|both\s+|all\s+)?(?:parties|each\s+party)\s+(?:hereto\s+)?(?:have\s+)?(?:sign|signed|execute|executed)|date\s+(?:last\s+)?(?:signed|executed)\s+(?:below|hereunder)|date\s+of\s+(?:its\s+)?(?:full\s+)?(?:execution|signature)|upon\s+(?:its\s+)?(?:full\s+)?execution|(?:later|last|latest)\s+of\s+the\s+(?:dates|signature\s+dates)|(?:signature|execution)\s+date)`)
 })
 
-// reDateLabel opens a signature block's date line: "Date:", "Dated:".
+// reDateLabel opens a signature block's date line: "Date:", "Dated:", or
+// "Date" opening a line — not "a Schedule to the Agreement dated …".
 var reDateLabel = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:?\s*$`)
+	return regexp.MustCompile(`(?i)(?:^|\n|\s{2,}|_)\s*(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:?\s*$|\b(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:\s*$`)
 })
 
 // signatureDates returns the dates of a contract's signature block: those

@@ -1,0 +1,192 @@
+package answer
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
+)
+
+// builtinProvision returns provision name of the shipped playbook.
+func builtinProvision(t *testing.T, name string) *playbook.Provision {
+	t.Helper()
+	data, err := os.ReadFile("../builtin/playbook.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := playbook.ParsePlaybook("builtin", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pb.Provisions {
+		if strings.EqualFold(pb.Provisions[i].Name, name) {
+			return &pb.Provisions[i]
+		}
+	}
+	t.Fatalf("no provision %q", name)
+	return nil
+}
+
+// TestOperativeClause checks that a yes/no answer comes only from a clause
+// that operates, and that a right is not read from a clause granting a
+// neighbouring one (hard negatives: each clause mentions the provision's
+// words but does not grant it).
+func TestOperativeClause(t *testing.T) {
+	tfc := builtinProvision(t, "Termination for Convenience")
+	tfcause := builtinProvision(t, "Termination for Cause")
+	coc := builtinProvision(t, "Change of Control")
+	tests := []struct {
+		name   string
+		p      *playbook.Provision
+		text   string
+		kind   Kind
+		reason string // a word of the reason, for a cell not found
+	}{
+		{"a grant", tfc, "Either party may terminate this Agreement for convenience at any time on thirty (30) days' prior written notice to the other party.", KindYes, ""},
+		{"a definition", coc, "\"Change of Control\" means the acquisition by any person of more than fifty percent (50%) of the voting securities of a party.", KindNotFound, "definition"},
+		{"a recital", coc, "WHEREAS, the Company has undergone a change of control and the parties wish to record the consequences of that change of control;", KindNotFound, "recital"},
+		{"a list of headings", tfc, "11.1 Term\n11.2 Termination for Convenience\n11.3 Termination for Cause\n11.4 Effect of Termination", KindNotFound, "headings"},
+		{"a notice address", coc, "If to the Company: Change of Control Notices, 100 Main Street, Suite 400, Springfield, IL 62701, Attention: General Counsel, Fax: (217) 555-0100", KindNotFound, "address"},
+		{"a cross-reference", coc, "The Guarantor acknowledges the provisions of Section 12.3 (Change of Control) and Section 14 (Notices).", KindNotFound, "cross-reference"},
+		{"a representation about the past", tfc, "No party has sent or received any notice indicating the termination of or intention to terminate any of the contracts described in the Prospectus.", KindNotFound, "past"},
+		// the kind of right: termination on a stated cause is not
+		// termination for convenience
+		{"termination on breach", tfc, "The Company or the Bank may terminate this Agreement in the event the Agent is in material breach of its covenants and such breach has not been cured within thirty days.", KindNotFound, "stated causes"},
+		{"termination on a change of control", tfc, "Supplier may terminate this Agreement upon a change of control of Distributor by giving ninety (90) days' written notice.", KindNotFound, "stated causes"},
+		{"a market-out", tfc, "The Agent may terminate this Agreement by giving the notice indicated below at any time after this Agreement becomes effective as follows:", KindNotFound, "stated causes"},
+		{"termination on a material adverse change", tfc, "If there shall have been any material adverse change in the condition of the Company, the Agent may terminate this Agreement by notice to the Company.", KindNotFound, "stated causes"},
+		{"termination on insolvency", tfc, "Either party may terminate this Agreement in case of the insolvency or bankruptcy of the other party.", KindNotFound, "stated causes"},
+		// a negation inside the cause does not exclude the right
+		{"a cure not made is the cause, not an exclusion", tfcause, "The Company or the Bank may terminate this Agreement in the event the Agent is in material breach of its covenants and such breach has not been cured after the Company has provided the Agent with notice of such breach.", KindYes, ""},
+		{"a real exclusion", tfc, "Neither party may terminate this Agreement for convenience.", KindNo, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := extractsOf(tc.text)
+			ex[0].Score = 0.9
+			a, _ := Read(nil, tc.p, ex, nil, true)
+			if a.Kind != tc.kind {
+				t.Fatalf("answer %+v, want kind %s", a, tc.kind)
+			}
+			if tc.reason != "" && !strings.Contains(a.Reason, tc.reason) {
+				t.Errorf("reason %q, want it to say %q", a.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+// TestOperativeInContract checks the roles the contract's structure gives:
+// an item of a definition, the recitals before the words by which the
+// parties agree; and that the cell leads with the clause its answer was
+// read from.
+func TestOperativeInContract(t *testing.T) {
+	text := "SERVICES AGREEMENT\n\nThis Services Agreement is made between Acme Inc. (\"Customer\") and Beta LLC (\"Provider\").\n\n" +
+		"The Provider was formed after a change of control of its parent.\n\n" +
+		"NOW, THEREFORE, the parties agree as follows:\n\n" +
+		"1. Definitions.\n\n1.1 \"Change of Control\" means:\n\n(a) a merger of a party; or\n\n(b) a sale of all of a party's assets.\n\n" +
+		"2. Term. This Agreement continues for three (3) years.\n\n" +
+		"3. Termination.\n\n3.1 Provider may not terminate this Agreement for convenience during the Initial Term. During any Renewal Term, Provider may terminate this Agreement for convenience on one hundred eighty (180) days' notice.\n\n" +
+		"3.2 Customer may terminate this Agreement for convenience at any time by giving Provider not less than sixty (60) days' prior written notice.\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	passage := func(s string, score float64) detect.Extract {
+		for i, ps := range c.Passages() {
+			if strings.Contains(c.Index().Slice(ps.Span), s) {
+				return c.Extract(i, score)
+			}
+		}
+		t.Fatalf("no passage holds %q", s)
+		return detect.Extract{}
+	}
+	coc := builtinProvision(t, "Change of Control")
+	for _, ex := range [][]detect.Extract{
+		{passage("(a) a merger", 0.9)},
+		{passage("was formed after", 0.9)},
+		{passage("(b) a sale", 0.9), passage("was formed after", 0.8)},
+	} {
+		a, _ := Read(c, coc, ex, nil, true)
+		if a.Kind != KindNotFound || a.Reason == "" {
+			t.Errorf("%q: answer %+v, want not found with a reason", ex[0].Text, a)
+		}
+	}
+	tfc := builtinProvision(t, "Termination for Convenience")
+	ex := []detect.Extract{passage("Provider may not terminate", 0.95), passage("Customer may terminate", 0.9)}
+	a, got := Read(c, tfc, ex, nil, true)
+	if a.Kind != KindYes || !strings.Contains(got[0].Text, "Customer may terminate") {
+		t.Fatalf("answer %+v led by %q, want Yes led by the Customer's clause", a, got[0].Text)
+	}
+	if !strings.Contains(a.Summary, "Customer: Yes, 60 days") {
+		t.Errorf("summary %q", a.Summary)
+	}
+	for _, sp := range a.Spans {
+		if sp.Role == "value" && !strings.Contains(spanText(t, got, sp), "Customer may terminate") {
+			t.Errorf("value span %q not in the leading clause", spanText(t, got, sp))
+		}
+	}
+	for _, h := range a.Holders {
+		for _, sp := range h.Spans {
+			spanText(t, got, sp)
+		}
+	}
+}
+
+// TestDeniedByForm checks that a right denied by the form of its own key
+// word is read as No: "revocable", "non-perpetual".
+func TestDeniedByForm(t *testing.T) {
+	p := builtinProvision(t, "Irrevocable or Perpetual License")
+	for _, tc := range []struct {
+		text string
+		kind Kind
+	}{
+		{"Licensor grants Licensee a revocable, non-perpetual, non-exclusive license to use the Software; the license ends when this Agreement ends.", KindNo},
+		{"Licensor grants Licensee a perpetual, irrevocable, non-exclusive license to use the Software.", KindYes},
+	} {
+		ex := extractsOf(tc.text)
+		ex[0].Score = 0.9
+		if a, _ := Read(nil, p, ex, nil, true); a.Kind != tc.kind {
+			t.Errorf("%q: answer %+v, want %s", tc.text, a, tc.kind)
+		}
+	}
+}
+
+// TestAlternativeIsNoExclusion checks that "whether or not" states an
+// alternative: it does not exclude the right.
+func TestAlternativeIsNoExclusion(t *testing.T) {
+	p := builtinProvision(t, "Termination for Cause")
+	text := "In the event of an uncured material breach by Supplier that would entitle Buyer to terminate this Agreement, Buyer may seek monetary damages (whether or not this Agreement is terminated) for such material breach."
+	if a, _ := Read(nil, p, extractsOf(text), nil, false); a.Excludes {
+		t.Errorf("answer %+v: an alternative read as an exclusion", a)
+	}
+}
+
+// TestDefinedProvisionUsed checks that the definition of a term naming the
+// provision itself, used by the contract's clauses, answers; a definition
+// of another term does not.
+func TestDefinedProvisionUsed(t *testing.T) {
+	text := "SUPPLY AGREEMENT\n\nThis Supply Agreement is made between Acme Inc. (\"Buyer\") and Beta LLC (\"Supplier\").\n\n" +
+		"1. Definitions.\n\n1.1 \"Change of Control\" means a merger of a party or a sale of all of its assets.\n\n" +
+		"1.2 \"Affiliate\" means an entity that controls, is controlled by or is under common control with a party.\n\n" +
+		"2. Termination. Buyer may terminate this Agreement on ninety (90) days' notice after a Change of Control of Supplier.\n\n" +
+		"3. Notice. Supplier shall notify Buyer of any Change of Control within ten (10) days.\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	passage := func(s string) detect.Extract {
+		for i, ps := range c.Passages() {
+			if strings.Contains(c.Index().Slice(ps.Span), s) {
+				return c.Extract(i, 0.9)
+			}
+		}
+		t.Fatalf("no passage holds %q", s)
+		return detect.Extract{}
+	}
+	coc := builtinProvision(t, "Change of Control")
+	if r := roleOf(c, coc, passage("\"Change of Control\" means")); r != roleOperative {
+		t.Errorf("the definition of the provision's own term, used: %s", r)
+	}
+	if r := roleOf(c, coc, passage("\"Affiliate\" means")); r != roleDefinition {
+		t.Errorf("the definition of another term: %s", r)
+	}
+}

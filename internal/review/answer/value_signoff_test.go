@@ -1,0 +1,86 @@
+package answer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
+)
+
+// TestValuesALawyerSignsOff checks values read the way a lawyer reads them:
+// the time to pay, not a window to dispute an invoice or a notice; the
+// contract's own blank date said as blank; an ordinal OCR read as "%"; no
+// "perpetual" effective date.
+func TestValuesALawyerSignsOff(t *testing.T) {
+	pay := builtinProvision(t, "Payment Terms")
+	eff := builtinProvision(t, "Effective Date")
+	agreed := builtinProvision(t, "Agreement Date")
+	tests := []struct {
+		name  string
+		p     any
+		texts []string
+		want  string
+	}{
+		{"the time to pay, not the dispute window", pay, []string{
+			"Customer shall pay each invoice Net forty-five (45) days after the date of invoice.",
+			"Customer may dispute any invoice in good faith by written notice within twenty-five (25) days of its receipt."}, "45 days"},
+		{"the dispute window first in the extracts", pay, []string{
+			"Any invoice not disputed within twenty-five (25) days after receipt shall be deemed accepted.",
+			"All amounts are payable within forty-five (45) days of the date of invoice."}, "45 days"},
+		{"a term and a notice are not a time to pay", pay, []string{
+			"At the end of the initial one-year term, Provider may adjust the monthly fee payable under this Agreement by providing Customer written notice at least sixty (60) days prior to the new term."}, ""},
+		{"a title with its blank date", agreed, []string{
+			"ACME BANCORP\n\nAGENCY AGREEMENT\n\n, 2009\n\nLadies and Gentlemen: Acme Bancorp (the \"Company\") confirms its agreement with the Agent. Eligible holders are depositors as of March 31, 2008."}, "left blank (2009)"},
+		{"dated blank, effective on a date: the agreement's date", agreed, []string{
+			"THIS ENDORSEMENT AGREEMENT (the \"Agreement\") is dated as of this ____day of ____________, 2012, but made effective as of February 20, 2012 (\"Effective Date\") between Acme LLC (\"Acme\") and Jane Roe, an individual."}, "left blank (2012)"},
+		{"dated blank, effective on a date: the effective date", eff, []string{
+			"THIS ENDORSEMENT AGREEMENT (the \"Agreement\") is dated as of this ____day of ____________, 2012, but made effective as of February 20, 2012 (\"Effective Date\") between Acme LLC (\"Acme\") and Jane Roe, an individual."}, "2012-02-20"},
+		{"a redacted date is not a blank one", eff, []string{
+			"The Term of this Agreement shall be for a period of [*****] years commencing the 1st day of September 2004 and terminating the [*****] day of [*****]."}, "2004-09-01"},
+		{"an ordinal read by OCR as a per cent sign", agreed, []string{
+			"This Agreement is made this 15% day of March, 2009 between Acme Inc. and Beta LLC."}, "2009-03-15"},
+		{"an indefinite term is not an effective date", eff, []string{
+			"This Agreement shall become effective on the date of execution and shall continue for an indefinite term."}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.p.(*playbook.Provision)
+			a, _ := Read(nil, p, extractsOf(tc.texts...), nil, true)
+			if a.Text != tc.want {
+				t.Fatalf("answer %q, want %q", a.Text, tc.want)
+			}
+		})
+	}
+}
+
+// TestEffectiveOnSigning checks that an Effective Date defined as the date
+// the parties sign is read from the dated signatures.
+func TestEffectiveOnSigning(t *testing.T) {
+	text := "JOINT VENTURE AGREEMENT\n\nThis Agreement is made between Acme Inc. (\"Acme\") and Beta LLC (\"Beta\").\n\n" +
+		"1. Definitions. \"Effective Date\" means the date on which the Parties sign this Agreement.\n\n" +
+		"2. Term. This Agreement continues until terminated.\n\n" +
+		"IN WITNESS WHEREOF the parties have signed this Agreement.\n\nACME INC.\nBy: /s/ A. Smith\nDate: May 16, 2001\n\nBETA LLC\nBy: /s/ B. Jones\nDate: May 18, 2001\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	var ex []detect.Extract
+	for i, ps := range c.Passages() {
+		if strings.Contains(c.Index().Slice(ps.Span), "Effective Date\" means") {
+			ex = append(ex, c.Extract(i, 0.9))
+			break
+		}
+	}
+	if len(ex) == 0 {
+		t.Fatal("no passage defines the Effective Date")
+	}
+	a, got := Read(c, builtinProvision(t, "Effective Date"), ex, make([]float64, len(c.Passages())), true)
+	if a.Text != "2001-05-18" {
+		t.Fatalf("answer %+v, want the last signature's date 2001-05-18", a)
+	}
+	for _, sp := range a.Spans {
+		if s := spanText(t, got, sp); s != "May 18, 2001" {
+			t.Errorf("value read from %q", s)
+		}
+	}
+}
