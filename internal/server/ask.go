@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
@@ -181,25 +180,12 @@ wait:
 	s.sendAnswer(r.Context(), ev, c, out)
 }
 
-// checkAsk checks an ask request's question and bounds, answering 400 when
-// one is wrong.
+// checkAsk checks an ask request's question and bounds
+// (usecase.CheckAsk), answering 400 when one is wrong.
 func checkAsk(w http.ResponseWriter, req *askRequest) bool {
 	req.Question = strings.TrimSpace(req.Question)
-	if req.Question == "" {
-		fail(w, http.StatusBadRequest, "empty question")
-		return false
-	}
-	for _, f := range []struct {
-		name, text string
-		limit      int
-	}{{"question", req.Question, agent.MaxQuestionChars}, {"context", req.Context, agent.MaxContextChars}, {"instructions", req.Instructions, agent.MaxContextChars}} {
-		if n := utf8.RuneCountInString(f.text); n > f.limit {
-			fail(w, http.StatusBadRequest, "%s: %d characters; the limit is %d", f.name, n, f.limit)
-			return false
-		}
-	}
-	if req.MaxTurns < 0 || req.MaxTurns > maxTurnsLimit {
-		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
+	if ierr := usecase.CheckAsk(req.Question, req.Context, req.Instructions, req.MaxTurns, maxTurnsLimit); ierr != nil {
+		fail(w, http.StatusBadRequest, "%s", ierr.Error())
 		return false
 	}
 	return true
