@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pakton/pakton/internal/agent"
@@ -47,7 +48,7 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalCopies(args[1:])
 	}
 	if len(args) == 0 || args[0] != "legalbench" {
-		return fmt.Errorf("usage: pakton eval legalbench --corpus DIR --bench FILE [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
+		return fmt.Errorf("usage: pakton eval legalbench [--corpus DIR] [--bench FILE…] [--scope corpus|document] [--method %s] [--store DIR|weaviate://…] [--provisions builtin|cv|zero-shot|off] [--json OUT]\n"+
 			"       pakton eval heldout [--data DIR] [--out DIR]\n"+
 			"       pakton eval dealroom [--labels FILE] [--corpus DIR] [--folds K] [--json OUT]\n"+
 			"       pakton eval copies --from DIR --copies N --out DIR\n"+
@@ -59,7 +60,8 @@ func runEval(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval legalbench", flag.ContinueOnError)
 	corpus := fs.String("corpus", "../shared/data/legalbenchrag/corpus", "LegalBench-RAG corpus directory")
 	var benches stringList
-	fs.Var(&benches, "bench", "benchmark file (repeatable)")
+	fs.Var(&benches, "bench", "benchmark file (repeatable); none: the four LegalBench-RAG subsets in --benchmarks, ContractNLI searched in each query's own document")
+	benchDir := fs.String("benchmarks", "../shared/data/legalbenchrag/benchmarks", "with no --bench: the directory holding "+strings.Join(defaultBenches, ", "))
 	scope := fs.String("scope", "corpus", "corpus: search every document; document: search only each query's document")
 	method := fs.String("method", "pakton", "retrieval method: "+strings.Join(eval.Methods, ", "))
 	jsonOut, quiet := addReportFlags(fs)
@@ -75,13 +77,30 @@ func runEval(ctx context.Context, args []string) error {
 	labelsPath := fs.String("labels", "../shared/data/cuad/review_dev.json", "with --provisions cv: the review labels to train on (file paths relative to --corpus)")
 	folds := fs.Int("folds", 2, "with --provisions cv: the number of folds")
 	heldOut := fs.Bool("hold-out-questions", true, "match a question to provisions with its own provision's playbook questions left out of that provision's profile (the question sets written next to the playbook echo its questions); false: the playbook as pakton search uses it")
+	learn := fs.String("learn", "cv", "add to each question the words learnt from labelled questions like it (the benchmarks' own and --learn-from's): cv (in folds by document: no labelled document is searched with what was learnt from it) or off")
+	var learnFrom stringList
+	fs.Var(&learnFrom, "learn-from", "with --learn cv: also learn from this benchmark file's questions (repeatable)")
+	learnFolds := fs.Int("learn-folds", 4, "with --learn cv: the number of folds by document")
 	hitsOut := fs.String("hits", "", "write every query's hits to this file, one JSON line a query (to compare two runs hit by hit)")
 	explain := fs.Bool("explain", false, "with --hits: add each query's plan as it ran (routing, words dropped and added, provision, score makeup)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
+	var scopes map[string]string
 	if len(benches) == 0 {
-		return fmt.Errorf("at least one --bench FILE is required")
+		scopeSet := false
+		fs.Visit(func(f *flag.Flag) { scopeSet = scopeSet || f.Name == "scope" })
+		for _, b := range defaultBenches {
+			p := filepath.Join(*benchDir, b)
+			if _, err := os.Stat(p); err != nil {
+				return fmt.Errorf("eval legalbench: no --bench given, and %w (--benchmarks DIR: the directory of %s)", err, strings.Join(defaultBenches, ", "))
+			}
+			benches = append(benches, p)
+		}
+		if !scopeSet {
+			// ContractNLI's questions name no contract.
+			scopes = map[string]string{"contractnli_dev": "document"}
+		}
 	}
 	m, err := eval.MethodByName(*method)
 	if err != nil {
@@ -90,7 +109,7 @@ func runEval(ctx context.Context, args []string) error {
 	if *noExpand {
 		stages.NoAssociations, stages.NoHeadings = true, true
 	}
-	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Method: m, Replicate: *replicate, Collection: *coll, Stages: stages}
+	opt := eval.Options{CorpusDir: *corpus, Benches: benches, Scope: *scope, Scopes: scopes, Method: m, Replicate: *replicate, Collection: *coll, Stages: stages}
 	if *storeLoc != "" {
 		g := &globals{store: *storeLoc}
 		st, err := g.openOrCreate(ctx)
@@ -148,6 +167,15 @@ func runEval(ctx context.Context, args []string) error {
 	if opt.Provisions != nil {
 		opt.Provisions.HoldOutQuestions = *heldOut
 	}
+	switch *learn {
+	case "off":
+	case "cv":
+		if m.Name() == "pakton" {
+			opt.Learn = &eval.LearnSource{From: append(slices.Clone([]string(benches)), learnFrom...), Folds: *learnFolds}
+		}
+	default:
+		return fmt.Errorf("eval legalbench: --learn %q: want cv or off", *learn)
+	}
 	if *hitsOut != "" {
 		f, err := os.Create(*hitsOut)
 		if err != nil {
@@ -170,6 +198,10 @@ func runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	eval.WriteTable(os.Stdout, rep)
+	if len(rep.Benchmarks) > 1 {
+		fmt.Println()
+		eval.WriteTable2(os.Stdout, rep)
+	}
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, rep); err != nil {
 			return err
@@ -177,6 +209,10 @@ func runEval(ctx context.Context, args []string) error {
 	}
 	return nil
 }
+
+// defaultBenches are the benchmark files eval legalbench runs when given
+// none: LegalBench-RAG's four subsets (development halves).
+var defaultBenches = []string{"privacy_qa_dev.json", "contractnli_dev.json", "maud_dev.json", "cuad_dev.json"}
 
 // errNLINeedsModel explains how to configure the model ContractNLI needs.
 var errNLINeedsModel = errors.New("ContractNLI classification needs a language model, and none is configured.\n" +

@@ -37,8 +37,12 @@ type Options struct {
 	CorpusDir string   // the benchmark's corpus/ directory
 	Benches   []string // benchmark files
 	Scope     string   // "corpus" (default) or "document"
-	Method    Method
-	K         int // deepest cut-off searched (default 64)
+	// Scopes set the scope of some benchmarks (by name: the file's base
+	// name without extension), overriding Scope: ContractNLI's questions
+	// name no contract, so each is searched in its own document.
+	Scopes map[string]string
+	Method Method
+	K      int // deepest cut-off searched (default 64)
 	// Replicate indexes every corpus document this many times (under new
 	// names) to measure how speed grows with corpus size. Scores of a
 	// replicated run are not comparable: copies compete with the originals.
@@ -70,16 +74,24 @@ type Options struct {
 	// questions that ask about a playbook provision, as pakton search does
 	// by default (see ProvisionSource for which detectors to measure with).
 	Provisions *ProvisionSource
+	// Learn, when set, adds to each question the words learnt from
+	// labelled questions like it (learnq), in folds by document.
+	Learn *LearnSource
 }
 
 // BenchResult is the JSON form of one benchmark's scores (percentages).
 type BenchResult struct {
-	Queries   int                `json:"queries"`
-	Precision map[string]float64 `json:"precision"`
-	Recall    map[string]float64 `json:"recall"`
-	DRM       map[string]float64 `json:"drm"`
-	Chars     map[string]float64 `json:"chars"`
-	Routed    float64            `json:"routed_correctly,omitempty"` // corpus scope: share of queries routed to a ground-truth document
+	Queries int    `json:"queries"`
+	Scope   string `json:"scope,omitempty"` // corpus or document
+	// QueryMsP50 and QueryMsP99 are the benchmark's query latencies, in
+	// process.
+	QueryMsP50 float64            `json:"query_ms_p50,omitempty"`
+	QueryMsP99 float64            `json:"query_ms_p99,omitempty"`
+	Precision  map[string]float64 `json:"precision"`
+	Recall     map[string]float64 `json:"recall"`
+	DRM        map[string]float64 `json:"drm"`
+	Chars      map[string]float64 `json:"chars"`
+	Routed     float64            `json:"routed_correctly,omitempty"` // corpus scope: share of queries routed to a ground-truth document
 	// RoutedAlone is the share of queries narrowed to their ground-truth
 	// document alone (corpus scope).
 	RoutedAlone float64 `json:"routed_alone,omitempty"`
@@ -123,6 +135,7 @@ type Report struct {
 	QueryMsP99    float64                 `json:"query_ms_p99"`
 	Unnamed       *UnnamedResult          `json:"unnamed,omitempty"`
 	Provisions    string                  `json:"provisions,omitempty"` // which detectors put provision passages first, if any
+	Learned       string                  `json:"learned,omitempty"`    // which labelled questions words were learnt from, if any
 }
 
 // AllResult is the mean over benchmark files.
@@ -136,8 +149,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Scope == "" {
 		opt.Scope = "corpus"
 	}
-	if opt.Scope != "corpus" && opt.Scope != "document" {
-		return nil, fmt.Errorf("eval: scope %q: want corpus or document", opt.Scope)
+	for _, sc := range append([]string{opt.Scope}, slices.Collect(maps.Values(opt.Scopes))...) {
+		if sc != "corpus" && sc != "document" {
+			return nil, fmt.Errorf("eval: scope %q: want corpus or document", sc)
+		}
 	}
 	if opt.K <= 0 {
 		opt.K = Ks[len(Ks)-1]
@@ -175,6 +190,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		if opt.Provisions.HoldOutQuestions {
 			rep.Provisions += "; questions matched with their provision's playbook questions held out"
 		}
+	}
+	if opt.Learn != nil {
+		folds := opt.Learn.Folds
+		if folds <= 0 {
+			folds = 4
+		}
+		rep.Learned = fmt.Sprintf("the questions of %d benchmark files, %d folds by document", len(opt.Learn.From), folds)
 	}
 	var lat []time.Duration
 	totalQ := 0
@@ -264,6 +286,12 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				return nil, err
 			}
 		}
+		var lf *learnedFolds
+		if opt.Learn != nil {
+			if lf, err = learnFolds(ctx, opt, ix, files, idOf); err != nil {
+				return nil, err
+			}
+		}
 		rep.Documents += ix.Docs()
 		rep.Units += ix.Units()
 		rep.IngestSeconds += time.Since(start).Seconds()
@@ -273,6 +301,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 
 		for _, bi := range group {
 			b := benches[bi]
+			scope := opt.scopeOf(b.Name)
+			var blat []time.Duration
 			sum := newScores()
 			routedOK, routedAlone, elsewhere, quotes, short, midTok, provTop := 0, 0, 0, 0, 0, 0, 0
 			for _, t := range b.Tests {
@@ -280,11 +310,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					return nil, err
 				}
 				q := search.Query{Text: t.Query, K: opt.K, Stages: opt.Stages, Explain: opt.Explain && opt.Hits != nil}
-				if opt.Scope == "document" {
+				if scope == "document" {
 					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
 					q.NoRoute = true
 				}
 				t0 := time.Now()
+				if lf != nil {
+					p, err := ix.Plan(ctx, q)
+					if err != nil {
+						return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
+					}
+					q.Learned = lf.forDoc(t.Snippets[0].FilePath).Expand(p.Terms)
+				}
 				qm := models
 				if ff != nil {
 					qm.Provisions = ff.forCategory(t.Category)
@@ -294,6 +331,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
 				}
 				lat = append(lat, time.Since(t0))
+				blat = append(blat, time.Since(t0))
 				if opt.Hits != nil {
 					if err := writeHits(opt.Hits, b.Name, t.Query, res, rel); err != nil {
 						return nil, err
@@ -356,7 +394,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				allR[k] += sum.Recall[k] / float64(len(benches))
 			}
 			br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
-			if opt.Scope == "corpus" {
+			br.Scope = scope
+			br.QueryMsP50, br.QueryMsP99 = percentiles(blat)
+			if scope == "corpus" {
 				br.Routed = 100 * float64(routedOK) / n
 				br.RoutedAlone = 100 * float64(routedAlone) / n
 			}
@@ -387,12 +427,26 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		rep.Unnamed = u
 	}
 	rep.All = AllResult{Precision: kmap(allP, 100), Recall: kmap(allR, 100)}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	if len(lat) > 0 {
-		rep.QueryMsP50 = ms(lat[len(lat)/2])
-		rep.QueryMsP99 = ms(lat[min(len(lat)-1, len(lat)*99/100)])
-	}
+	rep.QueryMsP50, rep.QueryMsP99 = percentiles(lat)
 	return rep, nil
+}
+
+// scopeOf is the scope a benchmark is searched with.
+func (opt Options) scopeOf(bench string) string {
+	if sc, ok := opt.Scopes[bench]; ok {
+		return sc
+	}
+	return opt.Scope
+}
+
+// percentiles returns the median and 99th percentile of lat in
+// milliseconds (lat is sorted in place).
+func percentiles(lat []time.Duration) (p50, p99 float64) {
+	if len(lat) == 0 {
+		return 0, 0
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return ms(lat[len(lat)/2]), ms(lat[min(len(lat)-1, len(lat)*99/100)])
 }
 
 // corpusGroups groups benchmarks (by index) that share a corpus
@@ -563,10 +617,13 @@ func WriteTable(w io.Writer, r *Report) {
 	if r.Provisions != "" {
 		fmt.Fprintf(w, "provision passages first: %s detectors\n", r.Provisions)
 	}
+	if r.Learned != "" {
+		fmt.Fprintf(w, "words learnt from labelled questions: %s\n", r.Learned)
+	}
 	for _, n := range slices.Sorted(maps.Keys(r.Benchmarks)) {
 		b := r.Benchmarks[n]
 		fmt.Fprintf(w, "%s (%d queries)", n, b.Queries)
-		if r.Scope == "corpus" {
+		if b.Scope == "corpus" || b.Scope == "" && r.Scope == "corpus" {
 			fmt.Fprintf(w, ", routed to a ground-truth document: %.1f%% (to it alone %.1f%%)", b.Routed, b.RoutedAlone)
 		}
 		fmt.Fprintln(w)
@@ -643,4 +700,83 @@ func writeHits(w io.Writer, bench, query string, res search.Result, rel func(str
 		return fmt.Errorf("eval: writing hits: %w", err)
 	}
 	return nil
+}
+
+// subsetNames are the display names of LegalBench-RAG's subsets, in the
+// order PAKTON's Table 2 lists them, by the prefix of a benchmark's name.
+var subsetNames = []struct{ prefix, name string }{
+	{"privacy_qa", "PrivacyQA"}, {"contractnli", "ContractNLI"}, {"maud", "MAUD"}, {"cuad", "CUAD"},
+}
+
+// subsetOrder returns the report's benchmarks in Table 2's order (other
+// benchmarks after, by name) with their display names.
+func subsetOrder(r *Report) (names, display []string) {
+	rest := slices.Sorted(maps.Keys(r.Benchmarks))
+	for _, s := range subsetNames {
+		for _, n := range slices.Clone(rest) {
+			if strings.HasPrefix(n, s.prefix) {
+				names, display = append(names, n), append(display, s.name+strings.TrimPrefix(n, s.prefix))
+				rest = slices.DeleteFunc(rest, func(x string) bool { return x == n })
+			}
+		}
+	}
+	return append(names, rest...), append(display, rest...)
+}
+
+// WriteTable2 prints a report in the layout of PAKTON's Table 2: per
+// benchmark and over all of them (the mean of the benchmarks), precision
+// and recall at every k, then the characters returned and the share of
+// snippets from documents holding no answer (DRM) at every k, the scope and
+// the query latency in process.
+func WriteTable2(w io.Writer, r *Report) {
+	names, display := subsetOrder(r)
+	width := 12
+	for _, d := range display {
+		width = max(width, len(d)+1)
+	}
+	head := func(title string) {
+		fmt.Fprintf(w, "%-*s", width, title)
+		for _, k := range Ks {
+			fmt.Fprintf(w, "%8s", fmt.Sprint("@", k))
+		}
+	}
+	mean := func(get func(b *BenchResult) map[string]float64, k int) float64 {
+		s := 0.0
+		for _, n := range names {
+			s += get(r.Benchmarks[n])[fmt.Sprint(k)]
+		}
+		return s / float64(len(names))
+	}
+	block := func(title, format string, get func(b *BenchResult) map[string]float64, all map[string]float64, tail func(b *BenchResult) string, allTail string) {
+		head(title)
+		fmt.Fprintln(w)
+		for i, n := range names {
+			b := r.Benchmarks[n]
+			fmt.Fprintf(w, "%-*s", width, display[i])
+			for _, k := range Ks {
+				fmt.Fprintf(w, format, get(b)[fmt.Sprint(k)])
+			}
+			if tail != nil {
+				fmt.Fprint(w, tail(b))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%-*s", width, "all")
+		for _, k := range Ks {
+			v := mean(get, k)
+			if all != nil {
+				v = all[fmt.Sprint(k)]
+			}
+			fmt.Fprintf(w, format, v)
+		}
+		fmt.Fprint(w, allTail)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "LegalBench-RAG, in the layout of PAKTON's Table 2 (percentages; all: the mean of the benchmarks)")
+	block("precision", "%8.2f", func(b *BenchResult) map[string]float64 { return b.Precision }, r.All.Precision, nil, "")
+	block("recall", "%8.2f", func(b *BenchResult) map[string]float64 { return b.Recall }, r.All.Recall, nil, "")
+	block("chars", "%8.0f", func(b *BenchResult) map[string]float64 { return b.Chars }, nil, nil, "")
+	block("DRM", "%8.2f", func(b *BenchResult) map[string]float64 { return b.DRM }, nil, func(b *BenchResult) string {
+		return fmt.Sprintf("   %-8s p50 %6.2f ms  p99 %7.2f ms", b.Scope, b.QueryMsP50, b.QueryMsP99)
+	}, fmt.Sprintf("   %-8s p50 %6.2f ms  p99 %7.2f ms", "", r.QueryMsP50, r.QueryMsP99))
 }

@@ -169,3 +169,50 @@ func TestProvisionFusionTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedTargets guards the words learnt from labelled questions on
+// the MAUD and PrivacyQA development halves, words only (no detectors),
+// learnt in 4 folds by document as eval legalbench does by default: every
+// floor sits 3 points under docs/EVALUATION.md's measurement ("Regression
+// floors"), characters returned at most 5% above it.
+func TestLearnedTargets(t *testing.T) {
+	dir := sharedData(t)
+	maud := filepath.Join(dir, "benchmarks", "maud_dev.json")
+	pqa := filepath.Join(dir, "benchmarks", "privacy_qa_dev.json")
+	if _, err := os.Stat(maud); err != nil {
+		t.Skip("no MAUD dev half in ../shared/data")
+	}
+	m, err := MethodByName("pakton")
+	if err != nil {
+		t.Fatal(err)
+	}
+	benches := []string{maud, pqa}
+	rep, err := Run(t.Context(), Options{CorpusDir: filepath.Join(dir, "corpus"), Benches: benches, Scope: "corpus", Method: m,
+		Learn: &LearnSource{From: benches, Folds: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ma, pq := rep.Benchmarks["maud_dev"], rep.Benchmarks["privacy_qa_dev"]
+	floors := []struct {
+		name  string
+		got   float64
+		floor float64
+	}{
+		{"MAUD R@1", ma.Recall["1"], 42.3},
+		{"MAUD R@8", ma.Recall["8"], 76.2},
+		{"MAUD R@64", ma.Recall["64"], 92.1},
+		{"MAUD P@1", ma.Precision["1"], 64.7},
+		{"PrivacyQA R@1", pq.Recall["1"], 18.1},
+		{"PrivacyQA R@8", pq.Recall["8"], 58.4},
+		{"PrivacyQA R@64", pq.Recall["64"], 93.2},
+		{"MAUD chars@1 (negated)", -ma.Chars["1"], -615},
+		{"MAUD chars@8 (negated)", -ma.Chars["8"], -4553},
+		{"MAUD chars@64 (negated)", -ma.Chars["64"], -33578},
+	}
+	for _, f := range floors {
+		t.Logf("%-45s %10.2f (floor %.2f)", f.name, f.got, f.floor)
+		if f.got < f.floor {
+			t.Errorf("%s = %.2f, below %.2f", f.name, f.got, f.floor)
+		}
+	}
+}

@@ -126,11 +126,15 @@ type Party struct {
 
 // Names is what a document is called by.
 type Names struct {
-	Title   string  `json:"title,omitempty"`
-	Type    string  `json:"type,omitempty"` // lower case: "master supply agreement"
-	Date    string  `json:"date,omitempty"` // as written in the preamble
-	Year    int     `json:"year,omitempty"`
-	File    string  `json:"file,omitempty"`   // the file name as words, without extension
+	Title string `json:"title,omitempty"`
+	Type  string `json:"type,omitempty"` // lower case: "master supply agreement"
+	Date  string `json:"date,omitempty"` // as written in the preamble
+	Year  int    `json:"year,omitempty"`
+	File  string `json:"file,omitempty"` // the file name as words, without extension
+	// FileAs is the file name's words as written, when splitting camel-case
+	// humps changed them ("23andMe" for the File "23and Me"): a brand is
+	// asked about as it is spelt.
+	FileAs  string  `json:"file_as,omitempty"`
 	Folder  string  `json:"folder,omitempty"` // the folder path the file was ingested under
 	Parties []Party `json:"parties,omitempty"`
 }
@@ -151,6 +155,9 @@ type Name struct {
 func Learn(text, docName string) Names {
 	var n Names
 	n.File, n.Folder = fileNames(docName)
+	if as := fileAsWritten(docName); Key(as) != Key(n.File) {
+		n.FileAs = as
+	}
 	head := PreambleHead(text, headChars)
 	if ext := strings.ToLower(path.Ext(docName)); ext == ".md" || ext == ".markdown" {
 		// Markdown's strong emphasis ("**Acme Ltd**") is no part of a
@@ -211,6 +218,7 @@ func (n Names) All() []Name {
 		add(itoa(n.Year), KindYear, -1)
 	}
 	add(n.File, KindFile, -1)
+	add(n.FileAs, KindFile, -1)
 	if n.Folder != "" {
 		for _, f := range strings.Split(n.Folder, "/") {
 			add(wordsOf(f), KindFolder, -1)
@@ -269,6 +277,18 @@ func fileNames(docName string) (file, folder string) {
 		base = base[:i]
 	}
 	return wordsOf(base), strings.Trim(dir, "/")
+}
+
+// fileAsWritten returns a document name's file name with separators as
+// spaces, camel-case humps kept (extension dropped).
+func fileAsWritten(docName string) string {
+	_, base := path.Split(strings.ReplaceAll(docName, "\\", "/"))
+	if i := strings.LastIndexByte(base, '.'); i > 0 && len(base)-i <= 6 {
+		base = base[:i]
+	}
+	return strings.Join(strings.FieldsFunc(base, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '_' || r == '-' || r == '.' || r == ',' || r == '(' || r == ')' || r == '+'
+	}), " ")
 }
 
 // wordsOf turns a file or folder name into words: separators and camel-case

@@ -33,6 +33,9 @@ type Explain struct {
 	// Expansions are the words added to the question, each from the word
 	// that brought it, with its weight.
 	Expansions []Expansion `json:"expansions,omitempty"`
+	// Learned are the words a model learnt from labelled questions added
+	// (Query.Learned), with their weights.
+	Learned []Weighted `json:"learned,omitempty"`
 	// Provisions says which playbook provisions the question asks about and
 	// what the review detectors found (SearchWith with a ProvisionFinder).
 	Provisions *ProvisionStage `json:"provisions,omitempty"`
@@ -403,6 +406,17 @@ func (ex *Explain) WriteText(w io.Writer, docName func(id string) string) {
 		for _, k := range order {
 			p("  added from %s: %s\n", k, strings.Join(by[k], ", "))
 		}
+	}
+	if len(ex.Learned) > 0 {
+		var ws []string
+		for _, l := range ex.Learned {
+			w := l.Term
+			if index.IsHeadTerm(w) {
+				w = "heading:" + strings.TrimPrefix(w, index.HeadMark)
+			}
+			ws = append(ws, fmt.Sprintf("%s %.2g", w, l.Weight))
+		}
+		p("  learnt from labelled questions: %s\n", strings.Join(ws, ", "))
 	}
 	if ps := ex.Provisions; ps != nil {
 		p("  provisions: %s\n", ps.Why)

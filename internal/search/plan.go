@@ -263,7 +263,12 @@ func (ix *Index) plan(q Query) *Plan {
 	// does the rest of the part of the question that names it ("Consider
 	// the Cooperation Agreement between A and B for Renewable Energy
 	// Projects; is liability capped?").
-	ref = namingParts(ref, breaks)
+	var self func(i int) bool
+	if len(ref) > 0 && !q.NoFraming {
+		framing := ix.framing(v, q.Text, terms)
+		self = func(i int) bool { return framing[terms[i]] != "" }
+	}
+	ref = namingParts(ref, breaks, self)
 	p.Terms, p.breaks = terms, breaks
 	if len(ref) > 0 && len(ref) < len(terms) {
 		p.Terms, p.breaks = nil, nil

@@ -113,6 +113,25 @@ func TestRouteDropsNamingWords(t *testing.T) {
 	}
 }
 
+// TestRouteDropsTheNamingPart checks that a part of the question made of
+// the contract's name and the words the contracts call themselves by only
+// names the contract: it is left out whole.
+func TestRouteDropsTheNamingPart(t *testing.T) {
+	ix := namedCorpus(t)
+	q := Query{Text: "Consider this contract with Borealis in full; which law governs it?"}
+	p := planT(t, ix, q)
+	if p.Route.Decision != RouteNamed || slices.Contains(p.Terms, "consid") || slices.Contains(p.Terms, "full") {
+		t.Errorf("route %s, terms %q: want the first part left out", p.Route.Decision, p.Terms)
+	}
+	if !slices.Contains(p.Terms, "law") || !slices.Contains(p.Terms, "govern") {
+		t.Errorf("terms %q lost the question's topic", p.Terms)
+	}
+	q.NoFraming = true
+	if p := planT(t, ix, q); !slices.Contains(p.Terms, "consid") {
+		t.Errorf("with the framing words kept, terms %q: want the first part kept but the name", p.Terms)
+	}
+}
+
 // TestRouteChosenAndOff checks that the caller's choice and switching
 // routing off are kept and said.
 func TestRouteChosenAndOff(t *testing.T) {

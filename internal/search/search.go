@@ -37,6 +37,12 @@ type Query struct {
 	// index's vectors). When set and the index has vectors, lexical and dense
 	// rankings are fused by reciprocal rank fusion.
 	Vector []float32
+	// Learned are words a model learnt from labelled questions adds to the
+	// question (analyzed terms; a heading word starts with index.HeadMark),
+	// each with its weight: what the passages that answered questions like
+	// this one in other documents say, and what their clauses are headed.
+	// Words the index does not know are skipped.
+	Learned []Weighted
 
 	// exhaustive scores a corpus-wide search with the accumulator rather
 	// than window by window (tests compare the two).
@@ -75,6 +81,12 @@ type Stages struct {
 // expand reports whether the query is expanded with associated words at
 // all.
 func (s Stages) expand() bool { return !s.NoAssociations || !s.NoHeadings }
+
+// Weighted is an analyzed term with a weight (Query.Learned).
+type Weighted struct {
+	Term   string  `json:"term"`
+	Weight float64 `json:"weight"`
+}
 
 // Hit is one returned source span.
 type Hit struct {
@@ -177,10 +189,13 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	// Only the best units are ranked: collect rarely needs more than a few
 	// per hit. When it does (many overlapping spans), rank deeper (below); the
 	// order is total, so the hits are the same either way. Filling needs the
-	// whole ranking to know which units went unscored.
-	n := 0
-	if !fill {
-		n = max(rankDepth, rankPerHit*k)
+	// whole ranking to know which units went unscored, and its units come
+	// after every scored one: a search that finds k hits among the best
+	// units never needs it, so a question about a long agreement does not
+	// sort all of its clauses.
+	n := max(rankDepth, rankPerHit*k)
+	if fill && ix.sharding != nil {
+		n = 0 // the shards send the units to fill with on the first call
 	}
 	var lexical func(n int) (ranked []scored, all bool)
 	unit := func(g int32) (ShardUnit, bool) { return localUnit(v, g) }
@@ -222,7 +237,7 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 		if len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim && dist == nil {
 			ranked = ix.hybrid(v, ranked, q.Vector, sc)
 		}
-		if fill {
+		if fill && all {
 			ranked = fillRanked(ranked, ranges, plain)
 		}
 		return ranked, all
@@ -294,7 +309,7 @@ func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Expl
 	if q.expand() {
 		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, ex)
 	}
-	return qt
+	return addLearned(v, qt, q.Learned, ex)
 }
 
 // rankDepth and rankPerHit bound how many scored units a search sorts
@@ -306,8 +321,11 @@ const (
 
 // namingParts widens the terms that name a contract (ref) to every term of
 // each part of the question in which they are at least half the terms, when
-// some other part of the question is left to search with.
-func namingParts(ref map[int]bool, breaks []bool) map[int]bool {
+// some other part of the question is left to search with. Terms for which
+// also (optional) is true count with them, without being left out on their
+// own: the words the document refers to itself with ("Consider Acme's
+// privacy policy" only names the policy).
+func namingParts(ref map[int]bool, breaks []bool, also ...func(i int) bool) map[int]bool {
 	if len(ref) == 0 {
 		return ref
 	}
@@ -321,13 +339,17 @@ func namingParts(ref map[int]bool, breaks []bool) map[int]bool {
 		for e < len(breaks) && !breaks[e] {
 			e++
 		}
-		n := 0
+		n, naming := 0, 0
 		for i := st; i < e; i++ {
-			if ref[i] {
+			switch {
+			case ref[i]:
 				n++
+				naming++
+			case len(also) > 0 && also[0] != nil && also[0](i):
+				naming++
 			}
 		}
-		if n > 0 && 2*n >= e-st {
+		if n > 0 && 2*naming >= e-st {
 			for i := st; i < e; i++ {
 				out[i] = true
 			}
