@@ -41,6 +41,7 @@ func runAsk(ctx context.Context, args []string) error {
 	evidence := fs.Bool("evidence", false, "print the evidence report even when a model is configured")
 	k := fs.Int("k", agent.EvidenceK, "provisions quoted by an evidence report")
 	noRoute := fs.Bool("no-route", false, "search every document even when the question seems to name a contract")
+	withCorr := fs.Bool("include-correspondence", false, "count cover e-mails, letters and indexes among the contracts a deal-room question is answered for")
 	explain := fs.Bool("explain", false, "print on stderr the plan of the search for the question (routing, words dropped and added, the provision asked about, how each passage was scored)")
 	mf := addModelFlags(fs)
 	question, err := textArg(fs, args, "QUESTION")
@@ -61,7 +62,7 @@ func runAsk(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	req := agent.Request{Question: question, Context: *bg, Instructions: *instr, NoRoute: *noRoute}
+	req := agent.Request{Question: question, Context: *bg, Instructions: *instr, NoRoute: *noRoute, IncludeCorrespondence: *withCorr}
 	if req.Docs, err = docIDs(ctx, st, g.collection, docs); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func runReview(ctx context.Context, args []string) error {
 	list := fs.Bool("list", false, "print the playbook's provisions and exit")
 	dryRun := fs.Bool("dry-run", false, "print what the review would do (contracts, cells, model calls and tokens) and exit")
 	offline := fs.Bool("offline", false, "skip the model pass even when a model server is configured")
+	withCorr := fs.Bool("include-correspondence", false, "review cover e-mails, letters and indexes too (left out as correspondence by default)")
 	models := addModelFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -120,7 +121,7 @@ func runReview(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	run.Dir, run.Concurrency = state, *conc
+	run.Dir, run.Concurrency, run.IncludeCorrespondence = state, *conc, *withCorr
 	// The exports read the table a row at a time from the rows the run
 	// keeps on disk, so the run need not hold every contract's extracts: a
 	// review of a large collection then takes memory for its cells' answers
@@ -166,6 +167,9 @@ func runReview(ctx context.Context, args []string) error {
 			return fmt.Errorf("review interrupted; the finished contracts are kept in %s: run the same command again to finish", *out)
 		}
 		return err
+	}
+	if len(tab.Correspondence) > 0 {
+		fmt.Fprintf(stderr, "left out as correspondence, not contracts (--include-correspondence reviews them): %s\n", strings.Join(tab.Correspondence, ", "))
 	}
 	if len(tab.Rows) == 0 {
 		return fmt.Errorf("collection %q in %s holds no documents; add some with \"pakton ingest PATH\"", g.collection, st.Location())

@@ -46,6 +46,16 @@ func Ambiguity(ctx context.Context, lib *Library, req Request) (question string,
 		return "", nil, nil, err
 	}
 	r := &rt
+	if r.Decision == search.RouteUnknown && len(r.Nearest) > 0 {
+		// A name near no contract's: the nearest offered, or every
+		// contract searched.
+		question = fmt.Sprintf("No contract in this collection is called %s. Did you mean one of these?", quoted(r.Unknown))
+		for _, c := range r.Nearest {
+			choices = append(choices, Choice{ID: c.DocID, Label: candidateLabel(c)})
+		}
+		choices = append(choices, Choice{ID: ChooseAll, Label: "none of them: search every contract"})
+		return question, choices, r, nil
+	}
 	if r.Decision != search.RouteAmbiguous || len(r.Candidates) < 2 {
 		return "", nil, r, nil
 	}
@@ -59,14 +69,32 @@ func Ambiguity(ctx context.Context, lib *Library, req Request) (question string,
 	}
 	question = fmt.Sprintf("%s fits %d contracts. Which one do you mean?", name, len(r.Candidates))
 	for _, c := range r.Candidates {
-		label := c.Name
-		if extra := strings.TrimSpace(c.Title + " " + paren(c.Date)); extra != "" {
-			label += " — " + extra
-		}
-		choices = append(choices, Choice{ID: c.DocID, Label: label})
+		choices = append(choices, Choice{ID: c.DocID, Label: candidateLabel(c)})
 	}
 	choices = append(choices, Choice{ID: ChooseAll, Label: fmt.Sprintf("all %d of them", len(r.Candidates))})
 	return question, choices, r, nil
+}
+
+// quoted lists names in quotation marks: "“A”", "“A” or “B”".
+func quoted(ns []string) string {
+	var q []string
+	for _, n := range ns {
+		q = append(q, "“"+n+"”")
+	}
+	return strings.Join(q, " or ")
+}
+
+// candidateLabel is how a contract to choose is offered: as people name it
+// (title, parties, date), its file after it.
+func candidateLabel(c search.Candidate) string {
+	if c.Display != "" && c.Display != c.Name {
+		return c.Display + " — " + c.Name
+	}
+	label := c.Name
+	if extra := strings.TrimSpace(c.Title + " " + paren(c.Date)); extra != "" {
+		label += " — " + extra
+	}
+	return label
 }
 
 func paren(s string) string {
@@ -102,6 +130,9 @@ func ResolveRoute(ctx context.Context, lib *Library, req Request, c Clarifier, p
 	case "":
 	case ChooseAll:
 		req.Docs = route.Docs
+		if route.Decision == search.RouteUnknown {
+			req.NoRoute = true
+		}
 	default:
 		req.Docs = []string{answer}
 	}

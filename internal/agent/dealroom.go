@@ -53,12 +53,19 @@ func (l *Library) perContractScope(ctx context.Context, req Request, route *sear
 	if err != nil {
 		return nil, err
 	}
-	if len(infos) < 2 {
-		return nil, nil
+	var ids []string
+	for _, in := range infos {
+		// Correspondence (cover e-mails, letters, indexes) is no contract
+		// of the deal room, unless asked for.
+		if !req.IncludeCorrespondence {
+			if nm, err := ingest.DocNames(ctx, l.Corpus.Store, l.Corpus.Collection, in.ID); err == nil && nm.Correspondence != "" {
+				continue
+			}
+		}
+		ids = append(ids, in.ID)
 	}
-	ids := make([]string, len(infos))
-	for i, in := range infos {
-		ids[i] = in.ID
+	if len(ids) < 2 {
+		return nil, nil
 	}
 	return ids, nil
 }

@@ -37,6 +37,9 @@ type Request struct {
 	// NoRoute searches the whole collection even when the question seems to
 	// name a contract.
 	NoRoute bool
+	// IncludeCorrespondence counts correspondence (cover e-mails, letters,
+	// indexes) among the contracts a deal-room question is answered for.
+	IncludeCorrespondence bool
 }
 
 // NoModelNotice is the statement every evidence report carries.

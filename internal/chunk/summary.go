@@ -41,7 +41,20 @@ func (s DocSummary) String() string {
 // Names learns the names a person would call a document by, from its text
 // (page furniture blanked) and its name in the collection (names.Learn).
 func Names(doc *document.Document) names.Names {
-	return names.Learn(doc.Masked(document.Span{Start: 0, End: doc.Runes()}), doc.Name)
+	text := doc.Masked(document.Span{Start: 0, End: doc.Runes()})
+	nm := names.Learn(text, doc.Name)
+	mail := doc.Meta != nil && doc.Meta.Message != nil
+	nm.Correspondence = names.Correspondence(text, doc.Name, mail, len(nm.Parties) > 0)
+	if mail {
+		// An e-mail is called by its subject, and dated by its header.
+		if m := doc.Meta.Message; m.Subject != "" {
+			nm.Title = m.Subject
+		}
+		if m := doc.Meta.Message; nm.Date == "" && m.Date != "" {
+			nm.Date = m.Date
+		}
+	}
+	return nm
 }
 
 // Opening returns the first n code points of a document's text, for routing.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/report"
+	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/usecase"
 )
 
@@ -77,6 +78,13 @@ func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskI
 	if answered {
 		if answer != "" && answer != agent.ChooseAll {
 			areq.Docs = []string{answer}
+		}
+		if answer == agent.ChooseAll {
+			// "none of them" for a name near no contract's: every
+			// contract is searched.
+			if _, _, r, err := agent.Ambiguity(ctx, lib, areq); err == nil && r != nil && r.Decision == search.RouteUnknown {
+				areq.NoRoute = true
+			}
 		}
 	} else if question != "" {
 		if canElicit(req) {

@@ -18,6 +18,14 @@ import (
 // what a person reads.
 func Display(n Names, docName string) string {
 	title := displayTitle(n, docName)
+	switch n.Correspondence {
+	case "e-mail":
+		title = "E-mail: " + title
+	case "letter":
+		title = "Letter: " + title
+	case "index":
+		title = "Index: " + title
+	}
 	var parties []string
 	seen := map[string]bool{}
 	for _, p := range n.Parties {
@@ -77,6 +85,8 @@ func FromList(list []Name, docName string) Names {
 			n.Date = nm.Text
 		case KindYear:
 			n.Year, _ = strconv.Atoi(nm.Text)
+		case KindCorrespondence:
+			n.Correspondence = nm.Text
 		}
 	}
 	kept := n.Parties[:0]
@@ -101,7 +111,7 @@ func displayTitle(n Names, docName string) string {
 		t = strings.TrimRight(t[:i], " ,;:") // License Agreement ("Agreement")
 	}
 	t = strings.Trim(t, "\"“” ")
-	if !namesAKind(t) {
+	if !namesAKind(t) && n.Correspondence == "" {
 		t = "" // a banner or a sentence before the title ("Confidential treatment has been requested…")
 	}
 	if t == "" && n.Type != "" {
@@ -250,4 +260,47 @@ func DisplayDate(d string) string {
 		return month + " " + strconv.Itoa(year)
 	}
 	return strconv.Itoa(year)
+}
+
+// Correspondence says whether a document is correspondence rather than a
+// contract, and which: "e-mail" (the body of an e-mail: a cover note, its
+// attachments are documents of their own), "letter" (a short letter —
+// "Dear …" at its start — that binds no one: no "letter agreement", nothing
+// "agreed and accepted"), or "index" (a list of a data room's documents: a
+// title or file name saying "index" and no preamble naming parties);
+// "" for anything else, contracts included. mail says the document is an
+// e-mail's body; parties whether a preamble named parties.
+func Correspondence(text, docName string, mail, parties bool) string {
+	if mail {
+		return "e-mail"
+	}
+	head := strings.ToLower(headOf(text, 1500))
+	lower := strings.ToLower(headOf(text, 20000))
+	binding := false
+	for _, w := range []string{"letter agreement", "agreed and accepted", "accepted and agreed", "acknowledged and agreed", "agreed to and accepted", "hereby agree", "in witness whereof"} {
+		binding = binding || strings.Contains(lower, w)
+	}
+	if binding {
+		return ""
+	}
+	salutation := strings.HasPrefix(strings.TrimSpace(head), "dear ") || strings.Contains(head, "\ndear ")
+	if salutation && len(text) < 12000 && !parties {
+		return "letter"
+	}
+	_, file := path.Split(strings.ReplaceAll(docName, "\\", "/"))
+	firstLine, _, _ := strings.Cut(strings.TrimSpace(head), "\n")
+	if !parties && (hasWord(strings.ToLower(wordsOf(file)), "index") || hasWord(firstLine, "index")) {
+		return "index"
+	}
+	return ""
+}
+
+// hasWord reports whether s (lower case) holds w as a word.
+func hasWord(s, w string) bool {
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if f == w {
+			return true
+		}
+	}
+	return false
 }

@@ -50,10 +50,14 @@ const (
 	KindFile                    // the file name without extension
 	KindFolder                  // a folder the file was filed in
 	KindRole                    // a term a party is defined by that names its role ("Licensee"): never a name of the contract
+	// KindCorrespondence is what kind of correspondence the document is
+	// ("e-mail", "letter", "index"; Names.Correspondence): never a name,
+	// kept with the names so the faces can say it.
+	KindCorrespondence
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "party", "short name", "form", "leading words", "acronym", "title", "type", "date", "year", "file name", "folder", "role"}
+var kindNames = [numKinds]string{"", "party", "short name", "form", "leading words", "acronym", "title", "type", "date", "year", "file name", "folder", "role", "correspondence"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -89,7 +93,7 @@ func ParseKind(s string) Kind {
 // date, year).
 func (k Kind) Names() bool {
 	switch k {
-	case KindType, KindDate, KindYear, KindRole:
+	case KindType, KindDate, KindYear, KindRole, KindCorrespondence:
 		return false
 	}
 	return k > 0 && k < numKinds
@@ -137,6 +141,11 @@ type Names struct {
 	FileAs  string  `json:"file_as,omitempty"`
 	Folder  string  `json:"folder,omitempty"` // the folder path the file was ingested under
 	Parties []Party `json:"parties,omitempty"`
+	// Correspondence is set for a document that is correspondence, not a
+	// contract: "e-mail", "letter" or "index" (Correspondence). Such a
+	// document is kept and searched, but not reviewed as a contract nor
+	// counted in deal-room answers unless asked.
+	Correspondence string `json:"correspondence,omitempty"`
 }
 
 // Name is one name a document may be called by.
@@ -230,6 +239,9 @@ func (n Names) All() []Name {
 		for _, r := range p.Roles {
 			add(r, KindRole, i)
 		}
+	}
+	if n.Correspondence != "" {
+		out = append(out, Name{Text: n.Correspondence, Kind: KindCorrespondence, Party: -1})
 	}
 	return out
 }

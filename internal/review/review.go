@@ -96,8 +96,12 @@ type RiskAnswer struct {
 type Row struct {
 	DocID   string `json:"doc_id"`
 	DocName string `json:"doc_name"`
-	Cells   []Cell `json:"cells"`
-	Error   string `json:"error,omitempty"` // the document could not be reviewed
+	// DocTitle is the contract as people name it: its title, parties and
+	// date (names.Display), what the grid's contract column and the
+	// exports show first; DocName stays its file.
+	DocTitle string `json:"doc_title,omitempty"`
+	Cells    []Cell `json:"cells"`
+	Error    string `json:"error,omitempty"` // the document could not be reviewed
 	// light marks a row a light run holds without its extracts (Run.Light).
 	light bool
 }
@@ -108,4 +112,7 @@ type Table struct {
 	Version    string   `json:"playbook_version,omitempty"`
 	Provisions []string `json:"provisions"`
 	Rows       []Row    `json:"rows"`
+	// Correspondence names the documents left out as correspondence, not
+	// contracts (cover e-mails, letters, indexes; Run.IncludeCorrespondence).
+	Correspondence []string `json:"correspondence,omitempty"`
 }

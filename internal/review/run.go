@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pakton/pakton/internal/names"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -99,6 +100,11 @@ type Run struct {
 	Rows RowKeeper
 	// Docs restricts the review to these document ids (all when empty).
 	Docs []string
+	// IncludeCorrespondence reviews correspondence too: cover e-mails,
+	// letters and indexes (names.Correspondence). Without it a review of
+	// the whole collection leaves them out and lists them in
+	// Table.Correspondence; documents named in Docs are always reviewed.
+	IncludeCorrespondence bool
 	// Concurrency bounds the contracts reviewed at once (default: the number
 	// of CPUs).
 	Concurrency int
@@ -280,6 +286,14 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	}
 	pb := run.Reviewer.Playbook()
 	tab := &Table{Playbook: pb.Name, Version: pb.Version, Provisions: pb.Names(), Rows: make([]Row, len(infos))}
+	if len(run.Docs) == 0 && !run.IncludeCorrespondence {
+		if all, err := run.Store.List(ctx, run.Collection); err == nil {
+			_, corr := run.withoutCorrespondence(ctx, all)
+			for _, in := range corr {
+				tab.Correspondence = append(tab.Correspondence, in.Name)
+			}
+		}
+	}
 	stats := RunStats{Contracts: len(infos)}
 	key := rowKey{Playbook: run.Reviewer.Fingerprint(), Engine: EngineVersion}
 	if run.Refiner != nil {
@@ -385,7 +399,12 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	if fatal != nil {
 		return nil, stats, fatal
 	}
-	for _, row := range tab.Rows {
+	for i, row := range tab.Rows {
+		// The contract as people name it (title, parties, date), from the
+		// names learnt at ingest.
+		if nm, err := ingest.DocNames(ctx, run.Store, run.Collection, row.DocID); err == nil {
+			tab.Rows[i].DocTitle = names.Display(nm, row.DocName)
+		}
 		if row.Error != "" {
 			stats.Failed++
 		}
@@ -468,6 +487,24 @@ func (run *Run) Kept(ctx context.Context) ([]Row, error) {
 	return out, nil
 }
 
+// withoutCorrespondence splits a collection's documents into the contracts
+// and the correspondence (cover e-mails, letters, indexes:
+// names.Correspondence, learnt at ingest), unless the run includes
+// correspondence.
+func (run *Run) withoutCorrespondence(ctx context.Context, all []store.DocInfo) (contracts, corr []store.DocInfo) {
+	if run.IncludeCorrespondence {
+		return all, nil
+	}
+	for _, in := range all {
+		if nm, err := ingest.DocNames(ctx, run.Store, run.Collection, in.ID); err == nil && nm.Correspondence != "" {
+			corr = append(corr, in)
+			continue
+		}
+		contracts = append(contracts, in)
+	}
+	return contracts, corr
+}
+
 // docs lists the contracts to review, in collection order.
 func (run *Run) docs(ctx context.Context) ([]store.DocInfo, error) {
 	all, err := run.Store.List(ctx, run.Collection)
@@ -475,7 +512,8 @@ func (run *Run) docs(ctx context.Context) ([]store.DocInfo, error) {
 		return nil, fmt.Errorf("review: collection %q: %w", run.Collection, err)
 	}
 	if len(run.Docs) == 0 {
-		return all, nil
+		kept, _ := run.withoutCorrespondence(ctx, all)
+		return kept, nil
 	}
 	want := map[string]bool{}
 	for _, id := range run.Docs {

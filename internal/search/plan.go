@@ -309,7 +309,7 @@ func nameMatches(v *index.Snapshot, text string, qs []qword, ms []nameMatch) []N
 		seen := map[int32]bool{}
 		for _, r := range m.entries {
 			e := entry(v, r)
-			if names.Kind(e.Kind) == names.KindRole {
+			if k := names.Kind(e.Kind); k == names.KindRole || k == names.KindCorrespondence {
 				continue
 			}
 			if nm.Name == "" {

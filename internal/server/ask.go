@@ -32,6 +32,9 @@ type askRequest struct {
 	// NoRoute searches every document even when the question seems to name
 	// a contract.
 	NoRoute bool `json:"no_route"`
+	// IncludeCorrespondence counts cover e-mails, letters and indexes
+	// among the contracts a deal-room question is answered for.
+	IncludeCorrespondence bool `json:"include_correspondence"`
 	// AskBack lets the ask pause to ask the user a question (askback.go):
 	// which contract an ambiguous name means, or the Archivist's clarifying
 	// question. Off, it never waits: every candidate is searched.
@@ -200,7 +203,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		}
 		asking := usecase.Asking{Models: s.models, External: s.cfg.External}
 		rep, err := asking.Answer(ctx, lib, usecase.Question{
-			Request: agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute},
+			Request: agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute, IncludeCorrespondence: req.IncludeCorrespondence},
 			Route:   true, Evidence: req.Evidence, MaxTurns: turns,
 			Progress: say, Announce: say, Clarifier: clarifier,
 		})

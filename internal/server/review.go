@@ -49,6 +49,9 @@ type reviewRequest struct {
 	Title        string   `json:"title"`
 	// Offline skips the model pass even when the server has a model.
 	Offline bool `json:"offline"`
+	// IncludeCorrespondence reviews cover e-mails, letters and indexes
+	// too (left out as correspondence by default).
+	IncludeCorrespondence bool `json:"include_correspondence"`
 }
 
 // reviewMeta is what a review was asked to do.
@@ -67,6 +70,9 @@ type reviewMeta struct {
 	Model string `json:"model,omitempty"`
 	// Offline was asked for: no model pass even with a model configured.
 	Offline bool `json:"offline,omitempty"`
+	// IncludeCorrespondence was asked for: cover e-mails, letters and
+	// indexes reviewed too.
+	IncludeCorrespondence bool `json:"include_correspondence,omitempty"`
 }
 
 // reviewSummary is what is known of a finished review without reading its
@@ -166,7 +172,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key)
 		return
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline}
+		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline, IncludeCorrespondence: req.IncludeCorrespondence}
 	var playbook []byte
 	if strings.TrimSpace(req.PlaybookYAML) != "" {
 		meta.Source = "upload"

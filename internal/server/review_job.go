@@ -104,6 +104,7 @@ func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, e
 		return nil, err
 	}
 	run.Logger, run.Yield, run.Acquire = s.log, jobs.Yield, s.acquireCPU
+	run.IncludeCorrespondence = meta.IncludeCorrespondence
 	if pass, ok := run.Refiner.(*modelpass.Pass); ok {
 		pass.Logger = s.log
 	}

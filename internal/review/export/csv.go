@@ -26,7 +26,7 @@ var csvColumns = []string{"extract", "confidence", "clause path", "page", "span"
 // "rejected", "corrected"; empty when nobody reviewed the cell).
 func CSV(w io.Writer, rv *Review) error {
 	cw := csv.NewWriter(w)
-	head := []string{"Contract", "Document ID", "Error"}
+	head := []string{"Contract", "File", "Document ID", "Error"}
 	for _, p := range rv.Table.Provisions {
 		head = append(head, p)
 		for _, c := range csvColumns {
@@ -37,7 +37,7 @@ func CSV(w io.Writer, rv *Review) error {
 		return err
 	}
 	err := rv.eachRow(func(_ int, row *review.Row) error {
-		rec := []string{row.DocName, row.DocID, row.Error}
+		rec := []string{contractName(row), row.DocName, row.DocID, row.Error}
 		for _, p := range rv.Table.Provisions {
 			c := cellOf(row, p)
 			if c == nil {
@@ -136,4 +136,13 @@ func streamJSON(w io.Writer, rv *Review, ds review.Decisions) error {
 	bw.WriteByte(']')
 	bw.Write(b[at+len(empty):])
 	return bw.Flush()
+}
+
+// contractName is how a row's contract is named: as people name it (title,
+// parties, date), or its file when nothing was learnt.
+func contractName(row *review.Row) string {
+	if row.DocTitle != "" {
+		return row.DocTitle
+	}
+	return row.DocName
 }

@@ -138,7 +138,7 @@ func TestCSV(t *testing.T) {
 		t.Fatalf("%d records, want header + %d", len(recs), len(rv.Table.Rows))
 	}
 	head := recs[0]
-	if want := 3 + 8*len(rv.Table.Provisions); len(head) != want {
+	if want := 4 + 8*len(rv.Table.Provisions); len(head) != want {
 		t.Fatalf("%d columns, want %d", len(head), want)
 	}
 	col := func(name string) int {
@@ -297,7 +297,7 @@ func TestXLSX(t *testing.T) {
 		}
 		src := sources[n-1]
 		prov := rv.Table.Provisions[(c-2)/3]
-		if (c-2)%3 != 0 || src[0] != rv.Table.Rows[r-2].DocName || src[scol("Provision")] != prov {
+		if (c-2)%3 != 0 || src[0] != rv.Table.Rows[r-2].DocTitle || src[scol("Provision")] != prov {
 			t.Errorf("link %s (%s × %s) goes to Sources row %d: %v", l.Ref, rv.Table.Rows[r-2].DocName, prov, n, src[:3])
 		}
 		linked[l.Ref] = true

@@ -61,7 +61,7 @@ func FuzzExports(f *testing.F) {
 			t.Fatal(err)
 		}
 		recs, err := csv.NewReader(&c).ReadAll()
-		if err != nil || len(recs) != 2 || len(recs[1]) != 11 {
+		if err != nil || len(recs) != 2 || len(recs[1]) != 12 {
 			t.Fatalf("csv: %v %q", err, recs)
 		}
 

@@ -99,7 +99,7 @@ func HTML(w io.Writer, rv *Review) error {
 		out.Created = rv.Created.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	err := rv.eachRow(func(i int, row *review.Row) error {
-		hr := htmlRow{Name: row.DocName, ID: row.DocID, Error: row.Error}
+		hr := htmlRow{Name: contractName(row), ID: row.DocID, Error: row.Error}
 		var text []rune
 		var textErr error
 		loaded := false
@@ -130,7 +130,7 @@ func HTML(w io.Writer, rv *Review) error {
 			// report of a large review to a size a browser opens).
 			if a.Evidence || d != nil {
 				hc.Anchor = fmt.Sprintf("s-%d-%d", i, j)
-				src := htmlSource{Anchor: hc.Anchor, Contract: row.DocName, Provision: p, Found: c.Found, Excludes: a.Kind == "no" && a.Evidence,
+				src := htmlSource{Anchor: hc.Anchor, Contract: contractName(row), Provision: p, Found: c.Found, Excludes: a.Kind == "no" && a.Evidence,
 					Confidence: c.Confidence, Method: c.Method, Risks: c.Risks, Notes: c.Notes,
 					Kind: a.Kind, Line: a.Line, Condition: a.Condition, Reviewed: a.reviewed()}
 				if d != nil {

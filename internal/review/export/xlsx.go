@@ -403,7 +403,11 @@ func newReviewSheet(b *bytes.Buffer, t *review.Table) *reviewSheet {
 func (r *reviewSheet) add(row *review.Row, ds review.Decisions, links map[int]int) {
 	s := r.s
 	s.startRow()
-	s.text(row.DocName, styleWrap)
+	if name := contractName(row); name != row.DocName {
+		s.text(name+"\n"+row.DocName, styleWrap) // the file under its name
+	} else {
+		s.text(name, styleWrap)
+	}
 	decided, cells := 0, 0
 	for j, p := range r.t.Provisions {
 		c := cellOf(row, p)
@@ -555,7 +559,7 @@ func (src *sourcesSheet) add(row *review.Row, ds review.Decisions) map[int]int {
 		}
 		for x, e := range exs {
 			s.startRow()
-			s.text(row.DocName, styleWrap)
+			s.text(contractName(row), styleWrap)
 			s.text(row.DocID, styleText)
 			s.text(c.Provision, styleWrap)
 			s.text(a.Line, answerStyle(a, c.Confidence))

@@ -65,7 +65,7 @@ async function loadDocuments() {
 // docMatches reports whether document d matches every word of the filter,
 // in its name, id or format, ignoring case and accents.
 function docMatches(d, words) {
-  const hay = fold([d.name, d.id, d.format, d.folder].filter(Boolean).join(' '));
+  const hay = fold([d.display, d.name, d.id, d.format, d.folder].filter(Boolean).join(' '));
   return words.every((w) => hay.includes(w));
 }
 
@@ -94,7 +94,11 @@ function renderDocuments() {
         openDocument(d.id).then(() => showDocPane(from)).catch(showError);
       },
     },
-    el('span', { className: 'doc-name' }, d.name || d.id),
+    // The contract as people name it (title, parties, date), its file
+    // under it.
+    d.display && d.display !== d.name
+      ? el('span', { className: 'doc-name', title: d.name }, el('span', { className: 'doc-title' }, d.display), el('span', { className: 'doc-file' }, d.name))
+      : el('span', { className: 'doc-name' }, d.name || d.id),
     el('span', { className: 'doc-facts' }, docFacts(d))),
     family && others.length ? el('button', {
       type: 'button', className: 'linkish family-toggle', 'data-family': family.id,

@@ -225,7 +225,7 @@ function renderGrid() {
   const rows = [];
   const colHit = new Set();
   t.rows.forEach((row, i) => {
-    const name = (row.doc_name || '').toLowerCase();
+    const name = ((row.doc_title || '') + ' ' + (row.doc_name || '')).toLowerCase();
     if (f.words.some((w) => !name.includes(w))) return;
     if (!cellFilter) { rows.push(i); return; }
     let hit = false;
@@ -325,8 +325,8 @@ function appendRows(cur, n) {
   for (const i of p.rows.splice(0, n)) {
     const row = t.rows[i];
     frag.append(el('tr', null,
-      el('th', { scope: 'row', title: row.doc_name + (row.error ? '\n' + row.error : '') },
-        el('span', { className: 'cn' }, row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null,
+      el('th', { scope: 'row', title: (row.doc_title ? row.doc_title + '\n' : '') + row.doc_name + (row.error ? '\n' + row.error : '') },
+        el('span', { className: 'cn' }, row.doc_title || row.doc_name), row.error ? el('span', { className: 'err' }, ' — could not be reviewed') : null,
         typeof reviewFamilyBadge === 'function' ? reviewFamilyBadge(row) : null),
       v.cols.map((j) => gridCell(i, j, v.cellFilter && !cellMatches(v.f, i, j)))));
   }

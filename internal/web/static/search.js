@@ -35,6 +35,7 @@ async function search(ev, noRoute, docs) {
           type: 'button', className: 'hit-open',
           onclick: () => showSource({ doc_id: h.doc_id, span }, 'Search result ' + (i + 1)).catch(showError),
         },
+        h.doc_title && h.doc_title !== name ? el('span', { className: 'hit-doc' }, h.doc_title) : null,
         el('span', { className: 'hit-where' }, [name, h.path, pagesLabel(h.pages, h.page_labels)].filter(Boolean).join(' — ')),
         h.provision ? el('span', { className: 'hit-provision', title: 'The offline review detectors found this ' + h.provision + ' provision (confidence ' + Number(h.score).toFixed(2) + ')' }, h.provision + ' — found by the review detectors') : null,
         el('span', { className: 'hit-text' }, text.length > 320 ? text.slice(0, 320) + '…' : text)));
@@ -45,6 +46,15 @@ async function search(ev, noRoute, docs) {
     $('results').hidden = true;
     showError(err);
   }
+}
+
+// docChip is a contract to choose (search.Candidate): its name as people
+// say it, its file after it; choosing it searches it alone.
+function docChip(c) {
+  return el('button', {
+    type: 'button', className: 'chip chip-choice', title: [c.name, c.title, c.date].filter(Boolean).join(' — '),
+    onclick: () => search(null, false, [c.doc_id]).catch(showError),
+  }, c.display && c.display !== c.name ? [c.display, ' ', el('span', { className: 'chip-file' }, c.name)] : c.name);
 }
 
 // routeChips says how the search was routed (search.Route): the contracts
@@ -59,10 +69,7 @@ function routeChips(r, noRoute) {
   switch (route.decision) {
     case 'ambiguous': {
       const cands = route.candidates || [];
-      const chip = (c) => el('button', {
-        type: 'button', className: 'chip chip-choice', title: [c.title, c.date].filter(Boolean).join(' — '),
-        onclick: () => search(null, false, [c.doc_id]).catch(showError),
-      }, c.name);
+      const chip = docChip;
       // A name that fits a hundred contracts of a large collection: the
       // first ten, and a chip that shows the others.
       const shown = cands.length > 12 ? 10 : cands.length;
@@ -76,9 +83,15 @@ function routeChips(r, noRoute) {
     case 'named':
     case 'several':
       return [el('span', { className: 'route-why' }, 'Searched only: '),
-        ...routed.map((d) => el('span', { className: 'chip chip-doc' }, d.name || d.id)),
+        ...routed.map((d) => el('span', { className: 'chip chip-doc', title: d.name || d.id }, d.display || d.name || d.id)),
         names.length ? el('span', { className: 'route-by' }, ' named by ', ...names) : '', ' — ', all];
     case 'unknown':
+      // A name near no contract's: nothing searched, the nearest offered.
+      if ((route.nearest || []).length) {
+        return [el('span', { className: 'route-why' }, route.why || ''), ' ', ...route.nearest.map(docChip), ' ', all];
+      }
+      if (route.why) return [el('span', { className: 'route-why' }, route.why), ' ', all];
+      return [noRoute ? 'Searched every document.' : ''];
     case 'all':
       if (route.why) return [el('span', { className: 'route-why' }, route.why)];
       return [noRoute ? 'Searched every document.' : ''];
