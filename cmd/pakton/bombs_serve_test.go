@@ -433,7 +433,7 @@ func serveCases() []bombtest.Case { return kitCases(quickServe, heavyServe) }
 // collection of 20 CUAD contracts without pause, and fails when the server
 // does not stay up, when an upload is not reported as stored or refused
 // with a reason within two minutes, or when B's search p99 while the upload
-// runs is more than twice B's p99 with A idle in the 5 s before and the 5 s
+// runs is more than twice (5× in the slow suite) B's p99 with A idle in the 5 s before and the 5 s
 // after it (the machine's other load drifts: idle is measured beside each
 // case, not once), twice in a row. It
 // reports per case the job's outcome and time, the server's peak memory
@@ -462,6 +462,15 @@ func TestBombKitServe(t *testing.T) {
 	}
 	idleP50, idleP99 := percentile(idle, 50), percentile(idle, 99)
 	t.Logf("B with A idle: %d searches, p50 %.1f ms, p99 %.1f ms; server %d MiB", len(idle), ms(idleP50), ms(idleP99), srv.peak.Load()>>20)
+	// The bound, 2× idle, is what the measurement run
+	// (PAKTON_BOMBS=1, on an otherwise idle machine) holds the server to.
+	// The slow suite runs beside every other package's slow tests, whose
+	// load alone moves B's p99 by more than 2×; there it catches a server
+	// that makes other tenants wait for the upload (10× and more), at 5×.
+	slowdown := 5.0
+	if os.Getenv("PAKTON_BOMBS") == "1" {
+		slowdown = 2
+	}
 	files := t.TempDir()
 	var table []string
 	for _, c := range serveCases() {
@@ -469,7 +478,7 @@ func TestBombKitServe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A p99 past twice idle is measured again once (the documents the
+		// A p99 past the bound is measured again once (the documents the
 		// first upload stored removed first, so the work is the same):
 		// the machine's other load can make one window slow, a server
 		// that slows B down does it both times.
@@ -510,11 +519,11 @@ func TestBombKitServe(t *testing.T) {
 			if !strings.HasPrefix(outcome, "done") && !strings.HasPrefix(outcome, "failed") && !strings.Contains(outcome, "status 413") {
 				t.Errorf("%s: %s", c.Name, outcome)
 			}
-			if len(during) == 0 || p99 <= 2*idleP99 {
+			if len(during) == 0 || float64(p99) <= slowdown*float64(idleP99) {
 				break
 			}
 			if attempt == 2 {
-				t.Errorf("%s: B's search p99 %.1f ms while it ran, more than twice %.1f ms with A idle (twice in a row)", c.Name, ms(p99), ms(idleP99))
+				t.Errorf("%s: B's search p99 %.1f ms while it ran, more than %g× %.1f ms with A idle (twice in a row)", c.Name, ms(p99), slowdown, ms(idleP99))
 				break
 			}
 			for _, r := range j.Results {
