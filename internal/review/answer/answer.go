@@ -497,6 +497,55 @@ var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1
 // gives Yes or Conditional; when every extract that mentions it excludes
 // it, the answer is No and the evidence excludes the provision.
 func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
+	a := polarityAnswerOnce(p, ex)
+	if a.Kind != KindYes && a.Kind != KindConditional || len(a.Spans) == 0 {
+		return a
+	}
+	// the general statement first, the narrow ones after it: a cap on
+	// "liability for damage to property" read first gives way to a later
+	// extract that caps the "total liability under this Agreement"
+	k := a.Spans[0].Extract
+	if k < 0 || k >= len(ex) || !narrowScope(ex[k].Text) || generalScope(ex[k].Text) {
+		return a
+	}
+	for m := k + 1; m < len(ex); m++ {
+		if !generalScope(ex[m].Text) || narrowScope(ex[m].Text) {
+			continue
+		}
+		b := polarityAnswerOnce(p, ex[m:m+1])
+		if b.Kind != KindYes && b.Kind != KindConditional || len(b.Spans) == 0 {
+			continue
+		}
+		for i := range b.Spans {
+			b.Spans[i].Extract = m
+		}
+		return b
+	}
+	return a
+}
+
+var (
+	// reNarrowScope ties a statement to one kind of claim or loss:
+	// "liability for damage to tangible property", "liability with
+	// respect to a Data Breach".
+	reNarrowScope = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bliabilit(?:y|ies)\s+(?:\S+\s+){0,3}?(?:for|with\s+respect\s+to|in\s+respect\s+of|arising\s+from)\s+(?:any\s+)?(?:damage|loss|injury|destruction|death|breach|infringement|claims?\s+(?:for|of|arising)|[A-Z][a-z]+\s+[A-Z])`)
+	})
+	// reGeneralScope states a whole: "total liability under this
+	// Agreement", "aggregate liability arising out of or relating to this
+	// Agreement".
+	reGeneralScope = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:total|aggregate|cumulative|entire|maximum)\s+(?:\S+\s+){0,2}?liabilit(?:y|ies)\b|\bliabilit(?:y|ies)\s+(?:\S+\s+){0,8}?(?:under|arising\s+(?:out\s+of|under)|in\s+connection\s+with|relating\s+to)\s+this\s+agreement\b`)
+	})
+)
+
+// narrowScope reports whether s ties its statement to one kind of claim
+// or loss; generalScope whether it states one for the whole contract.
+func narrowScope(s string) bool  { return reNarrowScope().MatchString(s) }
+func generalScope(s string) bool { return reGeneralScope().MatchString(s) }
+
+// polarityAnswerOnce is polarityAnswer's reading, extract by extract.
+func polarityAnswerOnce(p *playbook.Provision, ex []detect.Extract) *Answer {
 	var no, causes *Answer
 	noWeight := 0.0
 	for i, e := range ex {

@@ -387,7 +387,7 @@ var (
 // excludes reports whether the focus segment seg (of sentence sent, whose
 // other weighted segments are others) excludes a provision of polarity k;
 // at is where seg's heaviest cue word is (bytes of seg).
-func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, normal map[string]bool) bool {
+func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, normal map[string]bool, consent bool) bool {
 	switch k {
 	case playbook.PolarityRestriction:
 		if liberty(seg, c, normal) {
@@ -430,6 +430,12 @@ func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, 
 	// hereby assigns" is not negated —, unless the negation only asks for
 	// consent ("shall not … without the prior written consent": the right
 	// is there, on a condition)
+	if consent && reNoConsentNeeded().MatchString(strings.Join(append([]string{seg}, others...), " ")) {
+		// the provision is a consent the contract may require ("its
+		// consent or notice may be required"): "no consent shall be
+		// required for an assignment … pursuant to a merger" denies it
+		return true
+	}
 	if reWithoutConsent().MatchString(seg) {
 		return false
 	}
@@ -446,6 +452,17 @@ func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, 
 	}
 	return false
 }
+
+// consentIsContent reports whether a right's definition makes a party's
+// consent part of what the provision is ("its consent or notice may be
+// required").
+func consentIsContent(p *playbook.Provision) bool {
+	return reConsentRequired().MatchString(p.Definition)
+}
+
+var reConsentRequired = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bconsent\b(?:\s+\S+){0,4}?\s+(?:is|be|are)\s+required\b|\brequir\w*\s+(?:\S+\s+){0,3}?consent\b`)
+})
 
 // withoutCue reports whether seg puts "without" before one of the
 // provision's own key words (weight 2 or more): "without any warranty",
@@ -637,7 +654,7 @@ func readPolarityOnce(p *playbook.Provision, s string) polarity {
 			others = append(others, s[o.at:o.end])
 		}
 	}
-	if excludes(k, seg, at-sg.at, others, c, negatedForms(p)) {
+	if excludes(k, seg, at-sg.at, others, c, negatedForms(p), consentIsContent(p)) {
 		out.kind = KindNo
 		return out
 	}

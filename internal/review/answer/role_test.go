@@ -190,3 +190,32 @@ func TestDefinedProvisionUsed(t *testing.T) {
 		t.Errorf("the definition of another term: %s", r)
 	}
 }
+
+// TestNoConsentDeniesAConsentRight checks that a clause freeing a merger
+// from consent is read as No for Change of Control, whose definition makes
+// a required consent part of the provision.
+func TestNoConsentDeniesAConsentRight(t *testing.T) {
+	p := builtinProvision(t, "Change of Control")
+	text := "Notwithstanding the foregoing, no consent shall be required for an assignment of this Agreement made pursuant to a merger, consolidation, or the acquisition of all or substantially all of the business and assets of a party."
+	if a, _ := Read(nil, p, extractsOf(text), nil, true); a.Kind != KindNo {
+		t.Errorf("answer %+v, want No", a)
+	}
+	granted := "Any merger or consolidation of Licensee shall be deemed an assignment requiring Licensor's prior written consent."
+	if a, _ := Read(nil, p, extractsOf(granted), nil, true); a.Kind == KindNo || a.Kind == KindNotFound {
+		t.Errorf("answer %+v, want the provision", a)
+	}
+}
+
+// TestGeneralCapFirst checks that the general cap answers before a narrow
+// one read first, and the cell leads with it.
+func TestGeneralCapFirst(t *testing.T) {
+	p := builtinProvision(t, "Cap on Liability")
+	ex := extractsOf(
+		"10.3 Property Damage. Supplier's liability for damage to tangible property shall not exceed US$1,000,000 per occurrence.",
+		"10.2 Limitation. Except for the Excluded Claims, each party's total aggregate liability under this Agreement shall not exceed the fees paid in the twelve (12) months before the claim.")
+	ex[0].Score, ex[1].Score = 0.95, 0.9
+	a, got := Read(nil, p, ex, nil, true)
+	if a.Kind == KindNotFound || a.Kind == KindNo || !strings.HasPrefix(got[0].Text, "10.2") {
+		t.Fatalf("answer %+v led by %q, want the general cap 10.2 first", a, got[0].Text)
+	}
+}
