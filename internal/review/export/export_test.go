@@ -799,3 +799,25 @@ func renderXLSX(t *testing.T, parts map[string][]byte) {
 	}
 	t.Logf("LibreOffice prints the XLSX on %d landscape pages", pages)
 }
+
+func TestFileName(t *testing.T) {
+	day := time.Date(2026, 12, 6, 23, 30, 0, 0, time.FixedZone("", -3600))
+	tab := &review.Table{Playbook: "default"}
+	for _, c := range []struct {
+		title   string
+		created time.Time
+		want    string
+	}{
+		{"Q4 diligence", day, "Q4 diligence 2026-12-07.xlsx"},
+		{"", day, "default review 2026-12-07.xlsx"},
+		{`Acme/Beta: "NDA" <draft>?  `, day, "Acme Beta NDA draft 2026-12-07.xlsx"},
+		{"Prüfung der Verträge", time.Time{}, "Prüfung der Verträge.xlsx"},
+		{"..\x00/..", day, "review 2026-12-07.xlsx"},
+		{strings.Repeat("ab ", 50), day, strings.TrimSpace(strings.Repeat("ab ", 27)) + " 2026-12-07.xlsx"},
+	} {
+		rv := &export.Review{Table: tab, Title: c.title, Created: c.created}
+		if got := rv.FileName("xlsx"); got != c.want {
+			t.Errorf("FileName of %q: %q, want %q", c.title, got, c.want)
+		}
+	}
+}
