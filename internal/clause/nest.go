@@ -97,16 +97,25 @@ func (p *parser) add(m marker) {
 		p.accept(m, m.reads[0], -1)
 		return
 	}
-	// 1. Continue an open list.
+	// 1. Continue an open list: the one the number follows most closely,
+	// the innermost of those equally close. "(d)" after "(c) … (a) (b)"
+	// continues the outer list, not the inner one two letters on; "5."
+	// after "4. … (a) … 1. 2. 3." continues the sections.
+	best, bestGap, bestRead := -1, 0, interp{}
 	for k := len(stack) - 1; k >= 0; k-- {
 		e := stack[k]
 		for _, r := range m.reads {
 			if r.style != e.st || !continues(e, m, r) {
 				continue
 			}
-			p.accept(m, r, p.parent[e.m])
-			return
+			if g := step(e, m, r); best < 0 || g < bestGap {
+				best, bestGap, bestRead = k, g, r
+			}
 		}
+	}
+	if best >= 0 {
+		p.accept(m, bestRead, p.parent[stack[best].m])
+		return
 	}
 	// 2. Open a new list. An inline marker opens one only when the list's
 	// second member follows.
@@ -134,6 +143,15 @@ func (p *parser) add(m marker) {
 		return
 	}
 	if !m.strong && !m.confirmed {
+		return
+	}
+	// A list numbered from "1." announced inside a numbered section ("4.
+	// Deliverables. (a) The Developer shall deliver: 1. a design …") is a
+	// list of that clause's, not the sections starting again. A "1." with a
+	// heading ("1. ENDORSEMENT. …") starts a numbering of parts again.
+	if m.fam == famDecimal && len(m.nums) == 1 && m.nums[0] == 1 && p.announced(m.pos) && p.insideSection(stack) &&
+		headingOf(strings.TrimLeft(p.s[m.labelEnd:min(len(p.s), m.labelEnd+200)], " \t"), false, false) == "" {
+		p.accept(m, m.reads[0], top(stack))
 		return
 	}
 	for _, r := range m.reads {
@@ -222,6 +240,39 @@ func continues(e open, m marker, r interp) bool {
 		return m.nums[n-1] > e.nums[n-1] && m.nums[n-1] <= e.nums[n-1]+g
 	}
 	return r.val > e.val && r.val <= e.val+g
+}
+
+// step is how far m's number is past the open list e's (1: the next).
+func step(e open, m marker, r interp) int {
+	switch m.fam {
+	case famDecimal, famSectionKw:
+		n := len(m.nums)
+		return m.nums[n-1] - e.nums[n-1]
+	}
+	return r.val - e.val
+}
+
+// announced reports whether the text before byte pos, on its line or an
+// earlier one, ends with a colon.
+func (p *parser) announced(pos int) bool {
+	t := strings.TrimRight(p.s[:pos], " \t\r\n\f")
+	return strings.HasSuffix(t, ":")
+}
+
+// insideSection reports whether a top-level decimal list past its first
+// number is open, below the innermost schedule (an exhibit numbers its
+// paragraphs afresh).
+func (p *parser) insideSection(stack []open) bool {
+	for k := len(stack) - 1; k >= 0; k-- {
+		e := stack[k]
+		if e.fam == famSchedule {
+			return false
+		}
+		if (e.fam == famDecimal || e.fam == famSectionKw) && len(e.nums) == 1 && e.nums[0] > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // sameParentNums reports whether decimal paths a and b have the same depth

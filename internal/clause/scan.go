@@ -64,6 +64,7 @@ func (p *parser) scan() []marker {
 			}
 			j += w
 		}
+		n0 := len(out)
 		if j < len(s) && s[j] != '\n' && !try(j) {
 			// A running page header glued to the start of the line:
 			// "Confidential Execution Version 6.3 Commercialization Plan".
@@ -76,7 +77,15 @@ func (p *parser) scan() []marker {
 				}
 			}
 		}
-		// Soft breaks inside the line.
+		// Soft breaks inside the line. A quoted term right after the
+		// line's number ("1.1      "Licensed Technology" shall mean") is
+		// the numbered clause's own text, as it is after one space: the
+		// width of the gap a tab or a typist left does not make it a
+		// definition of its own.
+		afterLabel := -1
+		if len(out) > n0 && out[n0].pos == j {
+			afterLabel = skipHSpace(s, out[n0].labelEnd)
+		}
 		k := j
 		run := 0
 		for k < len(s) && s[k] != '\n' {
@@ -90,6 +99,13 @@ func (p *parser) scan() []marker {
 				continue
 			}
 			if run >= 3 && c != '\r' {
+				if k == afterLabel {
+					if m, ok := scanMarker(s, k); ok && m.fam == famDefinition {
+						run = 0
+						k++
+						continue
+					}
+				}
 				try(k)
 			}
 			run = 0
@@ -110,6 +126,12 @@ func (p *parser) scan() []marker {
 		}
 		sort.Ints(rest)
 		for _, pos := range rest {
+			// A paragraph that starts inside a line is the text after a
+			// list number its reader wrote before it ("a. " then the
+			// item's paragraph): it opens no node of its own.
+			if b := blockAt[pos]; b.Kind == document.BlockParagraph && pos > 0 && s[pos-1] != '\n' {
+				continue
+			}
 			if pos < len(s) {
 				try(pos)
 			}
@@ -205,13 +227,15 @@ func skipSpace(s string, i int) int {
 }
 
 // blockMarker turns a layout block into a marker. A list item whose label
-// the text does not repeat gets a zero-width label.
+// the text shows ("16.2", "(b)": the reader wrote the number its list
+// generates) is placed by its number, as the same text typed would be, so a
+// contract gives one tree whether its numbers are typed or generated; list
+// levels are not comparable across a document's lists ("1.2" at level 2 of
+// one list is not under "(a)" at level 1 of another). A list item whose label
+// the text does not repeat gets a zero-width label and is placed by its level.
 func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 	if m, ok := scanMarker(p.s, pos); ok {
 		m.strong = true
-		if b.Kind == document.BlockListItem {
-			m.level, m.block = b.Level, true
-		}
 		return m, true
 	}
 	switch b.Kind {

@@ -256,3 +256,52 @@ func TestExternalDefinedTerm(t *testing.T) {
 		t.Errorf("references %q, want %q", strings.Join(got, ";"), want)
 	}
 }
+
+// "Section 5" names section 5, not an item "5." of a list inside section 4
+// that comes before it.
+func TestReferenceToSectionNotListItem(t *testing.T) {
+	text := `1. SCOPE. The Supplier supplies the goods.
+
+2. PRICE. The Buyer pays the price.
+
+3. DELIVERY. The Supplier delivers the goods.
+
+4. DELIVERABLES.
+
+(a) The Supplier shall deliver:
+
+1. a design;
+
+2. a build;
+
+3. a manual;
+
+4. the source code; and
+
+5. a test report.
+
+(b) The Buyer shall review them.
+
+5. LIABILITY. Each party's liability is limited.
+
+6. TERMINATION. Either party may terminate for breach of Section 5.
+`
+	_, tree, g := extract(t, text)
+	found := false
+	for _, r := range g.References {
+		if r.Label != "Section 5" {
+			continue
+		}
+		found = true
+		if r.Target < 0 || tree.Path(r.Target) != "5" {
+			got := "-"
+			if r.Target >= 0 {
+				got = tree.Path(r.Target)
+			}
+			t.Errorf("Section 5 resolves to %q, want \"5\"", got)
+		}
+	}
+	if !found {
+		t.Errorf("no reference to Section 5 in %v", g.References)
+	}
+}

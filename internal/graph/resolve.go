@@ -257,15 +257,22 @@ func (ix *labelIndex) pick(ids []int, src, scope int) int {
 		}
 		return -1
 	}
-	for _, id := range ids {
-		if ix.inAttch[id] == ix.inAttch[src] {
-			return id
+	// "Section 5" names the section numbered 5, not an item "5." of a
+	// list inside section 4: of the nodes so labelled, the shallowest.
+	shallowest := func(ok func(id int) bool) int {
+		best := -1
+		for _, id := range ids {
+			if ok(id) && (best < 0 || ix.t.Nodes[id].Depth < ix.t.Nodes[best].Depth) {
+				best = id
+			}
 		}
+		return best
 	}
-	for _, id := range ids {
-		if ix.inAttch[id] == 0 {
-			return id
-		}
+	if id := shallowest(func(id int) bool { return ix.inAttch[id] == ix.inAttch[src] }); id > 0 {
+		return id
+	}
+	if id := shallowest(func(id int) bool { return ix.inAttch[id] == 0 }); id > 0 {
+		return id
 	}
 	return ids[0]
 }

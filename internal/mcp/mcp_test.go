@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +192,23 @@ func TestToolsInMemory(t *testing.T) {
 	for _, want := range []string{"search_contracts", "get_clause", "list_documents", "ask"} {
 		if !names[want] {
 			t.Errorf("tools/list lacks %s", want)
+		}
+	}
+	// tools/list is the registry: every declared tool, nothing else, each
+	// as declared.
+	if len(tools.Tools) != len(Tools) {
+		t.Errorf("tools/list has %d tools, the registry %d (%v)", len(tools.Tools), len(Tools), Tools.Names())
+	}
+	for _, e := range Tools {
+		d := e.MCP()
+		var got *mcpsdk.Tool
+		for _, tl := range tools.Tools {
+			if tl.Name == d.Name {
+				got = tl
+			}
+		}
+		if got == nil || got.Title != d.Title || got.Description != d.Description || !reflect.DeepEqual(got.Annotations, d.Annotations) {
+			t.Errorf("tools/list gives %s as %+v, the registry declares %+v", d.Name, got, d)
 		}
 	}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
@@ -48,16 +49,14 @@ const instructions = `pakton answers questions about the legal contracts of one 
 Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, compare_contracts to see how a contract departs from a template or another version, and ask for a structured, cited report when the user wants an answer rather than passages.
 Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
 
-// NewServer returns an MCP server with pakton's tools and document
-// resources. Every request works on the collection b.Collection returns for
-// its context.
-func NewServer(b Backend) *mcpsdk.Server {
-	s := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "pakton", Title: "pakton contract search", Version: Version},
-		&mcpsdk.ServerOptions{Instructions: instructions, Capabilities: &mcpsdk.ServerCapabilities{}})
-	h := &handlers{b: b}
-	readOnly := &mcpsdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+// readOnly are the hints of a tool that reads the collection and nothing
+// else.
+var readOnly = &mcpsdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 
-	mcpsdk.AddTool(s, &mcpsdk.Tool{
+// The MCP server's tools, declared once (tool.Def): name, title,
+// description, hints, and the Go types their schemas are derived from.
+var (
+	searchTool = tool.Declare(tool.Def[SearchInput, SearchOutput]{
 		Name:  "search_contracts",
 		Title: "Search the contracts",
 		Description: "Find the provisions of the collection's contracts that bear on a question or topic " +
@@ -67,9 +66,8 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"A question that names a contract is routed to that contract; pass doc to search one document only. " +
 			"Use get_clause to read the surrounding clause, and ask for a full written report.",
 		Annotations: readOnly,
-	}, h.search)
-
-	mcpsdk.AddTool(s, &mcpsdk.Tool{
+	})
+	clauseTool = tool.Declare(tool.Def[ClauseInput, ClauseOutput]{
 		Name:  "get_clause",
 		Title: "Read a clause",
 		Description: "Read one clause of a contract in full: its text, clause path, span, pages and a summary of its sub-clauses. " +
@@ -77,17 +75,15 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"by node id (from an earlier get_clause), or by span (the clause that contains it, e.g. a search passage's span). " +
 			"Give only doc to get the document's top-level outline. Use it to read definitions, exceptions and provisos around a search hit.",
 		Annotations: readOnly,
-	}, h.getClause)
-
-	mcpsdk.AddTool(s, &mcpsdk.Tool{
+	})
+	listTool = tool.Declare(tool.Def[ListInput, ListOutput]{
 		Name:  "list_documents",
 		Title: "List the contracts",
 		Description: "List the contracts of the collection: id, name, format, pages, number of clauses and resource URI. " +
 			"Use it first to learn what is available and to find the id or name other tools take as doc.",
 		Annotations: readOnly,
-	}, h.listDocuments)
-
-	mcpsdk.AddTool(s, &mcpsdk.Tool{
+	})
+	askTool = tool.Declare(tool.Def[AskInput, *report.Report]{
 		Name:  "ask",
 		Title: "Ask for a cited report",
 		Description: "Answer a legal question about the contracts with a structured report (Title, Summary of Topic, Legal Reasoning & Analysis, " +
@@ -99,9 +95,8 @@ func NewServer(b Backend) *mcpsdk.Server {
 		// With a model, the Researcher may use external tools (web search,
 		// MCP servers) the operator configured, so the world is not closed.
 		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true},
-	}, h.ask)
-
-	mcpsdk.AddTool(s, &mcpsdk.Tool{
+	})
+	reviewTool = tool.Declare(tool.Def[ReviewInput, ReviewOutput]{
 		Name:  "review_collection",
 		Title: "Review the contracts against a playbook",
 		Description: "Review every contract of the collection against a playbook of provisions (governing law, term, assignment, change of control, " +
@@ -110,9 +105,8 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"provisions and docs. It runs offline and reports progress per contract. Use it for due-diligence tables across many contracts; " +
 			"use search_contracts or get_clause to read around a finding.",
 		Annotations: readOnly,
-	}, h.review)
-
-	mcpsdk.AddTool(s, &mcpsdk.Tool{
+	})
+	compareTool = tool.Declare(tool.Def[CompareInput, CompareOutput]{
 		Name:  "compare_contracts",
 		Title: "Compare a contract with a template or another version",
 		Description: "Compare a contract with the firm's standard form or with another version of it (a draft and the executed copy, " +
@@ -121,7 +115,26 @@ func NewServer(b Backend) *mcpsdk.Server {
 			"Renumbering, re-flowed lines and page furniture are no change. Name both documents by id or name from list_documents; " +
 			"use get_clause with a path to read a clause in full.",
 		Annotations: readOnly,
-	}, h.compare)
+	})
+)
+
+// Tools lists the MCP server's tools, in the order NewServer adds them
+// (tools/list gives them sorted by name).
+var Tools = tool.Registry{searchTool, clauseTool, listTool, askTool, reviewTool, compareTool}
+
+// NewServer returns an MCP server with pakton's tools and document
+// resources. Every request works on the collection b.Collection returns for
+// its context.
+func NewServer(b Backend) *mcpsdk.Server {
+	s := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "pakton", Title: "pakton contract search", Version: Version},
+		&mcpsdk.ServerOptions{Instructions: instructions, Capabilities: &mcpsdk.ServerCapabilities{}})
+	h := &handlers{b: b}
+	searchTool.Serve(s, h.search)
+	clauseTool.Serve(s, h.getClause)
+	listTool.Serve(s, h.listDocuments)
+	askTool.Serve(s, h.ask)
+	reviewTool.Serve(s, h.review)
+	compareTool.Serve(s, h.compare)
 
 	addResources(s, b)
 	return s

@@ -448,6 +448,8 @@ type docCounters struct {
 	lists   *docLists
 	count   map[string]*[9]int
 	started map[string]*[9]bool
+	// restarted: the overrides (ilfo, level) whose start value was applied
+	restarted map[[2]int]bool
 }
 
 func newDocCounters(l *docLists) *docCounters {
@@ -465,10 +467,11 @@ func (c *docCounters) next(ilfo, ilvl int) (string, string, bool) {
 	if l == nil || ilvl >= len(l.levels) {
 		return "", "", false
 	}
+	// The overrides of one list share its counters, as DOCX's lists of one
+	// abstract numbering do (docx_numbering.go): an override's start value
+	// restarts the count where the override is first used, and paragraphs
+	// of the list's other overrides continue from there.
 	key := "l" + strconv.Itoa(int(o.lsid))
-	if len(o.starts) > 0 {
-		key = "o" + strconv.Itoa(ilfo)
-	}
 	cnt, st := c.count[key], c.started[key]
 	if cnt == nil {
 		cnt, st = new([9]int), new([9]bool)
@@ -483,7 +486,16 @@ func (c *docCounters) next(ilfo, ilvl int) (string, string, bool) {
 		}
 		return 1
 	}
-	if st[ilvl] {
+	restart := false
+	if _, ok := o.starts[ilvl]; ok {
+		if c.restarted == nil {
+			c.restarted = map[[2]int]bool{}
+		}
+		if k := [2]int{ilfo, ilvl}; !c.restarted[k] {
+			c.restarted[k], restart = true, true
+		}
+	}
+	if st[ilvl] && !restart {
 		cnt[ilvl]++
 	} else {
 		cnt[ilvl], st[ilvl] = startOf(ilvl), true

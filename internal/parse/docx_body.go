@@ -38,6 +38,8 @@ type docxBody struct {
 	num      *docxNumbering
 	counters map[string]*[9]int  // per list: current value of each level
 	started  map[string]*[9]bool // per list: whether the level has a value
+	// restarted: the lists (numId:level) whose start override was applied
+	restarted map[string]bool
 
 	out   []docxPara
 	paras []*docxParaState

@@ -197,17 +197,32 @@ func (bw *docxBody) numberParagraph(p *docxParaState, chain []*docxStyle, style 
 	}
 	ilvl = min(max(ilvl, 0), 8)
 
+	// The lists (w:num) of one abstract numbering share its counters, as
+	// Word and LibreOffice count them: a list whose only override is a
+	// start value (w:startOverride, how "restart numbering" is saved)
+	// restarts the count where it is first used, and the paragraphs of the
+	// other lists that follow continue from there ("(a)" restarted, then
+	// "(b)" in the original list). A list that redefines a level (w:lvl in
+	// its override) counts apart.
 	levels := abs.levels
 	key := "a" + abs.id
-	if len(num.overrides) > 0 {
-		key = "n" + numID
-		for i, o := range num.overrides {
-			if o.hasLevel {
-				levels[i] = o.level
-			}
-			if o.start >= 0 {
-				levels[i].start = o.start
-			}
+	restart := -1
+	for i, o := range num.overrides {
+		if o.hasLevel {
+			key = "n" + numID
+			levels[i] = o.level
+		}
+		if o.start >= 0 {
+			levels[i].start = o.start
+		}
+	}
+	if o, ok := num.overrides[ilvl]; ok && o.start >= 0 && key[0] == 'a' {
+		if bw.restarted == nil {
+			bw.restarted = map[string]bool{}
+		}
+		if k := numID + ":" + strconv.Itoa(ilvl); !bw.restarted[k] {
+			bw.restarted[k] = true
+			restart = o.start
 		}
 	}
 	if bw.started == nil {
@@ -218,9 +233,12 @@ func (bw *docxBody) numberParagraph(p *docxParaState, chain []*docxStyle, style 
 		cnt, st = new([9]int), new([9]bool)
 		bw.counters[key], bw.started[key] = cnt, st
 	}
-	if st[ilvl] {
+	switch {
+	case restart >= 0:
+		cnt[ilvl], st[ilvl] = restart, true
+	case st[ilvl]:
 		cnt[ilvl]++
-	} else {
+	default:
 		cnt[ilvl], st[ilvl] = levels[ilvl].start, true
 	}
 	for j := ilvl + 1; j < 9; j++ {

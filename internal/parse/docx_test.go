@@ -112,7 +112,10 @@ func TestParseDOCX(t *testing.T) {
 			wantLabel: []string{"1.", "1.1", "(a)", "(i)", "(ii)", "(b)", "1.2", "2.", "2.1"},
 		},
 		{
-			name: "start override is a separate list; shared abstract continues",
+			// Word and LibreOffice count per abstract numbering: the start
+			// override restarts the shared count where its list is first
+			// used, and the original list continues from there.
+			name: "start override restarts the shared count; the original list continues it",
 			parts: map[string]string{
 				"word/numbering.xml": legalNumbering,
 				"word/document.xml": para(numPr("1", "0"), "a") +
@@ -122,8 +125,8 @@ func TestParseDOCX(t *testing.T) {
 					para(numPr("2", "0"), "e") +
 					para(numPr("4", "0"), "f"),
 			},
-			want:      "1.\ta\n\n5.\tb\n\n6.\tc\n\n2.\td\n\nArticle A\te\n\n•\tf",
-			wantLabel: []string{"1.", "5.", "6.", "2.", "Article A", "•"},
+			want:      "1.\ta\n\n5.\tb\n\n6.\tc\n\n7.\td\n\nArticle A\te\n\n•\tf",
+			wantLabel: []string{"1.", "5.", "6.", "7.", "Article A", "•"},
 		},
 		{
 			name: "style-based numbering with basedOn, and headings",

@@ -244,6 +244,7 @@ type odtPara struct {
 	style   string
 	number  *strings.Builder // text:number, when the writer saved it
 	noNum   bool             // text:is-list-header
+	start   int              // a heading's restarted count, 0 when it continues
 }
 
 type odtBody struct {
@@ -326,6 +327,14 @@ func (b *odtBody) start(t xml.StartElement) {
 					np.heading = v
 				}
 				np.noNum = odfAttr(t, nsODFText, "is-list-header") == "true"
+				// "Restart numbering" on a numbered heading: the count
+				// starts again at text:start-value (1 when absent).
+				if odfAttr(t, nsODFText, "restart-numbering") == "true" {
+					np.start = 1
+					if v, err := strconv.Atoi(odfAttr(t, nsODFText, "start-value")); err == nil && v > 0 {
+						np.start = v
+					}
+				}
 			} else {
 				np.heading = b.styles.headingLevel(np.style)
 			}
@@ -496,9 +505,9 @@ func (b *odtBody) finish(p *odtPara) {
 		}
 	} else if p.heading > 0 && !p.noNum {
 		if ls := b.styles.listStyle(p.style); ls != "" && b.styles.lists[ls] != nil {
-			label, lv = b.count(ls, p.heading-1, 0, b.styles.lists[ls])
+			label, lv = b.count(ls, p.heading-1, p.start, b.styles.lists[ls])
 		} else if b.styles.heading != nil {
-			label, lv = b.count("\x00outline", p.heading-1, 0, b.styles.heading)
+			label, lv = b.count("\x00outline", p.heading-1, p.start, b.styles.heading)
 		}
 	} else if ls := b.styles.listStyle(p.style); ls != "" && b.styles.lists[ls] != nil {
 		kind = document.BlockListItem

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/search"
@@ -60,9 +58,6 @@ func parseSearchArgs(ctx context.Context, name string, raw json.RawMessage) (sea
 	return a, ctx.Err()
 }
 
-// searchParams is the schema of searchArgs: k is 1 to 10.
-var searchParams = paramsOf[searchArgs](func(p map[string]*jsonschema.Schema) { bounds(p["k"], 1, 10) })
-
 // SearchContract is the in-document search tool: it searches the contracts
 // under review (Docs) with the retrieval core and returns verbatim passages
 // with their clause path, pages and code-point span.
@@ -80,14 +75,7 @@ type SearchContract struct {
 
 // Spec describes the tool to a model.
 func (t *SearchContract) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
-		Name: "search_contract",
-		Description: "Search the contract under review for the provisions that bear on a query. " +
-			"Returns verbatim passages, each with its clause path, pages and character span. " +
-			"Phrase the query in the contract's own vocabulary (e.g. \"terminate for convenience notice\") rather than as a question. " +
-			"Call it again with a different query to look for exceptions, definitions or cross-referenced clauses.",
-		Parameters: searchParams,
-	}
+	return SearchContractTool.Spec()
 }
 
 // Call runs one search.

@@ -23,13 +23,7 @@ type FindExamples struct {
 
 // Spec describes the tool to a model.
 func (t *FindExamples) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
-		Name: "find_examples",
-		Description: "Find how OTHER contracts in the collection word a comparable provision (e.g. another agreement's limitation of liability), " +
-			"as exemplars for interpreting or benchmarking the contract under review. " +
-			"The passages come from different agreements: never cite them as terms of the contract under review.",
-		Parameters: searchParams,
-	}
+	return FindExamplesTool.Spec()
 }
 
 // Call runs one exemplar search.

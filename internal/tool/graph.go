@@ -77,13 +77,7 @@ type DefineTerm struct {
 
 // Spec describes the tool to a model.
 func (t *DefineTerm) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
-		Name: "define_term",
-		Description: "Look up how the contract defines a capitalised term (e.g. \"Confidential Information\", \"Change of Control\"). " +
-			"Returns the verbatim definition with its clause path and span, or says the term is not defined. " +
-			"Use it whenever a provision's meaning turns on a defined term.",
-		Parameters: paramsOf[defineArgs](nil),
-	}
+	return DefineTermTool.Spec()
 }
 
 // Call looks the term up.
@@ -141,13 +135,7 @@ type FollowReference struct {
 
 // Spec describes the tool to a model.
 func (t *FollowReference) Spec() llm.ToolSpec {
-	return llm.ToolSpec{
-		Name: "follow_reference",
-		Description: "Read the clause a cross-reference points to, such as \"Section 7.3\", \"Article IV\", \"Exhibit B\" or \"Sections 4.1 through 4.3\". " +
-			"Returns each referred-to clause verbatim with its clause path and span, or says the reference points to another agreement or to nothing in this one. " +
-			"Use it when a provision says \"subject to\", \"except as provided in\" or \"as defined in\" another clause.",
-		Parameters: paramsOf[followArgs](nil),
-	}
+	return FollowReferenceTool.Spec()
 }
 
 // Call resolves and reads the reference.
