@@ -50,6 +50,7 @@ func Names(doc *document.Document) names.Names {
 		if m := doc.Meta.Message; m.Subject != "" {
 			nm.Title = m.Subject
 		}
+		nm.Type = "" // a body's first words name no kind of agreement
 		if m := doc.Meta.Message; nm.Date == "" && m.Date != "" {
 			nm.Date = m.Date
 		}

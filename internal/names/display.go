@@ -34,7 +34,7 @@ func Display(n Names, docName string) string {
 			name = p.Name
 		}
 		name = typedName(name)
-		if k := Key(name); k == "" || seen[k] || strings.Contains(Key(title), k) && len(n.Parties) == 1 {
+		if k := Key(name); k == "" || k == "parties" || k == "party" || seen[k] || strings.Contains(Key(title), k) && len(n.Parties) == 1 {
 			continue
 		} else {
 			seen[k] = true

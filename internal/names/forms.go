@@ -14,7 +14,7 @@ func core(name string) string {
 	f := strings.Fields(withoutParens(name))
 	for len(f) > 1 {
 		last := f[len(f)-1]
-		if !formWord(last) || !(strings.HasSuffix(last, ".") || upperWord(last) || humpForm(last) || strings.HasSuffix(f[len(f)-2], ",")) {
+		if !formWord(last) || !(strings.HasSuffix(last, ".") || upperWord(last) && letterCount(last) <= 4 || humpForm(last) || strings.HasSuffix(f[len(f)-2], ",")) {
 			break
 		}
 		f = f[:len(f)-1]
