@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,6 +24,19 @@ type AskInput struct {
 	NoRoute      bool   `json:"no_route,omitempty" jsonschema:"search every document even when the question seems to name a contract"`
 }
 
+// askInputError words a refused input of ask for an assistant.
+func askInputError(e *usecase.InputError) error {
+	switch {
+	case e.Empty:
+		return errors.New("question is empty")
+	case e.Field == "max_turns":
+		return fmt.Errorf("max_turns = %d: want 1 to %d", e.Got, e.Limit)
+	case e.Field == "instructions":
+		return fmt.Errorf("instructions are longer than %d characters", e.Limit)
+	}
+	return fmt.Errorf("%s is longer than %d characters", e.Field, e.Limit)
+}
+
 // evidencePreamble opens the text of an evidence report, so an assistant
 // cannot mistake quoted provisions for an answer.
 const evidencePreamble = "EVIDENCE REPORT — no language model is configured on this pakton server, so nothing below has been interpreted: " +
@@ -33,17 +45,8 @@ const evidencePreamble = "EVIDENCE REPORT — no language model is configured on
 
 func (h *handlers) ask(ctx context.Context, req *mcpsdk.CallToolRequest, in AskInput) (*mcpsdk.CallToolResult, *report.Report, error) {
 	q := strings.TrimSpace(in.Question)
-	switch {
-	case q == "":
-		return nil, nil, errors.New("question is empty")
-	case utf8.RuneCountInString(q) > MaxQuery:
-		return nil, nil, fmt.Errorf("question is longer than %d characters", MaxQuery)
-	case utf8.RuneCountInString(in.Context) > MaxContext:
-		return nil, nil, fmt.Errorf("context is longer than %d characters", MaxContext)
-	case utf8.RuneCountInString(in.Instructions) > MaxContext:
-		return nil, nil, fmt.Errorf("instructions are longer than %d characters", MaxContext)
-	case in.MaxTurns < 0 || in.MaxTurns > MaxTurns:
-		return nil, nil, fmt.Errorf("max_turns = %d: want 1 to %d", in.MaxTurns, MaxTurns)
+	if ierr := usecase.CheckAsk(q, in.Context, in.Instructions, in.MaxTurns, MaxTurns); ierr != nil {
+		return nil, nil, askInputError(ierr)
 	}
 	c, err := h.corpus(ctx)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
@@ -105,21 +104,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		return
 	}
 	req.Question = strings.TrimSpace(req.Question)
-	if req.Question == "" {
-		fail(w, http.StatusBadRequest, "empty question")
-		return
-	}
-	for _, f := range []struct {
-		name, text string
-		limit      int
-	}{{"question", req.Question, agent.MaxQuestionChars}, {"context", req.Context, agent.MaxContextChars}, {"instructions", req.Instructions, agent.MaxContextChars}} {
-		if n := utf8.RuneCountInString(f.text); n > f.limit {
-			fail(w, http.StatusBadRequest, "%s: %d characters; the limit is %d", f.name, n, f.limit)
-			return
-		}
-	}
-	if req.MaxTurns < 0 || req.MaxTurns > maxTurnsLimit {
-		fail(w, http.StatusBadRequest, "max_turns %d: want 1 to %d", req.MaxTurns, maxTurnsLimit)
+	if ierr := usecase.CheckAsk(req.Question, req.Context, req.Instructions, req.MaxTurns, maxTurnsLimit); ierr != nil {
+		fail(w, http.StatusBadRequest, "%s", ierr.Error())
 		return
 	}
 	ids, sn, ok := s.answeringIn(w, r, c, req.Docs)
