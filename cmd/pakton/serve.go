@@ -172,20 +172,27 @@ func runServe(ctx context.Context, args []string) error {
 		jobSlots = runtime.NumCPU()
 	}
 	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + jobSlots)
-	base := "http://" + *addr
-	fmt.Fprintf(stderr, "pakton: serving store %s on %s\n", st.Location(), base)
+	writeServing(stderr, st.Location(), *addr, *noAuth, secret, existing)
+	return srv.ListenAndServe(ctx)
+}
+
+// writeServing says where the server listens and how to reach it: in
+// no-auth mode that anyone can, else the admin key just created (shown only
+// now), else the keys that exist.
+func writeServing(w io.Writer, location, addr string, noAuth bool, secret string, existing []auth.Key) {
+	base := "http://" + addr
+	fmt.Fprintf(w, "pakton: serving store %s on %s\n", location, base)
 	switch {
-	case *noAuth:
-		fmt.Fprintf(stderr, "pakton: no-auth mode: anyone who can reach %s may use every collection\n", *addr)
+	case noAuth:
+		fmt.Fprintf(w, "pakton: no-auth mode: anyone who can reach %s may use every collection\n", addr)
 	case secret != "":
-		fmt.Fprintf(stderr, "\npakton: created an admin API key (shown only now; it is stored hashed):\n\n    %s\n\n"+
+		fmt.Fprintf(w, "\npakton: created an admin API key (shown only now; it is stored hashed):\n\n    %s\n\n"+
 			"Open the web app logged in:  %s/#key=%s\n"+
 			"Use the API:                 curl -H 'Authorization: Bearer %s' %s/api/v1/collections\n"+
 			"Manage keys with \"pakton keys\".\n\n", secret, base, secret, secret, base)
 	default:
-		writeKeysHint(stderr, existing, st.Location(), base)
+		writeKeysHint(w, existing, location, base)
 	}
-	return srv.ListenAndServe(ctx)
 }
 
 // mountExtras wires the collection service, the web app and the MCP

@@ -160,7 +160,7 @@ func learnFolds(ctx context.Context, opt Options, ix *search.Index, files []stri
 		if err != nil {
 			return nil, nil, err
 		}
-		e := learnq.Example{Question: p.Terms, Doc: t.doc, Units: unitsOf[t.doc]}
+		e := learnq.Example{Question: p.Words, Doc: t.doc, Units: unitsOf[t.doc]}
 		for _, s := range t.test.Snippets {
 			if s.FilePath == t.doc {
 				e.Gold = append(e.Gold, s.Span)

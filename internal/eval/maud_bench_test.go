@@ -69,7 +69,7 @@ func BenchmarkMAUDQuestion(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		q.Learned = lf.forDoc(t.Snippets[0].FilePath).Expand(p.Terms)
+		q.Learned = lf.forDoc(t.Snippets[0].FilePath).Expand(p.Words)
 		if _, err := ix.SearchWith(ctx, search.Models{Provisions: ff}, q, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -192,9 +192,8 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 	if opt.Labels == nil || opt.Playbook == nil {
 		return nil, fmt.Errorf("eval review: labels and playbook are required")
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = func(string, int, int) {}
+	if opt.Progress == nil {
+		opt.Progress = func(string, int, int) {}
 	}
 	// Only the provisions the labels cover are scored.
 	var names []string
@@ -211,24 +210,14 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		return nil, err
 	}
 	docs, err := detect.LoadTraining(ctx, opt.CorpusDir, opt.Labels, opt.Workers, func(done, total int) {
-		progress("reading contracts", done, total)
+		opt.Progress("reading contracts", done, total)
 	})
 	if err != nil {
 		return nil, err
 	}
-	rep := &ReviewReport{Playbook: opt.Playbook.Name, Documents: len(docs),
-		ValueSplit: "values scored on the contracts at positions 0, 1, 2 modulo 4 of the labels file, which the value readers were developed against; positions 3 modulo 4 are held out (--release)"}
 	folds := max(opt.Folds, 1)
-	switch {
-	case opt.ZeroShot && folds > 1:
-		rep.Mode = fmt.Sprintf("zero-shot, every provision held out, %d-fold cross-validated", folds)
-	case opt.ZeroShot:
-		rep.Mode = "zero-shot, every provision held out (calibration fitted on the other provisions of the same contracts)"
-	case folds > 1:
-		rep.Mode = fmt.Sprintf("%d-fold cross-validated detectors", folds)
-	default:
-		rep.Mode = "as shipped (detectors possibly trained on these contracts)"
-	}
+	rep := &ReviewReport{Playbook: opt.Playbook.Name, Documents: len(docs), Mode: reviewMode(opt.ZeroShot, folds),
+		ValueSplit: "values scored on the contracts at positions 0, 1, 2 modulo 4 of the labels file, which the value readers were developed against; positions 3 modulo 4 are held out (--release)"}
 	var outcomes []cellOutcome
 	var reviewTime, trainTime time.Duration
 	for f := range folds {
@@ -245,57 +234,10 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		if folds == 1 {
 			train = docs
 		}
-		// The reviewers for this fold: one for every provision, or one per
-		// provision held out.
-		type job struct {
-			rev  *review.Reviewer
-			only string // the provision this reviewer is scored on ("" = all)
-		}
-		var jobs []job
 		start := time.Now()
-		switch {
-		case opt.ZeroShot:
-			det, tr, err := detect.Train(ctx, train, pb, detect.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range pb.Provisions {
-				d := *det
-				d.Models = nil
-				d.ZeroShot = tr.ZeroShotWithout(p.Name)
-				one, _ := pb.Select([]string{p.Name})
-				one.Provisions[0].Detector = "none"
-				rev, err := review.NewReviewer(one, &d)
-				if err != nil {
-					return nil, err
-				}
-				jobs = append(jobs, job{rev: rev, only: p.Name})
-			}
-		case folds > 1:
-			det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*detect.Detectors, error) {
-				det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
-					progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
-				}})
-				return det, err
-			})
-			if err != nil {
-				return nil, err
-			}
-			rev, err := review.NewReviewer(pb, det)
-			if err != nil {
-				return nil, err
-			}
-			jobs = append(jobs, job{rev: rev})
-		default:
-			det := opt.Detectors
-			if det == nil {
-				_, det = review.Builtin()
-			}
-			rev, err := review.NewReviewer(pb, det)
-			if err != nil {
-				return nil, err
-			}
-			jobs = append(jobs, job{rev: rev})
+		jobs, err := foldReviewers(ctx, opt, pb, train, f, folds)
+		if err != nil {
+			return nil, err
 		}
 		trainTime += time.Since(start)
 		start = time.Now()
@@ -304,54 +246,159 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 				return nil, err
 			}
 			for _, j := range jobs {
-				row, err := j.rev.ReviewPrepared(ctx, td.Prep)
+				got, err := reviewContract(ctx, opt, pb, j, td, testAt[ti]%4 == 3)
 				if err != nil {
 					return nil, err
 				}
-				for _, c := range row.Cells {
-					if j.only != "" && c.Provision != j.only {
-						continue
-					}
-					p := pb.Provision(c.Provision)
-					lb, ok := td.Labels.Label(p.LabelName())
-					if !ok {
-						continue
-					}
-					o := score(c, lb, p.Answer)
-					o.heldOut = testAt[ti]%4 == 3
-					outcomes = append(outcomes, o)
-					if opt.Values != nil && !o.heldOut && (o.value != 0 || o.polarity != 0) {
-						v := ValueOutcome{File: td.Labels.FilePath, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
-						if c.Answer != nil {
-							v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
-						}
-						cut := func(t string) string {
-							if r := []rune(t); len(r) > evidenceChars {
-								return string(r[:evidenceChars]) + "…"
-							}
-							return t
-						}
-						for _, e := range c.Extracts {
-							v.Evidence = append(v.Evidence, cut(e.Text))
-						}
-						for _, sp := range lb.Spans {
-							v.Labelled = append(v.Labelled, cut(td.Prep.Doc().Doc.Slice(document.Span{Start: sp[0], End: sp[1]})))
-						}
-						opt.Values(v)
-					}
-				}
+				outcomes = append(outcomes, got...)
 			}
-			progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
+			opt.Progress(fmt.Sprintf("fold %d/%d: reviewing", f+1, folds), ti+1, len(test))
 		}
 		reviewTime += time.Since(start)
 	}
+	summarizeReview(rep, outcomes, names, opt.Release)
+	rep.Seconds = reviewTime.Seconds()
+	if rep.Seconds > 0 {
+		rep.CellsPerSecond = float64(rep.Cells) / rep.Seconds
+	}
+	if folds > 1 || opt.ZeroShot {
+		rep.TrainSeconds = trainTime.Seconds()
+	}
+	return rep, nil
+}
+
+// reviewMode says how the detectors of a review evaluation were made.
+func reviewMode(zeroShot bool, folds int) string {
+	switch {
+	case zeroShot && folds > 1:
+		return fmt.Sprintf("zero-shot, every provision held out, %d-fold cross-validated", folds)
+	case zeroShot:
+		return "zero-shot, every provision held out (calibration fitted on the other provisions of the same contracts)"
+	case folds > 1:
+		return fmt.Sprintf("%d-fold cross-validated detectors", folds)
+	default:
+		return "as shipped (detectors possibly trained on these contracts)"
+	}
+}
+
+// reviewJob is a reviewer of one fold and the provision it is scored on
+// ("" = all).
+type reviewJob struct {
+	rev  *review.Reviewer
+	only string
+}
+
+// foldReviewers makes the reviewers of fold f, trained on train: one for
+// every provision, or, zero-shot, one per provision held out.
+func foldReviewers(ctx context.Context, opt ReviewOptions, pb *playbook.Playbook, train []detect.TrainingDoc, f, folds int) ([]reviewJob, error) {
+	switch {
+	case opt.ZeroShot:
+		det, tr, err := detect.Train(ctx, train, pb, detect.TrainOptions{ZeroShotOnly: true, Workers: opt.Workers})
+		if err != nil {
+			return nil, err
+		}
+		var jobs []reviewJob
+		for _, p := range pb.Provisions {
+			d := *det
+			d.Models = nil
+			d.ZeroShot = tr.ZeroShotWithout(p.Name)
+			one, _ := pb.Select([]string{p.Name})
+			one.Provisions[0].Detector = "none"
+			rev, err := review.NewReviewer(one, &d)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, reviewJob{rev: rev, only: p.Name})
+		}
+		return jobs, nil
+	case folds > 1:
+		det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*detect.Detectors, error) {
+			det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
+				opt.Progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
+			}})
+			return det, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		rev, err := review.NewReviewer(pb, det)
+		if err != nil {
+			return nil, err
+		}
+		return []reviewJob{{rev: rev}}, nil
+	default:
+		det := opt.Detectors
+		if det == nil {
+			_, det = review.Builtin()
+		}
+		rev, err := review.NewReviewer(pb, det)
+		if err != nil {
+			return nil, err
+		}
+		return []reviewJob{{rev: rev}}, nil
+	}
+}
+
+// reviewContract reviews one test contract with j and scores its cells
+// against the labels; heldOut marks the contract's values as the release
+// quarter's, which opt.Values never sees.
+func reviewContract(ctx context.Context, opt ReviewOptions, pb *playbook.Playbook, j reviewJob, td detect.TrainingDoc, heldOut bool) ([]cellOutcome, error) {
+	row, err := j.rev.ReviewPrepared(ctx, td.Prep)
+	if err != nil {
+		return nil, err
+	}
+	var out []cellOutcome
+	for _, c := range row.Cells {
+		if j.only != "" && c.Provision != j.only {
+			continue
+		}
+		p := pb.Provision(c.Provision)
+		lb, ok := td.Labels.Label(p.LabelName())
+		if !ok {
+			continue
+		}
+		o := score(c, lb, p.Answer)
+		o.heldOut = heldOut
+		out = append(out, o)
+		if opt.Values != nil && !o.heldOut && (o.value != 0 || o.polarity != 0) {
+			opt.Values(valueOutcome(c, lb, td, o))
+		}
+	}
+	return out, nil
+}
+
+// valueOutcome is the scored answer of cell c against label lb, with the
+// text it was read from and the labelled text, each cut short.
+func valueOutcome(c review.Cell, lb *detect.Label, td detect.TrainingDoc, o cellOutcome) ValueOutcome {
+	v := ValueOutcome{File: td.Labels.FilePath, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
+	if c.Answer != nil {
+		v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
+	}
+	cut := func(t string) string {
+		if r := []rune(t); len(r) > evidenceChars {
+			return string(r[:evidenceChars]) + "…"
+		}
+		return t
+	}
+	for _, e := range c.Extracts {
+		v.Evidence = append(v.Evidence, cut(e.Text))
+	}
+	for _, sp := range lb.Spans {
+		v.Labelled = append(v.Labelled, cut(td.Prep.Doc().Doc.Slice(document.Span{Start: sp[0], End: sp[1]})))
+	}
+	return v
+}
+
+// summarizeReview scores the outcomes into rep: over all cells, and per
+// provision in names' order.
+func summarizeReview(rep *ReviewReport, outcomes []cellOutcome, names []string, release bool) {
 	rep.Cells = len(outcomes)
 	for _, o := range outcomes {
 		if o.present {
 			rep.Present++
 		}
 	}
-	if opt.Release {
+	if release {
 		rep.Release = releaseValues(outcomes)
 	}
 	rep.Micro = scoreCells(outcomes)
@@ -378,14 +425,6 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		rep.Order = append(rep.Order, name)
 	}
 	rep.MacroF1 = macro / float64(len(names))
-	rep.Seconds = reviewTime.Seconds()
-	if rep.Seconds > 0 {
-		rep.CellsPerSecond = float64(rep.Cells) / rep.Seconds
-	}
-	if folds > 1 || opt.ZeroShot {
-		rep.TrainSeconds = trainTime.Seconds()
-	}
-	return rep, nil
 }
 
 func score(c review.Cell, lb *detect.Label, format playbook.AnswerFormat) cellOutcome {

@@ -163,30 +163,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Method == nil {
 		return nil, fmt.Errorf("eval: no method")
 	}
-	var benches []*Benchmark
-	var dirsOf []map[string]bool // corpus subdirectories each benchmark's snippets come from
-	for _, p := range opt.Benches {
-		b, err := LoadBenchmark(p)
-		if err != nil {
-			return nil, err
-		}
-		benches = append(benches, b)
-		dirs := map[string]bool{}
-		for _, t := range b.Tests {
-			for _, s := range t.Snippets {
-				if i := strings.IndexByte(s.FilePath, '/'); i > 0 {
-					dirs[s.FilePath[:i]] = true
-				} else {
-					dirs[""] = true
-				}
-			}
-		}
-		dirsOf = append(dirsOf, dirs)
+	benches, dirsOf, err := loadBenches(opt.Benches)
+	if err != nil {
+		return nil, err
 	}
-	if len(benches) == 0 {
-		return nil, fmt.Errorf("eval: no benchmark files given")
-	}
-
 	rep := &Report{Method: opt.Method.Name(), Scope: opt.Scope, Benchmarks: map[string]*BenchResult{}}
 	if opt.Provisions != nil {
 		rep.Provisions = opt.Provisions.Mode
@@ -204,14 +184,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			rep.Learned = "the shipped model (learnt from the four development sets' questions, so optimistic on them)"
 		}
 	}
-	var lat []time.Duration
-	totalQ := 0
+	r := &benchRun{opt: opt, rep: rep, benches: len(benches), allP: map[int]float64{}, allR: map[int]float64{}}
 	for _, b := range benches {
-		totalQ += len(b.Tests)
+		r.totalQ += len(b.Tests)
 	}
-	done := 0
-	allP, allR := map[int]float64{}, map[int]float64{}
-	var unnamedIx *search.Index
 	// Each benchmark is searched in an index of its own corpus (LegalBench-RAG
 	// gives every benchmark its corpus: CUAD's 468 contracts, ContractNLI's
 	// 150 NDAs); benchmarks over the same corpus share one index. Indexing
@@ -219,8 +195,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	// corpus-learned statistics (query expansion), so a change to how CUAD
 	// contracts are cut would move ContractNLI scores.
 	groups := corpusGroups(dirsOf)
-	var learnt []learnq.Example // every group's labelled questions (Learn.Write)
-	var unnamedRel func(string) string
+	var first *benchCorpus // the first benchmark's corpus: the unnamed questions are routed in it
 	for _, group := range groups {
 		subdirs := map[string]bool{}
 		for _, bi := range group {
@@ -228,222 +203,32 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				subdirs[d] = true
 			}
 		}
-		var files []string
-		for sd := range subdirs {
-			dir := filepath.Join(opt.CorpusDir, sd)
-			ents, err := os.ReadDir(dir)
-			if err != nil {
-				return nil, fmt.Errorf("eval: corpus: %w", err)
-			}
-			for _, e := range ents {
-				if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
-					files = append(files, filepath.ToSlash(filepath.Join(sd, e.Name())))
-				}
-			}
-		}
-		sort.Strings(files)
-		if opt.Replicate > 1 {
-			base := files
-			for c := 2; c <= opt.Replicate; c++ {
-				for _, f := range base {
-					files = append(files, f+copySuffix+strconv.Itoa(c))
-				}
-			}
-		}
-
-		start := time.Now()
-		var ix *search.Index
-		var texts, paths map[string]string
-		var err error
-		if opt.Store != nil {
-			gopt := opt
-			if len(groups) > 1 {
-				if gopt.Collection == "" {
-					gopt.Collection = "legalbench-" + opt.Method.Name()
-				}
-				gopt.Collection += "-" + strings.Join(slices.Sorted(maps.Keys(subdirs)), "-")
-			}
-			ix, texts, paths, err = storeIndex(ctx, gopt, files)
-		} else {
-			ix, texts, err = buildIndex(ctx, opt, files)
-		}
+		c, err := r.openCorpus(ctx, subdirs, len(groups) > 1)
 		if err != nil {
 			return nil, err
 		}
-		// rel maps an index document id to its corpus path, and back.
-		rel := func(id string) string {
-			if p, ok := paths[id]; ok {
-				return p
-			}
-			return id
-		}
-		idOf := func(path string) string {
-			if paths != nil {
-				return store.DocID(path)
-			}
-			return path
-		}
-		if unnamedRel == nil {
-			unnamedRel = rel
-		}
-		var models search.Models
-		var ff *foldFinder
-		if opt.Provisions != nil {
-			if ff, err = opt.Provisions.finder(texts, rel); err != nil {
-				return nil, err
-			}
-		}
-		var lf *learnedFolds
-		if opt.Learn != nil {
-			var ex []learnq.Example
-			if lf, ex, err = learnFolds(ctx, opt, ix, files, idOf); err != nil {
-				return nil, err
-			}
-			if opt.Learn.Write != nil {
-				learnt = append(learnt, ex...)
-			}
+		if first == nil {
+			first = c
 		}
 		if opt.learnOnly {
 			continue
 		}
-		rep.Documents += ix.Docs()
-		rep.Units += ix.Units()
-		rep.IngestSeconds += time.Since(start).Seconds()
-		if unnamedIx == nil && len(opt.Unnamed) > 0 {
-			unnamedIx = ix // the first benchmark's corpus
-		}
-
 		for _, bi := range group {
 			b := benches[bi]
-			scope := opt.scopeOf(b.Name)
-			var blat []time.Duration
-			sum := newScores()
-			routedOK, routedAlone, elsewhere, quotes, short, midTok, provTop := 0, 0, 0, 0, 0, 0, 0
-			for _, t := range b.Tests {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				q := search.Query{Text: t.Query, K: opt.K, Stages: opt.Stages, Explain: opt.Explain && opt.Hits != nil}
-				if scope == "document" {
-					q.Docs = []string{idOf(t.Snippets[0].FilePath)}
-					q.NoRoute = true
-				}
-				t0 := time.Now()
-				if lf != nil {
-					p, err := ix.Plan(ctx, q)
-					if err != nil {
-						return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
-					}
-					q.Learned = lf.forDoc(t.Snippets[0].FilePath).Expand(p.Terms)
-				}
-				qm := models
-				if ff != nil {
-					qm.Provisions = ff.forCategory(t.Category)
-				}
-				res, err := ix.SearchWith(ctx, qm, q, nil)
-				if err != nil {
-					return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
-				}
-				lat = append(lat, time.Since(t0))
-				blat = append(blat, time.Since(t0))
-				if opt.Hits != nil {
-					if err := writeHits(opt.Hits, b.Name, t.Query, res, rel); err != nil {
-						return nil, err
-					}
-				}
-				ret := make([]Snippet, len(res.Hits))
-				for i, h := range res.Hits {
-					ret[i] = Snippet{FilePath: rel(h.DocID), Span: h.Span}
-				}
-				sc, err := ScoreQuery(t.Snippets, ret)
-				if err != nil {
-					return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
-				}
-				if len(res.Hits) > 0 {
-					h := res.Hits[0]
-					h.DocID = rel(h.DocID)
-					if !slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return s.FilePath == h.DocID }) {
-						elsewhere++
-					}
-					if coversHalf(h, t.Snippets) {
-						quotes++
-					}
-					if h.Span.Len() < 40 {
-						short++
-					}
-					if h.View == index.ViewProvision {
-						provTop++
-					}
-					if startsMidToken(texts[idOf(h.DocID)], h.Span.Start) {
-						midTok++
-					}
-				}
-				if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, idOf(s.FilePath)) }) {
-					routedOK++
-					if len(res.RoutedTo) == 1 {
-						routedAlone++
-					}
-				}
-				for _, k := range Ks {
-					sum.Precision[k] += sc.Precision[k]
-					sum.Recall[k] += sc.Recall[k]
-					sum.DRM[k] += sc.DRM[k]
-					sum.Chars[k] += sc.Chars[k]
-				}
-				done++
-				if opt.Progress != nil && done%50 == 0 {
-					opt.Progress("query", done, totalQ)
-				}
+			if rep.Benchmarks[b.Name], err = r.runBench(ctx, b, c); err != nil {
+				return nil, err
 			}
-			n := float64(len(b.Tests))
-			br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(quotes) / n,
-				ShortTop1: 100 * float64(short) / n, MidTokenTop1: 100 * float64(midTok) / n, ProvisionTop1: 100 * float64(provTop) / n,
-				FirstElsewhere: 100 * float64(elsewhere) / n}
-			for _, k := range Ks {
-				sum.Precision[k] /= n
-				sum.Recall[k] /= n
-				sum.DRM[k] /= n
-				sum.Chars[k] /= n
-				allP[k] += sum.Precision[k] / float64(len(benches))
-				allR[k] += sum.Recall[k] / float64(len(benches))
-			}
-			br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
-			br.Scope = scope
-			br.QueryMsP50, br.QueryMsP99 = percentiles(blat)
-			if scope == "corpus" {
-				br.Routed = 100 * float64(routedOK) / n
-				br.RoutedAlone = 100 * float64(routedAlone) / n
-			}
-			rep.Benchmarks[b.Name] = br
 		}
 	}
 	if len(opt.Unnamed) > 0 {
-		u := &UnnamedResult{Questions: len(opt.Unnamed)}
-		routed := 0
-		for _, q := range opt.Unnamed {
-			r, err := unnamedIx.Route(ctx, search.Query{Text: q})
-			if err != nil {
-				return nil, fmt.Errorf("eval: routing %q: %w", q, err)
-			}
-			if r.Decision.Narrowed() {
-				routed++
-				var to []string
-				for _, id := range r.Docs {
-					to = append(to, unnamedRel(id))
-				}
-				u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
-			}
-			if r.Decision == search.RouteUnknown {
-				u.Unknown = append(u.Unknown, q)
-			}
+		if rep.Unnamed, err = routeUnnamed(ctx, first, opt.Unnamed); err != nil {
+			return nil, err
 		}
-		u.Routed = 100 * float64(routed) / float64(len(opt.Unnamed))
-		rep.Unnamed = u
 	}
-	rep.All = AllResult{Precision: kmap(allP, 100), Recall: kmap(allR, 100)}
-	rep.QueryMsP50, rep.QueryMsP99 = percentiles(lat)
+	rep.All = AllResult{Precision: kmap(r.allP, 100), Recall: kmap(r.allR, 100)}
+	rep.QueryMsP50, rep.QueryMsP99 = percentiles(r.lat)
 	if opt.Learn != nil && opt.Learn.Write != nil && opt.Learn.Model == nil {
-		if err := opt.Learn.Write(learnq.Train(learnt)); err != nil {
+		if err := opt.Learn.Write(learnq.Train(r.learnt)); err != nil {
 			return nil, err
 		}
 	}
@@ -466,6 +251,278 @@ func percentiles(lat []time.Duration) (p50, p99 float64) {
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	return ms(lat[len(lat)/2]), ms(lat[min(len(lat)-1, len(lat)*99/100)])
+}
+
+// loadBenches reads the benchmark files and, for each, the corpus
+// subdirectories its snippets come from.
+func loadBenches(paths []string) ([]*Benchmark, []map[string]bool, error) {
+	var benches []*Benchmark
+	var dirsOf []map[string]bool
+	for _, p := range paths {
+		b, err := LoadBenchmark(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		benches = append(benches, b)
+		dirs := map[string]bool{}
+		for _, t := range b.Tests {
+			for _, s := range t.Snippets {
+				if i := strings.IndexByte(s.FilePath, '/'); i > 0 {
+					dirs[s.FilePath[:i]] = true
+				} else {
+					dirs[""] = true
+				}
+			}
+		}
+		dirsOf = append(dirsOf, dirs)
+	}
+	if len(benches) == 0 {
+		return nil, nil, fmt.Errorf("eval: no benchmark files given")
+	}
+	return benches, dirsOf, nil
+}
+
+// benchRun is one run of Run: its options, its report and what it sums
+// over the benchmarks.
+type benchRun struct {
+	opt          Options
+	rep          *Report
+	benches      int // how many benchmarks the averages are over
+	lat          []time.Duration
+	done, totalQ int // queries searched, and in all
+	allP, allR   map[int]float64
+	learnt       []learnq.Example // every corpus's labelled questions (Learn.Write)
+}
+
+// benchCorpus is the index of one corpus and how its document ids map to
+// corpus paths.
+type benchCorpus struct {
+	ix    *search.Index
+	texts map[string]string // document id → text
+	rel   func(id string) string
+	idOf  func(path string) string
+	ff    *foldFinder   // the provision finder, when opt.Provisions is set
+	lf    *learnedFolds // the words learnt from labelled questions, when opt.Learn is set
+}
+
+// openCorpus indexes the files of the corpus subdirectories (in memory, or
+// through opt.Store) and prepares the provision finder; several says the
+// run has more than one corpus (each then gets a collection of its own).
+func (r *benchRun) openCorpus(ctx context.Context, subdirs map[string]bool, several bool) (*benchCorpus, error) {
+	opt := r.opt
+	var files []string
+	for sd := range subdirs {
+		dir := filepath.Join(opt.CorpusDir, sd)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("eval: corpus: %w", err)
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
+				files = append(files, filepath.ToSlash(filepath.Join(sd, e.Name())))
+			}
+		}
+	}
+	sort.Strings(files)
+	if opt.Replicate > 1 {
+		base := files
+		for c := 2; c <= opt.Replicate; c++ {
+			for _, f := range base {
+				files = append(files, f+copySuffix+strconv.Itoa(c))
+			}
+		}
+	}
+
+	start := time.Now()
+	c := &benchCorpus{}
+	var paths map[string]string
+	var err error
+	if opt.Store != nil {
+		gopt := opt
+		if several {
+			if gopt.Collection == "" {
+				gopt.Collection = "legalbench-" + opt.Method.Name()
+			}
+			gopt.Collection += "-" + strings.Join(slices.Sorted(maps.Keys(subdirs)), "-")
+		}
+		c.ix, c.texts, paths, err = storeIndex(ctx, gopt, files)
+	} else {
+		c.ix, c.texts, err = buildIndex(ctx, opt, files)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.rel = func(id string) string {
+		if p, ok := paths[id]; ok {
+			return p
+		}
+		return id
+	}
+	c.idOf = func(path string) string {
+		if paths != nil {
+			return store.DocID(path)
+		}
+		return path
+	}
+	if opt.Provisions != nil {
+		if c.ff, err = opt.Provisions.finder(c.texts, c.rel); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Learn != nil {
+		var ex []learnq.Example
+		if c.lf, ex, err = learnFolds(ctx, opt, c.ix, files, c.idOf); err != nil {
+			return nil, err
+		}
+		if opt.Learn.Write != nil {
+			r.learnt = append(r.learnt, ex...)
+		}
+	}
+	r.rep.Documents += c.ix.Docs()
+	r.rep.Units += c.ix.Units()
+	r.rep.IngestSeconds += time.Since(start).Seconds()
+	return c, nil
+}
+
+// benchTally counts what a benchmark's queries' first hits and routes did.
+type benchTally struct {
+	routedOK, routedAlone, elsewhere, quotes, short, midTok, provTop int
+}
+
+// runBench searches every query of b in corpus c and scores the hits.
+func (r *benchRun) runBench(ctx context.Context, b *Benchmark, c *benchCorpus) (*BenchResult, error) {
+	opt := r.opt
+	scope := opt.scopeOf(b.Name)
+	var blat []time.Duration
+	sum := newScores()
+	var tl benchTally
+	for _, t := range b.Tests {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		q := search.Query{Text: t.Query, K: opt.K, Stages: opt.Stages, Explain: opt.Explain && opt.Hits != nil}
+		if scope == "document" {
+			q.Docs = []string{c.idOf(t.Snippets[0].FilePath)}
+			q.NoRoute = true
+		}
+		t0 := time.Now()
+		if c.lf != nil {
+			p, err := c.ix.Plan(ctx, q)
+			if err != nil {
+				return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
+			}
+			q.Learned = c.lf.forDoc(t.Snippets[0].FilePath).Expand(p.Words)
+		}
+		var qm search.Models
+		if c.ff != nil {
+			qm.Provisions = c.ff.forCategory(t.Category)
+		}
+		res, err := c.ix.SearchWith(ctx, qm, q, nil)
+		if err != nil {
+			return nil, fmt.Errorf("eval: query %q: %w", t.Query, err)
+		}
+		r.lat = append(r.lat, time.Since(t0))
+		blat = append(blat, time.Since(t0))
+		if opt.Hits != nil {
+			if err := writeHits(opt.Hits, b.Name, t.Query, res, c.rel); err != nil {
+				return nil, err
+			}
+		}
+		ret := make([]Snippet, len(res.Hits))
+		for i, h := range res.Hits {
+			ret[i] = Snippet{FilePath: c.rel(h.DocID), Span: h.Span}
+		}
+		sc, err := ScoreQuery(t.Snippets, ret)
+		if err != nil {
+			return nil, fmt.Errorf("eval: method %s, query %q: %w", opt.Method.Name(), t.Query, err)
+		}
+		tl.add(t, res, c)
+		for _, k := range Ks {
+			sum.Precision[k] += sc.Precision[k]
+			sum.Recall[k] += sc.Recall[k]
+			sum.DRM[k] += sc.DRM[k]
+			sum.Chars[k] += sc.Chars[k]
+		}
+		r.done++
+		if opt.Progress != nil && r.done%50 == 0 {
+			opt.Progress("query", r.done, r.totalQ)
+		}
+	}
+	n := float64(len(b.Tests))
+	br := &BenchResult{Queries: len(b.Tests), Quotes: 100 * float64(tl.quotes) / n,
+		ShortTop1: 100 * float64(tl.short) / n, MidTokenTop1: 100 * float64(tl.midTok) / n, ProvisionTop1: 100 * float64(tl.provTop) / n,
+		FirstElsewhere: 100 * float64(tl.elsewhere) / n}
+	for _, k := range Ks {
+		sum.Precision[k] /= n
+		sum.Recall[k] /= n
+		sum.DRM[k] /= n
+		sum.Chars[k] /= n
+		r.allP[k] += sum.Precision[k] / float64(r.benches)
+		r.allR[k] += sum.Recall[k] / float64(r.benches)
+	}
+	br.Precision, br.Recall, br.DRM, br.Chars = kmap(sum.Precision, 100), kmap(sum.Recall, 100), kmap(sum.DRM, 100), kmap(sum.Chars, 1)
+	br.Scope = scope
+	br.QueryMsP50, br.QueryMsP99 = percentiles(blat)
+	if scope == "corpus" {
+		br.Routed = 100 * float64(tl.routedOK) / n
+		br.RoutedAlone = 100 * float64(tl.routedAlone) / n
+	}
+	return br, nil
+}
+
+// add counts query t's result.
+func (tl *benchTally) add(t Test, res search.Result, c *benchCorpus) {
+	if len(res.Hits) > 0 {
+		h := res.Hits[0]
+		h.DocID = c.rel(h.DocID)
+		if !slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return s.FilePath == h.DocID }) {
+			tl.elsewhere++
+		}
+		if coversHalf(h, t.Snippets) {
+			tl.quotes++
+		}
+		if h.Span.Len() < 40 {
+			tl.short++
+		}
+		if h.View == index.ViewProvision {
+			tl.provTop++
+		}
+		if startsMidToken(c.texts[c.idOf(h.DocID)], h.Span.Start) {
+			tl.midTok++
+		}
+	}
+	if len(res.RoutedTo) > 0 && slices.ContainsFunc(t.Snippets, func(s Snippet) bool { return slices.Contains(res.RoutedTo, c.idOf(s.FilePath)) }) {
+		tl.routedOK++
+		if len(res.RoutedTo) == 1 {
+			tl.routedAlone++
+		}
+	}
+}
+
+// routeUnnamed routes the questions that name no contract in corpus c and
+// reports how many routing narrowed, with those as examples.
+func routeUnnamed(ctx context.Context, c *benchCorpus, questions []string) (*UnnamedResult, error) {
+	u := &UnnamedResult{Questions: len(questions)}
+	routed := 0
+	for _, q := range questions {
+		r, err := c.ix.Route(ctx, search.Query{Text: q})
+		if err != nil {
+			return nil, fmt.Errorf("eval: routing %q: %w", q, err)
+		}
+		if r.Decision.Narrowed() {
+			routed++
+			var to []string
+			for _, id := range r.Docs {
+				to = append(to, c.rel(id))
+			}
+			u.Examples = append(u.Examples, q+" → "+strings.Join(to, ", "))
+		}
+		if r.Decision == search.RouteUnknown {
+			u.Unknown = append(u.Unknown, q)
+		}
+	}
+	u.Routed = 100 * float64(routed) / float64(len(questions))
+	return u, nil
 }
 
 // corpusGroups groups benchmarks (by index) that share a corpus

@@ -205,67 +205,27 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 			return sum, fmt.Errorf("ingest: %w", err)
 		}
 	}
-	// What the collection holds already: a stored document of the same name
-	// (by id), or of the same bytes (by source SHA-256). A local store answers
-	// both per file without decoding the collection (store.FindSource), so
-	// adding one file to a large collection costs the same as to a small
-	// one; a remote store is listed once.
-	var existing func(id string) (store.DocInfo, bool, error)
-	dups := &dupIndex{}
-	if st.IsRemote() {
-		infos, err := st.List(ctx, collection)
-		if err != nil {
-			return sum, fmt.Errorf("ingest: %w", err)
-		}
-		byID := make(map[string]store.DocInfo, len(infos))
-		for _, in := range infos {
-			byID[in.ID] = in
-			dups.claim(in.Source.SHA256, in)
-		}
-		existing = func(id string) (store.DocInfo, bool, error) {
-			in, ok := byID[id]
-			return in, ok, nil
-		}
-	} else {
-		existing = func(id string) (store.DocInfo, bool, error) {
-			in, err := st.Info(ctx, collection, id)
-			if errors.Is(err, store.ErrNotFound) {
-				return store.DocInfo{}, false, nil
-			}
-			return in, err == nil, err
-		}
-		dups.stored = func(sha string) (store.DocInfo, bool, error) {
-			ins, err := st.FindSource(ctx, collection, sha)
-			if err != nil || len(ins) == 0 {
-				return store.DocInfo{}, false, err
-			}
-			return ins[0], true, nil
-		}
+	existing, dups, err := holdings(ctx, st, collection)
+	if err != nil {
+		return sum, err
 	}
 
 	lim := unpack.DefaultLimits(opt.Parse.MaxBytes)
 	arcs := &archives{}
 	defer arcs.close()
 	items := collect(paths, arcs, lim)
-	var totalBytes int64
+	c := &committer{st: st, collection: collection, opt: opt, items: items,
+		results: make([][]FileResult, len(items)), finished: make([]bool, len(items)), total: len(items)}
 	for _, it := range items {
-		totalBytes += it.size
+		c.totalBytes += it.size
 	}
-	total := len(items)
 	if opt.Progress != nil {
-		opt.Progress(Progress{Total: total, TotalBytes: totalBytes})
+		opt.Progress(Progress{Total: c.total, TotalBytes: c.totalBytes})
 	}
-	results := make([][]FileResult, len(items))
-	finished := make([]bool, len(items))
 
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
-	}
-	type outcome struct {
-		i     int
-		docs  []prepared // nil when the item was cancelled
-		claim *claim     // the memory the item holds until it is stored
 	}
 	budget := opt.Budget
 	if budget == nil {
@@ -275,63 +235,36 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 	// goes on during the fsyncs; the memory they hold stays reserved until
 	// they are stored, so the queue cannot outgrow the budget.
 	p := &preparer{existing: existing, dups: dups, opt: opt, lim: lim, budget: budget}
-	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) outcome {
-		c := &claim{b: budget}
+	out := parallel.Stream(ctx, len(items), workers, max(workers, maxBatch), func(i int) prepOutcome {
+		cl := &claim{b: budget}
 		// Between files, a long upload gives its turn to another tenant's
 		// job (Options.Yield); a file is prepared holding a processor slot
 		// (Options.Acquire).
 		if i > 0 && opt.Yield != nil && opt.Yield(ctx) != nil {
-			return outcome{i, nil, c}
+			return prepOutcome{i, nil, cl}
 		}
 		if opt.Acquire != nil {
 			release, err := opt.Acquire(ctx)
 			if err != nil {
-				return outcome{i, nil, c}
+				return prepOutcome{i, nil, cl}
 			}
 			defer release()
 		}
 		if opt.Nice > 0 {
 			var docs []prepared
-			inBackground(opt.Nice, func() { docs = p.prepare(ctx, items[i], c) })
-			return outcome{i, docs, c}
+			inBackground(opt.Nice, func() { docs = p.prepare(ctx, items[i], cl) })
+			return prepOutcome{i, docs, cl}
 		}
-		return outcome{i, p.prepare(ctx, items[i], c), c}
+		return prepOutcome{i, p.prepare(ctx, items[i], cl), cl}
 	})
 
-	// One goroutine stores documents and reports progress, so writes and
-	// Progress callbacks never overlap. It stores whatever has queued up as
-	// one batch (store.PutBatch: one commit for many documents); the
-	// documents of one item (an e-mail and its attachments) are always in
-	// the same batch.
-	done := 0
-	var doneBytes int64
-	var fatal error
-	finish := func(o outcome) {
-		if len(o.docs) == 0 { // a cancelled job
-			return
-		}
-		var rs []FileResult
-		for _, d := range o.docs {
-			if d.res.Status != "" {
-				rs = append(rs, d.res)
-			}
-		}
-		if len(rs) == 0 {
-			return
-		}
-		results[o.i], finished[o.i] = rs, true
-		total += len(rs) - 1 // an e-mail's attachments were found as it was read
-		doneBytes += items[o.i].size
-		for _, res := range rs {
-			done++
-			if opt.Progress != nil {
-				opt.Progress(Progress{Done: done, Total: total, Bytes: doneBytes, TotalBytes: totalBytes,
-					File: res.Name, Status: res.Status, Reason: res.Reason})
-			}
-		}
-	}
+	// One goroutine (this one) stores documents and reports progress, so
+	// writes and Progress callbacks never overlap. It stores whatever has
+	// queued up as one batch (store.PutBatch: one commit for many
+	// documents); the documents of one item (an e-mail and its attachments)
+	// are always in the same batch.
 	for o := range out {
-		batch := []outcome{o}
+		batch := []prepOutcome{o}
 	fill:
 		for len(batch) < maxBatch {
 			select {
@@ -344,70 +277,163 @@ func Ingest(ctx context.Context, st *store.Store, collection string, paths []str
 				break fill
 			}
 		}
-		type ref struct{ b, d int } // batch index, document index
-		var recs []*store.Record
-		var refs []ref
-		for bi, o := range batch {
-			for di, d := range o.docs {
-				if d.rec != nil && ctx.Err() == nil && fatal == nil {
-					recs = append(recs, d.rec)
-					refs = append(refs, ref{bi, di})
-				}
-			}
-		}
-		stored := make([]bool, len(batch))
-		for _, r := range refs {
-			stored[r.b] = true
-		}
-		errs := make([]error, len(recs))
-		if err := st.PutBatch(ctx, collection, recs); err != nil && len(recs) > 0 {
-			// Store them one by one, so a failure names its file.
-			for i, rec := range recs {
-				errs[i] = st.Put(ctx, collection, rec)
-			}
-		}
-		for i, r := range refs {
-			if err := errs[i]; err != nil {
-				if errors.Is(err, store.ErrClosed) {
-					fatal = err
-					batch[r.b].docs[r.d].res.Status = ""
-					continue
-				}
-				res := &batch[r.b].docs[r.d].res
-				res.Status, res.Reason = StatusFailed, "cannot store: "+err.Error()
-				res.Err = fmt.Errorf("%s: %w", res.Path, err)
-			}
-		}
-		for bi, o := range batch {
-			o.claim.done()
-			pending := false
-			for _, d := range o.docs {
-				if d.rec != nil {
-					pending = true
-				}
-			}
-			if pending && !stored[bi] {
-				continue // interrupted: not stored, not reported
-			}
-			finish(o)
-		}
+		c.commit(ctx, batch)
 	}
-	for i, ok := range finished {
+	for i, ok := range c.finished {
 		if ok {
-			for _, r := range results[i] {
+			for _, r := range c.results[i] {
 				sum.Files = append(sum.Files, r)
 				sum.Bytes += r.Bytes
 			}
 		}
 	}
 	sum.Elapsed = time.Since(start)
-	if fatal != nil {
-		return sum, fmt.Errorf("ingest: %w", fatal)
+	if c.fatal != nil {
+		return sum, fmt.Errorf("ingest: %w", c.fatal)
 	}
 	if err := ctx.Err(); err != nil {
-		return sum, fmt.Errorf("ingest interrupted after %d of %d files (the documents stored so far are kept): %w", done, len(items), err)
+		return sum, fmt.Errorf("ingest interrupted after %d of %d files (the documents stored so far are kept): %w", c.done, len(items), err)
 	}
 	return sum, nil
+}
+
+// holdings says what the collection holds already: a stored document of
+// the same name (by id), or of the same bytes (by source SHA-256). A local
+// store answers both per file without decoding the collection
+// (store.FindSource), so adding one file to a large collection costs the
+// same as to a small one; a remote store is listed once.
+func holdings(ctx context.Context, st *store.Store, collection string) (func(id string) (store.DocInfo, bool, error), *dupIndex, error) {
+	dups := &dupIndex{}
+	if st.IsRemote() {
+		infos, err := st.List(ctx, collection)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ingest: %w", err)
+		}
+		byID := make(map[string]store.DocInfo, len(infos))
+		for _, in := range infos {
+			byID[in.ID] = in
+			dups.claim(in.Source.SHA256, in)
+		}
+		return func(id string) (store.DocInfo, bool, error) {
+			in, ok := byID[id]
+			return in, ok, nil
+		}, dups, nil
+	}
+	dups.stored = func(sha string) (store.DocInfo, bool, error) {
+		ins, err := st.FindSource(ctx, collection, sha)
+		if err != nil || len(ins) == 0 {
+			return store.DocInfo{}, false, err
+		}
+		return ins[0], true, nil
+	}
+	return func(id string) (store.DocInfo, bool, error) {
+		in, err := st.Info(ctx, collection, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return store.DocInfo{}, false, nil
+		}
+		return in, err == nil, err
+	}, dups, nil
+}
+
+// prepOutcome is one item as prepared.
+type prepOutcome struct {
+	i     int
+	docs  []prepared // nil when the item was cancelled
+	claim *claim     // the memory the item holds until it is stored
+}
+
+// committer stores the prepared documents of an ingestion in batches and
+// reports progress; one goroutine uses it.
+type committer struct {
+	st         *store.Store
+	collection string
+	opt        Options
+	items      []item
+	results    [][]FileResult // per item, once finished
+	finished   []bool
+	done       int   // files reported
+	total      int   // files found (an e-mail's attachments add to it)
+	doneBytes  int64 // bytes of the items finished
+	totalBytes int64
+	fatal      error // the store is closed: nothing more is stored
+}
+
+// commit stores a batch of prepared items in one store commit (one by one
+// after a failure, so a failure names its file) and finishes each item
+// stored.
+func (c *committer) commit(ctx context.Context, batch []prepOutcome) {
+	type ref struct{ b, d int } // batch index, document index
+	var recs []*store.Record
+	var refs []ref
+	for bi, o := range batch {
+		for di, d := range o.docs {
+			if d.rec != nil && ctx.Err() == nil && c.fatal == nil {
+				recs = append(recs, d.rec)
+				refs = append(refs, ref{bi, di})
+			}
+		}
+	}
+	stored := make([]bool, len(batch))
+	for _, r := range refs {
+		stored[r.b] = true
+	}
+	errs := make([]error, len(recs))
+	if err := c.st.PutBatch(ctx, c.collection, recs); err != nil && len(recs) > 0 {
+		for i, rec := range recs {
+			errs[i] = c.st.Put(ctx, c.collection, rec)
+		}
+	}
+	for i, r := range refs {
+		if err := errs[i]; err != nil {
+			if errors.Is(err, store.ErrClosed) {
+				c.fatal = err
+				batch[r.b].docs[r.d].res.Status = ""
+				continue
+			}
+			res := &batch[r.b].docs[r.d].res
+			res.Status, res.Reason = StatusFailed, "cannot store: "+err.Error()
+			res.Err = fmt.Errorf("%s: %w", res.Path, err)
+		}
+	}
+	for bi, o := range batch {
+		o.claim.done()
+		pending := false
+		for _, d := range o.docs {
+			if d.rec != nil {
+				pending = true
+			}
+		}
+		if pending && !stored[bi] {
+			continue // interrupted: not stored, not reported
+		}
+		c.finish(o)
+	}
+}
+
+// finish records an item's results and reports them.
+func (c *committer) finish(o prepOutcome) {
+	if len(o.docs) == 0 { // a cancelled job
+		return
+	}
+	var rs []FileResult
+	for _, d := range o.docs {
+		if d.res.Status != "" {
+			rs = append(rs, d.res)
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	c.results[o.i], c.finished[o.i] = rs, true
+	c.total += len(rs) - 1 // an e-mail's attachments were found as it was read
+	c.doneBytes += c.items[o.i].size
+	for _, res := range rs {
+		c.done++
+		if c.opt.Progress != nil {
+			c.opt.Progress(Progress{Done: c.done, Total: c.total, Bytes: c.doneBytes, TotalBytes: c.totalBytes,
+				File: res.Name, Status: res.Status, Reason: res.Reason})
+		}
+	}
 }
 
 // dupIndex maps the SHA-256 of file contents to the first document that

@@ -247,57 +247,10 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 	if c.Label <= gen && !rep.Rebuilt {
 		since = c.Label
 	}
-	infos, inStore, err := st.Changes(ctx, collection, since)
+	remove, add, err := changes(ctx, st, collection, snap, since)
 	if err != nil {
 		return nil, c, fmt.Errorf("load index: %w", err)
 	}
-	// What the index holds: its live documents and their versions.
-	held := map[string]string{}
-	for i, seg := range snap.Segments() {
-		for doc := range int32(seg.NumDocs()) {
-			if !snap.Deleted(i, doc) {
-				held[seg.DocID(doc)] = seg.DocVersion(doc)
-			}
-		}
-	}
-	if since != 0 {
-		// A live document the index does not hold at all is compared too
-		// (nothing should leave one, but the check costs no decoding).
-		listed := make(map[string]bool, len(infos))
-		for _, in := range infos {
-			listed[in.ID] = true
-		}
-		var missing bool
-		for id := range inStore {
-			if _, ok := held[id]; !ok && !listed[id] {
-				missing = true
-				break
-			}
-		}
-		if missing {
-			if infos, inStore, err = st.Changes(ctx, collection, 0); err != nil {
-				return nil, c, fmt.Errorf("load index: %w", err)
-			}
-		}
-	}
-	var remove []string
-	var add []store.DocInfo
-	for _, in := range infos {
-		v, ok := held[in.ID]
-		if ok && v == docVersion(in) {
-			continue
-		}
-		if ok {
-			remove = append(remove, in.ID) // replaced: indexed again below
-		}
-		add = append(add, in)
-	}
-	for id := range held {
-		if !inStore[id] {
-			remove = append(remove, id)
-		}
-	}
-	slices.Sort(remove)
 	rep.Deleted = len(remove)
 	if len(add) == 0 {
 		if len(remove) > 0 {
@@ -359,6 +312,65 @@ func syncIndex(ctx context.Context, st *store.Store, collection string, d *index
 		slog.Warn("documents without a usable stored index segment were analyzed again; store fresh segments with \"pakton docs reindex\"", "collection", collection, "documents", n)
 	}
 	return nil, c, nil
+}
+
+// changes compares the store's documents changed since generation since
+// (all of them when since is 0) with what snapshot snap holds: the
+// documents to remove from the index (deleted, or replaced by a version
+// indexed again), sorted, and those to add.
+func changes(ctx context.Context, st *store.Store, collection string, snap *index.Snapshot, since uint64) ([]string, []store.DocInfo, error) {
+	infos, inStore, err := st.Changes(ctx, collection, since)
+	if err != nil {
+		return nil, nil, err
+	}
+	// What the index holds: its live documents and their versions.
+	held := map[string]string{}
+	for i, seg := range snap.Segments() {
+		for doc := range int32(seg.NumDocs()) {
+			if !snap.Deleted(i, doc) {
+				held[seg.DocID(doc)] = seg.DocVersion(doc)
+			}
+		}
+	}
+	if since != 0 {
+		// A live document the index does not hold at all is compared too
+		// (nothing should leave one, but the check costs no decoding).
+		listed := make(map[string]bool, len(infos))
+		for _, in := range infos {
+			listed[in.ID] = true
+		}
+		var missing bool
+		for id := range inStore {
+			if _, ok := held[id]; !ok && !listed[id] {
+				missing = true
+				break
+			}
+		}
+		if missing {
+			if infos, inStore, err = st.Changes(ctx, collection, 0); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	var remove []string
+	var add []store.DocInfo
+	for _, in := range infos {
+		v, ok := held[in.ID]
+		if ok && v == docVersion(in) {
+			continue
+		}
+		if ok {
+			remove = append(remove, in.ID) // replaced: indexed again below
+		}
+		add = append(add, in)
+	}
+	for id := range held {
+		if !inStore[id] {
+			remove = append(remove, id)
+		}
+	}
+	slices.Sort(remove)
+	return remove, add, nil
 }
 
 // loadDocs reads and decodes the segments (and vectors) of docs in

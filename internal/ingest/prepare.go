@@ -207,33 +207,10 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 	var children []prepared
 	if msg != nil {
 		// Attachments first, so the message can say where each went.
-		links := make([]string, len(msg.Attachments))
-		for i, a := range msg.Attachments {
-			cname := name + "/" + a.Name
-			csrc := store.Source{Path: src.Path, Archive: src.Archive, Folder: src.Folder, Parent: name, ModTime: src.ModTime}
-			if src.Entry != "" {
-				csrc.Entry = src.Entry + "/" + a.Name
-			}
-			var got []prepared
-			if a.Refused != "" {
-				r := FileResult{Path: where + "/" + a.Name, Name: cname, ID: store.DocID(cname), Status: StatusFailed, Reason: "refused: " + a.Refused}
-				r.Err = fmt.Errorf("%s: %s", r.Path, r.Reason)
-				got = []prepared{{res: r}}
-			} else {
-				got = p.document(ctx, where+"/"+a.Name, cname, a.Data, csrc, a.Message, depth+1, c)
-				if got == nil {
-					return nil // cancelled: nothing of the message is stored
-				}
-			}
-			if len(got) > 0 {
-				switch r := got[0].res; {
-				case r.Status == StatusAdded || r.Status == StatusReplaced || r.Status == StatusUnchanged && r.Same == "":
-					links[i] = r.Name
-				case r.Same != "":
-					links[i] = r.Same
-				}
-			}
-			children = append(children, got...)
+		var links []string
+		var ok bool
+		if children, links, ok = p.attachments(ctx, where, name, msg, src, depth, c); !ok {
+			return nil // cancelled: nothing of the message is stored
 		}
 		if doc.Meta != nil && doc.Meta.Message != nil {
 			doc.Meta.Message.Documents = links
@@ -259,6 +236,43 @@ func (p *preparer) document(ctx context.Context, where, name string, data []byte
 		res.Status = StatusReplaced
 	}
 	return append([]prepared{{res: res, rec: rec}}, children...)
+}
+
+// attachments prepares the attachments of message msg (the file where,
+// named name), each a document of its own, and says where each went: its
+// name, or the name of the document it is the same as; false when one was
+// cancelled.
+func (p *preparer) attachments(ctx context.Context, where, name string, msg *unpack.Message, src store.Source, depth int, c *claim) ([]prepared, []string, bool) {
+	var children []prepared
+	links := make([]string, len(msg.Attachments))
+	for i, a := range msg.Attachments {
+		cname := name + "/" + a.Name
+		csrc := store.Source{Path: src.Path, Archive: src.Archive, Folder: src.Folder, Parent: name, ModTime: src.ModTime}
+		if src.Entry != "" {
+			csrc.Entry = src.Entry + "/" + a.Name
+		}
+		var got []prepared
+		if a.Refused != "" {
+			r := FileResult{Path: where + "/" + a.Name, Name: cname, ID: store.DocID(cname), Status: StatusFailed, Reason: "refused: " + a.Refused}
+			r.Err = fmt.Errorf("%s: %s", r.Path, r.Reason)
+			got = []prepared{{res: r}}
+		} else {
+			got = p.document(ctx, where+"/"+a.Name, cname, a.Data, csrc, a.Message, depth+1, c)
+			if got == nil {
+				return nil, nil, false
+			}
+		}
+		if len(got) > 0 {
+			switch r := got[0].res; {
+			case r.Status == StatusAdded || r.Status == StatusReplaced || r.Status == StatusUnchanged && r.Same == "":
+				links[i] = r.Name
+			case r.Same != "":
+				links[i] = r.Same
+			}
+		}
+		children = append(children, got...)
+	}
+	return children, links, true
 }
 
 // attachedArchive prepares the entries of a ZIP archive attached to an

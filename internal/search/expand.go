@@ -200,25 +200,47 @@ func (ix *Index) learnAssociations(v *index.Snapshot, tid int32, pg *pageGuard) 
 }
 
 // expand adds associated words to a query, each weighted below the user's
-// own words. A word associated with several query words adds up.
-func (ix *Index) expand(v *index.Snapshot, q []queryTerm, headings, assocs bool, ex *Explain) []queryTerm {
+// own words. A word associated with several query words adds up. With exps
+// set, each word added is appended to it with the word that brought it.
+func (ix *Index) expand(v *index.Snapshot, q []queryTerm, headings, assocs bool, exps *[]Expansion) []queryTerm {
 	have := map[int32]int{}
 	for i, t := range q {
 		have[t.id] = i
 	}
 	out := append([]queryTerm(nil), q...)
+	type expKey struct {
+		from, to int32
+		heading  bool
+	}
+	noted := map[expKey]int{} // index in *exps
+	note := func(from, to int32, w float64, heading bool) {
+		if exps == nil {
+			return
+		}
+		k := expKey{from, to, heading}
+		if i, ok := noted[k]; ok {
+			(*exps)[i].Weight += w
+			return
+		}
+		kind := "association"
+		if heading {
+			kind = "heading"
+		}
+		noted[k] = len(*exps)
+		*exps = append(*exps, Expansion{From: v.TermString(from), Word: v.TermString(to), Weight: w, Kind: kind})
+	}
 	add := func(t queryTerm, a assocTerm, weight float64, body bool) {
 		w := weight * a.w * t.weight
 		if i, ok := have[a.id]; ok {
 			if i >= len(q) { // an expansion term already added
 				out[i].weight += w
-				ex.noteExpansion(v, t.id, a.id, w, body)
+				note(t.id, a.id, w, body)
 			}
 			return
 		}
 		have[a.id] = len(out)
 		out = append(out, queryTerm{a.id, w, body})
-		ex.noteExpansion(v, t.id, a.id, w, body)
+		note(t.id, a.id, w, body)
 	}
 	// What the clauses a question word heads say (headings.go).
 	if headings {

@@ -11,72 +11,21 @@ import (
 	"github.com/pakton/pakton/internal/search/index"
 )
 
-// Explain is a search's plan as it ran, stage by stage, for a person to
-// read (Query.Explain; pakton search --explain, the API's "explain": true):
-// which documents were searched and why, the words dropped and why, the
-// words searched with their weights, the words added and from what, the
-// provision asked about and what its detectors found, how the rankings were
-// fused, and how each hit's score was made. Every stage that was tuned on a
-// development set is listed in Stages with the switch that turns it off, so
-// an ablation is a flag, not a patch. Asking for it changes no hit.
+// Explain is a search's plan and how each hit's score was made, for a
+// person to read (Query.Explain; pakton search --explain, the API's
+// "explain": true): the Plan (every decision, made before anything was
+// scored), what the review detectors found when the plan asked them, and
+// each hit's score makeup. Asking for it changes no hit.
 type Explain struct {
-	Question string `json:"question"`
-	// Route is the first stage (Plan): the documents searched and why.
-	Route Route `json:"route"`
-	// Framing are the question's words left out because they frame the
-	// question ("does this contract mention …"), each with why.
-	Framing []FramingWord `json:"framing,omitempty"`
-	// Terms are the words searched with (stems) and their weights: 1, and
-	// more for a word the question repeats; a word no document uses is
-	// listed with weight 0.
-	Terms []TermWeight `json:"terms"`
-	// Expansions are the words added to the question, each from the word
-	// that brought it, with its weight.
-	Expansions []Expansion `json:"expansions,omitempty"`
-	// Learned are the words a model learnt from labelled questions added
-	// (Query.Learned), with their weights.
-	Learned []Weighted `json:"learned,omitempty"`
+	*Plan
 	// Provisions says which playbook provisions the question asks about and
-	// what the review detectors found (SearchWith with a ProvisionFinder).
+	// what the review detectors found (SearchWith with a ProvisionFinder,
+	// as Plan.Provision decided).
 	Provisions *ProvisionStage `json:"provisions,omitempty"`
-	// Fusion says how the lexical ranking was combined with others.
-	Fusion Fusion `json:"fusion"`
 	// Hits say how each returned passage's score was made.
 	Hits []HitScore `json:"hits"`
-	// Stages lists every stage, whether it ran and the switch that turns
-	// it off.
-	Stages []Stage `json:"stages"`
 
-	expansions map[expKey]int // index in Expansions
-	lexical    []HitScore     // Hits as the lexical ranking made them
-}
-
-// FramingWord is a question word left out as framing.
-type FramingWord struct {
-	Word string `json:"word"`
-	Why  string `json:"why"`
-}
-
-// TermWeight is a word searched with.
-type TermWeight struct {
-	Word   string  `json:"word"`
-	Weight float64 `json:"weight"`
-}
-
-// Expansion is a word added to the question.
-type Expansion struct {
-	From   string  `json:"from"` // the question's word that brought it
-	Word   string  `json:"word"`
-	Weight float64 `json:"weight"`
-	// Kind is "association" (the words co-occur in the collection's
-	// passages far more than chance: expand.go) or "heading" (a body word
-	// of the clauses the question word heads: headings.go).
-	Kind string `json:"kind"`
-}
-
-type expKey struct {
-	from, to int32
-	heading  bool
+	lexical []HitScore // Hits as the lexical ranking made them
 }
 
 // ProvisionStage is what the review detectors did for a question.
@@ -104,20 +53,6 @@ type ProvisionMatch struct {
 	Asked     bool    `json:"asked"`
 }
 
-// Fusion says how the rankings were combined.
-type Fusion struct {
-	// Dense is set when the lexical ranking was fused with exact cosine
-	// search over the question's embedding (reciprocal rank fusion).
-	Dense bool `json:"dense"`
-	// Rerank is set when a cross-encoder reordered the best RerankDepth
-	// passages.
-	Rerank      bool `json:"rerank"`
-	RerankDepth int  `json:"rerank_depth,omitempty"`
-	// Fill is set when the search, narrowed to some documents, filled up to
-	// k with the text around the best match (passages that match no word).
-	Fill bool `json:"fill"`
-}
-
 // HitScore is how one hit's score was made.
 type HitScore struct {
 	Rank      int     `json:"rank"`
@@ -141,85 +76,12 @@ type TermScore struct {
 	Score float64 `json:"score"`
 }
 
-// Stage is a stage of the plan and its switch.
-type Stage struct {
-	Name string `json:"name"`
-	On   bool   `json:"on"`
-	// Switch is the query field that turns it off (search.Query; the same
-	// name, lower-cased with underscores, in the API and the CLI's flags).
-	Switch string `json:"switch"`
-}
-
-func newExplain(p *Plan) *Explain {
-	q := p.Query
-	ex := &Explain{Question: q.Text, Route: p.Route, Terms: []TermWeight{}, Hits: []HitScore{}, expansions: map[expKey]int{}}
-	ex.Stages = []Stage{
-		{"routing: search only the contracts the question names", !q.NoRoute && len(q.Docs) == 0, "NoRoute"},
-		{"framing: leave out the words the question frames itself with", !q.NoFraming, "NoFraming"},
-		{"associations: add the words that co-occur with a question word", !q.NoAssociations, "NoAssociations"},
-		{"headings: add the body words of the clauses a question word heads", !q.NoHeadings, "NoHeadings"},
-		{"learnt: add the words learnt from labelled questions like this one (what their answers say, how their clauses are headed)", !q.NoLearnt, "NoLearnt"},
-		{"provisions: put first the passage the review detectors find for a provision asked about", !q.NoProvisions, "NoProvisions"},
-		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
-		{"fill: in a narrowed search, fill up to k with the text around the best match", !q.NoFill, "NoFill"},
-	}
-	return ex
-}
-
-// The note methods record a stage; on a nil Explain (not asked for) they
-// do nothing, so the search's path is the same either way.
-
-func (ex *Explain) noteFraming(terms, kept []string, framing map[string]string) {
-	if ex == nil {
-		return
-	}
-	if len(kept) == len(terms) {
-		return
-	}
-	for _, t := range terms {
-		if why, ok := framing[t]; ok && !slices.ContainsFunc(ex.Framing, func(f FramingWord) bool { return f.Word == t }) {
-			ex.Framing = append(ex.Framing, FramingWord{t, why})
-		}
-	}
-}
-
-func (ex *Explain) noteTerms(v *index.Snapshot, qt []queryTerm, kept []string) {
-	if ex == nil {
-		return
-	}
-	for _, t := range qt {
-		ex.Terms = append(ex.Terms, TermWeight{v.TermString(t.id), t.weight})
-	}
-	for _, t := range kept {
-		if _, ok := v.Lookup(t); !ok {
-			ex.Terms = append(ex.Terms, TermWeight{t, 0})
-		}
-	}
-}
-
-func (ex *Explain) noteExpansion(v *index.Snapshot, from, to int32, w float64, heading bool) {
-	if ex == nil {
-		return
-	}
-	k := expKey{from, to, heading}
-	if i, ok := ex.expansions[k]; ok {
-		ex.Expansions[i].Weight += w
-		return
-	}
-	kind := "association"
-	if heading {
-		kind = "heading"
-	}
-	ex.expansions[k] = len(ex.Expansions)
-	ex.Expansions = append(ex.Expansions, Expansion{From: v.TermString(from), Word: v.TermString(to), Weight: w, Kind: kind})
-}
-
-// explainHits says how each hit's score was made: the BM25 contribution of
+// scoreMakeup says how each hit's score was made: the BM25 contribution of
 // every query term to the unit it came from, scored over the same scope.
 // A hit came from the best-ranked unit whose span holds it (collect takes
 // the ranked units in order, and a span an earlier unit held is taken).
-func (ix *Index) explainHits(v *index.Snapshot, ex *Explain, qt []queryTerm, sc scope, ranked []scored, hits []Hit, fill, dense bool) {
-	ex.Fusion.Fill, ex.Fusion.Dense = fill, dense
+func (ix *Index) scoreMakeup(v *index.Snapshot, qt []queryTerm, sc scope, ranked []scored, hits []Hit, dense bool) []HitScore {
+	out := make([]HitScore, 0, len(hits))
 	unitOf := make([]int32, len(hits))
 	want := map[int32]bool{}
 	for i, h := range hits {
@@ -254,8 +116,9 @@ func (ix *Index) explainHits(v *index.Snapshot, ex *Explain, qt []queryTerm, sc 
 			sort.SliceStable(hs.Terms, func(a, b int) bool { return hs.Terms[a].Score > hs.Terms[b].Score })
 		}
 		hs.Why = hitWhy(hs, dense)
-		ex.Hits = append(ex.Hits, hs)
+		out = append(out, hs)
 	}
+	return out
 }
 
 // holds reports whether one of unit u's spans holds h's span.
@@ -304,14 +167,15 @@ type ProvisionExplainer interface {
 	MatchProvisions(ctx context.Context, question string) []ProvisionMatch
 }
 
-// noteProvisions records the provision stage of SearchWith.
-func (ex *Explain) noteProvisions(ctx context.Context, f ProvisionFinder, topic string, scope []string, found []Hit, absent []Absence, res Result) {
+// noteProvisions records what the provision stage of SearchWith found.
+func (ex *Explain) noteProvisions(ctx context.Context, f ProvisionFinder, found []Hit, absent []Absence, hits []Hit) {
 	if ex == nil {
 		return
 	}
-	ps := &ProvisionStage{Docs: scope, Found: found, NotFound: absent}
-	if pe, ok := f.(ProvisionExplainer); ok && topic != "" {
-		ps.Matches = pe.MatchProvisions(ctx, topic)
+	pp := ex.Plan.Provision
+	ps := &ProvisionStage{Docs: pp.Docs, Found: found, NotFound: absent}
+	if pe, ok := f.(ProvisionExplainer); ok && len(pp.Docs) > 0 {
+		ps.Matches = pe.MatchProvisions(ctx, pp.Topic)
 	}
 	var asked []string
 	for _, m := range ps.Matches {
@@ -320,8 +184,8 @@ func (ex *Explain) noteProvisions(ctx context.Context, f ProvisionFinder, topic 
 		}
 	}
 	switch {
-	case len(scope) == 0:
-		ps.Why = fmt.Sprintf("not looked for: the search was not narrowed to at most %d documents", MaxProvisionDocs)
+	case len(pp.Docs) == 0:
+		ps.Why = pp.Why
 	case len(asked) == 0 && ps.Matches != nil:
 		ps.Why = "the question asks about no playbook provision clearly"
 	case len(found) > 0:
@@ -332,7 +196,7 @@ func (ex *Explain) noteProvisions(ctx context.Context, f ProvisionFinder, topic 
 		ps.Why = "the detectors put nothing first"
 	}
 	ex.Provisions = ps
-	ex.reorder(res.Hits)
+	ex.reorder(hits)
 }
 
 // reorder rebuilds Hits for the final hits of a search whose lexical hits

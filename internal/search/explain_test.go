@@ -182,3 +182,42 @@ func TestNoSpreadReachesTheFinder(t *testing.T) {
 		t.Errorf("the finder was passed %+v, want NoSpread false then true", got)
 	}
 }
+
+// TestPlanBeforeRun: every decision is in the plan before anything is
+// scored — the framing words, the weighted terms, the expansions with their
+// source, the provision decision and the fusion — and running the plan
+// gives what searching does, with the plan's decisions as its explanation.
+func TestPlanBeforeRun(t *testing.T) {
+	ix := selfCorpus(t)
+	q := Query{Text: "Does the lease mention subletting the premises?", K: 3, Docs: []string{"lease-1"}}
+	p := planT(t, ix, q)
+	if !slices.ContainsFunc(p.Framing, func(f FramingWord) bool { return f.Word == "leas" }) {
+		t.Errorf("framing %v: want the lease's self-reference", p.Framing)
+	}
+	if len(p.Terms) == 0 || p.Terms[0].Weight != 1 {
+		t.Errorf("weighted terms %v", p.Terms)
+	}
+	for _, e := range p.Expansions {
+		if e.From == "" || e.Word == "" || e.Weight <= 0 || (e.Kind != "association" && e.Kind != "heading") {
+			t.Errorf("expansion without its source: %+v", e)
+		}
+	}
+	if !slices.Equal(p.Provision.Docs, q.Docs) || p.Provision.Topic == "" {
+		t.Errorf("provision decision %+v: want the chosen document and the topic", p.Provision)
+	}
+	if !p.Fusion.Fill || p.Fusion.Dense || p.Fusion.Rerank {
+		t.Errorf("fusion %+v: want fill only", p.Fusion)
+	}
+	if wide := planT(t, ix, Query{Text: q.Text}); len(wide.Provision.Docs) != 0 || wide.Provision.Why == "" || wide.Fusion.Fill {
+		t.Errorf("corpus-wide plan: provision %+v, fusion %+v", wide.Provision, wide.Fusion)
+	}
+	q.Explain = true
+	p = planT(t, ix, q)
+	run := runT(t, ix, p)
+	if searched := searchT(t, ix, q); !reflect.DeepEqual(run.Hits, searched.Hits) {
+		t.Errorf("running the plan gave other hits than searching:\n%v\n%v", run.Hits, searched.Hits)
+	}
+	if run.Explain == nil || run.Explain.Plan != p || len(run.Explain.Hits) != len(run.Hits) {
+		t.Fatalf("explain %+v: want the plan run and every hit's makeup", run.Explain)
+	}
+}

@@ -24,10 +24,10 @@ type Models struct {
 	Learnt Learner
 }
 
-// A Learner returns the words to add to a question, given the analyzed
-// words it is searched with (Plan.Terms): learnq.Model.
+// A Learner returns the words to add to a question, given its analyzed
+// words after routing (Plan.Words): learnq.Model.
 type Learner interface {
-	Expand(terms []string) []Weighted
+	Expand(words []string) []Weighted
 }
 
 // A ProvisionFinder answers questions that ask about a known kind of
@@ -149,55 +149,15 @@ func FuseProvisions(hits, found []Hit, k int) []Hit {
 	return out
 }
 
-// scopeOf returns the documents a search was narrowed to: the caller's, else
-// the routed ones; nil when it searched the whole collection.
-func scopeOf(q Query, res Result) []string {
-	if len(q.Docs) > 0 {
-		return q.Docs
-	}
-	return res.RoutedTo
-}
-
 // defaultRerankDepth is how many passages a reranker reorders by default.
 const defaultRerankDepth = 30
 
 // SearchWith runs q like Search, using the configured models: it embeds the
-// question and fuses dense retrieval in when the index has vectors, and
-// reranks the best passages when a reranker is set. text returns a hit's
-// source text; it is needed only for reranking.
+// question and fuses dense retrieval in when the index has vectors, reranks
+// the best passages when a reranker is set, and asks the provision finder
+// when the plan says so. text returns a hit's source text; it is needed
+// only for reranking.
 func (ix *Index) SearchWith(ctx context.Context, m Models, q Query, text func(Hit) (string, error)) (Result, error) {
-	res, err := ix.searchModels(ctx, m, q, text)
-	if err != nil || m.Provisions == nil || q.NoProvisions {
-		return res, err
-	}
-	scope := scopeOf(q, res)
-	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
-		res.Explain.noteProvisions(ctx, m.Provisions, "", nil, nil, nil, res)
-		return res, nil
-	}
-	topic := ix.Topic(q.Text, scope)
-	found, absent, err := m.Provisions.FindProvisions(ctx, ProvisionRequest{Question: topic, Docs: scope, NoSpread: q.NoSpread})
-	if err != nil {
-		return res, fmt.Errorf("finding the provision asked about: %w", err)
-	}
-	res.NotFound = absent
-	k := q.K
-	if k <= 0 {
-		k = 10
-	}
-	res.Hits = FuseProvisions(res.Hits, found, k)
-	res.Explain.noteProvisions(ctx, m.Provisions, topic, scope, found, absent, res)
-	return res, nil
-}
-
-func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(Hit) (string, error)) (Result, error) {
-	if m.Learnt != nil && !q.NoLearnt && q.Learned == nil {
-		p, err := ix.Plan(ctx, q)
-		if err != nil {
-			return Result{}, err
-		}
-		q.Learned = m.Learnt.Expand(p.Terms)
-	}
 	if dense, _ := ix.Dense(); dense && m.Embedder != nil && len(q.Vector) == 0 {
 		v, err := m.Embedder.Embed(ctx, []string{q.Text})
 		if err != nil {
@@ -207,49 +167,82 @@ func (ix *Index) searchModels(ctx context.Context, m Models, q Query, text func(
 			q.Vector = v[0]
 		}
 	}
-	if m.Reranker == nil || text == nil {
-		return ix.Search(ctx, q)
-	}
-	depth := m.RerankDepth
-	if depth <= 0 {
-		depth = defaultRerankDepth
-	}
 	k := q.K
 	if k <= 0 {
 		k = 10
 	}
-	q.K = max(k, depth)
-	res, err := ix.Search(ctx, q)
+	rerank := m.Reranker != nil && text != nil
+	depth := m.RerankDepth
+	if depth <= 0 {
+		depth = defaultRerankDepth
+	}
+	if rerank {
+		q.K = max(k, depth)
+	}
+	if m.Learnt != nil && !q.NoLearnt && q.Learned == nil {
+		// As the evaluation adds a fold's words: to the words the plan
+		// searches with.
+		p, err := ix.Plan(ctx, q)
+		if err != nil {
+			return Result{}, err
+		}
+		q.Learned = m.Learnt.Expand(p.Words)
+	}
+	p, err := ix.Plan(ctx, q)
+	if err != nil {
+		return Result{}, err
+	}
+	if rerank {
+		p.Fusion.Rerank, p.Fusion.RerankDepth = true, depth
+	}
+	if m.Provisions == nil && !q.NoProvisions {
+		p.Provision = ProvisionPlan{Why: "no provision finder is configured"}
+	}
+	res, err := ix.Run(ctx, p)
 	if err != nil {
 		return res, err
 	}
-	texts := make(map[int]string, len(res.Hits))
-	var terr error
-	for i, h := range res.Hits[:min(depth, len(res.Hits))] {
+	if rerank {
+		if res.Hits, err = ix.rerank(ctx, m.Reranker, q.Text, res.Hits, depth, text); err != nil {
+			return res, err
+		}
+		if len(res.Hits) > k {
+			res.Hits = res.Hits[:k]
+		}
+		res.Explain.reorder(res.Hits)
+	}
+	if m.Provisions == nil || q.NoProvisions {
+		return res, nil
+	}
+	pp := p.Provision
+	if len(pp.Docs) == 0 {
+		res.Explain.noteProvisions(ctx, m.Provisions, nil, nil, res.Hits)
+		return res, nil
+	}
+	found, absent, err := m.Provisions.FindProvisions(ctx, ProvisionRequest{Question: pp.Topic, Docs: pp.Docs, NoSpread: pp.NoSpread})
+	if err != nil {
+		return res, fmt.Errorf("finding the provision asked about: %w", err)
+	}
+	res.NotFound = absent
+	res.Hits = FuseProvisions(res.Hits, found, k)
+	res.Explain.noteProvisions(ctx, m.Provisions, found, absent, res.Hits)
+	return res, nil
+}
+
+// rerank reorders the best depth hits by the reranker's scores of their
+// text.
+func (ix *Index) rerank(ctx context.Context, rr Reranker, query string, hits []Hit, depth int, text func(Hit) (string, error)) ([]Hit, error) {
+	texts := make(map[int]string, len(hits))
+	for i, h := range hits[:min(depth, len(hits))] {
 		t, err := text(h)
-		if err != nil && terr == nil {
-			terr = err
+		if err != nil {
+			return hits, fmt.Errorf("reading passages to rerank: %w", err)
 		}
 		texts[i] = t
 	}
-	if terr != nil {
-		return res, fmt.Errorf("reading passages to rerank: %w", terr)
-	}
 	idx := map[Hit]int{}
-	for i, h := range res.Hits {
+	for i, h := range hits {
 		idx[h] = i
 	}
-	hits, err := RerankHits(ctx, m.Reranker, q.Text, res.Hits, depth, func(h Hit) string { return texts[idx[h]] })
-	if err != nil {
-		return res, err
-	}
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	res.Hits = hits
-	if ex := res.Explain; ex != nil {
-		ex.Fusion.Rerank, ex.Fusion.RerankDepth = true, depth
-		ex.reorder(hits)
-	}
-	return res, nil
+	return RerankHits(ctx, rr, query, hits, depth, func(h Hit) string { return texts[idx[h]] })
 }

@@ -4,8 +4,9 @@ import "github.com/pakton/pakton/internal/search/index"
 
 // addLearned adds the words a model learnt from labelled questions
 // (Query.Learned) to the weighted query: a word already searched with
-// weighs the more, a new one is searched with its learnt weight.
-func addLearned(v *index.Snapshot, qt []queryTerm, learned []Weighted, ex *Explain) []queryTerm {
+// weighs the more, a new one is searched with its learnt weight. With p
+// set, each word added is listed in its plan.
+func addLearned(v *index.Snapshot, qt []queryTerm, learned []Weighted, p *Plan) []queryTerm {
 	if len(learned) == 0 {
 		return qt
 	}
@@ -23,8 +24,8 @@ func addLearned(v *index.Snapshot, qt []queryTerm, learned []Weighted, ex *Expla
 		if !ok {
 			continue
 		}
-		if ex != nil {
-			ex.Learned = append(ex.Learned, Weighted{Term: l.Term, Weight: l.Weight})
+		if p != nil {
+			p.Learned = append(p.Learned, Weighted{Term: l.Term, Weight: l.Weight})
 		}
 		if i, ok := at[id]; ok {
 			qt[i].weight += l.Weight

@@ -32,8 +32,8 @@ func TestModelsLearntAddsWordsUnlessNoLearnt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.asked) != 1 || !slices.Equal(l.asked[0], p.Terms) {
-		t.Fatalf("the learner was asked about %v, want the plan's terms %v", l.asked, p.Terms)
+	if len(l.asked) != 1 || !slices.Equal(l.asked[0], p.Words) {
+		t.Fatalf("the learner was asked about %v, want the plan's terms %v", l.asked, p.Words)
 	}
 	if got := res.Explain.Learned; len(got) != 1 || got[0].Term != "roof" {
 		t.Fatalf("learnt words in the plan = %v, want roof alone (words the index does not know are skipped)", got)

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,23 +11,115 @@ import (
 	"github.com/pakton/pakton/internal/search/index"
 )
 
-// A Plan is how a query will be run, stage by stage, built by one call
-// (Index.Plan) and consumed by the ranking (Index.Run), so what a search
-// does can be shown before or after it runs. Its first stage is the Route:
-// which documents are searched and why. Later stages (the words dropped,
-// expansions, the provision matched, fusion) are added as they are made
-// explicit.
+// A Plan holds every decision of a query, made before anything is scored
+// (Index.Plan), so a search can be shown before or after it runs: the route
+// (which documents are searched and why), the words dropped because they
+// name the contract or frame the question, the weighted terms with each
+// word the collection added and where it came from, whether the review
+// detectors are asked about a provision, and how the rankings are fused.
+// Index.Run only scores and collects what the plan says; pakton search
+// --explain prints the plan and each hit's score makeup (Explain). Every
+// stage that was tuned on a development set is listed in Stages with the
+// switch that turns it off, so an ablation is a flag, not a patch.
 type Plan struct {
-	Query Query `json:"-"`
+	Query    Query  `json:"-"`
+	Question string `json:"question"`
+	// Route is the first stage: the documents searched and why.
 	Route Route `json:"route"`
-	// Terms are the question's analyzed words the ranking searches with:
-	// the words that name the contract are no longer among them.
-	Terms []string `json:"terms"`
+	// Words are the question's analyzed words after routing: the words that
+	// name the contract are no longer among them.
+	Words []string `json:"words"`
+	// Framing are the words left out because they frame the question
+	// ("does this contract mention …"), each with why.
+	Framing []FramingWord `json:"framing,omitempty"`
+	// Terms are the words searched with (stems) and their weights: 1, and
+	// more for a word the question repeats; a word no document uses is
+	// listed with weight 0.
+	Terms []TermWeight `json:"terms"`
+	// Expansions are the words added to the question, each from the word
+	// that brought it (its source), with its weight.
+	Expansions []Expansion `json:"expansions,omitempty"`
+	// Learned are the words a model learnt from labelled questions added
+	// (Query.Learned), with their weights.
+	Learned []Weighted `json:"learned,omitempty"`
+	// Provision is the decision about the review detectors: whether a
+	// ProvisionFinder is asked (SearchWith), in which documents, about what.
+	Provision ProvisionPlan `json:"provision"`
+	// Fusion says how the lexical ranking is combined with others.
+	Fusion Fusion `json:"fusion"`
+	// Stages lists every stage, whether it runs and the switch that turns
+	// it off.
+	Stages []Stage `json:"stages"`
 
-	docs   []int32 // the documents searched (nil: the whole collection)
-	breaks []bool  // Terms[i] starts a part of the question
-	// v is the snapshot the plan was made on: document numbers are its.
+	qt     []queryTerm // Terms and Expansions as the scorer reads them
+	docs   []int32     // the documents searched (nil: the whole collection)
+	ranges [][2]int32  // their units, in document order (nil: the whole collection)
+	// v is the snapshot the plan was made on: document and term numbers
+	// are its.
 	v *index.Snapshot
+}
+
+// FramingWord is a question word left out as framing.
+type FramingWord struct {
+	Word string `json:"word"`
+	Why  string `json:"why"`
+}
+
+// TermWeight is a word searched with.
+type TermWeight struct {
+	Word   string  `json:"word"`
+	Weight float64 `json:"weight"`
+}
+
+// Expansion is a word added to the question.
+type Expansion struct {
+	From   string  `json:"from"` // the question's word that brought it
+	Word   string  `json:"word"`
+	Weight float64 `json:"weight"`
+	// Kind is "association" (the words co-occur in the collection's
+	// passages far more than chance: expand.go) or "heading" (a body word
+	// of the clauses the question word heads: headings.go).
+	Kind string `json:"kind"`
+}
+
+// ProvisionPlan is the decision about the provision stage: a
+// ProvisionFinder (Models.Provisions) is asked about Topic in Docs, or, when
+// Docs is empty, not asked, and Why says which and why.
+type ProvisionPlan struct {
+	// Docs are the documents the detectors look in (the search's scope);
+	// none when the stage is off or the search is not narrowed to at most
+	// MaxProvisionDocs.
+	Docs []string `json:"docs,omitempty"`
+	// Topic is what the question asks about, without the words that name
+	// the contract (Index.Topic): what the finder is asked.
+	Topic string `json:"topic,omitempty"`
+	// NoSpread: the finder puts a provision's passage first even where the
+	// provision pervades the contract (Stages.NoSpread).
+	NoSpread bool   `json:"no_spread,omitempty"`
+	Why      string `json:"why"`
+}
+
+// Fusion says how the rankings are combined.
+type Fusion struct {
+	// Dense is set when the lexical ranking is fused with exact cosine
+	// search over the question's embedding (reciprocal rank fusion).
+	Dense bool `json:"dense"`
+	// Rerank is set when a cross-encoder reorders the best RerankDepth
+	// passages (SearchWith with a Reranker).
+	Rerank      bool `json:"rerank"`
+	RerankDepth int  `json:"rerank_depth,omitempty"`
+	// Fill is set when the search, narrowed to some documents, fills up to
+	// k with the text around the best match (passages that match no word).
+	Fill bool `json:"fill"`
+}
+
+// Stage is a stage of the plan and its switch.
+type Stage struct {
+	Name string `json:"name"`
+	On   bool   `json:"on"`
+	// Switch is the query field that turns it off (search.Stages; the same
+	// name, lower-cased with underscores, in the API and the CLI's flags).
+	Switch string `json:"switch"`
 }
 
 // RouteDecision says how a question's documents were chosen.
@@ -119,13 +212,82 @@ type Candidate struct {
 	Date    string `json:"date,omitempty"`  // the date it was made, as written
 }
 
-// Plan builds the plan of q: routing first. A question that names nothing
-// gets RouteAll.
+// Plan makes every decision of q (Plan) on the index's current snapshot.
+// A sharded index (SetSharding) that has not learned its word associations
+// ahead cannot weigh an expanded query and returns an error.
 func (ix *Index) Plan(ctx context.Context, q Query) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ix.plan(q), nil
+	p := ix.routePlan(q)
+	v := p.v
+	if p.docs != nil && len(p.docs) == 0 {
+		// None of the caller's documents is in the index, or the question
+		// calls a contract by a name none goes by: nothing is searched.
+		p.Terms = []TermWeight{}
+		p.plan()
+		if !q.NoProvisions {
+			p.Provision = ix.planProvision(v, q, p.Route)
+		}
+		return p, nil
+	}
+	if ix.sharding != nil && ix.table == nil && q.expand() {
+		// The word associations would be learned from this server's
+		// postings only.
+		return nil, errors.New("search: a sharded collection needs its word associations learned ahead (pakton docs optimize)")
+	}
+	p.qt = ix.weighQuery(v, q, p.Words, p)
+	if p.docs != nil {
+		docs := slices.Clone(p.docs)
+		slices.Sort(docs)
+		for _, d := range docs {
+			f, l := v.DocRange(d)
+			p.ranges = append(p.ranges, [2]int32{f, l})
+		}
+	}
+	dim, _ := v.Dense()
+	p.Fusion.Dense = ix.sharding == nil && len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim
+	p.Fusion.Fill = p.ranges != nil && !q.NoFill
+	p.plan()
+	if !q.NoProvisions {
+		p.Provision = ix.planProvision(v, q, p.Route)
+	}
+	return p, nil
+}
+
+// plan fills in the parts of a plan that follow from its query alone.
+func (p *Plan) plan() {
+	q := p.Query
+	p.Question = q.Text
+	p.Stages = []Stage{
+		{"routing: search only the contracts the question names", !q.NoRoute && len(q.Docs) == 0, "NoRoute"},
+		{"framing: leave out the words the question frames itself with", !q.NoFraming, "NoFraming"},
+		{"associations: add the words that co-occur with a question word", !q.NoAssociations, "NoAssociations"},
+		{"headings: add the body words of the clauses a question word heads", !q.NoHeadings, "NoHeadings"},
+		{"learnt: add the words learnt from labelled questions like this one (what their answers say, how their clauses are headed)", !q.NoLearnt, "NoLearnt"},
+		{"provisions: put first the passage the review detectors find for a provision asked about", !q.NoProvisions, "NoProvisions"},
+		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
+		{"fill: in a narrowed search, fill up to k with the text around the best match", !q.NoFill, "NoFill"},
+	}
+	if q.NoProvisions {
+		p.Provision.Why = "switched off"
+	}
+}
+
+// planProvision decides the provision stage: the finder looks in the
+// documents the search is narrowed to (the caller's, else the routed ones)
+// when they are at most MaxProvisionDocs, and is asked about the question
+// without the words that name the contract.
+func (ix *Index) planProvision(v *index.Snapshot, q Query, r Route) ProvisionPlan {
+	scope := q.Docs
+	if len(scope) == 0 && r.Decision.Narrowed() {
+		scope = r.Docs
+	}
+	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
+		return ProvisionPlan{Why: fmt.Sprintf("not looked for: the search was not narrowed to at most %d documents", MaxProvisionDocs)}
+	}
+	return ProvisionPlan{Docs: scope, Topic: topic(v, q.Text, scope), NoSpread: q.NoSpread,
+		Why: "looked for in the documents searched, when a provision finder is configured"}
 }
 
 // Route plans the first stage of q alone: which documents it is searched in,
@@ -135,10 +297,12 @@ func (ix *Index) Route(ctx context.Context, q Query) (Route, error) {
 	if err := ctx.Err(); err != nil {
 		return Route{}, err
 	}
-	return ix.plan(q).Route, nil
+	return ix.routePlan(q).Route, nil
 }
 
-func (ix *Index) plan(q Query) *Plan {
+// routePlan makes the first stage of q's plan: its route, and the
+// question's words left to search with.
+func (ix *Index) routePlan(q Query) *Plan {
 	v := ix.view()
 	qs := analyzeWords(q.Text)
 	p := &Plan{Query: q, v: v}
@@ -160,7 +324,7 @@ func (ix *Index) plan(q Query) *Plan {
 			}
 		}
 		if len(docs) == 1 {
-			ref = ix.referenceTerms(v, terms, breaks, docs[0])
+			ref = referenceTerms(v, terms, breaks, docs[0])
 		}
 		if len(docs) == 0 {
 			docs = []int32{} // none of the caller's documents is indexed: nothing to search
@@ -242,7 +406,7 @@ func (ix *Index) plan(q Query) *Plan {
 		}
 		if r.Decision.Narrowed() {
 			for _, d := range docs[:min(len(docs), MaxProvisionDocs)] {
-				for k := range ix.referenceTerms(v, terms, breaks, d) {
+				for k := range referenceTerms(v, terms, breaks, d) {
 					ref[k] = true
 				}
 			}
@@ -269,16 +433,15 @@ func (ix *Index) plan(q Query) *Plan {
 		self = func(i int) bool { return framing[terms[i]] != "" }
 	}
 	ref = namingParts(ref, breaks, self)
-	p.Terms, p.breaks = terms, breaks
+	p.Words = terms
 	if len(ref) > 0 && len(ref) < len(terms) {
-		p.Terms, p.breaks = nil, nil
+		p.Words = nil
 		for i, t := range terms {
 			if ref[i] {
 				r.Dropped = append(r.Dropped, q.Text[qs[i].start:qs[i].end])
 				continue
 			}
-			p.Terms = append(p.Terms, t)
-			p.breaks = append(p.breaks, breaks[i])
+			p.Words = append(p.Words, t)
 		}
 	}
 	p.docs = docs

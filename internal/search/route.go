@@ -320,7 +320,7 @@ const (
 // "Consider the Acme Supply Agreement; is liability capped?" names the
 // contract before the semicolon only). Those words identify the contract; they say nothing about which of
 // its clauses answers, so in-document search leaves them out.
-func (ix *Index) referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32) map[int]bool {
+func referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32) map[int]bool {
 	if !v.DocLive(doc) {
 		return nil
 	}
@@ -367,16 +367,20 @@ func (ix *Index) referenceTerms(v *index.Snapshot, terms []string, breaks []bool
 // governing law, not about the agreement's name. The question comes back
 // unchanged when it names none of docs[0] or nothing else would be left.
 func (ix *Index) Topic(question string, docs []string) string {
+	return topic(ix.view(), question, docs)
+}
+
+// topic is Topic on snapshot v.
+func topic(v *index.Snapshot, question string, docs []string) string {
 	if len(docs) == 0 {
 		return question
 	}
-	v := ix.view()
 	d, ok := v.LookupDoc(docs[0])
 	if !ok {
 		return question
 	}
 	terms, breaks, _ := analyzeQuery(question)
-	ref := namingParts(ix.referenceTerms(v, terms, breaks, d), breaks)
+	ref := namingParts(referenceTerms(v, terms, breaks, d), breaks)
 	if len(ref) == 0 || len(ref) >= len(terms) {
 		return question
 	}

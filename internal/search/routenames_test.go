@@ -105,11 +105,11 @@ func TestRouteByLearntNames(t *testing.T) {
 func TestRouteDropsNamingWords(t *testing.T) {
 	ix := namedCorpus(t)
 	p := planT(t, ix, Query{Text: "What law governs the Curo agreement?"})
-	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Terms, "curo") {
-		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Terms)
+	if !slices.Contains(p.Route.Dropped, "Curo") || slices.Contains(p.Words, "curo") {
+		t.Errorf("dropped %q, terms %q: want Curo dropped", p.Route.Dropped, p.Words)
 	}
-	if !slices.Contains(p.Terms, "law") {
-		t.Errorf("terms %q lost the question's topic", p.Terms)
+	if !slices.Contains(p.Words, "law") {
+		t.Errorf("terms %q lost the question's topic", p.Words)
 	}
 }
 
@@ -120,15 +120,15 @@ func TestRouteDropsTheNamingPart(t *testing.T) {
 	ix := namedCorpus(t)
 	q := Query{Text: "Consider this contract with Borealis in full; which law governs it?"}
 	p := planT(t, ix, q)
-	if p.Route.Decision != RouteNamed || slices.Contains(p.Terms, "consid") || slices.Contains(p.Terms, "full") {
-		t.Errorf("route %s, terms %q: want the first part left out", p.Route.Decision, p.Terms)
+	if p.Route.Decision != RouteNamed || slices.Contains(p.Words, "consid") || slices.Contains(p.Words, "full") {
+		t.Errorf("route %s, terms %q: want the first part left out", p.Route.Decision, p.Words)
 	}
-	if !slices.Contains(p.Terms, "law") || !slices.Contains(p.Terms, "govern") {
-		t.Errorf("terms %q lost the question's topic", p.Terms)
+	if !slices.Contains(p.Words, "law") || !slices.Contains(p.Words, "govern") {
+		t.Errorf("terms %q lost the question's topic", p.Words)
 	}
 	q.NoFraming = true
-	if p := planT(t, ix, q); !slices.Contains(p.Terms, "consid") {
-		t.Errorf("with the framing words kept, terms %q: want the first part kept but the name", p.Terms)
+	if p := planT(t, ix, q); !slices.Contains(p.Words, "consid") {
+		t.Errorf("with the framing words kept, terms %q: want the first part kept but the name", p.Words)
 	}
 }
 

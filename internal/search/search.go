@@ -30,7 +30,7 @@ type Query struct {
 	Views []index.View
 	// Stages switch the search's tuned stages off, one by one.
 	Stages
-	// Explain asks for the plan as it ran, stage by stage, in
+	// Explain asks for the plan and each hit's score makeup in
 	// Result.Explain (explain.go). It changes no hit.
 	Explain bool
 	// Vector is the question's embedding (from the same model as the
@@ -129,7 +129,8 @@ type Result struct {
 	// ProvisionFinder looked for and did not find (SearchWith): the hits of
 	// those documents only match the question's words.
 	NotFound []Absence `json:"not_found,omitempty"`
-	// Explain is the plan as it ran, when Query.Explain asked for it.
+	// Explain is the plan and each hit's score makeup, when Query.Explain
+	// asked for it.
 	Explain *Explain `json:"explain,omitempty"`
 }
 
@@ -144,14 +145,15 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	return ix.Run(ctx, p)
 }
 
-// Run runs a plan built by Plan (over the snapshot the plan was made on). A
-// sharded search that fails returns its error and no hits: never a part of
-// the collection's.
+// Run runs a plan built by Plan (over the snapshot the plan was made on):
+// it scores the plan's terms in its documents, fuses and fills as the plan
+// says, and collects the hits; it decides nothing. A sharded search that
+// fails returns its error and no hits: never a part of the collection's.
 func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	q := p.Query
 	v := p.v
 	if v == nil {
-		v = ix.view()
+		return Result{}, errors.New("search: run a plan made by Index.Plan")
 	}
 	k := q.K
 	if k <= 0 {
@@ -162,33 +164,14 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	if route.Decision.Narrowed() {
 		res.RoutedTo = route.Docs
 	}
-	docs := append([]int32(nil), p.docs...)
+	if q.Explain {
+		res.Explain = &Explain{Plan: p, Hits: []HitScore{}}
+	}
 	if p.docs != nil && len(p.docs) == 0 {
 		return res, nil // the caller's documents are not in the index
 	}
-	terms := p.Terms
-	if ix.sharding != nil && ix.table == nil && q.expand() {
-		// The word associations would be learned from this server's
-		// postings only.
-		return Result{}, errors.New("search: a sharded collection needs its word associations learned ahead (pakton docs optimize)")
-	}
-	var ex *Explain
-	if q.Explain {
-		ex = newExplain(p)
-		res.Explain = ex
-	}
-	qt := ix.weighQuery(v, q, terms, ex)
-
-	var ranges [][2]int32
-	if docs != nil {
-		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
-		for _, d := range docs {
-			f, l := v.DocRange(d)
-			ranges = append(ranges, [2]int32{f, l})
-		}
-	}
+	qt, ranges, fill := p.qt, p.ranges, p.Fusion.Fill
 	sc := newScope(v, ranges, q.Views)
-	fill := ranges != nil && !q.NoFill
 	// Only the best units are ranked: collect rarely needs more than a few
 	// per hit. When it does (many overlapping spans), rank deeper (below); the
 	// order is total, so the hits are the same either way. Filling needs the
@@ -234,10 +217,9 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 			return acc.top(n), n <= 0
 		}
 	}
-	dim, _ := v.Dense()
 	rank := func(n int) ([]scored, bool) {
 		ranked, all := lexical(n)
-		if len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim && dist == nil {
+		if p.Fusion.Dense {
 			ranked = ix.hybrid(v, ranked, q.Vector, sc)
 		}
 		if fill && all {
@@ -258,10 +240,10 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 	if dist != nil && dist.err != nil {
 		return Result{Route: res.Route, RoutedTo: res.RoutedTo}, dist.err
 	}
-	if ex != nil && dist == nil {
+	if res.Explain != nil && dist == nil {
 		// A sharded search explains its plan; the score makeup of each hit
 		// is known only to the shard that ranked it.
-		ix.explainHits(v, ex, qt, sc, ranked, res.Hits, fill, len(q.Vector) > 0 && dim > 0 && len(q.Vector) == dim)
+		res.Explain.Hits = ix.scoreMakeup(v, qt, sc, ranked, res.Hits, p.Fusion.Dense)
 	}
 	return res, nil
 }
@@ -286,15 +268,22 @@ func (ix *Index) weigh(v *index.Snapshot, text string, terms []string, expand bo
 	return ix.weighQuery(v, q, terms, nil)
 }
 
-// weighQuery is weigh with q's switches, noting each stage in ex when set.
-func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Explain) []queryTerm {
+// weighQuery is weigh with q's switches. With p set, it writes the plan's
+// framing words, weighted terms and expansions.
+func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, p *Plan) []queryTerm {
 	qt := make([]queryTerm, 0, len(terms))
 	seen := map[int32]int{}
 	kept := terms
 	if !q.NoFraming {
 		framing := ix.framing(v, q.Text, terms)
 		kept = dropFraming(terms, framing)
-		ex.noteFraming(terms, kept, framing)
+		if p != nil && len(kept) != len(terms) {
+			for _, t := range terms {
+				if why, ok := framing[t]; ok && !slices.ContainsFunc(p.Framing, func(f FramingWord) bool { return f.Word == t }) {
+					p.Framing = append(p.Framing, FramingWord{t, why})
+				}
+			}
+		}
 	}
 	for _, t := range kept {
 		id, ok := v.Lookup(t)
@@ -308,14 +297,28 @@ func (ix *Index) weighQuery(v *index.Snapshot, q Query, terms []string, ex *Expl
 		seen[id] = len(qt)
 		qt = append(qt, queryTerm{id: id, weight: 1})
 	}
-	ex.noteTerms(v, qt, kept)
+	if p != nil {
+		p.Terms = make([]TermWeight, 0, len(qt))
+		for _, t := range qt {
+			p.Terms = append(p.Terms, TermWeight{v.TermString(t.id), t.weight})
+		}
+		for _, t := range kept {
+			if _, ok := v.Lookup(t); !ok {
+				p.Terms = append(p.Terms, TermWeight{t, 0})
+			}
+		}
+	}
 	if q.expand() {
-		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, ex)
+		var exps *[]Expansion
+		if p != nil {
+			exps = &p.Expansions
+		}
+		qt = ix.expand(v, qt, !q.NoHeadings, !q.NoAssociations, exps)
 	}
 	if q.NoLearnt {
 		return qt
 	}
-	return addLearned(v, qt, q.Learned, ex)
+	return addLearned(v, qt, q.Learned, p)
 }
 
 // rankDepth and rankPerHit bound how many scored units a search sorts

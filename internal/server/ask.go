@@ -13,6 +13,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/store"
@@ -100,12 +101,7 @@ func (e *sse) comment(text string) error {
 func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
 	var req askRequest
-	if !s.readJSON(w, r, &req) {
-		return
-	}
-	req.Question = strings.TrimSpace(req.Question)
-	if ierr := usecase.CheckAsk(req.Question, req.Context, req.Instructions, req.MaxTurns, maxTurnsLimit); ierr != nil {
-		fail(w, http.StatusBadRequest, "%s", ierr.Error())
+	if !s.readJSON(w, r, &req) || !checkAsk(w, &req) {
 		return
 	}
 	ids, sn, ok := s.answeringIn(w, r, c, req.Docs)
@@ -117,33 +113,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	defer cancel()
 	defer context.AfterFunc(s.streams, cancel)()
 
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	ev := &sse{w: w, rc: http.NewResponseController(w)}
-	rc := ev.rc
-	rc.SetReadDeadline(time.Time{})
-	if err := ev.comment("pakton ask"); err != nil {
+	ev, ok := openStream(w)
+	if !ok || !s.takeAskSlot(ctx, ev) {
 		return
-	}
-
-	// Wait for a free slot, bounded.
-	select {
-	case s.asks <- struct{}{}:
-	default:
-		ev.send("progress", progressEvent{"waiting for a free slot (other questions are being answered)"})
-		wait := time.NewTimer(s.cfg.AskQueueWait)
-		defer wait.Stop()
-		select {
-		case s.asks <- struct{}{}:
-		case <-wait.C:
-			ev.send("error", apiError{"the server is busy answering other questions; try again later"})
-			return
-		case <-ctx.Done():
-			return
-		}
 	}
 	defer func() { <-s.asks }()
 
@@ -163,16 +135,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 
 	// The agents run in their own goroutine; this one writes the stream.
 	progress := make(chan string, 64)
-	type outcome struct {
-		rep *report.Report
-		err error
-	}
-	done := make(chan outcome, 1)
+	done := make(chan askOutcome, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("ask: panic", "panic", p)
-				done <- outcome{nil, fmt.Errorf("internal error")}
+				done <- askOutcome{nil, fmt.Errorf("internal error")}
 			}
 		}()
 		say := func(msg string) {
@@ -181,24 +149,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 			default: // a slow client loses progress lines, never the report
 			}
 		}
-		lib := sn.Library()
-		lib.Progress = say
-		turns := req.MaxTurns
-		if turns == 0 {
-			turns = s.cfg.MaxTurns
-		}
-		asking := usecase.Asking{Models: s.models, External: s.cfg.External}
-		rep, err := asking.Answer(ctx, lib, usecase.Question{
-			Request: agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute, IncludeCorrespondence: req.IncludeCorrespondence},
-			Route:   true, Evidence: req.Evidence, MaxTurns: turns,
-			Progress: say, Announce: say, Clarifier: clarifier,
-		})
-		done <- outcome{rep, err}
+		done <- s.answer(ctx, req, ids, sn, clarifier, say)
 	}()
 
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
-	var out outcome
+	var out askOutcome
 wait:
 	for {
 		select {
@@ -221,6 +177,81 @@ wait:
 	for len(progress) > 0 {
 		ev.send("progress", progressEvent{<-progress})
 	}
+	s.sendAnswer(r.Context(), ev, c, out)
+}
+
+// checkAsk checks an ask request's question and bounds
+// (usecase.CheckAsk), answering 400 when one is wrong.
+func checkAsk(w http.ResponseWriter, req *askRequest) bool {
+	req.Question = strings.TrimSpace(req.Question)
+	if ierr := usecase.CheckAsk(req.Question, req.Context, req.Instructions, req.MaxTurns, maxTurnsLimit); ierr != nil {
+		fail(w, http.StatusBadRequest, "%s", ierr.Error())
+		return false
+	}
+	return true
+}
+
+// openStream starts a response of server-sent events.
+func openStream(w http.ResponseWriter) (*sse, bool) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	ev := &sse{w: w, rc: http.NewResponseController(w)}
+	ev.rc.SetReadDeadline(time.Time{})
+	return ev, ev.comment("pakton ask") == nil
+}
+
+// takeAskSlot waits, bounded, for a free slot to answer in; the caller
+// gives it back (<-s.asks) when it took one.
+func (s *Server) takeAskSlot(ctx context.Context, ev *sse) bool {
+	select {
+	case s.asks <- struct{}{}:
+		return true
+	default:
+	}
+	ev.send("progress", progressEvent{"waiting for a free slot (other questions are being answered)"})
+	wait := time.NewTimer(s.cfg.AskQueueWait)
+	defer wait.Stop()
+	select {
+	case s.asks <- struct{}{}:
+		return true
+	case <-wait.C:
+		ev.send("error", apiError{"the server is busy answering other questions; try again later"})
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// askOutcome is what answering a question gave.
+type askOutcome struct {
+	rep *report.Report
+	err error
+}
+
+// answer answers req in snapshot sn (usecase.Asking: an evidence report
+// without a model, or when asked for; else the agents').
+func (s *Server) answer(ctx context.Context, req askRequest, ids []string, sn *collection.Snapshot, clarifier agent.Clarifier, say func(string)) askOutcome {
+	lib := sn.Library()
+	lib.Progress = say
+	turns := req.MaxTurns
+	if turns == 0 {
+		turns = s.cfg.MaxTurns
+	}
+	asking := usecase.Asking{Models: s.models, External: s.cfg.External}
+	rep, err := asking.Answer(ctx, lib, usecase.Question{
+		Request: agent.Request{Question: req.Question, Context: req.Context, Instructions: req.Instructions, Docs: ids, NoRoute: req.NoRoute, IncludeCorrespondence: req.IncludeCorrespondence},
+		Route:   true, Evidence: req.Evidence, MaxTurns: turns,
+		Progress: say, Announce: say, Clarifier: clarifier,
+	})
+	return askOutcome{rep, err}
+}
+
+// sendAnswer saves the report of out and sends its sources and itself, or
+// the error that left no report.
+func (s *Server) sendAnswer(ctx context.Context, ev *sse, c string, out askOutcome) {
 	if out.rep == nil {
 		msg := "the question could not be answered"
 		switch {
@@ -235,7 +266,7 @@ wait:
 		return
 	}
 	saved := savedReport{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Report: out.rep}
-	if err := s.saveReport(r.Context(), saved); err != nil {
+	if err := s.saveReport(ctx, saved); err != nil {
 		s.log.Error("ask: cannot save report", "collection", c, "err", err)
 		saved.ID = ""
 	}

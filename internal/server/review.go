@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -529,7 +529,7 @@ func (s *Server) exportReview(w http.ResponseWriter, r *http.Request, _ auth.Key
 			return rec.Doc.Text, nil
 		}}
 	w.Header().Set("Content-Type", export.ContentType(format))
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="review-%s-%s.%s"`, m.Collection, m.ID, format))
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": rv.FileName(format)}))
 	w.Header().Set("Cache-Control", "no-store")
 	if err := export.Write(w, format, rv); err != nil {
 		s.log.Warn("server: export review", "review", m.ID, "format", format, "err", err)

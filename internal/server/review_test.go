@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -153,6 +154,11 @@ func TestReviewAPI(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Type"), f.ctype) ||
 			!strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(buf.String(), f.want) {
 			t.Errorf("export %s: %d %s %q", f.format, resp.StatusCode, resp.Header.Get("Content-Type"), buf.String()[:min(200, buf.Len())])
+		}
+		// Named after the review: its title and the day it was made.
+		_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+		if want := "Q4 diligence " + rv.Created.UTC().Format("2006-01-02") + "." + f.format; err != nil || params["filename"] != want {
+			t.Errorf("export %s: Content-Disposition %q (%v), want filename %q", f.format, resp.Header.Get("Content-Disposition"), err, want)
 		}
 		if f.format == "csv" {
 			recs, err := csv.NewReader(&buf).ReadAll()

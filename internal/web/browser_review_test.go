@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -297,6 +298,16 @@ func TestBrowserReview(t *testing.T) {
 	res.Body.Close()
 	if err != nil || len(recs) != 6 || !strings.Contains(fmt.Sprint(recs), "accepted") {
 		t.Errorf("csv export: %v %v", err, recs)
+	}
+	// The download is named as the server names the export (after the
+	// review), an ASCII name or an RFC 2231 one alike.
+	for _, cd := range []string{res.Header.Get("Content-Disposition"), mime.FormatMediaType("attachment", map[string]string{"filename": "Prüfung 2026-12-06.csv"})} {
+		_, params, _ := mime.ParseMediaType(cd)
+		var name string
+		b.run("export name", chromedp.Evaluate(`exportName(`+strconv.Quote(cd)+`)`, &name))
+		if name == "" || name != params["filename"] || strings.HasPrefix(name, "review-default") {
+			t.Errorf("export of %q downloads as %q, want %q", cd, name, params["filename"])
+		}
 	}
 	time.Sleep(200 * time.Millisecond) // let the download's promise settle before reading errors
 	b.noErrors()

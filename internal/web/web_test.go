@@ -181,3 +181,21 @@ func TestIndexLoadsEveryScript(t *testing.T) {
 		t.Error("app.js is not the last script index.html loads")
 	}
 }
+
+// The upload hint names every format pakton reads (docs/INGEST.md), and the
+// file picker offers each of them.
+func TestUploadHintListsEveryFormat(t *testing.T) {
+	index := body(t, get(t, Handler(), "GET", "/", nil))
+	i := strings.Index(index, `id="upload-formats"`)
+	if i < 0 {
+		t.Fatal("index.html has no upload hint")
+	}
+	hint := index[i : i+strings.Index(index[i:], "</p>")]
+	for _, f := range []struct{ hint, ext string }{{"PDF", ".pdf"}, {".docx", ".docx"}, {".doc", ".doc,"}, {"RTF", ".rtf"}, {"ODT", ".odt"},
+		{".eml", ".eml"}, {".msg", ".msg"}, {".tif", ".tif"}, {".png", ".png"}, {".jpg", ".jpg"}, {"HTML", ".html"},
+		{"text", ".txt"}, {"Markdown", ".md"}, {".zip", ".zip"}} {
+		if !strings.Contains(hint, f.hint) || !strings.Contains(index, f.ext) {
+			t.Errorf("upload: %q missing from the hint %q or %q from the picker", f.hint, hint, f.ext)
+		}
+	}
+}

@@ -204,14 +204,6 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.NumCPU()
 	}
-	excluded := func(name string) bool {
-		for _, e := range opt.Exclude {
-			if strings.EqualFold(e, name) {
-				return true
-			}
-		}
-		return false
-	}
 	det := &Detectors{Format: DetectorFormat, Version: opt.Version, TrainedOn: opt.TrainedOn, Command: opt.Command}
 	if opt.Base != nil {
 		// the base's word rarities and calibration stay: only detectors
@@ -220,33 +212,7 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 	} else {
 		det.IDF, det.DefaultIDF = corpusIDF(docs)
 	}
-
-	// The labelled provisions of the playbook, and their cells.
-	var provs []provData
-	for i := range pb.Provisions {
-		p := &pb.Provisions[i]
-		name := p.LabelName()
-		if strings.EqualFold(p.Detector, "none") || excluded(p.Name) || excluded(name) {
-			continue
-		}
-		pd := provData{idx: i, name: p.Name}
-		for d := range docs {
-			lb, ok := docs[d].Labels.Label(name)
-			if !ok {
-				continue
-			}
-			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.passages)), spans: lb.Spans, prov: i}
-			if lb.Present {
-				for k, ps := range docs[d].Prep.passages {
-					cd.pos[k] = Hits(ps.Span, lb.Spans)
-				}
-			}
-			pd.cells = append(pd.cells, cd)
-		}
-		if len(pd.cells) > 0 {
-			provs = append(provs, pd)
-		}
-	}
+	provs := labelledProvisions(docs, pb, opt.Exclude)
 	if len(provs) == 0 {
 		return nil, nil, fmt.Errorf("review train: the labels cover none of the playbook's provisions (playbook %s)", pb.Name)
 	}
@@ -259,16 +225,13 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 		return nil, nil, err
 	}
 
-	var (
-		fx      *featureIndex
-		g       *detectorFit
-		zsPairs [][]scored
-		rep     *TrainReport
-	)
+	t := &training{docs: docs, opt: opt, det: det, zsScores: zsScores}
+	var zsPairs [][]scored
+	var rep *TrainReport
 	if opt.Base != nil {
-		fx, g, zsPairs, rep = fromBase(opt.Base, docs, provs, zsScores)
+		t.fx, t.init, zsPairs, rep = fromBase(opt.Base, docs, provs, zsScores)
 	} else {
-		fx, g, zsPairs, rep = fitCalibration(det, docs, provs, zsScores, opt.HardNegatives)
+		t.fx, t.init, zsPairs, rep = fitCalibration(det, docs, provs, zsScores, opt.HardNegatives)
 	}
 	if opt.ZeroShotOnly {
 		for _, pd := range provs {
@@ -296,75 +259,140 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 
 	// Per provision: cross-validated predictions (for Platt scaling,
 	// threshold and model selection), then a final fit on every contract.
-	type result struct {
-		model *Model
-		cv    []scored // calibrated later
-		zs    []scored
-	}
-	results := make([]result, len(provs))
+	results := make([]provisionFit, len(provs))
 	var done atomic.Int64
 	var pmu sync.Mutex
 	parallel.All(len(provs), opt.Workers, func(j int) {
 		if ctx.Err() != nil {
 			return
 		}
-		pd := provs[j]
-		init := g
-		cv := make([]scored, len(pd.cells))
-		for f := range innerFolds {
-			var train []cellData
-			for _, c := range pd.cells {
-				if c.doc%innerFolds != f {
-					train = append(train, c)
-				}
-			}
-			w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives)
-			if opt.Base != nil {
-				w.shrinkToward(init, evidenceWeight(countPresent(train)))
-			}
-			for ci, c := range pd.cells {
-				if c.doc%innerFolds != f {
-					continue
-				}
-				probs := w.passageProbs(fx, c.doc, zsScores[c.doc][pd.idx])
-				best := argmax(probs)
-				sc := scored{present: c.present}
-				if best >= 0 {
-					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep, probs, c.spans)
-				}
-				cv[ci] = sc
-			}
-		}
-		w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives)
-		if opt.Base != nil {
-			w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
-		}
-		model := w.export(fx, pd.name, countPresent(pd.cells))
-		if opt.Base != nil {
-			// the prior's weights on features these contracts have too
-			// rarely to index stay as the base has them: with no evidence
-			// the detector is the zero-shot scorer it starts from
-			for name, v := range det.ZeroShot.Prior {
-				if _, ok := model.Weights[name]; !ok {
-					model.Weights[name] = v
-				}
-			}
-		}
-		results[j] = result{model: model, cv: cv, zs: zsPairs[j]}
+		results[j] = t.fitProvision(provs[j])
+		results[j].zs = zsPairs[j]
 		if opt.Progress != nil {
 			pmu.Lock()
-			opt.Progress(int(done.Add(1)), len(provs), pd.name)
+			opt.Progress(int(done.Add(1)), len(provs), provs[j].name)
 			pmu.Unlock()
 		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	t.choose(rep, provs, results)
+	return det, rep, nil
+}
 
-	// Platt scaling per detector, then model selection against the
-	// zero-shot scorer on the same cross-validated cells, each at the
-	// threshold it would really be used with: the detectors' shared one
-	// (pooled over all of them), the zero-shot calibration's own.
+// labelledProvisions returns the playbook's provisions the labels cover
+// (but those with detector "none" and those excluded), with their cells.
+func labelledProvisions(docs []TrainingDoc, pb *playbook.Playbook, exclude []string) []provData {
+	excluded := func(name string) bool {
+		for _, e := range exclude {
+			if strings.EqualFold(e, name) {
+				return true
+			}
+		}
+		return false
+	}
+	var provs []provData
+	for i := range pb.Provisions {
+		p := &pb.Provisions[i]
+		name := p.LabelName()
+		if strings.EqualFold(p.Detector, "none") || excluded(p.Name) || excluded(name) {
+			continue
+		}
+		pd := provData{idx: i, name: p.Name}
+		for d := range docs {
+			lb, ok := docs[d].Labels.Label(name)
+			if !ok {
+				continue
+			}
+			cd := cellData{doc: d, present: lb.Present, pos: make([]bool, len(docs[d].Prep.passages)), spans: lb.Spans, prov: i}
+			if lb.Present {
+				for k, ps := range docs[d].Prep.passages {
+					cd.pos[k] = Hits(ps.Span, lb.Spans)
+				}
+			}
+			pd.cells = append(pd.cells, cd)
+		}
+		if len(pd.cells) > 0 {
+			provs = append(provs, pd)
+		}
+	}
+	return provs
+}
+
+// training is one Train under way: its contracts, options, the detectors
+// it fills in, and the shared features, starting fit and zero-shot scores.
+type training struct {
+	docs     []TrainingDoc
+	opt      TrainOptions
+	det      *Detectors
+	fx       *featureIndex
+	init     *detectorFit
+	zsScores [][][]float64 // [doc][provision idx in pb][passage]
+}
+
+// provisionFit is one provision's detector with its cross-validated scores
+// (calibrated later) and the zero-shot scorer's on the same cells.
+type provisionFit struct {
+	model *Model
+	cv    []scored
+	zs    []scored
+}
+
+// fitProvision cross-validates a detector of pd over innerFolds, then fits
+// it on every contract.
+func (t *training) fitProvision(pd provData) provisionFit {
+	opt, fx, init, zsScores := t.opt, t.fx, t.init, t.zsScores
+	cv := make([]scored, len(pd.cells))
+	for f := range innerFolds {
+		var train []cellData
+		for _, c := range pd.cells {
+			if c.doc%innerFolds != f {
+				train = append(train, c)
+			}
+		}
+		w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives)
+		if opt.Base != nil {
+			w.shrinkToward(init, evidenceWeight(countPresent(train)))
+		}
+		for ci, c := range pd.cells {
+			if c.doc%innerFolds != f {
+				continue
+			}
+			probs := w.passageProbs(fx, c.doc, zsScores[c.doc][pd.idx])
+			best := argmax(probs)
+			sc := scored{present: c.present}
+			if best >= 0 {
+				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(t.docs[c.doc].Prep, probs, c.spans)
+			}
+			cv[ci] = sc
+		}
+	}
+	w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives)
+	if opt.Base != nil {
+		w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
+	}
+	model := w.export(fx, pd.name, countPresent(pd.cells))
+	if opt.Base != nil {
+		// the prior's weights on features these contracts have too
+		// rarely to index stay as the base has them: with no evidence
+		// the detector is the zero-shot scorer it starts from
+		for name, v := range t.det.ZeroShot.Prior {
+			if _, ok := model.Weights[name]; !ok {
+				model.Weights[name] = v
+			}
+		}
+	}
+	return provisionFit{model: model, cv: cv}
+}
+
+// choose calibrates each detector (Platt scaling), then selects, per
+// provision, the detector or the zero-shot scorer on the same
+// cross-validated cells, each at the threshold it would really be used
+// with: the detectors' shared one (pooled over all of them), the zero-shot
+// calibration's own. It fills in t.det's models and rep.
+func (t *training) choose(rep *TrainReport, provs []provData, results []provisionFit) {
+	det, opt := t.det, t.opt
 	var pooled []scored
 	for _, r := range results {
 		pa, pb := fitPlatt(r.cv)
@@ -441,5 +469,4 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 			}
 		}
 	}
-	return det, rep, nil
 }

@@ -136,6 +136,37 @@ func WriteFiles(dir string, formats []string, rv *Review) ([]string, error) {
 	return out, nil
 }
 
+// FileName is the name an export of rv in format is downloaded as: the
+// review's title (or its playbook's name and "review"), then the day it was
+// made — "Supplier contracts 2026-12-06.xlsx". Characters no file system
+// takes in a name (/ \ : * ? " < > | and control characters) become spaces,
+// white space is collapsed, the name is cut to 80 characters, and a name
+// left empty becomes "review".
+func (rv *Review) FileName(format string) string {
+	base := rv.Title
+	if base == "" && rv.Table != nil && rv.Table.Playbook != "" {
+		base = rv.Table.Playbook + " review"
+	}
+	base = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || strings.ContainsRune(`/\:*?"<>|`, r) {
+			return ' '
+		}
+		return r
+	}, base)
+	base = strings.Join(strings.Fields(base), " ")
+	if r := []rune(base); len(r) > 80 {
+		base = string(r[:80])
+	}
+	base = strings.Trim(base, " .")
+	if base == "" {
+		base = "review"
+	}
+	if !rv.Created.IsZero() {
+		base += " " + rv.Created.UTC().Format("2006-01-02")
+	}
+	return base + "." + format
+}
+
 // title returns the report's title.
 func (rv *Review) title() string {
 	if rv.Title != "" {

@@ -14,12 +14,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
@@ -379,6 +381,7 @@ func TestXLSX(t *testing.T) {
 	if decisions < 2 {
 		t.Errorf("Sources sheet shows %d decisions, want at least 2", decisions)
 	}
+	printSetup(t, parts, sheet1)
 	// A real spreadsheet reader, when one is installed.
 	python := ""
 	for _, p := range []string{"python3", "/usr/bin/python3"} {
@@ -646,6 +649,175 @@ func TestEveryFormatReadsRowsThroughRow(t *testing.T) {
 		}
 		if err := export.Write(io.Discard, f, &failing); err == nil || !strings.Contains(err.Error(), "row file gone") {
 			t.Errorf("%s: a row that cannot be read gave %v", f, err)
+		}
+	}
+}
+
+// worksheetOrder is the order of a worksheet's children in the schema
+// (CT_Worksheet), as far as the export writes them.
+var worksheetOrder = []string{"sheetPr", "dimension", "sheetViews", "sheetFormatPr", "cols", "sheetData", "autoFilter",
+	"hyperlinks", "printOptions", "pageMargins", "pageSetup", "headerFooter", "drawing", "legacyDrawing"}
+
+// printSetup checks that both sheets print landscape, one page wide, with
+// their header row on every page, that their children come in the schema's
+// order, and that the Review sheet's rows are as tall as their wrapped text.
+func printSetup(t *testing.T, parts map[string][]byte, sheet1 [][]string) {
+	t.Helper()
+	for _, name := range []string{"xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml"} {
+		var ws struct {
+			Pr struct {
+				Fit struct {
+					Page string `xml:"fitToPage,attr"`
+				} `xml:"pageSetUpPr"`
+			} `xml:"sheetPr"`
+			Setup struct {
+				Orientation string `xml:"orientation,attr"`
+				Width       string `xml:"fitToWidth,attr"`
+				Height      string `xml:"fitToHeight,attr"`
+			} `xml:"pageSetup"`
+			Margins *struct{} `xml:"pageMargins"`
+			Footer  string    `xml:"headerFooter>oddFooter"`
+		}
+		if err := xml.Unmarshal(parts[name], &ws); err != nil {
+			t.Fatal(err)
+		}
+		if ws.Pr.Fit.Page != "1" || ws.Setup.Orientation != "landscape" || ws.Setup.Width != "1" || ws.Setup.Height != "0" || ws.Margins == nil || !strings.Contains(ws.Footer, "&P of &N") {
+			t.Errorf("%s: print setup %+v", name, ws)
+		}
+		d := xml.NewDecoder(bytes.NewReader(parts[name]))
+		depth, last := 0, -1
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				break
+			}
+			switch el := tok.(type) {
+			case xml.StartElement:
+				depth++
+				if depth == 2 {
+					at := slices.Index(worksheetOrder, el.Name.Local)
+					if at <= last {
+						t.Errorf("%s: <%s> out of the schema's order", name, el.Name.Local)
+					}
+					last = at
+				}
+			case xml.EndElement:
+				depth--
+			}
+		}
+	}
+	var wb struct {
+		Names []struct {
+			Name  string `xml:"name,attr"`
+			Sheet string `xml:"localSheetId,attr"`
+			Ref   string `xml:",chardata"`
+		} `xml:"definedNames>definedName"`
+	}
+	if err := xml.Unmarshal(parts["xl/workbook.xml"], &wb); err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]string{}
+	for _, n := range wb.Names {
+		if n.Name == "_xlnm.Print_Titles" {
+			titles[n.Sheet] = n.Ref
+		}
+	}
+	if titles["0"] != "'Review'!$1:$1" || titles["1"] != "'Sources'!$1:$1" {
+		t.Errorf("print titles %v, want the header row of both sheets", titles)
+	}
+	// Row heights: a row with a clause path longer than its column (18
+	// wide) is at least two lines tall; no row is taller than allowed.
+	var rows struct {
+		Rows []struct {
+			R      int     `xml:"r,attr"`
+			Height float64 `xml:"ht,attr"`
+			Custom string  `xml:"customHeight,attr"`
+		} `xml:"sheetData>row"`
+	}
+	if err := xml.Unmarshal(parts["xl/worksheets/sheet1.xml"], &rows); err != nil {
+		t.Fatal(err)
+	}
+	tall := 0
+	for i, r := range rows.Rows {
+		long := false
+		for c := 2; c < len(sheet1[i]); c += 3 {
+			long = long || utf8.RuneCountInString(sheet1[i][c]) > 18
+		}
+		if r.Height > 409 || long && (r.Height < 30 || r.Custom != "1") {
+			t.Errorf("Review row %d: height %v (custom %q) for %v", r.R, r.Height, r.Custom, sheet1[i])
+		}
+		if long {
+			tall++
+		}
+	}
+	if tall == 0 {
+		t.Error("no row of the fixture wraps: the row heights are not checked")
+	}
+	renderXLSX(t, parts)
+}
+
+// renderXLSX prints the workbook to PDF with LibreOffice (PAKTON_SLOW=1,
+// when soffice is installed) and checks that every page is landscape.
+func renderXLSX(t *testing.T, parts map[string][]byte) {
+	if os.Getenv("PAKTON_SLOW") == "" {
+		return
+	}
+	soffice, err := exec.LookPath("soffice")
+	if err != nil {
+		t.Log("LibreOffice not installed (apt-get install libreoffice-calc-nogui): not rendering the XLSX")
+		return
+	}
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range parts {
+		w, _ := zw.Create(name)
+		w.Write(body)
+	}
+	zw.Close()
+	in := filepath.Join(dir, "review.xlsx")
+	os.WriteFile(in, buf.Bytes(), 0o644)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, soffice, "--headless", "-env:UserInstallation=file://"+filepath.Join(dir, "profile"),
+		"--convert-to", "pdf", "--outdir", dir, in).CombinedOutput()
+	pdf, rerr := os.ReadFile(filepath.Join(dir, "review.pdf"))
+	if err != nil || rerr != nil {
+		t.Fatalf("LibreOffice cannot print the XLSX: %v %v\n%s", err, rerr, out)
+	}
+	boxes := regexp.MustCompile(`/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)`).FindAllSubmatch(pdf, -1)
+	pages := len(regexp.MustCompile(`/Type\s*/Page[^s]`).FindAll(pdf, -1))
+	if pages == 0 || len(boxes) == 0 {
+		t.Fatalf("the PDF has %d pages, %d page sizes", pages, len(boxes))
+	}
+	for _, b := range boxes {
+		w, _ := strconv.ParseFloat(string(b[1]), 64)
+		h, _ := strconv.ParseFloat(string(b[2]), 64)
+		if w <= h {
+			t.Errorf("a page is %v × %v points: not landscape", w, h)
+		}
+	}
+	t.Logf("LibreOffice prints the XLSX on %d landscape pages", pages)
+}
+
+func TestFileName(t *testing.T) {
+	day := time.Date(2026, 12, 6, 23, 30, 0, 0, time.FixedZone("", -3600))
+	tab := &review.Table{Playbook: "default"}
+	for _, c := range []struct {
+		title   string
+		created time.Time
+		want    string
+	}{
+		{"Q4 diligence", day, "Q4 diligence 2026-12-07.xlsx"},
+		{"", day, "default review 2026-12-07.xlsx"},
+		{`Acme/Beta: "NDA" <draft>?  `, day, "Acme Beta NDA draft 2026-12-07.xlsx"},
+		{"Prüfung der Verträge", time.Time{}, "Prüfung der Verträge.xlsx"},
+		{"..\x00/..", day, "review 2026-12-07.xlsx"},
+		{strings.Repeat("ab ", 50), day, strings.TrimSpace(strings.Repeat("ab ", 27)) + " 2026-12-07.xlsx"},
+	} {
+		rv := &export.Review{Table: tab, Title: c.title, Created: c.created}
+		if got := rv.FileName("xlsx"); got != c.want {
+			t.Errorf("FileName of %q: %q, want %q", c.title, got, c.want)
 		}
 	}
 }

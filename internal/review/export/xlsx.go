@@ -26,12 +26,18 @@ import (
 //     condition, clause path, pages, span, the answer's span, text,
 //     confidence, method and the reviewer's decision.
 //
+// Both sheets print landscape, fitted to one page wide (as many tall as
+// needed), their header row repeated on every page, the review's title in
+// the page header and "Page n of N" in the footer; a row with wrapped text
+// is as tall as its text needs.
+//
 // It is written with archive/zip and encoding/xml: inline strings, no
 // shared-string table, a small style sheet, comments in the legacy VML
 // drawing Excel needs to show them.
 func XLSX(w io.Writer, rv *Review) error {
 	var reviewXML, sources, comments, vml bytes.Buffer
 	rs, ss := newReviewSheet(&reviewXML, rv.Table), newSourcesSheet(&sources, rv.Table)
+	rs.s.print, ss.s.print = printSetup(rv.title()), printSetup(rv.title())
 	// One pass over the rows (each read once when they come through
 	// rv.Row): a row's sources first, so its answer cells can link to
 	// their first row in Sources.
@@ -109,8 +115,26 @@ const rootRels = xmlHeader + `<Relationships xmlns="http://schemas.openxmlformat
 	`<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>` +
 	`</Relationships>`
 
+// workbook names the sheets and, as print titles, their header rows.
 const workbook = xmlHeader + `<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">` +
-	`<sheets><sheet name="Review" sheetId="1" r:id="rId1"/><sheet name="Sources" sheetId="2" r:id="rId2"/></sheets></workbook>`
+	`<sheets><sheet name="Review" sheetId="1" r:id="rId1"/><sheet name="Sources" sheetId="2" r:id="rId2"/></sheets>` +
+	`<definedNames><definedName name="_xlnm.Print_Titles" localSheetId="0">'Review'!$1:$1</definedName>` +
+	`<definedName name="_xlnm.Print_Titles" localSheetId="1">'Sources'!$1:$1</definedName></definedNames></workbook>`
+
+// printSetup is a sheet's page setup, in the schema's order: narrow
+// margins, landscape, one page wide and as many tall as needed, the
+// review's title in the header and the page number in the footer.
+func printSetup(title string) string {
+	var b bytes.Buffer
+	b.WriteString(`<pageMargins left="0.4" right="0.4" top="0.6" bottom="0.6" header="0.3" footer="0.3"/>` +
+		`<pageSetup orientation="landscape" fitToWidth="1" fitToHeight="0"/><headerFooter><oddHeader>`)
+	// In a header "&" starts a code; a literal one is doubled.
+	xmlText(&b, "&L"+strings.ReplaceAll(title, "&", "&&"))
+	b.WriteString(`</oddHeader><oddFooter>`)
+	xmlText(&b, "&L&A&RPage &P of &N")
+	b.WriteString(`</oddFooter></headerFooter>`)
+	return b.String()
+}
 
 const workbookRels = xmlHeader + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
 	`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>` +
@@ -183,7 +207,7 @@ var styles = func() string {
 		`<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0" applyAlignment="1"><alignment wrapText="1" vertical="top"/></xf>`)
 	for k := range looks {
 		for v := range 3 {
-			fmt.Fprintf(&b, `<xf numFmtId="0" fontId="%d" fillId="%d" borderId="0" xfId="0" applyFont="1" applyFill="1" applyAlignment="1"><alignment vertical="top"/></xf>`, 3+3*k+v, 2+k)
+			fmt.Fprintf(&b, `<xf numFmtId="0" fontId="%d" fillId="%d" borderId="0" xfId="0" applyFont="1" applyFill="1" applyAlignment="1"><alignment wrapText="1" vertical="top"/></xf>`, 3+3*k+v, 2+k)
 		}
 	}
 	b.WriteString(`</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`)
@@ -204,29 +228,81 @@ func coreProps(rv *Review) []byte {
 
 // sheet writes a worksheet's XML around rows written by body.
 type sheet struct {
-	b   *bytes.Buffer
-	row int
-	col int
+	b      *bytes.Buffer
+	row    int
+	col    int
+	widths []float64
+	cells  bytes.Buffer // the current row's cells
+	lines  int          // the most lines a wrapped cell of the row takes
+	print  string       // the page setup (printSetup)
 }
 
 func newSheet(b *bytes.Buffer, widths []float64) *sheet {
 	b.WriteString(xmlHeader + `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`)
-	b.WriteString(`<sheetViews><sheetView workbookViewId="0"><pane xSplit="1" ySplit="1" topLeftCell="B2" activePane="bottomRight" state="frozen"/></sheetView></sheetViews>`)
+	b.WriteString(`<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr><sheetViews><sheetView workbookViewId="0"><pane xSplit="1" ySplit="1" topLeftCell="B2" activePane="bottomRight" state="frozen"/></sheetView></sheetViews>`)
 	b.WriteString(`<sheetFormatPr defaultRowHeight="15"/><cols>`)
 	for i, w := range widths {
 		fmt.Fprintf(b, `<col min="%d" max="%d" width="%.1f" customWidth="1"/>`, i+1, i+1, w)
 	}
 	b.WriteString(`</cols><sheetData>`)
-	return &sheet{b: b}
+	return &sheet{b: b, widths: widths}
 }
 
 func (s *sheet) startRow() {
-	if s.row > 0 {
-		s.b.WriteString(`</row>`)
-	}
+	s.endRow()
 	s.row++
 	s.col = 0
-	fmt.Fprintf(s.b, `<row r="%d">`, s.row)
+	s.lines = 1
+}
+
+// lineHeight is the height in points of a line of 11-point Calibri, and
+// maxRowHeight the tallest row a spreadsheet allows.
+const (
+	lineHeight   = 15
+	maxRowHeight = 409
+)
+
+// endRow writes the current row: as tall as its most wrapped cell needs
+// (Excel does not fit a row's height to its text when it opens a file).
+func (s *sheet) endRow() {
+	if s.row == 0 {
+		return
+	}
+	if s.lines > 1 {
+		fmt.Fprintf(s.b, `<row r="%d" ht="%d" customHeight="1">`, s.row, min(maxRowHeight, lineHeight*s.lines))
+	} else {
+		fmt.Fprintf(s.b, `<row r="%d">`, s.row)
+	}
+	s.b.Write(s.cells.Bytes())
+	s.b.WriteString(`</row>`)
+	s.cells.Reset()
+}
+
+// wrappedLines estimates the lines v takes wrapped in a column width
+// characters wide: words are not split, a longer word is broken where it
+// fills the line. A column's width counts digits, wider than most letters,
+// so that the estimate errs towards too tall rather than cut text.
+func wrappedLines(v string, width float64) int {
+	room := max(1, int(width))
+	n := 0
+	for _, para := range strings.Split(v, "\n") {
+		n++
+		used := 0
+		for _, w := range strings.Fields(para) {
+			l := utf8.RuneCountInString(w)
+			switch {
+			case used == 0:
+			case used+1+l <= room:
+				used += 1 + l
+				continue
+			default:
+				n++
+			}
+			n += (l - 1) / room
+			used = (l-1)%room + 1
+		}
+	}
+	return n
 }
 
 // maxCellChars is Excel's limit on the characters of one cell.
@@ -240,30 +316,33 @@ func (s *sheet) text(v string, style int) {
 	if utf8.RuneCountInString(v) > maxCellChars {
 		v = string([]rune(v)[:maxCellChars-1]) + "…"
 	}
-	fmt.Fprintf(s.b, `<c r="%s%d" t="inlineStr" s="%d"><is><t xml:space="preserve">`, colName(s.col), s.row, style)
-	xmlText(s.b, v)
-	s.b.WriteString(`</t></is></c>`)
+	if style != styleText && s.col <= len(s.widths) {
+		s.lines = max(s.lines, wrappedLines(v, s.widths[s.col-1]))
+	}
+	fmt.Fprintf(&s.cells, `<c r="%s%d" t="inlineStr" s="%d"><is><t xml:space="preserve">`, colName(s.col), s.row, style)
+	xmlText(&s.cells, v)
+	s.cells.WriteString(`</t></is></c>`)
 }
 
 func (s *sheet) number(v float64, style int) {
 	s.col++
-	fmt.Fprintf(s.b, `<c r="%s%d" s="%d"><v>%s</v></c>`, colName(s.col), s.row, style, strconv.FormatFloat(v, 'f', -1, 64))
+	fmt.Fprintf(&s.cells, `<c r="%s%d" s="%d"><v>%s</v></c>`, colName(s.col), s.row, style, strconv.FormatFloat(v, 'f', -1, 64))
 }
 
 // ref is the reference of the cell written last ("B7").
 func (s *sheet) ref() string { return colName(s.col) + strconv.Itoa(s.row) }
 
-// end closes the sheet; tail (hyperlinks, the comments' drawing) follows
-// the autofilter, as the schema orders them.
-func (s *sheet) end(autoFilter bool, cols int, tail string) {
-	if s.row > 0 {
-		s.b.WriteString(`</row>`)
-	}
+// end closes the sheet: the autofilter, the hyperlinks, the page setup
+// and the comments' drawing follow the rows, as the schema orders them.
+func (s *sheet) end(autoFilter bool, cols int, hyperlinks, drawing string) {
+	s.endRow()
 	s.b.WriteString(`</sheetData>`)
 	if autoFilter && s.row > 0 && cols > 0 {
 		fmt.Fprintf(s.b, `<autoFilter ref="A1:%s%d"/>`, colName(cols), s.row)
 	}
-	s.b.WriteString(tail)
+	s.b.WriteString(hyperlinks)
+	s.b.WriteString(s.print)
+	s.b.WriteString(drawing)
 	s.b.WriteString(`</worksheet>`)
 }
 
@@ -368,14 +447,14 @@ func (r *reviewSheet) add(row *review.Row, ds review.Decisions, links map[int]in
 
 // end closes the sheet and returns the comments to put on the answer cells.
 func (r *reviewSheet) end() []note {
-	tail := ""
+	links, drawing := "", ""
 	if r.hyper.Len() > 0 {
-		tail = "<hyperlinks>" + r.hyper.String() + "</hyperlinks>"
+		links = "<hyperlinks>" + r.hyper.String() + "</hyperlinks>"
 	}
 	if len(r.notes) > 0 {
-		tail += `<legacyDrawing r:id="rId2"/>`
+		drawing = `<legacyDrawing r:id="rId2"/>`
 	}
-	r.s.end(true, 1+3*len(r.t.Provisions)+2, tail)
+	r.s.end(true, 1+3*len(r.t.Provisions)+2, links, drawing)
 	return r.notes
 }
 
@@ -522,7 +601,7 @@ func (src *sourcesSheet) add(row *review.Row, ds review.Decisions) map[int]int {
 }
 
 // end closes the sheet.
-func (src *sourcesSheet) end() { src.s.end(true, len(sourcesHead), "") }
+func (src *sourcesSheet) end() { src.s.end(true, len(sourcesHead), "", "") }
 
 // riskText writes a cell's risk answers one per line: "question — answer".
 func riskText(rs []review.RiskAnswer) string {

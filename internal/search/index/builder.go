@@ -116,7 +116,7 @@ func (s *Segment) addRoute(di int32, doc *Doc, mine map[int32]bool) {
 		return tid
 	}
 	var seq []int32
-	for _, t := range Analyze(NameWords(doc.Name) + "\n" + doc.Header) {
+	for _, t := range Analyze(nameWords(doc.Name) + "\n" + doc.Header) {
 		tid := see(t, true)
 		terms[tid].title = true
 		seq = append(seq, tid)
@@ -143,9 +143,9 @@ func (s *Segment) addRoute(di int32, doc *Doc, mine map[int32]bool) {
 	s.rtotal += int64(n)
 }
 
-// NameWords turns a file name into words: extension dropped, separators and
+// nameWords turns a file name into words: extension dropped, separators and
 // camel-case humps become spaces.
-func NameWords(name string) string {
+func nameWords(name string) string {
 	if i := strings.LastIndexByte(name, '.'); i > 0 && len(name)-i <= 6 {
 		name = name[:i]
 	}

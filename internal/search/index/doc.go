@@ -70,7 +70,7 @@ func AnalyzeDoc(d DocInput) *Doc {
 		// Self-references ("this Agreement") of the clause's own text, as
 		// marked terms counted once per text (framing.go).
 		if u.View == ViewPlain {
-			refs := SelfReferences(u.Text)
+			refs := selfReferences(u.Text)
 			for _, t := range slices.Sorted(maps.Keys(refs)) { // ids in a fixed order
 				counts[termID(SelfMark+t)] = refs[t]
 			}

@@ -111,7 +111,7 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		af, al := a.DocRange(d)
 		bf, bl := b.DocRange(d)
 		if a.DocID(d) != b.DocID(d) || a.DocName(d) != b.DocName(d) || a.DocVersion(d) != b.DocVersion(d) || af != bf || al != bl ||
-			a.HeaderLen(d) != b.HeaderLen(d) || !slices.Equal(a.TitleSeq(d), b.TitleSeq(d)) || !slices.Equal(a.DocTerms(d), b.DocTerms(d)) {
+			a.HeaderLen(d) != b.HeaderLen(d) || !slices.Equal(a.TitleSeq(d), b.TitleSeq(d)) || !slices.Equal(a.termsOf(d), b.termsOf(d)) {
 			t.Fatalf("document %d differs", d)
 		}
 		if g, ok := b.LookupDoc(a.DocID(d)); !ok || g != d {
@@ -139,12 +139,12 @@ func sameSegment(t *testing.T, a, b *Segment) {
 		t.Fatal("names differ")
 	}
 	for _, e := range a.Names() {
-		if !slices.Equal(a.NameTerms(e), b.NameTerms(e)) || a.NameText(e) != b.NameText(e) {
+		if !slices.Equal(a.nameTermsOf(e), b.nameTermsOf(e)) || a.NameText(e) != b.NameText(e) {
 			t.Fatalf("name %+v differs", e)
 		}
 	}
 	for tm := range int32(a.NumTerms()) {
-		if !slices.Equal(a.NamesStartingWith(tm), b.NamesStartingWith(tm)) {
+		if !slices.Equal(a.namesStartingWith(tm), b.namesStartingWith(tm)) {
 			t.Fatalf("names starting with %q differ", a.term(tm))
 		}
 		checkNameGroups(t, a, tm)
@@ -167,7 +167,7 @@ func sameSegment(t *testing.T, a, b *Segment) {
 
 // checkNameGroups checks that s's names starting with term tm are grouped
 // by their terms: each name in one group, of its terms, in the order
-// NamesStartingWith gives them, no two groups of the same terms, and the
+// namesStartingWith gives them, no two groups of the same terms, and the
 // same groups when asked again.
 func checkNameGroups(t *testing.T, s *Segment, tm int32) {
 	t.Helper()
@@ -181,14 +181,14 @@ func checkNameGroups(t *testing.T, s *Segment, tm int32) {
 		}
 		seen[key] = true
 		for _, ei := range g.Entries {
-			if !slices.Equal(s.NameTerms(s.Names()[ei]), g.Terms) {
+			if !slices.Equal(s.nameTermsOf(s.Names()[ei]), g.Terms) {
 				t.Fatalf("term %q: entry %d is not of its group's terms %v", s.term(tm), ei, g.Terms)
 			}
 		}
 		flat = append(flat, g.Entries...)
 	}
 	slices.Sort(flat)
-	if want := s.NamesStartingWith(tm); !slices.Equal(flat, want) {
+	if want := s.namesStartingWith(tm); !slices.Equal(flat, want) {
 		t.Fatalf("term %q: groups hold %v, the names starting with it are %v", s.term(tm), flat, want)
 	}
 	if again := s.NameGroupsStartingWith(tm); !reflect.DeepEqual(again, gs) {
@@ -207,9 +207,9 @@ func TestNameGroupsFollowAddedNames(t *testing.T) {
 	var word string
 	most := 0
 	for _, e := range s.Names() {
-		tm := s.NameTerms(e)[0]
+		tm := s.nameTermsOf(e)[0]
 		ta, _ := all.Lookup(s.term(tm))
-		if n := len(all.NamesStartingWith(ta)); n > len(s.NamesStartingWith(tm)) && n > most {
+		if n := len(all.namesStartingWith(ta)); n > len(s.namesStartingWith(tm)) && n > most {
 			word, most = s.term(tm), n
 		}
 	}
@@ -224,7 +224,7 @@ func TestNameGroupsFollowAddedNames(t *testing.T) {
 		}
 	}
 	checkNameGroups(t, s, tm)
-	if n := len(s.NamesStartingWith(tm)); n != most {
+	if n := len(s.namesStartingWith(tm)); n != most {
 		t.Fatalf("%d names start with %q, want %d", n, word, most)
 	}
 }
@@ -244,18 +244,54 @@ func TestSegmentFileRoundTrip(t *testing.T) {
 
 // TestMergeIsBuild: merging segments, with documents deleted from them,
 // writes byte for byte the sections that building one segment from the
-// live documents in order writes.
+// live documents in order writes; with vectors on some documents' units
+// too.
 func TestMergeIsBuild(t *testing.T) {
+	for _, vectors := range []bool{false, true} {
+		t.Run(fmt.Sprint("vectors=", vectors), func(t *testing.T) { testMergeIsBuild(t, vectors) })
+	}
+}
+
+func testMergeIsBuild(t *testing.T, vectors bool) {
 	rng := rand.New(rand.NewSource(2))
 	docs := randomDocs(rng, 60)
 	dir := t.TempDir()
 	cuts := []int{0, 13, 14, 40, 60}
+	// withVectors builds a segment of docs, every third of them with
+	// vectors on its first and last units.
+	withVectors := func(docs []*Doc) *Segment {
+		s := build(t, docs)
+		if !vectors {
+			return s
+		}
+		for _, d := range docs {
+			var n int
+			fmt.Sscanf(d.ID, "doc%d", &n)
+			if n%3 != 0 {
+				continue
+			}
+			ld, _ := s.LookupDoc(d.ID)
+			f, l := s.DocRange(ld)
+			v := &Vectors{Model: "m"}
+			for _, u := range []int32{0, l - f - 1} {
+				if len(v.Units) > 0 && v.Units[0] == u {
+					continue
+				}
+				v.Units = append(v.Units, u)
+				v.Vecs = append(v.Vecs, []float32{float32(n), float32(u), 1})
+			}
+			if err := s.AddVectors(d.ID, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
 	var segs []*Segment
 	var deleted [][]int32
 	var live []*Doc
 	for k := 0; k+1 < len(cuts); k++ {
 		part := docs[cuts[k]:cuts[k+1]]
-		s, _ := writeOpen(t, dir, fmt.Sprint("in", k), build(t, part))
+		s, _ := writeOpen(t, dir, fmt.Sprint("in", k), withVectors(part))
 		segs = append(segs, s)
 		var del []int32
 		for i, d := range part {
@@ -276,7 +312,10 @@ func TestMergeIsBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want := writeOpen(t, dir, "fresh", build(t, live))
+	fresh, want := writeOpen(t, dir, "fresh", withVectors(live))
+	if d, _ := fresh.Dense(); vectors != (d > 0) {
+		t.Fatalf("vectors %v: the fresh build's dimension is %d", vectors, d)
+	}
 	got, err := os.ReadFile(filepath.Join(dir, "merged"))
 	if err != nil {
 		t.Fatal(err)
@@ -293,6 +332,48 @@ func TestMergeIsBuild(t *testing.T) {
 	for i := range a.secs {
 		if !bytes.Equal(a.secs[i], b.secs[i]) || a.crcs[i] != b.crcs[i] {
 			t.Errorf("section %d differs from a fresh build's", i+1)
+		}
+	}
+}
+
+// TestMergeRefuses: a stats file, or segments whose vectors come from two
+// models, are never merged, and the output says why.
+func TestMergeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	docs := randomDocs(rand.New(rand.NewSource(4)), 4)
+	model := func(name string, d *Doc) *Segment {
+		s := build(t, []*Doc{d})
+		if err := s.AddVectors(d.ID, &Vectors{Model: name, Units: []int32{0}, Vecs: [][]float32{{1, 0}}}); err != nil {
+			t.Fatal(err)
+		}
+		o, _ := writeOpen(t, dir, name+d.ID, s)
+		return o
+	}
+	full, _ := writeOpen(t, dir, "full", build(t, docs[2:]))
+	statsPath := filepath.Join(dir, "stats")
+	if _, err := WriteStatsFile(statsPath, full); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := OpenSegment(statsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		segs []*Segment
+		want string
+	}{
+		{"stats file", []*Segment{full, stats}, "is a stats file"},
+		{"two models", []*Segment{model("m1", docs[0]), model("m2", docs[1])}, "different models"},
+	} {
+		f, err := os.Create(filepath.Join(dir, "out-"+tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = mergeSegments(newFileWriter(f, segmentMagic, segmentFormat, numSections), tc.segs, nil)
+		f.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: merge error %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -76,7 +76,7 @@ type DocInput struct {
 const HeadMark = "\x01"
 
 // SelfMark starts the vocabulary entry that counts a word's uses as a
-// self-reference ("this Agreement"; SelfReferences). Question words never
+// self-reference ("this Agreement"; selfReferences). Question words never
 // start with it.
 const SelfMark = "\x02"
 

@@ -101,33 +101,81 @@ type MergeStats struct {
 }
 
 // mergeSegments writes the merge of inputs (in order; deleted[i] the
-// deleted documents of input i) to w.
+// deleted documents of input i) to w. The parts run in the order the
+// sections are written; each is a method of merger.
 func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStats, error) {
-	var st MergeStats
-	ins := make([]*mergeInput, len(segs))
-	pg := &mergeGuard{ins: ins}
-	defer pg.releaseAll()
+	m := &merger{w: w, ins: make([]*mergeInput, len(segs))}
+	m.pg = &mergeGuard{ins: m.ins}
+	defer m.pg.releaseAll()
+	for _, part := range []func() error{
+		func() error { return m.open(segs, deleted) },
+		m.numberDocs,
+		m.numberTerms,
+		m.writeDocs,
+		m.writeUnits,
+		m.writeVocabulary,
+		m.writePostings,
+		m.writeDocLists,
+		m.writeNames,
+		m.writeHeadings,
+		m.writeSelfCounts,
+		m.writeVectors,
+	} {
+		if err := part(); err != nil {
+			return MergeStats{}, err
+		}
+	}
+	writeDocStats(w, nil)
+	mj, err := json.Marshal(m.meta)
+	if err != nil {
+		return MergeStats{}, err
+	}
+	size, err := w.finish(mj)
+	return MergeStats{Docs: int(m.docs), Units: int(m.units), Terms: len(m.terms), Bytes: size}, err
+}
+
+// merger is one merge of segments under way: its inputs, what it has
+// numbered so far and the header it fills in.
+type merger struct {
+	w    *fileWriter
+	ins  []*mergeInput
+	pg   *mergeGuard
+	meta segmentMeta
+
+	docs, units int32    // the merged segment's documents and units
+	dim         int      // its vectors' dimension (0: none)
+	model       string   // and model
+	terms       []string // its vocabulary, in merged term order
+	ibuf        []int32  // small values gathered and written in blocks
+}
+
+// open checks every input against its checksums and reads its deleted
+// documents.
+func (m *merger) open(segs []*Segment, deleted [][]int32) error {
 	for i, s := range segs {
 		if s.StatsOnly() {
-			return st, fmt.Errorf("search: segment %s is a stats file: it cannot be merged", s.name)
+			return fmt.Errorf("search: segment %s is a stats file: it cannot be merged", s.name)
 		}
 		if err := s.verifyReleasing(); err != nil {
-			return st, err
+			return err
 		}
 		in := &mergeInput{s: s}
 		if i < len(deleted) && len(deleted[i]) > 0 {
 			d, err := deadOf(s, deleted[i])
 			if err != nil {
-				return st, err
+				return err
 			}
 			in.dead = d
 		}
-		ins[i] = in
+		m.ins[i] = in
 	}
-	// Documents and units.
-	var docs, units int32
-	dim, model := 0, ""
-	for _, in := range ins {
+	return nil
+}
+
+// numberDocs numbers the live documents and their units in order, and
+// checks the inputs' vectors come from one model.
+func (m *merger) numberDocs() error {
+	for _, in := range m.ins {
 		s := in.s
 		nd := int32(s.NumDocs())
 		in.docs = make([]int32, nd)
@@ -138,27 +186,30 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 				continue
 			}
 			f, l := s.DocRange(d)
-			in.docs[d] = docs
-			in.shift[d] = units - f
-			docs++
-			if int64(units)+int64(l-f) > math.MaxInt32-1 {
-				return st, fmt.Errorf("search: a merged segment holds at most %d units", math.MaxInt32-1)
+			in.docs[d] = m.docs
+			in.shift[d] = m.units - f
+			m.docs++
+			if int64(m.units)+int64(l-f) > math.MaxInt32-1 {
+				return fmt.Errorf("search: a merged segment holds at most %d units", math.MaxInt32-1)
 			}
-			units += l - f
+			m.units += l - f
 		}
-		if d, m := s.Dense(); d > 0 {
-			if dim == 0 {
-				dim, model = d, m
-			} else if d != dim || m != model {
-				return st, fmt.Errorf("search: segments with vectors of different models (%s, %s) cannot be merged: re-ingest with one embedding model", model, m)
+		if d, md := s.Dense(); d > 0 {
+			if m.dim == 0 {
+				m.dim, m.model = d, md
+			} else if d != m.dim || md != m.model {
+				return fmt.Errorf("search: segments with vectors of different models (%s, %s) cannot be merged: re-ingest with one embedding model", m.model, md)
 			}
 		}
 	}
-	// The merged vocabulary, numbered in order of first use by the live
-	// documents.
+	return nil
+}
+
+// numberTerms makes the merged vocabulary, numbered in order of first use
+// by the live documents, and each input's term numbering into it.
+func (m *merger) numberTerms() error {
 	byStr := map[string]int32{}
-	var terms []string
-	for _, in := range ins {
+	for _, in := range m.ins {
 		s := in.s
 		in.remap = make([]int32, s.NumTerms())
 		for t := range in.remap {
@@ -168,11 +219,11 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			if in.docs[d] < 0 {
 				continue
 			}
-			dt := s.DocTerms(d)
-			pg.read(faultBytes + int64(len(dt))*4)
+			dt := s.termsOf(d)
+			m.pg.read(faultBytes + int64(len(dt))*4)
 			for _, t := range dt {
 				if uint(t) >= uint(len(in.remap)) {
-					return st, fmt.Errorf("%w: segment %s: document terms", ErrBadIndex, s.name)
+					return fmt.Errorf("%w: segment %s: document terms", ErrBadIndex, s.name)
 				}
 				if in.remap[t] >= 0 {
 					continue
@@ -180,9 +231,9 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 				str := s.term(t)
 				g, ok := byStr[str]
 				if !ok {
-					g = int32(len(terms))
+					g = int32(len(m.terms))
 					byStr[str] = g
-					terms = append(terms, str)
+					m.terms = append(m.terms, str)
 				}
 				in.remap[t] = g
 			}
@@ -194,16 +245,20 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 		}
 		slices.SortFunc(in.inv, func(a, b [2]int32) int { return int(a[0] - b[0]) })
 	}
-	byStr = nil
-	nt := len(terms)
-	meta := segmentMeta{Docs: int(docs), Units: int(units), Terms: nt, Dim: dim, DenseModel: model, Sizes: structSizes()}
+	m.meta = segmentMeta{Docs: int(m.docs), Units: int(m.units), Terms: len(m.terms), Dim: m.dim, DenseModel: m.model, Sizes: structSizes()}
+	return nil
+}
 
-	// Documents.
-	docStrOff := make([]uint32, 0, 3*int(docs)+1)
-	ids := make([]string, 0, docs)
+// writeDocs writes the documents' strings, their id table, unit ranges and
+// header lengths, and sums the views' statistics less the deleted
+// documents'.
+func (m *merger) writeDocs() error {
+	w := m.w
+	docStrOff := make([]uint32, 0, 3*int(m.docs)+1)
+	ids := make([]string, 0, m.docs)
 	w.begin(secDocStr)
 	n := uint32(0)
-	for _, in := range ins {
+	for _, in := range m.ins {
 		for d := range int32(in.s.NumDocs()) {
 			if in.docs[d] < 0 {
 				continue
@@ -222,27 +277,14 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	w.section(secDocStrOff, asBytes(docStrOff))
 	docHash := vocabTable(ids)
 	w.section(secDocHash, asBytes(docHash))
-	meta.DocHash = len(docHash)
-	ids, docStrOff = nil, nil
-	perDoc := func(id int, fn func(in *mergeInput, d int32) []byte) {
-		w.begin(id)
-		for _, in := range ins {
-			for d := range int32(in.s.NumDocs()) {
-				if in.docs[d] >= 0 {
-					b := fn(in, d)
-					pg.read(int64(len(b)) + 64)
-					w.write(b)
-				}
-			}
-		}
-		w.end()
-	}
-	perDoc(secDocRange, func(in *mergeInput, d int32) []byte {
+	m.meta.DocHash = len(docHash)
+	m.perDoc(secDocRange, func(in *mergeInput, d int32) []byte {
 		f, l := in.s.DocRange(d)
 		return asBytes([]int32{f + in.shift[d], l + in.shift[d]})
 	})
-	perDoc(secRouteLen, func(in *mergeInput, d int32) []byte { return asBytes([]int32{in.s.HeaderLen(d)}) })
-	for _, in := range ins {
+	m.perDoc(secRouteLen, func(in *mergeInput, d int32) []byte { return asBytes([]int32{in.s.HeaderLen(d)}) })
+	meta := &m.meta
+	for _, in := range m.ins {
 		for w := range NumViews {
 			meta.ViewLen[w] += in.s.viewLen[w]
 			meta.ViewN[w] += in.s.viewN[w]
@@ -258,77 +300,82 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			meta.HeadedN -= in.dead.headedN
 		}
 	}
+	return nil
+}
 
-	// Units, spans, forward lists: each a pass over the live units.
-	perUnit := func(id int, fn func(in *mergeInput, d, u int32), last func()) {
-		w.begin(id)
-		for _, in := range ins {
-			for d := range int32(in.s.NumDocs()) {
-				if in.docs[d] < 0 {
-					continue
-				}
-				f, l := in.s.DocRange(d)
-				for u := f; u < l; u++ {
-					fn(in, d, u)
-				}
-				pg.read(int64(l-f) * 16) // the unit and its offsets
+// perDoc writes section id from fn's bytes for every live document, in
+// order.
+func (m *merger) perDoc(id int, fn func(in *mergeInput, d int32) []byte) {
+	m.w.begin(id)
+	for _, in := range m.ins {
+		for d := range int32(in.s.NumDocs()) {
+			if in.docs[d] >= 0 {
+				b := fn(in, d)
+				m.pg.read(int64(len(b)) + 64)
+				m.w.write(b)
 			}
-			in.s.release()
-		}
-		if last != nil {
-			last()
-		}
-		w.end()
-	}
-	// Small values are gathered in these buffers and written in blocks.
-	var ibuf []int32
-	flushInts := func(force bool) {
-		if len(ibuf) >= 1<<14 || force && len(ibuf) > 0 {
-			w.write(asBytes(ibuf))
-			ibuf = ibuf[:0]
 		}
 	}
+	m.w.end()
+}
+
+// perUnit writes section id by calling fn for every live unit, in order,
+// then last (when set); each input's pages are released once passed.
+func (m *merger) perUnit(id int, fn func(in *mergeInput, d, u int32), last func()) {
+	m.w.begin(id)
+	for _, in := range m.ins {
+		for d := range int32(in.s.NumDocs()) {
+			if in.docs[d] < 0 {
+				continue
+			}
+			f, l := in.s.DocRange(d)
+			for u := f; u < l; u++ {
+				fn(in, d, u)
+			}
+			m.pg.read(int64(l-f) * 16) // the unit and its offsets
+		}
+		in.s.release()
+	}
+	if last != nil {
+		last()
+	}
+	m.w.end()
+}
+
+// flushInts writes the gathered ints when there are many (or, forced, any).
+func (m *merger) flushInts(force bool) {
+	if len(m.ibuf) >= 1<<14 || force && len(m.ibuf) > 0 {
+		m.w.write(asBytes(m.ibuf))
+		m.ibuf = m.ibuf[:0]
+	}
+}
+
+// writeUnits writes the units, their spans and their forward lists
+// (renumbered terms): each a pass over the live units.
+func (m *merger) writeUnits() error {
 	var ubuf []Unit
-	perUnit(secUnits, func(in *mergeInput, d, u int32) {
+	m.perUnit(secUnits, func(in *mergeInput, d, u int32) {
 		un := in.s.units[u]
 		un.Doc = in.docs[d]
 		if ubuf = append(ubuf, un); len(ubuf) >= 1<<12 {
-			w.write(asBytes(ubuf))
+			m.w.write(asBytes(ubuf))
 			ubuf = ubuf[:0]
 		}
 	}, func() {
-		w.write(asBytes(ubuf))
+		m.w.write(asBytes(ubuf))
 		ubuf = nil
 	})
-	var off int32
-	perUnit(secSpanOff, func(in *mergeInput, d, u int32) {
-		ibuf = append(ibuf, off)
-		flushInts(false)
-		off += int32(len(in.s.UnitSpans(u)))
-	}, func() {
-		ibuf = append(ibuf, off)
-		flushInts(true)
-	})
-	meta.Spans = int(off)
-	perUnit(secSpans, func(in *mergeInput, d, u int32) {
+	m.meta.Spans = int(m.offsets(secSpanOff, func(in *mergeInput, u int32) int { return len(in.s.UnitSpans(u)) }))
+	m.perUnit(secSpans, func(in *mergeInput, d, u int32) {
 		sp := in.s.UnitSpans(u)
-		pg.read(int64(len(sp)) * 8)
-		w.write(asBytes(sp))
+		m.pg.read(int64(len(sp)) * 8)
+		m.w.write(asBytes(sp))
 	}, nil)
-	off = 0
-	perUnit(secFwdOff, func(in *mergeInput, d, u int32) {
-		ibuf = append(ibuf, off)
-		flushInts(false)
-		off += int32(len(in.s.UnitTerms(u)))
-	}, func() {
-		ibuf = append(ibuf, off)
-		flushInts(true)
-	})
-	meta.Fwd = int(off)
+	m.meta.Fwd = int(m.offsets(secFwdOff, func(in *mergeInput, u int32) int { return len(in.s.UnitTerms(u)) }))
 	var bad error
-	perUnit(secFwd, func(in *mergeInput, d, u int32) {
+	m.perUnit(secFwd, func(in *mergeInput, d, u int32) {
 		ts := in.s.UnitTerms(u)
-		pg.read(int64(len(ts)) * 4)
+		m.pg.read(int64(len(ts)) * 4)
 		for _, t := range ts {
 			g := int32(-1)
 			if uint(t) < uint(len(in.remap)) {
@@ -337,19 +384,35 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			if g < 0 && bad == nil {
 				bad = fmt.Errorf("%w: segment %s: unit %d uses a term its document does not list", ErrBadIndex, in.s.name, u)
 			}
-			ibuf = append(ibuf, g)
+			m.ibuf = append(m.ibuf, g)
 		}
-		flushInts(false)
-	}, func() { flushInts(true) })
-	if bad != nil {
-		return st, bad
-	}
+		m.flushInts(false)
+	}, func() { m.flushInts(true) })
+	return bad
+}
 
-	// The vocabulary.
-	termOff := make([]uint32, 0, nt+1)
+// offsets writes section id: the running total of size over the live
+// units, one a unit and the total after the last; it returns the total.
+func (m *merger) offsets(id int, size func(in *mergeInput, u int32) int) int32 {
+	var off int32
+	m.perUnit(id, func(in *mergeInput, d, u int32) {
+		m.ibuf = append(m.ibuf, off)
+		m.flushInts(false)
+		off += int32(size(in, u))
+	}, func() {
+		m.ibuf = append(m.ibuf, off)
+		m.flushInts(true)
+	})
+	return off
+}
+
+// writeVocabulary writes the merged vocabulary and its hash table.
+func (m *merger) writeVocabulary() error {
+	w := m.w
+	termOff := make([]uint32, 0, len(m.terms)+1)
 	w.begin(secTermStr)
-	n = 0
-	for _, t := range terms {
+	n := uint32(0)
+	for _, t := range m.terms {
 		termOff = append(termOff, n)
 		n += uint32(len(t))
 		w.write([]byte(t))
@@ -357,94 +420,112 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 	w.end()
 	termOff = append(termOff, n)
 	w.section(secTermOff, asBytes(termOff))
-	termOff = nil
-	vh := vocabTable(terms)
+	vh := vocabTable(m.terms)
 	w.section(secVocabHash, asBytes(vh))
-	meta.VocabHash = len(vh)
-	vh = nil
+	m.meta.VocabHash = len(vh)
+	return nil
+}
 
-	// Postings and header postings, term by term in merged order: each
-	// input's lists of the term, units and documents renumbered, deleted
-	// ones left out. A first pass writes the offsets, a second the lists.
-	eachTerm := func(fn func(t int32, in *mergeInput, old int32)) {
-		for _, in := range ins {
-			in.k = 0
-		}
-		for t := range int32(nt) {
-			for _, in := range ins {
-				if in.k < len(in.inv) && in.inv[in.k][0] == t {
-					fn(t, in, in.inv[in.k][1])
-					in.k++
-				}
+// eachTerm calls fn for each input's old term of each merged term, in
+// merged order.
+func (m *merger) eachTerm(fn func(t int32, in *mergeInput, old int32)) {
+	for _, in := range m.ins {
+		in.k = 0
+	}
+	for t := range int32(len(m.terms)) {
+		for _, in := range m.ins {
+			if in.k < len(in.inv) && in.inv[in.k][0] == t {
+				fn(t, in, in.inv[in.k][1])
+				in.k++
 			}
 		}
 	}
-	livePostings := func(in *mergeInput, old int32, fn func(p Posting)) int64 {
-		var c int64
-		pl := in.s.Postings(old)
-		pg.read(faultBytes + int64(len(pl))*(8+16)) // the list, and its units
-		for _, p := range pl {
-			if uint(p.Unit) >= uint(len(in.s.units)) {
-				continue
-			}
-			d := in.s.units[p.Unit].Doc
-			if in.docs[d] < 0 {
-				continue
-			}
-			c++
-			if fn != nil {
-				p.Unit += in.shift[d]
-				fn(p)
-			}
+}
+
+// livePostings calls fn (when set) with each posting of an input's term
+// old in a live document, its unit renumbered; it returns how many there
+// are.
+func (m *merger) livePostings(in *mergeInput, old int32, fn func(p Posting)) int64 {
+	var c int64
+	pl := in.s.Postings(old)
+	m.pg.read(faultBytes + int64(len(pl))*(8+16)) // the list, and its units
+	for _, p := range pl {
+		if uint(p.Unit) >= uint(len(in.s.units)) {
+			continue
 		}
-		return c
+		d := in.s.units[p.Unit].Doc
+		if in.docs[d] < 0 {
+			continue
+		}
+		c++
+		if fn != nil {
+			p.Unit += in.shift[d]
+			fn(p)
+		}
 	}
-	liveRoutes := func(in *mergeInput, old int32, fn func(p RoutePosting)) int64 {
-		var c int64
-		rl := in.s.RoutePostings(old)
-		pg.read(faultBytes + int64(len(rl))*int64(unsafe.Sizeof(RoutePosting{})))
-		for _, p := range rl {
-			if uint(p.Doc) >= uint(len(in.docs)) || in.docs[p.Doc] < 0 {
-				continue
-			}
-			c++
-			if fn != nil {
-				p.Doc = in.docs[p.Doc]
-				fn(p)
-			}
+	return c
+}
+
+// liveRoutes is livePostings for header postings, their documents
+// renumbered.
+func (m *merger) liveRoutes(in *mergeInput, old int32, fn func(p RoutePosting)) int64 {
+	var c int64
+	rl := in.s.RoutePostings(old)
+	m.pg.read(faultBytes + int64(len(rl))*int64(unsafe.Sizeof(RoutePosting{})))
+	for _, p := range rl {
+		if uint(p.Doc) >= uint(len(in.docs)) || in.docs[p.Doc] < 0 {
+			continue
 		}
-		return c
+		c++
+		if fn != nil {
+			p.Doc = in.docs[p.Doc]
+			fn(p)
+		}
 	}
-	offsets := func(id int, count func(in *mergeInput, old int32) int64) int64 {
-		w.begin(id)
-		var total int64
-		var lbuf []int64
-		put := func() {
-			if lbuf = append(lbuf, total); len(lbuf) >= 1<<13 {
-				w.write(asBytes(lbuf))
-				lbuf = lbuf[:0]
-			}
+	return c
+}
+
+// termOffsets writes section id: for each merged term, the running total
+// of count over the terms before it, and the total after the last; it
+// returns the total.
+func (m *merger) termOffsets(id int, count func(in *mergeInput, old int32) int64) int64 {
+	w := m.w
+	w.begin(id)
+	var total int64
+	var lbuf []int64
+	put := func() {
+		if lbuf = append(lbuf, total); len(lbuf) >= 1<<13 {
+			w.write(asBytes(lbuf))
+			lbuf = lbuf[:0]
 		}
-		last := int32(-1)
-		eachTerm(func(t int32, in *mergeInput, old int32) {
-			for ; last < t; last++ {
-				put()
-			}
-			total += count(in, old)
-		})
-		for ; last < int32(nt); last++ {
+	}
+	last := int32(-1)
+	m.eachTerm(func(t int32, in *mergeInput, old int32) {
+		for ; last < t; last++ {
 			put()
 		}
-		w.write(asBytes(lbuf))
-		w.end()
-		return total
+		total += count(in, old)
+	})
+	for ; last < int32(len(m.terms)); last++ {
+		put()
 	}
-	meta.Postings = offsets(secPostOff, func(in *mergeInput, old int32) int64 { return livePostings(in, old, nil) })
+	w.write(asBytes(lbuf))
+	w.end()
+	return total
+}
+
+// writePostings writes the postings and header postings, term by term in
+// merged order: each input's lists of the term, units and documents
+// renumbered, deleted ones left out. A first pass writes the offsets, a
+// second the lists.
+func (m *merger) writePostings() error {
+	w := m.w
+	m.meta.Postings = m.termOffsets(secPostOff, func(in *mergeInput, old int32) int64 { return m.livePostings(in, old, nil) })
 	w.begin(secPost)
 	var pbuf []Posting
-	eachTerm(func(t int32, in *mergeInput, old int32) {
+	m.eachTerm(func(t int32, in *mergeInput, old int32) {
 		pbuf = pbuf[:0]
-		livePostings(in, old, func(p Posting) {
+		m.livePostings(in, old, func(p Posting) {
 			if pbuf = append(pbuf, p); len(pbuf) >= 1<<14 {
 				w.write(asBytes(pbuf))
 				pbuf = pbuf[:0]
@@ -453,62 +534,69 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 		w.write(asBytes(pbuf))
 	})
 	w.end()
-	meta.Routes = offsets(secRouteOff, func(in *mergeInput, old int32) int64 { return liveRoutes(in, old, nil) })
+	m.meta.Routes = m.termOffsets(secRouteOff, func(in *mergeInput, old int32) int64 { return m.liveRoutes(in, old, nil) })
 	w.begin(secRoute)
 	var rbuf []RoutePosting
-	eachTerm(func(t int32, in *mergeInput, old int32) {
+	m.eachTerm(func(t int32, in *mergeInput, old int32) {
 		rbuf = rbuf[:0]
-		liveRoutes(in, old, func(p RoutePosting) { rbuf = append(rbuf, p) })
+		m.liveRoutes(in, old, func(p RoutePosting) { rbuf = append(rbuf, p) })
 		w.write(asBytes(rbuf))
 	})
 	w.end()
-	for _, in := range ins {
+	for _, in := range m.ins {
 		in.s.release()
 	}
+	return nil
+}
 
-	// Title sequences and document term lists, renumbered.
+// writeDocLists writes the documents' title sequences and term lists,
+// renumbered.
+func (m *merger) writeDocLists() error {
 	var titleOff, docTermOff []int64
 	var tn, dn int64
-	perDoc(secTitle, func(in *mergeInput, d int32) []byte {
+	m.perDoc(secTitle, func(in *mergeInput, d int32) []byte {
 		titleOff = append(titleOff, tn)
-		ibuf = ibuf[:0]
+		m.ibuf = m.ibuf[:0]
 		for _, t := range in.s.TitleSeq(d) {
-			ibuf = append(ibuf, remapped(in, t))
+			m.ibuf = append(m.ibuf, remapped(in, t))
 			tn++
 		}
-		return asBytes(ibuf)
+		return asBytes(m.ibuf)
 	})
-	perDoc(secDocTerms, func(in *mergeInput, d int32) []byte {
+	m.perDoc(secDocTerms, func(in *mergeInput, d int32) []byte {
 		docTermOff = append(docTermOff, dn)
-		ibuf = ibuf[:0]
-		for _, t := range in.s.DocTerms(d) {
-			ibuf = append(ibuf, remapped(in, t))
+		m.ibuf = m.ibuf[:0]
+		for _, t := range in.s.termsOf(d) {
+			m.ibuf = append(m.ibuf, remapped(in, t))
 			dn++
 		}
-		return asBytes(ibuf)
+		return asBytes(m.ibuf)
 	})
 	titleOff32 := make([]int32, 0, len(titleOff)+1)
 	for _, o := range titleOff {
 		titleOff32 = append(titleOff32, int32(o))
 	}
-	w.section(secTitleOff, asBytes(append(titleOff32, int32(tn))))
-	w.section(secDocTermOff, asBytes(append(docTermOff, dn)))
-	meta.Titles, meta.DocTerms = int(tn), dn
-	titleOff, titleOff32, docTermOff = nil, nil, nil
+	m.w.section(secTitleOff, asBytes(append(titleOff32, int32(tn))))
+	m.w.section(secDocTermOff, asBytes(append(docTermOff, dn)))
+	m.meta.Titles, m.meta.DocTerms = int(tn), dn
+	return nil
+}
 
-	// The documents' names, renumbered.
+// writeNames writes the documents' names, renumbered, and the table of
+// names by first term.
+func (m *merger) writeNames() error {
 	var nents []NameEntry
 	var nterms []int32
 	var ntexts []string
-	for _, in := range ins {
+	for _, in := range m.ins {
 		for d := range int32(in.s.NumDocs()) {
 			if in.docs[d] < 0 {
 				continue
 			}
 			es, _ := in.s.NamesOf(d)
-			pg.read(faultBytes)
+			m.pg.read(faultBytes)
 			for _, e := range es {
-				ts := in.s.NameTerms(e)
+				ts := in.s.nameTermsOf(e)
 				ne := NameEntry{Doc: in.docs[d], Start: int32(len(nterms)), Len: int32(len(ts)), Text: int32(len(ntexts)), Kind: e.Kind, Party: e.Party}
 				for _, t := range ts {
 					nterms = append(nterms, remapped(in, t))
@@ -518,22 +606,26 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			}
 		}
 	}
+	w := m.w
 	nameOff, nameStr := stringTable(ntexts)
-	firstOff, firstList := nameFirstTable(nents, nterms, nt)
+	firstOff, firstList := nameFirstTable(nents, nterms, len(m.terms))
 	w.section(secNames, asBytes(nents))
 	w.section(secNameTerms, asBytes(nterms))
 	w.section(secNameTextOff, asBytes(nameOff))
 	w.section(secNameText, nameStr)
 	w.section(secNameFirstOff, asBytes(firstOff))
 	w.section(secNameFirst, asBytes(firstList))
-	meta.Names, meta.NameTerms, meta.NameFirst = len(nents), len(nterms), len(firstList)
-	nents, nterms, ntexts, firstOff, firstList = nil, nil, nil, nil, nil
+	m.meta.Names, m.meta.NameTerms, m.meta.NameFirst = len(nents), len(nterms), len(firstList)
+	return nil
+}
 
-	// Heading statistics and self-reference counts: the inputs' sums less
-	// what their deleted documents held.
+// writeHeadings writes the heading statistics: the inputs' sums less what
+// their deleted documents held.
+func (m *merger) writeHeadings() error {
+	nt := len(m.terms)
 	headDocs := make([]int32, nt)
 	headedDF := make([]int32, nt)
-	eachTerm(func(t int32, in *mergeInput, old int32) {
+	m.eachTerm(func(t int32, in *mergeInput, old int32) {
 		headDocs[t] += in.s.HeadDocs(old)
 		headedDF[t] += in.s.HeadedDF(old)
 		if in.dead != nil {
@@ -541,109 +633,111 @@ func mergeSegments(w *fileWriter, segs []*Segment, deleted [][]int32) (MergeStat
 			headedDF[t] -= in.dead.headedDF[old]
 		}
 	})
-	w.section(secHeadDocs, asBytes(headDocs))
-	w.section(secHeadedDF, asBytes(headedDF))
-	headDocs, headedDF = nil, nil
+	m.w.section(secHeadDocs, asBytes(headDocs))
+	m.w.section(secHeadedDF, asBytes(headedDF))
+	return nil
+}
+
+// writeSelfCounts writes the self-reference counts: the inputs' sums less
+// what their deleted documents held, and, for an input that uses a word
+// but not as a self-reference, its plain occurrences in live units.
+func (m *merger) writeSelfCounts() error {
 	var self []SelfCount
-	for t := range int32(nt) {
-		str := terms[t]
+	for t := range int32(len(m.terms)) {
+		str := m.terms[t]
 		if len(str) == 0 || str[0] != SelfMark[0] {
 			continue
 		}
 		c := SelfCount{Term: t}
-		for _, in := range ins {
-			lm, okm := in.s.Lookup(str)
-			var ic SelfCount
-			has := false
-			if okm {
-				ic, has = in.s.SelfCountOf(lm)
-			}
-			if has {
-				c.Uses += ic.Uses
-				c.Docs += ic.Docs
-				c.Plain += ic.Plain
-				if in.dead != nil {
-					x := in.dead.self[lm]
-					c.Uses -= x.Uses
-					c.Docs -= x.Docs
-					c.Plain -= x.Plain
-				}
-				continue
-			}
-			// The input uses the word but not as a self-reference: count
-			// its plain occurrences in live units.
-			if lb, ok := in.s.Lookup(str[len(SelfMark):]); ok {
-				pl := in.s.Postings(lb)
-				pg.read(faultBytes + int64(len(pl))*(8+16))
-				for _, p := range pl {
-					if uint(p.Unit) < uint(len(in.s.units)) {
-						if un := in.s.units[p.Unit]; un.View == ViewPlain && in.docs[un.Doc] >= 0 {
-							c.Plain += int64(p.TF)
-						}
-					}
-				}
-			}
+		for _, in := range m.ins {
+			m.addSelfCount(&c, in, str)
 		}
 		if c.Docs > 0 {
 			self = append(self, c)
 		}
 	}
-	w.section(secSelf, asBytes(self))
-	meta.Self = len(self)
+	m.w.section(secSelf, asBytes(self))
+	m.meta.Self = len(self)
+	return nil
+}
 
-	// Vectors.
-	if dim > 0 {
-		var vecUnit []int32
-		w.begin(secVecs)
-		perVec := func(fn func(in *mergeInput, d, u int32, vec []float32)) {
-			for _, in := range ins {
-				if d, _ := in.s.Dense(); d == 0 {
-					continue
-				}
-				for j, u := range in.s.VectorUnits() {
-					if uint(u) >= uint(len(in.s.units)) {
-						continue
-					}
-					d := in.s.units[u].Doc
-					if in.docs[d] < 0 {
-						continue
-					}
-					if vec := in.s.Vector(int32(j)); vec != nil {
-						fn(in, d, u, vec)
-					}
+// addSelfCount adds input in's counts of the self-reference str to c.
+func (m *merger) addSelfCount(c *SelfCount, in *mergeInput, str string) {
+	lm, okm := in.s.Lookup(str)
+	var ic SelfCount
+	has := false
+	if okm {
+		ic, has = in.s.selfCountOf(lm)
+	}
+	if has {
+		c.Uses += ic.Uses
+		c.Docs += ic.Docs
+		c.Plain += ic.Plain
+		if in.dead != nil {
+			x := in.dead.self[lm]
+			c.Uses -= x.Uses
+			c.Docs -= x.Docs
+			c.Plain -= x.Plain
+		}
+		return
+	}
+	// The input uses the word but not as a self-reference: count its plain
+	// occurrences in live units.
+	if lb, ok := in.s.Lookup(str[len(SelfMark):]); ok {
+		pl := in.s.Postings(lb)
+		m.pg.read(faultBytes + int64(len(pl))*(8+16))
+		for _, p := range pl {
+			if uint(p.Unit) < uint(len(in.s.units)) {
+				if un := in.s.units[p.Unit]; un.View == ViewPlain && in.docs[un.Doc] >= 0 {
+					c.Plain += int64(p.TF)
 				}
 			}
 		}
-		perVec(func(in *mergeInput, d, u int32, vec []float32) {
-			vecUnit = append(vecUnit, u+in.shift[d])
-			w.write(asBytes(vec))
-		})
-		w.end()
-		vecOf := make([]int32, units)
-		for i := range vecOf {
-			vecOf[i] = -1
-		}
-		for j, u := range vecUnit {
-			vecOf[u] = int32(j)
-		}
-		w.section(secVecOf, asBytes(vecOf))
-		w.section(secVecUnit, asBytes(vecUnit))
-		meta.Vectors = len(vecUnit)
-	} else {
+	}
+}
+
+// writeVectors writes the live units' vectors, renumbered, when the inputs
+// have any (empty sections otherwise).
+func (m *merger) writeVectors() error {
+	w := m.w
+	if m.dim == 0 {
 		w.section(secVecOf)
 		w.section(secVecUnit)
 		w.section(secVecs)
+		return nil
 	}
-	if bad != nil {
-		return st, bad
+	var vecUnit []int32
+	w.begin(secVecs)
+	for _, in := range m.ins {
+		if d, _ := in.s.Dense(); d == 0 {
+			continue
+		}
+		for j, u := range in.s.VectorUnits() {
+			if uint(u) >= uint(len(in.s.units)) {
+				continue
+			}
+			d := in.s.units[u].Doc
+			if in.docs[d] < 0 {
+				continue
+			}
+			if vec := in.s.Vector(int32(j)); vec != nil {
+				vecUnit = append(vecUnit, u+in.shift[d])
+				w.write(asBytes(vec))
+			}
+		}
 	}
-	writeDocStats(w, nil)
-	mj, err := json.Marshal(meta)
-	if err != nil {
-		return st, err
+	w.end()
+	vecOf := make([]int32, m.units)
+	for i := range vecOf {
+		vecOf[i] = -1
 	}
-	size, err := w.finish(mj)
-	return MergeStats{Docs: int(docs), Units: int(units), Terms: nt, Bytes: size}, err
+	for j, u := range vecUnit {
+		vecOf[u] = int32(j)
+	}
+	w.section(secVecOf, asBytes(vecOf))
+	w.section(secVecUnit, asBytes(vecUnit))
+	m.meta.Vectors = len(vecUnit)
+	return nil
 }
 
 // remapped returns the merged number of term t of an input (-1 when out of

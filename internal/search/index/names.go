@@ -16,7 +16,7 @@ import (
 // the table is written to and read from a segment file as it is.
 type NameEntry struct {
 	Doc   int32 // within the segment
-	Start int32 // its terms are NameTerms [Start, Start+Len)
+	Start int32 // its terms are nameTermsOf [Start, Start+Len)
 	Len   int32
 	Text  int32 // index of the name as the document writes it (NameText)
 	Kind  uint8 // names.Kind
@@ -61,9 +61,9 @@ func (s *Segment) addNames(di int32, ns []names.Name, mine map[int32]bool) {
 // Names returns the segment's name entries, by document.
 func (s *Segment) Names() []NameEntry { return s.names }
 
-// NameTerms returns the terms of name entry e (nil when out of range: an
+// nameTermsOf returns the terms of name entry e (nil when out of range: an
 // opened segment's table is checked where read).
-func (s *Segment) NameTerms(e NameEntry) []int32 {
+func (s *Segment) nameTermsOf(e NameEntry) []int32 {
 	a, b := int(e.Start), int(e.Start)+int(e.Len)
 	if a < 0 || b < a || b > len(s.nameTerms) {
 		return nil
@@ -98,9 +98,9 @@ func (s *Segment) NamesOf(d int32) ([]NameEntry, int) {
 	return s.names[lo:hi:hi], lo
 }
 
-// NamesStartingWith returns the entries (indices into Names) whose first
+// namesStartingWith returns the entries (indices into Names) whose first
 // term is t.
-func (s *Segment) NamesStartingWith(t int32) []int32 {
+func (s *Segment) namesStartingWith(t int32) []int32 {
 	if s.nameFirstOff == nil {
 		return s.nameFirst[t]
 	}
@@ -119,17 +119,17 @@ func (s *Segment) NamesStartingWith(t int32) []int32 {
 // agreement" of every supply agreement).
 type NameGroup struct {
 	Terms   []int32 // the names' terms
-	Entries []int32 // indices into Names, in the order NamesStartingWith gives them
+	Entries []int32 // indices into Names, in the order namesStartingWith gives them
 }
 
-// NameGroupsStartingWith returns the entries of NamesStartingWith(t) grouped
+// NameGroupsStartingWith returns the entries of namesStartingWith(t) grouped
 // by their terms, the groups in the order of their first entries. Routing
 // compares a question's words with each group once, not with each of the
 // hundreds of documents that share a type or title. The groups of a term
 // are kept until the segment gains names starting with it (one being
 // built only appends them).
 func (s *Segment) NameGroupsStartingWith(t int32) []NameGroup {
-	list := s.NamesStartingWith(t)
+	list := s.namesStartingWith(t)
 	if c, ok := s.nameGroups.Load(t); ok && c.(nameGroupsOf).n == len(list) {
 		return c.(nameGroupsOf).groups
 	}
@@ -140,7 +140,7 @@ func (s *Segment) NameGroupsStartingWith(t int32) []NameGroup {
 		if ei < 0 || int(ei) >= len(s.names) {
 			continue // a damaged file
 		}
-		terms := s.NameTerms(s.names[ei])
+		terms := s.nameTermsOf(s.names[ei])
 		if len(terms) == 0 {
 			continue
 		}

@@ -39,7 +39,7 @@ type RoutePosting struct {
 }
 
 // SelfCount is what a segment counts of one self-reference word (a term
-// SelfMark+w, see SelfReferences): how often its clauses use w so, in how
+// SelfMark+w, see selfReferences): how often its clauses use w so, in how
 // many documents, and how often w occurs at all in plain views.
 type SelfCount struct {
 	Term  int32 // the marked term, within the segment
@@ -304,14 +304,6 @@ func (s *Segment) term(t int32) string {
 	return s.termStr[a:b]
 }
 
-// TermText returns a copy of term t's text.
-func (s *Segment) TermText(t int32) string {
-	if uint(t) >= uint(s.NumTerms()) {
-		return ""
-	}
-	return cloneString(s.term(t))
-}
-
 // Lookup returns the id of a term in the segment.
 func (s *Segment) Lookup(t string) (int32, bool) {
 	if s.vocab != nil {
@@ -404,8 +396,8 @@ func (s *Segment) TitleSeq(d int32) []int32 {
 	return s.titles[a:b:b]
 }
 
-// DocTerms returns document d's terms in the order its analysis met them.
-func (s *Segment) DocTerms(d int32) []int32 {
+// termsOf returns document d's terms in the order its analysis met them.
+func (s *Segment) termsOf(d int32) []int32 {
 	if uint(d)+1 >= uint(len(s.docTermOff)) {
 		return nil
 	}

@@ -14,11 +14,11 @@ import (
 // collection's counts which words a question uses to frame the document
 // rather than to ask about its content.
 
-// SelfReferences returns, by stem, how often text uses a capitalized word
+// selfReferences returns, by stem, how often text uses a capitalized word
 // right after "this" as the head of its noun phrase: "this Agreement",
 // "this Section 4.2", "THIS AGREEMENT", but not "this Strategic" in "this
 // Strategic Alliance Agreement".
-func SelfReferences(text string) map[string]int {
+func selfReferences(text string) map[string]int {
 	var out map[string]int
 	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' }
 	prevThis := false

@@ -18,9 +18,9 @@ func TestSelfReferences(t *testing.T) {
 		{"a lower-case reference to this document, and this License.", map[string]int{"document": 1, "licens": 1}},
 		{"Nothing here refers to itself.", nil},
 	} {
-		got := SelfReferences(tc.text)
+		got := selfReferences(tc.text)
 		if !maps.Equal(got, tc.want) {
-			t.Errorf("SelfReferences(%q) = %v, want %v", tc.text, got, tc.want)
+			t.Errorf("selfReferences(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

@@ -195,7 +195,7 @@ func deadOf(s *Segment, docs []int32) (*deadSet, error) {
 			c.Docs++
 			d.self[t] = c
 		}
-		for _, t := range s.DocTerms(doc) {
+		for _, t := range s.termsOf(doc) {
 			if p, ok := s.RoutePosting(t, doc); ok {
 				d.routeDF[t]++
 				d.titleDF[t] += int32(p.Title)
@@ -230,7 +230,7 @@ func deadOfStats(s *Segment, docs []int32) (*deadSet, error) {
 			d.headedN += int64(ds.headedN[doc])
 		}
 		a := s.docTermOff[doc]
-		for k, t := range s.DocTerms(doc) {
+		for k, t := range s.termsOf(doc) {
 			e := a + int64(k)
 			if e >= int64(len(ds.units)) {
 				break
@@ -301,21 +301,6 @@ func (v *Snapshot) Deleted(i int, d int32) bool {
 
 // HasDeleted reports whether segment i has deleted documents.
 func (v *Snapshot) HasDeleted(i int) bool { return v.dead[i] != nil }
-
-// DeletedDocs returns the deleted documents of segment i, in order.
-func (v *Snapshot) DeletedDocs(i int) []int32 {
-	ds := v.dead[i]
-	if ds == nil {
-		return nil
-	}
-	var out []int32
-	for d, dead := range ds.doc {
-		if dead {
-			out = append(out, int32(d))
-		}
-	}
-	return out
-}
 
 // LiveDocs returns the number of documents not deleted.
 func (v *Snapshot) LiveDocs() int { return v.liveDocs }

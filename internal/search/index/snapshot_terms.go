@@ -270,7 +270,7 @@ func (v *Snapshot) SelfCount(t int32) (uses, docs, plain int64) {
 		if l < 0 {
 			continue
 		}
-		c, ok := s.SelfCountOf(l)
+		c, ok := s.selfCountOf(l)
 		if !ok {
 			continue
 		}
@@ -304,7 +304,7 @@ func (v *Snapshot) TermOrder(t int32) uint64 {
 		first := int32(math.MaxInt32)
 		if s.ds != nil { // a stats file: the documents' term lists
 			for doc := range int32(s.NumDocs()) {
-				if !v.Deleted(i, doc) && slices.Contains(s.DocTerms(doc), l) {
+				if !v.Deleted(i, doc) && slices.Contains(s.termsOf(doc), l) {
 					first = doc
 					break
 				}
@@ -333,7 +333,7 @@ func (v *Snapshot) TermOrder(t int32) uint64 {
 			if e.Doc >= first {
 				break
 			}
-			if !v.Deleted(i, e.Doc) && slices.Contains(s.NameTerms(e), l) {
+			if !v.Deleted(i, e.Doc) && slices.Contains(s.nameTermsOf(e), l) {
 				first = e.Doc
 				break
 			}
@@ -341,7 +341,7 @@ func (v *Snapshot) TermOrder(t int32) uint64 {
 		if first == math.MaxInt32 {
 			continue
 		}
-		pos := slices.Index(s.DocTerms(first), l)
+		pos := slices.Index(s.termsOf(first), l)
 		k = uint64(uint32(v.docBase[i]+first))<<32 | uint64(uint32(pos))
 		break
 	}
@@ -368,7 +368,7 @@ func (v *Snapshot) SelfCounts(w string) (uses, docs, plain int64, ok bool) {
 		has := false
 		lm := v.Local(m, i)
 		if lm >= 0 {
-			c, has = s.SelfCountOf(lm)
+			c, has = s.selfCountOf(lm)
 		}
 		if has {
 			uses += c.Uses
@@ -421,7 +421,7 @@ func (v *Snapshot) DocsWithTerm(t int32, limit int) int {
 					if !dead {
 						continue
 					}
-					if k := slices.Index(s.DocTerms(int32(doc)), l); k >= 0 && s.ds.units[a[doc]+int64(k)] > 0 {
+					if k := slices.Index(s.termsOf(int32(doc)), l); k >= 0 && s.ds.units[a[doc]+int64(k)] > 0 {
 						n--
 					}
 				}

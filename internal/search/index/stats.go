@@ -56,8 +56,8 @@ func (s *Segment) SelfCounts() []SelfCount {
 	return s.self
 }
 
-// SelfCountOf returns the counts of self-reference term t (a SelfMark term).
-func (s *Segment) SelfCountOf(t int32) (SelfCount, bool) {
+// selfCountOf returns the counts of self-reference term t (a SelfMark term).
+func (s *Segment) selfCountOf(t int32) (SelfCount, bool) {
 	s.countStats()
 	i, ok := slices.BinarySearchFunc(s.self, t, func(c SelfCount, t int32) int { return int(c.Term - t) })
 	if !ok {

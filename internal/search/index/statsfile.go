@@ -88,7 +88,7 @@ func computeDocStats(s *Segment) *docStats {
 			}
 		}
 		a := s.docTermOff[d]
-		for k, t := range s.DocTerms(d) {
+		for k, t := range s.termsOf(d) {
 			pl := s.Postings(t)
 			i := sort.Search(len(pl), func(i int) bool { return pl[i].Unit >= first })
 			for ; i < len(pl) && pl[i].Unit < limit; i++ {

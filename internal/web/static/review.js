@@ -230,6 +230,19 @@ async function showPartial(id) {
   } catch (_) { /* the finished table comes at the end anyway */ }
 }
 
+// exportName reads the file name the server gives an export (named after
+// the review) from its Content-Disposition: filename*=utf-8''… (RFC 2231,
+// for a name that is not ASCII) or filename="…".
+function exportName(cd) {
+  if (!cd) return '';
+  let m = /filename\*=utf-8''([^;]+)/i.exec(cd);
+  if (m) {
+    try { return decodeURIComponent(m[1]); } catch (_) { /* fall through */ }
+  }
+  m = /filename="((?:[^"\\]|\\.)*)"/i.exec(cd) || /filename=([^;\s]+)/i.exec(cd);
+  return m ? m[1].replace(/\\(.)/g, '$1') : '';
+}
+
 // exportReview downloads the open review in a format (with the key, so not
 // a plain link).
 async function exportReview(format) {
@@ -240,7 +253,7 @@ async function exportReview(format) {
     if (!res.ok) throw await errorOf(res);
     const blob = await res.blob();
     const url = URL.createObjectURL(blob);
-    const a = el('a', { href: url, download: 'review-' + state.collection + '.' + format });
+    const a = el('a', { href: url, download: exportName(res.headers.get('Content-Disposition')) || 'review.' + format });
     document.body.append(a);
     a.click();
     a.remove();

@@ -46,9 +46,13 @@ function jobCard(names) {
   const bar = el('progress', { max: 1, value: 0, 'aria-label': 'Ingestion progress' });
   const count = el('span', { className: 'job-count' });
   const list = el('ul', { className: 'job-files' }, names.map((n) => fileRow(n, 'queued', '')));
-  const root = el('div', { className: 'job', 'data-state': 'uploading' }, title, el('div', { className: 'job-bar' }, bar, count), list);
+  // The files' rows fold away once the job has finished (the title says
+  // how it went); the summary opens them again.
+  const summary = el('summary', {}, 'Files');
+  const files = el('details', { className: 'job-details', open: true }, summary, list);
+  const root = el('div', { className: 'job', 'data-state': 'uploading' }, title, el('div', { className: 'job-bar' }, bar, count), files);
   return {
-    root, title, bar, count, list, names,
+    root, title, bar, count, list, names, files, summary,
     // fail marks the upload and every file failed (none stays "queued"),
     // with each file's own reason when the server gave one.
     fail(msg, rejected) {
@@ -84,25 +88,40 @@ function renderJob(job, card) {
   const results = listOf(job.results || job.files, 'files', 'results');
   const total = p.total || results.length || 0;
   const done = p.done || 0;
-  card.root.dataset.state = status;
   card.bar.max = Math.max(total, 1);
   card.bar.value = status === 'done' ? card.bar.max : Math.min(done, card.bar.max);
   card.count.textContent = total ? done + ' / ' + total : '';
   const failed = results.filter((f) => f.status === 'failed').length;
-  card.title.textContent = {
+  // A job that finished with failures is a warning, not a success; one
+  // whose every file failed has failed.
+  let shown = status;
+  if (status === 'done' && results.length && failed === results.length) shown = 'failed';
+  card.root.dataset.state = shown;
+  card.root.classList.toggle('job-warn', shown === 'done' && failed > 0);
+  card.title.textContent = shown !== status ? 'Nothing ingested: ' + (failed === 1 ? 'the file failed' : 'all ' + failed + ' files failed') : {
     queued: 'Waiting to ingest…',
     running: 'Ingesting' + (p.current ? ': ' + p.current : '…'),
     done: 'Ingested' + (failed ? ' with ' + failed + (failed === 1 ? ' failure' : ' failures') : ''),
     failed: 'Ingestion failed' + (job.error ? ': ' + job.error : ''),
     cancelled: 'Cancelled',
   }[status] || status;
-  // One row per uploaded file: its result once there is one.
+  // One row per uploaded file: its result once there is one. An archive
+  // or e-mail has no result of its own but its entries' (named under it):
+  // it failed when every entry did.
   const rows = card.names.map((n) => {
     const r = results.find((f) => f.name === n || baseName(f.name || f.path || '') === n);
-    return r || { name: n, status: status === 'done' ? 'done' : 'waiting' };
+    if (r) return r;
+    const under = results.filter((f) => (f.name || f.path || '').startsWith(n + '/'));
+    if (status === 'done' && under.length && under.every((f) => f.status === 'failed')) return { name: n, status: 'failed', reason: 'every entry failed' };
+    return { name: n, status: status === 'done' ? 'done' : 'waiting' };
   });
   for (const r of results) if (!rows.includes(r)) rows.push(r);
   card.list.replaceChildren(...rows.map((f) => fileRow(f.name || f.path, f.status || status, f.reason || f.error || '')));
+  card.summary.textContent = rows.length + (rows.length === 1 ? ' file' : ' files') + (failed ? ', ' + failed + ' failed' : '');
+  if (['done', 'failed', 'cancelled'].includes(status) && !card.finished) {
+    card.finished = true;
+    card.files.open = false;
+  }
 }
 
 const baseName = (p) => p.split(/[\\/]/).pop();
