@@ -267,7 +267,7 @@ func TestCLIDemo(t *testing.T) {
 	if n := strings.Count(out, "\n"); n > 80 {
 		t.Errorf("demo prints %d lines, want at most 80", n)
 	}
-	for _, want := range []string{"5 added", "Q: ", "routed to", "“"} {
+	for _, want := range []string{"5 added", "Q: ", "routed to Master Services Agreement — Quillfeather Data Services", "“"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

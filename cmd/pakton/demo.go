@@ -72,7 +72,7 @@ func runDemo(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if err := demoReview(ctx, stdout, st); err != nil {
+	if err := demoReview(ctx, stdout, st, ix); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nTry your own: pakton ingest DIR, then pakton search \"QUESTION\" (or --json),\n"+
@@ -84,9 +84,9 @@ func runDemo(ctx context.Context, args []string) error {
 var demoProvisions = []string{"Governing Law", "Anti-Assignment", "Cap on Liability", "Termination for Convenience", "Change of Control", "Source Code Escrow"}
 
 // demoReview reviews the sample contracts against a few provisions of the
-// built-in playbook, offline, and prints one line per contract: how many
+// built-in playbook, offline, and prints per contract its name, how many
 // were found and which were not.
-func demoReview(ctx context.Context, w io.Writer, st *store.Store) error {
+func demoReview(ctx context.Context, w io.Writer, st *store.Store, ix *search.Index) error {
 	pb, det := review.Builtin()
 	pb, err := pb.Select(demoProvisions)
 	if err != nil {
@@ -116,7 +116,7 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store) error {
 				missing = append(missing, c.Provision)
 			}
 		}
-		line := fmt.Sprintf("  %-34s found %d of %d", in.Name, len(row.Cells)-len(missing), len(row.Cells))
+		line := fmt.Sprintf("  %s\n      found %d of %d", demoName(ix, in.ID, in.Name), len(row.Cells)-len(missing), len(row.Cells))
 		if len(missing) > 0 {
 			line += "; not found: " + strings.Join(missing, ", ")
 		}
@@ -143,6 +143,15 @@ func writeExamples(dir string) error {
 	})
 }
 
+// demoName is a contract as people name it (title, parties, date), its file
+// after it, or the file alone when it has no name.
+func demoName(ix *search.Index, id, file string) string {
+	if d := ix.DocDisplay(id); d != "" && d != file {
+		return d + " (" + file + ")"
+	}
+	return file
+}
+
 // demoAnswer prints one question, the document it was routed to and its top
 // provisions, each quote on a few wrapped lines.
 func demoAnswer(ctx context.Context, w io.Writer, st *store.Store, ix *search.Index, question string, k int) error {
@@ -158,7 +167,7 @@ func demoAnswer(ctx context.Context, w io.Writer, st *store.Store, ix *search.In
 	if len(res.RoutedTo) > 0 {
 		names := make([]string, len(res.RoutedTo))
 		for i, id := range res.RoutedTo {
-			names[i] = ix.DocName(id)
+			names[i] = demoName(ix, id, ix.DocName(id))
 		}
 		fmt.Fprintf(w, "   routed to %s\n", strings.Join(names, ", "))
 	}
