@@ -497,6 +497,12 @@ func listBreak(between string) bool {
 // opening text hold every one of terms (the header router's postings,
 // route.go), sorted; nil when a term is in none.
 func openingDocs(v *index.Snapshot, terms []int32) []int32 {
+	return docsWithEvery(v, terms, func(p index.RoutePosting) bool { return p.Name == 1 })
+}
+
+// docsWithEvery returns the documents that hold every one of terms in a
+// route posting keep accepts, sorted; nil when a term is in none.
+func docsWithEvery(v *index.Snapshot, terms []int32, keep func(index.RoutePosting) bool) []int32 {
 	var out []int32
 	for i, tid := range terms {
 		if tid < 0 {
@@ -504,7 +510,7 @@ func openingDocs(v *index.Snapshot, terms []int32) []int32 {
 		}
 		var ds []int32
 		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting, _ *index.Segment) {
-			if p.Name == 1 {
+			if keep(p) {
 				ds = append(ds, d)
 			}
 		})

@@ -568,25 +568,5 @@ func splitKnown(v *index.Snapshot, w string) []int32 {
 // every one of terms (the header router's title postings), sorted; nil
 // when a term is in none.
 func titleDocs(v *index.Snapshot, terms []int32) []int32 {
-	var out []int32
-	for i, tid := range terms {
-		if tid < 0 {
-			return nil
-		}
-		var ds []int32
-		eachRoutePosting(v, tid, func(d int32, p index.RoutePosting, _ *index.Segment) {
-			if p.Title == 1 {
-				ds = append(ds, d)
-			}
-		})
-		if i == 0 {
-			out = ds
-		} else {
-			out = intersect(out, ds)
-		}
-		if len(out) == 0 {
-			return nil
-		}
-	}
-	return out
+	return docsWithEvery(v, terms, func(p index.RoutePosting) bool { return p.Title == 1 })
 }
