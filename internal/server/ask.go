@@ -113,7 +113,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	defer cancel()
 	defer context.AfterFunc(s.streams, cancel)()
 
-	ev, ok := openStream(w)
+	ev, ok := openStream(w, "pakton ask")
 	if !ok || !s.takeAskSlot(ctx, ev) {
 		return
 	}
@@ -191,8 +191,9 @@ func checkAsk(w http.ResponseWriter, req *askRequest) bool {
 	return true
 }
 
-// openStream starts a response of server-sent events.
-func openStream(w http.ResponseWriter) (*sse, bool) {
+// openStream starts a response of server-sent events with a comment naming
+// the stream; false when the client is gone.
+func openStream(w http.ResponseWriter, name string) (*sse, bool) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -200,7 +201,7 @@ func openStream(w http.ResponseWriter) (*sse, bool) {
 	w.WriteHeader(http.StatusOK)
 	ev := &sse{w: w, rc: http.NewResponseController(w)}
 	ev.rc.SetReadDeadline(time.Time{})
-	return ev, ev.comment("pakton ask") == nil
+	return ev, ev.comment(name) == nil
 }
 
 // takeAskSlot waits, bounded, for a free slot to answer in; the caller

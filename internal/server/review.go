@@ -441,14 +441,8 @@ func (s *Server) reviewEvents(w http.ResponseWriter, r *http.Request, _ auth.Key
 	if !ok {
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	ev := &sse{w: w, rc: http.NewResponseController(w)}
-	ev.rc.SetReadDeadline(time.Time{})
-	if ev.comment("pakton review "+m.ID) != nil {
+	ev, ok := openStream(w, "pakton review "+m.ID)
+	if !ok {
 		return
 	}
 	tick := time.NewTicker(250 * time.Millisecond)
