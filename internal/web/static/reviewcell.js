@@ -50,7 +50,7 @@ function renderPanel() {
   const d = decisionAt(at.row, at.col);
   const a = answerAt(at.row, at.col);
   $('cell-title').textContent = p;
-  $('cell-doc').textContent = row.doc_name;
+  $('cell-doc').textContent = row.doc_title ? row.doc_title + ' · ' + row.doc_name : row.doc_name;
   const ans = $('cell-answer');
   ans.className = 'cell-answer cell-' + a.kind;
   ans.replaceChildren(...[el('span', { className: 'ans' }, a.kind === 'found' ? 'Found' : a.text),

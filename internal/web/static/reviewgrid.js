@@ -398,7 +398,7 @@ function gridCell(i, j, dim) {
   return el('td', { className: cls.join(' '), role: 'gridcell' },
     el('button', {
       type: 'button', className: 'cell', 'data-row': i, 'data-col': j, tabIndex: -1,
-      'aria-label': cur.table.rows[i].doc_name + ' — ' + said.join(', '),
+      'aria-label': (cur.table.rows[i].doc_title || cur.table.rows[i].doc_name) + ' — ' + said.join(', '),
       title: said.join('\n'),
     },
     el('span', { className: 'ans' }, line),
