@@ -68,9 +68,12 @@ type Cluster struct {
 	logf   func(string, ...any)
 }
 
-// Ports of node i (1-based).
+// Ports of node i (1-based). Every port stays below the kernel's ephemeral
+// range (32768 and up on Linux), so an outgoing connection made while the
+// cluster starts cannot take a port a node is about to bind; Weaviate's
+// default gRPC port 50051 is inside that range, hence the lower base.
 func (c *Cluster) HTTPPort(i int) int   { return 8080 + i - 1 + c.Offset }
-func (c *Cluster) GRPCPort(i int) int   { return 50051 + i - 1 + c.Offset }
+func (c *Cluster) GRPCPort(i int) int   { return 12051 + i - 1 + c.Offset }
 func (c *Cluster) GossipPort(i int) int { return 7100 + 2*(i-1) + c.Offset }
 func (c *Cluster) DataPort(i int) int   { return 7101 + 2*(i-1) + c.Offset }
 func (c *Cluster) RaftPort(i int) int   { return 8300 + 2*(i-1) + c.Offset }
