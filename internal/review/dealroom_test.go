@@ -48,3 +48,44 @@ func TestDealRoomCached(t *testing.T) {
 		t.Errorf("no provision: %+v, %v", none, err)
 	}
 }
+
+// TestDealRoomKindOfRight: a deal-room question about a right is matched to
+// that right, not to its neighbour that shares its words — "terminated for
+// cause" is Termination for Cause, not Termination for Convenience (whose
+// definition says "without … cause") — and a value asked beside the
+// provision ("and how much?") leaves the provision to the rest of the
+// question and is read per contract.
+func TestDealRoomKindOfRight(t *testing.T) {
+	var loads atomic.Int32
+	f, err := NewBuiltinFinder(exampleLoader(t, &loads))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	docs := []DealRoomDoc{{ID: "master-services-agreement.txt", Name: "msa"}, {ID: "mutual-nda.md", Name: "nda"}}
+	for _, tc := range []struct{ question, provision string }{
+		{"Which of our contracts can be terminated for cause?", "Termination for Cause"},
+		{"Which contracts can be terminated without cause?", "Termination for Convenience"},
+		{"Which contracts cap liability, and how much?", "Cap on Liability"},
+		{"Which contracts have uncapped liability?", "Uncapped Liability"},
+	} {
+		dr, err := f.DealRoom(ctx, tc.question, docs, DealRoomOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dr == nil || dr.Provision != tc.provision {
+			t.Errorf("%q: matched %+v, want %s", tc.question, dr, tc.provision)
+			continue
+		}
+		if len(dr.Rows) == 0 || dr.Rows[0].DocID != "master-services-agreement.txt" {
+			t.Errorf("%q: rows %+v, want the services agreement", tc.question, dr.Rows)
+		}
+	}
+	dr, err := f.DealRoom(ctx, "Which contracts cap liability, and how much?", docs, DealRoomOptions{})
+	if err != nil || dr == nil {
+		t.Fatal(err)
+	}
+	if dr.Ask == nil || dr.Ask.Kind != "amount" {
+		t.Errorf("the amount asked beside the cap: %+v", dr.Ask)
+	}
+}

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/pakton/pakton/internal/review/playbook"
 )
@@ -20,6 +21,10 @@ type Scorer struct {
 	featRow map[uint32]int32
 	weights []float32 // len(featRow) × len(provs)
 	zs      *zeroShot
+	// match holds the profiles questions are matched with, built on the
+	// first question (MatchQuestion).
+	match     *matcher
+	matchOnce sync.Once
 	// prior is the zero-shot prior's weight of each generic feature, per
 	// distinct calibration (compiled once).
 	prior map[uint32]float64
