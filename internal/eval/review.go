@@ -59,6 +59,10 @@ type ReviewOptions struct {
 	// reuses them: re-measuring after a change that does not touch training
 	// (an answer reader) skips the training.
 	CacheDir string
+	// Neighbours trains each fold's detectors with the neighbouring
+	// rights' clauses as negatives (detect.TrainOptions.Neighbours), to
+	// measure what they bring.
+	Neighbours bool
 	// Release scores the value readers on the held-out quarter too and
 	// reports its aggregate alone (ReviewReport.Release). Without it the
 	// quarter's values are neither counted, printed nor passed to Values,
@@ -313,11 +317,11 @@ func foldReviewers(ctx context.Context, opt ReviewOptions, pb *playbook.Playbook
 		return jobs, nil
 	case folds > 1:
 		det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*detect.Detectors, error) {
-			det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Progress: func(done, total int, _ string) {
+			det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Neighbours: opt.Neighbours, Progress: func(done, total int, _ string) {
 				opt.Progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
 			}})
 			return det, err
-		})
+		}, trainerKey(opt.Neighbours)...)
 		if err != nil {
 			return nil, err
 		}
@@ -612,6 +616,15 @@ func cachedTrain(dir string, labels *detect.Labels, pb *playbook.Playbook, fold,
 		return nil, fmt.Errorf("eval review: detectors cache: %w", err)
 	}
 	return det, nil
+}
+
+// trainerKey is what, beside detect.TrainerVersion, keys a fold's cached
+// detectors: the trainer's options that change them.
+func trainerKey(neighbours bool) []string {
+	if neighbours {
+		return []string{"neighbours"}
+	}
+	return nil
 }
 
 func ratio(a, b int) float64 {

@@ -44,10 +44,10 @@ func TestAboutPart(t *testing.T) {
 	}
 }
 
-// neighbours is a playbook of rights that share their words and differ in
+// neighbourPlaybook is a playbook of rights that share their words and differ in
 // kind, written for this test; the IDF is a stand-in for contract language
 // (frequent words low, telling words high).
-func neighbours(t *testing.T) (*playbook.Playbook, *Detectors) {
+func neighbourPlaybook(t *testing.T) (*playbook.Playbook, *Detectors) {
 	t.Helper()
 	pb, err := playbook.ParsePlaybook("neighbours", []byte(`
 name: neighbours
@@ -96,7 +96,7 @@ provisions:
 // its neighbour because they share words — "for cause" is not "without
 // cause" — and a value asked beside the provision does not count.
 func TestMatchQuestionKindOfRight(t *testing.T) {
-	pb, det := neighbours(t)
+	pb, det := neighbourPlaybook(t)
 	s := NewScorer(pb, det)
 	for q, want := range map[string]string{
 		"Which of our contracts can be terminated for cause?":                        "Termination for Cause",
@@ -129,4 +129,21 @@ func scoreOf(m []QuestionMatch, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestNeighbours: provisions neighbour each other when they share a
+// playbook group or one's Excludes names the other.
+func TestNeighbours(t *testing.T) {
+	pb, _ := neighbourPlaybook(t)
+	pb.Provisions[0].Group, pb.Provisions[1].Group = "Term", "Term"
+	pb.Provisions[2].Group = "Dates"
+	pb.Provisions[2].Excludes = "Not Termination for Convenience."
+	provs := []provData{{idx: 0}, {idx: 1}, {idx: 2}}
+	got := neighbours(pb, provs)
+	want := [][]int{{1}, {0}, {0}}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("neighbours of %s: %v, want %v", pb.Provisions[i].Name, got[i], want[i])
+		}
+	}
 }

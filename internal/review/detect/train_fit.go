@@ -141,7 +141,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 				y := 0.0
 				if c.pos[k] {
 					y = 1
-				} else if rng.Float64() >= negativeSample && !hard[k] {
+				} else if rng.Float64() >= negativeSample && !hard[k] && (c.near == nil || !c.near[k]) {
 					continue
 				}
 				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k]))-y)
