@@ -34,6 +34,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/graph", s.authed(s.getDocGraph))
 	mux.Handle("GET "+api+"/collections/{c}/graph", s.authed(s.getCollectionGraph))
 	mux.Handle("GET "+api+"/collections/{c}/families", s.authed(s.listFamilies))
+	mux.Handle("GET "+api+"/collections/{c}/deadlines", s.costly(deadlinesCost, s.getDeadlines))
 	mux.Handle("GET "+api+"/collections/{c}/compare", s.authed(s.compareDocs))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 

@@ -47,6 +47,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -124,6 +125,9 @@ type Clause struct {
 	Provision string `json:"provision"`
 	Path      string `json:"path,omitempty"`
 	Pages     []int  `json:"pages,omitempty"`
+	// Span is the clause's passage, code points of the contract's
+	// canonical text (a face opens the contract there).
+	Span document.Span `json:"span"`
 	// Quote is the sentence of the clause the value was read from,
 	// verbatim (shortened with "…" when long).
 	Quote string `json:"quote"`
@@ -456,7 +460,7 @@ func clauses(c review.Cell) []Clause {
 		return nil
 	}
 	ex := c.Extracts[0]
-	return []Clause{{Provision: c.Provision, Path: ex.Path, Pages: ex.Pages, Quote: quote(ex, c.Answer)}}
+	return []Clause{{Provision: c.Provision, Path: ex.Path, Pages: ex.Pages, Span: ex.Span, Quote: quote(ex, c.Answer)}}
 }
 
 // clausesAt is clauses quoting the sentence of c's first extract at byte at.
@@ -465,7 +469,7 @@ func clausesAt(c review.Cell, at int) []Clause {
 		return nil
 	}
 	ex := c.Extracts[0]
-	return []Clause{{Provision: c.Provision, Path: ex.Path, Pages: ex.Pages, Quote: sentenceAt(ex.Text, at)}}
+	return []Clause{{Provision: c.Provision, Path: ex.Path, Pages: ex.Pages, Span: ex.Span, Quote: sentenceAt(ex.Text, at)}}
 }
 
 // maxQuote is the longest quote kept, in characters.

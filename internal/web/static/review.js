@@ -17,6 +17,7 @@ const rv = {
 function setupReview() {
   $('tab-ask').addEventListener('click', () => setTab('ask'));
   $('tab-review').addEventListener('click', () => setTab('review'));
+  setupDeadlines();
   $('review-form').addEventListener('submit', startReview);
   $('review-playbook').addEventListener('change', () => {
     $('review-upload').hidden = $('review-playbook').value !== 'upload';
@@ -51,29 +52,34 @@ async function resumeReview() {
   } catch (err) { showError(err); }
 }
 
-// setTab switches between asking and reviewing; the document view stays.
+// setTab switches between asking, reviewing and the deadlines; the
+// document view stays.
 function setTab(name) {
   const reviewing = name === 'review';
-  $('tab-ask').setAttribute('aria-selected', String(!reviewing));
+  const dating = name === 'deadlines';
+  const away = reviewing || dating;
+  $('tab-ask').setAttribute('aria-selected', String(!away));
   $('tab-review').setAttribute('aria-selected', String(reviewing));
+  $('tab-deadlines').setAttribute('aria-selected', String(dating));
   document.querySelector('main.layout').classList.toggle('reviewing', reviewing);
+  document.querySelector('main.layout').classList.toggle('dating', dating);
   document.body.classList.toggle('reviewing', reviewing);
   if (!reviewing) setReading(false);
-  for (const id of ['ask-form', 'search-form']) $(id).hidden = reviewing;
-  if (reviewing) {
-    for (const id of ['activity', 'results', 'report']) {
-      const e = $(id);
-      e.dataset.wasHidden = e.hidden ? '1' : '';
+  for (const id of ['ask-form', 'search-form']) $(id).hidden = away;
+  for (const id of ['activity', 'results', 'report']) {
+    const e = $(id);
+    if (away) {
+      if (e.dataset.wasHidden === undefined || e.dataset.away !== '1') e.dataset.wasHidden = e.hidden ? '1' : '';
       e.hidden = true;
+    } else if (e.dataset.wasHidden !== undefined) {
+      e.hidden = e.dataset.wasHidden === '1';
     }
-  } else {
-    for (const id of ['activity', 'results', 'report']) {
-      const e = $(id);
-      if (e.dataset.wasHidden !== undefined) e.hidden = e.dataset.wasHidden === '1';
-    }
+    e.dataset.away = away ? '1' : '';
   }
   $('review').hidden = !reviewing;
+  $('deadlines').hidden = !dating;
   if (reviewing) loadReviews();
+  if (dating) loadDeadlines(false);
 }
 
 // loadReviews lists the collection's reviews and opens the newest.
