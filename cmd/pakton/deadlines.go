@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/review/deadline"
 	"github.com/pakton/pakton/internal/usecase"
@@ -60,7 +60,7 @@ func runDeadlines(ctx context.Context, args []string) error {
 	defer st.Close()
 	uc := usecase.Deadlines{Store: st, Collection: g.collection, IncludeCorrespondence: *withCorr}
 	for _, ref := range docs {
-		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
+		info, err := docread.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return err
 		}

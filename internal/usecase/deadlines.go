@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/agent"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/deadline"
@@ -78,7 +78,7 @@ func (d Deadlines) List(ctx context.Context, asOf time.Time) (*DeadlineList, err
 		if len(want) > 0 && !want[in.ID] {
 			continue
 		}
-		nm, nerr := ingest.DocNames(ctx, d.Store, d.Collection, in.ID)
+		nm, nerr := docread.DocNames(ctx, d.Store, d.Collection, in.ID)
 		if len(want) == 0 && !d.IncludeCorrespondence && nerr == nil && nm.Correspondence != "" {
 			continue
 		}
