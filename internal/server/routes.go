@@ -30,6 +30,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents", s.authed(s.listDocuments))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}", s.authed(s.getDocument))
 	mux.Handle("DELETE "+api+"/collections/{c}/documents/{id}", s.authed(s.deleteDocument))
+	mux.Handle("GET "+api+"/collections/{c}/trash", s.authed(s.listTrash))
+	mux.Handle("POST "+api+"/collections/{c}/trash/{id}/restore", s.authed(s.restoreDocument))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/layout", s.authed(s.getLayout))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/graph", s.authed(s.getDocGraph))
 	mux.Handle("GET "+api+"/collections/{c}/graph", s.authed(s.getCollectionGraph))

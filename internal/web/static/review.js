@@ -89,7 +89,10 @@ async function loadReviews() {
       const r = await api('GET', '/playbooks');
       rv.playbooks = listOf(r, 'playbooks');
       const pb = rv.playbooks[0];
-      if (pb) $('review-playbook').options[0].textContent = 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)';
+      if (pb) {
+        $('review-playbook').options[0].textContent = 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)';
+        renderProvisionPicker(pb.provisions);
+      }
     }
     await loadReviewList();
     if (rv.current && rv.current.review.collection === state.collection) return;
@@ -98,6 +101,33 @@ async function loadReviews() {
     $('review-new').open = !rv.list.length;
     if (rv.list.length) await openReview(rv.list[0].id);
   } catch (err) { showError(err); }
+}
+
+// renderProvisionPicker lists the playbook's provisions by group, each a
+// checkbox: what is ticked is written into the Provisions box (empty: all).
+function renderProvisionPicker(provs) {
+  const box = $('review-picker-list');
+  const groups = new Map();
+  for (const p of provs) {
+    const g = p.group || 'Other';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(p);
+  }
+  const sync = () => {
+    const picked = [...box.querySelectorAll('input:checked')].map((c) => c.value);
+    $('review-provisions').value = picked.join(', ');
+    $('review-picked').textContent = picked.length ? picked.length + ' of ' + provs.length + ' chosen' : 'all ' + provs.length;
+  };
+  box.replaceChildren(...[...groups].map(([g, ps]) => el('fieldset', { className: 'picker-group' },
+    el('legend', {}, g),
+    ps.map((p) => el('label', { className: 'check', title: p.definition || '' },
+      el('input', { type: 'checkbox', value: p.name, onchange: sync }), p.name)))));
+  $('review-picker-none').onclick = () => { for (const c of box.querySelectorAll('input')) c.checked = false; sync(); };
+  $('review-provisions').addEventListener('input', () => {
+    const typed = new Set($('review-provisions').value.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean));
+    for (const c of box.querySelectorAll('input')) c.checked = typed.has(c.value.toLowerCase());
+  });
+  sync();
 }
 
 // resetReview forgets the review shown (another collection was picked).
@@ -191,12 +221,19 @@ async function watchReview(review) {
 async function loadReviewList() {
   const r = await api('GET', coll() + '/reviews');
   rv.list = listOf(r, 'reviews');
+  renderReviewPick();
+}
+
+// renderReviewPick lists the reviews in the picker (safety.js hides a
+// review being deleted through it).
+function renderReviewPick() {
   const pick = $('review-pick');
   pick.replaceChildren(el('option', { value: '' }, rv.list.length ? 'Earlier reviews…' : 'No reviews yet'),
     ...rv.list.map((x) => el('option', { value: x.id },
       (x.title || x.playbook) + ' — ' + new Date(x.created).toLocaleString() + ' (' + x.state + ')')));
   pick.disabled = !rv.list.length;
   if (rv.current) pick.value = rv.current.review.id;
+  $('review-delete').hidden = !rv.current;
 }
 
 // openReview shows a review: its grid when done, its progress while it runs.
