@@ -54,7 +54,7 @@ type TrashEntry struct {
 	Name      string    `json:"name"`
 	DeletedAt time.Time `json:"deleted_at"`
 	// Until is when PurgeTrash may delete it (DeletedAt + TrashKeep).
-	Until time.Time `json:"until"`
+	Until  time.Time `json:"until"`
 	SHA256 string    `json:"sha256"`
 }
 
