@@ -164,7 +164,7 @@ async function runCompare(contract, against) {
   const open = (id, c, label) => el('button', {
     type: 'button', className: 'linkish clause-link',
     onclick: () => showSource({ doc_id: id, span: c.span }, label).catch(showError),
-  }, (c.path || '(opening)') + (c.heading && !(c.path || '').includes(c.heading) ? ' ' + c.heading : '') + (c.clauses > 1 ? ' (' + c.clauses + ' clauses)' : ''));
+  }, clauseName(c));
   const words = (diff) => el('p', { className: 'word-diff' }, ...diff.map((op) =>
     op.op === '-' ? el('del', {}, op.text) : op.op === '+' ? el('ins', {}, op.text) : el('span', {}, elideText(op.text))).flatMap((n, i) => (i ? [' ', n] : [n])));
   const section = (title, items, render) => items.length
@@ -173,15 +173,29 @@ async function runCompare(contract, against) {
   out.replaceChildren(
     el('h2', {}, 'Comparison'),
     el('p', {}, cname + ' against ' + tname + ': ' + r.same + ' clauses the same, ' + r.changed.length + ' changed, ' +
-      r.missing.length + ' missing, ' + r.added.length + ' added (' + Math.round(100 * r.similarity) + '% of the template’s words kept).'),
+      r.missing.length + ' missing, ' + r.added.length + ' added (' + percent(r.similarity, r.similarity < 1) + ' of the template’s words kept).'),
     ...section('Missing — in ' + tname + ', not in ' + cname, r.missing, (c) => [open(r.against.id, c, 'Missing from ' + cname), el('span', { className: 'hint' }, ' ' + preview(c.text))]),
     ...section('Changed', r.changed, (ch) => [open(r.against.id, ch.template, 'Template: ' + tname), ' → ', open(r.contract.id, ch.contract, 'Changed in ' + cname),
-      el('span', { className: 'hint' }, ' ' + Math.round(100 * ch.similarity) + '% similar' + (ch.moved ? ', moved' : '')), words(ch.diff)]),
+      el('span', { className: 'hint' }, ' ' + percent(ch.similarity, true) + ' similar' + (ch.moved ? ', moved' : '')),
+      ...((ch.substantive || []).length ? [' ', el('strong', { className: 'substantive' }, 'Substantive: ' + ch.substantive.join('; '))] : []),
+      words(ch.diff)]),
     ...section('Added — in ' + cname + ', not in ' + tname, r.added, (c) => [open(r.contract.id, c, 'Added in ' + cname), el('span', { className: 'hint' }, ' ' + preview(c.text))]),
   );
   out.hidden = false;
   out.scrollIntoView({ block: 'start' });
 }
+
+// clauseName names a clause of a comparison as the CLI does: its path and
+// heading, or the paragraphs added or missing inside a clause.
+function clauseName(c) {
+  const where = c.path || 'the opening';
+  if (c.paragraphs) return 'paragraphs' + (c.heading ? ' ' + c.heading : '') + ' in ' + where;
+  return where + (c.heading && !where.includes(c.heading) ? ' ' + c.heading : '') + (c.clauses > 1 ? ' (' + c.clauses + ' clauses)' : '');
+}
+
+// percent writes a similarity as compare.Percent does: never 100% for
+// texts that differ.
+const percent = (x, changed) => { let p = Math.floor(100 * x + 1e-9); if (changed && p >= 100) p = 99; return p + '%'; };
 
 const preview = (s) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > 140 ? s.slice(0, 140) + '…' : s; };
 const elideText = (s) => (s.length > 80 ? s.slice(0, 38) + ' … ' + s.slice(-38) : s);
