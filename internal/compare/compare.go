@@ -129,11 +129,11 @@ type Options struct {
 // item is a clause prepared for comparison.
 type item struct {
 	node    int
-	tokens  []string // words and punctuation, normalised
-	label   int      // how many leading tokens are the clause's number ("3", ".")
-	ids     []int    // tokens interned
-	sorted  []int    // ids after the number, sorted, for the Dice coefficient
-	display []string // tokens as written, for the difference
+	tokens  []string        // words and punctuation, normalised
+	label   int             // how many leading tokens are the clause's number ("3", ".")
+	ids     []int           // tokens interned
+	sorted  []int           // ids after the number, sorted, for the Dice coefficient
+	display []string        // tokens as written, for the difference
 	spans   []document.Span // each token's code points in the document
 	// breakBefore: a line break (or the clause's start) comes before the token.
 	breakBefore []bool

@@ -117,7 +117,7 @@ func TestMeaning(t *testing.T) {
 	}{
 		{nil, []string{"not"}, []string{"inserts “not”"}},
 		{[]string{"Shall"}, []string{"may"}, []string{"“shall” → “may”"}},
-		{[]string{"shall"}, []string{"must"}, nil}, // the same force
+		{[]string{"shall"}, []string{"must"}, nil},            // the same force
 		{[]string{"not", "the"}, []string{"the", "not"}, nil}, // moved within the clause
 		{[]string{"reasonable"}, []string{"best"}, nil},
 		{[]string{"exclusive"}, []string{"nonexclusive"}, []string{"“exclusive” → “nonexclusive”"}},
