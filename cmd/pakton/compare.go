@@ -123,7 +123,7 @@ func writeComparison(w io.Writer, r compare.Result, contract, template string) e
 		}
 	}
 	fmt.Fprintf(w, "%s against %s: %d clauses the same, %d changed (%d substantive), %d missing, %d added (%s of the template's words kept)\n",
-		contract, template, r.Same, len(r.Changed), substantive, len(r.Missing), len(r.Added), compare.Percent(r.Similarity, r.Similarity < 1))
+		contract, template, r.Same, len(r.Changed), substantive, len(r.Missing), len(r.Added), compare.Percent(r.Similarity, len(r.Changed)+len(r.Missing)+len(r.Added) > 0))
 	name := func(c compare.Clause) string {
 		s := c.Path
 		if s == "" {

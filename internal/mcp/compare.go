@@ -102,7 +102,7 @@ func cutClauses(cs []compare.Clause) []compare.Clause {
 func compareText(o CompareOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s compared with %s: %d clauses the same, %d changed, %d missing, %d added (%s of the template's words kept).\n",
-		o.Contract.Name, o.Against.Name, o.Same, len(o.Changed), len(o.Missing), len(o.Added), compare.Percent(o.Similarity, o.Similarity < 1))
+		o.Contract.Name, o.Against.Name, o.Same, len(o.Changed), len(o.Missing), len(o.Added), compare.Percent(o.Similarity, len(o.Changed)+len(o.Missing)+len(o.Added) > 0))
 	head := func(c compare.Clause) string {
 		p := c.Path
 		if p == "" {
