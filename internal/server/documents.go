@@ -22,6 +22,7 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
@@ -77,7 +78,7 @@ type docJSON struct {
 func toDocJSON(in store.DocInfo) docJSON {
 	return docJSON{ID: in.ID, Name: in.Name, Format: in.Format, Runes: in.Runes, Pages: in.Pages, Nodes: in.Nodes,
 		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt,
-		Folder: ingest.DocFolder(in), Archive: in.Source.Archive, Entry: in.Source.Entry, Parent: in.Source.Parent}
+		Folder: docread.DocFolder(in), Archive: in.Source.Archive, Entry: in.Source.Entry, Parent: in.Source.Parent}
 }
 
 // storeErr answers a store error: 404 for a missing collection or
@@ -122,7 +123,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	if f := r.URL.Query().Get("folder"); f != "" {
 		kept := infos[:0]
 		for _, in := range infos {
-			if usecase.InFolder(ingest.DocFolder(in), f) {
+			if usecase.InFolder(docread.DocFolder(in), f) {
 				kept = append(kept, in)
 			}
 		}
@@ -184,7 +185,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	}
 	doc := toDocJSON(d.DocInfo)
 	doc.Display = d.Display
-	out := documentJSON{Document: doc, Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
+	out := documentJSON{Document: doc, Pages: rec.Doc.Pages, Tree: docread.Tree(rec),
 		Details: detailsJSON{Display: d.Display, Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
 			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {
@@ -199,12 +200,54 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	if err := s.st.Delete(r.Context(), r.PathValue("c"), r.PathValue("id")); err != nil {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	var err error
+	if r.URL.Query().Get("now") == "true" {
+		err = s.st.Delete(r.Context(), c, id)
+	} else {
+		_, err = s.st.Trash(r.Context(), c, id, time.Now())
+	}
+	if err != nil {
 		s.storeErr(w, r, "delete document", err)
 		return
 	}
-	s.coll.Refresh(r.Context(), r.PathValue("c"))
+	s.coll.Refresh(r.Context(), c)
+	if _, err := s.st.PurgeTrash(r.Context(), c, time.Now(), false); err != nil {
+		s.log.Warn("emptying the trash of what its window has passed", "collection", c, "err", err)
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// listTrash answers GET …/collections/{c}/trash: the removed documents
+// the trash keeps for the undo window, most recent first.
+func (s *Server) listTrash(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	list, err := s.st.ListTrash(r.Context(), r.PathValue("c"))
+	if err != nil {
+		s.storeErr(w, r, "trash", err)
+		return
+	}
+	if list == nil {
+		list = []store.TrashEntry{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"trash": list})
+}
+
+// restoreDocument answers POST …/collections/{c}/trash/{id}/restore: the
+// removed document goes back into the collection (409 when the name was
+// ingested again since).
+func (s *Server) restoreDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	e, err := s.st.Restore(r.Context(), c, id)
+	if errors.Is(err, store.ErrNewerVersion) {
+		fail(w, http.StatusConflict, "%s: %v; it stays in the trash", e.Name, store.ErrNewerVersion)
+		return
+	}
+	if err != nil {
+		s.storeErr(w, r, "restore document", err)
+		return
+	}
+	s.coll.Refresh(r.Context(), c)
+	writeJSON(w, http.StatusOK, map[string]any{"restored": e})
 }
 
 // uploadError is a rejected upload: its status and message.

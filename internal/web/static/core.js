@@ -6,7 +6,9 @@
 // document.js (clause tree, highlights), reader.js (the text view), pages.js
 // (page view), graph.js (clause panel),
 // search.js, ask.js (streamed progress), report.js, review.js,
-// reviewgrid.js and reviewcell.js (the Review tab), app.js (start).
+// reviewgrid.js and reviewcell.js (the Review tab), deadlines.js (the
+// Deadlines tab), safety.js (removing with a confirmation and an undo
+// window), app.js (start).
 //
 // Contract text is hostile input: it is only ever put into the page as text
 // nodes (textContent, document.createTextNode), never as markup.
@@ -181,6 +183,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // numbers printed on them, and the label says so; labels, when given, holds
 // the printed number of each page ("" where none), added where it differs:
 // "p. 5 (PDF page; printed 3)".
+// docLabel is how a contract is named: the title people use (its title,
+// parties and date) with the file name after it, or the file name alone.
+function docLabel(title, name) {
+  return title && title !== name ? title + (name ? ' (' + name + ')' : '') : (name || '');
+}
+
 function pagesLabel(pages, labels) {
   if (!pages || !pages.length) return '';
   const first = pages[0], last = pages[pages.length - 1];
