@@ -82,8 +82,14 @@ async function loadReviews() {
     if (!rv.playbooks) {
       const r = await api('GET', '/playbooks');
       rv.playbooks = listOf(r, 'playbooks');
-      const pb = rv.playbooks[0];
-      if (pb) $('review-playbook').options[0].textContent = 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)';
+      // one option per built-in playbook, before "Upload a playbook"
+      const sel = $('review-playbook');
+      const upload = sel.querySelector('option[value="upload"]');
+      for (const o of [...sel.options]) if (o.value !== 'upload') o.remove();
+      for (const pb of rv.playbooks) {
+        sel.insertBefore(el('option', { value: pb.id }, 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)'), upload);
+      }
+      sel.selectedIndex = 0;
     }
     await loadReviewList();
     if (rv.current && rv.current.review.collection === state.collection) return;
@@ -118,7 +124,7 @@ async function startReview(ev) {
     if (!f) { showError(new Error('Choose a playbook file (YAML) to upload.')); return; }
     body.playbook_yaml = await f.text();
   } else {
-    body.playbook = 'builtin';
+    body.playbook = $('review-playbook').value;
   }
   showError(null);
   $('review-start').disabled = true;
