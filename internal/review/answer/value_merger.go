@@ -29,8 +29,14 @@ var (
 	reConverts = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(?:right to receive|converted (?:automatically )?into|exchanged for|entitled to receive)\b`)
 	})
-	reCash = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\b(?:US\$|USD)\s?\d[\d,]*(?:\.\d+)?)(?:\s+in\s+cash)?|\ban amount in cash\b|\bin cash\b`)
+	reCashSum = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\b(?:US\$|USD)\s?\d[\d,]*(?:\.\d+)?)(?:\s+in\s+cash)?`)
+	})
+	reCashWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bin cash\b|\bcash (?:tender offer|consideration|amount)\b`)
+	})
+	reParValue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bpar value(?: of)?\s*$`)
 	})
 	reStock = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b\d*\.?\d+(?:\s*\(\s*\d*\.?\d+\s*\))?\s+(?:of\s+(?:a|one)\s+)?(?:(?:validly|issued|fully|paid|and|non-?assessable|duly|authorized),?\s+){0,6}(?:ordinary\s+)?shares?\s+of\s+(?:[\w.&'-]+\s+){0,4}?(?:common\s+stock|stock|shares|ordinary\s+shares)\b|\bexchange ratio\b|\bstock consideration\b|\bshares? of (?:parent|acquirer|buyer|purchaser)(?:'s)? (?:class [a-z] )?common stock\b`)
@@ -88,15 +94,22 @@ func considerationAt(s string) (kind string, vals []valueAt, ok bool) {
 	windows = append(windows, [2]int{0, min(len(s), 3*considerationWindow)}) // no converting words: the opening
 	for _, w := range windows {
 		text := s[w[0]:w[1]]
-		cash := reCash().FindStringIndex(text)
+		sum := cashSum(text)
+		cash := sum != nil || reCashWords().MatchString(text)
 		stock := reStock().FindStringIndex(text)
-		if cash == nil && stock == nil {
+		if !cash && stock == nil {
 			continue
 		}
 		var kinds []string
-		if cash != nil {
+		if cash {
 			kinds = append(kinds, "Cash")
-			vals = append(vals, valueAt{strings.TrimSpace(text[cash[0]:cash[1]]), w[0] + cash[0], w[0] + cash[1]})
+			if sum != nil {
+				vals = append(vals, valueAt{strings.TrimSpace(text[sum[0]:sum[1]]), w[0] + sum[0], w[0] + sum[1]})
+			} else if at := pricePerShare(s); at != nil {
+				// "the right to receive the Offer Price": the price the
+				// text writes per share elsewhere
+				vals = append(vals, valueAt{strings.TrimSpace(s[at[0]:at[1]]), at[0], at[1]})
+			}
 		}
 		if stock != nil {
 			kinds = append(kinds, "stock")
@@ -109,6 +122,32 @@ func considerationAt(s string) (kind string, vals []valueAt, ok bool) {
 	return "", nil, false
 }
 
+// cashSum is where text first writes a sum of money that is not a par
+// value ("common stock, par value $0.01 per share"); nil when it writes
+// none.
+func cashSum(text string) []int {
+	for _, loc := range reCashSum().FindAllStringIndex(text, -1) {
+		if !reParValue().MatchString(text[max(0, loc[0]-20):loc[0]]) {
+			return loc
+		}
+	}
+	return nil
+}
+
+// pricePerShare is where s first writes a sum of money per share ("$38.00
+// per Share"); nil when it writes none.
+func pricePerShare(s string) []int {
+	for _, loc := range reCashSum().FindAllStringIndex(s, -1) {
+		if reParValue().MatchString(s[max(0, loc[0]-20):loc[0]]) {
+			continue
+		}
+		if rest := strings.ToLower(s[loc[1]:min(len(s), loc[1]+20)]); strings.HasPrefix(strings.TrimLeft(rest, " "), "per share") {
+			return loc
+		}
+	}
+	return nil
+}
+
 // considerationWindow is how far after the converting words the
 // consideration is looked for, in bytes.
 const considerationWindow = 500
@@ -118,9 +157,6 @@ const considerationWindow = 500
 func considerationText(kind string, vals []valueAt) string {
 	var parts []string
 	for _, v := range vals {
-		if strings.EqualFold(v.v, "in cash") || strings.EqualFold(v.v, "an amount in cash") {
-			continue
-		}
 		parts = append(parts, v.v)
 	}
 	if len(parts) == 0 {
@@ -131,24 +167,33 @@ func considerationText(kind string, vals []valueAt) string {
 
 // carveOutsAt returns the exceptions s lists after the words that introduce
 // them, one per item of the enumeration that follows, each cut to its first
-// words; none when s introduces no enumerated exceptions.
+// words; none when s introduces no enumerated exceptions. Of several
+// introductions (a definition's own "other than" before its list of
+// carve-outs), the one followed by the longest enumeration is read.
 func carveOutsAt(s string) []valueAt {
-	lead := reExceptionLead().FindStringIndex(s)
-	if lead == nil {
+	var best []valueAt
+	for _, lead := range reExceptionLead().FindAllStringIndex(s, -1) {
+		if got := enumerationAfter(s, lead[1]); len(got) > len(best) {
+			best = got
+		}
+	}
+	return best
+}
+
+// enumerationAfter returns the items of the enumeration that opens within
+// maxCarveOutLead bytes after at, each cut to its first words; none when
+// none opens there.
+func enumerationAfter(s string, at int) []valueAt {
+	m := reItemMark().FindStringSubmatchIndex(s[at:min(len(s), at+maxCarveOutLead)])
+	if m == nil {
 		return nil
 	}
-	marks := reItemMark().FindAllStringSubmatchIndex(s[lead[1]:], -1)
-	if len(marks) == 0 {
-		return nil
-	}
-	first := s[lead[1]+marks[0][2] : lead[1]+marks[0][3]]
-	next := itemSequence(first)
+	next := itemSequence(s[at+m[2] : at+m[3]])
 	if next == nil {
 		return nil
 	}
 	// the items: each expected label in turn, searched after the last
 	var starts, labelEnds []int
-	at := lead[1]
 	for n := 1; n <= maxCarveOuts; n++ {
 		want := "(" + next(n) + ")"
 		i := strings.Index(s[at:], want)
@@ -200,11 +245,13 @@ func carveOut(s string, lo, hi int) valueAt {
 }
 
 // Limits of the carve-out reader: items listed, bytes between two items'
-// labels, bytes of one item's answer.
+// labels, bytes from the introducing words to the first label, bytes of
+// one item's answer.
 const (
-	maxCarveOuts   = 30
-	maxCarveOutGap = 2500
-	carveOutChars  = 90
+	maxCarveOuts    = 30
+	maxCarveOutGap  = 2500
+	maxCarveOutLead = 800
+	carveOutChars   = 90
 )
 
 // itemSequence returns the labels of an enumeration that opens with first
