@@ -43,7 +43,12 @@ function renderReport(rep) {
   ];
   const parts = [el('h2', { id: 'report-title' }, rep.title || 'Report')];
   if (rep.mode === 'evidence') parts.push(el('p', { className: 'mode' }, 'Evidence report — no language model'));
-  if (rep.notice) parts.push(el('p', { className: 'notice' }, rep.notice));
+  // The notice is one line, opened on demand: the report's first screen is
+  // the report.
+  if (rep.notice) {
+    parts.push(el('details', { className: 'notice' },
+      el('summary', {}, 'Quoted, not interpreted: no language model is configured'), el('p', {}, rep.notice)));
+  }
   if ((rep.flags || []).length) {
     parts.push(el('ul', { className: 'flags', 'aria-label': 'Warnings' }, rep.flags.map((f) => el('li', {}, f))));
   }
@@ -82,6 +87,8 @@ function renderReport(rep) {
   }
   out.replaceChildren(...parts);
   out.hidden = false;
+  // A report gets the width to be read in (app.css: .layout.reporting).
+  document.querySelector('main.layout').classList.add('reporting');
   // The report may land below earlier results: bring its top into view.
   reveal(out);
 }
@@ -143,7 +150,7 @@ function renderContracts(rep) {
     el('p', { className: 'hint' }, counts.join('; ') + '.'),
     rows.length ? list : el('p', {}, 'No contract has it.'));
   if (others.length) {
-    section.append(el('details', {}, el('summary', {}, 'The other ' + others.length + ' contracts'),
+    section.append(el('details', {}, el('summary', {}, others.length === 1 ? 'The other contract' : 'The other ' + others.length + ' contracts'),
       el('ul', {}, others.map((o) => el('li', {}, docLabel(o.doc_title, o.name) + ' — ' + (why[o.status] || o.status) +
         (o.value ? ' (' + o.value + ')' : '') + (o.why ? ': ' + o.why : ''))))));
   }
