@@ -342,6 +342,13 @@ func items(s Side, intern map[string]int) []item {
 		n := &s.Tree.Nodes[id]
 		text := s.Doc.Masked(n.Own)
 		display, tokens, offs := tokenizeAt(text)
+		// A token written after white space carries one space before it, so
+		// a difference's text reads as written ("3.5", "Section 11.5").
+		for k := 1; k < len(display); k++ {
+			if offs[k][0] > offs[k-1][1] {
+				display[k] = " " + display[k]
+			}
+		}
 		// The number is not part of the words: renumbering is no change.
 		label := 0
 		if n.Label != "" && len(tokens) > 0 {
@@ -588,17 +595,10 @@ func ops(a, b []string, es []Edit) []Op {
 	return out
 }
 
-// joinTokens writes tokens back as text: a space between words, none
-// before closing punctuation or after opening punctuation.
+// joinTokens writes tokens back as text: each carries the space written
+// before it (items), none before the first.
 func joinTokens(ts []string) string {
-	var b strings.Builder
-	for i, t := range ts {
-		if i > 0 && !strings.ContainsAny(t[:1], ".,;:)]}%'\"’”") && !strings.ContainsAny(ts[i-1][len(ts[i-1])-1:], "([{$\"“‘") {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
+	return strings.TrimLeft(strings.Join(ts, ""), " ")
 }
 
 // clauseOf describes node id of a side.

@@ -32,8 +32,8 @@ type RedlineOptions struct {
 // base. Differences are those of the comparison's words (Compare): white
 // space, line breaks and typographic quotes and dashes are no change, and
 // the unchanged text is written as the template has it. Paragraphs are the
-// texts' lines; page furniture is left out. The file turns on change
-// tracking, so a reviewer's own edits are tracked too.
+// texts' lines; page furniture is left out. Its settings ask Word to
+// track a reviewer's own edits too (w:trackRevisions).
 func Redline(w io.Writer, contract, template Side, opt RedlineOptions) error {
 	if opt.Author == "" {
 		opt.Author = "pakton"

@@ -196,7 +196,8 @@ async function runCompare(contract, against) {
     const i = rows.findIndex((row) => row.kind === 'changed' && row.c > a.span.start);
     rows.splice(i < 0 ? rows.length : i, 0, { kind: 'added', a, c: a.span.start });
   }
-  const cell = (...kids) => el('td', {}, ...kids);
+  const [left, right] = ['Template: ' + tname, 'Contract: ' + cname];
+  const cell = (side, ...kids) => el('td', { 'data-side': side }, ...kids);
   const body = rows.map((row) => {
     if (row.kind === 'changed') {
       const ch = row.ch;
@@ -204,19 +205,19 @@ async function runCompare(contract, against) {
         ? el('p', { className: 'substantive' }, 'Substantive: ' + ch.substantive.join('; '))
         : el('p', { className: 'hint' }, 'Wording');
       return el('tr', { className: 'cmp-changed' + ((ch.substantive || []).length ? ' cmp-substantive' : '') },
-        cell(open(r.against.id, ch.template, 'Template: ' + tname), sideText(ch.diff, '-')),
-        cell(open(r.contract.id, ch.contract, 'Changed in ' + cname),
+        cell(left, open(r.against.id, ch.template, 'Template: ' + tname), sideText(ch.diff, '-')),
+        cell(right, open(r.contract.id, ch.contract, 'Changed in ' + cname),
           el('span', { className: 'hint' }, ' ' + percent(ch.similarity, true) + ' similar' + (ch.moved ? ', moved' : '')),
           sideText(ch.diff, '+'), flag));
     }
     if (row.kind === 'missing') {
       return el('tr', { className: 'cmp-missing' },
-        cell(open(r.against.id, row.m, 'Missing from ' + cname), el('p', { className: 'word-diff' }, el('del', {}, preview(row.m.text, 600)))),
-        cell(el('p', { className: 'cmp-none' }, 'Missing from ' + cname)));
+        cell(left, open(r.against.id, row.m, 'Missing from ' + cname), el('p', { className: 'word-diff' }, el('del', {}, preview(row.m.text, 600)))),
+        cell(right, el('p', { className: 'cmp-none' }, 'Missing from ' + cname)));
     }
     return el('tr', { className: 'cmp-added' },
-      cell(el('p', { className: 'cmp-none' }, 'Not in ' + tname)),
-      cell(open(r.contract.id, row.a, 'Added in ' + cname), el('p', { className: 'word-diff' }, el('ins', {}, preview(row.a.text, 600)))));
+      cell(left, el('p', { className: 'cmp-none' }, 'Not in ' + tname)),
+      cell(right, open(r.contract.id, row.a, 'Added in ' + cname), el('p', { className: 'word-diff' }, el('ins', {}, preview(row.a.text, 600)))));
   });
   const redline = el('button', { type: 'button', className: 'primary', onclick: () => downloadRedline(q) }, 'Download redline (.docx)');
   out.replaceChildren(
@@ -228,7 +229,7 @@ async function runCompare(contract, against) {
       r.missing.length + ' missing, ' + r.added.length + ' added (' + percent(r.similarity, r.changed.length + r.missing.length + r.added.length > 0) + ' of the template’s words kept).'),
     rows.length
       ? el('table', { className: 'cmp-table' },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Template: ' + tname), el('th', { scope: 'col' }, 'Contract: ' + cname))),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, left), el('th', { scope: 'col' }, right))),
         el('tbody', {}, ...body))
       : el('p', {}, 'The two have the same words.'),
   );
