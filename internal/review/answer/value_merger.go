@@ -123,22 +123,28 @@ func considerationAt(s string) (kind string, vals []valueAt, ok bool) {
 }
 
 // cashSum is where text first writes a sum of money that is not a par
-// value ("common stock, par value $0.01 per share"); nil when it writes
-// none.
+// value ("common stock, par value $0.01 per share", "$0.01 par value");
+// nil when it writes none.
 func cashSum(text string) []int {
 	for _, loc := range reCashSum().FindAllStringIndex(text, -1) {
-		if !reParValue().MatchString(text[max(0, loc[0]-20):loc[0]]) {
+		if !parValue(text, loc) {
 			return loc
 		}
 	}
 	return nil
 }
 
+// parValue reports whether the sum at loc in s is a par value.
+func parValue(s string, loc []int) bool {
+	after := strings.ToLower(strings.TrimLeft(s[loc[1]:min(len(s), loc[1]+16)], " "))
+	return reParValue().MatchString(s[max(0, loc[0]-20):loc[0]]) || strings.HasPrefix(after, "par value")
+}
+
 // pricePerShare is where s first writes a sum of money per share ("$38.00
 // per Share"); nil when it writes none.
 func pricePerShare(s string) []int {
 	for _, loc := range reCashSum().FindAllStringIndex(s, -1) {
-		if reParValue().MatchString(s[max(0, loc[0]-20):loc[0]]) {
+		if parValue(s, loc) {
 			continue
 		}
 		if rest := strings.ToLower(s[loc[1]:min(len(s), loc[1]+20)]); strings.HasPrefix(strings.TrimLeft(rest, " "), "per share") {

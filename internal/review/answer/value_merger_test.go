@@ -13,6 +13,7 @@ func TestConsiderationAt(t *testing.T) {
 		{`Each share of Company Stock shall be converted automatically into a number of shares of Parent Common Stock equal to the Exchange Ratio.`, "Stock: shares of Parent Common Stock"},
 		// a par value is not a price; a tender offer's price per share is
 		{`Each share shall be converted into the right to receive 0.51 fully paid and nonassessable shares of common stock, par value $0.01 per share, of Parent.`, "Stock: 0.51 fully paid and nonassessable shares of common stock"},
+		{`Each share shall be converted into the right to receive from Pi 0.51 fully paid and nonassessable shares of common stock, $0.01 par value, of Pi.`, "Stock: 0.51 fully paid and nonassessable shares of common stock"},
 		{`WHEREAS, Parent has agreed to cause Purchaser to commence a cash tender offer to acquire all of the outstanding shares of Company Common Stock, par value $0.001 per share, for $38.00 per Share, net to the seller in cash.`, "Cash: $38.00"},
 		{`Purchaser shall commence a tender offer for all Shares at a price of $23.00 per Share (the "Offer Price"). At the Effective Time each Share shall be converted into the right to receive the Offer Price in cash, without interest.`, "Cash: $23.00"},
 		// the options' cash further on does not make a stock deal mixed
