@@ -106,7 +106,7 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store, ix *search.In
 		if err != nil {
 			return err
 		}
-		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
+		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec), Stored: ingest.StoredReview(ctx, st, store.DefaultCollection, in.ID)})
 		if err != nil {
 			return err
 		}

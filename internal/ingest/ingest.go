@@ -45,6 +45,11 @@ const (
 	// a layout (PDFs read by pdfium) so their pages can be rendered. It is
 	// as large as the file (bounded by Parse.MaxBytes).
 	ArtifactSource = "source"
+	// ArtifactReview is the document prepared for the review detectors
+	// (detect.Prepared.Encode: its passages, their analyzed words and
+	// hashed features), so a question about a provision of it does not
+	// prepare the whole contract again (StoredReview).
+	ArtifactReview = "review"
 )
 
 // Status is what happened to one file.
