@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -193,7 +194,7 @@ func (s *ProvisionSource) finder(texts map[string]string, rel func(string) strin
 	if s.PrepareAhead {
 		ids := slices.Sorted(maps.Keys(texts))
 		out := make([]ahead, len(ids))
-		parallel.Each(context.Background(), len(ids), 0, func(i int) {
+		parallel.Each(context.Background(), len(ids), runtime.NumCPU(), func(i int) {
 			d := newDoc(ids[i], texts[ids[i]])
 			tree := clause.Parse(d)
 			if p, err := detect.Prepare(detect.Doc{ID: d.ID, Name: d.Name, Doc: d, Tree: tree}); err == nil {
