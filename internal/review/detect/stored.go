@@ -176,33 +176,38 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 	p.feats = make([][]uint32, 0, np)
 	// One backing array each for the passages' words and features.
 	wordBuf := make([]string, 0, len(r.b)/3)
+	idBuf := make([]int32, 0, len(r.b)/3)
 	featBuf := make([]uint32, 0, len(r.b)/3)
-	list := func(nilable bool) []string {
+	fidBuf := make([]int32, 0, len(r.b)/3)
+	parts := &tableParts{vocab: words, feats: feats, words: make([][]int32, 0, np), context: make([][]int32, 0, np), fidx: make([][]int32, 0, np)}
+	// list reads a list of words: the words, and their indexes in words.
+	list := func(nilable bool) ([]string, []int32) {
 		c := r.uvarint()
 		if nilable {
 			if c == 0 {
-				return nil
+				return nil, nil
 			}
 			c--
 		}
 		if c > uint64(len(r.b)) {
 			r.fail()
-			return nil
+			return nil, nil
 		}
 		at := len(wordBuf)
 		for range c {
 			k := r.uvarint()
 			if k >= uint64(len(words)) {
 				r.fail()
-				return nil
+				return nil, nil
 			}
 			wordBuf = append(wordBuf, words[k])
+			idBuf = append(idBuf, int32(k))
 		}
 		if at == len(wordBuf) {
-			return []string{}
+			return []string{}, nil
 		}
-		// A slice of the backing array that cannot grow into the next.
-		return wordBuf[at:len(wordBuf):len(wordBuf)]
+		// Slices of the backing arrays that cannot grow into the next.
+		return wordBuf[at:len(wordBuf):len(wordBuf)], idBuf[at:len(idBuf):len(idBuf)]
 	}
 	for k := range np {
 		start := r.uvarint()
@@ -215,7 +220,8 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		if n > 0 {
 			ps.Rel = float64(ps.Span.Start) / float64(n)
 		}
-		ps.Words = list(false)
+		var wids, cids []int32
+		ps.Words, wids = list(false)
 		if len(r.b) == 0 {
 			r.fail()
 		}
@@ -227,9 +233,10 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		switch {
 		case shared == 1 && k > 0 && p.passages[k-1].Node == ps.Node:
 			ps.Context, ps.LeadIn = p.passages[k-1].Context, p.passages[k-1].LeadIn
+			cids = parts.context[k-1]
 		case shared == 0:
-			ps.Context = list(true)
-			ps.LeadIn = list(true)
+			ps.Context, cids = list(true)
+			ps.LeadIn, _ = list(true)
 		default:
 			r.fail()
 		}
@@ -242,16 +249,21 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 				break
 			}
 			featBuf = append(featBuf, feats[j])
+			fidBuf = append(fidBuf, int32(j))
 		}
 		if r.err != nil {
 			return nil, r.err
 		}
 		p.passages = append(p.passages, ps)
 		p.feats = append(p.feats, featBuf[at:len(featBuf):len(featBuf)])
+		parts.words = append(parts.words, wids)
+		parts.context = append(parts.context, cids)
+		parts.fidx = append(parts.fidx, fidBuf[at:len(fidBuf):len(fidBuf)])
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: trailing or truncated bytes", errStored)
 	}
+	p.tab.parts = parts
 	return p, nil
 }
 
