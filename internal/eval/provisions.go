@@ -16,6 +16,7 @@ import (
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/review"
+	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/search"
@@ -198,7 +199,7 @@ func (s *ProvisionSource) finder(texts map[string]string, rel func(string) strin
 			d := newDoc(ids[i], texts[ids[i]])
 			tree := clause.Parse(d)
 			if p, err := detect.Prepare(detect.Doc{ID: d.ID, Name: d.Name, Doc: d, Tree: tree}); err == nil {
-				out[i] = ahead{tree: tree, stored: p.Encode()}
+				out[i] = ahead{tree: tree, stored: p.Encode(answer.Sections(p)...)}
 			}
 		})
 		prepared = map[string]ahead{}

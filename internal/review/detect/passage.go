@@ -68,7 +68,8 @@ type Prepared struct {
 	passages []Passage
 	feats    [][]uint32 // per passage: hashed feature ids (see features.go)
 
-	tab lazyTables // the words and features as indexes (tables)
+	tab      lazyTables        // the words and features as indexes (tables)
+	sections map[string][]byte // read with a stored preparation (Section)
 
 	memoMu sync.Mutex
 	memo   map[any]*memoEntry

@@ -31,11 +31,20 @@ const preparedMagic = "PKRP"
 // errStored is wrapped by every reason a stored preparation is not used.
 var errStored = errors.New("stored preparation does not fit")
 
+// A Section is what a layer above derives from the whole contract (the
+// answer readers' parties, its running lines), stored with its preparation
+// under a name that says what it is and its version, so a reader that finds
+// another version computes it instead (Prepared.Section).
+type Section struct {
+	Name string
+	Data []byte
+}
+
 // Encode returns the prepared contract as bytes for the store: its passages
 // (spans, clause nodes, analyzed words, heading and lead-in words) and their
 // hashed features, with the version, text length and tree size it was
-// prepared for. DecodePrepared reads it back.
-func (p *Prepared) Encode() []byte {
+// prepared for, and the sections given. DecodePrepared reads it back.
+func (p *Prepared) Encode(sections ...Section) []byte {
 	vocab := map[string]uint64{}
 	var words []string
 	feat := map[uint32]uint64{}
@@ -107,7 +116,21 @@ func (p *Prepared) Encode() []byte {
 			b = binary.AppendUvarint(b, feat[f])
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(sections)))
+	for _, sec := range sections {
+		b = binary.AppendUvarint(b, uint64(len(sec.Name)))
+		b = append(b, sec.Name...)
+		b = binary.AppendUvarint(b, uint64(len(sec.Data)))
+		b = append(b, sec.Data...)
+	}
 	return b
+}
+
+// Section returns the section of that name stored with a prepared contract
+// read back by DecodePrepared (false for one prepared from its text).
+func (p *Prepared) Section(name string) ([]byte, bool) {
+	b, ok := p.sections[name]
+	return b, ok
 }
 
 // DecodePrepared reads a contract prepared by Encode for d. It fails —
@@ -259,6 +282,24 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		parts.words = append(parts.words, wids)
 		parts.context = append(parts.context, cids)
 		parts.fidx = append(parts.fidx, fidBuf[at:len(fidBuf):len(fidBuf)])
+	}
+	ns := r.count(2)
+	for range ns {
+		l := r.count(1)
+		if r.err != nil {
+			break
+		}
+		name := string(r.b[:l])
+		r.b = r.b[l:]
+		l = r.count(1)
+		if r.err != nil {
+			break
+		}
+		if p.sections == nil {
+			p.sections = map[string][]byte{}
+		}
+		p.sections[name] = r.b[:l:l]
+		r.b = r.b[l:]
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: trailing or truncated bytes", errStored)

@@ -74,8 +74,12 @@ func (p *Prepared) partsFromStrings() *tableParts {
 	for i := range p.passages {
 		parts.words[i] = ids(p.passages[i].Words)
 		parts.context[i] = ids(p.passages[i].Context)
-		fi := make([]int32, len(p.feats[i]))
-		for j, f := range p.feats[i] {
+		var pf []uint32
+		if i < len(p.feats) {
+			pf = p.feats[i]
+		}
+		fi := make([]int32, len(pf))
+		for j, f := range pf {
 			k, ok := feat[f]
 			if !ok {
 				k = int32(len(parts.feats))
