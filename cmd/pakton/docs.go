@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/server"
@@ -105,7 +106,7 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		var failed int
 		for _, ref := range rest {
-			info, err := ingest.FindDocExact(ctx, st, g.collection, ref)
+			info, err := docread.FindDocExact(ctx, st, g.collection, ref)
 			if err == nil {
 				err = st.Delete(ctx, g.collection, info.ID)
 			}
@@ -224,7 +225,7 @@ func listDocs(ctx context.Context, st *store.Store, collection, folder string, a
 		all := len(infos)
 		kept := infos[:0]
 		for _, in := range infos {
-			if usecase.InFolder(ingest.DocFolder(in), folder) {
+			if usecase.InFolder(docread.DocFolder(in), folder) {
 				kept = append(kept, in)
 			}
 		}

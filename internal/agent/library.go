@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -56,7 +56,7 @@ func (l *Library) reviewDoc(ctx context.Context, id string) (detect.Doc, error) 
 	if err != nil {
 		return detect.Doc{}, err
 	}
-	return detect.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree, Stored: ingest.StoredReview(ctx, l.Corpus.Store, l.Corpus.Collection, id)}, nil
+	return detect.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree, Stored: docread.StoredReview(ctx, l.Corpus.Store, l.Corpus.Collection, id)}, nil
 }
 
 func (l *Library) record(ctx context.Context, id string) (*store.Record, error) {
@@ -69,7 +69,7 @@ func (l *Library) record(ctx context.Context, id string) (*store.Record, error) 
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", id, err)
 	}
-	rec.Tree = ingest.Tree(rec)
+	rec.Tree = docread.Tree(rec)
 	l.recs[id] = rec
 	return rec, nil
 }
@@ -95,7 +95,7 @@ func (l *Library) ClausePath(ctx context.Context, id string, span document.Span)
 
 // Find resolves what a user typed to name a document (id, name, base name).
 func (l *Library) Find(ctx context.Context, ref string) (report.DocRef, error) {
-	info, err := ingest.FindDoc(ctx, l.Corpus.Store, l.Corpus.Collection, ref)
+	info, err := docread.FindDoc(ctx, l.Corpus.Store, l.Corpus.Collection, ref)
 	if err != nil {
 		return report.DocRef{}, err
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/collection"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -172,7 +172,7 @@ func findDoc(ctx context.Context, c *tool.Corpus, ref string) (store.DocInfo, er
 		}
 		ref = u.id
 	}
-	info, err := ingest.FindDoc(ctx, c.Store, c.Collection, ref)
+	info, err := docread.FindDoc(ctx, c.Store, c.Collection, ref)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return info, fmt.Errorf("no document with id or name %q in this collection; call list_documents for the ids", ref)
@@ -234,7 +234,7 @@ type Passage struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// Support: the definitions of the terms the passage uses and the
 	// clauses it refers to; never part of span.
-	Support *ingest.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
+	Support *docread.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
 	// Provision names the playbook provision the review detectors found
 	// in this passage (score is then their confidence).
 	Provision string `json:"provision,omitempty" jsonschema:"the playbook provision the review detectors found in this passage, when they put it first (score is then their confidence, 0 to 1)"`
