@@ -10,6 +10,7 @@ import (
 
 	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
@@ -122,4 +123,69 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestStoreQueriesStoredLikeComputed checks, on an existing store ingested
+// with the review artifact, that the contracts' stored preparations change
+// no answer: every CUAD development question searched as "pakton search"
+// ranks it (K=64) gives the same hits and absences through a Finder reading
+// the stored preparations as through one preparing every contract from its
+// text.
+//
+//	PAKTON_SCALE_STORE=$SCALE_DIR/x1all/store go test ./internal/review/ -run '^TestStoreQueriesStoredLikeComputed$' -v
+func TestStoreQueriesStoredLikeComputed(t *testing.T) {
+	st := devset.ScaleStore(t)
+	dev := devset.Questions(t)
+	ctx := context.Background()
+	ix, _, err := ingest.Load(ctx, st, store.DefaultCollection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := StoreLoader(st, store.DefaultCollection)
+	var read int
+	stored, err := NewBuiltinFinder(func(ctx context.Context, id string) (detect.Doc, error) {
+		d, err := load(ctx, id)
+		if s := d.Stored; s != nil {
+			d.Stored = func() []byte {
+				b := s()
+				if len(b) > 0 {
+					read++
+				}
+				return b
+			}
+		}
+		return d, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	computed, err := NewBuiltinFinder(func(ctx context.Context, id string) (detect.Doc, error) {
+		d, err := load(ctx, id)
+		d.Stored = nil
+		return d, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked int
+	for _, q := range dev {
+		r1, err1 := ix.SearchWith(ctx, search.Models{Provisions: stored}, search.Query{Text: q, K: 64}, nil)
+		r2, err2 := ix.SearchWith(ctx, search.Models{Provisions: computed}, search.Query{Text: q, K: 64}, nil)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if !reflect.DeepEqual(r1.Hits, r2.Hits) || !reflect.DeepEqual(r1.NotFound, r2.NotFound) {
+			t.Errorf("%q: stored and computed preparations differ:\n%+v\n%+v", q, r1.Hits, r2.Hits)
+		}
+		for _, h := range r1.Hits {
+			if h.View == index.ViewProvision {
+				asked++
+				break
+			}
+		}
+	}
+	if read == 0 {
+		t.Error("no stored preparation was read: was the store ingested with the review artifact?")
+	}
+	t.Logf("%d questions, %d with a provision passage first; %d stored preparations read", len(dev), asked, read)
 }
