@@ -144,6 +144,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 	}
 	lib.attachPerContract(ctx, r, req, res.Route, lib.Progress)
 	report.Verify(ctx, r, lib)
+	report.NameDocuments(r, lib)
 	return r, nil
 }
 

@@ -23,7 +23,7 @@ import (
 
 // Library is the collection a question is asked about: the corpus the
 // contract tools search, and the stored documents quotations are verified
-// against. It implements report.Documents and report.Locator.
+// against. It implements report.Documents, report.Locator and report.Titler.
 type Library struct {
 	Corpus *tool.Corpus
 	// Progress, when set, receives lines about long offline work done for
@@ -91,6 +91,16 @@ func (l *Library) ClausePath(ctx context.Context, id string, span document.Span)
 		return ""
 	}
 	return rec.Tree.SpanPath(span)
+}
+
+// DocTitle names a document as people do: its title, parties and date
+// (names.Display, from the collection's index); "" when the index does not
+// hold it.
+func (l *Library) DocTitle(id string) string {
+	if l.Corpus == nil || l.Corpus.Index == nil {
+		return ""
+	}
+	return l.Corpus.Index.DocDisplay(id)
 }
 
 // Find resolves what a user typed to name a document (id, name, base name).

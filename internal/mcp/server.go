@@ -423,6 +423,7 @@ type ListInput struct{}
 type DocumentInfo struct {
 	ID      string `json:"id"`
 	Name    string `json:"name"`
+	Title   string `json:"title,omitempty" jsonschema:"the contract as people name it: its title, parties and date"`
 	Format  string `json:"format"`
 	Pages   int    `json:"pages" jsonschema:"0 for unpaginated formats"`
 	Clauses int    `json:"clauses" jsonschema:"number of nodes of the clause tree"`
@@ -457,7 +458,7 @@ func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest,
 	}
 	out = ListOutput{Collection: c.Collection, Documents: make([]DocumentInfo, 0, len(infos))}
 	for _, in := range infos {
-		out.Documents = append(out.Documents, DocumentInfo{ID: in.ID, Name: in.Name, Format: in.Format, Pages: in.Pages, Clauses: in.Nodes, Chars: in.Runes, URI: docURI(c.Collection, in.ID)})
+		out.Documents = append(out.Documents, DocumentInfo{ID: in.ID, Name: in.Name, Title: c.Index.DocDisplay(in.ID), Format: in.Format, Pages: in.Pages, Clauses: in.Nodes, Chars: in.Runes, URI: docURI(c.Collection, in.ID)})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Collection %q holds %d documents.\n", c.Collection, len(out.Documents))
@@ -466,7 +467,11 @@ func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest,
 			fmt.Fprintf(&b, "… and %d more (see the structured result)\n", len(out.Documents)-i)
 			break
 		}
-		fmt.Fprintf(&b, "- %s (id %s, %s", d.Name, d.ID, d.Format)
+		if d.Title != "" && d.Title != d.Name {
+			fmt.Fprintf(&b, "- %s — %s (id %s, %s", d.Title, d.Name, d.ID, d.Format)
+		} else {
+			fmt.Fprintf(&b, "- %s (id %s, %s", d.Name, d.ID, d.Format)
+		}
 		if d.Pages > 0 {
 			fmt.Fprintf(&b, ", %d pages", d.Pages)
 		}
