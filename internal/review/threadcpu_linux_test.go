@@ -3,17 +3,19 @@ package review
 import (
 	"syscall"
 	"time"
+	"unsafe"
 )
 
-// threadCPU is the processor time the calling thread has used (user +
-// system): with the goroutine locked to its thread, the difference over a
-// question is that question's own CPU, which a loaded machine does not
-// inflate as it does wall time (the garbage collector's share runs on other
-// threads and is left out).
+// threadCPU is the processor time the calling thread has used
+// (CLOCK_THREAD_CPUTIME_ID, to the nanosecond): with the goroutine locked to
+// its thread, the difference over a question is that question's own CPU,
+// which a loaded machine does not inflate as it does wall time (the garbage
+// collector's share runs on other threads and is left out).
 func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_THREAD, &ru) != nil {
+	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
