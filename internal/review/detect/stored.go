@@ -155,41 +155,8 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		return nil, fmt.Errorf("%w: prepared for another text or tree", errStored)
 	}
 	r.b = r.b[4:]
-	// The vocabulary's words are slices of one string.
-	nw := r.count(1)
-	ends := make([]int, nw)
-	var text []byte
-	for i := range ends {
-		l := r.count(1)
-		if r.err != nil {
-			break
-		}
-		text = append(text, r.b[:l]...)
-		ends[i] = len(text)
-		r.b = r.b[l:]
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	all := string(text)
-	words := make([]string, nw)
-	for i, e := range ends {
-		if i > 0 {
-			words[i] = all[ends[i-1]:e]
-		} else {
-			words[i] = all[:e]
-		}
-	}
-	nf := r.count(4)
-	feats := make([]uint32, nf)
-	for i := range feats {
-		if r.err != nil || len(r.b) < 4 {
-			r.fail()
-			break
-		}
-		feats[i] = binary.LittleEndian.Uint32(r.b)
-		r.b = r.b[4:]
-	}
+	words := r.vocab()
+	feats := r.featTable()
 	np := r.count(4)
 	p := &Prepared{doc: d, tree: tree, ix: ix}
 	if r.err != nil {
@@ -283,24 +250,7 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		parts.context = append(parts.context, cids)
 		parts.fidx = append(parts.fidx, fidBuf[at:len(fidBuf):len(fidBuf)])
 	}
-	ns := r.count(2)
-	for range ns {
-		l := r.count(1)
-		if r.err != nil {
-			break
-		}
-		name := string(r.b[:l])
-		r.b = r.b[l:]
-		l = r.count(1)
-		if r.err != nil {
-			break
-		}
-		if p.sections == nil {
-			p.sections = map[string][]byte{}
-		}
-		p.sections[name] = r.b[:l:l]
-		r.b = r.b[l:]
-	}
+	p.sections = r.sections()
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: trailing or truncated bytes", errStored)
 	}
@@ -368,4 +318,69 @@ func fitSum(text string, t *clause.Tree) uint32 {
 		sum = crc32.Update(sum, castagnoli, b)
 	}
 	return sum
+}
+
+// vocab reads the vocabulary: its words are slices of one string.
+func (r *reader) vocab() []string {
+	nw := r.count(1)
+	ends := make([]int, nw)
+	var text []byte
+	for i := range ends {
+		l := r.count(1)
+		if r.err != nil {
+			return nil
+		}
+		text = append(text, r.b[:l]...)
+		ends[i] = len(text)
+		r.b = r.b[l:]
+	}
+	all := string(text)
+	words := make([]string, nw)
+	for i, e := range ends {
+		if i > 0 {
+			words[i] = all[ends[i-1]:e]
+		} else {
+			words[i] = all[:e]
+		}
+	}
+	return words
+}
+
+// featTable reads the table of distinct features.
+func (r *reader) featTable() []uint32 {
+	nf := r.count(4)
+	feats := make([]uint32, nf)
+	for i := range feats {
+		if r.err != nil || len(r.b) < 4 {
+			r.fail()
+			return nil
+		}
+		feats[i] = binary.LittleEndian.Uint32(r.b)
+		r.b = r.b[4:]
+	}
+	return feats
+}
+
+// sections reads the sections stored after the passages (nil for none).
+func (r *reader) sections() map[string][]byte {
+	var out map[string][]byte
+	ns := r.count(2)
+	for range ns {
+		l := r.count(1)
+		if r.err != nil {
+			return nil
+		}
+		name := string(r.b[:l])
+		r.b = r.b[l:]
+		l = r.count(1)
+		if r.err != nil {
+			return nil
+		}
+		if out == nil {
+			out = map[string][]byte{}
+		}
+		out[name] = r.b[:l:l]
+		r.b = r.b[l:]
+	}
+	return out
 }
