@@ -174,10 +174,11 @@ type scored struct {
 	score float64
 }
 
-// bm25 parameters; the usual values, which also measured best on our dev runs.
+// bm25 parameters; the usual values, which also measured best on our dev
+// runs. The index's block bounds are computed with them (index.BM25K1).
 const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
+	bm25K1 = index.BM25K1
+	bm25B  = index.BM25B
 )
 
 // queryTerm is an analyzed query term with a weight (1 for the user's own

@@ -201,7 +201,7 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 		plain = func(g int32) bool { return dist.plain[g] }
 	case ranges == nil && !q.exhaustive:
 		// Corpus-wide: scored a window of units at a time (window.go).
-		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(v, qt, sc, n) }
+		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(v, qt, sc, n, true) }
 	default:
 		accRanges := ranges
 		if accRanges == nil {
