@@ -65,7 +65,7 @@ func TestPrunedRankingIsExact(t *testing.T) {
 	defer func() { parallelMinUnits = minUnits }()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	defer func(w int32) { boundWindow = w }(boundWindow)
-	skipped0 := windowsSkipped.Load()
+	skipped0, filtered0 := windowsSkipped.Load(), windowsFiltered.Load()
 	ties, compared := 0, 0
 	for i := range 300 {
 		boundWindow = []int32{scoreWindow, 256, 64}[i%3]
@@ -119,12 +119,12 @@ func TestPrunedRankingIsExact(t *testing.T) {
 			}
 		}
 	}
-	skipped := windowsSkipped.Load() - skipped0
-	t.Logf("%d rankings compared, %d ties, %d windows skipped", compared, ties, skipped)
+	skipped, filtered := windowsSkipped.Load()-skipped0, windowsFiltered.Load()-filtered0
+	t.Logf("%d rankings compared, %d ties, %d windows skipped, %d filtered", compared, ties, skipped, filtered)
 	if ties < 100 {
 		t.Fatalf("only %d tied scores: the test does not check the order of ties", ties)
 	}
-	if skipped < 100 {
-		t.Fatalf("only %d windows skipped: the test does not test skipping", skipped)
+	if skipped < 100 || filtered < 100 {
+		t.Fatalf("only %d windows skipped, %d filtered: the test does not test skipping", skipped, filtered)
 	}
 }

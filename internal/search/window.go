@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"runtime"
@@ -69,6 +70,10 @@ type windowCursor struct {
 	body  bool
 	start int64   // the list's first posting's place in the segment's blocks
 	wb    float64 // what the term's block bounds are multiplied by (0 when w ≤ 0)
+	// Within the window being scored (planWindow): the term's bound, and
+	// whether a unit holding it may reach the n best without other terms.
+	ub        float64
+	essential bool
 }
 
 // pruning is what a windowed ranking skips with: whether it may, and the
@@ -77,8 +82,9 @@ type windowCursor struct {
 type pruning struct {
 	on     bool
 	bar    atomic.Uint64
-	skips  atomic.Int64 // windows skipped
-	tested atomic.Int64 // windows whose bound was computed
+	skips    atomic.Int64 // windows skipped
+	filtered atomic.Int64 // windows where only units holding an essential term were scored
+	tested   atomic.Int64 // windows whose bound was computed
 }
 
 func newPruning(on bool) *pruning {
@@ -135,15 +141,18 @@ func (ix *Index) topWindowed(v *index.Snapshot, q []queryTerm, sc scope, n int, 
 		}
 	}
 	slices.SortFunc(h.s, byRank)
-	skipped := pr.skips.Load()
+	skipped, filtered := pr.skips.Load(), pr.filtered.Load()
 	windowsSkipped.Add(skipped)
+	windowsFiltered.Add(filtered)
 	windowsTested.Add(pr.tested.Load())
-	return h.s, touched <= n && skipped == 0
+	return h.s, touched <= n && skipped == 0 && filtered == 0
 }
 
-// windowsSkipped counts the windows every ranking skipped, windowsTested
-// those whose bound it computed (for the tests and benchmarks).
-var windowsSkipped, windowsTested atomic.Int64
+// windowsSkipped counts the windows every ranking skipped, windowsFiltered
+// those where it scored only units holding an essential term, and
+// windowsTested those whose bound it computed (for the tests and
+// benchmarks).
+var windowsSkipped, windowsFiltered, windowsTested atomic.Int64
 
 // parallelMinUnits is the fewest live units for which scoring a
 // corpus-wide search on several goroutines pays (below, a search takes a
@@ -232,21 +241,42 @@ func (ix *Index) windowed(v *index.Snapshot, q []queryTerm, w []float64, sc scop
 	return touched
 }
 
-// skippable reports whether no unit of the window [lo, hi) can enter the n
-// best: the heap is full and the window's bound is below the bar (the
-// heap's n-th best, or a better one another worker reached). When it is,
-// every cursor is moved past the window.
-func skippable(seg *index.Segment, cs []windowCursor, lo, hi int32, h *topHeap, pr *pruning) bool {
+// windowPlan is what the bounds say about one window [lo, hi): skip it
+// whole, or score only the units that hold a posting of an essential term
+// (filter), or score every unit.
+type windowPlan int
+
+const (
+	scoreAll windowPlan = iota
+	skipWindow
+	filterWindow
+)
+
+// planWindow bounds the window [lo, hi) once the heap holds n units. Each
+// term reaching into the window is bounded by weight × the largest bound
+// of its blocks there (c.ub). When their sum is below the bar (the heap's
+// n-th best, or a better one another worker reached), no unit of the
+// window can enter the n best: every cursor is moved past it. Otherwise
+// the terms of smallest bounds whose sum stays below the bar are
+// non-essential (MaxScore, within the window): a unit holding none of the
+// other terms cannot reach the bar, so only units holding an essential
+// term are scored, and each of them with every term, in query order.
+func planWindow(seg *index.Segment, cs []windowCursor, lo, hi int32, h *topHeap, pr *pruning, order []int) (windowPlan, []int) {
 	if len(h.s) < h.n {
-		return false
+		return scoreAll, order
 	}
 	bar := max(h.s[0].score, math.Float64frombits(pr.bar.Load()))
 	pr.tested.Add(1)
 	ub := 0.0
+	order = order[:0]
 	for k := range cs {
 		c := &cs[k]
-		if c.pos >= len(c.pl) || c.pl[c.pos].Unit >= hi || c.wb == 0 {
+		c.ub, c.essential = 0, true
+		if c.pos >= len(c.pl) || c.pl[c.pos].Unit >= hi {
 			continue
+		}
+		if c.wb == 0 {
+			continue // a term of weight ≤ 0 adds nothing above 0
 		}
 		// The blocks holding the term's postings in the window: from the
 		// next posting's, while the following block starts before hi.
@@ -260,12 +290,29 @@ func skippable(seg *index.Segment, cs []windowCursor, lo, hi int32, h *topHeap, 
 			b++
 			m = max(m, seg.BlockMax(b))
 		}
-		if ub += c.wb * float64(m); ub*(1+boundSlack) >= bar {
-			return false
-		}
+		c.ub = c.wb * float64(m)
+		ub += c.ub
+		order = append(order, k)
 	}
-	if ub*(1+boundSlack) >= bar { // a bar at or below 0 (terms of negative weight)
-		return false
+	if ub*(1+boundSlack) >= bar {
+		if bar <= 0 || len(order) < 2 {
+			return scoreAll, order
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[a].ub, cs[b].ub) })
+		sum, n := 0.0, 0
+		for _, k := range order {
+			if (sum+cs[k].ub)*(1+boundSlack) >= bar {
+				break
+			}
+			sum += cs[k].ub
+			cs[k].essential = false
+			n++
+		}
+		if n == 0 {
+			return scoreAll, order
+		}
+		pr.filtered.Add(1)
+		return filterWindow, order
 	}
 	for k := range cs {
 		c := &cs[k]
@@ -276,16 +323,19 @@ func skippable(seg *index.Segment, cs []windowCursor, lo, hi int32, h *topHeap, 
 		c.pos += sort.Search(len(rest), func(j int) bool { return rest[j].Unit >= hi })
 	}
 	pr.skips.Add(1)
-	return true
+	return skipWindow, order
 }
 
 // scoreWindows scores segment i's units window by window (cursors in query
 // order) and offers them to h; it returns the number of units scored.
-// With pr set, windows that cannot reach the n best are skipped.
+// With pr set, windows that cannot reach the n best are skipped and, in
+// the others, units that cannot are not scored (planWindow).
 func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCursor, first int32, avg [index.NumViews]float64, sc scope, h *topHeap, pr *pruning) int {
 	var (
 		part    [scoreWindow]float64     // by unit - lo
 		seen    [scoreWindow / 64]uint64 // units with a score
+		cand    [scoreWindow / 64]uint64 // units holding an essential term
+		order   []int
 		touched int
 	)
 	units := seg.Units()
@@ -300,13 +350,31 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 	for lo := first - first%step; lo < nu; lo += step {
 		hi := lo + step
 		next := int32(math.MaxInt32) // the first unit of a later window with a posting
-		if pr != nil && skippable(seg, cs, lo, hi, h, pr) {
+		plan := scoreAll
+		if pr != nil {
+			plan, order = planWindow(seg, cs, lo, hi, h, pr, order)
+		}
+		if plan == skipWindow {
 			for k := range cs {
 				if c := &cs[k]; c.pos < len(c.pl) {
 					next = min(next, c.pl[c.pos].Unit)
 				}
 			}
 		} else {
+			filter := plan == filterWindow
+			if filter {
+				for k := range cs {
+					c := &cs[k]
+					if !c.essential {
+						continue
+					}
+					for p := c.pos; p < len(c.pl) && c.pl[p].Unit < hi; p++ {
+						if j := c.pl[p].Unit - lo; j >= 0 {
+							cand[j>>6] |= 1 << (j & 63)
+						}
+					}
+				}
+			}
 			for k := range cs {
 				c := &cs[k]
 				p := c.pos
@@ -318,6 +386,13 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 					}
 					if uint(e.Unit) >= uint(nu) {
 						continue // a damaged index file; see index/container.go
+					}
+					j := e.Unit - lo
+					if j < 0 {
+						continue // a damaged (unsorted) list
+					}
+					if filter && cand[j>>6]&(1<<(j&63)) == 0 {
+						continue
 					}
 					u := &units[e.Unit]
 					if uint(u.View) >= uint(index.NumViews) || !sc.views[u.View] {
@@ -331,14 +406,13 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 						tf *= bodyInSubtree
 					}
 					norm := bm25K1 * (1 - bm25B + bm25B*float64(u.Len)/avg[u.View])
-					j := e.Unit - lo
-					if j < 0 {
-						continue // a damaged (unsorted) list
-					}
 					seen[j>>6] |= 1 << (j & 63)
 					part[j] += c.w * tf * (bm25K1 + 1) / (tf + norm)
 				}
 				c.pos = p
+			}
+			if filter {
+				cand = [scoreWindow / 64]uint64{}
 			}
 			for wi, word := range seen {
 				seen[wi] = 0

@@ -155,7 +155,8 @@ func TestWindowedSearchSkipsEmptyWindows(t *testing.T) {
 // the windows that cannot reach them (block-max) and scoring every window,
 // alternately, so both see the same machine load; it fails if the two
 // rankings differ. It reports each one's p50, p90 and p99 in ms and the
-// share of the windows tested that were skipped.
+// share of the windows tested that were skipped, and the process CPU each
+// took per question (wall latencies wait for a core on a busy machine).
 //
 //	PAKTON_INDEX_DIR=$SCALE_DIR/x10all/store/collections/default/cache/index \
 //	  go test ./internal/search -run '^$' -bench CorpusWideRanking -benchtime 1x
@@ -172,6 +173,10 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 		defer func(w int32) { boundWindow = w }(boundWindow)
 		boundWindow = int32(w)
 	}
+	depth := rankDepth
+	if d, err := strconv.Atoi(os.Getenv("PAKTON_DEPTH")); err == nil && d > 0 {
+		depth = d
+	}
 	dev := devset.Questions(b)
 	d, err := index.OpenDir(path)
 	if err != nil {
@@ -186,7 +191,8 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 	pct := func(x []float64, p int) float64 { return x[min(len(x)-1, len(x)*p/100)] }
 	for b.Loop() {
 		var pruned, full []float64
-		s0, t0 := windowsSkipped.Load(), windowsTested.Load()
+		var prunedCPU, fullCPU time.Duration
+		s0, f0, t0 := windowsSkipped.Load(), windowsFiltered.Load(), windowsTested.Load()
 		for i, q := range dev {
 			if i%every != 0 {
 				continue
@@ -194,17 +200,21 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 			terms, _, _ := analyzeQuery(q)
 			qt := ix.weigh(v, q, terms, true)
 			sc := newScope(v, nil, nil)
-			t0 := time.Now()
-			got, _ := ix.topWindowed(v, qt, sc, rankDepth, true)
-			t1 := time.Now()
-			want, _ := ix.topWindowed(v, qt, sc, rankDepth, false)
-			t2 := time.Now()
+			t0, c0 := time.Now(), devset.ProcessCPU()
+			got, _ := ix.topWindowed(v, qt, sc, depth, true)
+			t1, c1 := time.Now(), devset.ProcessCPU()
+			want, _ := ix.topWindowed(v, qt, sc, depth, false)
+			t2, c2 := time.Now(), devset.ProcessCPU()
 			if !reflect.DeepEqual(got, want) {
 				b.Fatalf("%q: the pruned ranking differs from the full one", q)
 			}
 			pruned = append(pruned, float64(t1.Sub(t0))/1e6)
 			full = append(full, float64(t2.Sub(t1))/1e6)
+			prunedCPU += c1 - c0
+			fullCPU += c2 - c1
 		}
+		b.ReportMetric(float64(prunedCPU)/1e6/float64(len(pruned)), "pruned-cpu-ms/q")
+		b.ReportMetric(float64(fullCPU)/1e6/float64(len(full)), "full-cpu-ms/q")
 		sort.Float64s(pruned)
 		sort.Float64s(full)
 		b.ReportMetric(pct(pruned, 50), "pruned-p50-ms")
@@ -215,6 +225,7 @@ func BenchmarkCorpusWideRanking(b *testing.B) {
 		b.ReportMetric(pct(full, 99), "full-p99-ms")
 		if tested := windowsTested.Load() - t0; tested > 0 {
 			b.ReportMetric(float64(windowsSkipped.Load()-s0)/float64(tested), "skipped-share")
+			b.ReportMetric(float64(windowsFiltered.Load()-f0)/float64(tested), "filtered-share")
 		}
 	}
 }
