@@ -82,6 +82,7 @@ type windowCursor struct {
 type pruning struct {
 	on     bool
 	bar    atomic.Uint64
+	off      atomic.Bool  // planning did not pay (pruningPays): score the rest whole
 	skips    atomic.Int64 // windows skipped
 	filtered atomic.Int64 // windows where only units holding an essential term were scored
 	tested   atomic.Int64 // windows whose bound was computed
@@ -152,7 +153,7 @@ func (ix *Index) topWindowed(v *index.Snapshot, q []queryTerm, sc scope, n int, 
 // those where it scored only units holding an essential term, and
 // windowsTested those whose bound it computed (for the tests and
 // benchmarks).
-var windowsSkipped, windowsFiltered, windowsTested atomic.Int64
+var windowsSkipped, windowsFiltered, windowsTested, postingsPassed, postingsScored atomic.Int64
 
 // parallelMinUnits is the fewest live units for which scoring a
 // corpus-wide search on several goroutines pays (below, a search takes a
@@ -233,7 +234,7 @@ func (ix *Index) windowed(v *index.Snapshot, q []queryTerm, w []float64, sc scop
 			continue
 		}
 		var bar *pruning
-		if bounded {
+		if bounded && !pr.off.Load() {
 			bar = pr
 		}
 		touched += scoreWindows(v, i, seg, cs, first, avg, sc, h, bar)
@@ -326,10 +327,30 @@ func planWindow(seg *index.Segment, cs []windowCursor, lo, hi int32, h *topHeap,
 	return skipWindow, order
 }
 
+// pruneTrial is how many windows a segment's ranking plans before it
+// judges whether planning pays (pruningPays), and again after as many more.
+const pruneTrial = 32
+
+// pruningPays reports whether bounding windows pays in a segment, from the
+// windows planned so far: planning a window reads every term's bounds
+// there, which costs about what scoring a fifth of its postings does
+// (docs/SCALE.md), so it pays when a tenth of the windows are skipped or
+// the filter passes over at least 30% of the postings of the windows it
+// plans. A question of many terms of similar weight (an expanded one) does
+// neither: the rest of the ranking, in every segment, is then scored whole,
+// which changes no score, only what is skipped.
+func pruningPays(planned, skipped, passed, scored int64) bool {
+	if 10*skipped >= planned {
+		return true
+	}
+	return passed+scored > 0 && 10*passed >= 3*(passed+scored)
+}
+
 // scoreWindows scores segment i's units window by window (cursors in query
 // order) and offers them to h; it returns the number of units scored.
 // With pr set, windows that cannot reach the n best are skipped and, in
-// the others, units that cannot are not scored (planWindow).
+// the others, units that cannot are not scored (planWindow), as long as
+// that pays (pruningPays).
 func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCursor, first int32, avg [index.NumViews]float64, sc scope, h *topHeap, pr *pruning) int {
 	var (
 		part    [scoreWindow]float64     // by unit - lo
@@ -337,7 +358,11 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 		cand    [scoreWindow / 64]uint64 // units holding an essential term
 		order   []int
 		touched int
+		passed, scoredPostings int64 // postings passed over by a filter, and scored
+		planned, skipped, filtered int64 // windows planned, skipped and filtered here
 	)
+	passed0, scored0 := passed, scoredPostings
+	defer func() { postingsPassed.Add(passed); postingsScored.Add(scoredPostings) }()
 	units := seg.Units()
 	base := v.UnitBase(i)
 	hasDead := v.HasDeleted(i)
@@ -353,6 +378,18 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 		plan := scoreAll
 		if pr != nil {
 			plan, order = planWindow(seg, cs, lo, hi, h, pr, order)
+			switch plan {
+			case skipWindow:
+				skipped++
+			case filterWindow:
+				filtered++
+			}
+			if planned++; planned%pruneTrial == 0 && !pruningPays(planned, skipped, passed-passed0, scoredPostings-scored0) {
+				pr.off.Store(true) // the rest of the ranking is scored whole
+			}
+			if pr.off.Load() {
+				pr = nil
+			}
 		}
 		if plan == skipWindow {
 			for k := range cs {
@@ -392,8 +429,10 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 						continue // a damaged (unsorted) list
 					}
 					if filter && cand[j>>6]&(1<<(j&63)) == 0 {
+						passed++
 						continue
 					}
+					scoredPostings++
 					u := &units[e.Unit]
 					if uint(u.View) >= uint(index.NumViews) || !sc.views[u.View] {
 						continue

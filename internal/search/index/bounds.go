@@ -184,6 +184,9 @@ func (s *Segment) TermBlocks(t int32) (pl []Posting, start int64) {
 	return pl, s.postOff[t]
 }
 
+// NumBlocks returns the number of blocks of the segment's postings.
+func (s *Segment) NumBlocks() int64 { return numBlocks(int64(len(s.postAll))) }
+
 // BlockMax returns the bound of block b of the segment's postings (0 for a
 // block out of range).
 func (s *Segment) BlockMax(b int64) float32 {
