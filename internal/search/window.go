@@ -80,8 +80,8 @@ type windowCursor struct {
 // best n-th score any worker has reached (float64 bits; the n best of all
 // are at least as good as any worker's n best).
 type pruning struct {
-	on     bool
-	bar    atomic.Uint64
+	on       bool
+	bar      atomic.Uint64
 	off      atomic.Bool  // planning did not pay (pruningPays): score the rest whole
 	skips    atomic.Int64 // windows skipped
 	filtered atomic.Int64 // windows where only units holding an essential term were scored
@@ -353,12 +353,12 @@ func pruningPays(planned, skipped, passed, scored int64) bool {
 // that pays (pruningPays).
 func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCursor, first int32, avg [index.NumViews]float64, sc scope, h *topHeap, pr *pruning) int {
 	var (
-		part    [scoreWindow]float64     // by unit - lo
-		seen    [scoreWindow / 64]uint64 // units with a score
-		cand    [scoreWindow / 64]uint64 // units holding an essential term
-		order   []int
-		touched int
-		passed, scoredPostings int64 // postings passed over by a filter, and scored
+		part                       [scoreWindow]float64     // by unit - lo
+		seen                       [scoreWindow / 64]uint64 // units with a score
+		cand                       [scoreWindow / 64]uint64 // units holding an essential term
+		order                      []int
+		touched                    int
+		passed, scoredPostings     int64 // postings passed over by a filter, and scored
 		planned, skipped, filtered int64 // windows planned, skipped and filtered here
 	)
 	passed0, scored0 := passed, scoredPostings

@@ -105,10 +105,10 @@ func roundUp32(x float64) float32 {
 // blockBuilder computes block bounds over postings given one at a time, in
 // the order they are written.
 type blockBuilder struct {
-	avg   [NumViews]float64
-	n     int // postings seen
-	cur   float64
-	out   []float32
+	avg [NumViews]float64
+	n   int // postings seen
+	cur float64
+	out []float32
 }
 
 func (b *blockBuilder) add(tf uint16, u Unit) {
