@@ -9,7 +9,7 @@ import (
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/compare"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/usecase"
@@ -59,7 +59,7 @@ func runCompare(ctx context.Context, args []string) error {
 				return compare.Side{}, "", err
 			}
 		}
-		info, err := ingest.FindDoc(ctx, st, g.collection, ref)
+		info, err := docread.FindDoc(ctx, st, g.collection, ref)
 		if err != nil {
 			return compare.Side{}, "", err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/examples"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -106,7 +107,7 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store, ix *search.In
 		if err != nil {
 			return err
 		}
-		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)})
+		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: docread.Tree(rec)})
 		if err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func demoAnswer(ctx context.Context, w io.Writer, st *store.Store, ix *search.In
 	if err != nil {
 		return err
 	}
-	ps, err := ingest.Passages(ctx, st, store.DefaultCollection, res.Hits)
+	ps, err := docread.Passages(ctx, st, store.DefaultCollection, res.Hits)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/server"
 	"github.com/pakton/pakton/internal/store"
@@ -105,7 +107,7 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		var failed int
 		for _, ref := range rest {
-			info, err := ingest.FindDocExact(ctx, st, g.collection, ref)
+			info, err := docread.FindDocExact(ctx, st, g.collection, ref)
 			if err == nil {
 				err = st.Delete(ctx, g.collection, info.ID)
 			}
@@ -224,7 +226,7 @@ func listDocs(ctx context.Context, st *store.Store, collection, folder string, a
 		all := len(infos)
 		kept := infos[:0]
 		for _, in := range infos {
-			if usecase.InFolder(ingest.DocFolder(in), folder) {
+			if usecase.InFolder(docread.DocFolder(in), folder) {
 				kept = append(kept, in)
 			}
 		}
@@ -242,8 +244,13 @@ func listDocs(ctx context.Context, st *store.Store, collection, folder string, a
 	}
 	fams, _ := usecase.CollectionFamilies(ctx, st, collection) // no families is no column, not an error
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tFAMILY\tINGESTED")
+	fmt.Fprintln(tw, "ID\tCONTRACT\tNAME\tFORMAT\tPAGES\tCHARS\tCLAUSES\tFAMILY\tINGESTED")
 	for _, in := range infos {
+		// The contract as people name it; the file name is NAME.
+		title := "-"
+		if nm, err := docread.DocNames(ctx, st, collection, in.ID); err == nil {
+			title = names.Display(nm, in.Name)
+		}
 		pages := "-"
 		if in.Pages > 0 {
 			pages = fmt.Sprint(in.Pages)
@@ -252,7 +259,7 @@ func listDocs(ctx context.Context, st *store.Store, collection, folder string, a
 		if f := fams.Of(in.ID); f != nil {
 			fam = fmt.Sprintf("%s (%d)", f.ID, len(f.Members))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", in.ID, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), fam, timeText(in.Source.IngestedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", in.ID, title, in.Name, in.Format, pages, in.Runes, max(0, in.Nodes-1), fam, timeText(in.Source.IngestedAt))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

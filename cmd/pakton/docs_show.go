@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/usecase"
 )
@@ -16,7 +16,7 @@ import (
 // showDoc prints one document's details, or with asText its canonical
 // text byte for byte as stored.
 func showDoc(ctx context.Context, st *store.Store, collection, ref string, asText, asJSON bool) error {
-	info, err := ingest.FindDoc(ctx, st, collection, ref)
+	info, err := docread.FindDoc(ctx, st, collection, ref)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/usecase"
 )
@@ -43,7 +43,7 @@ func runGraph(ctx context.Context, args []string) error {
 	defer st.Close()
 	var ids []string
 	if len(rest) == 1 {
-		info, err := ingest.FindDoc(ctx, st, g.collection, rest[0])
+		info, err := docread.FindDoc(ctx, st, g.collection, rest[0])
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func printCollectionGraph(st *store.Store, collection string, cg *graph.Graph) e
 
 // printDocGraph lists one document's definitions and references.
 func printDocGraph(ctx context.Context, st *store.Store, collection, id string) error {
-	rec, dg, _, err := ingest.ReadGraph(ctx, st, collection, id)
+	rec, dg, _, err := docread.ReadGraph(ctx, st, collection, id)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func printDocGraph(ctx context.Context, st *store.Store, collection, id string) 
 
 // printTerm prints a term's definitions and the clauses that use it.
 func printTerm(ctx context.Context, st *store.Store, collection, id, term string) error {
-	rec, dg, _, err := ingest.ReadGraph(ctx, st, collection, id)
+	rec, dg, _, err := docread.ReadGraph(ctx, st, collection, id)
 	if err != nil {
 		return err
 	}

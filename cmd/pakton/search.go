@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/collection"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 )
 
@@ -187,7 +187,7 @@ func plural(n int, one, many string) string {
 
 // writePassage prints one passage: a header line (rank, document, clause
 // path, pages, span, score) and the quoted text, indented.
-func writePassage(w io.Writer, p ingest.Passage, full bool) {
+func writePassage(w io.Writer, p docread.Passage, full bool) {
 	// The contract as people name it first; its file on the next line.
 	title, file := p.DocName, ""
 	if p.DocTitle != "" && p.DocTitle != p.DocName {
@@ -221,7 +221,7 @@ func writePassage(w io.Writer, p ingest.Passage, full bool) {
 // writeSupport lists a passage's supporting evidence under it, one line
 // each: the terms it uses with where they are defined, the clauses it
 // refers to.
-func writeSupport(w io.Writer, s *ingest.Support) {
+func writeSupport(w io.Writer, s *docread.Support) {
 	if s == nil {
 		return
 	}

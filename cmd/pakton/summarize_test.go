@@ -9,7 +9,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/config"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/llm/llmtest"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -40,7 +40,7 @@ func TestIngestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	data, err := st.Artifact(t.Context(), store.DefaultCollection, store.DocID("a.txt"), ingest.ArtifactSummary)
+	data, err := st.Artifact(t.Context(), store.DefaultCollection, store.DocID("a.txt"), docread.ArtifactSummary)
 	if err != nil {
 		t.Fatal(err)
 	}

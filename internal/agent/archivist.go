@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
@@ -181,7 +181,7 @@ func (s *session) resolveDocs(ctx context.Context, req Request, named []string, 
 
 // docSummary is the stored deterministic summary of a document.
 func (s *session) docSummary(ctx context.Context, id string) string {
-	data, err := s.lib.Corpus.Store.Artifact(ctx, s.lib.Corpus.Collection, id, ingest.ArtifactSummary)
+	data, err := s.lib.Corpus.Store.Artifact(ctx, s.lib.Corpus.Collection, id, docread.ArtifactSummary)
 	if err != nil {
 		return ""
 	}

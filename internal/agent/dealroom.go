@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
@@ -58,7 +58,7 @@ func (l *Library) perContractScope(ctx context.Context, req Request, route *sear
 		// Correspondence (cover e-mails, letters, indexes) is no contract
 		// of the deal room, unless asked for.
 		if !req.IncludeCorrespondence {
-			if nm, err := ingest.DocNames(ctx, l.Corpus.Store, l.Corpus.Collection, in.ID); err == nil && nm.Correspondence != "" {
+			if nm, err := docread.DocNames(ctx, l.Corpus.Store, l.Corpus.Collection, in.ID); err == nil && nm.Correspondence != "" {
 				continue
 			}
 		}
@@ -189,7 +189,7 @@ func (l *Library) perContractSearch(ctx context.Context, question string, docs [
 		hits = append(hits, res.Hits[0])
 	}
 	slices.SortStableFunc(hits, search.ByScore)
-	ps, err := ingest.Passages(ctx, l.Corpus.Store, l.Corpus.Collection, hits)
+	ps, err := docread.Passages(ctx, l.Corpus.Store, l.Corpus.Collection, hits)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -88,8 +88,11 @@ func TestEvidencePerContractNamesTheOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range dr.Others {
-		if !strings.Contains(b.String(), "- "+o.Name+" — ") {
-			t.Errorf("markdown does not name %s:\n%s", o.Name, b.String())
+		if o.DocTitle == "" || o.DocTitle == o.Name {
+			t.Errorf("%s is not named as people name it (doc_title %q)", o.Name, o.DocTitle)
+		}
+		if want := "- " + o.DocTitle + " (" + o.Name + ") — "; !strings.Contains(b.String(), want) {
+			t.Errorf("markdown does not name %s as %q:\n%s", o.Name, want, b.String())
 		}
 	}
 }

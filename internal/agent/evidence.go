@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -144,6 +144,7 @@ func Evidence(ctx context.Context, lib *Library, req Request, k int) (*report.Re
 	}
 	lib.attachPerContract(ctx, r, req, res.Route, lib.Progress)
 	report.Verify(ctx, r, lib)
+	report.NameDocuments(r, lib)
 	return r, nil
 }
 
@@ -295,7 +296,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // leansOn turns a passage's supporting evidence (definitions of the terms it
 // uses, clauses it refers to) into the report's form.
-func leansOn(s *ingest.Support) []report.Support {
+func leansOn(s *docread.Support) []report.Support {
 	if s == nil {
 		return nil
 	}

@@ -157,7 +157,7 @@ func TestEvidenceProvisionCheck(t *testing.T) {
 	}
 	var md bytes.Buffer
 	report.WriteMarkdown(&md, r)
-	if !strings.Contains(md.String(), "**not found** in master-services") {
+	if !strings.Contains(md.String(), "**not found** in Master Services Agreement — Quillfeather Data Services / Halvorsen Marine Freight, 3 March 2025 (master-services-agreement.txt)") {
 		t.Errorf("markdown does not show the check:\n%s", md.String())
 	}
 	// Its governing-law clause is found, with where.

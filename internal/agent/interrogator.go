@@ -357,6 +357,7 @@ func (s *session) finish(ctx context.Context, rep *report.Report, reason string,
 		}
 	}
 	report.Verify(ctx, rep, s.lib)
+	report.NameDocuments(rep, s.lib)
 	acc := accounting(s.meter)
 	acc.PaperCalls = PaperCalls(s.clarifications, len(rep.Turns))
 	rep.Accounting = acc

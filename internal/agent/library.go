@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -23,7 +23,7 @@ import (
 
 // Library is the collection a question is asked about: the corpus the
 // contract tools search, and the stored documents quotations are verified
-// against. It implements report.Documents and report.Locator.
+// against. It implements report.Documents, report.Locator and report.Titler.
 type Library struct {
 	Corpus *tool.Corpus
 	// Progress, when set, receives lines about long offline work done for
@@ -69,7 +69,7 @@ func (l *Library) record(ctx context.Context, id string) (*store.Record, error) 
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", id, err)
 	}
-	rec.Tree = ingest.Tree(rec)
+	rec.Tree = docread.Tree(rec)
 	l.recs[id] = rec
 	return rec, nil
 }
@@ -93,9 +93,19 @@ func (l *Library) ClausePath(ctx context.Context, id string, span document.Span)
 	return rec.Tree.SpanPath(span)
 }
 
+// DocTitle names a document as people do: its title, parties and date
+// (names.Display, from the collection's index); "" when the index does not
+// hold it.
+func (l *Library) DocTitle(id string) string {
+	if l.Corpus == nil || l.Corpus.Index == nil {
+		return ""
+	}
+	return l.Corpus.Index.DocDisplay(id)
+}
+
 // Find resolves what a user typed to name a document (id, name, base name).
 func (l *Library) Find(ctx context.Context, ref string) (report.DocRef, error) {
-	info, err := ingest.FindDoc(ctx, l.Corpus.Store, l.Corpus.Collection, ref)
+	info, err := docread.FindDoc(ctx, l.Corpus.Store, l.Corpus.Collection, ref)
 	if err != nil {
 		return report.DocRef{}, err
 	}

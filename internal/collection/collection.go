@@ -32,6 +32,7 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
@@ -430,7 +431,7 @@ func (sn *Snapshot) Doc(ctx context.Context, id string) (*Doc, error) {
 	if sn.vers != nil && ver != sn.vers[id] {
 		return nil, fmt.Errorf("document %s changed since the index was loaded: %w", id, store.ErrNotFound)
 	}
-	d = &Doc{Doc: rec.Doc, Tree: ingest.Tree(rec), ver: ver}
+	d = &Doc{Doc: rec.Doc, Tree: docread.Tree(rec), ver: ver}
 	sn.mu.Lock()
 	// Concurrent requests may have read the same document meanwhile: keep
 	// the first copy (and count its bytes once), or the cache fills with
@@ -449,7 +450,7 @@ func (sn *Snapshot) Doc(ctx context.Context, id string) (*Doc, error) {
 // when the store holds none.
 func (sn *Snapshot) Graph(ctx context.Context, d *Doc) (*graph.Doc, error) {
 	d.graphOnce.Do(func() {
-		d.graph, _, d.graphErr = ingest.DocGraph(context.WithoutCancel(ctx), sn.svc.st, sn.Collection, &store.Record{Doc: d.Doc, Tree: d.Tree})
+		d.graph, _, d.graphErr = docread.DocGraph(context.WithoutCancel(ctx), sn.svc.st, sn.Collection, &store.Record{Doc: d.Doc, Tree: d.Tree})
 	})
 	return d.graph, d.graphErr
 }

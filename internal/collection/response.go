@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -21,7 +21,7 @@ type Response struct {
 	// the decision, the names matched, an ambiguous name's candidates.
 	Route *search.Route `json:"route,omitempty"`
 	// Hits are the passages found, best first.
-	Hits []ingest.Passage `json:"hits"`
+	Hits []docread.Passage `json:"hits"`
 	// NotFound: provisions the question asks about that the review
 	// detectors looked for and did not find (search.Result.NotFound).
 	NotFound []NotFound `json:"not_found,omitempty"`
@@ -54,7 +54,7 @@ type NotFound struct {
 // was loaded is left out, and the others are ranked again from 1; a graph
 // that cannot be built leaves its passages without supporting evidence.
 func (sn *Snapshot) Respond(ctx context.Context, query string, res search.Result) (*Response, error) {
-	out := &Response{Query: query, RoutedTo: []DocRef{}, Route: res.Route, Hits: []ingest.Passage{}, Explain: res.Explain}
+	out := &Response{Query: query, RoutedTo: []DocRef{}, Route: res.Route, Hits: []docread.Passage{}, Explain: res.Explain}
 	for _, id := range res.RoutedTo {
 		out.RoutedTo = append(out.RoutedTo, DocRef{id, sn.Index.DocName(id), sn.Index.DocDisplay(id)})
 	}
@@ -76,7 +76,7 @@ func (sn *Snapshot) Respond(ctx context.Context, query string, res search.Result
 			}
 		}
 		h.Rank = len(out.Hits) + 1
-		p := ingest.NewPassage(h, d.Doc, d.Tree, g)
+		p := docread.NewPassage(h, d.Doc, d.Tree, g)
 		p.DocTitle = sn.Index.DocDisplay(h.DocID)
 		out.Hits = append(out.Hits, p)
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parallel"
@@ -66,7 +67,7 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		if stored[id] == hexSum+"/"+opt.Method.Name() {
 			if sums, err := st.Sums(ctx, coll, id); err == nil {
 				segSum := sha256.Sum256(enc)
-				if sums["artifacts/"+ingest.ArtifactSegment+".bin"] == hex.EncodeToString(segSum[:]) {
+				if sums["artifacts/"+docread.ArtifactSegment+".bin"] == hex.EncodeToString(segSum[:]) {
 					return
 				}
 			}
@@ -74,7 +75,7 @@ func storeIndex(ctx context.Context, opt Options, files []string) (*search.Index
 		out[i].rec = &store.Record{
 			Doc:       &document.Document{ID: id, Name: rel, Format: "text", Text: text},
 			Source:    store.Source{Path: rel, SHA256: hexSum + "/" + opt.Method.Name(), Size: int64(len(text)), ModTime: time.Unix(0, 0).UTC()},
-			Artifacts: map[string][]byte{ingest.ArtifactSegment: enc},
+			Artifacts: map[string][]byte{docread.ArtifactSegment: enc},
 		}
 	})
 	if err := ctx.Err(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/cfb"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/unpack"
@@ -76,23 +77,6 @@ func ContentMatches(name string, head []byte) bool {
 // SupportedTypes lists what ingest reads, for messages.
 const SupportedTypes = parse.Supported + " .zip"
 
-// DocFolder is the folder a document is filed in.
-func DocFolder(in store.DocInfo) string {
-	if in.Source.Folder != "" || in.Source.Archive != "" {
-		return in.Source.Folder
-	}
-	return folderOf(in.Name)
-}
-
-// folderOf is the folder part of a document name ("" at the top).
-func folderOf(name string) string {
-	d := path.Dir(name)
-	if d == "." || d == "/" {
-		return ""
-	}
-	return d
-}
-
 // archives holds the archives one Ingest opened and its temporary files.
 type archives struct {
 	mu    sync.Mutex
@@ -156,7 +140,7 @@ func (u *archives) zipItems(file, display, prefix string, src store.Source, lim 
 		} else {
 			esrc.Entry = e.Name
 		}
-		esrc.Folder = folderOf(name)
+		esrc.Folder = docread.FolderOf(name)
 		it := item{path: display + "/" + e.Name, name: name, size: e.Size, arc: a, entry: e, src: esrc}
 		switch {
 		case e.Refused != "":

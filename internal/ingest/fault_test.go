@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pakton/pakton/internal/parse/pdftest"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pakton/pakton/internal/docread"
+	"github.com/pakton/pakton/internal/parse/pdftest"
 
 	"github.com/pakton/pakton/examples"
 	"github.com/pakton/pakton/internal/parse"
@@ -346,7 +348,7 @@ func TestLoadIndexBadSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Artifacts[ArtifactSegment] = []byte("PKSEG0\n\xff\xff\xff")
+	rec.Artifacts[docread.ArtifactSegment] = []byte("PKSEG0\n\xff\xff\xff")
 	if err := st.Put(t.Context(), store.DefaultCollection, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +371,7 @@ func TestLoadIndexBadSegment(t *testing.T) {
 
 	// Damage b.txt's stored segment file (same size, so only its checksum
 	// notices): the document cannot be read reliably and is left out.
-	matches, _ := filepath.Glob(filepath.Join(storeDir, "collections", "default", "docs", id+"@*", "artifacts", ArtifactSegment+".bin"))
+	matches, _ := filepath.Glob(filepath.Join(storeDir, "collections", "default", "docs", id+"@*", "artifacts", docread.ArtifactSegment+".bin"))
 	if len(matches) != 1 {
 		t.Fatalf("found %d segment files for %s", len(matches), id)
 	}

@@ -2,15 +2,13 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pakton/pakton/examples"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -36,8 +34,8 @@ func TestDocGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Tree = Tree(rec)
-	g, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec)
+	rec.Tree = docread.Tree(rec)
+	g, computed, err := docread.DocGraph(ctx, st, store.DefaultCollection, rec)
 	if err != nil || computed {
 		t.Fatalf("DocGraph: computed %v, err %v", computed, err)
 	}
@@ -50,30 +48,30 @@ func TestDocGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delete(full.Artifacts, ArtifactGraph)
+	delete(full.Artifacts, docread.ArtifactGraph)
 	if err := st.Put(t.Context(), store.DefaultCollection, full); err != nil {
 		t.Fatal(err)
 	}
-	g2, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec)
+	g2, computed, err := docread.DocGraph(ctx, st, store.DefaultCollection, rec)
 	if err != nil || !computed || len(g2.References) != len(g.References) {
 		t.Fatalf("DocGraph without artifact: computed %v, %d references (want %d), err %v", computed, len(g2.References), len(g.References), err)
 	}
 	// A graph stored by an older extraction version is computed again.
 	old := *g
 	old.Version = graph.Version - 1
-	if full.Artifacts[ArtifactGraph], err = old.Encode(); err != nil {
+	if full.Artifacts[docread.ArtifactGraph], err = old.Encode(); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Put(t.Context(), store.DefaultCollection, full); err != nil {
 		t.Fatal(err)
 	}
-	if g3, computed, err := DocGraph(ctx, st, store.DefaultCollection, rec); err != nil || !computed || g3.Version != graph.Version {
+	if g3, computed, err := docread.DocGraph(ctx, st, store.DefaultCollection, rec); err != nil || !computed || g3.Version != graph.Version {
 		t.Fatalf("DocGraph of an older version: computed %v, version %d, err %v", computed, g3.Version, err)
 	}
 	if _, err := Reindex(ctx, st, store.DefaultCollection, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, computed, err := ReadGraph(ctx, st, store.DefaultCollection, rec.Doc.ID); err != nil || computed {
+	if _, _, computed, err := docread.ReadGraph(ctx, st, store.DefaultCollection, rec.Doc.ID); err != nil || computed {
 		t.Errorf("after Reindex, the graph is still computed on load (err %v)", err)
 	}
 }
@@ -105,7 +103,7 @@ func TestPassageSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := Passages(t.Context(), st, store.DefaultCollection, res.Hits)
+	ps, err := docread.Passages(t.Context(), st, store.DefaultCollection, res.Hits)
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("passages: %v, %d", err, len(ps))
 	}
@@ -131,27 +129,5 @@ func TestPassageSupport(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("reference to Section 11.3(c) not supported: %+v", p.Support.References)
-	}
-}
-
-// TestGraphDeadline: a graph that takes longer than its deadline fails its
-// file with a reason naming the limit, and the other files of the batch are stored.
-func TestGraphDeadline(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "src/a.txt", []byte(contractText(1, 3)))
-	st, err := store.Open(filepath.Join(dir, "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	defer func(a, b time.Duration) { graphTimeout, graphTimeoutPerMB = a, b }(graphTimeout, graphTimeoutPerMB)
-	graphTimeout, graphTimeoutPerMB = 0, 0
-	sum, err := Ingest(context.Background(), st, store.DefaultCollection, []string{filepath.Join(dir, "src")}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sum.Files) != 1 || sum.Files[0].Status != StatusFailed || !strings.Contains(sum.Files[0].Reason, "defined terms and cross-references took longer than") ||
-		!errors.Is(sum.Files[0].Err, parse.ErrTooLarge) {
-		t.Fatalf("files %+v", sum.Files)
 	}
 }

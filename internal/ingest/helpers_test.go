@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/search/index"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -127,10 +128,10 @@ func verifyStore(ctx context.Context, t testing.TB, dir, collection string) int 
 		if rec.Tree == nil || len(rec.Tree.Nodes) == 0 {
 			t.Errorf("document %s: no clause tree", in.Name)
 		}
-		if len(rec.Artifacts[ArtifactSummary]) == 0 {
+		if len(rec.Artifacts[docread.ArtifactSummary]) == 0 {
 			t.Errorf("document %s: no summary artifact", in.Name)
 		}
-		seg, err := index.DecodeDoc(rec.Artifacts[ArtifactSegment])
+		seg, err := index.DecodeDoc(rec.Artifacts[docread.ArtifactSegment])
 		if err != nil {
 			t.Errorf("document %s: segment: %v", in.Name, err)
 		} else if seg.ID != in.ID || seg.Name != in.Name {

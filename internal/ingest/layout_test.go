@@ -3,11 +3,13 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"github.com/pakton/pakton/internal/parse/pdftest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/pakton/pakton/internal/docread"
+	"github.com/pakton/pakton/internal/parse/pdftest"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/store"
@@ -33,14 +35,14 @@ func TestIngestLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(a.Artifacts, ArtifactLayout) || !slices.Contains(a.Artifacts, ArtifactSource) {
+	if !slices.Contains(a.Artifacts, docread.ArtifactLayout) || !slices.Contains(a.Artifacts, docread.ArtifactSource) {
 		t.Fatalf("PDF artifacts %v, want layout and source", a.Artifacts)
 	}
-	src, _ := st.Artifact(t.Context(), store.DefaultCollection, a.ID, ArtifactSource)
+	src, _ := st.Artifact(t.Context(), store.DefaultCollection, a.ID, docread.ArtifactSource)
 	if !bytes.Equal(src, pdf) {
 		t.Error("source artifact differs from the file")
 	}
-	raw, _ := st.Artifact(t.Context(), store.DefaultCollection, a.ID, ArtifactLayout)
+	raw, _ := st.Artifact(t.Context(), store.DefaultCollection, a.ID, docread.ArtifactLayout)
 	l, err := document.DecodeLayout(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +55,7 @@ func TestIngestLayout(t *testing.T) {
 		t.Errorf("layout %+v", l)
 	}
 	b, _ := st.Info(t.Context(), store.DefaultCollection, store.DocID("b.txt"))
-	if slices.Contains(b.Artifacts, ArtifactLayout) || slices.Contains(b.Artifacts, ArtifactSource) {
+	if slices.Contains(b.Artifacts, docread.ArtifactLayout) || slices.Contains(b.Artifacts, docread.ArtifactSource) {
 		t.Errorf("text artifacts %v: want no layout or source", b.Artifacts)
 	}
 }

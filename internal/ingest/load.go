@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/chunk"
-	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -200,7 +200,7 @@ func openTable(d *index.Dir, c index.Commit) *index.AssocTable {
 // of the artifacts it indexes, so a document whose segment or vectors
 // changed is indexed again, and one stored again unchanged is not.
 func docVersion(in store.DocInfo) string {
-	return in.ArtifactSums[ArtifactSegment] + "+" + in.ArtifactSums[ArtifactVectors]
+	return in.ArtifactSums[docread.ArtifactSegment] + "+" + in.ArtifactSums[docread.ArtifactVectors]
 }
 
 // syncIndex brings a collection's index directory up to date with the
@@ -440,7 +440,7 @@ func loadDocs(ctx context.Context, st *store.Store, collection string, docs []st
 // loadSegment reads and decodes one document's segment; when it is missing
 // or does not decode, it analyzes the stored document again.
 func loadSegment(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (seg *index.Doc, reanalyzed bool, err error) {
-	data, err := st.Artifact(ctx, collection, info.ID, ArtifactSegment)
+	data, err := st.Artifact(ctx, collection, info.ID, docread.ArtifactSegment)
 	if err == nil {
 		seg, err = index.DecodeDoc(data)
 		if err == nil && seg.ID != info.ID {
@@ -463,10 +463,10 @@ func loadSegment(ctx context.Context, st *store.Store, collection string, info s
 
 // loadVectors reads a document's stored vectors: nil when it has none.
 func loadVectors(ctx context.Context, st *store.Store, collection string, info store.DocInfo) (*index.Vectors, error) {
-	if !slices.Contains(info.Artifacts, ArtifactVectors) {
+	if !slices.Contains(info.Artifacts, docread.ArtifactVectors) {
 		return nil, nil
 	}
-	data, err := st.Artifact(ctx, collection, info.ID, ArtifactVectors)
+	data, err := st.Artifact(ctx, collection, info.ID, docread.ArtifactVectors)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -479,10 +479,10 @@ func loadVectors(ctx context.Context, st *store.Store, collection string, info s
 // analyze builds a stored document's segment, summary and names from its
 // text and clause tree.
 func analyze(rec *store.Record) (seg *index.Doc, summary, namesJSON []byte) {
-	tree := Tree(rec)
+	tree := docread.Tree(rec)
 	sum := chunk.Summary(rec.Doc)
 	var stored chunk.DocSummary
-	if json.Unmarshal(rec.Artifacts[ArtifactSummary], &stored) == nil {
+	if json.Unmarshal(rec.Artifacts[docread.ArtifactSummary], &stored) == nil {
 		sum.Generated = stored.Generated // a model-written summary is kept
 	}
 	nm := chunk.Names(rec.Doc)
@@ -490,28 +490,6 @@ func analyze(rec *store.Record) (seg *index.Doc, summary, namesJSON []byte) {
 	summary, _ = json.Marshal(sum) // structs of strings: cannot fail
 	namesJSON, _ = json.Marshal(nm)
 	return seg, summary, namesJSON
-}
-
-// DocNames returns what a stored document is called by: the names learnt
-// at ingest (ArtifactNames), or, for a document ingested before names were
-// learnt, the names learnt from its stored text now.
-func DocNames(ctx context.Context, st *store.Store, collection, id string) (names.Names, error) {
-	var nm names.Names
-	data, err := st.Artifact(ctx, collection, id, ArtifactNames)
-	if err == nil {
-		if err := json.Unmarshal(data, &nm); err != nil {
-			return nm, fmt.Errorf("names of document %s: %w", id, err)
-		}
-		return nm, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return nm, fmt.Errorf("names of document %s: %w", id, err)
-	}
-	rec, err := st.Document(ctx, collection, id)
-	if err != nil {
-		return nm, fmt.Errorf("names of document %s: %w", id, err)
-	}
-	return chunk.Names(rec.Doc), nil
 }
 
 // Reindex stores a fresh segment and summary for every document of a
@@ -533,12 +511,12 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		if err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
-		rec.Tree = Tree(rec)
+		rec.Tree = docread.Tree(rec)
 		seg, summary, namesJSON := analyze(rec)
-		rec.Artifacts[ArtifactSegment] = seg.Encode()
-		rec.Artifacts[ArtifactSummary] = summary
-		rec.Artifacts[ArtifactNames] = namesJSON
-		if rec.Artifacts[ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
+		rec.Artifacts[docread.ArtifactSegment] = seg.Encode()
+		rec.Artifacts[docread.ArtifactSummary] = summary
+		rec.Artifacts[docread.ArtifactNames] = namesJSON
+		if rec.Artifacts[docread.ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
 		if err := st.Put(ctx, collection, rec); err != nil {

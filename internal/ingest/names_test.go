@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/store"
 )
 
 // TestDocNamesStored checks that ingest stores what a document is called by
-// and DocNames reads it back.
+// and docread.DocNames reads it back.
 func TestDocNamesStored(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "curo-servicing.txt")
@@ -25,7 +26,7 @@ func TestDocNamesStored(t *testing.T) {
 	if _, err := Ingest(t.Context(), st, "default", []string{file}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	nm, err := DocNames(t.Context(), st, "default", store.DocID("curo-servicing.txt"))
+	nm, err := docread.DocNames(t.Context(), st, "default", store.DocID("curo-servicing.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/family"
 	"github.com/pakton/pakton/internal/parse"
@@ -289,7 +290,7 @@ func (p *preparer) attachedArchive(ctx context.Context, where, name string, data
 		cname := name + "/" + e.Name
 		cwhere := where + "/" + e.Name
 		csrc := src
-		csrc.Folder = folderOf(cname)
+		csrc.Folder = docread.FolderOf(cname)
 		csrc.Entry = path.Join(src.Entry, e.Name)
 		csrc.ModTime = e.Modified.UTC()
 		if e.Refused != "" {
@@ -367,13 +368,13 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode names: %w", err)
 	}
-	artifacts := map[string][]byte{ArtifactSegment: seg, ArtifactSummary: summary, ArtifactNames: namesJSON,
-		ArtifactFamily: family.SignWithParties(doc.MaskedText(), family.Parties(nm)).Encode()}
+	artifacts := map[string][]byte{docread.ArtifactSegment: seg, docread.ArtifactSummary: summary, docread.ArtifactNames: namesJSON,
+		docread.ArtifactFamily: family.SignWithParties(doc.MaskedText(), family.Parties(nm)).Encode()}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rec0 := &store.Record{Doc: doc, Tree: tree}
-	if artifacts[ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
+	if artifacts[docread.ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		return nil, err
 	}
 	if doc.Layout != nil {
@@ -381,15 +382,15 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 		if err != nil {
 			return nil, fmt.Errorf("cannot encode layout: %w", err)
 		}
-		artifacts[ArtifactLayout] = layout
-		artifacts[ArtifactSource] = data
+		artifacts[docread.ArtifactLayout] = layout
+		artifacts[docread.ArtifactSource] = data
 	}
 	if p.opt.Embedder != nil {
 		vecs, err := search.EmbedDoc(ctx, p.opt.Embedder, units)
 		if err != nil {
 			return nil, err
 		}
-		artifacts[ArtifactVectors] = vecs.Encode()
+		artifacts[docread.ArtifactVectors] = vecs.Encode()
 	}
 	return &store.Record{Doc: doc, Tree: tree, Source: src, Artifacts: artifacts}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -207,7 +208,7 @@ func benchOneShot(b *testing.B, dir, collection string) {
 			b.Fatal(err)
 		}
 		t3 := time.Now()
-		if _, err := Passages(b.Context(), st, collection, res.Hits); err != nil {
+		if _, err := docread.Passages(b.Context(), st, collection, res.Hits); err != nil {
 			b.Fatal(err)
 		}
 		t4 := time.Now()

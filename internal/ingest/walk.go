@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/unpack"
 )
@@ -116,7 +117,7 @@ func collect(paths []string, u *archives, lim unpack.Limits) []item {
 
 // fileItem classifies a file the walk found.
 func fileItem(path, name string, st fs.FileInfo) item {
-	it := item{path: path, name: name, size: st.Size(), src: store.Source{Path: path, Folder: folderOf(name)}}
+	it := item{path: path, name: name, size: st.Size(), src: store.Source{Path: path, Folder: docread.FolderOf(name)}}
 	if !st.Mode().IsRegular() {
 		it.status, it.reason = StatusFailed, "not a regular file ("+fileKind(st.Mode())+")"
 		it.err = fmt.Errorf("%s: %s", path, it.reason)

@@ -9,8 +9,8 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 )
 
 // ClauseInput are the arguments of get_clause. At most one of Path, Node and
@@ -87,7 +87,7 @@ func (h *handlers) getClause(ctx context.Context, _ *mcpsdk.CallToolRequest, in 
 	if err != nil {
 		return nil, out, fmt.Errorf("reading document %s: %w", info.Name, err)
 	}
-	t := ingest.Tree(rec)
+	t := docread.Tree(rec)
 	doc := rec.Doc
 	id := 0
 	switch {

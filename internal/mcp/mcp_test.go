@@ -228,6 +228,10 @@ func TestToolsInMemory(t *testing.T) {
 	if !strings.Contains(text(res), "supply-agreement.docx") {
 		t.Errorf("list_documents text: %s", text(res))
 	}
+	// Each contract is named as people name it, the file beside it.
+	if d := byName["supply-agreement.docx"]; !strings.HasPrefix(d.Title, "Supply Agreement — ") || !strings.Contains(text(res), "- "+d.Title+" — supply-agreement.docx (id ") {
+		t.Errorf("list_documents title %q, text: %s", d.Title, text(res))
+	}
 
 	// search_contracts: every passage is the verbatim text of its span.
 	var sr SearchOutput

@@ -9,7 +9,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/usecase"
 )
 
@@ -177,7 +177,7 @@ func readDocument(ctx context.Context, b Backend, uri string) (*mcpsdk.ReadResou
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
 	if ref.graph {
-		rec, g, computed, err := ingest.ReadGraph(ctx, c.Store, name, info.ID)
+		rec, g, computed, err := docread.ReadGraph(ctx, c.Store, name, info.ID)
 		if err != nil {
 			return nil, fmt.Errorf("reading the graph of %s: %w", info.Name, err)
 		}

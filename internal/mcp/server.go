@@ -11,8 +11,8 @@ import (
 
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/collection"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -172,7 +172,7 @@ func findDoc(ctx context.Context, c *tool.Corpus, ref string) (store.DocInfo, er
 		}
 		ref = u.id
 	}
-	info, err := ingest.FindDoc(ctx, c.Store, c.Collection, ref)
+	info, err := docread.FindDoc(ctx, c.Store, c.Collection, ref)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return info, fmt.Errorf("no document with id or name %q in this collection; call list_documents for the ids", ref)
@@ -234,7 +234,7 @@ type Passage struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// Support: the definitions of the terms the passage uses and the
 	// clauses it refers to; never part of span.
-	Support *ingest.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
+	Support *docread.Support `json:"support,omitempty" jsonschema:"definitions of the defined terms the passage uses and the clauses it refers to (supporting evidence, not part of span)"`
 	// Provision names the playbook provision the review detectors found
 	// in this passage (score is then their confidence).
 	Provision string `json:"provision,omitempty" jsonschema:"the playbook provision the review detectors found in this passage, when they put it first (score is then their confidence, 0 to 1)"`
@@ -423,6 +423,7 @@ type ListInput struct{}
 type DocumentInfo struct {
 	ID      string `json:"id"`
 	Name    string `json:"name"`
+	Title   string `json:"title,omitempty" jsonschema:"the contract as people name it: its title, parties and date"`
 	Format  string `json:"format"`
 	Pages   int    `json:"pages" jsonschema:"0 for unpaginated formats"`
 	Clauses int    `json:"clauses" jsonschema:"number of nodes of the clause tree"`
@@ -457,7 +458,7 @@ func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest,
 	}
 	out = ListOutput{Collection: c.Collection, Documents: make([]DocumentInfo, 0, len(infos))}
 	for _, in := range infos {
-		out.Documents = append(out.Documents, DocumentInfo{ID: in.ID, Name: in.Name, Format: in.Format, Pages: in.Pages, Clauses: in.Nodes, Chars: in.Runes, URI: docURI(c.Collection, in.ID)})
+		out.Documents = append(out.Documents, DocumentInfo{ID: in.ID, Name: in.Name, Title: c.Index.DocDisplay(in.ID), Format: in.Format, Pages: in.Pages, Clauses: in.Nodes, Chars: in.Runes, URI: docURI(c.Collection, in.ID)})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Collection %q holds %d documents.\n", c.Collection, len(out.Documents))
@@ -466,7 +467,11 @@ func (h *handlers) listDocuments(ctx context.Context, _ *mcpsdk.CallToolRequest,
 			fmt.Fprintf(&b, "… and %d more (see the structured result)\n", len(out.Documents)-i)
 			break
 		}
-		fmt.Fprintf(&b, "- %s (id %s, %s", d.Name, d.ID, d.Format)
+		if d.Title != "" && d.Title != d.Name {
+			fmt.Fprintf(&b, "- %s — %s (id %s, %s", d.Title, d.Name, d.ID, d.Format)
+		} else {
+			fmt.Fprintf(&b, "- %s (id %s, %s", d.Name, d.ID, d.Format)
+		}
 		if d.Pages > 0 {
 			fmt.Fprintf(&b, ", %d pages", d.Pages)
 		}

@@ -86,7 +86,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Documents) > 0 {
 		names := make([]string, len(r.Documents))
 		for i, d := range r.Documents {
-			names[i] = d.Name
+			names[i] = Label(d.Title, d.Name)
 		}
 		fmt.Fprintf(&b, "**Documents:** %s\n", strings.Join(names, ", "))
 	}
@@ -114,9 +114,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 				if c.Path != "" {
 					where = " at " + c.Path
 				}
-				fmt.Fprintf(&b, "- **%s** — found in %s%s (confidence %.2f, %s).\n", oneLine(c.Provision), oneLine(c.DocName), where, c.Confidence, c.Method)
+				fmt.Fprintf(&b, "- **%s** — found in %s%s (confidence %.2f, %s).\n", oneLine(c.Provision), oneLine(Label(c.DocTitle, c.DocName)), where, c.Confidence, c.Method)
 			} else {
-				fmt.Fprintf(&b, "- **%s** — **not found** in %s (confidence it is there after all: %.2f, %s).\n", oneLine(c.Provision), oneLine(c.DocName), c.Confidence, c.Method)
+				fmt.Fprintf(&b, "- **%s** — **not found** in %s (confidence it is there after all: %.2f, %s).\n", oneLine(c.Provision), oneLine(Label(c.DocTitle, c.DocName)), c.Confidence, c.Method)
 			}
 		}
 		b.WriteString("\n")
@@ -196,9 +196,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 func writeSource(b *strings.Builder, s Source) {
 	var loc []string
-	if s.DocName != "" {
-		loc = append(loc, s.DocName)
-	} else if s.DocID != "" {
+	switch {
+	case s.DocName != "":
+		loc = append(loc, Label(s.DocTitle, s.DocName))
+	case s.DocID != "":
 		loc = append(loc, s.DocID)
 	}
 	if s.Path != "" {
@@ -312,10 +313,10 @@ func writeContracts(b *strings.Builder, r *Report) {
 				case c.AskedFrom != "":
 					asked += " (" + c.AskedFrom + ")"
 				}
-				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cellText(c.Name), cellText(answer), cellText(asked), cellText(clause), page)
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cellText(Label(c.DocTitle, c.Name)), cellText(answer), cellText(asked), cellText(clause), page)
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cellText(c.Name), cellText(answer), cellText(clause), page)
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cellText(Label(c.DocTitle, c.Name)), cellText(answer), cellText(clause), page)
 		}
 		b.WriteString("\n")
 	}
@@ -341,7 +342,7 @@ func writeContracts(b *strings.Builder, r *Report) {
 	// The contracts not in the table, each by name: a lawyer needs to know
 	// which ones lack it, not only how many.
 	for _, o := range dr.Others {
-		line := "- " + oneLine(o.Name) + " — " + statusWords(o.Status)
+		line := "- " + oneLine(Label(o.DocTitle, o.Name)) + " — " + statusWords(o.Status)
 		if o.Value != "" {
 			line += ": " + clip(oneLine(o.Value), 80)
 		}

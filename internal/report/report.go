@@ -52,7 +52,10 @@ type Source struct {
 	N       int    `json:"n"`
 	DocID   string `json:"doc_id,omitempty"`
 	DocName string `json:"doc_name,omitempty"`
-	Path    string `json:"path,omitempty"` // clause path, e.g. "Article 5 > 5.2 > (a)"
+	// DocTitle is the contract as people name it: its title, parties and
+	// date (names.Display); the file name stays DocName.
+	DocTitle string `json:"doc_title,omitempty"`
+	Path     string `json:"path,omitempty"` // clause path, e.g. "Article 5 > 5.2 > (a)"
 	Pages   []int  `json:"pages"`          // pages the span touches; empty for unpaginated formats
 	// PageLabels are the page numbers printed on those pages ("23", "iv"),
 	// parallel to Pages, "" where a page shows none; absent when none does.
@@ -98,6 +101,8 @@ type Highlight struct {
 type DocRef struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// Title is the contract as people name it (names.Display).
+	Title string `json:"title,omitempty"`
 }
 
 // Turn is one question the Interrogator asked the Researcher.
@@ -215,6 +220,8 @@ type UserChoice struct {
 type ContractAnswer struct {
 	Name  string `json:"name"`
 	DocID string `json:"doc_id"`
+	// DocTitle is the contract as people name it (names.Display).
+	DocTitle string `json:"doc_title,omitempty"`
 	// Answer is the short answer the review reads ("Yes", "Conditional",
 	// "New York", "90 days"); empty when the contract was only searched
 	// (DealRoom.Method "search": the citation matches the question's words).
@@ -278,8 +285,9 @@ type DealRoom struct {
 
 // ContractStatus is a contract a deal-room question did not list.
 type ContractStatus struct {
-	Name   string `json:"name"`
-	DocID  string `json:"doc_id"`
+	Name     string `json:"name"`
+	DocID    string `json:"doc_id"`
+	DocTitle string `json:"doc_title,omitempty"` // the contract as people name it
 	Status string `json:"status"` // lacks, not_matching, undecided
 	Value  string `json:"value,omitempty"`
 	Why    string `json:"why,omitempty"`
@@ -290,6 +298,7 @@ type Check struct {
 	Provision  string  `json:"provision"`
 	DocID      string  `json:"doc_id"`
 	DocName    string  `json:"doc_name"`
+	DocTitle   string  `json:"doc_title,omitempty"` // the contract as people name it
 	Found      bool    `json:"found"`
 	Confidence float64 `json:"confidence"`
 	// Path and Span locate the best passage when found.

@@ -145,7 +145,7 @@ func sampleAgentsReport(t *testing.T) *Report {
 		Reasoning: "Clause 2.1 sets the cap [1]. Clause 2.2 carves out confidentiality and fraud [2]. A later clause is said to make the cap mutual [3].",
 		Answer:    "Yes, liability is capped, except for fraud and breach of confidentiality [2].",
 		Gaps:      "- Does \"fees paid\" include expenses?",
-		Documents: []DocRef{{"msa", "msa.txt"}},
+		Documents: []DocRef{{ID: "msa", Name: "msa.txt"}},
 		Sources: []Source{
 			{N: 1, DocID: "msa", Span: spanOf(t, "2.1 Neither party’s total liability shall exceed the fees paid"), Path: "2 > 2.1", Quote: "Neither party's total liability shall exceed the fees paid"},
 			{N: 2, DocID: "msa", Span: spanOf(t, "1.1"), Path: "1 > 1.1", Quote: "does not apply to breach of confidentiality — or to fraud"},
@@ -170,7 +170,7 @@ func sampleEvidenceReport(t *testing.T) *Report {
 		Title:     "Evidence for: what is the liability cap",
 		Notice:    "No language model interpreted these provisions.",
 		Summary:   "The question was answered from msa.txt.",
-		Documents: []DocRef{{"msa", "msa.txt"}},
+		Documents: []DocRef{{ID: "msa", Name: "msa.txt"}},
 		Sources: []Source{{N: 1, DocID: "msa", DocName: "msa.txt", Path: "2 > 2.1", Span: sp, Quote: testDocs()["msa"].Slice(sp),
 			Highlights: []Highlight{{Span: sp, Text: testDocs()["msa"].Slice(sp), Score: 2}}}},
 		Complete: true, StopReason: "evidence",

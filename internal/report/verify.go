@@ -24,6 +24,60 @@ type Locator interface {
 	ClausePath(ctx context.Context, docID string, span document.Span) string
 }
 
+// Titler is optionally implemented by Documents to name a document as
+// people do (its title, parties and date), so every verified source shows
+// the contract by that name and not only by its file.
+type Titler interface {
+	DocTitle(docID string) string
+}
+
+// NameDocuments fills in, from t, how people name each contract the report
+// mentions: its sources (kept and removed), provision checks, per-contract
+// answers, the contracts a deal-room question did not list, and the
+// documents asked about. The file names stay beside the titles.
+func NameDocuments(r *Report, t Titler) {
+	title := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		return t.DocTitle(id)
+	}
+	for i := range r.Sources {
+		if r.Sources[i].Status != StatusExternal {
+			r.Sources[i].DocTitle = title(r.Sources[i].DocID)
+		}
+	}
+	for i := range r.Removed {
+		r.Removed[i].DocTitle = title(r.Removed[i].DocID)
+	}
+	for i := range r.Checks {
+		r.Checks[i].DocTitle = title(r.Checks[i].DocID)
+	}
+	for i := range r.Contracts {
+		r.Contracts[i].DocTitle = title(r.Contracts[i].DocID)
+	}
+	if r.DealRoom != nil {
+		for i := range r.DealRoom.Others {
+			r.DealRoom.Others[i].DocTitle = title(r.DealRoom.Others[i].DocID)
+		}
+	}
+	for i := range r.Documents {
+		r.Documents[i].Title = title(r.Documents[i].ID)
+	}
+}
+
+// Label is how a report names a contract: the title people use with the
+// file name after it, or the file name alone when there is no title.
+func Label(title, name string) string {
+	switch {
+	case title == "" || title == name:
+		return name
+	case name == "":
+		return title
+	}
+	return title + " (" + name + ")"
+}
+
 // Verify checks every contract quotation of r against the span it cites and
 // rewrites the report accordingly:
 //
@@ -169,7 +223,7 @@ func splitNums(s string) []int {
 
 func docLabel(s Source) string {
 	if s.DocName != "" {
-		return s.DocName
+		return Label(s.DocTitle, s.DocName)
 	}
 	if s.DocID != "" {
 		return "document " + s.DocID
@@ -213,6 +267,9 @@ func verifySource(ctx context.Context, s *Source, docs Documents, cache map[stri
 		return
 	}
 	s.DocName = nd.doc.Name
+	if t, ok := docs.(Titler); ok {
+		s.DocTitle = t.DocTitle(s.DocID)
+	}
 	n := nd.norm
 	// The normalized range covering the cited span.
 	lo, hi := n.fromOrig(s.Span.Start), n.fromOrig(s.Span.End)

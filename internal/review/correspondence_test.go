@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/playbook"
@@ -67,7 +68,7 @@ func TestCorrespondenceNotReviewed(t *testing.T) {
 	kinds := map[string]string{}
 	var mailID string
 	for _, in := range infos {
-		nm, err := ingest.DocNames(ctx, st, "deal", in.ID)
+		nm, err := docread.DocNames(ctx, st, "deal", in.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/search"
@@ -187,7 +187,7 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 		if err != nil {
 			return detect.Doc{}, err
 		}
-		d := detect.Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: ingest.Tree(rec)}
+		d := detect.Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: docread.Tree(rec)}
 		kept = append(kept, d)
 		if len(kept) > finderCache {
 			kept = slices.Delete(kept, 0, len(kept)-finderCache)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pakton/pakton/internal/names"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,8 +14,10 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/pakton/pakton/internal/docread"
+	"github.com/pakton/pakton/internal/names"
+
 	"github.com/pakton/pakton/internal/atomicfile"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -402,7 +403,7 @@ func (run *Run) Table(ctx context.Context) (*Table, RunStats, error) {
 	for i, row := range tab.Rows {
 		// The contract as people name it (title, parties, date), from the
 		// names learnt at ingest.
-		if nm, err := ingest.DocNames(ctx, run.Store, run.Collection, row.DocID); err == nil {
+		if nm, err := docread.DocNames(ctx, run.Store, run.Collection, row.DocID); err == nil {
 			tab.Rows[i].DocTitle = names.Display(nm, row.DocName)
 		}
 		if row.Error != "" {
@@ -496,7 +497,7 @@ func (run *Run) withoutCorrespondence(ctx context.Context, all []store.DocInfo) 
 		return all, nil
 	}
 	for _, in := range all {
-		if nm, err := ingest.DocNames(ctx, run.Store, run.Collection, in.ID); err == nil && nm.Correspondence != "" {
+		if nm, err := docread.DocNames(ctx, run.Store, run.Collection, in.ID); err == nil && nm.Correspondence != "" {
 			corr = append(corr, in)
 			continue
 		}
@@ -538,7 +539,7 @@ func (run *Run) load(ctx context.Context, in store.DocInfo) (detect.Doc, error) 
 	if err != nil {
 		return detect.Doc{}, err
 	}
-	return detect.Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
+	return detect.Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: docread.Tree(rec)}, nil
 }
 
 // safeOne is one with a panic turned into the row's error: whatever a

@@ -22,6 +22,7 @@ import (
 
 	"github.com/pakton/pakton/internal/auth"
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
@@ -77,7 +78,7 @@ type docJSON struct {
 func toDocJSON(in store.DocInfo) docJSON {
 	return docJSON{ID: in.ID, Name: in.Name, Format: in.Format, Runes: in.Runes, Pages: in.Pages, Nodes: in.Nodes,
 		SHA256: in.Source.SHA256, Size: in.Source.Size, IngestedAt: in.Source.IngestedAt,
-		Folder: ingest.DocFolder(in), Archive: in.Source.Archive, Entry: in.Source.Entry, Parent: in.Source.Parent}
+		Folder: docread.DocFolder(in), Archive: in.Source.Archive, Entry: in.Source.Entry, Parent: in.Source.Parent}
 }
 
 // storeErr answers a store error: 404 for a missing collection or
@@ -122,7 +123,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 	if f := r.URL.Query().Get("folder"); f != "" {
 		kept := infos[:0]
 		for _, in := range infos {
-			if usecase.InFolder(ingest.DocFolder(in), f) {
+			if usecase.InFolder(docread.DocFolder(in), f) {
 				kept = append(kept, in)
 			}
 		}
@@ -184,7 +185,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 	}
 	doc := toDocJSON(d.DocInfo)
 	doc.Display = d.Display
-	out := documentJSON{Document: doc, Pages: rec.Doc.Pages, Tree: ingest.Tree(rec),
+	out := documentJSON{Document: doc, Pages: rec.Doc.Pages, Tree: docread.Tree(rec),
 		Details: detailsJSON{Display: d.Display, Title: d.Title, Parties: d.Parties, Type: d.Type, Names: d.Names, Meta: d.Meta,
 			Attachments: d.Attachments, Parent: d.Parent, Duplicates: d.Duplicates}}
 	if out.Pages == nil {

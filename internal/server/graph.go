@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/usecase"
 )
 
@@ -24,7 +24,7 @@ func (s *Server) getDocGraph(w http.ResponseWriter, r *http.Request, _ auth.Key)
 		s.storeErr(w, r, "get document graph", err)
 		return
 	}
-	rec, g, computed, err := ingest.ReadGraph(r.Context(), s.st, c, id)
+	rec, g, computed, err := docread.ReadGraph(r.Context(), s.st, c, id)
 	if err != nil {
 		s.storeErr(w, r, "get document graph", err)
 		return

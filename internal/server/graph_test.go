@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/ingest"
 )
 
 // TestGraphRoutes reads a document's graph, the collection's graph and the
@@ -71,7 +71,7 @@ func TestGraphRoutes(t *testing.T) {
 
 	code, body = e.json("POST", "/api/v1/collections/deals/search", key, map[string]any{"query": "termination does not limit liability remedies", "k": 1})
 	res := decode[struct {
-		Hits []ingest.Passage
+		Hits []docread.Passage
 	}](t, body)
 	if code != 200 || len(res.Hits) != 1 {
 		t.Fatalf("search: %d %s", code, body)

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/pakton/pakton/internal/auth"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -47,7 +47,7 @@ func (s *Server) pageInfo(w http.ResponseWriter, r *http.Request, what string) (
 		s.storeErr(w, r, what, err)
 		return info, false
 	}
-	if !slices.Contains(info.Artifacts, ingest.ArtifactLayout) || !slices.Contains(info.Artifacts, ingest.ArtifactSource) {
+	if !slices.Contains(info.Artifacts, docread.ArtifactLayout) || !slices.Contains(info.Artifacts, docread.ArtifactSource) {
 		fail(w, http.StatusNotFound, "document %q has no page view: only PDFs read by pdfium have one (use the text)", id)
 		return info, false
 	}
@@ -89,7 +89,7 @@ func (s *Server) getLayout(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	if notModified(w, r, `"l-`+docVersion(info)+`"`) {
 		return
 	}
-	raw, err := s.st.Artifact(r.Context(), r.PathValue("c"), info.ID, ingest.ArtifactLayout)
+	raw, err := s.st.Artifact(r.Context(), r.PathValue("c"), info.ID, docread.ArtifactLayout)
 	if err != nil {
 		s.storeErr(w, r, "get layout", err)
 		return
@@ -169,7 +169,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 		s.renderFailed(w, r, ctx.Err())
 		return
 	}
-	data, err := s.st.Artifact(r.Context(), r.PathValue("c"), info.ID, ingest.ArtifactSource)
+	data, err := s.st.Artifact(r.Context(), r.PathValue("c"), info.ID, docread.ArtifactSource)
 	if err != nil {
 		s.storeErr(w, r, "get page", err)
 		return

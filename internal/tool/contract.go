@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -25,11 +25,11 @@ type Corpus struct {
 
 // Search runs q and resolves the hits to passages of the stored documents.
 func (c *Corpus) Search(ctx context.Context, q search.Query) (search.Result, []Evidence, error) {
-	res, err := c.Index.SearchWith(ctx, c.Models, q, ingest.TextFunc(ctx, c.Store, c.Collection))
+	res, err := c.Index.SearchWith(ctx, c.Models, q, docread.TextFunc(ctx, c.Store, c.Collection))
 	if err != nil {
 		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
 	}
-	ps, err := ingest.Passages(ctx, c.Store, c.Collection, res.Hits)
+	ps, err := docread.Passages(ctx, c.Store, c.Collection, res.Hits)
 	if err != nil {
 		return res, nil, fmt.Errorf("collection %q: %w", c.Collection, err)
 	}
@@ -135,7 +135,7 @@ func FormatEvidence(ev []Evidence, ids []string) string {
 // clauses it refers to, so the model can read them with define_term and
 // follow_reference. Only names and clause paths: the definitions' and
 // clauses' text is fetched on demand, never mixed into the passage.
-func writeSupport(b *strings.Builder, s *ingest.Support) {
+func writeSupport(b *strings.Builder, s *docread.Support) {
 	if s == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/tool"
@@ -42,7 +43,7 @@ func corpus(t *testing.T) *tool.Corpus {
 
 func TestContractTools(t *testing.T) {
 	c := corpus(t)
-	alpha, err := ingest.FindDoc(t.Context(), c.Store, "c", "alpha-supply.txt")
+	alpha, err := docread.FindDoc(t.Context(), c.Store, "c", "alpha-supply.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -29,7 +29,7 @@ func (c *Corpus) scope(ctx context.Context, named string, docs []string) ([]grap
 	var ids []string
 	switch {
 	case strings.TrimSpace(named) != "":
-		in, err := ingest.FindDoc(ctx, c.Store, c.Collection, strings.TrimSpace(named))
+		in, err := docread.FindDoc(ctx, c.Store, c.Collection, strings.TrimSpace(named))
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +47,7 @@ func (c *Corpus) scope(ctx context.Context, named string, docs []string) ([]grap
 	}
 	out := make([]graphDoc, 0, len(ids))
 	for _, id := range ids {
-		rec, g, _, err := ingest.ReadGraph(context.Background(), c.Store, c.Collection, id)
+		rec, g, _, err := docread.ReadGraph(context.Background(), c.Store, c.Collection, id)
 		if err != nil {
 			return nil, err
 		}

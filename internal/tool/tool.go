@@ -8,7 +8,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/llm"
 )
 
@@ -42,7 +42,7 @@ type Evidence struct {
 	// Support names the definitions of the terms the passage uses and the
 	// clauses it refers to (never part of Start–End); define_term and
 	// follow_reference read them.
-	Support *ingest.Support `json:"support,omitempty"`
+	Support *docread.Support `json:"support,omitempty"`
 	// Provision names the playbook provision the offline review detectors
 	// found in this passage, when search put it first for a question about
 	// that provision.

@@ -2,8 +2,9 @@ package usecase
 
 import (
 	"context"
+
 	"github.com/pakton/pakton/internal/compare"
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -14,5 +15,5 @@ func CompareSide(ctx context.Context, st *store.Store, collection, id string) (c
 	if err != nil {
 		return compare.Side{}, err
 	}
-	return compare.Side{Doc: rec.Doc, Tree: ingest.Tree(rec)}, nil
+	return compare.Side{Doc: rec.Doc, Tree: docread.Tree(rec)}, nil
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -64,9 +64,9 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 	if err != nil {
 		return Details{}, nil, err
 	}
-	d := Details{DocInfo: info, Folder: ingest.DocFolder(info), Meta: rec.Doc.Meta}
+	d := Details{DocInfo: info, Folder: docread.DocFolder(info), Meta: rec.Doc.Meta}
 	var sum chunk.DocSummary
-	if b, err := st.Artifact(ctx, collection, id, ingest.ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
+	if b, err := st.Artifact(ctx, collection, id, docread.ArtifactSummary); err == nil && json.Unmarshal(b, &sum) == nil {
 		d.Title, d.Parties, d.Type = sum.Title, sum.Parties, sum.Type
 	} else {
 		sum = chunk.Summary(rec.Doc)
@@ -104,7 +104,7 @@ func Describe(ctx context.Context, st *store.Store, collection, id string) (Deta
 			}
 		}
 	}
-	if nm, err := ingest.DocNames(ctx, st, collection, id); err == nil {
+	if nm, err := docread.DocNames(ctx, st, collection, id); err == nil {
 		d.Names = nm.All()
 		// The names learner reads parties, title and type more carefully
 		// than the summary line (which cuts a preamble at every "and"):
@@ -149,7 +149,7 @@ func InFolder(folder, want string) bool {
 func Folders(infos []store.DocInfo) []FolderCount {
 	counts := map[string]int{}
 	for _, in := range infos {
-		f := ingest.DocFolder(in)
+		f := docread.DocFolder(in)
 		for f != "" {
 			counts[f]++
 			i := strings.LastIndex(f, "/")

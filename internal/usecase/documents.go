@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -21,15 +21,15 @@ func (e *DocumentError) Error() string { return e.Err.Error() }
 func (e *DocumentError) Unwrap() error { return e.Err }
 
 // Ambiguous reports whether several documents fit the reference.
-func (e *DocumentError) Ambiguous() bool { return errors.Is(e.Err, ingest.ErrAmbiguous) }
+func (e *DocumentError) Ambiguous() bool { return errors.Is(e.Err, docread.ErrAmbiguous) }
 
 // Documents resolves refs, what a user typed to name documents of
-// collection c, to their ids, in order (ingest.FindDoc). A reference that
+// collection c, to their ids, in order (docread.FindDoc). A reference that
 // fits no document or several is a *DocumentError.
 func Documents(ctx context.Context, st *store.Store, c string, refs []string) ([]string, error) {
 	var ids []string
 	for _, ref := range refs {
-		info, err := ingest.FindDoc(ctx, st, c, ref)
+		info, err := docread.FindDoc(ctx, st, c, ref)
 		if err != nil {
 			return nil, &DocumentError{Ref: ref, Err: err}
 		}

@@ -10,8 +10,8 @@ import (
 	"sort"
 
 	"github.com/pakton/pakton/internal/chunk"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/family"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -175,7 +175,7 @@ func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' 
 // docSignature reads a document's signature, computing it from the stored
 // text when the document has none.
 func docSignature(ctx context.Context, st *store.Store, collection string, in store.DocInfo) (family.Signature, error) {
-	if b, err := st.Artifact(ctx, collection, in.ID, ingest.ArtifactFamily); err == nil {
+	if b, err := st.Artifact(ctx, collection, in.ID, docread.ArtifactFamily); err == nil {
 		if sig, err := family.Decode(b); err == nil {
 			return sig, nil
 		}

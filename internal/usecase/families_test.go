@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 )
@@ -48,7 +49,7 @@ func TestCollectionFamilies(t *testing.T) {
 	if fam.Primary != byName["msa-executed.txt"] {
 		t.Errorf("primary %s, want the executed copy", fam.Primary)
 	}
-	info, _ := ingest.FindDoc(t.Context(), st, "c", "other.txt")
+	info, _ := docread.FindDoc(t.Context(), st, "c", "other.txt")
 	if f.Of(info.ID) != nil {
 		t.Error("a different contract is in the family")
 	}

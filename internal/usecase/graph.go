@@ -3,8 +3,8 @@ package usecase
 import (
 	"context"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 )
 
@@ -26,7 +26,7 @@ func CollectionGraph(ctx context.Context, st *store.Store, collection string, id
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		rec, dg, comp, err := ingest.ReadGraph(ctx, st, collection, id)
+		rec, dg, comp, err := docread.ReadGraph(ctx, st, collection, id)
 		if err != nil {
 			return nil, 0, err
 		}

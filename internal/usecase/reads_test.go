@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pakton/pakton/examples"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/graph"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/parse/pdftest"
@@ -146,11 +147,11 @@ func TestCollectionGraph(t *testing.T) {
 	if stats[string(graph.NodeDocument)] != 2 || stats[string(graph.EdgeRefersTo)] == 0 || stats[string(graph.EdgeDefines)] < 2 || stats[string(graph.EdgePartOf)] == 0 {
 		t.Errorf("collection graph stats %v", stats)
 	}
-	info, err := ingest.FindDoc(t.Context(), st, "c", "msa.txt")
+	info, err := docread.FindDoc(t.Context(), st, "c", "msa.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, g, computed, err := ingest.ReadGraph(t.Context(), st, "c", info.ID)
+	rec, g, computed, err := docread.ReadGraph(t.Context(), st, "c", info.ID)
 	if err != nil || computed {
 		t.Fatalf("ReadGraph: computed %v, err %v", computed, err)
 	}

@@ -117,6 +117,17 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#report #source-1 .cite`, chromedp.ByQuery),
 	)
 	b.shot(shots, "3-report")
+	// The report is read in the width of the page, not a side column, and
+	// the no-model notice is one line until opened.
+	var reportWidth float64
+	var noticeOpen bool
+	b.run("report width",
+		chromedp.Evaluate(`document.getElementById('report').getBoundingClientRect().width`, &reportWidth),
+		chromedp.Evaluate(`!!document.querySelector('#report details.notice[open]')`, &noticeOpen),
+	)
+	if reportWidth < 560 || noticeOpen {
+		t.Errorf("report %.0f px wide at 1440 px (want ≥ 560), notice open %v", reportWidth, noticeOpen)
+	}
 	rep := b.report(srv.URL, key)
 	src := rep.Sources[0]
 	// Opening the cited document is asynchronous: wait until it is the one

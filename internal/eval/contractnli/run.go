@@ -17,8 +17,8 @@ import (
 	"github.com/pakton/pakton/internal/agent"
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/clause"
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/document"
-	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/report"
@@ -287,7 +287,7 @@ func nliCorpus(ctx context.Context, data *Dataset) (*tool.Corpus, func(), error)
 			return nil, nil, fmt.Errorf("contractnli: summary of %s: %w", d.FileName, err)
 		}
 		rec := &store.Record{Doc: doc, Tree: tree, Source: store.Source{Path: d.FileName},
-			Artifacts: map[string][]byte{ingest.ArtifactSummary: summary}}
+			Artifacts: map[string][]byte{docread.ArtifactSummary: summary}}
 		if err := st.Put(ctx, store.DefaultCollection, rec); err != nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("contractnli: store %s: %w", d.FileName, err)

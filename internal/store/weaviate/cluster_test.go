@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/store"
@@ -161,7 +162,7 @@ func TestWeaviateClusterFaults(t *testing.T) {
 					return err
 				}
 				hits := res.Hits
-				_, err = ingest.Passages(t.Context(), rd, coll, hits[:min(3, len(hits))])
+				_, err = docread.Passages(t.Context(), rd, coll, hits[:min(3, len(hits))])
 				return err
 			}()
 			reads.Add(1)

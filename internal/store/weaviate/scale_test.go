@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/eval"
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/search"
@@ -31,7 +32,7 @@ import (
 // (468 contracts) through ingest.Ingest, the search index built from the
 // store with no local index file, and per-question latency of what a
 // server does for a search — rank in process, then read the hits'
-// documents from the store (ingest.Passages, no cache) — over the CUAD dev
+// documents from the store (docread.Passages, no cache) — over the CUAD dev
 // questions. Run it alone on a quiet machine:
 //
 //	PAKTON_WEAVIATE_BENCH=1 go test ./internal/store/weaviate/ -run WeaviateScaleBench -v -timeout 60m
@@ -110,7 +111,7 @@ func TestWeaviateScaleBench(t *testing.T) {
 					t.Fatal(err)
 				}
 				r := time.Since(s)
-				if _, err := ingest.Passages(t.Context(), st, coll, res.Hits); err != nil {
+				if _, err := docread.Passages(t.Context(), st, coll, res.Hits); err != nil {
 					t.Fatal(err)
 				}
 				rank = append(rank, r)

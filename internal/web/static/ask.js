@@ -64,6 +64,7 @@ async function ask(ev) {
   reveal($('activity'));
   $('progress').replaceChildren();
   $('report').hidden = true;
+  document.querySelector('main.layout').classList.remove('reporting');
   $('report').replaceChildren();
   delete $('report').dataset.reportId;
   const btn = $('ask-button');

@@ -181,6 +181,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // numbers printed on them, and the label says so; labels, when given, holds
 // the printed number of each page ("" where none), added where it differs:
 // "p. 5 (PDF page; printed 3)".
+// docLabel is how a contract is named: the title people use (its title,
+// parties and date) with the file name after it, or the file name alone.
+function docLabel(title, name) {
+  return title && title !== name ? title + (name ? ' (' + name + ')' : '') : (name || '');
+}
+
 function pagesLabel(pages, labels) {
   if (!pages || !pages.length) return '';
   const first = pages[0], last = pages[pages.length - 1];

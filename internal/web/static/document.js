@@ -12,7 +12,7 @@ async function fetchDocument(id) {
   const nodes = listOf(d.tree || d.nodes, 'nodes');
   const cp = cpIndex(text);
   const doc = {
-    id: d.id || id, name: d.name || id, format: d.format,
+    id: d.id || id, name: d.name || id, display: d.display || (r.details && r.details.display) || '', format: d.format,
     folder: d.folder || '', archive: d.archive || '', entry: d.entry || '', details: r.details || {},
     // The page map: physical pages with their code-point spans (the
     // document's summary carries only the page count under the same name).
@@ -33,10 +33,12 @@ async function openDocument(id) {
   await fetchLayout(doc);
   state.doc = doc;
   state.sel = null;
-  $('doc-title').textContent = doc.name;
+  // The contract as people name it; its file name leads the facts below.
+  const titled = doc.display && doc.display !== doc.name;
+  $('doc-title').textContent = titled ? doc.display : doc.name;
   $('doc-section').classList.add('open');
   document.querySelector('main.layout').classList.add('doc-open');
-  const facts = [doc.format, (doc.cp.length - 1).toLocaleString() + ' characters'];
+  const facts = [titled ? doc.name : '', doc.format, (doc.cp.length - 1).toLocaleString() + ' characters'];
   if (Array.isArray(doc.pages) && doc.pages.length) facts.push(doc.pages.length + ' pages');
   else if (typeof doc.pages === 'number' && doc.pages) facts.push(doc.pages + ' pages');
   if (doc.folder) facts.push(doc.folder);

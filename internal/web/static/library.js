@@ -26,6 +26,7 @@ async function useCollection(name) {
   sessionStorage.setItem(COLLECTION_STORE, name);
   closeDocument();
   $('report').hidden = true;
+  document.querySelector('main.layout').classList.remove('reporting');
   $('results').hidden = true;
   $('activity').hidden = true;
   if (typeof resetReview === 'function') resetReview();

@@ -22,8 +22,8 @@ function citeButton(n, rep) {
   const external = !src.doc_id;
   return el('button', {
     type: 'button', className: 'cite', 'data-n': n,
-    title: external ? src.url || src.tool || 'external source' : (src.doc_name || '') + (src.path ? ' — ' + src.path : ''),
-    'aria-label': 'Source ' + n + (src.doc_name ? ', ' + src.doc_name : '') + (src.path ? ', ' + src.path : ''),
+    title: external ? src.url || src.tool || 'external source' : docLabel(src.doc_title, src.doc_name) + (src.path ? ' — ' + src.path : ''),
+    'aria-label': 'Source ' + n + (src.doc_name ? ', ' + docLabel(src.doc_title, src.doc_name) : '') + (src.path ? ', ' + src.path : ''),
     onclick: () => (external ? document.getElementById('source-' + n).scrollIntoView({ block: 'nearest' })
       : showSource(src, 'Source [' + n + ']').catch(showError)),
   }, '[' + n + ']');
@@ -43,7 +43,12 @@ function renderReport(rep) {
   ];
   const parts = [el('h2', { id: 'report-title' }, rep.title || 'Report')];
   if (rep.mode === 'evidence') parts.push(el('p', { className: 'mode' }, 'Evidence report — no language model'));
-  if (rep.notice) parts.push(el('p', { className: 'notice' }, rep.notice));
+  // The notice is one line, opened on demand: the report's first screen is
+  // the report.
+  if (rep.notice) {
+    parts.push(el('details', { className: 'notice' },
+      el('summary', {}, 'Quoted, not interpreted: no language model is configured'), el('p', {}, rep.notice)));
+  }
   if ((rep.flags || []).length) {
     parts.push(el('ul', { className: 'flags', 'aria-label': 'Warnings' }, rep.flags.map((f) => el('li', {}, f))));
   }
@@ -56,12 +61,12 @@ function renderReport(rep) {
       el('ul', {}, rep.checks.map((c) => {
         const conf = ' (confidence ' + Number(c.confidence).toFixed(2) + ', ' + c.method + ')';
         if (!c.found) {
-          return el('li', { className: 'check-missing' }, el('strong', {}, c.provision), ' — not found in ' + c.doc_name + conf);
+          return el('li', { className: 'check-missing' }, el('strong', {}, c.provision), ' — not found in ' + docLabel(c.doc_title, c.doc_name) + conf);
         }
         const where = c.path || 'the text';
         const link = c.span ? el('button', { type: 'button', className: 'linklike',
           onclick: () => showSource({ doc_id: c.doc_id, doc_name: c.doc_name, path: c.path, span: c.span }, c.provision).catch(showError) }, where) : where;
-        return el('li', { className: 'check-found' }, el('strong', {}, c.provision), ' — found in ' + c.doc_name + ' at ', link, conf);
+        return el('li', { className: 'check-found' }, el('strong', {}, c.provision), ' — found in ' + docLabel(c.doc_title, c.doc_name) + ' at ', link, conf);
       }))));
   }
   if (rep.deal_room) parts.push(renderContracts(rep));
@@ -73,7 +78,7 @@ function renderReport(rep) {
   if ((rep.removed || []).length) {
     parts.push(el('section', { className: 'removed' }, el('h3', {}, 'Removed quotations'),
       el('p', { className: 'hint' }, 'These quotations were not found in the documents they named.'),
-      el('ul', {}, rep.removed.map((s) => el('li', {}, '[' + s.n + '] ' + (s.doc_name || '') + ': “' + (s.quote || '') + '”')))));
+      el('ul', {}, rep.removed.map((s) => el('li', {}, '[' + s.n + '] ' + docLabel(s.doc_title, s.doc_name) + ': “' + (s.quote || '') + '”')))));
   }
   const v = rep.verification;
   if (v && v.quotes) {
@@ -82,12 +87,14 @@ function renderReport(rep) {
   }
   out.replaceChildren(...parts);
   out.hidden = false;
+  // A report gets the width to be read in (app.css: .layout.reporting).
+  document.querySelector('main.layout').classList.add('reporting');
   // The report may land below earlier results: bring its top into view.
   reveal(out);
 }
 
 function renderSource(s, rep) {
-  const where = s.doc_id ? [s.doc_name || s.doc_id, s.path, pagesLabel(s.pages, s.page_labels)]
+  const where = s.doc_id ? [docLabel(s.doc_title, s.doc_name) || s.doc_id, s.path, pagesLabel(s.pages, s.page_labels)]
     : [s.tool, s.url];
   const li = el('li', { id: 'source-' + s.n, className: 'source status-' + (s.status || 'unchecked') },
     el('div', { className: 'source-head' },
@@ -130,7 +137,7 @@ function renderContracts(rep) {
       onclick: () => showSource({ doc_id: c.doc_id, doc_name: c.name, path: cite.path, span: cite.span, pages: cite.pages }, c.name).catch(showError),
     }, [cite.path || 'the clause', pagesLabel(cite.pages)].filter(Boolean).join(' — ')) : null;
     return el('li', { className: 'contract' },
-      el('span', { className: 'contract-name' }, c.name),
+      el('span', { className: 'contract-name' }, docLabel(c.doc_title, c.name)),
       dr.method === 'review' ? el('strong', { className: 'contract-answer' }, c.answer || '—') : null,
       c.condition ? el('span', { className: 'contract-condition' }, ' — ' + c.condition) : null,
       dr.ask ? el('span', { className: 'contract-asked' }, ' — ' + dr.ask + ': ' + (c.asked || 'not stated') + (c.asked_from ? ' (' + c.asked_from + ')' : '')) : null,
@@ -143,8 +150,8 @@ function renderContracts(rep) {
     el('p', { className: 'hint' }, counts.join('; ') + '.'),
     rows.length ? list : el('p', {}, 'No contract has it.'));
   if (others.length) {
-    section.append(el('details', {}, el('summary', {}, 'The other ' + others.length + ' contracts'),
-      el('ul', {}, others.map((o) => el('li', {}, o.name + ' — ' + (why[o.status] || o.status) +
+    section.append(el('details', {}, el('summary', {}, others.length === 1 ? 'The other contract' : 'The other ' + others.length + ' contracts'),
+      el('ul', {}, others.map((o) => el('li', {}, docLabel(o.doc_title, o.name) + ' — ' + (why[o.status] || o.status) +
         (o.value ? ' (' + o.value + ')' : '') + (o.why ? ': ' + o.why : ''))))));
   }
   if (dr.method === 'review') {
