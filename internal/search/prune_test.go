@@ -128,3 +128,18 @@ func TestPrunedRankingIsExact(t *testing.T) {
 		t.Fatalf("only %d windows skipped, %d filtered: the test does not test skipping", skipped, filtered)
 	}
 }
+
+// TestBlockBoundsUseTheScorersBM25: the index computes its block bounds
+// with the scorer's BM25 parameters, and its factor is the scorer's.
+func TestBlockBoundsUseTheScorersBM25(t *testing.T) {
+	if index.BM25K1 != bm25K1 || index.BM25B != bm25B {
+		t.Fatalf("bounds computed with k1 %v, b %v; the scorer's are %v, %v", index.BM25K1, index.BM25B, bm25K1, bm25B)
+	}
+	for _, c := range [][3]float64{{1, 10, 12.5}, {3, 2, 40}, {1, 300, 7}} {
+		tf, l, avg := c[0], c[1], c[2]
+		norm := bm25K1 * (1 - bm25B + bm25B*l/avg)
+		if got, want := index.BM25Factor(tf, l, avg), tf*(bm25K1+1)/(tf+norm); got != want {
+			t.Fatalf("factor %v, the scorer's %v", got, want)
+		}
+	}
+}
