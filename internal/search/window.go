@@ -332,13 +332,14 @@ func planWindow(seg *index.Segment, cs []windowCursor, lo, hi int32, h *topHeap,
 const pruneTrial = 32
 
 // pruningPays reports whether bounding windows pays in a segment, from the
-// windows planned so far: planning a window reads every term's bounds
-// there, which costs about what scoring a fifth of its postings does
-// (docs/SCALE.md), so it pays when a tenth of the windows are skipped or
-// the filter passes over at least 30% of the postings of the windows it
-// plans. A question of many terms of similar weight (an expanded one) does
-// neither: the rest of the ranking, in every segment, is then scored whole,
-// which changes no score, only what is skipped.
+// windows bounded so far: bounding a window reads every term's bounds
+// there, which made expanded questions 30–60% dearer at 10× while the
+// filter passed over about a tenth of their postings (docs/log), so it is
+// kept when a tenth of the windows are skipped or the filter passes over
+// at least 30% of the postings. A question of many terms of similar
+// weight (an expanded one) does neither: the rest of the ranking, in every
+// segment, is then scored whole, which changes no score, only what is
+// skipped.
 func pruningPays(planned, skipped, passed, scored int64) bool {
 	if 10*skipped >= planned {
 		return true
@@ -353,15 +354,14 @@ func pruningPays(planned, skipped, passed, scored int64) bool {
 // that pays (pruningPays).
 func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCursor, first int32, avg [index.NumViews]float64, sc scope, h *topHeap, pr *pruning) int {
 	var (
-		part                       [scoreWindow]float64     // by unit - lo
-		seen                       [scoreWindow / 64]uint64 // units with a score
-		cand                       [scoreWindow / 64]uint64 // units holding an essential term
-		order                      []int
-		touched                    int
-		passed, scoredPostings     int64 // postings passed over by a filter, and scored
-		planned, skipped, filtered int64 // windows planned, skipped and filtered here
+		part                   [scoreWindow]float64     // by unit - lo
+		seen                   [scoreWindow / 64]uint64 // units with a score
+		cand                   [scoreWindow / 64]uint64 // units holding an essential term
+		order                  []int
+		touched                int
+		passed, scoredPostings int64 // postings passed over by a filter, and scored
+		planned, skipped       int64 // windows bounded and skipped here
 	)
-	passed0, scored0 := passed, scoredPostings
 	defer func() { postingsPassed.Add(passed); postingsScored.Add(scoredPostings) }()
 	units := seg.Units()
 	base := v.UnitBase(i)
@@ -377,15 +377,15 @@ func scoreWindows(v *index.Snapshot, i int, seg *index.Segment, cs []windowCurso
 		next := int32(math.MaxInt32) // the first unit of a later window with a posting
 		plan := scoreAll
 		if pr != nil {
+			full := len(h.s) == h.n // planWindow bounds the window
 			plan, order = planWindow(seg, cs, lo, hi, h, pr, order)
-			switch plan {
-			case skipWindow:
+			if plan == skipWindow {
 				skipped++
-			case filterWindow:
-				filtered++
 			}
-			if planned++; planned%pruneTrial == 0 && !pruningPays(planned, skipped, passed-passed0, scoredPostings-scored0) {
-				pr.off.Store(true) // the rest of the ranking is scored whole
+			if full {
+				if planned++; planned%pruneTrial == 0 && !pruningPays(planned, skipped, passed, scoredPostings) {
+					pr.off.Store(true) // the rest of the ranking is scored whole
+				}
 			}
 			if pr.off.Load() {
 				pr = nil
