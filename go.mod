@@ -3,6 +3,7 @@ module github.com/pakton/pakton
 go 1.26.8
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	github.com/chromedp/cdproto v0.0.0-20260320225252-cf654f46fc63
 	github.com/chromedp/chromedp v0.15.0
 	github.com/google/jsonschema-go v0.4.3

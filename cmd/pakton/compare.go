@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/compare"
 	"github.com/pakton/pakton/internal/docread"
@@ -19,14 +22,22 @@ const compareUsage = `compare [flags] CONTRACT --against TEMPLATE
 
 Compares a contract with a template (the firm's standard form, or an earlier
 version) clause by clause: the template's clauses missing from the contract,
-those changed (with the words that differ) and the contract's new clauses.
-CONTRACT and TEMPLATE are each a document of the collection (id or name) or a
-file to read.`
+those changed (with the words that differ, and what makes a change
+substantive: a "not" inserted, "may" made "shall", a number changed) and the
+contract's new clauses, wherever they sit. CONTRACT and TEMPLATE are each a
+document of the collection (id or name) or a file to read.
+
+--redline FILE.docx writes the comparison as a Word document: the template's
+text with the contract's differences as tracked changes (insertions and
+deletions with author and date) that a reviewer accepts or rejects in Word or
+LibreOffice.`
 
 func runCompare(ctx context.Context, args []string) error {
 	fs, g := newFlags("compare", compareUsage)
 	against := fs.String("against", "", "the template or earlier version: a document of the collection (id or name) or a file")
 	asJSON := fs.Bool("json", false, `print {"missing": [...], "changed": [...], "added": [...]} as JSON`)
+	redlineTo := fs.String("redline", "", "also write the redline to this .docx file: the template with the contract's differences as tracked changes")
+	author := fs.String("author", "pakton", "the author of the redline's tracked changes")
 	pf := addParseFlags(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -80,19 +91,50 @@ func runCompare(ctx context.Context, args []string) error {
 		return err
 	}
 	r := compare.Compare(c, t, compare.Options{})
+	if *redlineTo != "" {
+		if err := writeRedline(*redlineTo, c, t, *author, cname, tname); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "redline written to %s (%s against %s, tracked changes by %s)\n", *redlineTo, cname, tname, *author)
+	}
 	if *asJSON {
 		return writeJSON(r)
 	}
 	return writeComparison(stdout, r, cname, tname)
 }
 
+// writeRedline writes the redline .docx atomically.
+func writeRedline(path string, contract, template compare.Side, author, cname, tname string) error {
+	if !strings.EqualFold(filepath.Ext(path), ".docx") {
+		return fmt.Errorf("--redline %s: name a .docx file", path)
+	}
+	var buf bytes.Buffer
+	if err := compare.Redline(&buf, contract, template, compare.RedlineOptions{Author: author, Title: cname + " against " + tname}); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
+}
+
 func writeComparison(w io.Writer, r compare.Result, contract, template string) error {
-	fmt.Fprintf(w, "%s against %s: %d clauses the same, %d changed, %d missing, %d added (%.0f%% of the template's words kept)\n",
-		contract, template, r.Same, len(r.Changed), len(r.Missing), len(r.Added), 100*r.Similarity)
+	substantive := 0
+	for _, ch := range r.Changed {
+		if len(ch.Substantive) > 0 {
+			substantive++
+		}
+	}
+	fmt.Fprintf(w, "%s against %s: %d clauses the same, %d changed (%d substantive), %d missing, %d added (%s of the template's words kept)\n",
+		contract, template, r.Same, len(r.Changed), substantive, len(r.Missing), len(r.Added), compare.Percent(r.Similarity, len(r.Changed)+len(r.Missing)+len(r.Added) > 0))
 	name := func(c compare.Clause) string {
 		s := c.Path
 		if s == "" {
-			s = "(opening)"
+			s = "the opening"
+		}
+		if c.Paragraphs {
+			h := ""
+			if c.Heading != "" {
+				h = " " + c.Heading
+			}
+			return "paragraphs" + h + " in " + s
 		}
 		if c.Heading != "" && !strings.Contains(s, c.Heading) {
 			s += " " + c.Heading
@@ -115,7 +157,11 @@ func writeComparison(w io.Writer, r compare.Result, contract, template string) e
 			if ch.Moved {
 				moved = ", moved"
 			}
-			fmt.Fprintf(w, "  %s → %s (%.0f%% similar%s)\n    ", name(ch.Template), name(ch.Contract), 100*ch.Similarity, moved)
+			fmt.Fprintf(w, "  %s → %s (%s similar%s)\n", name(ch.Template), name(ch.Contract), compare.Percent(ch.Similarity, true), moved)
+			if len(ch.Substantive) > 0 {
+				fmt.Fprintf(w, "    SUBSTANTIVE: %s\n", strings.Join(ch.Substantive, "; "))
+			}
+			fmt.Fprint(w, "    ")
 			for i, op := range ch.Diff {
 				if i > 0 {
 					fmt.Fprint(w, " ")

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,11 +99,41 @@ func TestDataRoomCLI(t *testing.T) {
 	if len(r.Changed) != 1 || r.Changed[0].Template.Path != "2 > 2.1" || len(r.Added) != 0 {
 		t.Errorf("changed %+v, added %+v", r.Changed, r.Added)
 	}
+	// The redline: a .docx whose tracked changes turn the draft into the
+	// executed copy.
+	docx := filepath.Join(dir, "redline.docx")
+	if _, _, err := capture(t, runCompare, "MSA executed", "--against", "MSA draft", "--redline", docx, "--author", "Legal"); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(docx)
+	if err != nil {
+		t.Fatalf("redline: %v", err)
+	}
+	var body []byte
+	for _, f := range zr.File {
+		if f.Name == "word/document.xml" {
+			rc, _ := f.Open()
+			body, _ = io.ReadAll(rc)
+			rc.Close()
+		}
+	}
+	zr.Close()
+	if !strings.Contains(string(body), `w:author="Legal"`) || !strings.Contains(string(body), ">sixty</w:t></w:r></w:ins>") || !strings.Contains(string(body), ">thirty</w:delText>") {
+		t.Errorf("redline document.xml:\n%s", body)
+	}
+	if _, _, err := capture(t, runCompare, "MSA executed", "--against", "MSA draft", "--redline", filepath.Join(dir, "redline.pdf")); err == nil {
+		t.Error("--redline accepted a file that is not .docx")
+	}
+	// In words: the changed period is substantive.
+	out, _, err = capture(t, runCompare, "MSA executed", "--against", "MSA draft")
+	if err != nil || !strings.Contains(out, "1 changed (1 substantive)") || !strings.Contains(out, "SUBSTANTIVE: “30” → “60”") {
+		t.Errorf("compare: %v\n%s", err, out)
+	}
 	// A file on disk can be the template.
 	tpl := filepath.Join(dir, "form.txt")
 	os.WriteFile(tpl, []byte(template), 0o644)
 	out, _, err = capture(t, runCompare, "MSA draft", "--against", tpl)
-	if err != nil || !strings.Contains(out, "0 changed, 0 missing, 0 added") {
+	if err != nil || !strings.Contains(out, "0 changed (0 substantive), 0 missing, 0 added") {
 		t.Errorf("compare against a file: %v\n%s", err, out)
 	}
 }

@@ -21,7 +21,9 @@ const docsUsage = `docs [flags]                     list the documents of the co
        pakton docs show [flags] ID|NAME        a document's metadata (format, pages, folder, parties, OCR, attachments, duplicates); --text: its canonical text as stored
        pakton docs folders [flags]              list the folders documents were filed in
        pakton docs families [flags]             list the groups of documents that are one contract (near-duplicates, versions)
-       pakton docs rm [flags] ID|NAME…          remove documents
+       pakton docs rm [flags] ID|NAME…          remove documents (kept in the trash 30 days: docs undo brings them back; --now deletes at once)
+       pakton docs undo [flags] [ID|NAME…]      put removed documents back (without a name: those removed last)
+       pakton docs trash [flags]                list the removed documents the trash keeps; --empty deletes them
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
        pakton docs optimize [flags]             bring the search index up to date, merge its segments and learn its word associations
        pakton docs collections [flags]          list collections
@@ -30,7 +32,7 @@ const docsUsage = `docs [flags]                     list the documents of the co
 
 func runDocs(ctx context.Context, args []string) error {
 	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "families" || args[0] == "rm" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show" || args[0] == "folders" || args[0] == "families" || args[0] == "rm" || args[0] == "undo" || args[0] == "trash" || args[0] == "reindex" || args[0] == "optimize" || args[0] == "collections" || args[0] == "rm-collection" || args[0] == "gc") {
 		sub, args = args[0], args[1:]
 	}
 	fs, g := newFlags("docs "+sub, docsUsage)
@@ -38,6 +40,8 @@ func runDocs(ctx context.Context, args []string) error {
 	folder := fs.String("folder", "", "list: only documents filed in this folder or below it (as `pakton docs folders` names them)")
 	asText := fs.Bool("text", false, "show: print the document's canonical text exactly as stored (what every span points into)")
 	yes := fs.Bool("yes", false, "confirm rm-collection")
+	now := fs.Bool("now", false, "rm: delete at once, without keeping the documents in the trash")
+	empty := fs.Bool("empty", false, "trash: delete everything the trash keeps")
 	minAge := fs.Duration("min-age", store.DefaultGCMinAge, "gc: leave unnamed file parts younger than this (a commit may be in progress)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -48,7 +52,7 @@ func runDocs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "reindex" || sub == "optimize" {
+	if sub == "list" || sub == "show" || sub == "folders" || sub == "families" || sub == "rm" || sub == "undo" || sub == "trash" || sub == "reindex" || sub == "optimize" {
 		if err := checkCollection(ctx, st, g.collection); err != nil {
 			return err
 		}
@@ -102,33 +106,11 @@ func runDocs(ctx context.Context, args []string) error {
 		fmt.Fprintf(stdout, "(* the copy shown for the family; pakton compare A --against B shows what differs)\n")
 		return nil
 	case "rm":
-		if len(rest) == 0 {
-			return fmt.Errorf("docs rm: name at least one document (id or name)")
-		}
-		var failed int
-		for _, ref := range rest {
-			info, err := docread.FindDocExact(ctx, st, g.collection, ref)
-			if err == nil {
-				err = st.Delete(ctx, g.collection, info.ID)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "pakton docs rm: %v\n", err)
-				failed++
-				continue
-			}
-			fmt.Fprintf(stdout, "removed %s %s\n", info.ID, info.Name)
-		}
-		if failed < len(rest) {
-			// Mark them deleted in the search index now: the next search
-			// opens it as it is.
-			if err := updateIndex(ctx, st, g.collection, false, learnIfLarge); err != nil {
-				return err
-			}
-		}
-		if failed > 0 {
-			return fmt.Errorf("%d of %d documents not removed", failed, len(rest))
-		}
-		return nil
+		return removeDocs(ctx, st, g.collection, rest, *now)
+	case "undo":
+		return undoRemove(ctx, st, g.collection, rest)
+	case "trash":
+		return listTrash(ctx, st, g.collection, *empty, *asJSON)
 	case "optimize":
 		return updateIndex(ctx, st, g.collection, false, learnAlways)
 	case "reindex":

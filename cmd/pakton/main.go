@@ -27,6 +27,7 @@ func init() {
 		{"search", "find the provisions that answer a question", runSearch},
 		{"ask", "answer a question with a cited, verified report (agents with a model server; evidence without)", runAsk},
 		{"review", "review every contract of a collection against a playbook of provisions (CSV, XLSX, JSON, HTML)", runReview},
+		{"deadlines", "list the deal room's deadlines: expiry, renewal, last day for notice of non-renewal, options (--within 90d, --ics FILE)", runDeadlines},
 		{"docs", "list, show or remove documents and collections; docs show NAME prints what was extracted", runDocs},
 		{"compare", "compare a contract with a template or another version clause by clause", runCompare},
 		{"tree", "print the clause tree of a file", runTree},

@@ -13,32 +13,39 @@ import "unicode"
 // that holds most of its kept words, and its difference is the part of
 // the whole texts' difference that falls in it.
 func byText(ti, ci []item, budget int) (*matching, bool) {
-	var a, b []int
-	var aOwner, bOwner []int
-	var aLabel, bLabel []bool // the token is part of its clause's number
+	as, bs := newStream(ti), newStream(ci)
+	a, b := as.ids, bs.ids
+	aOwner, bOwner := as.owner, bs.owner
+	aLabel, bLabel := as.label, bs.label
 	var aDisp, bDisp []string
 	start := make([]int, len(ti)+1) // template item i holds a[start[i]:start[i+1]]
 	for i, t := range ti {
-		start[i] = len(a)
-		a = append(a, t.ids...)
+		start[i] = len(aDisp)
 		aDisp = append(aDisp, t.display...)
-		for k := range t.ids {
-			aOwner = append(aOwner, i)
-			aLabel = append(aLabel, k < t.label)
-		}
 	}
-	start[len(ti)] = len(a)
-	for j, c := range ci {
-		b = append(b, c.ids...)
+	start[len(ti)] = len(aDisp)
+	for _, c := range ci {
 		bDisp = append(bDisp, c.display...)
-		for k := range c.ids {
-			bOwner = append(bOwner, j)
-			bLabel = append(bLabel, k < c.label)
-		}
 	}
 	es, ok := DiffLinear(a, b, budget)
 	if !ok {
 		return nil, false
+	}
+	es = slide(es, as, bs)
+	blocks := findBlocks(es, as, bs)
+	// Words of each item inside a block: reported with the block.
+	inBlockT := make([]int, len(ti))
+	inBlockC := make([]int, len(ci))
+	for x, bl := range blocks {
+		for k := bl.start; k < bl.end; k++ {
+			if es[x].Kind == Insert {
+				if !bLabel[k] {
+					inBlockC[bOwner[k]]++
+				}
+			} else if !aLabel[k] {
+				inBlockT[aOwner[k]]++
+			}
+		}
 	}
 	m := newMatching()
 	keptT := make([]int, len(ti))
@@ -62,7 +69,7 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 		}
 	}
 	for j, c := range ci {
-		if 2*keptC[j] < len(c.words()) {
+		if rest := len(c.words()) - inBlockC[j]; rest > 0 && 2*keptC[j] < rest {
 			m.added[j] = true
 		}
 	}
@@ -73,8 +80,9 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 	from := mostShared(shared, len(ci), 1)
 	changed := make([]bool, len(ti))
 	attributed := map[int]int{} // insert edit index → template item it belongs to
+	renumbered := renumberings(es, as, bs)
 	for x, e := range es {
-		if pageNumber(es, x, aDisp, bDisp) {
+		if _, ok := blocks[x]; ok || renumbered[x] || pageNumber(es, x, aDisp, bDisp) {
 			continue
 		}
 		switch e.Kind {
@@ -82,6 +90,7 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 			for p := e.AStart; p < e.AEnd; p++ {
 				if !aLabel[p] { // a number removed or changed is no change of words
 					changed[aOwner[p]] = true
+					m.delTok[aOwner[p]] = append(m.delTok[aOwner[p]], as.toks[p])
 				}
 			}
 		case Insert:
@@ -102,6 +111,7 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 			if left >= 0 && left == right {
 				changed[left] = true // inside a clause
 				attributed[x] = left
+				m.insTok[left] = append(m.insTok[left], bs.toks[e.BStart:e.BEnd]...)
 				continue
 			}
 			// At a boundary: the inserted words belong to the template
@@ -115,6 +125,7 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 				if i := from[j]; i == left || i == right {
 					changed[i] = true
 					attributed[x] = i
+					m.insTok[i] = append(m.insTok[i], bs.toks[e.BStart:e.BEnd]...)
 					break
 				}
 			}
@@ -124,21 +135,45 @@ func byText(ti, ci []item, budget int) (*matching, bool) {
 		switch {
 		case len(t.words()) == 0:
 			// A bare number ("(a)" before its sub-items): nothing to compare.
-		case 2*keptT[i] < len(t.words()) || partner[i] < 0:
+		case len(t.words()) == inBlockT[i]:
+			// Wholly inside a deleted block, which reports it.
+		case 2*keptT[i] < len(t.words())-inBlockT[i] || partner[i] < 0:
 			m.missing[i] = true
 		case changed[i]:
 			m.pair[i] = partner[i]
-			m.diff[i] = sliceOps(es, start[i], start[i+1], i, attributed, aDisp, bDisp)
+			m.diff[i] = sliceOps(es, start[i], start[i+1], i, attributed, blocks, aDisp, bDisp)
 		default:
 			m.pair[i] = partner[i]
 		}
 	}
+	m.keepBlocks(es, blocks, as, bs)
 	return m, true
+}
+
+// keepBlocks records the blocks to report, leaving out a block inside
+// clauses reported added or missing as a whole (reported with them).
+func (m *matching) keepBlocks(es []Edit, blocks map[int]block, as, bs *stream) {
+	within := func(st *stream, bl block, whole map[int]bool) bool {
+		for k := bl.start; k < bl.end; k++ {
+			if !whole[st.owner[k]] {
+				return false
+			}
+		}
+		return true
+	}
+	for x, bl := range blocks {
+		switch {
+		case es[x].Kind == Insert && !within(bs, bl, m.added):
+			m.addedBlocks = append(m.addedBlocks, bl)
+		case es[x].Kind == Delete && !within(as, bl, m.missing):
+			m.missingBlocks = append(m.missingBlocks, bl)
+		}
+	}
 }
 
 // sliceOps renders the part of the whole texts' difference that falls in
 // template tokens [a0, a1), with the insertions attributed to item i.
-func sliceOps(es []Edit, a0, a1, i int, attributed map[int]int, aDisp, bDisp []string) []Op {
+func sliceOps(es []Edit, a0, a1, i int, attributed map[int]int, blocks map[int]block, aDisp, bDisp []string) []Op {
 	var out []Op
 	add := func(op string, toks []string) {
 		if len(toks) == 0 {
@@ -151,6 +186,9 @@ func sliceOps(es []Edit, a0, a1, i int, attributed map[int]int, aDisp, bDisp []s
 		out = append(out, Op{op, joinTokens(toks)})
 	}
 	for x, e := range es {
+		if _, ok := blocks[x]; ok {
+			continue
+		}
 		switch e.Kind {
 		case Insert:
 			if owner, ok := attributed[x]; ok && owner == i {
@@ -166,6 +204,31 @@ func sliceOps(es []Edit, a0, a1, i int, attributed map[int]int, aDisp, bDisp []s
 			} else {
 				add("-", aDisp[lo:hi])
 			}
+		}
+	}
+	return out
+}
+
+// renumberings finds the numbers replaced at the start of a line before a
+// period or a parenthesis ("9. TRADEMARKS" → "10. TRADEMARKS"): section
+// numbers the clause tree read as text, which a renumbering changes and
+// which are no change of words. It returns the edits (a deletion and the
+// insertion beside it) to leave out.
+func renumberings(es []Edit, a, b *stream) map[int]bool {
+	heading := func(st *stream, s, e int) bool {
+		return e-s == 1 && isNumber(st.toks[s]) && st.brk[s] && e < len(st.toks) && (st.toks[e] == "." || st.toks[e] == ")")
+	}
+	out := map[int]bool{}
+	for x := 0; x+1 < len(es); x++ {
+		d, i := es[x], es[x+1]
+		if d.Kind == Insert {
+			d, i = i, d
+		}
+		if d.Kind != Delete || i.Kind != Insert {
+			continue
+		}
+		if heading(a, d.AStart, d.AEnd) && heading(b, i.BStart, i.BEnd) {
+			out[x], out[x+1] = true, true
 		}
 	}
 	return out
@@ -196,6 +259,22 @@ func pageNumber(es []Edit, x int, aDisp, bDisp []string) bool {
 		}
 	}
 	return true
+}
+
+// newStream concatenates a side's items.
+func newStream(its []item) *stream {
+	st := &stream{ownerLen: make([]int, len(its))}
+	for i, it := range its {
+		st.ids = append(st.ids, it.ids...)
+		st.toks = append(st.toks, it.tokens...)
+		st.brk = append(st.brk, it.breakBefore...)
+		for k := range it.ids {
+			st.owner = append(st.owner, i)
+			st.label = append(st.label, k < it.label)
+		}
+		st.ownerLen[i] = len(it.ids)
+	}
+	return st
 }
 
 // mostShared gives each of the n items of one side (side 0: template items,

@@ -23,6 +23,7 @@ package compare
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -48,7 +49,11 @@ type Clause struct {
 	// Clauses is how many clauses the report stands for (itself and its
 	// descendants), for a missing or added clause; 1 otherwise.
 	Clauses int `json:"clauses"`
-	node    int
+	// Paragraphs marks whole paragraphs added or missing inside the clause
+	// at Path (text the clause tree reads as part of that clause, such as
+	// an unnumbered clause); Span and Text are the paragraphs'.
+	Paragraphs bool `json:"paragraphs,omitempty"`
+	node       int
 }
 
 // Change is a clause of the template and the contract's version of it.
@@ -60,6 +65,11 @@ type Change struct {
 	// Diff is the word-level difference, template to contract: runs of
 	// words kept ("="), removed ("-") and inserted ("+").
 	Diff []Op `json:"diff"`
+	// Substantive lists the edits that can change what the clause means:
+	// a negation inserted or removed, a modal verb or quantifier changed,
+	// "and" against "or", a number changed (Meaning). Empty for changes of
+	// wording only.
+	Substantive []string `json:"substantive,omitempty"`
 }
 
 // Op is one run of a word-level difference.
@@ -76,6 +86,17 @@ func Elide(s string, n int) string {
 		return s
 	}
 	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
+}
+
+// Percent writes a similarity as a whole percentage for people, never
+// "100%" for texts that differ (changed): 0.996 is "99%", not a rounded
+// "100%" that hides an inserted "not".
+func Percent(sim float64, changed bool) string {
+	p := int(100*sim + 1e-9)
+	if changed && p >= 100 {
+		p = 99
+	}
+	return strconv.Itoa(p) + "%"
 }
 
 // Result is a comparison: what the template has that the contract lacks,
@@ -108,11 +129,14 @@ type Options struct {
 // item is a clause prepared for comparison.
 type item struct {
 	node    int
-	tokens  []string // words and punctuation, normalised
-	label   int      // how many leading tokens are the clause's number ("3", ".")
-	ids     []int    // tokens interned
-	sorted  []int    // ids after the number, sorted, for the Dice coefficient
-	display []string // tokens as written, for the difference
+	tokens  []string        // words and punctuation, normalised
+	label   int             // how many leading tokens are the clause's number ("3", ".")
+	ids     []int           // tokens interned
+	sorted  []int           // ids after the number, sorted, for the Dice coefficient
+	display []string        // tokens as written, for the difference
+	spans   []document.Span // each token's code points in the document
+	// breakBefore: a line break (or the clause's start) comes before the token.
+	breakBefore []bool
 }
 
 // words are the item's token ids after its number: what is compared.
@@ -162,6 +186,7 @@ func Compare(contract, template Side, opt Options) Result {
 			if !equalIDs(ti[i].words(), ci[bestJ].words()) {
 				es := Diff(ti[i].words(), ci[bestJ].words(), 0)
 				m.diff[i] = ops(ti[i].display[ti[i].label:], ci[bestJ].display[ci[bestJ].label:], es)
+				m.delTok[i], m.insTok[i] = tokenChanges(ti[i].tokens[ti[i].label:], ci[bestJ].tokens[ci[bestJ].label:], es)
 			} else {
 				delete(m.diff, i)
 			}
@@ -178,10 +203,16 @@ type matching struct {
 	missing map[int]bool // template items not in the contract
 	added   map[int]bool // contract items not in the template
 	kept    int          // template words found, in order, in the contract
+	// Whole paragraphs inserted into the contract or deleted from the
+	// template inside a clause (token ranges of the concatenated streams).
+	addedBlocks, missingBlocks []block
+	// Words deleted from and inserted into each changed template item.
+	delTok, insTok map[int][]string
 }
 
 func newMatching() *matching {
-	return &matching{pair: map[int]int{}, diff: map[int][]Op{}, moved: map[int]bool{}, missing: map[int]bool{}, added: map[int]bool{}}
+	return &matching{pair: map[int]int{}, diff: map[int][]Op{}, moved: map[int]bool{}, missing: map[int]bool{}, added: map[int]bool{},
+		delTok: map[int][]string{}, insTok: map[int][]string{}}
 }
 
 func (m *matching) result(template, contract Side, ti, ci []item) Result {
@@ -204,6 +235,7 @@ func (m *matching) result(template, contract Side, ti, ci []item) Result {
 		res.Changed = append(res.Changed, Change{
 			Template: clauseOf(template, t.node, 1), Contract: clauseOf(contract, ci[j].node, 1),
 			Similarity: round3(dice(t.sorted, ci[j].sorted)), Moved: m.moved[i], Diff: d,
+			Substantive: Meaning(m.delTok[i], m.insTok[i]),
 		})
 	}
 	missing, added := map[int]bool{}, map[int]bool{}
@@ -219,6 +251,15 @@ func (m *matching) result(template, contract Side, ti, ci []item) Result {
 	}
 	res.Missing = wholes(template, missing, ownNodes(ti))
 	res.Added = wholes(contract, added, ownNodes(ci))
+	for _, bl := range m.missingBlocks {
+		res.Missing = append(res.Missing, blockClause(template, ti, bl))
+	}
+	for _, bl := range m.addedBlocks {
+		res.Added = append(res.Added, blockClause(contract, ci, bl))
+	}
+	byStart := func(x, y Clause) int { return x.Span.Start - y.Span.Start }
+	slices.SortStableFunc(res.Missing, byStart)
+	slices.SortStableFunc(res.Added, byStart)
 	switch {
 	case total > 0:
 		res.Similarity = round3(float64(min(m.kept, total)) / float64(total))
@@ -252,6 +293,7 @@ func byClauses(ti, ci []item, least float64) *matching {
 		}
 		if !equalIDs(ti[i].words(), ci[j].words()) {
 			m.diff[i] = ops(ti[i].display[ti[i].label:], ci[j].display[ci[j].label:], es)
+			m.delTok[i], m.insTok[i] = tokenChanges(ti[i].tokens[ti[i].label:], ci[j].tokens[ci[j].label:], es)
 		}
 	}
 	for i := range ti {
@@ -299,7 +341,14 @@ func items(s Side, intern map[string]int) []item {
 	for id := 1; id < len(s.Tree.Nodes); id++ {
 		n := &s.Tree.Nodes[id]
 		text := s.Doc.Masked(n.Own)
-		display, tokens := tokenize(text)
+		display, tokens, offs := tokenizeAt(text)
+		// A token written after white space carries one space before it, so
+		// a difference's text reads as written ("3.5", "Section 11.5").
+		for k := 1; k < len(display); k++ {
+			if offs[k][0] > offs[k-1][1] {
+				display[k] = " " + display[k]
+			}
+		}
 		// The number is not part of the words: renumbering is no change.
 		label := 0
 		if n.Label != "" && len(tokens) > 0 {
@@ -315,7 +364,21 @@ func items(s Side, intern map[string]int) []item {
 		if len(tokens) == 0 {
 			continue
 		}
-		it := item{node: id, tokens: tokens, display: display, label: label}
+		it := item{node: id, tokens: tokens, display: display, label: label, spans: make([]document.Span, len(offs))}
+		// Each token's code points in the document, counted along the text.
+		at, cp := 0, n.Own.Start
+		for k, o := range offs {
+			cp += utf8.RuneCountInString(text[at:o[0]])
+			start := cp
+			cp += utf8.RuneCountInString(text[o[0]:o[1]])
+			it.spans[k] = document.Span{Start: start, End: cp}
+			at = o[1]
+			if k > 0 {
+				it.breakBefore = append(it.breakBefore, strings.Contains(text[offs[k-1][1]:o[0]], "\n"))
+			} else {
+				it.breakBefore = append(it.breakBefore, lineStart(s.Doc, start))
+			}
+		}
 		for _, t := range tokens {
 			v, ok := intern[t]
 			if !ok {
@@ -329,6 +392,14 @@ func items(s Side, intern map[string]int) []item {
 		out = append(out, it)
 	}
 	return out
+}
+
+// lineStart reports whether only spaces stand between the start of a line
+// (or of the text) and code point at.
+func lineStart(d *document.Document, at int) bool {
+	before := d.Slice(document.Span{Start: max(0, at-200), End: at})
+	trimmed := strings.TrimRight(before, " \t\u00a0")
+	return trimmed == "" && at <= 200 || strings.HasSuffix(trimmed, "\n") || strings.HasSuffix(trimmed, "\f")
 }
 
 func equalStrings(a, b []string) bool {
@@ -346,6 +417,12 @@ func equalStrings(a, b []string) bool {
 // are their plain forms; typographic quotes and dashes to plain ones),
 // display keeps them as written.
 func tokenize(text string) (display, tokens []string) {
+	display, tokens, _ = tokenizeAt(text)
+	return display, tokens
+}
+
+// tokenizeAt is tokenize with each token's byte offsets in text.
+func tokenizeAt(text string) (display, tokens []string, offs [][2]int) {
 	i := 0
 	for i < len(text) {
 		r, w := utf8.DecodeRuneInString(text[i:])
@@ -388,14 +465,16 @@ func tokenize(text string) (display, tokens []string) {
 			}
 			display = append(display, text[i:j])
 			tokens = append(tokens, norm.NFKC.String(word.String()))
+			offs = append(offs, [2]int{i, j})
 			i = j
 		default:
 			display = append(display, text[i:i+w])
 			tokens = append(tokens, normPunct(r))
+			offs = append(offs, [2]int{i, i + w})
 			i += w
 		}
 	}
-	return display, tokens
+	return display, tokens, offs
 }
 
 func isHyphen(r rune) bool {
@@ -484,6 +563,20 @@ func align(t, c []item, least float64) [][2]int {
 	return pairs
 }
 
+// tokenChanges lists the tokens an edit script deletes from a and inserts
+// from b.
+func tokenChanges(a, b []string, es []Edit) (del, ins []string) {
+	for _, e := range es {
+		switch e.Kind {
+		case Delete:
+			del = append(del, a[e.AStart:e.AEnd]...)
+		case Insert:
+			ins = append(ins, b[e.BStart:e.BEnd]...)
+		}
+	}
+	return del, ins
+}
+
 // ops renders an edit script over tokens as runs of words.
 func ops(a, b []string, es []Edit) []Op {
 	var out []Op
@@ -502,17 +595,10 @@ func ops(a, b []string, es []Edit) []Op {
 	return out
 }
 
-// joinTokens writes tokens back as text: a space between words, none
-// before closing punctuation or after opening punctuation.
+// joinTokens writes tokens back as text: each carries the space written
+// before it (items), none before the first.
 func joinTokens(ts []string) string {
-	var b strings.Builder
-	for i, t := range ts {
-		if i > 0 && !strings.ContainsAny(t[:1], ".,;:)]}%'\"’”") && !strings.ContainsAny(ts[i-1][len(ts[i-1])-1:], "([{$\"“‘") {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
+	return strings.TrimLeft(strings.Join(ts, ""), " ")
 }
 
 // clauseOf describes node id of a side.
@@ -520,6 +606,28 @@ func clauseOf(s Side, id, count int) Clause {
 	n := &s.Tree.Nodes[id]
 	return Clause{Path: s.Tree.Path(id), Label: n.Label, Heading: n.Heading, Span: n.Own,
 		Text: strings.TrimSpace(s.Doc.Masked(n.Own)), Clauses: count, node: id}
+}
+
+// blockClause describes whole paragraphs [bl.start, bl.end) of a side's
+// token stream, under the clause holding their first word.
+func blockClause(s Side, its []item, bl block) Clause {
+	var first, last document.Span
+	holder := 0
+	k := 0
+	for _, it := range its {
+		for t := range it.ids {
+			if k == bl.start {
+				first, holder = it.spans[t], it.node
+			}
+			if k == bl.end-1 {
+				last = it.spans[t]
+			}
+			k++
+		}
+	}
+	sp := document.Span{Start: first.Start, End: last.End}
+	text := strings.TrimSpace(s.Doc.Masked(sp))
+	return Clause{Path: s.Tree.Path(holder), Heading: blockHeading(text), Span: sp, Text: text, Clauses: 1, Paragraphs: true, node: holder}
 }
 
 // wholes reports the nodes in set, each under its highest ancestor whose

@@ -101,13 +101,20 @@ func cutClauses(cs []compare.Clause) []compare.Clause {
 // compareText is the readable form of a comparison: one line per clause.
 func compareText(o CompareOutput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s compared with %s: %d clauses the same, %d changed, %d missing, %d added (%.0f%% of the template's words kept).\n",
-		o.Contract.Name, o.Against.Name, o.Same, len(o.Changed), len(o.Missing), len(o.Added), 100*o.Similarity)
+	fmt.Fprintf(&b, "%s compared with %s: %d clauses the same, %d changed, %d missing, %d added (%s of the template's words kept).\n",
+		o.Contract.Name, o.Against.Name, o.Same, len(o.Changed), len(o.Missing), len(o.Added), compare.Percent(o.Similarity, len(o.Changed)+len(o.Missing)+len(o.Added) > 0))
 	head := func(c compare.Clause) string {
-		if c.Heading != "" {
-			return c.Path + " (" + c.Heading + ")"
+		p := c.Path
+		if p == "" {
+			p = "the opening"
 		}
-		return c.Path
+		if c.Paragraphs {
+			p = "paragraphs in " + p
+		}
+		if c.Heading != "" {
+			return p + " (" + c.Heading + ")"
+		}
+		return p
 	}
 	for _, c := range o.Missing {
 		fmt.Fprintf(&b, "- missing: %s\n", head(c))
@@ -122,7 +129,11 @@ func compareText(o CompareOutput) string {
 				d = append(d, "{+"+op.Text+"+}")
 			}
 		}
-		fmt.Fprintf(&b, "- changed: %s → %s: %s\n", head(ch.Template), head(ch.Contract), strings.Join(d, " "))
+		sub := ""
+		if len(ch.Substantive) > 0 {
+			sub = " — substantive: " + strings.Join(ch.Substantive, "; ")
+		}
+		fmt.Fprintf(&b, "- changed: %s → %s: %s%s\n", head(ch.Template), head(ch.Contract), strings.Join(d, " "), sub)
 	}
 	for _, c := range o.Added {
 		fmt.Fprintf(&b, "- added: %s\n", head(c))

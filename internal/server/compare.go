@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"mime"
 	"net/http"
 
 	"github.com/pakton/pakton/internal/auth"
@@ -26,7 +28,8 @@ func (s *Server) listFamilies(w http.ResponseWriter, r *http.Request, _ auth.Key
 
 // compareDocs answers GET …/collections/{c}/compare?contract=REF&against=REF:
 // the clause-by-clause comparison of a contract with a template or another
-// version (each an id or a name).
+// version (each an id or a name); with format=docx, the redline (the
+// template with the contract's differences as tracked changes, by author).
 func (s *Server) compareDocs(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
 	q := r.URL.Query()
@@ -50,6 +53,33 @@ func (s *Server) compareDocs(w http.ResponseWriter, r *http.Request, _ auth.Key)
 			return
 		}
 		sides[i] = side
+	}
+	switch q.Get("format") {
+	case "", "json":
+	case "docx":
+		// The redline: the template with the contract's differences as
+		// tracked changes.
+		author := q.Get("author")
+		if author == "" {
+			author = "pakton"
+		}
+		if len([]rune(author)) > 100 {
+			fail(w, http.StatusBadRequest, "author: at most 100 characters")
+			return
+		}
+		var buf bytes.Buffer
+		if err := compare.Redline(&buf, sides[0], sides[1], compare.RedlineOptions{Author: author, Title: sides[0].Doc.Name + " against " + sides[1].Doc.Name}); err != nil {
+			s.internal(w, "redline", err)
+			return
+		}
+		w.Header().Set("Content-Type", compare.DocxContentType)
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": compare.RedlineName(sides[0].Doc.Name, sides[1].Doc.Name)}))
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
+		return
+	default:
+		fail(w, http.StatusBadRequest, "format: json or docx")
+		return
 	}
 	res := compare.Compare(sides[0], sides[1], compare.Options{})
 	writeJSON(w, http.StatusOK, map[string]any{

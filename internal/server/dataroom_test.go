@@ -3,9 +3,12 @@ package server
 import (
 	"archive/zip"
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/pakton/pakton/internal/compare"
 )
 
 // An uploaded ZIP is a data room: each entry is a document named by its
@@ -104,6 +107,31 @@ func TestFamiliesAndCompare(t *testing.T) {
 	}](t, body)
 	if len(r.Changed) != 1 || len(r.Missing)+len(r.Added) != 0 || !strings.Contains(string(body), `"op":"-","text":"two"`) {
 		t.Errorf("compare: %s", body)
+	}
+	// The redline: a .docx with the changes tracked, named after both.
+	resp, docx := e.get("/api/v1/collections/deal/compare?contract=msa-signed.txt&against=msa.txt&format=docx&author=Legal", key, nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != compare.DocxContentType ||
+		!strings.Contains(resp.Header.Get("Content-Disposition"), "msa-signed against msa redline.docx") {
+		t.Fatalf("redline: %d %v", resp.StatusCode, resp.Header)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(docx), int64(len(docx)))
+	if err != nil {
+		t.Fatalf("redline: %v", err)
+	}
+	found := false
+	for _, f := range zr.File {
+		if f.Name == "word/document.xml" {
+			rc, _ := f.Open()
+			b, _ := io.ReadAll(rc)
+			rc.Close()
+			found = strings.Contains(string(b), `w:author="Legal"`) && strings.Contains(string(b), "<w:del ")
+		}
+	}
+	if !found {
+		t.Error("the redline has no deletion by its author")
+	}
+	if code, _ := e.do("GET", "/api/v1/collections/deal/compare?contract=msa-signed.txt&against=msa.txt&format=pdf", key, nil, ""); code != http.StatusBadRequest {
+		t.Errorf("compare as PDF: %d", code)
 	}
 	if code, _ := e.do("GET", "/api/v1/collections/deal/compare?contract=msa.txt", key, nil, ""); code != http.StatusBadRequest {
 		t.Errorf("compare without against: %d", code)

@@ -200,12 +200,54 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request, _ auth.Key)
 }
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	if err := s.st.Delete(r.Context(), r.PathValue("c"), r.PathValue("id")); err != nil {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	var err error
+	if r.URL.Query().Get("now") == "true" {
+		err = s.st.Delete(r.Context(), c, id)
+	} else {
+		_, err = s.st.Trash(r.Context(), c, id, time.Now())
+	}
+	if err != nil {
 		s.storeErr(w, r, "delete document", err)
 		return
 	}
-	s.coll.Refresh(r.Context(), r.PathValue("c"))
+	s.coll.Refresh(r.Context(), c)
+	if _, err := s.st.PurgeTrash(r.Context(), c, time.Now(), false); err != nil {
+		s.log.Warn("emptying the trash of what its window has passed", "collection", c, "err", err)
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// listTrash answers GET …/collections/{c}/trash: the removed documents
+// the trash keeps for the undo window, most recent first.
+func (s *Server) listTrash(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	list, err := s.st.ListTrash(r.Context(), r.PathValue("c"))
+	if err != nil {
+		s.storeErr(w, r, "trash", err)
+		return
+	}
+	if list == nil {
+		list = []store.TrashEntry{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"trash": list})
+}
+
+// restoreDocument answers POST …/collections/{c}/trash/{id}/restore: the
+// removed document goes back into the collection (409 when the name was
+// ingested again since).
+func (s *Server) restoreDocument(w http.ResponseWriter, r *http.Request, _ auth.Key) {
+	c, id := r.PathValue("c"), r.PathValue("id")
+	e, err := s.st.Restore(r.Context(), c, id)
+	if errors.Is(err, store.ErrNewerVersion) {
+		fail(w, http.StatusConflict, "%s: %v; it stays in the trash", e.Name, store.ErrNewerVersion)
+		return
+	}
+	if err != nil {
+		s.storeErr(w, r, "restore document", err)
+		return
+	}
+	s.coll.Refresh(r.Context(), c)
+	writeJSON(w, http.StatusOK, map[string]any{"restored": e})
 }
 
 // uploadError is a rejected upload: its status and message.

@@ -30,10 +30,13 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api+"/collections/{c}/documents", s.authed(s.listDocuments))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}", s.authed(s.getDocument))
 	mux.Handle("DELETE "+api+"/collections/{c}/documents/{id}", s.authed(s.deleteDocument))
+	mux.Handle("GET "+api+"/collections/{c}/trash", s.authed(s.listTrash))
+	mux.Handle("POST "+api+"/collections/{c}/trash/{id}/restore", s.authed(s.restoreDocument))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/layout", s.authed(s.getLayout))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/graph", s.authed(s.getDocGraph))
 	mux.Handle("GET "+api+"/collections/{c}/graph", s.authed(s.getCollectionGraph))
 	mux.Handle("GET "+api+"/collections/{c}/families", s.authed(s.listFamilies))
+	mux.Handle("GET "+api+"/collections/{c}/deadlines", s.costly(deadlinesCost, s.getDeadlines))
 	mux.Handle("GET "+api+"/collections/{c}/compare", s.authed(s.compareDocs))
 	mux.Handle("GET "+api+"/collections/{c}/documents/{id}/pages/{page}", s.authed(s.getPage))
 

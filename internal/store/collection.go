@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/pakton/pakton/internal/atomicfile"
 )
@@ -16,7 +18,12 @@ func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	return s.engine.collections(ctx)
+	all, err := s.engine.collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// the trash of each collection is not one to list
+	return slices.DeleteFunc(all, func(c CollectionInfo) bool { return IsTrash(c.Name) }), nil
 }
 
 // CreateCollection creates a collection. Creating one that exists is not an
@@ -24,6 +31,9 @@ func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
 func (s *Store) CreateCollection(ctx context.Context, name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
+	}
+	if IsTrash(name) {
+		return fmt.Errorf("store: collection %q: %w (names starting with %q are the trash's)", name, ErrInvalidName, trashPrefix)
 	}
 	return s.engine.createCollection(ctx, name)
 }
@@ -74,5 +84,14 @@ func (s *Store) DeleteCollection(ctx context.Context, name string) error {
 	if err := checkCollection(name); err != nil {
 		return err
 	}
-	return s.engine.deleteCollection(ctx, name)
+	if err := s.engine.deleteCollection(ctx, name); err != nil {
+		return err
+	}
+	// its trash goes with it
+	if t := TrashCollection(name); !IsTrash(name) {
+		if err := s.engine.deleteCollection(ctx, t); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("store: trash of %q: %w", name, err)
+		}
+	}
+	return nil
 }

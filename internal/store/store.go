@@ -421,8 +421,9 @@ func absDir(dir string) (string, error) {
 }
 
 // ValidCollection reports whether name is a valid collection name: 1-64
-// characters of [a-z0-9._-], not starting with '.'.
-func ValidCollection(name string) bool { return validName(name, 64) }
+// characters of [a-z0-9._-], not starting with '.', and not a trash's name
+// (TrashCollection).
+func ValidCollection(name string) bool { return validName(name, 64) && !IsTrash(name) }
 
 func checkCollection(name string) error {
 	if !validName(name, 64) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -14,9 +15,13 @@ import (
 // agreement and another contract: the list shows the agreement once, with
 // its other copy one click away and a folder to filter by; the document's
 // details show its folder and archive entry and the other copy; comparing
-// the two versions shows the changed clause word by word and opens it.
+// the two versions (the form starts on the other version) shows them side
+// by side over the main width, the changed clause word by word and marked
+// substantive, offers the redline, and opens the clause. Screenshots
+// (PAKTON_SCREENSHOTS): compare-side-by-side, phone-compare.
 func TestBrowserDataRoom(t *testing.T) {
 	needBrowser(t)
+	shots := os.Getenv("PAKTON_SCREENSHOTS")
 	srv, key := startAPI(t)
 	msa, err := os.ReadFile(filepath.Join("..", "..", "examples", "contracts", "master-services-agreement.txt"))
 	if err != nil {
@@ -78,19 +83,50 @@ func TestBrowserDataRoom(t *testing.T) {
 			t.Errorf("details lack %q:\n%s", want, details)
 		}
 	}
-	var cmp string
-	b.run("compare with the draft",
-		chromedp.SetValue(`#compare-against`, draftID, chromedp.ByQuery),
+	var cmp, against string
+	var wide bool
+	b.run("compare with the other version, the form's default",
+		chromedp.EmulateViewport(1440, 900),
+		chromedp.Evaluate(`document.getElementById('compare-against').value`, &against),
 		chromedp.Evaluate(`document.querySelector('.compare-form').requestSubmit()`, nil),
-		chromedp.WaitVisible(`#compare .word-diff del`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#compare .cmp-table del`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.getElementById('compare').textContent`, &cmp),
+		// The comparison takes the width of the questions and the document.
+		chromedp.Evaluate(`document.getElementById('compare').getBoundingClientRect().width > 0.65 * innerWidth &&
+			document.querySelector('main .work').offsetParent === null && document.getElementById('doc-section').offsetParent === null`, &wide),
 	)
-	if !strings.Contains(cmp, "Changed (1)") || !strings.Contains(cmp, "thirty") || !strings.Contains(cmp, "sixty") {
-		t.Errorf("comparison:\n%s", cmp)
+	if against != draftID {
+		t.Errorf("the form starts on %q, not the other version %q", against, draftID)
 	}
+	if !wide {
+		t.Error("the comparison does not take the main width")
+	}
+	for _, want := range []string{"1 changed (1 substantive)", "Template: 01 Corporate/MSA draft.txt", "thirty", "sixty", "Substantive: “30” → “60”", "Download redline (.docx)"} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, cmp)
+		}
+	}
+	b.shot(shots, "compare-side-by-side")
+	// The redline the button downloads: a .docx named after both versions.
+	var redline string
+	b.run("the redline",
+		chromedp.Evaluate(`fetch(API + coll() + '/compare?contract=`+exec+`&against=`+draftID+`&format=docx', { headers: headers() })
+			.then((r) => r.headers.get('Content-Type') + ' ' + exportName(r.headers.get('Content-Disposition')))`, &redline,
+			func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+	)
+	if redline != "application/vnd.openxmlformats-officedocument.wordprocessingml.document MSA executed against MSA draft redline.docx" {
+		t.Errorf("redline: %q", redline)
+	}
+	b.run("on a phone",
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Evaluate(`document.getElementById('compare').scrollIntoView()`, nil),
+	)
+	b.shot(shots, "phone-compare")
 	b.run("open the changed clause",
+		chromedp.EmulateViewport(1440, 900),
 		chromedp.Evaluate(`document.querySelectorAll('#compare .clause-link')[1].click()`, nil),
 		chromedp.WaitVisible(`mark`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById('compare').hidden && !document.querySelector('main.layout').classList.contains('comparing')`, nil),
 	)
 	b.noErrors()
 }

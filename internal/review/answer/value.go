@@ -335,3 +335,21 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// Written is a value written in a text, normalised ("5 years",
+// "2019-03-01"), with where it is written (bytes of the text).
+type Written struct {
+	Value   string
+	At, End int
+}
+
+// Durations returns every period of time written in s, in order, normalised
+// as FirstDuration normalises one; a number that is part of a date is not a
+// period. The deadline list reads notice periods and windows with it.
+func Durations(s string) []Written {
+	var out []Written
+	for _, d := range allDurationsAt(s) {
+		out = append(out, Written{Value: d.v, At: d.at, End: d.end})
+	}
+	return out
+}

@@ -39,6 +39,7 @@ function init() {
   setupUpload();
   setupReader();
   setupReview();
+  setupSafety();
   state.ready = whoami().then(loadCollections);
 }
 
@@ -48,7 +49,7 @@ async function whoami() {
   try {
     const me = await api('GET', '/whoami');
     if (me && me.admin === false) {
-      for (const id of ['collection-new', 'collection-create']) $(id).hidden = true;
+      for (const id of ['collection-new', 'collection-create', 'collection-delete']) $(id).hidden = true;
       if (me.collection) state.collection = me.collection;
     }
   } catch (_) { /* older server or no key yet: loadCollections reports it */ }

@@ -6,7 +6,9 @@
 // document.js (clause tree, highlights), reader.js (the text view), pages.js
 // (page view), graph.js (clause panel),
 // search.js, ask.js (streamed progress), report.js, review.js,
-// reviewgrid.js and reviewcell.js (the Review tab), app.js (start).
+// reviewgrid.js and reviewcell.js (the Review tab), deadlines.js (the
+// Deadlines tab), safety.js (removing with a confirmation and an undo
+// window), app.js (start).
 //
 // Contract text is hostile input: it is only ever put into the page as text
 // nodes (textContent, document.createTextNode), never as markup.

@@ -142,10 +142,17 @@ function renderDetails(doc) {
 }
 
 // compareForm lets the user compare the open document with another one
-// (a template, an earlier version).
+// (a template, an earlier version); it starts on the document's other
+// version when pakton knows one (its family), else on no choice.
 function compareForm(doc) {
+  const others = (state.docs || []).filter((d) => d.id !== doc.id);
+  const versions = new Set(((doc.details || {}).duplicates || []).map((d) => d.id));
   const sel = el('select', { id: 'compare-against', 'aria-label': 'Compare with' },
-    ...(state.docs || []).filter((d) => d.id !== doc.id).map((d) => el('option', { value: d.id }, d.name)));
+    el('option', { value: '' }, versions.size ? '' : 'Choose a document…'),
+    ...others.filter((d) => versions.has(d.id)).map((d) => el('option', { value: d.id }, d.name + ' (other version)')),
+    ...others.filter((d) => !versions.has(d.id)).map((d) => el('option', { value: d.id }, d.name)));
+  if (versions.size) sel.value = [...versions].find((id) => others.some((d) => d.id === id)) || '';
+  if (sel.value) sel.firstChild.remove();
   return el('form', {
     className: 'compare-form',
     onsubmit: (e) => { e.preventDefault(); runCompare(doc.id, sel.value).catch(showError); },
@@ -155,36 +162,117 @@ function compareForm(doc) {
 
 // ---- comparison ----
 
+// runCompare shows the comparison of a contract with a template (or
+// another version) side by side, over the main width: the template's
+// clause on the left, the contract's on the right, removed words struck
+// through, inserted words marked, substantive edits flagged; missing and
+// added clauses where they sit. The redline (.docx) downloads from it.
 async function runCompare(contract, against) {
   if (!against) return;
-  const r = await api('GET', coll() + '/compare?contract=' + encodeURIComponent(contract) + '&against=' + encodeURIComponent(against));
+  const q = '/compare?contract=' + encodeURIComponent(contract) + '&against=' + encodeURIComponent(against);
+  const r = await api('GET', coll() + q);
   const out = $('compare');
   const cname = (r.contract && r.contract.name) || contract;
   const tname = (r.against && r.against.name) || against;
   const open = (id, c, label) => el('button', {
     type: 'button', className: 'linkish clause-link',
-    onclick: () => showSource({ doc_id: id, span: c.span }, label).catch(showError),
-  }, (c.path || '(opening)') + (c.heading && !(c.path || '').includes(c.heading) ? ' ' + c.heading : '') + (c.clauses > 1 ? ' (' + c.clauses + ' clauses)' : ''));
-  const words = (diff) => el('p', { className: 'word-diff' }, ...diff.map((op) =>
-    op.op === '-' ? el('del', {}, op.text) : op.op === '+' ? el('ins', {}, op.text) : el('span', {}, elideText(op.text))).flatMap((n, i) => (i ? [' ', n] : [n])));
-  const section = (title, items, render) => items.length
-    ? [el('h3', {}, title + ' (' + items.length + ')'), el('ul', { className: 'compare-list' }, ...items.map((x) => el('li', {}, ...render(x))))]
-    : [];
+    onclick: () => { closeCompare(); showSource({ doc_id: id, span: c.span }, label).catch(showError); },
+  }, clauseName(c));
+  // One side of a changed clause: the kept words and that side's edits.
+  const sideText = (diff, keep) => el('p', { className: 'word-diff' }, ...diff.filter((op) => op.op === '=' || op.op === keep)
+    .map((op) => (op.op === '-' ? el('del', {}, op.text) : op.op === '+' ? el('ins', {}, op.text) : el('span', {}, elideText(op.text, 320))))
+    .flatMap((n, i) => (i ? [' ', n] : [n])));
+  const substantive = r.changed.filter((ch) => (ch.substantive || []).length).length;
+  // Rows in reading order: changed and missing by the template's order,
+  // added ones before the first changed clause that comes after them in
+  // the contract.
+  const rows = [
+    ...r.changed.map((ch) => ({ kind: 'changed', ch, t: ch.template.span.start, c: ch.contract.span.start })),
+    ...r.missing.map((m) => ({ kind: 'missing', m, t: m.span.start })),
+  ].sort((x, y) => x.t - y.t);
+  let at = -1;
+  for (const row of rows) { if (row.c != null) at = row.c; else row.c = at; }
+  for (const a of r.added) {
+    const i = rows.findIndex((row) => row.kind === 'changed' && row.c > a.span.start);
+    rows.splice(i < 0 ? rows.length : i, 0, { kind: 'added', a, c: a.span.start });
+  }
+  const [left, right] = ['Template: ' + tname, 'Contract: ' + cname];
+  const cell = (side, ...kids) => el('td', { 'data-side': side }, ...kids);
+  const body = rows.map((row) => {
+    if (row.kind === 'changed') {
+      const ch = row.ch;
+      const flag = (ch.substantive || []).length
+        ? el('p', { className: 'substantive' }, 'Substantive: ' + ch.substantive.join('; '))
+        : el('p', { className: 'hint' }, 'Wording');
+      return el('tr', { className: 'cmp-changed' + ((ch.substantive || []).length ? ' cmp-substantive' : '') },
+        cell(left, open(r.against.id, ch.template, 'Template: ' + tname), sideText(ch.diff, '-')),
+        cell(right, open(r.contract.id, ch.contract, 'Changed in ' + cname),
+          el('span', { className: 'hint' }, ' ' + percent(ch.similarity, true) + ' similar' + (ch.moved ? ', moved' : '')),
+          sideText(ch.diff, '+'), flag));
+    }
+    if (row.kind === 'missing') {
+      return el('tr', { className: 'cmp-missing' },
+        cell(left, open(r.against.id, row.m, 'Missing from ' + cname), el('p', { className: 'word-diff' }, el('del', {}, preview(row.m.text, 600)))),
+        cell(right, el('p', { className: 'cmp-none' }, 'Missing from ' + cname)));
+    }
+    return el('tr', { className: 'cmp-added' },
+      cell(left, el('p', { className: 'cmp-none' }, 'Not in ' + tname)),
+      cell(right, open(r.contract.id, row.a, 'Added in ' + cname), el('p', { className: 'word-diff' }, el('ins', {}, preview(row.a.text, 600)))));
+  });
+  const redline = el('button', { type: 'button', className: 'primary', onclick: () => downloadRedline(q) }, 'Download redline (.docx)');
   out.replaceChildren(
-    el('h2', {}, 'Comparison'),
-    el('p', {}, cname + ' against ' + tname + ': ' + r.same + ' clauses the same, ' + r.changed.length + ' changed, ' +
-      r.missing.length + ' missing, ' + r.added.length + ' added (' + Math.round(100 * r.similarity) + '% of the template’s words kept).'),
-    ...section('Missing — in ' + tname + ', not in ' + cname, r.missing, (c) => [open(r.against.id, c, 'Missing from ' + cname), el('span', { className: 'hint' }, ' ' + preview(c.text))]),
-    ...section('Changed', r.changed, (ch) => [open(r.against.id, ch.template, 'Template: ' + tname), ' → ', open(r.contract.id, ch.contract, 'Changed in ' + cname),
-      el('span', { className: 'hint' }, ' ' + Math.round(100 * ch.similarity) + '% similar' + (ch.moved ? ', moved' : '')), words(ch.diff)]),
-    ...section('Added — in ' + cname + ', not in ' + tname, r.added, (c) => [open(r.contract.id, c, 'Added in ' + cname), el('span', { className: 'hint' }, ' ' + preview(c.text))]),
+    el('div', { className: 'cmp-head' },
+      el('h2', { id: 'compare-h' }, 'Comparison'),
+      redline,
+      el('button', { type: 'button', className: 'tool', onclick: closeCompare }, 'Close')),
+    el('p', {}, cname + ' against ' + tname + ': ' + r.same + ' clauses the same, ' + r.changed.length + ' changed (' + substantive + ' substantive), ' +
+      r.missing.length + ' missing, ' + r.added.length + ' added (' + percent(r.similarity, r.changed.length + r.missing.length + r.added.length > 0) + ' of the template’s words kept).'),
+    rows.length
+      ? el('table', { className: 'cmp-table' },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, left), el('th', { scope: 'col' }, right))),
+        el('tbody', {}, ...body))
+      : el('p', {}, 'The two have the same words.'),
   );
   out.hidden = false;
+  document.querySelector('main.layout').classList.add('comparing');
   out.scrollIntoView({ block: 'start' });
 }
 
-const preview = (s) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > 140 ? s.slice(0, 140) + '…' : s; };
-const elideText = (s) => (s.length > 80 ? s.slice(0, 38) + ' … ' + s.slice(-38) : s);
+// closeCompare gives the width back to the questions and the document.
+function closeCompare() {
+  $('compare').hidden = true;
+  document.querySelector('main.layout').classList.remove('comparing');
+}
+
+// downloadRedline saves the comparison as a Word redline (with the key,
+// so not a plain link).
+async function downloadRedline(q) {
+  try {
+    const res = await fetch(API + coll() + q + '&format=docx', { headers: headers() });
+    if (!res.ok) throw await errorOf(res);
+    const url = URL.createObjectURL(await res.blob());
+    const a = el('a', { href: url, download: exportName(res.headers.get('Content-Disposition')) || 'redline.docx' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (err) { showError(err); }
+}
+
+// clauseName names a clause of a comparison as the CLI does: its path and
+// heading, or the paragraphs added or missing inside a clause.
+function clauseName(c) {
+  const where = c.path || 'the opening';
+  if (c.paragraphs) return 'paragraphs' + (c.heading ? ' ' + c.heading : '') + ' in ' + where;
+  return where + (c.heading && !where.includes(c.heading) ? ' ' + c.heading : '') + (c.clauses > 1 ? ' (' + c.clauses + ' clauses)' : '');
+}
+
+// percent writes a similarity as compare.Percent does: never 100% for
+// texts that differ.
+const percent = (x, changed) => { let p = Math.floor(100 * x + 1e-9); if (changed && p >= 100) p = 99; return p + '%'; };
+
+const preview = (s, n = 140) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) + '…' : s; };
+const elideText = (s, n = 80) => (s.length > n ? s.slice(0, n / 2 - 2) + ' … ' + s.slice(2 - n / 2) : s);
 
 // ---- review: one row per family ----
 

@@ -45,6 +45,7 @@ async function openDocument(id) {
   $('doc-meta').textContent = facts.filter(Boolean).join(' · ');
   $('doc-selection').textContent = '';
   $('details-toggle').hidden = false;
+  $('doc-remove').hidden = false;
   if (!$('details-panel').hidden) renderDetails(doc);
   renderText(doc, null);
   $('doc-text').scrollTop = 0;
@@ -65,6 +66,7 @@ function closeDocument() {
   $('doc-meta').textContent = 'Pick a document, a search hit or a citation.';
   $('doc-selection').textContent = '';
   $('details-toggle').hidden = true;
+  $('doc-remove').hidden = true;
   $('details-panel').hidden = true;
   $('doc-text').replaceChildren();
   state.sel = null;

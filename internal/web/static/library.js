@@ -30,6 +30,7 @@ async function useCollection(name) {
   $('results').hidden = true;
   $('activity').hidden = true;
   if (typeof resetReview === 'function') resetReview();
+  if (typeof resetDeadlines === 'function') resetDeadlines();
   await loadDocuments();
 }
 

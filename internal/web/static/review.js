@@ -17,6 +17,7 @@ const rv = {
 function setupReview() {
   $('tab-ask').addEventListener('click', () => setTab('ask'));
   $('tab-review').addEventListener('click', () => setTab('review'));
+  setupDeadlines();
   $('review-form').addEventListener('submit', startReview);
   $('review-playbook').addEventListener('change', () => {
     $('review-upload').hidden = $('review-playbook').value !== 'upload';
@@ -51,29 +52,34 @@ async function resumeReview() {
   } catch (err) { showError(err); }
 }
 
-// setTab switches between asking and reviewing; the document view stays.
+// setTab switches between asking, reviewing and the deadlines; the
+// document view stays.
 function setTab(name) {
   const reviewing = name === 'review';
-  $('tab-ask').setAttribute('aria-selected', String(!reviewing));
+  const dating = name === 'deadlines';
+  const away = reviewing || dating;
+  $('tab-ask').setAttribute('aria-selected', String(!away));
   $('tab-review').setAttribute('aria-selected', String(reviewing));
+  $('tab-deadlines').setAttribute('aria-selected', String(dating));
   document.querySelector('main.layout').classList.toggle('reviewing', reviewing);
+  document.querySelector('main.layout').classList.toggle('dating', dating);
   document.body.classList.toggle('reviewing', reviewing);
   if (!reviewing) setReading(false);
-  for (const id of ['ask-form', 'search-form']) $(id).hidden = reviewing;
-  if (reviewing) {
-    for (const id of ['activity', 'results', 'report']) {
-      const e = $(id);
-      e.dataset.wasHidden = e.hidden ? '1' : '';
+  for (const id of ['ask-form', 'search-form']) $(id).hidden = away;
+  for (const id of ['activity', 'results', 'report']) {
+    const e = $(id);
+    if (away) {
+      if (e.dataset.wasHidden === undefined || e.dataset.away !== '1') e.dataset.wasHidden = e.hidden ? '1' : '';
       e.hidden = true;
+    } else if (e.dataset.wasHidden !== undefined) {
+      e.hidden = e.dataset.wasHidden === '1';
     }
-  } else {
-    for (const id of ['activity', 'results', 'report']) {
-      const e = $(id);
-      if (e.dataset.wasHidden !== undefined) e.hidden = e.dataset.wasHidden === '1';
-    }
+    e.dataset.away = away ? '1' : '';
   }
   $('review').hidden = !reviewing;
+  $('deadlines').hidden = !dating;
   if (reviewing) loadReviews();
+  if (dating) loadDeadlines(false);
 }
 
 // loadReviews lists the collection's reviews and opens the newest.
@@ -83,7 +89,10 @@ async function loadReviews() {
       const r = await api('GET', '/playbooks');
       rv.playbooks = listOf(r, 'playbooks');
       const pb = rv.playbooks[0];
-      if (pb) $('review-playbook').options[0].textContent = 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)';
+      if (pb) {
+        $('review-playbook').options[0].textContent = 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)';
+        renderProvisionPicker(pb.provisions);
+      }
     }
     await loadReviewList();
     if (rv.current && rv.current.review.collection === state.collection) return;
@@ -92,6 +101,33 @@ async function loadReviews() {
     $('review-new').open = !rv.list.length;
     if (rv.list.length) await openReview(rv.list[0].id);
   } catch (err) { showError(err); }
+}
+
+// renderProvisionPicker lists the playbook's provisions by group, each a
+// checkbox: what is ticked is written into the Provisions box (empty: all).
+function renderProvisionPicker(provs) {
+  const box = $('review-picker-list');
+  const groups = new Map();
+  for (const p of provs) {
+    const g = p.group || 'Other';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(p);
+  }
+  const sync = () => {
+    const picked = [...box.querySelectorAll('input:checked')].map((c) => c.value);
+    $('review-provisions').value = picked.join(', ');
+    $('review-picked').textContent = picked.length ? picked.length + ' of ' + provs.length + ' chosen' : 'all ' + provs.length;
+  };
+  box.replaceChildren(...[...groups].map(([g, ps]) => el('fieldset', { className: 'picker-group' },
+    el('legend', {}, g),
+    ps.map((p) => el('label', { className: 'check', title: p.definition || '' },
+      el('input', { type: 'checkbox', value: p.name, onchange: sync }), p.name)))));
+  $('review-picker-none').onclick = () => { for (const c of box.querySelectorAll('input')) c.checked = false; sync(); };
+  $('review-provisions').addEventListener('input', () => {
+    const typed = new Set($('review-provisions').value.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean));
+    for (const c of box.querySelectorAll('input')) c.checked = typed.has(c.value.toLowerCase());
+  });
+  sync();
 }
 
 // resetReview forgets the review shown (another collection was picked).
@@ -185,12 +221,19 @@ async function watchReview(review) {
 async function loadReviewList() {
   const r = await api('GET', coll() + '/reviews');
   rv.list = listOf(r, 'reviews');
+  renderReviewPick();
+}
+
+// renderReviewPick lists the reviews in the picker (safety.js hides a
+// review being deleted through it).
+function renderReviewPick() {
   const pick = $('review-pick');
   pick.replaceChildren(el('option', { value: '' }, rv.list.length ? 'Earlier reviews…' : 'No reviews yet'),
     ...rv.list.map((x) => el('option', { value: x.id },
       (x.title || x.playbook) + ' — ' + new Date(x.created).toLocaleString() + ' (' + x.state + ')')));
   pick.disabled = !rv.list.length;
   if (rv.current) pick.value = rv.current.review.id;
+  $('review-delete').hidden = !rv.current;
 }
 
 // openReview shows a review: its grid when done, its progress while it runs.

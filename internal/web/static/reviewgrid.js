@@ -124,6 +124,7 @@ function setupGrid() {
 function showTable(review, table, decisions, partial) {
   const same = rv.current && rv.current.review.id === review.id;
   rv.current = { review, table, decisions, partial };
+  $('review-delete').hidden = false;
   indexTable(rv.current);
   if (!same) {
     rv.cell = null;
