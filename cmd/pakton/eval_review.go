@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/pakton/pakton/internal/eval"
+	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/detect"
 )
 
@@ -37,7 +39,12 @@ func runEvalReview(ctx context.Context, args []string) error {
 	if *folds < 0 || *folds == 1 {
 		return fmt.Errorf("eval review: --folds must be 0 (no cross-validation) or 2 or more")
 	}
-	labels, err := detect.LoadLabels(*labelsPath)
+	labelsSet := false
+	fs.Visit(func(f *flag.Flag) { labelsSet = labelsSet || f.Name == "labels" })
+	if !labelsSet && strings.EqualFold(*pbPath, review.MergerName) {
+		*labelsPath = mergerDevLabels // the merger playbook's deal points are MAUD's
+	}
+	labels, err := eval.LoadReviewLabels(*labelsPath)
 	if err != nil {
 		return err
 	}

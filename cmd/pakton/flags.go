@@ -197,10 +197,14 @@ func textArg(fs *flag.FlagSet, args []string, what string) (string, error) {
 // addLabelFlags registers --labels and --corpus, the review labels an eval
 // subcommand scores against (eval review, dealroom, learning).
 func addLabelFlags(fs *flag.FlagSet) (labels, corpus *string) {
-	labels = fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md)")
+	labels = fs.String("labels", "../shared/data/cuad/review_dev.json", "labels file (format: docs/PLAYBOOKS.md) or a LegalBench-RAG benchmark of templated questions; with --playbook merger the default is "+mergerDevLabels)
 	corpus = fs.String("corpus", "../shared/data/legalbenchrag/corpus", "directory the labels' file paths are relative to")
 	return labels, corpus
 }
+
+// mergerDevLabels are the labels of the merger playbook's deal points: the
+// MAUD development questions, one deal point per question.
+const mergerDevLabels = "../shared/data/legalbenchrag/benchmarks/maud_dev.json"
 
 // stageProgress prints "STAGE DONE/TOTAL" over itself on stderr, ending the
 // line when a stage is done; nil when quiet.
@@ -227,5 +231,5 @@ func addReportFlags(fs *flag.FlagSet) (jsonOut *string, quiet *bool) {
 // addPlaybookFlag registers --playbook, a playbook file that replaces the
 // built-in one (eval review, eval learning, review train).
 func addPlaybookFlag(fs *flag.FlagSet) *string {
-	return fs.String("playbook", "", "playbook (YAML); default: the built-in playbook")
+	return fs.String("playbook", "", "playbook: a built-in one by name (\"builtin\", the default; \"merger\") or a file (YAML)")
 }

@@ -40,7 +40,7 @@ func runReview(ctx context.Context, args []string) error {
 		}
 	}
 	fs, g := newFlags("review", "review [flags]\n\nReviews every contract of a collection against a playbook of provisions and writes\nthe table (CSV, XLSX, JSON, HTML) into --out. Re-running the same command resumes:\ncontracts already reviewed (and unchanged) are not reviewed again. See docs/REVIEW.md.")
-	pbPath := fs.String("playbook", "", "playbook file (YAML, docs/PLAYBOOKS.md); default: the built-in playbook")
+	pbPath := fs.String("playbook", "", "playbook: a built-in one by name (\"builtin\", the default; \"merger\", merger-agreement deal points) or a file (YAML, docs/PLAYBOOKS.md)")
 	detPath := fs.String("detectors", "", "detectors file written by \"pakton review train\"; default: the built-in detectors")
 	out := fs.String("out", "", "output directory (default: review-COLLECTION)")
 	provs := fs.String("provisions", "", "review only these provisions (comma-separated names)")
@@ -216,6 +216,11 @@ func subcommandNames() string {
 // loadPlaybook reads a playbook file (the built-in playbook when path is
 // empty), narrowed to provisions, with the detectors to find it.
 func loadPlaybook(path string, provisions []string) (*playbook.Playbook, *detect.Detectors, error) {
+	if review.IsBuiltinName(path) {
+		// a built-in playbook by name ("merger"); a file of that name is
+		// read as ./merger
+		return review.Choose(path, "", nil, provisions)
+	}
 	var data []byte
 	if path != "" {
 		var err error

@@ -99,6 +99,11 @@ func TestReviewCommand(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "4 provisions") || !strings.Contains(stdout, "Termination For Convenience") {
 		t.Errorf("--list: %v\n%s", err, stdout)
 	}
+	// A built-in playbook by name: the merger-agreement deal points.
+	stdout, _, err = capture(t, runReview, "--playbook", "merger", "--list")
+	if err != nil || !strings.Contains(stdout, "Playbook pakton merger agreement") || !strings.Contains(stdout, "Type of Consideration") || strings.Contains(stdout, "Governing Law") {
+		t.Errorf("--playbook merger --list: %v\n%s", err, stdout)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("provisions:\n  - name: A\n    definiton: x\n"), 0o644)
 	cases := []struct {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pakton/pakton/internal/eval"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/detect"
 )
@@ -29,7 +30,7 @@ func runReviewTrain(args []string) error {
 			"Labels are a labels file, a reviewer's decisions on a review (accepted / rejected /\n"+
 			"corrected cells, read from the review's JSON), or both. Labels format and decisions:\n"+
 			"docs/PLAYBOOKS.md (\"Trained detectors\", \"Learning from a reviewer\").")
-	labelsPath := fs.String("labels", "", "labels file (e.g. ../shared/data/cuad/review_dev.json)")
+	labelsPath := fs.String("labels", "", "labels file (e.g. ../shared/data/cuad/review_dev.json), or a LegalBench-RAG benchmark of templated questions (e.g. ../shared/data/legalbenchrag/benchmarks/maud_dev.json: each question's deal point is a label)")
 	corpus := fs.String("corpus", "", "directory the labels' file paths are relative to")
 	reviewPath := fs.String("review", "", "a review's JSON (review.json written by \"pakton review\", or the API's JSON export) whose decisions are labels")
 	decisionsPath := fs.String("decisions", "", "decisions file (default: the review JSON's decisions, else decisions.json beside it)")
@@ -50,7 +51,7 @@ func runReviewTrain(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	pb, _, err := loadPlaybook(*pbPath, nil)
+	pb, pbDet, err := loadPlaybook(*pbPath, nil)
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func runReviewTrain(args []string) error {
 	var sources []string
 	labelled := map[string]bool{} // provisions some label covers
 	if *labelsPath != "" {
-		labels, err := detect.LoadLabels(*labelsPath)
+		labels, err := eval.LoadReviewLabels(*labelsPath)
 		if err != nil {
 			return err
 		}
@@ -117,7 +118,7 @@ func runReviewTrain(args []string) error {
 	var base *detect.Detectors
 	switch {
 	case *basePath == "builtin" || *basePath == "" && *labelsPath == "":
-		_, base = review.Builtin()
+		base = pbDet // the detectors shipped with the playbook (the default ones for a playbook file)
 		*basePath = "builtin"
 	case *basePath == "none" || *basePath == "":
 		*basePath = ""

@@ -85,7 +85,7 @@ func TestWeaviateCLI(t *testing.T) {
 			t.Errorf("%s differs on the cluster:\n--- embedded\n%s\n--- weaviate\n%s", name, want, got)
 		}
 	}
-	if !strings.Contains(wv["search"], "supply-agreement.docx — 15 > 15.2") {
+	if !strings.Contains(wv["search"], "1. Supply Agreement — Ferrand & Østergaard Components / Calloway Kitchen Appliances, 3 March 2025 — 15 > 15.2\n   supply-agreement.docx, [") {
 		t.Errorf("search on the cluster:\n%s", wv["search"])
 	}
 }

@@ -30,7 +30,7 @@ const (
 
 // ReviewInput are the arguments of review_collection.
 type ReviewInput struct {
-	Playbook     string   `json:"playbook,omitempty" jsonschema:"the playbook to use: \"builtin\" (the default: the CUAD categories and a due-diligence list)"`
+	Playbook     string   `json:"playbook,omitempty" jsonschema:"the playbook to use: \"builtin\" (the default: the CUAD categories and a due-diligence list) or \"merger\" (merger-agreement deal points)"`
 	PlaybookYAML string   `json:"playbook_yaml,omitempty" jsonschema:"your own playbook as YAML text (see pakton docs/PLAYBOOKS.md); overrides playbook"`
 	Provisions   []string `json:"provisions,omitempty" jsonschema:"review only these provisions, by name (e.g. [\"Governing Law\", \"Cap on Liability\"]); all when empty"`
 	Docs         []string `json:"docs,omitempty" jsonschema:"review only these documents: ids or names from list_documents; all when empty"`

@@ -130,6 +130,12 @@ func TestReviewCollection(t *testing.T) {
 		t.Errorf("one document: %s %+v", text(res), out)
 	}
 
+	// The merger-agreement playbook by name.
+	res = call(t, cs, "review_collection", map[string]any{"playbook": "merger", "docs": []string{docs[0].Name}, "provisions": []string{"Type of Consideration", "Termination Fee"}}, &out)
+	if res.IsError || out.Playbook != "pakton merger agreement" || strings.Join(out.Provisions, ",") != "Type of Consideration,Termination Fee" || len(out.Rows) != 1 {
+		t.Errorf("merger playbook: %s %+v", text(res), out)
+	}
+
 	// Errors name what is wrong.
 	for _, c := range []struct {
 		args map[string]any

@@ -101,7 +101,9 @@ var (
 		Title: "Review the contracts against a playbook",
 		Description: "Review every contract of the collection against a playbook of provisions (governing law, term, assignment, change of control, " +
 			"cap on liability, exclusivity, …): for each contract, the provisions found with their value, clause path, page, exact span and verbatim extract, " +
-			"and the provisions not found. Use the built-in playbook (playbook \"builtin\", the default) or pass your own as playbook_yaml; narrow it with " +
+			"and the provisions not found. Use the built-in playbook (playbook \"builtin\", the default), the built-in merger-agreement playbook (playbook \"merger\": " +
+			"consideration, Material Adverse Effect and its carve-outs, no-shop, termination fees, closing conditions, specific performance, …) " +
+			"or pass your own as playbook_yaml; narrow it with " +
 			"provisions and docs. It runs offline and reports progress per contract. Use it for due-diligence tables across many contracts; " +
 			"use search_contracts or get_clause to read around a finding.",
 		Annotations: readOnly,

@@ -67,6 +67,11 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 		return cell
 	}
 	picks := detect.Pick(prep, scores)
+	if p.Answer == playbook.AnswerCarveOuts {
+		// the answer is the whole clause: a definition with every
+		// exception it lists
+		picks = detect.PickClause(prep, scores)
+	}
 	cell.Confidence = r.sc.Confidence(i, scores[picks[0]])
 	for _, k := range picks {
 		cell.Extracts = append(cell.Extracts, prep.Extract(k, scores[k]))

@@ -40,8 +40,8 @@ const kindReview = "review"
 
 // reviewRequest is the body of POST …/reviews.
 type reviewRequest struct {
-	// Playbook names a built-in playbook ("builtin", the default) when
-	// PlaybookYAML is empty.
+	// Playbook names a built-in playbook ("builtin", the default, or
+	// "merger") when PlaybookYAML is empty.
 	Playbook     string   `json:"playbook"`
 	PlaybookYAML string   `json:"playbook_yaml"`
 	Provisions   []string `json:"provisions"`
@@ -62,7 +62,7 @@ type reviewMeta struct {
 	Created    time.Time `json:"created"`
 	Title      string    `json:"title,omitempty"`
 	Playbook   string    `json:"playbook"`        // the playbook's name
-	Source     string    `json:"playbook_source"` // "builtin" or "upload"
+	Source     string    `json:"playbook_source"` // a built-in playbook's name ("builtin", "merger") or "upload"
 	Provisions []string  `json:"provisions"`      // the provisions reviewed, in playbook order
 	Docs       []string  `json:"docs,omitempty"`  // document ids (all when empty)
 	// Model names the model pass ("model=…;prompt=…"); empty for an
@@ -105,22 +105,40 @@ var reviewsMu sync.Mutex
 // reviewDir is a review's directory on a directory store (state_dir.go).
 func (s *Server) reviewDir(c, id string) string { return reviewPath(s.st.Dir(), c, id) }
 
-// listPlaybooks lists the built-in playbooks with their provisions.
+// listPlaybooks lists the built-in playbooks with their provisions, the
+// default first.
 func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request, _ auth.Key) {
-	pb, _ := review.Builtin()
 	type prov struct {
 		Name       string                `json:"name"`
 		Group      string                `json:"group,omitempty"`
 		Definition string                `json:"definition"`
 		Answer     playbook.AnswerFormat `json:"answer"`
 	}
-	var provs []prov
-	for _, p := range pb.Provisions {
-		provs = append(provs, prov{p.Name, p.Group, p.Definition, p.Answer})
+	var out []map[string]any
+	for _, id := range review.BuiltinNames {
+		pb, err := review.BuiltinPlaybook(id)
+		if err != nil {
+			s.internal(w, "list playbooks", err)
+			return
+		}
+		var provs []prov
+		for _, p := range pb.Provisions {
+			provs = append(provs, prov{p.Name, p.Group, p.Definition, p.Answer})
+		}
+		out = append(out, map[string]any{"id": id, "name": pb.Name, "version": pb.Version, "description": pb.Description, "provisions": provs})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"playbooks": []map[string]any{{
-		"id": review.BuiltinName, "name": pb.Name, "version": pb.Version, "description": pb.Description, "provisions": provs,
-	}}})
+	writeJSON(w, http.StatusOK, map[string]any{"playbooks": out})
+}
+
+// builtinID is the id of the built-in playbook a request names (the
+// default when it names none).
+func builtinID(name string) string {
+	for _, id := range review.BuiltinNames {
+		if strings.EqualFold(id, name) {
+			return id
+		}
+	}
+	return review.BuiltinName
 }
 
 // startReview validates a playbook and starts a review job (202).
@@ -172,7 +190,7 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, k auth.Key)
 		return
 	}
 	meta := reviewMeta{ID: jobs.NewID(), Collection: c, Created: time.Now().UTC(), Title: strings.TrimSpace(req.Title),
-		Playbook: pb.Name, Source: review.BuiltinName, Provisions: pb.Names(), Docs: docs, Offline: req.Offline, IncludeCorrespondence: req.IncludeCorrespondence}
+		Playbook: pb.Name, Source: builtinID(req.Playbook), Provisions: pb.Names(), Docs: docs, Offline: req.Offline, IncludeCorrespondence: req.IncludeCorrespondence}
 	var playbook []byte
 	if strings.TrimSpace(req.PlaybookYAML) != "" {
 		meta.Source = "upload"

@@ -83,7 +83,11 @@ func (s *Server) reviewRun(ctx context.Context, meta reviewMeta) (*review.Run, e
 
 // reviewRunWith is reviewRun with the uploaded playbook given.
 func (s *Server) reviewRunWith(meta reviewMeta, yamlText []byte) (*review.Run, error) {
-	pb, det, err := review.Choose(review.BuiltinName, "uploaded playbook", yamlText, meta.Provisions)
+	name := review.BuiltinName
+	if meta.Source != "upload" {
+		name = builtinID(meta.Source)
+	}
+	pb, det, err := review.Choose(name, "uploaded playbook", yamlText, meta.Provisions)
 	if err != nil {
 		return nil, err
 	}

@@ -250,8 +250,20 @@ func TestReviewAPI(t *testing.T) {
 		t.Errorf("built-in review has %d provisions, want %d", len(rv.Provisions), len(pb.Provisions))
 	}
 	code, body = e.json("GET", "/api/v1/playbooks", key, nil)
-	if code != 200 || !strings.Contains(string(body), `"id":"builtin"`) {
+	if code != 200 || !strings.Contains(string(body), `"id":"builtin"`) || !strings.Contains(string(body), `"id":"merger"`) {
 		t.Errorf("playbooks: %d %.200s", code, body)
+	}
+	// The merger-agreement playbook by name, kept by name for its job.
+	rv = e.startReviewOf("deal", key, map[string]any{"playbook": "merger", "provisions": []string{"Type of Consideration", "Specific Performance"}})
+	if strings.Join(rv.Provisions, ",") != "Type of Consideration,Specific Performance" || rv.Source != "merger" {
+		t.Errorf("merger review: provisions %v, source %q", rv.Provisions, rv.Source)
+	}
+	_, body = e.json("GET", "/api/v1/collections/deal/reviews/"+rv.ID, key, nil)
+	if got := decode[struct{ Table review.Table }](t, body).Table; got.Playbook != "pakton merger agreement" || len(got.Rows) == 0 {
+		t.Errorf("merger review table: playbook %q, %d rows", got.Playbook, len(got.Rows))
+	}
+	if code, body := e.json("POST", "/api/v1/collections/deal/reviews", key, map[string]any{"playbook": "mergers"}); code != 400 || !strings.Contains(string(body), "merger") {
+		t.Errorf("unknown playbook: %d %.200s", code, body)
 	}
 }
 

@@ -210,20 +210,9 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 		}
 		a.Text = strings.Join(names, "; ")
 	case playbook.AnswerText:
-		// a title is the best extract's first line, when that line is
-		// short and written like a title (a clause is its own answer)
-		if len(ex) > 0 {
-			// a title opens the best extract: read only its first
-			// maxTitleChars characters
-			t := ex[0].Text
-			if len(t) > maxTitleChars {
-				t = t[:maxTitleChars]
-			}
-			if lo, hi, ok := titleAt(titleLines(t)); ok && len(strings.Fields(t[lo:hi])) >= 2 && (len(strings.Fields(t[:lo])) <= maxTitleLead || startsLine(titleLines(t), lo)) {
-				a.Text = strings.Join(strings.Fields(t[lo:hi]), " ")
-				add(lo, hi, "value")
-			}
-		}
+		a.Text = titleValue(ex, add)
+	case playbook.AnswerConsideration, playbook.AnswerCarveOuts:
+		a.Text = dealPointValue(p.Answer, s, add)
 	case playbook.AnswerAmount:
 		var cands []valueAt
 		for _, loc := range reAmount().FindAllStringIndex(s, -1) {
@@ -235,6 +224,26 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 		}
 	}
 	return a
+}
+
+// titleValue is a text cell's answer: a title is the best extract's first
+// line, when that line is short and written like a title (a clause is its
+// own answer: ""). add is told the title's span.
+func titleValue(ex []detect.Extract, add func(lo, hi int, role string)) string {
+	if len(ex) == 0 {
+		return ""
+	}
+	// a title opens the best extract: read only its first maxTitleChars
+	// characters
+	t := ex[0].Text
+	if len(t) > maxTitleChars {
+		t = t[:maxTitleChars]
+	}
+	if lo, hi, ok := titleAt(titleLines(t)); ok && len(strings.Fields(t[lo:hi])) >= 2 && (len(strings.Fields(t[:lo])) <= maxTitleLead || startsLine(titleLines(t), lo)) {
+		add(lo, hi, "value")
+		return strings.Join(strings.Fields(t[lo:hi]), " ")
+	}
+	return ""
 }
 
 // Perpetual reports whether a value reads as perpetual ("in perpetuity",

@@ -3,6 +3,7 @@ package detect
 import (
 	"sort"
 
+	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
 
@@ -178,4 +179,57 @@ func Rank(scores []float64) []int {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
 	return order
+}
+
+// PickClause chooses the passages of a cell whose answer is a whole clause
+// (a definition and the exceptions it lists): every passage of the clause
+// that holds the best one — the definition it is part of, else its own
+// clause with its sub-clauses — in document order, the best first, at
+// most wholeMax passages within wholeBudget code points nearest the best.
+func PickClause(prep *Prepared, scores []float64) []int {
+	best := Rank(scores)[0]
+	t := prep.tree
+	node := prep.passages[best].Node
+	for id := node; id > 0; id = t.Nodes[id].Parent {
+		if t.Nodes[id].Kind == clause.KindDefinition {
+			node = id
+			break
+		}
+	}
+	whole := t.Nodes[node].Span
+	var in []int
+	for k, ps := range prep.passages {
+		if k != best && ps.Span.Start >= whole.Start && ps.Span.End <= whole.End {
+			in = append(in, k)
+		}
+	}
+	// nearest the best first, within the budget; then back in document
+	// order after the best
+	sort.SliceStable(in, func(a, b int) bool { return abs(in[a]-best) < abs(in[b]-best) })
+	budget := wholeBudget - prep.passages[best].Span.Len()
+	var kept []int
+	for _, k := range in {
+		if len(kept)+1 >= wholeMax || prep.passages[k].Span.Len() > budget {
+			break
+		}
+		budget -= prep.passages[k].Span.Len()
+		kept = append(kept, k)
+	}
+	sort.Ints(kept)
+	return append([]int{best}, kept...)
+}
+
+// The passages of a whole clause returned for one cell (PickClause): at
+// most wholeMax within wholeBudget code points (a long Material Adverse
+// Effect definition with its carve-outs runs to 5,000).
+const (
+	wholeMax    = 16
+	wholeBudget = 8000
+)
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

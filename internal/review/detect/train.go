@@ -181,8 +181,9 @@ const (
 
 // provData is a labelled provision of the playbook and its cells.
 type provData struct {
-	idx   int // in pb
-	name  string
+	idx   int    // in pb
+	name  string // the provision's name
+	label string // its label name (Provision.LabelName): what its model is called, as the scorer looks it up
 	cells []cellData
 }
 
@@ -299,7 +300,7 @@ func labelledProvisions(docs []TrainingDoc, pb *playbook.Playbook, exclude []str
 		if strings.EqualFold(p.Detector, "none") || excluded(p.Name) || excluded(name) {
 			continue
 		}
-		pd := provData{idx: i, name: p.Name}
+		pd := provData{idx: i, name: p.Name, label: name}
 		for d := range docs {
 			lb, ok := docs[d].Labels.Label(name)
 			if !ok {
@@ -372,7 +373,7 @@ func (t *training) fitProvision(pd provData) provisionFit {
 	if opt.Base != nil {
 		w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
 	}
-	model := w.export(fx, pd.name, countPresent(pd.cells))
+	model := w.export(fx, pd.label, countPresent(pd.cells))
 	if opt.Base != nil {
 		// the prior's weights on features these contracts have too
 		// rarely to index stay as the base has them: with no evidence
@@ -444,7 +445,7 @@ func (t *training) choose(rep *TrainReport, provs []provData, results []provisio
 	}
 	retrained := map[string]bool{}
 	for j, r := range results {
-		retrained[strings.ToLower(provs[j].name)] = true
+		retrained[strings.ToLower(provs[j].label)] = true
 		if keep[j] {
 			r.model.Threshold = rep.Threshold
 			if baseThreshold >= 0 {

@@ -146,3 +146,13 @@ func TestBuiltinClauseBankSeparates(t *testing.T) {
 		}
 	}
 }
+
+// TestMergerExamplesHitKeywords checks the keyword rules of the built-in
+// merger-agreement playbook against its own example clauses.
+func TestMergerExamplesHitKeywords(t *testing.T) {
+	pb, err := playbook.LoadPlaybook(filepath.Join("..", "builtin", "merger.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExamplesHitKeywords(t, pb)
+}

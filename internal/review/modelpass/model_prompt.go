@@ -179,6 +179,10 @@ func formatRule(f playbook.AnswerFormat) string {
 		return `the parties' names as the contract writes them, separated by "; "`
 	case playbook.AnswerAmount:
 		return `the sum or percentage with its currency, as the contract writes it, such as "$5,000,000" or "15%"`
+	case playbook.AnswerConsideration:
+		return `what is paid for each share: "Cash", "Stock" or "Cash and stock", then the amounts as the contract writes them, such as "Cash: $38.75"`
+	case playbook.AnswerCarveOuts:
+		return `the exceptions the clause lists, each in a few of the contract's words, separated by "; "`
 	default:
 		return `a short answer in your own words (one sentence at most)`
 	}

@@ -32,10 +32,17 @@ const (
 	AnswerParty        AnswerFormat = "party"        // names of parties
 	AnswerAmount       AnswerFormat = "amount"       // a sum of money or a percentage
 	AnswerText         AnswerFormat = "text"         // the extract itself
+	// AnswerConsideration is what a merger pays for each share: "Cash",
+	// "Stock" or "Cash and stock", with the amounts as written.
+	AnswerConsideration AnswerFormat = "consideration"
+	// AnswerCarveOuts is a definition or clause with the exceptions it
+	// lists (a Material Adverse Effect definition's carve-outs): the cell
+	// shows the whole clause, the answer lists the exceptions.
+	AnswerCarveOuts AnswerFormat = "carve_outs"
 )
 
 // AnswerFormats lists the answer formats, in the order messages name them.
-var AnswerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerEndDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText}
+var AnswerFormats = []AnswerFormat{AnswerYesNo, AnswerDate, AnswerEndDate, AnswerDuration, AnswerJurisdiction, AnswerParty, AnswerAmount, AnswerText, AnswerConsideration, AnswerCarveOuts}
 
 // Playbook is a checklist of provisions to look for in every contract.
 type Playbook struct {

@@ -20,7 +20,14 @@ function setupReview() {
   setupDeadlines();
   $('review-form').addEventListener('submit', startReview);
   $('review-playbook').addEventListener('change', () => {
-    $('review-upload').hidden = $('review-playbook').value !== 'upload';
+    const id = $('review-playbook').value;
+    $('review-upload').hidden = id !== 'upload';
+    // the provisions to pick from are the chosen built-in playbook's
+    const pb = (rv.playbooks || []).find((p) => p.id === id);
+    if (pb) {
+      $('review-provisions').value = '';
+      renderProvisionPicker(pb.provisions);
+    }
   });
   $('review-pick').addEventListener('change', (e) => e.target.value && openReview(e.target.value));
   for (const b of document.querySelectorAll('[data-export]')) b.addEventListener('click', () => exportReview(b.dataset.export));
@@ -88,11 +95,15 @@ async function loadReviews() {
     if (!rv.playbooks) {
       const r = await api('GET', '/playbooks');
       rv.playbooks = listOf(r, 'playbooks');
-      const pb = rv.playbooks[0];
-      if (pb) {
-        $('review-playbook').options[0].textContent = 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)';
-        renderProvisionPicker(pb.provisions);
+      // one option per built-in playbook, before "Upload a playbook"
+      const sel = $('review-playbook');
+      const upload = sel.querySelector('option[value="upload"]');
+      for (const o of [...sel.options]) if (o.value !== 'upload') o.remove();
+      for (const pb of rv.playbooks) {
+        sel.insertBefore(el('option', { value: pb.id }, 'Built-in: ' + pb.name + ' (' + pb.provisions.length + ' provisions)'), upload);
       }
+      sel.selectedIndex = 0;
+      if (rv.playbooks[0]) renderProvisionPicker(rv.playbooks[0].provisions);
     }
     await loadReviewList();
     if (rv.current && rv.current.review.collection === state.collection) return;
@@ -154,7 +165,7 @@ async function startReview(ev) {
     if (!f) { showError(new Error('Choose a playbook file (YAML) to upload.')); return; }
     body.playbook_yaml = await f.text();
   } else {
-    body.playbook = 'builtin';
+    body.playbook = $('review-playbook').value;
   }
   showError(null);
   $('review-start').disabled = true;
