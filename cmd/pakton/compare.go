@@ -19,13 +19,15 @@ import (
 )
 
 const compareUsage = `compare [flags] CONTRACT --against TEMPLATE
+       compare [flags] TEMPLATE CONTRACT
 
 Compares a contract with a template (the firm's standard form, or an earlier
 version) clause by clause: the template's clauses missing from the contract,
 those changed (with the words that differ, and what makes a change
 substantive: a "not" inserted, "may" made "shall", a number changed) and the
 contract's new clauses, wherever they sit. CONTRACT and TEMPLATE are each a
-document of the collection (id or name) or a file to read.
+document of the collection (id or name) or a file to read; given as two
+names, the first is the template (the base, as diff reads OLD NEW).
 
 --redline FILE.docx writes the comparison as a Word document: the template's
 text with the contract's differences as tracked changes (insertions and
@@ -43,9 +45,13 @@ func runCompare(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(rest) == 2 && *against == "" {
+		// compare TEMPLATE CONTRACT: the base first, as diff reads OLD NEW.
+		*against, rest = rest[0], rest[1:]
+	}
 	if len(rest) != 1 || *against == "" {
 		fs.Usage()
-		return fmt.Errorf("name one CONTRACT and --against TEMPLATE")
+		return fmt.Errorf("name one CONTRACT and --against TEMPLATE, or TEMPLATE CONTRACT")
 	}
 	popt, err := pf.options()
 	if err != nil {

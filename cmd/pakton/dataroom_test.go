@@ -100,9 +100,9 @@ func TestDataRoomCLI(t *testing.T) {
 		t.Errorf("changed %+v, added %+v", r.Changed, r.Added)
 	}
 	// The redline: a .docx whose tracked changes turn the draft into the
-	// executed copy.
+	// executed copy (two names: the base first).
 	docx := filepath.Join(dir, "redline.docx")
-	if _, _, err := capture(t, runCompare, "MSA executed", "--against", "MSA draft", "--redline", docx, "--author", "Legal"); err != nil {
+	if _, _, err := capture(t, runCompare, "MSA draft", "MSA executed", "--redline", docx, "--author", "Legal"); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(docx)

@@ -32,7 +32,8 @@ type RedlineOptions struct {
 // base. Differences are those of the comparison's words (Compare): white
 // space, line breaks and typographic quotes and dashes are no change, and
 // the unchanged text is written as the template has it. Paragraphs are the
-// texts' lines; page furniture is left out. Its settings ask Word to
+// texts' (split at blank lines), with their line breaks; page furniture is
+// left out. Its settings ask Word to
 // track a reviewer's own edits too (w:trackRevisions).
 func Redline(w io.Writer, contract, template Side, opt RedlineOptions) error {
 	if opt.Author == "" {
@@ -59,21 +60,31 @@ func Redline(w io.Writer, contract, template Side, opt RedlineOptions) error {
 	aEnd, bEnd := 0, 0 // byte offsets after the last token written of each side
 	for x, e := range es {
 		// A replacement (a deletion beside an insertion) whose two gaps
-		// before it are alike (both within a line, or both line breaks)
-		// keeps the template's gap: "within [-thirty-][+forty-five+]".
+		// before it are alike (both spaces, both line breaks, …) keeps the
+		// template's gap: "within [-thirty-][+forty-five+]".
 		if x+1 < len(es) && e.Kind != Equal && es[x+1].Kind != Equal && es[x+1].Kind != e.Kind {
 			d, i := e, es[x+1]
 			if d.Kind == Insert {
 				d, i = i, d
 			}
 			aGap, bGap := a.text[aEnd:a.offs[d.AStart][0]], b.text[bEnd:b.offs[i.BStart][0]]
-			if strings.ContainsAny(aGap, "\n\f") == strings.ContainsAny(bGap, "\n\f") {
+			if gapKind(aGap) == gapKind(bGap) {
 				pieces = append(pieces, piece{Equal, aGap})
 				aEnd, bEnd = a.offs[d.AStart][0], b.offs[i.BStart][0]
 			}
 		}
 		switch e.Kind {
 		case Equal:
+			// After an insertion or a deletion the two gaps before the
+			// kept words follow different words: when one is a space, a
+			// line break or a paragraph break and the other is not, the
+			// template's gap is deleted and the contract's inserted, so
+			// that both texts come back exactly.
+			tg, cg := a.text[aEnd:a.offs[e.AStart][0]], b.text[bEnd:b.offs[e.BStart][0]]
+			if x > 0 && gapKind(tg) != gapKind(cg) {
+				pieces = append(pieces, piece{Delete, tg}, piece{Insert, cg})
+				aEnd, bEnd = a.offs[e.AStart][0], b.offs[e.BStart][0]
+			}
 			end := a.offs[e.AEnd-1][1]
 			pieces = append(pieces, piece{Equal, a.text[aEnd:end]})
 			aEnd, bEnd = end, b.offs[e.BEnd-1][1]
@@ -123,6 +134,20 @@ func RedlineName(contract, template string) string {
 		t = "template"
 	}
 	return c + " against " + t + " redline.docx"
+}
+
+// gapKind classes the white space between two words: none, spaces, a
+// line break, a paragraph break (a blank line or a page break).
+func gapKind(g string) int {
+	switch n := strings.Count(g, "\n"); {
+	case g == "":
+		return 0
+	case n >= 2 || strings.ContainsRune(g, '\f'):
+		return 3
+	case n == 1:
+		return 2
+	}
+	return 1
 }
 
 // piece is a run of text of the redline: kept, deleted or inserted.
@@ -258,53 +283,73 @@ type docWriter struct {
 	para  strings.Builder // the open paragraph's runs
 }
 
-// piece writes a piece: its lines as runs, a line break between them as
-// the end of a paragraph whose mark is kept, inserted or deleted with the
-// piece.
+// piece writes a piece: its paragraphs (split at blank lines and page
+// breaks) as runs, the break between two as the end of a paragraph whose
+// mark is kept, inserted or deleted with the piece; a single line break
+// inside a paragraph is a line break (w:br) of the run, so a word hyphenated
+// across lines stays one paragraph as in the source.
 func (d *docWriter) piece(p piece) {
-	lines := splitLines(p.text)
-	for i, line := range lines {
+	for i, para := range splitParagraphs(p.text) {
 		if i > 0 {
 			d.endParagraph(p.kind)
 		}
-		d.run(p.kind, line)
+		d.run(p.kind, para)
 	}
 }
 
-// splitLines splits at each run of line and page breaks (with the spaces
-// among them).
-func splitLines(s string) []string {
+// splitParagraphs splits at each run of white space holding two line
+// breaks or a page break.
+func splitParagraphs(s string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(s); {
-		if s[i] != '\n' && s[i] != '\f' && s[i] != '\r' {
+		if !strings.ContainsRune(" \t\r\n\f", rune(s[i])) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && strings.IndexByte("\n\f\r \t", s[j]) >= 0 {
+		j, nl, ff := i, 0, false
+		for j < len(s) && strings.ContainsRune(" \t\r\n\f", rune(s[j])) {
+			nl += map[bool]int{true: 1}[s[j] == '\n']
+			ff = ff || s[j] == '\f'
 			j++
 		}
-		out = append(out, s[start:i])
-		start, i = j, j
+		if nl >= 2 || ff {
+			out = append(out, s[start:i])
+			start = j
+		}
+		i = j
 	}
 	return append(out, s[start:])
 }
 
+// run writes text as one run (its line breaks as w:br), inside an
+// insertion or a deletion when kind says so.
 func (d *docWriter) run(kind EditKind, text string) {
 	if text == "" {
 		return
 	}
-	text = xmlText(text)
+	tag := "w:t"
+	if kind == Delete {
+		tag = "w:delText"
+	}
+	var r strings.Builder
+	r.WriteString("<w:r>")
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			r.WriteString("<w:br/>")
+		}
+		if line = strings.TrimRight(line, "\r"); line != "" {
+			fmt.Fprintf(&r, `<%s xml:space="preserve">%s</%s>`, tag, xmlText(line), tag)
+		}
+	}
+	r.WriteString("</w:r>")
 	switch kind {
-	case Insert:
+	case Insert, Delete:
 		d.id++
-		fmt.Fprintf(&d.para, `<w:ins w:id="%d"%s><w:r><w:t xml:space="preserve">%s</w:t></w:r></w:ins>`, d.id, d.attrs, text)
-	case Delete:
-		d.id++
-		fmt.Fprintf(&d.para, `<w:del w:id="%d"%s><w:r><w:delText xml:space="preserve">%s</w:delText></w:r></w:del>`, d.id, d.attrs, text)
+		el := map[EditKind]string{Insert: "w:ins", Delete: "w:del"}[kind]
+		fmt.Fprintf(&d.para, `<%s w:id="%d"%s>%s</%s>`, el, d.id, d.attrs, r.String(), el)
 	default:
-		fmt.Fprintf(&d.para, `<w:r><w:t xml:space="preserve">%s</w:t></w:r>`, text)
+		d.para.WriteString(r.String())
 	}
 }
 

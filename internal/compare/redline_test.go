@@ -128,7 +128,7 @@ func readRevisions(t *testing.T, doc []byte) (accepted, rejected string, ins, de
 			name := el.Name.Local
 			allowed := map[string][]string{
 				"body": {"document"}, "p": {"body"}, "pPr": {"p"}, "rPr": {"pPr"}, "r": {"p", "ins", "del"},
-				"t": {"r"}, "delText": {"r"}, "ins": {"p", "rPr"}, "del": {"p", "rPr"}, "sectPr": {"body"},
+				"t": {"r"}, "delText": {"r"}, "br": {"r"}, "ins": {"p", "rPr"}, "del": {"p", "rPr"}, "sectPr": {"body"},
 				"pgSz": {"sectPr"}, "pgMar": {"sectPr"}, "document": {""},
 			}
 			if !slices.Contains(allowed[name], parent) {
@@ -155,6 +155,13 @@ func readRevisions(t *testing.T, doc []byte) (accepted, rejected string, ins, de
 				}
 			case name == "p":
 				mark = ""
+			case name == "br":
+				if !slices.Contains(stack, "del") {
+					acc.WriteString("\n")
+				}
+				if !slices.Contains(stack, "ins") {
+					rej.WriteString("\n")
+				}
 			case name == "pPr" && len(acc.String()) >= 0:
 				// pPr must be the paragraph's first child: checked by the
 				// writer's order (rPr holds only the mark's revision).
@@ -166,10 +173,10 @@ func readRevisions(t *testing.T, doc []byte) (accepted, rejected string, ins, de
 				// A deleted mark joins the paragraph to the next when
 				// accepted; an inserted one when rejected.
 				if mark != "del" {
-					acc.WriteString("\n")
+					acc.WriteString("\n\n")
 				}
 				if mark != "ins" {
-					rej.WriteString("\n")
+					rej.WriteString("\n\n")
 				}
 			}
 		case xml.CharData:
@@ -256,27 +263,8 @@ func TestRedlineInLibreOffice(t *testing.T) {
 	}
 	type pair struct{ name, template, contract string }
 	pairs := []pair{{"form", form, edited()}}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "*.txt"))
-	for _, f := range files[:min(2, len(files))] {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(b)
-		c := text
-		if i := strings.Index(c[len(c)/2:], "\n\n"); i >= 0 {
-			at := len(c)/2 + i + 2
-			c = c[:at] + nonSolicit + "\n\n" + c[at:]
-		}
-		c = strings.Replace(c, " shall ", " shall not ", 1)
-		c = strings.Replace(c, " may ", " shall ", 1)
-		if i := strings.Index(c[len(c)/4:], "\n\n"); i >= 0 {
-			at := len(c)/4 + i + 2
-			if j := strings.Index(c[at:], "\n\n"); j > 0 {
-				c = c[:at] + c[at+j+2:]
-			}
-		}
-		pairs = append(pairs, pair{filepath.Base(f), text, c})
+	for _, c := range cuadEdits(t, 2) {
+		pairs = append(pairs, pair{c[0], c[1], c[2]})
 	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
@@ -346,10 +334,10 @@ func readODFChanges(t *testing.T, fodt []byte) (accepted, rejected string, ins, 
 		case inTracked && cur != nil && insideDeletion:
 			cur.text.WriteString(s)
 		case inBody && !inTracked:
-			if len(openDel) == 0 || s == "\n" {
+			if len(openDel) == 0 || s == "\n\n" {
 				acc.WriteString(s)
 			}
-			if len(openIns) == 0 || s == "\n" {
+			if len(openIns) == 0 || s == "\n\n" {
 				rej.WriteString(s)
 			}
 		}
@@ -423,11 +411,65 @@ func readODFChanges(t *testing.T, fodt []byte) (accepted, rejected string, ins, 
 			case "deletion":
 				inDeletion = false
 			case "p", "h":
-				write("\n", inDeletion)
+				write("\n\n", inDeletion)
 			}
 		case xml.CharData:
 			write(string(el), inDeletion)
 		}
 	}
 	return acc.String(), rej.String(), ins, del
+}
+
+// cuadEdits are CUAD contracts (../shared/data, when present) each with a
+// clause inserted, a paragraph deleted, "not" inserted and "may" made
+// "shall": template and contract.
+func cuadEdits(t *testing.T, n int) [][3]string {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad", "*.txt"))
+	var out [][3]string
+	for _, f := range files[:min(n, len(files))] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		c := text
+		if i := strings.Index(c[len(c)/2:], "\n\n"); i >= 0 {
+			at := len(c)/2 + i + 2
+			c = c[:at] + nonSolicit + "\n\n" + c[at:]
+		}
+		c = strings.Replace(c, " shall ", " shall not ", 1)
+		c = strings.Replace(c, " may ", " shall ", 1)
+		if i := strings.Index(c[len(c)/4:], "\n\n"); i >= 0 {
+			at := len(c)/4 + i + 2
+			if j := strings.Index(c[at:], "\n\n"); j > 0 {
+				c = c[:at] + c[at+j+2:]
+			}
+		}
+		out = append(out, [3]string{filepath.Base(f), text, c})
+	}
+	return out
+}
+
+// TestRedlineCUAD: on real contracts (every character they hold), the
+// redline's text with all changes accepted has the contract's words and
+// with all rejected the template's.
+func TestRedlineCUAD(t *testing.T) {
+	pairs := cuadEdits(t, 40)
+	if len(pairs) == 0 {
+		t.Skip("../shared/data is absent")
+	}
+	for _, p := range pairs {
+		doc := parts(t, redline(t, p[1], p[2]))
+		checkPackage(t, doc)
+		accepted, rejected, ins, del := readRevisions(t, doc["word/document.xml"])
+		if !slices.Equal(words(accepted), words(p[2])) {
+			t.Errorf("%s: accept all differs from the contract:\n%s", p[0], firstDifference(words(accepted), words(p[2])))
+		}
+		if !slices.Equal(words(rejected), words(p[1])) {
+			t.Errorf("%s: reject all differs from the template:\n%s", p[0], firstDifference(words(rejected), words(p[1])))
+		}
+		if ins+del == 0 {
+			t.Errorf("%s: no insertion, no deletion", p[0])
+		}
+	}
 }
