@@ -107,7 +107,7 @@ func demoReview(ctx context.Context, w io.Writer, st *store.Store, ix *search.In
 		if err != nil {
 			return err
 		}
-		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: docread.Tree(rec)})
+		row, err := rev.Review(ctx, detect.Doc{ID: in.ID, Name: in.Name, Doc: rec.Doc, Tree: docread.Tree(rec), Stored: docread.StoredReview(ctx, st, store.DefaultCollection, in.ID)})
 		if err != nil {
 			return err
 		}

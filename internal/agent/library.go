@@ -56,7 +56,7 @@ func (l *Library) reviewDoc(ctx context.Context, id string) (detect.Doc, error) 
 	if err != nil {
 		return detect.Doc{}, err
 	}
-	return detect.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree}, nil
+	return detect.Doc{ID: id, Name: l.Corpus.Index.DocName(id), Doc: rec.Doc, Tree: rec.Tree, Stored: docread.StoredReview(ctx, l.Corpus.Store, l.Corpus.Collection, id)}, nil
 }
 
 func (l *Library) record(ctx context.Context, id string) (*store.Record, error) {

@@ -464,7 +464,7 @@ func (sn *Snapshot) Provisions() search.ProvisionFinder {
 			if err != nil {
 				return detect.Doc{}, err
 			}
-			return detect.Doc{ID: id, Name: d.Doc.Name, Doc: d.Doc, Tree: d.Tree}, nil
+			return detect.Doc{ID: id, Name: d.Doc.Name, Doc: d.Doc, Tree: d.Tree, Stored: docread.StoredReview(ctx, sn.svc.st, sn.Collection, id)}, nil
 		})
 	})
 	return sn.provisions

@@ -24,6 +24,12 @@ const (
 	// a layout (PDFs read by pdfium) so their pages can be rendered. It is
 	// as large as the file (bounded by Parse.MaxBytes).
 	ArtifactSource = "source"
+	// ArtifactReview is the document prepared for the review detectors
+	// (detect.Prepared.Encode: its passages, their analyzed words and
+	// hashed features, with the answer readers' sections), so a question
+	// about a provision of it does not prepare the whole contract again
+	// (StoredReview).
+	ArtifactReview = "review"
 )
 
 // ArtifactFamily is the document's near-duplicate signature

@@ -32,7 +32,9 @@ func TestDealPoint(t *testing.T) {
 // every snippet's span kept, a second question about the same deal point
 // adding its spans.
 func TestQuestionLabels(t *testing.T) {
-	sp := func(file string, a, b int) Snippet { return Snippet{FilePath: file, Span: document.Span{Start: a, End: b}} }
+	sp := func(file string, a, b int) Snippet {
+		return Snippet{FilePath: file, Span: document.Span{Start: a, End: b}}
+	}
 	b := &Benchmark{Name: "t", Tests: []Test{
 		{Query: `Consider the Merger Agreement between "P" and "T"; What is the Type of Consideration`, Snippets: []Snippet{sp("m/z.txt", 50, 90)}},
 		{Query: `Consider the Merger Agreement between "P" and "T"; Where is the Specific Performance clause`, Snippets: []Snippet{sp("m/z.txt", 200, 260), sp("m/z.txt", 10, 20)}},

@@ -519,6 +519,7 @@ func Reindex(ctx context.Context, st *store.Store, collection string, progress f
 		if rec.Artifacts[docread.ArtifactGraph], err = encodeGraph(ctx, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}
+		rec.Artifacts[docread.ArtifactReview] = encodeReview(rec)
 		if err := st.Put(ctx, collection, rec); err != nil {
 			return n, fmt.Errorf("reindex %s: %w", in.Name, err)
 		}

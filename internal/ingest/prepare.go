@@ -377,6 +377,10 @@ func (p *preparer) analyze(ctx context.Context, doc *document.Document, data []b
 	if artifacts[docread.ArtifactGraph], err = encodeGraph(ctx, rec0); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	artifacts[docread.ArtifactReview] = encodeReview(rec0)
 	if doc.Layout != nil {
 		layout, err := document.EncodeLayout(doc.Layout)
 		if err != nil {

@@ -56,7 +56,7 @@ type Source struct {
 	// date (names.Display); the file name stays DocName.
 	DocTitle string `json:"doc_title,omitempty"`
 	Path     string `json:"path,omitempty"` // clause path, e.g. "Article 5 > 5.2 > (a)"
-	Pages   []int  `json:"pages"`          // pages the span touches; empty for unpaginated formats
+	Pages    []int  `json:"pages"`          // pages the span touches; empty for unpaginated formats
 	// PageLabels are the page numbers printed on those pages ("23", "iv"),
 	// parallel to Pages, "" where a page shows none; absent when none does.
 	PageLabels []string      `json:"page_labels,omitempty"`
@@ -288,9 +288,9 @@ type ContractStatus struct {
 	Name     string `json:"name"`
 	DocID    string `json:"doc_id"`
 	DocTitle string `json:"doc_title,omitempty"` // the contract as people name it
-	Status string `json:"status"` // lacks, not_matching, undecided
-	Value  string `json:"value,omitempty"`
-	Why    string `json:"why,omitempty"`
+	Status   string `json:"status"`              // lacks, not_matching, undecided
+	Value    string `json:"value,omitempty"`
+	Why      string `json:"why,omitempty"`
 }
 
 // Check is one contract × provision looked for by the offline reviewer.

@@ -187,7 +187,7 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 		if err != nil {
 			return detect.Doc{}, err
 		}
-		d := detect.Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: docread.Tree(rec)}
+		d := detect.Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: docread.Tree(rec), Stored: docread.StoredReview(ctx, st, collection, id)}
 		kept = append(kept, d)
 		if len(kept) > finderCache {
 			kept = slices.Delete(kept, 0, len(kept)-finderCache)

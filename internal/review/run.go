@@ -539,7 +539,7 @@ func (run *Run) load(ctx context.Context, in store.DocInfo) (detect.Doc, error) 
 	if err != nil {
 		return detect.Doc{}, err
 	}
-	return detect.Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: docread.Tree(rec)}, nil
+	return detect.Doc{ID: in.ID, Name: in.Name, Hash: in.Source.SHA256, Doc: rec.Doc, Tree: docread.Tree(rec), Stored: docread.StoredReview(ctx, run.Store, run.Collection, in.ID)}, nil
 }
 
 // safeOne is one with a panic turned into the row's error: whatever a

@@ -174,7 +174,9 @@ type scored struct {
 	score float64
 }
 
-// bm25 parameters; the usual values, which also measured best on our dev runs.
+// bm25 parameters; the usual values, which also measured best on our dev
+// runs. The index's block bounds are computed with the same (index.BM25K1,
+// index.BM25B; TestBlockBoundsUseTheScorersBM25 checks they agree).
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75

@@ -200,8 +200,17 @@ func (ix *Index) Run(ctx context.Context, p *Plan) (Result, error) {
 		lexical, unit = dist.rank, dist.unitInfo
 		plain = func(g int32) bool { return dist.plain[g] }
 	case ranges == nil && !q.exhaustive:
-		// Corpus-wide: scored a window of units at a time (window.go).
-		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(v, qt, sc, n) }
+		// Corpus-wide: scored a window of units at a time (window.go),
+		// skipping what cannot reach the n best. Without dense fusion
+		// (which fuses the best fusionDepth) or an explanation, only what
+		// collect needs is ranked to begin with: the hits are the same
+		// (collect reads the ranking in order and stops at k hits; a
+		// ranking short of them is made deeper below), and the fewer
+		// ranked, the more the bounds skip.
+		if !p.Fusion.Dense && !q.Explain && !fill {
+			n = rankPerHit * k
+		}
+		lexical = func(n int) ([]scored, bool) { return ix.topWindowed(v, qt, sc, n, true) }
 	default:
 		accRanges := ranges
 		if accRanges == nil {

@@ -233,7 +233,7 @@ func rangeParts(v *index.Snapshot, t int32, ranges [][2]int32, mine func(int) bo
 func (ix *Index) rankLocal(v *index.Snapshot, q []queryTerm, w []float64, sc scope, n int, mine func(int) bool) ([]scored, int) {
 	if sc.ranges == nil && n > 0 {
 		h := topHeap{n: n}
-		touched := ix.windowed(v, q, w, sc, &h, mine)
+		touched := ix.windowed(v, q, w, sc, &h, mine, newPruning(false))
 		slices.SortFunc(h.s, byRank)
 		return h.s, touched
 	}

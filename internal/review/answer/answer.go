@@ -354,10 +354,16 @@ func partyAnswer(p *detect.Prepared, scores []float64) ([]detect.Extract, *Answe
 // partyReads returns the parties contract p introduces in its preamble
 // (page furniture left out), with those only its signature block names
 // when the preamble names fewer than two; in bytes of the contract's text.
-// They are read once per contract.
+// They are read once per contract, or from the contract's stored
+// preparation (Sections).
 func partyReads(p *detect.Prepared) []partyRead {
 	return p.Memo(partiesKey, func() any {
 		text := p.Doc().Doc.Text
+		if b, ok := p.Section(partiesSection); ok {
+			if reads, err := decodeParties(b, len(text)); err == nil {
+				return reads
+			}
+		}
 		opening := contractOpening(p, partyChars)
 		var reads []partyRead
 		for _, r := range preambleParties(opening) {

@@ -102,11 +102,10 @@ func formParties(s string, lo, hi int) []partyRead {
 // lines above a "By:" line, or a "ROLE: NAME" line, in the signature
 // block after "IN WITNESS WHEREOF". s is the contract's text.
 func signatureParties(s string) []partyRead {
-	locs := reWitness().FindAllStringIndex(s, -1)
-	if len(locs) == 0 {
+	lo := lastWitness(s)
+	if lo < 0 {
 		return nil
 	}
-	lo := locs[len(locs)-1][0]
 	hi := min(len(s), lo+4000)
 	block := s[lo:hi]
 	var out []partyRead
@@ -212,4 +211,64 @@ func sameParty(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// lastWitness returns where the last match of reWitness in s starts, or -1:
+// what reWitness().FindAllStringIndex(s, -1) ends with, without running the
+// expression over the whole of a long agreement. No match of reWitness
+// starts inside another (each starts at "IN", "SIGNED" or "EXECUTED", none
+// of which its other words are), so the last match is the last one that
+// starts at or after any position c preceded by white space, and the
+// expression is run over ever longer tails of s (after a line break, so
+// \b sees what it sees in s) until one holds a match. A text without
+// "witness", "signed" or "executed" in any case has none; one holding the
+// long s "ſ", which (?i) folds to "s", is searched whole.
+func lastWitness(s string) int {
+	if strings.ContainsRune(s, 'ſ') {
+		return lastLoc(reWitness().FindAllStringIndex(s, -1), 0)
+	}
+	if !containsASCIIFold(s, "witness") && !containsASCIIFold(s, "signed") && !containsASCIIFold(s, "executed") {
+		return -1
+	}
+	for tail := 4096; ; tail *= 2 {
+		c := len(s) - tail
+		if c <= 0 {
+			return lastLoc(reWitness().FindAllStringIndex(s, -1), 0)
+		}
+		k := strings.IndexByte(s[c:], '\n')
+		if k < 0 {
+			continue
+		}
+		c += k + 1
+		if at := lastLoc(reWitness().FindAllStringIndex(s[c:], -1), c); at >= 0 {
+			return at
+		}
+	}
+}
+
+// lastLoc returns the start of the last of locs plus off, or -1.
+func lastLoc(locs [][]int, off int) int {
+	if len(locs) == 0 {
+		return -1
+	}
+	return locs[len(locs)-1][0] + off
+}
+
+// containsASCIIFold reports whether s holds word (lower-case ASCII letters)
+// in any ASCII case.
+func containsASCIIFold(s, word string) bool {
+	n := len(word)
+	for i := 0; i+n <= len(s); i++ {
+		if s[i]|0x20 != word[0] {
+			continue
+		}
+		j := 1
+		for j < n && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }

@@ -184,7 +184,14 @@ const (
 
 // runningLines returns c's running lines, found on first use.
 func runningLines(c *detect.Prepared) []document.Span {
-	return c.Memo(runningKey, func() any { return repeatedLines(c.Index(), c.Doc().Doc.Text) }).([]document.Span)
+	return c.Memo(runningKey, func() any {
+		if b, ok := c.Section(runningSection); ok {
+			if spans, err := decodeSpans(b, c.Index().Len()); err == nil {
+				return spans
+			}
+		}
+		return repeatedLines(c.Index(), c.Doc().Doc.Text)
+	}).([]document.Span)
 }
 
 // datesDefinedIn returns the dates c defines, found on first use.

@@ -121,8 +121,8 @@ var reDateLabel = sync.OnceValue(func() *regexp.Regexp {
 // date label ("Date:") opens; bytes of text.
 func signatureDates(text string) []valueAt {
 	lo := max(0, len(text)-4000)
-	if locs := reWitness().FindAllStringIndex(text, -1); len(locs) > 0 && locs[len(locs)-1][0] < lo {
-		lo = locs[len(locs)-1][0]
+	if at := lastWitness(text); at >= 0 && at < lo {
+		lo = at
 	}
 	block := text[lo:]
 	var out []valueAt

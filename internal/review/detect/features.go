@@ -85,6 +85,20 @@ func featureID(name string) uint32 {
 	return h.Sum32()
 }
 
+// FNV-1a, 32 bits (hash/fnv's New32a), over strings without joining them.
+const (
+	fnvOffset32 = 2166136261
+	fnvPrime32  = 16777619
+)
+
+func fnvAdd(h uint32, s string) uint32 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= fnvPrime32
+	}
+	return h
+}
+
 // featureNames, when non-nil, records the name of every hashed feature
 // (training only).
 var (
@@ -98,7 +112,25 @@ type featureSet struct {
 }
 
 func (f *featureSet) add(name string) {
-	id := featureID(name)
+	f.addID(featureID(name), name)
+}
+
+// addParts adds the feature named by the concatenation of parts, hashing
+// them in turn (the same id as add of the joined name) and joining them
+// only when names are recorded.
+func (f *featureSet) addParts(parts ...string) {
+	h := uint32(fnvOffset32)
+	for _, p := range parts {
+		h = fnvAdd(h, p)
+	}
+	if featureNames != nil {
+		f.addID(h, strings.Join(parts, ""))
+		return
+	}
+	f.addID(h, "")
+}
+
+func (f *featureSet) addID(id uint32, name string) {
 	if f.seen[id] {
 		return
 	}
@@ -222,16 +254,16 @@ func containsFold(s, word string) bool {
 func features(p *Passage, text string) []uint32 {
 	f := featureSet{seen: make(map[uint32]bool, 2*len(p.Words)+len(p.Context)+16)}
 	for i, w := range p.Words {
-		f.add("w:" + w)
+		f.addParts("w:", w)
 		if i > 0 {
-			f.add("b:" + p.Words[i-1] + "_" + w)
+			f.addParts("b:", p.Words[i-1], "_", w)
 		}
 	}
 	for _, w := range p.Context {
-		f.add("h:" + w)
+		f.addParts("h:", w)
 	}
 	for _, w := range p.LeadIn {
-		f.add("l:" + w)
+		f.addParts("l:", w)
 	}
 	f.add("kind:" + string(p.Kind))
 	f.add("pos:" + strconv.Itoa(int(math.Min(p.Rel*20, 19))))
@@ -252,7 +284,7 @@ func features(p *Passage, text string) []uint32 {
 	if hasDuration(text) {
 		f.add("shape:duration")
 	}
-	if reQuoted().MatchString(text) {
+	if strings.ContainsAny(text, "\"“”") && reQuoted().MatchString(text) {
 		f.add("shape:defined")
 	}
 	if upperShare(text) > 0.6 {

@@ -28,6 +28,11 @@ type Doc struct {
 	Hash string
 	Doc  *document.Document
 	Tree *clause.Tree // parsed from Doc when nil
+	// Stored, when set, reads the contract as prepared when it was
+	// ingested (Prepared.Encode), or returns nil when there is none:
+	// Prepare uses it when it fits Doc and Tree (DecodePrepared), and
+	// prepares the contract from its text otherwise.
+	Stored func() []byte
 }
 
 // Extract is one verbatim passage returned for a cell.
@@ -63,6 +68,9 @@ type Prepared struct {
 	passages []Passage
 	feats    [][]uint32 // per passage: hashed feature ids (see features.go)
 
+	tab      lazyTables        // the words and features as indexes (tables)
+	sections map[string][]byte // read with a stored preparation (Section)
+
 	memoMu sync.Mutex
 	memo   map[any]*memoEntry
 }
@@ -72,10 +80,18 @@ type memoEntry struct {
 	v    any
 }
 
-// Prepare analyzes a contract for review.
+// Prepare analyzes a contract for review, or reads it as stored at ingest
+// (Doc.Stored).
 func Prepare(d Doc) (*Prepared, error) {
 	if d.Doc == nil {
 		return nil, fmt.Errorf("review: document %q has no text", d.Name)
+	}
+	if d.Stored != nil {
+		if b := d.Stored(); len(b) > 0 {
+			if p, err := DecodePrepared(d, b); err == nil {
+				return p, nil
+			}
+		}
 	}
 	return prepare(d), nil
 }

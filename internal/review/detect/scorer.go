@@ -84,14 +84,26 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 	for i := range out {
 		out[i] = make([]float64, len(prep.passages))
 	}
+	// Each distinct feature's prior and row, looked up once.
+	t := prep.tables()
+	priors := make([]float64, len(t.feats))
+	rows := make([]int32, len(t.feats))
+	for j, f := range t.feats {
+		priors[j] = s.prior[f]
+		row, ok := s.featRow[f]
+		if !ok {
+			row = -1
+		}
+		rows[j] = row
+	}
 	acc := make([]float64, P)
-	for k, feats := range prep.feats {
+	for k, feats := range t.fidx {
 		clear(acc)
 		prior := 0.0
-		for _, f := range feats {
-			prior += s.prior[f]
-			row, ok := s.featRow[f]
-			if !ok {
+		for _, j := range feats {
+			prior += priors[j]
+			row := rows[j]
+			if row < 0 {
 				continue
 			}
 			w := s.weights[int(row)*P : int(row)*P+P]

@@ -116,35 +116,28 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 	for i := range out {
 		out[i] = make([]float64, len(prep.passages))
 	}
+	t := prep.tables()
+	// Each distinct word's weight and profiles, looked up once.
+	idf := make([]float64, len(t.vocab))
+	refs := make([][]zsRef, len(t.vocab))
+	for i, w := range t.vocab {
+		idf[i], refs[i] = z.idf(w), z.terms[w]
+	}
 	dot := make([]float64, z.n)
 	for k := range prep.passages {
 		ps := &prep.passages[k]
 		// The passage's words with their weights, in order of first
 		// appearance, so sums run in the same order on every run.
-		vec := map[string]float64{}
-		var order []string
-		for _, w := range ps.Words {
-			if _, ok := vec[w]; !ok {
-				order = append(order, w)
-			}
-			vec[w]++
-		}
-		for _, w := range ps.Context {
-			if _, ok := vec[w]; !ok {
-				order = append(order, w)
-			}
-			vec[w] += headingShare
-		}
 		clear(dot)
 		var norm float64
-		for _, w := range order {
-			tf := vec[w]
-			v := (1 + math.Log(tf)) * z.idf(w)
+		for _, it := range t.bags[k] {
+			tf := it.tf
+			v := (1 + math.Log(tf)) * idf[it.w]
 			if tf < 1 {
-				v = tf * z.idf(w)
+				v = tf * idf[it.w]
 			}
 			norm += v * v
-			for _, ref := range z.terms[w] {
+			for _, ref := range refs[it.w] {
 				dot[ref.prov] += v * ref.w
 			}
 		}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,8 +25,16 @@ import (
 // segmentFormat changes whenever a structure written here changes: a
 // segment of another format is refused (ErrBadIndex) and its collection's
 // index is rebuilt from the stored documents by its loader. (Formats 1–4
-// were the single index file of earlier versions, search.idx.)
-const segmentFormat = 5
+// were the single index file of earlier versions, search.idx.) Format 6
+// added the postings' block bounds (bounds.go); a format 5 segment, the
+// same without them, is still read, its bounds counted when first needed.
+const segmentFormat = 6
+
+// Format 5: format 6 without the block bounds' section.
+const (
+	segmentFormat5 = 5
+	numSections5   = numSections - 1
+)
 
 const segmentMagic = "PKTNSEG\n"
 
@@ -74,7 +83,9 @@ const (
 	secDocTermPlainTF
 	secDocViews
 	secDocHeaded
-	numSections = secDocHeaded
+	// Format 6 on.
+	secBlockMax
+	numSections = secBlockMax
 )
 
 // segmentMeta is the meta section.
@@ -102,6 +113,7 @@ type segmentMeta struct {
 	NameTerms  int                `json:"name_terms"`
 	NameFirst  int                `json:"name_first"`
 	StatsOnly  bool               `json:"stats_only,omitempty"` // a stats file (statsfile.go)
+	Blocks     int64              `json:"blocks,omitempty"`     // block bounds (bounds.go)
 	Sizes      map[string]uintptr `json:"sizes"`                // struct sizes, so a change of layout is caught
 }
 
@@ -174,6 +186,9 @@ func writeSegment(w *fileWriter, s *Segment) (int64, error) {
 		w.write(asBytes(s.Postings(t)))
 	}
 	w.end()
+	bounds := s.builtBounds()
+	meta.Blocks = int64(len(bounds))
+	w.section(secBlockMax, asBytes(bounds))
 	w.section(secRouteOff, asBytes(routeOff))
 	w.begin(secRoute)
 	for t := range int32(nt) {
@@ -283,7 +298,11 @@ func openMapped[T any](path string, from func([]byte) (*T, error), keep func(*T,
 
 // segmentFrom points a new Segment at the sections of data.
 func segmentFrom(data []byte) (*Segment, error) {
-	c, err := openContainer(data, segmentMagic, segmentFormat, numSections)
+	format, sections := uint32(segmentFormat), numSections
+	if len(data) >= 12 && binary.LittleEndian.Uint32(data[8:]) == segmentFormat5 {
+		format, sections = segmentFormat5, numSections5
+	}
+	c, err := openContainer(data, segmentMagic, format, sections)
 	if err != nil {
 		return nil, err
 	}
@@ -354,6 +373,12 @@ func segmentFrom(data []byte) (*Segment, error) {
 		get(&s.fwd, secFwd, meta.Fwd)
 		get(&s.postOff, secPostOff, meta.Terms+1)
 		get(&s.postAll, secPost, int(meta.Postings))
+		if format != segmentFormat5 {
+			if meta.Blocks != numBlocks(meta.Postings) {
+				return nil, bad("block bounds")
+			}
+			get(&s.bmax, secBlockMax, int(meta.Blocks))
+		}
 	}
 	get(&s.termOff, secTermOff, meta.Terms+1)
 	get(&s.vocabHash, secVocabHash, meta.VocabHash)

@@ -445,7 +445,7 @@ func (m *merger) eachTerm(fn func(t int32, in *mergeInput, old int32)) {
 // livePostings calls fn (when set) with each posting of an input's term
 // old in a live document, its unit renumbered; it returns how many there
 // are.
-func (m *merger) livePostings(in *mergeInput, old int32, fn func(p Posting)) int64 {
+func (m *merger) livePostings(in *mergeInput, old int32, fn func(p Posting, u *Unit)) int64 {
 	var c int64
 	pl := in.s.Postings(old)
 	m.pg.read(faultBytes + int64(len(pl))*(8+16)) // the list, and its units
@@ -453,14 +453,15 @@ func (m *merger) livePostings(in *mergeInput, old int32, fn func(p Posting)) int
 		if uint(p.Unit) >= uint(len(in.s.units)) {
 			continue
 		}
-		d := in.s.units[p.Unit].Doc
+		u := &in.s.units[p.Unit]
+		d := u.Doc
 		if in.docs[d] < 0 {
 			continue
 		}
 		c++
 		if fn != nil {
 			p.Unit += in.shift[d]
-			fn(p)
+			fn(p, u)
 		}
 	}
 	return c
@@ -523,9 +524,14 @@ func (m *merger) writePostings() error {
 	m.meta.Postings = m.termOffsets(secPostOff, func(in *mergeInput, old int32) int64 { return m.livePostings(in, old, nil) })
 	w.begin(secPost)
 	var pbuf []Posting
+	// The block bounds as a fresh build counts them: with the merged
+	// segment's own average lengths, over its postings in order (held in
+	// memory until written: 4 bytes for every BoundBlock postings).
+	bb := blockBuilder{avg: boundAvg(m.meta.ViewLen, m.meta.ViewN)}
 	m.eachTerm(func(t int32, in *mergeInput, old int32) {
 		pbuf = pbuf[:0]
-		m.livePostings(in, old, func(p Posting) {
+		m.livePostings(in, old, func(p Posting, u *Unit) {
+			bb.add(p.TF, *u)
 			if pbuf = append(pbuf, p); len(pbuf) >= 1<<14 {
 				w.write(asBytes(pbuf))
 				pbuf = pbuf[:0]
@@ -534,6 +540,9 @@ func (m *merger) writePostings() error {
 		w.write(asBytes(pbuf))
 	})
 	w.end()
+	bounds := bb.done()
+	m.meta.Blocks = int64(len(bounds))
+	w.section(secBlockMax, asBytes(bounds))
 	m.meta.Routes = m.termOffsets(secRouteOff, func(in *mergeInput, old int32) int64 { return m.liveRoutes(in, old, nil) })
 	w.begin(secRoute)
 	var rbuf []RoutePosting

@@ -102,6 +102,10 @@ type Segment struct {
 	post    [][]Posting // by term, while building
 	postAll []Posting   // opened: term t's are postAll[postOff[t]:postOff[t+1]]
 	postOff []int64
+	// Block-max bounds of the postings (bounds.go): read from the file, or
+	// counted when first needed for a file written without them.
+	bmax []float32
+	lazy lazyBounds
 
 	rpost    [][]RoutePosting // by term, while building
 	rall     []RoutePosting   // opened

@@ -1,0 +1,124 @@
+package answer
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/review/detect"
+)
+
+// What the answer readers find in a whole contract — its parties, its
+// running lines — is stored with the contract's preparation for the
+// detectors when it is ingested (Sections), so a question about a stored
+// contract reads it rather than reading the whole contract again. A section
+// is named with its version: bump it whenever what it holds is found
+// differently (TestSectionsFingerprint fails until then), and a contract
+// stored by an older pakton has it found again from its text.
+const (
+	partiesSection = "answer.parties/1"
+	runningSection = "answer.running/1"
+)
+
+// Sections returns the sections of p the answer readers store with its
+// preparation (detect.Prepared.Encode).
+func Sections(p *detect.Prepared) []detect.Section {
+	return []detect.Section{
+		{Name: partiesSection, Data: encodeParties(partyReads(p))},
+		{Name: runningSection, Data: encodeSpans(runningLines(p))},
+	}
+}
+
+var errSection = errors.New("answer: stored section does not fit")
+
+func encodeParties(reads []partyRead) []byte {
+	b := binary.AppendUvarint(nil, uint64(len(reads)))
+	for _, r := range reads {
+		b = binary.AppendUvarint(b, uint64(len(r.name)))
+		b = append(b, r.name...)
+		b = binary.AppendUvarint(b, uint64(len(r.role)))
+		b = append(b, r.role...)
+		for _, v := range []int{r.nameAt, r.nameEnd, r.roleAt, r.roleEnd} {
+			b = binary.AppendVarint(b, int64(v))
+		}
+	}
+	return b
+}
+
+// decodeParties reads encodeParties' bytes for a text of n bytes.
+func decodeParties(b []byte, n int) ([]partyRead, error) {
+	c, k := binary.Uvarint(b)
+	if k <= 0 || c > uint64(len(b)) {
+		return nil, errSection
+	}
+	b = b[k:]
+	var out []partyRead
+	str := func() (string, bool) {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return "", false
+		}
+		s := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		return s, true
+	}
+	for range c {
+		var r partyRead
+		var ok1, ok2 bool
+		r.name, ok1 = str()
+		r.role, ok2 = str()
+		if !ok1 || !ok2 {
+			return nil, errSection
+		}
+		var v [4]int
+		for i := range v {
+			x, k := binary.Varint(b)
+			if k <= 0 || x < -1 || x > int64(n) {
+				return nil, errSection
+			}
+			v[i] = int(x)
+			b = b[k:]
+		}
+		r.nameAt, r.nameEnd, r.roleAt, r.roleEnd = v[0], v[1], v[2], v[3]
+		out = append(out, r)
+	}
+	if len(b) != 0 {
+		return nil, errSection
+	}
+	return out, nil
+}
+
+func encodeSpans(spans []document.Span) []byte {
+	b := binary.AppendUvarint(nil, uint64(len(spans)))
+	for _, sp := range spans {
+		b = binary.AppendUvarint(b, uint64(sp.Start))
+		b = binary.AppendUvarint(b, uint64(sp.End))
+	}
+	return b
+}
+
+// decodeSpans reads encodeSpans' bytes for a text of n code points.
+func decodeSpans(b []byte, n int) ([]document.Span, error) {
+	c, k := binary.Uvarint(b)
+	if k <= 0 || c > uint64(len(b)) {
+		return nil, errSection
+	}
+	b = b[k:]
+	var out []document.Span
+	for range c {
+		s, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return nil, errSection
+		}
+		e, k2 := binary.Uvarint(b[k1:])
+		if k2 <= 0 || s > e || e > uint64(n) {
+			return nil, errSection
+		}
+		b = b[k1+k2:]
+		out = append(out, document.Span{Start: int(s), End: int(e)})
+	}
+	if len(b) != 0 {
+		return nil, errSection
+	}
+	return out, nil
+}
