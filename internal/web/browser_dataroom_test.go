@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,7 +102,11 @@ func TestBrowserDataRoom(t *testing.T) {
 	if !wide {
 		t.Error("the comparison does not take the main width")
 	}
-	for _, want := range []string{"1 changed (1 substantive)", "Template: 01 Corporate/MSA draft.txt", "thirty", "sixty", "Substantive: “30” → “60”", "Download redline (.docx)"} {
+	// The sides are named as people name the contract, the file after it.
+	if !regexp.MustCompile(`Template: [^()]+ — [^()]+ \(01 Corporate/MSA draft\.txt\)`).MatchString(cmp) {
+		t.Errorf("the template is not named by its title, file after it:\n%s", cmp)
+	}
+	for _, want := range []string{"1 changed (1 substantive)", "thirty", "sixty", "Substantive: “30” → “60”", "Download redline (.docx)"} {
 		if !strings.Contains(cmp, want) {
 			t.Errorf("comparison lacks %q:\n%s", want, cmp)
 		}

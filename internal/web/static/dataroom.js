@@ -149,8 +149,8 @@ function compareForm(doc) {
   const versions = new Set(((doc.details || {}).duplicates || []).map((d) => d.id));
   const sel = el('select', { id: 'compare-against', 'aria-label': 'Compare with' },
     el('option', { value: '' }, versions.size ? '' : 'Choose a document…'),
-    ...others.filter((d) => versions.has(d.id)).map((d) => el('option', { value: d.id }, d.name + ' (other version)')),
-    ...others.filter((d) => !versions.has(d.id)).map((d) => el('option', { value: d.id }, d.name)));
+    ...others.filter((d) => versions.has(d.id)).map((d) => el('option', { value: d.id }, docLabel(d.display, d.name) + ' — other version')),
+    ...others.filter((d) => !versions.has(d.id)).map((d) => el('option', { value: d.id }, docLabel(d.display, d.name))));
   if (versions.size) sel.value = [...versions].find((id) => others.some((d) => d.id === id)) || '';
   if (sel.value) sel.firstChild.remove();
   return el('form', {
@@ -172,8 +172,13 @@ async function runCompare(contract, against) {
   const q = '/compare?contract=' + encodeURIComponent(contract) + '&against=' + encodeURIComponent(against);
   const r = await api('GET', coll() + q);
   const out = $('compare');
-  const cname = (r.contract && r.contract.name) || contract;
-  const tname = (r.against && r.against.name) || against;
+  // Each side named as people name the contract, its file after it.
+  const named = (side, id) => {
+    const d = (state.docs || []).find((x) => x.id === ((side && side.id) || id));
+    return docLabel(d && d.display, (side && side.name) || (d && d.name) || id);
+  };
+  const cname = named(r.contract, contract);
+  const tname = named(r.against, against);
   const open = (id, c, label) => el('button', {
     type: 'button', className: 'linkish clause-link',
     onclick: () => { closeCompare(); showSource({ doc_id: id, span: c.span }, label).catch(showError); },
