@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/procstat"
 	"github.com/pakton/pakton/internal/search"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkMAUDQuestion(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		t := bench.Tests[i%len(bench.Tests)]
-		t0, c0 := time.Now(), threadCPU()
+		t0, c0 := time.Now(), procstat.ThreadCPU()
 		q := search.Query{Text: t.Query, K: 64}
 		p, err := ix.Plan(ctx, q)
 		if err != nil {
@@ -83,7 +84,7 @@ func BenchmarkMAUDQuestion(b *testing.B) {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
-		cpu = append(cpu, threadCPU()-c0)
+		cpu = append(cpu, procstat.ThreadCPU()-c0)
 	}
 	b.StopTimer()
 	p50, p99 := percentiles(lat)

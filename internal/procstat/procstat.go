@@ -1,5 +1,6 @@
 // Package procstat reads this process's memory figures from
-// /proc/self/status, for the tests and benchmarks that measure memory.
+// /proc/self/status, and the calling thread's processor time, for the tests
+// and benchmarks that measure memory and CPU.
 package procstat
 
 import (

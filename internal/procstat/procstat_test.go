@@ -25,3 +25,20 @@ func TestBytes(t *testing.T) {
 		t.Fatalf("a field's prefix gave %d", n)
 	}
 }
+
+// ThreadCPU grows while the calling thread works (Linux; 0 elsewhere).
+func TestThreadCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread CPU time is read on Linux only")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := ThreadCPU()
+	x := 0
+	for i := range 50_000_000 {
+		x += i % 7
+	}
+	if after := ThreadCPU(); after <= before || x == 0 {
+		t.Fatalf("thread CPU %v then %v after a busy loop", before, after)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pakton/pakton/internal/eval/devset"
 	"github.com/pakton/pakton/internal/ingest"
+	"github.com/pakton/pakton/internal/procstat"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/search"
 	"github.com/pakton/pakton/internal/search/index"
@@ -45,12 +46,12 @@ func BenchmarkStoreQueriesWithDetectors(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			for _, q := range dev {
-				t0, c0 := time.Now(), threadCPU()
+				t0, c0 := time.Now(), procstat.ThreadCPU()
 				if _, err := ix.SearchWith(ctx, m, search.Query{Text: q, K: 64}, nil); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, float64(time.Since(t0))/1e6)
-				cpu = append(cpu, float64(threadCPU()-c0)/1e6)
+				cpu = append(cpu, float64(procstat.ThreadCPU()-c0)/1e6)
 			}
 			sort.Float64s(lat)
 			sort.Float64s(cpu)

@@ -1,4 +1,4 @@
-package eval
+package procstat
 
 import (
 	"syscall"
@@ -6,12 +6,12 @@ import (
 	"unsafe"
 )
 
-// threadCPU is the processor time the calling thread has used
+// ThreadCPU is the processor time the calling thread has used
 // (CLOCK_THREAD_CPUTIME_ID, to the nanosecond): with the goroutine locked to
 // its thread, the difference over a question is that question's own CPU,
 // which a loaded machine does not inflate as it does wall time (the garbage
 // collector's share runs on other threads and is left out).
-func threadCPU() time.Duration {
+func ThreadCPU() time.Duration {
 	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
 	var ts syscall.Timespec
 	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
