@@ -21,9 +21,17 @@ function confirmAction(title, message, action, typed) {
   $('confirm-ok').disabled = !!typed;
   input.oninput = () => { $('confirm-ok').disabled = input.value.trim() !== typed; };
   return new Promise((resolve) => {
-    dlg.onclose = () => resolve(dlg.returnValue === 'ok');
+    // A close event is dispatched after the dialog has closed: one still
+    // queued from the previous confirmation can arrive after this one has
+    // opened, so a close seen while the dialog is open is not this one's.
+    const closed = () => {
+      if (dlg.open) return;
+      dlg.removeEventListener('close', closed);
+      resolve(dlg.returnValue === 'ok');
+    };
     dlg.returnValue = '';
     dlg.showModal();
+    dlg.addEventListener('close', closed);
     (typed ? input : $('confirm-cancel')).focus();
   });
 }
