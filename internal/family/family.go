@@ -428,6 +428,13 @@ func (o Options) Same(a, b Member) (Pair, bool) {
 	return p, true
 }
 
+// maxBucket is how many members an LSH bucket holds: a bucket this full is
+// boilerplate, and its members' pairs meet in other bands.
+const maxBucket = 64
+
+// bandOf is an LSH band: r minima from start.
+type bandOf struct{ start, r int }
+
 // minJaccardForContainment is where the containment estimate stops being
 // noise: 26 equal minima of 128.
 const minJaccardForContainment = 0.2
@@ -453,51 +460,60 @@ func Group(members []Member, o Options) ([][]int, []Pair) {
 	// with probability 1-(1-J^4)^32: 0.87 at J=0.4, 0.98 at J=0.5. Pairs
 	// that only clear the containment bar (a short document inside a long
 	// one) have a low Jaccard; bands of 2 minima catch those.
-	checked := map[[2]int]bool{}
-	var pairs []Pair
-	consider := func(i, j int) {
-		if i > j {
-			i, j = j, i
-		}
-		key := [2]int{i, j}
-		if checked[key] {
-			return
-		}
-		checked[key] = true
-		if p, ok := o.Same(members[i], members[j]); ok {
-			p.A, p.B = i, j
-			pairs = append(pairs, p)
-			if a, b := find(i), find(j); a != b {
-				parent[a] = b
-			}
-		}
-	}
+	//
+	// A pair is judged once, in the first band where it meets: a bucket
+	// holds the first maxBucket members (by index) of its key, and each
+	// member keeps, per band, its key and whether it was held, so a pair
+	// met in band b is passed over when both were held together in an
+	// earlier band. No set of the pairs judged is kept: a collection of
+	// many near-copies (a template signed with a hundred counterparties)
+	// meets millions of pairs, each in most of the 96 bands.
+	var bands []bandOf
 	for _, r := range []int{4, 2} {
 		for band := 0; band+r <= K; band += r {
-			buckets := map[uint64][]int{}
-			for i, m := range members {
-				if m.Sig.Shingles == 0 {
-					continue
-				}
-				var h uint64 = uint64(band)
-				for _, v := range m.Sig.Mins[band : band+r] {
-					h = mix(h ^ v)
-				}
-				buckets[h] = append(buckets[h], i)
+			bands = append(bands, bandOf{band, r})
+		}
+	}
+	nb := len(bands)
+	keys := make([]uint64, n*nb) // member i's key in band b: keys[i*nb+b]
+	held := make([]bool, n*nb)   // whether member i was held in its bucket of band b
+	var pairs []Pair
+	for b, bd := range bands {
+		buckets := map[uint64][]int{}
+		for i, m := range members {
+			if m.Sig.Shingles == 0 {
+				continue
 			}
-			for _, b := range buckets {
-				if len(b) > 64 {
-					b = b[:64] // a bucket this full is boilerplate; its pairs meet in other bands
-				}
-				for x := 0; x < len(b); x++ {
-					for y := x + 1; y < len(b); y++ {
-						consider(b[x], b[y])
+			var h uint64 = uint64(bd.start)
+			for _, v := range m.Sig.Mins[bd.start : bd.start+bd.r] {
+				h = mix(h ^ v)
+			}
+			keys[i*nb+b] = h
+			if len(buckets[h]) < maxBucket {
+				buckets[h] = append(buckets[h], i)
+				held[i*nb+b] = true
+			}
+		}
+		for _, bk := range buckets {
+			for x := 0; x < len(bk); x++ {
+				i := bk[x]
+			pair:
+				for y := x + 1; y < len(bk); y++ {
+					j := bk[y]
+					for e := 0; e < b; e++ {
+						if held[i*nb+e] && held[j*nb+e] && keys[i*nb+e] == keys[j*nb+e] {
+							continue pair // judged in band e
+						}
+					}
+					if p, ok := o.Same(members[i], members[j]); ok {
+						p.A, p.B = i, j
+						pairs = append(pairs, p)
+						if a, b := find(i), find(j); a != b {
+							parent[a] = b
+						}
 					}
 				}
 			}
-		}
-		if r == 2 {
-			break
 		}
 	}
 	groups := map[int][]int{}
