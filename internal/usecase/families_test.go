@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -97,4 +98,63 @@ func writeFile(t testing.TB, dir, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// Families computed after a change read only the changed documents'
+// signatures (the signature cache) and equal those computed from scratch;
+// a damaged signature cache is read as none.
+func TestFamiliesReadOnlyWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	base := contractText(50, 6)
+	writeFile(t, dir, "in/msa.txt", []byte(base))
+	writeFile(t, dir, "in/msa-executed.txt", []byte("EXECUTION VERSION\n\n"+base+"\nSigned: Provider 50 Ltd\n"))
+	writeFile(t, dir, "in/other.txt", []byte(contractText(51, 5)))
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	if _, err := ingest.Ingest(ctx, st, "c", []string{filepath.Join(dir, "in")}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	total := -1
+	count := func(_, n int) { total = n }
+	if _, err := CollectionFamiliesWith(ctx, st, "c", count); err != nil || total != 3 {
+		t.Fatalf("first computation read %d signatures (%v), want 3", total, err)
+	}
+	writeFile(t, dir, "more/msa-v2.txt", []byte(strings.Replace(base, "with due care", "with all reasonable care and skill", 3)))
+	if _, err := ingest.Ingest(ctx, st, "c", []string{filepath.Join(dir, "more")}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := docread.FindDoc(ctx, st, "c", "other.txt")
+	if err := st.Delete(ctx, "c", info.ID); err != nil {
+		t.Fatal(err)
+	}
+	total = -1
+	got, err := CollectionFamiliesWith(ctx, st, "c", count)
+	if err != nil || total != 1 {
+		t.Fatalf("after one upload and one deletion: read %d signatures (%v), want 1", total, err)
+	}
+	if len(got.Families) != 1 || len(got.Families[0].Members) != 3 {
+		t.Fatalf("families %+v", got.Families)
+	}
+	// From scratch: no cache of either kind, then a damaged signature cache.
+	for _, damage := range []func(sigs string){
+		func(sigs string) { os.Remove(sigs) },
+		func(sigs string) { os.WriteFile(sigs, []byte(familySigMagic+"\x05\xff"), 0o644) },
+	} {
+		fams, _ := st.CachePath("c", familyCache)
+		sigs, _ := st.CachePath("c", familySigCache)
+		os.Remove(fams)
+		damage(sigs)
+		total = -1
+		want, err := CollectionFamiliesWith(ctx, st, "c", count)
+		if err != nil || total != 3 {
+			t.Fatalf("from scratch: read %d signatures (%v), want 3", total, err)
+		}
+		if !reflect.DeepEqual(want.Families, got.Families) {
+			t.Errorf("from the cache %+v, from scratch %+v", got.Families, want.Families)
+		}
+	}
 }
