@@ -11,6 +11,7 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/store"
+	"github.com/pakton/pakton/internal/usecase"
 )
 
 func runIngest(ctx context.Context, args []string) error {
@@ -82,6 +83,17 @@ func runIngest(ctx context.Context, args []string) error {
 		// (A new collection none of whose files could be stored has no
 		// index to update: the failures below say why.)
 		return err
+	}
+	if stored > 0 {
+		// The families of near-duplicate files too (cached with the
+		// collection), so the web app's first page after a large ingest
+		// does not compute them; only the new documents' signatures are
+		// read when the collection had families before.
+		if fams, err := usecase.CollectionFamilies(ctx, st, g.collection); err != nil {
+			fmt.Fprintf(stderr, "ingest: families of near-duplicate files not computed (the web app computes them when asked): %v\n", err)
+		} else if !*quiet {
+			fmt.Fprintf(stderr, "families: %d groups of near-duplicate files\n", len(fams.Families))
+		}
 	}
 	if n := sum.Count(ingest.StatusFailed); n > 0 {
 		return fmt.Errorf("%d of %d files failed (the others are stored)", n, len(sum.Files))

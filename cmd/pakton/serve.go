@@ -126,6 +126,7 @@ func runServe(ctx context.Context, args []string) error {
 		JobRetention: *retention, JobLease: *lease, Rate: *rate, Burst: *burst, MaxConnsPerClient: *connsPerClient, MaxConns: *maxConns,
 		Parse: parse.Options{OCR: *ocr, PDFEngine: *engine, MaxText: textMax}, IngestMemory: budget,
 		Embedder: sm.Embedder, Reranker: sm.Reranker, Models: roles, Logger: logger,
+		OpenAtStart: true,
 	}
 	if roles.Configured() {
 		ext, closeExt, err := externalTools(ctx, *mf.path)

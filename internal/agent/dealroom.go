@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/pakton/pakton/internal/docread"
+	learnt "github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
@@ -57,8 +59,20 @@ func (l *Library) perContractScope(ctx context.Context, req Request, route *sear
 	for _, in := range infos {
 		// Correspondence (cover e-mails, letters, indexes) is no contract
 		// of the deal room, unless asked for.
+		// The index holds every document's names: a collection of 46,800
+		// contracts is not read document by document for them.
 		if !req.IncludeCorrespondence {
-			if nm, err := docread.DocNames(ctx, l.Corpus.Store, l.Corpus.Collection, in.ID); err == nil && nm.Correspondence != "" {
+			nm, ok := learnt.Names{}, false
+			if l.Corpus.Index != nil {
+				nm, ok = l.Corpus.Index.DocNames(in.ID)
+			}
+			if !ok {
+				var err error
+				if nm, err = docread.DocNames(ctx, l.Corpus.Store, l.Corpus.Collection, in.ID); err != nil {
+					nm = learnt.Names{}
+				}
+			}
+			if nm.Correspondence != "" {
 				continue
 			}
 		}
@@ -97,7 +111,8 @@ func (l *Library) PerContract(ctx context.Context, req Request, route *search.Ro
 		question = l.Corpus.Index.Topic(question, route.Docs)
 	}
 	if f, ok := l.Corpus.Models.Provisions.(dealRoomFinder); ok {
-		opt := review.DealRoomOptions{}
+		// One contract per core at a time.
+		opt := review.DealRoomOptions{Workers: runtime.GOMAXPROCS(0)}
 		if dir, err := l.Corpus.Store.CachePath(l.Corpus.Collection, DealRoomCache); err == nil {
 			opt.CacheDir = dir
 		}

@@ -94,6 +94,13 @@ func TestCorrespondenceNotReviewed(t *testing.T) {
 	if err != nil || len(res.Hits) == 0 || res.Hits[0].DocID != mailID {
 		t.Errorf("the e-mail is not found by its words: %+v %v", res.Hits, err)
 	}
+	for _, in := range infos {
+		// The index holds what the stored names say (deal-room questions
+		// read it there).
+		if nm, ok := ix.DocNames(in.ID); !ok || nm.Correspondence != kinds[in.Name] {
+			t.Errorf("%s: the index says correspondence %q (%v), the stored names %q", in.Name, nm.Correspondence, ok, kinds[in.Name])
+		}
+	}
 	if d := ix.DocDisplay(mailID); !strings.HasPrefix(d, "E-mail: Executed supply agreement") {
 		t.Errorf("the e-mail is shown as %q", d)
 	}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pakton/pakton/internal/names"
 	"github.com/pakton/pakton/internal/search/index"
 )
 
@@ -153,6 +154,27 @@ func (ix *Index) DocDisplay(id string) string {
 		return docDisplay(v, g)
 	}
 	return ""
+}
+
+// DocNames returns the names of a document as the index holds them (the
+// names ingest learnt from its text: names.FromList of its name entries);
+// false when the index does not hold the document. A face asking about every
+// document of a large collection reads them here instead of from each
+// document's stored names.
+func (ix *Index) DocNames(id string) (names.Names, bool) {
+	v := ix.view()
+	g, ok := v.LookupDoc(id)
+	if !ok {
+		return names.Names{}, false
+	}
+	i, ld := v.SegmentOfDoc(g)
+	seg := v.Segments()[i]
+	own, _ := seg.NamesOf(ld)
+	list := make([]names.Name, 0, len(own))
+	for _, e := range own {
+		list = append(list, names.Name{Text: seg.NameText(e), Kind: names.Kind(e.Kind), Party: int(e.Party)})
+	}
+	return names.FromList(list, v.DocName(g)), true
 }
 
 // unitAt returns unit g of the snapshot and its document's number.

@@ -14,7 +14,7 @@ import (
 // documents that are one contract (near-duplicates and versions).
 func (s *Server) listFamilies(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 	c := r.PathValue("c")
-	fams, err := usecase.CollectionFamilies(r.Context(), s.st, c)
+	fams, err := s.families(r.Context(), c, nil)
 	if err != nil {
 		s.storeErr(w, r, "families", err)
 		return

@@ -348,7 +348,7 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, _ auth.Key) {
 // several files), so a review's faces can show one row per family with its
 // other copies one click away. The table itself keeps a row per document.
 func (s *Server) reviewFamilies(ctx context.Context, collection string) []usecase.Family {
-	fams, err := usecase.CollectionFamilies(ctx, s.st, collection)
+	fams, err := s.families(ctx, collection, nil)
 	if err != nil || fams.Families == nil {
 		return []usecase.Family{}
 	}

@@ -136,6 +136,9 @@ type collectionJSON struct {
 	Name    string `json:"name"`
 	Docs    int    `json:"docs"`
 	Created string `json:"created,omitempty"`
+	// Opening is the collection's opening at start while it runs
+	// (opening.go): what the server is reading and how far it is.
+	Opening *opening `json:"opening,omitempty"`
 }
 
 func toCollectionJSON(c store.CollectionInfo) collectionJSON {
@@ -177,7 +180,9 @@ func (s *Server) listCollections(w http.ResponseWriter, r *http.Request, k auth.
 	out := []collectionJSON{}
 	for _, c := range all {
 		if k.Allows(c.Name) {
-			out = append(out, toCollectionJSON(c))
+			cj := toCollectionJSON(c)
+			cj.Opening = s.opening.of(c.Name)
+			out = append(out, cj)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"collections": out})

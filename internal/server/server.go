@@ -174,6 +174,10 @@ type Config struct {
 	// authentication; each request is bound to a collection with
 	// mcp.WithCollection (see mountExtras).
 	MCP http.Handler
+	// OpenAtStart opens every collection in the background when the server
+	// starts — its list of documents, its search index and its families
+	// (opening.go) — so that the first requests do not wait for them.
+	OpenAtStart bool
 	// Collections, when set, is the collection service the API answers
 	// from; give the MCP handler the same one, so the process keeps one
 	// index per collection. The server does not close it. When nil the
@@ -194,7 +198,10 @@ type Server struct {
 	// never holds up an upload; the job routes look in both.
 	reviewJobs *jobs.Manager
 	coll       *collection.Service
-	ownColl    bool           // coll was made by New: Close closes it
+	ownColl    bool       // coll was made by New: Close closes it
+	opening    openings   // collections being opened at start (opening.go)
+	famMu      sync.Mutex // guards famLocks
+	famLocks   map[string]*sync.Mutex
 	limiter    *limiter       // nil: no rate limiting
 	models     *agent.Models  // nil: evidence reports
 	asks       chan struct{}  // semaphore of running asks
@@ -321,6 +328,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.jobs.Start()
 	s.state.start(ctx, s.streams.Done(), cfg.GCEvery)
 	s.handler = s.routes()
+	if cfg.OpenAtStart {
+		s.openAtStart(s.streams)
+	}
 	return s, nil
 }
 
@@ -340,6 +350,7 @@ func (s *Server) ReviewJobs() *jobs.Manager { return s.reviewJobs }
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.stopStream()
+		s.opening.wg.Wait()
 		s.jobs.Close()
 		s.reviewJobs.Close()
 		if s.ownColl {

@@ -5,9 +5,10 @@
 
 async function loadCollections() {
   let names = [];
+  let list = [];
   try {
-    names = listOf(await api('GET', '/collections'), 'collections', 'items')
-      .map((c) => (typeof c === 'string' ? c : c.name)).filter(Boolean);
+    list = listOf(await api('GET', '/collections'), 'collections', 'items');
+    names = list.map((c) => (typeof c === 'string' ? c : c.name)).filter(Boolean);
   } catch (err) {
     showError(err);
   }
@@ -19,9 +20,50 @@ async function loadCollections() {
   sel.replaceChildren(...names.map((n) => el('option', { value: n }, n)));
   sel.value = pick;
   await useCollection(pick);
+  showOpening(list.find((c) => c && c.name === pick));
+}
+
+// ---- a collection the server is still opening ----
+
+// The server opens its collections in the background when it starts (the
+// list of documents, the search index, the families of near-duplicate
+// files). While it does, the collection listing says how far it is: the
+// document list says so too, and once it is open the families are loaded.
+const OPENING_STAGES = {
+  documents: 'reading the list of documents',
+  index: 'loading the search index',
+  families: 'grouping near-duplicate files',
+};
+
+function showOpening(c) {
+  clearTimeout(state.openingTimer);
+  const note = $('doc-opening');
+  const op = c && c.opening;
+  if (!op) {
+    if (!note.hidden) {
+      note.hidden = true;
+      if (typeof loadFamilies === 'function') loadFamilies().then(renderDocuments).catch(() => {});
+    }
+    return;
+  }
+  let text = 'The server is opening this collection: ' + (OPENING_STAGES[op.stage] || op.stage);
+  if (op.total) text += ' (' + (op.done || 0).toLocaleString('en') + ' of ' + op.total.toLocaleString('en') + ')';
+  note.textContent = text + '… Search works meanwhile; families of copies appear when it is done.';
+  note.hidden = false;
+  const name = c.name;
+  state.openingTimer = setTimeout(async () => {
+    if (state.collection !== name) return;
+    try {
+      const list = listOf(await api('GET', '/collections'), 'collections', 'items');
+      if (state.collection === name) showOpening(list.find((x) => x && x.name === name));
+    } catch (_) {
+      note.hidden = true;
+    }
+  }, 1000);
 }
 
 async function useCollection(name) {
+  if (state.collection !== name) state.familyOf = null; // another collection's families
   state.collection = name;
   sessionStorage.setItem(COLLECTION_STORE, name);
   closeDocument();
@@ -60,9 +102,17 @@ async function loadDocuments() {
     state.docs = [];
     showError(err);
   }
-  if (typeof loadFamilies === 'function') await loadFamilies();
+  // The list first: the families (one row per contract) follow.
   renderDocuments();
+  if (typeof loadFamilies === 'function') {
+    await loadFamilies();
+    renderDocuments();
+  }
 }
+
+// MAX_DOC_ROWS bounds the rows the document list draws: a collection of
+// tens of thousands of contracts is found by filtering, not by scrolling.
+const MAX_DOC_ROWS = 1000;
 
 // docMatches reports whether document d matches every word of the filter,
 // in its name, id or format, ignoring case and accents.
@@ -86,7 +136,10 @@ function renderDocuments() {
   $('doc-nomatch').textContent = 'No document matches “' + $('doc-filter').value.trim() + '”.';
   // One row per family (the same contract in several files) unless the
   // user is filtering; its other copies are one click away.
-  const rows = typeof familyRows === 'function' ? familyRows(shown, words.length > 0) : shown.map((d) => ({ doc: d }));
+  const all = typeof familyRows === 'function' ? familyRows(shown, words.length > 0) : shown.map((d) => ({ doc: d }));
+  const rows = all.slice(0, MAX_DOC_ROWS);
+  $('doc-more').hidden = all.length <= rows.length;
+  $('doc-more').textContent = 'Showing the first ' + rows.length.toLocaleString('en') + ' of ' + all.length.toLocaleString('en') + ' rows: filter by name to find the others.';
   list.replaceChildren(...rows.map(({ doc: d, family, others, member }) => el('li', { className: member ? 'family-member' : null },
     el('button', {
       type: 'button', className: 'doc-item', 'data-doc': d.id,
