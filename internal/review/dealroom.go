@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/parallel"
@@ -302,6 +303,13 @@ func (f *Finder) reviewOne(ctx context.Context, rev *Reviewer, d DealRoomDoc) (C
 //	{"provision": …, "fingerprint": …, "cells": {"<doc id>": {"hash": …, "cell": {…}}}}
 //
 // written atomically. A damaged or foreign file is a miss.
+//
+// A process keeps the caches it read or wrote last in memory
+// (dealCachesKept of them), each with the size and modification time of its
+// file: a question whose cache file is unchanged since uses the one in
+// memory instead of decoding the file again (at 46,800 contracts it is tens
+// of megabytes of JSON, most of a cached question's time); a file changed by
+// another process is read again.
 type dealCache struct {
 	path        string
 	Provision   string                   `json:"provision"`
@@ -309,11 +317,33 @@ type dealCache struct {
 	Cells       map[string]dealCacheCell `json:"cells"`
 	mu          sync.Mutex
 	dirty       bool
+	size        int64     // of the file as last read or written
+	mod         time.Time // its modification time then
 }
 
 type dealCacheCell struct {
 	Hash string `json:"hash"`
 	Cell Cell   `json:"cell"`
+}
+
+// dealCachesKept is how many deal-room caches a process keeps decoded.
+const dealCachesKept = 4
+
+// keptDealCaches are the caches kept decoded, most recently used last.
+var keptDealCaches struct {
+	sync.Mutex
+	list []*dealCache
+}
+
+func keepDealCache(c *dealCache) {
+	keptDealCaches.Lock()
+	defer keptDealCaches.Unlock()
+	l := slices.DeleteFunc(keptDealCaches.list, func(k *dealCache) bool { return k.path == c.path })
+	l = append(l, c)
+	if len(l) > dealCachesKept {
+		l = slices.Delete(l, 0, len(l)-dealCachesKept)
+	}
+	keptDealCaches.list = l
 }
 
 func openDealCache(dir, provision, fingerprint string) *dealCache {
@@ -323,6 +353,24 @@ func openDealCache(dir, provision, fingerprint string) *dealCache {
 	}
 	sum := sha256.Sum256([]byte(provision + "\x00" + fingerprint))
 	c.path = filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
+	fi, err := os.Stat(c.path)
+	if err != nil {
+		return c
+	}
+	keptDealCaches.Lock()
+	for _, k := range keptDealCaches.list {
+		if k.path == c.path {
+			k.mu.Lock()
+			same := k.size == fi.Size() && k.mod.Equal(fi.ModTime())
+			k.mu.Unlock()
+			if same {
+				keptDealCaches.Unlock()
+				keepDealCache(k)
+				return k
+			}
+		}
+	}
+	keptDealCaches.Unlock()
 	raw, err := os.ReadFile(c.path)
 	if err != nil {
 		return c
@@ -330,6 +378,10 @@ func openDealCache(dir, provision, fingerprint string) *dealCache {
 	var onDisk dealCache
 	if json.Unmarshal(raw, &onDisk) == nil && onDisk.Provision == provision && onDisk.Fingerprint == fingerprint && onDisk.Cells != nil {
 		c.Cells = onDisk.Cells
+		c.size, c.mod = fi.Size(), fi.ModTime()
+		if int64(len(raw)) == fi.Size() {
+			keepDealCache(c)
+		}
 	}
 	return c
 }
@@ -356,15 +408,41 @@ func (c *dealCache) put(d DealRoomDoc, cell Cell) {
 }
 
 func (c *dealCache) save() error {
-	if c.path == "" || !c.dirty {
+	if c.path == "" {
 		return nil
 	}
+	kept, err := c.write()
+	if kept {
+		// (after c.mu is released: openDealCache takes the list's lock
+		// before a cache's)
+		keepDealCache(c)
+	}
+	return err
+}
+
+// write writes the cache's file when it changed; true when it did and the
+// cache may be kept in memory for it.
+func (c *dealCache) write() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return false, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("deal-room cache %s: %w", filepath.Dir(c.path), err)
+		return false, fmt.Errorf("deal-room cache %s: %w", filepath.Dir(c.path), err)
 	}
 	raw, err := json.Marshal(c)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return atomicfile.Write(c.path, raw, 0o644)
+	if err := atomicfile.Write(c.path, raw, 0o644); err != nil {
+		return false, err
+	}
+	c.dirty = false
+	fi, err := os.Stat(c.path)
+	if err != nil || fi.Size() != int64(len(raw)) {
+		return false, nil
+	}
+	c.size, c.mod = fi.Size(), fi.ModTime()
+	return true, nil
 }

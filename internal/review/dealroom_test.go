@@ -89,3 +89,35 @@ func TestDealRoomKindOfRight(t *testing.T) {
 		t.Errorf("the amount asked beside the cap: %+v", dr.Ask)
 	}
 }
+
+// A deal-room cache whose file is unchanged is used as kept in memory (not
+// decoded again); one whose file another process rewrote is read again.
+func TestDealRoomCacheKept(t *testing.T) {
+	dir := t.TempDir()
+	d := DealRoomDoc{ID: "a", Name: "a.txt", Hash: "h1"}
+	c := openDealCache(dir, "Governing Law", "fp")
+	c.put(d, Cell{Provision: "Governing Law", Found: true, Value: "New York"})
+	if err := c.save(); err != nil {
+		t.Fatal(err)
+	}
+	if again := openDealCache(dir, "Governing Law", "fp"); again != c {
+		t.Error("an unchanged cache file was decoded again")
+	}
+	if other := openDealCache(dir, "Governing Law", "another fingerprint"); other == c || len(other.Cells) != 0 {
+		t.Errorf("another reviewer's cache: %+v", other.Cells)
+	}
+	// Another process writes the file: it is read again, with its cells.
+	w := &dealCache{path: c.path, Provision: "Governing Law", Fingerprint: "fp", Cells: map[string]dealCacheCell{}}
+	w.put(DealRoomDoc{ID: "b", Name: "b.txt", Hash: "h2"}, Cell{Provision: "Governing Law", Found: true, Value: "Delaware"})
+	w.put(d, Cell{Provision: "Governing Law", Found: true, Value: "New York"})
+	if _, err := w.write(); err != nil {
+		t.Fatal(err)
+	}
+	read := openDealCache(dir, "Governing Law", "fp")
+	if read == c {
+		t.Fatal("a cache file rewritten since was not read again")
+	}
+	if cell, ok := read.get(DealRoomDoc{ID: "b", Name: "b.txt", Hash: "h2"}); !ok || cell.Value != "Delaware" {
+		t.Errorf("the rewritten file's cell: %+v %v", cell, ok)
+	}
+}
