@@ -89,10 +89,8 @@ func runIngest(ctx context.Context, args []string) error {
 		// collection), so the web app's first page after a large ingest
 		// does not compute them; only the new documents' signatures are
 		// read when the collection had families before.
-		if fams, err := usecase.CollectionFamilies(ctx, st, g.collection); err != nil {
+		if _, err := usecase.CollectionFamilies(ctx, st, g.collection); err != nil {
 			fmt.Fprintf(stderr, "ingest: families of near-duplicate files not computed (the web app computes them when asked): %v\n", err)
-		} else if !*quiet {
-			fmt.Fprintf(stderr, "families: %d groups of near-duplicate files\n", len(fams.Families))
 		}
 	}
 	if n := sum.Count(ingest.StatusFailed); n > 0 {
