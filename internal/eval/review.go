@@ -198,7 +198,7 @@ type cellOutcome struct {
 	hit        bool // an extract covers a labelled span
 	confidence float64
 	chars      int
-	value      int  // 1: value read right, -1: read wrong or not read, 0: not scored
+	value      int // 1: value read right, -1: read wrong or not read, 0: not scored
 	// valueShown scores the value of every present cell as the lawyer sees
 	// it: as value for a found cell; a cell not found shows no value, so
 	// it is wrong where the label's answer is one a rule compares
