@@ -19,8 +19,10 @@ async function loadCollections() {
   const sel = $('collection-select');
   sel.replaceChildren(...names.map((n) => el('option', { value: n }, n)));
   sel.value = pick;
-  await useCollection(pick);
+  // Said before the documents are listed: their families wait for the
+  // opening.
   showOpening(list.find((c) => c && c.name === pick));
+  await useCollection(pick);
 }
 
 // ---- a collection the server is still opening ----
