@@ -19,10 +19,12 @@ async function loadCollections() {
   const sel = $('collection-select');
   sel.replaceChildren(...names.map((n) => el('option', { value: n }, n)));
   sel.value = pick;
-  // Said before the documents are listed: their families wait for the
-  // opening.
-  showOpening(list.find((c) => c && c.name === pick));
+  // A collection still opening is said so before its documents are listed
+  // (their families wait for the opening); otherwise after.
+  const picked = list.find((c) => c && c.name === pick);
+  if (picked && picked.opening) showOpening(picked);
   await useCollection(pick);
+  if (!picked || !picked.opening) showOpening(picked);
 }
 
 // ---- a collection the server is still opening ----
@@ -65,7 +67,10 @@ function showOpening(c) {
 }
 
 async function useCollection(name) {
-  if (state.collection !== name) state.familyOf = null; // another collection's families
+  if (state.collection !== name) { // another collection's families
+    state.familyOf = null;
+    state.families = [];
+  }
   state.collection = name;
   sessionStorage.setItem(COLLECTION_STORE, name);
   closeDocument();
@@ -104,12 +109,20 @@ async function loadDocuments() {
     state.docs = [];
     showError(err);
   }
-  // The list first: the families (one row per contract) follow.
+  // The list first: the families (one row per contract) follow, and the
+  // list is drawn again only when they change its rows (a row redrawn
+  // under the user's pointer loses the click).
   renderDocuments();
   if (typeof loadFamilies === 'function') {
+    const before = familiesKey();
     await loadFamilies();
-    renderDocuments();
+    if (familiesKey() !== before) renderDocuments();
   }
+}
+
+// familiesKey names the families the list was drawn with.
+function familiesKey() {
+  return (state.families || []).map((f) => f.primary + ':' + (f.members || []).map((m) => m.id).join('+')).join(' ');
 }
 
 // MAX_DOC_ROWS bounds the rows the document list draws: a collection of
