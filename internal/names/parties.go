@@ -579,6 +579,12 @@ func preambleEnd(s string) int {
 	if i := recitals(s[:end]); i >= 0 {
 		end = i
 	}
+	// A cover's "by and among A, B and C" ends where its table of
+	// contents starts ("… Payment of Termination Fee 23 ARTICLE 4
+	// REPRESENTATIONS AND WARRANTIES OF THE COMPANY" names no party).
+	if loc := contentsWordsRe().FindStringIndex(s[:end]); loc != nil {
+		end = loc[0]
+	}
 	depth := 0
 	paraStart := 0
 	for i := 0; i < end; i++ {
