@@ -229,13 +229,19 @@ type candidate struct {
 // read paragraph by paragraph.
 func preambleParties(head string) []candidate {
 	var out []candidate
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	keep := func(cs []candidate) {
 		for _, c := range cs {
-			if k := Key(c.name); !seen[k] {
-				seen[k] = true
-				out = append(out, c)
+			k := Key(c.name)
+			if i, ok := seen[k]; ok {
+				// Named again (a cover block, then the preamble proper):
+				// the terms it is defined by here count too.
+				out[i].defs = append(out[i].defs, c.defs...)
+				out[i].defined = out[i].defined || c.defined
+				continue
 			}
+			seen[k] = len(out)
+			out = append(out, c)
 		}
 	}
 	found := false
