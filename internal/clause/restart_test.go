@@ -130,3 +130,39 @@ func TestParagraphBlockAfterListNumber(t *testing.T) {
 		t.Errorf("with the reader's blocks:\n%s\ntyped:\n%s", got, want)
 	}
 }
+
+// An HTML heading whose outline number its writer glued to its words
+// ("2.1OVERVIEW.": LibreOffice's HTML export) is that numbered clause, as
+// "2.1 OVERVIEW." would be; in running text a number glued to capitals
+// ("1.5MW of capacity") stays text.
+func TestNumberGluedToHeading(t *testing.T) {
+	glued := "1.DEFINITIONS.\n\nWords used here.\n\n1.1Term. The term.\n\n1.2OVERVIEW.  As set forth herein.\n\n1.3\"Term\" means the term.\n\n2.PROMOTION.\n\n2.1OTHER THINGS. Text.\n"
+	spaced := "1. DEFINITIONS.\n\nWords used here.\n\n1.1 Term. The term.\n\n1.2 OVERVIEW.  As set forth herein.\n\n1.3 \"Term\" means the term.\n\n2. PROMOTION.\n\n2.1 OTHER THINGS. Text.\n"
+	var blocks []document.Block
+	for _, line := range strings.Split(glued, "\n\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] < '0' || line[0] > '9' {
+			continue
+		}
+		i := len([]rune(glued[:strings.Index(glued, line)]))
+		blocks = append(blocks, document.Block{Kind: document.BlockHeading, Span: document.Span{Start: i, End: i + len([]rune(line))}, Level: strings.Count(line[:3], ".") - 1})
+	}
+	got := Parse(&document.Document{Text: glued, Blocks: blocks})
+	want := Parse(&document.Document{Text: spaced})
+	var g, w []string
+	for i := 1; i < len(got.Nodes); i++ {
+		g = append(g, got.Path(i))
+	}
+	for i := 1; i < len(want.Nodes); i++ {
+		w = append(w, want.Path(i))
+	}
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Errorf("glued headings:\n%s\nspaced:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	plain := Parse(&document.Document{Text: "1. Capacity\n\n1.5MW of capacity is reserved.\n"})
+	for i := 1; i < len(plain.Nodes); i++ {
+		if strings.Contains(plain.Path(i), "1.5") {
+			t.Errorf("running text read as clause %q", plain.Path(i))
+		}
+	}
+}

@@ -238,6 +238,12 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 		m.strong = true
 		return m, true
 	}
+	if b.Kind == document.BlockHeading {
+		if m, ok := scanGluedNumber(p.s, pos); ok {
+			m.strong = true
+			return m, true
+		}
+	}
 	switch b.Kind {
 	case document.BlockListItem:
 		if b.Label == "" {
@@ -264,4 +270,38 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 		return marker{pos: pos, labelEnd: pos, fam: famHeading, level: b.Level, strong: true, heading: h, reads: []interp{{"heading", 0}}}, true
 	}
 	return marker{}, false
+}
+
+// scanGluedNumber reads a heading whose number is glued to its words
+// ("2.1OVERVIEW.", "12.3Limits", "1.5"Term" means", "1.44***"): LibreOffice writes an outline number so
+// into HTML, whose headings have no list label of their own, and a reader
+// sees the number and the heading run together. Only a heading block is
+// read so; in running text "1.5MW" is a quantity.
+func scanGluedNumber(s string, p int) (marker, bool) {
+	j := p
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+		j++
+	}
+	if j == p || !strings.Contains(s[p:j], ".") && (j >= len(s) || s[j] != '.') {
+		return marker{}, false // a bare "3" glued to a word is not a number
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	if !unicode.IsUpper(r) && !strings.ContainsRune("\"“'*([", r) {
+		return marker{}, false
+	}
+	end := strings.IndexByte(s[j:], '\n')
+	if end < 0 {
+		end = len(s) - j
+	}
+	// The same number with a space after it, read as any other.
+	m, ok := scanMarker(s[p:j]+" "+s[j:j+end], 0)
+	if !ok || m.fam != famDecimal || m.labelEnd > j-p {
+		return marker{}, false
+	}
+	m.pos += p
+	m.labelEnd += p
+	return m, true
 }
