@@ -136,8 +136,8 @@ func TestParagraphBlockAfterListNumber(t *testing.T) {
 // "2.1 OVERVIEW." would be; in running text a number glued to capitals
 // ("1.5MW of capacity") stays text.
 func TestNumberGluedToHeading(t *testing.T) {
-	glued := "1.DEFINITIONS.\n\nWords used here.\n\n1.1Term. The term.\n\n1.2OVERVIEW.  As set forth herein.\n\n1.3\"Term\" means the term.\n\n2.PROMOTION.\n\n2.1OTHER THINGS. Text.\n"
-	spaced := "1. DEFINITIONS.\n\nWords used here.\n\n1.1 Term. The term.\n\n1.2 OVERVIEW.  As set forth herein.\n\n1.3 \"Term\" means the term.\n\n2. PROMOTION.\n\n2.1 OTHER THINGS. Text.\n"
+	glued := "1.DEFINITIONS.\n\nWords used here.\n\n1.1Term. The term.\n\n1.2OVERVIEW.  As set forth herein.\n\n1.3\"Term\" means the term.\n\n2.PROMOTION.\n\n2.1OTHER THINGS. Text.\n\n2.2to provide the Services.\n"
+	spaced := "1. DEFINITIONS.\n\nWords used here.\n\n1.1 Term. The term.\n\n1.2 OVERVIEW.  As set forth herein.\n\n1.3 \"Term\" means the term.\n\n2. PROMOTION.\n\n2.1 OTHER THINGS. Text.\n\n2.2. to provide the Services.\n"
 	var blocks []document.Block
 	for _, line := range strings.Split(glued, "\n\n") {
 		line = strings.TrimSpace(line)

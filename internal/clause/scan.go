@@ -273,7 +273,8 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 }
 
 // scanGluedNumber reads a heading whose number is glued to its words
-// ("2.1OVERVIEW.", "12.3Limits", "1.5"Term" means", "1.44***"): LibreOffice writes an outline number so
+// ("2.1OVERVIEW.", "12.3Limits", "2.2to provide", "1.5"Term" means",
+// "1.44***"): LibreOffice writes an outline number so
 // into HTML, whose headings have no list label of their own, and a reader
 // sees the number and the heading run together. Only a heading block is
 // read so; in running text "1.5MW" is a quantity.
@@ -289,19 +290,25 @@ func scanGluedNumber(s string, p int) (marker, bool) {
 		j++
 	}
 	r, _ := utf8.DecodeRuneInString(s[j:])
-	if !unicode.IsUpper(r) && !strings.ContainsRune("\"“'*([", r) {
+	if !unicode.IsLetter(r) && !strings.ContainsRune("\"“'*([", r) {
 		return marker{}, false
 	}
 	end := strings.IndexByte(s[j:], '\n')
 	if end < 0 {
 		end = len(s) - j
 	}
-	// The same number with a space after it, read as any other.
-	m, ok := scanMarker(s[p:j]+" "+s[j:j+end], 0)
-	if !ok || m.fam != famDecimal || m.labelEnd > j-p {
+	// The same number with a space after it, read as any other; one
+	// without a final period is given one, since the heading's words
+	// after it may be a sentence's ("2.2to provide the Services").
+	num := s[p:j]
+	if !strings.HasSuffix(num, ".") {
+		num += "."
+	}
+	m, ok := scanMarker(num+" "+s[j:j+end], 0)
+	if !ok || m.fam != famDecimal {
 		return marker{}, false
 	}
 	m.pos += p
-	m.labelEnd += p
+	m.labelEnd = p + min(m.labelEnd, j-p)
 	return m, true
 }
