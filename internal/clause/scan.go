@@ -244,13 +244,26 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 			return m, true
 		}
 	}
+	lab := strings.TrimSpace(b.Label)
+	if b.Kind == document.BlockHeading && lab != "" {
+		// A numbered heading whose words the number does not introduce
+		// as a typed one would ("2.1⇥to carry out the Development
+		// Work"): its reader generated "2.1" from the outline, so it is
+		// that clause.
+		if tm, ok := scanMarker(lab+" Clause", 0); ok && tm.fam == famDecimal && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
+			m := marker{pos: pos, labelEnd: pos, label: strings.TrimRight(lab, "."), fam: famDecimal, nums: tm.nums, reads: tm.reads, level: -1, strong: true}
+			if strings.HasPrefix(p.s[pos:], lab) {
+				m.labelEnd = pos + len(lab)
+			}
+			return m, true
+		}
+	}
 	switch b.Kind {
 	case document.BlockListItem:
 		if b.Label == "" {
 			return marker{}, false
 		}
 		m := marker{pos: pos, labelEnd: pos, label: b.Label, fam: famItem, level: b.Level, strong: true, block: true}
-		lab := strings.TrimSpace(b.Label)
 		if tm, ok := scanMarker(lab+" Clause", 0); ok && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
 			m.fam, m.nums, m.reads = tm.fam, tm.nums, tm.reads
 		} else {
