@@ -166,3 +166,33 @@ func TestNumberGluedToHeading(t *testing.T) {
 		}
 	}
 }
+
+// A heading whose number its reader generated from the outline ("2.1",
+// then a tab and words in lower case, as Word, ODF and RTF outline
+// numbering give) is that numbered clause, as the typed "2.1." is.
+func TestGeneratedHeadingNumberBeforeLowerCase(t *testing.T) {
+	paras := []struct{ text, label string }{
+		{"1.\tDEFINITIONS", "1."},
+		{"1.1\tWords have their meanings.", "1.1"},
+		{"2.\tSERVICES", "2."},
+		{"2.1\tto carry out the Development Work;", "2.1"},
+		{"2.2\tto provide the Services; and", "2.2"},
+		{"3.\tDURATION", "3."},
+		{"3.1\tThis Agreement shall commence on the date.", "3.1"},
+	}
+	var b strings.Builder
+	var blocks []document.Block
+	for i, p := range paras {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		start := len([]rune(b.String()))
+		b.WriteString(p.text)
+		blocks = append(blocks, document.Block{Kind: document.BlockHeading, Span: document.Span{Start: start, End: start + len([]rune(p.text))}, Level: strings.Count(p.label, "."), Label: p.label})
+	}
+	got := outline(Parse(&document.Document{Text: b.String(), Blocks: blocks}))
+	typed := strings.NewReplacer("2.1\t", "2.1. ", "2.2\t", "2.2. ").Replace(b.String())
+	if want := outline(Parse(&document.Document{Text: typed})); got != want || !strings.Contains(got, "section 2") {
+		t.Errorf("generated numbers:\n%s\ntyped numbers:\n%s", got, want)
+	}
+}
