@@ -9,8 +9,12 @@ package clause_test
 // and every named node of the reference text's tree (article, section,
 // clause, item, definition, schedule) is looked up in the other file's tree
 // by the words it holds: its path there must be the text's. The PDFs are
-// compared with their own reference text too. docs/INGEST.md ("Clause paths
-// in every format") has the table.
+// compared with their own reference text too. Each converted file is also
+// opened by LibreOffice and saved as text, which writes the list numbers it
+// shows into the text: that reading is compared with the text, and
+// pakton's tree of the file with it, so a number the export lost is told
+// from one pakton misread. docs/INGEST.md ("Clause paths in every format")
+// has the table.
 //
 //	PAKTON_SLOW=1 go test ./internal/clause/ -run TestFormatAgreement -v -timeout 30m
 //
@@ -55,12 +59,28 @@ var agreementFormats = []struct{ ext, filter string }{
 
 // agreementMin is the share of the text's section paths each format must
 // give the same. Two formats are under it, and held at what they give
-// (docs/INGEST.md, "Clause paths in every format"): Word 97 files whose
-// restarted outline numbers LibreOffice writes as lists of their own, and
-// HTML, whose <ol type="a"> says "a." where the text says "(a)".
+// (docs/INGEST.md, "Clause paths in every format"), because the files
+// LibreOffice writes show other numbers than the text: a Word 97 file has
+// no restart that the rest of its list continues from, so LibreOffice
+// writes each restarted number as a list of its own and the paragraphs
+// after it continue the first list ("6." where the text says "2."); HTML
+// has no bracketed list numbers (<ol type="a"> shows "a." where the text
+// says "(a)") and collapses the runs of spaces that set off a number inside
+// a line. LibreOffice's own reading of those files agrees with the text no
+// better than pakton's (0.9028 for .doc, 0.8276 for .html).
 const agreementMin = 0.98
 
-var agreementFloor = map[string]float64{".doc (all)": 0.90, ".html (all)": 0.78}
+var agreementFloor = map[string]float64{".doc (all)": 0.90, ".html (all)": 0.855}
+
+// readerMin is the share of the section paths of LibreOffice's own reading
+// of a file that pakton's reading of it must give the same: pakton reads
+// the numbers a reader of the file sees, whatever the text said. RTF is
+// not held to it: LibreOffice's RTF import counts restarted lists apart
+// (its reading agrees with the text 0.81, pakton's 0.998, and with the same
+// document as DOCX and ODT).
+const readerMin = 0.98
+
+var readerExempt = map[string]bool{".rtf against LibreOffice's reading": true}
 
 func TestFormatAgreement(t *testing.T) {
 	if os.Getenv("PAKTON_SLOW") != "1" {
@@ -306,8 +326,11 @@ func TestFormatAgreement(t *testing.T) {
 				min = f
 			}
 			if share < min {
-				t.Errorf("%s: %.4f of section paths agree with the text's tree, under %.2f", k, share, min)
+				t.Errorf("%s: %.4f of section paths agree with the text's tree, under %.3f", k, share, min)
 			}
+		}
+		if strings.HasSuffix(k, "against LibreOffice's reading") && !readerExempt[k] && share < readerMin {
+			t.Errorf("%s: %.4f of section paths agree with LibreOffice's reading of the same files, under %.2f", k, share, readerMin)
 		}
 	}
 }
