@@ -183,17 +183,8 @@ func Train(examples []Example) *Model {
 // often than their documents' units at large: at most limit, a word used by
 // every answer weighing weight.
 func learn(examples []Example, stats map[string]*docStats, idx []int, limit int, weight float64) []search.Weighted {
-	// Each document's questions share one vote: the share of them whose
-	// answers use a term, averaged over the documents. A policy asked the
-	// same thing twenty ways teaches no more than one asked it once.
-	type perDoc struct {
-		ds  *docStats
-		n   float64
-		cov map[string]float64
-	}
-	byDoc := map[string]*perDoc{}
-	var order []string
-	n := 0
+	cov := map[string]float64{} // documents whose answer uses the term
+	var docs []*docStats
 	for _, i := range idx {
 		e := examples[i]
 		ds := stats[e.Doc]
@@ -208,50 +199,30 @@ func learn(examples []Example, stats map[string]*docStats, idx []int, limit int,
 		if len(used) == 0 {
 			continue
 		}
-		n++
-		pd := byDoc[e.Doc]
-		if pd == nil {
-			pd = &perDoc{ds: ds, cov: map[string]float64{}}
-			byDoc[e.Doc] = pd
-			order = append(order, e.Doc)
-		}
-		pd.n++
+		docs = append(docs, ds)
 		for t := range used {
-			pd.cov[t]++
+			cov[t]++
 		}
 	}
+	n := len(docs)
 	if n < minExamples {
 		return nil
 	}
-	cov := map[string]float64{}
-	docsUsing := map[string]int{}
-	for _, d := range order {
-		pd := byDoc[d]
-		for t, c := range pd.cov {
-			cov[t] += c / pd.n
-			docsUsing[t]++
-		}
-	}
-	// A word one document's answers use and no other's is that document's
-	// wording, not the question's: with answers from several documents,
-	// a word is learnt only when two or more of them use it.
-	minDocs := min(len(order), 2)
-	nd := float64(len(order))
 	type cand struct {
 		t     string
 		c, sc float64
 	}
 	var cs []cand
 	for t, c := range cov {
-		c /= nd
-		if c < minCoverage || docsUsing[t] < minDocs {
+		c /= float64(n)
+		if c < minCoverage {
 			continue
 		}
 		bg := 0.0
-		for _, d := range order {
-			bg += byDoc[d].ds.rate[t]
+		for _, ds := range docs {
+			bg += ds.rate[t]
 		}
-		bg = max(bg/nd, 1e-4)
+		bg = max(bg/float64(n), 1e-4)
 		lift := c / bg
 		if lift < minLift {
 			continue

@@ -102,37 +102,3 @@ func TestTooFewDocumentsTeachNothing(t *testing.T) {
 		t.Error("a nil model expands")
 	}
 }
-
-// TestOneDocumentDoesNotOutvoteTheOthers: a document asked the same thing
-// many ways teaches no more than one asked it once, and a word only one
-// document's answers use is not learnt.
-func TestOneDocumentDoesNotOutvoteTheOthers(t *testing.T) {
-	q := index.Analyze("What is the Type of Consideration")
-	var ex []Example
-	for d := range 3 {
-		units, gold := agreement(fmt.Sprint("doc", d), 3+d)
-		ex = append(ex, Example{Question: q, Doc: fmt.Sprint("doc", d), Units: units, Gold: []document.Span{gold}})
-	}
-	// doc9 answers in its own words, and is asked six times.
-	units, gold := agreement("doc9", 5)
-	for i := range units {
-		if units[i].Spans[0] == gold {
-			units[i].Text = "Holders receive a stub equity election in lieu, said the idiosyncratic drafter."
-			units[i].Heading = "Idiosyncratic Election"
-		}
-	}
-	for range 6 {
-		ex = append(ex, Example{Question: q, Doc: "doc9", Units: units, Gold: []document.Span{gold}})
-	}
-	ts := terms(Train(ex).Expand(q))
-	for _, want := range []string{"convert", "cash"} {
-		if !slices.Contains(ts, want) {
-			t.Errorf("learnt %v: no %q (three documents' answers use it)", ts, want)
-		}
-	}
-	for _, not := range []string{"idiosyncrat", "stub", index.HeadMark + "idiosyncrat"} {
-		if slices.Contains(ts, not) {
-			t.Errorf("learnt %v: %q is one document's wording", ts, not)
-		}
-	}
-}
