@@ -116,9 +116,9 @@ type HeldOutValues struct {
 	Accuracy float64 `json:"accuracy"`
 }
 
-// ValueOutcome is one scored answer of a development contract: a found cell
-// whose label is present with an answer a value rule compares, or a yes/no
-// polarity.
+// ValueOutcome is one scored answer of a development contract: a cell
+// whose label is present with an answer a value rule compares (found or
+// not), or a yes/no polarity.
 type ValueOutcome struct {
 	File      string `json:"file"`
 	Provision string `json:"provision"`
@@ -127,6 +127,10 @@ type ValueOutcome struct {
 	Kind      string `json:"kind"`
 	Condition string `json:"condition,omitempty"`
 	Right     bool   `json:"right"`
+	// NotFound marks a present cell the reviewer did not find: its
+	// value is scored in the "value (present)" column only; Evidence
+	// holds its best candidates.
+	NotFound bool `json:"not_found,omitempty"`
 	// Evidence is the cell's extracts and the labelled spans' text, each
 	// cut to evidenceChars.
 	Evidence []string `json:"evidence,omitempty"`
@@ -160,6 +164,14 @@ type ReviewScore struct {
 	Values      int     `json:"values,omitempty"`
 	ValuesRight int     `json:"values_right,omitempty"`
 	ValueAcc    float64 `json:"value_accuracy,omitempty"`
+	// ValuesShown are the present cells of development contracts whose
+	// label has an answer a value rule compares, found or not;
+	// ValuesShownRight those whose cell shows the labelled value (a cell
+	// not found shows none): the share of labelled values a reviewer
+	// reads in the grid.
+	ValuesShown      int     `json:"values_shown,omitempty"`
+	ValuesShownRight int     `json:"values_shown_right,omitempty"`
+	ValueShownAcc    float64 `json:"value_shown_accuracy,omitempty"`
 	// Polarity counts the yes/no cells whose extracts show the provision
 	// where the label says it is there; PolarityRight those whose answer
 	// does not say No (the reader did not take the clause for one that
@@ -186,7 +198,11 @@ type cellOutcome struct {
 	hit        bool // an extract covers a labelled span
 	confidence float64
 	chars      int
-	value      int  // 1: value read right, -1: read wrong or not read, 0: not scored
+	value      int // 1: value read right, -1: read wrong or not read, 0: not scored
+	// valueShown scores the value of every present cell as the lawyer sees
+	// it: as value for a found cell; a cell not found shows no value, so
+	// it is wrong where the label's answer is one a rule compares
+	valueShown int
 	polarity   int  // 1: a present yes/no provision answered Yes/Conditional, -1: answered No, 0: not scored
 	heldOut    bool // the contract is in the quarter the value readers were not developed against
 }
@@ -364,7 +380,7 @@ func reviewContract(ctx context.Context, opt ReviewOptions, pb *playbook.Playboo
 		o := score(c, lb, p.Answer)
 		o.heldOut = heldOut
 		out = append(out, o)
-		if opt.Values != nil && !o.heldOut && (o.value != 0 || o.polarity != 0) {
+		if opt.Values != nil && !o.heldOut && (o.value != 0 || o.polarity != 0 || o.valueShown != 0) {
 			opt.Values(valueOutcome(c, lb, td, o))
 		}
 	}
@@ -374,7 +390,7 @@ func reviewContract(ctx context.Context, opt ReviewOptions, pb *playbook.Playboo
 // valueOutcome is the scored answer of cell c against label lb, with the
 // text it was read from and the labelled text, each cut short.
 func valueOutcome(c review.Cell, lb *detect.Label, td detect.TrainingDoc, o cellOutcome) ValueOutcome {
-	v := ValueOutcome{File: td.Labels.FilePath, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0}
+	v := ValueOutcome{File: td.Labels.FilePath, Provision: c.Provision, Label: lb.Answer, Right: o.value+o.polarity > 0, NotFound: !o.found}
 	if c.Answer != nil {
 		v.Answer, v.Kind, v.Condition = c.Answer.Text, string(c.Answer.Kind), c.Answer.Condition
 	}
@@ -441,6 +457,9 @@ func score(c review.Cell, lb *detect.Label, format playbook.AnswerFormat) cellOu
 	o.hit = lb.Present && detect.Covers(spans, lb.Spans)
 	if o.found && lb.Present {
 		o.value = valueRight(format, c, lb.Answer)
+		o.valueShown = o.value
+	} else if lb.Present {
+		o.valueShown = valueRight(format, review.Cell{Provision: c.Provision}, lb.Answer)
 	}
 	o.polarity = polarityRight(format, c, lb.Present, o.hit)
 	return o
@@ -493,6 +512,12 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 				s.ValuesRight++
 			}
 		}
+		if c.valueShown != 0 && !c.heldOut {
+			s.ValuesShown++
+			if c.valueShown > 0 {
+				s.ValuesShownRight++
+			}
+		}
 		if c.polarity != 0 {
 			s.Polarity++
 			if c.polarity > 0 {
@@ -501,6 +526,7 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 		}
 	}
 	s.ValueAcc = ratio(s.ValuesRight, s.Values)
+	s.ValueShownAcc = ratio(s.ValuesShownRight, s.ValuesShown)
 	s.PolarityAcc = ratio(s.PolarityRight, s.Polarity)
 	if s.TP+s.FP > 0 {
 		s.Precision = float64(s.TP) / float64(s.TP+s.FP)
@@ -559,7 +585,7 @@ func sortedSet(m map[string]bool) []string {
 func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	fmt.Fprintf(w, "review of %d contracts, %d labelled cells (%d present), playbook %s\nmode: %s\n\n", r.Documents, r.Cells, r.Present, r.Playbook, r.Mode)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\tpolarity\t")
+	fmt.Fprintln(tw, "provision\tmethod\tpresent\tP\tR\tF1\tAUPR\tP@80R\tmax R\tchars/found\tvalue\tvalue (present)\tpolarity\t")
 	frac := func(right, n int) string {
 		if n == 0 {
 			return "-"
@@ -567,8 +593,8 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 		return fmt.Sprintf("%d/%d %.0f%%", right, n, 100*float64(right)/float64(n))
 	}
 	row := func(name, method string, present int, s ReviewScore) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound,
-			frac(s.ValuesRight, s.Values), frac(s.PolarityRight, s.Polarity))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%s\t%s\t%s\t\n", name, method, present, s.Precision, s.Recall, s.F1, s.AUPR, s.PAt80R, s.MaxRecall, s.CharsPerFound,
+			frac(s.ValuesRight, s.Values), frac(s.ValuesShownRight, s.ValuesShown), frac(s.PolarityRight, s.Polarity))
 	}
 	for _, name := range r.Order {
 		p := r.Provisions[name]

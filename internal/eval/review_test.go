@@ -157,3 +157,26 @@ func TestHeldOutQuarterOnlyAtRelease(t *testing.T) {
 		t.Errorf("release: %+v, want 1 right of 3", *h)
 	}
 }
+
+// TestValueShownCountsCellsNotFound: a present cell the reviewer did not
+// find shows no value, so it counts as a wrong value in the shown column
+// (but not in the found cells' one); a label no rule compares is not
+// scored either way.
+func TestValueShownCountsCellsNotFound(t *testing.T) {
+	date := &detect.Label{Provision: "Effective Date", Present: true, Answer: "3/1/96"}
+	found := review.Cell{Provision: "Effective Date", Found: true, Value: "1996-03-01"}
+	missed := review.Cell{Provision: "Effective Date", Found: false}
+	cells := []cellOutcome{
+		score(found, date, playbook.AnswerDate),
+		score(missed, date, playbook.AnswerDate),
+		score(missed, &detect.Label{Provision: "Effective Date", Present: true, Answer: "the date of the last signature"}, playbook.AnswerDate),
+		score(missed, &detect.Label{Provision: "Effective Date", Present: false}, playbook.AnswerDate),
+	}
+	s := scoreCells(cells)
+	if s.Values != 1 || s.ValuesRight != 1 {
+		t.Errorf("found cells' values %d right of %d, want 1 of 1", s.ValuesRight, s.Values)
+	}
+	if s.ValuesShown != 2 || s.ValuesShownRight != 1 {
+		t.Errorf("shown values %d right of %d, want 1 of 2", s.ValuesShownRight, s.ValuesShown)
+	}
+}

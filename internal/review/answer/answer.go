@@ -170,6 +170,9 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 			cands = timeToPay(s, cands)
 		}
 		cands = byNotice(s, cands, c)
+		if renewsSomething(c) {
+			cands = renewalPeriods(s, cands)
+		}
 		if v, ok := pickValue(s, cands, c); ok {
 			a.Text = v.v
 			if v.v != "perpetual" && !strings.HasPrefix(v.v, "successive ") && reSuccessive().MatchString(s[max(0, v.at-40):v.at]) {
@@ -410,7 +413,8 @@ var (
 // others when it is about a term: "renews for successive one (1) year
 // periods unless either party gives sixty (60) days' prior notice" has a
 // renewal term of one year and a notice period of 60 days. When no
-// candidate is of the kind wanted, all are kept.
+// candidate is of the kind wanted, all are kept for a term, none for a
+// notice.
 func byNotice(s string, cands []valueAt, c cues) []valueAt {
 	wantNotice := false
 	for _, t := range detect.Analyze("notice") {
@@ -423,10 +427,58 @@ func byNotice(s string, cands []valueAt, c cues) []valueAt {
 			keep = append(keep, v)
 		}
 	}
-	if len(keep) == 0 {
+	if len(keep) == 0 && !wantNotice {
 		return cands
 	}
+	// a notice provision whose clause writes no notice period has no
+	// value there: a term's period is not a notice
 	return keep
+}
+
+// renewsSomething reports whether a provision's cue words are about a
+// renewal and not about a notice: the period it asks for is a renewal's.
+func renewsSomething(c cues) bool {
+	has := func(w string) bool {
+		for _, t := range detect.Analyze(w) {
+			if _, ok := c[t]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	return has("renewal") && !has("notice")
+}
+
+// reInitialBefore qualifies a period as the first term's: "the initial
+// twenty (20) year term", "an original term of".
+var reInitialBefore = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:initial|original|first)\s+(?:term\s+of\s+|period\s+of\s+)?$`)
+})
+
+// renewalPeriods keeps, of the periods a clause writes, those written as
+// a renewal's — after "renew … for", "extended for (up to)", "successive",
+// or read from a renewal written without a number — when there are any,
+// and leaves out those qualified as the initial term's: "an initial term
+// of two (2) years … renewed for additional, successive periods of one (1)
+// year each" renews for one year.
+func renewalPeriods(s string, cands []valueAt) []valueAt {
+	var renewal, other []valueAt
+	for _, v := range cands {
+		before := s[max(0, v.at-60):v.at]
+		switch {
+		case strings.HasPrefix(v.v, "successive ") || reSuccessive().MatchString(s[max(0, v.at-40):v.at]) || reRenewalBefore().MatchString(before):
+			renewal = append(renewal, v)
+		case !reInitialBefore().MatchString(s[max(0, v.at-30):v.at]):
+			other = append(other, v)
+		}
+	}
+	if len(renewal) > 0 {
+		return renewal
+	}
+	if len(other) > 0 {
+		return other
+	}
+	return cands
 }
 
 // pickValue returns the candidate the cue words point at (pickNear).

@@ -48,6 +48,7 @@ func TestOperativeClause(t *testing.T) {
 		{"a grant", tfc, "Either party may terminate this Agreement for convenience at any time on thirty (30) days' prior written notice to the other party.", KindYes, ""},
 		{"a definition", coc, "\"Change of Control\" means the acquisition by any person of more than fifty percent (50%) of the voting securities of a party.", KindNotFound, "definition"},
 		{"a recital", coc, "WHEREAS, the Company has undergone a change of control and the parties wish to record the consequences of that change of control;", KindNotFound, "recital"},
+		{"a table of contents", tfc, "TABLE OF CONTENTS\n11.1 Term ........................ 14\n11.2 Termination for Convenience ........ 15\n11.3 Termination for Cause ........ 15\n11.4 Effect of Termination ....... 16", KindNotFound, "contents"},
 		{"a list of headings", tfc, "11.1 Term\n11.2 Termination for Convenience\n11.3 Termination for Cause\n11.4 Effect of Termination", KindNotFound, "headings"},
 		{"a notice address", coc, "If to the Company: Change of Control Notices, 100 Main Street, Suite 400, Springfield, IL 62701, Attention: General Counsel, Fax: (217) 555-0100", KindNotFound, "address"},
 		{"a cross-reference", coc, "The Guarantor acknowledges the provisions of Section 12.3 (Change of Control) and Section 14 (Notices).", KindNotFound, "cross-reference"},

@@ -218,6 +218,13 @@ var reRenewalBefore = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:renew\w*|extend\w*|extension)\s+(?:\S+\s+){0,5}?(?:for|of|by)\s+(?:an?\s+|one\s+|up\s+to\s+)?(?:additional|further|successive|consecutive|subsequent)?\s*(?:periods?\s+of\s+|terms?\s+of\s+)?$`)
 })
 
+// reDeadlineBefore comes before a period that is a deadline or one named
+// before, not a term: "pay within thirty (30) days", "at the end of such
+// fifteen (15) day period".
+var reDeadlineBefore = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:within|such|said)\s+(?:the\s+)?$`)
+})
+
 func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2]int, bool) {
 	for _, re := range []*regexp.Regexp{reEndCue(), reFromTo()} {
 		for _, m := range re.FindAllStringIndex(s, -1) {
@@ -248,7 +255,8 @@ func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2
 	// adviser ceases to serve …; terminable on sixty (60) days' notice")
 	var durs []valueAt
 	for _, d := range allDurationsAt(s) {
-		if !reNoticeAfter().MatchString(s[d.end:min(len(s), d.end+60)]) && !reNoticeBefore().MatchString(s[max(0, d.at-25):d.at]) {
+		if !reNoticeAfter().MatchString(s[d.end:min(len(s), d.end+60)]) && !reNoticeBefore().MatchString(s[max(0, d.at-25):d.at]) &&
+			!reDeadlineBefore().MatchString(s[max(0, d.at-25):d.at]) {
 			durs = append(durs, d)
 		}
 	}

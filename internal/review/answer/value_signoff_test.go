@@ -39,6 +39,14 @@ func TestValuesALawyerSignsOff(t *testing.T) {
 			"THIS ENDORSEMENT AGREEMENT (the \"Agreement\") is dated as of this ____day of ____________, 2012, but made effective as of February 20, 2012 (\"Effective Date\") between Acme LLC (\"Acme\") and Jane Roe, an individual."}, "2012-02-20"},
 		{"a redacted date is not a blank one", eff, []string{
 			"The Term of this Agreement shall be for a period of [*****] years commencing the 1st day of September 2004 and terminating the [*****] day of [*****]."}, "2004-09-01"},
+		{"a blank date with a blank year", agreed, []string{
+			"This Services Agreement (the \"Agreement\") is entered into as of the ___ day of ______, 20__, by and between Acme Inc. and Beta LLC."}, "left blank"},
+		{"a blank date, the year's digits blank too", agreed, []string{
+			"THIS AGREEMENT is dated ____________ , 20__ and is made between Acme Inc. and Beta LLC."}, "left blank"},
+		{"the contract's own date, not the engagement letter's", agreed, []string{
+			"In accordance with the engagement letter dated January 5, 2009 between the Company and the Agent (the \"Engagement Letter\"), the Company hereby retains the Agent. This Agreement is dated as of March 3, 2009."}, "2009-03-03"},
+		{"a blank date, not the engagement letter's", agreed, []string{
+			"AGENCY AGREEMENT\n\n, 2009\n\nLadies and Gentlemen: Acme Bancorp (the \"Company\") confirms its agreement with Keefe (the \"Agent\") as set forth in the engagement letter dated January 5, 2009 between the Company and the Agent."}, "left blank (2009)"},
 		{"an ordinal read by OCR as a per cent sign", agreed, []string{
 			"This Agreement is made this 15% day of March, 2009 between Acme Inc. and Beta LLC."}, "2009-03-15"},
 		{"an indefinite term is not an effective date", eff, []string{

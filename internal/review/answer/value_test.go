@@ -41,6 +41,9 @@ func TestEndDate(t *testing.T) {
 		// a term with no fixed end, and a notice period that does not measure it
 		{"This Agreement shall expire if the Investment Advisor ceases to serve as investment adviser; it is terminable by either party upon sixty (60) days' written notice.", "2020-01-01", "perpetual"},
 		{"This Agreement shall continue in full force and effect for so long as Photronics and DNP each remains a Shareholder of the Company.", "2017-01-01", "perpetual"},
+		// a deadline is not a term: "within" a period, "such" a period named before
+		{"This Agreement will commence on the Effective Date and will continue until termination as provided below. Upon termination the Company shall pay, within thirty (30) days, the fees earned.", "2018-07-20", "perpetual"},
+		{"The term of this Agreement shall begin on the date hereof and shall continue until terminated by either party. Either party may terminate on fifteen (15) days' notice of a breach that remains uncured at the end of such fifteen (15) day period.", "2018-09-24", "perpetual"},
 	} {
 		got, _ := endDate(c.text, c.start)
 		if got != c.want {
@@ -159,6 +162,28 @@ func TestEndDateFromDefinedDate(t *testing.T) {
 	} {
 		if got, _, _ := endDateAt(c.clause, "2005-10-13", nil, defined); got != c.want {
 			t.Errorf("%q: %q, want %q", c.clause, got, c.want)
+		}
+	}
+}
+
+// TestRenewalAndNoticePeriods checks that a renewal term is the period a
+// clause renews for, not its initial term's, and that a notice period is
+// not read from a clause that writes none.
+func TestRenewalAndNoticePeriods(t *testing.T) {
+	renewal := builtinProvision(t, "Renewal Term")
+	notice := builtinProvision(t, "Notice Period to Terminate Renewal")
+	for _, c := range []struct {
+		p          *playbook.Provision
+		text, want string
+	}{
+		{renewal, "The term of this Agreement shall begin on the Effective Date and shall continue for a period of two (2) years (\"Initial Term\"). Upon expiration of the Initial Term, unless written notice to the contrary is given at least 30 days prior to the expiration of the then-current term, this Agreement shall be renewed for additional, successive periods of one (1) year each.", "successive 1 year"},
+		{renewal, "The initial term of this Agreement shall be for a period of four (4) years, commencing on the Effective Date, which term may be extended for up to three (3) years by written agreement of both Parties.", "3 years"},
+		{renewal, "Franchisor has not given notice of its election not to renew six (6) months prior to the expiration of the initial twenty (20) year term. Franchisee shall have the right to obtain a successor franchise for a single term of five (5) years.", "5 years"},
+		{notice, "This agreement shall remain in effect until the end of the current calendar year and shall be automatically renewed for successive one (1) year periods unless otherwise terminated according to paragraph 18 of this Agreement.", ""},
+		{notice, "This Agreement shall be automatically renewed for successive one (1) year periods unless either party gives the other sixty (60) days' prior written notice of non-renewal.", "60 days"},
+	} {
+		if a, _ := Read(nil, c.p, extractsOf(c.text), nil, true); a.Text != c.want {
+			t.Errorf("%s, %q: %q, want %q", c.p.Name, c.text, a.Text, c.want)
 		}
 	}
 }
