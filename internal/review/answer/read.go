@@ -1,6 +1,8 @@
 package answer
 
 import (
+	"regexp"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
@@ -64,6 +66,11 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 			// "effective on the date on which the Parties sign": the
 			// date of the last signature, where the signatures are dated
 			if sa, sex, ok := signedOn(c, ex, scores); ok {
+				return sa, leadWithAnswer(sa, sex)
+			}
+			// "effective as of the date first above written": the date
+			// the contract's opening writes
+			if sa, sex, ok := datedAbove(c, ex, scores); ok {
 				return sa, leadWithAnswer(sa, sex)
 			}
 		}
@@ -222,22 +229,58 @@ func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answe
 	} else {
 		// signatures not dated: the date the contract says it is made
 		// and executed on, in its opening
-		opening := contractOpening(c, openingChars)
-		var cands []valueAt
-		for _, v := range allDatesAt(opening) {
-			if !inFurniture(c, c.Index().RuneSpan(v.at, v.end)) {
-				cands = append(cands, v)
-			}
-		}
-		v, ok := pickDate(opening, cands, startCues)
+		v, at, ok := openingDate(c)
 		if !ok {
 			return nil, nil, false
 		}
-		last, sp = v, c.Index().RuneSpan(v.at, v.end)
+		last, sp = v, at
 	}
 	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
 	if k < 0 {
 		return nil, nil, false
 	}
 	return &Answer{Kind: KindValue, Text: last.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
+}
+
+// openingDate returns the date c's opening gives the contract (page
+// furniture left out), and where it is written (code points).
+func openingDate(c *detect.Prepared) (valueAt, document.Span, bool) {
+	opening := contractOpening(c, openingChars)
+	var cands []valueAt
+	for _, v := range allDatesAt(opening) {
+		if !inFurniture(c, c.Index().RuneSpan(v.at, v.end)) {
+			cands = append(cands, v)
+		}
+	}
+	v, ok := pickDate(opening, cands, startCues)
+	if !ok {
+		return valueAt{}, document.Span{}, false
+	}
+	return v, c.Index().RuneSpan(v.at, v.end), true
+}
+
+// reDateAbove refers to the date a contract's opening writes: "the date
+// first above written", "the day and year first set forth above", "the
+// date hereof", "the date of this Agreement".
+var reDateAbove = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:(?:day\s+and\s+)?(?:date|year)\s+(?:first\s+)?(?:above|hereinabove|herein\s*above)\s+(?:written|set\s+(?:forth|out)|stated|mentioned)|(?:date|day\s+and\s+year)\s+(?:first\s+)?(?:written|set\s+(?:forth|out)|stated|mentioned)\s+above|date\s+(?:hereof|of\s+this\s+agreement))\b`)
+})
+
+// datedAbove reads a date the extracts give as the contract's own ("shall
+// become effective as of the day and year first above written") from the
+// date c's opening writes; the passage that holds it is added to the
+// extracts.
+func datedAbove(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	if !reDateAbove().MatchString(joinExtracts(ex).s) {
+		return nil, nil, false
+	}
+	v, sp, ok := openingDate(c)
+	if !ok {
+		return nil, nil, false
+	}
+	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
+	if k < 0 {
+		return nil, nil, false
+	}
+	return &Answer{Kind: KindValue, Text: v.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
 }

@@ -92,3 +92,34 @@ func TestEffectiveOnSigning(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectiveAsDatedAbove checks that a date given as the contract's own
+// ("the day and year first above written") is read from the date its
+// opening writes, and the cell names the passage that writes it.
+func TestEffectiveAsDatedAbove(t *testing.T) {
+	text := "SPONSORSHIP AGREEMENT\n\nThis Sponsorship Agreement is made as of June 3, 2004 between Acme Inc. (\"Acme\") and Beta LLC (\"Sponsor\").\n\n" +
+		"1. Sponsorship. Acme grants Sponsor the sponsorship rights described in Exhibit A.\n\n" +
+		"6. Duration. This Agreement shall become effective as of the day and year first above written and shall govern the relations between the parties thereafter, unless terminated as set forth in this Section 6.\n\n" +
+		"IN WITNESS WHEREOF the parties have signed this Agreement.\n\nACME INC.\nBy: /s/ A. Smith\n\nBETA LLC\nBy: /s/ B. Jones\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	var ex []detect.Extract
+	for i, ps := range c.Passages() {
+		if strings.Contains(c.Index().Slice(ps.Span), "first above written") {
+			ex = append(ex, c.Extract(i, 0.9))
+			break
+		}
+	}
+	if len(ex) == 0 {
+		t.Fatal("no passage says when the contract takes effect")
+	}
+	a, got := Read(c, builtinProvision(t, "Effective Date"), ex, make([]float64, len(c.Passages())), true)
+	if a.Text != "2004-06-03" {
+		t.Fatalf("answer %+v, want the opening's date 2004-06-03", a)
+	}
+	for _, sp := range a.Spans {
+		if s := spanText(t, got, sp); s != "June 3, 2004" {
+			t.Errorf("value read from %q", s)
+		}
+	}
+}
