@@ -370,7 +370,7 @@ func partyReads(p *detect.Prepared) []partyRead {
 		opening := contractOpening(p, partyChars)
 		var reads []partyRead
 		for _, r := range preambleParties(opening) {
-			if !inFurniture(p, p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
+			if !inFurniture(p, p.Index().RuneSpan(r.nameAt, r.nameEnd)) && !clauseNotName(r.name) {
 				reads = append(reads, r)
 			}
 		}
