@@ -73,6 +73,12 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 			if sa, sex, ok := datedAbove(c, ex, scores); ok {
 				return sa, leadWithAnswer(sa, sex)
 			}
+			// a contract whose opening writes no date, not even a blank
+			// one, is made when the last party signs: the date of its
+			// last dated signature
+			if sa, sex, ok := undatedSigned(c, ex, scores); ok {
+				return sa, leadWithAnswer(sa, sex)
+			}
 		}
 		return a, leadWithAnswer(a, ex)
 	}
@@ -215,18 +221,8 @@ func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answe
 	if !reSigningDate().MatchString(joinExtracts(ex).s) {
 		return nil, nil, false
 	}
-	text := c.Doc().Doc.Text
-	var last valueAt
-	for _, d := range signatureDates(text) {
-		if d.v > last.v {
-			last = d
-		}
-	}
-	var sp document.Span
-	if last.v != "" {
-		lo := utf8.RuneCountInString(text[:last.at])
-		sp = document.Span{Start: lo, End: lo + utf8.RuneCountInString(text[last.at:last.end])}
-	} else {
+	last, sp, ok := lastSignature(c)
+	if !ok {
 		// signatures not dated: the date the contract says it is made
 		// and executed on, in its opening
 		v, at, ok := openingDate(c)
@@ -234,6 +230,45 @@ func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answe
 			return nil, nil, false
 		}
 		last, sp = v, at
+	}
+	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
+	if k < 0 {
+		return nil, nil, false
+	}
+	return &Answer{Kind: KindValue, Text: last.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
+}
+
+// lastSignature returns the latest date of c's signature block and where
+// it is written (code points); false when the signatures are not dated.
+func lastSignature(c *detect.Prepared) (valueAt, document.Span, bool) {
+	text := c.Doc().Doc.Text
+	var last valueAt
+	for _, d := range signatureDates(text) {
+		if d.v > last.v {
+			last = d
+		}
+	}
+	if last.v == "" {
+		return valueAt{}, document.Span{}, false
+	}
+	lo := utf8.RuneCountInString(text[:last.at])
+	return last, document.Span{Start: lo, End: lo + utf8.RuneCountInString(text[last.at:last.end])}, true
+}
+
+// undatedSigned reads the date of a contract whose opening writes none
+// (no date, no blank left for one) from its last dated signature; the
+// passage that holds it is added to the extracts.
+func undatedSigned(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	if len(blankDatesAt(contractOpening(c, maxOwnDateAt))) > 0 {
+		return nil, nil, false
+	}
+	last, sp, ok := lastSignature(c)
+	if !ok {
+		return nil, nil, false
+	}
+	// (a short contract's opening may reach its signatures)
+	if _, at, ok := openingDate(c); ok && at != sp {
+		return nil, nil, false
 	}
 	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
 	if k < 0 {

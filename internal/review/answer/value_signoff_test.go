@@ -123,3 +123,39 @@ func TestEffectiveAsDatedAbove(t *testing.T) {
 		}
 	}
 }
+
+// TestUndatedContractSigned checks that a contract whose opening writes no
+// date is dated by its last dated signature — a date line of its own, or
+// the place of signing with the date — and its term runs from it.
+func TestUndatedContractSigned(t *testing.T) {
+	for _, sig := range []string{"Bremen, March 4th, 2013", "Date: March 4, 2013"} {
+		text := "SUPPLY AGREEMENT\n\nbetween\n\nNordic Oils GmbH & Co KG, Hafenstrasse 3, 28195 Bremen, Germany (\"Nordic\")\n\nand\n\nAcme Pharma Inc, 1 Main Street, Springfield (\"Acme\")\n\n" +
+			"1) Nordic shall supply the Product to Acme.\n\n" +
+			"2) This Agreement shall become effective on the date of its execution and shall remain in force for three years (the \"Initial Term\").\n\n" +
+			"3) This Agreement is governed by the laws of Germany.\n\n\n" + sig + "\n\n/s/ A. Smith   /s/ B. Jones\n\nNORDIC OILS GmbH & Co KG   ACME PHARMA INC\n"
+		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+		c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+		passage := func(s string) []detect.Extract {
+			for i, ps := range c.Passages() {
+				if strings.Contains(c.Index().Slice(ps.Span), s) {
+					return []detect.Extract{c.Extract(i, 0.9)}
+				}
+			}
+			t.Fatalf("no passage holds %q", s)
+			return nil
+		}
+		scores := make([]float64, len(c.Passages()))
+		a, got := Read(c, builtinProvision(t, "Agreement Date"), passage("Nordic shall supply"), scores, true)
+		if a.Text != "2013-03-04" {
+			t.Errorf("%s: agreement date %+v, want the signature's 2013-03-04", sig, a)
+		}
+		for _, sp := range a.Spans {
+			if s := spanText(t, got, sp); !strings.Contains(sig, s) {
+				t.Errorf("%s: value read from %q", sig, s)
+			}
+		}
+		if a, _ := Read(c, builtinProvision(t, "Expiration Date"), passage("remain in force for three years"), scores, true); a.Text != "2016-03-04" {
+			t.Errorf("%s: expiration %+v, want 2016-03-04", sig, a)
+		}
+	}
+}
