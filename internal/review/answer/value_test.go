@@ -155,6 +155,9 @@ func TestPickDateOwner(t *testing.T) {
 // A start date the contract defines elsewhere.
 func TestEndDateFromDefinedDate(t *testing.T) {
 	doc := `"Commencement Date" means 16 October 2005.` + "\n\n" + `15. Duration. This Agreement shall commence on the Commencement Date and shall continue for an initial period of five years.` + "\n\n" + `"Term" shall mean the period commencing on the Effective Date and terminating on the eighth anniversary of the Commencement Date.`
+	if got := definedDates("DISTRIBUTOR AGREEMENT\n\nAgreement Number: N115          Effective Date: March 1, 1996          Term: 1 Year\n\nThis Agreement will be in effect for one year from the Effective Date.")["effective date"]; got != "1996-03-01" {
+		t.Errorf("a labelled date line: %q", got)
+	}
 	defined := definedDates(doc)
 	if defined["commencement date"] != "2005-10-16" {
 		t.Fatalf("defined dates %v", defined)
