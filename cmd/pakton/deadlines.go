@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pakton/pakton/internal/docread"
@@ -113,79 +110,6 @@ func runDeadlines(ctx context.Context, args []string) error {
 	if *ics != "" && *ics != "-" {
 		return nil
 	}
-	printDeadlines(stdout, list, *within)
+	list.WriteText(stdout, *within)
 	return nil
-}
-
-// printDeadlines writes the list: the dated deadlines by date, each with
-// how it was computed and its clauses, then those not computed with why.
-func printDeadlines(w io.Writer, list *usecase.DeadlineList, within string) {
-	scope := ""
-	if within != "" {
-		scope = " within " + within
-	}
-	fmt.Fprintf(w, "Deadlines of collection %q%s as of %s (%d contracts read)\n\n", list.Collection, scope, list.AsOf, list.Contracts)
-	var undated []deadline.Deadline
-	n := 0
-	for _, d := range list.Deadlines {
-		if !d.Dated() {
-			undated = append(undated, d)
-			continue
-		}
-		n++
-		when := d.Date
-		if d.Start != "" {
-			when = d.Start + " to " + d.Date
-		}
-		past := ""
-		if d.Date < list.AsOf {
-			past = " (past)"
-		}
-		fmt.Fprintf(w, "%-10s  %s%s\n", when, d.Label, past)
-		fmt.Fprintf(w, "            %s\n", contractLabel(d))
-		if d.How != "" {
-			fmt.Fprintf(w, "            %s\n", d.How)
-		}
-		for _, c := range d.Clauses {
-			fmt.Fprintf(w, "            %s\n", clauseLine(c))
-		}
-		fmt.Fprintln(w)
-	}
-	if n == 0 {
-		fmt.Fprintf(w, "No dated deadlines%s.\n", scope)
-	}
-	if len(undated) > 0 {
-		fmt.Fprintf(w, "\nCould not be computed (%d):\n", len(undated))
-		for _, d := range undated {
-			fmt.Fprintf(w, "  %s — %s: %s\n", contractLabel(d), d.Label, d.Why)
-			for _, c := range d.Clauses {
-				fmt.Fprintf(w, "      %s\n", clauseLine(c))
-			}
-		}
-	}
-	for _, u := range list.Unreadable {
-		fmt.Fprintf(w, "\nnot read: %s: %s\n", u.DocName, u.Error)
-	}
-}
-
-func contractLabel(d deadline.Deadline) string {
-	if d.Title != "" && d.Title != d.DocName {
-		return d.Title + " (" + d.DocName + ")"
-	}
-	return d.DocName
-}
-
-func clauseLine(c deadline.Clause) string {
-	where := c.Provision
-	if c.Path != "" {
-		where += ", " + c.Path
-	}
-	if len(c.Pages) > 0 {
-		where += ", p. " + strconv.Itoa(c.Pages[0])
-	}
-	q := c.Quote
-	if len(q) > 160 {
-		q = strings.TrimSpace(q[:strings.LastIndex(q[:160], " ")]) + " …"
-	}
-	return fmt.Sprintf("%s: “%s”", where, q)
 }

@@ -12,6 +12,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pakton/pakton/internal/config"
+	"github.com/pakton/pakton/internal/mcp"
 )
 
 // The test binary doubles as the pakton command when this variable is set,
@@ -101,7 +102,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("connect: %v\nstderr: %s", err, errOut.String())
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 6 {
+	if err != nil || len(tools.Tools) != len(mcp.Tools) {
 		t.Fatalf("tools/list: %v %+v", err, tools)
 	}
 	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "search_contracts", Arguments: map[string]any{"query": "terminate for convenience", "k": 2}})

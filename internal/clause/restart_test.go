@@ -130,3 +130,69 @@ func TestParagraphBlockAfterListNumber(t *testing.T) {
 		t.Errorf("with the reader's blocks:\n%s\ntyped:\n%s", got, want)
 	}
 }
+
+// An HTML heading whose outline number its writer glued to its words
+// ("2.1OVERVIEW.": LibreOffice's HTML export) is that numbered clause, as
+// "2.1 OVERVIEW." would be; in running text a number glued to capitals
+// ("1.5MW of capacity") stays text.
+func TestNumberGluedToHeading(t *testing.T) {
+	glued := "1.DEFINITIONS.\n\nWords used here.\n\n1.1Term. The term.\n\n1.2OVERVIEW.  As set forth herein.\n\n1.3\"Term\" means the term.\n\n2.PROMOTION.\n\n2.1OTHER THINGS. Text.\n\n2.2to provide the Services.\n"
+	spaced := "1. DEFINITIONS.\n\nWords used here.\n\n1.1 Term. The term.\n\n1.2 OVERVIEW.  As set forth herein.\n\n1.3 \"Term\" means the term.\n\n2. PROMOTION.\n\n2.1 OTHER THINGS. Text.\n\n2.2. to provide the Services.\n"
+	var blocks []document.Block
+	for _, line := range strings.Split(glued, "\n\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] < '0' || line[0] > '9' {
+			continue
+		}
+		i := len([]rune(glued[:strings.Index(glued, line)]))
+		blocks = append(blocks, document.Block{Kind: document.BlockHeading, Span: document.Span{Start: i, End: i + len([]rune(line))}, Level: strings.Count(line[:3], ".") - 1})
+	}
+	got := Parse(&document.Document{Text: glued, Blocks: blocks})
+	want := Parse(&document.Document{Text: spaced})
+	var g, w []string
+	for i := 1; i < len(got.Nodes); i++ {
+		g = append(g, got.Path(i))
+	}
+	for i := 1; i < len(want.Nodes); i++ {
+		w = append(w, want.Path(i))
+	}
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Errorf("glued headings:\n%s\nspaced:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	plain := Parse(&document.Document{Text: "1. Capacity\n\n1.5MW of capacity is reserved.\n"})
+	for i := 1; i < len(plain.Nodes); i++ {
+		if strings.Contains(plain.Path(i), "1.5") {
+			t.Errorf("running text read as clause %q", plain.Path(i))
+		}
+	}
+}
+
+// A heading whose number its reader generated from the outline ("2.1",
+// then a tab and words in lower case, as Word, ODF and RTF outline
+// numbering give) is that numbered clause, as the typed "2.1." is.
+func TestGeneratedHeadingNumberBeforeLowerCase(t *testing.T) {
+	paras := []struct{ text, label string }{
+		{"1.\tDEFINITIONS", "1."},
+		{"1.1\tWords have their meanings.", "1.1"},
+		{"2.\tSERVICES", "2."},
+		{"2.1\tto carry out the Development Work;", "2.1"},
+		{"2.2\tto provide the Services; and", "2.2"},
+		{"3.\tDURATION", "3."},
+		{"3.1\tThis Agreement shall commence on the date.", "3.1"},
+	}
+	var b strings.Builder
+	var blocks []document.Block
+	for i, p := range paras {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		start := len([]rune(b.String()))
+		b.WriteString(p.text)
+		blocks = append(blocks, document.Block{Kind: document.BlockHeading, Span: document.Span{Start: start, End: start + len([]rune(p.text))}, Level: strings.Count(p.label, "."), Label: p.label})
+	}
+	got := outline(Parse(&document.Document{Text: b.String(), Blocks: blocks}))
+	typed := strings.NewReplacer("2.1\t", "2.1. ", "2.2\t", "2.2. ").Replace(b.String())
+	if want := outline(Parse(&document.Document{Text: typed})); got != want || !strings.Contains(got, "section 2") {
+		t.Errorf("generated numbers:\n%s\ntyped numbers:\n%s", got, want)
+	}
+}

@@ -238,13 +238,32 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 		m.strong = true
 		return m, true
 	}
+	if b.Kind == document.BlockHeading {
+		if m, ok := scanGluedNumber(p.s, pos); ok {
+			m.strong = true
+			return m, true
+		}
+	}
+	lab := strings.TrimSpace(b.Label)
+	if b.Kind == document.BlockHeading && lab != "" {
+		// A numbered heading whose words the number does not introduce
+		// as a typed one would ("2.1⇥to carry out the Development
+		// Work"): its reader generated "2.1" from the outline, so it is
+		// that clause.
+		if tm, ok := scanMarker(lab+" Clause", 0); ok && tm.fam == famDecimal && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
+			m := marker{pos: pos, labelEnd: pos, label: strings.TrimRight(lab, "."), fam: famDecimal, nums: tm.nums, reads: tm.reads, level: -1, strong: true}
+			if strings.HasPrefix(p.s[pos:], lab) {
+				m.labelEnd = pos + len(lab)
+			}
+			return m, true
+		}
+	}
 	switch b.Kind {
 	case document.BlockListItem:
 		if b.Label == "" {
 			return marker{}, false
 		}
 		m := marker{pos: pos, labelEnd: pos, label: b.Label, fam: famItem, level: b.Level, strong: true, block: true}
-		lab := strings.TrimSpace(b.Label)
 		if tm, ok := scanMarker(lab+" Clause", 0); ok && tm.labelEnd >= len(strings.TrimRight(lab, ".")) {
 			m.fam, m.nums, m.reads = tm.fam, tm.nums, tm.reads
 		} else {
@@ -264,4 +283,45 @@ func (p *parser) blockMarker(pos int, b document.Block) (marker, bool) {
 		return marker{pos: pos, labelEnd: pos, fam: famHeading, level: b.Level, strong: true, heading: h, reads: []interp{{"heading", 0}}}, true
 	}
 	return marker{}, false
+}
+
+// scanGluedNumber reads a heading whose number is glued to its words
+// ("2.1OVERVIEW.", "12.3Limits", "2.2to provide", "1.5"Term" means",
+// "1.44***"): LibreOffice writes an outline number so
+// into HTML, whose headings have no list label of their own, and a reader
+// sees the number and the heading run together. Only a heading block is
+// read so; in running text "1.5MW" is a quantity.
+func scanGluedNumber(s string, p int) (marker, bool) {
+	j := p
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+		j++
+	}
+	if j == p || !strings.Contains(s[p:j], ".") && (j >= len(s) || s[j] != '.') {
+		return marker{}, false // a bare "3" glued to a word is not a number
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	if !unicode.IsLetter(r) && !strings.ContainsRune("\"“'*([", r) {
+		return marker{}, false
+	}
+	end := strings.IndexByte(s[j:], '\n')
+	if end < 0 {
+		end = len(s) - j
+	}
+	// The same number with a space after it, read as any other; one
+	// without a final period is given one, since the heading's words
+	// after it may be a sentence's ("2.2to provide the Services").
+	num := s[p:j]
+	if !strings.HasSuffix(num, ".") {
+		num += "."
+	}
+	m, ok := scanMarker(num+" "+s[j:j+end], 0)
+	if !ok || m.fam != famDecimal {
+		return marker{}, false
+	}
+	m.pos += p
+	m.labelEnd = p + min(m.labelEnd, j-p)
+	return m, true
 }

@@ -46,7 +46,7 @@ const (
 var Version = "dev"
 
 const instructions = `pakton answers questions about the legal contracts of one collection with exact, verifiable citations.
-Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, compare_contracts to see how a contract departs from a template or another version, and ask for a structured, cited report when the user wants an answer rather than passages.
+Start with list_documents to see the contracts. For a due-diligence table of provisions across the contracts, use review_collection. Use search_contracts to find the provisions that bear on a question (each passage comes with its document, clause path, pages and exact character span), get_clause to read a whole clause with its sub-clauses or to climb to its parent, compare_contracts to see how a contract departs from a template or another version, list_deadlines for the dates that fall due (expiry, renewal, notice of non-renewal), and ask for a structured, cited report when the user wants an answer rather than passages.
 Quote contract text only from what these tools return; every span is [start, end) in Unicode code points of the document's canonical text, which is also readable as the resource pakton://<collection>/documents/<id>.`
 
 // readOnly are the hints of a tool that reads the collection and nothing
@@ -118,11 +118,20 @@ var (
 			"use get_clause with a path to read a clause in full.",
 		Annotations: readOnly,
 	})
+	deadlinesTool = tool.Declare(tool.Def[DeadlinesInput, DeadlinesOutput]{
+		Name:  "list_deadlines",
+		Title: "List the contracts' deadlines",
+		Description: "List the deadlines of the collection's contracts: when each term ends or renews, the last day to give notice of non-renewal, " +
+			"option and notice windows — each dated (YYYY-MM-DD) with how it was computed and the clause (path, pages, span, verbatim sentence) it was read from, " +
+			"and those that cannot be computed with why (a term that runs from an undated event). Pass within (\"90d\", \"6m\") for what falls due soon, " +
+			"docs to list some contracts only. It runs offline, reads each contract once (cached after) and reports progress per contract.",
+		Annotations: readOnly,
+	})
 )
 
 // Tools lists the MCP server's tools, in the order NewServer adds them
 // (tools/list gives them sorted by name).
-var Tools = tool.Registry{searchTool, clauseTool, listTool, askTool, reviewTool, compareTool}
+var Tools = tool.Registry{searchTool, clauseTool, listTool, askTool, reviewTool, compareTool, deadlinesTool}
 
 // NewServer returns an MCP server with pakton's tools and document
 // resources. Every request works on the collection b.Collection returns for
@@ -137,6 +146,7 @@ func NewServer(b Backend) *mcpsdk.Server {
 	askTool.Serve(s, h.ask)
 	reviewTool.Serve(s, h.review)
 	compareTool.Serve(s, h.compare)
+	deadlinesTool.Serve(s, h.deadlines)
 
 	addResources(s, b)
 	return s

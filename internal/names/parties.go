@@ -31,9 +31,20 @@ func readParties(text, head string) []Party {
 	seen := map[string]bool{}
 	roles := map[string]bool{}
 	add := func(c candidate, source string) {
-		name := cleanName(c.name)
+		name := formTail(cleanName(c.name), tailKey)
 		key := Key(name)
-		if key == "" || seen[key] || len(out) >= maxParties || !plausible(name) {
+		if seen[key] {
+			// The same party again (the preamble and a cover line, or a
+			// name cut to its end): keep the short names and roles it is
+			// defined by here too.
+			for i := range out {
+				if Key(out[i].Name) == key {
+					addDefs(&out[i], c.defs)
+				}
+			}
+			return
+		}
+		if key == "" || len(out) >= maxParties || !plausible(name) {
 			return
 		}
 		signed := strings.Contains(" "+tailKey+" ", " "+Key(core(name))+" ")
@@ -48,15 +59,7 @@ func readParties(text, head string) []Party {
 		if signed && source != "signature" {
 			p.Source += "+signature"
 		}
-		for _, d := range c.defs {
-			switch {
-			case Key(d) == "" || Key(d) == key || formPart(d, name):
-			case Derived(d, name):
-				p.Short = appendNew(p.Short, d)
-			default:
-				p.Roles = appendNew(p.Roles, d)
-			}
-		}
+		addDefs(&p, c.defs)
 		p.Core, p.Lead, p.Acronym = forms(name)
 		out = append(out, p)
 	}
@@ -81,6 +84,80 @@ func readParties(text, head string) []Party {
 	}
 	return out
 }
+
+// addDefs adds the terms a party is defined by to its short names (those
+// drawn from its name) or its roles.
+func addDefs(p *Party, defs []string) {
+	key := Key(p.Name)
+	for _, d := range defs {
+		switch {
+		case Key(d) == "" || Key(d) == key || formPart(d, p.Name):
+		case Derived(d, p.Name):
+			p.Short = appendNew(p.Short, d)
+		default:
+			p.Roles = appendNew(p.Roles, d)
+		}
+	}
+}
+
+// formTail cuts what a name read from the preamble runs on into past its
+// end, when the signature block (tailKey, Key of the document's end) does
+// not write the longer name: an address or a date after a name in capitals
+// ("PFIZER INC. August", "LEO PHARMA A/S of Industriparken", "AGAPE ATP
+// INTERNATIONAL HOLDING LIMITED Unit": the capitals end the name), or
+// words after a legal form written with a period that are no legal form
+// themselves ("DGT Corp. Suite", "Eurofarma Laboratórios S.A. Avenida …";
+// "GmbH & Co. KG" stays whole).
+func formTail(name, tailKey string) string {
+	f := strings.Fields(name)
+	if len(f) < 3 {
+		return name
+	}
+	if k := Key(name); k == "" || strings.Contains(" "+tailKey+" ", " "+k+" ") {
+		return name
+	}
+	cut := func(n int) []string {
+		f := f[:n]
+		f[n-1] = strings.TrimRight(f[n-1], ",;")
+		return f
+	}
+	form := func(w string) bool {
+		w = strings.TrimRight(w, ",")
+		return formWord(w) && (strings.HasSuffix(w, ".") || upperWord(w) || len(w) <= 4)
+	}
+	// The capitals end the name: at least two words in capitals, then a
+	// word with a lower-case letter, and no legal form after it.
+	caps := 0
+	for caps < len(f) && !hasLower(f[caps]) {
+		caps++
+	}
+	if caps >= 2 && caps < len(f) && letterCount(strings.Join(f[:caps], "")) >= 4 && !slices.ContainsFunc(f[caps:], form) {
+		f = cut(caps)
+	}
+	// The last legal form written with a period, with the legal forms
+	// right after it ("Co., Ltd."), then words that are none.
+	abbrev := func(w string) bool { // "Ltd.", "L.L.C.", "LLC", "GmbH", "Ltd"
+		w = strings.TrimRight(w, ",")
+		return formWord(w) && (strings.HasSuffix(w, ".") || !strings.ContainsAny(strings.ToLower(w), "aeiou"))
+	}
+	for i := len(f) - 1; i >= 1; i-- {
+		if w := strings.TrimRight(f[i], ","); !strings.HasSuffix(w, ".") || !formWord(w) {
+			continue
+		}
+		j := i + 1
+		for j < len(f) && abbrev(f[j]) {
+			j++
+		}
+		if j < len(f) {
+			f = cut(j)
+		}
+		break
+	}
+	return strings.Join(f, " ")
+}
+
+// hasLower reports whether w holds a lower-case letter.
+func hasLower(w string) bool { return strings.IndexFunc(w, unicode.IsLower) >= 0 }
 
 // labelLines reads the parties that lines of the head introduce by a label
 // ending in a colon: "Party A: …", or a role the preamble defines
@@ -163,6 +240,9 @@ func preambleParties(head string) []candidate {
 	}
 	found := false
 	for _, m := range introductions(head, 8) {
+		if !introducesParties(head, m[0]) {
+			continue
+		}
 		if name, _ := nameRun(skipJoiners(head[m[1]:])); name == "" {
 			if name, _ := looseRun(skipJoiners(head[m[1]:])); name == "" {
 				continue
@@ -186,6 +266,25 @@ func preambleParties(head string) []candidate {
 		}
 	}
 	return out
+}
+
+// introducesParties reports whether the introducing words at byte at of
+// head may open the parties of this contract: not inside a recital
+// ("WHEREAS, … entered into between Trip shareholders and Azul") nor a
+// definition ("\"Affiliate Agreement\" means any agreement entered into
+// between the Parties"), which name other agreements' parties.
+func introducesParties(head string, at int) bool {
+	ps := strings.LastIndex(head[:at], "\n") + 1
+	seg := asciiLower(head[ps:at])
+	if strings.Contains(seg, "whereas") {
+		return false
+	}
+	for _, w := range []string{"\" means", "” means", "\" shall mean", "” shall mean", "\" has the meaning", "” has the meaning"} {
+		if strings.Contains(seg, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // sentenceParties reads the parties of a preamble sentence s.

@@ -40,8 +40,14 @@ func signatureParties(tail string) []string {
 					break
 				}
 			}
+			// A signatory's title run into the name in capitals after it
+			// ("Chief Executive Officer BLUEROCK RESIDENTIAL HOLDINGS,
+			// L.P."): the capitals are the name.
+			if k := capsFrom(f); k > 0 {
+				f = f[k:]
+			}
 			name = strings.Join(f, " ")
-			if hasFormWord(name) {
+			if signedForm(name) {
 				out = appendNew(out, name)
 			}
 			line = strings.TrimSpace(rest)
@@ -51,6 +57,34 @@ func signatureParties(tail string) []string {
 		}
 	}
 	return out
+}
+
+// signedForm reports whether a name of a signature block holds a legal
+// form written as one: with a period ("Inc.", "L.P.") or in capitals
+// ("LLC"). A short capitalized word ("Law", "Date") is none there: the
+// words above a "By:" line are often a heading or a caption.
+func signedForm(name string) bool {
+	f := strings.Fields(strings.NewReplacer(",", " ", "(", " ", ")", " ").Replace(name))
+	for _, w := range f[min(1, len(f)):] {
+		if formWord(w) && (strings.HasSuffix(w, ".") || upperWord(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// capsFrom returns where a run of words in capitals (two or more, the first
+// of three letters or more, the last the name's end) starts after words in
+// mixed case, or 0.
+func capsFrom(f []string) int {
+	k := len(f)
+	for k > 0 && !hasLower(f[k-1]) {
+		k--
+	}
+	if k == 0 || len(f)-k < 2 || letterCount(f[k]) < 3 {
+		return 0
+	}
+	return k
 }
 
 func appendNew(list []string, s string) []string {

@@ -45,6 +45,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
@@ -495,7 +496,7 @@ func quote(ex detect.Extract, a *answer.Answer) string {
 // shortened to maxQuote.
 func sentenceAt(s string, at int) string {
 	at = min(max(at, 0), len(s))
-	lo := strings.LastIndexAny(s[:at], ".;\n") + 1
+	lo := sentenceStart(s, at)
 	hi := len(s)
 	if k := reSentenceEnd().FindStringIndex(s[at:]); k != nil {
 		hi = at + k[1]
@@ -506,6 +507,23 @@ func sentenceAt(s string, at int) string {
 		q = string(r[:maxQuote]) + " …"
 	}
 	return q
+}
+
+// sentenceStart is where the sentence holding byte at of s starts: after
+// the last line break, or the last "." or ";" followed by a space, before
+// at — not after the point inside a clause number ("12.2") or an amount.
+func sentenceStart(s string, at int) int {
+	for i := at - 1; i >= 0; i-- {
+		switch s[i] {
+		case '\n':
+			return i + 1
+		case '.', ';':
+			if i+1 < at && unicode.IsSpace(rune(s[i+1])) {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 var reSentenceEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[.;](?:\s|$)|\n\s*\n`) })

@@ -157,3 +157,19 @@ func TestOptionToExtend(t *testing.T) {
 		t.Errorf("an option read as an automatic renewal: %+v", ds)
 	}
 }
+
+// A quote is the whole sentence that holds the value: the point inside a
+// clause number or an amount does not start a sentence.
+func TestSentenceAt(t *testing.T) {
+	for _, c := range []struct{ text, at, want string }{
+		{"12.1\tThis Agreement starts on signing.\n12.2\tIt renews for two (2) years unless notice is given.", "two",
+			"12.2 It renews for two (2) years unless notice is given."},
+		{"The fee is US$1.5 million. It is payable within 30 days of invoice; late sums bear interest.", "30 days",
+			"It is payable within 30 days of invoice;"},
+		{"Term. The term is five (5) years.", "five", "The term is five (5) years."},
+	} {
+		if got := sentenceAt(c.text, strings.Index(c.text, c.at)); got != c.want {
+			t.Errorf("sentenceAt(%q, %q) = %q, want %q", c.text, c.at, got, c.want)
+		}
+	}
+}
