@@ -510,20 +510,29 @@ func comparePaths(ref *clause.Tree, refText string, got *clause.Tree, gotText st
 		}
 		total++
 		want := ref.Path(id)
-		// The words of the node's own text, last first.
+		// The words of the node's own text, last first. A word the file's
+		// reader set aside, outside every node of its tree (a page number
+		// or running footer that the reference text has inside the
+		// clause), names no clause: the last word inside one does.
 		lo, hi := wordAt(rix.Byte(n.Own.Start)), wordAt(rix.Byte(n.Own.End))
-		pos := -1
+		at := -1
 		for k := hi - 1; k >= lo; k-- {
-			if m[k] >= 0 {
-				pos = gw[m[k]].pos
+			if m[k] < 0 {
+				continue
+			}
+			id := got.At(gix.Rune(gw[m[k]].pos))
+			if at < 0 || id > 0 {
+				at = id
+			}
+			if id > 0 {
 				break
 			}
 		}
-		if pos < 0 {
+		if at < 0 {
 			diffs = append(diffs, fmt.Sprintf("%q: its words are not in the file", want))
 			continue
 		}
-		have := got.Path(got.At(gix.Rune(pos)))
+		have := got.Path(at)
 		if normPath(have) == normPath(want) {
 			agree++
 			continue
@@ -533,7 +542,14 @@ func comparePaths(ref *clause.Tree, refText string, got *clause.Tree, gotText st
 	return agree, total, diffs
 }
 
-func normPath(p string) string { return strings.Join(strings.Fields(p), " ") }
+// normPath compares paths as a reader reads them: white space, the dash
+// between a keyword and its number ("ARTICLE – 1" in a PDF, "ARTICLE - 1"
+// in its reference text, which writes every dash as a hyphen) and soft
+// hyphens, which a reader never sees, do not tell two clauses apart.
+func normPath(p string) string {
+	p = strings.NewReplacer("–", "-", "—", "-", "\u00ad", "").Replace(p)
+	return strings.Join(strings.Fields(p), " ")
+}
 
 func excerpt(s string, i int) string {
 	e := min(len(s), i+50)
