@@ -510,27 +510,34 @@ func comparePaths(ref *clause.Tree, refText string, got *clause.Tree, gotText st
 		}
 		total++
 		want := ref.Path(id)
-		// The words of the node's own text, last first. A word the file's
-		// reader set aside, outside every node of its tree (a page number
-		// or running footer that the reference text has inside the
-		// clause), names no clause: the last word inside one does.
+		// Where the file's tree puts most of the node's own words: a
+		// word the reference text has inside the clause but the file's
+		// reader sets aside or elsewhere (a page number, a running
+		// footer) does not move it. A word outside every node of the
+		// file's tree names no clause.
 		lo, hi := wordAt(rix.Byte(n.Own.Start)), wordAt(rix.Byte(n.Own.End))
-		at := -1
+		votes := map[int]int{}
+		at, best, mapped := -1, 0, false
 		for k := hi - 1; k >= lo; k-- {
 			if m[k] < 0 {
 				continue
 			}
+			mapped = true
 			id := got.At(gix.Rune(gw[m[k]].pos))
-			if at < 0 || id > 0 {
-				at = id
+			if id == 0 {
+				continue
 			}
-			if id > 0 {
-				break
+			votes[id]++
+			if votes[id] > best {
+				at, best = id, votes[id]
 			}
 		}
-		if at < 0 {
+		if !mapped {
 			diffs = append(diffs, fmt.Sprintf("%q: its words are not in the file", want))
 			continue
+		}
+		if at < 0 {
+			at = 0
 		}
 		have := got.Path(at)
 		if normPath(have) == normPath(want) {
