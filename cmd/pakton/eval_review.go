@@ -28,6 +28,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 	valuesOut := fs.String("values", "", "write every scored answer of the development contracts (label, answer, right, evidence) to this file, one JSON object a line")
 	release := fs.Bool("release", false, "at release time only: also score the value readers on the held-out quarter of the labels (contracts at positions 3 modulo 4) and print its aggregate (docs/EVALUATION.md)")
 	neighbours := fs.Bool("neighbours", false, "train each fold with the neighbouring rights' clauses as negatives (measured, not the default: docs/EVALUATION.md)")
+	relations := fs.Bool("relations", false, "train each fold on passages read with the passages around them: word clusters in the zero-shot scorer, the provisions neighbouring passages look like (measured, not the default: docs/EVALUATION.md)")
 	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -58,7 +59,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Neighbours: *neighbours, Release: *release, Progress: stageProgress(*quiet)}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Neighbours: *neighbours, Relations: *relations, Release: *release, Progress: stageProgress(*quiet)}
 	if *valuesOut != "" {
 		f, err := os.Create(*valuesOut)
 		if err != nil {

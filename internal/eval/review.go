@@ -63,6 +63,10 @@ type ReviewOptions struct {
 	// rights' clauses as negatives (detect.TrainOptions.Neighbours), to
 	// measure what they bring.
 	Neighbours bool
+	// Relations trains each fold's detectors on passages read with the
+	// passages around them (detect.TrainOptions.Relations), to measure
+	// what that brings.
+	Relations bool
 	// Release scores the value readers on the held-out quarter too and
 	// reports its aggregate alone (ReviewReport.Release). Without it the
 	// quarter's values are neither counted, printed nor passed to Values,
@@ -333,11 +337,11 @@ func foldReviewers(ctx context.Context, opt ReviewOptions, pb *playbook.Playbook
 		return jobs, nil
 	case folds > 1:
 		det, err := cachedTrain(opt.CacheDir, opt.Labels, pb, f, folds, func() (*detect.Detectors, error) {
-			det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Neighbours: opt.Neighbours, Progress: func(done, total int, _ string) {
+			det, _, err := detect.Train(ctx, train, pb, detect.TrainOptions{Workers: opt.Workers, Neighbours: opt.Neighbours, Relations: opt.Relations, Progress: func(done, total int, _ string) {
 				opt.Progress(fmt.Sprintf("fold %d/%d: training", f+1, folds), done, total)
 			}})
 			return det, err
-		}, trainerKey(opt.Neighbours)...)
+		}, trainerKey(opt.Neighbours, opt.Relations)...)
 		if err != nil {
 			return nil, err
 		}
@@ -646,11 +650,15 @@ func cachedTrain(dir string, labels *detect.Labels, pb *playbook.Playbook, fold,
 
 // trainerKey is what, beside detect.TrainerVersion, keys a fold's cached
 // detectors: the trainer's options that change them.
-func trainerKey(neighbours bool) []string {
+func trainerKey(neighbours, relations bool) []string {
+	var out []string
 	if neighbours {
-		return []string{"neighbours"}
+		out = append(out, "neighbours")
 	}
-	return nil
+	if relations {
+		out = append(out, "relations")
+	}
+	return out
 }
 
 func ratio(a, b int) float64 {

@@ -2,6 +2,7 @@ package names
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -111,6 +112,7 @@ func displayTitle(n Names, docName string) string {
 		t = strings.TrimRight(t[:i], " ,;:") // License Agreement ("Agreement")
 	}
 	t = strings.Trim(t, "\"“” ")
+	t = titleProper(t)
 	if !namesAKind(t) && n.Correspondence == "" {
 		t = "" // a banner or a sentence before the title ("Confidential treatment has been requested…")
 	}
@@ -125,6 +127,9 @@ func displayTitle(n Names, docName string) string {
 		if base == "." || base == "/" {
 			return docName
 		}
+		if k := fileKind(base); k != "" {
+			return titleCase(k)
+		}
 		return base
 	}
 	if utf8.RuneCountInString(t) > 80 {
@@ -136,6 +141,94 @@ func displayTitle(n Names, docName string) string {
 		t = strings.TrimRight(string(r[:cut]), " ,;:") + "…"
 	}
 	return titleCase(t)
+}
+
+// titleProper is the title without what a title line runs on into: a
+// reference number or a date after it ("SUPPLY CONTRACT Contract No. 7",
+// "Reseller Agreement Dated September 14"), and, where the title is the
+// line's run of words in capitals naming a kind of document, the words in
+// mixed case around it ("Execution Copy STRATEGIC ALLIANCE AGREEMENT",
+// "FORM OF FRANCHISE AGREEMENT Location of the Premises").
+func titleProper(t string) string {
+	f := strings.Fields(t)
+	// The run of capitals that names a kind.
+	best, bl := -1, 0
+	for i := 0; i < len(f); {
+		if hasLower(f[i]) || letterCount(f[i]) == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(f) && !hasLower(f[j]) {
+			j++
+		}
+		if j-i >= 2 && j-i > bl && namesAKind(strings.Join(f[i:j], " ")) {
+			best, bl = i, j-i
+		}
+		i = j
+	}
+	if best >= 0 && bl < len(f) {
+		f = f[best : best+bl]
+	}
+	// A reference number, a date or the parties after it.
+	for i := 1; i < len(f); i++ {
+		w := strings.ToLower(strings.Trim(f[i], ".,:;()"))
+		next := ""
+		if i+1 < len(f) {
+			next = strings.ToLower(strings.Trim(f[i+1], ".,:;()"))
+		}
+		ref := next == "no" || next == "number" || next == "identification"
+		if w == "dated" || w == "this" || w == "between" || (w == "no" || w == "number" || w == "identification") && i >= 2 ||
+			(w == "contract" || w == "agreement") && ref && i >= 2 {
+			f = f[:i]
+			break
+		}
+	}
+	// A date before it ("May 04, 2017 Strategic Alliance Agreement"),
+	// joining words after it ("… Agreement by and").
+	noLetter := func(w string) bool { return strings.IndexFunc(w, unicode.IsLetter) < 0 }
+	for len(f) > 1 && (noLetter(f[0]) || len(f) > 2 && slices.Contains(months, strings.ToLower(f[0])) && noLetter(f[1])) {
+		f = f[1:]
+	}
+	for len(f) > 1 && (isJoinerTitle(strings.ToLower(strings.Trim(f[len(f)-1], ",;:"))) || strings.EqualFold(f[len(f)-1], "by")) {
+		f = f[:len(f)-1]
+	}
+	// A draft's or a copy's banner before it ("Execution Version
+	// Agreement and Plan of Merger").
+	if len(f) > 2 && (strings.EqualFold(f[0], "execution") || strings.EqualFold(f[0], "conformed")) &&
+		(strings.EqualFold(f[1], "version") || strings.EqualFold(f[1], "copy")) {
+		f = f[2:]
+	}
+	// "This Agreement" names no title.
+	if len(f) > 0 && (strings.EqualFold(f[0], "this") || strings.EqualFold(f[0], "the")) {
+		f = f[1:]
+	}
+	if len(f) < 2 {
+		return ""
+	}
+	return strings.TrimRight(strings.Join(f, " "), " ,;:-–(")
+}
+
+// fileKind is the words of a file name that name a kind of document, with
+// the capitalized words before them ("…_EX-10.31-DISTRIBUTOR AGREEMENT" →
+// "DISTRIBUTOR AGREEMENT"), or "".
+func fileKind(base string) string {
+	f := strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == '-' || r == '(' || r == ')' || unicode.IsSpace(r) })
+	end := -1
+	for i := len(f) - 1; i >= 0; i-- {
+		if isTypeWord(f[i]) {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return ""
+	}
+	start := end
+	for start > 0 && nameWord(f[start-1]) && letterCount(f[start-1]) == utf8.RuneCountInString(f[start-1]) && end-start < 5 {
+		start--
+	}
+	return strings.Join(f[start:end+1], " ")
 }
 
 // namesAKind reports whether a title holds a word titles use for a kind

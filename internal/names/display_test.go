@@ -53,3 +53,31 @@ func TestNumberedParties(t *testing.T) {
 		t.Errorf("Display = %q, want %q (parties %+v)", got, want, n.Parties)
 	}
 }
+
+// A title line's run-on is no part of the title: a reference number, a
+// date, the parties, a banner before it, and words in mixed case around a
+// title in capitals; a file name that names a kind of document gives it
+// when nothing else does.
+func TestDisplayTitleProper(t *testing.T) {
+	for title, want := range map[string]string{
+		"SUPPLY CONTRACT Contract No. 7":                               "Supply Contract",
+		"GLOBAL MAINTENANCE AGREEMENT Contract No. DS/CS-3957/14":      "Global Maintenance Agreement",
+		"Execution Copy STRATEGIC ALLIANCE AGREEMENT":                  "Strategic Alliance Agreement",
+		"FORM OF FRANCHISE AGREEMENT Location of the Premises":         "Form of Franchise Agreement",
+		"Distributor Agreement Between Ingram Micro and Netgear":       "Distributor Agreement",
+		"Reseller Agreement Dated September 14, 2005":                  "Reseller Agreement",
+		"May 04, 2017 Strategic Alliance Agreement This Agreement":     "Strategic Alliance Agreement",
+		"Execution Version Agreement and Plan of Merger":               "Agreement and Plan of Merger",
+		"Cologuard® Promotion Agreement by and Between Exact Sciences": "Cologuard® Promotion Agreement",
+	} {
+		if got := Display(Names{Title: title}, "x.txt"); got != want {
+			t.Errorf("title %q: Display = %q, want %q", title, got, want)
+		}
+	}
+	if got := Display(Names{}, "ACCURAYINC_09_01_2010-EX-10.31-DISTRIBUTOR AGREEMENT.txt"); got != "Distributor Agreement" {
+		t.Errorf("file name: Display = %q", got)
+	}
+	if got := Display(Names{Title: "THIS AGREEMENT"}, "Side letter.pdf"); got != "Side letter" {
+		t.Errorf("\"This Agreement\": Display = %q", got)
+	}
+}

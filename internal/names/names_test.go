@@ -220,3 +220,38 @@ func TestPretzelTimeNames(t *testing.T) {
 		}
 	}
 }
+
+// What is not a party: a cover's table of contents, another agreement's
+// parties named in a recital, what a name runs on into past its capitals
+// or its legal form, a signatory's title above a signature.
+func TestNotParties(t *testing.T) {
+	// The operative clauses: the signature block is read from the end.
+	body := strings.Repeat("1. The parties shall perform their obligations under this agreement in good faith.\n\n", 60)
+	cover := "AGREEMENT AND PLAN OF MERGER by and among ACME HOLDINGS, INC., and BETA MERGER SUB, INC. December 31, 2020\n\n\n" +
+		"TABLE OF CONTENTS Page ARTICLE 1 DEFINITIONS 1 Section 2.09 Termination and Payment of Termination Fee 23 ARTICLE 4 REPRESENTATIONS AND WARRANTIES OF THE COMPANY 24\n\n" +
+		"This Agreement and Plan of Merger is entered into as of December 31, 2020 by and among Acme Holdings, Inc., a Delaware corporation (the \"Company\"), and Beta Merger Sub, Inc. (\"Merger Sub\").\n\n" +
+		"WHEREAS, the Company and Gamma Capital LLC entered into an agreement between Gamma Capital LLC and Delta Partners LLC dated May 1, 2019;\n" + body
+	recital := "SUPPLY AGREEMENT\n\nThis Supply Agreement is made by and between Pfizer Inc., a Delaware corporation (\"Pfizer\"), and Omega Labs Corp. Suite 200, 5 Main Street (\"Omega\").\n\n" +
+		"WHEREAS, pursuant to an agreement entered into between Trip shareholders and Azul S.A., Trip became a subsidiary;\n\n" + body
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{cover, []string{"ACME HOLDINGS, INC.", "BETA MERGER SUB, INC."}},
+		{recital, []string{"Pfizer Inc.", "Omega Labs Corp."}},
+	} {
+		n := Learn(c.text, "x.txt")
+		var got []string
+		for _, p := range n.Parties {
+			got = append(got, p.Name)
+		}
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("parties %q, want %q", got, c.want)
+		}
+	}
+	sig := "AGREEMENT\n\nThe parties agree as follows.\n\n1. Term. One year.\n\nIN WITNESS WHEREOF the parties have signed.\n\nGoverning Law\nBy: ____\n\nChief Executive Officer BRG MANAGER, LLC\nBy: ____\n"
+	n := Learn(sig, "x.txt")
+	if len(n.Parties) != 1 || n.Parties[0].Name != "BRG MANAGER, LLC" {
+		t.Errorf("signature parties %+v", n.Parties)
+	}
+}

@@ -229,13 +229,19 @@ type candidate struct {
 // read paragraph by paragraph.
 func preambleParties(head string) []candidate {
 	var out []candidate
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	keep := func(cs []candidate) {
 		for _, c := range cs {
-			if k := Key(c.name); !seen[k] {
-				seen[k] = true
-				out = append(out, c)
+			k := Key(c.name)
+			if i, ok := seen[k]; ok {
+				// Named again (a cover block, then the preamble proper):
+				// the terms it is defined by here count too.
+				out[i].defs = append(out[i].defs, c.defs...)
+				out[i].defined = out[i].defined || c.defined
+				continue
 			}
+			seen[k] = len(out)
+			out = append(out, c)
 		}
 	}
 	found := false
@@ -578,6 +584,12 @@ func preambleEnd(s string) int {
 	end := min(len(s), 2000)
 	if i := recitals(s[:end]); i >= 0 {
 		end = i
+	}
+	// A cover's "by and among A, B and C" ends where its table of
+	// contents starts ("… Payment of Termination Fee 23 ARTICLE 4
+	// REPRESENTATIONS AND WARRANTIES OF THE COMPANY" names no party).
+	if loc := contentsWordsRe().FindStringIndex(s[:end]); loc != nil {
+		end = loc[0]
 	}
 	depth := 0
 	paraStart := 0

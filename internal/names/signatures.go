@@ -61,14 +61,22 @@ func signatureParties(tail string) []string {
 
 // signedForm reports whether a name of a signature block holds a legal
 // form written as one: with a period ("Inc.", "L.P.") or in capitals
-// ("LLC"). A short capitalized word ("Law", "Date") is none there: the
-// words above a "By:" line are often a heading or a caption.
+// ("LLC"), or a name of three words or more ending in a short capitalized
+// word ("… Government Fund"). A short capitalized word of a shorter name
+// ("Governing Law", "Mediation Date") is none there: the words above a
+// "By:" line are often a heading or a caption.
 func signedForm(name string) bool {
 	f := strings.Fields(strings.NewReplacer(",", " ", "(", " ", ")", " ").Replace(name))
 	for _, w := range f[min(1, len(f)):] {
 		if formWord(w) && (strings.HasSuffix(w, ".") || upperWord(w)) {
 			return true
 		}
+	}
+	// A name of three words or more ending in a short capitalized word
+	// ("Integrity Short Term Government Fund").
+	if len(f) >= 3 {
+		last := f[len(f)-1]
+		return formWord(last) && len(last) <= 4 && !isJoinerTitle(strings.ToLower(last))
 	}
 	return false
 }

@@ -35,6 +35,10 @@ type Detectors struct {
 	IDF map[string]float64 `json:"idf"`
 	// DefaultIDF is the IDF given to a word absent from IDF.
 	DefaultIDF float64 `json:"default_idf"`
+	// Clusters are the word clusters learnt from the training contracts'
+	// text (clusters.go): word → cluster, whose features ("c:N") the
+	// models weigh like any other.
+	Clusters map[string]int `json:"word_clusters,omitempty"`
 	// Models are the trained detectors, by provision. They come last in the
 	// file, so a reader can take everything else without scanning them.
 	Models []*Model `json:"models"`
@@ -159,6 +163,7 @@ func DecodeDetectors(name string, data []byte) (*Detectors, error) {
 const (
 	maxCoefficient = 1000 // weights, biases, calibration, Platt scaling
 	maxIDF         = 100
+	maxClusters    = 1 << 16
 )
 
 // checkNumbers refuses a detectors file with a number that is not finite
@@ -169,6 +174,9 @@ func (d *Detectors) checkNumbers() error {
 	c.within("default_idf", d.DefaultIDF, 0, maxIDF)
 	for k, v := range d.IDF {
 		c.within(fmt.Sprintf("idf[%q]", k), v, 0, maxIDF)
+	}
+	for k, v := range d.Clusters {
+		c.within(fmt.Sprintf("word_clusters[%q]", k), float64(v), 0, maxClusters)
 	}
 	if c.err != nil {
 		return c.err

@@ -29,6 +29,10 @@ type Scorer struct {
 	// prior is the zero-shot prior's weight of each generic feature, per
 	// distinct calibration (compiled once).
 	prior map[uint32]float64
+	// relIDs are the provisions' relation features (relations.go), and
+	// relations whether any model weighs one.
+	relIDs    [][len(relationTags)]uint32
+	relations bool
 }
 
 // compiled is one provision's finder.
@@ -65,6 +69,14 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 			s.weights[int(row)*P+i] += float32(w)
 		}
 	}
+	s.relIDs = relationIDs(pb)
+	for _, ids := range s.relIDs {
+		for _, id := range ids {
+			if _, ok := s.featRow[id]; ok {
+				s.relations = true
+			}
+		}
+	}
 	s.zs = newZeroShot(pb, det)
 	if cal := det.calibration(); len(cal.Prior) > 0 {
 		s.prior = map[uint32]float64{}
@@ -96,6 +108,10 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 		}
 		rows[j] = row
 	}
+	var rel [][]uint32
+	if s.relations {
+		rel = relationFeatures(prep, zs, s.relIDs)
+	}
 	acc := make([]float64, P)
 	for k, feats := range t.fidx {
 		clear(acc)
@@ -109,6 +125,18 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 			w := s.weights[int(row)*P : int(row)*P+P]
 			for i, v := range w {
 				acc[i] += float64(v)
+			}
+		}
+		if rel != nil {
+			for _, id := range rel[k] {
+				row, ok := s.featRow[id]
+				if !ok {
+					continue
+				}
+				w := s.weights[int(row)*P : int(row)*P+P]
+				for i, v := range w {
+					acc[i] += float64(v)
+				}
 			}
 		}
 		for i, c := range s.provs {

@@ -8,7 +8,7 @@ import (
 // labelled provisions (det.ZeroShot), and returns the feature index, the
 // prior (the detectors' starting point) and every provision's cells as the
 // calibrated zero-shot scorer finds them.
-func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64, hard int) (fx *featureIndex, g *detectorFit, zsPairs [][]scored, rep *TrainReport) {
+func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64, rel [][][]uint32, hard int) (fx *featureIndex, g *detectorFit, zsPairs [][]scored, rep *TrainReport) {
 	// The zero-shot calibration, fitted on the labelled provisions' best
 	// passages.
 	var pairs []scored
@@ -55,7 +55,7 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 	// The zero-shot scorer's prior: a model shared by every labelled
 	// provision over the zero-shot score and the passages' generic features
 	// (kind of clause, place, length, shape), starting from (a, b).
-	fx = newFeatureIndex(docs)
+	fx = newFeatureIndex(docs, rel)
 	gx := fx.generic()
 	cellsOf := func(exclude string) []cellData {
 		var out []cellData
@@ -123,8 +123,8 @@ func calibratedPairs(g *detectorFit, gx *featureIndex, docs []TrainingDoc, provs
 // fromBase is fitCalibration for training on top of base detectors: the
 // base's calibration and prior are kept (no refit: a few decided contracts
 // could not fit them better), turned into the feature index of docs.
-func fromBase(base *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64) (*featureIndex, *detectorFit, [][]scored, *TrainReport) {
-	fx := newFeatureIndex(docs)
+func fromBase(base *Detectors, docs []TrainingDoc, provs []provData, zsScores [][][]float64, rel [][][]uint32) (*featureIndex, *detectorFit, [][]scored, *TrainReport) {
+	fx := newFeatureIndex(docs, rel)
 	cal := base.calibration()
 	g := &detectorFit{w: make([]float64, len(fx.ids)), zsw: cal.A, bias: cal.B}
 	for c, id := range fx.ids {

@@ -18,13 +18,22 @@ type featureIndex struct {
 	feats [][][]int32 // [doc][passage] → columns
 }
 
-func newFeatureIndex(docs []TrainingDoc) *featureIndex {
+func newFeatureIndex(docs []TrainingDoc, rel [][][]uint32) *featureIndex {
+	// A passage's features: those it was prepared with, and its relations
+	// (relations.go) when given.
+	featsOf := func(d, k int) []uint32 {
+		f := docs[d].Prep.feats[k]
+		if rel != nil {
+			f = append(f[:len(f):len(f)], rel[d][k]...)
+		}
+		return f
+	}
 	// Features seen in fewer than minFeatureCount passages are left out: a
 	// weight learned from one or two passages is noise.
 	count := map[uint32]int32{}
-	for _, td := range docs {
-		for _, ids := range td.Prep.feats {
-			for _, id := range ids {
+	for d, td := range docs {
+		for k := range td.Prep.feats {
+			for _, id := range featsOf(d, k) {
 				count[id]++
 			}
 		}
@@ -32,7 +41,8 @@ func newFeatureIndex(docs []TrainingDoc) *featureIndex {
 	fx := &featureIndex{col: map[uint32]int32{}, feats: make([][][]int32, len(docs))}
 	for d, td := range docs {
 		fx.feats[d] = make([][]int32, len(td.Prep.feats))
-		for k, ids := range td.Prep.feats {
+		for k := range td.Prep.feats {
+			ids := featsOf(d, k)
 			cols := make([]int32, 0, len(ids))
 			for _, id := range ids {
 				if count[id] < minFeatureCount {

@@ -45,7 +45,17 @@ type zeroShot struct {
 	norms   []float64          // |profile| per provision
 	phrases [][]phrase         // keywords per provision
 	n       int
+	// With word clusters (Detectors.Clusters), the profile's words are
+	// also counted by cluster: a passage that says what the profile says
+	// in other words of the same clusters scores clusterShare of the
+	// cosine of the two cluster bags on top.
+	cterms map[int][]zsRef // cluster → the provisions whose profile holds it
+	cnorms []float64
 }
+
+// clusterShare weighs the cosine of a passage's and a profile's words
+// counted by cluster against the cosine of their words.
+const clusterShare = 0.5
 
 func newZeroShot(pb *playbook.Playbook, det *Detectors) *zeroShot {
 	z := &zeroShot{det: det, terms: map[string][]zsRef{}, n: len(pb.Provisions)}
@@ -83,6 +93,7 @@ func newZeroShot(pb *playbook.Playbook, det *Detectors) *zeroShot {
 			}
 		}
 		var norm float64
+		cprof := map[int]float64{}
 		for _, t := range sortedKeys(prof) {
 			w := prof[t]
 			// Dampen repetition: a word said ten times in a long definition
@@ -96,11 +107,41 @@ func newZeroShot(pb *playbook.Playbook, det *Detectors) *zeroShot {
 			}
 			z.terms[t] = append(z.terms[t], zsRef{prov: i, w: v})
 			norm += v * v
+			if c, ok := z.cluster(t); ok {
+				cprof[c] += v
+			}
 		}
 		z.norms = append(z.norms, math.Sqrt(norm))
+		if z.hasClusters() {
+			if z.cterms == nil {
+				z.cterms = map[int][]zsRef{}
+			}
+			cs := make([]int, 0, len(cprof))
+			for c := range cprof {
+				cs = append(cs, c)
+			}
+			sort.Ints(cs)
+			var cn float64
+			for _, c := range cs {
+				z.cterms[c] = append(z.cterms[c], zsRef{prov: i, w: cprof[c]})
+				cn += cprof[c] * cprof[c]
+			}
+			z.cnorms = append(z.cnorms, math.Sqrt(cn))
+		}
 		z.phrases = append(z.phrases, ph)
 	}
 	return z
+}
+
+func (z *zeroShot) hasClusters() bool { return z.det != nil && len(z.det.Clusters) > 0 }
+
+// cluster returns the cluster of word w, if it has one.
+func (z *zeroShot) cluster(w string) (int, bool) {
+	if !z.hasClusters() {
+		return 0, false
+	}
+	c, ok := z.det.Clusters[w]
+	return c, ok
 }
 
 func (z *zeroShot) idf(w string) float64 {
@@ -124,6 +165,21 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 		idf[i], refs[i] = z.idf(w), z.terms[w]
 	}
 	dot := make([]float64, z.n)
+	// each word's cluster (-1: none), and a passage's weight per cluster
+	var cluster []int
+	var cbag map[int]float64
+	var cdot []float64
+	if z.cterms != nil {
+		cluster = make([]int, len(t.vocab))
+		for i, w := range t.vocab {
+			cluster[i] = -1
+			if c, ok := z.cluster(w); ok {
+				cluster[i] = c
+			}
+		}
+		cbag = map[int]float64{}
+		cdot = make([]float64, z.n)
+	}
 	for k := range prep.passages {
 		ps := &prep.passages[k]
 		// The passage's words with their weights, in order of first
@@ -140,12 +196,36 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 			for _, ref := range refs[it.w] {
 				dot[ref.prov] += v * ref.w
 			}
+			if cluster != nil && cluster[it.w] >= 0 {
+				cbag[cluster[it.w]] += v
+			}
 		}
 		norm = math.Sqrt(norm)
+		var cnorm float64
+		if cluster != nil {
+			clear(cdot)
+			cs := make([]int, 0, len(cbag))
+			for c := range cbag {
+				cs = append(cs, c)
+			}
+			sort.Ints(cs) // sums in a fixed order
+			for _, c := range cs {
+				v := cbag[c]
+				cnorm += v * v
+				for _, ref := range z.cterms[c] {
+					cdot[ref.prov] += v * ref.w
+				}
+			}
+			cnorm = math.Sqrt(cnorm)
+			clear(cbag)
+		}
 		for i := range dot {
 			s := 0.0
 			if norm > 0 && z.norms[i] > 0 {
 				s = dot[i] / (norm * z.norms[i])
+			}
+			if cnorm > 0 && z.cnorms[i] > 0 {
+				s += clusterShare * cdot[i] / (cnorm * z.cnorms[i])
 			}
 			if len(z.phrases[i]) > 0 {
 				s += keywordBonus * math.Min(keywordHits(ps.Words, z.phrases[i]), keywordCap)
