@@ -92,8 +92,13 @@ func Build(doc *document.Document, tree *clause.Tree, opt Options) index.DocInpu
 		if !opt.NoSummary {
 			context = sumLine + "\n" + context
 		}
-		for _, sp := range pieces(doc, own, opt.MaxUnit) {
-			sp = snapToWords(runes, sp)
+		for _, hp := range headedPieces(doc, own, opt.MaxUnit) {
+			sp := snapToWords(runes, hp.span)
+			heading, context := heading, context
+			if hp.heading != "" {
+				heading = hp.heading
+				context += "\n" + hp.heading
+			}
 			text := doc.Masked(sp) // page furniture reads as spaces
 			if own != n.Own && sp == own {
 				// A short clause widened to read as a provision is still

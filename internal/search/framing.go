@@ -105,9 +105,7 @@ func (ix *Index) framing(v *index.Snapshot, question string, terms []string) map
 			out[t] = framingSelf
 		}
 	}
-	parts := strings.FieldsFunc(question, func(r rune) bool {
-		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
-	})
+	parts := questionParts(question)
 	for _, p := range parts {
 		var words []string
 		index.ForEachWord(p, func(w string, _ bool) { words = append(words, w) })

@@ -73,7 +73,8 @@ const MaxProvisionDocs = 5
 
 // FuseProvisions puts the finder's passages first and fills up to k with
 // the search's hits. The first passage of each provision in each document
-// comes first; the finder's further passages of it alternate with the
+// comes first — after the search's best hit when the finder returned that
+// hit among a provision's further passages (bothFind) —; the finder's further passages of it alternate with the
 // search's hits, so the best word matches stay near the top. A hit that
 // overlaps a passage already returned keeps only its text outside it (the
 // rest of a clause the passage was cut from stays retrievable), so spans
@@ -125,6 +126,10 @@ func FuseProvisions(hits, found []Hit, k int) []Hit {
 		}
 	}
 	type key struct{ doc, prov string }
+	if len(hits) > 0 && bothFind(hits[0], found) {
+		addHit(hits[0])
+		hits = hits[1:]
+	}
 	seen := map[key]bool{}
 	var more []Hit
 	for _, h := range found {
@@ -147,6 +152,30 @@ func FuseProvisions(hits, found []Hit, k int) []Hit {
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// bothFind reports whether the words' best hit h is also a passage the
+// detectors found, though not the one they rate best for its provision: a
+// passage both find goes before one only the detectors find ("governed by
+// the laws of Spain" before "organized under the laws of Texas"). A hit
+// overlapping a provision's best passage leaves the order as it is.
+func bothFind(h Hit, found []Hit) bool {
+	type key struct{ doc, prov string }
+	first := map[key]bool{}
+	agree := false
+	for _, f := range found {
+		k := key{f.DocID, f.Provision}
+		overlaps := f.DocID == h.DocID && f.Span.Start < h.Span.End && h.Span.Start < f.Span.End
+		if !first[k] {
+			first[k] = true
+			if overlaps {
+				return false
+			}
+			continue
+		}
+		agree = agree || overlaps
+	}
+	return agree
 }
 
 // defaultRerankDepth is how many passages a reranker reorders by default.

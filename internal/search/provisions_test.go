@@ -55,6 +55,23 @@ func TestFuseProvisions(t *testing.T) {
 	if want := []document.Span{sp(150, 200), sp(100, 150), sp(200, 300), sp(700, 800), sp(500, 600), sp(900, 950), sp(150, 250)}; !reflect.DeepEqual(spans, want) {
 		t.Errorf("interleaved: %v, want %v", spans, want)
 	}
+	// The search's best hit is a further passage the finder found too: a
+	// passage both find goes first, then the finder's best.
+	agree := []Hit{
+		{DocID: "a", Span: sp(1000, 1100), View: index.ViewProvision, Provision: "Governing Law"},
+		{DocID: "a", Span: sp(120, 280), View: index.ViewProvision, Provision: "Governing Law"},
+	}
+	spans = nil
+	for _, h := range FuseProvisions(hits, agree, 10) {
+		spans = append(spans, h.Span)
+	}
+	if want := []document.Span{sp(100, 300), sp(1000, 1100), sp(500, 600), sp(150, 250)}; !reflect.DeepEqual(spans, want) {
+		t.Errorf("agreeing: %v, want %v", spans, want)
+	}
+	// It overlaps the finder's best passage as well: the order is the finder's.
+	if got := FuseProvisions(hits, append([]Hit{{DocID: "a", Span: sp(250, 320), View: index.ViewProvision, Provision: "Term"}}, agree...), 10); got[0].Span != sp(250, 320) {
+		t.Errorf("overlapping the best passage: %+v", got[0])
+	}
 	// Nothing found: the hits unchanged.
 	if got := FuseProvisions(hits, nil, 10); !reflect.DeepEqual(got, hits) {
 		t.Errorf("no passages changed the hits: %+v", got)

@@ -384,9 +384,7 @@ func topic(v *index.Snapshot, question string, docs []string) string {
 	if len(ref) == 0 || len(ref) >= len(terms) {
 		return question
 	}
-	parts := strings.FieldsFunc(question, func(r rune) bool {
-		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
-	})
+	parts := questionParts(question)
 	var out []string
 	i := 0 // index of the next term
 	for _, p := range parts {

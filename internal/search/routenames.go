@@ -88,8 +88,9 @@ type qword struct {
 func analyzeWords(text string) []qword {
 	var out []qword
 	partStart := 0
+	brk := partBreaks(text)
 	for i := 0; i <= len(text); i++ {
-		if i < len(text) && !isPartBreak(text[i]) {
+		if i < len(text) && !brk[i] {
 			continue
 		}
 		part := text[partStart:i]
@@ -117,11 +118,6 @@ func analyzeWords(text string) []qword {
 		partStart = i + 1
 	}
 	return out
-}
-
-// isPartBreak reports the characters that split a question into parts.
-func isPartBreak(c byte) bool {
-	return c == ';' || c == ':' || c == '?' || c == '!' || c == '\n'
 }
 
 // nameMatch is a run of question words that is a name of some documents.

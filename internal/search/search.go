@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/search/index"
@@ -543,9 +542,7 @@ func insertSpan(list []document.Span, sp document.Span) []document.Span {
 // breaks, and reports for each term whether a part starts with it and
 // whether it was written like a name (see AnalyzeCased).
 func analyzeQuery(text string) (terms []string, breaks, named []bool) {
-	parts := strings.FieldsFunc(text, func(r rune) bool {
-		return r == ';' || r == ':' || r == '?' || r == '!' || r == '\n'
-	})
+	parts := questionParts(text)
 	for _, p := range parts {
 		ts, ns := index.AnalyzeCased(p)
 		for i, t := range ts {

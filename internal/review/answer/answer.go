@@ -149,6 +149,13 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 		if prep != nil {
 			start = contractDate(prep)
 		}
+		if start == "" && prep != nil && len(blankDatesAt(contractOpening(prep, maxOwnDateAt))) == 0 {
+			// a contract whose opening writes no date runs from its last
+			// dated signature
+			if last, _, ok := lastSignature(prep); ok {
+				start = last.v
+			}
+		}
 		var defined map[string]string
 		if prep != nil {
 			defined = datesDefinedIn(prep)
@@ -370,7 +377,7 @@ func partyReads(p *detect.Prepared) []partyRead {
 		opening := contractOpening(p, partyChars)
 		var reads []partyRead
 		for _, r := range preambleParties(opening) {
-			if !inFurniture(p, p.Index().RuneSpan(r.nameAt, r.nameEnd)) {
+			if !inFurniture(p, p.Index().RuneSpan(r.nameAt, r.nameEnd)) && !clauseNotName(r.name) {
 				reads = append(reads, r)
 			}
 		}

@@ -156,9 +156,31 @@ func pickDate(s string, cands []valueAt, c cues) (valueAt, bool) {
 	for _, v := range cands {
 		blank = blank || IsBlankDate(v.v)
 	}
-	if blank && c[detect.StemWord("effective")] == 0 {
+	// — or that writes the date it is made beside the date it takes effect,
+	// in one sentence ("entered on this 9th day of October, 2001 and is
+	// deemed effective as of October 1, 2001")
+	if c[detect.StemWord("effective")] == 0 {
+		effective := make([]bool, len(cands))
 		for i, v := range cands {
-			if owners[i] != ownerOther && !ends[i] && reEffectiveBefore().MatchString(s[max(0, v.at-30):v.at]) {
+			effective[i] = owners[i] != ownerOther && !ends[i] && reEffectiveBefore().MatchString(s[max(0, v.at-30):v.at])
+		}
+		sentence := func(at int) int {
+			for _, t := range toks {
+				if t.end > at {
+					return t.sentence
+				}
+			}
+			return -1
+		}
+		for i, v := range cands {
+			if !effective[i] {
+				continue
+			}
+			made := blank
+			for j, w := range cands {
+				made = made || j != i && !effective[j] && !ends[j] && owners[j] != ownerOther && sentence(w.at) == sentence(v.at)
+			}
+			if made {
 				effs[i] = true
 				nEffs++
 			}

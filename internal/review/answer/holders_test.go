@@ -177,3 +177,29 @@ func TestAskedValuePerParty(t *testing.T) {
 		t.Errorf("asked %q, want 90 days", v)
 	}
 }
+
+// TestClauseIsNoPartyName checks that a clause read where a name would be
+// ("Sponsor with the following benefits, subject to …", "Reseller will
+// obtain …") is not taken for a party, while names with place words are.
+func TestClauseIsNoPartyName(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Sponsor with the following benefits, subject to the terms of the General Provisions": true,
+		"Reseller will obtain pricing quote from Company":                                      true,
+		"Harbor Ballpark Funding LLC":                                                          false,
+		"the Trust Advisors to the Seller Trusts listed on Schedule A":                         false,
+		"Bank of America, N.A.":                                                                false,
+		"Zebra Technologies do Brasil - Comércio de Produtos de Informática Ltda.":             false,
+	} {
+		if got := clauseNotName(s); got != want {
+			t.Errorf("clauseNotName(%q) = %v, want %v", s, got, want)
+		}
+	}
+	text := "SPONSORSHIP AGREEMENT\n\nHarbor Ballpark Funding LLC (\"HBF\") shall provide Sponsor with the following benefits, subject to the terms of the General Provisions attached hereto (the \"General Provisions\"):\n\n1. Signage. Two signs in the stadium.\n\n2. Fees. Sponsor shall pay HBF the fees in Exhibit A.\n\nIN WITNESS WHEREOF the parties have signed this Agreement.\n\nHARBOR BALLPARK FUNDING LLC\nBy: /s/ A. Smith\n\nCOASTAL GRILL, INC.\nBy: /s/ B. Jones\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	for _, r := range partyReads(c) {
+		if strings.Contains(r.name, "following") {
+			t.Errorf("party %q read from a clause", r.name)
+		}
+	}
+}

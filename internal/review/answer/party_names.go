@@ -1,7 +1,9 @@
 package answer
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,6 +27,22 @@ func onlyName(s string) bool {
 		}
 	}
 	return true
+}
+
+// reClauseWord is a word by which a clause goes on where a name would
+// have ended: a modal or finite verb, or a preposition that opens terms
+// ("Reseller will obtain pricing quote from Company", "Sponsor with the
+// following benefits, subject to the terms …"). Place words ("in", "on")
+// are not among them: a party may be "the Trust Advisors listed on
+// Schedule A".
+var reClauseWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s(?:will|shall|may|must|can|is|are|has|have|with|subject|under|pursuant)\s`)
+})
+
+// clauseNotName reports whether s, read as a party's name, is a clause: a
+// name holds none of reClauseWord's words in lower case.
+func clauseNotName(s string) bool {
+	return reClauseWord().MatchString(" " + strings.Join(strings.Fields(s), " ") + " ")
 }
 
 // plainMarks replaces the emphasis marks of Markdown (* and _) with

@@ -1,6 +1,8 @@
 package answer
 
 import (
+	"regexp"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/document"
@@ -64,6 +66,17 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 			// "effective on the date on which the Parties sign": the
 			// date of the last signature, where the signatures are dated
 			if sa, sex, ok := signedOn(c, ex, scores); ok {
+				return sa, leadWithAnswer(sa, sex)
+			}
+			// "effective as of the date first above written": the date
+			// the contract's opening writes
+			if sa, sex, ok := datedAbove(c, ex, scores); ok {
+				return sa, leadWithAnswer(sa, sex)
+			}
+			// a contract whose opening writes no date, not even a blank
+			// one, is made when the last party signs: the date of its
+			// last dated signature
+			if sa, sex, ok := undatedSigned(c, ex, scores); ok {
 				return sa, leadWithAnswer(sa, sex)
 			}
 		}
@@ -208,6 +221,26 @@ func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answe
 	if !reSigningDate().MatchString(joinExtracts(ex).s) {
 		return nil, nil, false
 	}
+	last, sp, ok := lastSignature(c)
+	if !ok {
+		// signatures not dated: the date the contract says it is made
+		// and executed on, in its opening
+		v, at, ok := openingDate(c)
+		if !ok {
+			return nil, nil, false
+		}
+		last, sp = v, at
+	}
+	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
+	if k < 0 {
+		return nil, nil, false
+	}
+	return &Answer{Kind: KindValue, Text: last.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
+}
+
+// lastSignature returns the latest date of c's signature block and where
+// it is written (code points); false when the signatures are not dated.
+func lastSignature(c *detect.Prepared) (valueAt, document.Span, bool) {
 	text := c.Doc().Doc.Text
 	var last valueAt
 	for _, d := range signatureDates(text) {
@@ -215,29 +248,74 @@ func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answe
 			last = d
 		}
 	}
-	var sp document.Span
-	if last.v != "" {
-		lo := utf8.RuneCountInString(text[:last.at])
-		sp = document.Span{Start: lo, End: lo + utf8.RuneCountInString(text[last.at:last.end])}
-	} else {
-		// signatures not dated: the date the contract says it is made
-		// and executed on, in its opening
-		opening := contractOpening(c, openingChars)
-		var cands []valueAt
-		for _, v := range allDatesAt(opening) {
-			if !inFurniture(c, c.Index().RuneSpan(v.at, v.end)) {
-				cands = append(cands, v)
-			}
-		}
-		v, ok := pickDate(opening, cands, startCues)
-		if !ok {
-			return nil, nil, false
-		}
-		last, sp = v, c.Index().RuneSpan(v.at, v.end)
+	if last.v == "" {
+		return valueAt{}, document.Span{}, false
+	}
+	lo := utf8.RuneCountInString(text[:last.at])
+	return last, document.Span{Start: lo, End: lo + utf8.RuneCountInString(text[last.at:last.end])}, true
+}
+
+// undatedSigned reads the date of a contract whose opening writes none
+// (no date, no blank left for one) from its last dated signature; the
+// passage that holds it is added to the extracts.
+func undatedSigned(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	if len(blankDatesAt(contractOpening(c, maxOwnDateAt))) > 0 {
+		return nil, nil, false
+	}
+	last, sp, ok := lastSignature(c)
+	if !ok {
+		return nil, nil, false
+	}
+	// (a short contract's opening may reach its signatures)
+	if _, at, ok := openingDate(c); ok && at != sp {
+		return nil, nil, false
 	}
 	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
 	if k < 0 {
 		return nil, nil, false
 	}
 	return &Answer{Kind: KindValue, Text: last.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
+}
+
+// openingDate returns the date c's opening gives the contract (page
+// furniture left out), and where it is written (code points).
+func openingDate(c *detect.Prepared) (valueAt, document.Span, bool) {
+	opening := contractOpening(c, openingChars)
+	var cands []valueAt
+	for _, v := range allDatesAt(opening) {
+		if !inFurniture(c, c.Index().RuneSpan(v.at, v.end)) {
+			cands = append(cands, v)
+		}
+	}
+	v, ok := pickDate(opening, cands, startCues)
+	if !ok {
+		return valueAt{}, document.Span{}, false
+	}
+	return v, c.Index().RuneSpan(v.at, v.end), true
+}
+
+// reDateAbove refers to the date a contract's opening writes: "the date
+// first above written", "the day and year first set forth above", "the
+// date hereof", "the date of this Agreement".
+var reDateAbove = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:(?:day\s+and\s+)?(?:date|year)\s+(?:first\s+)?(?:above|hereinabove|herein\s*above)\s+(?:written|set\s+(?:forth|out)|stated|mentioned)|(?:date|day\s+and\s+year)\s+(?:first\s+)?(?:written|set\s+(?:forth|out)|stated|mentioned)\s+above|date\s+(?:hereof|of\s+this\s+agreement))\b`)
+})
+
+// datedAbove reads a date the extracts give as the contract's own ("shall
+// become effective as of the day and year first above written") from the
+// date c's opening writes; the passage that holds it is added to the
+// extracts.
+func datedAbove(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	if !reDateAbove().MatchString(joinExtracts(ex).s) {
+		return nil, nil, false
+	}
+	v, sp, ok := openingDate(c)
+	if !ok {
+		return nil, nil, false
+	}
+	out, k := extractAppended(c, append([]detect.Extract(nil), ex...), sp, scores)
+	if k < 0 {
+		return nil, nil, false
+	}
+	return &Answer{Kind: KindValue, Text: v.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
 }

@@ -16,7 +16,7 @@ import (
 // differently (TestSectionsFingerprint fails until then), and a contract
 // stored by an older pakton has it found again from its text.
 const (
-	partiesSection = "answer.parties/1"
+	partiesSection = "answer.parties/2"
 	runningSection = "answer.running/1"
 )
 

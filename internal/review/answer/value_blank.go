@@ -111,9 +111,11 @@ var reSigningDate = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // reDateLabel opens a signature block's date line: "Date:", "Dated:", or
-// "Date" opening a line — not "a Schedule to the Agreement dated …".
+// "Date" opening a line — not "a Schedule to the Agreement dated …" — or
+// the place of signing that opens a line of its own ("Hamburg, November
+// 19th, 2012").
 var reDateLabel = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(?:^|\n|\s{2,}|_)\s*(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:?\s*$|\b(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:\s*$`)
+	return regexp.MustCompile(`(?i)(?:^|\n|\s{2,}|_)\s*(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:?\s*$|\b(?:date(?:d)?(?:\s+signed)?|signed\s+on)\s*:\s*$|(?:^|\n)[ \t]*(?-i:[A-Z][\pL.'-]+(?:[ \t][A-Z][\pL.'-]+){0,2}),[ \t]*(?:(?:on|the)[ \t]+)?$`)
 })
 
 // signatureDates returns the dates of a contract's signature block: those

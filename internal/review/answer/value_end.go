@@ -138,13 +138,20 @@ var reEndOfYear = sync.OnceValue(func() *regexp.Regexp {
 
 // Defined dates. A contract often defines the date its term runs from
 // once — ""Commencement Date" means 16 October 2005", "as of March 1, 2019
-// (the "Effective Date")" — and its term clause names it.
+// (the "Effective Date")", a cover page's "Effective Date: March 1, 1996"
+// — and its term clause names it.
 var (
 	reDateMeans = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`["“]([A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3}\s(?:Date|DATE))["”]\s*(?:shall\s+)?(?:mean|means|is|shall\s+be)\s*:?\s*`)
 	})
 	reDateDefined = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[\s,]*\(\s*(?:the\s+|hereinafter\s+|herein\s+)?["“]([A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3}\s(?:Date|DATE))["”]`)
+	})
+	// reDateLabelled is a date written as a labelled field of a cover
+	// page or an order form, opening a line or a column of it:
+	// "Effective Date: March 1, 1996".
+	reDateLabelled = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(?:^|[ \t]{2})[ \t]*([A-Z][A-Za-z]*(?:[ \t][A-Z][A-Za-z]*){0,3}[ \t](?:Date|DATE))[ \t]*:[ \t]*`)
 	})
 	reDateName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b[A-Z][A-Za-z]*(?:\s[A-Z][A-Za-z]*){0,3}\s(?:Date|DATE)\b`)
@@ -159,7 +166,8 @@ var reEndName = sync.OnceValue(func() *regexp.Regexp {
 // name in lower case; a name defined twice keeps its first date.
 func definedDates(text string) map[string]string {
 	out := map[string]string{}
-	for _, m := range reDateMeans().FindAllStringSubmatchIndex(text, -1) {
+	labelled := reDateLabelled().FindAllStringSubmatchIndex(text, -1)
+	for _, m := range append(reDateMeans().FindAllStringSubmatchIndex(text, -1), labelled...) {
 		name := strings.ToLower(text[m[2]:m[3]])
 		if d, at, _, ok := firstDateAt(text[m[1]:min(len(text), m[1]+60)]); ok && at <= 3 {
 			if _, seen := out[name]; !seen {

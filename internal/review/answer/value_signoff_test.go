@@ -92,3 +92,70 @@ func TestEffectiveOnSigning(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectiveAsDatedAbove checks that a date given as the contract's own
+// ("the day and year first above written") is read from the date its
+// opening writes, and the cell names the passage that writes it.
+func TestEffectiveAsDatedAbove(t *testing.T) {
+	text := "SPONSORSHIP AGREEMENT\n\nThis Sponsorship Agreement is made as of June 3, 2004 between Acme Inc. (\"Acme\") and Beta LLC (\"Sponsor\").\n\n" +
+		"1. Sponsorship. Acme grants Sponsor the sponsorship rights described in Exhibit A.\n\n" +
+		"6. Duration. This Agreement shall become effective as of the day and year first above written and shall govern the relations between the parties thereafter, unless terminated as set forth in this Section 6.\n\n" +
+		"IN WITNESS WHEREOF the parties have signed this Agreement.\n\nACME INC.\nBy: /s/ A. Smith\n\nBETA LLC\nBy: /s/ B. Jones\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	var ex []detect.Extract
+	for i, ps := range c.Passages() {
+		if strings.Contains(c.Index().Slice(ps.Span), "first above written") {
+			ex = append(ex, c.Extract(i, 0.9))
+			break
+		}
+	}
+	if len(ex) == 0 {
+		t.Fatal("no passage says when the contract takes effect")
+	}
+	a, got := Read(c, builtinProvision(t, "Effective Date"), ex, make([]float64, len(c.Passages())), true)
+	if a.Text != "2004-06-03" {
+		t.Fatalf("answer %+v, want the opening's date 2004-06-03", a)
+	}
+	for _, sp := range a.Spans {
+		if s := spanText(t, got, sp); s != "June 3, 2004" {
+			t.Errorf("value read from %q", s)
+		}
+	}
+}
+
+// TestUndatedContractSigned checks that a contract whose opening writes no
+// date is dated by its last dated signature — a date line of its own, or
+// the place of signing with the date — and its term runs from it.
+func TestUndatedContractSigned(t *testing.T) {
+	for _, sig := range []string{"Bremen, March 4th, 2013", "Date: March 4, 2013"} {
+		text := "SUPPLY AGREEMENT\n\nbetween\n\nNordic Oils GmbH & Co KG, Hafenstrasse 3, 28195 Bremen, Germany (\"Nordic\")\n\nand\n\nAcme Pharma Inc, 1 Main Street, Springfield (\"Acme\")\n\n" +
+			"1) Nordic shall supply the Product to Acme.\n\n" +
+			"2) This Agreement shall become effective on the date of its execution and shall remain in force for three years (the \"Initial Term\").\n\n" +
+			"3) This Agreement is governed by the laws of Germany.\n\n\n" + sig + "\n\n/s/ A. Smith   /s/ B. Jones\n\nNORDIC OILS GmbH & Co KG   ACME PHARMA INC\n"
+		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+		c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+		passage := func(s string) []detect.Extract {
+			for i, ps := range c.Passages() {
+				if strings.Contains(c.Index().Slice(ps.Span), s) {
+					return []detect.Extract{c.Extract(i, 0.9)}
+				}
+			}
+			t.Fatalf("no passage holds %q", s)
+			return nil
+		}
+		scores := make([]float64, len(c.Passages()))
+		a, got := Read(c, builtinProvision(t, "Agreement Date"), passage("Nordic shall supply"), scores, true)
+		if a.Text != "2013-03-04" {
+			t.Errorf("%s: agreement date %+v, want the signature's 2013-03-04", sig, a)
+		}
+		for _, sp := range a.Spans {
+			if s := spanText(t, got, sp); !strings.Contains(sig, s) {
+				t.Errorf("%s: value read from %q", sig, s)
+			}
+		}
+		if a, _ := Read(c, builtinProvision(t, "Expiration Date"), passage("remain in force for three years"), scores, true); a.Text != "2016-03-04" {
+			t.Errorf("%s: expiration %+v, want 2016-03-04", sig, a)
+		}
+	}
+}

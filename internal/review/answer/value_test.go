@@ -141,6 +141,9 @@ func TestPickDateOwner(t *testing.T) {
 		{`WHEREAS, the Company and the Trust entered into an Agreement dated as of December 5, 1995. IN WITNESS WHEREOF, the parties hereto have executed this Agreement as of this 4th day of April, 2003.`, "2003-04-04"},
 		{`This Agreement is entered into effective as of December 16, 2004. Date December 17, 2004`, "2004-12-16"},
 		{`The Joint Venture shall commence on the 1st of March, 2003, and shall be effective until February 28, 2004.`, "2003-03-01"},
+		// made on one date, effective from another: the agreement's date is the one it is made
+		{`This Maintenance and Support Agreement (this "Agreement") is entered on this 9th day of October, 2001 and is deemed effective as of October 1, 2001 (the "Effective Date"), by and between A and B.`, "2001-10-09"},
+		{`This License Agreement (this "Agreement") is entered into effective as of December 16, 2004, (the "Effective Date") by and between A and B.`, "2004-12-16"},
 	} {
 		ex := extractsOf(c.text)
 		if got := readAnswer(agreementDate, nil, ex).Text; got != c.want {
@@ -152,6 +155,9 @@ func TestPickDateOwner(t *testing.T) {
 // A start date the contract defines elsewhere.
 func TestEndDateFromDefinedDate(t *testing.T) {
 	doc := `"Commencement Date" means 16 October 2005.` + "\n\n" + `15. Duration. This Agreement shall commence on the Commencement Date and shall continue for an initial period of five years.` + "\n\n" + `"Term" shall mean the period commencing on the Effective Date and terminating on the eighth anniversary of the Commencement Date.`
+	if got := definedDates("DISTRIBUTOR AGREEMENT\n\nAgreement Number: N115          Effective Date: March 1, 1996          Term: 1 Year\n\nThis Agreement will be in effect for one year from the Effective Date.")["effective date"]; got != "1996-03-01" {
+		t.Errorf("a labelled date line: %q", got)
+	}
 	defined := definedDates(doc)
 	if defined["commencement date"] != "2005-10-16" {
 		t.Fatalf("defined dates %v", defined)
