@@ -34,7 +34,10 @@ import (
 //     paragraphs inside a cell are single lines.
 //   - List items are prefixed with their marker, as a browser draws it:
 //     "1.", "b.", "iv." for <ol> (honouring start, type, reversed and the
-//     value of <li>), "•", "◦", "▪" by depth for <ul>, then a space. Nested
+//     value of <li>), "•", "◦", "▪" by depth for <ul>, then a space; a
+//     list-style-type set by a style attribute or a style sheet, or a
+//     ::before content with a counter ("(" counter(x, lower-alpha) ")"),
+//     is drawn instead (html_css.go), and list-style-type none draws none. Nested
 //     items are indented two spaces per level, up to maxHTMLIndent levels
 //     (deeper items keep that indent), so the text stays linear in the
 //     size of the file however deep the lists nest.
@@ -79,7 +82,7 @@ func parseHTML(ctx context.Context, data []byte, lim *textBudget) (*document.Doc
 		}
 		return nil, fmt.Errorf("%w: html: %v", ErrCorrupt, err)
 	}
-	w := &htmlWriter{lim: lim}
+	w := &htmlWriter{lim: lim, css: readHTMLCSS(root)}
 	w.walk(root)
 	if err := lim.Err(); err != nil {
 		return nil, err
@@ -174,6 +177,7 @@ type htmlWriter struct {
 	rowStart []int // output length (runes) when each open row began
 
 	lim *textBudget // the document's limits: writing stops past them
+	css *htmlCSS    // what the page's style sheets say about lists
 }
 
 type openBlock struct {
@@ -184,10 +188,13 @@ type openBlock struct {
 }
 
 type htmlList struct {
+	node     *html.Node
 	ordered  bool
 	typ      string
 	next     int
 	reversed bool
+	cssType  string // list-style-type set by CSS, when cssSet
+	cssSet   bool
 }
 
 func (w *htmlWriter) finish() (string, []document.Block) {
@@ -456,7 +463,9 @@ func (w *htmlWriter) walk(n *html.Node) {
 		w.children(n)
 		w.pre--
 	case atom.Ol, atom.Ul, atom.Menu, atom.Dir:
-		w.lists = append(w.lists, newHTMLList(n))
+		l := newHTMLList(n)
+		l.cssType, l.cssSet = w.css.listType(n)
+		w.lists = append(w.lists, l)
 		w.children(n)
 		w.lists = w.lists[:len(w.lists)-1]
 	case atom.Li:
@@ -486,7 +495,7 @@ func (w *htmlWriter) children(n *html.Node) {
 }
 
 func newHTMLList(n *html.Node) *htmlList {
-	l := &htmlList{ordered: n.DataAtom == atom.Ol, next: 1}
+	l := &htmlList{node: n, ordered: n.DataAtom == atom.Ol, next: 1}
 	if !l.ordered {
 		return l
 	}
@@ -513,24 +522,47 @@ func (w *htmlWriter) listItem(n *html.Node) {
 	label := "•"
 	if len(w.lists) > 0 {
 		l := w.lists[len(w.lists)-1]
-		if l.ordered {
-			if s, ok := hasAttr(n, "value"); ok {
-				if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-					l.next = v
-				}
+		if s, ok := hasAttr(n, "value"); ok && l.ordered {
+			if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+				l.next = v
 			}
+		}
+		cssType, cssSet := w.css.listType(n)
+		if !cssSet {
+			cssType, cssSet = l.cssType, l.cssSet
+		}
+		counted := l.ordered
+		if m, ok := w.css.marker(l.node, n); ok {
+			// A ::before content: its strings around the counter.
+			label = m.prefix
+			if !m.literal {
+				label += formatCSSListNumber(l.next, m.typ) + m.suffix
+				counted = true
+			}
+			label = strings.TrimSpace(label)
+		} else if cssSet {
+			switch typ := cssListTypes[cssType]; typ {
+			case "", "•", "◦", "▪":
+				label = typ
+			default:
+				label = formatHTMLNumber(l.next, typ) + "."
+				counted = true
+			}
+		} else if l.ordered {
 			typ := l.typ
 			if t, ok := hasAttr(n, "type"); ok {
 				typ = t
 			}
 			label = formatHTMLNumber(l.next, typ) + "."
+		} else {
+			label = []string{"•", "◦", "▪"}[min(depth, 2)]
+		}
+		if counted || l.ordered {
 			if l.reversed {
 				l.next--
 			} else {
 				l.next++
 			}
-		} else {
-			label = []string{"•", "◦", "▪"}[min(depth, 2)]
 		}
 	}
 	w.push(document.BlockListItem, depth, label)
@@ -539,7 +571,9 @@ func (w *htmlWriter) listItem(n *html.Node) {
 	w.writeRaw(strings.Repeat("  ", min(depth, maxHTMLIndent)))
 	// The indent is not part of the item.
 	w.open[len(w.open)-1].start = w.runes
-	w.writeRaw(label + " ")
+	if label != "" {
+		w.writeRaw(label + " ")
+	}
 	w.glue = true
 	w.children(n)
 	w.glue = false
@@ -550,4 +584,15 @@ func (w *htmlWriter) listItem(n *html.Node) {
 // letters counted as browsers do (a…z, aa, ab, …).
 func formatHTMLNumber(n int, typ string) string {
 	return formatListNumber(n, typ, numbering.Alphabetic)
+}
+
+// formatCSSListNumber renders n in a CSS list-style-type; a bullet or
+// none draws that and no number.
+func formatCSSListNumber(n int, cssType string) string {
+	switch typ := cssListTypes[cssType]; typ {
+	case "", "•", "◦", "▪":
+		return typ
+	default:
+		return formatHTMLNumber(n, typ)
+	}
 }

@@ -67,6 +67,22 @@ func TestParseHTML(t *testing.T) {
 			"<p>one<p>two<li>three",
 			"one\n\ntwo\n\n• three",
 		},
+		{
+			"list-style-type in a style attribute, on the list and on an item",
+			`<ol style="list-style-type: lower-roman"><li>x</li><li style="list-style: upper-alpha inside">y</li></ol><ul style="list-style-type:decimal"><li>p</li><li>q</li></ul>`,
+			"i. x\nB. y\n\n1. p\n2. q",
+		},
+		{
+			"list-style-type none: the item's own typed number is all a reader sees",
+			`<ol style="list-style-type:none"><li>(a) first</li><li>(b) second</li></ol>`,
+			"(a) first\n(b) second",
+		},
+		{
+			"style sheet rules: list-style-type by class, ::before content with a counter",
+			`<html><head><style>/* lists */ ol.alpha { list-style-type: lower-alpha } .lst-kix_1-0>li:before{content:"(" counter(lst-ctn-kix_1-0,lower-latin) ") "} .lst-kix_2-0 > li::before { content: "\2022  " } @media print { p { color: black } }</style></head><body>` +
+				`<ol class="alpha"><li>x</li><li>y</li></ol><ol class="c3 lst-kix_1-0 start" start="3"><li>Licence</li><li>Fees</li></ol><ul class="lst-kix_2-0"><li>dot</li></ul></body></html>`,
+			"a. x\nb. y\n\n(c) Licence\n(d) Fees\n\n• dot",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,4 +189,17 @@ func FuzzParseHTML(f *testing.F) {
 		}
 		checkDoc(t, doc)
 	})
+}
+
+// A page whose style sheets run past the megabyte pakton reads is read with
+// the rules before it; its comments cost one pass however many there are.
+func TestParseHTMLLargeStyleSheet(t *testing.T) {
+	css := strings.Repeat("/* x */", 200_000) + strings.Repeat("p{color:red}", 20_000) + "ol{list-style-type:upper-roman}"
+	doc, err := parseHTML(context.Background(), []byte("<style>"+css+"</style><ol><li>a</li></ol>"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Text != "1. a" {
+		t.Errorf("text = %q, want the default marker: the rule past the limit is not read", doc.Text)
+	}
 }
