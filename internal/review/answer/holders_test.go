@@ -184,11 +184,11 @@ func TestAskedValuePerParty(t *testing.T) {
 func TestClauseIsNoPartyName(t *testing.T) {
 	for s, want := range map[string]bool{
 		"Sponsor with the following benefits, subject to the terms of the General Provisions": true,
-		"Reseller will obtain pricing quote from Company":                                      true,
-		"Harbor Ballpark Funding LLC":                                                          false,
-		"the Trust Advisors to the Seller Trusts listed on Schedule A":                         false,
-		"Bank of America, N.A.":                                                                false,
-		"Zebra Technologies do Brasil - Comércio de Produtos de Informática Ltda.":             false,
+		"Reseller will obtain pricing quote from Company":                                     true,
+		"Harbor Ballpark Funding LLC":                                                         false,
+		"the Trust Advisors to the Seller Trusts listed on Schedule A":                        false,
+		"Bank of America, N.A.":                                                               false,
+		"Zebra Technologies do Brasil - Comércio de Produtos de Informática Ltda.":            false,
 	} {
 		if got := clauseNotName(s); got != want {
 			t.Errorf("clauseNotName(%q) = %v, want %v", s, got, want)
