@@ -2,6 +2,7 @@ package docs
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,25 +21,24 @@ func TestNumbersRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []struct {
-		file   string
-		render func(*headline.Numbers) (string, error)
-	}{{"../README.md", headline.README}, {"EVALUATION.md", headline.Evaluation}} {
-		page, err := os.ReadFile(p.file)
+	for _, p := range headline.Pages {
+		page, err := os.ReadFile(filepath.Join("..", p.File))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := headline.Block(string(page))
-		if err != nil {
-			t.Errorf("%s: %v", p.file, err)
-			continue
-		}
-		want, err := p.render(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("%s: its numbers differ from docs/numbers.json's (a table edited by hand?): render them again with\n\tgo run ./scripts/numbers -render\n--- the page\n%s\n--- docs/numbers.json\n%s", p.file, got, want)
+		for _, r := range p.Blocks {
+			got, err := headline.NamedBlock(string(page), r.Name)
+			if err != nil {
+				t.Errorf("%s: %v", p.File, err)
+				continue
+			}
+			want, err := r.Render(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s: its numbers (block %q) differ from docs/numbers.json's (a table edited by hand?): render them again with\n\tgo run ./scripts/numbers -render\n--- the page\n%s\n--- docs/numbers.json\n%s", p.File, r.Name, got, want)
+			}
 		}
 	}
 }

@@ -191,7 +191,10 @@ func subsets(data string, keys map[string]string) func(*headline.Numbers, string
 				return err
 			}
 			n.Retrieval = append(n.Retrieval, headline.Subset{Key: key, Benchmark: bench, Queries: r.Queries, Scope: rep.Scope, Documents: docs,
-				Provisions: provisionsOf(rep), Recall: r.Recall, Precision: r.Precision, Command: cmd})
+				Provisions: provisionsOf(rep), Recall: r.Recall, Precision: r.Precision, Chars: r.Chars, DRM: r.DRM,
+				QueryMsP50: r.QueryMsP50, QueryMsP99: r.QueryMsP99, Quotes: r.Quotes, FirstElsewhere: r.FirstElsewhere, ProvisionTop1: r.ProvisionTop1,
+				ShortTop1: r.ShortTop1, MidTokenTop1: r.MidTokenTop1,
+				Command: cmd})
 		}
 		return nil
 	}
@@ -262,28 +265,27 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// renderPages replaces the numbers block of README.md and EVALUATION.md.
+// renderPages replaces the numbers blocks of README.md and EVALUATION.md.
 func renderPages(n *headline.Numbers) error {
-	for _, p := range []struct {
-		file   string
-		render func(*headline.Numbers) (string, error)
-	}{{readmeFile, headline.README}, {evaluationFile, headline.Evaluation}} {
-		page, err := os.ReadFile(p.file)
+	for _, p := range headline.Pages {
+		page, err := os.ReadFile(p.File)
 		if err != nil {
 			return err
 		}
-		body, err := p.render(n)
-		if err != nil {
+		out := string(page)
+		for _, r := range p.Blocks {
+			body, err := r.Render(n)
+			if err != nil {
+				return err
+			}
+			if out, err = headline.SpliceNamed(out, r.Name, body); err != nil {
+				return fmt.Errorf("%s: %w", p.File, err)
+			}
+		}
+		if err := os.WriteFile(p.File, []byte(out), 0o644); err != nil {
 			return err
 		}
-		out, err := headline.Splice(string(page), body)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.file, err)
-		}
-		if err := os.WriteFile(p.file, []byte(out), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "numbers: rendered %s\n", p.file)
+		fmt.Fprintf(os.Stderr, "numbers: rendered %s\n", p.File)
 	}
 	return nil
 }

@@ -51,6 +51,24 @@ type Subset struct {
 	// Recall and Precision are LegalBench-RAG's, in percent, by k.
 	Recall    map[string]float64 `json:"recall"`
 	Precision map[string]float64 `json:"precision"`
+	// Chars is the mean number of characters returned and DRM the share of
+	// snippets from a document holding no answer, in percent, by k.
+	Chars map[string]float64 `json:"chars,omitempty"`
+	DRM   map[string]float64 `json:"drm,omitempty"`
+	// QueryMsP50 and QueryMsP99 are the run's query latencies in process,
+	// on the machine that measured them.
+	QueryMsP50 float64 `json:"query_ms_p50,omitempty"`
+	QueryMsP99 float64 `json:"query_ms_p99,omitempty"`
+	// Quotes, FirstElsewhere, ProvisionTop1, ShortTop1 and MidTokenTop1
+	// are first-hit diagnostics, percent of queries: the first hit covers
+	// at least half of an answer, comes from a document holding none, was
+	// found by the review detectors, is under 40 characters, starts inside
+	// a word or clause number.
+	Quotes         float64 `json:"quotes_answer_at_1,omitempty"`
+	FirstElsewhere float64 `json:"first_hit_elsewhere,omitempty"`
+	ProvisionTop1  float64 `json:"provision_top1,omitempty"`
+	ShortTop1      float64 `json:"short_top1,omitempty"`
+	MidTokenTop1   float64 `json:"mid_token_top1,omitempty"`
 	// Command is the index of the command in Numbers.Commands.
 	Command int `json:"command"`
 }
@@ -112,32 +130,61 @@ func Write(path string, n *Numbers) error {
 }
 
 // Markers around a rendered block; the text between them is replaced
-// whole.
-const (
-	beginMarker = "<!-- numbers: begin (rendered from docs/numbers.json by go run ./scripts/numbers; do not edit) -->"
-	endMarker   = "<!-- numbers: end -->"
-)
-
-// Block returns the rendered block held between the markers of a page.
-func Block(page string) (string, error) {
-	i := strings.Index(page, beginMarker)
-	j := strings.Index(page, endMarker)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("no numbers block (the markers %q … %q)", beginMarker, endMarker)
+// whole. A page may hold several blocks, each with a name ("" for the
+// headline table): <!-- numbers NAME: begin … --> … <!-- numbers NAME: end -->.
+func markers(name string) (begin, end string) {
+	tag := "numbers"
+	if name != "" {
+		tag += " " + name
 	}
-	return page[i+len(beginMarker) : j], nil
+	return "<!-- " + tag + ": begin (rendered from docs/numbers.json by go run ./scripts/numbers; do not edit) -->",
+		"<!-- " + tag + ": end -->"
 }
 
-// Splice returns the page with the block between its markers replaced by
-// body.
-func Splice(page, body string) (string, error) {
-	i := strings.Index(page, beginMarker)
-	j := strings.Index(page, endMarker)
+// Block returns the headline block held between the markers of a page.
+func Block(page string) (string, error) { return NamedBlock(page, "") }
+
+// Splice returns the page with its headline block replaced by body.
+func Splice(page, body string) (string, error) { return SpliceNamed(page, "", body) }
+
+// NamedBlock returns the block of that name held between its markers.
+func NamedBlock(page, name string) (string, error) {
+	begin, end := markers(name)
+	i := strings.Index(page, begin)
+	j := strings.Index(page, end)
 	if i < 0 || j < i {
-		return "", fmt.Errorf("no numbers block (the markers %q … %q)", beginMarker, endMarker)
+		return "", fmt.Errorf("no numbers block %q (the markers %q … %q)", name, begin, end)
 	}
-	if strings.Contains(page[j+len(endMarker):], beginMarker) {
-		return "", fmt.Errorf("more than one numbers block")
+	return page[i+len(begin) : j], nil
+}
+
+// SpliceNamed returns the page with the block of that name replaced by
+// body.
+func SpliceNamed(page, name, body string) (string, error) {
+	begin, end := markers(name)
+	i := strings.Index(page, begin)
+	j := strings.Index(page, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no numbers block %q (the markers %q … %q)", name, begin, end)
 	}
-	return page[:i+len(beginMarker)] + body + page[j:], nil
+	if strings.Contains(page[j+len(end):], begin) {
+		return "", fmt.Errorf("more than one numbers block %q", name)
+	}
+	return page[:i+len(begin)] + body + page[j:], nil
+}
+
+// A Rendered is one block of a page and how it is rendered.
+type Rendered struct {
+	Name   string // "" for the headline table
+	Render func(*Numbers) (string, error)
+}
+
+// Pages are the pages holding rendered numbers, by path from the
+// repository root, with their blocks in the order they appear.
+var Pages = []struct {
+	File   string
+	Blocks []Rendered
+}{
+	{"README.md", []Rendered{{"", README}}},
+	{"docs/EVALUATION.md", []Rendered{{"", Evaluation}, {"table2", Table2}, {"sets", Sets}}},
 }

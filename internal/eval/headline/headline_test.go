@@ -8,6 +8,7 @@ import (
 )
 
 func TestSplice(t *testing.T) {
+	beginMarker, endMarker := markers("")
 	page := "intro\n" + beginMarker + "\nold table\n" + endMarker + "\nafter\n"
 	cases := []struct {
 		name, page, body, want string
@@ -34,6 +35,59 @@ func TestSplice(t *testing.T) {
 		if b, err := Block(got); err != nil || b != c.body {
 			t.Errorf("%s: Block = %q, %v; want %q", c.name, b, err, c.body)
 		}
+	}
+}
+
+// TestNamedBlocks: blocks of different names on one page are spliced
+// apart, and the headline block's markers are not a named block's.
+func TestNamedBlocks(t *testing.T) {
+	b0, e0 := markers("")
+	b1, e1 := markers("table2")
+	page := b0 + "x" + e0 + "\n" + b1 + "y" + e1
+	out, err := SpliceNamed(page, "table2", "Y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := NamedBlock(out, "table2"); got != "Y" {
+		t.Errorf("table2 block = %q, want Y", got)
+	}
+	if got, _ := Block(out); got != "x" {
+		t.Errorf("headline block = %q, want x (untouched)", got)
+	}
+	if _, err := NamedBlock(page, "sets"); err == nil {
+		t.Error("a block the page lacks: no error")
+	}
+}
+
+func TestTable2AndSets(t *testing.T) {
+	n := sample()
+	for i := range n.Retrieval {
+		n.Retrieval[i].Chars = map[string]float64{"1": 563.4, "2": 1059, "4": 2037, "8": 3958, "16": 7776, "32": 14937, "64": 26416}
+		n.Retrieval[i].DRM = map[string]float64{"1": 1.01, "8": 1.06, "64": 1.17}
+		n.Retrieval[i].Quotes = 64.04
+	}
+	n.Retrieval[0].Precision = map[string]float64{"1": 40, "2": 30, "4": 20, "8": 10, "16": 5, "32": 3, "64": 2}
+	n.Retrieval[1].Precision = map[string]float64{"1": 20, "2": 30, "4": 20, "8": 10, "16": 5, "32": 3, "64": 2}
+	tab, err := Table2(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The "all" row is the mean of the four subsets: P@1 (40+20+44.02+44.02)/4.
+	for _, want := range []string{"| **all** | **pakton** | **37.01** |", "| | PAKTON paper | 19.94 |", "— | — |", "| 563 | 1,059 |", "commit abc123"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("Table 2 lacks %q:\n%s", want, tab)
+		}
+	}
+	sets, err := Sets(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sets, "| 563 / 3,958 / 26,416 | 64.0% |") {
+		t.Errorf("sets table lacks the CUAD row's characters and quotes:\n%s", sets)
+	}
+	n.Retrieval = n.Retrieval[1:]
+	if _, err := Table2(n); err == nil {
+		t.Error("Table 2 without CUAD: no error")
 	}
 }
 
