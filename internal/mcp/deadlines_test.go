@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pakton/pakton/internal/collection"
 )
 
 // list_deadlines dates the sample contracts' deadlines as of a day, each
@@ -18,27 +15,7 @@ import (
 // and refuses a bad window or day with a clear error.
 func TestListDeadlines(t *testing.T) {
 	st := testStore(t)
-	server := NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "alpha"))
-	ct, stt := mcpsdk.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), stt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	var mu sync.Mutex
-	var steps []string
-	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test"}, &mcpsdk.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcpsdk.ProgressNotificationClientRequest) {
-			mu.Lock()
-			steps = append(steps, req.Params.Message)
-			mu.Unlock()
-		},
-	})
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, progress := connectWithProgress(t, st)
 
 	params := &mcpsdk.CallToolParams{Name: "list_deadlines", Arguments: map[string]any{"as_of": "2026-12-07"}}
 	params.SetProgressToken("deadlines-1")
@@ -75,11 +52,9 @@ func TestListDeadlines(t *testing.T) {
 	if s := text(res); !strings.Contains(s, "2027-12-04") || !strings.Contains(s, "2030-01-02") {
 		t.Errorf("text: %s", s)
 	}
-	mu.Lock()
-	if len(steps) == 0 || !strings.Contains(steps[len(steps)-1], "of") {
-		t.Errorf("progress: %q", steps)
+	if steps, last, total := progress.settled(); len(steps) == 0 || last != total || !strings.Contains(steps[len(steps)-1], "of") {
+		t.Errorf("progress: %q (last %v of %v)", steps, last, total)
 	}
-	mu.Unlock()
 
 	var soon DeadlinesOutput
 	if res := call(t, cs, "list_deadlines", map[string]any{"as_of": "2026-12-07", "within": "1y"}, &soon); res.IsError {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -733,4 +735,56 @@ func testService(t testing.TB, st *store.Store, m collection.Models) *collection
 	svc := collection.New(st, collection.Options{Models: m, WaitForReload: true})
 	t.Cleanup(svc.Close)
 	return svc
+}
+
+// progressLog records the progress notifications a client receives.
+type progressLog struct {
+	mu          sync.Mutex
+	steps       []string
+	last, total float64
+}
+
+func (p *progressLog) handle(_ context.Context, req *mcpsdk.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.steps = append(p.steps, req.Params.Message)
+	p.last, p.total = req.Params.Progress, req.Params.Total
+}
+
+// settled returns the messages and the last progress of total once the
+// progress has reached its total, or after 10 s: notifications reach the
+// client's handler on their own goroutine, so the last may land just after
+// the call's result.
+func (p *progressLog) settled() (steps []string, last, total float64) {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		p.mu.Lock()
+		done := len(p.steps) > 0 && p.last == p.total
+		steps, last, total = slices.Clone(p.steps), p.last, p.total
+		p.mu.Unlock()
+		if done || time.Now().After(deadline) {
+			return steps, last, total
+		}
+	}
+}
+
+// connectWithProgress connects a client that records progress
+// notifications to a server over the store's "alpha" collection, both
+// closed when the test ends.
+func connectWithProgress(t *testing.T, st *store.Store) (*mcpsdk.ClientSession, *progressLog) {
+	t.Helper()
+	server := NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "alpha"))
+	ct, stt := mcpsdk.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), stt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	progress := &progressLog{}
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test"}, &mcpsdk.ClientOptions{ProgressNotificationHandler: progress.handle})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, progress
 }

@@ -5,42 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pakton/pakton/internal/collection"
 	"github.com/pakton/pakton/internal/review/playbook"
 	"github.com/pakton/pakton/internal/review/reviewtest"
 )
 
 func TestReviewCollection(t *testing.T) {
 	st := testStore(t)
-	server := NewServer(NewStoreBackend(testService(t, st, collection.Models{}), "alpha"))
-	ct, stt := mcpsdk.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), stt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	var mu sync.Mutex
-	var steps []string
-	var last, total float64
-	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test"}, &mcpsdk.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcpsdk.ProgressNotificationClientRequest) {
-			mu.Lock()
-			steps = append(steps, req.Params.Message)
-			last, total = req.Params.Progress, req.Params.Total
-			mu.Unlock()
-		},
-	})
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, progress := connectWithProgress(t, st)
 
 	docs, err := st.List(t.Context(), "alpha")
 	if err != nil {
@@ -107,22 +82,9 @@ func TestReviewCollection(t *testing.T) {
 	if !strings.Contains(txt, "Governing Law") || !strings.Contains(txt, "Not found: ") {
 		t.Errorf("text result:\n%s", txt)
 	}
-	// Progress notifications reach the client's handler on their own
-	// goroutine, so the last one may land just after the call's result:
-	// wait (bounded) for it rather than reading the count at once.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		mu.Lock()
-		done := int(last) == len(docs)
-		mu.Unlock()
-		if done {
-			break
-		}
-	}
-	mu.Lock()
-	if len(steps) == 0 || int(last) != len(docs) || int(total) != len(docs) || !strings.Contains(steps[len(steps)-1], "reviewed") {
+	if steps, last, total := progress.settled(); len(steps) == 0 || int(last) != len(docs) || int(total) != len(docs) || !strings.Contains(steps[len(steps)-1], "reviewed") {
 		t.Errorf("progress: %q (last %v of %v)", steps, last, total)
 	}
-	mu.Unlock()
 
 	// One document by name; the built-in playbook by default.
 	res = call(t, cs, "review_collection", map[string]any{"docs": []string{docs[0].Name}, "provisions": []string{"Governing Law"}}, &out)
