@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestInBackground checks that f runs on a thread whose niceness was
@@ -34,4 +37,66 @@ func TestInBackground(t *testing.T) {
 		}
 	}()
 	inBackground(3, func() { panic("boom") })
+}
+
+// TestInBackgroundKeepsChildren: a child process started with Pdeathsig
+// from a thread that later runs background work is not killed when the
+// work ends. Linux sends Pdeathsig when the forking thread exits, so a
+// background thread that ended with its work killed such children (a
+// browser a test drives, a model server) at random.
+func TestInBackgroundKeepsChildren(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	// Start children from many threads, then run background work on many
+	// threads, so that some background thread is one a child forked from.
+	var children []*exec.Cmd
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cmd := exec.Command(sleep, "30")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			if err := cmd.Start(); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			children = append(children, cmd)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, c := range children {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	for range 8 {
+		var bg sync.WaitGroup
+		for range 16 {
+			bg.Add(1)
+			go func() {
+				defer bg.Done()
+				inBackground(1, func() { time.Sleep(time.Millisecond) })
+			}()
+		}
+		bg.Wait()
+	}
+	time.Sleep(100 * time.Millisecond) // a signal, if sent, has landed
+	for _, c := range children {
+		if err := c.Process.Signal(syscall.Signal(0)); err != nil {
+			t.Fatalf("a child started with Pdeathsig died after background work: %v", err)
+		}
+		var ws syscall.WaitStatus
+		if pid, _ := syscall.Wait4(c.Process.Pid, &ws, syscall.WNOHANG, nil); pid != 0 {
+			t.Fatalf("a child started with Pdeathsig ended after background work: %v", ws)
+		}
+	}
 }

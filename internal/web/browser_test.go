@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -386,6 +388,29 @@ type browser struct {
 
 	mu     sync.Mutex
 	errors []string // uncaught exceptions and console errors in the page
+
+	// chromium holds what the browser process writes (its own error log),
+	// printed when a step fails.
+	chromium *lockedBuffer
+}
+
+// lockedBuffer is a buffer the browser's output is copied into while a
+// test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 func newBrowser(t *testing.T) *browser {
@@ -395,6 +420,7 @@ func newBrowser(t *testing.T) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
+	out := &lockedBuffer{}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Flag("headless", true),
@@ -409,6 +435,8 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1440, 900),
+		chromedp.Flag("enable-logging", "stderr"),
+		chromedp.CombinedOutput(out),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
@@ -424,7 +452,7 @@ func newBrowser(t *testing.T) *browser {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
-	b := &browser{t: t, ctx: ctx}
+	b := &browser{t: t, ctx: ctx, chromium: out}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -464,8 +492,32 @@ func (b *browser) run(step string, actions ...chromedp.Action) {
 		var stacks strings.Builder
 		pprof.Lookup("goroutine").WriteTo(&stacks, 1)
 		b.t.Logf("job cards: %s\ngoroutines:\n%s", jobs, clipText(stacks.String(), 30000))
+		b.t.Logf("the tab's context: %v (cause %v); the browser process: %s; its output (the end):\n%s",
+			b.ctx.Err(), context.Cause(b.ctx), b.processState(), tail(b.chromium.String(), 6000))
 		b.t.Fatalf("%s: %v (page errors: %v; %s)", step, err, b.errors, said)
 	}
+}
+
+// processState says whether the Chromium process is still running: a
+// lost tab with a live browser is a lost connection, not a crash.
+func (b *browser) processState() string {
+	c := chromedp.FromContext(b.ctx)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return "not started"
+	}
+	p := c.Browser.Process()
+	if err := p.Signal(syscall.Signal(0)); err != nil {
+		return fmt.Sprintf("pid %d gone (%v)", p.Pid, err)
+	}
+	return fmt.Sprintf("pid %d running", p.Pid)
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }
 
 func (b *browser) noErrors() {
