@@ -237,7 +237,7 @@ type ContractAnswer struct {
 	// (DealRoom.Ask: "on what notice" → "60 days", or per party
 	// "Customer: 60 days; Provider: 180 days"), as read from the contract;
 	// AskedFrom is the clause it was read from when that is not the
-	// answer's (a governing-law clause).
+	// answer's (a governing-law clause, a cap read from another clause).
 	Asked      string     `json:"asked,omitempty"`
 	AskedFrom  string     `json:"asked_from,omitempty"`
 	Confidence float64    `json:"confidence,omitempty"`

@@ -103,8 +103,9 @@ type DealRow struct {
 	// ("60 days", "Customer: 60 days; Provider: 180 days (only during any
 	// Renewal Term)", "New York"); empty when the contract does not say.
 	// AskedFrom says where: the clause path of the extract it was read
-	// from, when it is not the cell's own provision's (the governing law
-	// of a question about another provision).
+	// from, when it is not the clause the cell is cited to (the governing
+	// law of a question about another provision; a general cap read from
+	// the clause after the cell's first).
 	Asked     string `json:"asked,omitempty"`
 	AskedFrom string `json:"asked_from,omitempty"`
 }
@@ -253,7 +254,13 @@ func (f *Finder) readAsked(ctx context.Context, dr *DealRoom, prov *playbook.Pro
 		row := &dr.Rows[i]
 		c := row.Cell
 		if law == nil {
-			row.Asked, _ = dr.Ask.AskedValue(prov, c.Answer, c.Extracts)
+			var spans []answer.Span
+			row.Asked, spans = dr.Ask.AskedValue(prov, c.Answer, c.Extracts)
+			// a value read from another clause than the cell's first names it
+			if len(spans) > 0 && spans[0].Extract > 0 && spans[0].Extract < len(c.Extracts) &&
+				c.Extracts[spans[0].Extract].Path != c.Extracts[0].Path {
+				row.AskedFrom = c.Extracts[spans[0].Extract].Path
+			}
 			continue
 		}
 		d := byID[row.DocID]

@@ -88,6 +88,15 @@ func TestDealRoomKindOfRight(t *testing.T) {
 	if dr.Ask == nil || dr.Ask.Kind != "amount" {
 		t.Errorf("the amount asked beside the cap: %+v", dr.Ask)
 	}
+	// the general cap (10.2), written as the fees paid, not the service
+	// credits' 15% nor the exclusion of indirect damages
+	for _, row := range dr.Rows {
+		if row.DocID == "master-services-agreement.txt" {
+			if want := "the total Fees paid and payable by Customer under this Agreement in the twelve (12) months immediately preceding the event giving rise to the liability"; row.Asked != want {
+				t.Errorf("the cap asked: %q (from %q), want %q", row.Asked, row.AskedFrom, want)
+			}
+		}
+	}
 }
 
 // A deal-room cache whose file is unchanged is used as kept in memory (not

@@ -224,11 +224,7 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 	case playbook.AnswerConsideration, playbook.AnswerCarveOuts:
 		a.Text = dealPointValue(p.Answer, s, add)
 	case playbook.AnswerAmount:
-		var cands []valueAt
-		for _, loc := range reAmount().FindAllStringIndex(s, -1) {
-			cands = append(cands, valueAt{strings.TrimSpace(s[loc[0]:loc[1]]), loc[0], loc[1]})
-		}
-		if v, ok := pickValue(s, written(cands), c); ok {
+		if v, ok := pickValue(s, generalLimits(s, written(amountsAt(s))), c); ok {
 			a.Text = v.v
 			add(v.at, v.end, "value")
 		}

@@ -141,11 +141,7 @@ func (ask *Ask) AskedValue(p *playbook.Provision, a *Answer, ex []detect.Extract
 			return span(v)
 		}
 	case AskAmount:
-		var cands []valueAt
-		for _, loc := range reAmount().FindAllStringIndex(j.s, -1) {
-			cands = append(cands, valueAt{strings.TrimSpace(j.s[loc[0]:loc[1]]), loc[0], loc[1]})
-		}
-		if v, ok := pickValue(j.s, cands, c); ok {
+		if v, ok := pickValue(j.s, generalLimits(j.s, amountsAt(j.s)), c); ok {
 			return span(v)
 		}
 	case AskJurisdiction:

@@ -21,6 +21,151 @@ var (
 	})
 )
 
+// A limit written as a measure rather than a sum: "shall in no event
+// exceed an amount equal to the price paid for the Services", "exceeds the
+// amount paid (excluding reimbursable expenses) to the Agent under this
+// Agreement", "limited to the greater of $500,000 and the fees paid in the
+// twelve months before the claim". reCeiling is the word that sets the
+// ceiling (and an "amount equal to" after it; not "up to", which as often
+// bounds a time); reMeasure what it measures by: a sum of money named by
+// what is paid or charged, or the greater or lesser of two.
+var (
+	reCeiling = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:exceed(?:s|ed|ing)?|in\s+excess\s+of|limited\s+to|capped\s+at|(?:a|the)\s+maximum\s+of)\s+(?:(?:an?\s+)?(?:amount|sum)\s+equal\s+to\s+)?`)
+	})
+	reMeasure = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:(the|any)\s+(?:greater|lesser|higher|lower)\s+of\b|(?:the|all|any)\s+(?:[\w'’()-]+\s+){0,4}?(?:amounts?|fees?|prices?|sums?|charges|compensation|consideration|payments?|royalt(?:y|ies)|revenues?)\b)`)
+	})
+	// reMeasureEnd ends a measure: a sentence's or a list item's end, a
+	// comma (not inside "the greater of …", whose terms are listed with
+	// commas), or a proviso.
+	reMeasureEnd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)[.;:](?:\s|$)|,\s|\n\s*\n|\s(?:provided|except|unless)\b`)
+	})
+	reMeasureEndOfTwo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)[.;:](?:\s|$)|\n\s*\n|\s(?:provided|except|unless)\b`)
+	})
+)
+
+// maxMeasureChars bounds a measure read as a value: a longer one is cut
+// at a word.
+const maxMeasureChars = 300
+
+// amountsAt returns the sums of money and percentages written in s, and
+// the limits written as a measure (measuresAt), in order; a sum inside a
+// measure ("the greater of $500,000 and the fees paid …") is read as part
+// of it.
+func amountsAt(s string) []valueAt {
+	measures := measuresAt(s)
+	var out []valueAt
+	for _, loc := range reAmount().FindAllStringIndex(s, -1) {
+		inside := false
+		for _, m := range measures {
+			if loc[0] >= m.at && loc[1] <= m.end {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, valueAt{strings.TrimSpace(s[loc[0]:loc[1]]), loc[0], loc[1]})
+		}
+	}
+	out = append(out, measures...)
+	sort.SliceStable(out, func(a, b int) bool { return out[a].at < out[b].at })
+	return out
+}
+
+// A limit written for the whole contract ("For any cause of action arising
+// under this Agreement, each party's liability … shall not exceed
+// U.S.$5,000,000") is the general cap; one written for a part of it ("for
+// breach of Article II", "arising from the indemnity set forth in the
+// License") is a cap carved out of it or beside it.
+var (
+	reWholeContract = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bthis[\s_-]+agreement\b|\bhereunder\b`)
+	})
+	reLiability = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bliab`) })
+	// reDefinedAfter is a name defined for the measure just read ("(the
+	// "General Cap")"): not part of the value.
+	reDefinedAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\s*\((?:the\s+|each,?\s+|a\s+)?["“][^"”]{1,60}["”]\)\s*$`)
+	})
+	reNamedPart = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:article|section|clause|paragraph|exhibit|schedule|annex)\s+\(?[0-9ivxlc]`)
+	})
+)
+
+// maxCeilingGap is how far after its ceiling word ("shall not exceed") a
+// sum may be written and still be the limit it sets.
+const maxCeilingGap = 40
+
+// generalLimits returns the candidates that are limits written for the
+// whole contract, or cands when none is: a general cap is read before the
+// caps carved out of it.
+func generalLimits(s string, cands []valueAt) []valueAt {
+	var out []valueAt
+	for _, v := range cands {
+		lo := 0
+		if ends := reSentenceEnd().FindAllStringIndex(s[:v.at], -1); len(ends) > 0 {
+			lo = ends[len(ends)-1][1]
+		}
+		pre := s[lo:v.at]
+		c := reCeiling().FindAllStringIndex(pre, -1)
+		if len(c) == 0 || len(pre)-c[len(c)-1][1] > maxCeilingGap {
+			continue
+		}
+		// the part a liability is for is named after the word liability
+		// ("liability for breach of Article II"), not before it ("Subject
+		// to Section 10.3, each party's liability …")
+		scope := pre
+		if l := reLiability().FindAllStringIndex(pre, -1); len(l) > 0 {
+			scope = pre[l[len(l)-1][0]:]
+		}
+		if reWholeContract().MatchString(pre) && !reNamedPart().MatchString(scope) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return cands
+	}
+	return out
+}
+
+// measuresAt returns the limits of s written as a measure, each from its
+// first word to the end of its phrase, its spaces collapsed in the value.
+func measuresAt(s string) []valueAt {
+	var out []valueAt
+	for _, loc := range reCeiling().FindAllStringIndex(s, -1) {
+		at := loc[1]
+		m := reMeasure().FindStringSubmatchIndex(s[at:])
+		if m == nil || m[2] < 0 && strings.Contains(strings.ToLower(s[at:at+m[1]]), " of ") {
+			// "exceed the term of the licence": a measure's head is what
+			// is paid, not a thing of something else
+			continue
+		}
+		rest := s[at:min(len(s), at+maxMeasureChars)]
+		endRe := reMeasureEnd()
+		if m[2] >= 0 { // "the greater of": its terms are separated by commas
+			endRe = reMeasureEndOfTwo()
+		}
+		end := len(rest)
+		if e := endRe.FindStringIndex(rest[m[1]:]); e != nil {
+			end = m[1] + e[0]
+		} else if at+len(rest) < len(s) {
+			// cut at the last whole word
+			if i := strings.LastIndexAny(rest, " \t\n"); i > m[1] {
+				end = i
+			}
+		}
+		if d := reDefinedAfter().FindStringIndex(rest[m[1]:end]); d != nil {
+			end = m[1] + d[0]
+		}
+		v := strings.Join(strings.Fields(rest[:end]), " ")
+		out = append(out, valueAt{v, at, at + len(strings.TrimRight(rest[:end], " \t\n"))})
+	}
+	return out
+}
+
 var months = map[string]time.Month{
 	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
 	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
