@@ -129,6 +129,9 @@ func ForEachWordAt(text string, fn func(w string, at WordAt)) {
 				begin(i, false)
 				buf = append(buf, c)
 			case c >= 'A' && c <= 'Z':
+				if gluedAt(text, i, buf, at) {
+					flush(i)
+				}
 				begin(i, true)
 				buf = append(buf, c+'a'-'A')
 			case c == '\'' && len(buf) > 0:
@@ -167,6 +170,25 @@ func ForEachWordAt(text string, fn func(w string, at WordAt)) {
 		i += w
 	}
 	flush(len(text))
+}
+
+// gluedAt reports whether the capital at text[i] starts a word glued to
+// the one in buf, whose space a conversion lost ("includingPersonal
+// Information", "ourVendors", "byThird-Party"): the word so far starts in
+// lower case, is two letters or more with no capital or digit, and the
+// capital is followed by a lower-case letter. A name written with an
+// inner capital starts with a capital ("InfoSonics") or a single letter
+// ("eDiets", "iPhone") and stays one word.
+func gluedAt(text string, i int, buf []byte, at WordAt) bool {
+	if len(buf) < 2 || at.Capital || at.Inner || i+1 >= len(text) || text[i+1] < 'a' || text[i+1] > 'z' {
+		return false
+	}
+	for _, b := range buf {
+		if b < 'a' || b > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // HasDigit reports whether a word holds a digit.
