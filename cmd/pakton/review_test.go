@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -86,6 +87,21 @@ func TestReviewCommand(t *testing.T) {
 	stdout, _, err = capture(t, runReview, "--playbook", pb, "--out", filepath.Join(dir, "o3"), "--format", "csv", "--doc", "mutual-nda.md", "--doc", "supply-agreement.docx")
 	if err != nil || !strings.Contains(stdout, "Reviewed 2 contracts") {
 		t.Errorf("--doc: %v\n%s", err, stdout)
+	}
+	// The CSV names each contract as people do (its title), then its file.
+	f, err := os.Open(filepath.Join(dir, "o3", "review.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 3 || recs[0][0] != "Contract" || recs[0][1] != "File" {
+		t.Fatalf("review.csv: %v %v", err, recs)
+	}
+	for _, r := range recs[1:] {
+		if r[0] == "" || r[0] == r[1] {
+			t.Errorf("contract %q shown by its file name %q", r[0], r[1])
+		}
 	}
 
 	// --dry-run says what the review would do.

@@ -636,7 +636,11 @@ func (run *Run) FullRow(row Row) (Row, error) {
 	if !ok || json.Unmarshal(raw, &k) != nil || k.Row.DocID != row.DocID {
 		return row, fmt.Errorf("review: the kept row of %s is gone or unreadable (was the review run again meanwhile?)", row.DocName)
 	}
-	return k.Row, nil
+	// what the table learnt of the contract after its row was kept (its
+	// title, from the names read at ingest) stays
+	full := k.Row
+	full.DocTitle = row.DocTitle
+	return full, nil
 }
 
 // keptFor returns the kept row for key, if any.
