@@ -98,3 +98,27 @@ func TestGeneralLimits(t *testing.T) {
 		}
 	}
 }
+
+// A period that runs after the contract ends is not its initial term (the
+// built-in Initial Term excludes "post-termination obligations"); a term
+// that continues for a period "thereafter" after its start is.
+func TestInitialTermNotAfterTheEnd(t *testing.T) {
+	it := &playbook.Provision{Name: "Initial Term", Answer: playbook.AnswerDuration,
+		Excludes: "Not the length of renewal terms, of licenses or warranties, or of post-termination obligations."}
+	for _, c := range []struct{ clause, want string }{
+		{"18.1 During the term of this Agreement and for a period of three (3) years thereafter, all the Parties shall take reasonable steps to prevent disclosure of the Confidential Information.", ""},
+		{"The obligations of this Section survive for two (2) years after the termination of this Agreement.", ""},
+		{"This Agreement shall commence on the Effective Date and continue for a period of five (5) years thereafter, unless terminated earlier.", "5 years"},
+		{"The initial term of this Agreement is three (3) years from the Effective Date.", "3 years"},
+		{"h. Upon termination of this Agreement, Reseller shall have the right to continue to sell any Cards in its possession for a period of three (3) months following the effective date of termination.", ""},
+		{"Upon termination of this Agreement, Reseller may sell its remaining stock for three (3) months.", ""},
+		// a period of something else than the contract
+		{"n. Any New Cards shall be excluded from the forecasting and penalty provisions of this Section 3 for the three (3) month period commencing on the date of the first order.", ""},
+		{"Any New Cards shall be excluded from forecasting for three (3) months. This Agreement continues for two (2) years from the Effective Date.", "2 years"},
+	} {
+		a := readAnswer(it, nil, extractsOf(c.clause))
+		if a.Text != c.want {
+			t.Errorf("%.60q…: %q, want %q", c.clause, a.Text, c.want)
+		}
+	}
+}

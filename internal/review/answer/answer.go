@@ -177,6 +177,9 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 			cands = timeToPay(s, cands)
 		}
 		cands = byNotice(s, cands, c)
+		if excludesAfterTerm(p) {
+			cands = withinTerm(s, cands)
+		}
 		if renewsSomething(c) {
 			cands = renewalPeriods(s, cands)
 		}
@@ -450,6 +453,66 @@ func renewsSomething(c cues) bool {
 		return false
 	}
 	return has("renewal") && !has("notice")
+}
+
+// A period that runs after the contract ends — "during the term of this
+// Agreement and for a period of three (3) years thereafter", "for two
+// years after the termination of this Agreement" — measures an obligation
+// that survives it, not the term: "continues for five (5) years
+// thereafter" (after the Effective Date) is the term.
+var (
+	reAfterTheEnd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\W{0,3}(?:[\w'’]+\s+){0,3}?(?:after|following|from|succeeding)\s+(?:the\s+)?(?:(?:effective\s+)?date\s+of\s+)?(?:any\s+|such\s+|its\s+)?(?:termination|expiration|expiry|end\s+of\s+(?:the|this|its)\s+(?:term|agreement))`)
+	})
+	reDuringTheTermAnd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:during|throughout)\s+the\s+(?:term|life|duration)\b[^.;]{0,100}\band\s+(?:for\s+)?(?:an?\s+(?:additional\s+|further\s+)?period\s+of\s+)?$`)
+	})
+)
+
+// excludesAfterTerm reports whether the provision says, in its own
+// excludes, that what survives the contract is not it (the built-in
+// Initial Term: "not … of post-termination obligations").
+func excludesAfterTerm(p *playbook.Provision) bool {
+	return strings.Contains(strings.ToLower(p.Excludes), "post-termination")
+}
+
+// reOfTheContract is what a sentence that measures the contract's term
+// speaks of: the agreement or a term ("the three (3) month period
+// commencing on the date of the first order" of new cards speaks of
+// neither).
+var reOfTheContract = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:agreement|contract|term)\b`)
+})
+
+// reUponTheEnd opens a sentence about what follows the contract's end:
+// "Upon termination of this Agreement, the Reseller may sell its stock for
+// three (3) months".
+var reUponTheEnd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W{0,3}(?:[a-z0-9]{1,3}[.)]\s+)?(?:upon|after|following|on)\s+(?:the\s+)?(?:any\s+|such\s+)?(?:termination|expiration|expiry)\b`)
+})
+
+// withinTerm keeps the periods that measure the contract's term: written
+// in a sentence about the agreement or a term, and not running after the
+// contract ends.
+func withinTerm(s string, cands []valueAt) []valueAt {
+	var keep []valueAt
+	for _, v := range cands {
+		if reAfterTheEnd().MatchString(s[v.end:min(len(s), v.end+80)]) || reDuringTheTermAnd().MatchString(s[max(0, v.at-160):v.at]) {
+			continue
+		}
+		lo, hi := 0, len(s)
+		if ends := reSentenceEnd().FindAllStringIndex(s[:v.at], -1); len(ends) > 0 {
+			lo = ends[len(ends)-1][1]
+		}
+		if e := reSentenceEnd().FindStringIndex(s[v.end:]); e != nil {
+			hi = v.end + e[0]
+		}
+		if v.v != "perpetual" && !reOfTheContract().MatchString(s[lo:hi]) || reUponTheEnd().MatchString(s[lo:v.at]) {
+			continue
+		}
+		keep = append(keep, v)
+	}
+	return keep
 }
 
 // reInitialBefore qualifies a period as the first term's: "the initial
