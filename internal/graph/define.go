@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/clause"
 )
@@ -113,12 +114,14 @@ func termText(q string) (string, bool) {
 }
 
 // meansAfter reports whether a definition verb follows byte i, after
-// alternatives (`or "Y"`), a parenthesis, a comma, a colon or a dash.
-func meansAfter(s string, i int, entry bool) bool {
+// alternatives (`or "Y"`), a parenthesis, a comma, a colon or a dash, and
+// whether the verb is only "is", "are" or "shall be" (weak), which defines
+// a term at the start of an entry.
+func meansAfter(s string, i int, entry bool) (ok, weak bool) {
 	for range 8 {
 		i = skipSpace(s, i)
 		if i >= len(s) {
-			return false
+			return false, false
 		}
 		switch {
 		case s[i] == ',' || s[i] == ':' || s[i] == '-':
@@ -132,7 +135,7 @@ func meansAfter(s string, i int, entry bool) bool {
 				i += k + 1
 				continue
 			}
-			return false
+			return false, false
 		}
 		if j, ok := alternative(s, i); ok {
 			i = j
@@ -145,19 +148,19 @@ func meansAfter(s string, i int, entry bool) bool {
 		win := strings.ToLower(strings.Join(strings.Fields(s[i:min(len(s), i+80)]), " "))
 		for _, v := range definitionVerbs {
 			if _, ok := hasWordPrefix(win, 0, v); ok {
-				return true
+				return true, false
 			}
 		}
 		// In a list of definitions an entry may define with "is":
 		// `(e) "Effective Date" is the date …`.
 		for _, v := range []string{"is", "are", "shall be"} {
 			if _, ok := hasWordPrefix(win, 0, v); ok && entry {
-				return true
+				return true, true
 			}
 		}
-		return false
+		return false, false
 	}
-	return false
+	return false, false
 }
 
 // alternative reads `or "Y"` / `and "Y"` at byte i and returns where it ends.
@@ -327,11 +330,26 @@ func inPreamble(t *clause.Tree, id int) bool {
 
 // meansSpan reads quote q as the term of a definition sentence (`"X"
 // means …`) and returns the definition's bytes, clamped to its node.
-func (x *text) meansSpan(q quote, term string, node int, at map[int]bool) (int, int, bool) {
+// Before it, defs holds the definitions found earlier in the text: a term
+// they define is not defined again by a weak verb — `16.6 "Distributor" is
+// an independent contractor` is a clause about the party the preamble
+// named, under a quoted heading.
+func (x *text) meansSpan(q quote, term string, node int, at map[int]bool, defs []Definition) (int, int, bool) {
 	s := x.s
 	r := firstRune(term)
-	if !(unicode.IsUpper(r) || unicode.IsDigit(r) || r == '[') || !meansAfter(s, q.b, x.entryStart(q.a)) {
+	if !(unicode.IsUpper(r) || unicode.IsDigit(r) || r == '[') {
 		return 0, 0, false
+	}
+	ok, weak := meansAfter(s, q.b, x.entryStart(q.a))
+	if !ok {
+		return 0, 0, false
+	}
+	if weak {
+		for _, d := range defs {
+			if Key(d.Term) == Key(term) {
+				return 0, 0, false
+			}
+		}
 	}
 	n0, n1 := x.nodeBytes(node)
 	b := x.ends.sentenceEnd(s, q.b, n1)
@@ -447,7 +465,7 @@ func (x *text) definitions() []Definition {
 		node := x.nodeCovering(q.open, q.close)
 		d := Definition{Term: term, TermSpan: x.span(q.open, q.close), Node: node}
 		var a, b int
-		if a, b, ok = x.meansSpan(q, term, node, at); ok {
+		if a, b, ok = x.meansSpan(q, term, node, at, out); ok {
 			d.Kind = DefMeans
 		} else if a, b, d.Kind, ok = x.inlineSpan(q, term, node); !ok {
 			continue
@@ -457,7 +475,8 @@ func (x *text) definitions() []Definition {
 	}
 	out = append(out, x.bareNames(at)...)
 	// Entries the clause parser read as definitions whose term lost its
-	// quotes ("Affiliate means …").
+	// quotes ("Affiliate means …"), where the words after the term define
+	// it (bareDefines).
 	for id, n := range x.t.Nodes {
 		if n.Kind != clause.KindDefinition || n.Term == "" || at[id] {
 			continue
@@ -468,7 +487,7 @@ func (x *text) definitions() []Definition {
 		}
 		n0, n1 := x.nodeBytes(id)
 		k := strings.Index(s[n0:min(n1, n0+len(n.Term)+40)], n.Term)
-		if k < 0 {
+		if k < 0 || !quotedAt(s, n0+k) && !bareDefines(s[n0+k+len(n.Term):min(n1, n0+k+len(n.Term)+80)]) {
 			continue
 		}
 		ts := x.span(n0+k, n0+k+len(n.Term))
@@ -509,12 +528,58 @@ func (x *text) partiesFirst(defs []Definition) {
 }
 
 // sentenceOpener reports whether an unquoted "term" starts with a
-// determiner, so is the start of a sentence ("This Agreement includes …"),
-// not a defined term.
+// determiner, a conjunction or a pronoun, so is the start of a sentence
+// ("This Agreement includes …", "Whenever Distributor refers to …", "It
+// includes …"), not a defined term.
 func sentenceOpener(term string) bool {
 	w, _, _ := strings.Cut(term, " ")
 	switch strings.ToLower(w) {
-	case "this", "the", "each", "any", "all", "no", "such", "that", "these", "those", "either", "neither":
+	case "this", "the", "each", "any", "all", "no", "such", "that", "these", "those", "either", "neither",
+		"whenever", "when", "where", "wherever", "if", "unless", "while", "although", "because",
+		"it", "they", "he", "she", "we", "you":
+		return true
+	}
+	return false
+}
+
+// quotedAt reports whether a quote mark opens right before byte i: the
+// clause parser read a quoted term (`"control" (including …) means`).
+func quotedAt(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r == '"' || r == '“' || r == '\'' || r == '‘'
+}
+
+// bareVerbs define an unquoted term: the verbs that say what a term is, in
+// the present tense.
+var bareVerbs = []string{
+	"means", "mean", "shall mean", "will mean", "has the meaning", "have the meaning", "shall have the meaning",
+	"have the respective meaning", "shall have the respective meaning", "refers to", "includes",
+	"is defined as", "shall be defined as",
+}
+
+// bareDefines reports whether the words after an unquoted term define it.
+// A modal "shall include" or "shall refer to" after a name is an
+// obligation of whoever it names ("Distributor shall include, in its
+// agreements with its customers, …"), and "includes in" says where
+// something is put ("Parent includes in such notice …"): neither defines.
+func bareDefines(after string) bool {
+	win := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(after, " \t\r\n:\"”’'")), " "))
+	for _, v := range bareVerbs {
+		e, ok := hasWordPrefix(win, 0, v)
+		if !ok {
+			continue
+		}
+		if v == "includes" {
+			rest := strings.TrimLeft(win[e:], " ")
+			w, _, _ := strings.Cut(rest, " ")
+			switch w {
+			case "in", "within", "into", "on", "with", "as":
+				return false
+			}
+			if strings.HasPrefix(rest, ",") {
+				return false
+			}
+		}
 		return true
 	}
 	return false

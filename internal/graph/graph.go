@@ -126,8 +126,10 @@ const (
 // Version is the current extraction version (Doc.Version). Raise it when
 // extraction changes what it finds: stored graphs of an older version are
 // computed again when read. (2: references "of the <defined term>" are
-// external; party names in a numbered list of parties.)
-const Version = 2
+// external; party names in a numbered list of parties. 3: a term without
+// quotes is defined only by a present-tense defining verb; "Section 5" is
+// never an item numbered 5 inside a numbered section.)
+const Version = 3
 
 // Extract finds the definitions, term uses and cross-references of a
 // document whose clause tree is t. It never fails: text it cannot read is

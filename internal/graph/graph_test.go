@@ -305,3 +305,81 @@ func TestReferenceToSectionNotListItem(t *testing.T) {
 		t.Errorf("no reference to Section 5 in %v", g.References)
 	}
 }
+
+// "Section 5" never names an item numbered 5 inside a numbered section,
+// even when the document has no section 5 of its own; "Section 4(5)" and
+// "Section 4(a)(5)" do name it.
+func TestReferenceToMissingSectionNotListItem(t *testing.T) {
+	text := `1. SCOPE. The Supplier supplies the goods.
+
+2. PRICE. The Buyer pays the price.
+
+3. DELIVERY. The Supplier delivers the goods.
+
+4. DELIVERABLES.
+
+(a) The Supplier shall deliver:
+
+1. A design;
+
+2. A build;
+
+3. A manual;
+
+4. The source code; and
+
+5. A test report.
+
+(b) The Buyer shall review them and may reject them under Section 5, Section 4(a)(5) or Section 2.
+`
+	_, tree, g := extract(t, text)
+	var got []string
+	for _, r := range g.References {
+		target := "-"
+		if r.Target >= 0 {
+			target = tree.Path(r.Target)
+		}
+		got = append(got, r.Label+"|"+string(r.Status)+"|"+target)
+	}
+	want := "Section 5|unresolved|-;Section 4(a)(5)|resolved|4 > (a) > 5;Section 2|resolved|2"
+	if strings.Join(got, ";") != want {
+		t.Errorf("references %q, want %q", strings.Join(got, ";"), want)
+	}
+}
+
+// A definition is recorded where the text defines a term, not where a
+// clause's heading quotes a party's name or a clause opens with one.
+func TestDefinitionOnlyWhereDefined(t *testing.T) {
+	text := `This Agreement is made between Acme Inc., a Delaware corporation ("Acme"), and Borealis Ltd. (the "Distributor").
+
+1. Definitions
+
+1.1 "Products" means the goods in the catalogue.
+
+1.2 "Term" is the period in Section 2.
+
+1.3 Territory shall mean Canada.
+
+2. General
+
+2.1 Notices are written.
+
+2.2 "Distributor" is an independent contractor of Acme.
+
+2.3 Distributor shall include, in its agreements with its customers, the terms of Section 2.1.
+
+2.4 Whenever Distributor refers to the Trademarks, it shall name Acme as their owner.
+
+2.5 "Distributor"
+Distributor is an independent contractor.
+`
+	_, tree, g := extract(t, text)
+	var got []string
+	for _, d := range g.Definitions {
+		got = append(got, d.Term+"|"+string(d.Kind)+"|"+tree.Path(d.Node))
+	}
+	want := "Acme|party|;Distributor|party|;Products|means|1 > 1.1;Term|means|1 > 1.2;Territory|means|1 > 1.3"
+	if strings.Join(got, ";") != want {
+		t.Errorf("definitions %q, want %q", strings.Join(got, ";"), want)
+	}
+}

@@ -97,8 +97,13 @@ func (x *text) references() []Reference {
 			default:
 				r.Target, r.Status = ix.resolve(kw, it.label, r.Node, scope)
 				if r.Status == Unresolved && scope == 0 {
+					// The text shows the unit starting, unless what it
+					// shows is the number of a list item already in the
+					// tree (ix.sub), which "Section 5" does not name.
 					if b := x.anchor(kw, it.label); b >= 0 {
-						r.Target, r.Status = x.t.At(x.bodyIx.Rune(b)), Within
+						if id := x.t.At(x.bodyIx.Rune(b)); !ix.sub[id] || strings.Trim(x.t.Nodes[id].Label, ". ") != it.label {
+							r.Target, r.Status = id, Within
+						}
 					}
 				}
 			}
@@ -140,6 +145,7 @@ type labelIndex struct {
 	class   []refClass
 	word    []string // per node: "exhibit", "schedule", … for attachments
 	inAttch []int    // per node: the attachment node it is inside, or 0
+	sub     []bool   // per node: an item numbered inside a numbered section
 	byLabel map[string][]int
 }
 
@@ -149,7 +155,8 @@ var labelWords = sync.OnceValue(func() *regexp.Regexp {
 
 func newLabelIndex(t *clause.Tree) *labelIndex {
 	ix := &labelIndex{t: t, full: make([]string, len(t.Nodes)), class: make([]refClass, len(t.Nodes)),
-		word: make([]string, len(t.Nodes)), inAttch: make([]int, len(t.Nodes)), byLabel: map[string][]int{}}
+		word: make([]string, len(t.Nodes)), inAttch: make([]int, len(t.Nodes)), sub: make([]bool, len(t.Nodes)),
+		byLabel: map[string][]int{}}
 	for id, n := range t.Nodes {
 		if id == 0 {
 			continue
@@ -181,6 +188,11 @@ func newLabelIndex(t *clause.Tree) *labelIndex {
 				if p := n.Parent; p > 0 && ix.full[p] != "" && ix.class[p] == classSection {
 					l = ix.full[p] + l
 				}
+			} else if p := n.Parent; digits(l) && ix.subItem(p) {
+				// "4 > (a) > 5": an item numbered 5 of a list inside
+				// section 4 is "Section 4(a)(5)", never "Section 5".
+				l = ix.full[p] + "(" + l + ")"
+				ix.sub[id] = true
 			}
 		}
 		ix.full[id] = l
@@ -188,6 +200,36 @@ func newLabelIndex(t *clause.Tree) *labelIndex {
 		ix.byLabel[key] = append(ix.byLabel[key], id)
 	}
 	return ix
+}
+
+// subItem reports whether a node numbered 1, 2, 3 … under node p is an
+// item of a list inside a numbered section rather than one of the
+// document's sections: p or one of its ancestors, below any article or
+// attachment, is a section whose label holds an arabic number ("4",
+// "2.05", "4(a)").
+func (ix *labelIndex) subItem(p int) bool {
+	for ; p > 0; p = ix.t.Nodes[p].Parent {
+		if ix.full[p] == "" {
+			continue
+		}
+		if ix.class[p] != classSection {
+			return false
+		}
+		if strings.ContainsAny(ix.full[p], "0123456789") {
+			return true
+		}
+	}
+	return false
+}
+
+// digits reports whether l is a number of arabic digits.
+func digits(l string) bool {
+	for i := 0; i < len(l); i++ {
+		if l[i] < '0' || l[i] > '9' {
+			return false
+		}
+	}
+	return l != ""
 }
 
 // resolve finds the node a reference label names, seen from node src and
