@@ -52,7 +52,7 @@ func scanInline(s string, strong []marker) []marker {
 			if !ok {
 				continue
 			}
-			if _, first := nextWord(s, m.labelEnd); !unicode.IsLetter(first) && first != '"' && first != '“' && first != '[' {
+			if _, first := nextWordWrapped(s, m.labelEnd); !unicode.IsLetter(first) && first != '"' && first != '“' && first != '[' {
 				continue
 			}
 			out = append(out, m)
@@ -93,6 +93,21 @@ func scanInline(s string, strong []marker) []marker {
 	}
 	confirm(out, strong)
 	return out
+}
+
+// nextWordWrapped is nextWord across one line break: an item's label
+// that a line wrap left at the end of its line ("; and (iii)\nfor such
+// other purposes", as PDF text extraction keeps a page's lines) is
+// followed by the words on the next line.
+func nextWordWrapped(s string, i int) (string, rune) {
+	j := skipHSpace(s, i)
+	if j < len(s) && s[j] == '\r' {
+		j++
+	}
+	if j < len(s) && s[j] == '\n' {
+		i = j + 1
+	}
+	return nextWord(s, i)
 }
 
 // before returns the last non-space rune before byte i and the lower-cased

@@ -62,3 +62,27 @@ func TestCoverHeadingNotAParent(t *testing.T) {
 	}
 	t.Fatal("no ARTICLE 2")
 }
+
+func TestTitleHeadingAbovePreambleNotAParent(t *testing.T) {
+	// A PDF sets the agreement's title in a large font right above a
+	// preamble of a few hundred words; the articles after the preamble are
+	// not inside the title, as the same agreement's text reads.
+	title := "Cooperation Agreement\n"
+	preamble := strings.Repeat("Party A and Party B agree to cooperate on the project described below.\n", 14)
+	text := title + preamble + "\nARTICLE 1\nPROJECT\n1.1 Scope. The project is built.\n\nARTICLE 2\nTERM\n2.1 Term. Ten years.\n"
+	doc := &document.Document{Text: text, Blocks: []document.Block{
+		{Kind: document.BlockHeading, Span: document.Span{Start: 0, End: len([]rune(title)) - 1}},
+	}}
+	tr := Parse(doc)
+	if err := Check(doc, tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(preamble) >= 1500 {
+		t.Fatalf("preamble of %d bytes: the test needs one shorter than a cover page", len(preamble))
+	}
+	for _, n := range tr.Nodes {
+		if n.Label == "ARTICLE 1" && n.Parent != 0 {
+			t.Errorf("ARTICLE 1 is under %q, want the document root", tr.Nodes[n.Parent].Heading)
+		}
+	}
+}

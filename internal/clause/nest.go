@@ -299,19 +299,23 @@ func (p *parser) popRank(stack []open, r int) int {
 	return -1
 }
 
-// coverGap is how far (bytes) a layout heading may sit above the first
-// numbered clause and still be its part heading rather than a title.
-const coverGap = 1500
+// coverLead is how much text (bytes) may stand between a layout heading
+// and the first numbered clause for the heading still to be that clause's
+// part heading rather than a title: a lead-in line ("The parties agree as
+// follows:") may, a preamble may not.
+const coverLead = 400
 
 func (p *parser) accept(m marker, r interp, parent int) {
 	if bodyFamily(m.fam) {
 		if !p.bodyStarted && !m.block {
-			// Large-font lines long before the body (a cover page's title
-			// and party names, then the preamble) are not parts the
+			// Large-font lines above a preamble (a cover page's title and
+			// party names, the agreement's title) are not parts the
 			// agreement's numbering sits in: "ARTICLE 7 > 7.3", not "AMAG
-			// Pharmaceuticals, Inc. > ARTICLE 7 > 7.3". A heading right
-			// above its first numbered clause ("Scope" / "1. …") keeps it.
-			for parent >= 0 && p.markers[parent].fam == famHeading && m.pos-p.markers[parent].pos > coverGap {
+			// Pharmaceuticals, Inc. > ARTICLE 7 > 7.3", and "Item One", not
+			// "Cooperation Agreement > Item One", as the same agreement's
+			// text reads. A heading right above its first numbered clause
+			// ("Scope" / "1. …") keeps it.
+			for parent >= 0 && p.markers[parent].fam == famHeading && m.pos-p.markers[parent].pos-len(p.markers[parent].heading) > coverLead {
 				parent = p.parent[parent]
 			}
 		}

@@ -323,6 +323,23 @@ func TestParseOutline(t *testing.T) {
 		`,
 		},
 		{
+			name: "an item label wrapped to the end of its line",
+			text: `
+		1. Licence
+		1.1 Grant. Acme grants a licence to use the Content on the Sites: (i) for publication; (ii) for promotion; and (iii)
+		for such other purposes as the parties agree.
+		1.2 Delivery. Acme delivers the Content.
+		`,
+			want: `
+		section 1 [Licence]
+		  clause 1.1 [Grant]
+		    item (i)
+		    item (ii)
+		    item (iii)
+		  clause 1.2 [Delivery]
+		`,
+		},
+		{
 			name: "unstructured text falls back to paragraphs",
 			text: `
 		Dear Sir,
