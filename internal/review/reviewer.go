@@ -17,6 +17,9 @@ type Reviewer struct {
 	// found with.
 	det *detect.Detectors
 	sc  *detect.Scorer
+	// nb holds, per provision, the neighbours its Excludes names, beside
+	// which its answer is read (answer.ReadAmong).
+	nb [][]*playbook.Provision
 }
 
 // NewReviewer builds a reviewer for pb. Provisions with a trained detector
@@ -28,7 +31,11 @@ func NewReviewer(pb *playbook.Playbook, det *detect.Detectors) (*Reviewer, error
 	if pb == nil || len(pb.Provisions) == 0 {
 		return nil, fmt.Errorf("review: empty playbook")
 	}
-	return &Reviewer{pb: pb, det: det, sc: detect.NewScorer(pb, det)}, nil
+	nb := make([][]*playbook.Provision, len(pb.Provisions))
+	for i := range pb.Provisions {
+		nb[i] = pb.Excluded(&pb.Provisions[i])
+	}
+	return &Reviewer{pb: pb, det: det, sc: detect.NewScorer(pb, det), nb: nb}, nil
 }
 
 // Playbook returns the reviewer's playbook.
@@ -77,7 +84,7 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 		cell.Extracts = append(cell.Extracts, prep.Extract(k, scores[k]))
 	}
 	cell.Found = cell.Confidence >= r.sc.Threshold(i)
-	cell.Answer, cell.Extracts = answer.Read(prep, p, cell.Extracts, scores, cell.Found)
+	cell.Answer, cell.Extracts = answer.ReadAmong(prep, p, r.nb[i], cell.Extracts, scores, cell.Found)
 	if cell.Found {
 		if cell.Answer.Excludes || cell.Answer.Kind == answer.KindNotFound {
 			// A clause that excludes the provision is evidence, not the

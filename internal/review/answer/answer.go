@@ -118,7 +118,7 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 	}
 	switch p.Answer {
 	case playbook.AnswerYesNo:
-		return polarityAnswer(p, ex)
+		return polarityAnswer(p, nil, ex)
 	case playbook.AnswerDate:
 		// a date the contract leaves blank where it dates itself is a
 		// candidate too: said as blank, not replaced by another date
@@ -626,11 +626,12 @@ func contractDate(p *detect.Prepared) string {
 var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1, "as": 0.5}
 
 // polarityAnswer reads a yes/no provision's answer from a cell's extracts
-// (polarity.go): the first extract, best first, that grants the provision
-// gives Yes or Conditional; when every extract that mentions it excludes
-// it, the answer is No and the evidence excludes the provision.
-func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
-	a := polarityAnswerOnce(p, ex)
+// (polarity.go) beside its neighbours nb (neighbour.go): the first extract,
+// best first, that grants the provision gives Yes or Conditional; when
+// every extract that mentions it excludes it, the answer is No and the
+// evidence excludes the provision.
+func polarityAnswer(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract) *Answer {
+	a := polarityAnswerOnce(p, nb, ex)
 	if a.Kind != KindYes && a.Kind != KindConditional || len(a.Spans) == 0 {
 		return a
 	}
@@ -645,7 +646,7 @@ func polarityAnswer(p *playbook.Provision, ex []detect.Extract) *Answer {
 		if !generalScope(ex[m].Text) || narrowScope(ex[m].Text) {
 			continue
 		}
-		b := polarityAnswerOnce(p, ex[m:m+1])
+		b := polarityAnswerOnce(p, nb, ex[m:m+1])
 		if b.Kind != KindYes && b.Kind != KindConditional || len(b.Spans) == 0 {
 			continue
 		}
@@ -678,11 +679,11 @@ func narrowScope(s string) bool  { return reNarrowScope().MatchString(s) }
 func generalScope(s string) bool { return reGeneralScope().MatchString(s) }
 
 // polarityAnswerOnce is polarityAnswer's reading, extract by extract.
-func polarityAnswerOnce(p *playbook.Provision, ex []detect.Extract) *Answer {
-	var no, causes *Answer
+func polarityAnswerOnce(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract) *Answer {
+	var no, causes, beside *Answer
 	noWeight := 0.0
 	for i, e := range ex {
-		pol := readPolarity(p, e.Text)
+		text, pol, n := readBeside(p, nb, e.Text)
 		j := joinExtracts(ex[i : i+1])
 		at := func(r [2]int, role string) []Span {
 			sp, ok := j.span(r[0], r[1], role)
@@ -695,13 +696,21 @@ func polarityAnswerOnce(p *playbook.Provision, ex []detect.Extract) *Answer {
 		switch {
 		case pol.weight == 0:
 			continue
+		case n != nil:
+			// the clause grants a neighbouring right the playbook says
+			// the provision is not
+			if beside == nil {
+				beside = &Answer{Kind: KindNotFound, Text: "Not found", Reason: neighbourReason(p, n)}
+				beside.Spans = at(pol.focus, "value")
+			}
+			continue
 		case pol.kind == KindNo:
 			if no == nil {
 				no = &Answer{Kind: KindNo, Text: "No", Excludes: true, Spans: at(pol.focus, "exclusion")}
 				noWeight = pol.weight
 			}
 			continue
-		case onStatedCauses(p, e.Text, pol):
+		case onStatedCauses(p, text, pol):
 			// a right the playbook defines as needing no cause ("without
 			// cause", "for convenience") is not granted by a clause that
 			// allows the act only on stated causes ("Manufacturer may
@@ -729,6 +738,9 @@ func polarityAnswerOnce(p *playbook.Provision, ex []detect.Extract) *Answer {
 	}
 	if causes != nil {
 		return causes
+	}
+	if beside != nil {
+		return beside
 	}
 	return &Answer{Kind: KindYes, Text: "Yes"}
 }

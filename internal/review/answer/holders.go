@@ -132,7 +132,7 @@ type holding struct {
 // contract's parties (may be empty), defined reports whether the contract
 // defines a term in quotation marks. It returns nil when no sentence says
 // who holds it.
-func holdersOf(p *playbook.Provision, ex []detect.Extract, parties []partyRead, defined func(string) bool) []holding {
+func holdersOf(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, parties []partyRead, defined func(string) bool) []holding {
 	c := cueWordsOf(p)
 	// a right is held by whoever may act; a restriction binds whoever
 	// shall (or shall not) act
@@ -174,7 +174,7 @@ func holdersOf(p *playbook.Provision, ex []detect.Extract, parties []partyRead, 
 		}
 		text := s[st.lo:st.hi]
 		pol := readPolarityOnce(p, text)
-		if pol.weight == 0 || onStatedCauses(p, text, pol) {
+		if pol.weight == 0 || onStatedCauses(p, text, pol) || ofNeighbour(p, nb, text[pol.focus[0]:pol.focus[1]]) != nil {
 			continue
 		}
 		names, at := subjectOf(text, pol, c, allowed)
@@ -520,7 +520,7 @@ func isWordByte(b byte) bool {
 // passage in as an extract (last). When one holder holds the right
 // outright, the answer is Yes, whatever condition another holder's right
 // is under.
-func withHolders(p *detect.Prepared, pr *playbook.Provision, ex []detect.Extract, a *Answer, scores []float64) ([]detect.Extract, *Answer) {
+func withHolders(p *detect.Prepared, pr *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, a *Answer, scores []float64) ([]detect.Extract, *Answer) {
 	if a.Kind != KindYes && a.Kind != KindConditional || aboutPayment(pr) {
 		return ex, a
 	}
@@ -530,7 +530,7 @@ func withHolders(p *detect.Prepared, pr *playbook.Provision, ex []detect.Extract
 	if known {
 		parties, defined = partyReads(p), func(t string) bool { return definesTerm(p, t) }
 	}
-	hs := holdersOf(pr, ex, parties, defined)
+	hs := holdersOf(pr, nb, ex, parties, defined)
 	if len(hs) == 0 {
 		return ex, a
 	}

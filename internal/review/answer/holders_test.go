@@ -122,7 +122,7 @@ func TestHolderSubjects(t *testing.T) {
 	} {
 		ex := extractsOf(c.text)
 		var got []string
-		for _, h := range mergeHoldings(holdersOf(tfcForHolders, ex, parties, defined), joinExtracts(ex)) {
+		for _, h := range mergeHoldings(holdersOf(tfcForHolders, nil, ex, parties, defined), joinExtracts(ex)) {
 			got = append(got, h.Party+" "+string(h.Kind)+" "+h.Notice)
 		}
 		if strings.Join(got, "; ") != c.want {

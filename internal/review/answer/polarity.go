@@ -151,10 +151,11 @@ func focusIn(s string, c cues) (segment, int, float64) {
 				}
 			}
 		}
-		// a heading ("3. Licence Limits.") names a provision without
-		// saying anything about it: it is the focus only when nothing else
-		// mentions the provision
-		if n < minSegmentWords {
+		// a heading ("3. Licence Limits.", "Assignment and Change of
+		// Control.") names a provision without saying anything about
+		// it: it is the focus only when nothing else mentions the
+		// provision
+		if n < minSegmentWords || headingSegment(s, sg) {
 			if w > shortW {
 				short, shortAt, shortW = sg, topAt, w
 			}
@@ -168,6 +169,22 @@ func focusIn(s string, c cues) (segment, int, float64) {
 		return short, shortAt, shortW
 	}
 	return best, bestAt, bestW
+}
+
+// headingSegment reports whether segment sg of s is the heading of what
+// follows it: a whole sentence that opens s (after a clause number at
+// most), of at most eight words, written as a heading (role.go
+// headingLike), with no verb by which a clause grants or binds, and more
+// text after it.
+func headingSegment(s string, sg segment) bool {
+	if sg.at != sg.sentence[0] || sg.end != sg.sentence[1] || strings.TrimSpace(s[sg.end:]) == "" {
+		return false
+	}
+	if pre := strings.TrimSpace(s[:sg.at]); pre != "" && reSubjectNumber().FindString(pre+" ") != pre+" " {
+		return false
+	}
+	t := s[sg.at:sg.end]
+	return len(strings.Fields(t)) <= 8 && headingLike(t) && !reModalOnly().MatchString(t)
 }
 
 // negatedBefore reports whether a negator that negates comes in s before

@@ -27,12 +27,24 @@ import (
 //
 // c may be nil: the answer is then read from the extracts alone (the model
 // pass reads its verified quotations so), and scores are not used.
+//
+// Read reads p alone; ReadAmong reads it beside the provisions its
+// playbook says it is not.
 func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores []float64, found bool) (*Answer, []detect.Extract) {
+	return ReadAmong(c, p, nil, ex, scores, found)
+}
+
+// ReadAmong is Read beside p's neighbours nb, the provisions its playbook's
+// Excludes names (playbook.Playbook.Excluded): a yes/no provision is not
+// answered Yes or Conditional from a clause that holds only a neighbour's
+// keywords (neighbour.go); such a cell is Not found, and says which
+// neighbour its clause is.
+func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, scores []float64, found bool) (*Answer, []detect.Extract) {
 	if !found {
 		if p.Answer == playbook.AnswerYesNo && len(ex) > 0 {
 			// a clause that excludes the provision is shown as such even
 			// below the threshold
-			if a := polarityAnswer(p, maskInoperative(ex[:1], rolesOf(c, p, ex[:1]))); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
+			if a := polarityAnswer(p, nb, maskInoperative(ex[:1], rolesOf(c, p, ex[:1]))); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
 				return a, ex
 			}
 		}
@@ -97,7 +109,7 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 		}
 	}
 	op := maskInoperative(ex, reads)
-	a := polarityAnswer(p, op)
+	a := polarityAnswer(p, nb, op)
 	if a.Kind == KindYes && len(a.Spans) == 0 {
 		// nothing that operates speaks of the provision: a clause that
 		// only mentions it is not the provision
@@ -112,7 +124,7 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 		return a, ex
 	}
 	// who holds the right, on what terms
-	withFees, a := withHolders(c, p, op, a, scores)
+	withFees, a := withHolders(c, p, nb, op, a, scores)
 	// the extracts a holder's terms added follow the cell's own
 	ex = append(append([]detect.Extract(nil), ex...), withFees[len(ex):]...)
 	return a, leadWithAnswer(a, ex)

@@ -1,8 +1,10 @@
 package detect
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/pakton/pakton/internal/review/playbook"
 )
@@ -76,13 +78,7 @@ func newZeroShot(pb *playbook.Playbook, det *Detectors) *zeroShot {
 		var ph []phrase
 		for _, k := range p.Keywords {
 			addText(k.Text, profKeyword*k.Boost)
-			kp := phrase{words: Analyze(k.Text), within: k.Within, boost: k.Boost}
-			for _, n := range k.Near {
-				if w := Analyze(n); len(w) > 0 {
-					kp.near = append(kp.near, w)
-				}
-			}
-			if len(kp.words) > 0 {
+			if kp := phraseOf(k, k.Boost); len(kp.words) > 0 {
 				ph = append(ph, kp)
 			}
 		}
@@ -234,6 +230,49 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 		}
 	}
 	return out
+}
+
+// KeywordWeight sums the boosts of p's keywords, of boost min or more, that
+// text holds, each counted once: a keyword with a proximity rule counts
+// only where a near phrase is close enough, as when a passage is scored.
+func KeywordWeight(p *playbook.Provision, text string, min float64) float64 {
+	return keywordHits(Analyze(text), phrasesOf(p, min))
+}
+
+var keywordPhrases sync.Map // provision name and keywords, min → []phrase
+
+// phrasesOf returns p's keywords of boost min or more as phrases.
+func phrasesOf(p *playbook.Provision, min float64) []phrase {
+	key := fmt.Sprint(p.Name, p.Keywords, min)
+	if ph, ok := keywordPhrases.Load(key); ok {
+		return ph.([]phrase)
+	}
+	var out []phrase
+	for _, k := range p.Keywords {
+		b := k.Boost
+		if b <= 0 {
+			b = 1
+		}
+		if b < min {
+			continue
+		}
+		if kp := phraseOf(k, b); len(kp.words) > 0 {
+			out = append(out, kp)
+		}
+	}
+	keywordPhrases.Store(key, out)
+	return out
+}
+
+// phraseOf is keyword k as a phrase of weight boost.
+func phraseOf(k playbook.Keyword, boost float64) phrase {
+	kp := phrase{words: Analyze(k.Text), within: k.Within, boost: boost}
+	for _, n := range k.Near {
+		if w := Analyze(n); len(w) > 0 {
+			kp.near = append(kp.near, w)
+		}
+	}
+	return kp
 }
 
 // keywordHits sums the boosts of the keywords found in words. A keyword

@@ -54,6 +54,11 @@ type Playbook struct {
 	// Source is the file the playbook was read from ("builtin" for the
 	// shipped one).
 	Source string `yaml:"-" json:"source,omitempty"`
+
+	// all holds the provisions of the playbook a Select was made from, so
+	// that what a provision is not (Excluded) does not depend on which
+	// provisions were selected.
+	all []Provision
 }
 
 // Provision is one entry of a playbook.
@@ -352,6 +357,52 @@ func (pb *Playbook) Provision(name string) *Provision {
 	return nil
 }
 
+// Excluded returns the provisions p's Excludes names (by name, case-insensitively):
+// the neighbouring provisions the playbook says p is not ("not an exclusion
+// of indirect or consequential damages … (see Exclusion of Consequential
+// Damages)"). After a Select they are looked for among the provisions of
+// the playbook selected from, so that a provision read alone reads as it
+// does beside the others.
+func (pb *Playbook) Excluded(p *Provision) []*Provision {
+	ex := strings.ToLower(p.Excludes)
+	if ex == "" {
+		return nil
+	}
+	all := pb.all
+	if all == nil {
+		all = pb.Provisions
+	}
+	var out []*Provision
+	for i := range all {
+		n := &all[i]
+		if !strings.EqualFold(n.Name, p.Name) && namesWord(ex, strings.ToLower(n.Name)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// namesWord reports whether text holds name as words of its own, not
+// inside a longer word ("Insurance" in "reinsurance" does not count).
+func namesWord(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	for from := 0; ; {
+		k := strings.Index(text[from:], name)
+		if k < 0 {
+			return false
+		}
+		lo, hi := from+k, from+k+len(name)
+		if (lo == 0 || !isLetter(text[lo-1])) && (hi == len(text) || !isLetter(text[hi])) {
+			return true
+		}
+		from = lo + 1
+	}
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80 }
+
 // Names returns the provision names in playbook order.
 func (pb *Playbook) Names() []string {
 	out := make([]string, len(pb.Provisions))
@@ -369,6 +420,9 @@ func (pb *Playbook) Select(names []string) (*Playbook, error) {
 	}
 	out := *pb
 	out.Provisions = nil
+	if out.all == nil {
+		out.all = pb.Provisions
+	}
 	for _, n := range names {
 		if pb.Provision(n) == nil {
 			return nil, fmt.Errorf("playbook %s has no provision %q (see \"pakton review --list\")", pb.Name, n)
