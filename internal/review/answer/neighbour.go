@@ -26,14 +26,15 @@ import (
 // read again without the neighbours' segments; it speaks of the provision
 // only if a segment that is left, and says something (not a heading),
 // holds one of the provision's keywords. Otherwise the clause grants the
-// neighbouring right, and is not the provision. An exception (the
-// exceptions to a cap) is written inside the clause it is an exception to,
-// so its neighbour's words are where it is, not another right: it is read
-// as before. So a cap on
-// liability is read from a clause that caps ("shall not exceed the fees
-// paid"), a change of control from one that names a merger, a change of
-// control or an assignment by operation of law, each as its playbook
-// entry defines it.
+// neighbouring right, and is not the provision. So a cap on liability is
+// read from a clause that caps ("shall not exceed the fees paid"), a
+// change of control from one that names a merger, a change of control or
+// an assignment by operation of law, each as its playbook entry defines
+// it.
+//
+// An exception (the exceptions to a cap) is written inside the clause it
+// is an exception to: its neighbour's words are where it is, not another
+// right, and it is read without its neighbours.
 
 const (
 	// minOwnBoost is the least boost a keyword needs to tell its
@@ -77,11 +78,8 @@ func readBeside(p *playbook.Provision, nb []*playbook.Provision, s string) (stri
 		return s, pol, nil
 	}
 	b := []byte(s)
-	own := false
 	for _, sg := range segments(s) {
-		seg := s[sg.at:sg.end]
-		if ofNeighbour(p, nb, seg) == nil {
-			own = own || len(strings.Fields(seg)) >= minSegmentWords && !headingSegment(s, sg) && detect.KeywordWeight(p, seg, minOwnBoost) > 0
+		if ofNeighbour(p, nb, s[sg.at:sg.end]) == nil {
 			continue
 		}
 		for k := sg.at; k < sg.end; k++ {
@@ -90,11 +88,24 @@ func readBeside(p *playbook.Provision, nb []*playbook.Provision, s string) (stri
 			}
 		}
 	}
-	if !own {
+	if !ownWords(p, nb, s) {
 		return s, pol, n
 	}
 	rest := string(b)
 	return rest, readPolarity(p, rest), nil
+}
+
+// ownWords reports whether a segment of s that says something (five words
+// or more, not the heading that opens s) and is not a neighbour's holds a
+// keyword of p.
+func ownWords(p *playbook.Provision, nb []*playbook.Provision, s string) bool {
+	for _, sg := range segments(s) {
+		seg := s[sg.at:sg.end]
+		if len(strings.Fields(seg)) >= minSegmentWords && !headingSegment(s, sg) && ofNeighbour(p, nb, seg) == nil && detect.KeywordWeight(p, seg, minOwnBoost) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // neighbourReason says why a clause of neighbour n is not provision p.
