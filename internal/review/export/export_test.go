@@ -550,7 +550,8 @@ func TestHTML(t *testing.T) {
 	xi, xj, xc := excludedCell(t, rv.Table)
 	src := page[strings.Index(page, `id="s-`+itoa(xi)+"-"+itoa(xj)+`"`):]
 	src = src[:strings.Index(src, "</article>")]
-	exclusion := []rune(xc.Extracts[0].Text)[:xc.Answer.Spans[0].Span.Len()]
+	sp, e := xc.Answer.Spans[0].Span, xc.Extracts[xc.Answer.Spans[0].Extract]
+	exclusion := []rune(e.Text)[sp.Start-e.Span.Start : sp.End-e.Span.Start]
 	if !strings.Contains(src, `<div class="answer k-no">No`) || !strings.Contains(src, `<b class="ans">`+html.EscapeString(string(exclusion))+`</b>`) {
 		t.Errorf("the excluding cell's source does not show No with its exclusion marked:\n%s", src)
 	}
