@@ -358,3 +358,35 @@ func TestPreamblePartiesContentsFirst(t *testing.T) {
 		t.Errorf("parties %q, want Pretzel Time, Inc. (Pretzel Time) first", got)
 	}
 }
+
+// The end a contract's opening gives itself wins over an exhibit's term
+// clause (a development set written for this rule: invented contracts).
+func TestOpeningEndOverExhibit(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"RESALE AGREEMENT\n\nThis Agreement is effective as of March 1, 2011, (the \"Effective Date\") and shall terminate on February 28, 2014, (the \"Termination Date\") unless earlier terminated as provided below.\n\n1. Appointment. Supplier appoints Reseller as a non-exclusive reseller of the Products.\n\n2. Fees. Reseller shall pay the fees in Exhibit B.\n\nEXHIBIT B\n\nSERVICE TERMS\n\nThese service terms shall remain in force until terminated by either party on thirty days' notice.\n", "2014-02-28"},
+		{"SUPPLY AGREEMENT\n\nThis Supply Agreement is made as of June 1, 2018 and remains in effect through May 31, 2021 (the \"Expiration Date\").\n\n1. Supply. Seller shall supply the Goods.\n\nATTACHMENT 1\n\nThe licence in this Attachment continues until terminated.\n", "2021-05-31"},
+		// no end in the opening: the term clause answers
+		{"SERVICES AGREEMENT\n\nThis Agreement is made as of June 1, 2018 between Alpha Ltd and Beta Ltd.\n\n1. Term. This Agreement continues until terminated by either party on ninety days' notice.\n", "perpetual"},
+	} {
+		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: c.text}
+		p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+		k := -1
+		for i, ps := range p.Passages() {
+			if strings.Contains(p.Index().Slice(ps.Span), "until terminated") {
+				k = i
+			}
+		}
+		if k < 0 {
+			t.Fatal("no term passage")
+		}
+		pr := &playbook.Provision{Name: "Expiration Date", Answer: playbook.AnswerEndDate}
+		a, ex := Read(p, pr, []detect.Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())), true)
+		if a.Text != c.want {
+			t.Errorf("%.40q…: answer %q, want %q", c.text, a.Text, c.want)
+			continue
+		}
+		if c.want != "perpetual" && (len(a.Spans) != 1 || a.Spans[0].Extract != 0 || !strings.Contains(spanText(t, ex, a.Spans[0]), c.want[:4])) {
+			t.Errorf("%.40q…: spans %+v", c.text, a.Spans)
+		}
+	}
+}

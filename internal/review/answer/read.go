@@ -74,6 +74,14 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 	}
 	if p.Answer != playbook.AnswerYesNo {
 		a := readAnswer(p, c, ex)
+		if p.Answer == playbook.AnswerEndDate && c != nil {
+			// the end the contract's opening gives itself ("shall
+			// terminate on July 31, 2009") over a term read from an
+			// exhibit's or another instrument's clause
+			if oa, oex, ok := openingEnd(c, a, ex, scores); ok {
+				return oa, leadWithAnswer(oa, oex)
+			}
+		}
 		if p.Answer == playbook.AnswerDate && c != nil && a.Text == "" {
 			// "effective on the date on which the Parties sign": the
 			// date of the last signature, where the signatures are dated

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pakton/pakton/internal/review/detect"
 )
 
 // The end of a term (EndDate): written dates, anniversaries, defined dates and
@@ -233,6 +235,29 @@ var reDeadlineBefore = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:within|such|said)\s+(?:the\s+)?$`)
 })
 
+// reAfterEvent follows a period counted from an event rather than a date:
+// "terminate 36 months after such Termination Election", "shall expire
+// three years after the day it effected such waiver". The words after it,
+// up to the end of the phrase, are read by reDateWords.
+var reAfterEvent = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W{0,3}(?:\w+\W+){0,2}?(?:after|following)\s+([^.;:,()]{1,60})`)
+})
+
+// reDateWords says a phrase names a date or the contract's own making: "the
+// Effective Date", "the date hereof", "execution of this Agreement",
+// "June 15, 2020".
+var reDateWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bdates?\b|\bhereof\b|\bexecut\w*|\bsign\w*|\bthis\s+agreement\b|\bcommencement\b|\beffective\b|\b(?:1[89]|2[01])\d\d\b`)
+})
+
+// afterEvent reports whether the period d of s is counted from an event
+// that is not a date ("after such Termination Election"): its end is no
+// date the contract writes, so the period gives no end date.
+func afterEvent(s string, d valueAt) bool {
+	m := reAfterEvent().FindStringSubmatchIndex(s[d.end:min(len(s), d.end+100)])
+	return m != nil && !reDateWords().MatchString(s[d.end+m[2]:d.end+m[3]])
+}
+
 func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2]int, bool) {
 	for _, re := range []*regexp.Regexp{reEndCue(), reFromTo()} {
 		for _, m := range re.FindAllStringIndex(s, -1) {
@@ -264,7 +289,7 @@ func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2
 	var durs []valueAt
 	for _, d := range allDurationsAt(s) {
 		if !reNoticeAfter().MatchString(s[d.end:min(len(s), d.end+60)]) && !reNoticeBefore().MatchString(s[max(0, d.at-25):d.at]) &&
-			!reDeadlineBefore().MatchString(s[max(0, d.at-25):d.at]) {
+			!reDeadlineBefore().MatchString(s[max(0, d.at-25):d.at]) && !afterEvent(s, d) {
 			durs = append(durs, d)
 		}
 	}
@@ -335,4 +360,68 @@ func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2
 		return "", nil, false // business days: not computed
 	}
 	return t.Format("2006-01-02"), at, true
+}
+
+// The end a contract's opening gives itself. An opening that writes when
+// the contract ends — "is effective as of August 1, 2004 and shall
+// terminate on July 31, 2009", "July 31, 2009 (the "Expiration Date")" —
+// states the main agreement's own term; a clause of an exhibit or of an
+// instrument attached to it ("this Agreement shall remain in force until
+// terminated") does not override it.
+var (
+	// reOpeningEndCue puts a contract's end before a date: "shall
+	// terminate on", "will expire on", "ends on".
+	reOpeningEndCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:(?:shall|will)\s+(?:terminate|expire|end)|terminates|expires|ends)\s+(?:on|at\s+the\s+close\s+of\s+business\s+on)\s+`)
+	})
+	// reEndDateName is the name of a date a contract ends on.
+	reEndDateName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:termination|expiration|expiry|end)\s+date$`)
+	})
+)
+
+// openingEndAt returns the date a contract's opening (its first openingChars
+// characters) says the contract ends on, and where it is written there
+// (bytes).
+func openingEndAt(opening string) (valueAt, bool) {
+	var best valueAt
+	found := false
+	take := func(v valueAt) {
+		if !found || v.at < best.at {
+			best, found = v, true
+		}
+	}
+	for _, m := range reOpeningEndCue().FindAllStringIndex(opening, -1) {
+		if d, at, end, ok := firstDateAt(opening[m[1]:min(len(opening), m[1]+40)]); ok && at <= 3 {
+			take(valueAt{d, m[1] + at, m[1] + end})
+			break
+		}
+	}
+	for _, d := range allDatesAt(opening) {
+		if m := reDateDefined().FindStringSubmatch(opening[d.end:min(len(opening), d.end+60)]); m != nil && reEndDateName().MatchString(m[1]) {
+			take(d)
+			break
+		}
+	}
+	return best, found
+}
+
+// openingEnd answers an end-date cell from the contract's opening when the
+// opening writes the contract's end and the cell's own reading a differs
+// from it; the passage that writes it leads the extracts.
+func openingEnd(c *detect.Prepared, a *Answer, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	opening := contractOpening(c, openingChars)
+	v, ok := openingEndAt(opening)
+	if !ok || v.v == a.Text {
+		return nil, nil, false
+	}
+	sp := c.Index().RuneSpan(v.at, v.end)
+	if inFurniture(c, sp) {
+		return nil, nil, false
+	}
+	out, k := extractHolding(c, ex, sp, scores)
+	if k < 0 {
+		return nil, nil, false
+	}
+	return &Answer{Kind: KindValue, Text: v.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
 }

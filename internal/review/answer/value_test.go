@@ -44,6 +44,12 @@ func TestEndDate(t *testing.T) {
 		// a deadline is not a term: "within" a period, "such" a period named before
 		{"This Agreement will commence on the Effective Date and will continue until termination as provided below. Upon termination the Company shall pay, within thirty (30) days, the fees earned.", "2018-07-20", "perpetual"},
 		{"The term of this Agreement shall begin on the date hereof and shall continue until terminated by either party. Either party may terminate on fifteen (15) days' notice of a breach that remains uncured at the end of such fifteen (15) day period.", "2018-09-24", "perpetual"},
+		// a period counted from an event, not a date, gives no end date
+		// (a development set written for this rule)
+		{"This Agreement shall run until the Supply Agreement ends; if a Buyer Election is made, this Agreement shall terminate twelve (12) months after such Buyer Election.", "2016-04-01", "perpetual"},
+		{"The Agreement shall continue for two (2) years from its execution. The Agent's right to a commission on a sale shall expire three years after the day the Agent introduced the buyer.", "2016-04-01", "2018-04-01"},
+		{"This Agreement ends ninety (90) days after the completion of the Project.", "2016-04-01", ""},
+		{"The term is three (3) years following the Effective Date.", "2016-04-01", "2019-04-01"},
 	} {
 		got, _ := endDate(c.text, c.start)
 		if got != c.want {
