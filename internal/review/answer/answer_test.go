@@ -390,3 +390,28 @@ func TestOpeningEndOverExhibit(t *testing.T) {
 		}
 	}
 }
+
+// A term that ends "on the earlier of the following:" ends where its list
+// items say (a development set written for this rule: invented contracts).
+func TestEndDateInListItems(t *testing.T) {
+	text := "COOPERATION AGREEMENT\n\nThis Agreement is made on 4 May 2018 between Alpha Ltd and Beta Ltd.\n\n5. Term\n\n5.1 This Agreement shall remain in effect until the earlier of the following events:\n\n(a) the third anniversary of this Agreement; and\n\n(b) Alpha ceasing to hold any shares in Beta.\n\n5.2 Clause 6 survives termination.\n\n6. Confidentiality. Each party keeps the other's information confidential.\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	k := -1
+	for i, ps := range p.Passages() {
+		if strings.HasSuffix(strings.TrimSpace(p.Index().Slice(ps.Span)), "following events:") {
+			k = i
+		}
+	}
+	if k < 0 {
+		t.Fatal("no term passage")
+	}
+	pr := &playbook.Provision{Name: "Expiration Date", Answer: playbook.AnswerEndDate}
+	a, ex := Read(p, pr, []detect.Extract{p.Extract(k, 1)}, make([]float64, len(p.Passages())), true)
+	if a.Text != "2021-05-04" {
+		t.Fatalf("answer %q, want 2021-05-04", a.Text)
+	}
+	if len(a.Spans) == 0 || !strings.Contains(spanText(t, ex, a.Spans[len(a.Spans)-1]), "third") {
+		t.Errorf("spans %+v", a.Spans)
+	}
+}

@@ -74,6 +74,15 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 	}
 	if p.Answer != playbook.AnswerYesNo {
 		a := readAnswer(p, c, ex)
+		if p.Answer == playbook.AnswerEndDate && c != nil && (a.Text == "" || a.Text == "perpetual") {
+			// "until the earlier of the following:" ends where its list
+			// items say
+			if lex := withListItems(c, ex, scores); len(lex) > len(ex) {
+				if la := readAnswer(p, c, lex); la.Text != "" && la.Text != "perpetual" {
+					a, ex = la, lex
+				}
+			}
+		}
 		if p.Answer == playbook.AnswerEndDate && c != nil {
 			// the end the contract's opening gives itself ("shall
 			// terminate on July 31, 2009") over a term read from an

@@ -425,3 +425,39 @@ func openingEnd(c *detect.Prepared, a *Answer, ex []detect.Extract, scores []flo
 	}
 	return &Answer{Kind: KindValue, Text: v.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
 }
+
+// maxListChars is how far after a clause that ends in a colon its list
+// items are read (code points).
+const maxListChars = 800
+
+// withListItems returns ex with, after it, the passages that follow an
+// extract ending in a colon ("shall remain in effect until the earlier of
+// the following:"): its list items, which say when the term ends. The
+// passages added are at most maxListChars past the extract, scored from
+// scores.
+func withListItems(c *detect.Prepared, ex []detect.Extract, scores []float64) []detect.Extract {
+	out := ex
+	for _, e := range ex {
+		if !strings.HasSuffix(strings.TrimSpace(e.Text), ":") {
+			continue
+		}
+		for k, ps := range c.Passages() {
+			if ps.Span.Start < e.Span.End || ps.Span.Start > e.Span.End+maxListChars {
+				continue
+			}
+			held := false
+			for _, o := range out {
+				held = held || o.Span.Contains(ps.Span)
+			}
+			if held {
+				continue
+			}
+			score := 0.0
+			if k < len(scores) {
+				score = scores[k]
+			}
+			out = append(out[:len(out):len(out)], c.Extract(k, score))
+		}
+	}
+	return out
+}
