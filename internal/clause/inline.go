@@ -121,11 +121,6 @@ func before(s string, i int) (rune, string) {
 		return 0, ""
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:j])
-	if r == '\u037e' {
-		// GREEK QUESTION MARK, which Unicode makes canonically the
-		// semicolon and which some PDFs' fonts map their semicolon to.
-		r = ';'
-	}
 	k := j
 	for k > 0 && s[k-1] != ' ' && s[k-1] != '\n' && s[k-1] != '\t' && j-k < 30 {
 		k--

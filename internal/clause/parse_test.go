@@ -340,17 +340,6 @@ func TestParseOutline(t *testing.T) {
 		`,
 		},
 		{
-			name: "a semicolon some PDFs write as U+037E",
-			text: "\n\t\t1. Definitions\n\t\t\"Harmful Code\" means (a) any virus or worm that harms a computer\u037e or (b) any time bomb that disables a program.\n\t\t\"Law\" means any statute.\n\t\t",
-			want: `
-		section 1 [Definitions]
-		  definition {Harmful Code}
-		    item (a)
-		    item (b)
-		  definition {Law}
-		`,
-		},
-		{
 			name: "unstructured text falls back to paragraphs",
 			text: `
 		Dear Sir,
