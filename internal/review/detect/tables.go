@@ -13,7 +13,9 @@ type tables struct {
 	// bags holds, per passage, its distinct words (of Words, then of
 	// Context) in order of first appearance with their weights: 1 per
 	// occurrence in the passage, headingShare per occurrence in its headings.
-	bags  [][]bagItem
+	bags [][]bagItem
+	// words holds, per passage, its Words as indexes into vocab.
+	words [][]int32
 	feats []uint32  // the contract's distinct features
 	fidx  [][]int32 // per passage, its features as indexes into feats
 }
@@ -94,11 +96,17 @@ func (p *Prepared) partsFromStrings() *tableParts {
 }
 
 func buildTables(parts *tableParts) *tables {
-	t := &tables{vocab: parts.vocab, feats: parts.feats, fidx: parts.fidx, bags: make([][]bagItem, len(parts.words))}
+	t := &tables{vocab: parts.vocab, words: parts.words, feats: parts.feats, fidx: parts.fidx, bags: make([][]bagItem, len(parts.words))}
 	// at[w] is where word w sits in the bag being built, plus one (0: not
 	// in it yet); reset after each passage.
 	at := make([]int32, len(parts.vocab))
-	var buf []bagItem
+	// A bag holds at most its passage's words and headings: one array for
+	// all, allocated once.
+	size := 0
+	for k := range parts.words {
+		size += len(parts.words[k]) + len(parts.context[k])
+	}
+	buf := make([]bagItem, 0, size)
 	for k := range parts.words {
 		start := len(buf)
 		for _, w := range parts.words[k] {

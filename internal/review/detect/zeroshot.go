@@ -160,6 +160,14 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 	for i, w := range t.vocab {
 		idf[i], refs[i] = z.idf(w), z.terms[w]
 	}
+	kw := z.keywordTables(t)
+	// in[w] is k+1 while passage k's bag (its words and headings) holds
+	// word w: a keyword whose first word is in no passage's bag is not
+	// looked for in it.
+	var in []int32
+	if kw != nil {
+		in = make([]int32, len(t.vocab))
+	}
 	dot := make([]float64, z.n)
 	// each word's cluster (-1: none), and a passage's weight per cluster
 	var cluster []int
@@ -177,7 +185,6 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 		cdot = make([]float64, z.n)
 	}
 	for k := range prep.passages {
-		ps := &prep.passages[k]
 		// The passage's words with their weights, in order of first
 		// appearance, so sums run in the same order on every run.
 		clear(dot)
@@ -189,6 +196,9 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 				v = tf * idf[it.w]
 			}
 			norm += v * v
+			if in != nil {
+				in[it.w] = int32(k + 1)
+			}
 			for _, ref := range refs[it.w] {
 				dot[ref.prov] += v * ref.w
 			}
@@ -224,7 +234,7 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 				s += clusterShare * cdot[i] / (cnorm * z.cnorms[i])
 			}
 			if len(z.phrases[i]) > 0 {
-				s += keywordBonus * math.Min(keywordHits(ps.Words, z.phrases[i]), keywordCap)
+				s += keywordBonus * math.Min(kw[i].hits(t.words[k], in, int32(k+1)), keywordCap)
 			}
 			out[i][k] = s
 		}
@@ -273,6 +283,123 @@ func phraseOf(k playbook.Keyword, boost float64) phrase {
 		}
 	}
 	return kp
+}
+
+// idPhrase is a keyword phrase as indexes into one contract's vocabulary
+// (-1: a word the contract does not hold).
+type idPhrase struct {
+	words  []int32
+	near   [][]int32
+	within int
+	boost  float64
+}
+
+// idPhrases are one provision's keywords that the contract holds every
+// word of, in the playbook's order.
+type idPhrases []idPhrase
+
+// keywordTables returns, per provision, its keywords as indexes into t's
+// vocabulary, leaving out those with a word the contract does not hold
+// (they are found in none of its passages); nil when no provision has
+// keywords.
+func (z *zeroShot) keywordTables(t *tables) []idPhrases {
+	need := map[string]int32{}
+	for _, phs := range z.phrases {
+		for _, ph := range phs {
+			for _, w := range ph.words {
+				need[w] = -1
+			}
+			for _, nw := range ph.near {
+				for _, w := range nw {
+					need[w] = -1
+				}
+			}
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	for i, w := range t.vocab {
+		if _, ok := need[w]; ok {
+			need[w] = int32(i)
+		}
+	}
+	ids := func(ws []string) []int32 {
+		out := make([]int32, len(ws))
+		for j, w := range ws {
+			out[j] = need[w]
+		}
+		return out
+	}
+	out := make([]idPhrases, len(z.phrases))
+	for i, phs := range z.phrases {
+	phrases:
+		for _, ph := range phs {
+			ip := idPhrase{words: ids(ph.words), within: ph.within, boost: ph.boost}
+			for _, w := range ip.words {
+				if w < 0 {
+					continue phrases
+				}
+			}
+			for _, nw := range ph.near {
+				ip.near = append(ip.near, ids(nw))
+			}
+			out[i] = append(out[i], ip)
+		}
+	}
+	return out
+}
+
+// hits is keywordHits over a passage's words as vocabulary indexes: the
+// same sum, in the same order (a keyword left out of phs, or whose first
+// word in[w] does not mark as in the passage's bag, is not in words). in
+// marks the words of the passage's bag with mark.
+func (phs idPhrases) hits(words []int32, in []int32, mark int32) float64 {
+	var total float64
+	for _, ph := range phs {
+		if in[ph.words[0]] != mark {
+			continue
+		}
+		for at := findIDs(words, ph.words, 0); at >= 0; at = findIDs(words, ph.words, at+1) {
+			if len(ph.near) == 0 || nearIDs(words, at, len(ph.words), ph.near, ph.within) {
+				total += ph.boost
+				break
+			}
+		}
+	}
+	return total
+}
+
+// findIDs is findPhrase over vocabulary indexes.
+func findIDs(words, seq []int32, from int) int {
+	if len(seq) == 0 {
+		return -1
+	}
+outer:
+	for i := from; i+len(seq) <= len(words); i++ {
+		for j, s := range seq {
+			if words[i+j] != s {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// nearIDs is nearAny over vocabulary indexes.
+func nearIDs(words []int32, at, n int, near [][]int32, within int) bool {
+	within = max(within, 0)
+	lo := at - min(within, at)
+	end := min(at+n, len(words))
+	hi := end + min(within, len(words)-end)
+	window := words[lo:hi]
+	for _, nw := range near {
+		if findIDs(window, nw, 0) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // keywordHits sums the boosts of the keywords found in words. A keyword
