@@ -86,8 +86,39 @@ type segment struct {
 	sentence [2]int
 }
 
-// segments cuts s into sentences and their segments.
+// segments cuts s into sentences and their segments. Reading one cell
+// cuts the same extracts many times over (the focus, the roles, the
+// holders, the polarity), so the cuts of the texts cut last are kept;
+// callers must not modify what it returns.
 func segments(s string) []segment {
+	segMemo.Lock()
+	out, ok := segMemo.m[s]
+	segMemo.Unlock()
+	if ok {
+		return out
+	}
+	out = cutSegments(s)
+	segMemo.Lock()
+	if len(segMemo.m) >= segMemoSize {
+		clear(segMemo.m)
+	}
+	// a copy: s may be a slice of a whole contract's text
+	segMemo.m[strings.Clone(s)] = out
+	segMemo.Unlock()
+	return out
+}
+
+// segMemoSize bounds how many texts segments keeps the cuts of: a cell's
+// extracts and their sentences, for a few cells read at once.
+const segMemoSize = 512
+
+var segMemo = struct {
+	sync.Mutex
+	m map[string][]segment
+}{m: map[string][]segment{}}
+
+// cutSegments is segments without the memo.
+func cutSegments(s string) []segment {
 	var out []segment
 	start := 0
 	ends := reSentenceEnd().FindAllStringIndex(s, -1)
