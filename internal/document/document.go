@@ -195,23 +195,43 @@ const stride = 64
 // valid UTF-8 already.
 func NewIndex(s string) *Index {
 	ix := &Index{s: s}
-	n := utf8.RuneCountInString(s)
-	ix.n = n
-	if n == len(s) {
-		ix.ascii = true
-		return ix
-	}
-	ix.checks = make([]int32, 0, n/stride+1)
+	// One pass, a stride of ASCII bytes at a time where it can: contracts
+	// are mostly ASCII with a curly quote or a dash here and there.
+	checks := make([]int32, 0, len(s)/stride+1)
 	i, b := 0, 0
 	for b < len(s) {
 		if i%stride == 0 {
-			ix.checks = append(ix.checks, int32(b))
+			checks = append(checks, int32(b))
+			if b+stride <= len(s) && isASCII(s[b:b+stride]) {
+				b += stride
+				i += stride
+				continue
+			}
 		}
-		_, w := utf8.DecodeRuneInString(s[b:])
-		b += w
+		if s[b] < utf8.RuneSelf {
+			b++
+		} else {
+			_, w := utf8.DecodeRuneInString(s[b:])
+			b += w
+		}
 		i++
 	}
+	ix.n = i
+	if i == len(s) {
+		ix.ascii = true
+		return ix
+	}
+	ix.checks = checks
 	return ix
+}
+
+// isASCII reports whether every byte of s is below utf8.RuneSelf.
+func isASCII(s string) bool {
+	var or byte
+	for i := 0; i < len(s); i++ {
+		or |= s[i]
+	}
+	return or < utf8.RuneSelf
 }
 
 // Len returns the number of code points.

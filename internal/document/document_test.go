@@ -2,6 +2,7 @@ package document
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -11,11 +12,15 @@ import (
 func TestIndexMatchesNaiveConversion(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []rune("ab c\n€é—𝄞ü")
-	for iter := 0; iter < 50; iter++ {
+	for iter := 0; iter < 100; iter++ {
 		n := rng.Intn(700)
 		rs := make([]rune, n)
 		for i := range rs {
 			rs[i] = alphabet[rng.Intn(len(alphabet))]
+			if iter%2 == 1 && rng.Intn(40) > 0 {
+				// mostly ASCII, as contracts are: long ASCII runs
+				rs[i] = alphabet[rng.Intn(4)]
+			}
 		}
 		s := string(rs)
 		ix := NewIndex(s)
@@ -79,5 +84,41 @@ func TestPagesOf(t *testing.T) {
 	}
 	if got := d.PagesOf(Span{25, 25}); len(got) != 1 || got[0] != 3 {
 		t.Fatalf("PagesOf(empty span) = %v", got)
+	}
+}
+
+// TestIndexLikeRuneByRune compares the index with one built a code point at
+// a time (utf8.DecodeRuneInString), on text of long ASCII runs with invalid
+// bytes and multi-byte code points among them.
+func TestIndexLikeRuneByRune(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	pieces := []string{"a", "b c", "\n", "€", "—", "\xff", "\xe2\x82", "𝄞", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+	for iter := 0; iter < 200; iter++ {
+		var b []byte
+		for range rng.Intn(300) {
+			p := pieces[rng.Intn(len(pieces))]
+			if rng.Intn(4) > 0 {
+				p = pieces[len(pieces)-1]
+			}
+			b = append(b, p...)
+		}
+		s := string(b)
+		var want []int32
+		i, at := 0, 0
+		for at < len(s) {
+			if i%stride == 0 {
+				want = append(want, int32(at))
+			}
+			_, w := utf8.DecodeRuneInString(s[at:])
+			at += w
+			i++
+		}
+		ix := NewIndex(s)
+		if ix.Len() != i || ix.ascii != (i == len(s)) {
+			t.Fatalf("Len %d (ascii %v), want %d", ix.Len(), ix.ascii, i)
+		}
+		if !ix.ascii && !slices.Equal(ix.checks, want) {
+			t.Fatalf("checks %v, want %v", ix.checks, want)
+		}
 	}
 }
