@@ -185,7 +185,13 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		}
 		at := len(wordBuf)
 		for range c {
-			k := r.uvarint()
+			// most indexes are one or two bytes: read without a call
+			k, l := shortUvarint(r.b)
+			if l > 0 {
+				r.b = r.b[l:]
+			} else {
+				k = r.uvarint()
+			}
 			if k >= uint64(len(words)) {
 				r.fail()
 				return nil, nil
@@ -233,7 +239,12 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		c := r.count(1)
 		at := len(featBuf)
 		for range c {
-			j := r.uvarint()
+			j, l := shortUvarint(r.b)
+			if l > 0 {
+				r.b = r.b[l:]
+			} else {
+				j = r.uvarint()
+			}
 			if j >= uint64(len(feats)) {
 				r.fail()
 				break
@@ -269,6 +280,18 @@ func (r *reader) fail() {
 		r.err = fmt.Errorf("%w: truncated or corrupt", errStored)
 	}
 	r.b = nil
+}
+
+// shortUvarint decodes a uvarint of one or two bytes as binary.Uvarint
+// does, and its length; 0 for a longer one (or none).
+func shortUvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7, 2
+	}
+	return 0, 0
 }
 
 func (r *reader) uvarint() uint64 {

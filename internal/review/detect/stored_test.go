@@ -152,3 +152,30 @@ func preparedFingerprintOf(t *testing.T) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
+
+// TestShortUvarintLikeBinary checks the decoder of short indexes against
+// binary.Uvarint on every one- and two-byte input, with and without bytes
+// after it.
+func TestShortUvarintLikeBinary(t *testing.T) {
+	for a := range 256 {
+		for b := -1; b < 256; b++ {
+			in := []byte{byte(a)}
+			if b >= 0 {
+				in = append(in, byte(b))
+			}
+			for _, tail := range [][]byte{nil, {0x80}, {1}} {
+				buf := append(append([]byte{}, in...), tail...)
+				v, l := shortUvarint(buf)
+				if l == 0 {
+					if w, k := binary.Uvarint(buf); k == 1 || k == 2 {
+						t.Fatalf("%x: not read, binary.Uvarint reads %d in %d bytes", buf, w, k)
+					}
+					continue
+				}
+				if w, k := binary.Uvarint(buf); w != v || k != l {
+					t.Fatalf("%x: %d in %d bytes, binary.Uvarint %d in %d", buf, v, l, w, k)
+				}
+			}
+		}
+	}
+}
