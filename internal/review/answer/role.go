@@ -264,9 +264,15 @@ func definitionsOnly(t string) bool {
 
 // agreeingAt returns where (code points) c's operative part starts: after
 // the words by which the parties agree, when they come in the first third
-// of the contract; -1 when there are none.
+// of the contract; -1 when there are none. It is read once per contract,
+// or from the contract's stored preparation (Sections).
 func agreeingAt(c *detect.Prepared) int {
 	return c.Memo(agreeingKey, func() any {
+		if b, ok := c.Section(agreeingSection); ok {
+			if at, err := decodeAgreeing(b, c.Index().Len()); err == nil {
+				return at
+			}
+		}
 		text := c.Doc().Doc.Text
 		m := reAgreeing().FindStringIndex(text)
 		if m == nil || m[0] > len(text)/3 {

@@ -16,8 +16,9 @@ import (
 // differently (TestSectionsFingerprint fails until then), and a contract
 // stored by an older pakton has it found again from its text.
 const (
-	partiesSection = "answer.parties/2"
-	runningSection = "answer.running/1"
+	partiesSection  = "answer.parties/2"
+	runningSection  = "answer.running/1"
+	agreeingSection = "answer.agreeing/1"
 )
 
 // Sections returns the sections of p the answer readers store with its
@@ -26,7 +27,18 @@ func Sections(p *detect.Prepared) []detect.Section {
 	return []detect.Section{
 		{Name: partiesSection, Data: encodeParties(partyReads(p))},
 		{Name: runningSection, Data: encodeSpans(runningLines(p))},
+		{Name: agreeingSection, Data: binary.AppendVarint(nil, int64(agreeingAt(p)))},
 	}
+}
+
+// decodeAgreeing reads agreeingSection's bytes for a text of n code
+// points.
+func decodeAgreeing(b []byte, n int) (int, error) {
+	v, k := binary.Varint(b)
+	if k <= 0 || k != len(b) || v < -1 || v > int64(n) {
+		return 0, errSection
+	}
+	return int(v), nil
 }
 
 var errSection = errors.New("answer: stored section does not fit")

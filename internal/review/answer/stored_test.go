@@ -2,6 +2,7 @@ package answer
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"reflect"
 	"testing"
@@ -50,6 +51,12 @@ func TestSectionsStoredLikeFound(t *testing.T) {
 		if got, w := runningLines(stored), runningLines(want); !reflect.DeepEqual(got, w) {
 			t.Errorf("%s: stored running lines %v, found %v", d.Name, got, w)
 		}
+		if _, ok := stored.Section(agreeingSection); !ok {
+			t.Fatalf("%s: no agreeing section stored", d.Name)
+		}
+		if got, w := agreeingAt(stored), agreeingAt(want); got != w {
+			t.Errorf("%s: stored operative start %d, found %d", d.Name, got, w)
+		}
 		// A section cut short or out of bounds is not used.
 		pb := encodeParties(partyReads(want))
 		if _, err := decodeParties(pb[:len(pb)-1], len(d.Doc.Text)); err == nil {
@@ -61,20 +68,25 @@ func TestSectionsStoredLikeFound(t *testing.T) {
 		if _, err := decodeSpans(encodeSpans([]document.Span{{Start: 1, End: 9}}), 5); err == nil {
 			t.Errorf("%s: running lines outside the text were read", d.Name)
 		}
+		for _, b := range [][]byte{nil, {0x80}, binary.AppendVarint(nil, 6), binary.AppendVarint(nil, -2), append(binary.AppendVarint(nil, 1), 0)} {
+			if _, err := decodeAgreeing(b, 5); err == nil {
+				t.Errorf("%s: operative start %x read for a text of 5 code points", d.Name, b)
+			}
+		}
 	}
 }
 
 // sectionsFingerprint is the hash of the sections of the sample contracts.
 // When it changes, sections stored by the code before are stale: bump the
-// changed section's version (partiesSection, runningSection), then record
-// the new hash here.
-const sectionsFingerprint = "fda8839bc4838e64"
+// changed section's version (partiesSection, runningSection,
+// agreeingSection), then record the new hash here.
+const sectionsFingerprint = "958696d7545d662d"
 
 // TestSectionsFingerprint fails when what a stored section holds changes
 // without a new version of it.
 func TestSectionsFingerprint(t *testing.T) {
 	h := sha256.New()
-	h.Write([]byte(partiesSection + runningSection))
+	h.Write([]byte(partiesSection + runningSection + agreeingSection))
 	for _, d := range sampleContracts(t) {
 		p, err := detect.Prepare(d)
 		if err != nil {
