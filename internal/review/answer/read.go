@@ -236,9 +236,18 @@ func runningLines(c *detect.Prepared) []document.Span {
 	}).([]document.Span)
 }
 
-// datesDefinedIn returns the dates c defines, found on first use.
+// datesDefinedIn returns the dates c defines, found on first use (it reads
+// the whole contract) or read from the contract's stored preparation
+// (Sections).
 func datesDefinedIn(c *detect.Prepared) map[string]string {
-	return c.Memo(datesKey, func() any { return definedDates(c.Doc().Doc.Text) }).(map[string]string)
+	return c.Memo(datesKey, func() any {
+		if b, ok := c.Section(datesSection); ok {
+			if dates, err := decodeDates(b); err == nil {
+				return dates
+			}
+		}
+		return definedDates(c.Doc().Doc.Text)
+	}).(map[string]string)
 }
 
 // signedOn reads a date the extracts define as the date of signature from

@@ -3,6 +3,8 @@ package answer
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/pakton/pakton/internal/document"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -19,6 +21,7 @@ const (
 	partiesSection  = "answer.parties/2"
 	runningSection  = "answer.running/1"
 	agreeingSection = "answer.agreeing/1"
+	datesSection    = "answer.dates/1"
 )
 
 // Sections returns the sections of p the answer readers store with its
@@ -28,7 +31,51 @@ func Sections(p *detect.Prepared) []detect.Section {
 		{Name: partiesSection, Data: encodeParties(partyReads(p))},
 		{Name: runningSection, Data: encodeSpans(runningLines(p))},
 		{Name: agreeingSection, Data: binary.AppendVarint(nil, int64(agreeingAt(p)))},
+		{Name: datesSection, Data: encodeDates(datesDefinedIn(p))},
 	}
+}
+
+// encodeDates writes the defined dates by name, in the names' order.
+func encodeDates(dates map[string]string) []byte {
+	b := binary.AppendUvarint(nil, uint64(len(dates)))
+	for _, name := range slices.Sorted(maps.Keys(dates)) {
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+		b = binary.AppendUvarint(b, uint64(len(dates[name])))
+		b = append(b, dates[name]...)
+	}
+	return b
+}
+
+// decodeDates reads encodeDates' bytes.
+func decodeDates(b []byte) (map[string]string, error) {
+	c, k := binary.Uvarint(b)
+	if k <= 0 || c > uint64(len(b)) {
+		return nil, errSection
+	}
+	b = b[k:]
+	str := func() (string, bool) {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return "", false
+		}
+		s := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		return s, true
+	}
+	out := make(map[string]string, c)
+	for range c {
+		name, ok1 := str()
+		date, ok2 := str()
+		if !ok1 || !ok2 {
+			return nil, errSection
+		}
+		out[name] = date
+	}
+	if len(b) != 0 || len(out) != int(c) {
+		return nil, errSection
+	}
+	return out, nil
 }
 
 // decodeAgreeing reads agreeingSection's bytes for a text of n code

@@ -57,6 +57,19 @@ func TestSectionsStoredLikeFound(t *testing.T) {
 		if got, w := agreeingAt(stored), agreeingAt(want); got != w {
 			t.Errorf("%s: stored operative start %d, found %d", d.Name, got, w)
 		}
+		if _, ok := stored.Section(datesSection); !ok {
+			t.Fatalf("%s: no dates section stored", d.Name)
+		}
+		if got, w := datesDefinedIn(stored), datesDefinedIn(want); !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: stored defined dates %v, found %v", d.Name, got, w)
+		}
+		db := encodeDates(map[string]string{"effective date": "2020-01-02", "closing date": "2021-03-04"})
+		if got, err := decodeDates(db); err != nil || len(got) != 2 || got["closing date"] != "2021-03-04" {
+			t.Errorf("%s: dates read back as %v (%v)", d.Name, got, err)
+		}
+		if _, err := decodeDates(db[:len(db)-1]); err == nil {
+			t.Errorf("%s: dates cut short were read", d.Name)
+		}
 		// A section cut short or out of bounds is not used.
 		pb := encodeParties(partyReads(want))
 		if _, err := decodeParties(pb[:len(pb)-1], len(d.Doc.Text)); err == nil {
@@ -79,14 +92,14 @@ func TestSectionsStoredLikeFound(t *testing.T) {
 // sectionsFingerprint is the hash of the sections of the sample contracts.
 // When it changes, sections stored by the code before are stale: bump the
 // changed section's version (partiesSection, runningSection,
-// agreeingSection), then record the new hash here.
-const sectionsFingerprint = "958696d7545d662d"
+// agreeingSection, datesSection), then record the new hash here.
+const sectionsFingerprint = "373032ed3898ea2e"
 
 // TestSectionsFingerprint fails when what a stored section holds changes
 // without a new version of it.
 func TestSectionsFingerprint(t *testing.T) {
 	h := sha256.New()
-	h.Write([]byte(partiesSection + runningSection + agreeingSection))
+	h.Write([]byte(partiesSection + runningSection + agreeingSection + datesSection))
 	for _, d := range sampleContracts(t) {
 		p, err := detect.Prepare(d)
 		if err != nil {
