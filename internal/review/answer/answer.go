@@ -606,8 +606,20 @@ var reSuccessive = sync.OnceValue(func() *regexp.Regexp {
 // contractDate is the date a contract is made or takes effect, as its
 // preamble writes it: among the dates in its opening (page furniture
 // left out), the one nearest "dated", "as of", "effective", "made",
-// "entered into" or "commencing"; "" when the opening has no date.
+// "entered into" or "commencing"; "" when the opening has no date. It is
+// read once per contract, or from the contract's stored preparation
+// (Sections).
 func contractDate(p *detect.Prepared) string {
+	return p.Memo(dateKey, func() any {
+		if b, ok := p.Section(dateSection); ok && (len(b) == 0 || len(b) == len("2006-01-02")) {
+			return string(b)
+		}
+		return preambleDate(p)
+	}).(string)
+}
+
+// preambleDate is contractDate read from the contract's opening.
+func preambleDate(p *detect.Prepared) string {
 	opening := contractOpening(p, openingChars)
 	var cands []valueAt
 	for _, v := range allDatesAt(opening) {

@@ -222,6 +222,7 @@ const (
 	partiesKey                 // the parties (partyReads)
 	termsKey                   // the terms defined in quotation marks (definesTerm)
 	agreeingKey                // where the operative part starts (agreeingAt)
+	dateKey                    // the contract's own date (contractDate)
 )
 
 // runningLines returns c's running lines, found on first use.

@@ -22,6 +22,7 @@ const (
 	runningSection  = "answer.running/1"
 	agreeingSection = "answer.agreeing/1"
 	datesSection    = "answer.dates/1"
+	dateSection     = "answer.date/1"
 )
 
 // Sections returns the sections of p the answer readers store with its
@@ -32,6 +33,7 @@ func Sections(p *detect.Prepared) []detect.Section {
 		{Name: runningSection, Data: encodeSpans(runningLines(p))},
 		{Name: agreeingSection, Data: binary.AppendVarint(nil, int64(agreeingAt(p)))},
 		{Name: datesSection, Data: encodeDates(datesDefinedIn(p))},
+		{Name: dateSection, Data: []byte(contractDate(p))},
 	}
 }
 

@@ -63,6 +63,12 @@ func TestSectionsStoredLikeFound(t *testing.T) {
 		if got, w := datesDefinedIn(stored), datesDefinedIn(want); !reflect.DeepEqual(got, w) {
 			t.Errorf("%s: stored defined dates %v, found %v", d.Name, got, w)
 		}
+		if _, ok := stored.Section(dateSection); !ok {
+			t.Fatalf("%s: no contract date section stored", d.Name)
+		}
+		if got, w := contractDate(stored), contractDate(want); got != w {
+			t.Errorf("%s: stored contract date %q, found %q", d.Name, got, w)
+		}
 		db := encodeDates(map[string]string{"effective date": "2020-01-02", "closing date": "2021-03-04"})
 		if got, err := decodeDates(db); err != nil || len(got) != 2 || got["closing date"] != "2021-03-04" {
 			t.Errorf("%s: dates read back as %v (%v)", d.Name, got, err)
@@ -92,14 +98,15 @@ func TestSectionsStoredLikeFound(t *testing.T) {
 // sectionsFingerprint is the hash of the sections of the sample contracts.
 // When it changes, sections stored by the code before are stale: bump the
 // changed section's version (partiesSection, runningSection,
-// agreeingSection, datesSection), then record the new hash here.
-const sectionsFingerprint = "373032ed3898ea2e"
+// agreeingSection, datesSection, dateSection), then record the new hash
+// here.
+const sectionsFingerprint = "cbb8ff619e56ecd3"
 
 // TestSectionsFingerprint fails when what a stored section holds changes
 // without a new version of it.
 func TestSectionsFingerprint(t *testing.T) {
 	h := sha256.New()
-	h.Write([]byte(partiesSection + runningSection + agreeingSection + datesSection))
+	h.Write([]byte(partiesSection + runningSection + agreeingSection + datesSection + dateSection))
 	for _, d := range sampleContracts(t) {
 		p, err := detect.Prepare(d)
 		if err != nil {
