@@ -203,3 +203,28 @@ func TestPervades(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedOneWordName: a question that holds a one-word provision name in
+// the name's form, rare in the playbook, asks about that provision, though
+// its verb is a word of another provision's name ("grant" of License
+// Grant); a question that asks for a licence still goes to License Grant.
+// Both with the full playbook (pakton ask) and with the provision's own
+// questions held out (pakton eval dealroom).
+func TestAskedOneWordName(t *testing.T) {
+	pb, det := Builtin()
+	for _, tc := range []struct{ question, want string }{
+		{"Which agreements grant exclusivity?", "Exclusivity"},
+		{"Which agreements grant a license to use the software?", "License Grant"},
+		{"Which contracts grant an exclusive license?", "License Grant"},
+	} {
+		for _, without := range []string{"", tc.want} {
+			r, err := MatcherWithout(pb, det, without)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.AskedProvisions(tc.question); !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("%q (questions of %q held out): asked %v, want [%s]", tc.question, without, got, tc.want)
+			}
+		}
+	}
+}

@@ -147,3 +147,20 @@ func TestNeighbours(t *testing.T) {
 		}
 	}
 }
+
+func TestHoldsWord(t *testing.T) {
+	for _, tc := range []struct {
+		text, word string
+		want       bool
+	}{
+		{"Which agreements grant exclusivity?", "exclusivity", true},
+		{"Which agreements grant an exclusive licence?", "exclusivity", false},
+		{"Exclusivity.", "exclusivity", true},
+		{"a non-compete clause", "non-compete", true},
+		{"insurances", "insurance", false},
+	} {
+		if got := holdsWord(tc.text, tc.word); got != tc.want {
+			t.Errorf("holdsWord(%q, %q) = %v", tc.text, tc.word, got)
+		}
+	}
+}
