@@ -222,51 +222,80 @@ type valueAt struct {
 }
 
 // allDatesAt returns every calendar date written in s, in order, as
-// YYYY-MM-DD (impossible dates and years outside 1900–2200 skipped).
+// YYYY-MM-DD (impossible dates and years outside 1900–2200 skipped). The
+// date forms run only over the windows of s a date can be written in
+// (dateWindows), which finds the same dates as running them over s.
 func allDatesAt(s string) []valueAt {
+	wins, ok := dateWindows(s)
+	if !ok {
+		wins = []dateWindow{{0, len(s), formsAll}}
+	}
+	return datesIn(s, wins)
+}
+
+// datesIn is allDatesAt reading the dates in windows of s, each with the
+// forms it may hold.
+func datesIn(s string, wins []dateWindow) []valueAt {
 	var out []valueAt
 	for i, re := range dateForms() {
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
-			var y, d int
-			var mo time.Month
-			switch i {
-			case 0:
-				mo, d, y = months[strings.ToLower(g(1))], atoi(g(2)), atoi(g(3))
-			case 1:
-				d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
-			case 2:
-				y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
-			case 3, 4:
-				mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
-				if mo > 12 && d <= 12 {
-					mo, d = time.Month(d), int(mo)
-				}
-				if len(g(3)) == 2 {
-					// a two-digit year: 00–49 are 2000–2049
-					y += 1900
-					if y < 1950 {
-						y += 100
-					}
-				}
-			}
-			if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
+		for _, w := range wins {
+			if w.forms&(1<<i) == 0 {
 				continue
 			}
-			t := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
-			if t.Day() != d {
-				continue // 31 February
+			for _, m := range re.FindAllStringSubmatchIndex(s[w.at:w.end], -1) {
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += w.at
+					}
+				}
+				if v, ok := dateMatch(s, i, m); ok {
+					out = append(out, v)
+				}
 			}
-			at := m[0]
-			if i == 1 {
-				at = m[2] // not the "of" of "as of1 August"
-			}
-			out = append(out, valueAt{t.Format("2006-01-02"), at, m[1]})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].at < out[b].at })
 	// one date per place (two forms may match overlapping text)
 	return withoutOverlaps(out, func(v valueAt) (int, int) { return v.at, v.end })
+}
+
+// dateMatch reads the date of date form i's match m in s.
+func dateMatch(s string, i int, m []int) (valueAt, bool) {
+	g := func(k int) string { return s[m[2*k]:m[2*k+1]] }
+	var y, d int
+	var mo time.Month
+	switch i {
+	case 0:
+		mo, d, y = months[strings.ToLower(g(1))], atoi(g(2)), atoi(g(3))
+	case 1:
+		d, mo, y = atoi(g(1)), months[strings.ToLower(g(2))], atoi(g(3))
+	case 2:
+		y, mo, d = atoi(g(1)), time.Month(atoi(g(2))), atoi(g(3))
+	case 3, 4:
+		mo, d, y = time.Month(atoi(g(1))), atoi(g(2)), atoi(g(3))
+		if mo > 12 && d <= 12 {
+			mo, d = time.Month(d), int(mo)
+		}
+		if len(g(3)) == 2 {
+			// a two-digit year: 00–49 are 2000–2049
+			y += 1900
+			if y < 1950 {
+				y += 100
+			}
+		}
+	}
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1900 || y > 2200 {
+		return valueAt{}, false
+	}
+	t := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d {
+		return valueAt{}, false // 31 February
+	}
+	at := m[0]
+	if i == 1 {
+		at = m[2] // not the "of" of "as of1 August"
+	}
+	return valueAt{t.Format("2006-01-02"), at, m[1]}, true
 }
 
 // withoutOverlaps keeps, of matches sorted by where they start, each one

@@ -168,8 +168,7 @@ var reEndName = sync.OnceValue(func() *regexp.Regexp {
 // name in lower case; a name defined twice keeps its first date.
 func definedDates(text string) map[string]string {
 	out := map[string]string{}
-	labelled := reDateLabelled().FindAllStringSubmatchIndex(text, -1)
-	for _, m := range append(reDateMeans().FindAllStringSubmatchIndex(text, -1), labelled...) {
+	for _, m := range append(dateMeansMatches(text), dateLabelledMatches(text)...) {
 		name := strings.ToLower(text[m[2]:m[3]])
 		if d, at, _, ok := firstDateAt(text[m[1]:min(len(text), m[1]+60)]); ok && at <= 3 {
 			if _, seen := out[name]; !seen {
