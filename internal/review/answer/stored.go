@@ -41,10 +41,8 @@ func Sections(p *detect.Prepared) []detect.Section {
 func encodeDates(dates map[string]string) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(dates)))
 	for _, name := range slices.Sorted(maps.Keys(dates)) {
-		b = binary.AppendUvarint(b, uint64(len(name)))
-		b = append(b, name...)
-		b = binary.AppendUvarint(b, uint64(len(dates[name])))
-		b = append(b, dates[name]...)
+		b = appendString(b, name)
+		b = appendString(b, dates[name])
 	}
 	return b
 }
@@ -56,19 +54,10 @@ func decodeDates(b []byte) (map[string]string, error) {
 		return nil, errSection
 	}
 	b = b[k:]
-	str := func() (string, bool) {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || l > uint64(len(b)-k) {
-			return "", false
-		}
-		s := string(b[k : k+int(l)])
-		b = b[k+int(l):]
-		return s, true
-	}
 	out := make(map[string]string, c)
 	for range c {
-		name, ok1 := str()
-		date, ok2 := str()
+		name, ok1 := readString(&b)
+		date, ok2 := readString(&b)
 		if !ok1 || !ok2 {
 			return nil, errSection
 		}
@@ -92,13 +81,29 @@ func decodeAgreeing(b []byte, n int) (int, error) {
 
 var errSection = errors.New("answer: stored section does not fit")
 
+// appendString writes s after its length.
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// readString reads appendString's bytes from the front of *b and moves
+// past them; false when they do not fit.
+func readString(b *[]byte) (string, bool) {
+	l, k := binary.Uvarint(*b)
+	if k <= 0 || l > uint64(len(*b)-k) {
+		return "", false
+	}
+	s := string((*b)[k : k+int(l)])
+	*b = (*b)[k+int(l):]
+	return s, true
+}
+
 func encodeParties(reads []partyRead) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(reads)))
 	for _, r := range reads {
-		b = binary.AppendUvarint(b, uint64(len(r.name)))
-		b = append(b, r.name...)
-		b = binary.AppendUvarint(b, uint64(len(r.role)))
-		b = append(b, r.role...)
+		b = appendString(b, r.name)
+		b = appendString(b, r.role)
 		for _, v := range []int{r.nameAt, r.nameEnd, r.roleAt, r.roleEnd} {
 			b = binary.AppendVarint(b, int64(v))
 		}
@@ -114,20 +119,11 @@ func decodeParties(b []byte, n int) ([]partyRead, error) {
 	}
 	b = b[k:]
 	var out []partyRead
-	str := func() (string, bool) {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || l > uint64(len(b)-k) {
-			return "", false
-		}
-		s := string(b[k : k+int(l)])
-		b = b[k+int(l):]
-		return s, true
-	}
 	for range c {
 		var r partyRead
 		var ok1, ok2 bool
-		r.name, ok1 = str()
-		r.role, ok2 = str()
+		r.name, ok1 = readString(&b)
+		r.role, ok2 = readString(&b)
 		if !ok1 || !ok2 {
 			return nil, errSection
 		}

@@ -360,46 +360,14 @@ func (phs idPhrases) hits(words []int32, in []int32, mark int32) float64 {
 		if in[ph.words[0]] != mark {
 			continue
 		}
-		for at := findIDs(words, ph.words, 0); at >= 0; at = findIDs(words, ph.words, at+1) {
-			if len(ph.near) == 0 || nearIDs(words, at, len(ph.words), ph.near, ph.within) {
+		for at := findPhrase(words, ph.words, 0); at >= 0; at = findPhrase(words, ph.words, at+1) {
+			if len(ph.near) == 0 || nearAny(words, at, len(ph.words), ph.near, ph.within) {
 				total += ph.boost
 				break
 			}
 		}
 	}
 	return total
-}
-
-// findIDs is findPhrase over vocabulary indexes.
-func findIDs(words, seq []int32, from int) int {
-	if len(seq) == 0 {
-		return -1
-	}
-outer:
-	for i := from; i+len(seq) <= len(words); i++ {
-		for j, s := range seq {
-			if words[i+j] != s {
-				continue outer
-			}
-		}
-		return i
-	}
-	return -1
-}
-
-// nearIDs is nearAny over vocabulary indexes.
-func nearIDs(words []int32, at, n int, near [][]int32, within int) bool {
-	within = max(within, 0)
-	lo := at - min(within, at)
-	end := min(at+n, len(words))
-	hi := end + min(within, len(words)-end)
-	window := words[lo:hi]
-	for _, nw := range near {
-		if findIDs(window, nw, 0) >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // keywordHits sums the boosts of the keywords found in words. A keyword
@@ -418,8 +386,9 @@ func keywordHits(words []string, phrases []phrase) float64 {
 	return total
 }
 
-// findPhrase returns the first index ≥ from where seq occurs in words, or -1.
-func findPhrase(words, seq []string, from int) int {
+// findPhrase returns the first index ≥ from where seq occurs in words, or
+// -1: over words, or over their vocabulary indexes.
+func findPhrase[T comparable](words, seq []T, from int) int {
 	if len(seq) == 0 {
 		return -1
 	}
@@ -437,7 +406,7 @@ outer:
 
 // nearAny reports whether one of the near phrases occurs within `within`
 // words of the match at [at, at+n).
-func nearAny(words []string, at, n int, near [][]string, within int) bool {
+func nearAny[T comparable](words []T, at, n int, near [][]T, within int) bool {
 	// Saturating: a window wider than the passage is the passage, whatever
 	// the playbook says (at+n+within would overflow for a huge within).
 	within = max(within, 0)
