@@ -551,10 +551,12 @@ func comparePaths(ref *clause.Tree, refText string, got *clause.Tree, gotText st
 
 // normPath compares paths as a reader reads them: white space, the dash
 // between a keyword and its number ("ARTICLE – 1" in a PDF, "ARTICLE - 1"
-// in its reference text, which writes every dash as a hyphen) and soft
-// hyphens, which a reader never sees, do not tell two clauses apart.
+// in its reference text, which writes every dash as a hyphen), curly and
+// straight quotes (SCHEDULE “A” in a PDF, SCHEDULE "A" in its reference
+// text, which writes every quote straight) and soft hyphens, which a reader
+// never sees, do not tell two clauses apart.
 func normPath(p string) string {
-	p = strings.NewReplacer("–", "-", "—", "-", "\u00ad", "").Replace(p)
+	p = strings.NewReplacer("–", "-", "—", "-", "\u00ad", "", "“", "\"", "”", "\"", "‘", "'", "’", "'").Replace(p)
 	return strings.Join(strings.Fields(p), " ")
 }
 

@@ -40,6 +40,9 @@ func (p *parser) scan() []marker {
 			delete(blockAt, pos)
 		}
 		if m, ok := scanMarker(s, pos); ok {
+			if wrappedReference(s, m) {
+				return false
+			}
 			m.strong = true
 			out = append(out, m)
 			return true
@@ -151,6 +154,55 @@ func (p *parser) scan() []marker {
 		dedup = append(dedup, m)
 	}
 	return dedup
+}
+
+// wrapWords are the words after which a keyword label is a reference, not
+// a heading: "pursuant to Section 12.1", "set forth in Exhibit A".
+var wrapWords = map[string]bool{
+	"in": true, "to": true, "of": true, "under": true, "with": true, "per": true, "see": true,
+	"through": true, "as": true, "on": true, "by": true, "from": true,
+	"within": true, "including": true,
+}
+
+// refNouns are the words a number after them is the reference of:
+// "Section" then "5.1", "Exhibit" then "1.C".
+var refNouns = map[string]bool{
+	"section": true, "sections": true, "clause": true, "clauses": true, "paragraph": true,
+	"paragraphs": true, "subsection": true, "subsections": true, "subparagraph": true,
+	"subparagraphs": true, "article": true, "articles": true, "schedule": true, "schedules": true,
+	"exhibit": true, "exhibits": true, "annex": true, "appendix": true, "item": true, "items": true,
+	"part": true, "§": true,
+}
+
+// wrappedReference reports whether marker m starts a line only because the
+// line before, which ends in a word that takes a reference after it,
+// wrapped there, as a PDF's text keeps a page's lines: a keyword label after
+// "… pursuant to" ("Section 12.1 ("Term and Termination"), (i) …") or "set
+// forth in" ("Exhibit A."), a number after "… Section" or "as Exhibit"
+// ("1.C, applicable destruction fees"). A blank line between them is a
+// break.
+func wrappedReference(s string, m marker) bool {
+	words := refNouns
+	switch m.fam {
+	case famSectionKw, famArticle, famSchedule:
+		words = wrapWords
+	case famDecimal, famItem:
+	default:
+		return false
+	}
+	j := m.pos
+	for j > 0 && isSpaceByte(s[j-1]) {
+		j--
+	}
+	if j == 0 || s[j-1] != '\n' {
+		return false
+	}
+	line := strings.TrimRight(s[:j-1], " \t\r\f")
+	if line == "" || line[len(line)-1] == '\n' {
+		return false
+	}
+	k := strings.LastIndexAny(line, " \t\n")
+	return words[strings.ToLower(line[k+1:])]
 }
 
 func skipHSpace(s string, i int) int {

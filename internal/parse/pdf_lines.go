@@ -22,6 +22,23 @@ func keepRune(r rune) bool {
 	return true
 }
 
+// canonicalRune returns the character a PDF's text means by r where r is
+// canonically equivalent to another: Unicode normalization replaces U+037E
+// GREEK QUESTION MARK by the semicolon and U+0387 GREEK ANO TELEIA by the
+// middle dot, and fonts of SEC filings map their semicolon glyph to U+037E.
+// A reader sees a semicolon; the clause parser, which ends an item at "; and
+// (iii)", and a search for the text typed read one too. The code-point count
+// is unchanged, so every offset holds.
+func canonicalRune(r rune) rune {
+	switch r {
+	case 0x037E:
+		return ';'
+	case 0x0387:
+		return 0x00B7
+	}
+	return r
+}
+
 // bodyFontSize returns the font size most characters in the document use.
 func bodyFontSize(pages [][]pdfLine) float64 {
 	hist := map[float64]int{}
@@ -116,7 +133,7 @@ func cleanPlainText(s string) string {
 			case !keepRune(r):
 				return -1
 			}
-			return r
+			return canonicalRune(r)
 		}, line)
 		line = strings.TrimRightFunc(line, unicode.IsSpace)
 		if line == "" {

@@ -337,6 +337,8 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 			r = '-'
 		case r == '\t' || r == 0xA0:
 			r = ' '
+		default:
+			r = canonicalRune(r)
 		}
 		prev = r
 		if !keepRune(r) {
