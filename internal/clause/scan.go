@@ -180,7 +180,7 @@ var refNouns = map[string]bool{
 // "… pursuant to" ("Section 12.1 ("Term and Termination"), (i) …") or "set
 // forth in" ("Exhibit A."), a number after "… Section" or "as Exhibit"
 // ("1.C, applicable destruction fees"). A blank line between them is a
-// break.
+// break, and so is a short line.
 func wrappedReference(s string, m marker) bool {
 	words := refNouns
 	switch m.fam {
@@ -201,9 +201,19 @@ func wrappedReference(s string, m marker) bool {
 	if line == "" || line[len(line)-1] == '\n' {
 		return false
 	}
-	k := strings.LastIndexAny(line, " \t\n")
+	line = line[strings.LastIndexByte(line, '\n')+1:]
+	// A wrapped line runs to the margin; a short one ending in a noun is
+	// a heading ("Payment Schedule") or a list item ("b) second item").
+	if utf8.RuneCountInString(strings.TrimSpace(line)) < minWrappedLine {
+		return false
+	}
+	k := strings.LastIndexAny(line, " \t")
 	return words[strings.ToLower(line[k+1:])]
 }
+
+// minWrappedLine is the shortest line (in characters) taken for running
+// text that wrapped at the margin.
+const minWrappedLine = 40
 
 func skipHSpace(s string, i int) int {
 	for i < len(s) && isSpaceByte(s[i]) {

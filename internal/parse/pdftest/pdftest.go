@@ -27,6 +27,40 @@ func OnePage(lines ...string) []byte {
 	return assemble(objs)
 }
 
+// OnePageMapped is OnePage with a ToUnicode map on the font: each byte
+// of the text that maps names the character an extractor reports for it,
+// as a font embedded by a filing agent may map its semicolon glyph to
+// U+037E GREEK QUESTION MARK.
+func OnePageMapped(mapped map[byte]rune, lines ...string) []byte {
+	var content bytes.Buffer
+	y := 720
+	for _, l := range lines {
+		fmt.Fprintf(&content, "BT /F1 11 Tf 72 %d Td (%s) Tj ET\n", y, l)
+		y -= 14
+	}
+	var cmap bytes.Buffer
+	cmap.WriteString("/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n" +
+		"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n" +
+		"/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n" +
+		"1 begincodespacerange\n<00> <FF>\nendcodespacerange\n")
+	fmt.Fprintf(&cmap, "%d beginbfchar\n", len(mapped))
+	for c := 0; c < 256; c++ {
+		if r, ok := mapped[byte(c)]; ok {
+			fmt.Fprintf(&cmap, "<%02X> <%04X>\n", c, r)
+		}
+	}
+	cmap.WriteString("endbfchar\nendcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n")
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 6 0 R >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", cmap.Len(), cmap.String()),
+	}
+	return assemble(objs)
+}
+
 // assemble writes objs as objects 1..n of a PDF with a cross-reference
 // table; object 1 is the catalog.
 func assemble(objs []string) []byte {
