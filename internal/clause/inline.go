@@ -55,7 +55,7 @@ func scanInline(s string, strong []marker) []marker {
 			if !ok {
 				continue
 			}
-			if _, first := nextWordWrapped(s, m.labelEnd); !unicode.IsLetter(first) && first != '"' && first != '“' && first != '[' && !(first == '(' && opensSubItem(s, m.labelEnd)) {
+			if _, first := nextWordWrapped(s, m.labelEnd); !unicode.IsLetter(first) && first != '"' && first != '“' && first != '[' {
 				continue
 			}
 			out = append(out, m)
@@ -120,23 +120,6 @@ func firstUnderHeading(s string, i int, m marker) bool {
 		}
 		if (pm.fam == famDecimal || pm.fam == famSectionKw) && slices.Equal(pm.nums, m.nums[:n-1]) {
 			return isHeadingLine(strings.TrimLeft(s[pm.labelEnd:i], " .\t"))
-		}
-	}
-	return false
-}
-
-// opensSubItem reports whether the item label ending at byte i is followed
-// at once by the label of its first sub-item: "(6) (A) to be responsible
-// …".
-func opensSubItem(s string, i int) bool {
-	j := skipHSpace(s, i)
-	sub, ok := scanParen(s, j)
-	if !ok {
-		return false
-	}
-	for _, r := range sub.reads {
-		if r.val == 1 {
-			return true
 		}
 	}
 	return false

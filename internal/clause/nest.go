@@ -7,7 +7,6 @@ package clause
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // open is one open list on the nesting stack.
@@ -206,13 +205,9 @@ func (p *parser) nextTop(stack []open, n int, keyword bool) bool {
 
 // pathIs reports whether open list e carries the hierarchical number path.
 // introducesList reports whether the text before byte pos ends with a colon
-// or a dash, the way a sentence announces an enumeration, on the item's line
-// or at the end of the line before: "set forth below: (1) Fat to Firm" and
-// "set forth below:" with "(1) Fat to Firm" on the next line, as a PDF's
-// text keeps a page's lines, are one list.
+// or a dash, the way a sentence announces an enumeration.
 func (p *parser) introducesList(pos int) bool {
-	t := strings.TrimRight(p.s[:pos], " \t\r\n\f")
-	r, _ := utf8.DecodeLastRuneInString(t)
+	r, _ := before(p.s, pos)
 	return r == ':' || r == '—' || r == '–'
 }
 

@@ -28,25 +28,6 @@ func TestWrappedLines(t *testing.T) {
 		`,
 		},
 		{
-			name: "list announced at the end of the line before",
-			text: `
-		1. SPONSORSHIP. The Sponsor receives:
-		(1) the Health Channel home page; and
-		(2) eight content features. The Sponsor may select the features set forth below:
-		(1) Weight Loss Tips
-		(2) Calorie Calculator
-		2. FEES. The Sponsor pays monthly.
-		`,
-			want: `
-		section 1 [SPONSORSHIP]
-		  item (1)
-		  item (2)
-		    item (1) [Weight Loss Tips]
-		    item (2) [Calorie Calculator]
-		section 2 [FEES]
-		`,
-		},
-		{
 			name: "first clause after its section's heading on one line",
 			text: "RESELLER AGREEMENT This Agreement is made by Galaxy and Telnet.\n" +
 				"1. RESELLER OBLIGATIONS 1.1 Marketing and Sales Telnet shall promote the products. 1.2 Business Expenses Telnet shall bear its own expenses.\n" +
@@ -62,19 +43,20 @@ func TestWrappedLines(t *testing.T) {
 		`,
 		},
 		{
-			name: "item whose first words are its first sub-item",
+			name: "a heading that is a unit of time",
 			text: `
-		1. SELLER'S DUTIES. The Seller agrees: (1) to hold the Cards in trust; (2) to sell the Cards as instructed. (3) (A) to be responsible for any loss of Cards. (B) to keep records of every sale.
-		2. NOTICES. In writing.
+		1. Place of Work 1.1 The Executive works from home. 1.2 The Executive shall travel as required.
+		2. Hours of Work 2.1 The Executive shall work the hours the duties require.
+		3. Salary 3.1 The Executive is paid monthly.
 		`,
 			want: `
-		section 1 [SELLER'S DUTIES]
-		  item (1)
-		  item (2)
-		  item (3)
-		    item (A)
-		    item (B)
-		section 2 [NOTICES]
+		section 1 [Place of Work]
+		  clause 1.1
+		  clause 1.2
+		section 2 [Hours of Work]
+		  clause 2.1
+		section 3 [Salary]
+		  clause 3.1
 		`,
 		},
 		{
