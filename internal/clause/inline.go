@@ -1,7 +1,6 @@
 package clause
 
 import (
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -44,10 +43,8 @@ func scanInline(s string, strong []marker) []marker {
 				continue
 			}
 			if word == "and" || word == "or" {
-				// "; and (c)" is an item; "(a) and (b)" is a reference. The
-				// "; and" may end the line before: ";" then "and (iii)".
-				t := strings.TrimRight(s[:i-len(word)-1], " \t\r\n\f")
-				if p2, _ := utf8.DecodeLastRuneInString(t); p2 != ';' && p2 != ',' {
+				// "; and (c)" is an item; "(a) and (b)" is a reference.
+				if p2, _ := before(s, i-len(word)-1); p2 != ';' && p2 != ',' {
 					continue
 				}
 			}
@@ -68,9 +65,8 @@ func scanInline(s string, strong []marker) []marker {
 				continue
 			}
 			// Without a sentence end before it, an inline heading must
-			// follow: "ATTN: Tim Orr 5. Entire Agreement. A. ...", unless
-			// it is the first clause of the section its line opens.
-			if !sentenceEnd && !firstUnderHeading(s, i, m) && headingOf(strings.TrimLeft(s[m.labelEnd:min(len(s), m.labelEnd+200)], " "), false, true) == "" {
+			// follow: "ATTN: Tim Orr 5. Entire Agreement. A. ...".
+			if !sentenceEnd && headingOf(strings.TrimLeft(s[m.labelEnd:min(len(s), m.labelEnd+200)], " "), false, true) == "" {
 				continue
 			}
 			// "2. The" or "2.1 Term": a capital must follow.
@@ -83,7 +79,7 @@ func scanInline(s string, strong []marker) []marker {
 				continue
 			}
 			if m, ok := scanKeyword(s, i); ok {
-				if (sentenceEnd || firstUnderHeading(s, i, m)) && (m.fam == famArticle || m.fam == famSectionKw) {
+				if sentenceEnd && (m.fam == famArticle || m.fam == famSectionKw) {
 					out = append(out, m)
 				}
 				continue
@@ -97,32 +93,6 @@ func scanInline(s string, strong []marker) []marker {
 	}
 	confirm(out, strong)
 	return out
-}
-
-// firstUnderHeading reports whether m, inline at byte i, is the first
-// clause of the section whose number and heading stand right before it:
-// "3. TELNET OBLIGATIONS 3.1 Marketing and Sales Telnet shall …",
-// "SECTION 1. SERVICES AS UNDERWRITER Section 1.1 …", as text that joined a
-// heading's line to the clause after it reads. Only the heading's words may
-// stand between the two numbers.
-func firstUnderHeading(s string, i int, m marker) bool {
-	n := len(m.nums)
-	if n < 2 || m.nums[n-1] != 1 {
-		return false
-	}
-	for k := i - 2; k >= 0 && i-k <= 120; k-- {
-		if k > 0 && !isSpaceByte(s[k-1]) && s[k-1] != '\n' {
-			continue
-		}
-		pm, ok := scanMarker(s, k)
-		if !ok || pm.labelEnd > i {
-			continue
-		}
-		if (pm.fam == famDecimal || pm.fam == famSectionKw) && slices.Equal(pm.nums, m.nums[:n-1]) {
-			return isHeadingLine(strings.TrimLeft(s[pm.labelEnd:i], " .\t"))
-		}
-	}
-	return false
 }
 
 // nextWordWrapped is nextWord across one line break: an item's label

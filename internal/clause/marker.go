@@ -312,9 +312,7 @@ func scanDecimal(s string, p int) (marker, bool) {
 	if first >= '0' && first <= '9' || first == '$' || first == '%' || first == '-' || first == '/' {
 		return m, false // dates, amounts, ranges
 	}
-	// "6 hours", "30 days" are quantities; "6. Hours of Work", a number
-	// with its period and a capital after it, is a clause's heading.
-	if quantityWords[w] && !(trail == '.' && unicode.IsUpper(first)) {
+	if quantityWords[w] {
 		return m, false
 	}
 	if trail == ')' {

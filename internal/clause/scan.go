@@ -180,7 +180,7 @@ var refNouns = map[string]bool{
 // "… pursuant to" ("Section 12.1 ("Term and Termination"), (i) …") or "set
 // forth in" ("Exhibit A."), a number after "… Section" or "as Exhibit"
 // ("1.C, applicable destruction fees"). A blank line between them is a
-// break, and so is a short line.
+// break, and so is a short line or a heading.
 func wrappedReference(s string, m marker) bool {
 	words := refNouns
 	switch m.fam {
@@ -207,8 +207,25 @@ func wrappedReference(s string, m marker) bool {
 	if utf8.RuneCountInString(strings.TrimSpace(line)) < minWrappedLine {
 		return false
 	}
+	// So is a heading ("14. Document Delivery: Fees from Sales of Articles").
+	body := strings.TrimLeft(line, " \t")
+	if pm, ok := scanMarker(body, 0); ok {
+		body = body[pm.labelEnd:]
+	}
+	if isHeadingLine(body) {
+		return false
+	}
 	k := strings.LastIndexAny(line, " \t")
-	return words[strings.ToLower(line[k+1:])]
+	w := line[k+1:]
+	// A reference names its noun with a capital ("as Exhibit" then "1.C");
+	// "pertaining to that article" then "4. Services" is a sentence's end
+	// and the next clause.
+	if m.fam == famDecimal || m.fam == famItem {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) && w != "§" {
+			return false
+		}
+	}
+	return words[strings.ToLower(w)]
 }
 
 // minWrappedLine is the shortest line (in characters) taken for running
