@@ -354,6 +354,15 @@ func (ix *Index) routePlan(q Query) *Plan {
 			// learnt names tell them apart.
 			rr.doc = -1
 		}
+		if rr.doc >= 0 && !rr.byName && nr.decision.Narrowed() && disjoint(nr.docs, rr.docs) {
+			// The two disagree, and the header router found its document
+			// by a title phrase alone, no word written like a name in its
+			// header: words its title merely contains (a policy whose first
+			// sentence is read as its title: "We collect personal
+			// information …"). The learnt names matched a name some other
+			// document goes by, the better evidence.
+			rr.doc = -1
+		}
 		if rr.doc >= 0 {
 			r.Decision = RouteNamed
 			if len(rr.docs) > 1 {
@@ -670,6 +679,16 @@ func quoteList(ws []string) string {
 		q[i] = "“" + w + "”"
 	}
 	return listWords(q)
+}
+
+// disjoint reports whether a and b have no document in common.
+func disjoint(a, b []int32) bool {
+	for _, d := range a {
+		if slices.Contains(b, d) {
+			return false
+		}
+	}
+	return true
 }
 
 // subset reports whether every document of a is in b.
