@@ -349,9 +349,7 @@ func (ix *Index) routePlan(q Query) *Plan {
 		// every such word. Short references ("the Bravatek agreement") are
 		// the learnt names' to decide.
 		rr := ix.route(v, terms, breaks, legacyNamed(q.Text))
-		if rr.doc >= 0 && len(rr.docs) > 1 && nr.decision.Narrowed() && subset(nr.docs, rr.docs) {
-			// The header router found a family of close documents; the
-			// learnt names tell them apart.
+		if rr.doc >= 0 && headerYields(rr, nr) {
 			rr.doc = -1
 		}
 		if rr.doc >= 0 {
@@ -670,6 +668,31 @@ func quoteList(ws []string) string {
 		q[i] = "“" + w + "”"
 	}
 	return listWords(q)
+}
+
+// headerYields reports whether the header router's document gives way to
+// the learnt names'. It does when the header router found a family of close
+// documents the learnt names tell apart; and when the two disagree and the
+// header router found its document by a title phrase alone, no word written
+// like a name in its header: words its title merely contains (a policy
+// whose first sentence is read as its title: "We collect personal
+// information …"), where the learnt names matched a name some other document
+// goes by, the better evidence.
+func headerYields(rr routeResult, nr namesRoute) bool {
+	if !nr.decision.Narrowed() {
+		return false
+	}
+	return len(rr.docs) > 1 && subset(nr.docs, rr.docs) || !rr.byName && disjoint(nr.docs, rr.docs)
+}
+
+// disjoint reports whether a and b have no document in common.
+func disjoint(a, b []int32) bool {
+	for _, d := range a {
+		if slices.Contains(b, d) {
+			return false
+		}
+	}
+	return true
 }
 
 // subset reports whether every document of a is in b.

@@ -27,6 +27,9 @@ type routeResult struct {
 	docs     []int32 // every document the question may name, best first
 	score    float64
 	runnerUp float64
+	// byName: a word of the question written like a name is in the best
+	// document's header; false when only title phrases found it.
+	byName bool
 }
 
 // routeIDF is the inverse document frequency of a term among document
@@ -97,6 +100,7 @@ func (ix *Index) route(v *index.Snapshot, terms []string, breaks, named []bool) 
 	}
 	// Words written like names, wherever they occur in the header.
 	seen := map[int32]bool{}
+	nameHit := map[int32]bool{} // documents a name-written word was found in
 	for i, tid := range ids {
 		if tid < 0 || !named[i] || seen[tid] {
 			continue
@@ -109,6 +113,7 @@ func (ix *Index) route(v *index.Snapshot, terms []string, breaks, named []bool) 
 			// about Inc. than one that says it once.
 			norm := 0.5 * (1 - 0.3 + 0.3*float64(seg.HeaderLen(p.Doc))/avg)
 			add(d, w*tf*1.5/(tf+norm))
+			nameHit[d] = true
 		})
 	}
 	// Title phrases; each of their words not already counted as a name
@@ -181,6 +186,7 @@ func (ix *Index) route(v *index.Snapshot, terms []string, breaks, named []bool) 
 		res.docs = append(res.docs, d.doc)
 	}
 	res.doc = best.doc
+	res.byName = nameHit[best.doc]
 	return res
 }
 
@@ -319,7 +325,11 @@ const (
 // headers, within one part of the question (a run never crosses a break:
 // "Consider the Acme Supply Agreement; is liability capped?" names the
 // contract before the semicolon only). Those words identify the contract; they say nothing about which of
-// its clauses answers, so in-document search leaves them out.
+// its clauses answers, so in-document search leaves them out. A run counts
+// only if one of its words is in the file name, title or parties, or if
+// its part of the question says a rare one of those: a run the opening text
+// merely shares with the question's topic ("do you sell my genetic data?"
+// against a policy that opens on genetic data) names nothing.
 func referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32) map[int]bool {
 	if !v.DocLive(doc) {
 		return nil
@@ -334,6 +344,28 @@ func referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32)
 		}
 	}
 	rare := math.Log(1+(float64(v.LiveDocs())-0.5)/1.5) * 0.5
+	// A part of the question names the contract only if it says a rare
+	// word of its file name, title or parties; words the opening text
+	// merely shares with the question elsewhere (a privacy policy opens
+	// on "your personal information") name nothing.
+	naming := make([]bool, len(terms))
+	for st := 0; st < len(terms); {
+		e := st + 1
+		for e < len(terms) && !breaks[e] {
+			e++
+		}
+		named := false
+		for k := st; k < e && !named; k++ {
+			if ids[k] >= 0 && routeIDF(v, ids[k]) >= rare {
+				p, _ := v.RoutePosting(ids[k], doc)
+				named = p.Title == 1
+			}
+		}
+		for k := st; k < e; k++ {
+			naming[k] = named
+		}
+		st = e
+	}
 	out := map[int]bool{}
 	for i := 0; i < len(terms); {
 		if ids[i] < 0 {
@@ -341,14 +373,17 @@ func referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32)
 			continue
 		}
 		j := i
-		hasRare := false
+		hasRare, titled := false, false
 		for j < len(terms) && ids[j] >= 0 && (j == i || !breaks[j]) {
 			if routeIDF(v, ids[j]) >= rare {
 				hasRare = true
 			}
+			if p, _ := v.RoutePosting(ids[j], doc); p.Title == 1 {
+				titled = true
+			}
 			j++
 		}
-		if j-i >= 2 && hasRare {
+		if j-i >= 2 && hasRare && (titled || naming[i]) {
 			for k := i; k < j; k++ {
 				out[k] = true
 			}

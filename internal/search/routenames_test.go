@@ -221,3 +221,53 @@ func TestRouteFamilyInLargeCollection(t *testing.T) {
 		}
 	}
 }
+
+// policies are privacy policies as their text copies read: no title line,
+// the first sentence taken for one, openings full of the words users ask
+// with. Only their file names name them.
+var policies = map[string]string{
+	"Groupon": "We will collect information, including Personal Information and Non-Identifying Information, when you interact with us and the Site.\n\n" +
+		"We use cookies to remember your preferences.\n\nYou may close your account at any time.",
+	"Wordscapes": "Welcome to the game. So, please make sure that you have read and understand our Terms of Service.\n\n" +
+		"If you create an Account, you may be required to provide your name, e-mail address and a password.\n\nWe do not share personal information with advertisers for their direct marketing purposes.",
+	"Helix": "To learn how a third party application uses your information, please review its privacy statement.\n\n" +
+		"Genetic data is the most personal information there is.\n\nWe do not sell your genetic data to insurers or employers.\n\nSaliva samples are destroyed after the laboratory completes its work.",
+}
+
+func policyCorpus(t testing.TB) *Index {
+	t.Helper()
+	ix := NewIndex()
+	for _, id := range []string{"Groupon", "Helix", "Wordscapes"} {
+		text := policies[id]
+		in := index.DocInput{ID: id, Name: id + ".txt", Header: firstLine(text), Opening: text[:min(len(text), 300)], Names: names.Learn(text, id+".txt").All(), Units: paragraphUnits(text)}
+		if err := ix.Add(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+// TestRoutePolicyByFileName checks that a policy named by its file name is
+// the one searched even when another policy's first sentence, read as its
+// title, holds more of the question's words; and that words the named
+// policy's opening shares with the question's topic, outside the part that
+// names it, are searched, not dropped as naming it.
+func TestRoutePolicyByFileName(t *testing.T) {
+	ix := policyCorpus(t)
+	p := planT(t, ix, Query{Text: `Consider "Wordscapes"'s privacy policy; does the wordscapes app collect any personally identifying information like my name?`})
+	if !slices.Equal(p.Route.Docs, []string{"Wordscapes"}) {
+		t.Errorf("routed to %v, want Wordscapes (%s)", p.Route.Docs, p.Route.Why)
+	}
+	p = planT(t, ix, Query{Text: `Consider "Helix"'s privacy policy; do you sell my genetic data?`})
+	if !slices.Equal(p.Route.Docs, []string{"Helix"}) {
+		t.Errorf("routed to %v, want Helix (%s)", p.Route.Docs, p.Route.Why)
+	}
+	for _, w := range []string{"sell", "genet", "data"} {
+		if !slices.Contains(p.Words, w) {
+			t.Errorf("terms %q, dropped %q: want %q searched", p.Words, p.Route.Dropped, w)
+		}
+	}
+	if slices.Contains(p.Words, "helix") {
+		t.Errorf("terms %q: the name Helix is searched for", p.Words)
+	}
+}

@@ -118,7 +118,7 @@ func readAnswer(p *playbook.Provision, prep *detect.Prepared, ex []detect.Extrac
 	}
 	switch p.Answer {
 	case playbook.AnswerYesNo:
-		return polarityAnswer(p, nil, ex)
+		return polarityAnswer(p, nil, ex, nil)
 	case playbook.AnswerDate:
 		// a date the contract leaves blank where it dates itself is a
 		// candidate too: said as blank, not replaced by another date
@@ -642,8 +642,8 @@ var startCues = cues{"date": 2, "effect": 2, "made": 1, "enter": 1, "commenc": 1
 // best first, that grants the provision gives Yes or Conditional; when
 // every extract that mentions it excludes it, the answer is No and the
 // evidence excludes the provision.
-func polarityAnswer(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract) *Answer {
-	a := polarityAnswerOnce(p, nb, ex)
+func polarityAnswer(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, occasion []bool) *Answer {
+	a := polarityAnswerOnce(p, nb, ex, occasion)
 	if a.Kind != KindYes && a.Kind != KindConditional || len(a.Spans) == 0 {
 		return a
 	}
@@ -658,7 +658,7 @@ func polarityAnswer(p *playbook.Provision, nb []*playbook.Provision, ex []detect
 		if !generalScope(ex[m].Text) || narrowScope(ex[m].Text) {
 			continue
 		}
-		b := polarityAnswerOnce(p, nb, ex[m:m+1])
+		b := polarityAnswerOnce(p, nb, ex[m:m+1], nil)
 		if b.Kind != KindYes && b.Kind != KindConditional || len(b.Spans) == 0 {
 			continue
 		}
@@ -690,10 +690,16 @@ var (
 func narrowScope(s string) bool  { return reNarrowScope().MatchString(s) }
 func generalScope(s string) bool { return reGeneralScope().MatchString(s) }
 
+// statedCausesReason says why a clause that allows the act only on stated
+// causes does not grant a right that needs none.
+const statedCausesReason = "the clause allows it only on stated causes, not without cause"
+
 // polarityAnswerOnce is polarityAnswer's reading, extract by extract.
-func polarityAnswerOnce(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract) *Answer {
+// occasion, when given, marks the extracts that are items of a list of
+// stated causes (listedOccasions).
+func polarityAnswerOnce(p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, occasion []bool) *Answer {
 	var no, causes, beside *Answer
-	noWeight := 0.0
+	noWeight, causesWeight := 0.0, 0.0
 	for i, e := range ex {
 		text, pol, n := readBeside(p, nb, e.Text)
 		j := joinExtracts(ex[i : i+1])
@@ -722,7 +728,7 @@ func polarityAnswerOnce(p *playbook.Provision, nb []*playbook.Provision, ex []de
 				noWeight = pol.weight
 			}
 			continue
-		case onStatedCauses(p, text, pol):
+		case onStatedCauses(p, text, pol) || i < len(occasion) && occasion[i] && needsNoCause(p):
 			// a right the playbook defines as needing no cause ("without
 			// cause", "for convenience") is not granted by a clause that
 			// allows the act only on stated causes ("Manufacturer may
@@ -730,9 +736,15 @@ func polarityAnswerOnce(p *playbook.Provision, nb []*playbook.Provision, ex []de
 			// that clause grants a neighbouring right
 			if causes == nil {
 				causes = &Answer{Kind: KindNotFound, Text: "Not found",
-					Reason: "the clause allows it only on stated causes, not without cause"}
+					Reason: statedCausesReason}
 				causes.Spans = at(pol.focus, "value")
+				causesWeight = pol.weight
 			}
+			continue
+		case causes != nil && pol.weight < causesWeight:
+			// nor does a weaker mention ("Upon the expiration or
+			// termination of this Agreement, … may repurchase …")
+			// outweigh a clause that allows the act only on stated causes
 			continue
 		case no != nil && pol.weight < noWeight:
 			// a weaker mention ("may terminate … if …") does not outweigh

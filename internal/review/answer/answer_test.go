@@ -227,7 +227,7 @@ func TestStatedCausesNotConvenience(t *testing.T) {
 		{[]string{"Neither party may terminate this Agreement for convenience during the first year.",
 			"After the first year, either party may terminate this Agreement for any reason upon sixty (60) days' notice to the other party, if it gives that notice in writing."}, KindConditional},
 	} {
-		a := polarityAnswer(p, nil, extractsOf(c.texts...))
+		a := polarityAnswer(p, nil, extractsOf(c.texts...), nil)
 		if a.Kind != c.want {
 			t.Errorf("%.60q…: %s, want %s", c.texts[len(c.texts)-1], a.Kind, c.want)
 		}
@@ -274,7 +274,7 @@ func TestDeniedStatesAndWithout(t *testing.T) {
 		// a right limited to the renewal terms
 		{tfc, "Provider may not terminate this Agreement without cause during the Initial Term. During any Renewal Term, Provider may terminate this Agreement without cause on ninety days' notice.", KindConditional},
 	} {
-		if a := polarityAnswer(c.p, nil, extractsOf(c.text)); a.Kind != c.want {
+		if a := polarityAnswer(c.p, nil, extractsOf(c.text), nil); a.Kind != c.want {
 			t.Errorf("%s: %q: %s, want %s", c.p.Name, c.text, a.Kind, c.want)
 		}
 	}

@@ -55,7 +55,7 @@ func TestNeighbourClauseIsNotTheProvision(t *testing.T) {
 		p := pb.Provision(tc.provision)
 		nb := pb.Excluded(p)
 		ex := extractsOf(tc.text)
-		a := polarityAnswer(p, nb, ex)
+		a := polarityAnswer(p, nb, ex, nil)
 		if grants := a.Kind == KindYes || a.Kind == KindConditional; grants != tc.grants || !grants && a.Kind != KindNotFound {
 			t.Errorf("%s: %q: %s (%s), want granted %v", tc.provision, tc.text, a.Kind, a.Reason, tc.grants)
 			continue
@@ -74,7 +74,7 @@ func TestNeighbourClauseIsNotTheProvision(t *testing.T) {
 		}
 		// read alone, without its neighbours, the provision reads as
 		// before
-		if alone := polarityAnswer(p, nil, ex); alone.Kind == KindNotFound {
+		if alone := polarityAnswer(p, nil, ex, nil); alone.Kind == KindNotFound {
 			t.Errorf("%s: %q: Not found without neighbours", tc.provision, tc.text)
 		}
 	}

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -802,12 +803,7 @@ func onStatedCauses(p *playbook.Provision, s string, pol polarity) bool {
 	if strings.HasSuffix(seg, ":") || strings.HasPrefix(strings.TrimLeft(s[pol.focus[1]:], " \t"), ":") {
 		return true // "… may terminate this Agreement by written notice:"
 	}
-	for _, m := range reStatedCause().FindAllStringIndex(sent, -1) {
-		if !reNoticeOnly().MatchString(sent[m[0]:m[1]]) {
-			return true
-		}
-	}
-	return false
+	return statesCause(sent)
 }
 
 // reNoticeOnly is a condition that only asks for notice ("if it gives 30
@@ -828,4 +824,99 @@ func needsNoCause(p *playbook.Provision) bool {
 		}
 	}
 	return false
+}
+
+// grantedByItems reads a right that a lead-in ending in a colon grants
+// through its list items. onStatedCauses reads such a lead-in ("The Agent
+// may terminate this Agreement … as follows:") as a list of occasions,
+// and so it is when its items name them ("(a) if any material adverse
+// change …"); but an item that only says who may act and on what notice
+// ("(a) by the Consultant giving the Company three months' notice") names
+// no cause, and through it the lead-in grants the right. a is the
+// stated-causes reading of ex; the items, the passages of the lead-in's
+// sub-clauses that follow it, are added to the extracts, and the answer is
+// read from the first item that grants the right.
+func grantedByItems(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, a *Answer, scores []float64) (*Answer, []detect.Extract, bool) {
+	if len(a.Spans) == 0 {
+		return nil, nil, false
+	}
+	k := a.Spans[0].Extract
+	if k < 0 || k >= len(ex) || !strings.HasSuffix(strings.TrimSpace(ex[k].Text), ":") {
+		return nil, nil, false
+	}
+	t := c.Tree()
+	var items []detect.Extract
+	for _, it := range withListItems(c, ex[k:k+1], scores)[1:] {
+		if it.Node <= 0 || it.Node >= len(t.Nodes) || it.Node == ex[k].Node || !slices.Contains(t.Ancestors(it.Node), ex[k].Node) {
+			break // the list ends where the lead-in's sub-clauses do
+		}
+		items = append(items, it)
+	}
+	out := append(append([]detect.Extract(nil), ex...), items...)
+	for i, it := range items {
+		text, pol, n := readBeside(p, nb, it.Text)
+		if pol.weight == 0 || n != nil || pol.kind == KindNo || statesCause(text) {
+			continue
+		}
+		sp, ok := joinExtracts(items[i:i+1]).span(pol.focus[0], pol.focus[1], "value")
+		if !ok {
+			continue
+		}
+		sp.Extract = len(ex) + i
+		return &Answer{Kind: KindYes, Text: "Yes", Spans: []Span{sp}}, out, true
+	}
+	return nil, nil, false
+}
+
+// statesCause reports whether s makes an act depend on an event ("if",
+// "in the event", "upon a breach"), not only on a notice.
+func statesCause(s string) bool {
+	for _, m := range reStatedCause().FindAllStringIndex(s, -1) {
+		if !reNoticeOnly().MatchString(s[m[0]:m[1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// listedOccasions marks, for a right that needs no cause, the extracts of c
+// that are items of a list whose lead-in allows the act only on stated
+// causes ("Either party may terminate this Agreement by notice if the
+// other party: … (ii) fails to cure such breach within ninety days"): the
+// item is one of the occasions, not a right of its own. nil when c is nil
+// or no extract is such an item.
+func listedOccasions(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract) []bool {
+	if c == nil || !needsNoCause(p) {
+		return nil
+	}
+	t := c.Tree()
+	var out []bool
+	for i, e := range ex {
+		if e.Node <= 0 || e.Node >= len(t.Nodes) {
+			continue
+		}
+		for _, a := range slices.Backward(t.Ancestors(e.Node)) {
+			if a <= 0 || t.Nodes[a].Own.Empty() {
+				continue
+			}
+			lead := strings.TrimSpace(c.Index().Slice(t.Nodes[a].Own))
+			if !strings.HasSuffix(lead, ":") {
+				break // the nearest lead-in only
+			}
+			// the sentence that leads in names the occasion ("… may
+			// terminate … if the other party:"); "as follows:" alone
+			// leaves it to the items
+			if k := reSentenceEnd().FindAllStringIndex(lead, -1); len(k) > 0 && k[len(k)-1][1] < len(lead) {
+				lead = lead[k[len(k)-1][1]:]
+			}
+			if statesCause(lead) && !reNoCause().MatchString(lead) && readPolarity(p, lead).weight > 0 {
+				if out == nil {
+					out = make([]bool, len(ex))
+				}
+				out[i] = true
+			}
+			break
+		}
+	}
+	return out
 }

@@ -44,7 +44,7 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 		if p.Answer == playbook.AnswerYesNo && len(ex) > 0 {
 			// a clause that excludes the provision is shown as such even
 			// below the threshold
-			if a := polarityAnswer(p, nb, maskInoperative(ex[:1], rolesOf(c, p, ex[:1]))); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
+			if a := polarityAnswer(p, nb, maskInoperative(ex[:1], rolesOf(c, p, ex[:1])), nil); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
 				return a, ex
 			}
 		}
@@ -126,7 +126,16 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 		}
 	}
 	op := maskInoperative(ex, reads)
-	a := polarityAnswer(p, nb, op)
+	a := polarityAnswer(p, nb, op, listedOccasions(c, p, op))
+	if a.Kind == KindNotFound && a.Reason == statedCausesReason && c != nil {
+		// "… may be terminated as follows:" is a list of occasions only
+		// when its items name them
+		if ia, iex, ok := grantedByItems(c, p, nb, op, a, scores); ok {
+			withFees, ia := withHolders(c, p, nb, iex, ia, scores)
+			iex = append(iex, withFees[len(iex):]...)
+			return ia, leadWithAnswer(ia, iex)
+		}
+	}
 	if a.Kind == KindYes && len(a.Spans) == 0 {
 		// nothing that operates speaks of the provision: a clause that
 		// only mentions it is not the provision

@@ -220,3 +220,108 @@ func TestGeneralCapFirst(t *testing.T) {
 		t.Fatalf("answer %+v led by %q, want the general cap 10.2 first", a, got[0].Text)
 	}
 }
+
+// TestListOfOccasions checks that a lead-in ending in a colon ("may be
+// terminated … as follows:") grants a right that needs no cause when its
+// items name no cause, only who may act and on what notice, and does not
+// when its items are the occasions (a market-out).
+func TestListOfOccasions(t *testing.T) {
+	tfc := builtinProvision(t, "Termination for Convenience")
+	for _, tc := range []struct {
+		name, text string
+		kind       Kind
+	}{
+		{"notice options", "CONSULTING AGREEMENT\n\nThis Agreement is made between Acme Inc. (\"Company\") and Jane Roe (\"Consultant\").\n\n" +
+			"7. Termination.\n\n7.1 This Agreement may be ended at any time before the end of the Term, as follows:\n\n" +
+			"(a) by the Consultant giving the Company not less than two (2) months' written notice of termination; or\n\n" +
+			"(b) by the Company giving the Consultant two (2) months' written notice of termination and paying the fee for those months; or\n\n" +
+			"(c) by either party by notice, in the event that the other party becomes insolvent.\n\n" +
+			"8. Governing Law. This Agreement is governed by the laws of Ontario.\n", KindYes},
+		{"a market-out", "AGENCY AGREEMENT\n\nThis Agreement is made between Acme Bank (\"Bank\") and Beta Securities LLC (\"Agent\").\n\n" +
+			"7. Termination.\n\n7.1 The Agent may terminate this Agreement by notice to the Bank at any time before the Closing Date, as follows:\n\n" +
+			"(a) if the Bank is in material breach of any of its representations; or\n\n" +
+			"(b) if trading in securities generally on any national exchange has been suspended.\n\n" +
+			"8. Governing Law. This Agreement is governed by the laws of Kansas.\n", KindNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &document.Document{ID: "x", Name: "x", Format: "text", Text: tc.text}
+			c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+			var ex []detect.Extract
+			for i, ps := range c.Passages() {
+				if strings.HasPrefix(c.Index().Slice(ps.Span), "7.1") {
+					ex = append(ex, c.Extract(i, 0.9))
+				}
+			}
+			if len(ex) != 1 || !strings.HasSuffix(ex[0].Text, ":") {
+				t.Fatalf("lead-in passages %+v, want one ending in a colon", ex)
+			}
+			a, got := Read(c, tfc, ex, nil, true)
+			if a.Kind != tc.kind {
+				t.Fatalf("answer %+v, want %s", a, tc.kind)
+			}
+			if tc.kind == KindYes && (len(got) < 4 || !strings.HasPrefix(got[0].Text, "(a) by the Consultant")) {
+				t.Errorf("extracts %d led by %q, want the lead-in and its three items, led by the item (a) that grants the right", len(got), got[0].Text)
+			}
+			if tc.kind == KindNotFound && !strings.Contains(a.Reason, "stated causes") {
+				t.Errorf("reason %q, want stated causes", a.Reason)
+			}
+		})
+	}
+}
+
+// TestItemOfStatedCauses checks that a list item whose lead-in names the
+// occasion ("… by written notice if the other party:") is one of the
+// stated causes, not a right that needs none; an item under a lead-in
+// that names none ("at any time, as follows:") is read on its own words.
+func TestItemOfStatedCauses(t *testing.T) {
+	tfc := builtinProvision(t, "Termination for Convenience")
+	text := "SUPPLY AGREEMENT\n\nThis Agreement is made between Acme Inc. (\"Buyer\") and Beta LLC (\"Supplier\").\n\n" +
+		"9. Termination.\n\n9.1 Either party may terminate this Agreement by written notice to the other party if the other party:\n\n" +
+		"(a) becomes insolvent or makes an assignment for the benefit of its creditors; or\n\n" +
+		"(b) fails to remedy a breach within thirty (30) days after receiving written notice of termination, which notice may be given at any time.\n\n" +
+		"9.2 This Agreement may be ended by either party at any time, as follows:\n\n" +
+		"(a) by giving the other party ninety (90) days' written notice of termination at any time after the first anniversary.\n\n" +
+		"10. Governing Law. This Agreement is governed by the laws of Ohio.\n"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	passage := func(s string) detect.Extract {
+		for i, ps := range c.Passages() {
+			if strings.HasPrefix(c.Index().Slice(ps.Span), s) {
+				return c.Extract(i, 0.9)
+			}
+		}
+		t.Fatalf("no passage starts with %q", s)
+		return detect.Extract{}
+	}
+	item := passage("(b) fails to remedy")
+	if a, _ := Read(nil, tfc, []detect.Extract{item}, nil, true); a.Kind == KindNotFound || a.Kind == KindNo {
+		t.Fatalf("the item alone: %+v, want it read as the right (the test's premise)", a)
+	}
+	if a, _ := Read(c, tfc, []detect.Extract{item}, nil, true); a.Kind != KindNotFound || !strings.Contains(a.Reason, "stated causes") {
+		t.Errorf("an item of stated causes: %+v, want not found on stated causes", a)
+	}
+	if a, _ := Read(c, tfc, []detect.Extract{passage("(a) by giving the other party ninety")}, nil, true); a.Kind == KindNotFound || a.Kind == KindNo {
+		t.Errorf("an item under a lead-in that names no cause: %+v, want the right", a)
+	}
+}
+
+// TestWeakerMentionAfterStatedCauses checks that a weaker mention in a
+// later extract does not outweigh the stated causes read first; a grant in
+// the provision's own words does.
+func TestWeakerMentionAfterStatedCauses(t *testing.T) {
+	tfc := builtinProvision(t, "Termination for Convenience")
+	causes := "Either party may terminate this Agreement on thirty (30) days' prior written notice to the other upon the occurrence of any of the following events:"
+	for _, tc := range []struct {
+		later string
+		want  Kind
+	}{
+		{"Upon the expiration or termination of this Agreement, the Supplier may buy back any Products held by the Distributor.", KindNotFound},
+		{"In addition, either party may terminate this Agreement for convenience at any time on ninety (90) days' written notice.", KindYes},
+	} {
+		ex := extractsOf(causes, tc.later)
+		ex[0].Score, ex[1].Score = 0.9, 0.5
+		if a, _ := Read(nil, tfc, ex, nil, true); a.Kind != tc.want {
+			t.Errorf("%.50q…: %+v, want %s", tc.later, a, tc.want)
+		}
+	}
+}
