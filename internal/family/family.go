@@ -382,7 +382,7 @@ func DifferentParties(a, b Signature) bool {
 // Member is one document offered to Group.
 type Member struct {
 	ID  string
-	Sig Signature
+	Sig *Signature // a pointer: a collection's signatures are not copied to be grouped
 }
 
 // Options set when two documents are one contract. The zero value means
@@ -415,14 +415,14 @@ func (o Options) Same(a, b Member) (Pair, bool) {
 	if ct <= 0 {
 		ct = DefaultContainment
 	}
-	p := Pair{Jaccard: Jaccard(a.Sig, b.Sig), Containment: Containment(a.Sig, b.Sig)}
+	p := Pair{Jaccard: Jaccard(*a.Sig, *b.Sig), Containment: Containment(*a.Sig, *b.Sig)}
 	// The containment estimate divides by the smaller set: it is only
 	// meaningful once the two share a clear part of their shingles.
 	contained := p.Jaccard >= minJaccardForContainment && min(a.Sig.Shingles, b.Sig.Shingles) >= 50 && p.Containment >= ct
 	if p.Jaccard < jt && !contained {
 		return p, false
 	}
-	if DifferentParties(a.Sig, b.Sig) {
+	if DifferentParties(*a.Sig, *b.Sig) {
 		return p, false
 	}
 	return p, true

@@ -107,10 +107,10 @@ func estate(templates, copies int) []Member {
 			if c%4 == 1 { // a version of it: one clause edited
 				text = strings.Replace(text, "within 13 days", fmt.Sprintf("within %d days", 40+c), 1)
 			}
-			out = append(out, Member{ID: fmt.Sprintf("t%dc%d", t, c), Sig: Sign(text)})
+			out = append(out, Member{ID: fmt.Sprintf("t%dc%d", t, c), Sig: signed(text)})
 		}
 	}
-	out = append(out, Member{ID: "empty", Sig: Sign("")})
+	out = append(out, Member{ID: "empty", Sig: signed("")})
 	return out
 }
 

@@ -106,8 +106,8 @@ func CollectionFamiliesWith(ctx context.Context, st *store.Store, collection str
 		return nil, err
 	}
 	members := make([]family.Member, len(sigs))
-	for i, m := range sigs {
-		members[i] = family.Member{ID: m.ID, Sig: m.Sig}
+	for i := range sigs {
+		members[i] = family.Member{ID: sigs[i].ID, Sig: &sigs[i].Sig}
 	}
 	groups, _ := family.Group(members, family.Options{})
 	f := &Families{Generation: gen}
@@ -117,7 +117,7 @@ func CollectionFamiliesWith(ctx context.Context, st *store.Store, collection str
 		for _, i := range g {
 			j := 1.0
 			if i != primary {
-				j = family.Jaccard(members[i].Sig, members[primary].Sig)
+				j = family.Jaccard(*members[i].Sig, *members[primary].Sig)
 			}
 			fam.Members = append(fam.Members, FamilyMember{ID: sigs[i].ID, Name: sigs[i].Name, Jaccard: j})
 		}

@@ -60,9 +60,12 @@ func collectionSignatures(ctx context.Context, st *store.Store, collection strin
 		for _, in := range changed {
 			replaced[in.ID] = true
 		}
-		for _, m := range cached {
-			if live[m.ID] && !replaced[m.ID] {
-				out = append(out, m)
+		// The cache's slice is kept and compacted in place (a signature is
+		// 3 KB: a collection's are not copied).
+		out = cached[:0]
+		for i := range cached {
+			if live[cached[i].ID] && !replaced[cached[i].ID] {
+				out = append(out, cached[i])
 			}
 		}
 		todo = changed
@@ -94,11 +97,17 @@ func collectionSignatures(ctx context.Context, st *store.Store, collection strin
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for i, m := range read {
+	if out == nil {
+		out = read[:0] // nothing cached: compacted in place
+	} else {
+		out = slices.Grow(out, len(read))
+	}
+	for i := range read {
 		if good[i] {
-			out = append(out, m)
+			out = append(out, read[i])
 		}
 	}
+	read = nil
 	slices.SortFunc(out, func(a, b signed) int {
 		return cmpOr(strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID))
 	})

@@ -369,7 +369,7 @@ func FamilyScore(pairs []Pair, o family.Options) (all Counts, byKind map[string]
 	for i := range pairs {
 		p := &pairs[i]
 		sa, sb := p.Signatures()
-		_, same := o.Same(family.Member{Sig: sa}, family.Member{Sig: sb})
+		_, same := o.Same(family.Member{Sig: &sa}, family.Member{Sig: &sb})
 		if FamilyDebug != nil && same != p.Same {
 			FamilyDebug(*p, sa, sb)
 		}
