@@ -112,7 +112,11 @@ func runDocs(ctx context.Context, args []string) error {
 	case "trash":
 		return listTrash(ctx, st, g.collection, *empty, *asJSON)
 	case "optimize":
-		return updateIndex(ctx, st, g.collection, false, learnAlways)
+		if _, err := updateIndex(ctx, st, g.collection, false, learnAlways); err != nil {
+			return err
+		}
+		updateFamilies(ctx, st, g.collection, true)
+		return nil
 	case "reindex":
 		var bar *progress.Bar
 		n, err := ingest.Reindex(ctx, st, g.collection, func(done, total int, name string) {

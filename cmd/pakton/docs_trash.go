@@ -40,9 +40,11 @@ func removeDocs(ctx context.Context, st *store.Store, c string, refs []string, n
 	if failed < len(refs) {
 		// Mark them deleted in the search index now: the next search
 		// opens it as it is.
-		if err := updateIndex(ctx, st, c, false, learnIfLarge); err != nil {
+		large, err := updateIndex(ctx, st, c, false, learnIfLarge)
+		if err != nil {
 			return err
 		}
+		updateFamilies(ctx, st, c, large)
 	}
 	if _, err := st.PurgeTrash(ctx, c, time.Now(), false); err != nil {
 		fmt.Fprintf(stderr, "pakton docs rm: emptying the trash of what is older than %d days: %v\n", int(store.TrashKeep.Hours()/24), err)
@@ -99,9 +101,11 @@ func undoRemove(ctx context.Context, st *store.Store, c string, refs []string) e
 		fmt.Fprintf(stdout, "restored %s %s\n", e.ID, e.Name)
 	}
 	if failed < len(ids) {
-		if err := updateIndex(ctx, st, c, false, learnIfLarge); err != nil {
+		large, err := updateIndex(ctx, st, c, false, learnIfLarge)
+		if err != nil {
 			return err
 		}
+		updateFamilies(ctx, st, c, large)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d documents not restored", failed, len(ids))

@@ -11,7 +11,6 @@ import (
 	"github.com/pakton/pakton/internal/llm"
 	"github.com/pakton/pakton/internal/progress"
 	"github.com/pakton/pakton/internal/store"
-	"github.com/pakton/pakton/internal/usecase"
 )
 
 func runIngest(ctx context.Context, args []string) error {
@@ -79,19 +78,14 @@ func runIngest(ctx context.Context, args []string) error {
 	// what was added, deletions marked, merges), so the next search just
 	// opens it.
 	stored := sum.Count(ingest.StatusAdded) + sum.Count(ingest.StatusReplaced)
-	if err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge); err != nil && (stored > 0 || !errors.Is(err, store.ErrNotFound)) {
+	large, err := updateIndex(ctx, st, g.collection, *quiet, learnIfLarge)
+	if err != nil && (stored > 0 || !errors.Is(err, store.ErrNotFound)) {
 		// (A new collection none of whose files could be stored has no
 		// index to update: the failures below say why.)
 		return err
 	}
 	if stored > 0 {
-		// The families of near-duplicate files too (cached with the
-		// collection), so the web app's first page after a large ingest
-		// does not compute them; only the new documents' signatures are
-		// read when the collection had families before.
-		if _, err := usecase.CollectionFamilies(ctx, st, g.collection); err != nil {
-			fmt.Fprintf(stderr, "ingest: families of near-duplicate files not computed (the web app computes them when asked): %v\n", err)
-		}
+		updateFamilies(ctx, st, g.collection, large)
 	}
 	if n := sum.Count(ingest.StatusFailed); n > 0 {
 		return fmt.Errorf("%d of %d files failed (the others are stored)", n, len(sum.Files))
