@@ -25,7 +25,7 @@ const docsUsage = `docs [flags]                     list the documents of the co
        pakton docs undo [flags] [ID|NAME…]      put removed documents back (without a name: those removed last)
        pakton docs trash [flags]                list the removed documents the trash keeps; --empty deletes them
        pakton docs reindex [flags]              re-analyze stored documents and store their graphs (after upgrading pakton)
-       pakton docs optimize [flags]             bring the search index up to date, merge its segments and learn its word associations
+       pakton docs optimize [flags]             bring the search index up to date, merge its segments, learn its word associations and group its families
        pakton docs collections [flags]          list collections
        pakton docs rm-collection --yes NAME     delete a collection and its documents
        pakton docs gc [--min-age 1h]            on a cluster, remove the file parts of commits cut short (every collection)`
