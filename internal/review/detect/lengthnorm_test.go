@@ -15,6 +15,9 @@ import (
 // a small negative weight. Summed whole, those outweigh the provision's
 // evidence and the long clause scores below a short clause about something
 // else; with the negative weights of a long passage scaled down, it does not.
+// (Scaling every weight would not do: the long clause would still score
+// below the short one, its two words for the provision shrunk with the
+// rest.)
 func TestLongClauseNotDiluted(t *testing.T) {
 	long := "Section 12.1 Termination. PivX may terminate this Agreement for convenience upon thirty days written notice to the Distributor. " +
 		"Either party may terminate this Agreement if the other party materially breaches any representation, warranty, " +

@@ -38,10 +38,9 @@ import (
 // (train-2 trained on five hard negatives by default; they lowered the
 // cross-validated F1, so the default is train-1's again and hard negatives
 // are TrainOptions.HardNegatives; the neighbouring rights' clauses as
-// negatives, measured the same way, are TrainOptions.Neighbours.)
+// negatives, measured the same way, are TrainOptions.Neighbours; train-3
+// scores a long passage's negative weights scaled, lengthNorm.)
 const TrainerVersion = "train-3"
-
-const normLengthChoice, normLengthAlways = false, true
 
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
@@ -383,49 +382,32 @@ type provisionFit struct {
 // it on every contract.
 func (t *training) fitProvision(pd provData) provisionFit {
 	opt, fx, init, zsScores := t.opt, t.fx, t.init, t.zsScores
-	crossValidate := func(norm bool) []scored {
-		cv := make([]scored, len(pd.cells))
-		for f := range innerFolds {
-			var train []cellData
-			for _, c := range pd.cells {
-				if c.doc%innerFolds != f {
-					train = append(train, c)
-				}
-			}
-			w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives, norm)
-			if opt.Base != nil {
-				w.shrinkToward(init, evidenceWeight(countPresent(train)))
-			}
-			for ci, c := range pd.cells {
-				if c.doc%innerFolds != f {
-					continue
-				}
-				probs := w.passageProbs(fx, c.doc, zsScores[c.doc][pd.idx])
-				best := argmax(probs)
-				sc := scored{present: c.present}
-				if best >= 0 {
-					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(t.docs[c.doc].Prep, probs, c.spans)
-				}
-				sc.p = sigmoid(sc.x)
-				cv[ci] = sc
+	cv := make([]scored, len(pd.cells))
+	for f := range innerFolds {
+		var train []cellData
+		for _, c := range pd.cells {
+			if c.doc%innerFolds != f {
+				train = append(train, c)
 			}
 		}
-		return cv
-	}
-	// The length normalisation (lengthNorm) is kept for a provision when
-	// its cross-validated F1 is higher with it: it helps a provision
-	// written as one sentence among others, and costs one found by a few
-	// strong words in clauses long for other reasons.
-	norm := false
-	cv := crossValidate(false)
-	if normLengthChoice && opt.Base == nil {
-		if ncv := crossValidate(true); bestF1(ncv) > bestF1(cv) {
-			norm, cv = true, ncv
+		w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives, true)
+		if opt.Base != nil {
+			w.shrinkToward(init, evidenceWeight(countPresent(train)))
 		}
-	} else if normLengthAlways {
-		norm, cv = true, crossValidate(true)
+		for ci, c := range pd.cells {
+			if c.doc%innerFolds != f {
+				continue
+			}
+			probs := w.passageProbs(fx, c.doc, zsScores[c.doc][pd.idx])
+			best := argmax(probs)
+			sc := scored{present: c.present}
+			if best >= 0 {
+				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(t.docs[c.doc].Prep, probs, c.spans)
+			}
+			cv[ci] = sc
+		}
 	}
-	w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives, norm)
+	w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives, true)
 	if opt.Base != nil {
 		w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
 	}

@@ -83,14 +83,16 @@ type detectorFit struct {
 // per feature, so a long passage that holds a provision's sentence among
 // others (a termination for convenience in a clause that goes on about
 // breach) sums the small negative weights of every other word and scores
-// below a short passage that holds nothing. A passage of n > lengthNorm
-// features has its negative weights scaled by √(lengthNorm/n): what speaks
-// against the provision counts as in a passage of lengthNorm features, what
-// speaks for it counts whole. (Scaling every weight shrinks the provision's
-// own evidence with the rest: expiration dates and renewal terms, found by
-// a few strong words in long clauses, lost more than the diluted provisions
-// gained.) Chosen before measuring: about the features of a two-sentence
-// clause.
+// below a short passage that holds nothing. A detector scores a passage of
+// n > lengthNorm features with its negative weights scaled by
+// √(lengthNorm/n): what speaks against the provision counts as in a passage
+// of lengthNorm features, what speaks for it counts whole. The fit itself
+// sums every weight whole; the inner cross-validation, and so the
+// calibration and threshold, score as the Scorer does. (Measured in 4-fold
+// CV and not kept: scaling every weight, which shrinks the provision's own
+// evidence with the rest, and fitting with the scaled logit; see
+// docs/EVALUATION.md.) 128 was chosen before measuring: about the features
+// of a two-sentence clause.
 const lengthNorm = 128
 
 // lengthScale is the scale of a passage of n features under norm (0: none).
@@ -121,7 +123,7 @@ func (m *detectorFit) logit(cols []int32, zs, sc float64) float64 {
 	return m.bias + m.zsw*zs + pos + sc*neg
 }
 
-func (m *detectorFit) step(cols []int32, zs, g, sc float64) {
+func (m *detectorFit) step(cols []int32, zs, g float64) {
 	const eps = 1e-8
 	m.gbias += g * g
 	m.bias -= trainRate * g / math.Sqrt(m.gbias+eps)
@@ -129,13 +131,7 @@ func (m *detectorFit) step(cols []int32, zs, g, sc float64) {
 	m.gzsw += gz * gz
 	m.zsw -= trainRate * gz / math.Sqrt(m.gzsw+eps)
 	for _, c := range cols {
-		// A negative weight counts sc times in the logit, so its
-		// gradient is sc times g.
-		d := 1.0
-		if m.w[c] < 0 {
-			d = sc
-		}
-		gc := g*d + trainL2*m.w[c]
+		gc := g + trainL2*m.w[c]
 		m.gw[c] += gc * gc
 		m.w[c] -= trainRate * gc / math.Sqrt(m.gw[c]+eps)
 	}
@@ -179,7 +175,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 	// AdaGrad's accumulators start at 1, so a feature's first steps are
 	// plain gradient steps (starting at 0 would move every feature a full
 	// learning rate on first sight, however weak its evidence).
-	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init.zsw, bias: init.bias, gbias: 1, gzsw: 1, norm: norm && lengthNorm > 0}
+	m := &detectorFit{w: make([]float64, len(fx.ids)), gw: make([]float64, len(fx.ids)), zsw: init.zsw, bias: init.bias, gbias: 1, gzsw: 1}
 	copy(m.w, init.w)
 	for i := range m.gw {
 		m.gw[i] = 1
@@ -202,8 +198,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 				} else if rng.Float64() >= negativeSample && !hard[k] && (c.near == nil || !c.near[k]) {
 					continue
 				}
-				sc := m.scaleOf(fx, c.doc, k)
-				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k], sc))-y, sc)
+				m.step(cols, zs[k], sigmoid(m.logit(cols, zs[k], 1))-y)
 			}
 			// Listwise, in contracts that have the provision where some
 			// passage covers it.
@@ -219,7 +214,7 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 			logits = logits[:0]
 			hi := math.Inf(-1)
 			for k, cols := range feats {
-				z := m.logit(cols, zs[k], m.scaleOf(fx, c.doc, k))
+				z := m.logit(cols, zs[k], 1)
 				logits = append(logits, z)
 				hi = math.Max(hi, z)
 			}
@@ -236,10 +231,13 @@ func fitDetector(cells []cellData, fx *featureIndex, zsScores [][][]float64, ini
 				if math.Abs(g) < 1e-4 {
 					continue
 				}
-				m.step(cols, zs[k], g, m.scaleOf(fx, c.doc, k))
+				m.step(cols, zs[k], g)
 			}
 		}
 	}
+	// The fit sums every weight whole; the detector scores (passageProbs,
+	// and so its calibration, and the Scorer) with the normalisation.
+	m.norm = norm && lengthNorm > 0
 	return m
 }
 
