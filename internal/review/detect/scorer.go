@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -96,12 +97,17 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 	for i := range out {
 		out[i] = make([]float64, len(prep.passages))
 	}
-	// Each distinct feature's prior and row, looked up once.
+	// Each distinct feature's prior and row, looked up once; the priors
+	// only when a zero-shot provision adds them (a reviewer of trained
+	// provisions never reads them).
 	t := prep.tables()
+	anyZeroShot := slices.ContainsFunc(s.provs, func(c compiled) bool { return c.model == nil })
 	priors := make([]float64, len(t.feats))
 	rows := make([]int32, len(t.feats))
 	for j, f := range t.feats {
-		priors[j] = s.prior[f]
+		if anyZeroShot {
+			priors[j] = s.prior[f]
+		}
 		row, ok := s.featRow[f]
 		if !ok {
 			row = -1
