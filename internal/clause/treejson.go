@@ -2,6 +2,7 @@ package clause
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -63,27 +64,38 @@ func (d *treeDecoder) peek() byte {
 	return 0
 }
 
-// str reads a string without escapes or control characters, of valid UTF-8.
+// str reads a string; one with escapes or bytes that are not UTF-8 is
+// decoded by encoding/json alone (as it would be within the tree).
 func (d *treeDecoder) str() (string, bool) {
 	if !d.byte_('"') {
 		return "", false
 	}
 	start := d.i
-	ascii := true
+	plain := true
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
 		case c == '"':
 			s := d.b[start:d.i]
 			d.i++
-			if !ascii && !utf8.Valid(s) {
+			if plain {
+				return string(s), true
+			}
+			if utf8.Valid(s) && !slices.Contains(s, '\\') {
+				return string(s), true
+			}
+			var out string
+			if json.Unmarshal(d.b[start-1:d.i], &out) != nil {
 				return "", false
 			}
-			return string(s), true
-		case c == '\\' || c < 0x20:
+			return out, true
+		case c == '\\':
+			plain = false
+			d.i++ // the escaped byte: an escaped quote does not end the string
+		case c < 0x20:
 			return "", false
 		case c >= 0x80:
-			ascii = false
+			plain = false
 		}
 		d.i++
 	}

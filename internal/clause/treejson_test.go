@@ -37,6 +37,8 @@ func TestDecodeJSONLikeUnmarshal(t *testing.T) {
 		`{"nodes":[{"id":-0}]}`, `{"nodes":[{"id":99999999999999999999}]}`, `{"nodes":[{"id":"1"}]}`,
 		`{"nodes":[{"other":1}]}`, `{"nodes":[{"id":1,"id":2}]}`, `{"nodes":[],"nodes":[{"id":4}]}`,
 		`{"nodes":[{"span":{"start":1}}]}`, `{"nodes":[{"span":null}]}`, `{"nodes":[{"id":1}]} x`,
+		`{"nodes":[{"heading":"A \u0026 B \"x\" \\"}]}`, `{"nodes":[{"heading":"\ud83d\ude00 \ud83d"}]}`,
+		`{"nodes":[{"heading":"bad \u12"}]}`, `{"nodes":[{"heading":"end\"}]}`, `{"n\u006fdes":[{"id":7}]}`,
 		`{"nodes":[{"id":1},]}`, `{"nodes":[{"id":1}`, `[]`, ``, `null`, `{"nodes":[{"kind":"x\ty"}]}`,
 	}
 	for _, c := range cases {
