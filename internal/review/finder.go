@@ -177,17 +177,29 @@ func StoreLoader(st *store.Store, collection string) func(ctx context.Context, i
 	var kept []detect.Doc // most recent last
 	return func(ctx context.Context, id string) (detect.Doc, error) {
 		mu.Lock()
-		defer mu.Unlock()
 		if k := slices.IndexFunc(kept, func(d detect.Doc) bool { return d.ID == id }); k >= 0 {
 			d := kept[k]
 			kept = append(slices.Delete(kept, k, k+1), d)
+			mu.Unlock()
 			return d, nil
 		}
+		mu.Unlock()
+		// read without the lock: a deal-room question reads contracts on
+		// every core at once
 		rec, err := st.Document(ctx, collection, id)
 		if err != nil {
 			return detect.Doc{}, err
 		}
 		d := detect.Doc{ID: id, Name: rec.Doc.Name, Doc: rec.Doc, Tree: docread.Tree(rec), Stored: docread.StoredReview(ctx, st, collection, id)}
+		mu.Lock()
+		defer mu.Unlock()
+		if k := slices.IndexFunc(kept, func(d detect.Doc) bool { return d.ID == id }); k >= 0 {
+			// read meanwhile by another caller: keep the one kept, so
+			// the Finder's prepared contract (by document) stays valid
+			d := kept[k]
+			kept = append(slices.Delete(kept, k, k+1), d)
+			return d, nil
+		}
 		kept = append(kept, d)
 		if len(kept) > finderCache {
 			kept = slices.Delete(kept, 0, len(kept)-finderCache)

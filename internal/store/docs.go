@@ -529,8 +529,7 @@ func (s *Store) getAsOf(ctx context.Context, collection, id string, artifacts bo
 			if err != nil {
 				return nil, err
 			}
-			rec.Tree = new(clause.Tree)
-			if err := json.Unmarshal(tb, rec.Tree); err != nil {
+			if rec.Tree, err = clause.DecodeJSON(tb); err != nil {
 				return nil, fmt.Errorf("%s: damaged tree.json: %w", dir, err)
 			}
 		}

@@ -454,6 +454,12 @@ func mergeHoldings(hs []holding, j joined) []Holder {
 func feeTerms(t, holder, label string, c cues) ([]string, [][2]int) {
 	var terms []string
 	var at [][2]int
+	if holder != "Either party" && !strings.Contains(t, holder) || !reFee().MatchString(t) {
+		// no sentence of t names the holder (containsWord) or a fee (a
+		// sentence is cut after a full stop and space, so a fee word
+		// of one is a word of t): t need not be cut into sentences
+		return nil, nil
+	}
 	seen := map[[2]int]bool{}
 	for _, sg := range segments(t) {
 		if seen[sg.sentence] {

@@ -41,10 +41,13 @@ func Read(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores
 // neighbour its clause is.
 func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provision, ex []detect.Extract, scores []float64, found bool) (*Answer, []detect.Extract) {
 	if !found {
-		if p.Answer == playbook.AnswerYesNo && len(ex) > 0 {
-			// a clause that excludes the provision is shown as such even
-			// below the threshold
-			if a := polarityAnswer(p, nb, maskInoperative(ex[:1], rolesOf(c, p, ex[:1])), nil); a.Excludes && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
+		// a clause that excludes the provision is shown as such even
+		// below the threshold; its cue weight is checked first, as most
+		// contracts lack a provision and their best clause weighs too
+		// little to be read (the clause's roles and polarity cost
+		// regular expressions over it)
+		if p.Answer == playbook.AnswerYesNo && len(ex) > 0 && exclusionWeight(p, ex[0].Text) >= minExclusionWeight {
+			if a := polarityAnswer(p, nb, maskInoperative(ex[:1], rolesOf(c, p, ex[:1])), nil); a.Excludes {
 				return a, ex
 			}
 		}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -20,6 +21,11 @@ type Scorer struct {
 	// The trained models' weights, compiled for speed: every feature any
 	// model uses gets a row of one weight per provision.
 	featRow map[uint32]int32
+	// rowBits has bit f&rowMask set for every feature f of featRow: most
+	// of a contract's features are in no model, and one bit tells so
+	// more cheaply than the map.
+	rowBits []uint64
+	rowMask uint32
 	weights []float32 // len(featRow) × len(provs)
 	zs      *zeroShot
 	// match holds the profiles questions are matched with, built on the
@@ -74,6 +80,7 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 			s.weights[int(row)*P+i] += float32(w)
 		}
 	}
+	s.indexRows()
 	s.relIDs = relationIDs(pb)
 	for _, ids := range s.relIDs {
 		for _, id := range ids {
@@ -92,6 +99,32 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 	return s
 }
 
+// indexRows sets rowBits for featRow: a filter about 1/16 full.
+func (s *Scorer) indexRows() {
+	n := uint32(64)
+	for n < 16*uint32(len(s.featRow)) && n < 1<<24 {
+		n <<= 1
+	}
+	s.rowMask = n - 1
+	s.rowBits = make([]uint64, n/64)
+	for f := range s.featRow {
+		b := f & s.rowMask
+		s.rowBits[b/64] |= 1 << (b % 64)
+	}
+}
+
+// row returns feature f's row of weights, or -1 when no model weighs it.
+func (s *Scorer) row(f uint32) int32 {
+	if b := f & s.rowMask; s.rowBits[b/64]&(1<<(b%64)) == 0 {
+		return -1
+	}
+	row, ok := s.featRow[f]
+	if !ok {
+		return -1
+	}
+	return row
+}
+
 // Scores returns, for every provision, every passage's probability of
 // holding it.
 func (s *Scorer) Scores(prep *Prepared) [][]float64 {
@@ -101,17 +134,18 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 	for i := range out {
 		out[i] = make([]float64, len(prep.passages))
 	}
-	// Each distinct feature's prior and row, looked up once.
+	// Each distinct feature's prior and row, looked up once; the priors
+	// only when a zero-shot provision adds them (a reviewer of trained
+	// provisions never reads them).
 	t := prep.tables()
+	anyZeroShot := slices.ContainsFunc(s.provs, func(c compiled) bool { return c.model == nil })
 	priors := make([]float64, len(t.feats))
 	rows := make([]int32, len(t.feats))
 	for j, f := range t.feats {
-		priors[j] = s.prior[f]
-		row, ok := s.featRow[f]
-		if !ok {
-			row = -1
+		if anyZeroShot {
+			priors[j] = s.prior[f]
 		}
-		rows[j] = row
+		rows[j] = s.row(f)
 	}
 	var rel [][]uint32
 	if s.relations {
