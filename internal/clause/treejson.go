@@ -127,45 +127,30 @@ func (d *treeDecoder) int() (int, bool) {
 }
 
 func (d *treeDecoder) tree() (*Tree, bool) {
-	if !d.byte_('{') {
-		return nil, false
-	}
 	t := &Tree{}
-	if !d.byte_('}') {
-		for {
-			k, ok := d.str()
-			if !ok || k != "nodes" || !d.byte_(':') || !d.byte_('[') {
-				return nil, false
-			}
-			t.Nodes = []Node{}
-			if !d.byte_(']') {
-				for {
-					var n Node
-					if !d.node(&n) {
-						return nil, false
-					}
-					t.Nodes = append(t.Nodes, n)
-					if d.byte_(']') {
-						break
-					}
-					if !d.byte_(',') {
-						return nil, false
-					}
-				}
-			}
-			if d.byte_('}') {
-				break
-			}
-			if !d.byte_(',') {
-				return nil, false
-			}
+	ok := d.object(func(k string) bool {
+		if k != "nodes" {
+			return false
 		}
+		t.Nodes = []Node{}
+		return d.array(func() bool {
+			var n Node
+			if !d.node(&n) {
+				return false
+			}
+			t.Nodes = append(t.Nodes, n)
+			return true
+		})
+	})
+	if !ok {
+		return nil, false
 	}
 	d.space()
 	return t, d.i == len(d.b)
 }
 
-func (d *treeDecoder) node(n *Node) bool {
+// object reads an object, handing each key to field, which reads its value.
+func (d *treeDecoder) object(field func(k string) bool) bool {
 	if !d.byte_('{') {
 		return false
 	}
@@ -174,9 +159,42 @@ func (d *treeDecoder) node(n *Node) bool {
 	}
 	for {
 		k, ok := d.str()
-		if !ok || !d.byte_(':') {
+		if !ok || !d.byte_(':') || !field(k) {
 			return false
 		}
+		if d.byte_('}') {
+			return true
+		}
+		if !d.byte_(',') {
+			return false
+		}
+	}
+}
+
+// array reads an array, elem reading each of its values.
+func (d *treeDecoder) array(elem func() bool) bool {
+	if !d.byte_('[') {
+		return false
+	}
+	if d.byte_(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if d.byte_(']') {
+			return true
+		}
+		if !d.byte_(',') {
+			return false
+		}
+	}
+}
+
+func (d *treeDecoder) node(n *Node) bool {
+	return d.object(func(k string) bool {
+		var ok bool
 		switch k {
 		case "id":
 			n.ID, ok = d.int()
@@ -200,74 +218,34 @@ func (d *treeDecoder) node(n *Node) bool {
 			ok = d.span(&n.Own.Start, &n.Own.End)
 		case "children":
 			ok = d.ints(&n.Children)
-		default:
-			return false
 		}
-		if !ok {
-			return false
-		}
-		if d.byte_('}') {
-			return true
-		}
-		if !d.byte_(',') {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func (d *treeDecoder) span(start, end *int) bool {
-	if !d.byte_('{') {
-		return false
-	}
-	if d.byte_('}') {
-		return true
-	}
-	for {
-		k, ok := d.str()
-		if !ok || !d.byte_(':') {
-			return false
-		}
+	return d.object(func(k string) bool {
+		var ok bool
 		switch k {
 		case "start":
 			*start, ok = d.int()
 		case "end":
 			*end, ok = d.int()
-		default:
-			return false
 		}
-		if !ok {
-			return false
-		}
-		if d.byte_('}') {
-			return true
-		}
-		if !d.byte_(',') {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func (d *treeDecoder) ints(out *[]int) bool {
-	if !d.byte_('[') {
-		return false
-	}
 	// encoding/json makes an empty, not nil, slice of "[]"
 	l := []int{}
-	if !d.byte_(']') {
-		for {
-			v, ok := d.int()
-			if !ok {
-				return false
-			}
-			l = append(l, v)
-			if d.byte_(']') {
-				break
-			}
-			if !d.byte_(',') {
-				return false
-			}
-		}
+	ok := d.array(func() bool {
+		v, ok := d.int()
+		l = append(l, v)
+		return ok
+	})
+	if ok {
+		*out = l
 	}
-	*out = l
-	return true
+	return ok
 }
