@@ -175,13 +175,7 @@ func TestDefinedProvisionUsed(t *testing.T) {
 	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
 	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
 	passage := func(s string) detect.Extract {
-		for i, ps := range c.Passages() {
-			if strings.Contains(c.Index().Slice(ps.Span), s) {
-				return c.Extract(i, 0.9)
-			}
-		}
-		t.Fatalf("no passage holds %q", s)
-		return detect.Extract{}
+		return passageWhere(t, c, func(p string) bool { return strings.Contains(p, s) }, "holds "+s)
 	}
 	coc := builtinProvision(t, "Change of Control")
 	if r := roleOf(c, coc, passage("\"Change of Control\" means")); r != roleOperative {
@@ -285,13 +279,7 @@ func TestItemOfStatedCauses(t *testing.T) {
 	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
 	c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
 	passage := func(s string) detect.Extract {
-		for i, ps := range c.Passages() {
-			if strings.HasPrefix(c.Index().Slice(ps.Span), s) {
-				return c.Extract(i, 0.9)
-			}
-		}
-		t.Fatalf("no passage starts with %q", s)
-		return detect.Extract{}
+		return passageWhere(t, c, func(p string) bool { return strings.HasPrefix(p, s) }, "starts with "+s)
 	}
 	item := passage("(b) fails to remedy")
 	if a, _ := Read(nil, tfc, []detect.Extract{item}, nil, true); a.Kind == KindNotFound || a.Kind == KindNo {
@@ -324,4 +312,17 @@ func TestWeakerMentionAfterStatedCauses(t *testing.T) {
 			t.Errorf("%.50q…: %+v, want %s", tc.later, a, tc.want)
 		}
 	}
+}
+
+// passageWhere is the first passage of c whose text is as want says, as an
+// extract rated 0.9; the test fails when there is none.
+func passageWhere(t *testing.T, c *detect.Prepared, want func(string) bool, what string) detect.Extract {
+	t.Helper()
+	for i, ps := range c.Passages() {
+		if want(c.Index().Slice(ps.Span)) {
+			return c.Extract(i, 0.9)
+		}
+	}
+	t.Fatalf("no passage %s", what)
+	return detect.Extract{}
 }
