@@ -38,9 +38,8 @@ import (
 // (train-2 trained on five hard negatives by default; they lowered the
 // cross-validated F1, so the default is train-1's again and hard negatives
 // are TrainOptions.HardNegatives; the neighbouring rights' clauses as
-// negatives, measured the same way, are TrainOptions.Neighbours; train-3
-// scores a long passage's negative weights scaled, lengthNorm.)
-const TrainerVersion = "train-3"
+// negatives, measured the same way, are TrainOptions.Neighbours.)
+const TrainerVersion = "train-1"
 
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
@@ -390,7 +389,7 @@ func (t *training) fitProvision(pd provData) provisionFit {
 				train = append(train, c)
 			}
 		}
-		w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives, true)
+		w := fitDetector(train, fx, zsScores, init, pd.name, f, opt.HardNegatives)
 		if opt.Base != nil {
 			w.shrinkToward(init, evidenceWeight(countPresent(train)))
 		}
@@ -407,7 +406,7 @@ func (t *training) fitProvision(pd provData) provisionFit {
 			cv[ci] = sc
 		}
 	}
-	w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives, true)
+	w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives)
 	if opt.Base != nil {
 		w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
 	}

@@ -67,7 +67,7 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 		return out
 	}
 	fitZeroShot := func(exclude string) (Calibration, *detectorFit, map[string][]scored) {
-		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1, hard, false)
+		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1, hard)
 		if g.zsw <= 0 {
 			// The prior learned to rank passages against the provision's
 			// own description (too few or too alike labelled provisions):
