@@ -15,7 +15,9 @@ import (
 // document was learnt to be called by (Learn): the title (or, without one,
 // the kind of agreement, or the file name), the parties' names without
 // their legal form (up to three, then how many more), and the date written
-// in words. The file path stays what identifies the document; Display is
+// in words. A party is listed once: two names that differ only in their
+// legal form ("Northern Telecom Limited", "Northern Telecom Inc.") read
+// as one to a person. The file path stays what identifies the document; Display is
 // what a person reads.
 func Display(n Names, docName string) string {
 	title := displayTitle(n, docName)
@@ -35,11 +37,10 @@ func Display(n Names, docName string) string {
 			name = p.Name
 		}
 		name = typedName(name)
-		if k := Key(name); k == "" || k == "parties" || k == "party" || seen[k] || strings.Contains(Key(title), k) && len(n.Parties) == 1 {
+		if k := Key(name); k == "" || k == "parties" || k == "party" || seen[partyKey(name)] || strings.Contains(Key(title), k) && len(n.Parties) == 1 {
 			continue
-		} else {
-			seen[k] = true
 		}
+		seen[partyKey(name)] = true
 		parties = append(parties, name)
 	}
 	if len(parties) > 3 {
@@ -56,6 +57,22 @@ func Display(n Names, docName string) string {
 	}
 	return out
 }
+
+// partyKey is a party's name as Display compares names: Key without the
+// legal-form words that end it, written short ("Inc.", "LLC") or in full
+// ("Limited", "Corporation").
+func partyKey(name string) string {
+	f := strings.Fields(Key(core(name)))
+	for len(f) > 1 && legalFormWords[f[len(f)-1]] {
+		f = f[:len(f)-1]
+	}
+	return strings.Join(f, " ")
+}
+
+// legalFormWords are the words of legal forms a name may end with (Key
+// form).
+var legalFormWords = map[string]bool{"limited": true, "ltd": true, "corporation": true, "corp": true, "incorporated": true,
+	"inc": true, "company": true, "co": true, "llc": true, "plc": true, "lp": true, "llp": true, "gmbh": true, "ag": true, "sa": true}
 
 // FromList rebuilds, from a document's names as All lists them (what the
 // search index keeps), the parts of Names that Display reads: the title,

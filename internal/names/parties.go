@@ -276,13 +276,18 @@ func preambleParties(head string) []candidate {
 
 // introducesParties reports whether the introducing words at byte at of
 // head may open the parties of this contract: not inside a recital
-// ("WHEREAS, … entered into between Trip shareholders and Azul") nor a
-// definition ("\"Affiliate Agreement\" means any agreement entered into
-// between the Parties"), which name other agreements' parties.
+// ("WHEREAS, … entered into between Trip shareholders and Azul", over
+// several lines too) nor a definition ("\"Affiliate Agreement\" means any
+// agreement entered into between the Parties"), which name other
+// agreements' parties.
 func introducesParties(head string, at int) bool {
 	ps := strings.LastIndex(head[:at], "\n") + 1
 	seg := asciiLower(head[ps:at])
-	if strings.Contains(seg, "whereas") {
+	// A recital runs on over its lines ("WHEREAS, pursuant to an asset
+	// transfer agreement between NTL and Entrust … and an asset\ntransfer
+	// agreement between Northern Telecom Inc. and ETI …"): its sentence is
+	// read back to its start.
+	if strings.Contains(seg, "whereas") || strings.Contains(asciiLower(head[sentenceStart(head, at):at]), "whereas") {
 		return false
 	}
 	for _, w := range []string{"\" means", "” means", "\" shall mean", "” shall mean", "\" has the meaning", "” has the meaning"} {

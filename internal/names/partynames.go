@@ -223,7 +223,8 @@ func formPart(d, name string) bool {
 }
 
 // plausible rejects what is not a party's name: the document itself ("THIS
-// MASTER SUPPLY AGREEMENT"), a date, a single letter.
+// MASTER SUPPLY AGREEMENT"), a date, a single letter, a clause (a legend or
+// a notice).
 func plausible(name string) bool {
 	if utf8.RuneCountInString(name) < 2 || strings.EqualFold(name, "the") {
 		return false
@@ -250,8 +251,32 @@ func plausible(name string) bool {
 	if strings.Contains(lower, " this ") {
 		return false
 	}
-	if d, _ := preambleDate(name); d != "" {
+	if firstDate(name) != "" {
 		return false
 	}
-	return true
+	return !clause(name)
 }
+
+// clause reports whether words read as a clause rather than a name: a
+// relative word ("which", "whom", "whose") or a verb in the perfect or the
+// passive ("has been", "is being"). A filing's legend ("[***] INDICATES
+// MATERIAL THAT HAS BEEN OMITTED AND FOR WHICH CONFIDENTIAL TREATMENT HAS
+// BEEN REQUESTED") or a notice split at its "and" is no party.
+func clause(name string) bool {
+	f := strings.Fields(Key(name))
+	for i, w := range f {
+		switch w {
+		case "which", "whom", "whose":
+			return true
+		case "been", "being":
+			if i > 0 && auxiliary[f[i-1]] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// auxiliary are the verbs that make a perfect or a passive with "been" or
+// "being".
+var auxiliary = map[string]bool{"has": true, "have": true, "had": true, "is": true, "are": true, "was": true, "were": true}

@@ -1,10 +1,7 @@
 package names
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/pakton/pakton/internal/document"
@@ -274,50 +271,6 @@ func containsAny(s string, words []string) bool {
 
 // months are the English month names, for reading dates.
 var months = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
-
-var dateRe = sync.OnceValue(func() *regexp.Regexp {
-	m := `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`
-	return regexp.MustCompile(`(?i)\b(?:` +
-		m + `\s+\d{1,2}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d` + // June 1, 2020
-		`|\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?` + m + `,?\s+(?:19|20)\d\d` + // 31 October 2019, 1st day of April, 2018
-		`|\d{1,2}[/.-]\d{1,2}[/.-](?:19|20)\d\d` + // 06/01/2020
-		`|` + m + `,?\s+(?:19|20)\d\d` + // June 2020
-		`)\b`)
-})
-
-var yearRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:19|20)\d\d`) })
-
-// preambleDate returns the first date written in the head of a document
-// (before its first numbered section, at most 3,000 bytes in) and its year:
-// the date the agreement says it was made or takes effect.
-func preambleDate(head string) (string, int) {
-	h := headOf(head, 3000)
-	// Every date written here ends with its year: the pattern is tried
-	// only just before each year, not over the whole head.
-	var loc []int
-	for i := 0; i+4 <= len(h) && loc == nil; i++ {
-		if !(h[i] == '1' && h[i+1] == '9' || h[i] == '2' && h[i+1] == '0') || !isDigitByte(h[i+2]) || !isDigitByte(h[i+3]) ||
-			i > 0 && isDigitByte(h[i-1]) || i+4 < len(h) && isDigitByte(h[i+4]) {
-			continue
-		}
-		from := max(0, i-40)
-		for from > 0 && !isRuneStart(h[from]) {
-			from--
-		}
-		if m := dateRe().FindStringIndex(h[from : i+4]); m != nil {
-			loc = []int{from + m[0], from + m[1]}
-		}
-	}
-	if loc == nil {
-		return "", 0
-	}
-	d := strings.Join(strings.Fields(h[loc[0]:loc[1]]), " ")
-	y, _ := strconv.Atoi(yearRe().FindString(d))
-	if !monthOK(d) {
-		return "", 0
-	}
-	return d, y
-}
 
 // monthOK rejects a date whose month word is not a month ("Mayor 2019"
 // cannot match the pattern, but "may 2019" in "may 2019 …" prose can: a

@@ -172,17 +172,24 @@ var months = map[string]time.Month{
 	"september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 
+// underlineGap is the space between a date's last part and its year: the
+// underline a filing draws under the words above may fall between them
+// ("31 December, ---------  1996"), a run of dashes or underscores that is
+// no part of the date. A date with a part missing is a blank date
+// (value_blank.go).
+const underlineGap = `(?:\s|[-_]{2,})*\s`
+
 // dateForms are compiled on first use, like the package's other
 // expressions: compiling them at start-up was a cost every command paid.
 var dateForms = sync.OnceValue(func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		// March 1, 2019 / Mar. 1st 2019 (an ordinal's letters may be split
 		// by a PDF's text: "1s t", or read by OCR as "15%")
-		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h|%)?[,.]?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2})(?:s\s?t|n\s?d|r\s?d|t\s?h|%)?[,.]?` + underlineGap + `(\d{4})\b`),
 		// 1st day of March, 2019 / 1 March 2019 / "19t h day of", "as of1
 		// August 2019" (a space lost), "15% day of March" (an ordinal's
 		// letters read by OCR as a per cent sign)
-		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+|%\s+day\s+of[\s_\-–—]+)(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b`),
+		regexp.MustCompile(`(?i)(?:\b|of)(\d{1,2})\s?(?:(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+|%\s+day\s+of[\s_\-–—]+)(?:day\s+of[\s_\-–—]+|of\s+)?(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?` + underlineGap + `(\d{4})\b`),
 		// 2019-03-01
 		regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
 		// 03/01/2019, 03-01-2019, 3/1/19 (US order; day first when the

@@ -4,95 +4,40 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/pakton/pakton/internal/names"
 )
 
 // Blank dates. A contract filed before it was dated keeps the blanks its
 // drafter left for the date: "dated as of ____________, 2009", "made this
 // ___ day of ________, 2009", "entered into on March ___, 2009" — or, once
-// the underscores are lost in conversion, "dated as of , 2009". Such a date
+// the underscores are lost in conversion, "dated as of , 2009", or typed as
+// dashes where a part is missing, "December ---------, 1996". Such a date
 // is said as blank, with what is written of it ("left blank (2009)", "left
 // blank (March 2009)"), never replaced by another date the text writes.
 
 // BlankDate is the prefix of a date the contract leaves blank.
 const BlankDate = "left blank"
 
-var (
-	reMonthName = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
-	// reBlank is a blank: underscores, or brackets around nothing, dots or
-	// bullets — not a redaction ("[***]"), which hides a date written
-	reBlank = `(?:_{2,}|\[\s*[_•●.\s]*\])`
-	// reBlankDates are the forms of a blank date, each with the groups
-	// month (may be empty) and year (may be empty).
-	reBlankDates = sync.OnceValue(func() []*regexp.Regexp {
-		return []*regexp.Regexp{
-			// "the ___ day of ________, 2009", "the ___ day of March, 2009"
-			regexp.MustCompile(`(?i)\b(?:the\s+)?` + reBlank + `\s*(?:day\s+of|of)\s+(?:` + reBlank + `|(?P<month>` + reMonthName[1:len(reMonthName)-1] + `))\.?\s*,?\s*(?P<year>(?:19|20)\d\d)?`),
-			// "March ___, 2009", "____ __, 2009", "___________, 2009"
-			regexp.MustCompile(`(?i)(?:\b(?P<month>` + reMonthName[1:len(reMonthName)-1] + `)\.?\s*)?` + reBlank + `(?:\s*` + reBlank + `)?\s*,?\s*(?P<year>(?:19|20)\d\d)\b`),
-			// a blank lost in conversion: "dated as of , 2009", "made on
-			// ________" with no year written
-			regexp.MustCompile(`(?i)\b(?:dated|as\s+of|made\s+(?:on|this)|effective|entered\s+into\s+(?:on|as\s+of))(?:\s+the)?\s*(?:,\s*(?P<year>(?:19|20)\d\d)\b|` + reBlank + `(?P<month>)\s*(?:[.;,)(]|$))`),
-			// a title whose date line lost its blank: "AGENCY AGREEMENT
-			// , 2009"
-			regexp.MustCompile(`\b(?:AGREEMENT|CONTRACT)\s{0,8},[ \t]*(?P<year>(?:19|20)\d\d)\b(?P<month>)`),
-		}
-	})
-)
-
-// blankDatesAt returns the blank dates written in s, as "left blank",
-// "left blank (2009)" or "left blank (March 2009)", with where they are.
+// blankDatesAt returns the blank dates written in s (names.BlankDates:
+// the one reading of blank dates, which a contract's name follows too), as
+// "left blank", "left blank (2009)" or "left blank (March 2009)", with
+// where they are.
 func blankDatesAt(s string) []valueAt {
 	var out []valueAt
-	for _, re := range reBlankDates() {
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			month, year := "", ""
-			for i, name := range re.SubexpNames() {
-				if m[2*i] < 0 {
-					continue
-				}
-				switch name {
-				case "month":
-					month = s[m[2*i]:m[2*i+1]]
-				case "year":
-					year = s[m[2*i]:m[2*i+1]]
-				}
-			}
-			v := BlankDate
-			switch {
-			case month != "" && year != "":
-				v += " (" + monthName(month) + " " + year + ")"
-			case year != "":
-				v += " (" + year + ")"
-			case month != "":
-				v += " (" + monthName(month) + ")"
-			}
-			out = append(out, valueAt{v, m[0], m[1]})
+	for _, b := range names.BlankDates(s) {
+		v := BlankDate
+		switch {
+		case b.Month != "" && b.Year != "":
+			v += " (" + b.Month + " " + b.Year + ")"
+		case b.Year != "":
+			v += " (" + b.Year + ")"
+		case b.Month != "":
+			v += " (" + b.Month + ")"
 		}
+		out = append(out, valueAt{v, b.At, b.End})
 	}
-	// one reading per place: the first form that read it
-	var kept []valueAt
-	for _, v := range out {
-		overlap := false
-		for _, k := range kept {
-			if v.at < k.end && k.at < v.end {
-				overlap = true
-				break
-			}
-		}
-		if !overlap {
-			kept = append(kept, v)
-		}
-	}
-	return kept
-}
-
-// monthName writes a month as a date does ("mar" → "March").
-func monthName(s string) string {
-	mo, ok := months[strings.ToLower(strings.TrimSuffix(s, "."))]
-	if !ok {
-		return s
-	}
-	return mo.String()
+	return out
 }
 
 // IsBlankDate reports whether a date answer says the date is left blank.
