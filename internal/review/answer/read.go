@@ -95,6 +95,12 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 			}
 		}
 		if p.Answer == playbook.AnswerDate && c != nil && a.Text == "" {
+			// "made as of 31 December," | "1996, between …": a date its
+			// passage cuts short is read on into the passage that holds
+			// its year
+			if ra, rex, ok := dateRunsOn(c, p, ex, scores); ok {
+				return ra, leadWithAnswer(ra, rex)
+			}
 			// "effective on the date on which the Parties sign": the
 			// date of the last signature, where the signatures are dated
 			if sa, sex, ok := signedOn(c, ex, scores); ok {
@@ -369,4 +375,50 @@ func datedAbove(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Ans
 		return nil, nil, false
 	}
 	return &Answer{Kind: KindValue, Text: v.v, Spans: []Span{{Extract: k, Span: sp, Role: "value"}}}, out, true
+}
+
+var (
+	// reDateCut is a date cut short at the end of a passage: a day and a
+	// month ("31 December,"), or a month and a day ("December 31,"),
+	// and nothing after them.
+	reDateCut = sync.OnceValue(func() *regexp.Regexp {
+		m := `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+		return regexp.MustCompile(`(?i)(?:\b\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?` + m + `|\b` + m + `\.?\s+\d{1,2}(?:st|nd|rd|th)?)[,.]?\s*$`)
+	})
+	// reYearOn is the year that continues such a date in the text after
+	// the passage, past white space and the underline a filing draws
+	// ("---------").
+	reYearOn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\s|[-_]{2,})*((?:19|20)\d\d)\b`)
+	})
+)
+
+// maxYearOn is how far after a passage cut inside a date (bytes) its
+// year may be written.
+const maxYearOn = 200
+
+// dateRunsOn reads a date an extract's passage cuts short — the clause
+// parser ends a paragraph at a wide gap, and a filing may draw its
+// underline there ("made as of 31 December, ---------  1996") — from the
+// extracts and the passage that holds its year, which is added to them.
+func dateRunsOn(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
+	text := c.Doc().Doc.Text
+	for _, e := range ex {
+		if !reDateCut().MatchString(e.Text) {
+			continue
+		}
+		b := c.Index().Byte(e.Span.End)
+		m := reYearOn().FindStringSubmatchIndex(text[b:min(len(text), b+maxYearOn)])
+		if m == nil {
+			continue
+		}
+		out, k := extractAppended(c, append([]detect.Extract(nil), ex...), c.Index().RuneSpan(b+m[2], b+m[3]), scores)
+		if k < 0 {
+			continue
+		}
+		if a := readAnswer(p, c, out); a.Text != "" {
+			return a, out, true
+		}
+	}
+	return nil, nil, false
 }
