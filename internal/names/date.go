@@ -312,10 +312,10 @@ var ownWords = map[string]bool{"this": true, "hereby": true, "herein": true, "pr
 
 // anotherDocuments reports whether the date at byte at of h is another
 // document's: the nearest name of a document before it in its sentence
-// (within twelve words) is
-// not this contract's — not after "this" (within five words), not a name
-// defined in brackets ("(the "Agreement")"), not a title that opens the
-// sentence ("AMENDMENT NO. 2, dated …").
+// (within twelve words) is not this contract's — not after "this" (within
+// five words), not a name defined in brackets ("(the "Agreement")"), not a
+// title that opens the sentence ("AMENDMENT NO. 2 TO SERVICES AGREEMENT,
+// dated …"; a sentence that opens with a preposition opens with no title).
 func anotherDocuments(h string, at int) bool {
 	start := sentenceStart(h, at)
 	type word struct {
@@ -349,18 +349,20 @@ func anotherDocuments(h string, at int) bool {
 				return false
 			}
 		}
-		title := true
-		for j := k - 1; j >= 0; j-- {
+		title := k == 0 || !prepositions[strings.ToLower(ws[0].w)]
+		for j := k - 1; j >= 0 && title; j-- {
 			w := ws[j].w
-			if !unicode.IsUpper(rune(w[0])) && !unicode.IsDigit(rune(w[0])) && !smallWord[w] {
-				title = false
-				break
-			}
+			title = unicode.IsUpper(rune(w[0])) || unicode.IsDigit(rune(w[0])) || smallWord[w]
 		}
 		return !title
 	}
 	return false
 }
+
+// prepositions open a sentence's phrase, not a title: "Pursuant to the
+// License Agreement dated …".
+var prepositions = map[string]bool{"pursuant": true, "under": true, "in": true, "according": true, "as": true, "by": true,
+	"with": true, "for": true, "to": true, "on": true, "subject": true, "per": true, "further": true, "reference": true}
 
 // sentenceStart returns where the sentence holding byte at of h starts:
 // after the last full stop before it that ends a sentence, semicolon or

@@ -258,7 +258,7 @@ func plausible(name string) bool {
 }
 
 // clause reports whether words read as a clause rather than a name: a
-// relative word ("which", "whom", "whose") or a verb in the perfect or the
+// relative word after its first word ("for which", "whose") or a verb in the perfect or the
 // passive ("has been", "is being"). A filing's legend ("[***] INDICATES
 // MATERIAL THAT HAS BEEN OMITTED AND FOR WHICH CONFIDENTIAL TREATMENT HAS
 // BEEN REQUESTED") or a notice split at its "and" is no party.
@@ -267,7 +267,9 @@ func clause(name string) bool {
 	for i, w := range f {
 		switch w {
 		case "which", "whom", "whose":
-			return true
+			if i > 0 { // "Which Wich, Inc." is a name
+				return true
+			}
 		case "been", "being":
 			if i > 0 && auxiliary[f[i-1]] {
 				return true

@@ -1,18 +1,21 @@
 package answer
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
+	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/review/detect"
 	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // TestValuesALawyerSignsOff checks values read the way a lawyer reads them:
 // the time to pay, not a window to dispute an invoice or a notice; the
-// contract's own blank date said as blank; an ordinal OCR read as "%"; no
-// "perpetual" effective date.
+// contract's own blank date said as blank, dashes for a missing part too;
+// a date a filing's underline splits read whole; an ordinal OCR read as
+// "%"; no "perpetual" effective date.
 func TestValuesALawyerSignsOff(t *testing.T) {
 	pay := builtinProvision(t, "Payment Terms")
 	eff := builtinProvision(t, "Effective Date")
@@ -49,6 +52,14 @@ func TestValuesALawyerSignsOff(t *testing.T) {
 			"AGENCY AGREEMENT\n\n, 2009\n\nLadies and Gentlemen: Acme Bancorp (the \"Company\") confirms its agreement with Keefe (the \"Agent\") as set forth in the engagement letter dated January 5, 2009 between the Company and the Agent."}, "left blank (2009)"},
 		{"an ordinal read by OCR as a per cent sign", agreed, []string{
 			"This Agreement is made this 15% day of March, 2009 between Acme Inc. and Beta LLC."}, "2009-03-15"},
+		{"a date a filing's underline splits, read whole", agreed, []string{
+			"THIS STRATEGIC ALLIANCE AGREEMENT (this \"Agreement\") is made as of 31 December,                ---------              1996, between NORTHERN TELECOM LIMITED (\"NTL\") and ENTRUST TECHNOLOGIES INC. (\"ETI\")."}, "1996-12-31"},
+		{"the underline below the line, read whole", agreed, []string{
+			"THIS AGREEMENT (this \"Agreement\") is made as of December 31,\n ---------\n1996, between Acme Inc. (\"Acme\") and Beta LLC (\"Beta\")."}, "1996-12-31"},
+		{"a day typed as dashes: blank", agreed, []string{
+			"THIS AGREEMENT (this \"Agreement\") is made as of December ---------, 1996, between Acme Inc. (\"Acme\") and Beta LLC (\"Beta\")."}, "left blank (December 1996)"},
+		{"a day and month typed as dashes: blank", agreed, []string{
+			"THIS AGREEMENT (this \"Agreement\") is dated as of ---------, 1996, between Acme Inc. (\"Acme\") and Beta LLC (\"Beta\")."}, "left blank (1996)"},
 		{"an indefinite term is not an effective date", eff, []string{
 			"This Agreement shall become effective on the date of execution and shall continue for an indefinite term."}, ""},
 	}
@@ -156,6 +167,51 @@ func TestUndatedContractSigned(t *testing.T) {
 		}
 		if a, _ := Read(c, builtinProvision(t, "Expiration Date"), passage("remain in force for three years"), scores, true); a.Text != "2016-03-04" {
 			t.Errorf("%s: expiration %+v, want 2016-03-04", sig, a)
+		}
+	}
+}
+
+// TestDateCutByItsPassage checks that a date the clause parser cuts at a
+// wide gap of a long preamble ("made as of 31 December," | "---------" | "1996, between …")
+// is read whole, from the passage that holds its year too, and that a
+// passage ending in a day and month with no year after it reads no date.
+func TestDateCutByItsPassage(t *testing.T) {
+	for _, tc := range []struct{ gap, want string }{
+		{"                                           ---------                              1996", "1996-12-31"},
+		{"                                           ---------                              the year after", ""},
+	} {
+		text := "Exhibit 10.5\n\n                         STRATEGIC ALLIANCE AGREEMENT\n\nTHIS  STRATEGIC ALLIANCE AGREEMENT (this \"Agreement\") is made as of 31 December," + tc.gap +
+			", between NORTHERN TELECOM LIMITED, a Canadian corporation (\"NTL\"), and ENTRUST TECHNOLOGIES INC., a Maryland corporation (\"ETI\").\n\n" +
+			strings.Repeat("WHEREAS, NTL and ETI desire to cooperate regarding contracting, patent cross-licensing and the exchange of information, all on the terms and subject to the conditions set forth herein;\n\n", 10) +
+			"NOW THEREFORE, NTL and ETI agree as follows:\n\n1. Definitions. \"Affiliate\" means any entity controlled by a party.\n"
+		// read as the text parser reads a filing's text file, which keeps
+		// its wide gaps
+		d, err := parse.Bytes(context.Background(), "x.txt", []byte(text), parse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+		var ex []detect.Extract
+		for i, ps := range c.Passages() {
+			if strings.Contains(c.Index().Slice(ps.Span), "is made as of") {
+				ex = append(ex, c.Extract(i, 0.9))
+				break
+			}
+		}
+		if len(ex) == 0 {
+			t.Fatal("no passage holds the preamble")
+		}
+		if strings.Contains(ex[0].Text, "between") {
+			t.Fatalf("the passage %q is not cut inside the date: the test tests nothing", ex[0].Text)
+		}
+		a, got := Read(c, builtinProvision(t, "Agreement Date"), ex, make([]float64, len(c.Passages())), true)
+		if a.Text != tc.want {
+			t.Fatalf("%q: answer %+v, want %q", tc.gap, a, tc.want)
+		}
+		for _, sp := range a.Spans {
+			if s := spanText(t, got, sp); !strings.Contains(s, "31 December") {
+				t.Errorf("value read from %q", s)
+			}
 		}
 	}
 }
