@@ -400,7 +400,8 @@ const maxYearOn = 200
 // dateRunsOn reads a date an extract's passage cuts short — the clause
 // parser ends a paragraph at a wide gap, and a filing may draw its
 // underline there ("made as of 31 December, ---------  1996") — from the
-// extracts and the passage that holds its year, which is added to them.
+// extracts and the passage that holds its year, which is added to them;
+// the answer cites the year as well as the words its passage holds.
 func dateRunsOn(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
 	text := c.Doc().Doc.Text
 	for _, e := range ex {
@@ -412,13 +413,24 @@ func dateRunsOn(c *detect.Prepared, p *playbook.Provision, ex []detect.Extract, 
 		if m == nil {
 			continue
 		}
-		out, k := extractAppended(c, append([]detect.Extract(nil), ex...), c.Index().RuneSpan(b+m[2], b+m[3]), scores)
+		year := c.Index().RuneSpan(b+m[2], b+m[3])
+		out, k := extractAppended(c, append([]detect.Extract(nil), ex...), year, scores)
 		if k < 0 {
 			continue
 		}
-		if a := readAnswer(p, c, out); a.Text != "" {
-			return a, out, true
+		a := readAnswer(p, c, out)
+		if a.Text == "" {
+			continue
 		}
+		// the value's span stops at its passage's end: its year is
+		// cited too
+		for _, sp := range a.Spans {
+			if sp.Role == "value" && sp.Span.End == e.Span.End {
+				a.Spans = append(a.Spans, Span{Extract: k, Span: year, Role: "value"})
+				break
+			}
+		}
+		return a, out, true
 	}
 	return nil, nil, false
 }
