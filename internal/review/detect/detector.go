@@ -60,6 +60,10 @@ type Model struct {
 	// confidence: σ(Platt[0]·logit(p) + Platt[1]).
 	Platt     [2]float64 `json:"platt"`
 	Threshold float64    `json:"threshold"`
+	// LengthNorm, when set, scales the negative feature weights of a
+	// passage of n features by min(1, √(LengthNorm/n)) (train_fit.go,
+	// lengthNorm); detectors trained before it was introduced have none.
+	LengthNorm int `json:"length_norm,omitempty"`
 }
 
 // Calibration turns zero-shot scores into probabilities. A passage with

@@ -39,6 +39,10 @@ type Scorer struct {
 	// relations whether any model weighs one.
 	relIDs    [][len(relationTags)]uint32
 	relations bool
+	// lengthNorm says whether any model scales a long passage's negative
+	// weights (Model.LengthNorm): only then are they summed apart, so the
+	// other models' scores stay bit for bit the sums they were.
+	lengthNorm bool
 }
 
 // compiled is one provision's finder.
@@ -58,6 +62,7 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 		if c.model == nil {
 			continue
 		}
+		s.lengthNorm = s.lengthNorm || c.model.LengthNorm > 0
 		names := make([]string, 0, len(c.model.Weights))
 		for name := range c.model.Weights {
 			names = append(names, name)
@@ -147,8 +152,10 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 		rel = relationFeatures(prep, zs, s.relIDs)
 	}
 	acc := make([]float64, P)
+	neg := make([]float64, P)
 	for k, feats := range t.fidx {
 		clear(acc)
+		clear(neg)
 		prior := 0.0
 		for _, j := range feats {
 			prior += priors[j]
@@ -158,7 +165,11 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 			}
 			w := s.weights[int(row)*P : int(row)*P+P]
 			for i, v := range w {
-				acc[i] += float64(v)
+				if v < 0 && s.lengthNorm {
+					neg[i] += float64(v)
+				} else {
+					acc[i] += float64(v)
+				}
 			}
 		}
 		if rel != nil {
@@ -169,13 +180,21 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 				}
 				w := s.weights[int(row)*P : int(row)*P+P]
 				for i, v := range w {
-					acc[i] += float64(v)
+					if v < 0 && s.lengthNorm {
+						neg[i] += float64(v)
+					} else {
+						acc[i] += float64(v)
+					}
 				}
 			}
 		}
+		nf := len(feats)
+		if rel != nil {
+			nf += len(rel[k])
+		}
 		for i, c := range s.provs {
 			if c.model != nil {
-				out[i][k] = sigmoid(c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k])
+				out[i][k] = sigmoid(c.model.Bias + acc[i] + lengthScale(c.model.LengthNorm, nf)*neg[i] + c.model.ZeroShotWeight*zs[i][k])
 			} else {
 				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B + prior)
 			}

@@ -66,8 +66,10 @@ func refScores(s *Scorer, prep *Prepared) [][]float64 {
 		out[i] = make([]float64, len(prep.passages))
 	}
 	acc := make([]float64, P)
+	neg := make([]float64, P)
 	for k, feats := range prep.feats {
 		clear(acc)
+		clear(neg)
 		prior := 0.0
 		for _, f := range feats {
 			prior += s.prior[f]
@@ -77,12 +79,16 @@ func refScores(s *Scorer, prep *Prepared) [][]float64 {
 			}
 			w := s.weights[int(row)*P : int(row)*P+P]
 			for i, v := range w {
-				acc[i] += float64(v)
+				if v < 0 && s.lengthNorm {
+					neg[i] += float64(v)
+				} else {
+					acc[i] += float64(v)
+				}
 			}
 		}
 		for i, c := range s.provs {
 			if c.model != nil {
-				out[i][k] = sigmoid(c.model.Bias + acc[i] + c.model.ZeroShotWeight*zs[i][k])
+				out[i][k] = sigmoid(c.model.Bias + acc[i] + lengthScale(c.model.LengthNorm, len(feats))*neg[i] + c.model.ZeroShotWeight*zs[i][k])
 			} else {
 				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B + prior)
 			}

@@ -45,7 +45,7 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 			for k, v := range s {
 				probs[k] = sigmoid(a*v + b)
 			}
-			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep, probs, c.spans)
+			zsPairs[j][i].hit = cellCovers(docs[c.doc].Prep, probs, c)
 		}
 		pairs = append(pairs, zsPairs[j]...)
 	}
@@ -67,7 +67,7 @@ func fitCalibration(det *Detectors, docs []TrainingDoc, provs []provData, zsScor
 		return out
 	}
 	fitZeroShot := func(exclude string) (Calibration, *detectorFit, map[string][]scored) {
-		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1, hard)
+		g := fitDetector(cellsOf(exclude), gx, zsScores, &detectorFit{zsw: a, bias: b}, "zero-shot", -1, hard, false)
 		if g.zsw <= 0 {
 			// The prior learned to rank passages against the provision's
 			// own description (too few or too alike labelled provisions):
@@ -112,7 +112,7 @@ func calibratedPairs(g *detectorFit, gx *featureIndex, docs []TrainingDoc, provs
 			best := argmax(probs)
 			sc := scored{present: c.present}
 			if best >= 0 {
-				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep, probs, c.spans)
+				sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(docs[c.doc].Prep, probs, c)
 			}
 			byProv[pd.name] = append(byProv[pd.name], sc)
 		}
