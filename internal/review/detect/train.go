@@ -382,6 +382,14 @@ type provisionFit struct {
 	zs    []scored
 }
 
+// keepNorm reports whether a detector keeps the length normalisation, given
+// its cross-validated cells scored without it (plain) and with it (norm):
+// when the best F1 either reaches is higher with it. A tie keeps the plain
+// sum.
+func keepNorm(plain, norm []scored) bool {
+	return bestF1(norm) > bestF1(plain)
+}
+
 // fitProvision cross-validates a detector of pd over innerFolds, then fits
 // it on every contract.
 func (t *training) fitProvision(pd provData) provisionFit {
@@ -423,7 +431,7 @@ func (t *training) fitProvision(pd provData) provisionFit {
 			}
 		}
 	}
-	norm := opt.Base == nil && bestF1(cvOf[1]) > bestF1(cvOf[0])
+	norm := opt.Base == nil && keepNorm(cvOf[0], cvOf[1])
 	cv := cvOf[0]
 	if norm {
 		cv = cvOf[1]
