@@ -73,7 +73,7 @@ func clusterVocabulary(docs []TrainingDoc) []string {
 	for _, d := range docs {
 		for k := range d.Prep.passages {
 			clear(seen)
-			for _, w := range d.Prep.passages[k].Words {
+			for _, w := range d.Prep.wordPassages()[k].Words {
 				if !seen[w] && w != "<num>" {
 					seen[w] = true
 					df[w]++
@@ -114,7 +114,7 @@ func wordVectors(docs []TrainingDoc, vocab []string) []float64 {
 	for _, d := range docs {
 		for k := range d.Prep.passages {
 			idx = idx[:0]
-			for _, w := range d.Prep.passages[k].Words {
+			for _, w := range d.Prep.wordPassages()[k].Words {
 				i, ok := id[w]
 				if !ok {
 					i = -1

@@ -47,6 +47,11 @@ type Extract struct {
 
 // Passage is one candidate location of a provision: a clause's own text (or
 // a piece of it), with the words around it that say what it is about.
+//
+// Words, Context and LeadIn are empty in the passages of a contract read
+// from its stored preparation (DecodePrepared): the scorer reads them as
+// indexes (its tables), the trainer and Encode through
+// Prepared.wordPassages.
 type Passage struct {
 	Span    document.Span
 	Node    int
@@ -70,6 +75,14 @@ type Prepared struct {
 
 	tab      lazyTables        // the words and features as indexes (tables)
 	sections map[string][]byte // read with a stored preparation (Section)
+
+	// words are the passages with their words, for a stored preparation
+	// (whose passages hold none): built on first use (wordPassages).
+	words struct {
+		once  sync.Once
+		build func() []Passage // nil: passages hold their words
+		list  []Passage
+	}
 
 	memoMu sync.Mutex
 	memo   map[any]*memoEntry
@@ -108,6 +121,23 @@ func (p *Prepared) Index() *document.Index { return p.ix }
 // Passages returns the contract's passages, in document order. The caller
 // must not change them.
 func (p *Prepared) Passages() []Passage { return p.passages }
+
+// wordPassages returns p's passages with their words, heading and lead-in
+// words as strings: its passages, or, for a contract read from its stored
+// preparation, a copy of them with the words filled in from the indexes
+// decoded (made once). What reads the words as strings — training,
+// Encode, the reference scorer of the tests — reads them here; scoring
+// reads the tables.
+func (p *Prepared) wordPassages() []Passage {
+	p.words.once.Do(func() {
+		if p.words.build != nil {
+			p.words.list = p.words.build()
+		} else {
+			p.words.list = p.passages
+		}
+	})
+	return p.words.list
+}
 
 // Memo returns what build returns for key, calling build once per key and
 // contract: what the layers above derive from the whole contract (its

@@ -139,7 +139,10 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 	// provisions never reads them).
 	t := prep.tables()
 	anyZeroShot := slices.ContainsFunc(s.provs, func(c compiled) bool { return c.model == nil })
-	priors := make([]float64, len(t.feats))
+	var priors []float64
+	if anyZeroShot {
+		priors = make([]float64, len(t.feats))
+	}
 	rows := make([]int32, len(t.feats))
 	for j, f := range t.feats {
 		if anyZeroShot {
@@ -158,7 +161,9 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 		clear(neg)
 		prior := 0.0
 		for _, j := range feats {
-			prior += priors[j]
+			if priors != nil {
+				prior += priors[j]
+			}
 			row := rows[j]
 			if row < 0 {
 				continue

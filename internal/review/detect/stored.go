@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/pakton/pakton/internal/clause"
 	"github.com/pakton/pakton/internal/document"
@@ -49,8 +52,9 @@ func (p *Prepared) Encode(sections ...Section) []byte {
 	var words []string
 	feat := map[uint32]uint64{}
 	var feats []uint32
-	for i := range p.passages {
-		ps := &p.passages[i]
+	passages := p.wordPassages()
+	for i := range passages {
+		ps := &passages[i]
 		for _, ws := range [][]string{ps.Words, ps.Context, ps.LeadIn} {
 			for _, w := range ws {
 				if _, ok := vocab[w]; !ok {
@@ -96,15 +100,15 @@ func (p *Prepared) Encode(sections ...Section) []byte {
 			b = binary.AppendUvarint(b, vocab[w])
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(p.passages)))
-	for i := range p.passages {
-		ps := &p.passages[i]
+	b = binary.AppendUvarint(b, uint64(len(passages)))
+	for i := range passages {
+		ps := &passages[i]
 		b = binary.AppendUvarint(b, uint64(ps.Span.Start))
 		b = binary.AppendUvarint(b, uint64(ps.Span.End-ps.Span.Start))
 		b = binary.AppendUvarint(b, uint64(ps.Node))
 		list(ps.Words, false)
 		// The pieces of one clause share its heading and lead-in words.
-		if i > 0 && p.passages[i-1].Node == ps.Node {
+		if i > 0 && passages[i-1].Node == ps.Node {
 			b = append(b, 1)
 		} else {
 			b = append(b, 0)
@@ -164,26 +168,29 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 	}
 	p.passages = make([]Passage, 0, np)
 	p.feats = make([][]uint32, 0, np)
-	// One backing array each for the passages' words and features.
-	wordBuf := make([]string, 0, len(r.b)/3)
-	idBuf := make([]int32, 0, len(r.b)/3)
-	featBuf := make([]uint32, 0, len(r.b)/3)
-	fidBuf := make([]int32, 0, len(r.b)/3)
-	parts := &tableParts{vocab: words, feats: feats, words: make([][]int32, 0, np), context: make([][]int32, 0, np), fidx: make([][]int32, 0, np)}
-	// list reads a list of words: the words, and their indexes in words.
-	list := func(nilable bool) ([]string, []int32) {
+	// The passages' word and feature indexes are read into scratch
+	// buffers first, then copied into one backing array each of exactly
+	// their size: the artifact's length bounds them only loosely, and at
+	// tens of thousands of contracts a question the arrays sized by it were
+	// most of what a contract's decoding allocated.
+	sc := decodeScratchPool.Get().(*decodeScratch)
+	defer decodeScratchPool.Put(sc)
+	wids, fids, marks := sc.wids[:0], sc.fids[:0], sc.marks[:0]
+	// list reads a list of words as indexes into words; nil when the list
+	// is nil, empty when it is empty.
+	list := func(nilable bool) idRange {
 		c := r.uvarint()
 		if nilable {
 			if c == 0 {
-				return nil, nil
+				return idRange{-1, -1}
 			}
 			c--
 		}
 		if c > uint64(len(r.b)) {
 			r.fail()
-			return nil, nil
+			return idRange{-1, -1}
 		}
-		at := len(wordBuf)
+		at := int32(len(wids))
 		for range c {
 			// most indexes are one or two bytes: read without a call
 			k, l := shortUvarint(r.b)
@@ -194,16 +201,11 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 			}
 			if k >= uint64(len(words)) {
 				r.fail()
-				return nil, nil
+				return idRange{-1, -1}
 			}
-			wordBuf = append(wordBuf, words[k])
-			idBuf = append(idBuf, int32(k))
+			wids = append(wids, int32(k))
 		}
-		if at == len(wordBuf) {
-			return []string{}, nil
-		}
-		// Slices of the backing arrays that cannot grow into the next.
-		return wordBuf[at:len(wordBuf):len(wordBuf)], idBuf[at:len(idBuf):len(idBuf)]
+		return idRange{at, int32(len(wids))}
 	}
 	for k := range np {
 		start := r.uvarint()
@@ -216,8 +218,7 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		if n > 0 {
 			ps.Rel = float64(ps.Span.Start) / float64(n)
 		}
-		var wids, cids []int32
-		ps.Words, wids = list(false)
+		m := passageMarks{words: list(false)}
 		if len(r.b) == 0 {
 			r.fail()
 		}
@@ -228,16 +229,15 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		r.b = r.b[1:]
 		switch {
 		case shared == 1 && k > 0 && p.passages[k-1].Node == ps.Node:
-			ps.Context, ps.LeadIn = p.passages[k-1].Context, p.passages[k-1].LeadIn
-			cids = parts.context[k-1]
+			m.shared = true
 		case shared == 0:
-			ps.Context, cids = list(true)
-			ps.LeadIn, _ = list(true)
+			m.context = list(true)
+			m.leadIn = list(true)
 		default:
 			r.fail()
 		}
 		c := r.count(1)
-		at := len(featBuf)
+		m.feats[0] = int32(len(fids))
 		for range c {
 			j, l := shortUvarint(r.b)
 			if l > 0 {
@@ -249,25 +249,112 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 				r.fail()
 				break
 			}
-			featBuf = append(featBuf, feats[j])
-			fidBuf = append(fidBuf, int32(j))
+			fids = append(fids, int32(j))
 		}
+		m.feats[1] = int32(len(fids))
 		if r.err != nil {
 			return nil, r.err
 		}
 		p.passages = append(p.passages, ps)
-		p.feats = append(p.feats, featBuf[at:len(featBuf):len(featBuf)])
-		parts.words = append(parts.words, wids)
+		marks = append(marks, m)
+	}
+	sc.wids, sc.fids, sc.marks = wids, fids, marks
+	idBuf := slices.Clone(wids)
+	fidBuf := slices.Clone(fids)
+	featBuf := make([]uint32, len(fidBuf))
+	for i, j := range fidBuf {
+		featBuf[i] = feats[j]
+	}
+	parts := &tableParts{vocab: words, feats: feats, words: make([][]int32, 0, np), context: make([][]int32, 0, np), fidx: make([][]int32, 0, np)}
+	// ids are a list's indexes, a slice of the backing array that cannot
+	// grow into the next (none for an empty list, as Prepare leaves it).
+	ids := func(g idRange) []int32 {
+		if g[0] == g[1] {
+			return nil
+		}
+		return idBuf[g[0]:g[1]:g[1]]
+	}
+	for k := range p.passages {
+		m := &marks[k]
+		var cids []int32
+		if m.shared {
+			cids = parts.context[k-1]
+		} else {
+			cids = ids(m.context)
+		}
+		f := m.feats
+		p.feats = append(p.feats, featBuf[f[0]:f[1]:f[1]])
+		parts.words = append(parts.words, ids(m.words))
 		parts.context = append(parts.context, cids)
-		parts.fidx = append(parts.fidx, fidBuf[at:len(fidBuf):len(fidBuf)])
+		parts.fidx = append(parts.fidx, fidBuf[f[0]:f[1]:f[1]])
 	}
 	p.sections = r.sections()
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: trailing or truncated bytes", errStored)
 	}
 	p.tab.parts = parts
+	// The words as strings only when something reads them (wordPassages):
+	// a question reads the tables, and a contract's words as strings were a
+	// third of what its decoding allocated.
+	lists := make([]passageMarks, len(marks))
+	copy(lists, marks)
+	p.words.build = func() []Passage {
+		return withWords(p.passages, lists, words, idBuf)
+	}
 	return p, nil
 }
+
+// withWords returns a copy of passages with their words, heading and
+// lead-in words filled in from the lists decoded (marks: where each list
+// sits in ids, indexes into vocab), as Prepare makes them: one backing
+// array for all, an empty list empty and not nil, a passage that shares its
+// heading and lead-in words with the one before sharing its lists.
+func withWords(passages []Passage, marks []passageMarks, vocab []string, ids []int32) []Passage {
+	buf := make([]string, len(ids))
+	for i, k := range ids {
+		buf[i] = vocab[k]
+	}
+	strs := func(g idRange) []string {
+		switch {
+		case g[0] < 0:
+			return nil
+		case g[0] == g[1]:
+			return []string{}
+		}
+		return buf[g[0]:g[1]:g[1]]
+	}
+	out := slices.Clone(passages)
+	for k := range out {
+		ps, m := &out[k], &marks[k]
+		ps.Words = strs(m.words)
+		if m.shared {
+			ps.Context, ps.LeadIn = out[k-1].Context, out[k-1].LeadIn
+		} else {
+			ps.Context, ps.LeadIn = strs(m.context), strs(m.leadIn)
+		}
+	}
+	return out
+}
+
+// idRange is where a list of word indexes sits in the scratch buffer while a
+// preparation is decoded: {-1, -1} for a nil list.
+type idRange [2]int32
+
+// passageMarks are where a passage's lists sit in the scratch buffers.
+type passageMarks struct {
+	words, context, leadIn idRange
+	shared                 bool // heading and lead-in words as the passage before
+	feats                  idRange
+}
+
+// decodeScratch holds the buffers DecodePrepared reads indexes into before
+// it copies them out at their exact size.
+type decodeScratch struct {
+	wids, fids []int32
+	marks      []passageMarks
+}
+
+var decodeScratchPool = sync.Pool{New: func() any { return new(decodeScratch) }}
 
 // reader reads uvarints, remembering the first failure.
 type reader struct {
@@ -324,7 +411,15 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // the fields of the clause tree that Prepare reads (every node's kind,
 // parent, heading, defined term and own span).
 func fitSum(text string, t *clause.Tree) uint32 {
-	sum := crc32.Update(0, castagnoli, []byte(text))
+	// the text through a small buffer: a copy of the whole text would
+	// be allocated for every contract read
+	var chunk [4096]byte
+	sum := uint32(0)
+	for rest := text; len(rest) > 0; {
+		k := copy(chunk[:], rest)
+		sum = crc32.Update(sum, castagnoli, chunk[:k])
+		rest = rest[k:]
+	}
 	var b []byte
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
@@ -347,17 +442,28 @@ func fitSum(text string, t *clause.Tree) uint32 {
 func (r *reader) vocab() []string {
 	nw := r.count(1)
 	ends := make([]int, nw)
-	var text []byte
+	// the words' total length first, so their text is allocated once
+	size, rest := 0, r.b
+	for range nw {
+		l, k := binary.Uvarint(rest)
+		if k <= 0 || l > uint64(len(rest)-k) {
+			break
+		}
+		size += int(l)
+		rest = rest[k+int(l):]
+	}
+	var text strings.Builder
+	text.Grow(size)
 	for i := range ends {
 		l := r.count(1)
 		if r.err != nil {
 			return nil
 		}
-		text = append(text, r.b[:l]...)
-		ends[i] = len(text)
+		text.Write(r.b[:l])
+		ends[i] = text.Len()
 		r.b = r.b[l:]
 	}
-	all := string(text)
+	all := text.String()
 	words := make([]string, nw)
 	for i, e := range ends {
 		if i > 0 {

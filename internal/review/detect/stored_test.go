@@ -42,7 +42,7 @@ func TestPreparedStoredLikeComputed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", d.Name, err)
 		}
-		if !reflect.DeepEqual(got.passages, want.passages) || !reflect.DeepEqual(got.feats, want.feats) {
+		if !reflect.DeepEqual(got.wordPassages(), want.passages) || !reflect.DeepEqual(got.feats, want.feats) {
 			t.Fatalf("%s: decoded passages or features differ from the computed ones", d.Name)
 		}
 		if got.ix.Len() != want.ix.Len() || got.tree != want.tree {
@@ -53,8 +53,8 @@ func TestPreparedStoredLikeComputed(t *testing.T) {
 		ds := d
 		ds.Stored = func() []byte { calls++; return b }
 		p, err := Prepare(ds)
-		if err != nil || calls != 1 || !reflect.DeepEqual(p.passages, want.passages) {
-			t.Fatalf("%s: Prepare with a stored preparation: err %v, %d reads, equal %v", d.Name, err, calls, err == nil && reflect.DeepEqual(p.passages, want.passages))
+		if err != nil || calls != 1 || !reflect.DeepEqual(p.wordPassages(), want.passages) {
+			t.Fatalf("%s: Prepare with a stored preparation: err %v, %d reads, equal %v", d.Name, err, calls, err == nil && reflect.DeepEqual(p.wordPassages(), want.passages))
 		}
 		t.Logf("%s: %d passages, %d code points, %d bytes stored", d.Name, len(want.passages), want.ix.Len(), len(b))
 
@@ -103,7 +103,7 @@ func TestPreparedStoredLikeComputed(t *testing.T) {
 			bad := append([]byte{}, b...)
 			bad[i] ^= 0xff
 			if p, err := DecodePrepared(d, bad); err == nil {
-				for _, ps := range p.passages {
+				for _, ps := range p.wordPassages() {
 					if ps.Span.End > p.ix.Len() || ps.Node >= len(p.tree.Nodes) {
 						t.Fatalf("%s: damaged byte %d decoded out of bounds", d.Name, i)
 					}

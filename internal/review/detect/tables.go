@@ -57,6 +57,7 @@ func (p *Prepared) tables() *tables {
 
 // partsFromStrings indexes a prepared contract's words and features.
 func (p *Prepared) partsFromStrings() *tableParts {
+	passages := p.wordPassages()
 	parts := &tableParts{words: make([][]int32, len(p.passages)), context: make([][]int32, len(p.passages)), fidx: make([][]int32, len(p.passages))}
 	vocab := map[string]int32{}
 	ids := func(ws []string) []int32 {
@@ -74,8 +75,8 @@ func (p *Prepared) partsFromStrings() *tableParts {
 	}
 	feat := map[uint32]int32{}
 	for i := range p.passages {
-		parts.words[i] = ids(p.passages[i].Words)
-		parts.context[i] = ids(p.passages[i].Context)
+		parts.words[i] = ids(passages[i].Words)
+		parts.context[i] = ids(passages[i].Context)
 		var pf []uint32
 		if i < len(p.feats) {
 			pf = p.feats[i]

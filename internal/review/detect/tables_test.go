@@ -20,7 +20,7 @@ func refScores(s *Scorer, prep *Prepared) [][]float64 {
 	}
 	dot := make([]float64, z.n)
 	for k := range prep.passages {
-		ps := &prep.passages[k]
+		ps := &prep.wordPassages()[k]
 		vec := map[string]float64{}
 		var order []string
 		for _, w := range ps.Words {

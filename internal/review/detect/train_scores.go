@@ -139,7 +139,7 @@ func corpusIDF(docs []TrainingDoc) (map[string]float64, float64) {
 	seen := map[string]bool{}
 	for _, d := range docs {
 		for k := range d.Prep.passages {
-			ps := &d.Prep.passages[k]
+			ps := &d.Prep.wordPassages()[k]
 			clear(seen)
 			for _, w := range ps.Words {
 				seen[w] = true

@@ -147,6 +147,24 @@ func (z *zeroShot) idf(w string) float64 {
 	return z.det.idf(w)
 }
 
+// logTFs holds math.Log of the term frequencies a bag holds most: counts of
+// whole words and of heading words (headingShare), k/2 for k < len.
+var logTFs = func() (t [256]float64) {
+	for k := range t {
+		t[k] = math.Log(float64(k) / 2)
+	}
+	return t
+}()
+
+// logTF is math.Log(tf), from logTFs when tf is one of theirs (the same
+// value: a sum of ones and halves is exact in a float64).
+func logTF(tf float64) float64 {
+	if k := int(tf * 2); k >= 0 && k < len(logTFs) && float64(k) == tf*2 {
+		return logTFs[k]
+	}
+	return math.Log(tf)
+}
+
 // scores returns every provision's zero-shot score of every passage.
 func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 	out := make([][]float64, z.n)
@@ -191,7 +209,7 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 		var norm float64
 		for _, it := range t.bags[k] {
 			tf := it.tf
-			v := (1 + math.Log(tf)) * idf[it.w]
+			v := (1 + logTF(tf)) * idf[it.w]
 			if tf < 1 {
 				v = tf * idf[it.w]
 			}

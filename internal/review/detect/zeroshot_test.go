@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,4 +156,16 @@ func TestMergerExamplesHitKeywords(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkExamplesHitKeywords(t, pb)
+}
+
+// TestLogTFExact checks that the table of logarithms gives exactly what
+// math.Log does, for the frequencies it holds and for others.
+func TestLogTFExact(t *testing.T) {
+	for k := 1; k < 600; k++ {
+		for _, tf := range []float64{float64(k) / 2, float64(k) / 3, float64(k)*headingShare + 0.25} {
+			if got, want := logTF(tf), math.Log(tf); got != want {
+				t.Fatalf("logTF(%v) = %v, math.Log %v", tf, got, want)
+			}
+		}
+	}
 }
