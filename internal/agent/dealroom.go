@@ -12,6 +12,7 @@ import (
 	"github.com/pakton/pakton/internal/report"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/search"
+	"github.com/pakton/pakton/internal/store"
 )
 
 // A question about several contracts — the whole deal room ("Which of our
@@ -37,23 +38,24 @@ const DealRoomCache = "deal-room"
 
 // perContractScope returns the documents a question is about when it is
 // about several: the user's selection (two or more), the contracts it names
-// (two or more), or, when it names none, the whole collection. Nil when it
+// (two or more), or, when it names none, the whole collection, with the
+// collection's documents as listed then (nil when not listed). Nil when it
 // is about one contract.
-func (l *Library) perContractScope(ctx context.Context, req Request, route *search.Route) ([]string, error) {
+func (l *Library) perContractScope(ctx context.Context, req Request, route *search.Route) ([]string, []store.DocInfo, error) {
 	switch {
 	case len(req.Docs) >= 2:
-		return req.Docs, nil
+		return req.Docs, nil, nil
 	case len(req.Docs) == 1:
-		return nil, nil
+		return nil, nil, nil
 	case route != nil && route.Decision.Narrowed():
 		if len(route.Docs) >= 2 {
-			return route.Docs, nil
+			return route.Docs, nil, nil
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	infos, err := l.Corpus.Store.List(ctx, l.Corpus.Collection)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var ids []string
 	for _, in := range infos {
@@ -79,22 +81,25 @@ func (l *Library) perContractScope(ctx context.Context, req Request, route *sear
 		ids = append(ids, in.ID)
 	}
 	if len(ids) < 2 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return ids, nil
+	return ids, infos, nil
 }
 
 // PerContract answers req per contract when it is about several contracts
 // (see perContractScope); route is how its search was routed. It returns
 // nothing for a question about one contract.
 func (l *Library) PerContract(ctx context.Context, req Request, route *search.Route, progress func(string)) ([]report.ContractAnswer, *report.DealRoom, error) {
-	ids, err := l.perContractScope(ctx, req, route)
+	ids, infos, err := l.perContractScope(ctx, req, route)
 	if err != nil || len(ids) == 0 {
 		return nil, nil, err
 	}
-	infos, err := l.Corpus.Store.List(ctx, l.Corpus.Collection)
-	if err != nil {
-		return nil, nil, err
+	if infos == nil {
+		// the documents named or selected: listed here (a question
+		// about the whole collection listed them already)
+		if infos, err = l.Corpus.Store.List(ctx, l.Corpus.Collection); err != nil {
+			return nil, nil, err
+		}
 	}
 	byID := map[string]review.DealRoomDoc{}
 	for _, in := range infos {

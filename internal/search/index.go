@@ -51,6 +51,13 @@ type learnedCache struct {
 	assoc   sync.Map // term → []assocTerm
 	bodies  sync.Map // term → []assocTerm
 	selfRef sync.Map // word → bool
+	display sync.Map // displayKey → string (DocDisplay)
+}
+
+// displayKey is a document of a snapshot.
+type displayKey struct {
+	v *index.Snapshot
+	g int32
 }
 
 // NewIndex returns an empty index built in memory.
@@ -148,12 +155,23 @@ func (ix *Index) DocName(id string) string {
 // parties and date (names.Display: "Distributor Agreement — Airspan
 // Networks / GLS, 31 March 2000"), or its file name when nothing was learnt;
 // "" for a document not indexed.
+//
+// A document's display is made once per snapshot: the document list of a
+// large collection and a deal-room question over it name every document.
 func (ix *Index) DocDisplay(id string) string {
 	v := ix.view()
-	if g, ok := v.LookupDoc(id); ok {
-		return docDisplay(v, g)
+	g, ok := v.LookupDoc(id)
+	if !ok {
+		return ""
 	}
-	return ""
+	c := ix.c.Load()
+	key := displayKey{v, g}
+	if d, ok := c.display.Load(key); ok {
+		return d.(string)
+	}
+	d := docDisplay(v, g)
+	c.display.Store(key, d)
+	return d
 }
 
 // DocNames returns the names of a document as the index holds them (the

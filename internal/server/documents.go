@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 	"unicode"
@@ -27,6 +28,7 @@ import (
 	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/jobs"
 	"github.com/pakton/pakton/internal/names"
+	"github.com/pakton/pakton/internal/parallel"
 	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/usecase"
@@ -136,14 +138,23 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, _ auth.Ke
 		out[i] = toDocJSON(in)
 	}
 	if len(out) > 0 {
-		// The index holds every document's names: how each is shown.
+		// The index holds every document's names: how each is shown (on
+		// every core: a large collection's list names tens of thousands).
 		if sn, err := s.coll.Get(r.Context(), r.PathValue("c")); err == nil {
-			for i := range out {
-				out[i].Display = sn.Index.DocDisplay(out[i].ID)
-			}
+			onEveryCore(r.Context(), len(out), func(i int) { out[i].Display = sn.Index.DocDisplay(out[i].ID) })
 		}
 	}
 	writeJSON(w, http.StatusOK, pageResponse("documents", out, next))
+}
+
+// onEveryCore calls f(i) for i < n on every core, in chunks.
+func onEveryCore(ctx context.Context, n int, f func(i int)) {
+	const chunk = 512
+	parallel.Each(ctx, (n+chunk-1)/chunk, runtime.GOMAXPROCS(0), func(k int) {
+		for i := k * chunk; i < min(n, (k+1)*chunk); i++ {
+			f(i)
+		}
+	})
 }
 
 // documentJSON is a document with its clause tree and, unless ?text=0, its

@@ -13,6 +13,7 @@ import (
 // A server opens its collections at start, in the background, when
 // Config.OpenAtStart is set (pakton serve): for each collection, the
 // default one first, it reads the list of documents, loads the search index
+// (with how the index shows each document, which the document list names)
 // and computes the families (usecase.CollectionFamiliesWith: from the
 // caches when they are current, else reading only the documents' signatures
 // it lacks). What would make a user's first page, first family list or
@@ -120,15 +121,25 @@ func (s *Server) openAtStart(ctx context.Context) {
 // computes its families.
 func (s *Server) openCollection(ctx context.Context, c string) error {
 	s.opening.set(c, opening{Stage: stageDocuments})
-	if _, err := s.st.List(ctx, c); err != nil {
+	infos, err := s.st.List(ctx, c)
+	if err != nil {
 		return err
 	}
 	s.opening.set(c, opening{Stage: stageIndex})
-	if _, err := s.coll.Get(ctx, c); err != nil {
+	sn, err := s.coll.Get(ctx, c)
+	if err != nil {
 		return err
 	}
+	// How each document is shown, which the document list names (the
+	// index keeps it for its snapshot).
+	for _, in := range infos {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sn.Index.DocDisplay(in.ID)
+	}
 	s.opening.set(c, opening{Stage: stageFamilies})
-	_, err := s.families(ctx, c, func(done, total int) {
+	_, err = s.families(ctx, c, func(done, total int) {
 		s.opening.set(c, opening{Stage: stageFamilies, Done: done, Total: total})
 	})
 	return err

@@ -585,7 +585,10 @@ func (s *Store) Artifact(ctx context.Context, collection, id, name string) ([]by
 }
 
 // List returns the summaries of a collection's documents sorted by name
-// (then id).
+// (then id). The slice is the caller's; each summary's Artifacts and
+// ArtifactSums may be shared with other callers (a directory store keeps
+// its last listing of a collection until the collection changes): read
+// them, never change them.
 func (s *Store) List(ctx context.Context, collection string) ([]DocInfo, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err

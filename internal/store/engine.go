@@ -120,14 +120,25 @@ func (d dirEngine) reader(ctx context.Context, collection string, e *entry, _ bo
 func (d dirEngine) list(_ context.Context, collection string) ([]DocInfo, error) {
 	s := d.s
 	var out []DocInfo
-	if err := s.view(collection, func(m *manifest) error {
+	var state *collState
+	var at int64
+	var gen uint64
+	kept := false
+	if err := s.viewState(collection, func(cs *collState) error {
+		if out, kept = cs.listing(); kept {
+			return nil
+		}
 		var err error
-		out, err = m.infos(collection, nil)
+		out, err = cs.m.infos(collection, nil)
+		state, at, gen = cs, cs.off, cs.m.Generation
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	sortInfos(out)
+	if !kept {
+		sortInfos(out)
+		state.keepListing(at, gen, out)
+	}
 	return out, nil
 }
 
