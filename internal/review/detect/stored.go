@@ -259,13 +259,33 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		marks = append(marks, m)
 	}
 	sc.wids, sc.fids, sc.marks = wids, fids, marks
+	idBuf := p.fromLists(words, feats, wids, fids, marks)
+	p.sections = r.sections()
+	if r.err != nil || len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: trailing or truncated bytes", errStored)
+	}
+	// The words as strings only when something reads them (wordPassages):
+	// a question reads the tables, and a contract's words as strings were a
+	// third of what its decoding allocated.
+	lists := slices.Clone(marks)
+	p.words.build = func() []Passage {
+		return withWords(p.passages, lists, words, idBuf)
+	}
+	return p, nil
+}
+
+// fromLists sets p's features and tables from the indexes decoded into the
+// scratch buffers (wids, fids; marks: where each passage's lists sit),
+// copied into backing arrays of exactly their size; it returns the words'
+// indexes.
+func (p *Prepared) fromLists(words []string, feats []uint32, wids, fids []int32, marks []passageMarks) []int32 {
 	idBuf := slices.Clone(wids)
 	fidBuf := slices.Clone(fids)
 	featBuf := make([]uint32, len(fidBuf))
 	for i, j := range fidBuf {
 		featBuf[i] = feats[j]
 	}
-	parts := &tableParts{vocab: words, feats: feats, words: make([][]int32, 0, np), context: make([][]int32, 0, np), fidx: make([][]int32, 0, np)}
+	parts := &tableParts{vocab: words, feats: feats, words: make([][]int32, 0, len(marks)), context: make([][]int32, 0, len(marks)), fidx: make([][]int32, 0, len(marks))}
 	// ids are a list's indexes, a slice of the backing array that cannot
 	// grow into the next (none for an empty list, as Prepare leaves it).
 	ids := func(g idRange) []int32 {
@@ -288,20 +308,8 @@ func DecodePrepared(d Doc, data []byte) (*Prepared, error) {
 		parts.context = append(parts.context, cids)
 		parts.fidx = append(parts.fidx, fidBuf[f[0]:f[1]:f[1]])
 	}
-	p.sections = r.sections()
-	if r.err != nil || len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: trailing or truncated bytes", errStored)
-	}
 	p.tab.parts = parts
-	// The words as strings only when something reads them (wordPassages):
-	// a question reads the tables, and a contract's words as strings were a
-	// third of what its decoding allocated.
-	lists := make([]passageMarks, len(marks))
-	copy(lists, marks)
-	p.words.build = func() []Passage {
-		return withWords(p.passages, lists, words, idBuf)
-	}
-	return p, nil
+	return idBuf
 }
 
 // withWords returns a copy of passages with their words, heading and
