@@ -404,10 +404,31 @@ var (
 	})
 	// reNothingGrants is the contract saying it gives nothing: "Nothing in
 	// this Agreement grants the Agent exclusive rights", "No provision of
-	// this Agreement creates …" (not a party that "shall not grant" a
+	// this Agreement creates …", "this Agreement does not create an
+	// exclusive relationship" (not a party that "shall not grant" a
 	// licence to others, which is how an exclusivity is written).
 	reNothingGrants = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:nothing|no\s+(?:provision|term|part)\s+of)\s+(?:(?:in|contained|herein|hereunder|under|this|agreement|shall|will|be|is|deemed|construed|to|as)\W+){0,6}?(?:grant\w*|confer\w*|give\w*|creat\w*|constitut\w*|impos\w*|establish\w*)\b`)
+		return regexp.MustCompile(`(?i)\b(?:nothing|no\s+(?:provision|term|part)\s+of)\s+(?:(?:in|contained|herein|hereunder|under|this|agreement|shall|will|be|is|deemed|construed|to|as)\W+){0,6}?(?:grant\w*|confer\w*|give\w*|creat\w*|constitut\w*|impos\w*|establish\w*)\b|\b(?:this|the)\s+agreement\s+(?:does|shall|will)\s+not\s+(?:(?:be|deemed|construed|to|as)\W+){0,4}?(?:grant\w*|confer\w*|give\w*|creat\w*|constitut\w*|impos\w*|establish\w*)\b`)
+	})
+	// reWaivesRight is a party giving up a right: "waives any right it may
+	// have", "irrevocably renounces its rights", "relinquishes the option".
+	// Before a right's cue words, the right is excluded: the clause takes it
+	// away ("waives any right … to terminate this Agreement without
+	// cause"). A waiver after them ("may terminate …; Supplier waives any
+	// right to object") or negated ("shall not waive its right") is not.
+	reWaivesRight = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:waive[sd]?|waiving|renounce[sd]?|renouncing|relinquish(?:es|ed|ing)?|surrender(?:s|ed|ing)?|give[sn]?\s+up|gave\s+up)\s+(?:\S+\s+){0,5}?(?:rights?|entitlements?|options?|powers?)\b`)
+	})
+	// reExcludedAfter is a right's own sentence taking it away after naming
+	// it: "any right … to terminate … for its convenience is hereby
+	// excluded", "… shall not apply".
+	reExcludedAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:is|are|shall\s+be|will\s+be)\s+(?:hereby\s+)?(?:excluded|waived|disapplied|deleted)\b|\b(?:shall|does|do|will)\s+not\s+apply\b`)
+	})
+	// reOptional is a party allowed but not bound to act: "may, but shall
+	// not be obliged to", "may, but is not required to".
+	reOptional = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bmay\s*,?\s*but\s+(?:shall|is|are|will|need)\s+not\s+(?:be\s+)?(?:obliged|obligated|required|bound)\s+to\b`)
 	})
 	rePermission = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(?:may|can|is\s+entitled|are\s+entitled|is\s+permitted|are\s+permitted|has\s+the\s+right)\b`)
@@ -533,6 +554,15 @@ func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, 
 		// required for an assignment … pursuant to a merger" denies it
 		return true
 	}
+	if m := reExcludedAfter().FindStringIndex(seg); m != nil && m[0] >= at && !negatedBefore(seg[at:], m[0]-at) {
+		return true // "any right … to terminate … for its convenience is hereby excluded"
+	}
+	if m := reWaivesRight().FindStringIndex(seg); m != nil && m[1] <= at {
+		// "each party waives any right … to terminate … without cause"
+		// takes the right away; "neither party shall be deemed to waive
+		// its right to terminate" negates the waiver, not the right
+		return !negatedBefore(seg, m[0])
+	}
 	if reWithoutConsent().MatchString(seg) {
 		return false
 	}
@@ -549,6 +579,18 @@ func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, 
 	}
 	return false
 }
+
+// isObligation reports whether a provision is a duty rather than a right,
+// by its playbook definition ("A requirement that a party take out and
+// maintain insurance", "A party's obligation to buy … a minimum
+// quantity"): a party that may act but is not obliged to has no such duty.
+func isObligation(p *playbook.Provision) bool {
+	return reObligationDefinition().MatchString(p.Definition)
+}
+
+var reObligationDefinition = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:(?:an?|the|a\s+party['’]s|each\s+party['’]s)\s+)?(?:requirements?|obligations?|duty|duties)\b`)
+})
 
 // consentIsContent reports whether a right's definition makes a party's
 // consent part of what the provision is ("its consent or notice may be
@@ -750,6 +792,12 @@ func readPolarityOnce(p *playbook.Provision, s string) polarity {
 		if o.sentence == sg.sentence && o != sg && segWeight(s, o, c) > 0 {
 			others = append(others, s[o.at:o.end])
 		}
+	}
+	if k != playbook.PolarityRestriction && isObligation(p) && reOptional().MatchString(s[sg.sentence[0]:max(sg.sentence[0], at)]) {
+		// a duty a party may, but need not, perform: "Contoso may, but
+		// shall not be obliged to, insure …"
+		out.kind = KindNo
+		return out
 	}
 	if excludes(k, seg, at-sg.at, others, c, negatedForms(p), consentIsContent(p)) {
 		out.kind = KindNo

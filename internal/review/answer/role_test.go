@@ -153,6 +153,29 @@ func TestDeniedByForm(t *testing.T) {
 	}
 }
 
+// TestWaivedRight checks that a party giving up a right before its cue
+// words excludes it, and that a waiver of something else after a right is
+// granted, or a right a party shall not waive, does not.
+func TestWaivedRight(t *testing.T) {
+	p := builtinProvision(t, "Termination for Convenience")
+	for _, tc := range []struct {
+		text     string
+		excludes bool
+	}{
+		{"Each party waives any right it may have under applicable law to terminate this Agreement without cause.", true},
+		{"The Customer irrevocably renounces its right to terminate this Agreement for convenience during the Initial Term.", true},
+		{"Either party may terminate this Agreement for convenience on sixty (60) days' written notice, and the other party waives any right to object to such termination.", false},
+		{"Neither party shall be deemed to waive its right to terminate this Agreement for convenience by any delay in exercising it.", false},
+	} {
+		ex := extractsOf(tc.text)
+		ex[0].Score = 0.9
+		a, _ := Read(nil, p, ex, nil, true)
+		if got := a.Excludes || a.Kind == KindNo; got != tc.excludes {
+			t.Errorf("%q: answer %+v, want excluding %v", tc.text, a, tc.excludes)
+		}
+	}
+}
+
 // TestAlternativeIsNoExclusion checks that "whether or not" states an
 // alternative: it does not exclude the right.
 func TestAlternativeIsNoExclusion(t *testing.T) {
