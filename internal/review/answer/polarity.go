@@ -580,6 +580,43 @@ func excludes(k playbook.Polarity, seg string, at int, others []string, c cues, 
 	return false
 }
 
+// negatedCoordinate reports whether segment sg of s continues, after ", or"
+// or ", nor", a verb phrase the segment before it negates ("Neither party
+// is required to notify the other of, or obtain consent to, any change in
+// its ownership or control"): the negation governs both verbs. Not where
+// the sentence asks for consent ("shall not assign, or undergo a change of
+// control, without the consent of …" is the right on a condition).
+func negatedCoordinate(s string, sg segment) bool {
+	if !reOrAfterComma().MatchString(s[sg.at:sg.end]) {
+		return false
+	}
+	var prev *segment
+	for _, o := range segments(s) {
+		if o.sentence == sg.sentence && o.end <= sg.at {
+			o := o
+			prev = &o
+		}
+	}
+	if prev == nil {
+		return false
+	}
+	sent := s[sg.sentence[0]:sg.sentence[1]]
+	return reSentenceNegated().MatchString(s[prev.at:prev.end]) && !reWithoutConsent().MatchString(sent)
+}
+
+var (
+	// reOrAfterComma opens a segment cut at ", or"/", nor".
+	reOrAfterComma = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*,\s*n?or\b`)
+	})
+	// reSentenceNegated opens a segment whose subject or verb is negated:
+	// "Neither party is required to", "No party shall", "Nothing in this
+	// Agreement requires", "The Supplier shall not".
+	reSentenceNegated = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\W*(?:(?:neither|no|nothing|none)\b|(?:\S+\s+){1,4}?(?:shall|will|may|is|are|need|does|do)\s+not\b|(?:\S+\s+){1,4}?(?:cannot|can\s*not)\b)`)
+	})
+)
+
 // isObligation reports whether a provision is a duty rather than a right,
 // by its playbook definition ("A requirement that a party take out and
 // maintain insurance", "A party's obligation to buy … a minimum
@@ -796,6 +833,12 @@ func readPolarityOnce(p *playbook.Provision, s string) polarity {
 	if k != playbook.PolarityRestriction && isObligation(p) && reOptional().MatchString(s[sg.sentence[0]:max(sg.sentence[0], at)]) {
 		// a duty a party may, but need not, perform: "Contoso may, but
 		// shall not be obliged to, insure …"
+		out.kind = KindNo
+		return out
+	}
+	if k == playbook.PolarityRight && negatedCoordinate(s, sg) {
+		// "Neither party is required to notify the other of, or obtain
+		// consent to, any change in its ownership or control"
 		out.kind = KindNo
 		return out
 	}

@@ -176,6 +176,28 @@ func TestWaivedRight(t *testing.T) {
 	}
 }
 
+// TestNegatedCoordinate checks that a negation governs a verb coordinated
+// after ", or": no consent to a change of control is required, so the
+// provision is excluded; but a change of control that needs consent is not.
+func TestNegatedCoordinate(t *testing.T) {
+	p := builtinProvision(t, "Change of Control")
+	for _, tc := range []struct {
+		text     string
+		excludes bool
+	}{
+		{"Neither party is required to notify the other of, or obtain consent to, any change in its ownership or control, and no such change gives rise to any right of termination.", true},
+		{"The Supplier shall not assign this Agreement, or undergo a change of control, without the prior written consent of the Customer.", false},
+		{"The Customer may terminate this Agreement on thirty days' notice, or require the Supplier to provide a guarantee, upon any change of control of the Supplier.", false},
+	} {
+		ex := extractsOf(tc.text)
+		ex[0].Score = 0.9
+		a, _ := Read(nil, p, ex, nil, true)
+		if got := a.Excludes || a.Kind == KindNo; got != tc.excludes {
+			t.Errorf("%q: answer %+v, want excluding %v", tc.text, a, tc.excludes)
+		}
+	}
+}
+
 // TestAlternativeIsNoExclusion checks that "whether or not" states an
 // alternative: it does not exclude the right.
 func TestAlternativeIsNoExclusion(t *testing.T) {
