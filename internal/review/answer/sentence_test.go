@@ -44,3 +44,48 @@ func TestSentenceEndsLikeExpression(t *testing.T) {
 	}
 	t.Logf("%d contracts compared", len(files))
 }
+
+// TestSegmentBreaksLikeExpression checks that segmentBreaks finds exactly
+// the matches of reSegmentBreak, on random texts made of its words, their
+// cases and the long s, the punctuation and white space around them, and
+// on the sentences of CUAD contracts when the shared corpus is present.
+func TestSegmentBreaksLikeExpression(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want := reSegmentBreak().FindAllStringIndex(s, -1)
+		if got := segmentBreaks(s); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+			t.Fatalf("segmentBreaks(%q) = %v, the expression %v", s, got, want)
+		}
+	}
+	pieces := []string{"but", "BUT", "But", "except", "unless", "unleſs", "however", "HOWEVER", "whereas", "although", "save", "ſave", "Save", "other", "than", "other than",
+		"provided", "Provided", "that", "further", "always", "and", "or", "AND", "x", "a", "_", "9", ";", ":", ",", ".", " ", "  ", "\t", "\n", "\f", "\r", "\v", "\u00a0", "ſ", "\xc5", "\xbf", "é", "(", "—"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300000 {
+		var b strings.Builder
+		for range r.IntN(14) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		check(b.String())
+	}
+	// long runs of white space inside a match
+	check("provided" + strings.Repeat(" ", 300) + "," + strings.Repeat("\n", 200) + "however ,\t\t that is")
+	check(", " + strings.Repeat(" ", 500) + "and ")
+	dir := filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(files) > 60 {
+		files = files[:60]
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		check(s)
+		at := 0
+		for _, e := range sentenceEnds(s) {
+			check(s[at:e[0]]) // as cutSegments asks it: a sentence at a time
+			at = e[1]
+		}
+	}
+}
