@@ -15,7 +15,7 @@ import (
 // labelled spans of MAUD's development half (docs/PLAYBOOKS.md, "The
 // merger-agreement playbook"). The detectors file is reproduced by:
 //
-//go:generate sh -c "cd ../.. && go run ./cmd/pakton review train -q --playbook merger --labels ../shared/data/legalbenchrag/benchmarks/maud_dev.json --corpus ../shared/data/legalbenchrag/corpus --out internal/review/builtin/merger-detectors.json --version maud-dev-1"
+//go:generate sh -c "cd ../.. && go run ./cmd/pakton review train -q --playbook merger --labels ../shared/data/legalbenchrag/benchmarks/maud_dev.json --corpus ../shared/data/legalbenchrag/corpus --out internal/review/builtin/merger-detectors.json --version maud-dev-2"
 
 //go:embed builtin/merger.yaml
 var mergerYAML []byte
