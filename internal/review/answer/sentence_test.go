@@ -89,3 +89,42 @@ func TestSegmentBreaksLikeExpression(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedTermsLikeExpression checks that quotedTerms finds exactly the
+// matches of reQuotedTerm, with their groups: on random texts made of
+// quotes, capitals, word characters, white space and bytes that are not
+// UTF-8, and on the CUAD contracts when the shared corpus is present.
+func TestQuotedTermsLikeExpression(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want := reQuotedTerm().FindAllStringSubmatchIndex(s, -1)
+		if got := quotedTerms(s); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+			t.Fatalf("quotedTerms(%q) = %v, the expression %v", s, got, want)
+		}
+	}
+	pieces := []string{"\"", "“", "”", "‘", "’", "'", "A", "Change", "of", "Control", "X.Y", "&", "-", "_", "9", " ", "  ", "\n", "\t", "\r", "\f", "\v", "\u00a0",
+		"\xe2", "\x80", "\x9c", "\x9d", "\xe2\x80", "é", "É", "(", ")", ",", "means"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 300000 {
+		var b strings.Builder
+		for range r.IntN(14) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		check(b.String())
+	}
+	check(`"` + strings.Repeat("A", 5000) + `"`)
+	check(`“Agreement” “Term"` + strings.Repeat(" ", 300) + `"Big  Co Inc"`)
+	dir := filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(files) == 0 {
+		t.Skip("no CUAD corpus at " + dir + "; the random texts compared")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(string(b))
+	}
+	t.Logf("%d contracts compared", len(files))
+}
