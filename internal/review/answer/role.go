@@ -146,7 +146,7 @@ func roleOf(c *detect.Prepared, p *playbook.Provision, e detect.Extract) role {
 	if len(strings.Fields(t)) <= 8 && headingLike(t) && !reModalOnly().MatchString(t) && !reRedacted().MatchString(t) && !headsBody(c, e) {
 		return roleHeading
 	}
-	if len(reAddressMark().FindAllStringIndex(t, 3)) >= 2 && !reModalOnly().MatchString(addressFree(t)) {
+	if len(addressMarks(t, 3)) >= 2 && !reModalOnly().MatchString(addressFree(t)) {
 		return roleAddress
 	}
 	if onlyInReferences(p, e.Text) {
@@ -347,7 +347,7 @@ func addressFree(t string) string {
 // maskRefs returns s with the names of the clauses it refers to blanked
 // (each byte a space, so places stay the same).
 func maskRefs(s string) string {
-	ms := reRefName().FindAllStringIndex(s, -1)
+	ms := refNames(s)
 	if ms == nil {
 		return s
 	}
@@ -455,4 +455,93 @@ func maskInoperative(ex []detect.Extract, roles []role) []detect.Extract {
 		}
 	}
 	return out
+}
+
+// addressMarks is reAddressMark().FindAllStringIndex(s, n), the expression
+// tried only on a text that holds, in some case, a piece every match of one
+// of its alternatives holds: "att", "fac", "fax", "tel", "phone", "mail",
+// "cop", "uite", "floor", "treet", "avenue", "box", "if" and "to" with white
+// space between them, or five digits in a row. No piece holds an "s" or a
+// "k", which a case-folded match may spell with the long s or the Kelvin
+// sign, the only letters outside ASCII that fold to ASCII ones. Asked of
+// every clause a deal-room question reads, the expression was a fiftieth of
+// its processor time (TestAddressMarksLikeExpression).
+func addressMarks(s string, n int) [][]int {
+	l := lowerASCII(s)
+	for _, w := range [...]string{"att", "fac", "fax", "tel", "phone", "mail", "cop", "uite", "floor", "treet", "avenue", "box"} {
+		if strings.Contains(l, w) {
+			return reAddressMark().FindAllStringIndex(s, n)
+		}
+	}
+	if ifTo(l) || digitRun(s, 5) {
+		return reAddressMark().FindAllStringIndex(s, n)
+	}
+	return nil
+}
+
+// refNames is reRefName().FindAllStringIndex(s, -1), the expression tried
+// only on a text that holds an opening bracket and, in some case, a piece
+// every match of one of its alternatives holds ("ection", "article",
+// "clau", "paragraph", "chedule", "exhibit", "annex", "appendi", "§";
+// "defined", "cribed", "forth"), none with an "s" or a "k", as in
+// addressMarks (TestRefNamesLikeExpression).
+func refNames(s string) [][]int {
+	if !strings.Contains(s, "(") {
+		return nil
+	}
+	l := lowerASCII(s)
+	for _, w := range [...]string{"ection", "article", "clau", "paragraph", "chedule", "exhibit", "annex", "appendi", "§", "defined", "cribed", "forth"} {
+		if strings.Contains(l, w) {
+			return reRefName().FindAllStringIndex(s, -1)
+		}
+	}
+	return nil
+}
+
+// lowerASCII returns s with its ASCII capitals lowered, every byte in its
+// place.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// ifTo reports whether l holds "if", white space (\s) and "to".
+func ifTo(l string) bool {
+	for at := 0; ; {
+		k := strings.Index(l[at:], "if")
+		if k < 0 {
+			return false
+		}
+		j := at + k + 2
+		e := spaceRun(l, j)
+		if e > j && strings.HasPrefix(l[e:], "to") {
+			return true
+		}
+		at = j
+	}
+}
+
+// digitRun reports whether s holds n ASCII digits in a row.
+func digitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }

@@ -128,3 +128,66 @@ func TestQuotedTermsLikeExpression(t *testing.T) {
 	}
 	t.Logf("%d contracts compared", len(files))
 }
+
+// TestAddressMarksLikeExpression and TestRefNamesLikeExpression check that
+// addressMarks and refNames find exactly the matches of their expressions:
+// on random texts made of the expressions' words, in every case and spelt
+// with the long s and the Kelvin sign, digits, brackets, quotes and white
+// space, and on every line of the CUAD contracts when the shared corpus is
+// present.
+func TestAddressMarksLikeExpression(t *testing.T) {
+	compareOnTexts(t, 7, []string{"Attention", "ATTN", "attn.", "Facsimile", "faCSimile", "Fax", "Telecopy", "telecopier", "Telephone", "Tel", "Phone", "E-mail", "email",
+		"No.", "number", ":", ".", "with", "With", "a", "copy", "copies", "(which shall not)", "to", "To", "if", "If", "IF", "Acme", "NY", "ny", "ſ", "K", "12345", "123", "-6789", "99",
+		"Suite", "ſuite", "SUITE", "Floor", "Street", "ſtreet", "Avenue", "P.O.", "P. O.", "PO", "Box", "box", "x", " ", "  ", "\n", "\t", "\r", "\f", "\v", "\u00a0", "é", "_"},
+		func(s string) ([][]int, [][]int) {
+			return addressMarks(s, 3), reAddressMark().FindAllStringIndex(s, 3)
+		})
+}
+
+func TestRefNamesLikeExpression(t *testing.T) {
+	compareOnTexts(t, 8, []string{"Section", "ſection", "SECTIONS", "Article", "articles", "Clause", "clauſes", "Paragraph", "Schedule", "ſchedules", "Exhibit", "Annex", "annexes", "Appendix", "Appendices", "§",
+		"11.2", "A", "(b)", "(iv)", "(", ")", "\"", "“", "Termination", "for", "Convenience", "as", "defined", "described", "deſcribed", "set", "forth", "in", "under", "x", "K",
+		" ", "  ", "\n", "\t", "\r", "\f", "\v", "\u00a0", "é", "_", "."},
+		func(s string) ([][]int, [][]int) {
+			return refNames(s), reRefName().FindAllStringIndex(s, -1)
+		})
+}
+
+// compareOnTexts calls find on random texts made of pieces and on every
+// line of the CUAD contracts, failing where the fast path's matches (its
+// first result) are not the expression's (its second).
+func compareOnTexts(t *testing.T, seed uint64, pieces []string, find func(string) ([][]int, [][]int)) {
+	t.Helper()
+	check := func(s string) {
+		t.Helper()
+		if got, want := find(s); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+			t.Fatalf("on %q: the fast path %v, the expression %v", s, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for range 100000 {
+		var b strings.Builder
+		for range r.IntN(14) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			if r.IntN(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		check(b.String())
+	}
+	dir := filepath.Join("..", "..", "..", "..", "shared", "data", "legalbenchrag", "corpus", "cuad")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(files) == 0 {
+		t.Skip("no CUAD corpus at " + dir + "; the random texts compared")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			check(line)
+		}
+	}
+	t.Logf("%d contracts compared", len(files))
+}
