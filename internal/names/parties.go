@@ -18,6 +18,9 @@ var (
 	andRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+and\s+|;`) })
 	byRe         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\bBy\s*:`) })
 	byRe2        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\sby\s+`) })
+	withRe       = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:agreements?|agree|contract)\s+with\s+`)
+	})
 )
 
 // readParties finds a document's parties: in the preamble ("between A and
@@ -302,7 +305,7 @@ func introducesParties(head string, at int) bool {
 func sentenceParties(s string) []candidate {
 	s = s[:preambleEnd(s)]
 	var out []candidate
-	for _, p := range splitParties(s) {
+	for i, p := range splitParties(s) {
 		name, rest := pieceName(p)
 		if strings.HasPrefix(rest, ":") {
 			// "Company: Bravatek Solutions, Inc.": a label, then the name
@@ -311,11 +314,38 @@ func sentenceParties(s string) []candidate {
 		if name == "" {
 			continue
 		}
+		if i > 0 && describes(p[:max(0, strings.LastIndex(p[:len(p)-len(rest)], strings.TrimSpace(name)))]) {
+			continue
+		}
 		c := candidate{name: name}
 		c.defs, c.defined = definitions(rest, name)
 		out = append(out, c)
 	}
 	return out
+}
+
+// describes reports whether the words of a preamble's piece before the
+// name it holds (lead) make that name part of a description of the party
+// before it rather than a party: a relative clause or a passive participle
+// whose agent the name is ("… (the "Bank"), the deposit accounts of which
+// are insured by the Federal Deposit Insurance Corporation ("FDIC")", "with
+// its deposit accounts insured by the Savings Association Insurance Fund
+// ("SAIF") administered by …"). The agreement's own making ("This Agreement
+// is made and entered into … by") is no description.
+func describes(lead string) bool {
+	f := strings.Fields(strings.NewReplacer(",", " ", ";", " ").Replace(asciiLower(lead)))
+	if slices.Contains(f, "agreement") {
+		return false
+	}
+	if slices.Contains(f, "which") || slices.Contains(f, "whose") {
+		return true
+	}
+	for i := 1; i < len(f); i++ {
+		if f[i] == "by" && strings.HasSuffix(f[i-1], "ed") && len(f[i-1]) > 4 {
+			return true
+		}
+	}
+	return false
 }
 
 // pieceName finds the party's name in a piece of the preamble: at its
@@ -348,6 +378,11 @@ func pieceName(p string) (string, string) {
 		starts = append(starts, loc[1])
 	}
 	for _, loc := range byRe2().FindAllStringIndex(p[:lim], -1) {
+		starts = append(starts, loc[1])
+	}
+	// A letter agreement's parties confirm "their agreement with" the
+	// other party: the agreement is made with it.
+	for _, loc := range withRe().FindAllStringIndex(p[:lim], -1) {
 		starts = append(starts, loc[1])
 	}
 	slices.Sort(starts)
@@ -567,18 +602,42 @@ func skipListMark(s string) string {
 	return s
 }
 
-// definingParagraph returns the start of the first paragraph of head that
-// holds at least two quoted definitions in parentheses, or -1.
+// definingParagraph returns where the parties of the first paragraph of
+// head that holds at least two quoted definitions in parentheses ("Acme"),
+// (the "Company") start, or -1: at the start of the sentence of its first
+// definition, so that a letter's address and salutation ("Ladies and
+// Gentlemen:") laid out without blank lines before it are no party.
 func definingParagraph(head string) int {
 	at := 0
 	for _, para := range strings.Split(head, "\n\n") {
-		if strings.Count(para, "(\"")+strings.Count(para, "(“")+strings.Count(para, "( \"")+strings.Count(para, "( “") >= 2 {
+		if defs := parenDefRe().FindAllStringIndex(para, -1); len(defs) >= 2 {
 			lead := len(para) - len(strings.TrimLeft(para, " \t\r\n"))
-			return at + lead
+			start := max(lead, letterStart(para, defs[0][0]))
+			return at + start
 		}
 		at += len(para) + 2
 	}
 	return -1
+}
+
+// parenDefRe is a quoted definition in parentheses: ("Acme"), (the
+// "Company"), over a line break too.
+var parenDefRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\(\s*(?:(?i:the)\s+)?["“]`)
+})
+
+// letterStart returns where the sentence holding byte at of para starts,
+// counting a line that ends in a colon (a salutation, "Ladies and
+// Gentlemen:", or a heading) as a sentence's end, or 0.
+func letterStart(para string, at int) int {
+	start := 0
+	if i := strings.LastIndex(para[:at], ":\n"); i >= 0 {
+		start = i + 2
+	}
+	if i := strings.LastIndex(para[:at], ":\r\n"); i >= 0 && i+3 > start {
+		start = i + 3
+	}
+	return start
 }
 
 // preambleEnd returns where the party text s ends: at the first full stop

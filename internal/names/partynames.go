@@ -65,11 +65,15 @@ func nameRun(s string) (string, string) {
 		case wc == "" || strings.ContainsAny(wc, "\"“”"):
 			return finish(s, end)
 		case strings.EqualFold(wc, "and"):
+			if words > 0 && raw == wc && innerAnd(prevRaw, s[k:]) {
+				i = k // taken only if the name goes on: end stays before it
+				continue
+			}
 			return finish(s, end)
 		case afterStop && words > 0:
 			return finish(s, end)
 		case afterComma && words > 0:
-			if !formWord(w) {
+			if !formWord(w) && !(firmNames(s[j:]) && !legalForm(prevRaw)) {
 				return finish(s, end)
 			}
 		case words > 0 && (isJoiner(wc) || w == "&"):
@@ -87,6 +91,69 @@ func nameRun(s string) (string, string) {
 		}
 	}
 	return finish(s, end)
+}
+
+// innerAnd reports whether an "and" between the name word prev and the text
+// after it (rest) is inside one name ("Alamogordo Federal Savings and Loan
+// Association", "Procter and Gamble Company") rather than between two: the
+// word before it is no legal form, names no kind of organisation and ends
+// no phrase, and at least two name words follow it without a break. "Acme Inc. and Beta LLC", "Acme and Beta"
+// and "Johnson and Johnson" stay two names.
+func innerAnd(prev, rest string) bool {
+	if strings.ContainsAny(prev, ",.;:") || legalForm(prev) || organisationWords[Key(prev)] {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 {
+		return false
+	}
+	first := f[0]
+	return nameWord(first) && !strings.ContainsAny(first, ",.;:()\"“”") && !legalFormWords[Key(first)] &&
+		nameWord(strings.TrimRight(f[1], ",;:")) && !strings.ContainsAny(f[1], "(\"“”")
+}
+
+// legalForm reports a word that is a legal form for certain: one written
+// out ("Company", "Limited") or a short form written with a period or in
+// capitals ("Inc.", "LLC"); a short capitalized word ("Lowe", "Arps") may
+// be a surname.
+func legalForm(w string) bool {
+	t := strings.TrimRight(w, ",;:")
+	return legalFormWords[Key(t)] || formWord(t) && (strings.HasSuffix(t, ".") || upperWord(t))
+}
+
+// organisationWords are the words that end the name of an organisation by
+// naming its kind ("American Diabetes Association", "Acme Bank"): an "and"
+// after one starts another name.
+var organisationWords = map[string]bool{"association": true, "institute": true, "foundation": true, "university": true,
+	"society": true, "fund": true, "trust": true, "bank": true, "partners": true, "partnership": true, "group": true,
+	"holdings": true, "council": true, "agency": true, "authority": true, "board": true, "college": true,
+	"hospital": true, "center": true, "centre": true, "school": true, "department": true, "ministry": true}
+
+// firmNames reports whether s, the words after a comma inside a name, go on
+// naming the firm: surnames listed with commas and closed by "&" ("Keefe,
+// Bruyette & Woods, Inc.", "Skadden, Arps, Slate, Meagher & Flom LLP"), so
+// the comma does not end the name. Each surname is one or two name words.
+func firmNames(s string) bool {
+	f := strings.Fields(s)
+	inGroup := 0
+	for i := 0; i < len(f) && i < 12; i++ {
+		w := f[i]
+		if w == "&" {
+			return inGroup > 0 && i+1 < len(f) && nameWord(f[i+1])
+		}
+		bare := strings.TrimRight(w, ",")
+		if !nameWord(bare) || strings.ContainsAny(bare, ".;:()\"“”") || legalFormWords[Key(bare)] {
+			return false
+		}
+		inGroup++
+		if inGroup > 2 {
+			return false
+		}
+		if strings.HasSuffix(w, ",") {
+			inGroup = 0
+		}
+	}
+	return false
 }
 
 // finish returns the name s[:end] and the rest.

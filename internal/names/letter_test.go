@@ -1,0 +1,117 @@
+package names
+
+import (
+	"slices"
+	"testing"
+)
+
+// A letter agreement names its parties as the subject that confirms "their
+// agreement with" the addressee: the agreement is made by the one and with
+// the other. A body named inside a description of a party (the insurer of
+// its deposits) is none.
+func TestLetterAgreementParties(t *testing.T) {
+	body := "\n\nSection 1. The Offering. The Company will offer shares.\n"
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{
+			name: "by and with, an insurer in a description",
+			text: "AGENCY AGREEMENT\n\nHarbor Lane Advisors & Company\n12 Pier Road\n\nLadies and Gentlemen:\n\n" +
+				"Mesa Verde Financial Corporation, a federal corporation (the \"Company\"), and Mesa Verde Federal Savings and Loan Association, " +
+				"a federally chartered savings and loan association (the \"Bank\") with its deposit accounts insured by the Deposit Guarantee Fund (\"DGF\") " +
+				"administered by the National Deposit Insurance Corporation (\"NDIC\"), hereby confirm, jointly and severally, their agreement with " +
+				"Harbor Lane Advisors & Company, a Division of Lowe, Pratt & Stone, Inc. (the \"Agent\"), as follows:" + body,
+			want: []string{"Mesa Verde Financial Corporation", "Mesa Verde Federal Savings and Loan Association", "Harbor Lane Advisors & Company"},
+		},
+		{
+			name: "one definition in the quoted form, a relative clause, a firm of surnames",
+			text: "AGENCY AGREEMENT\n\nLadies and Gentlemen:\n\n" +
+				"Cedar Bancshares Corporation, a Tennessee corporation (the \"Company\"), and Cedar Community Bank, a federal savings bank (the \"Bank\"), " +
+				"the deposit accounts of which are insured by the National Deposit Insurance Corporation (\"NDIC\"), hereby confirm their agreement with " +
+				"Lowe, Pratt & Stone, Inc. (the \"Agent\") as follows:" + body,
+			want: []string{"Cedar Bancshares Corporation", "Cedar Community Bank", "Lowe, Pratt & Stone, Inc."},
+		},
+		{
+			name: "a letter laid out without blank lines: the salutation is no party",
+			text: "AGENCY AGREEMENT\nHarbor Lane Advisors & Company,\na Division of Lowe, Pratt & Stone, Inc.\n12 Pier Road\nLadies and Gentlemen:\n" +
+				" Mesa Verde Financial Corporation, a federal corporation (the\n\"Company\") and Mesa Verde Bank (the \"Bank\") hereby confirm their agreement\n" +
+				"with Harbor Lane Advisors & Company (the\n\"Agent\"), as follows:\n Section 1. The Offering. The Company will offer shares.\n",
+			want: []string{"Mesa Verde Financial Corporation", "Mesa Verde Bank", "Harbor Lane Advisors & Company"},
+		},
+		{
+			// The other side: "and" after a name that says its kind of
+			// organisation separates two names.
+			name: "two names joined by and",
+			text: "SPONSORSHIP AGREEMENT\n\nThis Sponsorship Agreement is made by and between American Heart Society and " +
+				"Blue Fern Studios, Inc.\n\n1. Term.",
+			want: []string{"American Heart Society", "Blue Fern Studios, Inc."},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := Learn(tc.text, "contract.txt")
+			var got []string
+			for _, p := range n.Parties {
+				got = append(got, p.Name)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("parties %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestInnerAnd(t *testing.T) {
+	for _, c := range []struct {
+		prev, rest string
+		want       bool
+	}{
+		{"Savings", " Loan Association, a federally chartered", true},
+		{"Procter", " Gamble Company (\"P&G\")", true},
+		{"Association", " Freeze Tag, Inc. (\"Licensee\")", false}, // a kind of organisation ends a name
+		{"Inc.", " Beta Holdings LLC", false},                      // a legal form ends a name
+		{"Acme", " Beta (the \"Parties\")", false},                 // one name word after it: two names
+		{"Johnson", " Johnson", false},
+	} {
+		if got := innerAnd(c.prev, c.rest); got != c.want {
+			t.Errorf("innerAnd(%q, %q) = %v, want %v", c.prev, c.rest, got, c.want)
+		}
+	}
+}
+
+func TestFirmNames(t *testing.T) {
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"surnames closed by &", "Keefe, Bruyette & Woods, Inc. (the \"Agent\")", "Keefe, Bruyette & Woods, Inc."},
+		{"four surnames", "Skadden, Arps, Slate, Meagher & Flom LLP, counsel", "Skadden, Arps, Slate, Meagher & Flom LLP"},
+		{"a description after the comma", "Charles Webb & Company, a Division of Keefe, Bruyette & Woods, Inc.", "Charles Webb & Company"},
+		{"a legal form after the comma", "Acme Corp., Wexford & Sons", "Acme Corp."},
+		{"a place after the comma", "Acme Widgets, Columbus, Ohio 43017", "Acme Widgets"},
+	} {
+		if got, _ := nameRun(c.text); got != c.want {
+			t.Errorf("%s: nameRun(%q) = %q, want %q", c.name, c.text, got, c.want)
+		}
+	}
+}
+
+func TestDescribes(t *testing.T) {
+	for _, c := range []struct {
+		lead string
+		want bool
+	}{
+		{" with its deposit accounts insured by the ", true},
+		{" administered by the ", true},
+		{", the deposit accounts of which are insured by the ", true},
+		{", a subsidiary whose parent is ", true},
+		{", and ", false},
+		{" and its Reseller, ", false},
+		{" This Agreement is made and entered into as of June 1 by ", false}, // the agreement's own making
+		{" This Agreement, executed by ", false},
+	} {
+		if got := describes(c.lead); got != c.want {
+			t.Errorf("describes(%q) = %v, want %v", c.lead, got, c.want)
+		}
+	}
+}
