@@ -36,8 +36,17 @@ func TestLetterAgreementParties(t *testing.T) {
 			name: "a letter laid out without blank lines: the salutation is no party",
 			text: "AGENCY AGREEMENT\nHarbor Lane Advisors & Company,\na Division of Lowe, Pratt & Stone, Inc.\n12 Pier Road\nLadies and Gentlemen:\n" +
 				" Mesa Verde Financial Corporation, a federal corporation (the\n\"Company\") and Mesa Verde Bank (the \"Bank\") hereby confirm their agreement\n" +
-				"with Harbor Lane Advisors & Company (the\n\"Agent\"), as follows:\n Section 1. The Offering. The Company will offer shares.\n",
+				"with Harbor Lane Advisors & Company (the\n\"Agent\"), as follows:\n Section 1. The Offering. The Company will offer shares under an agreement\n" +
+				"between the Company and the Agent (a copy of which is attached).\n",
 			want: []string{"Mesa Verde Financial Corporation", "Mesa Verde Bank", "Harbor Lane Advisors & Company"},
+		},
+		{
+			// The other side: a "between" that names others than the
+			// terms a paragraph before it defined introduces the parties.
+			name: "a between after a paragraph of definitions",
+			text: "SUPPLY AGREEMENT\n\nThis page lists the offices of Acme Widgets, Inc. (\"Acme\") and Borealis Foods LLC (\"Borealis\").\n\n" +
+				"This Supply Agreement is made by and between Gamma Tools Inc. and Delta Parts LLC as of May 1, 2019.\n\n1. Supply.",
+			want: []string{"Gamma Tools Inc.", "Delta Parts LLC"},
 		},
 		{
 			// The other side: "and" after a name that says its kind of
@@ -110,8 +119,8 @@ func TestDescribes(t *testing.T) {
 		{" This Agreement is made and entered into as of June 1 by ", false}, // the agreement's own making
 		{" This Agreement, executed by ", false},
 	} {
-		if got := describes(c.lead); got != c.want {
-			t.Errorf("describes(%q) = %v, want %v", c.lead, got, c.want)
+		if got := Describes(c.lead); got != c.want {
+			t.Errorf("Describes(%q) = %v, want %v", c.lead, got, c.want)
 		}
 	}
 }

@@ -248,6 +248,11 @@ func preambleParties(head string) []candidate {
 		}
 	}
 	found := false
+	// A letter agreement defines its parties before any "between" ("X
+	// (the "Company") … hereby confirm their agreement with Y (the
+	// "Agent")"); a "between" after that paragraph that names only the
+	// terms it defined is the body's ("between the Company and the Agent").
+	defining := definingParagraph(head)
 	for _, m := range introductions(head, 8) {
 		if !introducesParties(head, m[0]) {
 			continue
@@ -256,6 +261,11 @@ func preambleParties(head string) []candidate {
 			if name, _ := looseRun(skipJoiners(head[m[1]:])); name == "" {
 				continue
 			}
+		}
+		if !found && defining >= 0 && defining < m[0] && namesDefinedOnly(head[m[1]:], sentenceParties(head[defining:])) {
+			keep(sentenceParties(head[defining:]))
+			found = true
+			continue
 		}
 		found = true
 		sentence := sentenceParties(head[m[1]:])
@@ -269,12 +279,32 @@ func preambleParties(head string) []candidate {
 		}
 		keep(sentence)
 	}
-	if !found {
-		if start := definingParagraph(head); start >= 0 {
-			keep(sentenceParties(head[start:]))
-		}
+	if !found && defining >= 0 {
+		keep(sentenceParties(head[defining:]))
 	}
 	return out
+}
+
+// namesDefinedOnly reports whether the parties the introduction s reads
+// are all terms the candidates cands define, cands holding two parties or
+// more.
+func namesDefinedOnly(s string, cands []candidate) bool {
+	if len(cands) < 2 {
+		return false
+	}
+	defined := map[string]bool{}
+	for _, c := range cands {
+		for _, d := range c.defs {
+			defined[Key(d)] = true
+		}
+	}
+	named := sentenceParties(s)
+	for _, c := range named {
+		if !defined[Key(c.name)] {
+			return false
+		}
+	}
+	return len(named) > 0
 }
 
 // introducesParties reports whether the introducing words at byte at of
@@ -314,7 +344,7 @@ func sentenceParties(s string) []candidate {
 		if name == "" {
 			continue
 		}
-		if i > 0 && describes(p[:max(0, strings.LastIndex(p[:len(p)-len(rest)], strings.TrimSpace(name)))]) {
+		if i > 0 && Describes(p[:max(0, strings.LastIndex(p[:len(p)-len(rest)], strings.TrimSpace(name)))]) {
 			continue
 		}
 		c := candidate{name: name}
@@ -324,7 +354,7 @@ func sentenceParties(s string) []candidate {
 	return out
 }
 
-// describes reports whether the words of a preamble's piece before the
+// Describes reports whether the words of a preamble's piece before the
 // name it holds (lead) make that name part of a description of the party
 // before it rather than a party: a relative clause or a passive participle
 // whose agent the name is ("… (the "Bank"), the deposit accounts of which
@@ -332,7 +362,7 @@ func sentenceParties(s string) []candidate {
 // its deposit accounts insured by the Savings Association Insurance Fund
 // ("SAIF") administered by …"). The agreement's own making ("This Agreement
 // is made and entered into … by") is no description.
-func describes(lead string) bool {
+func Describes(lead string) bool {
 	f := strings.Fields(strings.NewReplacer(",", " ", ";", " ").Replace(asciiLower(lead)))
 	if slices.Contains(f, "agreement") {
 		return false
