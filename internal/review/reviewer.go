@@ -85,6 +85,12 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 	}
 	cell.Found = cell.Confidence >= r.sc.Threshold(i)
 	cell.Answer, cell.Extracts = answer.ReadAmong(prep, p, r.nb[i], cell.Extracts, scores, cell.Found)
+	if !cell.Found && cell.Answer.Kind == answer.KindValue {
+		// a value read below the threshold: the contract defines the
+		// provision ("“Effective Date” means … the date specified in the
+		// preamble hereof"), which is the provision found
+		cell.Found = true
+	}
 	if cell.Found {
 		if cell.Answer.Excludes || cell.Answer.Kind == answer.KindNotFound {
 			// A clause that excludes the provision is evidence, not the

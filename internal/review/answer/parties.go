@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pakton/pakton/internal/names"
 )
 
 // Reading the parties of a contract. Drafters introduce the parties once,
@@ -534,6 +536,12 @@ func definedParties(s string, lo, hi int) []partyRead {
 		}
 		nameAt, nameEnd, ok := nameBefore(s, segLo, segHi)
 		if !ok {
+			continue
+		}
+		if len(out) > 0 && names.Describes(s[segLo:nameAt]) {
+			// a body named in the description of the party before it
+			// ("… (the "Bank"), the deposit accounts of which are insured
+			// by the Federal Deposit Insurance Corporation ("FDIC")")
 			continue
 		}
 		out = append(out, partyRead{name: s[nameAt:nameEnd], nameAt: nameAt, nameEnd: nameEnd, role: role, roleAt: m.roleLo, roleEnd: m.roleLo + len(strings.TrimRightFunc(s[m.roleLo:m.roleHi], unicode.IsSpace))})

@@ -51,6 +51,11 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 				return a, ex
 			}
 		}
+		// a date provision the contract defines by its own date has it,
+		// whatever its passages scored
+		if a, at, ok := definedAsOwnDate(c, p, ex, scores); ok {
+			return a, at
+		}
 		return NotFound(), ex
 	}
 	if c != nil {
@@ -110,6 +115,12 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 			// the contract's opening writes
 			if sa, sex, ok := datedAbove(c, ex, scores); ok {
 				return sa, leadWithAnswer(sa, sex)
+			}
+			// the provision's term defined by the contract's own date
+			// ("“Effective Date” means … the date specified in the
+			// preamble hereof") where the passages found do not say it
+			if sa, sex, ok := definedAsOwnDate(c, p, ex, scores); ok {
+				return sa, sex
 			}
 			// a contract whose opening writes no date, not even a blank
 			// one, is made when the last party signs: the date of its
@@ -353,9 +364,10 @@ func openingDate(c *detect.Prepared) (valueAt, document.Span, bool) {
 
 // reDateAbove refers to the date a contract's opening writes: "the date
 // first above written", "the day and year first set forth above", "the
-// date hereof", "the date of this Agreement".
+// date hereof", "the date of this Agreement", "the date specified in the
+// preamble".
 var reDateAbove = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:(?:day\s+and\s+)?(?:date|year)\s+(?:first\s+)?(?:above|hereinabove|herein\s*above)\s+(?:written|set\s+(?:forth|out)|stated|mentioned)|(?:date|day\s+and\s+year)\s+(?:first\s+)?(?:written|set\s+(?:forth|out)|stated|mentioned)\s+above|date\s+(?:hereof|of\s+this\s+agreement))\b`)
+	return regexp.MustCompile(`(?i)\b(?:(?:date|day)\s+(?:specified|set\s+(?:forth|out)|stated|written|given|referred\s+to)\s+in\s+the\s+(?:preamble|heading|opening\s+paragraph|first\s+paragraph|introductory\s+paragraph)|(?:day\s+and\s+)?(?:date|year)\s+(?:first\s+)?(?:above|hereinabove|herein\s*above)\s+(?:written|set\s+(?:forth|out)|stated|mentioned)|(?:date|day\s+and\s+year)\s+(?:first\s+)?(?:written|set\s+(?:forth|out)|stated|mentioned)\s+above|date\s+(?:hereof|of\s+this\s+agreement))\b`)
 })
 
 // datedAbove reads a date the extracts give as the contract's own ("shall
