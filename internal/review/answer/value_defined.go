@@ -40,7 +40,9 @@ func definedAsOwnDate(c *detect.Prepared, p *playbook.Provision, ex []detect.Ext
 	if !ok {
 		return nil, nil, false
 	}
-	dsp := c.Index().RuneSpan(at, at+len(def))
+	// the passage that defines the term (a filing's wide gaps may cut the
+	// definition's sentence into several)
+	dsp := c.Index().RuneSpan(at, at+len(p.Name)+2)
 	def = strings.Join(strings.Fields(reUnderline().ReplaceAllString(def, " ")), " ")
 	defEx, k := extractAppended(c, nil, dsp, scores)
 	if k < 0 {
@@ -53,13 +55,19 @@ func definedAsOwnDate(c *detect.Prepared, p *playbook.Provision, ex []detect.Ext
 		a, out, ok = signedOn(c, defEx, scores)
 	case reDateAbove().MatchString(def):
 		v, sp, found := openingDate(c)
-		if !found {
-			return nil, nil, false
-		}
 		var j int
-		out, j = extractAppended(c, defEx, sp, scores)
-		if j < 0 {
-			return nil, nil, false
+		if found {
+			out, j = extractAppended(c, defEx, sp, scores)
+		}
+		if !found || j < 0 {
+			// "made as of 31 December, ---------  1996": a date the
+			// filing's underline splits, and the passages with it, read
+			// across them
+			a, out, ok = openingDateRunsOn(c, p, scores)
+			if ok {
+				out = append(out, defEx...)
+			}
+			break
 		}
 		a, ok = &Answer{Kind: KindValue, Text: v.v, Spans: []Span{{Extract: j, Span: sp, Role: "value"}}}, true
 	}
@@ -98,4 +106,25 @@ func termDefinition(text, name string) (int, string, bool) {
 		}
 	}
 	return m[0], def, true
+}
+
+// openingDateRunsOn reads the date of c's opening that a passage cuts short
+// before its year (dateRunsOn), from the first passage of the opening that
+// ends so.
+func openingDateRunsOn(c *detect.Prepared, p *playbook.Provision, scores []float64) (*Answer, []detect.Extract, bool) {
+	for k, ps := range c.Passages() {
+		if ps.Span.Start >= openingChars {
+			break
+		}
+		score := 0.0
+		if k < len(scores) {
+			score = scores[k]
+		}
+		e := c.Extract(k, score)
+		if !reDateCut().MatchString(e.Text) {
+			continue
+		}
+		return dateRunsOn(c, p, []detect.Extract{e}, scores)
+	}
+	return nil, nil, false
 }
