@@ -115,6 +115,10 @@ func TestDescribes(t *testing.T) {
 		{", the deposit accounts of which are insured by the ", true},
 		{", a subsidiary whose parent is ", true},
 		{", and ", false},
+		{", a company limited by guarantee, registered in England, and ", false},       // the party before's description, then "and"
+		{", whose principal place of business is 1 Elm Street, Dover and ", false},     // the same
+		{" with its deposit accounts insured by the Fund; administered by the ", true}, // after the semicolon
+		{", a company limited by guarantee, and its deposits insured by the ", true},   // after the "and"
 		{" and its Reseller, ", false},
 		{" This Agreement is made and entered into as of June 1 by ", false}, // the agreement's own making
 		{" This Agreement, executed by ", false},

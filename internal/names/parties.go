@@ -360,10 +360,20 @@ func sentenceParties(s string) []candidate {
 // whose agent the name is ("… (the "Bank"), the deposit accounts of which
 // are insured by the Federal Deposit Insurance Corporation ("FDIC")", "with
 // its deposit accounts insured by the Savings Association Insurance Fund
-// ("SAIF") administered by …"). The agreement's own making ("This Agreement
-// is made and entered into … by") is no description.
+// ("SAIF") administered by …"). Only the words after the last "and" or
+// semicolon count: before them runs the description of the party before
+// ("… a company limited by guarantee, … United Kingdom and CERES, INC.",
+// "whose principal place of business is … and HIGH SPEED NET SOLUTIONS,
+// INC."). The agreement's own making ("This Agreement is made and entered
+// into … by") is no description.
 func Describes(lead string) bool {
-	f := strings.Fields(strings.NewReplacer(",", " ", ";", " ").Replace(asciiLower(lead)))
+	f := strings.Fields(strings.NewReplacer(",", " ", ";", " ; ").Replace(asciiLower(lead)))
+	for i := len(f) - 1; i >= 0; i-- {
+		if f[i] == "and" || f[i] == ";" {
+			f = f[i+1:]
+			break
+		}
+	}
 	if slices.Contains(f, "agreement") {
 		return false
 	}
