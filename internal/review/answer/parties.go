@@ -128,6 +128,16 @@ var (
 	})
 )
 
+// possessive are the words that set a party's role before its name ("its
+// Reseller, Schoolpop, Inc.").
+var possessive = map[string]bool{"its": true, "their": true, "his": true, "her": true}
+
+// reRoleApposition is a role of one to three capitalized words and the
+// comma after it, before a capitalized name.
+var reRoleApposition = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2},\s+[A-Z]`)
+})
+
 // genericRoles are defined names that are not one party's: the parties as
 // a whole, the agreement, its dates.
 var genericRoles = map[string]bool{
@@ -664,6 +674,13 @@ func nameFrom(s string, lo, hi int) (int, int, bool) {
 			continue
 		}
 		start += n
+	}
+	// "and its Reseller, Schoolpop, Inc.": the capitalized words after a
+	// possessive are the party's role, set before its name with a comma
+	if f := strings.Fields(strings.ToLower(seg[:start])); len(f) > 0 && possessive[f[len(f)-1]] {
+		if m := reRoleApposition().FindStringIndex(seg[start:]); m != nil && hasCompanyForm(seg[start+m[1]-1:]) {
+			start += m[1] - 1
+		}
 	}
 	seg = seg[start:]
 	lo += start

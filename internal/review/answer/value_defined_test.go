@@ -78,7 +78,7 @@ func TestDefinedAsOwnDate(t *testing.T) {
 
 // A body named in the description of a party — the insurer of its
 // deposits — is no party; a party named after the agreement's own making
-// ("made … by") is one.
+// ("made … by") is one; a role set before a name is no part of it.
 func TestPreamblePartiesNotInDescriptions(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -90,6 +90,12 @@ func TestPreamblePartiesNotInDescriptions(t *testing.T) {
 			[]string{"Mesa Verde Bank (Bank)", "Harbor Lane Advisors & Company (Agent)"}},
 		{`This Hosting Agreement is entered into by Fabrikam Hosting Corporation ("Fabrikam") and Lucerne Corporation ("Customer") for the processing of messages received by Customer from users of Customer's Web site ("Users").`,
 			[]string{"Fabrikam Hosting Corporation (Fabrikam)", "Lucerne Corporation (Customer)"}},
+		// a role set before the name after a possessive is no part of it;
+		// a name whose own words hold a comma keeps them
+		{`This Reseller Agreement is entered into by and between Fabrikam Incentive Services, L.L.C., a Missouri limited liability company ("FIS"), and its Reseller, Lucerne Kids, Inc., a Delaware corporation ("Lucerne").`,
+			[]string{"Fabrikam Incentive Services, L.L.C. (FIS)", "Lucerne Kids, Inc. (Lucerne)"}},
+		{`This Agency Agreement is entered into by and between Mesa Verde Bank ("Bank"), and its agent Lowe, Pratt & Stone, Inc. ("Agent").`,
+			[]string{"Mesa Verde Bank (Bank)", "Lowe, Pratt & Stone, Inc. (Agent)"}},
 	} {
 		var got []string
 		for _, p := range preambleParties(c.text) {
