@@ -2,6 +2,7 @@ package names
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -125,6 +126,34 @@ func TestDescribes(t *testing.T) {
 	} {
 		if got := Describes(c.lead); got != c.want {
 			t.Errorf("Describes(%q) = %v, want %v", c.lead, got, c.want)
+		}
+	}
+}
+
+// A party the preamble names by reference to a schedule ("the persons
+// listed on Schedule A (collectively, the "Investor Group")") is named by
+// the signature block, which adds its members; a preamble that names every
+// party does not take the signature block's names.
+func TestPartiesListedElsewhere(t *testing.T) {
+	body := strings.Repeat("1. The parties shall perform their obligations under this agreement in good faith.\n\n", 60)
+	sig := "IN WITNESS WHEREOF the parties have signed.\n\nHARBOR LANE HOLDINGS, INC.\nBy: ____\n\nCEDAR PARTNERS I, LLC\nBy: ____\n"
+	listed := "COOPERATION AGREEMENT\n\nThis Cooperation Agreement is by and among the persons and entities listed on Schedule A (collectively, the \"Investor Group\"), " +
+		"Harbor Lane Holdings, Inc. (the \"Company\") and Pat Doe (the \"Designee\").\n\nWHEREAS, the parties wish to cooperate.\n\n" + body + sig
+	named := "COOPERATION AGREEMENT\n\nThis Cooperation Agreement is by and among Harbor Lane Holdings, Inc. (the \"Company\") and Pat Doe (the \"Designee\").\n\n" +
+		"WHEREAS, the parties wish to cooperate.\n\n" + body + sig
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{listed, []string{"Harbor Lane Holdings, Inc.", "Pat Doe", "CEDAR PARTNERS I, LLC"}},
+		{named, []string{"Harbor Lane Holdings, Inc.", "Pat Doe"}},
+	} {
+		var got []string
+		for _, p := range Learn(c.text, "x.txt").Parties {
+			got = append(got, p.Name)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("parties %q, want %q", got, c.want)
 		}
 	}
 }

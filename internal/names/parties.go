@@ -84,8 +84,33 @@ func readParties(text, head string) []Party {
 		for _, name := range signatureParties(tail) {
 			add(candidate{name: name}, "signature")
 		}
+	} else if listedElsewhere(head) {
+		// the members of a party the preamble names by reference: the
+		// entities that sign, by their legal form
+		for _, name := range signatureParties(tail) {
+			if hasFormWord(cleanName(name)) {
+				add(candidate{name: name}, "signature")
+			}
+		}
 	}
 	return out
+}
+
+// reListedElsewhere is a preamble's party named by reference to where its
+// members are listed: "the persons and entities listed on Schedule A
+// (collectively, the "ValueAct Group")".
+var reListedElsewhere = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:listed|set\s+forth|named|identified)\s+(?:on|in)\s+(?:the\s+)?(?:schedule|exhibit|annex|appendix|signature)[^()]{0,80}\(\s*(?:collectively,?\s*)?(?:the\s+)?["“]`)
+})
+
+// listedElsewhere reports whether the preamble of head, before its
+// recitals, introduces a party by reference to a schedule or the signature
+// pages: its members are named there, and the signature block adds them.
+func listedElsewhere(head string) bool {
+	if i := recitals(head); i >= 0 {
+		head = head[:i]
+	}
+	return reListedElsewhere().MatchString(head)
 }
 
 // addDefs adds the terms a party is defined by to its short names (those
