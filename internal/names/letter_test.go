@@ -108,7 +108,7 @@ func TestFirmNames(t *testing.T) {
 
 func TestDescribes(t *testing.T) {
 	for _, c := range []struct {
-		lead string
+		prefix string
 		want bool
 	}{
 		{" with its deposit accounts insured by the ", true},
@@ -124,8 +124,8 @@ func TestDescribes(t *testing.T) {
 		{" This Agreement is made and entered into as of June 1 by ", false}, // the agreement's own making
 		{" This Agreement, executed by ", false},
 	} {
-		if got := Describes(c.lead); got != c.want {
-			t.Errorf("Describes(%q) = %v, want %v", c.lead, got, c.want)
+		if got := Describes(c.prefix); got != c.want {
+			t.Errorf("Describes(%q) = %v, want %v", c.prefix, got, c.want)
 		}
 	}
 }

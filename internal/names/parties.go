@@ -380,7 +380,7 @@ func sentenceParties(s string) []candidate {
 }
 
 // Describes reports whether the words of a preamble's piece before the
-// name it holds (lead) make that name part of a description of the party
+// name it holds (prefix) make that name part of a description of the party
 // before it rather than a party: a relative clause or a passive participle
 // whose agent the name is ("… (the "Bank"), the deposit accounts of which
 // are insured by the Federal Deposit Insurance Corporation ("FDIC")", "with
@@ -391,8 +391,8 @@ func sentenceParties(s string) []candidate {
 // "whose principal place of business is … and HIGH SPEED NET SOLUTIONS,
 // INC."). The agreement's own making ("This Agreement is made and entered
 // into … by") is no description.
-func Describes(lead string) bool {
-	f := strings.Fields(strings.NewReplacer(",", " ", ";", " ; ").Replace(asciiLower(lead)))
+func Describes(prefix string) bool {
+	f := strings.Fields(strings.NewReplacer(",", " ", ";", " ; ").Replace(asciiLower(prefix)))
 	for i := len(f) - 1; i >= 0; i-- {
 		if f[i] == "and" || f[i] == ";" {
 			f = f[i+1:]
