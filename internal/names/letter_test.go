@@ -109,7 +109,7 @@ func TestFirmNames(t *testing.T) {
 func TestDescribes(t *testing.T) {
 	for _, c := range []struct {
 		prefix string
-		want bool
+		want   bool
 	}{
 		{" with its deposit accounts insured by the ", true},
 		{" administered by the ", true},
