@@ -454,7 +454,7 @@ func mergeHoldings(hs []holding, j joined) []Holder {
 func feeTerms(t, holder, label string, c cues) ([]string, [][2]int) {
 	var terms []string
 	var at [][2]int
-	if holder != "Either party" && !strings.Contains(t, holder) || !reFee().MatchString(t) {
+	if holder != "Either party" && !strings.Contains(t, holder) || !namesFee(t) {
 		// no sentence of t names the holder (containsWord) or a fee (a
 		// sentence is cut after a full stop and space, so a fee word
 		// of one is a word of t): t need not be cut into sentences
@@ -467,7 +467,7 @@ func feeTerms(t, holder, label string, c cues) ([]string, [][2]int) {
 		}
 		seen[sg.sentence] = true
 		sent := t[sg.sentence[0]:sg.sentence[1]]
-		if !reFee().MatchString(sent) || negates(sent) || !containsWord(sent, holder) {
+		if !namesFee(sent) || negates(sent) || !containsWord(sent, holder) {
 			continue
 		}
 		if segWeight(t, segment{sg.sentence[0], sg.sentence[1], sg.sentence}, c) == 0 {
@@ -831,3 +831,11 @@ func NoticePhrase(n string) string {
 	}
 	return n + "'s notice"
 }
+
+// namesFee is reFee().MatchString(s), the expression tried only on a text
+// its gate admits (TestNamesFeeLikeExpression).
+func namesFee(s string) bool {
+	return feeGate.admits(lowerASCII(s)) && reFee().MatchString(s)
+}
+
+var feeGate = pieceGate{{"fee"}, {"penalt"}, {"charge"}, {"pay"}, {"compen"}, {"reimbur"}}

@@ -937,13 +937,8 @@ func readPolarityOnce(p *playbook.Provision, s string) polarity {
 		out.kind = KindNo
 		return out
 	}
-	restriction := k == playbook.PolarityRestriction
-	re := reRightCondition()
-	if restriction {
-		re = reRestrictionCondition()
-	}
 	sent := s[sg.sentence[0]:sg.sentence[1]]
-	if m := re.FindStringIndex(sent); m != nil {
+	if m := conditionIn(sent, k == playbook.PolarityRestriction); m != nil {
 		lo, hi := sg.sentence[0]+m[0], sg.sentence[1]
 		for _, o := range segments(s) {
 			// the segment the cue starts or lies in; a cue that is itself a
@@ -1149,4 +1144,56 @@ func listedOccasions(c *detect.Prepared, p *playbook.Provision, ex []detect.Extr
 		}
 	}
 	return out
+}
+
+// conditionIn is the first match in s of reRestrictionCondition, for a
+// restriction, or of reRightCondition, the expression tried only on a text
+// its gate admits (TestConditionInLikeExpression).
+func conditionIn(s string, restriction bool) []int {
+	if restriction {
+		if !restrictionConditionGate.admits(lowerASCII(s)) {
+			return nil
+		}
+		return reRestrictionCondition().FindStringIndex(s)
+	}
+	if !rightConditionGate.admits(lowerASCII(s)) {
+		return nil
+	}
+	return reRightCondition().FindStringIndex(s)
+}
+
+var (
+	rightConditionGate = pieceGate{{"except"}, {"other"}, {"only"}, {"provided"}, {"ubject"}, {"unle"},
+		{"after", "initial"}, {"after", "fir"}, {"after", "minimum"}, {"following", "initial"}, {"following", "fir"}, {"following", "minimum"},
+		{"renew"}, {"exten"}, {"with", "con"}, {"with", "approval"}, {"with", "agreement"}, {"mutual"}}
+	restrictionConditionGate = pieceGate{{"unrea"}, {"except"}, {"other"}, {"provided"}, {"ubject"}}
+)
+
+// pieceGate lists, for each alternative of an expression, pieces of text
+// every match of that alternative holds in some case: a text that does not
+// hold every piece of some alternative, its ASCII capitals lowered, cannot
+// match, and the expression need not be tried on it. No piece holds a
+// capital, an "s" or a "k": a case-folded match may spell those two with
+// the long s or the Kelvin sign, the only letters outside ASCII that fold
+// to ASCII ones (TestPieceGatesFoldSafe). Most of the clauses and
+// sentences the answer readers read hold no piece of an expression asked of
+// them, and looking for the pieces costs a small part of running it.
+type pieceGate [][]string
+
+// admits reports whether l, a text with its ASCII capitals lowered, holds
+// every piece of one of g's alternatives.
+func (g pieceGate) admits(l string) bool {
+	for _, alt := range g {
+		all := true
+		for _, p := range alt {
+			if !strings.Contains(l, p) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TestSentenceEndsLikeExpression checks that sentenceEnds finds exactly the
@@ -190,4 +192,65 @@ func compareOnTexts(t *testing.T, seed uint64, pieces []string, find func(string
 		}
 	}
 	t.Logf("%d contracts compared", len(files))
+}
+
+func TestConditionInLikeExpression(t *testing.T) {
+	pieces := []string{"except", "EXCEPT", "exceptions", "to", "for", "as", "that", "with", "where", "when", "if", "other", "than", "only", "Only", "upon", "on", "in", "the", "extent",
+		"provided", "Provided", ",", "however", "subject", "ſubject", "unless", "unleſs", "UNLESS", "after", "following", "expiry", "expiration", "end", "of", "initial", "first", "firſt", "minimum",
+		"term", "period", "year", "during", "any", "each", "a", "every", "renewal", "renewed", "extension", "extenſion", "extended", "prior", "written", "consent", "conſent", "approval", "agreement",
+		"mutual", "not", "be", "unreasonably", "unreaſonably", "withheld", "delayed", "conditioned", "x", "K", "ſ", " ", "  ", "\n", "\t", "\r", "\f", "\v", "\u00a0", "é", "_", "."}
+	for _, restriction := range []bool{false, true} {
+		compareOnTexts(t, 9, pieces, func(s string) ([][]int, [][]int) {
+			re := reRightCondition()
+			if restriction {
+				re = reRestrictionCondition()
+			}
+			var got, want [][]int
+			if m := conditionIn(s, restriction); m != nil {
+				got = [][]int{m}
+			}
+			if m := re.FindStringIndex(s); m != nil {
+				want = [][]int{m}
+			}
+			return got, want
+		})
+	}
+}
+
+func TestNamesFeeLikeExpression(t *testing.T) {
+	pieces := []string{"fee", "Fees", "FEES", "feeſ", "penalty", "penalties", "penaltieſ", "charge", "charges", "chargeſ", "pay", "Payment", "payment", "compensation", "compenſate", "reimburse",
+		"reimburſement", "x", "K", "ſ", "a", " ", "  ", "\n", "\t", "é", "_", "."}
+	compareOnTexts(t, 10, pieces, func(s string) ([][]int, [][]int) {
+		got, want := [][]int{}, [][]int{}
+		if namesFee(s) {
+			got = [][]int{{1}}
+		}
+		if reFee().MatchString(s) {
+			want = [][]int{{1}}
+		}
+		return got, want
+	})
+}
+
+// TestPieceGatesFoldSafe checks that no gate's piece holds what a
+// case-folded match may spell otherwise: a capital, an "s" or a "k" (the
+// long s and the Kelvin sign fold to those two, and no other letter outside
+// ASCII folds to an ASCII one).
+func TestPieceGatesFoldSafe(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf && !strings.ContainsRune("sSkK", f) {
+				t.Fatalf("%U folds to %q", r, f)
+			}
+		}
+	}
+	for _, g := range []pieceGate{rightConditionGate, restrictionConditionGate, feeGate} {
+		for _, alt := range g {
+			for _, p := range alt {
+				if strings.ContainsAny(p, "skSK") || strings.ToLower(p) != p {
+					t.Errorf("piece %q", p)
+				}
+			}
+		}
+	}
 }
