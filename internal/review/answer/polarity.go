@@ -1019,10 +1019,10 @@ func onStatedCauses(p *playbook.Provision, s string, pol polarity) bool {
 		}
 	}
 	sent := s[from:]
-	if k := reSentenceEnd().FindStringIndex(s[pol.focus[0]:]); k != nil {
-		sent = s[from : pol.focus[0]+k[0]]
+	if k := sentenceEnds(s[pol.focus[0]:]); len(k) > 0 {
+		sent = s[from : pol.focus[0]+k[0][0]]
 	}
-	if reNoCause().MatchString(sent) {
+	if saysNoCause(sent) {
 		return false
 	}
 	if strings.HasSuffix(seg, ":") || strings.HasPrefix(strings.TrimLeft(s[pol.focus[1]:], " \t"), ":") {
@@ -1040,16 +1040,24 @@ var reNoticeOnly = sync.OnceValue(func() *regexp.Regexp {
 // needsNoCause reports whether p's definition or keywords say the right
 // needs no cause.
 func needsNoCause(p *playbook.Provision) bool {
-	if reNoCause().MatchString(p.Definition) {
+	if saysNoCause(p.Definition) {
 		return true
 	}
 	for _, k := range p.Keywords {
-		if reNoCause().MatchString(k.Text) {
+		if saysNoCause(k.Text) {
 			return true
 		}
 	}
 	return false
 }
+
+// saysNoCause is reNoCause().MatchString(s), the expression tried only on a
+// text its gate admits (TestSaysNoCauseLikeExpression).
+func saysNoCause(s string) bool {
+	return noCauseGate.admits(lowerASCII(s)) && reNoCause().MatchString(s)
+}
+
+var noCauseGate = pieceGate{{"without"}, {"convenience"}, {"any", "rea"}, {"at", "will"}, {"no", "cau"}}
 
 // grantedByItems reads a right that a lead-in ending in a colon grants
 // through its list items. onStatedCauses reads such a lead-in ("The Agent

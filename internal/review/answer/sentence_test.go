@@ -244,7 +244,7 @@ func TestPieceGatesFoldSafe(t *testing.T) {
 			}
 		}
 	}
-	for _, g := range []pieceGate{rightConditionGate, restrictionConditionGate, feeGate} {
+	for _, g := range []pieceGate{rightConditionGate, restrictionConditionGate, feeGate, noCauseGate} {
 		for _, alt := range g {
 			for _, p := range alt {
 				if strings.ContainsAny(p, "skSK") || strings.ToLower(p) != p {
@@ -253,4 +253,19 @@ func TestPieceGatesFoldSafe(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestSaysNoCauseLikeExpression(t *testing.T) {
+	pieces := []string{"without", "WITHOUT", "any", "Any", "cause", "cauſe", "CAUSE", "reason", "reaſon", "for", "its", "their", "the", "convenience", "Convenience", "or", "no", "No", "at", "will", "Will",
+		"x", "K", "ſ", "a", " ", "  ", "\n", "\t", "\r", "\f", "\v", "\u00a0", "é", "_", ".", ","}
+	compareOnTexts(t, 11, pieces, func(s string) ([][]int, [][]int) {
+		got, want := [][]int{}, [][]int{}
+		if saysNoCause(s) {
+			got = [][]int{{1}}
+		}
+		if reNoCause().MatchString(s) {
+			want = [][]int{{1}}
+		}
+		return got, want
+	})
 }
