@@ -1,7 +1,6 @@
 package names_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,24 +20,7 @@ import (
 // a development set: the rules were written looking at them. It fails
 // when fewer than 70% are read right.
 func TestDateOfCUAD(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "data")
-	b, err := os.ReadFile(filepath.Join(root, "cuad", "review_dev.json"))
-	if err != nil {
-		t.Skip("../shared/data not present")
-	}
-	var bench struct {
-		Documents []struct {
-			FilePath string `json:"file_path"`
-			Labels   []struct {
-				Provision string `json:"provision"`
-				Present   bool   `json:"present"`
-				Answer    string `json:"answer"`
-			} `json:"labels"`
-		} `json:"documents"`
-	}
-	if err := json.Unmarshal(b, &bench); err != nil {
-		t.Fatal(err)
-	}
+	root, bench := reviewDev(t)
 	show := os.Getenv("PAKTON_DATES_SHOW") == "1"
 	var docs, right, wrong, missed, extra, none int
 	for i, d := range bench.Documents {

@@ -1,7 +1,6 @@
 package names_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,24 +21,7 @@ import (
 // annotated. The contracts are a development set: the rules of
 // internal/names were written looking at them.
 func TestPartiesOfCUAD(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "data")
-	b, err := os.ReadFile(filepath.Join(root, "cuad", "review_dev.json"))
-	if err != nil {
-		t.Skip("../shared/data not present")
-	}
-	var bench struct {
-		Documents []struct {
-			FilePath string `json:"file_path"`
-			Labels   []struct {
-				Provision string `json:"provision"`
-				Present   bool   `json:"present"`
-				Answer    string `json:"answer"`
-			} `json:"labels"`
-		} `json:"documents"`
-	}
-	if err := json.Unmarshal(b, &bench); err != nil {
-		t.Fatal(err)
-	}
+	root, bench := reviewDev(t)
 	show := os.Getenv("PAKTON_PARTIES_SHOW") == "1"
 	var read, right, labelled, found, docs int
 	for _, d := range bench.Documents {
