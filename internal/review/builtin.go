@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -77,9 +76,9 @@ type lazyDetectors struct {
 	head detect.Detectors // everything but the models
 
 	mu      sync.Mutex
-	data    string // the file
-	next    int    // where the models array's next unscanned element starts looking; -1 once all are scanned
-	raw     []json.RawMessage
+	data    string   // the file
+	next    int      // where the models array's next unscanned element starts looking; -1 once all are scanned
+	raw     []string // of the models scanned: pieces of data
 	names   []string // of raw's models
 	decoded map[int]*detect.Model
 }
@@ -123,7 +122,7 @@ func decodeLazy(name string, data string) (*lazyDetectors, error) {
 		l.head = *d
 		l.head.Models = nil
 		for k, m := range d.Models {
-			l.raw = append(l.raw, nil)
+			l.raw = append(l.raw, "")
 			l.names = append(l.names, m.Name)
 			l.decoded[k] = m
 		}
@@ -150,7 +149,7 @@ func (l *lazyDetectors) find(name string) (int, error) {
 			break
 		}
 		l.next = end
-		raw := json.RawMessage(l.data[start:end])
+		raw := l.data[start:end]
 		n, err := modelName(raw)
 		if err != nil || n == "" {
 			return -1, fmt.Errorf("detectors %s: a model has no name", l.name)
@@ -203,8 +202,8 @@ func nextObject(s string, i int) (start, end int, ok bool) {
 
 // modelName reads a model's "name" without decoding its weights (Save
 // writes the name first).
-func modelName(raw json.RawMessage) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
+func modelName(raw string) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(raw))
 	if _, err := dec.Token(); err != nil { // {
 		return "", err
 	}
@@ -262,8 +261,8 @@ func (l *lazyDetectors) model(k int) (*detect.Model, error) {
 	if m, ok := l.decoded[k]; ok {
 		return m, nil
 	}
-	var m detect.Model
-	if err := json.Unmarshal(l.raw[k], &m); err != nil {
+	m, err := detect.DecodeModel(l.raw[k])
+	if err != nil {
 		return nil, fmt.Errorf("detectors %s: model %s: %w", l.name, l.names[k], err)
 	}
 	for w, v := range m.Weights {
@@ -271,6 +270,6 @@ func (l *lazyDetectors) model(k int) (*detect.Model, error) {
 			return nil, fmt.Errorf("detectors %s: model %q: weight of %q is not a number", l.name, m.Name, w)
 		}
 	}
-	l.decoded[k] = &m
-	return &m, nil
+	l.decoded[k] = m
+	return m, nil
 }

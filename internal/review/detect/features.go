@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"hash/fnv"
 	"hash/maphash"
 	"math"
 	"regexp"
@@ -103,11 +102,7 @@ func Analyze(text string) []string {
 
 // featureID hashes a feature name. Names are kept only when training (to
 // write readable detector files); scoring uses the hashes alone.
-func featureID(name string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return h.Sum32()
-}
+func featureID(name string) uint32 { return fnvAdd(fnvOffset32, name) }
 
 // FNV-1a, 32 bits (hash/fnv's New32a), over strings without joining them.
 const (

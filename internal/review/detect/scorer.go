@@ -54,8 +54,17 @@ type compiled struct {
 // NewScorer compiles det's detectors for pb's provisions. det may be nil:
 // every provision is then scored zero-shot with an uncalibrated default.
 func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
-	s := &Scorer{pb: pb, featRow: map[uint32]int32{}}
+	size := 0
+	for i := range pb.Provisions {
+		if m := det.lookup(&pb.Provisions[i]); m != nil {
+			size += len(m.Weights)
+		}
+	}
+	s := &Scorer{pb: pb, featRow: make(map[uint32]int32, size)}
 	P := len(pb.Provisions)
+	// wrote[row] is the provision that last added a weight to row, plus
+	// one: a second name of a model with the same hash is a collision.
+	var wrote []int32
 	for i := range pb.Provisions {
 		c := compiled{model: det.lookup(&pb.Provisions[i]), cal: det.calibration()}
 		s.provs = append(s.provs, c)
@@ -63,21 +72,44 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 			continue
 		}
 		s.lengthNorm = s.lengthNorm || c.model.LengthNorm > 0
-		names := make([]string, 0, len(c.model.Weights))
-		for name := range c.model.Weights {
-			names = append(names, name)
-		}
-		sort.Strings(names) // features sharing a hash add up in a fixed order
-		for _, name := range names {
-			w := c.model.Weights[name]
+		// A row's number is only where its weights are kept, so the
+		// names go in map order; the weights of names sharing a hash
+		// are added again below in the names' order, the sum the same
+		// whatever order the map gives.
+		var collided map[uint32]bool
+		for name, w := range c.model.Weights {
 			id := featureID(name)
 			row, ok := s.featRow[id]
 			if !ok {
 				row = int32(len(s.featRow))
 				s.featRow[id] = row
 				s.weights = append(s.weights, make([]float32, P)...)
+				wrote = append(wrote, 0)
 			}
+			if wrote[row] == int32(i)+1 {
+				if collided == nil {
+					collided = map[uint32]bool{}
+				}
+				collided[id] = true
+			}
+			wrote[row] = int32(i) + 1
 			s.weights[int(row)*P+i] += float32(w)
+		}
+		if collided != nil {
+			var names []string
+			for name := range c.model.Weights {
+				if collided[featureID(name)] {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+			for id := range collided {
+				s.weights[int(s.featRow[id])*P+i] = 0
+			}
+			for _, name := range names {
+				id := featureID(name)
+				s.weights[int(s.featRow[id])*P+i] += float32(c.model.Weights[name])
+			}
 		}
 	}
 	s.indexRows()
