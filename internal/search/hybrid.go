@@ -85,14 +85,17 @@ func FuseProvisions(hits, found []Hit, k int) []Hit {
 		return hits
 	}
 	out := make([]Hit, 0, min(k, len(hits)+len(found)))
-	// outside returns the pieces of h not covered by the hits already out.
+	// outside returns the pieces of h not covered by the hits already out,
+	// valid until its next call: the two slices it cuts pieces into are
+	// reused, as this runs for every pair of hits.
+	var pieces, next []Hit
 	outside := func(h Hit) []Hit {
-		pieces := []Hit{h}
+		pieces = append(pieces[:0], h)
 		for _, o := range out {
 			if o.DocID != h.DocID {
 				continue
 			}
-			var next []Hit
+			next = next[:0]
 			for _, p := range pieces {
 				if o.Span.End <= p.Span.Start || p.Span.End <= o.Span.Start {
 					next = append(next, p)
@@ -109,7 +112,7 @@ func FuseProvisions(hits, found []Hit, k int) []Hit {
 					next = append(next, r)
 				}
 			}
-			pieces = next
+			pieces, next = next, pieces
 		}
 		return pieces
 	}

@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/pakton/pakton/internal/document"
@@ -154,6 +156,108 @@ func TestTopic(t *testing.T) {
 		}
 		if got := ix.Topic(tc.q, docs); got != tc.want {
 			t.Errorf("Topic(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// fuseFresh is FuseProvisions as first written, cutting every hit's pieces
+// into new slices: the reference TestFuseProvisionsLikeFresh holds it to.
+func fuseFresh(hits, found []Hit, k int) []Hit {
+	if len(found) == 0 {
+		return hits
+	}
+	out := make([]Hit, 0, min(k, len(hits)+len(found)))
+	outside := func(h Hit) []Hit {
+		pieces := []Hit{h}
+		for _, o := range out {
+			if o.DocID != h.DocID {
+				continue
+			}
+			var next []Hit
+			for _, p := range pieces {
+				if o.Span.End <= p.Span.Start || p.Span.End <= o.Span.Start {
+					next = append(next, p)
+					continue
+				}
+				if p.Span.Start < o.Span.Start {
+					l := p
+					l.Span.End = o.Span.Start
+					next = append(next, l)
+				}
+				if o.Span.End < p.Span.End {
+					r := p
+					r.Span.Start = o.Span.End
+					next = append(next, r)
+				}
+			}
+			pieces = next
+		}
+		return pieces
+	}
+	addFound := func(h Hit) {
+		if p := outside(h); len(out) < k && len(p) == 1 && p[0].Span == h.Span {
+			out = append(out, h)
+		}
+	}
+	addHit := func(h Hit) {
+		for _, p := range outside(h) {
+			if len(out) < k {
+				out = append(out, p)
+			}
+		}
+	}
+	type key struct{ doc, prov string }
+	if len(hits) > 0 && bothFind(hits[0], found) {
+		addHit(hits[0])
+		hits = hits[1:]
+	}
+	seen := map[key]bool{}
+	var more []Hit
+	for _, h := range found {
+		if kk := (key{h.DocID, h.Provision}); !seen[kk] {
+			seen[kk] = true
+			addFound(h)
+		} else {
+			more = append(more, h)
+		}
+	}
+	for i := 0; i < max(len(hits), len(more)); i++ {
+		if i < len(hits) {
+			addHit(hits[i])
+		}
+		if i < len(more) {
+			addFound(more[i])
+		}
+	}
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
+// TestFuseProvisionsLikeFresh checks FuseProvisions, which reuses the
+// slices it cuts hits into, against fuseFresh on random hits and passages
+// of two documents that overlap in every way (a hit cut in several pieces,
+// covered, covering).
+func TestFuseProvisionsLikeFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	span := func() document.Span {
+		a := rng.IntN(1000)
+		return sp(a, a+1+rng.IntN(300))
+	}
+	doc := func() string { return []string{"a", "b"}[rng.IntN(2)] }
+	for n := range 2000 {
+		var hits, found []Hit
+		for i := range rng.IntN(40) {
+			hits = append(hits, Hit{DocID: doc(), Span: span(), Score: float64(-i), Rank: i + 1})
+		}
+		for range rng.IntN(8) {
+			found = append(found, Hit{DocID: doc(), Span: span(), View: index.ViewProvision, Provision: []string{"Term", "Governing Law", "Audit"}[rng.IntN(3)]})
+		}
+		k := 1 + rng.IntN(64)
+		want := fuseFresh(slices.Clone(hits), found, k)
+		if got := FuseProvisions(slices.Clone(hits), found, k); !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d, k=%d:\n got %+v\nwant %+v", n, k, got, want)
 		}
 	}
 }
