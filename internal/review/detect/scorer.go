@@ -171,11 +171,15 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 	// provisions never reads them).
 	t := prep.tables()
 	anyZeroShot := slices.ContainsFunc(s.provs, func(c compiled) bool { return c.model == nil })
+	sc := getScratch()
+	defer putScratch(sc)
 	var priors []float64
 	if anyZeroShot {
-		priors = make([]float64, len(t.feats))
+		sc.priors = sized(sc.priors, len(t.feats))
+		priors = sc.priors
 	}
-	rows := make([]int32, len(t.feats))
+	sc.rows = sized(sc.rows, len(t.feats))
+	rows := sc.rows
 	for j, f := range t.feats {
 		if anyZeroShot {
 			priors[j] = s.prior[f]
@@ -367,4 +371,34 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// scratch holds the per-contract look-up arrays Scores and the zero-shot
+// scorer fill before scoring (one entry per distinct word or feature of
+// the contract), kept between calls: a question about a contract's
+// provision scores the whole contract, and these arrays would be most of
+// what it allocates. Every entry is written before it is read.
+type scratch struct {
+	rows   []int32
+	priors []float64
+	idf    []float64
+	refs   [][]zsRef
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func putScratch(sc *scratch) {
+	clear(sc.refs) // the profiles of a scorer that may be dropped
+	scratchPool.Put(sc)
+}
+
+// sized returns s with length n, reallocated only when too short; its
+// entries are not cleared.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -173,8 +173,10 @@ func (z *zeroShot) scores(prep *Prepared) [][]float64 {
 	}
 	t := prep.tables()
 	// Each distinct word's weight and profiles, looked up once.
-	idf := make([]float64, len(t.vocab))
-	refs := make([][]zsRef, len(t.vocab))
+	sc := getScratch()
+	defer putScratch(sc)
+	sc.idf, sc.refs = sized(sc.idf, len(t.vocab)), sized(sc.refs, len(t.vocab))
+	idf, refs := sc.idf, sc.refs
 	for i, w := range t.vocab {
 		idf[i], refs[i] = z.idf(w), z.terms[w]
 	}
