@@ -23,7 +23,8 @@ import (
 // $SCALE_DIR/x1all/store; the server may merge or relearn in it, so give it
 // a copy), one client on loopback asking the CUAD dev questions one after
 // another, K=8, no API keys. A first pass warms the server (index pages,
-// the document cache); the second is measured: p50/p99 in ms.
+// the document cache); the second is measured: p50/p99 in ms. The first
+// pass's are reported too (cold-p50-ms, cold-p99-ms).
 //
 //	cp -r $SCALE_DIR/x1all/store COPY && PAKTON_SCALE_STORE=COPY \
 //	  go test ./internal/server/ -run '^$' -bench ServeSearch -benchtime 1x
@@ -81,19 +82,23 @@ func BenchmarkServeSearch(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
+		var cold, took []time.Duration
 		for _, q := range questions {
-			ask(q)
+			cold = append(cold, ask(q))
 		}
-		var took []time.Duration
 		for _, q := range questions {
 			took = append(took, ask(q))
 		}
-		slices.Sort(took)
-		ms := func(p float64) float64 {
+		ms := func(took []time.Duration, p float64) float64 {
+			slices.Sort(took)
 			return float64(took[min(len(took)-1, int(p*float64(len(took))))].Microseconds()) / 1000
 		}
-		b.ReportMetric(ms(0.50), "p50-ms")
-		b.ReportMetric(ms(0.99), "p99-ms")
+		b.ReportMetric(ms(took, 0.50), "p50-ms")
+		b.ReportMetric(ms(took, 0.99), "p99-ms")
+		// the first pass, each contract's first questions included, as a
+		// server started afresh answers them
+		b.ReportMetric(ms(cold, 0.50), "cold-p50-ms")
+		b.ReportMetric(ms(cold, 0.99), "cold-p99-ms")
 		b.ReportMetric(float64(len(took)), "questions")
 	}
 }
