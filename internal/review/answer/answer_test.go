@@ -123,6 +123,10 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"Fabrikam Trading Co., Ltd. (Party A)", "Tailwind Logistics Co., Ltd. (Party B)"}},
 		{`LICENSE AGREEMENT between Tailspin Toys Ltd. and Wide World Importers plc, dated 3 March 2019. 1. Licence.`,
 			[]string{"Tailspin Toys Ltd.", "Wide World Importers plc"}},
+		// an individual described by parentage and residence ("s/o.", "r/o."),
+		// with a defined-name bracket longer than a company's
+		{`This Joint Venture Agreement is made on this the 1st day of May, 2001 BETWEEN Litware Inc., a company incorporated in Delaware (hereinafter referred to as 'LITWARE', which term shall unless repugnant to the context include its successors and permitted assigns), AND Mr. Ravi K. SHARMA, s/o. Mr. A.B. Sharma, r/o. A-15, Ashok Vihar, New Delhi in his individual capacity (hereinafter referred to as 'SHARMA', which terms shall unless repugnant to the subject or context mean and include his heirs, executors, administrators or successors and permitted assigns). WHEREAS Litware makes kits;`,
+			[]string{"Litware Inc. (LITWARE)", "Ravi K. SHARMA (SHARMA)"}},
 		{`THIS AGREEMENT is made among Alpine Ski House, Inc. ("Alpine"), Coho Winery, LLC ("Coho") and Litware, Inc. ("Litware") (each a "Party" and together the "Parties"). RECITALS`,
 			[]string{"Alpine Ski House, Inc. (Alpine)", "Coho Winery, LLC (Coho)", "Litware, Inc. (Litware)"}},
 		// "and," before the second party; a description with its own "and"
