@@ -268,8 +268,9 @@ func PerContractLine(dr *report.DealRoom) string {
 		if len(rest) > 0 {
 			b.WriteString("; " + strings.Join(rest, "; "))
 		}
-		if dr.Ask != "" {
-			fmt.Fprintf(&b, "; for each, the %s it states", askWord(dr.Ask))
+		if dr.Ask != "" && dr.With > 0 {
+			// the value asked for is listed only where the provision is
+			fmt.Fprintf(&b, "; for each that has it, the %s it states", askWord(dr.Ask))
 		}
 		b.WriteString(" (the offline review engine read each contract; listed below with the clause each answer was read from).")
 	default:

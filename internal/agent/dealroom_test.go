@@ -140,3 +140,17 @@ func TestEvidencePerContractAsksTheNotice(t *testing.T) {
 		t.Errorf("markdown lacks the notice column:\n%s", b.String())
 	}
 }
+
+// The one-line summary names the value asked for only when some contract
+// has the provision: "none have it … for each, the notice period it states"
+// promises a list that is not there.
+func TestPerContractLineAsksOnlyWhereFound(t *testing.T) {
+	none := &report.DealRoom{Method: "review", Provision: "Termination for Convenience", Ask: "notice", Checked: 7, Lacking: 7}
+	if l := PerContractLine(none); strings.Contains(l, "notice period") {
+		t.Errorf("no contract has it, yet: %q", l)
+	}
+	some := &report.DealRoom{Method: "review", Provision: "Termination for Convenience", Ask: "notice", Checked: 7, With: 2, Lacking: 5}
+	if l := PerContractLine(some); !strings.Contains(l, "for each that has it, the notice period it states") {
+		t.Errorf("two contracts have it: %q", l)
+	}
+}

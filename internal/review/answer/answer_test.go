@@ -123,6 +123,10 @@ func TestPreambleParties(t *testing.T) {
 			[]string{"Fabrikam Trading Co., Ltd. (Party A)", "Tailwind Logistics Co., Ltd. (Party B)"}},
 		{`LICENSE AGREEMENT between Tailspin Toys Ltd. and Wide World Importers plc, dated 3 March 2019. 1. Licence.`,
 			[]string{"Tailspin Toys Ltd.", "Wide World Importers plc"}},
+		// an individual described by parentage and residence ("s/o.", "r/o."),
+		// with a defined-name bracket longer than a company's
+		{`This Joint Venture Agreement is made on this the 1st day of May, 2001 BETWEEN Litware Inc., a company incorporated in Delaware (hereinafter referred to as 'LITWARE', which term shall unless repugnant to the context include its successors and permitted assigns), AND Mr. Ravi K. SHARMA, s/o. Mr. A.B. Sharma, r/o. A-15, Ashok Vihar, New Delhi in his individual capacity (hereinafter referred to as 'SHARMA', which terms shall unless repugnant to the subject or context mean and include his heirs, executors, administrators or successors and permitted assigns). WHEREAS Litware makes kits;`,
+			[]string{"Litware Inc. (LITWARE)", "Ravi K. SHARMA (SHARMA)"}},
 		{`THIS AGREEMENT is made among Alpine Ski House, Inc. ("Alpine"), Coho Winery, LLC ("Coho") and Litware, Inc. ("Litware") (each a "Party" and together the "Parties"). RECITALS`,
 			[]string{"Alpine Ski House, Inc. (Alpine)", "Coho Winery, LLC (Coho)", "Litware, Inc. (Litware)"}},
 		// "and," before the second party; a description with its own "and"
@@ -301,6 +305,46 @@ func TestTitleFromOpening(t *testing.T) {
 		if got := spanText(t, ex, a.Spans[0]); strings.Join(strings.Fields(got), " ") != c.want {
 			t.Errorf("%.40q…: span %q", c.text, got)
 		}
+	}
+}
+
+// A provision that asks for the title reads the opening whatever passage
+// scored first (a schedule at the end here); a text provision that asks for
+// something else is not answered with the title though its best passage (a
+// clause) is in the opening.
+func TestTitleOnlyForTitleProvision(t *testing.T) {
+	text := "Exhibit 10.3\n\nSUPPLY AGREEMENT\n\nThis Supply Agreement is made by and between Litware, Inc. (\"Litware\") and Proseware, Inc. (\"Proseware\").\n\n1. Supply. Litware shall supply the products.\n\n2. Term. This Agreement runs for two years.\n\n" +
+		strings.Repeat("3. Delivery. Litware shall deliver the products to the place Proseware names in its order, and Proseware shall inspect them within ten days.\n\n", 40) +
+		"EXHIBIT A\n\nLONG LEAD TIME MATERIALS\n\nPart Name Material Lead-Time"
+	d := &document.Document{ID: "x", Name: "x", Format: "text", Text: text}
+	p := prepareForTest(t, detect.Doc{ID: "x", Name: "x", Doc: d})
+	first, clause, last := -1, -1, -1
+	for i, ps := range p.Passages() {
+		s := p.Index().Slice(ps.Span)
+		if first < 0 && strings.Contains(s, "SUPPLY AGREEMENT") {
+			first = i
+		}
+		if strings.Contains(s, "shall supply") {
+			clause = i
+		}
+		if strings.Contains(s, "LONG LEAD TIME") {
+			last = i
+		}
+	}
+	if first < 0 || clause < 0 || last < 0 || p.Passages()[last].Span.Start < titleOpening {
+		t.Fatal("passages not found, or the schedule within the opening")
+	}
+	scores := make([]float64, len(p.Passages()))
+	title := &playbook.Provision{Name: "Document Name", Answer: playbook.AnswerText,
+		Definition: "The title the contract gives itself, usually in capitals at the top of the first page."}
+	a, _ := Read(p, title, []detect.Extract{p.Extract(last, 0.99), p.Extract(first, 0.98)}, scores, true)
+	if a.Text != "SUPPLY AGREEMENT" {
+		t.Errorf("title provision, schedule first: %q, want SUPPLY AGREEMENT", a.Text)
+	}
+	other := &playbook.Provision{Name: "Supply Terms", Answer: playbook.AnswerText,
+		Definition: "What the supplier must deliver and when."}
+	if a, _ := Read(p, other, []detect.Extract{p.Extract(clause, 0.99)}, scores, true); a.Text == "SUPPLY AGREEMENT" {
+		t.Errorf("a provision that does not ask for the title is answered with it: %+v", a)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pakton/pakton/internal/review/detect"
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // The title of a contract: read from its opening (titleAnswer), a line
@@ -165,9 +166,23 @@ func titleAt(s string) (int, int, bool) {
 // come before it.
 const titleOpening = 4000
 
-// titleAnswer reads a contract's title from its opening, for a text cell
-// whose best extract is there (the provision asks for the contract's own
-// heading, not for a clause): the first line that is a title and nothing
+// asksForTitle reports whether a text provision asks for the contract's
+// own title: its definition says it is the title ("The title the contract
+// gives itself"). Its cell reads the opening whatever passage scored first
+// — a schedule at the end of the contract ("EXHIBIT A LONG LEAD TIME
+// MATERIALS") may; any other text provision is answered from its clauses,
+// though its best passage be in the opening (a merger agreement's table of
+// contents).
+func asksForTitle(p *playbook.Provision) bool {
+	return reTitleDefinition().MatchString(p.Definition)
+}
+
+var reTitleDefinition = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:(?:the|a|its)\s+)?(?:(?:contract|agreement|document)['’]s\s+)?(?:own\s+)?title\b`)
+})
+
+// titleAnswer reads a contract's title from its opening, for a provision
+// that asks for it (asksForTitle): the first line that is a title and nothing
 // else ("Exhibit 10.1" aside) — "CONTENT LICENSE AGREEMENT" over a running
 // line "PACIFICAP ENTERTAINMENT Agreement with THE HENRY FILM …" —, else
 // the first title within maxTitleLead words of its line's start. Lines in
@@ -176,9 +191,6 @@ const titleOpening = 4000
 // returns the cell's extracts with the title's passage first (added when
 // no extract holds it) and the answer; nil when the opening has no title.
 func titleAnswer(p *detect.Prepared, ex []detect.Extract, scores []float64) ([]detect.Extract, *Answer) {
-	if len(ex) == 0 || ex[0].Span.Start >= titleOpening {
-		return nil, nil
-	}
 	text := p.Doc().Doc.Text
 	opening := titleLines(contractOpening(p, titleOpening))
 	// the first whole-line title that names a document ("… AGREEMENT"),

@@ -59,7 +59,7 @@ var (
 	// referred to as Pretzel  Time)" defines "Pretzel  Time", not "Time".
 	reDefined = sync.OnceValue(func() []*regexp.Regexp {
 		return []*regexp.Regexp{
-			regexp.MustCompile(`\((?P<pre>[^()]{0,200}?)["“”']{1,2}(?P<role>[^"“”()]{1,60}?)["“”']{1,2}[^()]{0,120}?\)`),
+			regexp.MustCompile(`\((?P<pre>[^()]{0,200}?)["“”']{1,2}(?P<role>[^"“”()]{1,60}?)["“”']{1,2}[^()]{0,200}?\)`),
 			// a quote left open: ("Celebrity)
 			regexp.MustCompile(`\((?P<pre>)["“](?P<role>[A-Z][^"“”()]{0,40}?)\)`),
 			regexp.MustCompile(`\((?P<pre>(?i:hereinafter|hereafter|referred\s+to|called|collectively|jointly)[^()"“”]{0,40}?\s(?:as\s+)?)(?P<role>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s*\)`),
@@ -74,7 +74,7 @@ var (
 	})
 	// reDescription starts the description that follows a party's name.
 	reDescription = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(?:,|\s)\s*(?:an?\s+(?:[A-Z][\w.'-]*\s+){0,6}(?:corporation|company|limited|partnership|entity|individual|organi[sz]ation|association|bank|trust|business|firm|llc|corp|society|cooperative|public|private|joint|stock|société|sociedad|gmbh|ag\b)|an?\s+(?:corporation|company|limited|partnership|individual|natural|person|resident|citizen|national|wholly|subsidiary|division|body|statutory|government)|with\s+(?:its\s+|an?\s+|offices|principal|headquarters|registered|a\s+place|a\s+principal|its\s+principal|an\s+address|address)|,\s*(?:an?\s+)?(?i:individual)\b|having\s|whose\s|located\s|incorporated\s|organi[sz]ed\s|existing\s|duly\s|registered\s|residing\s|domiciled\s|acting\s|represented\s|on\s+behalf\s|through\s+its|in\s+(?:his|her|its|their)\s+(?:individual\s+)?capacity|\(?(?:registered|company|commercial)\s+(?:number|no))`)
+		return regexp.MustCompile(`(?i)(?:,|\s)\s*(?:an?\s+(?:[A-Z][\w.'-]*\s+){0,6}(?:corporation|company|limited|partnership|entity|individual|organi[sz]ation|association|bank|trust|business|firm|llc|corp|society|cooperative|public|private|joint|stock|société|sociedad|gmbh|ag\b)|an?\s+(?:corporation|company|limited|partnership|individual|natural|person|resident|citizen|national|wholly|subsidiary|division|body|statutory|government)|with\s+(?:its\s+|an?\s+|offices|principal|headquarters|registered|a\s+place|a\s+principal|its\s+principal|an\s+address|address)|,\s*(?:an?\s+)?(?i:individual)\b|having\s|whose\s|located\s|incorporated\s|organi[sz]ed\s|existing\s|duly\s|registered\s|residing\s|domiciled\s|acting\s|represented\s|on\s+behalf\s|through\s+its|in\s+(?:his|her|its|their)\s+(?:individual\s+)?capacity|[sdwr]/o\.?\s|\(?(?:registered|company|commercial)\s+(?:number|no))`)
 	})
 	// reCompanyForm ends an entity's name.
 	reCompanyForm = sync.OnceValue(func() *regexp.Regexp {
@@ -363,12 +363,14 @@ func introEnd(s string, from int) int {
 			continue
 		}
 		// the word before the stop: an abbreviation ("St", "No", "U.S") is
-		// short and capitalised, or holds a stop itself
+		// short and capitalised, or holds a stop itself; a short one with a
+		// slash describes a person ("s/o." son of, "r/o." resident of,
+		// "c/o." care of)
 		w := s[from:i]
 		if k := strings.LastIndexFunc(w, func(r rune) bool { return unicode.IsSpace(r) || r == '(' }); k >= 0 {
 			w = w[k+1:]
 		}
-		if strings.Contains(w, ".") || len(w) <= 3 && w != "" && unicode.IsUpper(rune(w[0])) && !strings.ContainsAny(w, "\"”')") {
+		if strings.Contains(w, ".") || len(w) <= 3 && w != "" && unicode.IsUpper(rune(w[0])) && !strings.ContainsAny(w, "\"”')") || len(w) == 3 && w[1] == '/' {
 			continue
 		}
 		return i + 1

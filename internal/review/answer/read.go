@@ -68,9 +68,11 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 			// a clause that mentions their names.
 			at, a = partyAnswer(c, scores)
 		case playbook.AnswerText:
-			// A text cell whose evidence is the contract's opening asks
-			// for its title: read where the contract writes it.
-			at, a = titleAnswer(c, ex, scores)
+			// A provision that asks for the contract's title is read
+			// where the contract writes it.
+			if asksForTitle(p) {
+				at, a = titleAnswer(c, ex, scores)
+			}
 		case playbook.AnswerEndDate:
 			// A term clause that defers to a definition ("for the
 			// Contract Period") is read from the definition.

@@ -18,7 +18,7 @@ import (
 // differently (TestSectionsFingerprint fails until then), and a contract
 // stored by an older pakton has it found again from its text.
 const (
-	partiesSection  = "answer.parties/3"
+	partiesSection  = "answer.parties/4"
 	runningSection  = "answer.running/1"
 	agreeingSection = "answer.agreeing/1"
 	datesSection    = "answer.dates/1"
