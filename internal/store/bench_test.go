@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -83,5 +84,33 @@ func BenchmarkOpenCollection(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.Close()
+	}
+}
+
+// BenchmarkListCollection measures a collection's first listing after the
+// store is opened read-only (PAKTON_OPEN_STORE=DIR; PAKTON_OPEN_COLLECTION,
+// default "default"): every live record decoded, as a server's first
+// document list does. -cpu 1,2 compares one decoder with several.
+func BenchmarkListCollection(b *testing.B) {
+	dir := os.Getenv("PAKTON_OPEN_STORE")
+	if dir == "" {
+		b.Skip("set PAKTON_OPEN_STORE to a store directory")
+	}
+	coll := cmp.Or(os.Getenv("PAKTON_OPEN_COLLECTION"), "default")
+	for b.Loop() {
+		b.StopTimer()
+		s, err := OpenReader(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		infos, err := s.List(b.Context(), coll)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(len(infos)), "docs")
+		s.Close()
+		b.StartTimer()
 	}
 }

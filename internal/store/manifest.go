@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,21 +119,55 @@ func (l *lazyEntry) get() (*entry, error) {
 }
 
 // infos decodes the entries of m's live documents that keep accepts (all,
-// when nil) and returns their summaries, in no order.
+// when nil) and returns their summaries, in no order. A large collection's
+// records are decoded on every core the process may use (each entry decodes
+// once, whoever asks first); the error returned is that of the first
+// failing entry in the order they were taken, as one decoder would meet it.
 func (m *manifest) infos(collection string, keep func(id string, l *lazyEntry) bool) ([]DocInfo, error) {
-	out := make([]DocInfo, 0, len(m.Docs))
+	type item struct {
+		id string
+		l  *lazyEntry
+	}
+	items := make([]item, 0, len(m.Docs))
 	for id, l := range m.Docs {
-		if keep != nil && !keep(id, l) {
-			continue
+		if keep == nil || keep(id, l) {
+			items = append(items, item{id, l})
 		}
-		e, err := l.in(collection, id)
+	}
+	out := make([]DocInfo, len(items))
+	errs := make([]error, len(items))
+	decode := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e, err := items[i].l.in(collection, items[i].id)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			out[i] = e.info()
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(items)/parallelInfos)
+	if workers < 2 {
+		decode(0, len(items))
+	} else {
+		var wg sync.WaitGroup
+		per := (len(items) + workers - 1) / workers
+		for lo := 0; lo < len(items); lo += per {
+			wg.Go(func() { decode(lo, min(lo+per, len(items))) })
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, e.info())
 	}
 	return out, nil
 }
+
+// parallelInfos is how many records a decoder of infos takes at least: a
+// collection smaller than two of these is decoded on one core.
+const parallelInfos = 2048
 
 // in is get for document id of collection, its error saying which.
 func (l *lazyEntry) in(collection, id string) (*entry, error) {

@@ -210,7 +210,10 @@ func titleAnswer(p *detect.Prepared, ex []detect.Extract, scores []float64) ([]d
 		}
 		lead := strings.Fields(line[:lo])
 		rest := strings.TrimSpace(line[hi:])
-		isWhole := rest == "" && (len(lead) == 0 || reExhibitLead().MatchString(strings.TrimSpace(line[:lo])))
+		// a reference number after the title ("GLOBAL MAINTENANCE AGREEMENT
+		// Contract No. DS/CS-3957/14 issue 7") labels it; the line is still
+		// the title's own
+		isWhole := (rest == "" || reNumberLabel().MatchString(rest)) && (len(lead) == 0 || reExhibitLead().MatchString(strings.TrimSpace(line[:lo])))
 		words := strings.Fields(line[lo:hi])
 		r := 0
 		switch {
@@ -244,6 +247,11 @@ func titleAnswer(p *detect.Prepared, ex []detect.Extract, scores []float64) ([]d
 var (
 	// reReference follows a kind word that labels a reference number.
 	reReference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?i:no\.|number|#)`) })
+	// reNumberLabel is a reference number's label after a title: "No.",
+	// "Contract No.", "Ref. #".
+	reNumberLabel = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[A-Z][a-z]+\.?\s+)?(?i:no\.|number|#)\s*\S`)
+	})
 	// reExhibitLead is a filing's exhibit label before a title.
 	reExhibitLead = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?i:exhibit|annex|appendix|schedule)\s+[\w.()\-]+$`)
