@@ -293,6 +293,7 @@ func TestTitleFromOpening(t *testing.T) {
 		{"-1-   NORTHWIND CONTRACT No. 076C/01\n\nLICENCE AND MAINTENANCE AGREEMENT\n\nentered into by and between Adatum (Pty) Limited and Northwind Limited.\n\n1. Licence. Adatum grants a licence.", "LICENCE AND MAINTENANCE AGREEMENT"},
 		{"Exhibit 10.75\n\nSPONSORSHIP AGREEMENT AGREEMENT SUMMARY\n\nSponsor: Tailspin Toys LLC. Term: two seasons.\n\n1. Sponsorship. Sponsor shall sponsor the team.", "SPONSORSHIP AGREEMENT"},
 		{"Exhibit 10.3\n\nGLOBAL MAINTENANCE AGREEMENT Contract No. DS/CS-39/14 issue 7\n\nBetween\n\nLITWARE S/A (as Company)\n\nand\n\nPROSEWARE G.I.E. (as Repairer)\n\nCONTENTS   Clause   Page  1.   SUBJECT-MATTER OF THE AGREEMENT     6  2.   DEFINITIONS     6\n\n1. SUBJECT-MATTER. The Repairer shall maintain the aircraft.", "GLOBAL MAINTENANCE AGREEMENT"},
+		{"Contract No.: LTW S DG 2018121300 Exhibit 10.5 Collaboration Agreement This Collaboration Agreement (this \"Agreement\") is made by and between the following parties.\n\n1. Collaboration. The parties shall collaborate.", "Collaboration Agreement"},
 		{"EXHIBIT 99.2 Page 1 of 3 DISTRIBUTOR AGREEMENT Agreement made this 19th day of March, 2020 Between: Litware, Inc. (\"Principal\") And Proseware, Inc. (\"Distributor\").\n\n1. Appointment. Principal appoints Distributor.", "DISTRIBUTOR AGREEMENT"},
 	} {
 		d := &document.Document{ID: "x", Name: "x", Format: "text", Text: c.text}

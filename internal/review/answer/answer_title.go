@@ -152,7 +152,11 @@ func titleAt(s string) (int, int, bool) {
 				start += i
 				title = title[i:]
 			}
-			if strings.TrimSpace(title) == "" {
+			// a kind word that labels a number ("Contract No.: DDCX 2018
+			// … Collaboration Agreement") is a reference: the title may
+			// follow on the line ("Amendment #3 to the … Agreement" is
+			// the amendment's own title, left as it was)
+			if strings.TrimSpace(title) == "" || reReference().MatchString(line[end:]) && !reNumberedTo().MatchString(line[end:]) {
 				continue
 			}
 			return lineAt + start, lineAt + end, true
@@ -247,6 +251,11 @@ func titleAnswer(p *detect.Prepared, ex []detect.Extract, scores []float64) ([]d
 var (
 	// reReference follows a kind word that labels a reference number.
 	reReference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?i:no\.|number|#)`) })
+	// reNumberedTo is a document's number followed by the document it
+	// amends or belongs to ("#3 to the Manufacturing Agreement").
+	reNumberedTo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?i:no\.|number|#)\s*\S+\s+(?i:to|of)\s`)
+	})
 	// reNumberLabel is a reference number's label after a title: "No.",
 	// "Contract No.", "Ref. #".
 	reNumberLabel = sync.OnceValue(func() *regexp.Regexp {
