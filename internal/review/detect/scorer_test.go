@@ -101,3 +101,35 @@ provisions:
 		}
 	}
 }
+
+// BenchmarkNewScorer compiles the shipped detectors for each built-in
+// provision alone, as a process's first question about it does.
+//
+//	go test ./internal/review/detect -run '^$' -bench NewScorer -benchmem
+func BenchmarkNewScorer(b *testing.B) {
+	pbData, err := os.ReadFile("../builtin/playbook.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pb, err := playbook.ParsePlaybook("builtin", pbData)
+	if err != nil {
+		b.Fatal(err)
+	}
+	det, err := LoadDetectors("../builtin/detectors.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var subs []*playbook.Playbook
+	for i := range pb.Provisions {
+		sub, err := pb.Select([]string{pb.Provisions[i].Name})
+		if err != nil {
+			b.Fatal(err)
+		}
+		subs = append(subs, sub)
+	}
+	for b.Loop() {
+		for _, sub := range subs {
+			NewScorer(sub, det)
+		}
+	}
+}
