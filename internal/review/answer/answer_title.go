@@ -215,7 +215,7 @@ func titleAnswer(p *detect.Prepared, ex []detect.Extract, scores []float64) ([]d
 		lead := strings.Fields(line[:lo])
 		rest := strings.TrimSpace(line[hi:])
 		// a reference number after the title ("GLOBAL MAINTENANCE AGREEMENT
-		// Contract No. DS/CS-3957/14 issue 7") labels it; the line is still
+		// Contract No. DS/CS-3957/14 …") labels it; the line is still
 		// the title's own
 		isWhole := (rest == "" || reNumberLabel().MatchString(rest)) && (len(lead) == 0 || reExhibitLead().MatchString(strings.TrimSpace(line[:lo])))
 		words := strings.Fields(line[lo:hi])
