@@ -44,7 +44,10 @@ func scanInline(s string, strong []marker) []marker {
 			}
 			if word == "and" || word == "or" {
 				// "; and (c)" is an item; "(a) and (b)" is a reference.
-				if p2, _ := before(s, i-len(word)-1); p2 != ';' && p2 != ',' {
+				// The punctuation may end the line before: a PDF's text
+				// keeps a page's lines, and ";" then "and (iv) engaged
+				// any intermediary" on the next line is the same list.
+				if p2, _ := before(s, wrappedStart(s, i-len(word)-1)); p2 != ';' && p2 != ',' {
 					continue
 				}
 			}
@@ -108,6 +111,24 @@ func nextWordWrapped(s string, i int) (string, rune) {
 		i = j + 1
 	}
 	return nextWord(s, i)
+}
+
+// wrappedStart returns i moved back over the indentation and the one line
+// break before it when the text before i on its line is white space: the
+// end of the line a wrap continues at i.
+func wrappedStart(s string, i int) int {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && s[j-1] == '\n' {
+		j--
+		if j > 0 && s[j-1] == '\r' {
+			j--
+		}
+		return j
+	}
+	return i
 }
 
 // before returns the last non-space rune before byte i and the lower-cased

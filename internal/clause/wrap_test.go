@@ -36,6 +36,31 @@ func TestWrappedLines(t *testing.T) {
 		  definition {Territory}
 		`,
 		},
+		{
+			name: "an item after a conjunction that a line wrap put at a line start",
+			text: `
+		1. COVENANTS
+		1.1 Conduct. The Company has not (i) sold any securities;
+		(ii) paid any dividend other than in the ordinary course of business; (iii) entered into a consulting agreement;
+		and (iv) engaged any intermediary in connection with the offering, and no person is compensated for it.
+		1.2 Remedies. The Agent may (a) terminate this Agreement, (b) recover its expenses,
+		    or (c) seek any other remedy available to it.
+		1.3 Notices. Notices are in writing.
+		`,
+			want: `
+		section 1 [COVENANTS]
+		  clause 1.1 [Conduct]
+		    item (i)
+		    item (ii)
+		    item (iii)
+		    item (iv)
+		  clause 1.2 [Remedies]
+		    item (a)
+		    item (b)
+		    item (c)
+		  clause 1.3 [Notices]
+		`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
