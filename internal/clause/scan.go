@@ -177,15 +177,15 @@ var refNouns = map[string]bool{
 // wrappedReference reports whether marker m starts a line only because the
 // line before, which ends in a word that takes a reference after it,
 // wrapped there, as a PDF's text keeps a page's lines: a keyword label after
-// "… pursuant to" ("Section 12.1 ("Term and Termination"), (i) …") or "set
-// forth in" ("Exhibit A."), a number after "… Section" or "as Exhibit"
-// ("1.C, applicable destruction fees"). A blank line between them is a
-// break, and so is a short line or a heading.
+// "… pursuant to" ("Section 12.1 ("Term and Termination"), (i) …"), "set
+// forth in" ("Exhibit A.") or a comma, a number after "… Section" or
+// "as Exhibit" ("1.C, applicable destruction fees"). A blank line between
+// them is a break, and so is a short line or a heading.
 func wrappedReference(s string, m marker) bool {
-	words := refNouns
+	words, keyword := refNouns, false
 	switch m.fam {
 	case famSectionKw, famArticle, famSchedule:
-		words = wrapWords
+		words, keyword = wrapWords, true
 	case famDecimal, famItem:
 	default:
 		return false
@@ -217,6 +217,12 @@ func wrappedReference(s string, m marker) bool {
 	}
 	k := strings.LastIndexAny(line, " \t")
 	w := line[k+1:]
+	// A sentence the line leaves open at a comma goes on with the keyword
+	// label: "… for the time period set forth therein)," then "ARTICLE 10
+	// (Confidentiality), ARTICLE 11 (Dispute Resolution), and …".
+	if keyword && strings.HasSuffix(w, ",") {
+		return true
+	}
 	// A reference names its noun with a capital ("as Exhibit" then "1.C");
 	// "pertaining to that article" then "4. Services" is a sentence's end
 	// and the next clause.

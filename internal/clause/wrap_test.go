@@ -61,6 +61,25 @@ func TestWrappedLines(t *testing.T) {
 		  clause 1.3 [Notices]
 		`,
 		},
+		{
+			name: "articles named in a sentence a line wrap left open at a comma",
+			text: `
+		ARTICLE 7 TERM
+		7.1 Term. This Agreement runs for five years.
+		7.2 Survival. Expiration shall not affect the obligations of the Parties pursuant to ARTICLE 1
+		(Interpretation), ARTICLE 9 (Remedies) (provided that the insurance survives for the period therein),
+		ARTICLE 10 (Confidentiality) and Section 4.4 (Taxes), which survive.
+		ARTICLE 8 WARRANTIES
+		8.1 Authority. Each Party has the right to enter into this Agreement.
+		`,
+			want: `
+		article ARTICLE 7 [TERM]
+		  clause 7.1 [Term]
+		  clause 7.2 [Survival]
+		article ARTICLE 8 [WARRANTIES]
+		  clause 8.1 [Authority]
+		`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
