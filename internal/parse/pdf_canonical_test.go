@@ -3,6 +3,7 @@ package parse
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,5 +36,39 @@ func TestPDFGreekQuestionMarkIsSemicolon(t *testing.T) {
 	// would hold U+037E.
 	if got := cleanPlainText("claim\u037e and\u0387"); got != "claim; and\u00b7\n" {
 		t.Errorf("cleanPlainText: %+q", got)
+	}
+}
+
+// A line pdfium reports twice from one starting point (a SEC filing draws
+// "copy of the letters from the OTS approving the MHC Application" twice,
+// 0.004 pt apart) is read once; the same words elsewhere on the page, or
+// drawn a line lower, are kept.
+func TestDropOverprinted(t *testing.T) {
+	line := func(text string, x, base float64) pdfLine {
+		return pdfLine{text: text, x: x, base: base, size: 11, placed: true}
+	}
+	lines := []pdfLine{
+		line("(k) the Agent shall receive: (i) a", 72, 720),
+		line("copy of the letters approving the Application", 77.914, 419.785),
+		line("copy of the letters approving the Application", 77.914, 419.788),
+		line("and authorizing the use of the Prospectus; (ii) a copy", 72, 406),
+		line("[***]", 72, 392),
+		line("[***]", 72, 378),
+		line("[***]", 300, 378),
+		{text: "unplaced"},
+		{text: "unplaced"},
+	}
+	var got []string
+	for _, l := range dropOverprinted(lines) {
+		got = append(got, l.text)
+	}
+	want := []string{
+		"(k) the Agent shall receive: (i) a",
+		"copy of the letters approving the Application",
+		"and authorizing the use of the Prospectus; (ii) a copy",
+		"[***]", "[***]", "[***]", "unplaced", "unplaced",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines\n%q\nwant\n%q", got, want)
 	}
 }

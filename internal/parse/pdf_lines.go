@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,6 +39,31 @@ func canonicalRune(r rune) rune {
 	}
 	return r
 }
+
+// dropOverprinted drops a line that repeats the line before it, word for
+// word, from the same starting point: the page shows it once. Producers
+// draw a line twice for a bolder look, or leave an earlier copy of it under
+// a later one; pdfium reports both, and the text would hold the words twice
+// where a reader sees them once.
+func dropOverprinted(lines []pdfLine) []pdfLine {
+	out := lines[:0]
+	for _, l := range lines {
+		if n := len(out); n > 0 {
+			p := out[n-1]
+			if p.placed && l.placed && p.text == l.text && math.Abs(p.base-l.base) < overprintSlack && math.Abs(p.x-l.x) < overprintSlack {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// overprintSlack is how far apart, in points, two copies of a line may
+// start and still be one line drawn twice (a bolder look offsets the second
+// copy by a fraction of a point; the next line of a page is a font size
+// below).
+const overprintSlack = 1.0
 
 // bodyFontSize returns the font size most characters in the document use.
 func bodyFontSize(pages [][]pdfLine) float64 {

@@ -264,6 +264,7 @@ func extractPDFium(ctx context.Context, data []byte) ([]pdfPageText, error) {
 type pdfLine struct {
 	text   string
 	base   float64 // baseline of the line's first character
+	x      float64 // left end of the first character's baseline
 	size   float64 // font size of the line's first character
 	placed bool    // whether base is known
 	first  int     // pdfium char index of the first non-space character
@@ -361,13 +362,14 @@ func pdfiumPageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (l
 				continue
 			}
 			if o, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: l.first}); err == nil {
-				l.base, l.placed = o.Y, true
+				l.x, l.base, l.placed = o.X, o.Y, true
 			}
 			if fs, err := inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: l.first}); err == nil && fs.FontSize > 0 {
 				l.size = roundSize(fs.FontSize)
 			}
 		}
 	}
+	lines = dropOverprinted(lines)
 	geom = pdfiumPageGeom(inst, page, tp.TextPage, lines, indexed)
 	if len(lines) == 0 {
 		hasImage = pdfiumPageHasImage(inst, page)
