@@ -39,6 +39,10 @@ type Detectors struct {
 	// text (clusters.go): word → cluster, whose features ("c:N") the
 	// models weigh like any other.
 	Clusters map[string]int `json:"word_clusters,omitempty"`
+	// Vectors are the training contracts' words as vectors of meaning
+	// (vectors.go), learnt from their text alone, which the models'
+	// prototypes are compared in.
+	Vectors *WordVectors `json:"word_vectors,omitempty"`
 	// Models are the trained detectors, by provision. They come last in the
 	// file, so a reader can take everything else without scanning them.
 	Models []*Model `json:"models"`
@@ -64,6 +68,10 @@ type Model struct {
 	// passage of n features by min(1, √(LengthNorm/n)) (train_fit.go,
 	// lengthNorm); detectors trained before it was introduced have none.
 	LengthNorm int `json:"length_norm,omitempty"`
+	// Prototypes, when set, add to a passage's logit the weighted cosines
+	// of its views with the provision's labelled passages (vectors.go);
+	// they need the file's Vectors.
+	Prototypes *Prototypes `json:"prototypes,omitempty"`
 }
 
 // Calibration turns zero-shot scores into probabilities. A passage with

@@ -43,6 +43,10 @@ type Scorer struct {
 	// weights (Model.LengthNorm): only then are they summed apart, so the
 	// other models' scores stay bit for bit the sums they were.
 	lengthNorm bool
+	// vectors, when set, are the word vectors some model's prototypes
+	// are compared in (Model.Prototypes); idf weighs their words.
+	vectors *WordVectors
+	idf     func(string) float64
 }
 
 // compiled is one provision's finder.
@@ -122,6 +126,13 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 		}
 	}
 	s.zs = newZeroShot(pb, det)
+	if det != nil && det.Vectors != nil && det.Vectors.decode() == nil {
+		for _, c := range s.provs {
+			if c.model != nil && c.model.Prototypes != nil {
+				s.vectors, s.idf = det.Vectors, det.idf
+			}
+		}
+	}
 	if cal := det.calibration(); len(cal.Prior) > 0 {
 		s.prior = map[uint32]float64{}
 		for _, name := range sortedKeys(cal.Prior) {
@@ -190,6 +201,16 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 	if s.relations {
 		rel = relationFeatures(prep, zs, s.relIDs)
 	}
+	protoIn := make([][][protoViews]float64, P) // per provision with prototypes
+	if s.vectors != nil {
+		if views := s.vectors.views(prep, s.idf); views != nil {
+			for i, c := range s.provs {
+				if c.model != nil && c.model.Prototypes != nil {
+					protoIn[i] = views.inputs(&c.model.Prototypes.Vectors)
+				}
+			}
+		}
+	}
 	acc := make([]float64, P)
 	neg := make([]float64, P)
 	for k, feats := range t.fidx {
@@ -235,7 +256,15 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 		}
 		for i, c := range s.provs {
 			if c.model != nil {
-				out[i][k] = sigmoid(c.model.Bias + acc[i] + lengthScale(c.model.LengthNorm, nf)*neg[i] + c.model.ZeroShotWeight*zs[i][k])
+				l := c.model.Bias + acc[i] + lengthScale(c.model.LengthNorm, nf)*neg[i] + c.model.ZeroShotWeight*zs[i][k]
+				if in := protoIn[i]; in != nil {
+					pr := c.model.Prototypes
+					l = pr.Scale*l + pr.Shift
+					for v, x := range in[k] {
+						l += pr.Weights[v] * x
+					}
+				}
+				out[i][k] = sigmoid(l)
 			} else {
 				out[i][k] = sigmoid(c.cal.A*zs[i][k] + c.cal.B + prior)
 			}

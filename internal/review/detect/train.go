@@ -27,6 +27,11 @@ import (
 //     passages should put its mass on the labelled ones — what a review
 //     needs is the right passage first, not only good passage scores.
 //
+// A detector may also compare every passage with the provision's labelled
+// passages by word vectors (vectors.go: prototypes, combined with the
+// fitted logit by a stack learnt on the inner cross-validation's held-out
+// passages).
+//
 // A cell's confidence is the best passage's probability passed through a
 // Platt scaling fitted on cross-validated predictions, and every detector
 // shares one threshold, chosen on those predictions to maximise F1. A
@@ -40,8 +45,10 @@ import (
 // are TrainOptions.HardNegatives; the neighbouring rights' clauses as
 // negatives, measured the same way, are TrainOptions.Neighbours; train-4
 // scores a long passage's negative weights scaled, lengthNorm, for the
-// provisions whose inner cross-validation is better for it.)
-const TrainerVersion = "train-4"
+// provisions whose inner cross-validation is better for it; train-5 adds
+// the prototypes of vectors.go, stacked on the inner cross-validation's
+// held-out passages, for the provisions it is better for.)
+const TrainerVersion = "train-5"
 
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
@@ -237,9 +244,12 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 	if opt.Base != nil {
 		// the base's word rarities and calibration stay: only detectors
 		// are fitted (below)
-		det.IDF, det.DefaultIDF, det.ZeroShot, det.Clusters = opt.Base.IDF, opt.Base.DefaultIDF, opt.Base.ZeroShot, opt.Base.Clusters
+		det.IDF, det.DefaultIDF, det.ZeroShot, det.Clusters, det.Vectors = opt.Base.IDF, opt.Base.DefaultIDF, opt.Base.ZeroShot, opt.Base.Clusters, opt.Base.Vectors
 	} else {
 		det.IDF, det.DefaultIDF = corpusIDF(docs)
+		if !opt.ZeroShotOnly {
+			det.Vectors = learnWordVectors(docs)
+		}
 		if opt.Relations {
 			det.Clusters = learnClusters(docs)
 		}
@@ -268,7 +278,15 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 		parallel.All(len(docs), opt.Workers, func(d int) { rel[d] = relationFeatures(docs[d].Prep, zsScores[d], relIDs) })
 	}
 
-	t := &training{docs: docs, opt: opt, det: det, zsScores: zsScores}
+	// Every passage read as vectors (vectors.go), when the detectors have
+	// word vectors.
+	var views []*passageViews
+	if det.Vectors != nil {
+		views = make([]*passageViews, len(docs))
+		parallel.All(len(docs), opt.Workers, func(d int) { views[d] = det.Vectors.views(docs[d].Prep, det.idf) })
+	}
+
+	t := &training{docs: docs, opt: opt, det: det, zsScores: zsScores, views: views}
 	var zsPairs [][]scored
 	var rep *TrainReport
 	if opt.Base != nil {
@@ -371,7 +389,19 @@ type training struct {
 	det      *Detectors
 	fx       *featureIndex
 	init     *detectorFit
-	zsScores [][][]float64 // [doc][provision idx in pb][passage]
+	zsScores [][][]float64   // [doc][provision idx in pb][passage]
+	views    []*passageViews // [doc]; nil: no prototypes
+}
+
+// inputs returns the prototype cosines of cells' passages with prototypes
+// built from the labelled passages of train, and those prototypes; nil,
+// nil without word vectors.
+func (t *training) inputs(train, cells []cellData) ([][][protoViews]float64, *[protoViews][]float32) {
+	if t.views == nil {
+		return nil, nil
+	}
+	sums := newProtoSums(train, t.views, t.det.Vectors.Dims)
+	return cellInputs(cells, t.views, sums), sums.protos()
 }
 
 // provisionFit is one provision's detector with its cross-validated scores
@@ -390,6 +420,18 @@ func keepNorm(plain, norm []scored) bool {
 	return bestF1(norm) > bestF1(plain)
 }
 
+// scoreCell is cell c scored from its passages' probabilities: its best
+// passage's logit, and whether the passages picked cover the provision.
+func (t *training) scoreCell(c cellData, probs []float64) scored {
+	best := argmax(probs)
+	sc := scored{present: c.present}
+	if best >= 0 {
+		sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(t.docs[c.doc].Prep, probs, c)
+	}
+	sc.p = sigmoid(sc.x)
+	return sc
+}
+
 // fitProvision cross-validates a detector of pd over innerFolds, then fits
 // it on every contract.
 func (t *training) fitProvision(pd provData) provisionFit {
@@ -402,7 +444,20 @@ func (t *training) fitProvision(pd provData) provisionFit {
 	// and costs one that is a long clause (a definition with its
 	// carve-outs) or is found by a few strong words in clauses long for
 	// other reasons.
+	//
+	// The same inner folds decide whether the detector compares passages
+	// with its prototypes (vectors.go): the held-out passages' word logits
+	// and cosines with prototypes built from the fold's training cells
+	// fit a stack, which the provision keeps where its cross-validated F1
+	// is higher with it.
+	stacking := t.views != nil && opt.Base == nil
 	cvOf := [2][]scored{make([]scored, len(pd.cells)), make([]scored, len(pd.cells))}
+	var heldLogits [2][][]float64
+	var heldIn [][][protoViews]float64
+	if stacking {
+		heldLogits = [2][][]float64{make([][]float64, len(pd.cells)), make([][]float64, len(pd.cells))}
+		heldIn = make([][][protoViews]float64, len(pd.cells))
+	}
 	for f := range innerFolds {
 		var train []cellData
 		for _, c := range pd.cells {
@@ -414,6 +469,10 @@ func (t *training) fitProvision(pd provData) provisionFit {
 		if opt.Base != nil {
 			w.shrinkToward(init, evidenceWeight(countPresent(train)))
 		}
+		var in [][][protoViews]float64
+		if stacking {
+			in, _ = t.inputs(train, pd.cells)
+		}
 		for v, norm := range []bool{false, true} {
 			w.norm = norm
 			for ci, c := range pd.cells {
@@ -421,22 +480,53 @@ func (t *training) fitProvision(pd provData) provisionFit {
 					continue
 				}
 				probs := w.passageProbs(fx, c.doc, zsScores[c.doc][pd.idx])
-				best := argmax(probs)
-				sc := scored{present: c.present}
-				if best >= 0 {
-					sc.x, sc.hit = logit(probs[best]), c.present && cellCovers(t.docs[c.doc].Prep, probs, c)
+				cvOf[v][ci] = t.scoreCell(c, probs)
+				if stacking {
+					heldLogits[v][ci] = w.passageLogits(fx, c.doc, zsScores[c.doc][pd.idx])
+					heldIn[ci] = in[ci]
 				}
-				sc.p = sigmoid(sc.x)
-				cvOf[v][ci] = sc
 			}
 		}
 	}
 	norm := opt.Base == nil && keepNorm(cvOf[0], cvOf[1])
-	cv := cvOf[0]
+	vi := 0
 	if norm {
-		cv = cvOf[1]
+		vi = 1
+	}
+	cv := cvOf[vi]
+	var st *stack
+	if stacking {
+		var ls [][]float64
+		var ins [][][protoViews]float64
+		var pos [][]bool
+		for ci, c := range pd.cells {
+			if heldLogits[vi][ci] != nil && heldIn[ci] != nil {
+				ls, ins, pos = append(ls, heldLogits[vi][ci]), append(ins, heldIn[ci]), append(pos, c.pos)
+			}
+		}
+		cand := fitStack(ls, ins, pos)
+		scv := make([]scored, len(pd.cells))
+		for ci, c := range pd.cells {
+			l := heldLogits[vi][ci]
+			probs := make([]float64, len(l))
+			for k := range l {
+				var x *[protoViews]float64
+				if heldIn[ci] != nil {
+					x = &heldIn[ci][k]
+				}
+				probs[k] = sigmoid(cand.logit(l[k], x))
+			}
+			scv[ci] = t.scoreCell(c, probs)
+		}
+		if keepNorm(cv, scv) {
+			st, cv = cand, scv
+		}
 	}
 	w := fitDetector(pd.cells, fx, zsScores, init, pd.name, -1, opt.HardNegatives, norm)
+	if st != nil {
+		_, protos := t.inputs(pd.cells, nil)
+		w.stack, w.protos = st, protos
+	}
 	if opt.Base != nil {
 		w.shrinkToward(init, evidenceWeight(countPresent(pd.cells)))
 	}

@@ -77,6 +77,11 @@ type detectorFit struct {
 	// norm: the negative feature weights are scaled by the passage's
 	// lengthScale (a detector; the zero-shot prior is not).
 	norm bool
+	// protos and stack, when set, are the prototypes a fitted detector
+	// compares passages with and how it combines its logit with the
+	// cosines (vectors.go, fitStack).
+	protos *[protoViews][]float32
+	stack  *stack
 }
 
 // The length normalisation of a detector. A passage's logit adds one weight
@@ -143,6 +148,15 @@ func (m *detectorFit) passageProbs(fx *featureIndex, doc int, zs []float64) []fl
 	out := make([]float64, len(zs))
 	for k, cols := range fx.feats[doc] {
 		out[k] = sigmoid(m.logit(cols, zs[k], m.scaleOf(fx, doc, k)))
+	}
+	return out
+}
+
+// passageLogits is passageProbs' logits.
+func (m *detectorFit) passageLogits(fx *featureIndex, doc int, zs []float64) []float64 {
+	out := make([]float64, len(zs))
+	for k, cols := range fx.feats[doc] {
+		out[k] = m.logit(cols, zs[k], m.scaleOf(fx, doc, k))
 	}
 	return out
 }
@@ -286,6 +300,13 @@ func (m *detectorFit) export(fx *featureIndex, name string, present int) *Model 
 	out := &Model{Name: name, Labelled: present, Bias: round4(m.bias), ZeroShotWeight: round4(m.zsw), Weights: map[string]float64{}}
 	if m.norm {
 		out.LengthNorm = lengthNorm
+	}
+	if m.protos != nil && m.stack != nil {
+		p := &Prototypes{Vectors: *m.protos, Scale: round4(m.stack.scale), Shift: round4(m.stack.shift)}
+		for v, u := range m.stack.u {
+			p.Weights[v] = round4(u)
+		}
+		out.Prototypes = p
 	}
 	for c, w := range m.w {
 		if math.Abs(w) < weightPrune {
