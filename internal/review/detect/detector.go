@@ -165,6 +165,9 @@ func DecodeDetectors(name string, data []byte) (*Detectors, error) {
 	if err := d.checkNumbers(); err != nil {
 		return nil, fmt.Errorf("detectors %s: %w", name, err)
 	}
+	if err := d.checkVectors(); err != nil {
+		return nil, fmt.Errorf("detectors %s: %w", name, err)
+	}
 	return &d, nil
 }
 
@@ -205,6 +208,42 @@ func (d *Detectors) checkNumbers() error {
 		}
 		if mc.err != nil {
 			return fmt.Errorf("model %q: %w", m.Name, mc.err)
+		}
+	}
+	return nil
+}
+
+// checkVectors refuses word vectors that do not decode, and prototypes
+// that are not finite, have no word vectors to be compared in, or have
+// vectors of another length.
+func (d *Detectors) checkVectors() error {
+	if d.Vectors != nil {
+		if err := d.Vectors.decode(); err != nil {
+			return err
+		}
+	}
+	for _, m := range d.Models {
+		p := m.Prototypes
+		if p == nil {
+			continue
+		}
+		if d.Vectors == nil {
+			return fmt.Errorf("model %q: prototypes without word_vectors", m.Name)
+		}
+		var c numberCheck
+		c.coef("prototypes.scale", p.Scale)
+		c.coef("prototypes.shift", p.Shift)
+		for v, w := range p.Weights {
+			c.coef(fmt.Sprintf("prototypes.weights[%d]", v), w)
+			if n := len(p.Vectors[v]); n != 0 && n != d.Vectors.Dims {
+				return fmt.Errorf("model %q: prototypes.vectors[%d] has %d numbers, the word vectors %d", m.Name, v, n, d.Vectors.Dims)
+			}
+			for _, x := range p.Vectors[v] {
+				c.within(fmt.Sprintf("prototypes.vectors[%d]", v), float64(x), -1, 1)
+			}
+		}
+		if c.err != nil {
+			return fmt.Errorf("model %q: %w", m.Name, c.err)
 		}
 	}
 	return nil

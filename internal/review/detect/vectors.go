@@ -104,6 +104,12 @@ func (wv *WordVectors) decode() error {
 			wv.err = fmt.Errorf("word_vectors: %d words of %d numbers, %d scales and %d bytes do not fit", len(wv.Words), wv.Dims, len(wv.Scales), len(raw))
 			return
 		}
+		for i, sc := range wv.Scales {
+			if !(sc >= 0 && sc <= 1) {
+				wv.err = fmt.Errorf("word_vectors: scale of %q is %v, want a number from 0 to 1", wv.Words[i], sc)
+				return
+			}
+		}
 		wv.idx = make(map[string]int, len(wv.Words))
 		wv.vec = make([]float32, len(raw))
 		for i, w := range wv.Words {

@@ -210,3 +210,37 @@ func TestPrototypesScoredAsTrained(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedVectorsRefused checks that a detectors file whose word vectors
+// or prototypes cannot be scored with is refused when read, naming what is
+// wrong, rather than scoring every passage NaN or skipping the prototypes.
+func TestDamagedVectorsRefused(t *testing.T) {
+	wv := func(scale string) string {
+		return `{"dims": 2, "words": ["a"], "scales": [` + scale + `], "data": "AQI="}`
+	}
+	model := func(protos string) string {
+		return `{"name": "X", "bias": 0, "zero_shot_weight": 1, "weights": {}, "platt": [1, 0], "threshold": 0.5` + protos + `}`
+	}
+	file := func(vectors, protos string) string {
+		v := ""
+		if vectors != "" {
+			v = `"word_vectors": ` + vectors + `, `
+		}
+		return `{"format": 1, "zero_shot": {"a": 1, "b": 0, "platt": [0, 0], "threshold": 0.5}, ` + v + `"models": [` + model(protos) + `]}`
+	}
+	good := `, "prototypes": {"weights": [1, 0, 0], "scale": 1, "shift": 0, "vectors": [[0.6, 0.8], null, null]}`
+	if _, err := DecodeDetectors("ok", []byte(file(wv("0.01"), good))); err != nil {
+		t.Fatalf("a sound file is refused: %v", err)
+	}
+	for name, data := range map[string]string{
+		"prototypes without vectors":    file("", good),
+		"a scale that is no number":     file(wv("1e9"), good),
+		"bytes that do not fit":         file(`{"dims": 3, "words": ["a"], "scales": [0.01], "data": "AQI="}`, ""),
+		"a prototype of another length": file(wv("0.01"), `, "prototypes": {"weights": [1, 0, 0], "scale": 1, "shift": 0, "vectors": [[0.6, 0.8, 0], null, null]}`),
+		"a weight out of bounds":        file(wv("0.01"), `, "prototypes": {"weights": [1e9, 0, 0], "scale": 1, "shift": 0, "vectors": [[0.6, 0.8], null, null]}`),
+	} {
+		if _, err := DecodeDetectors(name, []byte(data)); err == nil {
+			t.Errorf("%s: read without an error", name)
+		}
+	}
+}
