@@ -18,13 +18,14 @@ import (
 // under) — each the sum of its words' vectors weighted by their rarity
 // (the vectors learnt from the training contracts' text alone, no labels:
 // learnWordVectors). A provision's detector keeps three prototypes, the
-// normalised mean of its labelled passages' vectors in each view, and adds
-// to a passage's logit a learnt weight times the cosine of each view with
-// its prototype (Prototypes): three numbers learnt per provision, however
-// few its positives, where a word feature needs the word seen.
+// normalised mean of its labelled passages' vectors in each view, and
+// combines a passage's logit with the cosine of each of its views with the
+// prototype, a standard score among the contract's passages (Prototypes):
+// five numbers learnt per provision, however few its positives, where a
+// word feature needs the word seen.
 //
-// The weights are learnt from passages of contracts the prototypes and the
-// word features were not built from (fitStack), so they say what a new
+// Those numbers are learnt from passages of contracts the prototypes and
+// the word features were not built from (fitStack), so they say what a new
 // contract gets from each.
 const protoViews = 3 // the passage, the passage before it, its parent clause
 
@@ -361,6 +362,9 @@ type stack struct {
 
 func (s *stack) logit(l float64, x *[protoViews]float64) float64 {
 	z := s.scale*l + s.shift
+	if x == nil {
+		return z
+	}
 	for v := range x {
 		z += s.u[v] * x[v]
 	}
