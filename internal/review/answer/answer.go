@@ -694,6 +694,40 @@ func generalScope(s string) bool { return reGeneralScope().MatchString(s) }
 // causes does not grant a right that needs none.
 const statedCausesReason = "the clause allows it only on stated causes, not without cause"
 
+// noCauseSentence reads, in a clause whose focus allows a no-cause right only
+// on stated causes, a sentence that grants the right in its playbook's
+// defining words (a keyword of boost 3) and says it needs no cause: its
+// polarity, focus and condition in s's bytes.
+func noCauseSentence(p *playbook.Provision, nb []*playbook.Provision, s string) (polarity, bool) {
+	if !needsNoCause(p) {
+		return polarity{}, false
+	}
+	done := -1
+	for _, sg := range segments(s) {
+		a, b := sg.sentence[0], sg.sentence[1]
+		if a == done || a < 0 || b > len(s) || a >= b {
+			continue
+		}
+		done = a
+		sent := s[a:b]
+		if !saysNoCause(sent) || detect.KeywordWeight(p, sent, 3) == 0 {
+			continue
+		}
+		_, pol, n := readBeside(p, nb, sent)
+		if n != nil || pol.weight == 0 || pol.kind == KindNo || onStatedCauses(p, sent, pol) {
+			continue
+		}
+		pol.focus[0] += a
+		pol.focus[1] += a
+		if pol.kind == KindConditional {
+			pol.cond[0] += a
+			pol.cond[1] += a
+		}
+		return pol, true
+	}
+	return polarity{}, false
+}
+
 // polarityAnswerOnce is polarityAnswer's reading, extract by extract.
 // occasion, when given, marks the extracts that are items of a list of
 // stated causes (listedOccasions).
@@ -729,6 +763,17 @@ func polarityAnswerOnce(p *playbook.Provision, nb []*playbook.Provision, ex []de
 			}
 			continue
 		case onStatedCauses(p, text, pol) || i < len(occasion) && occasion[i] && needsNoCause(p):
+			if g, ok := noCauseSentence(p, nb, text); ok {
+				// another sentence of the clause grants the right in the
+				// playbook's defining words and says it needs no cause
+				// ("PivX may terminate this Agreement for convenience by
+				// giving … notice", before a termination on insolvency)
+				if g.kind == KindConditional {
+					return &Answer{Kind: KindConditional, Text: "Conditional", Condition: g.condition,
+						Spans: append(at(g.focus, "value"), at(g.cond, "condition")...)}
+				}
+				return &Answer{Kind: KindYes, Text: "Yes", Spans: at(g.focus, "value")}
+			}
 			// a right the playbook defines as needing no cause ("without
 			// cause", "for convenience") is not granted by a clause that
 			// allows the act only on stated causes ("Manufacturer may
