@@ -147,7 +147,7 @@ func ReadAmong(c *detect.Prepared, p *playbook.Provision, nb []*playbook.Provisi
 			}
 		}
 	}
-	op := maskInoperative(ex, reads)
+	op := joinPageBreaks(c, maskInoperative(ex, reads))
 	a := polarityAnswer(p, nb, op, listedOccasions(c, p, op))
 	if a.Kind == KindNotFound && a.Reason == statedCausesReason && c != nil {
 		// "… may be terminated as follows:" is a list of occasions only
