@@ -248,12 +248,14 @@ func leadWithAnswer(a *Answer, ex []detect.Extract) []detect.Extract {
 type memoKey int
 
 const (
-	runningKey  memoKey = iota // running lines (runningLines)
-	datesKey                   // defined dates (datesDefinedIn)
-	partiesKey                 // the parties (partyReads)
-	termsKey                   // the terms defined in quotation marks (definesTerm)
-	agreeingKey                // where the operative part starts (agreeingAt)
-	dateKey                    // the contract's own date (contractDate)
+	runningKey    memoKey = iota // running lines (runningLines)
+	datesKey                     // defined dates (datesDefinedIn)
+	partiesKey                   // the parties (partyReads)
+	termsKey                     // the terms defined in quotation marks (definesTerm)
+	agreeingKey                  // where the operative part starts (agreeingAt)
+	dateKey                      // the contract's own date (contractDate)
+	signedKey                    // the latest dated signature (lastSignature)
+	openingEndKey                // the end the opening writes (openingEndOf)
 )
 
 // runningLines returns c's running lines, found on first use.
@@ -310,7 +312,24 @@ func signedOn(c *detect.Prepared, ex []detect.Extract, scores []float64) (*Answe
 
 // lastSignature returns the latest date of c's signature block and where
 // it is written (code points); false when the signatures are not dated.
+// It is read on first use and kept with c.
 func lastSignature(c *detect.Prepared) (valueAt, document.Span, bool) {
+	s := c.Memo(signedKey, func() any {
+		var r signature
+		r.v, r.sp, r.ok = readLastSignature(c)
+		return r
+	}).(signature)
+	return s.v, s.sp, s.ok
+}
+
+// signature is what lastSignature returns.
+type signature struct {
+	v  valueAt
+	sp document.Span
+	ok bool
+}
+
+func readLastSignature(c *detect.Prepared) (valueAt, document.Span, bool) {
 	text := c.Doc().Doc.Text
 	var last valueAt
 	for _, d := range signatureDates(text) {

@@ -244,7 +244,7 @@ func TestPieceGatesFoldSafe(t *testing.T) {
 			}
 		}
 	}
-	for _, g := range []pieceGate{rightConditionGate, restrictionConditionGate, feeGate, noCauseGate} {
+	for _, g := range []pieceGate{rightConditionGate, restrictionConditionGate, feeGate, noCauseGate, perpetualGate, endOfYearGate} {
 		for _, alt := range g {
 			for _, p := range alt {
 				if strings.ContainsAny(p, "skSK") || strings.ToLower(p) != p {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 var (
@@ -396,18 +397,18 @@ func firstDurationAt(s string) (string, int, int, bool) {
 // normalised as "N unit(s)". A number that is part of a date ("the 1 st
 // day of May 2020") is not a period.
 func allDurationsAt(s string) []valueAt {
+	return durationsWith(s, newDurationFinder(s).next)
+}
+
+// durationsWith is allDurationsAt with find(from) giving the first match of
+// reDurationValue in s[from:], its groups' offsets in s (nil for none).
+func durationsWith(s string, find func(from int) []int) []valueAt {
 	var out []valueAt
 	dates := allDatesAt(s)
-	re := reDurationValue()
 	for from := 0; from < len(s); {
-		ix := re.FindStringSubmatchIndex(s[from:])
+		ix := find(from)
 		if ix == nil {
 			break
-		}
-		for k := range ix {
-			if ix[k] >= 0 {
-				ix[k] += from
-			}
 		}
 		g := func(k int) string {
 			if ix[2*k] < 0 {
@@ -533,4 +534,108 @@ func Durations(s string) []Written {
 		out = append(out, Written{Value: d.v, At: d.at, End: d.end})
 	}
 	return out
+}
+
+// durationFinder finds reDurationValue's matches in a text by trying the
+// expression only where a match can start: its number begins at a word
+// boundary with a digit, a number word or "a" and white space ("a
+// hundred"), and a unit ("day", "month", "year", "week") follows. At such a
+// place the expression, anchored, is tried on the text up to the first
+// character no match can hold (what follows that character is never
+// looked at). Reading a long term clause costs a few short tries instead
+// of the expression's pass over every character.
+type durationFinder struct {
+	s, lower string
+	lastUnit int // where the last unit word starts in lower; -1 for none
+}
+
+func newDurationFinder(s string) *durationFinder {
+	f := &durationFinder{s: s, lower: lowerASCII(s), lastUnit: -1}
+	// "wee": the Kelvin sign folds to the k of "week"
+	for _, u := range [...]string{"day", "month", "year", "wee"} {
+		f.lastUnit = max(f.lastUnit, strings.LastIndex(f.lower, u))
+	}
+	return f
+}
+
+// numberWords begin every number reDurationValue writes in words
+// ("sixteen" and "sixty" begin with "six"); none holds an "s" but at its
+// start, nor a "k".
+var numberWords = [...]string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+	"thirteen", "fifteen", "twenty", "thirty", "forty", "fifty"}
+
+// reDurationAnchored is reDurationValue matched only at the start of its
+// input.
+var reDurationAnchored = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:` + reDurationValue().String() + `)`)
+})
+
+// next returns reDurationValue's first match in s[from:] with its groups,
+// as offsets in s; nil for none.
+func (f *durationFinder) next(from int) []int {
+	s, l := f.s, f.lower
+	for q := from; q < f.lastUnit; q++ {
+		c := s[q]
+		wordBefore := q > from && isWordByte(s[q-1])
+		if c >= utf8.RuneSelf {
+			// the long s folds to the s of "six" and "seven"; after a
+			// word character it is at a word boundary: the expression
+			// itself from here
+			if wordBefore && strings.HasPrefix(s[q:], "ſ") {
+				return shifted(reDurationValue().FindStringSubmatchIndex(s[from:]), from)
+			}
+			continue
+		}
+		if wordBefore || !startsNumber(l[q:]) {
+			continue
+		}
+		end := q
+		for end < len(s) && mayHoldDuration(s[end]) {
+			end++
+		}
+		if ix := reDurationAnchored().FindStringSubmatchIndex(s[q:min(len(s), end+1)]); ix != nil {
+			return shifted(ix, q)
+		}
+	}
+	return nil
+}
+
+// startsNumber reports whether l (lowered) begins with what begins a
+// number of reDurationValue: a digit, a number word, or "a" and white
+// space.
+func startsNumber(l string) bool {
+	switch c := l[0]; {
+	case '0' <= c && c <= '9':
+		return true
+	case c == 'a':
+		return len(l) > 1 && isSpaceByte(l[1])
+	}
+	for _, w := range numberWords {
+		if strings.HasPrefix(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldDuration reports whether a match of reDurationValue may hold byte
+// c: letters, digits, white space, hyphens, brackets, and every byte of a
+// character outside ASCII (the long s and the Kelvin sign fold to letters).
+func mayHoldDuration(c byte) bool {
+	return isWordByte(c) && c != '_' || isSpaceByte(c) || c == '\v' || c == '-' || c == '(' || c == ')' || c >= utf8.RuneSelf
+}
+
+// isSpaceByte reports whether c is white space of \s.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// shifted returns ix with its offsets moved by d (unset groups left -1).
+func shifted(ix []int, d int) []int {
+	for k := range ix {
+		if ix[k] >= 0 {
+			ix[k] += d
+		}
+	}
+	return ix
 }

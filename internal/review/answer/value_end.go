@@ -257,6 +257,31 @@ func afterEvent(s string, d valueAt) bool {
 	return m != nil && !reDateWords().MatchString(s[d.end+m[2]:d.end+m[3]])
 }
 
+// perpetualGate and endOfYearGate gate rePerpetual and reEndOfYear
+// (pieceGate).
+var (
+	perpetualGate = pieceGate{{"perpetu"}, {"indefinite"}}
+	endOfYearGate = pieceGate{{"end", "calendar", "year"}}
+)
+
+// perpetualIn is rePerpetual's first match in s (l: s with its ASCII
+// capitals lowered).
+func perpetualIn(s, l string) []int {
+	if !perpetualGate.admits(l) {
+		return nil
+	}
+	return rePerpetual().FindStringIndex(s)
+}
+
+// endOfYearIn is reEndOfYear's first match in s (l: s with its ASCII
+// capitals lowered).
+func endOfYearIn(s, l string) []int {
+	if !endOfYearGate.admits(l) {
+		return nil
+	}
+	return reEndOfYear().FindStringIndex(s)
+}
+
 func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2]int, bool) {
 	for _, re := range []*regexp.Regexp{reEndCue(), reFromTo()} {
 		for _, m := range re.FindAllStringIndex(s, -1) {
@@ -266,14 +291,15 @@ func endDateAt(s, start string, c cues, defined map[string]string) (string, [][2
 			}
 		}
 	}
-	if loc := rePerpetual().FindStringIndex(s); loc != nil {
+	l := lowerASCII(s)
+	if loc := perpetualIn(s, l); loc != nil {
 		return "perpetual", [][2]int{{loc[0], loc[1]}}, true
 	}
 	if d, at, ok := anniversaryEnd(s, start, defined); ok {
 		return d, at, true
 	}
 	// "shall remain in effect until the end of the current calendar year"
-	if m := reEndOfYear().FindStringIndex(s); m != nil {
+	if m := endOfYearIn(s, l); m != nil {
 		base := start
 		if ds := allDatesAt(s[:m[0]]); len(ds) > 0 {
 			base = ds[len(ds)-1].v
@@ -405,12 +431,28 @@ func openingEndAt(opening string) (valueAt, bool) {
 	return best, found
 }
 
+// openingEndOf is openingEndAt of c's opening, read on first use and kept
+// with c.
+func openingEndOf(c *detect.Prepared) (valueAt, bool) {
+	e := c.Memo(openingEndKey, func() any {
+		var r openingEndRead
+		r.v, r.ok = openingEndAt(contractOpening(c, openingChars))
+		return r
+	}).(openingEndRead)
+	return e.v, e.ok
+}
+
+// openingEndRead is what openingEndOf returns.
+type openingEndRead struct {
+	v  valueAt
+	ok bool
+}
+
 // openingEnd answers an end-date cell from the contract's opening when the
 // opening writes the contract's end and the cell's own reading a differs
 // from it; the passage that writes it leads the extracts.
 func openingEnd(c *detect.Prepared, a *Answer, ex []detect.Extract, scores []float64) (*Answer, []detect.Extract, bool) {
-	opening := contractOpening(c, openingChars)
-	v, ok := openingEndAt(opening)
+	v, ok := openingEndOf(c)
 	if !ok || v.v == a.Text {
 		return nil, nil, false
 	}
