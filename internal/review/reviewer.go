@@ -91,6 +91,14 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 		// preamble hereof"), which is the provision found
 		cell.Found = true
 	}
+	if cell.Found && cell.Method == "zero-shot" && unsaid(p, cell) {
+		// nobody labelled the provision: its scorer weighs the words of
+		// its definition, and a clause that shares them ("The
+		// obligations of Parent to effect the Merger are subject to the
+		// following conditions") is not the provision unless it says
+		// it in the playbook's defining words
+		cell.Answer = &answer.Answer{Kind: answer.KindNotFound, Text: "Not found", Reason: unsaidReason}
+	}
 	if cell.Found {
 		if cell.Answer.Excludes || cell.Answer.Kind == answer.KindNotFound {
 			// A clause that excludes the provision is evidence, not the
@@ -103,6 +111,42 @@ func (r *Reviewer) cell(prep *detect.Prepared, i int, scores []float64) Cell {
 		}
 	}
 	return cell
+}
+
+// unsaidReason is a zero-shot cell's reason when no clause it read from
+// says the provision in its defining words.
+const unsaidReason = "no clause found says it in the provision's own words"
+
+// definingBoost is the least boost of a provision's defining keywords: a
+// playbook boosts most the words that say the provision ("financing …
+// condition", "injunction … enforce specifically"), less those that only
+// go with it ("debt financing", "posting of a bond").
+const definingBoost = 2
+
+// unsaid reports whether a yes/no cell answered Yes or Conditional is read
+// from clauses none of which holds one of p's defining keywords, when p has
+// some.
+func unsaid(p *playbook.Provision, cell Cell) bool {
+	if p.Answer != playbook.AnswerYesNo || cell.Answer.Kind != answer.KindYes && cell.Answer.Kind != answer.KindConditional {
+		return false
+	}
+	defining := false
+	for _, k := range p.Keywords {
+		defining = defining || k.Boost >= definingBoost
+	}
+	if !defining {
+		return false
+	}
+	read := map[int]bool{}
+	for _, sp := range cell.Answer.Spans {
+		read[sp.Extract] = true
+	}
+	for i, e := range cell.Extracts {
+		if (len(read) == 0 || read[i]) && detect.KeywordWeight(p, e.Text, definingBoost) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ReviewPrepared is Review over a contract already prepared.
