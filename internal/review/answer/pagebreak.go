@@ -22,15 +22,10 @@ func joinPageBreaks(c *detect.Prepared, ex []detect.Extract) []detect.Extract {
 	if c == nil {
 		return ex
 	}
-	var breaks []document.Span
-	breaks = append(breaks, runningLines(c)...)
-	for _, f := range c.Doc().Doc.Furniture {
-		breaks = append(breaks, f.Span)
-	}
+	breaks := pageBreaks(c)
 	if len(breaks) == 0 {
 		return ex
 	}
-	slices.SortFunc(breaks, func(a, b document.Span) int { return a.Start - b.Start })
 	out := ex
 	copied := false
 	for i, e := range ex {
@@ -85,4 +80,18 @@ func joinPageBreaks(c *detect.Prepared, ex []detect.Extract) []detect.Extract {
 		out[i].Text = string(r)
 	}
 	return out
+}
+
+// pageBreaks returns c's running lines and page furniture, by start, found
+// once per contract: every yes/no cell's reading asks.
+func pageBreaks(c *detect.Prepared) []document.Span {
+	return c.Memo(breaksKey, func() any {
+		var breaks []document.Span
+		breaks = append(breaks, runningLines(c)...)
+		for _, f := range c.Doc().Doc.Furniture {
+			breaks = append(breaks, f.Span)
+		}
+		slices.SortFunc(breaks, func(a, b document.Span) int { return a.Start - b.Start })
+		return breaks
+	}).([]document.Span)
 }

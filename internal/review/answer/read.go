@@ -256,6 +256,7 @@ const (
 	dateKey                      // the contract's own date (contractDate)
 	signedKey                    // the latest dated signature (lastSignature)
 	openingEndKey                // the end the opening writes (openingEndOf)
+	breaksKey                    // running lines and page furniture, by start (pageBreaks)
 )
 
 // runningLines returns c's running lines, found on first use.
