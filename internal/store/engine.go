@@ -120,24 +120,24 @@ func (d dirEngine) reader(ctx context.Context, collection string, e *entry, _ bo
 func (d dirEngine) list(_ context.Context, collection string) ([]DocInfo, error) {
 	s := d.s
 	var out []DocInfo
-	var state *collState
-	var at int64
-	var gen uint64
-	kept := false
 	if err := s.viewState(collection, func(cs *collState) error {
+		var kept bool
 		if out, kept = cs.listing(); kept {
 			return nil
 		}
-		var err error
-		out, err = cs.m.infos(collection, nil)
-		state, at, gen = cs, cs.off, cs.m.Generation
-		return err
+		docs, decoded, err := s.listDocs(collection, cs)
+		if err != nil {
+			return err
+		}
+		out = make([]DocInfo, len(docs))
+		for i := range docs {
+			out[i] = docs[i].info
+		}
+		cs.keepListing(cs.off, cs.m.Generation, out)
+		s.maybeWriteListing(collection, cs, docs, decoded)
+		return nil
 	}); err != nil {
 		return nil, err
-	}
-	if !kept {
-		sortInfos(out)
-		state.keepListing(at, gen, out)
 	}
 	return out, nil
 }

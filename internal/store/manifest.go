@@ -119,11 +119,26 @@ func (l *lazyEntry) get() (*entry, error) {
 }
 
 // infos decodes the entries of m's live documents that keep accepts (all,
-// when nil) and returns their summaries, in no order. A large collection's
-// records are decoded on every core the process may use (each entry decodes
-// once, whoever asks first); the error returned is that of the first
-// failing entry in the order they were taken, as one decoder would meet it.
+// when nil) and returns their summaries, in no order (listed).
 func (m *manifest) infos(collection string, keep func(id string, l *lazyEntry) bool) ([]DocInfo, error) {
+	docs, err := m.listed(collection, keep)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DocInfo, len(docs))
+	for i := range docs {
+		out[i] = docs[i].info
+	}
+	return out, nil
+}
+
+// listed decodes the entries of m's live documents that keep accepts (all,
+// when nil) and returns them with their ids and version directories, in no
+// order. A large collection's records are decoded on every core the process
+// may use (each entry decodes once, whoever asks first); the error returned
+// is that of the first failing entry in the order they were taken, as one
+// decoder would meet it.
+func (m *manifest) listed(collection string, keep func(id string, l *lazyEntry) bool) ([]listed, error) {
 	type item struct {
 		id string
 		l  *lazyEntry
@@ -134,7 +149,7 @@ func (m *manifest) infos(collection string, keep func(id string, l *lazyEntry) b
 			items = append(items, item{id, l})
 		}
 	}
-	out := make([]DocInfo, len(items))
+	out := make([]listed, len(items))
 	errs := make([]error, len(items))
 	decode := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -143,7 +158,7 @@ func (m *manifest) infos(collection string, keep func(id string, l *lazyEntry) b
 				errs[i] = err
 				continue
 			}
-			out[i] = e.info()
+			out[i] = listed{id: items[i].id, dir: items[i].l.dir, info: e.info()}
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(items)/parallelInfos)

@@ -9,6 +9,7 @@
 //	dir/LOCK                                      flock(2) target for writers
 //	dir/collections/<name>/manifest.log           live documents + generation (a log)
 //	dir/collections/<name>/manifest.ckpt          where the log's live records are, as of a prefix of it
+//	dir/collections/<name>/manifest.list          the documents' summaries (List), as of a prefix of it
 //	dir/collections/<name>/docs/<id>@<rev>/       one immutable document version
 //	    meta.json  text.txt  tree.json  artifacts/<artifact>.bin
 //	dir/collections/<name>/cache/<file>           derived files (the search index); see WriteCache
@@ -85,6 +86,16 @@
 // document is first used. Without a usable checkpoint the log is read whole,
 // as before, so a crash while one is written, or a store written before
 // checkpoints, changes nothing but the cost.
+//
+// Listing a large collection decodes every live record's JSON (about a
+// second of processor time at 46,800 documents). A writer that listed a
+// collection of 1,024 documents or more, decoding more than a sixteenth of
+// the summaries, writes them to manifest.list (listing.go), binary and
+// described by a prefix of the log as the checkpoint is; the next listing
+// reads a summary from it when the log still starts with that prefix and
+// the document's live version is the one the summary was made from, and
+// decodes the rest from their records. A missing, damaged or foreign file
+// changes only the cost, and a store written before it is listed as before.
 //
 // (Format 1 rewrote a manifest.json on every Put: O(N²) bytes for N
 // documents — about 11 GB for 4,680 contracts at ~1 KB per entry — and every reader
