@@ -3,12 +3,13 @@
 # store (docs/SCALE.md#the-web-app-on-a-large-store).
 #
 # It starts `pakton serve --no-auth` on the store and, from the moment the process is
-# started, asks what the web app asks on its first page, one request after another: the
-# collections (with the opening's progress), the document list, the families, a search,
-# then a deal-room question over the whole collection (POST …/ask, evidence report,
-# streamed), twice. Each line gives the request's own time and the time since the start
-# of `serve`, and the processor time the server process has used so far (user + system, all
-# its threads: its background work included). The load average is printed before and
+# started, asks what the web app asks on its first page: the collections (with the
+# opening's progress), then the document list and the families at once (SEQUENTIAL=1: one
+# after the other), then a search, then a deal-room question over the whole collection
+# (POST …/ask, evidence report, streamed), twice (NO_DEALROOM=1: not asked). Each line
+# gives the request's own time and the time since the start of `serve`, and the processor
+# time the server process has used so far (user + system, all its threads: its background
+# work included). The load average is printed before and
 # after: on a shared machine the wall times include waiting for a core; compare CPU.
 #
 # Usage: scripts/serve-bench.sh STORE [BIN] [PORT]
@@ -52,10 +53,23 @@ if [ -n "${WAIT:-}" ]; then
 	done
 	echo "opened: $(since) s after start, server CPU $(cpu) s"
 fi
-req documents "$api/documents"
-req families "$api/families"
+if [ -n "${SEQUENTIAL:-}" ]; then
+	req documents "$api/documents"
+	req families "$api/families"
+else
+	# As the web app asks them: the document list and the families at once.
+	req documents "$api/documents" >"$tmp/documents.line" &
+	dpid=$!
+	req families "$api/families"
+	wait $dpid
+	cat "$tmp/documents.line"
+fi
 req search -H 'Content-Type: application/json' -d '{"query":"Is there a cap on liability?","k":8}' "$api/search"
 req search2 -H 'Content-Type: application/json' -d '{"query":"Which law governs the agreement?","k":8}' "$api/search"
+if [ -n "${NO_DEALROOM:-}" ]; then
+	echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 q='{"question":"Which of our contracts can be terminated for convenience?","evidence":true}'
 req dealroom -N -H 'Content-Type: application/json' -d "$q" "$api/ask"
 echo "  progress events: $(grep -c '^event: progress' "$tmp/dealroom.out" || true); $(grep -o '"checked":[0-9]*' "$tmp/dealroom.out" | head -1), $(grep -o '"cached":[0-9]*' "$tmp/dealroom.out" | head -1)"

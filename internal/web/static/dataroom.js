@@ -9,10 +9,22 @@
 // loadFamilies fetches the collection's families; the list then shows one
 // row per family with its other members one click away.
 async function loadFamilies() {
-  state.families = [];
+  applyFamilies(await fetchFamilies());
+}
+
+// fetchFamilies asks for the collection's families: [] from an older
+// server, which has none (one row per document).
+async function fetchFamilies() {
   try {
-    state.families = listOf(await api('GET', coll() + '/families'), 'families');
-  } catch (_) { /* an older server: no families, one row per document */ }
+    return listOf(await api('GET', coll() + '/families'), 'families');
+  } catch (_) {
+    return [];
+  }
+}
+
+// applyFamilies makes families the ones the document list is drawn with.
+function applyFamilies(families) {
+  state.families = families;
   state.familyOf = new Map();
   for (const f of state.families) {
     for (const m of f.members || []) state.familyOf.set(m.id, f);

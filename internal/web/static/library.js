@@ -102,6 +102,9 @@ async function createCollection(ev) {
 // ---- documents ----
 
 async function loadDocuments() {
+  // The families are asked beside the list, not after it: a large
+  // collection's list takes longer to come than its families.
+  const families = typeof fetchFamilies === 'function' ? fetchFamilies() : null;
   try {
     state.docs = listOf(await api('GET', coll() + '/documents'), 'documents', 'items');
     showError(null);
@@ -113,9 +116,9 @@ async function loadDocuments() {
   // list is drawn again only when they change its rows (a row redrawn
   // under the user's pointer loses the click).
   renderDocuments();
-  if (typeof loadFamilies === 'function') {
+  if (families) {
     const before = familiesKey();
-    await loadFamilies();
+    applyFamilies(await families);
     if (familiesKey() !== before) renderDocuments();
   }
 }
