@@ -72,6 +72,7 @@ func (s *Store) recoverCollection(name string) error {
 	lpath := filepath.Join(cdir, logName)
 	legacy := filepath.Join(cdir, legacyManifest)
 	raw, err := os.ReadFile(lpath)
+	s.recoveredLogs += int64(len(raw))
 	var m *manifest
 	switch {
 	case err == nil:
