@@ -795,7 +795,7 @@ var filler = map[string]bool{"ani": true, "any": true, "all": true, "a": true, "
 // ("To the extent that ownership does not vest …, the Executive hereby
 // assigns").
 var reSubordinate = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:(?:and|or|but)\s+)?(?:if|to\s+the\s+extent|where|whereas|in\s+the\s+event|when|whenever|unless|although|though|except|save|provided|subject\s+to|in\s+case|so\s+long\s+as|as\s+long\s+as)\b`)
+	return regexp.MustCompile(`(?i)^\W*(?:(?:and|or|but)\s+)?(?:if|to\s+the\s+extent|where|whereas|in\s+the\s+event|when|whenever|unless|although|though|which|who|whose|whom|except|save|provided|subject\s+to|in\s+case|so\s+long\s+as|as\s+long\s+as)\b`)
 })
 
 // reInnerSubordinate opens a subordinate clause inside a clause: "The
