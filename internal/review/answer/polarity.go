@@ -957,6 +957,11 @@ func readPolarityOnce(p *playbook.Provision, s string) polarity {
 			}
 		}
 		hi = lo + len(strings.TrimRight(s[lo:hi], " ,;.:\n\t"))
+		for hi > lo && s[hi-1] == ')' && strings.Count(s[lo:hi], ")") > strings.Count(s[lo:hi], "(") {
+			// the condition is the inside of a parenthesis ("(subject to
+			// the other party's right to cure …)"): not its closing mark
+			hi = lo + len(strings.TrimRight(s[lo:hi-1], " ,;.:\n\t"))
+		}
 		cond := strings.Join(strings.Fields(s[lo:hi]), " ")
 		if len(cond) > 200 {
 			cut := strings.LastIndexByte(cond[:200], ' ')

@@ -377,3 +377,21 @@ func passageWhere(t *testing.T, c *detect.Prepared, want func(string) bool, what
 	t.Fatalf("no passage %s", what)
 	return detect.Extract{}
 }
+
+// TestConditionInsideParenthesis checks that a condition written inside a
+// parenthesis is said without its closing mark.
+func TestConditionInsideParenthesis(t *testing.T) {
+	p := builtinProvision(t, "Termination for Cause")
+	text := "In addition, either party may terminate this Agreement by giving to the other party written notice of such termination upon the other party's material breach of any material term (subject to the other party's right to cure within thirty (30) days after receipt of such notice), the other party's insolvency, or the institution of any bankruptcy proceedings."
+	pol := readPolarity(p, text)
+	if pol.kind != KindConditional {
+		t.Fatalf("read %+v, want Conditional", pol)
+	}
+	want := "subject to the other party's right to cure within thirty (30) days after receipt of such notice"
+	if pol.condition != want {
+		t.Errorf("condition %q, want %q", pol.condition, want)
+	}
+	if got := text[pol.cond[0]:pol.cond[1]]; got != want {
+		t.Errorf("condition span %q, want %q", got, want)
+	}
+}
