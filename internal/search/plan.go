@@ -286,7 +286,7 @@ func (ix *Index) planProvision(v *index.Snapshot, q Query, r Route) ProvisionPla
 	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
 		return ProvisionPlan{Why: fmt.Sprintf("not looked for: the search was not narrowed to at most %d documents", MaxProvisionDocs)}
 	}
-	return ProvisionPlan{Docs: scope, Topic: topic(v, q.Text, scope), NoSpread: q.NoSpread,
+	return ProvisionPlan{Docs: scope, Topic: ix.topic(v, q.Text, scope, !q.NoFraming), NoSpread: q.NoSpread,
 		Why: "looked for in the documents searched, when a provision finder is configured"}
 }
 
@@ -430,7 +430,7 @@ func (ix *Index) routePlan(q Query) *Plan {
 		framing := ix.framing(v, q.Text, terms)
 		self = func(i int) bool { return framing[terms[i]] != "" }
 	}
-	ref = namingParts(ref, breaks, self)
+	ref = namingParts(ref, terms, breaks, self)
 	p.Words = terms
 	if len(ref) > 0 && len(ref) < len(terms) {
 		p.Words = nil
