@@ -266,7 +266,7 @@ func (p *Plan) plan() {
 		{"headings: add the body words of the clauses a question word heads", !q.NoHeadings, "NoHeadings"},
 		{"learnt: add the words learnt from labelled questions like this one (what their answers say, how their clauses are headed)", !q.NoLearnt, "NoLearnt"},
 		{"provisions: put first the passage the review detectors find for a provision asked about", !q.NoProvisions, "NoProvisions"},
-		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
+		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best; for a provision nobody labelled, more than 4 saying it in its defining words)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
 		{"fill: in a narrowed search, fill up to k with the text around the best match", !q.NoFill, "NoFill"},
 	}
 	if q.NoProvisions {
