@@ -37,10 +37,15 @@ func Display(n Names, docName string) string {
 			name = p.Name
 		}
 		name = typedName(name)
-		if k := Key(name); k == "" || k == "parties" || k == "party" || seen[partyKey(name)] || strings.Contains(Key(title), k) && len(n.Parties) == 1 {
+		k := Key(name)
+		if k == "" || k == "parties" || k == "party" {
 			continue
 		}
-		seen[partyKey(name)] = true
+		pk := partyKey(name)
+		if seen[pk] || len(n.Parties) == 1 && strings.Contains(Key(title), k) {
+			continue
+		}
+		seen[pk] = true
 		parties = append(parties, name)
 	}
 	if len(parties) > 3 {
@@ -124,7 +129,7 @@ func FromList(list []Name, docName string) Names {
 // when written in capitals; else its kind ("Supply Agreement"); else its
 // file name without the extension.
 func displayTitle(n Names, docName string) string {
-	t := strings.Join(strings.Fields(n.Title), " ")
+	t := oneSpaced(n.Title)
 	if i := strings.IndexAny(t, "\"“("); i > 0 {
 		t = strings.TrimRight(t[:i], " ,;:") // License Agreement ("Agreement")
 	}
@@ -294,7 +299,7 @@ var smallWord = map[string]bool{"of": true, "and": true, "the": true, "for": tru
 // ("AIRSPAN NETWORKS" → "Airspan Networks"); short words in capitals
 // ("GLS", "LLC") stay so.
 func typedName(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = oneSpaced(s)
 	if s != strings.ToUpper(s) {
 		return s
 	}

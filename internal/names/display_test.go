@@ -1,6 +1,9 @@
 package names
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDisplay(t *testing.T) {
 	text := "DISTRIBUTOR AGREEMENT\n\nThis Distributor Agreement is made on the 31st day of March, 2000 by and between AIRSPAN NETWORKS, INC., a Washington corporation (\"Airspan\"), and GLS LLC, a Delaware limited liability company (\"GLS\").\n\n1. Appointment. Airspan appoints GLS as its distributor.\n"
@@ -80,4 +83,37 @@ func TestDisplayTitleProper(t *testing.T) {
 	if got := Display(Names{Title: "THIS AGREEMENT"}, "Side letter.pdf"); got != "Side letter" {
 		t.Errorf("\"This Agreement\": Display = %q", got)
 	}
+}
+
+// TestOneSpacedLikeFields checks oneSpaced against what it stands for,
+// strings.Join(strings.Fields(s), " "), on texts of spaces, other white
+// space (ASCII and not) and words.
+func TestOneSpacedLikeFields(t *testing.T) {
+	pieces := []string{" ", "  ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u0085", "\u2003", "\u3000", "a", "Inc.", "é", "\u200b"}
+	check := func(s string) {
+		if got, want := oneSpaced(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("oneSpaced(%q) = %q, want %q", s, got, want)
+		}
+	}
+	check("")
+	var walk func(s string, depth int)
+	walk = func(s string, depth int) {
+		check(s)
+		if depth == 0 {
+			return
+		}
+		for _, p := range pieces {
+			walk(s+p, depth-1)
+		}
+	}
+	walk("", 4)
+}
+
+func FuzzOneSpaced(f *testing.F) {
+	f.Add("Acme  Widgets,\tInc. ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := oneSpaced(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("oneSpaced(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -29,6 +29,7 @@ import (
 	"path"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind says where a name came from and so how much it says.
@@ -258,10 +259,33 @@ func (n Names) Describe(nm Name) string {
 	return nm.Kind.String()
 }
 
+// oneSpaced is strings.Join(strings.Fields(s), " "): s with its runs of
+// white space made one space and none at either end. A text written so
+// already (most names) is returned as it is, without building another.
+func oneSpaced(s string) string {
+	prevSpace := true // at the start, a space would be one too many
+	for i, r := range s {
+		space := r == ' '
+		if !space && (r < utf8.RuneSelf && asciiSpace(byte(r)) || r >= utf8.RuneSelf && unicode.IsSpace(r)) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		if space && (prevSpace || i == len(s)-1) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prevSpace = space
+	}
+	return s
+}
+
+// asciiSpace reports the ASCII white space strings.Fields splits at, but
+// for the space itself.
+func asciiSpace(c byte) bool { return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+
 // Key folds a name for comparison: lower case, letters and digits only,
 // words separated by one space.
 func Key(s string) string {
 	var b strings.Builder
+	b.Grow(len(s))
 	space := false
 	for _, r := range s {
 		switch {
@@ -320,7 +344,7 @@ func wordsOf(name string) string {
 		prevLower = unicode.IsLower(r)
 		b.WriteRune(r)
 	}
-	return strings.Join(strings.Fields(b.String()), " ")
+	return oneSpaced(b.String())
 }
 
 // headOf returns at most n bytes of the start of text, cut at a rune

@@ -795,7 +795,7 @@ var filler = map[string]bool{"ani": true, "any": true, "all": true, "a": true, "
 // ("To the extent that ownership does not vest …, the Executive hereby
 // assigns").
 var reSubordinate = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:(?:and|or|but)\s+)?(?:if|to\s+the\s+extent|where|whereas|in\s+the\s+event|when|whenever|unless|although|though|except|save|provided|subject\s+to|in\s+case|so\s+long\s+as|as\s+long\s+as)\b`)
+	return regexp.MustCompile(`(?i)^\W*(?:(?:and|or|but)\s+)?(?:if|to\s+the\s+extent|where|whereas|in\s+the\s+event|when|whenever|unless|although|though|which|who|whose|whom|except|save|provided|subject\s+to|in\s+case|so\s+long\s+as|as\s+long\s+as)\b`)
 })
 
 // reInnerSubordinate opens a subordinate clause inside a clause: "The
@@ -957,6 +957,11 @@ func readPolarityOnce(p *playbook.Provision, s string) polarity {
 			}
 		}
 		hi = lo + len(strings.TrimRight(s[lo:hi], " ,;.:\n\t"))
+		for hi > lo && s[hi-1] == ')' && strings.Count(s[lo:hi], ")") > strings.Count(s[lo:hi], "(") {
+			// the condition is the inside of a parenthesis ("(subject to
+			// the other party's right to cure …)"): not its closing mark
+			hi = lo + len(strings.TrimRight(s[lo:hi-1], " ,;.:\n\t"))
+		}
 		cond := strings.Join(strings.Fields(s[lo:hi]), " ")
 		if len(cond) > 200 {
 			cut := strings.LastIndexByte(cond[:200], ' ')

@@ -63,6 +63,9 @@ func TestOperativeClause(t *testing.T) {
 		// a negation inside the cause does not exclude the right
 		{"a cure not made is the cause, not an exclusion", tfcause, "The Company or the Bank may terminate this Agreement in the event the Agent is in material breach of its covenants and such breach has not been cured after the Company has provided the Agent with notice of such breach.", KindYes, ""},
 		{"a real exclusion", tfc, "Neither party may terminate this Agreement for convenience.", KindNo, ""},
+		// nor does one inside a relative clause after a comma
+		{"a cure not made, in a relative clause", tfcause, "Either party may terminate this Agreement with written notice to the other party upon the occurrence of a breach by the other party, which breach has not been cured within (30) days after the date of written notice to the breaching party.", KindYes, ""},
+		{"a relative clause does not shield the main clause", tfcause, "Neither party may terminate this Agreement for a breach, which breach shall be referred to arbitration.", KindNo, ""},
 		// a clause that grants the right for convenience in one sentence
 		// and on insolvency in the next grants it
 		{"convenience beside insolvency", tfc, "5.2 TERMINATION OF AGREEMENT. Litware may terminate this Agreement for convenience by giving at least thirty (30) days written notice of termination to Proseware. This Agreement shall terminate automatically without notice and without further action by the other party in the event that the other party becomes insolvent.", KindYes, ""},
@@ -373,4 +376,22 @@ func passageWhere(t *testing.T, c *detect.Prepared, want func(string) bool, what
 	}
 	t.Fatalf("no passage %s", what)
 	return detect.Extract{}
+}
+
+// TestConditionInsideParenthesis checks that a condition written inside a
+// parenthesis is said without its closing mark.
+func TestConditionInsideParenthesis(t *testing.T) {
+	p := builtinProvision(t, "Termination for Cause")
+	text := "In addition, either party may terminate this Agreement by giving to the other party written notice of such termination upon the other party's material breach of any material term (subject to the other party's right to cure within thirty (30) days after receipt of such notice), the other party's insolvency, or the institution of any bankruptcy proceedings."
+	pol := readPolarity(p, text)
+	if pol.kind != KindConditional {
+		t.Fatalf("read %+v, want Conditional", pol)
+	}
+	want := "subject to the other party's right to cure within thirty (30) days after receipt of such notice"
+	if pol.condition != want {
+		t.Errorf("condition %q, want %q", pol.condition, want)
+	}
+	if got := text[pol.cond[0]:pol.cond[1]]; got != want {
+		t.Errorf("condition span %q, want %q", got, want)
+	}
 }
