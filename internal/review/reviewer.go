@@ -125,7 +125,8 @@ const definingBoost = 2
 
 // unsaid reports whether a yes/no cell answered Yes or Conditional is read
 // from clauses none of which holds one of p's defining keywords, when p has
-// some.
+// some: neither as the playbook writes it (the phrase, a near phrase within
+// its window) nor as every word of it, and of a near phrase, in one sentence.
 func unsaid(p *playbook.Provision, cell Cell) bool {
 	if p.Answer != playbook.AnswerYesNo || cell.Answer.Kind != answer.KindYes && cell.Answer.Kind != answer.KindConditional {
 		return false
@@ -142,7 +143,7 @@ func unsaid(p *playbook.Provision, cell Cell) bool {
 		read[sp.Extract] = true
 	}
 	for i, e := range cell.Extracts {
-		if (len(read) == 0 || read[i]) && detect.SaysKeyword(p, e.Text, definingBoost) {
+		if (len(read) == 0 || read[i]) && (detect.KeywordWeight(p, e.Text, definingBoost) > 0 || detect.SaysKeyword(p, e.Text, definingBoost)) {
 			return false
 		}
 	}

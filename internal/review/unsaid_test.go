@@ -22,6 +22,9 @@ func TestUnsaidReadsTheDefiningWords(t *testing.T) {
 		// or "fails to cure"
 		{"Termination for Cause", "ii. Upon the occurrence of a breach by the other party, which breach has not been cured within (30) days after the date of written notice to the breaching party by the non-breaching party; or", false},
 		{"Termination for Cause", "Either party may terminate this Agreement upon ninety (90) days' written notice to the other party.", true},
+		// the keyword and its near word in two sentences, within the
+		// keyword's window: said as the playbook writes it
+		{"Termination for Cause", "(a) Subject to Sections 11.1 and 12.4, if Antares commits a material breach of this Agreement and such material breach remains uncured for [***] following written notice of breach by Antares. Notwithstanding the foregoing, AMAG's termination rights with respect to a failure to supply are set forth in Section 3.8.", false},
 		// a right of first offer worded as an offer a party must make first
 		{"Rofr/Rofo/Rofn", "After the expiry of the five (5) year period, if a Party intends to sell any or all of its shares of the JVC, it shall first make an offer by a written notice to the other Parties to purchase such shares and the other Parties shall have the right to purchase the offered shares in proportion of their existing shareholding.", false},
 		{"Rofr/Rofo/Rofn", "The Shares are to be initially offered in the Offering at the Purchase Price set forth on the cover page of the Prospectus.", true},
