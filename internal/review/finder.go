@@ -286,6 +286,9 @@ type checkedCell struct {
 	spread int
 	// passages is how many passages of the contract the detector rated.
 	passages int
+	// said is, for a cell found zero-shot, how many of the contract's
+	// passages hold one of the provision's defining keywords.
+	said int
 	// For a cell found with extracts, what FindProvisions puts first: the
 	// best extract's clause widened to minHitChars (hit), and the other
 	// extracts widened, those not overlapping it (more).
@@ -350,6 +353,9 @@ func (f *Finder) check(ctx context.Context, names []string, docs []string) ([]ch
 				}
 			}
 			cc.hits(prep)
+			if cc.cell.Found && cc.cell.Method == "zero-shot" {
+				cc.said = prep.KeywordPassages(&rev.pb.Provisions[i], definingBoost)
+			}
 			cells = append(cells, cc)
 		}
 		f.cache().put(key, id, d, cells)
@@ -394,7 +400,7 @@ func (f *Finder) FindNamed(ctx context.Context, names []string, req search.Provi
 			absent = append(absent, search.Absence{DocID: c.DocID, Provision: c.Provision, Confidence: c.Confidence})
 			continue
 		}
-		if len(c.Extracts) == 0 || !req.NoSpread && pervades(cc.spread, cc.passages) {
+		if len(c.Extracts) == 0 || !req.NoSpread && cc.pervades() {
 			continue
 		}
 		hits = append(hits, cc.hit)
@@ -552,4 +558,16 @@ const maxSpreadShare = 0.1
 // such passage, the best, singles itself out however short the contract).
 func pervades(spread, passages int) bool {
 	return spread > maxSpread || spread > 1 && float64(spread) >= maxSpreadShare*float64(passages)
+}
+
+// pervades reports whether cc's provision pervades its contract: its
+// detector rates many passages near the best (pervades), or, for a
+// provision nobody labelled, more than maxSpread passages say it in the
+// playbook's defining words. A zero-shot scorer weighs those words most, so
+// where they are everywhere — personal information in a privacy policy —
+// its best passage is one of many that merely speak of the subject, and a
+// question about one aspect of it ("is my data kept secure?") is better
+// answered by its own words.
+func (cc *checkedCell) pervades() bool {
+	return pervades(cc.spread, cc.passages) || cc.said > maxSpread
 }

@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -225,6 +226,82 @@ func TestAskedOneWordName(t *testing.T) {
 			if got := r.AskedProvisions(tc.question); !slices.Equal(got, []string{tc.want}) {
 				t.Errorf("%q (questions of %q held out): asked %v, want [%s]", tc.question, without, got, tc.want)
 			}
+		}
+	}
+}
+
+// TestZeroShotPervades: a provision nobody labelled (Data Protection is
+// zero-shot in the built-in detectors) pervades a privacy policy whose
+// every paragraph speaks of personal information, so puts nothing first
+// there, but not a contract with one clause saying it; a trained
+// provision's spread is the detector's alone.
+func TestZeroShotPervades(t *testing.T) {
+	for _, tc := range []struct {
+		cc   checkedCell
+		want bool
+	}{
+		{checkedCell{spread: 1, passages: 300, said: 5}, true},
+		{checkedCell{spread: 1, passages: 300, said: 4}, false},
+		{checkedCell{spread: 5, passages: 300}, true},
+	} {
+		if got := tc.cc.pervades(); got != tc.want {
+			t.Errorf("%+v pervades = %v, want %v", tc.cc, got, tc.want)
+		}
+	}
+
+	pb, det := Builtin()
+	for _, x := range det.Models {
+		if x.Name == "Data Protection" {
+			t.Fatal("Data Protection has a trained detector: choose a provision nobody labelled")
+		}
+	}
+	policy := "PRIVACY POLICY\n\n"
+	for _, topic := range []string{"when you register an account", "when you contact customer support", "from the devices you use to access the app", "from our business partners and advertisers", "when you make a purchase through the site", "when you take part in a survey or contest"} {
+		policy += "We collect personal information " + topic + ", and we use that personal information to provide and improve our services.\n\n"
+	}
+	policy += "If you live outside the United States, your personal data is processed in accordance with applicable data protection laws, and international transfers of personal data are protected by standard contractual clauses and security measures.\n\n"
+	for _, topic := range []string{"cookies and similar technologies", "links to other websites", "children under the age of thirteen", "changes to this policy", "how to contact our support team", "promotions and contests", "mobile notifications", "account settings", "community forums", "gift cards", "referral programs", "customer reviews"} {
+		for _, what := range []string{"This section explains our practices on %s.", "You can read more about %s in our help centre.", "Questions about %s may be sent to our support team at any time."} {
+			policy += fmt.Sprintf(what, topic) + "\n\n"
+		}
+	}
+	contract := "SERVICES AGREEMENT\n\n1. Services. The Supplier shall provide the services described in Schedule 1.\n\n" +
+		"2. Fees. The Customer shall pay the fees within thirty days of each invoice.\n\n" +
+		"3. Data Protection. The Supplier shall process Personal Data only on the Customer's documented instructions, in accordance with applicable Data Protection Laws, and shall notify the Customer without undue delay of any Personal Data breach.\n\n" +
+		"4. Term. This Agreement continues for two years from the Effective Date.\n\n" +
+		"5. Governing Law. This Agreement is governed by the laws of England.\n"
+	docs := map[string]*document.Document{}
+	for name, text := range map[string]string{"policy.txt": policy, "contract.txt": contract} {
+		d, err := parse.Bytes(context.Background(), name, []byte(text), parse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = d
+	}
+	f, err := NewFinder(pb, det, func(_ context.Context, id string) (detect.Doc, error) {
+		return detect.Doc{ID: id, Name: id, Doc: docs[id]}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cells, err := f.check(ctx, []string{"Data Protection", "Governing Law"}, []string{"policy.txt", "contract.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range cells {
+		c := cc.cell
+		if c.DocID == "policy.txt" && c.Provision == "Governing Law" {
+			continue // the policy has no governing law clause
+		}
+		want := c.DocID == "policy.txt" && c.Provision == "Data Protection"
+		t.Logf("%s, %s (%s): spread %d of %d, %d saying it", c.DocID, c.Provision, c.Method, cc.spread, cc.passages, cc.said)
+		if !c.Found || cc.pervades() != want {
+			t.Errorf("%s, %s (%s): found %v, pervades %v (spread %d of %d, %d saying it), want found, pervades %v",
+				c.DocID, c.Provision, c.Method, c.Found, cc.pervades(), cc.spread, cc.passages, cc.said, want)
+		}
+		if c.Method != "zero-shot" && cc.said != 0 {
+			t.Errorf("%s, %s: a trained provision counted %d passages saying it", c.DocID, c.Provision, cc.said)
 		}
 	}
 }

@@ -266,7 +266,7 @@ func (p *Plan) plan() {
 		{"headings: add the body words of the clauses a question word heads", !q.NoHeadings, "NoHeadings"},
 		{"learnt: add the words learnt from labelled questions like this one (what their answers say, how their clauses are headed)", !q.NoLearnt, "NoLearnt"},
 		{"provisions: put first the passage the review detectors find for a provision asked about", !q.NoProvisions, "NoProvisions"},
-		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
+		{"spread: put no passage first for a provision that pervades the contract (more than 4 of its passages, or a tenth of them, rated near the best; for a provision nobody labelled, more than 4 saying it in its defining words)", !q.NoProvisions && !q.NoSpread, "NoSpread"},
 		{"fill: in a narrowed search, fill up to k with the text around the best match", !q.NoFill, "NoFill"},
 	}
 	if q.NoProvisions {
@@ -286,7 +286,7 @@ func (ix *Index) planProvision(v *index.Snapshot, q Query, r Route) ProvisionPla
 	if len(scope) == 0 || len(scope) > MaxProvisionDocs {
 		return ProvisionPlan{Why: fmt.Sprintf("not looked for: the search was not narrowed to at most %d documents", MaxProvisionDocs)}
 	}
-	return ProvisionPlan{Docs: scope, Topic: topic(v, q.Text, scope), NoSpread: q.NoSpread,
+	return ProvisionPlan{Docs: scope, Topic: ix.topic(v, q.Text, scope, !q.NoFraming), NoSpread: q.NoSpread,
 		Why: "looked for in the documents searched, when a provision finder is configured"}
 }
 
@@ -430,7 +430,7 @@ func (ix *Index) routePlan(q Query) *Plan {
 		framing := ix.framing(v, q.Text, terms)
 		self = func(i int) bool { return framing[terms[i]] != "" }
 	}
-	ref = namingParts(ref, breaks, self)
+	ref = namingParts(ref, terms, breaks, self)
 	p.Words = terms
 	if len(ref) > 0 && len(ref) < len(terms) {
 		p.Words = nil

@@ -402,11 +402,13 @@ func referenceTerms(v *index.Snapshot, terms []string, breaks []bool, doc int32)
 // governing law, not about the agreement's name. The question comes back
 // unchanged when it names none of docs[0] or nothing else would be left.
 func (ix *Index) Topic(question string, docs []string) string {
-	return topic(ix.view(), question, docs)
+	return ix.topic(ix.view(), question, docs, true)
 }
 
-// topic is Topic on snapshot v.
-func topic(v *index.Snapshot, question string, docs []string) string {
+// topic is Topic on snapshot v; with framing, the words the collection's
+// documents refer to themselves with count as naming the contract, as they
+// do when the search leaves a part of the question out (Index.Plan).
+func (ix *Index) topic(v *index.Snapshot, question string, docs []string, framing bool) string {
 	if len(docs) == 0 {
 		return question
 	}
@@ -415,7 +417,12 @@ func topic(v *index.Snapshot, question string, docs []string) string {
 		return question
 	}
 	terms, breaks, _ := analyzeQuery(question)
-	ref := namingParts(referenceTerms(v, terms, breaks, d), breaks)
+	var self func(i int) bool
+	if framing {
+		fr := ix.framing(v, question, terms)
+		self = func(i int) bool { return fr[terms[i]] != "" }
+	}
+	ref := namingParts(referenceTerms(v, terms, breaks, d), terms, breaks, self)
 	if len(ref) == 0 || len(ref) >= len(terms) {
 		return question
 	}

@@ -342,15 +342,22 @@ const (
 // also (optional) is true count with them, without being left out on their
 // own: the words the document refers to itself with ("Consider Acme's
 // privacy policy" only names the policy).
-func namingParts(ref map[int]bool, breaks []bool, also ...func(i int) bool) map[int]bool {
+//
+// A question names its contract once: when a part of it is left out as
+// naming the contract, the other parts lose only the words that part
+// already said ("Consider Acme's privacy policy; does Acme sell my
+// data?"), not the runs of their own that the contract's opening text
+// happens to share ("does it share my purchase information with others?"
+// against a policy whose first sentence, read as its title, speaks of
+// purchases and information). When several parts would be left out, only
+// the one with the most naming words is, the earliest of equals: a
+// question says first which contract it asks about.
+func namingParts(ref map[int]bool, terms []string, breaks []bool, also ...func(i int) bool) map[int]bool {
 	if len(ref) == 0 {
 		return ref
 	}
-	out := map[int]bool{}
-	for i := range ref {
-		out[i] = true
-	}
-	kept := 0
+	var parts [][2]int       // each part's first term and the end
+	best, bestWords := -1, 0 // the part left out whole, and its naming words
 	for st := 0; st < len(breaks); {
 		e := st + 1
 		for e < len(breaks) && !breaks[e] {
@@ -366,16 +373,27 @@ func namingParts(ref map[int]bool, breaks []bool, also ...func(i int) bool) map[
 				naming++
 			}
 		}
-		if n > 0 && 2*naming >= e-st {
-			for i := st; i < e; i++ {
-				out[i] = true
-			}
-		} else {
-			kept += e - st - n
+		if n > 0 && 2*naming >= e-st && naming > bestWords {
+			best, bestWords = len(parts), naming
 		}
+		parts = append(parts, [2]int{st, e})
 		st = e
 	}
-	if kept == 0 {
+	if best < 0 || len(parts) < 2 {
+		return ref
+	}
+	out := map[int]bool{}
+	said := map[string]bool{}
+	for i := parts[best][0]; i < parts[best][1]; i++ {
+		out[i] = true
+		said[terms[i]] = true
+	}
+	for i := range ref {
+		if said[terms[i]] {
+			out[i] = true
+		}
+	}
+	if len(out) >= len(terms) {
 		return ref
 	}
 	return out

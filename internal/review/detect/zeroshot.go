@@ -450,3 +450,19 @@ func sortedKeys(m map[string]float64) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// KeywordPassages returns how many of pr's passages hold one of p's
+// keywords of boost min or more (KeywordWeight over each passage).
+func (pr *Prepared) KeywordPassages(p *playbook.Provision, min float64) int {
+	phrases := phrasesOf(p, min)
+	if len(phrases) == 0 {
+		return 0
+	}
+	n := 0
+	for _, ps := range pr.passages {
+		if keywordHits(ps.Words, phrases) > 0 {
+			n++
+		}
+	}
+	return n
+}
