@@ -142,7 +142,7 @@ func unsaid(p *playbook.Provision, cell Cell) bool {
 		read[sp.Extract] = true
 	}
 	for i, e := range cell.Extracts {
-		if (len(read) == 0 || read[i]) && detect.KeywordWeight(p, e.Text, definingBoost) > 0 {
+		if (len(read) == 0 || read[i]) && detect.SaysKeyword(p, e.Text, definingBoost) {
 			return false
 		}
 	}

@@ -47,7 +47,7 @@ import (
 // EngineVersion changes whenever the offline reviewer gives different cells
 // for the same contract, playbook and detectors; rows kept by an older
 // engine are reviewed again.
-const EngineVersion = "review-24"
+const EngineVersion = "review-25"
 
 // Refiner improves an offline row with a model pass (the model-backed review
 // in internal/review/modelpass). It is given the contract and the offline row, and returns

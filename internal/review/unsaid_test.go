@@ -1,6 +1,7 @@
 package review
 
 import (
+	"github.com/pakton/pakton/internal/review/playbook"
 	"testing"
 
 	"github.com/pakton/pakton/internal/review/answer"
@@ -34,6 +35,37 @@ func TestUnsaidReadsTheDefiningWords(t *testing.T) {
 			Extracts: []detect.Extract{{Text: tc.text, Score: 0.9}}}
 		if got := unsaid(p, cell); got != tc.unsaid {
 			t.Errorf("%s: unsaid(%q) = %v, want %v", tc.provision, tc.text, got, tc.unsaid)
+		}
+	}
+}
+
+// TestUnsaidUserPlaybook checks the rule on a user's playbook, whose
+// keywords are phrases a clause may say in another order or with words
+// between them.
+func TestUnsaidUserPlaybook(t *testing.T) {
+	pb, err := playbook.LoadPlaybook("../../examples/playbooks/nda.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pb.Provision("Independent Development")
+	if p == nil {
+		t.Fatal("no Independent Development in the NDA playbook")
+	}
+	tests := []struct {
+		text   string
+		unsaid bool
+	}{
+		{"(ii) which the Recipient can show has been known or has been developed by or for the Recipient at any time independently of the information disclosed to it by the Discloser;", false},
+		{"e. Was developed by the receiving Party independently from and without the developing person(s) having access to any of the Confidential Information;", false},
+		// the words in two sentences are not said together
+		{"The Recipient developed the system. It was reviewed independently by the auditors.", true},
+		{"Receiving Party shall require all employees, agents and independent contractors who have access to Confidential Information to execute a confidentiality agreement.", true},
+	}
+	for _, tc := range tests {
+		cell := Cell{Found: true, Method: "zero-shot", Answer: &answer.Answer{Kind: answer.KindYes, Text: "Yes"},
+			Extracts: []detect.Extract{{Text: tc.text, Score: 0.9}}}
+		if got := unsaid(p, cell); got != tc.unsaid {
+			t.Errorf("unsaid(%q) = %v, want %v", tc.text, got, tc.unsaid)
 		}
 	}
 }

@@ -269,6 +269,63 @@ func KeywordWeight(p *playbook.Provision, text string, min float64) float64 {
 	return keywordHits(Analyze(text), phrasesOf(p, min))
 }
 
+// SaysKeyword reports whether one sentence of text holds every word of one
+// of p's keywords of boost min or more, in any order and however far apart,
+// and, for a keyword with a proximity rule, every word of one of its near
+// phrases: "has been developed by or for the Recipient at any time
+// independently of the information" says "independently developed".
+func SaysKeyword(p *playbook.Provision, text string, min float64) bool {
+	phrases := phrasesOf(p, min)
+	if len(phrases) == 0 {
+		return false
+	}
+	for _, sent := range sentenceCut(text) {
+		has := map[string]bool{}
+		for _, w := range Analyze(sent) {
+			has[w] = true
+		}
+		all := func(ws []string) bool {
+			for _, w := range ws {
+				if !has[w] {
+					return false
+				}
+			}
+			return len(ws) > 0
+		}
+		for _, ph := range phrases {
+			if !all(ph.words) {
+				continue
+			}
+			if len(ph.near) == 0 {
+				return true
+			}
+			for _, n := range ph.near {
+				if all(n) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sentenceCut cuts text at the ends of its sentences and clauses: a full
+// stop, semicolon, colon, question or exclamation mark followed by a space.
+func sentenceCut(text string) []string {
+	var out []string
+	from := 0
+	for i := 0; i+1 < len(text); i++ {
+		switch text[i] {
+		case '.', ';', ':', '?', '!':
+			if c := text[i+1]; c == ' ' || c == '\n' || c == '\t' {
+				out = append(out, text[from:i+1])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, text[from:])
+}
+
 var keywordPhrases sync.Map // provision name and keywords, min → []phrase
 
 // phrasesOf returns p's keywords of boost min or more as phrases.
