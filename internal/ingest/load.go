@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pakton/pakton/internal/atomicfile"
 	"github.com/pakton/pakton/internal/chunk"
 	"github.com/pakton/pakton/internal/docread"
 	"github.com/pakton/pakton/internal/parallel"
@@ -53,6 +55,11 @@ const IndexDir = "index"
 
 // assocAux names a commit's association table among its index files.
 const assocAux = "assoc"
+
+// displaysFile names, in a collection's index directory, how each indexed
+// document is shown (search.Index.WriteDisplays): kept across commits, each
+// display checked against the document it was made for when read.
+const displaysFile = "displays"
 
 // legacyIndexFile is the single index file of pakton before segments
 // (removed when found).
@@ -125,7 +132,7 @@ func LoadWith(ctx context.Context, st *store.Store, collection string, opt LoadO
 		}
 		rep.Docs, rep.Opened, rep.Segments = snap.LiveDocs(), true, len(c.Segments)
 		rep.Elapsed = time.Since(start)
-		return search.Open(snap, openTable(d, c)), rep, nil
+		return openIndex(d, snap, c), rep, nil
 	}
 	// On a cluster, the commit another process published, when current.
 	if c, ok, err := fetchShared(ctx, st, collection, d, gen, opt.Shard); err != nil {
@@ -157,7 +164,32 @@ func LoadWith(ctx context.Context, st *store.Store, collection string, opt LoadO
 	}
 	rep.Docs, rep.Segments = snap.LiveDocs(), len(c.Segments)
 	rep.Elapsed = time.Since(start)
-	return search.Open(snap, openTable(d, c)), rep, nil
+	return openIndex(d, snap, c), rep, nil
+}
+
+// openIndex is the index of snap (commit c of d): with the association
+// table written for it and the displays kept beside it.
+func openIndex(d *index.Dir, snap *index.Snapshot, c index.Commit) *search.Index {
+	ix := search.Open(snap, openTable(d, c))
+	path := filepath.Join(d.Path(), displaysFile)
+	ix.SetDisplays(func() ([]byte, error) { return os.ReadFile(path) })
+	return ix
+}
+
+// KeepDisplays writes how each document of ix, the collection's index, is
+// shown into the collection's index directory, so the next process to load
+// the index reads the displays instead of making them (search.Index.SetDisplays).
+// It is worth it after ix made many of them (search.Index.DisplaysMade).
+func KeepDisplays(ctx context.Context, st *store.Store, collection string, ix *search.Index) error {
+	d, err := openIndexDir(ctx, st, collection)
+	if err != nil {
+		return err
+	}
+	err = atomicfile.WriteFunc(filepath.Join(d.Path(), displaysFile), 0o644, func(w io.Writer) error { return ix.WriteDisplays(w) })
+	if err != nil {
+		return fmt.Errorf("keep the displays of %s: %w", collection, err)
+	}
+	return nil
 }
 
 // commitDocs counts the live documents of a commit's segments.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/pakton/pakton/internal/search"
@@ -20,7 +22,8 @@ type MaintainOptions struct {
 	// Learn writes the word and heading associations of the index's final
 	// commit (search.Index.WriteAssociations), so processes that open the
 	// index look them up instead of learning them per question. It costs a
-	// pass over the collection's vocabulary.
+	// pass over the collection's vocabulary. It also keeps how each document
+	// is shown (KeepDisplays).
 	Learn bool
 	// Progress, when set, is called during long steps: stage "merge" with
 	// bytes written and expected, stage "learn" with terms done and in all.
@@ -98,13 +101,21 @@ func Maintain(ctx context.Context, st *store.Store, collection string, opt Maint
 			if opt.Progress != nil {
 				progress = func(done, total int) { opt.Progress("learn", int64(done), int64(total)) }
 			}
+			ix := search.Open(snap, nil)
 			err = d.PutAux(c.ID, assocAux, func(f *os.File) error {
-				return search.Open(snap, nil).WriteAssociations(f, progress)
+				return ix.WriteAssociations(f, progress)
 			})
 			if err != nil {
 				return rep, fmt.Errorf("index maintenance: learning word associations: %w", err)
 			}
 			rep.Learned = true
+			// How each document is shown, kept beside: the displays of
+			// documents unchanged since the last are read, the others made.
+			ix.SetDisplays(func() ([]byte, error) { return os.ReadFile(filepath.Join(d.Path(), displaysFile)) })
+			// A display not kept is made when asked.
+			if err := KeepDisplays(ctx, st, collection, ix); err != nil {
+				slog.Warn("index maintenance: displays not kept", "collection", collection, "err", err)
+			}
 		}
 	}
 	if rep.Merges > 0 || rep.Learned {

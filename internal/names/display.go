@@ -9,6 +9,12 @@ import (
 	"unicode/utf8"
 )
 
+// DisplayRules numbers the rules of Display. A display kept with a
+// collection's index (search.Index.WriteDisplays) is used only while the
+// rules it was made by are these; change the number whenever Display gives
+// another text for some names (TestDisplayRulesCorpus fails until it is).
+const DisplayRules = 1
+
 // Display is how every face shows a contract: its title, its parties and
 // its date, as a lawyer names it — "Distributor Agreement — Airspan
 // Networks / GLS LLC, 31 March 2000". It is built only from what the

@@ -36,7 +36,8 @@ type Index struct {
 	sharding *Sharding      // set when the collection is searched by shards (shard.go)
 	mu       sync.Mutex
 	snap     atomic.Pointer[index.Snapshot]
-	table    *index.AssocTable // associations learned by the snapshot's writer, or nil
+	table    *index.AssocTable             // associations learned by the snapshot's writer, or nil
+	displays atomic.Pointer[displaySource] // kept displays (SetDisplays), or nil
 	c        atomic.Pointer[learnedCache]
 
 	accs sync.Pool
@@ -48,10 +49,11 @@ type Index struct {
 
 // learnedCache holds what searches learned from one snapshot.
 type learnedCache struct {
-	assoc   sync.Map // term → []assocTerm
-	bodies  sync.Map // term → []assocTerm
-	selfRef sync.Map // word → bool
-	display sync.Map // displayKey → string (DocDisplay)
+	assoc   sync.Map     // term → []assocTerm
+	bodies  sync.Map     // term → []assocTerm
+	selfRef sync.Map     // word → bool
+	display sync.Map     // displayKey → string (DocDisplay)
+	made    atomic.Int64 // displays made by names.Display, not read (DisplaysMade)
 }
 
 // displayKey is a document of a snapshot.
@@ -156,8 +158,9 @@ func (ix *Index) DocName(id string) string {
 // Networks / GLS, 31 March 2000"), or its file name when nothing was learnt;
 // "" for a document not indexed.
 //
-// A document's display is made once per snapshot: the document list of a
-// large collection and a deal-room question over it name every document.
+// A document's display is made once per snapshot, or read from the
+// displays kept with the index (SetDisplays): the document list of a large
+// collection and a deal-room question over it name every document.
 func (ix *Index) DocDisplay(id string) string {
 	v := ix.view()
 	g, ok := v.LookupDoc(id)
@@ -169,7 +172,11 @@ func (ix *Index) DocDisplay(id string) string {
 	if d, ok := c.display.Load(key); ok {
 		return d.(string)
 	}
-	d := docDisplay(v, g)
+	d, ok := ix.keptDisplay(v, g, id)
+	if !ok {
+		d = docDisplay(v, g)
+		c.made.Add(1)
+	}
 	c.display.Store(key, d)
 	return d
 }

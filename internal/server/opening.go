@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/store"
 	"github.com/pakton/pakton/internal/usecase"
 )
@@ -131,12 +132,19 @@ func (s *Server) openCollection(ctx context.Context, c string) error {
 		return err
 	}
 	// How each document is shown, which the document list names (the
-	// index keeps it for its snapshot).
+	// index keeps it for its snapshot). When most had to be made, not read
+	// from the displays kept with the index, they are kept for the next
+	// start.
 	for _, in := range infos {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		sn.Index.DocDisplay(in.ID)
+	}
+	if made := sn.Index.DisplaysMade(); made > 0 && made*16 >= len(infos) {
+		if err := ingest.KeepDisplays(ctx, s.st, c, sn.Index); err != nil {
+			s.log.Warn("server: keeping the documents' displays", "collection", c, "err", err)
+		}
 	}
 	s.opening.set(c, opening{Stage: stageFamilies})
 	_, err = s.families(ctx, c, func(done, total int) {

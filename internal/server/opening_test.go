@@ -4,9 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/pakton/pakton/internal/ingest"
 	"github.com/pakton/pakton/internal/usecase"
 )
 
@@ -27,6 +29,12 @@ func TestOpenAtStart(t *testing.T) {
 			os.Remove(p)
 		}
 	}
+	cache, err := e.st.CacheDir(t.Context(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	displays := filepath.Join(cache, ingest.IndexDir, "displays")
+	os.Remove(displays)
 
 	e.start(t.Context(), Config{Store: e.st, Keys: e.keys, Logger: slog.New(slog.DiscardHandler), IngestWorkers: 2, Rate: -1, OpenAtStart: true})
 	type listing struct {
@@ -57,7 +65,12 @@ func TestOpenAtStart(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Opened: the families are cached for the current generation.
+	// Opened: the documents' displays are kept for the next start (by the
+	// opening, or by the index maintenance that learns the associations).
+	if _, err := os.Stat(displays); err != nil {
+		t.Errorf("displays not kept after the opening: %v", err)
+	}
+	// The families are cached for the current generation.
 	read := -1
 	fams, err := usecase.CollectionFamiliesWith(t.Context(), e.st, "default", func(_, n int) { read = n })
 	if err != nil || read != -1 {

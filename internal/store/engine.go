@@ -125,6 +125,12 @@ func (d dirEngine) list(_ context.Context, collection string) ([]DocInfo, error)
 		if out, kept = cs.listing(); kept {
 			return nil
 		}
+		cs.making.Lock()
+		defer cs.making.Unlock()
+		if out, kept = cs.listing(); kept {
+			return nil // made meanwhile by a listing asked at the same time
+		}
+		s.listingsMade.Add(1)
 		docs, decoded, err := s.listDocs(collection, cs)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -351,4 +352,27 @@ func FuzzDecodeListed(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Listings asked at once (a server's opening and its first document list)
+// make the listing once, and each is the records' own.
+func TestListingsAtOnceMadeOnce(t *testing.T) {
+	s := openTemp(t)
+	listingRecords(t, s, 0, 60)
+	want := listingFromRecords(t, s)
+	s.Forget(DefaultCollection)
+	before := s.listingsMade.Load()
+	const n = 8
+	got := make([][]DocInfo, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { got[i] = mustList(t, s, DefaultCollection) })
+	}
+	wg.Wait()
+	for i := range n {
+		sameListing(t, got[i], want)
+	}
+	if made := s.listingsMade.Load() - before; made != 1 {
+		t.Errorf("%d listings asked at once made it %d times", n, made)
+	}
 }

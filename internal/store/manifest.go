@@ -426,6 +426,9 @@ type collState struct {
 	listed    []DocInfo
 	listedAt  int64
 	listedGen uint64
+	// making is held while a listing is made, so listings asked at once
+	// (a server's opening and its first document list) make it once.
+	making sync.Mutex
 }
 
 // listing returns a copy of the listing kept for the state as it is (cs.mu

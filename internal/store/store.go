@@ -125,6 +125,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pakton/pakton/internal/clause"
@@ -223,6 +224,8 @@ type CollectionInfo struct {
 type Store struct {
 	dir  string
 	lock *os.File // dir/LOCK, flocked by writers
+
+	listingsMade atomic.Int64 // listings made rather than copied from the kept one (for tests)
 
 	wmu    sync.Mutex // one writer per process; flock serialises processes
 	closed bool       // guarded by wmu
