@@ -29,6 +29,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 	release := fs.Bool("release", false, "at release time only: also score the value readers on the held-out quarter of the labels (contracts at positions 3 modulo 4) and print its aggregate (docs/EVALUATION.md)")
 	neighbours := fs.Bool("neighbours", false, "train each fold with the neighbouring rights' clauses as negatives (measured, not the default: docs/EVALUATION.md)")
 	relations := fs.Bool("relations", false, "train each fold on passages read with the passages around them: word clusters in the zero-shot scorer, the provisions neighbouring passages look like (measured, not the default: docs/EVALUATION.md)")
+	ranks := fs.Bool("ranks", false, "also print, per provision, how often the first passage that covers a labelled span is the contract's best-scored passage, or among its best three, in the present cells")
 	cache := fs.String("cache", "", "keep each fold's trained detectors in this directory and reuse them while labels, playbook and trainer are unchanged")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -59,7 +60,7 @@ func runEvalReview(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Neighbours: *neighbours, Relations: *relations, Release: *release, Progress: stageProgress(*quiet)}
+	opt := eval.ReviewOptions{Labels: labels, CorpusDir: *corpus, Playbook: pb, Detectors: det, Folds: *folds, ZeroShot: *zeroShot, CacheDir: *cache, Neighbours: *neighbours, Relations: *relations, Ranks: *ranks, Release: *release, Progress: stageProgress(*quiet)}
 	if *valuesOut != "" {
 		f, err := os.Create(*valuesOut)
 		if err != nil {

@@ -67,6 +67,12 @@ type ReviewOptions struct {
 	// passages around them (detect.TrainOptions.Relations), to measure
 	// what that brings.
 	Relations bool
+	// Ranks also ranks, in every present cell, the contract's passages by
+	// the scorer's probability and counts where the first passage that
+	// covers a labelled span comes (ReviewScore.Ranked): whether a
+	// provision is missed because the right passage scores below another
+	// or because no passage scores high enough.
+	Ranks bool
 	// Release scores the value readers on the held-out quarter too and
 	// reports its aggregate alone (ReviewReport.Release). Without it the
 	// quarter's values are neither counted, printed nor passed to Values,
@@ -183,6 +189,12 @@ type ReviewScore struct {
 	Polarity      int     `json:"polarity,omitempty"`
 	PolarityRight int     `json:"polarity_right,omitempty"`
 	PolarityAcc   float64 `json:"polarity_accuracy,omitempty"`
+	// Ranked counts the present cells ranked (ReviewOptions.Ranks);
+	// RankedFirst those whose best-scored passage covers a labelled span,
+	// RankedTop3 those where one of the best three does.
+	Ranked      int `json:"ranked,omitempty"`
+	RankedFirst int `json:"ranked_first,omitempty"`
+	RankedTop3  int `json:"ranked_top3,omitempty"`
 }
 
 // ProvisionReview is one provision's score.
@@ -209,6 +221,10 @@ type cellOutcome struct {
 	valueShown int
 	polarity   int  // 1: a present yes/no provision answered Yes/Conditional, -1: answered No, 0: not scored
 	heldOut    bool // the contract is in the quarter the value readers were not developed against
+	// rank is where the first passage covering a labelled span comes in
+	// the scorer's order, from 1 (ReviewOptions.Ranks); -1: none covers
+	// one; 0: not ranked
+	rank int
 }
 
 // RunReview reviews the labelled contracts and scores every labelled cell.
@@ -263,6 +279,7 @@ func RunReview(ctx context.Context, opt ReviewOptions) (*ReviewReport, error) {
 		if err != nil {
 			return nil, err
 		}
+
 		trainTime += time.Since(start)
 		start = time.Now()
 		for ti, td := range test {
@@ -371,8 +388,12 @@ func reviewContract(ctx context.Context, opt ReviewOptions, pb *playbook.Playboo
 	if err != nil {
 		return nil, err
 	}
+	var scores [][]float64
+	if opt.Ranks {
+		scores = j.rev.Scores(td.Prep)
+	}
 	var out []cellOutcome
-	for _, c := range row.Cells {
+	for ci, c := range row.Cells {
 		if j.only != "" && c.Provision != j.only {
 			continue
 		}
@@ -383,6 +404,9 @@ func reviewContract(ctx context.Context, opt ReviewOptions, pb *playbook.Playboo
 		}
 		o := score(c, lb, p.Answer)
 		o.heldOut = heldOut
+		if scores != nil && lb.Present {
+			o.rank = labelledRank(td.Prep, scores[ci], lb.Spans)
+		}
 		out = append(out, o)
 		if opt.Values != nil && !o.heldOut && (o.value != 0 || o.polarity != 0 || o.valueShown != 0) {
 			opt.Values(valueOutcome(c, lb, td, o))
@@ -469,6 +493,18 @@ func score(c review.Cell, lb *detect.Label, format playbook.AnswerFormat) cellOu
 	return o
 }
 
+// labelledRank is where, in scores' order, the first of prep's passages
+// that covers a labelled span comes, from 1; -1 when none does.
+func labelledRank(prep *detect.Prepared, scores []float64, spans [][2]int) int {
+	ps := prep.Passages()
+	for r, k := range detect.Rank(scores) {
+		if detect.Hits(ps[k].Span, spans) {
+			return r + 1
+		}
+	}
+	return -1
+}
+
 // releaseValues is the value readers' aggregate over the held-out
 // quarter's scored values.
 func releaseValues(outcomes []cellOutcome) *HeldOutValues {
@@ -520,6 +556,15 @@ func scoreCells(cells []cellOutcome) ReviewScore {
 			s.ValuesShown++
 			if c.valueShown > 0 {
 				s.ValuesShownRight++
+			}
+		}
+		if c.rank != 0 {
+			s.Ranked++
+			if c.rank == 1 {
+				s.RankedFirst++
+			}
+			if c.rank > 0 && c.rank <= 3 {
+				s.RankedTop3++
 			}
 		}
 		if c.polarity != 0 {
@@ -606,6 +651,19 @@ func WriteReviewTable(w io.Writer, r *ReviewReport) {
 	}
 	row("micro (all cells)", "", r.Present, r.Micro)
 	tw.Flush()
+	if r.Micro.Ranked > 0 {
+		fmt.Fprintf(w, "\nwhere the first passage that covers a labelled span ranks among the contract's passages, in the present cells\n")
+		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "provision\tpresent\tfirst\ttop 3\t")
+		rank := func(name string, s ReviewScore) {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", name, s.Ranked, frac(s.RankedFirst, s.Ranked), frac(s.RankedTop3, s.Ranked))
+		}
+		for _, name := range r.Order {
+			rank(name, r.Provisions[name].ReviewScore)
+		}
+		rank("all present cells", r.Micro)
+		tw.Flush()
+	}
 	fmt.Fprintf(w, "\n%s.\n", r.ValueSplit)
 	if h := r.Release; h != nil {
 		fmt.Fprintf(w, "held-out quarter, release report: %s of its values read right\n", frac(h.Right, h.Values))

@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/pakton/pakton/internal/parse"
 	"github.com/pakton/pakton/internal/review"
 	"github.com/pakton/pakton/internal/review/answer"
 	"github.com/pakton/pakton/internal/review/detect"
@@ -178,5 +180,50 @@ func TestValueShownCountsCellsNotFound(t *testing.T) {
 	}
 	if s.ValuesShown != 2 || s.ValuesShownRight != 1 {
 		t.Errorf("shown values %d right of %d, want 1 of 2", s.ValuesShownRight, s.ValuesShown)
+	}
+}
+
+// TestLabelledRank ranks a small contract's passages and counts where the
+// labelled one comes.
+func TestLabelledRank(t *testing.T) {
+	text := "SUPPLY AGREEMENT\n\n1. Term. This Agreement lasts two years.\n\n2. Non-Solicitation. Neither party shall solicit the other party's customers.\n\n3. Governing Law. This Agreement is governed by the laws of Delaware.\n"
+	doc, err := parse.Bytes(context.Background(), "supply.txt", []byte(text), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := detect.Prepare(detect.Doc{ID: "supply", Name: "supply", Doc: doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := prep.Passages()
+	at := -1
+	for k, p := range ps {
+		if strings.Contains(doc.Slice(p.Span), "customers") {
+			at = k
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no passage holds the non-solicit among %d", len(ps))
+	}
+	start := strings.Index(text, "Neither party")
+	spans := [][2]int{{start, start + len("Neither party shall solicit the other party's customers.")}}
+	scores := make([]float64, len(ps))
+	for k := range scores {
+		scores[k] = 0.5 + 0.01*float64(k)
+	}
+	scores[at] = 0.9
+	if r := labelledRank(prep, scores, spans); r != 1 {
+		t.Errorf("the labelled passage scored best ranks %d, want 1", r)
+	}
+	scores[at] = 0
+	if r := labelledRank(prep, scores, spans); r != len(ps) {
+		t.Errorf("the labelled passage scored worst ranks %d, want %d", r, len(ps))
+	}
+	if r := labelledRank(prep, scores, [][2]int{{len(text) + 10, len(text) + 20}}); r != -1 {
+		t.Errorf("a span no passage covers ranks %d, want -1", r)
+	}
+	s := scoreCells([]cellOutcome{{present: true, rank: 1}, {present: true, rank: 3}, {present: true, rank: 7}, {present: true, rank: -1}, {present: true}, {present: false}})
+	if s.Ranked != 4 || s.RankedFirst != 1 || s.RankedTop3 != 2 {
+		t.Errorf("ranked %d, first %d, top 3 %d; want 4, 1, 2", s.Ranked, s.RankedFirst, s.RankedTop3)
 	}
 }

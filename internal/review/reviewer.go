@@ -150,6 +150,11 @@ func unsaid(p *playbook.Provision, cell Cell) bool {
 	return true
 }
 
+// Scores returns, for every provision of the playbook in its order, every
+// passage of prep's probability of holding it: what a cell's extracts are
+// picked from.
+func (r *Reviewer) Scores(prep *detect.Prepared) [][]float64 { return r.sc.Scores(prep) }
+
 // ReviewPrepared is Review over a contract already prepared.
 func (r *Reviewer) ReviewPrepared(ctx context.Context, prep *detect.Prepared) (Row, error) {
 	row := Row{DocID: prep.Doc().ID, DocName: prep.Doc().Name}
