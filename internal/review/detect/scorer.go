@@ -47,6 +47,9 @@ type Scorer struct {
 	// are compared in (Model.Prototypes); idf weighs their words.
 	vectors *WordVectors
 	idf     func(string) float64
+	// qual holds, per provision whose prototypes weigh the qualView
+	// input, the zero-shot scorer of the provisions its definition names
+	qual []*zeroShot
 }
 
 // compiled is one provision's finder.
@@ -74,6 +77,12 @@ func NewScorer(pb *playbook.Playbook, det *Detectors) *Scorer {
 		s.provs = append(s.provs, c)
 		if c.model == nil {
 			continue
+		}
+		if pr := c.model.Prototypes; pr != nil && pr.Weights[qualView] != 0 {
+			if s.qual == nil {
+				s.qual = make([]*zeroShot, P)
+			}
+			s.qual[i] = qualifiedScorer(pb, i, det)
 		}
 		s.lengthNorm = s.lengthNorm || c.model.LengthNorm > 0
 		// A row's number is only where its weights are kept, so the
@@ -207,6 +216,11 @@ func (s *Scorer) Scores(prep *Prepared) [][]float64 {
 			for i, c := range s.provs {
 				if c.model != nil && c.model.Prototypes != nil {
 					protoIn[i] = views.inputs(&c.model.Prototypes.Vectors)
+					if s.qual != nil && s.qual[i] != nil {
+						for k, q := range qualifiedInputs(views, s.qual[i].scores(prep)) {
+							protoIn[i][k][qualView] = q
+						}
+					}
 				}
 			}
 		}

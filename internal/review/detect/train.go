@@ -47,8 +47,9 @@ import (
 // scores a long passage's negative weights scaled, lengthNorm, for the
 // provisions whose inner cross-validation is better for it; train-5 adds
 // the prototypes of vectors.go, stacked on the inner cross-validation's
-// held-out passages, for the provisions it is better for.)
-const TrainerVersion = "train-5"
+// held-out passages, for the provisions it is better for; train-6 adds to
+// the stack what the passage qualifies, qualView.)
+const TrainerVersion = "train-6"
 
 // TrainingDoc is one labelled contract, analyzed.
 type TrainingDoc struct {
@@ -287,6 +288,18 @@ func Train(ctx context.Context, docs []TrainingDoc, pb *playbook.Playbook, opt T
 	}
 
 	t := &training{docs: docs, opt: opt, det: det, zsScores: zsScores, views: views}
+	if views != nil {
+		t.qual = make([][][]float64, len(pb.Provisions))
+		for _, pd := range provs {
+			zq := qualifiedScorer(pb, pd.idx, det)
+			if zq == nil {
+				continue
+			}
+			q := make([][]float64, len(docs))
+			parallel.All(len(docs), opt.Workers, func(d int) { q[d] = qualifiedInputs(views[d], zq.scores(docs[d].Prep)) })
+			t.qual[pd.idx] = q
+		}
+	}
 	var zsPairs [][]scored
 	var rep *TrainReport
 	if opt.Base != nil {
@@ -391,6 +404,10 @@ type training struct {
 	init     *detectorFit
 	zsScores [][][]float64   // [doc][provision idx in pb][passage]
 	views    []*passageViews // [doc]; nil: no prototypes
+	// qual holds, per provision of pb and document, every passage's
+	// qualView input (qualifiedInputs); nil for a provision whose
+	// definition names no other
+	qual [][][]float64
 }
 
 // inputs returns the prototype cosines of cells' passages with prototypes
@@ -400,8 +417,19 @@ func (t *training) inputs(train, cells []cellData) ([][][protoViews]float64, *[p
 	if t.views == nil {
 		return nil, nil
 	}
-	sums := newProtoSums(train, t.views, t.det.Vectors.Dims)
-	return cellInputs(cells, t.views, sums), sums.protos()
+	p := newProtoSums(train, t.views, t.det.Vectors.Dims).protos()
+	in := cellInputs(cells, t.views, p)
+	for i, c := range cells {
+		if t.qual == nil || t.qual[c.prov] == nil || in[i] == nil {
+			continue
+		}
+		if q := t.qual[c.prov][c.doc]; q != nil {
+			for k := range in[i] {
+				in[i][k][qualView] = q[k]
+			}
+		}
+	}
+	return in, p
 }
 
 // provisionFit is one provision's detector with its cross-validated scores

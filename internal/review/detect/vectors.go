@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/pakton/pakton/internal/review/playbook"
 )
 
 // A passage read by what it means and where it sits. A provision labelled in
@@ -27,7 +29,12 @@ import (
 // Those numbers are learnt from passages of contracts the prototypes and
 // the word features were not built from (fitStack), so they say what a new
 // contract gets from each.
-const protoViews = 3 // the passage, the passage before it, its parent clause
+const protoViews = 4 // the passage, the passage before it, its parent clause; what it qualifies
+
+// qualView is the stack's input that is no prototype: how much the passage
+// before it or its parent clause looks, zero-shot, like a provision the
+// detector's provision's definition names (qualifiedInputs).
+const qualView = 3
 
 // WordVectors are the training contracts' words as vectors of meaning: the
 // positive pointwise mutual information of each word with the words around
@@ -307,7 +314,7 @@ func newProtoSums(cells []cellData, views []*passageViews, dims int) *protoSums 
 			if !p {
 				continue
 			}
-			for v := range protoViews {
+			for v := range qualView {
 				x := pv.view(k, v)
 				for d := range x {
 					s.all[v][d] += float64(x[d])
@@ -336,9 +343,8 @@ func (s *protoSums) protos() *[protoViews][]float32 {
 
 // cellInputs returns, per passage of each cell, its cosines with the
 // prototypes of sums (inputs).
-func cellInputs(cells []cellData, views []*passageViews, sums *protoSums) [][][protoViews]float64 {
+func cellInputs(cells []cellData, views []*passageViews, p *[protoViews][]float32) [][][protoViews]float64 {
 	out := make([][][protoViews]float64, len(cells))
-	p := sums.protos()
 	for i, c := range cells {
 		if pv := views[c.doc]; pv != nil {
 			out[i] = pv.inputs(p)
@@ -477,4 +483,79 @@ func solve(h [stackN][stackN]float64, g [stackN]float64) ([stackN]float64, bool)
 		x[r] = v / h[r][r]
 	}
 	return x, true
+}
+
+// qualifiedInputs returns, per passage of prep, the qualView input: the
+// highest standard score, among the contract's passages, of the passage
+// before it or of its parent clause's first passage for any provision of
+// named (zero-shot scores, [provision][passage]); nil when named is empty.
+// An exception is written after or under the restriction it qualifies
+// ("Notwithstanding the foregoing, … shall not prevent" after a covenant
+// not to compete), and its own words say little of what it excepts from.
+func qualifiedInputs(pv *passageViews, named [][]float64) []float64 {
+	if pv == nil || len(named) == 0 {
+		return nil
+	}
+	n := len(pv.emb)
+	out := make([]float64, n)
+	std := make([][]float64, len(named))
+	for i, s := range named {
+		std[i] = standardScores(s)
+	}
+	for k := range n {
+		best := math.Inf(-1)
+		for _, j := range []int32{pv.before[k], pv.parent[k]} {
+			if j < 0 {
+				continue
+			}
+			for _, z := range std {
+				if z != nil {
+					best = math.Max(best, z[j])
+				}
+			}
+		}
+		if !math.IsInf(best, -1) {
+			out[k] = best
+		}
+	}
+	return out
+}
+
+// standardScores returns s as standard scores (nil when they do not
+// spread).
+func standardScores(s []float64) []float64 {
+	if len(s) < 2 {
+		return nil
+	}
+	var sum, sq float64
+	for _, x := range s {
+		sum += x
+		sq += x * x
+	}
+	m := float64(len(s))
+	mean := sum / m
+	sd := math.Sqrt(math.Max(sq/m-mean*mean, 0))
+	if sd < 1e-9 {
+		return nil
+	}
+	out := make([]float64, len(s))
+	for i, x := range s {
+		out[i] = (x - mean) / sd
+	}
+	return out
+}
+
+// qualifiedScorer is the zero-shot scorer of the provisions pb's provision
+// i's definition names (playbook.Playbook.Qualified); nil when it names
+// none.
+func qualifiedScorer(pb *playbook.Playbook, i int, det *Detectors) *zeroShot {
+	named := pb.Qualified(&pb.Provisions[i])
+	if len(named) == 0 {
+		return nil
+	}
+	sub := &playbook.Playbook{Provisions: make([]playbook.Provision, len(named))}
+	for j, n := range named {
+		sub.Provisions[j] = *n
+	}
+	return newZeroShot(sub, det)
 }

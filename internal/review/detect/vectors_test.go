@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestPrototypeOfPassageBefore(t *testing.T) {
 	}
 	// Prototypes from the first two contracts, the third compared with them.
 	sums := newProtoSums(cells[:2], views, wv.Dims)
-	in, protos := cellInputs(cells, views, sums), sums.protos()
+	in, protos := cellInputs(cells, views, sums.protos()), sums.protos()
 	if protos[0] == nil || protos[1] == nil || protos[2] != nil {
 		t.Fatalf("prototypes of the views (own, before, parent) present: %v, %v, %v; want the first two (no clause here has a parent clause)", protos[0] != nil, protos[1] != nil, protos[2] != nil)
 	}
@@ -241,6 +242,69 @@ func TestDamagedVectorsRefused(t *testing.T) {
 	} {
 		if _, err := DecodeDetectors(name, []byte(data)); err == nil {
 			t.Errorf("%s: read without an error", name)
+		}
+	}
+}
+
+// TestQualifiedInput checks the stack's input of what a passage qualifies:
+// an exception after a covenant not to compete is read with the covenant's
+// zero-shot score as a provision its definition names, an exception after
+// a payment clause is not, and the scorer adds it as the trainer does.
+func TestQualifiedInput(t *testing.T) {
+	docs := exceptionDocs(t, 5)
+	wv := learnWordVectors(docs)
+	idf, def := corpusIDF(docs)
+	det := &Detectors{Format: DetectorFormat, IDF: idf, DefaultIDF: def, Vectors: wv}
+	pb := &playbook.Playbook{Name: "t", Provisions: []playbook.Provision{
+		{Name: "Competitive Restriction Exception", Definition: "An exception to a Non-Compete: what the restricted party may still do."},
+		{Name: "Non-Compete", Definition: "A covenant not to compete with the other party.", Keywords: []playbook.Keyword{{Text: "compete", Boost: 3}}},
+		{Name: "Payment Terms", Definition: "When and how a party must pay."},
+	}}
+	if q := pb.Qualified(&pb.Provisions[0]); len(q) != 1 || q[0].Name != "Non-Compete" {
+		t.Fatalf("the exception's definition names %v, want Non-Compete alone", q)
+	}
+	if q := pb.Qualified(&pb.Provisions[1]); len(q) != 0 {
+		t.Fatalf("the covenant's definition names %v, want none", q)
+	}
+	prep := docs[1].Prep
+	views := wv.views(prep, det.idf)
+	q := qualifiedInputs(views, qualifiedScorer(pb, 0, det).scores(prep))
+	var afterCovenant, afterPayment []float64
+	for k := 1; k < len(prep.passages); k++ {
+		if !strings.Contains(prep.ix.Slice(prep.passages[k].Span), "Notwithstanding") {
+			continue
+		}
+		if strings.Contains(prep.ix.Slice(prep.passages[k-1].Span), "compete") {
+			afterCovenant = append(afterCovenant, q[k])
+		} else {
+			afterPayment = append(afterPayment, q[k])
+		}
+	}
+	if len(afterCovenant) == 0 || len(afterPayment) == 0 {
+		t.Fatalf("%d exceptions after a covenant, %d after a payment clause", len(afterCovenant), len(afterPayment))
+	}
+	if lo, hi := slices.Min(afterCovenant), slices.Max(afterPayment); lo <= hi {
+		t.Errorf("an exception after a covenant reads %.2f at least, after a payment clause %.2f at most", lo, hi)
+	}
+
+	weights := map[string]float64{"w:" + StemWord("notwithstanding"): 0.8}
+	m := &Model{Name: "Competitive Restriction Exception", Bias: -2, ZeroShotWeight: 1.5, Weights: weights,
+		Prototypes: &Prototypes{Weights: [protoViews]float64{0, 0, 0, 0.9}, Scale: 0.7, Shift: -0.5}}
+	det.Models = []*Model{m}
+	path := filepath.Join(t.TempDir(), "detectors.json")
+	if err := det.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadDetectors(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := NewScorer(pb, loaded).Scores(prep)[0]
+	plain := NewScorer(pb, &Detectors{IDF: idf, DefaultIDF: def, Models: []*Model{{Name: m.Name, Bias: m.Bias, ZeroShotWeight: m.ZeroShotWeight, Weights: weights}}}).Scores(prep)[0]
+	for k := range got {
+		want := m.Prototypes.Scale*logit(plain[k]) + m.Prototypes.Shift + 0.9*q[k]
+		if math.Abs(logit(got[k])-want) > 1e-3 {
+			t.Fatalf("passage %d: logit %.5f, want %.5f", k, logit(got[k]), want)
 		}
 	}
 }

@@ -357,6 +357,14 @@ func (pb *Playbook) Provision(name string) *Provision {
 	return nil
 }
 
+// Qualified returns the provisions p's Definition names (by name,
+// case-insensitively), as Excluded does for Excludes: the clauses p
+// qualifies ("An exception to a non-compete, exclusivity or customer
+// non-solicit …" names Non-Compete and Exclusivity).
+func (pb *Playbook) Qualified(p *Provision) []*Provision {
+	return pb.named(p, p.Definition)
+}
+
 // Excluded returns the provisions p's Excludes names (by name, case-insensitively):
 // the neighbouring provisions the playbook says p is not ("not an exclusion
 // of indirect or consequential damages … (see Exclusion of Consequential
@@ -364,7 +372,13 @@ func (pb *Playbook) Provision(name string) *Provision {
 // the playbook selected from, so that a provision read alone reads as it
 // does beside the others.
 func (pb *Playbook) Excluded(p *Provision) []*Provision {
-	ex := strings.ToLower(p.Excludes)
+	return pb.named(p, p.Excludes)
+}
+
+// named returns the provisions other than p whose names text holds as
+// words of their own, looked for in the playbook selected from.
+func (pb *Playbook) named(p *Provision, text string) []*Provision {
+	ex := strings.ToLower(text)
 	if ex == "" {
 		return nil
 	}
