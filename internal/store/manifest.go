@@ -467,6 +467,25 @@ func (s *Store) state(collection string) (*collState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: collection %q: %w", collection, err)
 	}
+	if cs, ok, err := s.cachedState(collection, fi); ok || err != nil {
+		return cs, err
+	}
+	// One opening of a collection at a time: requests that find it closed
+	// at once (a server's opening and its first document list) share it
+	// rather than each read the whole log.
+	mu, _ := s.opening.LoadOrStore(collection, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	cs, err := s.openState(collection, path)
+	mu.(*sync.Mutex).Unlock()
+	if errors.Is(err, fs.ErrNotExist) { // deleted or replaced meanwhile
+		return s.state(collection)
+	}
+	return cs, err
+}
+
+// cachedState returns the kept state of a collection whose log is fi,
+// brought up to date, when there is one that can be.
+func (s *Store) cachedState(collection string, fi os.FileInfo) (*collState, bool, error) {
 	s.cmu.Lock()
 	cs := s.cache[collection]
 	s.cmu.Unlock()
@@ -478,7 +497,7 @@ func (s *Store) state(collection string) (*collState, error) {
 		current := cs.f != nil && os.SameFile(cs.fi, fi) && fi.Size() == cs.off
 		cs.mu.RUnlock()
 		if current {
-			return cs, nil
+			return cs, true, nil
 		}
 		cs.mu.Lock()
 		// A log rewritten in place (recovery cutting off a torn record, or
@@ -487,19 +506,31 @@ func (s *Store) state(collection string) (*collState, error) {
 			err := cs.catchUp(fi.Size())
 			cs.mu.Unlock()
 			if err != nil {
-				return nil, fmt.Errorf("store: collection %q: damaged %s (reopen the store to recover): %w", collection, logName, err)
+				return nil, false, fmt.Errorf("store: collection %q: damaged %s (reopen the store to recover): %w", collection, logName, err)
 			}
-			return cs, nil
+			return cs, true, nil
 		}
 		cs.mu.Unlock()
+	}
+	return nil, false, nil
+}
+
+// openState reads a collection's log at path into a new state and keeps
+// it, unless an opening it waited for kept a current one; an error
+// wrapping fs.ErrNotExist when the log is gone.
+func (s *Store) openState(collection, path string) (*collState, error) {
+	if fi, err := os.Stat(path); err == nil {
+		if cs, ok, err := s.cachedState(collection, fi); ok || err != nil {
+			return cs, err
+		}
 	}
 	flag := os.O_RDWR | os.O_APPEND
 	if s.readOnly {
 		flag = os.O_RDONLY
 	}
 	f, err := os.OpenFile(path, flag, 0)
-	if errors.Is(err, fs.ErrNotExist) { // deleted or replaced meanwhile
-		return s.state(collection)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: collection %q: %w", collection, err)

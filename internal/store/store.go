@@ -243,6 +243,9 @@ type Store struct {
 
 	cmu   sync.Mutex
 	cache map[string]*collState // collection -> its log as last read
+	// opening holds a mutex per collection, held while its log is read
+	// into a new state
+	opening sync.Map
 }
 
 // Open opens the store in dir, creating it if needed, and recovers from any
