@@ -122,24 +122,15 @@ func writeCheckpoint(dir string, f *os.File, m *manifest, covered int64) error {
 	if err := fault("checkpoint"); err != nil {
 		return err
 	}
-	head, err := headerLine(f, covered)
-	if err != nil {
-		return err
-	}
-	k := min(covered, checkpointTailCheck)
-	end := make([]byte, k)
-	if _, err := f.ReadAt(end, covered-k); err != nil {
-		return err
-	}
-	out := make([]byte, 0, 64+len(head)+len(m.Docs)*(len("id@1")+32+64))
+	out := make([]byte, 0, 4096+64+len(m.Docs)*(len("id@1")+32+64))
 	out = append(out, checkpointMagic...)
 	out = binary.LittleEndian.AppendUint64(out, uint64(covered))
 	out = binary.LittleEndian.AppendUint64(out, m.Generation)
 	out = binary.LittleEndian.AppendUint64(out, uint64(m.records))
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(head)))
-	out = append(out, head...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(k))
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(end, crcTable))
+	out, err := appendLogMark(out, f, covered)
+	if err != nil {
+		return err
+	}
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(m.Docs)))
 	for _, l := range m.Docs {
 		if l.off < 0 || l.n <= 0 || l.off+int64(l.n) > covered || len(l.dir) > 0xffff {
@@ -158,6 +149,46 @@ func writeCheckpoint(dir string, f *os.File, m *manifest, covered int64) error {
 	}
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
 	return atomicfile.Write(filepath.Join(dir, checkpointName), out, 0o644)
+}
+
+// appendLogMark appends to out what tells log f's first covered bytes from
+// any other log's: its header record, and a checksum of the
+// checkpointTailCheck bytes that end them.
+func appendLogMark(out []byte, f *os.File, covered int64) ([]byte, error) {
+	head, err := headerLine(f, covered)
+	if err != nil {
+		return nil, err
+	}
+	k := min(covered, checkpointTailCheck)
+	end := make([]byte, k)
+	if _, err := f.ReadAt(end, covered-k); err != nil {
+		return nil, err
+	}
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(head)))
+	out = append(out, head...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(k))
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(end, crcTable)), nil
+}
+
+// readLogMark reads from r a mark appendLogMark wrote for covered bytes and
+// reports whether log f (size bytes) starts with bytes it describes; it
+// returns the header record the mark holds.
+func readLogMark(r *ckptReader, f *os.File, covered, size int64) ([]byte, bool) {
+	head := r.bytes(int(r.u32()))
+	k := int64(r.u32())
+	endCRC := r.u32()
+	if r.bad || covered <= 0 || covered > size || k > covered || len(head) == 0 {
+		return nil, false
+	}
+	got := make([]byte, len(head))
+	if _, err := f.ReadAt(got, 0); err != nil || !bytes.Equal(got, head) {
+		return nil, false
+	}
+	end := make([]byte, k)
+	if _, err := f.ReadAt(end, covered-k); err != nil || crc32.Checksum(end, crcTable) != endCRC {
+		return nil, false
+	}
+	return head, true
 }
 
 // headerLine returns the first record of log f (with its newline), which
@@ -191,20 +222,10 @@ func readCheckpoint(dir string, f *os.File, size int64) (*manifest, int64, bool)
 	covered := int64(r.u64())
 	gen := r.u64()
 	records := r.u64()
-	head := r.bytes(int(r.u32()))
-	k := int64(r.u32())
-	endCRC := r.u32()
-	count := int(r.u32())
-	if r.bad || covered <= 0 || covered > size || k > covered || len(head) == 0 {
-		return nil, 0, false
-	}
 	// The log must be the one the checkpoint was written from.
-	got := make([]byte, len(head))
-	if _, err := f.ReadAt(got, 0); err != nil || !bytes.Equal(got, head) {
-		return nil, 0, false
-	}
-	end := make([]byte, k)
-	if _, err := f.ReadAt(end, covered-k); err != nil || crc32.Checksum(end, crcTable) != endCRC {
+	head, ok := readLogMark(&r, f, covered, size)
+	count := int(r.u32())
+	if !ok || r.bad {
 		return nil, 0, false
 	}
 	var m *manifest

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -130,23 +129,14 @@ func writeListing(dir string, f *os.File, covered int64, gen uint64, docs []list
 	if err := fault("listing"); err != nil {
 		return err
 	}
-	head, err := headerLine(f, covered)
-	if err != nil {
-		return err
-	}
-	k := min(covered, checkpointTailCheck)
-	end := make([]byte, k)
-	if _, err := f.ReadAt(end, covered-k); err != nil {
-		return err
-	}
-	out := make([]byte, 0, 64+len(head)+len(docs)*512)
+	out := make([]byte, 0, 4096+64+len(docs)*512)
 	out = append(out, listingMagic...)
 	out = binary.LittleEndian.AppendUint64(out, uint64(covered))
 	out = binary.LittleEndian.AppendUint64(out, gen)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(head)))
-	out = append(out, head...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(k))
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(end, crcTable))
+	out, err := appendLogMark(out, f, covered)
+	if err != nil {
+		return err
+	}
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(docs)))
 	for _, d := range docs {
 		out, err = appendListed(out, d)
@@ -222,19 +212,9 @@ func readListing(dir string, f *os.File, size int64) []listed {
 	r := ckptReader{b: body[len(listingMagic):]}
 	covered := int64(r.u64())
 	r.u64() // generation: for whoever reads the file; the prefix decides
-	head := r.bytes(int(r.u32()))
-	k := int64(r.u32())
-	endCRC := r.u32()
+	_, ok := readLogMark(&r, f, covered, size)
 	count := int(r.u32())
-	if r.bad || covered <= 0 || covered > size || k > covered || len(head) == 0 {
-		return nil
-	}
-	got := make([]byte, len(head))
-	if _, err := f.ReadAt(got, 0); err != nil || !bytes.Equal(got, head) {
-		return nil
-	}
-	end := make([]byte, k)
-	if _, err := f.ReadAt(end, covered-k); err != nil || crc32.Checksum(end, crcTable) != endCRC {
+	if !ok || r.bad {
 		return nil
 	}
 	// One string holds every string of the file; the summaries' strings
